@@ -1,0 +1,303 @@
+/**
+ * zod schemas for the Relay API responses Ballast reads (spec "Resources and their fields").
+ *
+ * Untrusted JSON stays `unknown` until one of these schemas parses it, so an unparsed quote cannot reach
+ * signing. Objects are "loose": unknown fields are kept (the API adds fields over time) and the raw JSON is
+ * stored separately. Amount fields are validated as integer strings; they are turned into bigint at use.
+ */
+import { z } from 'zod';
+import { Bytes32Hex, DecimalString, HexString, IntString, UintString } from '../core/units.ts';
+
+/** Currency record (spec "Currency"). `address` is the token address; native tokens use the VM's identifier. */
+export const CurrencySchema = z.looseObject({
+  chainId: z.number().int(),
+  address: z.string().min(1),
+  symbol: z.string(),
+  name: z.string().optional(),
+  decimals: z.number().int().min(0).max(255),
+  metadata: z.looseObject({}).optional(),
+});
+export type Currency = z.infer<typeof CurrencySchema>;
+
+/**
+ * Currency amount (spec "Currency amount"). `amount` is a base-unit integer string; in the deprecated fee set
+ * it may be negative (`relayerService`), so this schema accepts a sign. `amountUsd` is a decimal string.
+ */
+export const CurrencyAmountSchema = z.looseObject({
+  currency: CurrencySchema,
+  amount: IntString,
+  amountFormatted: z.string().optional(),
+  amountUsd: DecimalString.optional(),
+  minimumAmount: IntString.optional(),
+});
+export type CurrencyAmount = z.infer<typeof CurrencyAmountSchema>;
+
+/** `check` of a step item: the status endpoint to poll (spec "Step item"). */
+export const StepCheckSchema = z.looseObject({ endpoint: z.string().min(1), method: z.string() });
+
+/**
+ * Step item (spec "Step item"). `data` differs by VM (EVM calldata, Solana instructions, Bitcoin `psbt`),
+ * so it stays an open object here and each VM adapter parses it with its own schema before signing.
+ */
+export const StepItemSchema = z.looseObject({
+  status: z.string(),
+  data: z.looseObject({}),
+  check: StepCheckSchema.optional(),
+});
+export type StepItem = z.infer<typeof StepItemSchema>;
+
+/** Step (spec "Step"): `approve`, `deposit`, ...; `kind` is `transaction` or `signature`. */
+export const StepSchema = z.looseObject({
+  id: z.string(),
+  action: z.string().optional(),
+  description: z.string().optional(),
+  kind: z.enum(['transaction', 'signature']),
+  requestId: z.string().optional(),
+  depositAddress: z.string().optional(),
+  items: z.array(StepItemSchema),
+});
+export type Step = z.infer<typeof StepSchema>;
+
+/**
+ * EVM transaction payload of a step item (spec "Step item": from, to, data, value, chainId, gas, maxFeePerGas,
+ * maxPriorityFeePerGas; an approval has from, to, chainId plus data).
+ */
+export const EvmTxDataSchema = z.looseObject({
+  from: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  to: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  data: HexString.default('0x'),
+  value: UintString.default('0'),
+  chainId: z.number().int().positive(),
+  gas: UintString.optional(),
+  maxFeePerGas: UintString.optional(),
+  maxPriorityFeePerGas: UintString.optional(),
+});
+export type EvmTxData = z.infer<typeof EvmTxDataSchema>;
+
+/** `{usd, percent}` impact pair (spec "details": totalImpact, swapImpact). */
+export const ImpactSchema = z.looseObject({ usd: DecimalString, percent: DecimalString.optional() });
+
+/**
+ * `details.expandedPriceImpact` (spec "Full fee breakdown"): component name → `{usd}`. The spec names
+ * `swap`, `execution`, `service`, `app`, `sponsored`; live responses key the platform component `relay`.
+ * Costs are negative USD strings; `sponsored` is positive.
+ */
+export const ExpandedPriceImpactSchema = z.record(z.string(), z.looseObject({ usd: DecimalString }));
+export type ExpandedPriceImpact = z.infer<typeof ExpandedPriceImpactSchema>;
+
+/** Quote `details` (spec "details (quote response)"); only the fields Ballast reads are required. */
+export const QuoteDetailsSchema = z.looseObject({
+  operation: z.string().optional(),
+  sender: z.string().optional(),
+  recipient: z.string().optional(),
+  currencyIn: CurrencyAmountSchema,
+  currencyOut: CurrencyAmountSchema,
+  refundCurrency: CurrencyAmountSchema.optional(),
+  totalImpact: ImpactSchema.optional(),
+  swapImpact: ImpactSchema.optional(),
+  expandedPriceImpact: ExpandedPriceImpactSchema.optional(),
+  rate: z.string().optional(),
+  timeEstimate: z.number().optional(),
+  userBalance: z.string().optional(),
+});
+export type QuoteDetails = z.infer<typeof QuoteDetailsSchema>;
+
+/** orderData input payment (spec "protocol.v2"); `chainId` is a protocol chain slug. */
+export const OrderInputPaymentSchema = z.looseObject({
+  chainId: z.string().min(1),
+  currency: z.string().min(1),
+  amount: UintString,
+  weight: UintString,
+});
+
+/** orderData refund option. `deadline` is unix seconds. */
+export const OrderRefundSchema = z.looseObject({
+  chainId: z.string().min(1),
+  recipient: z.string().min(1),
+  currency: z.string().min(1),
+  minimumAmount: UintString,
+  deadline: z.number().int().nonnegative(),
+  extraData: HexString,
+});
+
+/** orderData output payment: `minimumAmount` is the settlement floor, `expectedAmount` only an estimate. */
+export const OrderOutputPaymentSchema = z.looseObject({
+  recipient: z.string().min(1),
+  currency: z.string().min(1),
+  minimumAmount: UintString,
+  expectedAmount: UintString,
+});
+
+/** orderData hub fee. */
+export const OrderFeeSchema = z.looseObject({
+  recipientChainId: z.string().min(1),
+  recipient: z.string().min(1),
+  currencyChainId: z.string().min(1),
+  currency: z.string().min(1),
+  amount: UintString,
+});
+
+/** The canonical order (spec "protocol.v2" orderData, version `v1`). */
+export const OrderDataSchema = z.looseObject({
+  version: z.literal('v1'),
+  solverChainId: z.string().min(1),
+  solver: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  salt: HexString,
+  inputs: z.array(
+    z.looseObject({ payment: OrderInputPaymentSchema, refunds: z.array(OrderRefundSchema) }),
+  ),
+  output: z.looseObject({
+    chainId: z.string().min(1),
+    payments: z.array(OrderOutputPaymentSchema),
+    calls: z.array(HexString),
+    deadline: z.number().int().nonnegative(),
+    extraData: HexString,
+  }),
+  fees: z.array(OrderFeeSchema),
+});
+export type OrderData = z.infer<typeof OrderDataSchema>;
+
+/** `protocol.v2.paymentDetails`: where and what to deposit. `chainId` is a protocol slug. */
+export const PaymentDetailsSchema = z.looseObject({
+  chainId: z.string().min(1),
+  depository: z.string().min(1),
+  currency: z.string().min(1),
+  amount: UintString,
+});
+
+/** `protocol.v2` block, present when the quote request sets `includeProtocolData`. */
+export const ProtocolV2Schema = z.looseObject({
+  orderId: Bytes32Hex,
+  hubType: z.string().optional(),
+  orderData: OrderDataSchema,
+  orderSignature: HexString.optional(),
+  paymentDetails: PaymentDetailsSchema,
+});
+export type ProtocolV2 = z.infer<typeof ProtocolV2Schema>;
+
+/** POST /quote/v2 response (spec "Quote response"). */
+export const QuoteResponseSchema = z.looseObject({
+  requestId: z.string().optional(),
+  steps: z.array(StepSchema).min(1),
+  fees: z.record(z.string(), CurrencyAmountSchema).optional(),
+  feeSponsorship: z.looseObject({}).optional(),
+  details: QuoteDetailsSchema,
+  protocol: z.looseObject({ v2: ProtocolV2Schema.optional() }).optional(),
+});
+export type QuoteResponse = z.infer<typeof QuoteResponseSchema>;
+
+/** POST /quote/v2 request body (spec "POST /quote/v2"), the fields Ballast sends. */
+export const QuoteRequestSchema = z.object({
+  user: z.string().min(1),
+  recipient: z.string().min(1),
+  originChainId: z.number().int(),
+  destinationChainId: z.number().int(),
+  originCurrency: z.string().min(1),
+  destinationCurrency: z.string().min(1),
+  amount: UintString,
+  tradeType: z.literal('EXACT_INPUT'),
+  includeProtocolData: z.literal(true),
+  referrer: z.string().optional(),
+  refundTo: z.string().optional(),
+  slippageTolerance: z.string().regex(/^([0-9]{1,4}|10000)$/).optional(),
+});
+export type QuoteRequest = z.infer<typeof QuoteRequestSchema>;
+
+/** Chain currency record inside GET /chains (native `currency`, `erc20Currencies`, `solverCurrencies`). */
+export const ChainCurrencySchema = z.looseObject({
+  id: z.string().optional(),
+  symbol: z.string(),
+  name: z.string().optional(),
+  address: z.string().min(1),
+  decimals: z.number().int().min(0).max(255),
+  supportsBridging: z.boolean().optional(),
+});
+export type ChainCurrency = z.infer<typeof ChainCurrencySchema>;
+
+/** `vmType` values (spec "What the service does" 4). Unknown families are kept as strings. */
+export const VM_TYPES = ['evm', 'svm', 'bvm', 'tvm', 'tonvm', 'hypevm', 'lvm', 'xrpvm'] as const;
+export type VmType = (typeof VM_TYPES)[number];
+
+/** Chain object (spec "Chain object (GET /chains, array `chains`)"). */
+export const ChainSchema = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  displayName: z.string().optional(),
+  httpRpcUrl: z.string().optional(),
+  vmType: z.string(),
+  depositEnabled: z.boolean().optional(),
+  disabled: z.boolean().optional(),
+  blockProductionLagging: z.boolean().optional(),
+  currency: ChainCurrencySchema,
+  erc20Currencies: z.array(ChainCurrencySchema).optional(),
+  solverCurrencies: z.array(ChainCurrencySchema).optional(),
+  featuredTokens: z.array(z.looseObject({})).optional(),
+  contracts: z.record(z.string(), z.unknown()).optional(),
+  solverAddresses: z.array(z.string()).optional(),
+  protocol: z
+    .looseObject({
+      v2: z.looseObject({ chainId: z.string().optional(), depository: z.string().optional() }).optional(),
+    })
+    .optional(),
+});
+export type Chain = z.infer<typeof ChainSchema>;
+
+/** GET /chains response. */
+export const ChainsResponseSchema = z.looseObject({ chains: z.array(ChainSchema) });
+export type ChainsResponse = z.infer<typeof ChainsResponseSchema>;
+
+/** Request status values (spec "States and transitions"). */
+export const REQUEST_STATUSES = [
+  'waiting',
+  'depositing',
+  'pending',
+  'submitted',
+  'success',
+  'failure',
+  'refund',
+] as const;
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+/** Terminal request statuses: nothing moves after these. */
+export const TERMINAL_REQUEST_STATUSES: readonly RequestStatus[] = ['success', 'failure', 'refund'];
+
+/** GET /intents/status/v3 response (spec "Request status record"). `updatedAt` is milliseconds. */
+export const IntentStatusSchema = z.looseObject({
+  status: z.enum(REQUEST_STATUSES),
+  inTxHashes: z.array(z.string()).default([]),
+  txHashes: z.array(z.string()).default([]),
+  updatedAt: z.number().optional(),
+  originChainId: z.number().int().optional(),
+  destinationChainId: z.number().int().optional(),
+  failReason: z.string().optional(),
+  details: z.unknown().optional(),
+});
+export type IntentStatus = z.infer<typeof IntentStatusSchema>;
+
+/** GET /requests/v3 response: `requests` array of request records (spec "Request record"). */
+export const RequestsResponseSchema = z.looseObject({
+  requests: z.array(
+    z.looseObject({
+      id: z.string(),
+      status: z.string(),
+      user: z.string().optional(),
+      recipient: z.string().optional(),
+      data: z.looseObject({}).optional(),
+      protocol: z.looseObject({}).optional(),
+      createdAt: z.string().optional(),
+      updatedAt: z.string().optional(),
+    }),
+  ),
+  continuation: z.string().optional(),
+});
+export type RequestsResponse = z.infer<typeof RequestsResponseSchema>;
+
+/** Error body (spec "Errors": every shape has `message`; most add `errorCode`, some `requestId`). */
+export const RelayErrorBodySchema = z.looseObject({
+  message: z.string(),
+  errorCode: z.string().optional(),
+  errorData: z.string().optional(),
+  requestId: z.string().optional(),
+  approxSimulatedBlock: z.number().optional(),
+  failedCallData: z.looseObject({}).optional(),
+});
+export type RelayErrorBody = z.infer<typeof RelayErrorBodySchema>;
