@@ -1,0 +1,253 @@
+/**
+ * The sandbox's local EVM chains: one anvil node per chain, each with the Relay depository, the test
+ * stablecoin "USDC" (6 decimals) and Multicall3, with the well-known anvil dev accounts funded per a preset.
+ *
+ * Layout (identical on every chain, so addresses can be shared across chains):
+ * - accounts by anvil dev-key index: 0 treasury, 1 solver, 2 deployer, 3..5 extra;
+ * - `RelayDepository` deployed by the deployer at nonce 0, owner = solver (sandbox-only withdraw for refunds);
+ * - `TestStablecoin` deployed by the deployer at nonce 1, owner (minter) = deployer;
+ * - Multicall3 runtime code at the canonical 0xcA11bde05977b3631167028862bE2a173976CA11.
+ */
+import {
+  createPublicClient,
+  defineChain,
+  getContractAddress,
+  http,
+  type Address,
+  type Chain,
+  type Hex,
+  type HttpTransport,
+  type PrivateKeyAccount,
+  type PublicClient,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { MULTICALL3_ADDRESS } from '../contracts/abis.ts';
+import { getArtifacts } from '../contracts/compile.ts';
+import { startAnvil, type AnvilInstance } from './anvil.ts';
+import { LocalChainsError } from './localChainsError.ts';
+import { DEPOSITORY_DEPLOY_NONCE, setupChain, USDC_DEPLOY_NONCE } from './setupChain.ts';
+
+/** A local chain to start. `slug` is the protocol chain slug used in quotes and /chains. */
+export interface LocalChainDef {
+  slug: string;
+  displayName: string;
+  /** EIP-155 chain id. */
+  chainId: number;
+}
+
+/** Default demo chains: alpha (chain id 31001) and beta (chain id 31002). */
+export const DEFAULT_LOCAL_CHAINS: LocalChainDef[] = [
+  { slug: 'alpha', displayName: 'Alpha', chainId: 31001 },
+  { slug: 'beta', displayName: 'Beta', chainId: 31002 },
+];
+
+/** A running, deployed and funded local chain. */
+export interface LocalEvmChain {
+  def: LocalChainDef;
+  /** JSON-RPC URL on 127.0.0.1. */
+  rpcUrl: string;
+  /** Process id of the anvil node. */
+  pid: number;
+  /** RelayDepository-compatible contract (same address on every chain); owner = the solver. */
+  depository: Address;
+  /** Test stablecoin "USDC", 6 decimals (same address on every chain); minter = the deployer. */
+  usdc: Address;
+  /** Multicall3-compatible contract at the canonical address 0xcA11bde05977b3631167028862bE2a173976CA11. */
+  multicall3: Address;
+  /** viem chain definition (id, name, ETH native currency, RPC URL, `contracts.multicall3`). */
+  chain: Chain;
+  /** viem public client over HTTP, pollingInterval 100 ms. */
+  publicClient: PublicClient<HttpTransport, Chain>;
+}
+
+/** A viem local account that also exposes its private key (sandbox dev keys only; public knowledge). */
+export type SandboxAccount = PrivateKeyAccount & { privateKey: Hex };
+
+/** The sandbox's accounts: anvil's well-known dev keys by index (0 treasury, 1 solver, 2 deployer, 3..5 extra). */
+export interface SandboxAccounts {
+  treasury: SandboxAccount;
+  solver: SandboxAccount;
+  deployer: SandboxAccount;
+  /** Three spare accounts (dev-key indexes 3, 4, 5); preset roles `extra0`, `extra1` are the first two. */
+  extra: SandboxAccount[];
+}
+
+/** Account roles a {@link BalancePreset} can fund. */
+export type BalanceRole = 'treasury' | 'solver' | 'extra0' | 'extra1';
+
+/**
+ * Initial balances: per chain slug, per account role, whole-unit decimal strings (`usdc: "90000"` = 90 000 USDC,
+ * `eth: "10"` = 10 ETH). USDC is minted; ETH is set with `anvil_setBalance`. An account whose `eth` is not
+ * given keeps anvil's default 10 000 ETH; one whose `usdc` is not given holds 0 USDC.
+ */
+export type BalancePreset = Record<string, Partial<Record<BalanceRole, { usdc?: string; eth?: string }>>>;
+
+/** Demo balances: treasury 90 000 USDC on alpha and 10 000 USDC on beta, 10 ETH on each; solver 1 000 000 USDC and 100 ETH on each. */
+export const DEMO_BALANCES: BalancePreset = {
+  alpha: { treasury: { usdc: '90000', eth: '10' }, solver: { usdc: '1000000', eth: '100' } },
+  beta: { treasury: { usdc: '10000', eth: '10' }, solver: { usdc: '1000000', eth: '100' } },
+};
+
+/** Options of {@link startLocalChains}. */
+export interface StartLocalChainsOptions {
+  /** Chains to start (default {@link DEFAULT_LOCAL_CHAINS}); slugs and chain ids must be unique. */
+  chains?: LocalChainDef[];
+  /**
+   * Initial balances (default {@link DEMO_BALANCES}, applied to whichever of its chains are started).
+   * A given preset must only name started chains and known roles.
+   */
+  balances?: BalancePreset;
+  /** Switch every chain to interval mining with this period (seconds) after set-up; default automine. */
+  blockTimeSec?: number;
+}
+
+/** Result of {@link startLocalChains}. */
+export interface LocalChains {
+  chains: LocalEvmChain[];
+  accounts: SandboxAccounts;
+  /** Stops every anvil node and waits for the processes to exit. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** anvil's default dev private keys (mnemonic "test test test test test test test test test test test junk", m/44'/60'/0'/0/i), i = 0..5. */
+const ANVIL_DEV_KEYS: readonly Hex[] = [
+  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+  '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
+  '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba',
+];
+
+const BALANCE_ROLES: readonly BalanceRole[] = ['treasury', 'solver', 'extra0', 'extra1'];
+
+function devAccount(index: number): SandboxAccount {
+  const privateKey = ANVIL_DEV_KEYS[index];
+  if (privateKey === undefined) throw new RangeError(`no anvil dev key at index ${index}`);
+  return Object.assign(privateKeyToAccount(privateKey), { privateKey });
+}
+
+/**
+ * The sandbox accounts (anvil dev keys 0..5). Deterministic: the same addresses on every chain and every run.
+ *
+ * @returns treasury (key 0), solver (1), deployer (2) and extra (3, 4, 5)
+ */
+export function sandboxAccounts(): SandboxAccounts {
+  return { treasury: devAccount(0), solver: devAccount(1), deployer: devAccount(2), extra: [devAccount(3), devAccount(4), devAccount(5)] };
+}
+
+/**
+ * Addresses of the sandbox contracts, identical on every chain: derived (CREATE, deployer address + nonce)
+ * from the deployer and the fixed deployment nonces.
+ */
+export function sandboxContractAddresses(deployer: Address): { depository: Address; usdc: Address; multicall3: Address } {
+  return {
+    depository: getContractAddress({ from: deployer, nonce: BigInt(DEPOSITORY_DEPLOY_NONCE) }),
+    usdc: getContractAddress({ from: deployer, nonce: BigInt(USDC_DEPLOY_NONCE) }),
+    multicall3: MULTICALL3_ADDRESS,
+  };
+}
+
+/**
+ * viem chain definition for a local chain: id, display name, ETH (18 decimals) as native currency, the RPC
+ * URL and `contracts.multicall3` at the canonical address (so viem `multicall` works unchanged).
+ */
+export function localViemChain(def: LocalChainDef, rpcUrl: string): Chain {
+  return defineChain({
+    id: def.chainId,
+    name: def.displayName,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+    contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
+    testnet: true,
+  });
+}
+
+function validate(chains: LocalChainDef[], balances: BalancePreset): void {
+  if (chains.length === 0) throw new LocalChainsError('LOCAL_CHAINS_BAD_OPTIONS', 'chains: give at least one chain');
+  const slugs = new Set<string>();
+  const ids = new Set<number>();
+  for (const c of chains) {
+    if (slugs.has(c.slug)) throw new LocalChainsError('LOCAL_CHAINS_BAD_OPTIONS', `chains: slug ${c.slug} appears twice; slugs must be unique`);
+    if (ids.has(c.chainId)) throw new LocalChainsError('LOCAL_CHAINS_BAD_OPTIONS', `chains: chain id ${c.chainId} appears twice; chain ids must be unique`);
+    slugs.add(c.slug);
+    ids.add(c.chainId);
+  }
+  for (const [slug, roles] of Object.entries(balances)) {
+    if (!slugs.has(slug)) {
+      throw new LocalChainsError('LOCAL_CHAINS_BAD_PRESET', `balances.${slug}: no such chain; started chains are ${[...slugs].join(', ')}`);
+    }
+    for (const role of Object.keys(roles)) {
+      if (!(BALANCE_ROLES as readonly string[]).includes(role)) {
+        throw new LocalChainsError('LOCAL_CHAINS_BAD_PRESET', `balances.${slug}.${role}: unknown role; use one of ${BALANCE_ROLES.join(', ')}`);
+      }
+    }
+  }
+}
+
+/**
+ * Starts the sandbox's local EVM chains in parallel (one anvil node each), then on each: installs Multicall3,
+ * deploys the depository (owner = solver) and the stablecoin from the deployer at nonces 0 and 1, and funds
+ * the accounts per `balances`. On any failure every node already started is stopped before the error is
+ * rethrown. Nodes are killed on process exit if `stop()` is never called.
+ *
+ * @param opts chains (default alpha 31001 + beta 31002), balances (default {@link DEMO_BALANCES}), blockTimeSec
+ * @returns the chains (RPC URL, pid, contract addresses, viem client), the accounts and `stop()`
+ * @throws LocalChainsError on invalid options or a failed set-up; AnvilError when a node does not start;
+ *   SandboxCompileError when the contracts do not compile
+ * @example
+ * const { chains, accounts, stop } = await startLocalChains();
+ * const alpha = chains[0]; // alpha.usdc, alpha.depository, alpha.publicClient ...
+ * await stop();
+ */
+export async function startLocalChains(opts: StartLocalChainsOptions = {}): Promise<LocalChains> {
+  const defs = opts.chains ?? DEFAULT_LOCAL_CHAINS;
+  const balances =
+    opts.balances ?? Object.fromEntries(Object.entries(DEMO_BALANCES).filter(([slug]) => defs.some((d) => d.slug === slug)));
+  validate(defs, balances);
+
+  const accounts = sandboxAccounts();
+  const addresses = sandboxContractAddresses(accounts.deployer.address);
+  const artifactsPending = getArtifacts();
+  artifactsPending.catch(() => undefined); // awaited below; this only keeps an early anvil failure from leaving it unhandled
+  const started = await Promise.allSettled(defs.map((def) => startAnvil({ chainId: def.chainId })));
+  const nodes = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= Promise.all(nodes.map((n) => n.stop())).then(() => undefined));
+
+  try {
+    const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    const artifacts = await artifactsPending;
+    const chains = defs.map((def, i): LocalEvmChain => {
+      const node = nodes[i] as AnvilInstance; // every start fulfilled (checked above), so nodes[i] matches defs[i]
+      const chain = localViemChain(def, node.rpcUrl);
+      return {
+        def,
+        rpcUrl: node.rpcUrl,
+        pid: node.pid,
+        ...addresses,
+        chain,
+        publicClient: createPublicClient({ chain, transport: http(node.rpcUrl), pollingInterval: 100 }),
+      };
+    });
+    await Promise.all(
+      chains.map((c) =>
+        setupChain({
+          slug: c.def.slug,
+          chain: c.chain,
+          publicClient: c.publicClient,
+          artifacts,
+          accounts,
+          balances: balances[c.def.slug] ?? {},
+          expected: addresses,
+          ...(opts.blockTimeSec !== undefined ? { blockTimeSec: opts.blockTimeSec } : {}),
+        }),
+      ),
+    );
+    return { chains, accounts, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
