@@ -1,0 +1,131 @@
+/**
+ * Matching of surpluses to deficits within one asset, at a common decimal scale. Pure.
+ *
+ * Largest deficit first, served from the largest remaining surplus first (ties broken by chain name, then
+ * currency and address), split across donors when one is not enough. Each (donor, deficit) pair gets at most
+ * one transfer per cycle, capped at `maxN`; anything below `minN` is skipped.
+ */
+import { formatUnits } from 'viem';
+import { targetKey } from './effective.ts';
+import type { PlanDecision, PlannedTransfer, TargetBand } from './types.ts';
+
+/** One side of a match. `amountN` is the deficit (or surplus) at the common scale, > 0. */
+export interface MatchSide {
+  band: TargetBand;
+  /** Human label of the target ("beta", or "beta (ops)" when the asset has several wallets on a chain). */
+  label: string;
+  /** Why this target is a deficit or surplus, e.g. "beta below min: 10000 < 20000 USDC". */
+  why: string;
+  amountN: bigint;
+}
+
+/** Parameters of {@link matchAsset}. All `...N` amounts are base units at `scale` decimals. */
+export interface MatchParameters {
+  asset: string;
+  scale: number;
+  minN: bigint;
+  maxN: bigint;
+  deficits: MatchSide[];
+  surpluses: MatchSide[];
+}
+
+/** Orders by amount descending, then chain, currency, address ascending (deterministic). */
+function bySizeThenName(a: { band: TargetBand; left: bigint }, b: { band: TargetBand; left: bigint }): number {
+  if (a.left !== b.left) return a.left > b.left ? -1 : 1;
+  const ka = `${a.band.chain}\u0000${a.band.currency}\u0000${a.band.address}`;
+  const kb = `${b.band.chain}\u0000${b.band.currency}\u0000${b.band.address}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+const pow10 = (n: number): bigint => 10n ** BigInt(n);
+
+/**
+ * Matches surpluses to deficits.
+ *
+ * The amount of each transfer is rounded DOWN to a whole base unit of the coarser of the two chains' decimals
+ * (never more than the donor's surplus, and representable on both sides), then expressed in the origin's base
+ * units. Mutates nothing it is given.
+ *
+ * @returns the transfers (origin base units) and decisions `below_min_transfer`, `capped_max_transfer`,
+ *   `deficit_unmet`, `surplus_unused`
+ */
+export function matchAsset(p: MatchParameters): { transfers: PlannedTransfer[]; decisions: PlanDecision[] } {
+  const { asset, scale, minN, maxN } = p;
+  const fmt = (n: bigint): string => `${formatUnits(n, scale)} ${asset}`;
+  const transfers: PlannedTransfer[] = [];
+  const decisions: PlanDecision[] = [];
+  const donors = p.surpluses.map((s) => ({ ...s, left: s.amountN }));
+  const needs = p.deficits.map((d) => ({ ...d, left: d.amountN })).sort(bySizeThenName);
+
+  for (const need of needs) {
+    donors.sort(bySizeThenName);
+    let capped = false;
+    let tooSmall = false;
+    /** Records and reports whether what is left of this deficit is too small to plan. */
+    const leftTooSmall = (): boolean => {
+      if (need.left === 0n || need.left >= minN) return false;
+      tooSmall = true;
+      decisions.push({
+        asset,
+        chain: need.band.chain,
+        kind: 'below_min_transfer',
+        detail: `${need.label}: remaining deficit ${fmt(need.left)} is below minTransfer ${fmt(minN)}; not planned`,
+      });
+      return true;
+    };
+    if (leftTooSmall()) continue;
+    for (const donor of donors) {
+      if (need.left === 0n) break;
+      if (donor.left === 0n || targetKey(donor.band) === targetKey(need.band)) continue;
+      let want = need.left < donor.left ? need.left : donor.left;
+      const capHere = want > maxN;
+      if (capHere) want = maxN;
+      const unit = pow10(scale - Math.min(donor.band.decimals, need.band.decimals));
+      const moved = want - (want % unit);
+      if (moved === 0n || moved < minN) {
+        decisions.push({
+          asset,
+          chain: donor.band.chain,
+          kind: 'below_min_transfer',
+          detail: `${donor.label} → ${need.label}: ${fmt(moved)} is below minTransfer ${fmt(minN)}; skipped`,
+        });
+        continue;
+      }
+      const amountIn = moved / pow10(scale - donor.band.decimals);
+      transfers.push({ asset, from: donor.band, to: need.band, amountIn, reason: `${need.why}; ${donor.why}` });
+      donor.left -= moved;
+      need.left -= moved;
+      if (capHere) {
+        capped = true;
+        decisions.push({
+          asset,
+          chain: need.band.chain,
+          kind: 'capped_max_transfer',
+          detail: `${donor.label} → ${need.label}: capped at maxTransfer ${fmt(maxN)}; the rest follows in a later cycle`,
+        });
+      }
+      if (leftTooSmall()) break;
+    }
+    if (need.left > 0n && !tooSmall) {
+      decisions.push({
+        asset,
+        chain: need.band.chain,
+        kind: 'deficit_unmet',
+        detail:
+          `${need.label}: ${fmt(need.left)} of ${fmt(need.amountN)} not planned this cycle` +
+          (capped ? ' (maxTransfer cap or no usable surplus left)' : ' (no usable surplus left)'),
+      });
+    }
+  }
+  for (const donor of [...donors].sort(bySizeThenName)) {
+    if (donor.left > 0n) {
+      decisions.push({
+        asset,
+        chain: donor.band.chain,
+        kind: 'surplus_unused',
+        detail: `${donor.label}: ${fmt(donor.left)} of ${fmt(donor.amountN)} surplus left unused`,
+      });
+    }
+  }
+  return { transfers, decisions };
+}

@@ -1,0 +1,98 @@
+/**
+ * The rebalancing planner (DESIGN.md "planner"): targets, bands, balances and in-flight transfers in; transfers
+ * and the decisions behind them out. Pure: no clock, no network, no database; deterministic for a given input.
+ */
+import { formatUnits } from 'viem';
+import { effectiveBalance, findUnreadableChains, readingFor } from './effective.ts';
+import { matchAsset, type MatchSide } from './match.ts';
+import type { Plan, PlanDecision, PlanInput, PlannedTransfer, TargetBand } from './types.ts';
+import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts';
+
+/**
+ * Plans this cycle's transfers.
+ *
+ * Per asset:
+ * 1. A chain whose reading is null (or missing) is unreadable: nothing is planned for any target on it, in any
+ *    asset (`chain_unreadable`); other chains are still planned (DESIGN.md "Fail closed").
+ * 2. effective = reading + Σ in-flight `expectedOut` to the target − Σ in-flight `amountIn` from it whose origin
+ *    is not settled (`in_flight_credited` when either is non-zero).
+ * 3. effective < min → deficit of (target − effective); effective > max → surplus of (effective − target);
+ *    otherwise `in_band`.
+ * 4. Amounts are compared at the asset's largest decimals; min/maxTransfer are converted with `wholeToBaseUnits`
+ *    at that scale. Deficits (largest first) are served from surpluses (largest first, ties by chain name), one
+ *    transfer per (from, to) pair, each within [minTransfer, maxTransfer], rounded down into the origin's base
+ *    units. Origin and destination are never the same holding.
+ *
+ * No transfer takes a donor below its target or pushes a recipient above its target, and the amounts moved at
+ * the common scale balance exactly (what leaves one target arrives, before fees, at another).
+ *
+ * @returns transfers (amountIn in origin base units) and decisions, grouped by asset in ascending asset order
+ * @throws PlanInputError (code `PLAN_INPUT_INVALID`) on an inconsistent input (see `validatePlanInput`)
+ */
+export function planRebalance(input: PlanInput): Plan {
+  validatePlanInput(input);
+  const unreadable = findUnreadableChains(input.targets, input.balances);
+  const transfers: PlannedTransfer[] = [];
+  const decisions: PlanDecision[] = [];
+  const assets = [...new Set(input.targets.map((t) => t.asset))].sort();
+  for (const asset of assets) {
+    const targets = input.targets.filter((t) => t.asset === asset).sort(byLocation);
+    const out = planAsset(asset, targets, input, unreadable);
+    transfers.push(...out.transfers);
+    decisions.push(...out.decisions);
+  }
+  return { transfers, decisions };
+}
+
+/** Orders targets by chain, currency, address. */
+function byLocation(a: TargetBand, b: TargetBand): number {
+  const ka = `${a.chain}\u0000${a.currency}\u0000${a.address}`;
+  const kb = `${b.chain}\u0000${b.currency}\u0000${b.address}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** Plans one asset. `targets` are that asset's targets, sorted. */
+function planAsset(asset: string, targets: TargetBand[], input: PlanInput, unreadable: Map<string, string>): Plan {
+  const decisions: PlanDecision[] = [];
+  const scale = commonScale(targets);
+  const { minN, maxN } = transferBoundsAt(input, scale, asset);
+  const chainCount = new Map<string, number>();
+  for (const t of targets) chainCount.set(t.chain, (chainCount.get(t.chain) ?? 0) + 1);
+  const label = (t: TargetBand): string => ((chainCount.get(t.chain) ?? 0) > 1 ? `${t.chain} (${t.wallet})` : t.chain);
+  const deficits: MatchSide[] = [];
+  const surpluses: MatchSide[] = [];
+
+  for (const t of targets) {
+    const fmt = (n: bigint): string => formatUnits(n, t.decimals);
+    const toScale = (n: bigint): bigint => n * 10n ** BigInt(scale - t.decimals);
+    const why = unreadable.get(t.chain);
+    const reading = readingFor(t, input.balances);
+    if (why !== undefined || reading === undefined) {
+      decisions.push({ asset, chain: t.chain, kind: 'chain_unreadable', detail: `${label(t)}: ${why ?? 'no reading'}; nothing planned for this chain` });
+      continue;
+    }
+    const eff = effectiveBalance(t, reading, input.inFlight);
+    if (eff.credit !== 0n || eff.debit !== 0n) {
+      decisions.push({
+        asset,
+        chain: t.chain,
+        kind: 'in_flight_credited',
+        detail: `${label(t)}: read ${fmt(reading)}, in flight +${fmt(eff.credit)} / -${fmt(eff.debit)}, effective ${fmt(eff.effective)} ${asset}`,
+      });
+    }
+    if (eff.effective < t.min) {
+      const why = `${label(t)} below min: ${fmt(eff.effective)} < ${fmt(t.min)} ${asset}`;
+      deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - eff.effective) });
+      decisions.push({ asset, chain: t.chain, kind: 'deficit', detail: `${why}; needs ${fmt(t.target - eff.effective)} to reach target ${fmt(t.target)}` });
+    } else if (eff.effective > t.max) {
+      const why = `${label(t)} above max: ${fmt(eff.effective)} > ${fmt(t.max)} ${asset}`;
+      surpluses.push({ band: t, label: label(t), why, amountN: toScale(eff.effective - t.target) });
+      decisions.push({ asset, chain: t.chain, kind: 'surplus', detail: `${why}; can give ${fmt(eff.effective - t.target)} down to target ${fmt(t.target)}` });
+    } else {
+      decisions.push({ asset, chain: t.chain, kind: 'in_band', detail: `${label(t)}: ${fmt(eff.effective)} within [${fmt(t.min)}, ${fmt(t.max)}] ${asset}` });
+    }
+  }
+
+  const matched = matchAsset({ asset, scale, minN, maxN, deficits, surpluses });
+  return { transfers: matched.transfers, decisions: [...decisions, ...matched.decisions] };
+}

@@ -1,0 +1,102 @@
+/**
+ * Data shapes of the rebalancing planner (DESIGN.md "planner (pure: targets, bands, balances, in-flight →
+ * transfers)"). Every amount is a `bigint` in the base units of the chain it belongs to.
+ */
+
+/**
+ * One configured target, amounts resolved to the chain's base units.
+ *
+ * `asset` groups targets that hold the same value (e.g. "USDC" on several chains, possibly with different
+ * `decimals`). `currency` is the token address on that chain (native: the VM's identifier, spec "Currency").
+ * The band must satisfy `min <= target <= max`.
+ */
+export interface TargetBand {
+  asset: string;
+  chain: string;
+  chainId: number;
+  currency: string;
+  wallet: string;
+  address: string;
+  decimals: number;
+  /** Lower edge of the band, base units. Below it the target is in deficit. */
+  min: bigint;
+  /** Level a rebalance aims for, base units. */
+  target: bigint;
+  /** Upper edge of the band, base units. Above it the target has a surplus. */
+  max: bigint;
+}
+
+/** A balance read for one target; `amount: null` means the chain could not be read (`error` says why). */
+export interface BalanceReading {
+  chain: string;
+  currency: string;
+  address: string;
+  /** Base units, or null when the read failed. */
+  amount: bigint | null;
+  error?: string;
+}
+
+/**
+ * A transfer already under way (from SQLite). `originSettled`: the origin deposit is confirmed on chain, so the
+ * origin balance already reflects it and must NOT be debited again. The destination is always credited with
+ * `expectedOut` until the transfer is final (DESIGN.md "Count in-flight transfers as already moved").
+ */
+export interface InFlightTransfer {
+  asset: string;
+  originChain: string;
+  originCurrency: string;
+  originAddress: string;
+  destinationChain: string;
+  destinationCurrency: string;
+  destinationAddress: string;
+  /** Origin base units. */
+  amountIn: bigint;
+  /** Destination base units. */
+  expectedOut: bigint;
+  originSettled: boolean;
+}
+
+/** Planner input. `minTransfer` / `maxTransfer` are whole units of the asset per transfer (e.g. "1000"). */
+export interface PlanInput {
+  targets: TargetBand[];
+  balances: BalanceReading[];
+  inFlight: InFlightTransfer[];
+  minTransfer: string;
+  maxTransfer: string;
+}
+
+/** A transfer the caller should quote and execute. `amountIn` is in the origin's base units. */
+export interface PlannedTransfer {
+  asset: string;
+  from: TargetBand;
+  to: TargetBand;
+  amountIn: bigint;
+  /** Human explanation, e.g. "beta below min: 10000 < 20000 USDC; alpha above max: 90000 > 80000 USDC". */
+  reason: string;
+}
+
+/** Kinds of planner decision; the caller logs and meters them (label values are this bounded set). */
+export type PlanDecisionKind =
+  | 'chain_unreadable'
+  | 'in_band'
+  | 'deficit'
+  | 'surplus'
+  | 'deficit_unmet'
+  | 'below_min_transfer'
+  | 'capped_max_transfer'
+  | 'in_flight_credited'
+  | 'surplus_unused';
+
+/** One decision with its reason. `chain` is the target's chain when the decision concerns one target. */
+export interface PlanDecision {
+  asset: string;
+  chain?: string;
+  kind: PlanDecisionKind;
+  detail: string;
+}
+
+/** Planner output: transfers to make this cycle and every decision taken, in a deterministic order. */
+export interface Plan {
+  transfers: PlannedTransfer[];
+  decisions: PlanDecision[];
+}

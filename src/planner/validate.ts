@@ -1,0 +1,88 @@
+/**
+ * Consistency checks on planner input, run before any planning. Pure.
+ */
+import { wholeToBaseUnits } from '../core/units.ts';
+import { targetKey } from './effective.ts';
+import { PlanInputError } from './errors.ts';
+import type { PlanInput, TargetBand } from './types.ts';
+
+/**
+ * Checks every target band and the transfer bounds.
+ *
+ * @throws PlanInputError (code `PLAN_INPUT_INVALID`) when decimals are not an integer in 0..255, a band is not
+ *   `0 <= min <= target <= max`, two targets share (chain, currency, address), a balance or in-flight amount is
+ *   negative, or `minTransfer` / `maxTransfer` are malformed, `maxTransfer` is zero or below `minTransfer`.
+ */
+export function validatePlanInput(input: PlanInput): void {
+  const seen = new Map<string, number>();
+  input.targets.forEach((t, i) => {
+    const f = `targets[${i}]`;
+    if (!Number.isInteger(t.decimals) || t.decimals < 0 || t.decimals > 255) {
+      throw new PlanInputError(`${f}.decimals`, `${t.decimals} is not an integer in 0..255`, 'set the token decimals from GET /chains');
+    }
+    if (t.min < 0n) throw new PlanInputError(`${f}.min`, `negative (${t.min})`, 'use a non-negative amount');
+    if (t.min > t.target || t.target > t.max) {
+      throw new PlanInputError(
+        `${f}`,
+        `band for ${t.asset} on ${t.chain} is not min <= target <= max (${t.min} / ${t.target} / ${t.max} base units)`,
+        'order the band values in the config',
+      );
+    }
+    const key = targetKey(t);
+    const prev = seen.get(key);
+    if (prev !== undefined) {
+      throw new PlanInputError(
+        f,
+        `same chain, currency and address as targets[${prev}] (${t.chain} ${t.currency} ${t.address})`,
+        'configure each holding once',
+      );
+    }
+    seen.set(key, i);
+  });
+  input.balances.forEach((b, i) => {
+    if (b.amount !== null && b.amount < 0n) {
+      throw new PlanInputError(`balances[${i}].amount`, `negative (${b.amount})`, 'report balances in base units >= 0');
+    }
+  });
+  input.inFlight.forEach((f, i) => {
+    if (f.amountIn < 0n || f.expectedOut < 0n) {
+      throw new PlanInputError(`inFlight[${i}]`, 'negative amountIn or expectedOut', 'store amounts as base units >= 0');
+    }
+  });
+  const min = parseWhole('minTransfer', input.minTransfer);
+  const max = parseWhole('maxTransfer', input.maxTransfer);
+  if (max === 0n) throw new PlanInputError('maxTransfer', 'is zero', 'set a positive per-transfer maximum');
+  if (max < min) {
+    throw new PlanInputError('maxTransfer', `${input.maxTransfer} is below minTransfer ${input.minTransfer}`, 'raise maxTransfer or lower minTransfer');
+  }
+}
+
+/** Parses a whole-unit amount at a generous scale only to check its form; the planner rescales per asset. */
+function parseWhole(field: string, value: string): bigint {
+  try {
+    return wholeToBaseUnits(value, 255);
+  } catch (cause) {
+    throw new PlanInputError(field, `${JSON.stringify(value)} is not a decimal amount in whole units`, 'write it like "1000" or "0.5"', { cause });
+  }
+}
+
+/**
+ * Converts `minTransfer` / `maxTransfer` (whole units) to base units at `scale` decimals with `wholeToBaseUnits`.
+ *
+ * @throws PlanInputError when the value has more fractional digits than `scale` allows
+ */
+export function transferBoundsAt(input: PlanInput, scale: number, asset: string): { minN: bigint; maxN: bigint } {
+  const at = (field: 'minTransfer' | 'maxTransfer'): bigint => {
+    try {
+      return wholeToBaseUnits(input[field], scale);
+    } catch (cause) {
+      throw new PlanInputError(field, `${input[field]} cannot be expressed in ${asset} at ${scale} decimals`, 'use fewer fractional digits', { cause });
+    }
+  };
+  return { minN: at('minTransfer'), maxN: at('maxTransfer') };
+}
+
+/** Largest decimals among an asset's targets: the common scale used for matching. */
+export function commonScale(targets: TargetBand[]): number {
+  return targets.reduce((m, t) => Math.max(m, t.decimals), 0);
+}
