@@ -1,0 +1,94 @@
+/**
+ * The one place where Ballast is wired: config → database, metrics, Relay client, chain clients, wallets
+ * (DESIGN.md "Wiring happens in one place"). Everything else receives what it needs from here.
+ */
+import type { Logger } from 'pino';
+import type Database from 'better-sqlite3';
+import type { LoadedConfig } from '../config/loadConfig.ts';
+import { openDatabase } from '../store/database.ts';
+import { createMetrics, type BallastMetrics } from '../metrics/metrics.ts';
+import { createRelayClient, type RelayClient } from '../relay/client.ts';
+import type { ChainRuntime, CycleContext, WalletRuntime } from '../cycle/context.ts';
+import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
+import { createEvmPublicClient } from './evmClients.ts';
+import { withRunLock } from './runLock.ts';
+
+/** Options for {@link createBallast}; tests inject clocks and a faster poll interval. */
+export interface CreateBallastOptions {
+  logger: Logger;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  signal?: AbortSignal;
+  /** Receipt polling interval for chain clients, ms (default 1000). */
+  chainPollingIntervalMs?: number;
+  metrics?: BallastMetrics;
+}
+
+/** A wired Ballast instance. */
+export interface Ballast {
+  ctx: CycleContext;
+  db: Database.Database;
+  metrics: BallastMetrics;
+  relay: RelayClient;
+  /** Runs one cycle under the single-run lock; `plan` mode takes no lock and signs nothing. */
+  runCycle(mode: 'once' | 'daemon' | 'plan'): Promise<CycleReport>;
+  close(): void;
+}
+
+/**
+ * Wires Ballast from a loaded config.
+ *
+ * @throws store errors when the database cannot be opened or migrated
+ */
+export function createBallast(config: LoadedConfig, opts: CreateBallastOptions): Ballast {
+  const logger = opts.logger;
+  const db = openDatabase(config.store);
+  const metrics = opts.metrics ?? createMetrics();
+  const relay = createRelayClient({
+    baseUrl: config.relay.baseUrl,
+    apiKey: config.relay.apiKey,
+    referrer: config.relay.referrer,
+    timeoutMs: config.relay.timeoutMs,
+    logger: logger.child({ component: 'relay' }),
+    onResponse: (e) => metrics.relayHttpRequestsTotal.inc({ endpoint: e.endpoint, status: String(e.status) }),
+  });
+  const chains = new Map<string, ChainRuntime>();
+  for (const [name, c] of Object.entries(config.chains)) {
+    chains.set(name, {
+      name,
+      chainId: c.chainId,
+      vm: 'evm',
+      publicClient: createEvmPublicClient({
+        name,
+        chainId: c.chainId,
+        rpcUrl: c.rpcUrl,
+        pollingIntervalMs: opts.chainPollingIntervalMs,
+      }),
+    });
+  }
+  const wallets = new Map<string, WalletRuntime>();
+  for (const [name, w] of Object.entries(config.wallets)) {
+    wallets.set(name, { name, vm: 'evm', address: w.address, account: w.account });
+  }
+  const ctx: CycleContext = {
+    config,
+    db,
+    relay,
+    chains,
+    wallets,
+    metrics,
+    logger,
+    now: opts.now ?? Date.now,
+    sleep: opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    signal: opts.signal,
+  };
+  return {
+    ctx,
+    db,
+    metrics,
+    relay,
+    runCycle: (mode) =>
+      mode === 'plan' ? runCycle(ctx, { mode }) : withRunLock(ctx, () => runCycle(ctx, { mode })),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Daemon mode: cycles on the configured node-cron schedule, never two at once (node-cron `noOverlap` plus the
+ * SQLite run lock shared with `run --once`), metrics served on `metrics.listen`, graceful shutdown.
+ */
+import cron from 'node-cron';
+import type { Logger } from 'pino';
+import type { Ballast } from './createBallast.ts';
+import { RunLockBusyError } from './runLock.ts';
+import { startMetricsServer } from '../metrics/server.ts';
+import type { LoadedConfig } from '../config/loadConfig.ts';
+
+/** Options for {@link runDaemon}. */
+export interface DaemonOptions {
+  config: LoadedConfig;
+  ballast: Ballast;
+  logger: Logger;
+  /** The controller whose signal the Ballast instance was created with; aborted on shutdown. */
+  abort: AbortController;
+  /** Run a cycle right away instead of waiting for the first scheduled time. */
+  runAtStart?: boolean;
+}
+
+/** A running daemon. `stop()` finishes or parks the current cycle, closes the metrics server and the DB. */
+export interface DaemonHandle {
+  metricsUrl: string | null;
+  stop(reason: string): Promise<void>;
+  /** Resolves after stop() completed. */
+  stopped: Promise<void>;
+}
+
+/**
+ * Starts the daemon.
+ *
+ * @throws when the metrics listen address cannot be bound
+ */
+export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
+  const { ballast, config, logger } = opts;
+  const log = logger.child({ component: 'daemon' });
+  let current: Promise<unknown> | null = null;
+  let lastCycleOk: boolean | null = null;
+  const metricsServer = config.metrics?.listen
+    ? await startMetricsServer({
+        listen: config.metrics.listen,
+        metrics: ballast.metrics,
+        health: () => ({ ok: lastCycleOk !== false, detail: { lastCycleOk, cycleRunning: current !== null } }),
+      })
+    : null;
+
+  const cycle = async (): Promise<void> => {
+    if (current || opts.abort.signal.aborted) return;
+    const run = ballast
+      .runCycle('daemon')
+      .then((report) => {
+        lastCycleOk = report.outcome !== 'error';
+        log.info({ cycleId: report.cycleId, outcome: report.outcome, transfers: report.attempts.map((a) => a.outcome) }, 'cycle finished');
+      })
+      .catch((error: unknown) => {
+        if (error instanceof RunLockBusyError) log.warn('run lock held by another run; cycle skipped');
+        else {
+          lastCycleOk = false;
+          log.error({ err: (error as Error).message }, 'cycle crashed');
+        }
+      })
+      .finally(() => {
+        current = null;
+      });
+    current = run;
+    await run;
+  };
+
+  const task = cron.schedule(config.schedule, cycle, { name: 'ballast-cycle', noOverlap: true });
+  log.info({ schedule: config.schedule, metrics: metricsServer?.url ?? null }, 'daemon started');
+  if (opts.runAtStart) void cycle();
+
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  let stopping = false;
+  return {
+    metricsUrl: metricsServer?.url ?? null,
+    stopped,
+    async stop(reason: string) {
+      if (stopping) return stopped;
+      stopping = true;
+      log.info({ reason }, 'shutting down: no new cycle starts; the current one parks after its current step');
+      await task.stop();
+      opts.abort.abort();
+      if (current) await current;
+      await metricsServer?.close();
+      ballast.close();
+      log.info('stopped');
+      resolveStopped();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * The single-run lock shared by `run --once` and the daemon (DESIGN.md: "Both take the same single-run lock
+ * (in SQLite), so a cron run and a daemon never act at once"). Held with a TTL and refreshed while a cycle
+ * runs, so a crashed holder cannot block forever.
+ */
+import { randomUUID } from 'node:crypto';
+import { acquireRunLock, refreshRunLock, releaseRunLock } from '../store/lock.ts';
+import type { CycleContext } from '../cycle/context.ts';
+
+/** Lock lifetime without refresh, ms. */
+export const RUN_LOCK_TTL_MS = 120_000;
+/** Refresh interval while held, ms. */
+export const RUN_LOCK_REFRESH_MS = 30_000;
+
+/** Raised when another process holds the lock. `code` is stable; the CLI exits 1. */
+export class RunLockBusyError extends Error {
+  readonly code = 'RUN_LOCK_BUSY';
+  constructor() {
+    super('another Ballast run holds the run lock (a daemon or a cron run); this run did nothing');
+    this.name = 'RunLockBusyError';
+  }
+}
+
+/**
+ * Runs `fn` while holding the run lock.
+ *
+ * @throws RunLockBusyError when the lock is held by someone else
+ */
+export async function withRunLock<T>(ctx: CycleContext, fn: () => Promise<T>): Promise<T> {
+  const owner = `${process.pid}:${randomUUID()}`;
+  if (!acquireRunLock(ctx.db, { owner, pid: process.pid, nowMs: ctx.now(), ttlMs: RUN_LOCK_TTL_MS })) {
+    throw new RunLockBusyError();
+  }
+  const timer = setInterval(() => {
+    try {
+      refreshRunLock(ctx.db, { owner, nowMs: ctx.now(), ttlMs: RUN_LOCK_TTL_MS });
+    } catch (error) {
+      ctx.logger.error({ err: (error as Error).message }, 'run lock refresh failed');
+    }
+  }, RUN_LOCK_REFRESH_MS);
+  timer.unref();
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+    releaseRunLock(ctx.db, owner);
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * `ballast daemon`: cycles on `schedule`; SIGTERM/SIGINT stop it gracefully (the current step finishes or
+ * parks, transfers in flight stay recorded, the DB is closed).
+ */
+import type { Command } from 'commander';
+import { runDaemon } from '../../app/daemon.ts';
+import { openBallast, type GlobalFlags } from '../session.ts';
+
+/** Registers the command. */
+export function registerDaemon(program: Command): void {
+  program
+    .command('daemon')
+    .description('run cycles on the configured schedule until SIGTERM/SIGINT; serves /metrics and /healthz')
+    .option('--run-at-start', 'run a cycle immediately instead of waiting for the first scheduled time')
+    .action(async (flags: { runAtStart?: boolean }, cmd: Command) => {
+      const abort = new AbortController();
+      const { config, ballast, logger } = openBallast(cmd.optsWithGlobals<GlobalFlags>(), { signal: abort.signal });
+      const daemon = await runDaemon({ config, ballast, logger, abort, runAtStart: flags.runAtStart });
+      const onSignal = (signal: NodeJS.Signals) => void daemon.stop(signal);
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+      await daemon.stopped;
+    });
+}

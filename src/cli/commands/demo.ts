@@ -1,0 +1,72 @@
+/**
+ * `ballast demo` (npm run demo): starts the sandbox, loads config/demo.yaml against it, runs one cycle of the
+ * main job, then prints a before/after balance table and the transfer record from the SQLite store.
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { startSandbox } from '../../sandbox/startSandbox.ts';
+import { loadConfig } from '../../config/loadConfig.ts';
+import { createBallast } from '../../app/createBallast.ts';
+import { exitCodeFor } from '../../cycle/runCycle.ts';
+import { readTargetBalances } from '../../cycle/readBalances.ts';
+import { listRecentTransfers } from '../../store/transfers.ts';
+import { formatAmount, table, toJson } from '../format.ts';
+import { renderAttempts, renderDecisions } from '../renderReport.ts';
+import { cliLogger, type GlobalFlags } from '../session.ts';
+import { sandboxEnv } from '../sandboxEnv.ts';
+
+/** config/demo.yaml, resolved from this file so the demo works from any working directory. */
+export const DEMO_CONFIG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../config/demo.yaml');
+
+/** Registers the command. */
+export function registerDemo(program: Command, out: (s: string) => void): void {
+  program
+    .command('demo')
+    .description('run one cycle of the main job against the local sandbox and show what moved')
+    .option('--store <file>', 'SQLite file for the demo (recreated on each run)', './ballast-demo.db')
+    .option('--json', 'machine-readable output')
+    .action(async (flags: { store: string; json?: boolean }, cmd: Command) => {
+      const store = path.resolve(flags.store);
+      for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true });
+      const sandbox = await startSandbox({});
+      let ballast: ReturnType<typeof createBallast> | null = null;
+      try {
+        const config = loadConfig(DEMO_CONFIG, sandboxEnv(sandbox, store));
+        const logger = cliLogger(config, cmd.optsWithGlobals<GlobalFlags>());
+        ballast = createBallast(config, { logger, chainPollingIntervalMs: 100 });
+        const report = await ballast.runCycle('once');
+        const after = await readTargetBalances(ballast.ctx, report.targets);
+        const transfers = listRecentTransfers(ballast.db, report.attempts.length || 1).filter((t) => t.cycleId === report.cycleId);
+        if (flags.json) {
+          out(toJson({ outcome: report.outcome, store, before: report.balances, after, transfers }));
+        } else {
+          out(`Ballast demo — sandbox API ${sandbox.apiUrl}; cycle ${report.cycleId}: ${report.outcome}`);
+          out(
+            table(
+              ['asset', 'chain', 'min', 'target', 'max', 'before', 'after'],
+              report.targets.map((t, i) => [
+                t.asset,
+                t.chain,
+                formatAmount(t.min, t.decimals),
+                formatAmount(t.target, t.decimals),
+                formatAmount(t.max, t.decimals),
+                formatAmount(report.balances[i]?.amount, t.decimals),
+                formatAmount(after[i]?.amount, t.decimals),
+              ]),
+            ),
+          );
+          const decisions = renderDecisions(report);
+          if (decisions) out(decisions);
+          out(renderAttempts(report));
+          out(`Transfer record in ${store}:`);
+          out(toJson(transfers));
+        }
+        process.exitCode = exitCodeFor(report.outcome);
+      } finally {
+        ballast?.close();
+        await sandbox.stop();
+      }
+    });
+}

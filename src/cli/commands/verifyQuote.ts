@@ -1,0 +1,71 @@
+/**
+ * `ballast verify-quote`: verifies a saved POST /quote/v2 response against a saved GET /chains response
+ * (spec "Local quote verification"). Exit 0 verified, 3 refused, 2 unreadable input.
+ */
+import type { Command } from 'commander';
+import { ChainsResponseSchema, QuoteResponseSchema } from '../../relay/schemas.ts';
+import { verifyQuote, type QuoteExpectations } from '../../verify/verifyQuote.ts';
+import { CliError, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from '../exitCodes.ts';
+import { table, toJson } from '../format.ts';
+import { readJsonFile } from '../readJsonFile.ts';
+
+interface VerifyQuoteFlags {
+  quote: string;
+  chains: string;
+  user: string;
+  recipient: string;
+  now?: string;
+  json?: boolean;
+  amount?: string;
+  originCurrency?: string;
+  destinationChain?: string;
+  destinationCurrency?: string;
+  minOut?: string;
+}
+
+function uintFlag(value: string | undefined, flag: string): bigint | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[0-9]+$/.test(value)) throw new CliError(`${flag} must be an integer in base units, got "${value}"`, EXIT_USAGE);
+  return BigInt(value);
+}
+
+/** Registers the command. */
+export function registerVerifyQuote(program: Command, out: (s: string) => void): void {
+  program
+    .command('verify-quote')
+    .description('verify a saved /quote/v2 response against a saved GET /chains response; signs nothing')
+    .requiredOption('--quote <file>', 'POST /quote/v2 response JSON')
+    .requiredOption('--chains <file>', 'GET /chains response JSON')
+    .requiredOption('--user <address>', 'our depositing wallet (the quote request `user`)')
+    .requiredOption('--recipient <address>', 'our destination wallet')
+    .option('--now <unixSeconds>', 'evaluate deadlines at this time instead of the clock')
+    .option('--amount <baseUnits>', 'expected input payment amount')
+    .option('--origin-currency <address>', 'expected input payment currency')
+    .option('--destination-chain <chainId>', 'expected destination chain id (numeric)')
+    .option('--destination-currency <address>', 'expected output currency')
+    .option('--min-out <baseUnits>', 'smallest acceptable guaranteed output (minimumAmount)')
+    .option('--json', 'machine-readable output')
+    .action(async (flags: VerifyQuoteFlags) => {
+      const quote = readJsonFile(flags.quote, QuoteResponseSchema, 'POST /quote/v2 response');
+      const chains = readJsonFile(flags.chains, ChainsResponseSchema, 'GET /chains response');
+      const nowSec = flags.now === undefined ? Math.floor(Date.now() / 1000) : Number(uintFlag(flags.now, '--now'));
+      const destinationChainId = flags.destinationChain === undefined ? undefined : Number(uintFlag(flags.destinationChain, '--destination-chain'));
+      const expect: QuoteExpectations = {
+        user: flags.user,
+        recipient: flags.recipient,
+        ...(flags.amount !== undefined ? { amount: uintFlag(flags.amount, '--amount') } : {}),
+        ...(flags.originCurrency ? { originCurrency: flags.originCurrency } : {}),
+        ...(destinationChainId !== undefined ? { destinationChainId } : {}),
+        ...(flags.destinationCurrency ? { destinationCurrency: flags.destinationCurrency } : {}),
+        ...(flags.minOut !== undefined ? { minOut: uintFlag(flags.minOut, '--min-out') } : {}),
+      };
+      const verdict = await verifyQuote({ quote, chains, expect, nowSec });
+      if (flags.json) {
+        out(toJson(verdict));
+      } else {
+        out(table(['rule', 'ok', 'detail'], verdict.rules.map((r) => [r.rule, r.ok ? 'ok' : 'FAIL', r.detail])));
+        out(verdict.ok ? `verified: order ${verdict.orderId}` : 'REFUSED: do not sign this quote');
+      }
+      process.exitCode = verdict.ok ? EXIT_OK : EXIT_REFUSED;
+    });
+}

@@ -1,0 +1,79 @@
+/**
+ * Renders a cycle report for people (tables) or machines (JSON with bigints as strings).
+ */
+import type { CycleReport } from '../cycle/runCycle.ts';
+import type { TransferAttempt } from '../cycle/processTransfer.ts';
+import { formatUsdMicros } from '../core/units.ts';
+import { formatAmount, shortHash, table, toJson } from './format.ts';
+
+/** Balance table: one row per target with its band and state. */
+export function renderBalances(report: CycleReport): string {
+  return table(
+    ['asset', 'chain', 'wallet', 'balance', 'min', 'target', 'max', 'state'],
+    report.targets.map((t, i) => {
+      const b = report.balances[i]?.amount ?? null;
+      const state = b === null ? `unreadable: ${report.balances[i]?.error ?? ''}` : b < t.min ? 'below min' : b > t.max ? 'above max' : 'in band';
+      return [t.asset, t.chain, t.wallet, formatAmount(b, t.decimals), formatAmount(t.min, t.decimals), formatAmount(t.target, t.decimals), formatAmount(t.max, t.decimals), state];
+    }),
+  );
+}
+
+function feeCell(a: TransferAttempt): string {
+  if (!a.fee) return '—';
+  const b = a.fee.breakdown;
+  if (!b) return a.fee.accepted ? 'accepted' : `SKIP ${a.fee.reason}`;
+  const parts = Object.entries(b.components).map(([k, v]) => `${k} ${formatUsdMicros(v)}`);
+  const head = a.fee.accepted ? `total ${formatUsdMicros(b.totalMicros)} USD` : `SKIP ${a.fee.reason}: ${a.fee.detail}`;
+  return `${head}\n${parts.join(', ')}`;
+}
+
+function verdictCell(a: TransferAttempt): string {
+  if (!a.verdict) return '—';
+  if (a.verdict.ok) return `ok (${a.verdict.rules.length} rules)`;
+  return a.verdict.rules.filter((r) => !r.ok).map((r) => `FAIL ${r.rule}: ${r.detail}`).join('\n');
+}
+
+/** Planned transfers with their quote, fees, verdict and outcome. */
+export function renderAttempts(report: CycleReport): string {
+  if (report.plan.transfers.length === 0) return 'nothing to move: every target is in band (or covered by transfers in flight)';
+  const rows = report.plan.transfers.map((p, i) => {
+    const a = report.attempts[i];
+    const out = a?.quote ? formatAmount(BigInt(a.quote.details.currencyOut.minimumAmount ?? '0'), p.to.decimals) : '—';
+    return [
+      `${p.asset} ${p.from.chain} → ${p.to.chain}`,
+      formatAmount(p.amountIn, p.from.decimals),
+      out,
+      a ? feeCell(a) : '—',
+      a ? verdictCell(a) : '—',
+      a ? `${a.outcome}${a.error ? `: ${a.error}` : ''}` : 'not attempted',
+      (a?.originTxHashes ?? []).map(shortHash).join('\n') || '—',
+    ];
+  });
+  return table(['transfer', 'amount in', 'min out', 'fees (USD)', 'verification', 'outcome', 'origin txs'], rows);
+}
+
+/** Planner decisions worth showing (everything but plain in-band). */
+export function renderDecisions(report: CycleReport): string {
+  const rows = report.plan.decisions.filter((d) => d.kind !== 'in_band').map((d) => [d.asset, d.chain ?? '', d.kind, d.detail]);
+  return rows.length ? table(['asset', 'chain', 'decision', 'detail'], rows) : '';
+}
+
+/** The full human report. */
+export function renderReport(report: CycleReport): string {
+  return [
+    `cycle ${report.cycleId} (${report.mode}): ${report.outcome}${report.error ? ` — ${report.error}` : ''}`,
+    renderBalances(report),
+    renderDecisions(report),
+    renderAttempts(report),
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** The report as JSON (quotes omitted except their ids, to keep output small). */
+export function reportJson(report: CycleReport): string {
+  return toJson({
+    ...report,
+    attempts: report.attempts.map(({ quote: _quote, ...rest }) => rest),
+  });
+}

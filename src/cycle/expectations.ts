@@ -1,0 +1,71 @@
+/**
+ * What Ballast expects of a quote for a planned transfer, from its own state (spec "Local quote verification" 2).
+ */
+import type { PlannedTransfer } from '../planner/types.ts';
+import type { QuoteRequest } from '../relay/schemas.ts';
+import type { QuoteExpectations } from '../verify/verifyQuote.ts';
+
+/** Basis points in one whole (100 %). */
+export const BPS = 10_000n;
+
+/**
+ * Builds the POST /quote/v2 body: EXACT_INPUT of `amountIn` from our origin wallet to our destination wallet,
+ * with protocol data so the quote can be verified (spec "POST /quote/v2").
+ */
+export function buildQuoteRequest(
+  planned: PlannedTransfer,
+  opts: { referrer?: string; slippageBps?: number },
+): QuoteRequest {
+  return {
+    user: planned.from.address,
+    recipient: planned.to.address,
+    originChainId: planned.from.chainId,
+    destinationChainId: planned.to.chainId,
+    originCurrency: planned.from.currency,
+    destinationCurrency: planned.to.currency,
+    amount: planned.amountIn.toString(),
+    tradeType: 'EXACT_INPUT',
+    includeProtocolData: true,
+    ...(opts.referrer ? { referrer: opts.referrer } : {}),
+    ...(opts.slippageBps !== undefined ? { slippageTolerance: String(opts.slippageBps) } : {}),
+  };
+}
+
+/**
+ * The smallest guaranteed output Ballast accepts: the input converted to the destination's decimals, less the
+ * configured slippage and the total fee cap. One asset is one value on every chain, so anything below that
+ * floor means the quote takes more than the policy allows. Without a total fee cap the floor is 1 base unit.
+ *
+ * @returns minimum acceptable `minimumAmount` in destination base units
+ */
+export function minimumAcceptableOutput(
+  planned: PlannedTransfer,
+  opts: { slippageBps?: number; totalFeeBps?: number },
+): bigint {
+  if (opts.totalFeeBps === undefined) return 1n;
+  const converted = scaleDecimals(planned.amountIn, planned.from.decimals, planned.to.decimals);
+  const lossBps = BigInt(opts.slippageBps ?? 0) + BigInt(opts.totalFeeBps);
+  if (lossBps >= BPS) return 1n;
+  const floor = (converted * (BPS - lossBps)) / BPS;
+  return floor > 0n ? floor : 1n;
+}
+
+/** Converts base units between decimals, rounding down. */
+export function scaleDecimals(amount: bigint, fromDecimals: number, toDecimals: number): bigint {
+  if (toDecimals >= fromDecimals) return amount * 10n ** BigInt(toDecimals - fromDecimals);
+  return amount / 10n ** BigInt(fromDecimals - toDecimals);
+}
+
+/** The verifier's expectations for a planned transfer. */
+export function expectationsFor(planned: PlannedTransfer, minOut: bigint): QuoteExpectations {
+  return {
+    user: planned.from.address,
+    recipient: planned.to.address,
+    originChainId: planned.from.chainId,
+    originCurrency: planned.from.currency,
+    amount: planned.amountIn,
+    destinationChainId: planned.to.chainId,
+    destinationCurrency: planned.to.currency,
+    minOut,
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * In-flight transfers: refreshed from the status endpoint at the start of a cycle, then handed to the planner
+ * as already moved (DESIGN.md "Count in-flight transfers as already moved").
+ */
+import type { InFlightTransfer } from '../planner/types.ts';
+import { TERMINAL_REQUEST_STATUSES } from '../relay/schemas.ts';
+import {
+  listInFlightTransfers,
+  setRelayStatus,
+  transitionTransfer,
+  type TransferRow,
+} from '../store/transfers.ts';
+import type { CycleContext } from './context.ts';
+
+/**
+ * Polls the status of each deposited in-flight transfer once and closes those that reached a terminal state.
+ * Rows still `prepared` or `broadcast` are left as they are (their origin transaction is unconfirmed).
+ *
+ * @returns the transfers still in flight after the refresh
+ */
+export async function refreshInFlight(ctx: CycleContext): Promise<TransferRow[]> {
+  const rows = listInFlightTransfers(ctx.db);
+  for (const row of rows) {
+    if (row.status !== 'deposited' || !row.requestId) continue;
+    try {
+      const status = await ctx.relay.getStatus(row.requestId);
+      setRelayStatus(ctx.db, row.id, status.status, { nowMs: ctx.now(), outTxHashes: status.txHashes });
+      if (TERMINAL_REQUEST_STATUSES.includes(status.status)) {
+        transitionTransfer(ctx.db, row.id, 'deposited', status.status as 'success' | 'failure' | 'refund', {
+          nowMs: ctx.now(),
+          relayStatus: status.status,
+          detail: 'closed by the next cycle',
+        });
+        ctx.metrics.transfersTotal.inc({
+          outcome: status.status,
+          asset: row.asset,
+          origin_chain: row.originChain,
+          destination_chain: row.destinationChain,
+        });
+        ctx.logger.info({ transferId: row.id, requestId: row.requestId, status: status.status }, 'in-flight transfer closed');
+      }
+    } catch (error) {
+      ctx.logger.warn({ transferId: row.id, requestId: row.requestId, err: (error as Error).message }, 'in-flight status read failed');
+    }
+  }
+  const still = listInFlightTransfers(ctx.db);
+  ctx.metrics.transfersInFlight.set(still.length);
+  return still;
+}
+
+/**
+ * Maps stored in-flight rows to the planner's view. The origin is "settled" once the deposit is confirmed:
+ * the origin balance read on chain already reflects it and must not be debited again.
+ */
+export function toPlannerInFlight(rows: TransferRow[]): InFlightTransfer[] {
+  return rows.map((r) => ({
+    asset: r.asset,
+    originChain: r.originChain,
+    originCurrency: r.originCurrency,
+    originAddress: r.user,
+    destinationChain: r.destinationChain,
+    destinationCurrency: r.destinationCurrency,
+    destinationAddress: r.recipient,
+    amountIn: r.amountIn,
+    expectedOut: r.expectedOut,
+    originSettled: r.status === 'deposited',
+  }));
+}

@@ -1,0 +1,173 @@
+/**
+ * One planned transfer through the pipeline: quote → fee policy → local verification → execution → tracking
+ * (DESIGN.md "The main job, as data flows"). Every decision is recorded before the next step runs; nothing is
+ * signed unless the fee policy accepted the quote and every verification rule passed.
+ */
+import type { Hex } from 'viem';
+import type { PlannedTransfer } from '../planner/types.ts';
+import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
+import { evaluateFees, type FeeDecision } from '../policy/feePolicy.ts';
+import { verifyQuote, type Verdict } from '../verify/verifyQuote.ts';
+import { recordFeeDecision, recordQuote, recordQuoteError, recordVerdict } from '../store/quotes.ts';
+import type { TransferStatus } from '../store/transfers.ts';
+import { formatUsdMicros } from '../core/units.ts';
+import { executeTransfer } from '../executor/executeTransfer.ts';
+import type { CycleContext } from './context.ts';
+import { buildQuoteRequest, expectationsFor, minimumAcceptableOutput } from './expectations.ts';
+
+/** How a planned transfer ended this cycle. */
+export type AttemptOutcome =
+  | 'quoted' // plan mode: quoted, checked, not executed
+  | 'success'
+  | 'in_flight'
+  | 'skipped_fee'
+  | 'refused_verification'
+  | 'quote_error'
+  | 'origin_failed'
+  | 'failure'
+  | 'refund';
+
+/** The record of one planned transfer's way through the pipeline (for reports, CLI output and exit codes). */
+export interface TransferAttempt {
+  planned: PlannedTransfer;
+  planId: number;
+  outcome: AttemptOutcome;
+  request?: QuoteRequest;
+  quote?: QuoteResponse;
+  quoteId?: number;
+  requestId?: string | null;
+  /** Floor we required for the guaranteed output, destination base units. */
+  minOutRequired?: bigint;
+  fee?: FeeDecision;
+  verdict?: Verdict;
+  transferId?: number;
+  transferStatus?: TransferStatus;
+  originTxHashes?: Hex[];
+  error?: string;
+}
+
+/**
+ * Runs one planned transfer. With `execute: false` (ballast plan) it stops after verification.
+ *
+ * @throws only on store failures; API and chain failures become the attempt's outcome
+ */
+export async function processTransfer(
+  ctx: CycleContext,
+  args: { cycleId: number; planId: number; planned: PlannedTransfer; chainsDoc: ChainsResponse; execute: boolean },
+): Promise<TransferAttempt> {
+  const { planned, cycleId, planId } = args;
+  const policy = ctx.config.policy;
+  const labels = { asset: planned.asset, origin_chain: planned.from.chain, destination_chain: planned.to.chain };
+  const log = ctx.logger.child({ component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain });
+  const request = buildQuoteRequest(planned, { referrer: ctx.config.relay.referrer, slippageBps: policy.slippageBps });
+  const attempt: TransferAttempt = { planned, planId, outcome: 'quote_error', request };
+
+  let quote: QuoteResponse;
+  let raw: unknown;
+  try {
+    ({ quote, raw } = await ctx.relay.quote(request));
+  } catch (error) {
+    const e = error as { code?: string; message?: string; requestId?: string };
+    recordQuoteError(ctx.db, { cycleId, planId, code: e.code ?? 'UNKNOWN', message: e.message ?? String(error), relayRequestId: e.requestId });
+    log.error({ err: e.message, code: e.code, requestId: e.requestId }, 'quote failed');
+    return { ...attempt, error: `${e.code ?? 'error'}: ${e.message ?? String(error)}` };
+  }
+  ctx.metrics.quotesTotal.inc(labels);
+  const requestId = quote.requestId ?? quote.steps[0]?.requestId ?? null;
+  const orderId = quote.protocol?.v2?.orderId ?? null;
+  const quoteId = recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request, raw, receivedAtMs: ctx.now() });
+  Object.assign(attempt, { quote, quoteId, requestId });
+
+  const fee = evaluateFees(quote.details, policy.maxFees ?? {});
+  recordFeeDecision(ctx.db, quoteId, fee.accepted
+    ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
+    : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined });
+  attempt.fee = fee;
+  if (!fee.accepted) {
+    ctx.metrics.quotesSkippedTotal.inc({ reason: fee.reason });
+    log.warn({ requestId, reason: fee.reason, detail: fee.detail }, 'quote skipped by fee policy; nothing signed');
+    return { ...attempt, outcome: 'skipped_fee' };
+  }
+
+  const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: policy.maxFees?.totalBps });
+  attempt.minOutRequired = minOut;
+  const verdict = await verifyQuote({
+    quote,
+    chains: args.chainsDoc,
+    expect: expectationsFor(planned, minOut),
+    nowSec: Math.floor(ctx.now() / 1000),
+  });
+  recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
+  attempt.verdict = verdict;
+  if (!verdict.ok) {
+    const failed = verdict.rules.filter((r) => !r.ok);
+    for (const r of failed) ctx.metrics.quotesRefusedTotal.inc({ rule: r.rule });
+    log.error({ requestId, orderId, failed }, 'quote refused by local verification; nothing signed');
+    return { ...attempt, outcome: 'refused_verification' };
+  }
+  if (!args.execute) return { ...attempt, outcome: 'quoted' };
+  if (ctx.signal?.aborted) return { ...attempt, outcome: 'quote_error', error: 'shutdown requested before execution' };
+
+  const chain = ctx.chains.get(planned.from.chain)!;
+  const wallet = ctx.wallets.get(planned.from.wallet)!;
+  const v2 = quote.protocol!.v2!; // verification passed, so protocol.v2 is present
+  const result = await executeTransfer(
+    {
+      db: ctx.db,
+      publicClient: chain.publicClient,
+      account: wallet.account,
+      relay: ctx.relay,
+      logger: log,
+      now: ctx.now,
+      sleep: ctx.sleep,
+      tracking: {
+        pollMs: ctx.config.tracking.pollMs,
+        timeoutMs: ctx.config.tracking.timeoutSec * 1000,
+        stuckWaitingMs: Math.min(30_000, ctx.config.tracking.timeoutSec * 500),
+      },
+      signal: ctx.signal,
+    },
+    {
+      cycleId,
+      quoteId,
+      asset: planned.asset,
+      originChain: planned.from.chain,
+      originChainId: planned.from.chainId,
+      originCurrency: planned.from.currency,
+      destinationChain: planned.to.chain,
+      destinationChainId: planned.to.chainId,
+      destinationCurrency: planned.to.currency,
+      user: wallet.address,
+      recipient: planned.to.address,
+      amountIn: planned.amountIn,
+      expectedOut: BigInt(v2.orderData.output.payments[0]!.expectedAmount),
+      minOut: BigInt(v2.orderData.output.payments[0]!.minimumAmount),
+      requestId: requestId ?? v2.orderId,
+      orderId: v2.orderId,
+      feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
+      quote,
+    },
+  );
+  const outcome: AttemptOutcome =
+    result.status === 'success' || result.status === 'failure' || result.status === 'refund' || result.status === 'origin_failed'
+      ? result.status
+      : 'in_flight';
+  if (outcome !== 'in_flight') ctx.metrics.transfersTotal.inc({ outcome, ...labels });
+  return {
+    ...attempt,
+    outcome,
+    transferId: result.transferId,
+    transferStatus: result.status,
+    originTxHashes: result.originTxHashes,
+    ...(result.error ? { error: result.error } : {}),
+  };
+}
+
+function breakdownJson(b: { inputUsdMicros: bigint | null; components: Record<string, bigint>; sponsoredMicros: bigint; totalMicros: bigint }) {
+  return {
+    inputUsd: b.inputUsdMicros === null ? null : formatUsdMicros(b.inputUsdMicros),
+    components: Object.fromEntries(Object.entries(b.components).map(([k, v]) => [k, formatUsdMicros(v)])),
+    sponsoredUsd: formatUsdMicros(b.sponsoredMicros),
+    totalUsd: formatUsdMicros(b.totalMicros),
+  };
+}

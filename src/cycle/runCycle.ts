@@ -1,0 +1,162 @@
+/**
+ * One rebalancing cycle (DESIGN.md "One cycle = one pass of this pipeline"): refresh in-flight transfers,
+ * read GET /chains, resolve targets, read balances, plan, then quote/check/execute each planned transfer.
+ * The caller holds the single-run lock.
+ */
+import type { ChainsResponse } from '../relay/schemas.ts';
+import type { BalanceReading, Plan, TargetBand } from '../planner/types.ts';
+import { planRebalance } from '../planner/planRebalance.ts';
+import { finishCycle, startCycle } from '../store/cycles.ts';
+import { recordBalances } from '../store/balances.ts';
+import { recordPlanDecisions, recordPlannedTransfers } from '../store/plans.ts';
+import { listInFlightTransfers } from '../store/transfers.ts';
+import type { CycleContext } from './context.ts';
+import { refreshInFlight, toPlannerInFlight } from './inFlight.ts';
+import { processTransfer, type TransferAttempt } from './processTransfer.ts';
+import { readTargetBalances } from './readBalances.ts';
+import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
+
+/** Cycle outcome: `ok` completed; `refused` a needed transfer was refused by policy or verification; `error` otherwise. */
+export type CycleOutcome = 'ok' | 'refused' | 'error';
+
+/** What a cycle saw and did. Amounts are bigint base units. */
+export interface CycleReport {
+  cycleId: number;
+  mode: 'once' | 'daemon' | 'plan';
+  outcome: CycleOutcome;
+  startedAtMs: number;
+  finishedAtMs: number;
+  targets: TargetBand[];
+  unresolved: UnresolvedTarget[];
+  balances: BalanceReading[];
+  plan: Plan;
+  attempts: TransferAttempt[];
+  error?: string;
+}
+
+/** Exit code a cron wrapper acts on: 0 ok, 1 error, 3 refused (README "Exit codes"). */
+export function exitCodeFor(outcome: CycleOutcome): number {
+  return outcome === 'ok' ? 0 : outcome === 'refused' ? 3 : 1;
+}
+
+/**
+ * Runs one cycle.
+ *
+ * @param opts.mode recorded on the cycle row; `plan` quotes and verifies but signs nothing
+ * @returns the report; never throws for API or chain failures (they make the outcome `error`)
+ */
+export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon' | 'plan' }): Promise<CycleReport> {
+  const startedAtMs = ctx.now();
+  const log = ctx.logger.child({ component: 'cycle' });
+  const cycleId = startCycle(ctx.db, { mode: opts.mode, startedAtMs });
+  const report: CycleReport = {
+    cycleId,
+    mode: opts.mode,
+    outcome: 'ok',
+    startedAtMs,
+    finishedAtMs: startedAtMs,
+    targets: [],
+    unresolved: [],
+    balances: [],
+    plan: { transfers: [], decisions: [] },
+    attempts: [],
+  };
+  try {
+    const inFlightRows = opts.mode === 'plan' ? listInFlightTransfers(ctx.db) : await refreshInFlight(ctx);
+    let chainsDoc: ChainsResponse;
+    try {
+      chainsDoc = (await ctx.relay.getChains()).chains;
+    } catch (error) {
+      throw new Error(`GET /chains failed: ${(error as Error).message}`, { cause: error });
+    }
+    const { targets, unresolved } = await resolveTargets(ctx, chainsDoc);
+    report.targets = targets;
+    report.unresolved = unresolved;
+    report.balances = await readTargetBalances(ctx, targets);
+    recordBalances(
+      ctx.db,
+      cycleId,
+      targets.map((t, i) => ({
+        chain: t.chain,
+        chainId: t.chainId,
+        asset: t.asset,
+        wallet: t.wallet,
+        address: t.address,
+        currency: t.currency,
+        amount: report.balances[i]!.amount,
+        error: report.balances[i]!.error,
+        readAtMs: ctx.now(),
+      })),
+    );
+    targets.forEach((t, i) => {
+      const amount = report.balances[i]!.amount;
+      const labels = { chain: t.chain, asset: t.asset, wallet: t.wallet };
+      if (amount !== null) ctx.metrics.balanceBaseUnits.set(labels, Number(amount));
+      ctx.metrics.targetBaseUnits.set({ ...labels, bound: 'min' }, Number(t.min));
+      ctx.metrics.targetBaseUnits.set({ ...labels, bound: 'target' }, Number(t.target));
+      ctx.metrics.targetBaseUnits.set({ ...labels, bound: 'max' }, Number(t.max));
+    });
+    report.plan = planRebalance({
+      targets,
+      balances: report.balances,
+      inFlight: toPlannerInFlight(inFlightRows),
+      minTransfer: ctx.config.policy.minTransfer,
+      maxTransfer: ctx.config.policy.maxTransfer,
+    });
+    // A target whose decimals could not be resolved is not planned; say so next to the planner's decisions.
+    for (const u of unresolved) {
+      report.plan.decisions.push({ asset: u.asset, chain: u.chain, kind: 'chain_unreadable', detail: u.error });
+    }
+    recordPlanDecisions(ctx.db, cycleId, report.plan.decisions);
+    const planIds = recordPlannedTransfers(
+      ctx.db,
+      cycleId,
+      report.plan.transfers.map((p) => ({
+        asset: p.asset,
+        originChain: p.from.chain,
+        destinationChain: p.to.chain,
+        amountIn: p.amountIn,
+        reason: p.reason,
+      })),
+    );
+    log.info({ cycleId, planned: report.plan.transfers.length, inFlight: inFlightRows.length }, 'plan ready');
+    for (const [i, planned] of report.plan.transfers.entries()) {
+      if (ctx.signal?.aborted) {
+        log.warn('shutdown requested; remaining planned transfers wait for the next cycle');
+        break;
+      }
+      report.attempts.push(
+        await processTransfer(ctx, { cycleId, planId: planIds[i]!, planned, chainsDoc, execute: opts.mode !== 'plan' }),
+      );
+    }
+    report.outcome = outcomeOf(report.attempts);
+  } catch (error) {
+    report.outcome = 'error';
+    report.error = (error as Error).message;
+    log.error({ cycleId, err: report.error }, 'cycle failed');
+  }
+  report.finishedAtMs = ctx.now();
+  finishCycle(ctx.db, cycleId, {
+    outcome: report.outcome,
+    finishedAtMs: report.finishedAtMs,
+    summary: {
+      planned: report.plan.transfers.length,
+      outcomes: report.attempts.map((a) => a.outcome),
+      unresolved: report.unresolved.length,
+    },
+    ...(report.error ? { error: report.error } : {}),
+  });
+  if (opts.mode !== 'plan') {
+    ctx.metrics.cyclesTotal.inc({ outcome: report.outcome });
+    ctx.metrics.cycleDurationSeconds.observe((report.finishedAtMs - startedAtMs) / 1000);
+    if (report.outcome !== 'error') ctx.metrics.lastSuccessfulCycleTimestampSeconds.set(report.finishedAtMs / 1000);
+  }
+  return report;
+}
+
+function outcomeOf(attempts: TransferAttempt[]): CycleOutcome {
+  const errors = attempts.some((a) => ['quote_error', 'origin_failed', 'failure', 'refund'].includes(a.outcome));
+  if (errors) return 'error';
+  if (attempts.some((a) => a.outcome === 'skipped_fee' || a.outcome === 'refused_verification')) return 'refused';
+  return 'ok';
+}

@@ -1,0 +1,46 @@
+/**
+ * Orders the transaction items of a verified quote for execution: steps in the order the API returned them
+ * (approve before deposit), items in order within a step (spec "Step").
+ */
+import type { QuoteResponse, StepItem } from '../relay/schemas.ts';
+
+/** One item to execute, with where it sits in the quote. */
+export interface ExecutableItem {
+  stepId: string;
+  stepIndex: number;
+  itemIndex: number;
+  item: StepItem;
+}
+
+/** Raised when a quote holds a step Ballast cannot execute (e.g. a `signature` step). */
+export class UnsupportedStepError extends Error {
+  readonly code = 'EXECUTOR_UNSUPPORTED_STEP';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedStepError';
+  }
+}
+
+/**
+ * Lists the items to send, in order. Items already `complete` are skipped.
+ *
+ * @throws UnsupportedStepError for a non-`transaction` step (verification refuses those first)
+ */
+export function collectExecutableItems(quote: QuoteResponse): ExecutableItem[] {
+  const out: ExecutableItem[] = [];
+  quote.steps.forEach((step, stepIndex) => {
+    if (step.kind !== 'transaction') {
+      throw new UnsupportedStepError(`step ${step.id} is a ${step.kind} step; Ballast only sends transaction steps`);
+    }
+    step.items.forEach((item, itemIndex) => {
+      if (item.status !== 'complete') out.push({ stepId: step.id, stepIndex, itemIndex, item });
+    });
+  });
+  return out;
+}
+
+/** The status check endpoint of the quote: the first item carrying a `check` (the deposit). */
+export function findCheckEndpoint(quote: QuoteResponse): string | undefined {
+  for (const step of quote.steps) for (const item of step.items) if (item.check) return item.check.endpoint;
+  return undefined;
+}

@@ -1,0 +1,249 @@
+/**
+ * Executes one verified quote on an EVM origin chain and tracks it to completion.
+ *
+ * State machine (store `transfers.status`): prepared → broadcast → deposited → success | failure | refund, or
+ * origin_failed when an origin transaction reverts or cannot be sent. Each transaction is signed locally and
+ * written (with its hash) BEFORE it is broadcast; a crash between the two leaves a row that names the exact
+ * transaction to look for.
+ */
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import type { Hex, LocalAccount, PublicClient } from 'viem';
+import { EvmTxDataSchema, type QuoteResponse } from '../relay/schemas.ts';
+import type { RelayClient } from '../relay/client.ts';
+import { signEvmStepItem, signedTxRecord } from '../chains/evm/signTransaction.ts';
+import {
+  addTransferTx,
+  createTransfer,
+  markTxConfirmed,
+  markTxSent,
+  setRelayStatus,
+  transitionTransfer,
+  type TransferStatus,
+} from '../store/transfers.ts';
+import { collectExecutableItems, findCheckEndpoint } from './collectItems.ts';
+import { trackRequest } from './trackRequest.ts';
+
+/** Everything the executor talks to. */
+export interface ExecuteTransferDeps {
+  db: Database.Database;
+  publicClient: PublicClient;
+  account: LocalAccount;
+  relay: Pick<RelayClient, 'getStatus' | 'indexTransaction'>;
+  logger: Logger;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** Poll interval and overall tracking deadline (ms); after the deadline the transfer stays in flight. */
+  tracking: { pollMs: number; timeoutMs: number; stuckWaitingMs?: number };
+  signal?: AbortSignal;
+}
+
+/** What is being executed. Amounts in base units of their chain. */
+export interface ExecuteTransferArgs {
+  cycleId: number;
+  quoteId: number;
+  asset: string;
+  originChain: string;
+  originChainId: number;
+  originCurrency: string;
+  destinationChain: string;
+  destinationChainId: number;
+  destinationCurrency: string;
+  user: Hex;
+  recipient: string;
+  amountIn: bigint;
+  expectedOut: bigint;
+  minOut: bigint;
+  requestId: string;
+  orderId: string;
+  feesUsd: string | null;
+  /** The verified quote. Only its transaction items are sent. */
+  quote: QuoteResponse;
+}
+
+/** Result: the transfer row id, where it ended this cycle, and the origin tx hashes. */
+export interface ExecuteTransferResult {
+  transferId: number;
+  status: TransferStatus;
+  relayStatus: string | null;
+  originTxHashes: Hex[];
+  error?: string;
+}
+
+/**
+ * Signs, writes ahead, broadcasts and confirms each origin transaction in order, then tracks the request.
+ *
+ * @returns the transfer's status at the end of this call; `deposited` means still in flight (tracking timed out)
+ * @throws only on store errors (a broken database must stop the daemon); chain errors end in `origin_failed`
+ */
+export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTransferArgs): Promise<ExecuteTransferResult> {
+  const log = deps.logger.child({ requestId: args.requestId, orderId: args.orderId, chainId: args.originChainId });
+  const items = collectExecutableItems(args.quote);
+  const hashes: Hex[] = [];
+  let transferId: number | null = null;
+  let nonce: number | undefined;
+
+  for (const [index, entry] of items.entries()) {
+    const data = EvmTxDataSchema.parse(entry.item.data);
+    let signed;
+    try {
+      signed = await signEvmStepItem(deps.publicClient, deps.account, data, nonce);
+    } catch (error) {
+      return fail(deps, transferId, args, log, `signing ${entry.stepId} failed: ${message(error)}`, hashes);
+    }
+    const txRow = {
+      stepId: entry.stepId,
+      itemIndex: entry.itemIndex,
+      chainId: signed.chainId,
+      request: signedTxRecord(signed),
+      txHash: signed.txHash,
+      rawTx: signed.rawTx,
+    };
+    let txId: number;
+    let id: number;
+    if (transferId === null) {
+      const created = createTransfer(deps.db, { ...transferFields(args), txs: [txRow], nowMs: deps.now() });
+      id = created.transferId;
+      txId = created.txIds[0]!;
+      transferId = id;
+    } else {
+      id = transferId;
+      txId = addTransferTx(deps.db, id, { ...txRow, nowMs: deps.now() });
+    }
+    log.info({ step: entry.stepId, txHash: signed.txHash, nonce: signed.nonce }, 'broadcasting origin transaction');
+    try {
+      await deps.publicClient.sendRawTransaction({ serializedTransaction: signed.rawTx });
+    } catch (error) {
+      // The node may have accepted the transaction even though the call failed (timeout, dropped
+      // connection): only declare failure when the node does not know the hash.
+      if (!(await nodeKnowsTx(deps.publicClient, signed.txHash))) {
+        return fail(deps, id, args, log, `broadcast of ${entry.stepId} failed: ${message(error)}`, hashes);
+      }
+      log.warn({ txHash: signed.txHash, err: message(error) }, 'broadcast call failed but the node has the transaction');
+    }
+    markTxSent(deps.db, txId, deps.now());
+    hashes.push(signed.txHash);
+    if (index === 0) transitionTransfer(deps.db, id, 'prepared', 'broadcast', { nowMs: deps.now() });
+    let receipt;
+    try {
+      receipt = await deps.publicClient.waitForTransactionReceipt({ hash: signed.txHash });
+    } catch (error) {
+      // Sent but unconfirmed: the transfer stays in flight (status broadcast) so no cycle repeats it.
+      const error_ = `no receipt for ${entry.stepId} ${signed.txHash}: ${message(error)}`;
+      log.error({ transferId: id, err: error_ }, 'origin transaction unconfirmed; left in flight');
+      return { transferId: id, status: 'broadcast', relayStatus: null, originTxHashes: hashes, error: error_ };
+    }
+    markTxConfirmed(deps.db, txId, {
+      status: receipt.status === 'success' ? 'confirmed' : 'reverted',
+      blockNumber: receipt.blockNumber,
+      nowMs: deps.now(),
+    });
+    if (receipt.status !== 'success') {
+      return fail(deps, id, args, log, `${entry.stepId} transaction ${signed.txHash} reverted`, hashes);
+    }
+    nonce = signed.nonce + 1;
+  }
+  if (transferId === null) throw new Error('quote had no transaction items to execute');
+  transitionTransfer(deps.db, transferId, 'broadcast', 'deposited', { nowMs: deps.now(), detail: hashes.join(',') });
+  log.info({ transferId }, 'deposit confirmed; tracking the fill');
+  return track(deps, args, transferId, hashes, log);
+}
+
+async function track(
+  deps: ExecuteTransferDeps,
+  args: ExecuteTransferArgs,
+  transferId: number,
+  hashes: Hex[],
+  log: Logger,
+): Promise<ExecuteTransferResult> {
+  const checkEndpoint = findCheckEndpoint(args.quote);
+  const depositHash = hashes[hashes.length - 1]!;
+  const result = await trackRequest({
+    getStatus: () => deps.relay.getStatus(args.requestId, checkEndpoint),
+    onStatus: (s) => {
+      log.info({ status: s.status, txHashes: s.txHashes }, 'request status');
+      setRelayStatus(deps.db, transferId, s.status, { nowMs: deps.now(), outTxHashes: s.txHashes });
+    },
+    onError: (error) => log.warn({ err: message(error) }, 'status read failed; will retry'),
+    onStuckWaiting: async () => {
+      log.warn({ txHash: depositHash }, 'deposit not indexed yet; asking for a reindex');
+      await deps.relay.indexTransaction({ chainId: args.originChainId, txHash: depositHash });
+    },
+    stuckWaitingMs: deps.tracking.stuckWaitingMs,
+    pollMs: deps.tracking.pollMs,
+    timeoutMs: deps.tracking.timeoutMs,
+    now: deps.now,
+    sleep: deps.sleep,
+    signal: deps.signal,
+  });
+  if (result.final === null) {
+    log.warn({ transferId, last: result.last?.status ?? null }, 'fill not final before the tracking deadline; stays in flight');
+    return { transferId, status: 'deposited', relayStatus: result.last?.status ?? null, originTxHashes: hashes };
+  }
+  transitionTransfer(deps.db, transferId, 'deposited', result.final, {
+    nowMs: deps.now(),
+    relayStatus: result.final,
+    detail: result.last?.txHashes.join(',') ?? '',
+  });
+  return { transferId, status: result.final, relayStatus: result.final, originTxHashes: hashes };
+}
+
+function fail(
+  deps: ExecuteTransferDeps,
+  transferId: number | null,
+  args: ExecuteTransferArgs,
+  log: Logger,
+  error: string,
+  hashes: Hex[],
+): ExecuteTransferResult {
+  log.error({ transferId, err: error }, 'origin execution failed');
+  let id: number;
+  if (transferId === null) {
+    // Nothing was written or sent yet: record the failed attempt as its own row for the history.
+    id = createTransfer(deps.db, { ...transferFields(args), txs: [], nowMs: deps.now() }).transferId;
+    transitionTransfer(deps.db, id, 'prepared', 'origin_failed', { nowMs: deps.now(), error });
+  } else {
+    id = transferId;
+    const from = hashes.length === 0 ? 'prepared' : 'broadcast';
+    transitionTransfer(deps.db, id, from, 'origin_failed', { nowMs: deps.now(), error });
+  }
+  return { transferId: id, status: 'origin_failed', relayStatus: null, originTxHashes: hashes, error };
+}
+
+function transferFields(args: ExecuteTransferArgs) {
+  return {
+    cycleId: args.cycleId,
+    quoteId: args.quoteId,
+    asset: args.asset,
+    originChain: args.originChain,
+    originChainId: args.originChainId,
+    originCurrency: args.originCurrency,
+    destinationChain: args.destinationChain,
+    destinationChainId: args.destinationChainId,
+    destinationCurrency: args.destinationCurrency,
+    user: args.user,
+    recipient: args.recipient,
+    amountIn: args.amountIn,
+    expectedOut: args.expectedOut,
+    minOut: args.minOut,
+    requestId: args.requestId,
+    orderId: args.orderId,
+    feesUsd: args.feesUsd,
+  };
+}
+
+async function nodeKnowsTx(client: PublicClient, hash: Hex): Promise<boolean> {
+  try {
+    await client.getTransaction({ hash });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function message(error: unknown): string {
+  if (error && typeof error === 'object' && 'shortMessage' in error && typeof error.shortMessage === 'string') {
+    return error.shortMessage;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

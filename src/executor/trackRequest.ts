@@ -1,0 +1,68 @@
+/**
+ * Polls a request's status until it is terminal or a deadline passes (spec "GET /intents/status/v3": poll about
+ * once per second, or use the step item's `check.endpoint`).
+ */
+import type { IntentStatus, RequestStatus } from '../relay/schemas.ts';
+import { TERMINAL_REQUEST_STATUSES } from '../relay/schemas.ts';
+
+/** Inputs of {@link trackRequest}. Times in milliseconds; `now` and `sleep` are injected for testability. */
+export interface TrackRequestOptions {
+  /** Fetches the current status (the Relay client's getStatus bound to the request). */
+  getStatus: () => Promise<IntentStatus>;
+  /** Called on every status that differs from the previous one (including the first). */
+  onStatus: (status: IntentStatus) => void;
+  /** Called once when a status read fails; the loop keeps polling. */
+  onError?: (error: unknown) => void;
+  /** Called once if the request is still `waiting` after `stuckWaitingMs` (e.g. to ask for a reindex). */
+  onStuckWaiting?: () => Promise<void>;
+  stuckWaitingMs?: number;
+  pollMs: number;
+  timeoutMs: number;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** Aborts the wait early (graceful shutdown); the request stays in flight. */
+  signal?: AbortSignal;
+}
+
+/** Outcome: the terminal status, or `null` when the deadline passed (the transfer stays in flight). */
+export interface TrackRequestResult {
+  final: RequestStatus | null;
+  last: IntentStatus | null;
+}
+
+/**
+ * Polls until `success`, `failure` or `refund`, or until `timeoutMs` elapses or `signal` aborts.
+ *
+ * @returns the terminal status and the last record seen; `final: null` on timeout or abort
+ */
+export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequestResult> {
+  const started = opts.now();
+  let last: IntentStatus | null = null;
+  let askedReindex = false;
+  for (;;) {
+    if (opts.signal?.aborted) return { final: null, last };
+    try {
+      const status = await opts.getStatus();
+      if (!last || status.status !== last.status || status.txHashes.length !== last.txHashes.length) {
+        opts.onStatus(status);
+      }
+      last = status;
+      if (TERMINAL_REQUEST_STATUSES.includes(status.status)) return { final: status.status, last };
+    } catch (error) {
+      opts.onError?.(error);
+    }
+    const elapsed = opts.now() - started;
+    if (
+      !askedReindex &&
+      opts.onStuckWaiting &&
+      opts.stuckWaitingMs !== undefined &&
+      elapsed >= opts.stuckWaitingMs &&
+      (last === null || last.status === 'waiting')
+    ) {
+      askedReindex = true;
+      await opts.onStuckWaiting().catch((error: unknown) => opts.onError?.(error));
+    }
+    if (elapsed >= opts.timeoutMs) return { final: null, last };
+    await opts.sleep(Math.min(opts.pollMs, Math.max(0, opts.timeoutMs - elapsed)));
+  }
+}
