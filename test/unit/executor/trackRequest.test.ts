@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { trackRequest } from '../../../src/executor/trackRequest.ts';
+import type { IntentStatus, RequestStatus } from '../../../src/relay/schemas.ts';
+
+/** A fake clock whose sleep advances time instantly. */
+function clock() {
+  let t = 0;
+  return { now: () => t, sleep: async (ms: number) => void (t += ms), advance: (ms: number) => void (t += ms) };
+}
+
+function statuses(seq: (RequestStatus | Error)[]) {
+  let i = 0;
+  const calls: number[] = [];
+  return {
+    calls,
+    get: async (): Promise<IntentStatus> => {
+      calls.push(i);
+      const s = seq[Math.min(i++, seq.length - 1)]!;
+      if (s instanceof Error) throw s;
+      return { status: s, inTxHashes: [], txHashes: s === 'success' ? ['0xfill'] : [] };
+    },
+  };
+}
+
+describe('trackRequest', () => {
+  it('polls until a terminal status and reports each change once', async () => {
+    const c = clock();
+    const s = statuses(['waiting', 'waiting', 'pending', 'submitted', 'success']);
+    const seen: string[] = [];
+    const r = await trackRequest({ getStatus: s.get, onStatus: (x) => seen.push(x.status), pollMs: 1000, timeoutMs: 60_000, now: c.now, sleep: c.sleep });
+    expect(r.final).toBe('success');
+    expect(r.last?.txHashes).toEqual(['0xfill']);
+    expect(seen).toEqual(['waiting', 'pending', 'submitted', 'success']);
+    expect(s.calls).toHaveLength(5);
+    expect(c.now()).toBe(4000);
+  });
+
+  it('returns final null at the deadline and leaves the request in flight', async () => {
+    const c = clock();
+    const s = statuses(['pending']);
+    const r = await trackRequest({ getStatus: s.get, onStatus: () => {}, pollMs: 1000, timeoutMs: 5000, now: c.now, sleep: c.sleep });
+    expect(r.final).toBeNull();
+    expect(r.last?.status).toBe('pending');
+    expect(c.now()).toBe(5000);
+  });
+
+  it('keeps polling through read errors and reports them', async () => {
+    const c = clock();
+    const s = statuses([new Error('503'), new Error('503'), 'refund']);
+    const errors: unknown[] = [];
+    const r = await trackRequest({ getStatus: s.get, onStatus: () => {}, onError: (e) => errors.push(e), pollMs: 500, timeoutMs: 10_000, now: c.now, sleep: c.sleep });
+    expect(r.final).toBe('refund');
+    expect(errors).toHaveLength(2);
+  });
+
+  it('asks for a reindex once when still waiting after stuckWaitingMs', async () => {
+    const c = clock();
+    const s = statuses(['waiting', 'waiting', 'waiting', 'waiting', 'pending', 'success']);
+    let reindex = 0;
+    const r = await trackRequest({
+      getStatus: s.get,
+      onStatus: () => {},
+      onStuckWaiting: async () => void reindex++,
+      stuckWaitingMs: 2000,
+      pollMs: 1000,
+      timeoutMs: 60_000,
+      now: c.now,
+      sleep: c.sleep,
+    });
+    expect(r.final).toBe('success');
+    expect(reindex).toBe(1);
+  });
+
+  it('stops at once when the abort signal fires', async () => {
+    const c = clock();
+    const s = statuses(['pending']);
+    const abort = new AbortController();
+    const r = await trackRequest({
+      getStatus: s.get,
+      onStatus: () => abort.abort(),
+      pollMs: 1000,
+      timeoutMs: 60_000,
+      now: c.now,
+      sleep: c.sleep,
+      signal: abort.signal,
+    });
+    expect(r.final).toBeNull();
+    expect(s.calls).toHaveLength(1);
+  });
+});
