@@ -1,0 +1,162 @@
+/**
+ * Cross-field checks of the configuration that a per-field schema cannot express: references from assets to
+ * chains and wallets, VM agreement, token addresses, band ordering (min <= target <= max), duplicate holdings,
+ * chain id reuse, transfer limits, fee ceilings and the cron schedule.
+ *
+ * Each check runs on whatever parsed cleanly, so one broken entry does not hide problems elsewhere; a reference
+ * to an entry that exists but failed its own schema is not reported a second time.
+ */
+import { validate as validateCron } from 'node-cron';
+import { isAddress } from 'viem';
+import type { ConfigIssue } from './errors.ts';
+import type { AssetEntryConfig, ChainConfig, PolicyConfig, WalletConfig } from './schema.ts';
+
+/** The parts of the configuration that parsed, plus the names that exist at all. */
+export interface ParsedParts {
+  /** Every key under `wallets:` (parsed or not). */
+  walletNames: ReadonlySet<string>;
+  /** Every key under `chains:` (parsed or not). */
+  chainNames: ReadonlySet<string>;
+  wallets: ReadonlyMap<string, WalletConfig>;
+  chains: ReadonlyMap<string, ChainConfig>;
+  /** Asset entries that parsed, with their position. */
+  assets: ReadonlyArray<{ symbol: string; index: number; entry: AssetEntryConfig }>;
+  policy?: PolicyConfig;
+  schedule?: string;
+}
+
+/**
+ * Runs every cross-field check.
+ *
+ * @param parts parsed parts of the file
+ * @param issues receives one issue per problem, with its YAML path and fix
+ */
+export function checkConfig(parts: ParsedParts, issues: ConfigIssue[]): void {
+  checkChains(parts, issues);
+  checkAssets(parts, issues);
+  if (parts.policy) checkPolicy(parts.policy, issues);
+  if (parts.schedule !== undefined && !validateCron(parts.schedule)) {
+    issues.push({
+      path: 'schedule',
+      message: `"${parts.schedule}" is not a valid cron expression; use five fields such as "*/5 * * * *"`,
+    });
+  }
+}
+
+function checkChains(parts: ParsedParts, issues: ConfigIssue[]): void {
+  const byId = new Map<number, string>();
+  for (const [name, chain] of parts.chains) {
+    const other = byId.get(chain.chainId);
+    if (other !== undefined) {
+      issues.push({
+        path: `chains.${name}.chainId`,
+        message: `${chain.chainId} is already used by chains.${other}; define each chain once`,
+      });
+    } else byId.set(chain.chainId, name);
+  }
+}
+
+function checkAssets(parts: ParsedParts, issues: ConfigIssue[]): void {
+  const seen = new Map<string, string>();
+  for (const { symbol, index, entry } of parts.assets) {
+    const at = `assets.${symbol}[${index}]`;
+    const chain = parts.chains.get(entry.chain);
+    const wallet = parts.wallets.get(entry.wallet);
+    if (!parts.chainNames.has(entry.chain)) {
+      issues.push({
+        path: `${at}.chain`,
+        message: `unknown chain "${entry.chain}"; define it under chains: or fix the name`,
+      });
+    }
+    if (!parts.walletNames.has(entry.wallet)) {
+      issues.push({
+        path: `${at}.wallet`,
+        message: `unknown wallet "${entry.wallet}"; define it under wallets: or fix the name`,
+      });
+    }
+    if (chain && wallet && chain.vm !== wallet.vm) {
+      issues.push({
+        path: `${at}.wallet`,
+        message: `wallet "${entry.wallet}" is ${wallet.vm} but chain "${entry.chain}" is ${chain.vm}; use a ${chain.vm} wallet`,
+      });
+    }
+    if (chain?.vm === 'evm' && !isAddress(entry.currency)) {
+      issues.push({
+        path: `${at}.currency`,
+        message: `"${entry.currency}" is not an EVM token address (0x + 40 hex digits, valid EIP-55 checksum if mixed case; 0x0000000000000000000000000000000000000000 for the native token)`,
+      });
+    }
+    checkBand(at, entry, issues);
+    if (chain) {
+      const currency = chain.vm === 'evm' ? entry.currency.toLowerCase() : entry.currency;
+      const key = `${entry.chain}\u0000${currency}\u0000${entry.wallet}`;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        issues.push({
+          path: at,
+          message: `duplicate of ${first} (same chain, currency and wallet); keep one entry`,
+        });
+      } else seen.set(key, at);
+    }
+  }
+}
+
+function checkBand(at: string, entry: AssetEntryConfig, issues: ConfigIssue[]): void {
+  if (compareDecimals(entry.min, entry.target) > 0) {
+    issues.push({
+      path: `${at}.min`,
+      message: `min ${entry.min} is above target ${entry.target}; min <= target <= max is required`,
+    });
+  }
+  if (compareDecimals(entry.target, entry.max) > 0) {
+    issues.push({
+      path: `${at}.max`,
+      message: `max ${entry.max} is below target ${entry.target}; min <= target <= max is required`,
+    });
+  }
+  if (entry.decimals !== undefined) {
+    for (const field of ['min', 'target', 'max'] as const) {
+      const frac = entry[field].split('.')[1] ?? '';
+      if (frac.length > entry.decimals) {
+        issues.push({
+          path: `${at}.${field}`,
+          message: `${entry[field]} has more than ${entry.decimals} fractional digits; round it`,
+        });
+      }
+    }
+  }
+}
+
+function checkPolicy(policy: PolicyConfig, issues: ConfigIssue[]): void {
+  if (compareDecimals(policy.minTransfer, policy.maxTransfer) > 0) {
+    issues.push({
+      path: 'policy.minTransfer',
+      message: `minTransfer ${policy.minTransfer} is above maxTransfer ${policy.maxTransfer}; lower it or raise maxTransfer`,
+    });
+  }
+  if (compareDecimals(policy.maxTransfer, '0') === 0) {
+    issues.push({ path: 'policy.maxTransfer', message: 'must be above 0; set the largest single transfer allowed' });
+  }
+  if (policy.maxFees.totalBps === undefined && policy.maxFees.totalUsd === undefined) {
+    issues.push({
+      path: 'policy.maxFees',
+      message: 'no total fee ceiling; set totalBps and/or totalUsd so every transfer has a fee cap',
+    });
+  }
+}
+
+/**
+ * Compares two non-negative decimal strings exactly (scaled to a common number of fractional digits).
+ *
+ * @param a decimal string matching `^[0-9]+(\.[0-9]+)?$`
+ * @param b decimal string matching the same pattern
+ * @returns -1, 0 or 1
+ */
+export function compareDecimals(a: string, b: string): -1 | 0 | 1 {
+  const [ai = '0', af = ''] = a.split('.');
+  const [bi = '0', bf = ''] = b.split('.');
+  const scale = Math.max(af.length, bf.length);
+  const x = BigInt(ai + af.padEnd(scale, '0'));
+  const y = BigInt(bi + bf.padEnd(scale, '0'));
+  return x < y ? -1 : x > y ? 1 : 0;
+}

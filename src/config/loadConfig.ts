@@ -1,0 +1,294 @@
+/**
+ * Loads `ballast.yaml`: YAML → `${VAR}` resolution → zod shape check → key loading → cross checks →
+ * {@link LoadedConfig}. Every problem is collected and thrown together in one {@link ConfigError}.
+ *
+ * This module (with the rest of `src/config`) is the only place that reads `process.env`; everything else
+ * receives resolved values.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { getAddress, type Address } from 'viem';
+import { LineCounter, parseDocument } from 'yaml';
+import type { VmType } from '../relay/schemas.ts';
+import { checkConfig, type ParsedParts } from './checks.ts';
+import { resolveEnvRefs, type EnvMap } from './env.ts';
+import { ConfigError, type ConfigIssue } from './errors.ts';
+import {
+  AssetEntrySchema,
+  ChainSchema,
+  ConfigSchema,
+  DEFAULT_SCHEDULE,
+  NAME_RE,
+  PolicySectionSchema,
+  WalletSchema,
+  type AssetEntryConfig,
+  type ChainConfig,
+  type ConfigFile,
+  type PolicyConfig,
+  type WalletConfig,
+} from './schema.ts';
+import { loadWallet, type LoadedWallet } from './wallets.ts';
+import { issuesFromZod } from './zodIssues.ts';
+
+export { ConfigError } from './errors.ts';
+export type { LoadedWallet } from './wallets.ts';
+
+/** Relay client settings. `apiKey` is non-enumerable: read it explicitly, it is not copied by spread or JSON. */
+export interface LoadedRelayConfig {
+  baseUrl: string;
+  readonly apiKey?: string;
+  referrer?: string;
+  timeoutMs: number;
+}
+
+/** A chain as configured. */
+export interface LoadedChain {
+  name: string;
+  chainId: number;
+  vm: VmType;
+  rpcUrl: string;
+}
+
+/**
+ * One holding of an asset with its references resolved. Amounts stay whole-unit decimal strings (the caller
+ * converts with `wholeToBaseUnits` once decimals are known from GET /chains or the token contract).
+ */
+export interface LoadedAssetEntry {
+  asset: string;
+  chain: string;
+  chainId: number;
+  /** Token address; EIP-55 checksummed on EVM chains. */
+  currency: string;
+  wallet: string;
+  /** Address of the wallet (checksummed). */
+  address: Address;
+  min: string;
+  target: string;
+  max: string;
+  decimals?: number;
+}
+
+/**
+ * The validated configuration with secrets resolved.
+ *
+ * Secrets: each wallet's `account` and `relay.apiKey` are non-enumerable, so `JSON.stringify(config)`, object
+ * spread and default `util.inspect` cannot expose them; the raw private key is kept nowhere on the object.
+ */
+export interface LoadedConfig {
+  /** Absolute path of the file that was loaded. */
+  configFile: string;
+  /** Directory of that file; relative paths in the file resolve against it. */
+  configDir: string;
+  relay: LoadedRelayConfig;
+  wallets: Record<string, LoadedWallet>;
+  chains: Record<string, LoadedChain>;
+  assets: Record<string, LoadedAssetEntry[]>;
+  policy: PolicyConfig;
+  tracking: ConfigFile['tracking'];
+  /** node-cron expression for the daemon. */
+  schedule: string;
+  /** Absolute path of the SQLite file. */
+  store: string;
+  metrics: { listen: string; host: string; port: number };
+  log: ConfigFile['log'];
+  /** Non-fatal advice (e.g. a private key written literally in the file); the caller logs these. */
+  warnings: string[];
+}
+
+/**
+ * Reads, validates and resolves a configuration file.
+ *
+ * @param file path of the YAML file (relative to the working directory)
+ * @param env environment used for `${VAR}` references (default `process.env`)
+ * @returns the loaded configuration
+ * @throws ConfigError (code `CONFIG_INVALID`, `exitCode` 2) listing every problem, one per line, each naming
+ *   its YAML path and fix; secrets are never included
+ */
+export function loadConfig(file: string, env: EnvMap = process.env): LoadedConfig {
+  const configFile = resolve(file);
+  const configDir = dirname(configFile);
+  const raw = readYaml(configFile);
+  const issues: ConfigIssue[] = [];
+  const envResult = resolveEnvRefs(raw, env, issues);
+  const tree = envResult.value;
+  const secrets = collectSecrets(tree);
+  const envIssuePaths = new Set(issues.map((i) => i.path));
+  const later: ConfigIssue[] = [];
+
+  const parsed = ConfigSchema.safeParse(tree);
+  if (!parsed.success) later.push(...issuesFromZod(parsed.error, ConfigSchema, tree));
+
+  const parts = parseParts(tree);
+  const wallets: Record<string, LoadedWallet> = {};
+  for (const [name, wallet] of parts.wallets) {
+    const loaded = loadWallet(name, wallet, configDir, later, secrets);
+    if (loaded) wallets[name] = loaded;
+  }
+  checkConfig(parts, later);
+  issues.push(...later.filter((i) => !envIssuePaths.has(i.path)));
+
+  if (issues.length > 0 || !parsed.success) throw new ConfigError(configFile, issues, secrets);
+  const warnings = literalSecretWarnings(parsed.data, envResult.referencedPaths);
+  return buildLoaded(parsed.data, wallets, configFile, configDir, warnings);
+}
+
+function readYaml(configFile: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(configFile, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code; // fs errors carry an errno code
+    const message =
+      code === 'ENOENT'
+        ? 'file not found; pass --config <file> or set BALLAST_CONFIG'
+        : `cannot read the file (${code ?? 'error'}); check its permissions`;
+    throw new ConfigError(configFile, [{ path: '', message }], [], err);
+  }
+  const lineCounter = new LineCounter();
+  // prettyErrors off: pretty errors quote source lines, which may hold a literal key
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const issues = doc.errors.map((e) => {
+      const pos = lineCounter.linePos(e.pos[0]);
+      return { path: '', message: `YAML error at line ${pos.line}, column ${pos.col}: ${e.message} (${e.code})` };
+    });
+    throw new ConfigError(configFile, issues);
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    const message = `YAML error: ${err instanceof Error ? err.message : String(err)}`;
+    throw new ConfigError(configFile, [{ path: '', message }], [], err);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError(configFile, [
+      { path: '', message: 'expected a YAML mapping with relay:, wallets:, chains:, assets: and policy: sections' },
+    ]);
+  }
+  return value;
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function collectSecrets(tree: unknown): Set<string> {
+  const secrets = new Set<string>();
+  const root = asRecord(tree);
+  const apiKey = asRecord(root.relay).apiKey;
+  if (typeof apiKey === 'string') secrets.add(apiKey);
+  for (const wallet of Object.values(asRecord(root.wallets))) {
+    const key = asRecord(wallet).privateKey;
+    if (typeof key === 'string') secrets.add(key);
+  }
+  return secrets;
+}
+
+/** Parses each entry on its own so that cross checks can run on everything that is well-formed. */
+function parseParts(tree: unknown): ParsedParts {
+  const root = asRecord(tree);
+  const rawWallets = asRecord(root.wallets);
+  const rawChains = asRecord(root.chains);
+  const wallets = new Map<string, WalletConfig>();
+  const chains = new Map<string, ChainConfig>();
+  for (const [name, value] of Object.entries(rawWallets)) {
+    const r = WalletSchema.safeParse(value);
+    if (r.success && NAME_RE.test(name)) wallets.set(name, r.data);
+  }
+  for (const [name, value] of Object.entries(rawChains)) {
+    const r = ChainSchema.safeParse(value);
+    if (r.success && NAME_RE.test(name)) chains.set(name, r.data);
+  }
+  const assets: { symbol: string; index: number; entry: AssetEntryConfig }[] = [];
+  for (const [symbol, list] of Object.entries(asRecord(root.assets))) {
+    if (!Array.isArray(list) || !NAME_RE.test(symbol)) continue;
+    list.forEach((value, index) => {
+      const r = AssetEntrySchema.safeParse(value);
+      if (r.success) assets.push({ symbol, index, entry: r.data });
+    });
+  }
+  const policy = PolicySectionSchema.safeParse(root.policy);
+  const schedule = root.schedule === undefined ? DEFAULT_SCHEDULE : root.schedule;
+  return {
+    walletNames: new Set(Object.keys(rawWallets)),
+    chainNames: new Set(Object.keys(rawChains)),
+    wallets,
+    chains,
+    assets,
+    ...(policy.success ? { policy: policy.data } : {}),
+    ...(typeof schedule === 'string' ? { schedule } : {}),
+  };
+}
+
+function literalSecretWarnings(data: ConfigFile, referenced: ReadonlySet<string>): string[] {
+  const warnings: string[] = [];
+  if (data.relay.apiKey !== undefined && !referenced.has('relay.apiKey')) {
+    warnings.push('relay.apiKey is written literally in the config file; prefer ${RELAY_API_KEY}');
+  }
+  for (const [name, wallet] of Object.entries(data.wallets)) {
+    if (wallet.privateKey !== undefined && !referenced.has(`wallets.${name}.privateKey`)) {
+      warnings.push(`wallets.${name}.privateKey is written literally in the config file; prefer \${ENV_VAR} or keyFile`);
+    }
+  }
+  return warnings;
+}
+
+function buildLoaded(
+  data: ConfigFile,
+  wallets: Record<string, LoadedWallet>,
+  configFile: string,
+  configDir: string,
+  warnings: string[],
+): LoadedConfig {
+  const relay: LoadedRelayConfig = {
+    baseUrl: data.relay.baseUrl.replace(/\/+$/, ''),
+    timeoutMs: data.relay.timeoutMs,
+    ...(data.relay.referrer !== undefined ? { referrer: data.relay.referrer } : {}),
+  };
+  if (data.relay.apiKey !== undefined) {
+    Object.defineProperty(relay, 'apiKey', { value: data.relay.apiKey, enumerable: false, writable: false });
+  }
+  const chains: Record<string, LoadedChain> = {};
+  for (const [name, c] of Object.entries(data.chains)) {
+    chains[name] = { name, chainId: c.chainId, vm: c.vm, rpcUrl: c.rpcUrl };
+  }
+  const assets: Record<string, LoadedAssetEntry[]> = {};
+  for (const [asset, entries] of Object.entries(data.assets)) {
+    assets[asset] = entries.map((e) => {
+      const chain = chains[e.chain];
+      const wallet = wallets[e.wallet];
+      if (!chain || !wallet) throw new Error(`unreachable: ${asset} references were checked`);
+      return {
+        asset,
+        chain: e.chain,
+        chainId: chain.chainId,
+        currency: chain.vm === 'evm' ? getAddress(e.currency) : e.currency,
+        wallet: e.wallet,
+        address: wallet.address,
+        min: e.min,
+        target: e.target,
+        max: e.max,
+        ...(e.decimals !== undefined ? { decimals: e.decimals } : {}),
+      };
+    });
+  }
+  const listen = data.metrics.listen;
+  const colon = listen.lastIndexOf(':');
+  const host = listen.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  return {
+    configFile,
+    configDir,
+    relay,
+    wallets,
+    chains,
+    assets,
+    policy: data.policy,
+    tracking: data.tracking,
+    schedule: data.schedule,
+    store: data.store === ':memory:' ? data.store : resolve(configDir, data.store),
+    metrics: { listen, host, port: Number(listen.slice(colon + 1)) },
+    log: data.log,
+    warnings,
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * zod schema of the Ballast YAML configuration file (`ballast.yaml`).
+ *
+ * The schema checks shapes only; cross references (asset → chain/wallet), key material and file permissions are
+ * checked by `loadConfig` after `${VAR}` references are resolved. Every object is strict so a misspelt key is an
+ * error rather than a silently ignored setting. The same schema is exported as JSON Schema to
+ * `config/ballast.schema.json` (see `jsonSchema.ts`) for editor completion.
+ *
+ * Amounts are whole-unit decimal strings ("50000", "0.5"): the token's decimals come from GET /chains or the
+ * chain itself (spec "Currency": `decimals`), so conversion to base units happens later, never through a float.
+ */
+import { z } from 'zod';
+import { VM_TYPES } from '../relay/schemas.ts';
+
+/** Names of wallets, chains and assets: short identifiers that are also used as metric labels. */
+export const NAME_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+/** Non-negative whole-unit decimal amount ("50000", "0.25"). */
+export const WHOLE_AMOUNT_RE = /^[0-9]+(\.[0-9]+)?$/;
+/** Non-negative USD decimal amount ("25", "0.5"). */
+export const USD_AMOUNT_RE = /^[0-9]+(\.[0-9]+)?$/;
+/** `host:port` listen address; IPv6 hosts in brackets (`[::1]:9464`). */
+export const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/;
+/** pino log levels. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Default Relay API base URL (mainnet; DESIGN.md "Base URLs"). */
+export const DEFAULT_RELAY_BASE_URL = 'https://api.relay.link';
+/** Default cron schedule of the daemon: every five minutes. */
+export const DEFAULT_SCHEDULE = '*/5 * * * *';
+
+const wholeAmount = (what: string) =>
+  z
+    .string({ error: `write ${what} as a quoted decimal string in whole units, e.g. "50000"` })
+    .regex(WHOLE_AMOUNT_RE, `${what} must be a non-negative decimal in whole units, e.g. "50000" or "0.5"`);
+
+const usdAmount = z
+  .string({ error: 'write USD amounts as quoted decimal strings, e.g. "25"' })
+  .regex(USD_AMOUNT_RE, 'expected a non-negative USD decimal string, e.g. "2.50"');
+
+const bps = (what: string) =>
+  z
+    .number({ error: `${what} must be an integer number of basis points (100 = 1 %)` })
+    .int(`${what} must be an integer number of basis points (100 = 1 %)`)
+    .min(0, `${what} must be between 0 and 10000 basis points`)
+    .max(10000, `${what} must be between 0 and 10000 basis points`);
+
+const vmEnum = z.enum(VM_TYPES, { error: `expected one of ${VM_TYPES.join(', ')} (the chain's vmType in GET /chains)` });
+
+/** `relay:` section (spec "Authentication": the API key travels in `x-api-key`). */
+export const RelaySectionSchema = z
+  .strictObject({
+    baseUrl: z
+      .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as https://api.relay.link' })
+      .default(DEFAULT_RELAY_BASE_URL)
+      .describe('Relay API base URL; mainnet https://api.relay.link, testnet https://api.testnets.relay.link'),
+    apiKey: z
+      .string({ error: 'expected a string; use ${RELAY_API_KEY}' })
+      .min(1, 'must not be empty; remove the key or set the variable')
+      .optional()
+      .describe('API key sent as x-api-key; use ${RELAY_API_KEY} rather than a literal'),
+    referrer: z.string().min(1).max(64).optional().describe('referrer string sent with every quote'),
+    timeoutMs: z.number().int().min(100).max(300_000).default(15_000).describe('per-request timeout in milliseconds'),
+  })
+  .describe('Relay API client');
+
+/** One wallet (`wallets.<name>`): exactly one of `privateKey` / `keyFile`; `address` is checked when given. */
+export const WalletSchema = z
+  .strictObject({
+    vm: vmEnum.default('evm').describe('VM family of the wallet; only evm wallets can sign so far'),
+    privateKey: z
+      .string({ error: 'expected a string; use ${ENV_VAR}' })
+      .optional()
+      .describe('0x-prefixed 32-byte hex private key; use ${ENV_VAR}, never a literal in a shared file'),
+    keyFile: z
+      .string({ error: 'expected a file path' })
+      .min(1)
+      .optional()
+      .describe('file holding the hex private key (mode 600 or 400); relative to the config file'),
+    address: z
+      .string({ error: 'expected an address string' })
+      .optional()
+      .describe('expected address; loading fails when the key derives another one'),
+  })
+  .describe('a signing wallet');
+
+/** One chain (`chains.<name>`). */
+export const ChainSchema = z
+  .strictObject({
+    chainId: z
+      .number({ error: 'expected the numeric chain id, e.g. 8453' })
+      .int('chainId must be an integer')
+      .positive('chainId must be positive'),
+    vm: vmEnum.default('evm').describe('VM family (GET /chains vmType)'),
+    rpcUrl: z
+      .url({ protocol: /^(https?|wss?)$/, error: 'expected an http(s) or ws(s) RPC URL' })
+      .describe('JSON-RPC endpoint; use ${ENV_VAR} when it embeds a provider key'),
+  })
+  .describe('a chain Ballast reads and sends on');
+
+/** One holding of an asset (`assets.<symbol>[i]`): where it lives and the band to keep it in. */
+export const AssetEntrySchema = z
+  .strictObject({
+    chain: z.string({ error: 'expected a chain name defined under chains:' }).describe('name under chains:'),
+    currency: z
+      .string({ error: 'expected the token address (EVM zero address for the native token)' })
+      .min(1)
+      .describe('token address on that chain (0x000…000 for the native token)'),
+    wallet: z.string({ error: 'expected a wallet name defined under wallets:' }).describe('name under wallets:'),
+    min: wholeAmount('min').describe('below this balance the chain receives funds (whole units)'),
+    target: wholeAmount('target').describe('balance a rebalance aims for (whole units)'),
+    max: wholeAmount('max').describe('above this balance the chain gives funds (whole units)'),
+    decimals: z
+      .number()
+      .int()
+      .min(0)
+      .max(255)
+      .optional()
+      .describe('token decimals; normally read from GET /chains or the token contract'),
+  })
+  .describe('one holding of the asset');
+
+/** A per-component fee cap (policy `FeeCap`): USD and/or bps of the input value. */
+export const FeeCapSchema = z.strictObject({ usd: usdAmount.optional(), bps: bps('bps').optional() });
+
+/** `policy.maxFees` (spec "Fee components": execution, swap, platform, app). */
+export const MaxFeesSchema = z
+  .strictObject({
+    totalBps: bps('totalBps').optional().describe('cap on total cost in bps of the input USD value'),
+    totalUsd: usdAmount.optional().describe('cap on total cost in USD per transfer'),
+    components: z
+      .strictObject({
+        execution: FeeCapSchema.optional(),
+        swap: FeeCapSchema.optional(),
+        platform: FeeCapSchema.optional(),
+        app: FeeCapSchema.optional(),
+      })
+      .optional()
+      .describe('per-component caps (spec "Fee components")'),
+  })
+  .describe('fee ceilings; a quote above any cap is skipped');
+
+/** `policy:` section. */
+export const PolicySectionSchema = z
+  .strictObject({
+    minTransfer: wholeAmount('minTransfer').describe('smallest transfer worth its fees (whole units of the asset)'),
+    maxTransfer: wholeAmount('maxTransfer').describe('largest single transfer (whole units of the asset)'),
+    slippageBps: bps('slippageBps').optional().describe('sent as slippageTolerance; omitted = automatic'),
+    maxFees: MaxFeesSchema,
+  })
+  .describe('spending rules');
+
+/** `tracking:` section: how transfers are followed (spec "GET /intents/status/v3": poll about once per second). */
+export const TrackingSectionSchema = z
+  .strictObject({
+    pollMs: z.number().int().min(200).max(60_000).default(1000).describe('status poll interval in milliseconds'),
+    timeoutSec: z.number().int().min(10).max(86_400).default(300).describe('give up waiting after this many seconds'),
+  })
+  .describe('status tracking');
+
+/** `metrics:` section. */
+export const MetricsSectionSchema = z
+  .strictObject({
+    listen: z
+      .string()
+      .regex(LISTEN_RE, 'expected host:port such as 127.0.0.1:9464')
+      .refine((v) => Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535, 'port must be between 0 and 65535')
+      .default('127.0.0.1:9464')
+      .describe('address of the /metrics and /healthz server'),
+  })
+  .describe('Prometheus metrics server');
+
+/** `log:` section. */
+export const LogSectionSchema = z
+  .strictObject({ level: z.enum(LOG_LEVELS).default('info').describe('pino log level') })
+  .describe('logging');
+
+/** Whole configuration file. */
+export const ConfigSchema = z
+  .strictObject({
+    relay: RelaySectionSchema.default({ baseUrl: DEFAULT_RELAY_BASE_URL, timeoutMs: 15_000 }),
+    wallets: z.record(z.string().regex(NAME_RE), WalletSchema).describe('signing wallets by name'),
+    chains: z.record(z.string().regex(NAME_RE), ChainSchema).describe('chains by name'),
+    assets: z
+      .record(z.string().regex(NAME_RE), z.array(AssetEntrySchema).min(1))
+      .describe('assets by symbol; one asset = the same value held on several chains'),
+    policy: PolicySectionSchema,
+    tracking: TrackingSectionSchema.default({ pollMs: 1000, timeoutSec: 300 }),
+    schedule: z
+      .string()
+      .default(DEFAULT_SCHEDULE)
+      .describe('node-cron expression for the daemon, e.g. "*/5 * * * *"'),
+    store: z.string().min(1).default('./ballast.db').describe('SQLite file; relative to the config file'),
+    metrics: MetricsSectionSchema.default({ listen: '127.0.0.1:9464' }),
+    log: LogSectionSchema.default({ level: 'info' }),
+  })
+  .meta({ title: 'Ballast configuration', description: 'Treasury rebalancing through the Relay API' });
+
+/** Parsed (shape-checked) configuration before secrets and references are resolved. */
+export type ConfigFile = z.output<typeof ConfigSchema>;
+/** One wallet as written in the file. */
+export type WalletConfig = z.output<typeof WalletSchema>;
+/** One chain as written in the file. */
+export type ChainConfig = z.output<typeof ChainSchema>;
+/** One asset holding as written in the file. */
+export type AssetEntryConfig = z.output<typeof AssetEntrySchema>;
+/** The `policy` section as written in the file. */
+export type PolicyConfig = z.output<typeof PolicySectionSchema>;
