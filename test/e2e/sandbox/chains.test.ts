@@ -1,0 +1,304 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createWalletClient,
+  decodeEventLog,
+  http,
+  keccak256,
+  multicall3Abi,
+  parseEventLogs,
+  toFunctionSignature,
+  toHex,
+  zeroAddress,
+  type Abi,
+  type Address,
+  type Hex,
+  type TransactionReceipt,
+} from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wholeToBaseUnits } from '../../../src/core/units.ts';
+import { depositoryAbi } from '../../../src/protocol/depositoryAbi.ts';
+import { startAnvil } from '../../../src/sandbox/chains/anvil.ts';
+import {
+  DEMO_BALANCES,
+  sandboxContractAddresses,
+  startLocalChains,
+  type LocalChains,
+  type LocalEvmChain,
+  type SandboxAccount,
+} from '../../../src/sandbox/chains/localChains.ts';
+import { MULTICALL3_ADDRESS, sandboxDepositoryAbi, testStablecoinAbi } from '../../../src/sandbox/contracts/abis.ts';
+import { getArtifacts, type SandboxArtifacts } from '../../../src/sandbox/contracts/compile.ts';
+
+const USDC = (whole: string): bigint => wholeToBaseUnits(whole, 6);
+const ETH = (whole: string): bigint => wholeToBaseUnits(whole, 18);
+const orderId = (label: string): Hex => keccak256(toHex(label));
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false; // errno error from process.kill
+    throw error;
+  }
+}
+
+function wallet(chain: LocalEvmChain, account: SandboxAccount) {
+  return createWalletClient({ chain: chain.chain, account, transport: http(chain.rpcUrl) });
+}
+
+async function mined(chain: LocalEvmChain, hash: Hex): Promise<TransactionReceipt> {
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
+  expect(receipt.status).toBe('success');
+  return receipt;
+}
+
+/**
+ * Canonical form of an ABI item: kind, signature, indexed flags, output types and (optionally) mutability.
+ * viem declares Multicall3's payable aggregate functions as `view` (it only eth_calls them), hence the option.
+ */
+function describeItem(item: Abi[number], withMutability = true): string {
+  if (item.type !== 'function' && item.type !== 'event' && item.type !== 'error') return item.type;
+  const signature = toFunctionSignature({ type: 'function', name: item.name, inputs: item.inputs, outputs: [], stateMutability: 'nonpayable' });
+  const indexed = item.type === 'event' ? ` indexed[${item.inputs.map((i) => Boolean(i.indexed)).join(',')}]` : '';
+  const mutability = item.type === 'function' && withMutability ? ` ${item.stateMutability}` : '';
+  const returns = item.type === 'function' ? ` returns(${item.outputs.map((o) => o.type).join(',')})` : '';
+  return `${item.type} ${signature}${indexed}${mutability}${returns}`;
+}
+
+/** Canonical forms of the functions, events and errors of an ABI. */
+function signatures(abi: Abi, withMutability = true): Set<string> {
+  return new Set(abi.filter((item) => item.type !== 'constructor').map((item) => describeItem(item, withMutability)));
+}
+
+describe('sandbox contracts compile', () => {
+  let cacheDir: string;
+  let artifacts: SandboxArtifacts;
+
+  beforeAll(async () => {
+    cacheDir = await mkdtemp(join(tmpdir(), 'ballast-sandbox-cache-'));
+    artifacts = await getArtifacts({ cacheDir });
+  });
+  afterAll(async () => {
+    await rm(cacheDir, { recursive: true, force: true });
+  });
+
+  it('writes one cache entry keyed by a sha256 hex digest', async () => {
+    const files = await readdir(cacheDir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^artifacts-[0-9a-f]{64}\.json$/);
+  });
+
+  it('produces every function, event and error the typed ABIs declare', () => {
+    const depository = signatures(artifacts.RelayDepository.abi);
+    for (const sig of signatures(sandboxDepositoryAbi)) expect(depository).toContain(sig);
+    const stablecoin = signatures(artifacts.TestStablecoin.abi);
+    for (const sig of signatures(testStablecoinAbi)) expect(stablecoin).toContain(sig);
+    const multicall = signatures(artifacts.Multicall3.abi, false);
+    for (const name of ['aggregate3', 'getEthBalance', 'getCurrentBlockTimestamp']) {
+      const viemItems = multicall3Abi.filter((item) => item.type === 'function' && item.name === name);
+      expect(viemItems.length).toBeGreaterThan(0);
+      for (const item of viemItems) expect(multicall).toContain(describeItem(item, false));
+    }
+  });
+
+  it('emits the public depository selectors in the runtime code', () => {
+    expect(artifacts.RelayDepository.deployedBytecode).toContain('49290c1c');
+    expect(artifacts.RelayDepository.deployedBytecode).toContain('e8017952');
+  });
+});
+
+describe('startAnvil', () => {
+  it('rejects a non-positive chain id before spawning', async () => {
+    await expect(startAnvil({ chainId: 0 })).rejects.toMatchObject({ code: 'ANVIL_START_FAILED' });
+  });
+
+  it('starts with interval mining and stop() is idempotent', async () => {
+    const node = await startAnvil({ chainId: 31999, blockTimeSec: 1 });
+    try {
+      const res = await fetch(node.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_getAutomine', params: [] }),
+      });
+      expect(await res.json()).toMatchObject({ result: false });
+    } finally {
+      await node.stop();
+      await node.stop();
+    }
+    expect(isAlive(node.pid)).toBe(false);
+  });
+});
+
+describe('startLocalChains', () => {
+  let sandbox: LocalChains;
+  let alpha: LocalEvmChain;
+  let beta: LocalEvmChain;
+
+  beforeAll(async () => {
+    await getArtifacts(); // warm the compile cache so the timing below measures start-up only
+    const t0 = performance.now();
+    sandbox = await startLocalChains();
+    const startMs = performance.now() - t0;
+    console.info(`startLocalChains (warm cache): ${startMs.toFixed(0)} ms`);
+    expect(startMs).toBeLessThan(5_000);
+    [alpha, beta] = sandbox.chains as [LocalEvmChain, LocalEvmChain]; // default: exactly alpha and beta
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+
+  it('rejects a preset naming a chain that is not started, without starting anything', async () => {
+    await expect(startLocalChains({ balances: { gamma: { treasury: { usdc: '1' } } } })).rejects.toMatchObject({
+      code: 'LOCAL_CHAINS_BAD_PRESET',
+    });
+    await expect(startLocalChains({ chains: [{ slug: 'a', displayName: 'A', chainId: 1 }, { slug: 'b', displayName: 'B', chainId: 1 }] })).rejects.toMatchObject({
+      code: 'LOCAL_CHAINS_BAD_OPTIONS',
+    });
+  });
+
+  it('serves the configured chain ids', async () => {
+    expect(alpha.def.slug).toBe('alpha');
+    expect(beta.def.slug).toBe('beta');
+    expect(await alpha.publicClient.getChainId()).toBe(31001);
+    expect(await beta.publicClient.getChainId()).toBe(31002);
+    expect(alpha.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(alpha.rpcUrl).not.toBe(beta.rpcUrl);
+  });
+
+  it('uses anvil dev accounts 0..5 for treasury, solver, deployer and extras', async () => {
+    const res = await fetch(alpha.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_accounts', params: [] }),
+    });
+    const nodeAccounts = ((await res.json()) as { result: string[] }).result; // JSON-RPC eth_accounts result
+    const ours = [sandbox.accounts.treasury, sandbox.accounts.solver, sandbox.accounts.deployer, ...sandbox.accounts.extra];
+    expect(ours.map((a) => a.address.toLowerCase())).toEqual(nodeAccounts.slice(0, 6).map((a) => a.toLowerCase()));
+  });
+
+  it('deploys the depository and USDC at the same addresses on both chains, with code', async () => {
+    const expected = sandboxContractAddresses(sandbox.accounts.deployer.address);
+    for (const chain of [alpha, beta]) {
+      expect(chain.depository).toBe(expected.depository);
+      expect(chain.usdc).toBe(expected.usdc);
+      expect(chain.multicall3).toBe(MULTICALL3_ADDRESS);
+      expect((await chain.publicClient.getCode({ address: chain.depository }))?.length).toBeGreaterThan(2);
+      expect(await chain.publicClient.getCode({ address: MULTICALL3_ADDRESS })).toBe((await getArtifacts()).Multicall3.deployedBytecode);
+      const owner = await chain.publicClient.readContract({ address: chain.depository, abi: sandboxDepositoryAbi, functionName: 'owner' });
+      expect(owner).toBe(sandbox.accounts.solver.address);
+    }
+  });
+
+  it('funds accounts per DEMO_BALANCES, read through Multicall3', async () => {
+    const { treasury, solver } = sandbox.accounts;
+    for (const chain of [alpha, beta]) {
+      const preset = DEMO_BALANCES[chain.def.slug];
+      const tokenRead = (fn: 'name' | 'symbol' | 'decimals') => ({ address: chain.usdc, abi: testStablecoinAbi, functionName: fn }) as const;
+      const usdcOf = (who: Address) => ({ address: chain.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [who] }) as const;
+      const ethOf = (who: Address) => ({ address: MULTICALL3_ADDRESS, abi: multicall3Abi, functionName: 'getEthBalance', args: [who] }) as const;
+      const results = await chain.publicClient.multicall({
+        contracts: [tokenRead('name'), tokenRead('symbol'), tokenRead('decimals'), usdcOf(treasury.address), usdcOf(solver.address), ethOf(treasury.address), ethOf(solver.address), usdcOf(sandbox.accounts.extra[0]!.address)],
+        allowFailure: false,
+      });
+      expect(results).toEqual([
+        'USD Coin',
+        'USDC',
+        6,
+        USDC(preset!.treasury!.usdc!),
+        USDC('1000000'),
+        ETH('10'),
+        ETH('100'),
+        0n,
+      ]);
+    }
+    expect(DEMO_BALANCES.alpha!.treasury!.usdc).toBe('90000');
+    expect(DEMO_BALANCES.beta!.treasury!.usdc).toBe('10000');
+  });
+
+  it('depositErc20 pulls USDC into the depository and emits RelayErc20Deposit', async () => {
+    const { treasury } = sandbox.accounts;
+    const treasuryWallet = wallet(alpha, treasury);
+    const amount = USDC('1234.5');
+    const id = orderId('erc20-deposit');
+    const before = await alpha.publicClient.readContract({ address: alpha.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [treasury.address] });
+    await mined(alpha, await treasuryWallet.writeContract({ address: alpha.usdc, abi: testStablecoinAbi, functionName: 'approve', args: [alpha.depository, amount] }));
+    const receipt = await mined(
+      alpha,
+      await treasuryWallet.writeContract({ address: alpha.depository, abi: depositoryAbi, functionName: 'depositErc20', args: [treasury.address, alpha.usdc, amount, id] }),
+    );
+    const depositLog = receipt.logs.find((l) => l.address.toLowerCase() === alpha.depository.toLowerCase());
+    expect(depositLog).toBeDefined();
+    const event = decodeEventLog({ abi: depositoryAbi, data: depositLog!.data, topics: depositLog!.topics });
+    expect(event).toEqual({ eventName: 'RelayErc20Deposit', args: { from: treasury.address, token: alpha.usdc, amount, id } });
+    const [after, held] = await alpha.publicClient.multicall({
+      contracts: [
+        { address: alpha.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [treasury.address] },
+        { address: alpha.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [alpha.depository] },
+      ],
+      allowFailure: false,
+    });
+    expect(before - after).toBe(amount);
+    expect(held).toBe(amount);
+  });
+
+  it('credits msg.sender when depositor is zero, and the named depositor otherwise', async () => {
+    const sender = sandbox.accounts.solver;
+    const other = sandbox.accounts.extra[1]!.address;
+    const w = wallet(beta, sender);
+    await mined(beta, await w.writeContract({ address: beta.usdc, abi: testStablecoinAbi, functionName: 'approve', args: [beta.depository, 2n] }));
+    const r1 = await mined(beta, await w.writeContract({ address: beta.depository, abi: depositoryAbi, functionName: 'depositErc20', args: [zeroAddress, beta.usdc, 1n, orderId('zero')] }));
+    const r2 = await mined(beta, await w.writeContract({ address: beta.depository, abi: depositoryAbi, functionName: 'depositErc20', args: [other, beta.usdc, 1n, orderId('other')] }));
+    const [e1] = parseEventLogs({ abi: depositoryAbi, logs: r1.logs, eventName: 'RelayErc20Deposit' });
+    const [e2] = parseEventLogs({ abi: depositoryAbi, logs: r2.logs, eventName: 'RelayErc20Deposit' });
+    expect(e1?.args.from).toBe(sender.address);
+    expect(e2?.args.from).toBe(other);
+  });
+
+  it('depositNative emits RelayNativeDeposit with msg.value and keeps the ETH', async () => {
+    const { treasury } = sandbox.accounts;
+    const value = ETH('0.25');
+    const id = orderId('native-deposit');
+    const receipt = await mined(
+      beta,
+      await wallet(beta, treasury).writeContract({ address: beta.depository, abi: depositoryAbi, functionName: 'depositNative', args: [treasury.address, id], value }),
+    );
+    const events = parseEventLogs({ abi: depositoryAbi, logs: receipt.logs });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ eventName: 'RelayNativeDeposit', args: { from: treasury.address, amount: value, id } });
+    expect(await beta.publicClient.getBalance({ address: beta.depository })).toBe(value);
+  });
+
+  it('lets only the solver withdraw from the depository (sandbox refunds)', async () => {
+    const { treasury, solver } = sandbox.accounts;
+    const held = await beta.publicClient.getBalance({ address: beta.depository });
+    expect(held).toBeGreaterThan(0n);
+    await expect(
+      beta.publicClient.simulateContract({ account: treasury, address: beta.depository, abi: sandboxDepositoryAbi, functionName: 'withdrawNative', args: [treasury.address, held, orderId('refund')] }),
+    ).rejects.toThrow(/Unauthorized/);
+    const before = await beta.publicClient.getBalance({ address: treasury.address });
+    const receipt = await mined(
+      beta,
+      await wallet(beta, solver).writeContract({ address: beta.depository, abi: sandboxDepositoryAbi, functionName: 'withdrawNative', args: [treasury.address, held, orderId('refund')] }),
+    );
+    expect(await beta.publicClient.getBalance({ address: treasury.address })).toBe(before + held);
+    expect(await beta.publicClient.getBalance({ address: beta.depository })).toBe(0n);
+    const [event] = parseEventLogs({ abi: sandboxDepositoryAbi, logs: receipt.logs, eventName: 'SandboxWithdrawal' });
+    expect(event?.args).toEqual({ token: zeroAddress, to: treasury.address, amount: held, id: orderId('refund') });
+  });
+
+  it('lets only the deployer mint USDC', async () => {
+    await expect(
+      alpha.publicClient.simulateContract({ account: sandbox.accounts.treasury, address: alpha.usdc, abi: testStablecoinAbi, functionName: 'mint', args: [sandbox.accounts.treasury.address, 1n] }),
+    ).rejects.toThrow(/Unauthorized/);
+  });
+
+  it('stop() kills every anvil process', async () => {
+    const pids = sandbox.chains.map((c) => c.pid);
+    expect(pids.every(isAlive)).toBe(true);
+    await sandbox.stop();
+    expect(pids.map(isAlive)).toEqual(pids.map(() => false));
+  });
+});
