@@ -1,0 +1,140 @@
+/**
+ * Fault modes of the local Relay sandbox: knobs that make the sandbox API and solver misbehave on purpose so
+ * tests and rehearsals can exercise every path of a client (extra fees, slow or missing fills, refunds,
+ * failures, 429/503 bursts, and quotes tampered after signing that local verification must refuse —
+ * spec "Local quote verification").
+ */
+import { z } from 'zod';
+import { DECIMAL_STRING_RE } from '../core/units.ts';
+
+/**
+ * Ways a served quote can be tampered with AFTER the solver signed it. Each one breaks exactly one rule of
+ * spec "Local quote verification" (see `src/sandbox/quote/tamper.ts` for what each changes):
+ * recipient, guaranteed output (minimumAmount), output currency, output chain, input payment amount,
+ * deadline, order id, depository, depositor, deposit id, native-vs-ERC-20 value, approve amount / spender /
+ * token, unexpected extra step, solver signature.
+ */
+export const TAMPER_KINDS = [
+  'recipient',
+  'minimumAmount',
+  'outputCurrency',
+  'outputChain',
+  'paymentAmount',
+  'expiredDeadline',
+  'orderId',
+  'depository',
+  'depositor',
+  'depositId',
+  'nativeValue',
+  'approveAmount',
+  'approveSpender',
+  'approveToken',
+  'extraStep',
+  'orderSignature',
+] as const;
+/** One tamper kind ({@link TAMPER_KINDS}). */
+export type TamperKind = (typeof TAMPER_KINDS)[number];
+
+/**
+ * Extra fees added on top of the normal pricing (spec "Fee components"). Basis points are integers
+ * (100 bps = 1 %); `executionUsd` is a USD decimal string added to the execution component.
+ */
+export interface ExtraFees {
+  swapBps?: number;
+  platformBps?: number;
+  appBps?: number;
+  executionUsd?: string;
+}
+
+/** A burst of HTTP errors: the next `count` API requests answer `status` with `retry-after: 1`. */
+export interface HttpErrorBurst {
+  status: 429 | 503;
+  count: number;
+}
+
+/**
+ * Every fault knob of the sandbox.
+ * - `extraFees`: added to every new quote's fee components.
+ * - `fillDelayMs`: milliseconds between the deposit being indexed (`pending`) and the fill being sent.
+ * - `neverFill`: the request stays `pending` forever.
+ * - `refund`: the solver returns the deposit on the origin chain instead of filling (status `refund`).
+ * - `failure`: the request ends `failure`; the deposit stays in the depository (withdrawable).
+ * - `tamper` / `tamperCount`: tamper the next `tamperCount` served quotes (every quote while `tamperCount`
+ *   is null/undefined) with the given kind.
+ * - `platformKey`: key of the platform component in `details.expandedPriceImpact` (`relay` like the live
+ *   API, or the spec's neutral `service`).
+ * - `httpErrors`: a burst of 429 or 503 answers.
+ * - `quoteDeadlineSec`: seconds from quote time to `orderData.output.deadline` (and refund deadlines).
+ */
+export interface SandboxFaults {
+  extraFees?: ExtraFees;
+  fillDelayMs: number;
+  neverFill: boolean;
+  refund: boolean;
+  failure: boolean;
+  tamper?: TamperKind | null;
+  tamperCount?: number | null;
+  platformKey: 'relay' | 'service';
+  httpErrors?: HttpErrorBurst | null;
+  quoteDeadlineSec: number;
+}
+
+/** Defaults: a well-behaved service that fills 250 ms after the deposit, quotes valid for 600 s. */
+export const DEFAULT_SANDBOX_FAULTS: Readonly<SandboxFaults> = Object.freeze({
+  extraFees: {},
+  fillDelayMs: 250,
+  neverFill: false,
+  refund: false,
+  failure: false,
+  tamper: null,
+  tamperCount: null,
+  platformKey: 'relay',
+  httpErrors: null,
+  quoteDeadlineSec: 600,
+});
+
+const Bps = z.number().int().min(0).max(10_000);
+
+/**
+ * zod schema of a partial faults patch (body of `POST /_sandbox/faults`). Unknown keys are refused so a
+ * misspelt knob is reported instead of silently ignored.
+ */
+export const SandboxFaultsPatchSchema = z.strictObject({
+  extraFees: z
+    .strictObject({
+      swapBps: Bps.optional(),
+      platformBps: Bps.optional(),
+      appBps: Bps.optional(),
+      executionUsd: z.string().regex(DECIMAL_STRING_RE).optional(),
+    })
+    .optional(),
+  fillDelayMs: z.number().int().min(0).max(600_000).optional(),
+  neverFill: z.boolean().optional(),
+  refund: z.boolean().optional(),
+  failure: z.boolean().optional(),
+  tamper: z.enum(TAMPER_KINDS).nullable().optional(),
+  tamperCount: z.number().int().min(0).nullable().optional(),
+  platformKey: z.enum(['relay', 'service']).optional(),
+  httpErrors: z
+    .strictObject({ status: z.union([z.literal(429), z.literal(503)]), count: z.number().int().min(0) })
+    .nullable()
+    .optional(),
+  quoteDeadlineSec: z.number().int().min(1).max(86_400 * 30).optional(),
+});
+
+/**
+ * Applies a partial patch to a faults value. Top-level keys replace (an `extraFees` object replaces the
+ * previous one as a whole, so `{extraFees: {}}` clears extra fees); keys absent from the patch are kept.
+ *
+ * @param current faults in force
+ * @param patch partial faults (already validated, e.g. by {@link SandboxFaultsPatchSchema})
+ * @returns a new faults object; `current` is not modified
+ */
+export function mergeFaults(current: SandboxFaults, patch: Partial<SandboxFaults>): SandboxFaults {
+  const next: SandboxFaults = { ...current };
+  for (const [key, value] of Object.entries(patch) as [keyof SandboxFaults, unknown][]) {
+    // Object.entries loses the key/value pairing; each value came from the same typed patch object.
+    if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
+  }
+  return next;
+}

@@ -1,0 +1,88 @@
+/**
+ * The sandbox's table of chains and currencies: what GET /chains serves and what POST /quote/v2 accepts
+ * (spec "Chain object", "Currency"). Every sandbox chain is an EVM chain with native ETH and a 6-decimal
+ * test USDC at the same address everywhere.
+ */
+import { getAddress, type Address } from 'viem';
+import type { SlugVmTypes } from '../../protocol/vmTypes.ts';
+
+/** EVM native currency identifier (spec "Currency": the zero address). */
+export const EVM_NATIVE_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
+
+/** A currency a sandbox chain supports. `address` is lower-case 0x hex; native uses {@link EVM_NATIVE_ADDRESS}. */
+export interface SandboxCurrency {
+  /** Short id as GET /chains shows it (`eth`, `usdc`). */
+  id: string;
+  symbol: string;
+  name: string;
+  address: Address;
+  decimals: number;
+  isNative: boolean;
+}
+
+/** One sandbox chain. `slug` is the protocol chain slug (`chains[].protocol.v2.chainId`). */
+export interface SandboxChainInfo {
+  chainId: number;
+  slug: string;
+  displayName: string;
+  rpcUrl: string;
+  depository: Address;
+  multicall3: Address;
+  native: SandboxCurrency;
+  erc20: SandboxCurrency[];
+}
+
+/** The sandbox chain table, in GET /chains order. */
+export type SandboxChainTable = readonly SandboxChainInfo[];
+
+/** Native ETH record used on every sandbox chain (18 decimals). */
+export const SANDBOX_ETH: SandboxCurrency = {
+  id: 'eth',
+  symbol: 'ETH',
+  name: 'Ether',
+  address: EVM_NATIVE_ADDRESS,
+  decimals: 18,
+  isNative: true,
+};
+
+/**
+ * Builds the test-USDC record for a token address (6 decimals, as the chains module deploys it).
+ *
+ * @param address deployed stablecoin address (any case)
+ */
+export function sandboxUsdc(address: Address): SandboxCurrency {
+  return { id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: lower(address), decimals: 6, isNative: false };
+}
+
+/** Lower-cases an EVM address after checking it (viem `getAddress` throws on a malformed address). */
+export function lower(address: string): Address {
+  return getAddress(address).toLowerCase() as Address; // getAddress validated it; lower-case keeps the bytes
+}
+
+/**
+ * Finds a chain by numeric chain id.
+ *
+ * @returns the chain, or undefined when the sandbox does not serve it
+ */
+export function findChain(table: SandboxChainTable, chainId: number): SandboxChainInfo | undefined {
+  return table.find((c) => c.chainId === chainId);
+}
+
+/**
+ * Finds a currency on a chain by address, case-insensitively (native = zero address).
+ *
+ * @returns the currency, or undefined when the chain does not support it
+ */
+export function findCurrency(chain: SandboxChainInfo, address: string): SandboxCurrency | undefined {
+  const a = address.toLowerCase();
+  if (a === chain.native.address) return chain.native;
+  return chain.erc20.find((c) => c.address === a);
+}
+
+/**
+ * Protocol chain slug → protocol VM type for every sandbox chain (all `ethereum-vm`), the table order-id
+ * hashing needs (spec "Local quote verification" 3).
+ */
+export function sandboxSlugVmTypes(table: SandboxChainTable): SlugVmTypes {
+  return Object.fromEntries(table.map((c) => [c.slug, 'ethereum-vm' as const]));
+}

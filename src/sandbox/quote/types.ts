@@ -1,0 +1,104 @@
+/**
+ * JSON shapes the sandbox serves for POST /quote/v2 (spec "Quote response", "Step", "Step item",
+ * "Currency amount", "details", "protocol.v2"), typed precisely so the builder and the tamper code are
+ * checked by the compiler. Ballast's client parses the same JSON with `QuoteResponseSchema`.
+ */
+import type { Address, Hex } from 'viem';
+import type { OrderData } from '../../relay/schemas.ts';
+
+/** Spec "Currency". */
+export interface CurrencyJson {
+  chainId: number;
+  address: string;
+  symbol: string;
+  name: string;
+  decimals: number;
+  metadata: { logoURI: string; verified: boolean; isNative: boolean };
+}
+
+/** Spec "Currency amount": amounts are base-unit integer strings (signed only in the deprecated fee set). */
+export interface CurrencyAmountJson {
+  currency: CurrencyJson;
+  amount: string;
+  amountFormatted: string;
+  amountUsd: string;
+  minimumAmount: string;
+}
+
+/** EVM transaction payload of a step item (spec "Step item"). Integers as decimal strings. */
+export interface EvmStepDataJson {
+  from: Address;
+  to: Address;
+  data: Hex;
+  value: string;
+  chainId: number;
+  gas: string;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+}
+
+/** Spec "Step item". */
+export interface StepItemJson {
+  status: 'incomplete';
+  data: EvmStepDataJson;
+  check?: { endpoint: string; method: 'GET' };
+}
+
+/** Spec "Step". */
+export interface StepJson {
+  id: string;
+  action: string;
+  description: string;
+  kind: 'transaction';
+  requestId: Hex;
+  depositAddress?: string;
+  items: StepItemJson[];
+}
+
+/** `{usd, percent}` (spec "details": totalImpact, swapImpact). */
+export interface ImpactJson {
+  usd: string;
+  percent: string;
+}
+
+/** Spec "details (quote response)". `expandedPriceImpact` costs are negative USD strings. */
+export interface QuoteDetailsJson {
+  operation: 'bridge' | 'swap';
+  sender: Address;
+  recipient: Address;
+  currencyIn: CurrencyAmountJson;
+  currencyOut: CurrencyAmountJson;
+  refundCurrency: CurrencyAmountJson;
+  totalImpact: ImpactJson;
+  swapImpact: ImpactJson;
+  expandedPriceImpact: Record<string, { usd: string }>;
+  rate: string;
+  slippageTolerance: {
+    origin: { usd: string; value: string; percent: string };
+    destination: { usd: string; value: string; percent: string };
+  };
+  timeEstimate: number;
+  userBalance: string;
+  isFixedRate: boolean;
+}
+
+/** Spec "protocol.v2". */
+export interface ProtocolV2Json {
+  orderId: Hex;
+  hubType: 'onchain';
+  orderData: OrderData;
+  orderSignature: Hex;
+  paymentDetails: { chainId: string; depository: Address; currency: Address; amount: string };
+}
+
+/** Members of the deprecated fee set (spec "Deprecated fee set"). */
+export type DeprecatedFeeKey = 'gas' | 'relayer' | 'relayerGas' | 'relayerService' | 'app' | 'subsidized';
+
+/** The full quote response the sandbox serves. `protocol` is present when the request asked for it. */
+export interface SandboxQuoteResponse {
+  requestId: Hex;
+  steps: StepJson[];
+  fees: Record<DeprecatedFeeKey, CurrencyAmountJson>;
+  details: QuoteDetailsJson;
+  protocol?: { v2: ProtocolV2Json };
+}
