@@ -4,6 +4,12 @@
  * Every string value of the parsed YAML tree (not keys) may contain `${NAME}` references, resolved from the
  * environment map given to `loadConfig` (only `src/config` reads `process.env`). `$${` is an escape for a
  * literal `${`. An unset or empty variable is an error, never an empty string: secrets have no defaults.
+ *
+ * References may be written unquoted inside YAML flow collections (`{ rpcUrl: ${BASE_RPC} }`), where `{` and
+ * `}` are YAML syntax: {@link protectEnvRefs} rewrites each `${NAME}` in the file text to `$⟦NAME⟧` (same
+ * length, so parser line/column positions stay exact) before parsing, and {@link restoreEnvRefs} turns the
+ * parsed strings back. Substitution itself happens on parsed values only, so a variable's value can never
+ * change the YAML structure.
  */
 import { formatPath, type ConfigIssue } from './errors.ts';
 
@@ -21,6 +27,38 @@ export interface EnvResolution {
 }
 
 const VAR_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const REF_IN_TEXT_RE = /(\$?)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const PROTECTED_REF_RE = /\$\u27E6([A-Za-z_][A-Za-z0-9_]*)\u27E7/g;
+
+/**
+ * Rewrites every `${NAME}` in YAML source text to `$⟦NAME⟧` so it parses as plain text in any YAML context.
+ * Escaped references (`$${NAME}`) are left alone.
+ *
+ * @param text YAML source
+ * @returns text of the same length
+ */
+export function protectEnvRefs(text: string): string {
+  return text.replace(REF_IN_TEXT_RE, (all, escape: string, name: string) =>
+    escape ? all : `$\u27E6${name}\u27E7`,
+  );
+}
+
+/**
+ * Reverses {@link protectEnvRefs} in every string (keys included) of a parsed tree.
+ *
+ * @param tree parsed YAML
+ * @returns a copy with `$⟦NAME⟧` turned back into `${NAME}`
+ */
+export function restoreEnvRefs(tree: unknown): unknown {
+  if (typeof tree === 'string') return tree.replace(PROTECTED_REF_RE, (_all, name: string) => `\${${name}}`);
+  if (Array.isArray(tree)) return tree.map(restoreEnvRefs);
+  if (tree !== null && typeof tree === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(tree)) out[restoreEnvRefs(k) as string] = restoreEnvRefs(v); // string in, string out
+    return out;
+  }
+  return tree;
+}
 
 /**
  * Resolves `${VAR}` references in every string of a parsed YAML tree.

@@ -11,7 +11,7 @@ import { getAddress, type Address } from 'viem';
 import { LineCounter, parseDocument } from 'yaml';
 import type { VmType } from '../relay/schemas.ts';
 import { checkConfig, type ParsedParts } from './checks.ts';
-import { resolveEnvRefs, type EnvMap } from './env.ts';
+import { protectEnvRefs, resolveEnvRefs, restoreEnvRefs, type EnvMap } from './env.ts';
 import { ConfigError, type ConfigIssue } from './errors.ts';
 import {
   AssetEntrySchema,
@@ -132,6 +132,8 @@ export function loadConfig(file: string, env: EnvMap = process.env): LoadedConfi
   return buildLoaded(parsed.data, wallets, configFile, configDir, warnings);
 }
 
+const MAX_YAML_ERRORS = 3;
+
 function readYaml(configFile: string): unknown {
   let text: string;
   try {
@@ -146,17 +148,20 @@ function readYaml(configFile: string): unknown {
   }
   const lineCounter = new LineCounter();
   // prettyErrors off: pretty errors quote source lines, which may hold a literal key
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(protectEnvRefs(text), { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    const issues = doc.errors.map((e) => {
+    // one syntax slip cascades into many parser errors: the first few locate it
+    const issues = doc.errors.slice(0, MAX_YAML_ERRORS).map((e) => {
       const pos = lineCounter.linePos(e.pos[0]);
       return { path: '', message: `YAML error at line ${pos.line}, column ${pos.col}: ${e.message} (${e.code})` };
     });
+    const more = doc.errors.length - issues.length;
+    if (more > 0) issues.push({ path: '', message: `${more} more YAML errors follow from the ones above` });
     throw new ConfigError(configFile, issues);
   }
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: 100 });
+    value = restoreEnvRefs(doc.toJS({ maxAliasCount: 100 }));
   } catch (err) {
     const message = `YAML error: ${err instanceof Error ? err.message : String(err)}`;
     throw new ConfigError(configFile, [{ path: '', message }], [], err);

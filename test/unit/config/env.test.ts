@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveEnvRefs } from '../../../src/config/env.ts';
+import { protectEnvRefs, resolveEnvRefs, restoreEnvRefs } from '../../../src/config/env.ts';
 import type { ConfigIssue } from '../../../src/config/errors.ts';
 
 describe('resolveEnvRefs', () => {
@@ -29,5 +29,16 @@ describe('resolveEnvRefs', () => {
     const issues: ConfigIssue[] = [];
     resolveEnvRefs({ a: '${1BAD}' }, { '1BAD': 'x' }, issues);
     expect(issues.map((i) => i.path)).toEqual(['a']);
+  });
+});
+
+describe('protectEnvRefs / restoreEnvRefs', () => {
+  it('keeps the text length, leaves escapes alone, and round-trips through a parsed tree', () => {
+    const text = 'a: { url: ${BASE_RPC} }\nb: "$${LIT}"\n';
+    const protectedText = protectEnvRefs(text);
+    expect(protectedText).toHaveLength(text.length);
+    expect(protectedText).not.toContain('${BASE_RPC}');
+    expect(protectedText).toContain('$${LIT}');
+    expect(restoreEnvRefs({ k: ['x $\u27E6BASE_RPC\u27E7 y'], '$\u27E6K\u27E7': 1 })).toEqual({ k: ['x ${BASE_RPC} y'], '${K}': 1 });
   });
 });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { ConfigError, loadConfig } from '../../../src/config/loadConfig.ts';
 import {
   API_KEY,
@@ -126,6 +127,17 @@ describe('loadConfig: a valid file', () => {
 });
 
 describe('loadConfig: env resolution', () => {
+  it('accepts unquoted references inside YAML flow mappings; values cannot change the YAML structure', () => {
+    const c = baseConfig();
+    delete c.chains;
+    const yaml = tmp.write(
+      `${stringify(c)}chains:\n  base: { chainId: 8453, rpcUrl: \${BASE_RPC} }\n  arbitrum: { chainId: 42161, rpcUrl: "\${ARB_RPC}" }\n`,
+    );
+    const config = loadConfig(yaml, { ...ENV, BASE_RPC: 'https://b.example/#x', ARB_RPC: 'https://a.example/} ]: {' });
+    expect(config.chains.base?.rpcUrl).toBe('https://b.example/#x');
+    expect(config.chains.arbitrum?.rpcUrl).toBe('https://a.example/} ]: {');
+  });
+
   it('substitutes inside longer strings and honours the $${ escape', () => {
     const c = baseConfig();
     c.chains.arbitrum.rpcUrl = 'https://arb.example/v2/${ARB_KEY}';
@@ -214,6 +226,17 @@ describe('loadConfig: errors name the path and the fix', () => {
     expect(() => loadConfig(join(tmp.dir, 'nope.yaml'), ENV)).toThrow(/file not found; pass --config <file> or set BALLAST_CONFIG/);
     const file = tmp.write('relay:\n  baseUrl: a\n  baseUrl: b\n');
     expect(() => loadConfig(file, ENV)).toThrow(/YAML error at line 3, column 3: .*DUPLICATE_KEY/);
+    const broken = tmp.write('relay: { baseUrl: x\nwallets: [\nchains: }}}\npolicy: ]]\n');
+    const err = (() => {
+      try {
+        loadConfig(broken, ENV);
+      } catch (e) {
+        return e as ConfigError;
+      }
+      throw new Error('expected a YAML error');
+    })();
+    expect(err.issues.length).toBe(4);
+    expect(err.issues[3]?.message).toMatch(/^[0-9]+ more YAML errors follow from the ones above$/);
   });
 });
 
