@@ -194,6 +194,7 @@ async function startOnce(opts: StartAnvilOptions, binary: string, deadline: numb
   if (opts.blockTimeSec !== undefined) args.push('--block-time', String(opts.blockTimeSec));
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
   installExitHook();
   try {
     const port = await waitForListening(child, Math.max(0, deadline - Date.now()));

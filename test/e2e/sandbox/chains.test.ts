@@ -302,3 +302,33 @@ describe('startLocalChains', () => {
     expect(pids.map(isAlive)).toEqual(pids.map(() => false));
   });
 });
+
+describe('startLocalChains with custom chains, preset and interval mining', () => {
+  it('funds only what the preset names and mines blocks on its own', async () => {
+    const sandbox = await startLocalChains({
+      chains: [{ slug: 'gamma', displayName: 'Gamma', chainId: 31777 }],
+      balances: { gamma: { extra1: { usdc: '5.25', eth: '0' } } },
+      blockTimeSec: 1,
+    });
+    try {
+      const [gamma] = sandbox.chains as [LocalEvmChain]; // one chain requested
+      expect(await gamma.publicClient.getChainId()).toBe(31777);
+      const extra1 = sandbox.accounts.extra[1]!.address;
+      const [extraUsdc, treasuryUsdc, extraEth] = await gamma.publicClient.multicall({
+        contracts: [
+          { address: gamma.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [extra1] },
+          { address: gamma.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [sandbox.accounts.treasury.address] },
+          { address: MULTICALL3_ADDRESS, abi: multicall3Abi, functionName: 'getEthBalance', args: [extra1] },
+        ],
+        allowFailure: false,
+      });
+      expect([extraUsdc, treasuryUsdc, extraEth]).toEqual([5_250_000n, 0n, 0n]);
+      const first = await gamma.publicClient.getBlockNumber();
+      await new Promise((resolve) => setTimeout(resolve, 2_300));
+      expect(await gamma.publicClient.getBlockNumber()).toBeGreaterThanOrEqual(first + 1n);
+    } finally {
+      await sandbox.stop();
+    }
+    expect(isAlive(sandbox.chains[0]!.pid)).toBe(false);
+  });
+});
