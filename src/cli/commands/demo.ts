@@ -31,6 +31,10 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
       const store = path.resolve(flags.store);
       for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true });
       const sandbox = await startSandbox({});
+      // A signal must not leave anvil processes behind: stop the sandbox, then exit.
+      const onSignal = () => void sandbox.stop().finally(() => process.exit(130));
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
       let ballast: ReturnType<typeof createBallast> | null = null;
       try {
         const config = loadConfig(DEMO_CONFIG, sandboxEnv(sandbox, store));
@@ -65,6 +69,8 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
         }
         process.exitCode = exitCodeFor(report.outcome);
       } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
         ballast?.close();
         await sandbox.stop();
       }

@@ -1,0 +1,71 @@
+/**
+ * Benchmarks (`npm run bench`): the hot pure paths of a cycle, each measured side by side with a reference in
+ * the same run so the printed ratios hold on any machine.
+ *
+ * - order-id hashing: ours vs the published settlement SDK (`@reservoir0x/relay-protocol-sdk` getOrderId);
+ *   target: not slower than 1.5× the SDK.
+ * - full local verification of the genuine fixture quote, relative to one order-id hash; target: under 20× a
+ *   hash (verification hashes once and decodes calldata; anything more means repeated work).
+ * - planning 200 targets across 20 chains, relative to one order-id hash; target: under 50×.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getOrderId } from '@reservoir0x/relay-protocol-sdk';
+import { ChainsResponseSchema, QuoteResponseSchema } from '../src/relay/schemas.ts';
+import { computeOrderId } from '../src/protocol/orderId.ts';
+import { slugVmTypesFromChains } from '../src/protocol/vmTypes.ts';
+import { verifyQuote } from '../src/verify/verifyQuote.ts';
+import { planRebalance } from '../src/planner/planRebalance.ts';
+import type { TargetBand } from '../src/planner/types.ts';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/fixtures/relay');
+const quote = QuoteResponseSchema.parse(JSON.parse(readFileSync(path.join(fixtures, 'quote-v2-base-usdc-to-arbitrum-usdt.json'), 'utf8')));
+const chains = ChainsResponseSchema.parse(JSON.parse(readFileSync(path.join(fixtures, 'chains-base-arbitrum.json'), 'utf8')));
+const order = quote.protocol!.v2!.orderData;
+const vmTypes = slugVmTypesFromChains(chains);
+const user = '0x03508bb71268bba25ecacc8f620e01866650532c';
+
+async function measure(name: string, iterations: number, fn: () => unknown | Promise<unknown>): Promise<number> {
+  for (let i = 0; i < Math.min(50, iterations); i++) await fn(); // warm-up
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) await fn();
+  const perOpUs = Number(process.hrtime.bigint() - start) / 1000 / iterations;
+  console.log(`${name.padEnd(34)} ${perOpUs.toFixed(1).padStart(9)} µs/op  (${iterations} ops)`);
+  return perOpUs;
+}
+
+const targets: TargetBand[] = [];
+for (let c = 0; c < 20; c++) {
+  for (let a = 0; a < 10; a++) {
+    targets.push({
+      asset: `A${a}`, chain: `chain${c}`, chainId: 1000 + c, currency: `0x${String(a).padStart(40, '0')}`,
+      wallet: 'w', address: `0x${'1'.repeat(40)}`, decimals: 6, min: 40n * 10n ** 9n, target: 50n * 10n ** 9n, max: 60n * 10n ** 9n,
+    });
+  }
+}
+const balances = targets.map((t, i) => ({ chain: t.chain, currency: t.currency, address: t.address, amount: BigInt(i % 3) * 45n * 10n ** 9n }));
+
+const ours = await measure('order id (ours)', 2000, () => computeOrderId(order, vmTypes));
+const sdk = await measure('order id (settlement SDK)', 2000, () => getOrderId(order as Parameters<typeof getOrderId>[0], vmTypes));
+const verify = await measure('verify fixture quote', 500, () =>
+  verifyQuote({ quote, chains, expect: { user, recipient: user }, nowSec: 1777339000 }),
+);
+const plan = await measure('plan 200 targets / 20 chains', 200, () =>
+  planRebalance({ targets, balances, inFlight: [], minTransfer: '100', maxTransfer: '50000' }),
+);
+
+const rows: [string, number, number][] = [
+  ['order id: ours / SDK', ours / sdk, 1.5],
+  ['verify / one order-id hash', verify / ours, 20],
+  ['plan 200 targets / one order-id hash', plan / ours, 50],
+];
+console.log('');
+let failed = false;
+for (const [label, ratio, limit] of rows) {
+  const ok = ratio <= limit;
+  failed ||= !ok;
+  console.log(`${label.padEnd(38)} ${ratio.toFixed(2).padStart(7)}×  target ≤ ${limit}×  ${ok ? 'ok' : 'OVER TARGET'}`);
+}
+console.log(`heap used: ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)} MiB`);
+process.exitCode = failed ? 1 : 0;

@@ -1,0 +1,83 @@
+/**
+ * End-to-end harness: a running sandbox plus a Ballast instance wired from config/demo.yaml with per-test
+ * overrides, a fresh SQLite file and fast polling.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { parse, stringify } from 'yaml';
+import type { Address } from 'viem';
+import { createBallast, type Ballast } from '../../../src/app/createBallast.ts';
+import { loadConfig } from '../../../src/config/loadConfig.ts';
+import { createLogger } from '../../../src/log/logger.ts';
+import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
+import type { Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import { ROOT } from './cli.ts';
+
+/** Overrides merged into config/demo.yaml (top-level keys replaced). */
+export interface ConfigOverrides {
+  policy?: Record<string, unknown>;
+  tracking?: Record<string, unknown>;
+  assets?: Record<string, unknown>;
+}
+
+/** A temp dir for one test file; `cleanup()` removes it. */
+export function tempDir(prefix: string): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Collects log lines in memory (tests assert on them and keep stdout clean). */
+export function memoryLogger() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
+  return { logger: createLogger({ level: 'debug', destination: stream }), lines };
+}
+
+let counter = 0;
+
+/**
+ * Writes a config for `sandbox` into `dir` and wires Ballast from it.
+ *
+ * @returns the Ballast instance, the config path and the store path
+ */
+export function ballastOnSandbox(sandbox: Sandbox, dir: string, overrides: ConfigOverrides = {}) {
+  const base = parse(readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8')) as Record<string, unknown>;
+  const doc = {
+    ...base,
+    tracking: { pollMs: 200, timeoutSec: 20 },
+    ...overrides,
+    policy: { ...(base.policy as object), ...overrides.policy },
+  };
+  const n = ++counter;
+  const configFile = path.join(dir, `ballast-${n}.yaml`);
+  const store = path.join(dir, `ballast-${n}.db`);
+  writeFileSync(configFile, stringify(doc));
+  const config = loadConfig(configFile, sandboxEnv(sandbox, store));
+  const { logger, lines } = memoryLogger();
+  const ballast: Ballast = createBallast(config, { logger, chainPollingIntervalMs: 50 });
+  return { ballast, config, configFile, store, logLines: lines };
+}
+
+/** The treasury's USDC balance on a sandbox chain, base units. */
+export async function usdcBalance(sandbox: Sandbox, slug: string): Promise<bigint> {
+  const chain = sandbox.chains.find((c) => c.def.slug === slug)!;
+  return chain.publicClient.readContract({
+    address: chain.usdc,
+    abi: [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ name: 'a', type: 'address' }], outputs: [{ type: 'uint256' }] }] as const,
+    functionName: 'balanceOf',
+    args: [sandbox.accounts.treasury.address as Address],
+  });
+}
+
+/** The treasury's transaction count on a sandbox chain (unchanged ⇔ nothing was signed and sent). */
+export async function treasuryNonce(sandbox: Sandbox, slug: string): Promise<number> {
+  const chain = sandbox.chains.find((c) => c.def.slug === slug)!;
+  return chain.publicClient.getTransactionCount({ address: sandbox.accounts.treasury.address });
+}

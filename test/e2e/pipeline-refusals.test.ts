@@ -1,0 +1,112 @@
+/**
+ * Every fee cap and every verification rule, end to end on real anvil chains: the sandbox serves a quote that
+ * breaks one rule; the cycle must refuse it, record why, and sign nothing (treasury nonce and balances unchanged).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import type { TamperKind } from '../../src/sandbox/faults.ts';
+import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { exitCodeFor } from '../../src/cycle/runCycle.ts';
+import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
+
+let sandbox: Sandbox;
+const tmp = tempDir('ballast-refusals-');
+
+beforeAll(async () => {
+  sandbox = await startSandbox({});
+});
+afterAll(async () => {
+  await sandbox?.stop();
+  tmp.cleanup();
+});
+beforeEach(() => sandbox.resetFaults());
+
+async function snapshot() {
+  return {
+    nonceAlpha: await treasuryNonce(sandbox, 'alpha'),
+    nonceBeta: await treasuryNonce(sandbox, 'beta'),
+    alpha: await usdcBalance(sandbox, 'alpha'),
+    beta: await usdcBalance(sandbox, 'beta'),
+  };
+}
+
+/** Caps that isolate one fee component each; the fault pushes exactly that component over its cap. */
+const FEE_CASES: { reason: string; maxFees: Record<string, unknown>; fault: Record<string, unknown> }[] = [
+  { reason: 'total_bps', maxFees: { totalBps: 5 }, fault: { swapBps: 10 } },
+  { reason: 'total_usd', maxFees: { totalUsd: '1' }, fault: { executionUsd: '2' } },
+  { reason: 'execution_usd', maxFees: { components: { execution: { usd: '0.5' } } }, fault: { executionUsd: '1' } },
+  { reason: 'swap_bps', maxFees: { components: { swap: { bps: 5 } } }, fault: { swapBps: 10 } },
+  { reason: 'platform_bps', maxFees: { components: { platform: { bps: 1 } } }, fault: { platformBps: 5 } },
+  { reason: 'app_bps', maxFees: { components: { app: { bps: 0 } } }, fault: { appBps: 3 } },
+];
+
+describe('fee policy on sandbox quotes', () => {
+  it.each(FEE_CASES)('skips a quote over the $reason cap, records the reason, signs nothing', async ({ reason, maxFees, fault }) => {
+    sandbox.setFaults({ extraFees: fault });
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { policy: { maxFees } });
+    const before = await snapshot();
+    try {
+      const report = await ballast.runCycle('once');
+      expect(report.outcome).toBe('refused');
+      expect(exitCodeFor(report.outcome)).toBe(3);
+      expect(report.attempts).toHaveLength(1);
+      const attempt = report.attempts[0]!;
+      expect(attempt.outcome).toBe('skipped_fee');
+      expect(attempt.fee?.accepted).toBe(false);
+      expect(attempt.fee && !attempt.fee.accepted && attempt.fee.reason).toBe(reason);
+      const row = ballast.db
+        .prepare('SELECT accepted, reason FROM fee_decisions WHERE quote_id = ?')
+        .get(attempt.quoteId) as { accepted: number; reason: string };
+      expect(row).toEqual({ accepted: 0, reason });
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      ballast.close();
+    }
+  });
+});
+
+/** Each tamper and the verification rule that must catch it. */
+const TAMPER_CASES: { tamper: TamperKind; rule: string }[] = [
+  { tamper: 'recipient', rule: 'recipient' },
+  { tamper: 'minimumAmount', rule: 'min-output' },
+  { tamper: 'outputCurrency', rule: 'output-currency' },
+  { tamper: 'outputChain', rule: 'output-chain' },
+  { tamper: 'paymentAmount', rule: 'input-payment' },
+  { tamper: 'expiredDeadline', rule: 'deadline' },
+  { tamper: 'orderId', rule: 'order-id' },
+  { tamper: 'depository', rule: 'depository' },
+  { tamper: 'depositor', rule: 'depositor' },
+  { tamper: 'depositId', rule: 'deposit-id' },
+  { tamper: 'nativeValue', rule: 'deposit-kind' },
+  { tamper: 'approveAmount', rule: 'approve' },
+  { tamper: 'approveSpender', rule: 'approve' },
+  { tamper: 'approveToken', rule: 'approve' },
+  { tamper: 'extraStep', rule: 'no-unexpected-steps' },
+  { tamper: 'orderSignature', rule: 'order-signature' },
+];
+
+describe('local verification on tampered sandbox quotes', () => {
+  it.each(TAMPER_CASES)('refuses a quote with tampered $tamper on rule $rule and signs nothing', async ({ tamper, rule }) => {
+    sandbox.setFaults({ tamper });
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    const before = await snapshot();
+    try {
+      const report = await ballast.runCycle('once');
+      expect(report.outcome).toBe('refused');
+      const attempt = report.attempts[0]!;
+      expect(attempt.outcome).toBe('refused_verification');
+      const failed = attempt.verdict!.rules.filter((r) => !r.ok).map((r) => r.rule);
+      expect(failed).toContain(rule);
+      const row = ballast.db
+        .prepare('SELECT ok, rules_json FROM verdicts WHERE quote_id = ?')
+        .get(attempt.quoteId) as { ok: number; rules_json: string };
+      expect(row.ok).toBe(0);
+      expect((JSON.parse(row.rules_json) as { rule: string; ok: boolean }[]).filter((r) => !r.ok).map((r) => r.rule)).toEqual(failed);
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      ballast.close();
+    }
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * The main job end to end on real anvil chains: a deficit on beta is closed from alpha's surplus, the transfer
+ * is recorded with its transactions and state history, and a slow fill is never repeated by the next cycle.
+ */
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
+
+const USDC = 1_000_000n; // 6 decimals
+const tmp = tempDir('ballast-transfer-');
+let sandbox: Sandbox | null = null;
+
+afterEach(async () => {
+  await sandbox?.stop();
+  sandbox = null;
+});
+afterAll(() => tmp.cleanup());
+
+describe('rebalancing cycle', () => {
+  it('closes a deficit from a surplus and records the transfer with its tx hashes', async () => {
+    sandbox = await startSandbox({});
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    try {
+      const alphaBefore = await usdcBalance(sandbox, 'alpha');
+      const betaBefore = await usdcBalance(sandbox, 'beta');
+      expect([alphaBefore, betaBefore]).toEqual([90_000n * USDC, 10_000n * USDC]);
+
+      const report = await ballast.runCycle('once');
+      expect(report.outcome).toBe('ok');
+      expect(report.plan.transfers).toHaveLength(1);
+      const attempt = report.attempts[0]!;
+      expect(attempt.outcome).toBe('success');
+      expect(attempt.planned.amountIn).toBe(20_000n * USDC); // beta up to its 30000 target
+
+      const alphaAfter = await usdcBalance(sandbox, 'alpha');
+      const betaAfter = await usdcBalance(sandbox, 'beta');
+      expect(alphaBefore - alphaAfter).toBe(20_000n * USDC);
+      const minOut = BigInt(attempt.quote!.protocol!.v2!.orderData.output.payments[0]!.minimumAmount);
+      expect(betaAfter - betaBefore >= minOut).toBe(true);
+      expect(minOut >= attempt.minOutRequired!).toBe(true);
+
+      const [transfer, ...others] = listRecentTransfers(ballast.db, 10);
+      expect(others).toHaveLength(0);
+      expect(transfer!.status).toBe('success');
+      expect(transfer!.relayStatus).toBe('success');
+      expect(transfer!.amountIn).toBe(20_000n * USDC);
+      expect(transfer!.txs.map((t) => t.stepId)).toEqual(['approve', 'deposit']);
+      expect(transfer!.outTxHashes.length).toBeGreaterThan(0);
+      const alpha = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
+      for (const tx of transfer!.txs) {
+        const receipt = await alpha.publicClient.getTransactionReceipt({ hash: tx.txHash as `0x${string}` });
+        expect(receipt.status).toBe('success');
+        expect(receipt.from.toLowerCase()).toBe(sandbox.accounts.treasury.address.toLowerCase());
+      }
+      const beta = sandbox.chains.find((c) => c.def.slug === 'beta')!;
+      const fill = await beta.publicClient.getTransactionReceipt({ hash: transfer!.outTxHashes[0] as `0x${string}` });
+      expect(fill.status).toBe('success');
+      expect(transfer!.events.map((e) => e.toStatus)).toEqual(['prepared', 'broadcast', 'deposited', 'success']);
+
+      const metrics = await ballast.metrics.registry.metrics();
+      expect(metrics).toMatch(/ballast_transfers_total\{[^}]*outcome="success"[^}]*\} 1/);
+      expect(metrics).toMatch(/ballast_cycles_total\{outcome="ok"\} 1/);
+
+      // The next cycle finds beta in band: nothing to move, nothing signed.
+      const second = await ballast.runCycle('once');
+      expect(second.outcome).toBe('ok');
+      expect(second.plan.transfers).toHaveLength(0);
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+    } finally {
+      ballast.close();
+    }
+  });
+
+  it('does not repeat a transfer whose fill is slow; the next cycle closes it', async () => {
+    sandbox = await startSandbox({ faults: { fillDelayMs: 13_000 } });
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
+    try {
+      const first = await ballast.runCycle('once');
+      expect(first.attempts[0]!.outcome).toBe('in_flight');
+      expect(listRecentTransfers(ballast.db, 10).map((t) => t.status)).toEqual(['deposited']);
+
+      const second = await ballast.runCycle('once');
+      expect(second.outcome).toBe('ok');
+      expect(second.plan.transfers).toHaveLength(0);
+      expect(second.plan.decisions.map((d) => d.kind)).toContain('in_flight_credited');
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+
+      // Wait for the solver's delayed fill, then a cycle closes the transfer and still plans nothing.
+      const beta = await usdcBalance(sandbox, 'beta');
+      for (let i = 0; i < 60 && (await usdcBalance(sandbox, 'beta')) === beta; i++) await new Promise((r) => setTimeout(r, 250));
+      const third = await ballast.runCycle('once');
+      expect(third.plan.transfers).toHaveLength(0);
+      const transfers = listRecentTransfers(ballast.db, 10);
+      expect(transfers).toHaveLength(1);
+      expect(transfers[0]!.status).toBe('success');
+    } finally {
+      ballast.close();
+    }
+  });
+});
