@@ -1,0 +1,192 @@
+/**
+ * Typed Relay API client (spec "Endpoints"): GET /chains, POST /quote/v2, GET /intents/status/v3 (or a safe
+ * `check.endpoint`), GET /requests/v3, POST /transactions/index.
+ *
+ * Every response is validated with the zod schemas of `schemas.ts` before it is returned. Errors are
+ * `RelayApiError` (non-2xx), `RelaySchemaError` (body invalid), `RelayNetworkError` (unreachable/timeout),
+ * `RelayRequestError` (bad argument). 429/502/503/504 and network errors are retried with backoff honouring
+ * `retry-after`; calls are spaced by client-side limiters (DESIGN.md "Rate limits": /quote 50/min, others
+ * 200/min). The API key and URL credentials never appear in errors or logs.
+ */
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { RelayError, RelayRequestError, RelaySchemaError, schemaIssuesFromZod } from './errors.ts';
+import { createHttpTarget, sendOnce, type HttpCall, type HttpEnv } from './http.ts';
+import { createRateLimiter, type RateLimiter } from './rateLimiter.ts';
+import { DEFAULT_MAX_RETRIES, withRetry } from './retry.ts';
+import {
+  ChainsResponseSchema,
+  IntentStatusSchema,
+  QuoteRequestSchema,
+  QuoteResponseSchema,
+  RequestsResponseSchema,
+  type ChainsResponse,
+  type IntentStatus,
+  type QuoteRequest,
+  type QuoteResponse,
+  type RequestsResponse,
+} from './schemas.ts';
+import { resolveStatusPath } from './statusPath.ts';
+
+/** Options of {@link createRelayClient}. */
+export interface RelayClientOptions {
+  /** API base, e.g. `https://api.relay.link` (DESIGN.md "Base URLs") or the sandbox URL. */
+  baseUrl: string;
+  /** Sent as `x-api-key` (spec "Authentication" 1). Never logged. */
+  apiKey?: string;
+  /** Added to quote requests that do not set `referrer` themselves. */
+  referrer?: string;
+  /** Per-attempt timeout including the body, ms (default 15000). */
+  timeoutMs?: number;
+  /** Retries after the first attempt on 429/502/503/504/network errors (default 4). */
+  maxRetries?: number;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  logger?: Logger;
+  /** Called once per HTTP attempt, for metrics. `endpoint` is `METHOD /route` (bounded set). */
+  onResponse?: (e: { endpoint: string; status: number | 'network_error'; durationMs: number }) => void;
+  /** Clock, unix ms: `retry-after` HTTP dates and rate limiting (default `Date.now`). */
+  now?: () => number;
+  /** Uniform [0, 1) source for backoff jitter (default `Math.random`). */
+  random?: () => number;
+  /** Client-side cap on POST /quote/v2 calls per minute (default 50). */
+  quotesPerMinute?: number;
+  /** Client-side cap on all other calls per minute (default 200). */
+  otherCallsPerMinute?: number;
+}
+
+/** The Relay API as Ballast uses it. Every method throws the `Relay*Error` families of `errors.ts`. */
+export interface RelayClient {
+  /** GET /chains (spec "GET /chains"). `raw` is the JSON as received, for storage. */
+  getChains(): Promise<{ chains: ChainsResponse; raw: unknown }>;
+  /** POST /quote/v2 (spec "POST /quote/v2"); adds the configured `referrer`. `raw` is the JSON as received. */
+  quote(req: QuoteRequest): Promise<{ quote: QuoteResponse; raw: unknown }>;
+  /**
+   * Request status (spec "GET /intents/status/v3"). Polls `checkEndpoint` when it is a safe relative path under
+   * /intents/status for this request id, else `/intents/status/v3?requestId=...`.
+   */
+  getStatus(requestId: string, checkEndpoint?: string): Promise<IntentStatus>;
+  /** GET /requests/v3 by request id, or by user with an optional status filter (spec "GET /requests/v3"). */
+  getRequests(q: { id: string } | { user: string; status?: string }): Promise<RequestsResponse>;
+  /** POST /transactions/index: asks the service to reindex a deposit it missed (spec "POST /transactions/index"). */
+  indexTransaction(body: { chainId: number; txHash: string }): Promise<unknown>;
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+const MINUTE_MS = 60_000;
+
+/**
+ * Creates a Relay client.
+ *
+ * @throws RelayRequestError (code `RELAY_REQUEST_INVALID`) when `baseUrl` is not an absolute http(s) URL
+ */
+export function createRelayClient(opts: RelayClientOptions): RelayClient {
+  const target = createHttpTarget(opts.baseUrl, opts.apiKey);
+  const now = opts.now ?? Date.now;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const env: HttpEnv = {
+    target,
+    fetch: opts.fetch ?? globalThis.fetch,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    now,
+    ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
+    ...(opts.onResponse !== undefined ? { onResponse: opts.onResponse } : {}),
+  };
+  const quoteLimiter = createRateLimiter({ limit: opts.quotesPerMinute ?? 50, windowMs: MINUTE_MS, now, sleep });
+  const otherLimiter = createRateLimiter({ limit: opts.otherCallsPerMinute ?? 200, windowMs: MINUTE_MS, now, sleep });
+
+  /** Sends with rate limiting and retries, returning the JSON body. */
+  const send = (call: HttpCall, limiter: RateLimiter): Promise<unknown> =>
+    withRetry(
+      async () => {
+        await limiter.acquire();
+        return sendOnce(env, call);
+      },
+      {
+        maxRetries: opts.maxRetries ?? DEFAULT_MAX_RETRIES,
+        sleep,
+        ...(opts.random !== undefined ? { random: opts.random } : {}),
+        onRetry: ({ attempt, delayMs, error }) =>
+          opts.logger?.warn(
+            { endpoint: call.endpoint, attempt: attempt + 1, delayMs, code: error instanceof RelayError ? error.code : undefined },
+            'relay call failed; retrying',
+          ),
+      },
+    );
+
+  return {
+    async getChains() {
+      const endpoint = 'GET /chains';
+      const raw = await send({ method: 'GET', endpoint, pathAndQuery: '/chains' }, otherLimiter);
+      return { chains: parseWith(ChainsResponseSchema, endpoint, raw), raw };
+    },
+
+    async quote(req) {
+      const endpoint = 'POST /quote/v2';
+      const withReferrer = req.referrer === undefined && opts.referrer !== undefined ? { ...req, referrer: opts.referrer } : req;
+      const checked = QuoteRequestSchema.safeParse(withReferrer);
+      if (!checked.success) {
+        const issue = schemaIssuesFromZod(checked.error.issues)[0];
+        throw new RelayRequestError(endpoint, `request.${issue?.path ?? ''}`, issue?.message ?? 'is invalid');
+      }
+      const raw = await send({ method: 'POST', endpoint, pathAndQuery: '/quote/v2', body: checked.data }, quoteLimiter);
+      return { quote: parseWith(QuoteResponseSchema, endpoint, raw), raw };
+    },
+
+    async getStatus(requestId, checkEndpoint) {
+      requireText('GET /intents/status/v3', 'requestId', requestId);
+      const resolved = resolveStatusPath(requestId, checkEndpoint);
+      if (resolved.rejected !== undefined) {
+        opts.logger?.warn({ requestId, reason: resolved.rejected }, 'check endpoint not followed; using /intents/status/v3');
+      }
+      const endpoint = `GET ${resolved.route}`;
+      const raw = await send({ method: 'GET', endpoint, pathAndQuery: resolved.pathAndQuery }, otherLimiter);
+      return parseWith(IntentStatusSchema, endpoint, raw);
+    },
+
+    async getRequests(q) {
+      const endpoint = 'GET /requests/v3';
+      const params = new URLSearchParams();
+      if ('id' in q) {
+        requireText(endpoint, 'id', q.id);
+        params.set('id', q.id);
+      } else {
+        requireText(endpoint, 'user', q.user);
+        params.set('user', q.user);
+        if (q.status !== undefined) params.set('status', q.status);
+      }
+      const raw = await send({ method: 'GET', endpoint, pathAndQuery: `/requests/v3?${params.toString()}` }, otherLimiter);
+      return parseWith(RequestsResponseSchema, endpoint, raw);
+    },
+
+    async indexTransaction(body) {
+      const endpoint = 'POST /transactions/index';
+      if (!Number.isSafeInteger(body.chainId) || body.chainId <= 0) {
+        throw new RelayRequestError(endpoint, 'chainId', `must be a positive integer chain id, got ${body.chainId}`);
+      }
+      requireText(endpoint, 'txHash', body.txHash);
+      return send(
+        { method: 'POST', endpoint, pathAndQuery: '/transactions/index', body: { chainId: body.chainId, txHash: body.txHash } },
+        otherLimiter,
+      );
+    },
+  };
+}
+
+/**
+ * Validates a response body with a schema.
+ *
+ * @throws RelaySchemaError (code `RELAY_SCHEMA_INVALID`) naming the first failing paths
+ */
+function parseWith<S extends z.ZodType>(schema: S, endpoint: string, raw: unknown): z.output<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new RelaySchemaError(endpoint, schemaIssuesFromZod(parsed.error.issues), { cause: parsed.error });
+  return parsed.data;
+}
+
+/** Rejects empty or whitespace-containing identifiers before they reach a URL. */
+function requireText(endpoint: string, field: string, value: string): void {
+  if (typeof value !== 'string' || value.length === 0 || /\s/.test(value)) {
+    throw new RelayRequestError(endpoint, field, `must be a non-empty string without spaces, got ${JSON.stringify(value)}`);
+  }
+}

@@ -1,0 +1,348 @@
+import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRelayClient, type RelayClientOptions } from '../../../src/relay/client.ts';
+import { RelayApiError, RelayNetworkError, RelayRequestError, RelaySchemaError } from '../../../src/relay/errors.ts';
+import type { QuoteRequest } from '../../../src/relay/schemas.ts';
+import { startTestServer, type TestServer } from './testServer.ts';
+
+const FIXTURES = '/work/shared/fixtures/relay';
+const quoteFixture: unknown = JSON.parse(readFileSync(`${FIXTURES}/quote-v2-base-usdc-to-arbitrum-usdt.json`, 'utf8'));
+const chainsFixture: unknown = JSON.parse(readFileSync(`${FIXTURES}/chains-base-arbitrum.json`, 'utf8'));
+const REQUEST_ID = '0x00180d75faabaabf3dcbbf5341aa6b17d8ce6df9ea71856892f8b2729c32c167';
+const API_KEY = 'sk-live-9f8e7d6c5b4a';
+const USER = '0x03508bb71268bba25ecacc8f620e01866650532c';
+
+const quoteRequest: QuoteRequest = {
+  user: USER,
+  recipient: USER,
+  originChainId: 8453,
+  destinationChainId: 42161,
+  originCurrency: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+  destinationCurrency: '0xfd086bc7cd5c481dcc9c85ebe478a1c0b69fcbb9',
+  amount: '100000000',
+  tradeType: 'EXACT_INPUT',
+  includeProtocolData: true,
+};
+const statusBody = { status: 'pending', inTxHashes: ['0xabc'], txHashes: [], updatedAt: 1, originChainId: 8453, destinationChainId: 42161 };
+
+let server: TestServer;
+let sleeps: number[];
+let events: { endpoint: string; status: number | 'network_error' }[];
+
+beforeEach(async () => {
+  server = await startTestServer();
+  sleeps = [];
+  events = [];
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function client(over: Partial<RelayClientOptions> = {}) {
+  return createRelayClient({
+    baseUrl: server.url,
+    apiKey: API_KEY,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    random: () => 0,
+    onResponse: (e) => events.push({ endpoint: e.endpoint, status: e.status }),
+    ...over,
+  });
+}
+
+/** Runs `fn`, expecting it to reject, and returns the error. */
+async function failure(fn: () => Promise<unknown>): Promise<Error> {
+  try {
+    await fn();
+  } catch (e) {
+    return e as Error; // every rejection in these tests is an Error subclass; asserted by callers
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('createRelayClient', () => {
+  it('GET /chains parses the genuine fixture and sends the API key header', async () => {
+    server.on('/chains', { status: 200, body: chainsFixture });
+    const { chains, raw } = await client().getChains();
+    expect(chains.chains.map((c) => [c.id, c.protocol?.v2?.depository])).toEqual([
+      [8453, '0x4cd00e387622c35bddb9b4c962c136462338bc31'],
+      [42161, '0x4cd00e387622c35bddb9b4c962c136462338bc31'],
+    ]);
+    expect(raw).toEqual(chainsFixture);
+    expect(server.requests[0]!.headers['x-api-key']).toBe(API_KEY);
+    expect(events).toEqual([{ endpoint: 'GET /chains', status: 200 }]);
+  });
+
+  it('sends no x-api-key header when none is configured', async () => {
+    server.on('/chains', { status: 200, body: chainsFixture });
+    await client({ apiKey: undefined }).getChains();
+    expect(server.requests[0]!.headers['x-api-key']).toBeUndefined();
+  });
+
+  it('POST /quote/v2 parses the genuine fixture and adds the configured referrer', async () => {
+    server.on('/quote/v2', { status: 200, body: quoteFixture });
+    const { quote, raw } = await client({ referrer: 'ballast-treasury' }).quote(quoteRequest);
+    expect(quote.protocol?.v2?.orderId).toBe('0x4c625ab9733d2d5702beed88f4156575e25d599d5145551d5bf2bfc358db234b');
+    expect(quote.steps.map((s) => s.id)).toEqual(['approve', 'deposit']);
+    expect(raw).toEqual(quoteFixture);
+    const sent = server.requests[0]!;
+    expect(sent.method).toBe('POST');
+    expect(sent.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(sent.body)).toEqual({ ...quoteRequest, referrer: 'ballast-treasury' });
+  });
+
+  it('keeps a referrer set on the request itself', async () => {
+    server.on('/quote/v2', { status: 200, body: quoteFixture });
+    await client({ referrer: 'default' }).quote({ ...quoteRequest, referrer: 'explicit' });
+    expect(JSON.parse(server.requests[0]!.body).referrer).toBe('explicit');
+  });
+
+  it('refuses an invalid quote request before sending anything', async () => {
+    const err = await failure(() => client().quote({ ...quoteRequest, amount: '1.5' }));
+    expect(err).toBeInstanceOf(RelayRequestError);
+    expect((err as RelayRequestError).code).toBe('RELAY_REQUEST_INVALID');
+    expect(err.message).toContain('request.amount');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  describe('retries', () => {
+    it('429 with retry-after (seconds) is retried after waiting that long', async () => {
+      server.on('/quote/v2', { status: 429, body: { message: 'rate limited' }, headers: { 'retry-after': '2' } }, { status: 200, body: quoteFixture });
+      const { quote } = await client().quote(quoteRequest);
+      expect(quote.details.currencyIn.amount).toBe('100000000');
+      expect(server.requests).toHaveLength(2);
+      expect(sleeps).toEqual([2000]);
+      expect(events.map((e) => e.status)).toEqual([429, 200]);
+    });
+
+    it('429 with retry-after as an HTTP date waits until that date', async () => {
+      const nowMs = Date.parse('2026-01-01T00:00:00Z');
+      server.on('/chains', { status: 429, body: { message: 'slow down' }, headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' } }, { status: 200, body: chainsFixture });
+      await client({ now: () => nowMs }).getChains();
+      expect(sleeps).toEqual([5000]);
+    });
+
+    it('503 and 502 back off exponentially without retry-after', async () => {
+      server.on('/chains', { status: 503, body: { message: 'busy' } }, { status: 502, text: 'bad gateway' }, { status: 200, body: chainsFixture });
+      await client().getChains();
+      // random() = 0 → equal jitter gives half of 500·2^n.
+      expect(sleeps).toEqual([250, 500]);
+      expect(server.requests).toHaveLength(3);
+    });
+
+    it('gives up after maxRetries and throws the last error', async () => {
+      server.on('/chains', { status: 503, body: { message: 'recovery in progress', errorCode: 'UNAVAILABLE' } });
+      const err = await failure(() => client({ maxRetries: 2 }).getChains());
+      expect(err).toBeInstanceOf(RelayApiError);
+      expect((err as RelayApiError).code).toBe('RELAY_HTTP_503');
+      expect(server.requests).toHaveLength(3);
+      expect(sleeps).toHaveLength(2);
+    });
+
+    it('does not wait for a retry-after beyond the cap; throws instead', async () => {
+      server.on('/chains', { status: 429, body: { message: 'later' }, headers: { 'retry-after': '3600' } });
+      const err = await failure(() => client().getChains());
+      expect((err as RelayApiError).retryAfterMs).toBe(3_600_000);
+      expect(sleeps).toEqual([]);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('a 400 keeps errorCode, requestId, errorData and is not retried', async () => {
+      server.on('/quote/v2', {
+        status: 400,
+        body: { message: 'Swap impact too high', errorCode: 'SWAP_IMPACT_TOO_HIGH', errorData: 'impact 12%', requestId: REQUEST_ID },
+      });
+      const err = await failure(() => client().quote(quoteRequest));
+      expect(err).toBeInstanceOf(RelayApiError);
+      const api = err as RelayApiError;
+      expect(api.code).toBe('RELAY_HTTP_400');
+      expect(api.httpStatus).toBe(400);
+      expect(api.errorCode).toBe('SWAP_IMPACT_TOO_HIGH');
+      expect(api.requestId).toBe(REQUEST_ID);
+      expect(api.errorData).toBe('impact 12%');
+      expect(api.apiMessage).toBe('Swap impact too high');
+      expect(api.endpoint).toBe('POST /quote/v2');
+      expect(api.message).toContain('SWAP_IMPACT_TOO_HIGH');
+      expect(server.requests).toHaveLength(1);
+      expect(sleeps).toEqual([]);
+    });
+
+    it('a 500 is not retried, and a non-JSON error body is shown as text', async () => {
+      server.on('/chains', { status: 500, text: 'upstream exploded' });
+      const err = await failure(() => client().getChains());
+      expect((err as RelayApiError).code).toBe('RELAY_HTTP_500');
+      expect((err as RelayApiError).errorCode).toBeUndefined();
+      expect(err.message).toContain('upstream exploded');
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('connection failures are retried, then reported as RELAY_NETWORK', async () => {
+      const url = server.url;
+      await server.close();
+      const err = await failure(() => client({ baseUrl: url, maxRetries: 1 }).getChains());
+      expect(err).toBeInstanceOf(RelayNetworkError);
+      expect((err as RelayNetworkError).code).toBe('RELAY_NETWORK');
+      expect((err as RelayNetworkError).timedOut).toBe(false);
+      expect(events.map((e) => e.status)).toEqual(['network_error', 'network_error']);
+      expect(sleeps).toEqual([250]);
+      server = await startTestServer(); // afterEach closes it
+    });
+
+    it('a response slower than timeoutMs is a RELAY_NETWORK timeout', async () => {
+      server.on('/chains', { status: 200, hang: true });
+      const err = await failure(() => client({ timeoutMs: 150, maxRetries: 0 }).getChains());
+      expect(err).toBeInstanceOf(RelayNetworkError);
+      expect((err as RelayNetworkError).timedOut).toBe(true);
+      expect(err.message).toContain('150 ms');
+    });
+  });
+
+  describe('schema validation', () => {
+    it('a malformed /chains body fails with the path of the bad field', async () => {
+      const bad = structuredClone(chainsFixture) as { chains: Record<string, unknown>[] }; // fixture shape: { chains: [...] }
+      bad.chains[1]!.id = '42161';
+      server.on('/chains', { status: 200, body: bad });
+      const err = await failure(() => client().getChains());
+      expect(err).toBeInstanceOf(RelaySchemaError);
+      const schema = err as RelaySchemaError;
+      expect(schema.code).toBe('RELAY_SCHEMA_INVALID');
+      expect(schema.issues[0]!.path).toBe('chains.1.id');
+      expect(err.message).toContain('chains.1.id');
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('a quote missing details.currencyIn fails naming that path', async () => {
+      const bad = structuredClone(quoteFixture) as { details: Record<string, unknown> }; // fixture shape: has details
+      delete bad.details.currencyIn;
+      server.on('/quote/v2', { status: 200, body: bad });
+      const err = await failure(() => client().quote(quoteRequest));
+      expect((err as RelaySchemaError).issues.map((i) => i.path)).toContain('details.currencyIn');
+    });
+
+    it('a 200 that is not JSON is a schema error', async () => {
+      server.on('/chains', { status: 200, text: '<html>captive portal</html>' });
+      const err = await failure(() => client().getChains());
+      expect(err).toBeInstanceOf(RelaySchemaError);
+      expect(err.message).toContain('not JSON');
+    });
+  });
+
+  describe('status check endpoint', () => {
+    it('follows the quote fixture check endpoint', async () => {
+      server.on('/intents/status/v3', { status: 200, body: statusBody });
+      const step = (quoteFixture as { steps: { items: { check?: { endpoint: string } }[] }[] }).steps[1]!; // the deposit step
+      const status = await client().getStatus(REQUEST_ID, step.items[0]!.check!.endpoint);
+      expect(status.status).toBe('pending');
+      expect(server.requests[0]!.url).toBe(`/intents/status/v3?requestId=${REQUEST_ID}`);
+    });
+
+    it('follows the older /intents/status path', async () => {
+      server.on('/intents/status', { status: 200, body: statusBody });
+      await client().getStatus(REQUEST_ID, `/intents/status?requestId=${REQUEST_ID}`);
+      expect(server.requests[0]!.url).toBe(`/intents/status?requestId=${REQUEST_ID}`);
+      expect(events[0]!.endpoint).toBe('GET /intents/status');
+    });
+
+    it('does not follow an absolute URL to another server', async () => {
+      const other = await startTestServer();
+      try {
+        other.on('/intents/status/v3', { status: 200, body: { ...statusBody, status: 'success' } });
+        server.on('/intents/status/v3', { status: 200, body: statusBody });
+        const status = await client().getStatus(REQUEST_ID, `${other.url}/intents/status/v3?requestId=${REQUEST_ID}`);
+        expect(status.status).toBe('pending');
+        expect(other.requests).toHaveLength(0);
+        expect(server.requests[0]!.url).toBe(`/intents/status/v3?requestId=${REQUEST_ID}`);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it.each([
+      ['a path outside /intents/status', `/withdrawals/request?requestId=${REQUEST_ID}`],
+      ['a protocol-relative URL', `//evil.example/intents/status/v3?requestId=${REQUEST_ID}`],
+      ['path traversal', `/intents/status/v3/../../admin?requestId=${REQUEST_ID}`],
+      ['another request id', '/intents/status/v3?requestId=0xdead'],
+    ])('falls back to /intents/status/v3 for %s', async (_name, endpoint) => {
+      server.on('/intents/status/v3', { status: 200, body: statusBody });
+      await client().getStatus(REQUEST_ID, endpoint);
+      expect(server.requests.map((r) => r.url)).toEqual([`/intents/status/v3?requestId=${REQUEST_ID}`]);
+    });
+  });
+
+  it('GET /requests/v3 by id and by user with status', async () => {
+    server.on('/requests/v3', { status: 200, body: { requests: [{ id: REQUEST_ID, status: 'failure' }] } });
+    const byId = await client().getRequests({ id: REQUEST_ID });
+    expect(byId.requests[0]!.id).toBe(REQUEST_ID);
+    await client().getRequests({ user: USER, status: 'failure' });
+    expect(server.requests.map((r) => r.url)).toEqual([`/requests/v3?id=${REQUEST_ID}`, `/requests/v3?user=${USER}&status=failure`]);
+  });
+
+  it('POST /transactions/index sends chainId and txHash', async () => {
+    server.on('/transactions/index', { status: 200, body: { message: 'ok' } });
+    const res = await client().indexTransaction({ chainId: 8453, txHash: '0xabc' });
+    expect(res).toEqual({ message: 'ok' });
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({ chainId: 8453, txHash: '0xabc' });
+  });
+
+  it('spaces quote calls with the client-side limiter', async () => {
+    let nowMs = 1_000_000;
+    server.on('/quote/v2', { status: 200, body: quoteFixture });
+    const c = client({
+      quotesPerMinute: 2,
+      now: () => nowMs,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        nowMs += ms;
+      },
+    });
+    await c.quote(quoteRequest);
+    nowMs += 10_000;
+    await c.quote(quoteRequest);
+    await c.quote(quoteRequest);
+    expect(sleeps).toEqual([50_000]);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  describe('secrets', () => {
+    it('the API key never appears in error text or logs, even when the server echoes it', async () => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'debug' }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+      server.on('/quote/v2', { status: 401, body: { message: `invalid api key ${API_KEY}`, errorCode: 'UNAUTHORIZED' } });
+      server.on('/chains', { status: 503, text: `down for key ${API_KEY}` });
+      const e1 = await failure(() => client({ logger }).quote(quoteRequest));
+      const e2 = await failure(() => client({ logger, maxRetries: 1 }).getChains());
+      expect(server.requests[0]!.headers['x-api-key']).toBe(API_KEY);
+      for (const e of [e1, e2]) {
+        const everything = `${e.message}\n${e.stack}\n${JSON.stringify(e)}\n${(e as RelayApiError).apiMessage ?? ''}`;
+        expect(everything).not.toContain(API_KEY);
+        expect(everything).toContain('[redacted]');
+      }
+      expect((e1 as RelayApiError).errorCode).toBe('UNAUTHORIZED');
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.join('')).not.toContain(API_KEY);
+    });
+
+    it('URL credentials are sent as basic auth and never appear in errors', async () => {
+      const withCreds = server.url.replace('http://', 'http://ops:pw-s3cret-77@');
+      server.on('/chains', { status: 400, body: { message: 'nope', errorCode: 'BAD' } });
+      const err = await failure(() => client({ baseUrl: withCreds }).getChains());
+      expect(server.requests[0]!.headers.authorization).toBe(`Basic ${Buffer.from('ops:pw-s3cret-77').toString('base64')}`);
+      expect(`${err.message}${err.stack}${JSON.stringify(err)}`).not.toContain('pw-s3cret-77');
+
+      const url = server.url;
+      await server.close();
+      const net = await failure(() => client({ baseUrl: url.replace('http://', 'http://ops:pw-s3cret-77@'), maxRetries: 0 }).getChains());
+      expect(net).toBeInstanceOf(RelayNetworkError);
+      expect(`${net.message}${net.stack}`).not.toContain('pw-s3cret-77');
+      server = await startTestServer();
+    });
+
+    it('rejects a base URL that is not http(s)', () => {
+      expect(() => createRelayClient({ baseUrl: 'ftp://relay.example' })).toThrow(RelayRequestError);
+      expect(() => createRelayClient({ baseUrl: 'api.relay.link' })).toThrow(/relay.baseUrl/);
+    });
+  });
+});
