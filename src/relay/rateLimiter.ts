@@ -37,7 +37,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       const last = slots[slots.length - 1];
       if (last !== undefined && last > at) at = last;
       if (slots.length >= opts.limit) {
-        const edge = slots[slots.length - opts.limit]! + opts.windowMs;
+        const edge = slots[slots.length - opts.limit]! + opts.windowMs; // index in range: length >= limit
         if (edge > at) at = edge;
       }
       slots.push(at);
