@@ -1,0 +1,33 @@
+/**
+ * The EVM {@link DepositVerifier}: spec "Local quote verification" 5–7 plus Ballast's step rules.
+ */
+import { skipped } from '../ruleResult.ts';
+import { checkEvmApprovals, checkEvmNoUnexpectedSteps, type EvmStepFacts } from './evmApprovals.ts';
+import { checkEvmDepositId, checkEvmDepositKind, checkEvmDepositor, locateEvmDeposit } from './evmDeposit.ts';
+import { collectEvmSteps } from './evmItems.ts';
+import type { DepositCheckInput, DepositCheckResult } from './types.ts';
+
+/**
+ * Checks the deposit and the other steps of a quote whose payment chain is EVM (`vmType` `evm`).
+ * Pure; never throws for a bad quote. When `deposit-call` fails, `deposit-id`, `depositor` and
+ * `deposit-kind` report "skipped: deposit-call failed".
+ */
+export function verifyEvmDeposit(input: DepositCheckInput): DepositCheckResult {
+  const { quote, expect, payment, paymentChain, depository, orderId } = input;
+  const { items, stepProblems } = collectEvmSteps(quote);
+  const { result: callResult, deposit } = locateEvmDeposit(items, depository, paymentChain.id);
+  const facts: EvmStepFacts = { user: expect.user, payment, paymentChain, depository };
+  return {
+    depositItem: deposit ? deposit.item.ref : null,
+    results: {
+      'deposit-call': callResult,
+      'deposit-id': deposit ? checkEvmDepositId(deposit, orderId) : skipped('deposit-id', 'deposit-call'),
+      depositor: deposit ? checkEvmDepositor(deposit, expect.user) : skipped('depositor', 'deposit-call'),
+      'deposit-kind': deposit
+        ? checkEvmDepositKind(deposit, payment, paymentChain.vmType)
+        : skipped('deposit-kind', 'deposit-call'),
+      approve: checkEvmApprovals(items, deposit, facts),
+      'no-unexpected-steps': checkEvmNoUnexpectedSteps(items, stepProblems, deposit, facts),
+    },
+  };
+}

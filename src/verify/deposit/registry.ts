@@ -1,0 +1,20 @@
+/**
+ * Deposit checkers by API `vmType`. Adding Solana (`svm`) or Bitcoin (`bvm`) support means adding a
+ * {@link DepositVerifier} here; until then `chain-status` reports "vmType X not supported yet".
+ */
+import { verifyEvmDeposit } from './evmVerifier.ts';
+import type { DepositVerifier } from './types.ts';
+
+const VERIFIERS: Readonly<Record<string, DepositVerifier>> = {
+  evm: verifyEvmDeposit,
+};
+
+/** The deposit checker for an API `vmType`, or undefined when Ballast cannot verify deposits there yet. */
+export function depositVerifierFor(vmType: string): DepositVerifier | undefined {
+  return Object.hasOwn(VERIFIERS, vmType) ? VERIFIERS[vmType] : undefined;
+}
+
+/** True when deposits on chains of this API `vmType` can be verified. */
+export function isDepositVmSupported(vmType: string): boolean {
+  return depositVerifierFor(vmType) !== undefined;
+}

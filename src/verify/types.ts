@@ -1,0 +1,97 @@
+/**
+ * Public types of local quote verification (spec "Local quote verification" 1–8, plus Ballast's extra rules).
+ * Re-exported by `verifyQuote.ts`, the module callers import.
+ */
+import type { Hex } from 'viem';
+import type { ChainsResponse, QuoteResponse } from '../relay/schemas.ts';
+
+/**
+ * What the caller expects, taken from its own state (config, planner decision), never from the quote.
+ * Addresses are compared per VM of the chain they live on: EVM hex case-insensitively, other VMs exactly.
+ */
+export interface QuoteExpectations {
+  /** Our depositing wallet on the origin chain (the `user` sent in the quote request). */
+  user: string;
+  /** Our destination wallet (the `recipient` sent in the quote request). */
+  recipient: string;
+  /** Numeric origin chain id (e.g. 8453); if given, the payment chain must be this chain. */
+  originChainId?: number;
+  /** If given, the input payment currency must equal it. */
+  originCurrency?: string;
+  /** If given, the input payment amount must equal it (base units). */
+  amount?: bigint;
+  /** Numeric destination chain id; if given, the output chain must be this chain. */
+  destinationChainId?: number;
+  /** If given, every output payment currency must equal it. */
+  destinationCurrency?: string;
+  /** If given, the guaranteed output (`minimumAmount`) must be at least this (base units). */
+  minOut?: bigint;
+}
+
+/**
+ * Input of {@link verifyQuote}. `quote` and `chains` must already be parsed by their zod schemas.
+ * `nowSec` is the current unix time in seconds (pass a later time to demand a safety margin before deadlines).
+ */
+export interface VerifyQuoteInput {
+  quote: QuoteResponse;
+  chains: ChainsResponse;
+  expect: QuoteExpectations;
+  nowSec: number;
+}
+
+/**
+ * Stable ids of the verification rules, in the order they are reported. Spec section numbers refer to
+ * "Local quote verification".
+ * - `protocol-present` (1), `chain-status` (Ballast), `recipient` (2), `output-chain` (2), `output-currency` (2),
+ *   `min-output` (2), `input-payment` (2), `refund-recipient` (Ballast), `deadline` (2), `order-id` (3),
+ *   `depository` (4), `deposit-call` (5), `deposit-id` (6), `depositor` (6), `deposit-kind` (7),
+ *   `approve` (Ballast), `no-unexpected-steps` (Ballast), `order-signature` (onchain alternative).
+ */
+export const VERIFY_RULE_IDS = [
+  'protocol-present',
+  'chain-status',
+  'recipient',
+  'output-chain',
+  'output-currency',
+  'min-output',
+  'input-payment',
+  'refund-recipient',
+  'deadline',
+  'order-id',
+  'depository',
+  'deposit-call',
+  'deposit-id',
+  'depositor',
+  'deposit-kind',
+  'approve',
+  'no-unexpected-steps',
+  'order-signature',
+] as const;
+
+/** One of {@link VERIFY_RULE_IDS}. */
+export type VerifyRuleId = (typeof VERIFY_RULE_IDS)[number];
+
+/** Outcome of one rule. `detail` names the field and, on failure, expected vs actual. */
+export interface RuleResult {
+  rule: VerifyRuleId;
+  ok: boolean;
+  detail: string;
+}
+
+/** Position of a step item in `quote.steps[stepIndex].items[itemIndex]`. */
+export interface StepItemRef {
+  stepIndex: number;
+  itemIndex: number;
+}
+
+/**
+ * Result of {@link verifyQuote}: one {@link RuleResult} per rule in {@link VERIFY_RULE_IDS} order.
+ * `ok` is true only when every rule is ok. `orderId` is the locally recomputed order id (null when it could
+ * not be computed); `depositItem` locates the deposit transaction (null when `deposit-call` failed).
+ */
+export interface Verdict {
+  ok: boolean;
+  orderId: Hex | null;
+  depositItem: StepItemRef | null;
+  rules: RuleResult[];
+}
