@@ -1,0 +1,49 @@
+/**
+ * GET /chains document of the sandbox (spec "Chain object (GET /chains, array `chains`)"): one EVM chain object
+ * per sandbox chain with its native ETH, the test USDC, Multicall3, the solver address and protocol.v2
+ * (slug and depository).
+ */
+import type { Address } from 'viem';
+import type { SandboxChainTable, SandboxCurrency } from '../quote/chainTable.ts';
+
+function chainCurrency(c: SandboxCurrency) {
+  return { id: c.id, symbol: c.symbol, name: c.name, address: c.address, decimals: c.decimals, supportsBridging: true };
+}
+
+/**
+ * Builds the GET /chains body.
+ *
+ * @param table sandbox chains
+ * @param solver solver address, listed in every chain's `solverAddresses`
+ * @returns `{chains: [...]}`, accepted by `ChainsResponseSchema`
+ */
+export function buildChainsDocument(table: SandboxChainTable, solver: Address) {
+  return {
+    chains: table.map((c) => ({
+      id: c.chainId,
+      name: c.slug,
+      displayName: c.displayName,
+      httpRpcUrl: c.rpcUrl,
+      wsRpcUrl: '',
+      explorerUrl: '',
+      explorerName: '',
+      vmType: 'evm',
+      depositEnabled: true,
+      tokenSupport: 'All',
+      disabled: false,
+      partialDisableLimit: 0,
+      blockProductionLagging: false,
+      currency: chainCurrency(c.native),
+      withdrawalFee: 0,
+      depositFee: 0,
+      surgeEnabled: false,
+      featuredTokens: [],
+      erc20Currencies: c.erc20.map(chainCurrency),
+      solverCurrencies: [c.native, ...c.erc20].map(chainCurrency),
+      contracts: { multicall3: c.multicall3 },
+      solverAddresses: [solver.toLowerCase()],
+      tags: ['sandbox'],
+      protocol: { v2: { chainId: c.slug, depository: c.depository } },
+    })),
+  };
+}

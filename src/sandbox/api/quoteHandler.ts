@@ -1,0 +1,78 @@
+/**
+ * POST /quote/v2 of the sandbox (spec "POST /quote/v2", "Authentication" 1): checks the API key when one is
+ * required, validates the body, reads fee data and balances from the chains, builds and records the quote,
+ * then applies a tamper fault if one is armed (after signing, so local verification must catch it).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { buildQuote } from '../quote/buildQuote.ts';
+import { SandboxApiError } from '../quote/errors.ts';
+import { parseQuoteRequest, resolveQuoteRoute } from '../quote/request.ts';
+import { tamperQuote } from '../quote/tamper.ts';
+import type { SandboxQuoteResponse } from '../quote/types.ts';
+import type { SandboxState } from './state.ts';
+
+function sameKey(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Checks `x-api-key` against the configured key.
+ *
+ * @throws SandboxApiError 401 `UNAUTHORIZED` when a key is required and the header is missing or wrong
+ */
+export function checkApiKey(state: SandboxState, header: string | string[] | undefined): void {
+  if (state.apiKey === undefined) return;
+  const given = Array.isArray(header) ? header[0] : header;
+  if (given === undefined || !sameKey(given, state.apiKey)) {
+    throw new SandboxApiError(401, 'UNAUTHORIZED', 'Invalid or missing API key; send it in the x-api-key header');
+  }
+}
+
+/**
+ * Handles one quote request body.
+ *
+ * @returns the quote JSON to serve (possibly tampered per the faults)
+ * @throws SandboxApiError 400 for requests the sandbox cannot quote (codes in `resolveQuoteRoute`,
+ *   `computeFees`, `buildQuote`)
+ */
+export async function handleQuote(state: SandboxState, body: unknown): Promise<SandboxQuoteResponse> {
+  const request = parseQuoteRequest(body);
+  const route = resolveQuoteRoute(request, state.chains, state.pricing.defaultSlippageBps);
+  const [origin, destination, userIn, solverOut] = await Promise.all([
+    state.io.feeData(route.origin.chainId),
+    state.io.feeData(route.destination.chainId),
+    state.io.balanceOf(route.origin.chainId, route.currencyIn, route.user),
+    state.io.balanceOf(route.destination.chainId, route.currencyOut, state.solver.address),
+  ]);
+  const nowMs = state.nowMs();
+  const nowSec = Math.floor(nowMs / 1000);
+  const built = await buildQuote({
+    request,
+    chains: state.chains,
+    prices: state.prices,
+    solver: state.solver,
+    nowSec,
+    faults: state.faults.get(),
+    pricing: state.pricing,
+    feeData: { origin, destination },
+    balances: { userIn, solverOut },
+  });
+  state.requests.addQuote(built.order, nowMs);
+  const log = state.logger.child({ requestId: built.order.requestId, orderId: built.order.orderId });
+  log.info(
+    { originChainId: built.order.originChainId, destinationChainId: built.order.destinationChainId, amount: built.order.amountIn.toString() },
+    'quote served',
+  );
+  const kind = state.faults.nextTamper();
+  if (kind === null) return built.response;
+  const tampered = await tamperQuote(built.response, kind, { chains: state.chains, solver: state.solver, nowSec });
+  if (!tampered.applied) {
+    log.warn({ tamper: kind, reason: tampered.reason }, 'tamper fault not applicable to this quote; served untampered');
+    return built.response;
+  }
+  state.faults.tamperApplied();
+  log.warn({ tamper: kind }, 'served a tampered quote (fault)');
+  return tampered.response;
+}

@@ -1,0 +1,121 @@
+/**
+ * Route handlers of the sandbox API other than POST /quote/v2: GET /chains, GET /intents/status/v3,
+ * GET /requests/v3, POST /transactions/index (spec "Endpoints"), and the admin routes under /_sandbox/.
+ * Each returns `{status, body}`; errors are thrown as SandboxApiError.
+ */
+import { z } from 'zod';
+import { REQUEST_STATUSES } from '../../relay/schemas.ts';
+import { SandboxFaultsPatchSchema } from '../faults.ts';
+import { SandboxApiError } from '../quote/errors.ts';
+import { buildChainsDocument } from './chainsDocument.ts';
+import { requestJson, statusJson } from './records.ts';
+import type { SandboxState } from './state.ts';
+
+/** A handler's answer. */
+export interface RouteResult {
+  status: number;
+  body: unknown;
+}
+
+const ok = (body: unknown): RouteResult => ({ status: 200, body });
+
+/** GET /chains. */
+export function getChains(state: SandboxState): RouteResult {
+  return ok(buildChainsDocument(state.chains, state.solver.address));
+}
+
+/**
+ * GET /intents/status/v3?requestId= (also served on the older /intents/status path).
+ *
+ * @throws SandboxApiError 400 without `requestId`, 404 for an unknown request id
+ */
+export function getStatus(state: SandboxState, query: URLSearchParams): RouteResult {
+  const requestId = query.get('requestId');
+  if (!requestId) throw new SandboxApiError(400, 'INVALID_REQUEST', 'requestId query parameter is required');
+  const record = state.requests.byRequestId(requestId);
+  if (!record) throw new SandboxApiError(404, 'NOT_FOUND', `no request ${requestId}; request ids come from POST /quote/v2`);
+  return ok(statusJson(record));
+}
+
+/**
+ * GET /requests/v3?id= | ?user=[&status=][&limit=] → `{requests: [...]}`, newest first.
+ *
+ * @throws SandboxApiError 400 without `id` or `user`, or with an unknown `status`
+ */
+export function getRequests(state: SandboxState, query: URLSearchParams): RouteResult {
+  const id = query.get('id');
+  const user = query.get('user');
+  const status = query.get('status');
+  if (status !== null && !(REQUEST_STATUSES as readonly string[]).includes(status)) {
+    throw new SandboxApiError(400, 'INVALID_REQUEST', `status must be one of ${REQUEST_STATUSES.join(', ')}`);
+  }
+  let records;
+  if (id) {
+    const r = state.requests.byRequestId(id);
+    records = r ? [r] : [];
+  } else if (user) {
+    records = state.requests.byUser(user);
+  } else {
+    throw new SandboxApiError(400, 'INVALID_REQUEST', 'give an id or a user query parameter');
+  }
+  if (status !== null) records = records.filter((r) => r.status === status);
+  const limit = Number(query.get('limit') ?? '20');
+  const capped = records.slice(0, Number.isInteger(limit) && limit > 0 ? limit : 20);
+  return ok({ requests: capped.map((r) => requestJson(r, state.chains)) });
+}
+
+const IndexBodySchema = z.object({
+  chainId: z.number().int().positive(),
+  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+});
+
+/**
+ * POST /transactions/index `{chainId, txHash}`: re-scans the transaction's receipt for depository deposits.
+ *
+ * @returns 200 `{message, deposits}`; 404 `{message}` when the chain has no such transaction
+ * @throws SandboxApiError 400 on a bad body or an unknown chain, 503 when the solver is not running
+ */
+export async function postTransactionsIndex(state: SandboxState, body: unknown): Promise<RouteResult> {
+  const parsed = IndexBodySchema.safeParse(body);
+  if (!parsed.success) {
+    throw new SandboxApiError(400, 'INVALID_REQUEST', 'body must be {chainId: number, txHash: 0x-prefixed 32-byte hex}');
+  }
+  const { chainId, txHash } = parsed.data;
+  if (!state.chains.some((c) => c.chainId === chainId)) {
+    throw new SandboxApiError(400, 'UNSUPPORTED_CHAIN', `chainId ${chainId} is not a sandbox chain; see GET /chains`);
+  }
+  if (!state.indexer) throw new SandboxApiError(503, 'SERVICE_UNAVAILABLE', 'the solver is not running; retry shortly');
+  const deposits = await state.indexer.indexTransaction(chainId, txHash as `0x${string}`); // regex checked the shape
+  if (deposits === null) return { status: 404, body: { message: `Transaction ${txHash} not found on chain ${chainId}` } };
+  return ok({ message: 'Transaction indexed', deposits });
+}
+
+/** GET /_sandbox/faults. */
+export function getFaults(state: SandboxState): RouteResult {
+  return ok(state.faults.get());
+}
+
+/**
+ * POST /_sandbox/faults with a partial faults object (see `SandboxFaultsPatchSchema`).
+ *
+ * @throws SandboxApiError 400 naming the bad knob
+ */
+export function postFaults(state: SandboxState, body: unknown): RouteResult {
+  const parsed = SandboxFaultsPatchSchema.safeParse(body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
+    throw new SandboxApiError(400, 'INVALID_REQUEST', `Invalid faults: ${issues[0]}`, issues.join('; '));
+  }
+  state.logger.warn({ faults: parsed.data }, 'sandbox faults changed');
+  return ok(state.faults.set(parsed.data));
+}
+
+/** POST /_sandbox/faults/reset. */
+export function resetFaults(state: SandboxState): RouteResult {
+  return ok(state.faults.reset());
+}
+
+/** GET /_sandbox/requests: every request record, newest first, with its status record. */
+export function getAllRequests(state: SandboxState): RouteResult {
+  return ok({ requests: state.requests.all().map((r) => ({ ...requestJson(r, state.chains), statusRecord: statusJson(r) })) });
+}

@@ -1,0 +1,129 @@
+/**
+ * The sandbox's Relay-compatible HTTP API on node:http, bound to 127.0.0.1 (no framework: a handful of routes
+ * needs none, and none is installed). Public routes: GET /chains, POST /quote/v2, GET /intents/status/v3
+ * (and /intents/status), GET /requests/v3, POST /transactions/index. Admin routes: GET|POST /_sandbox/faults,
+ * POST /_sandbox/faults/reset, GET /_sandbox/requests. HTTP error bursts (faults.httpErrors) apply to public
+ * routes only and answer 429 `RATE_LIMITED` / 503 `SERVICE_UNAVAILABLE` with `retry-after: 1`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SandboxApiError } from '../quote/errors.ts';
+import { readJsonBody, sendJson } from './http.ts';
+import { checkApiKey, handleQuote } from './quoteHandler.ts';
+import {
+  getAllRequests,
+  getChains,
+  getFaults,
+  getRequests,
+  getStatus,
+  postFaults,
+  postTransactionsIndex,
+  resetFaults,
+  type RouteResult,
+} from './routes.ts';
+import type { SandboxState } from './state.ts';
+
+/** A created (not yet listening) sandbox API. */
+export interface SandboxApi {
+  server: Server;
+  /**
+   * Starts listening on 127.0.0.1.
+   *
+   * @param port TCP port; 0 (default) picks a free one
+   * @returns the base URL, e.g. `http://127.0.0.1:41234`
+   */
+  listen(port?: number): Promise<string>;
+  /** Stops accepting connections, drops open ones and resolves when the server is closed. */
+  close(): Promise<void>;
+}
+
+type Handler = (state: SandboxState, req: IncomingMessage, url: URL) => RouteResult | Promise<RouteResult>;
+
+const PUBLIC_ROUTES: Record<string, Handler> = {
+  'GET /chains': (s) => getChains(s),
+  'POST /quote/v2': async (s, req) => {
+    checkApiKey(s, req.headers['x-api-key']);
+    return { status: 200, body: await handleQuote(s, await readJsonBody(req)) };
+  },
+  'GET /intents/status/v3': (s, _req, url) => getStatus(s, url.searchParams),
+  'GET /intents/status': (s, _req, url) => getStatus(s, url.searchParams),
+  'GET /requests/v3': (s, _req, url) => getRequests(s, url.searchParams),
+  'POST /transactions/index': async (s, req) => postTransactionsIndex(s, await readJsonBody(req)),
+};
+
+const ADMIN_ROUTES: Record<string, Handler> = {
+  'GET /_sandbox/faults': (s) => getFaults(s),
+  'POST /_sandbox/faults': async (s, req) => postFaults(s, await readJsonBody(req)),
+  'POST /_sandbox/faults/reset': (s) => resetFaults(s),
+  'GET /_sandbox/requests': (s) => getAllRequests(s),
+};
+
+const KNOWN_PATHS = new Set([...Object.keys(PUBLIC_ROUTES), ...Object.keys(ADMIN_ROUTES)].map((k) => k.split(' ')[1]));
+
+async function dispatch(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const key = `${req.method ?? 'GET'} ${url.pathname}`;
+  const admin = ADMIN_ROUTES[key];
+  const handler = admin ?? PUBLIC_ROUTES[key];
+  if (!admin) {
+    const burst = state.faults.takeHttpError();
+    if (burst === 429) {
+      sendJson(res, 429, { message: 'Rate limit exceeded; retry after 1 s', errorCode: 'RATE_LIMITED' }, { 'retry-after': '1' });
+      return;
+    }
+    if (burst === 503) {
+      sendJson(res, 503, { message: 'Service temporarily unavailable; retry after 1 s', errorCode: 'SERVICE_UNAVAILABLE' }, { 'retry-after': '1' });
+      return;
+    }
+  }
+  if (!handler) {
+    if (KNOWN_PATHS.has(url.pathname)) throw new SandboxApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${url.pathname}`);
+    sendJson(res, 404, { message: `Not found: ${url.pathname}` });
+    return;
+  }
+  const result = await handler(state, req, url);
+  sendJson(res, result.status, result.body);
+}
+
+/**
+ * Creates the sandbox API over shared state. Unexpected errors answer 500 `{message, errorCode: "INTERNAL_ERROR"}`
+ * and are logged.
+ */
+export function createSandboxApi(state: SandboxState): SandboxApi {
+  const log = state.logger.child({ component: 'sandbox-api' });
+  const server = createServer((req, res) => {
+    dispatch(state, req, res).catch((error: unknown) => {
+      if (error instanceof SandboxApiError) {
+        log.debug({ method: req.method, url: req.url, code: error.code }, error.message);
+        if (!res.headersSent) sendJson(res, error.status, error.toBody());
+        return;
+      }
+      log.error({ err: error, method: req.method, url: req.url }, 'sandbox API handler failed');
+      if (!res.headersSent) sendJson(res, 500, { message: 'Internal sandbox error', errorCode: 'INTERNAL_ERROR' });
+      else res.destroy();
+    });
+  });
+  return {
+    server,
+    listen(port = 0) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          const addr = server.address() as AddressInfo; // listening on TCP, so address() is an AddressInfo
+          resolve(`http://127.0.0.1:${addr.port}`);
+        });
+      });
+    },
+    close() {
+      return new Promise((resolve, reject) => {
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+    },
+  };
+}

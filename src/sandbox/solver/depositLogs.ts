@@ -1,0 +1,36 @@
+/**
+ * Decoding of depository deposit events (relayprotocol/relay-depository: `RelayNativeDeposit(address from,
+ * uint256 amount, bytes32 id)`, `RelayErc20Deposit(address from, address token, uint256 amount, bytes32 id)`,
+ * no indexed arguments) into {@link ObservedDeposit} records.
+ */
+import { parseEventLogs, type Address, type Log } from 'viem';
+import { depositoryAbi } from '../../protocol/depositoryAbi.ts';
+import { EVM_NATIVE_ADDRESS, lower } from '../quote/chainTable.ts';
+import type { ObservedDeposit } from '../api/requestStore.ts';
+
+/**
+ * Extracts the deposits a set of logs holds. Logs from other contracts, other events and pending logs (no
+ * transaction hash or block yet) are skipped.
+ *
+ * @param chainId chain the logs come from
+ * @param depository depository address on that chain
+ * @param logs raw logs (eth_getLogs results or receipt logs)
+ */
+export function decodeDepositLogs(chainId: number, depository: Address, logs: Log[]): ObservedDeposit[] {
+  const parsed = parseEventLogs({
+    abi: depositoryAbi,
+    logs: logs.filter((l) => l.address.toLowerCase() === depository.toLowerCase()),
+    eventName: ['RelayNativeDeposit', 'RelayErc20Deposit'],
+  });
+  const out: ObservedDeposit[] = [];
+  for (const log of parsed) {
+    if (log.transactionHash === null || log.blockNumber === null || log.logIndex === null) continue;
+    const base = { chainId, txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber };
+    if (log.eventName === 'RelayNativeDeposit') {
+      out.push({ ...base, from: lower(log.args.from), currency: EVM_NATIVE_ADDRESS, amount: log.args.amount, id: log.args.id });
+    } else {
+      out.push({ ...base, from: lower(log.args.from), currency: lower(log.args.token), amount: log.args.amount, id: log.args.id });
+    }
+  }
+  return out;
+}

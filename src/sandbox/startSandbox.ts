@@ -1,0 +1,141 @@
+/**
+ * Starts the whole local Relay sandbox (DESIGN.md "The local Relay sandbox"): anvil chains with the
+ * depository and test USDC (`src/sandbox/chains`), the Relay-compatible HTTP API and the solver.
+ */
+import { pino, type Logger } from 'pino';
+import { createWalletClient, http, type LocalAccount } from 'viem';
+import {
+  startLocalChains,
+  type BalancePreset,
+  type LocalChainDef,
+  type LocalEvmChain,
+  type SandboxAccounts,
+} from './chains/localChains.ts';
+import { createViemChainIo } from './api/chainIo.ts';
+import { FaultState } from './api/faultState.ts';
+import { RequestStore } from './api/requestStore.ts';
+import { createSandboxApi } from './api/server.ts';
+import type { SandboxState } from './api/state.ts';
+import type { SandboxFaults } from './faults.ts';
+import { SANDBOX_ETH, sandboxUsdc, type SandboxChainInfo } from './quote/chainTable.ts';
+import { DEFAULT_SANDBOX_PRICING } from './quote/fees.ts';
+import { DEFAULT_PRICES_USD, parsePrices } from './quote/prices.ts';
+import { startSolver } from './solver/solver.ts';
+
+/** Options of {@link startSandbox}. */
+export interface SandboxOptions {
+  /** Chains to start (default alpha 31001 and beta 31002). */
+  chains?: LocalChainDef[];
+  /** Initial balances (default the chains module's DEMO_BALANCES). */
+  balances?: BalancePreset;
+  /** ETH price in USD, decimal string (default "3000"); USDC is 1 USD. */
+  ethUsd?: string;
+  /** API port on 127.0.0.1 (default 0: a free port). */
+  port?: number;
+  /** Initial fault knobs (default: none). */
+  faults?: Partial<SandboxFaults>;
+  /** When set, POST /quote/v2 requires this `x-api-key`. */
+  apiKey?: string;
+  /** Parent logger (default silent). */
+  logger?: Logger;
+}
+
+/** A running sandbox. */
+export interface Sandbox {
+  /** Base URL of the API, e.g. `http://127.0.0.1:41234`. */
+  apiUrl: string;
+  chains: LocalEvmChain[];
+  accounts: SandboxAccounts;
+  /** Applies a partial faults patch (top-level keys replace). */
+  setFaults(f: Partial<SandboxFaults>): void;
+  /** Back to no faults. */
+  resetFaults(): void;
+  /** Stops the solver, the API and every anvil node. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Builds the chain table entry of a started chain: native ETH and the test USDC. */
+function chainInfo(c: LocalEvmChain): SandboxChainInfo {
+  return {
+    chainId: c.def.chainId,
+    slug: c.def.slug,
+    displayName: c.def.displayName,
+    rpcUrl: c.rpcUrl,
+    depository: c.depository.toLowerCase() as SandboxChainInfo['depository'], // lower-case of a valid address
+    multicall3: c.multicall3,
+    native: SANDBOX_ETH,
+    erc20: [sandboxUsdc(c.usdc)],
+  };
+}
+
+/**
+ * Starts chains, solver and API. On any failure everything already started is stopped before rethrowing.
+ *
+ * @throws LocalChainsError / AnvilError from the chains module; SandboxPriceError on a bad `ethUsd`;
+ *   a listen error when `port` is taken
+ * @example
+ * const sandbox = await startSandbox();
+ * const chains = await fetch(`${sandbox.apiUrl}/chains`).then((r) => r.json());
+ * await sandbox.stop();
+ */
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const logger = (opts.logger ?? pino({ level: 'silent' })).child({ component: 'sandbox' });
+  const prices = parsePrices({ ...DEFAULT_PRICES_USD, ...(opts.ethUsd !== undefined ? { ETH: opts.ethUsd } : {}) });
+  const local = await startLocalChains({
+    ...(opts.chains !== undefined ? { chains: opts.chains } : {}),
+    ...(opts.balances !== undefined ? { balances: opts.balances } : {}),
+  });
+  const solverAccount: LocalAccount = local.accounts.solver;
+  const state: SandboxState = {
+    chains: local.chains.map(chainInfo),
+    prices,
+    pricing: DEFAULT_SANDBOX_PRICING,
+    solver: solverAccount,
+    apiKey: opts.apiKey,
+    faults: new FaultState(opts.faults ?? {}),
+    requests: new RequestStore(),
+    io: createViemChainIo(new Map(local.chains.map((c) => [c.def.chainId, c.publicClient]))),
+    indexer: null,
+    logger,
+    nowMs: () => Date.now(),
+  };
+  state.requests.onChange((r) =>
+    logger.debug({ requestId: r.requestId, status: r.status, txHashes: r.txHashes }, 'request status changed'),
+  );
+
+  const api = createSandboxApi(state);
+  let solver: Awaited<ReturnType<typeof startSolver>> | null = null;
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await solver?.stop();
+      await api.close();
+      await local.stop();
+    })());
+
+  try {
+    solver = await startSolver({
+      state,
+      chains: local.chains.map((c) => ({
+        chainId: c.def.chainId,
+        depository: c.depository,
+        publicClient: c.publicClient,
+        walletClient: createWalletClient({ account: solverAccount, chain: c.chain, transport: http(c.rpcUrl) }),
+      })),
+    });
+    state.indexer = solver;
+    const apiUrl = await api.listen(opts.port ?? 0);
+    logger.info({ apiUrl, chains: state.chains.map((c) => c.slug) }, 'sandbox started');
+    return {
+      apiUrl,
+      chains: local.chains,
+      accounts: local.accounts,
+      setFaults: (f) => void state.faults.set(f),
+      resetFaults: () => void state.faults.reset(),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

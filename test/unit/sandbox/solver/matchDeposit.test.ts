@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { RequestStore, type ObservedDeposit } from '../../../../src/sandbox/api/requestStore.ts';
+import { matchDeposit } from '../../../../src/sandbox/solver/matchDeposit.ts';
+import { SerialQueue } from '../../../../src/sandbox/solver/serialQueue.ts';
+import { build, NOW_SEC, USDC, USER } from '../quote/fixtures.ts';
+
+async function setup() {
+  const store = new RequestStore();
+  const { order } = await build();
+  const record = store.addQuote(order, 1_000);
+  const deposit: ObservedDeposit = {
+    chainId: 31001,
+    txHash: `0x${'12'.repeat(32)}`,
+    logIndex: 0,
+    blockNumber: 5n,
+    from: USER,
+    currency: USDC,
+    amount: order.amountIn,
+    id: order.orderId,
+  };
+  return { store, order, record, deposit };
+}
+
+describe('matchDeposit', () => {
+  it('fills an exact deposit for a waiting order', async () => {
+    const { record, deposit, store } = await setup();
+    expect(matchDeposit(deposit, store.byOrderId(deposit.id), NOW_SEC)).toEqual({ kind: 'fill', record });
+  });
+
+  it.each([
+    ['WRONG_CHAIN', { chainId: 31002 }],
+    ['WRONG_DEPOSITOR', { from: '0x1111111111111111111111111111111111111111' }],
+    ['WRONG_CURRENCY', { currency: '0x0000000000000000000000000000000000000000' }],
+    ['WRONG_AMOUNT', { amount: 999_999_999n }],
+  ] as const)('refunds %s to the depositor against the order', async (reason, patch) => {
+    const { record, deposit, store } = await setup();
+    const d = { ...deposit, ...patch };
+    expect(matchDeposit(d, store.byOrderId(d.id), NOW_SEC)).toEqual({ kind: 'refund', record, reason, to: d.from });
+  });
+
+  it('refunds unknown ids, second deposits and expired orders', async () => {
+    const { record, deposit, store, order } = await setup();
+    expect(matchDeposit({ ...deposit, id: `0x${'77'.repeat(32)}` }, undefined, NOW_SEC)).toMatchObject({
+      kind: 'refund',
+      record: null,
+      reason: 'UNKNOWN_ORDER',
+    });
+    expect(matchDeposit(deposit, record, order.deadlineSec + 1)).toMatchObject({ reason: 'ORDER_EXPIRED' });
+    store.advance(record, 'pending', { inTxHashes: [deposit.txHash] }, 2_000);
+    expect(matchDeposit(deposit, record, NOW_SEC)).toMatchObject({ kind: 'refund', record: null, reason: 'DOUBLE_SPEND' });
+  });
+});
+
+describe('RequestStore transitions', () => {
+  it('only moves forward and never leaves a terminal status', async () => {
+    const { record, store } = await setup();
+    const seen: string[] = [];
+    store.onChange((r) => seen.push(r.status));
+    expect(store.advance(record, 'pending', {}, 2_000)).toBe(true);
+    expect(store.advance(record, 'waiting', {}, 3_000)).toBe(false);
+    expect(store.advance(record, 'pending', {}, 3_000)).toBe(false);
+    expect(store.advance(record, 'submitted', { txHashes: [`0x${'ee'.repeat(32)}`] }, 4_000)).toBe(true);
+    expect(store.advance(record, 'success', {}, 5_000)).toBe(true);
+    expect(store.advance(record, 'refund', {}, 6_000)).toBe(false);
+    expect(record.status).toBe('success');
+    expect(record.updatedAtMs).toBe(5_000);
+    expect(seen).toEqual(['pending', 'submitted', 'success']);
+  });
+});
+
+describe('SerialQueue', () => {
+  it('runs tasks of one key one at a time in order, even after a failure', async () => {
+    const q = new SerialQueue();
+    const log: string[] = [];
+    const task = (name: string, ms: number, fail = false) => async () => {
+      log.push(`start ${name}`);
+      await new Promise((r) => setTimeout(r, ms));
+      log.push(`end ${name}`);
+      if (fail) throw new Error(name);
+      return name;
+    };
+    const a = q.run(1, task('a', 20, true));
+    const b = q.run(1, task('b', 1));
+    const c = q.run(2, task('c', 1));
+    await expect(a).rejects.toThrow('a');
+    expect(await b).toBe('b');
+    expect(await c).toBe('c');
+    expect(log.indexOf('end a')).toBeLessThan(log.indexOf('start b'));
+    expect(log.indexOf('start c')).toBeLessThan(log.indexOf('end a'));
+  });
+});
