@@ -24,6 +24,10 @@
  *
  * ¹ re-sealed: order id recomputed from the changed orderData, written into the deposit calldata, and signed
  * again by the solver, so only the tampered field differs from what the caller asked for.
+ *
+ * Some refusals necessarily cascade: a verifier that checks the deposit id and the signature against the
+ * order id it recomputes also refuses `orderId` on those rules, and one that locates the deposit by the
+ * depository from GET /chains finds no deposit call under `depository`.
  */
 import {
   decodeFunctionData,
