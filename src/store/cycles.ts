@@ -1,0 +1,95 @@
+/**
+ * The `cycles` table: one row per pass of the pipeline (DESIGN.md "One cycle = one pass of this pipeline").
+ * A row is written when the cycle starts and completed when it ends, so a crashed cycle is visible as a row
+ * without `finished_at_ms`.
+ */
+import type Database from 'better-sqlite3';
+import { StoreTransitionError } from './errors.ts';
+import { checkMs, fromJsonText, toJsonText } from './values.ts';
+
+/** How the cycle was started. */
+export type CycleMode = 'once' | 'daemon' | 'plan';
+/** How it ended: `refused` = stopped by policy or verification, `error` = failed. */
+export type CycleOutcome = 'ok' | 'refused' | 'error';
+
+/** A stored cycle. */
+export interface CycleRow {
+  id: number;
+  mode: CycleMode;
+  startedAtMs: number;
+  finishedAtMs: number | null;
+  outcome: CycleOutcome | null;
+  summary: unknown;
+  error: string | null;
+}
+
+/**
+ * Records the start of a cycle.
+ *
+ * @returns the cycle id
+ * @throws StoreValueError when `startedAtMs` is not integer milliseconds
+ */
+export function startCycle(db: Database.Database, c: { mode: CycleMode; startedAtMs: number }): number {
+  const r = db
+    .prepare('INSERT INTO cycles (mode, started_at_ms) VALUES (?, ?)')
+    .run(c.mode, checkMs(c.startedAtMs, 'startedAtMs'));
+  return Number(r.lastInsertRowid);
+}
+
+/**
+ * Records the end of a cycle. Only an unfinished cycle can be finished.
+ *
+ * @param summary JSON-serialisable summary (bigints become decimal strings)
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the cycle does not exist or is already finished
+ */
+export function finishCycle(
+  db: Database.Database,
+  id: number,
+  f: { outcome: CycleOutcome; finishedAtMs: number; summary?: object; error?: string },
+): void {
+  const r = db
+    .prepare(
+      `UPDATE cycles SET outcome = ?, finished_at_ms = ?, summary_json = ?, error = ?
+       WHERE id = ? AND finished_at_ms IS NULL`,
+    )
+    .run(
+      f.outcome,
+      checkMs(f.finishedAtMs, 'finishedAtMs'),
+      f.summary === undefined ? null : toJsonText(f.summary, 'summary'),
+      f.error ?? null,
+      id,
+    );
+  if (r.changes !== 1) {
+    throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'cycles', id, 'running', f.outcome,
+      `cycle ${id} is not running (missing or already finished); it cannot be finished again`);
+  }
+}
+
+interface CycleDbRow {
+  id: number;
+  mode: CycleMode;
+  started_at_ms: number;
+  finished_at_ms: number | null;
+  outcome: CycleOutcome | null;
+  summary_json: string | null;
+  error: string | null;
+}
+
+/**
+ * Reads one cycle.
+ *
+ * @returns the cycle, or undefined when there is none with that id
+ */
+export function getCycle(db: Database.Database, id: number): CycleRow | undefined {
+  const row = db.prepare('SELECT * FROM cycles WHERE id = ?').get(id) as CycleDbRow | undefined; // columns per migration 1
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    mode: row.mode,
+    startedAtMs: row.started_at_ms,
+    finishedAtMs: row.finished_at_ms,
+    outcome: row.outcome,
+    summary: fromJsonText(row.summary_json),
+    error: row.error,
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Opens the Ballast SQLite database (better-sqlite3): creates the parent directory, sets WAL journaling,
+ * foreign keys and a busy timeout, and applies pending migrations from `migrations.ts`.
+ *
+ * WAL lets the daemon write while `ballast history` reads from another process; `busy_timeout` makes a
+ * writer wait (up to 5 s) for another writer instead of failing at once.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { StoreSchemaError } from './errors.ts';
+import { MIGRATIONS, type Migration } from './migrations.ts';
+
+/** Busy timeout in milliseconds. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens (creating if needed) and migrates a database file.
+ *
+ * @param file path of the SQLite file (`:memory:` for a private in-memory database, without WAL)
+ * @returns the open connection; the caller closes it
+ * @throws StoreSchemaError (`STORE_SCHEMA_TOO_NEW`) when the file was migrated by a newer Ballast
+ * @throws better-sqlite3 `SqliteError` when the file cannot be opened or is not a database
+ */
+export function openDatabase(file: string): Database.Database {
+  const memory = file === ':memory:';
+  if (!memory) mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    if (!memory) {
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (String(mode).toLowerCase() !== 'wal') throw new Error(`could not enable WAL on ${file} (journal_mode=${String(mode)})`);
+    }
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL'); // safe with WAL: a power loss can drop the last commits, never corrupt
+    migrate(db, file, MIGRATIONS);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
+ * Applies the migrations newer than the database's version, all in one IMMEDIATE transaction (so two
+ * processes starting together cannot both apply them).
+ *
+ * @param db open connection
+ * @param file path, for error messages
+ * @param migrations migrations, versions 1..n in order
+ * @returns the schema version after migrating
+ * @throws StoreSchemaError when the database is newer than `migrations`
+ * @throws Error when `migrations` is not numbered 1..n
+ */
+export function migrate(db: Database.Database, file: string, migrations: readonly Migration[]): number {
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`migration "${m.name}" has version ${m.version}, expected ${i + 1}`);
+  });
+  const latest = migrations.length;
+  const run = db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version        INTEGER PRIMARY KEY,
+      name           TEXT    NOT NULL,
+      applied_at_ms  INTEGER NOT NULL
+    )`);
+    const current = schemaVersion(db);
+    if (current > latest) throw new StoreSchemaError(file, current, latest);
+    const insert = db.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)');
+    for (const m of migrations.slice(current)) {
+      db.exec(m.sql);
+      insert.run(m.version, m.name, Date.now());
+    }
+    return Math.max(current, latest);
+  });
+  return run.immediate();
+}
+
+/**
+ * Reads the schema version recorded in `schema_migrations` (0 for a fresh file).
+ *
+ * @param db open connection
+ */
+export function schemaVersion(db: Database.Database): number {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (!exists) return 0;
+  const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }; // aggregate always returns one row
+  return row.v ?? 0;
+}

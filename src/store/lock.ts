@@ -1,0 +1,83 @@
+/**
+ * The single-run lock shared by `run --once` and the daemon (DESIGN.md: "Both take the same single-run lock
+ * (in SQLite), so a cron run and a daemon never act at once").
+ *
+ * One row (`id = 1`) in `run_lock`. Taking it is one atomic statement (INSERT … ON CONFLICT DO UPDATE … WHERE
+ * expired), so two processes racing on the same file cannot both win. A holder that dies stops refreshing,
+ * and its lock expires after `ttlMs`. The lock is not re-entrant: acquiring it again with the same owner
+ * while it is held returns false (use {@link refreshRunLock} to extend it).
+ */
+import type Database from 'better-sqlite3';
+import { checkMs } from './values.ts';
+
+/** Who holds the lock. */
+export interface RunLockHolder {
+  owner: string;
+  pid: number;
+  acquiredAtMs: number;
+  expiresAtMs: number;
+}
+
+/**
+ * Takes the lock if it is free or expired.
+ *
+ * @param l.owner unique id of this run (e.g. `<pid>:<uuid>`)
+ * @param l.pid process id, for operators
+ * @param l.nowMs current time, ms
+ * @param l.ttlMs lifetime without refresh, ms (> 0)
+ * @returns true when this call took the lock
+ */
+export function acquireRunLock(
+  db: Database.Database,
+  l: { owner: string; pid: number; nowMs: number; ttlMs: number },
+): boolean {
+  const now = checkMs(l.nowMs, 'nowMs');
+  const ttl = positiveTtl(l.ttlMs);
+  const r = db
+    .prepare(
+      `INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
+         acquired_at_ms = excluded.acquired_at_ms, expires_at_ms = excluded.expires_at_ms
+       WHERE run_lock.expires_at_ms <= excluded.acquired_at_ms`,
+    )
+    .run(l.owner, l.pid, now, now + ttl);
+  return r.changes === 1;
+}
+
+/**
+ * Extends the lock held by `owner` to `nowMs + ttlMs`.
+ *
+ * @returns true when `owner` still holds the lock (false: it was released or taken over after expiry)
+ */
+export function refreshRunLock(db: Database.Database, l: { owner: string; nowMs: number; ttlMs: number }): boolean {
+  const r = db
+    .prepare('UPDATE run_lock SET expires_at_ms = ? WHERE id = 1 AND owner = ?')
+    .run(checkMs(l.nowMs, 'nowMs') + positiveTtl(l.ttlMs), l.owner);
+  return r.changes === 1;
+}
+
+/**
+ * Releases the lock if `owner` holds it; another owner's lock is left alone.
+ *
+ * @returns true when the lock was released by this call
+ */
+export function releaseRunLock(db: Database.Database, owner: string): boolean {
+  return db.prepare('DELETE FROM run_lock WHERE id = 1 AND owner = ?').run(owner).changes === 1;
+}
+
+/**
+ * Reads the current holder (expired or not), for status output.
+ *
+ * @returns the holder, or undefined when nobody holds the lock
+ */
+export function readRunLock(db: Database.Database): RunLockHolder | undefined {
+  const row = db.prepare('SELECT owner, pid, acquired_at_ms, expires_at_ms FROM run_lock WHERE id = 1').get() as
+    | { owner: string; pid: number; acquired_at_ms: number; expires_at_ms: number }
+    | undefined; // columns per migration 1
+  return row && { owner: row.owner, pid: row.pid, acquiredAtMs: row.acquired_at_ms, expiresAtMs: row.expires_at_ms };
+}
+
+function positiveTtl(ttlMs: number): number {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new RangeError(`ttlMs must be a positive integer, got ${ttlMs}`);
+  return ttlMs;
+}

@@ -1,0 +1,182 @@
+/**
+ * Numbered SQL migrations of the Ballast database, applied in order by `openDatabase`.
+ *
+ * Rules: never edit a migration that has shipped; add a new one. Amounts are TEXT decimal strings of base
+ * units (CHECKed to be digits only, so they survive values beyond 2^64); times are integer milliseconds since
+ * the epoch in `*_ms` columns; status columns carry CHECK constraints listing every allowed value.
+ */
+
+/** One migration: `version` is 1, 2, 3… with no gaps. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** SQL fragment: `col` holds an unsigned integer string (base units). */
+const uint = (col: string) => `CHECK (${col} <> '' AND ${col} NOT GLOB '*[^0-9]*')`;
+
+/** All migrations, oldest first. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema: cycles, balances, plans, quotes, transfers, run lock',
+    sql: `
+CREATE TABLE cycles (
+  id              INTEGER PRIMARY KEY,
+  mode            TEXT    NOT NULL CHECK (mode IN ('once', 'daemon', 'plan')),
+  started_at_ms   INTEGER NOT NULL,
+  finished_at_ms  INTEGER,
+  outcome         TEXT    CHECK (outcome IN ('ok', 'refused', 'error')),
+  summary_json    TEXT,
+  error           TEXT,
+  CHECK ((finished_at_ms IS NULL) = (outcome IS NULL))
+);
+
+CREATE TABLE balances (
+  id          INTEGER PRIMARY KEY,
+  cycle_id    INTEGER NOT NULL REFERENCES cycles(id),
+  chain       TEXT    NOT NULL,
+  chain_id    INTEGER NOT NULL,
+  asset       TEXT    NOT NULL,
+  wallet      TEXT    NOT NULL,
+  address     TEXT    NOT NULL,
+  currency    TEXT    NOT NULL,
+  amount      TEXT    ${uint('amount')},
+  error       TEXT,
+  read_at_ms  INTEGER NOT NULL,
+  CHECK (amount IS NOT NULL OR error IS NOT NULL)
+);
+CREATE INDEX balances_cycle ON balances(cycle_id);
+
+CREATE TABLE planned_transfers (
+  id                 INTEGER PRIMARY KEY,
+  cycle_id           INTEGER NOT NULL REFERENCES cycles(id),
+  asset              TEXT    NOT NULL,
+  origin_chain       TEXT    NOT NULL,
+  destination_chain  TEXT    NOT NULL,
+  amount_in          TEXT    NOT NULL ${uint('amount_in')},
+  reason             TEXT    NOT NULL
+);
+CREATE INDEX planned_transfers_cycle ON planned_transfers(cycle_id);
+
+CREATE TABLE plan_decisions (
+  id        INTEGER PRIMARY KEY,
+  cycle_id  INTEGER NOT NULL REFERENCES cycles(id),
+  asset     TEXT    NOT NULL,
+  chain     TEXT,
+  kind      TEXT    NOT NULL,
+  detail    TEXT    NOT NULL
+);
+CREATE INDEX plan_decisions_cycle ON plan_decisions(cycle_id);
+
+CREATE TABLE quotes (
+  id              INTEGER PRIMARY KEY,
+  cycle_id        INTEGER NOT NULL REFERENCES cycles(id),
+  plan_id         INTEGER REFERENCES planned_transfers(id),
+  request_id      TEXT,
+  order_id        TEXT,
+  request_json    TEXT    NOT NULL,
+  raw_json        TEXT    NOT NULL,
+  received_at_ms  INTEGER NOT NULL
+);
+CREATE INDEX quotes_cycle ON quotes(cycle_id);
+CREATE INDEX quotes_request ON quotes(request_id);
+
+CREATE TABLE fee_decisions (
+  quote_id        INTEGER PRIMARY KEY REFERENCES quotes(id),
+  accepted        INTEGER NOT NULL CHECK (accepted IN (0, 1)),
+  reason          TEXT,
+  detail          TEXT,
+  breakdown_json  TEXT,
+  CHECK (accepted = 1 OR reason IS NOT NULL)
+);
+
+CREATE TABLE verdicts (
+  quote_id    INTEGER PRIMARY KEY REFERENCES quotes(id),
+  ok          INTEGER NOT NULL CHECK (ok IN (0, 1)),
+  rules_json  TEXT    NOT NULL
+);
+
+CREATE TABLE quote_errors (
+  id                INTEGER PRIMARY KEY,
+  cycle_id          INTEGER NOT NULL REFERENCES cycles(id),
+  plan_id           INTEGER REFERENCES planned_transfers(id),
+  code              TEXT    NOT NULL,
+  message           TEXT    NOT NULL,
+  relay_request_id  TEXT,
+  at_ms             INTEGER
+);
+CREATE INDEX quote_errors_cycle ON quote_errors(cycle_id);
+
+CREATE TABLE transfers (
+  id                    INTEGER PRIMARY KEY,
+  cycle_id              INTEGER NOT NULL REFERENCES cycles(id),
+  quote_id              INTEGER REFERENCES quotes(id),
+  asset                 TEXT    NOT NULL,
+  origin_chain          TEXT    NOT NULL,
+  origin_chain_id       INTEGER NOT NULL,
+  origin_currency       TEXT    NOT NULL,
+  destination_chain     TEXT    NOT NULL,
+  destination_chain_id  INTEGER NOT NULL,
+  destination_currency  TEXT    NOT NULL,
+  user_address          TEXT    NOT NULL,
+  recipient             TEXT    NOT NULL,
+  amount_in             TEXT    NOT NULL ${uint('amount_in')},
+  expected_out          TEXT    NOT NULL ${uint('expected_out')},
+  min_out               TEXT    NOT NULL ${uint('min_out')},
+  request_id            TEXT    UNIQUE,
+  order_id              TEXT,
+  fees_usd              TEXT,
+  status                TEXT    NOT NULL CHECK (status IN
+                          ('prepared', 'broadcast', 'deposited', 'success', 'failure', 'refund', 'origin_failed')),
+  relay_status          TEXT,
+  out_tx_hashes_json    TEXT    NOT NULL DEFAULT '[]',
+  error                 TEXT,
+  created_at_ms         INTEGER NOT NULL,
+  updated_at_ms         INTEGER NOT NULL
+);
+CREATE INDEX transfers_in_flight ON transfers(status) WHERE status IN ('prepared', 'broadcast', 'deposited');
+CREATE INDEX transfers_created ON transfers(created_at_ms);
+
+CREATE TABLE transfer_txs (
+  id                 INTEGER PRIMARY KEY,
+  transfer_id        INTEGER NOT NULL REFERENCES transfers(id),
+  step_id            TEXT    NOT NULL,
+  item_index         INTEGER NOT NULL CHECK (item_index >= 0),
+  chain_id           INTEGER NOT NULL,
+  request_json       TEXT    NOT NULL,
+  tx_hash            TEXT    NOT NULL,
+  raw_tx             TEXT    NOT NULL,
+  status             TEXT    NOT NULL CHECK (status IN ('signed', 'sent', 'confirmed', 'reverted')),
+  block_number       TEXT    ${uint('block_number')},
+  signed_at_ms       INTEGER NOT NULL,
+  sent_at_ms         INTEGER,
+  confirmed_at_ms    INTEGER,
+  UNIQUE (transfer_id, step_id, item_index)
+);
+CREATE INDEX transfer_txs_hash ON transfer_txs(tx_hash);
+
+CREATE TABLE transfer_events (
+  id           INTEGER PRIMARY KEY,
+  transfer_id  INTEGER NOT NULL REFERENCES transfers(id),
+  from_status  TEXT,
+  to_status    TEXT    NOT NULL,
+  at_ms        INTEGER NOT NULL,
+  detail       TEXT
+);
+CREATE INDEX transfer_events_transfer ON transfer_events(transfer_id);
+
+CREATE TABLE run_lock (
+  id              INTEGER PRIMARY KEY CHECK (id = 1),
+  owner           TEXT    NOT NULL,
+  pid             INTEGER NOT NULL,
+  acquired_at_ms  INTEGER NOT NULL,
+  expires_at_ms   INTEGER NOT NULL
+);
+`,
+  },
+];
+
+/** Highest version this code knows. */
+export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

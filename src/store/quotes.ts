@@ -1,0 +1,176 @@
+/**
+ * Quotes and what Ballast made of them: the raw /quote/v2 response (spec "POST /quote/v2") as received, the
+ * fee-policy decision, the local verification verdict (spec "Local quote verification"), and quote errors
+ * (spec "Errors": `errorCode`, `message`, `requestId` kept).
+ *
+ * The raw response is stored before it is acted on, so every signed transfer can be traced to the exact
+ * quote it came from.
+ */
+import type Database from 'better-sqlite3';
+import { checkMs, fromJsonText, toJsonText } from './values.ts';
+
+/** A received quote. `request` is the body sent; `raw` the unparsed JSON response. */
+export interface QuoteRecord {
+  cycleId: number;
+  planId: number | null;
+  requestId: string | null;
+  orderId: string | null;
+  request: object;
+  raw: unknown;
+  receivedAtMs: number;
+}
+
+/** The fee policy's decision for a quote (`reason` is the policy's skip reason when not accepted). */
+export interface FeeDecisionRecord {
+  accepted: boolean;
+  reason?: string;
+  detail?: string;
+  /** Fee breakdown; bigints are stored as decimal strings. */
+  breakdown?: object;
+}
+
+/** The verifier's verdict: one entry per rule. */
+export interface VerdictRecord {
+  ok: boolean;
+  rules: readonly { rule: string; ok: boolean; detail: string }[];
+}
+
+/** A failed quote request. */
+export interface QuoteErrorRecord {
+  cycleId: number;
+  planId: number | null;
+  code: string;
+  message: string;
+  /** Relay's `requestId` from the error body, when given. */
+  relayRequestId?: string;
+  atMs?: number;
+}
+
+/**
+ * Stores a quote as received.
+ *
+ * @returns the quote id
+ * @throws StoreValueError when `request`/`raw` cannot be serialised or the time is invalid
+ */
+export function recordQuote(db: Database.Database, q: QuoteRecord): number {
+  const r = db
+    .prepare(
+      `INSERT INTO quotes (cycle_id, plan_id, request_id, order_id, request_json, raw_json, received_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      q.cycleId,
+      q.planId,
+      q.requestId,
+      q.orderId,
+      toJsonText(q.request, 'request'),
+      toJsonText(q.raw, 'raw'),
+      checkMs(q.receivedAtMs, 'receivedAtMs'),
+    );
+  return Number(r.lastInsertRowid);
+}
+
+/**
+ * Stores the fee decision of a quote (once per quote).
+ *
+ * @throws SqliteError when the quote is unknown, already has a decision, or is refused without a reason
+ */
+export function recordFeeDecision(db: Database.Database, quoteId: number, d: FeeDecisionRecord): void {
+  db.prepare('INSERT INTO fee_decisions (quote_id, accepted, reason, detail, breakdown_json) VALUES (?, ?, ?, ?, ?)').run(
+    quoteId,
+    d.accepted ? 1 : 0,
+    d.reason ?? null,
+    d.detail ?? null,
+    d.breakdown === undefined ? null : toJsonText(d.breakdown, 'breakdown'),
+  );
+}
+
+/**
+ * Stores the verification verdict of a quote (once per quote).
+ *
+ * @throws SqliteError when the quote is unknown or already has a verdict
+ */
+export function recordVerdict(db: Database.Database, quoteId: number, v: VerdictRecord): void {
+  db.prepare('INSERT INTO verdicts (quote_id, ok, rules_json) VALUES (?, ?, ?)').run(
+    quoteId,
+    v.ok ? 1 : 0,
+    toJsonText(v.rules, 'rules'),
+  );
+}
+
+/**
+ * Stores a failed quote request.
+ *
+ * @returns the row id
+ */
+export function recordQuoteError(db: Database.Database, e: QuoteErrorRecord): number {
+  const r = db
+    .prepare(
+      `INSERT INTO quote_errors (cycle_id, plan_id, code, message, relay_request_id, at_ms)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    )
+    .run(e.cycleId, e.planId, e.code, e.message, e.relayRequestId ?? null, e.atMs === undefined ? null : checkMs(e.atMs, 'atMs'));
+  return Number(r.lastInsertRowid);
+}
+
+/** A stored quote with its decision and verdict, for history and audits. */
+export interface QuoteRow {
+  id: number;
+  cycleId: number;
+  planId: number | null;
+  requestId: string | null;
+  orderId: string | null;
+  request: unknown;
+  raw: unknown;
+  receivedAtMs: number;
+  fee: { accepted: boolean; reason: string | null; detail: string | null; breakdown: unknown } | null;
+  verdict: { ok: boolean; rules: unknown } | null;
+}
+
+interface QuoteDbRow {
+  id: number;
+  cycle_id: number;
+  plan_id: number | null;
+  request_id: string | null;
+  order_id: string | null;
+  request_json: string;
+  raw_json: string;
+  received_at_ms: number;
+  accepted: number | null;
+  reason: string | null;
+  detail: string | null;
+  breakdown_json: string | null;
+  ok: number | null;
+  rules_json: string | null;
+}
+
+/**
+ * Reads one quote with its fee decision and verdict.
+ *
+ * @returns the quote, or undefined when there is none with that id
+ */
+export function getQuote(db: Database.Database, id: number): QuoteRow | undefined {
+  const row = db
+    .prepare(
+      `SELECT q.*, f.accepted, f.reason, f.detail, f.breakdown_json, v.ok, v.rules_json
+       FROM quotes q LEFT JOIN fee_decisions f ON f.quote_id = q.id LEFT JOIN verdicts v ON v.quote_id = q.id
+       WHERE q.id = ?`,
+    )
+    .get(id) as QuoteDbRow | undefined; // columns per migration 1
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    cycleId: row.cycle_id,
+    planId: row.plan_id,
+    requestId: row.request_id,
+    orderId: row.order_id,
+    request: fromJsonText(row.request_json),
+    raw: fromJsonText(row.raw_json),
+    receivedAtMs: row.received_at_ms,
+    fee:
+      row.accepted === null
+        ? null
+        : { accepted: row.accepted === 1, reason: row.reason, detail: row.detail, breakdown: fromJsonText(row.breakdown_json) },
+    verdict: row.ok === null ? null : { ok: row.ok === 1, rules: fromJsonText(row.rules_json) },
+  };
+}

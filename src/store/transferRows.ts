@@ -1,0 +1,200 @@
+/**
+ * Reading transfers: SQLite rows → {@link TransferRow} with amounts as bigint, JSON columns parsed, and the
+ * transfer's transactions and events attached.
+ */
+import type Database from 'better-sqlite3';
+import type { TransferStatus, TransferTxStatus } from './transferStatus.ts';
+import { fromJsonText, textToAmount } from './values.ts';
+
+/** One origin transaction of a transfer. */
+export interface TransferTxRow {
+  id: number;
+  transferId: number;
+  stepId: string;
+  itemIndex: number;
+  chainId: number;
+  /** The exact transaction signed (nonce included; bigints as decimal strings). */
+  request: unknown;
+  /** Hash of the signed raw transaction (known before broadcast). */
+  txHash: string;
+  /** Signed raw transaction, 0x hex: enough to rebroadcast after a crash. */
+  rawTx: string;
+  status: TransferTxStatus;
+  blockNumber: bigint | null;
+  signedAtMs: number;
+  sentAtMs: number | null;
+  confirmedAtMs: number | null;
+}
+
+/** One status change of a transfer (`fromStatus` is null for the creation event). */
+export interface TransferEventRow {
+  id: number;
+  fromStatus: TransferStatus | null;
+  toStatus: TransferStatus;
+  atMs: number;
+  detail: string | null;
+}
+
+/** A transfer with its transactions and history. Amounts are bigint base units. */
+export interface TransferRow {
+  id: number;
+  cycleId: number;
+  quoteId: number | null;
+  asset: string;
+  originChain: string;
+  originChainId: number;
+  originCurrency: string;
+  destinationChain: string;
+  destinationChainId: number;
+  destinationCurrency: string;
+  /** Depositing wallet on the origin chain (the quote's `user`). */
+  user: string;
+  recipient: string;
+  /** Origin base units. */
+  amountIn: bigint;
+  /** Destination base units (quote's expected output). */
+  expectedOut: bigint;
+  /** Destination base units (guaranteed minimum accepted). */
+  minOut: bigint;
+  requestId: string | null;
+  orderId: string | null;
+  /** Total fees in USD as a decimal string, when known. */
+  feesUsd: string | null;
+  status: TransferStatus;
+  /** Last status reported by the Relay status endpoint (spec "Request status"). */
+  relayStatus: string | null;
+  /** Destination (fill) transaction hashes from the status endpoint. */
+  outTxHashes: string[];
+  error: string | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+  txs: TransferTxRow[];
+  events: TransferEventRow[];
+}
+
+interface TransferDbRow {
+  id: number;
+  cycle_id: number;
+  quote_id: number | null;
+  asset: string;
+  origin_chain: string;
+  origin_chain_id: number;
+  origin_currency: string;
+  destination_chain: string;
+  destination_chain_id: number;
+  destination_currency: string;
+  user_address: string;
+  recipient: string;
+  amount_in: string;
+  expected_out: string;
+  min_out: string;
+  request_id: string | null;
+  order_id: string | null;
+  fees_usd: string | null;
+  status: TransferStatus;
+  relay_status: string | null;
+  out_tx_hashes_json: string;
+  error: string | null;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+interface TxDbRow {
+  id: number;
+  transfer_id: number;
+  step_id: string;
+  item_index: number;
+  chain_id: number;
+  request_json: string;
+  tx_hash: string;
+  raw_tx: string;
+  status: TransferTxStatus;
+  block_number: string | null;
+  signed_at_ms: number;
+  sent_at_ms: number | null;
+  confirmed_at_ms: number | null;
+}
+
+interface EventDbRow {
+  id: number;
+  transfer_id: number;
+  from_status: TransferStatus | null;
+  to_status: TransferStatus;
+  at_ms: number;
+  detail: string | null;
+}
+
+/**
+ * Runs a transfers query and attaches transactions and events.
+ *
+ * @param sql a `SELECT * FROM transfers ...` statement
+ * @param params its parameters
+ * @returns rows in the query's order
+ */
+export function queryTransfers(db: Database.Database, sql: string, ...params: unknown[]): TransferRow[] {
+  const rows = db.prepare(sql).all(...params) as TransferDbRow[]; // SELECT * FROM transfers: columns per migration 1
+  if (rows.length === 0) return [];
+  const ids = JSON.stringify(rows.map((r) => r.id));
+  const txs = db
+    .prepare('SELECT * FROM transfer_txs WHERE transfer_id IN (SELECT value FROM json_each(?)) ORDER BY id')
+    .all(ids) as TxDbRow[]; // columns per migration 1
+  const events = db
+    .prepare('SELECT * FROM transfer_events WHERE transfer_id IN (SELECT value FROM json_each(?)) ORDER BY id')
+    .all(ids) as EventDbRow[]; // columns per migration 1
+  return rows.map((r) => ({
+    ...mapTransfer(r),
+    txs: txs.filter((t) => t.transfer_id === r.id).map(mapTx),
+    events: events.filter((e) => e.transfer_id === r.id).map(mapEvent),
+  }));
+}
+
+function mapTransfer(r: TransferDbRow): Omit<TransferRow, 'txs' | 'events'> {
+  return {
+    id: r.id,
+    cycleId: r.cycle_id,
+    quoteId: r.quote_id,
+    asset: r.asset,
+    originChain: r.origin_chain,
+    originChainId: r.origin_chain_id,
+    originCurrency: r.origin_currency,
+    destinationChain: r.destination_chain,
+    destinationChainId: r.destination_chain_id,
+    destinationCurrency: r.destination_currency,
+    user: r.user_address,
+    recipient: r.recipient,
+    amountIn: textToAmount(r.amount_in, 'amount_in'),
+    expectedOut: textToAmount(r.expected_out, 'expected_out'),
+    minOut: textToAmount(r.min_out, 'min_out'),
+    requestId: r.request_id,
+    orderId: r.order_id,
+    feesUsd: r.fees_usd,
+    status: r.status,
+    relayStatus: r.relay_status,
+    outTxHashes: fromJsonText(r.out_tx_hashes_json) as string[], // written only by setRelayStatus from string[]
+    error: r.error,
+    createdAtMs: r.created_at_ms,
+    updatedAtMs: r.updated_at_ms,
+  };
+}
+
+function mapTx(t: TxDbRow): TransferTxRow {
+  return {
+    id: t.id,
+    transferId: t.transfer_id,
+    stepId: t.step_id,
+    itemIndex: t.item_index,
+    chainId: t.chain_id,
+    request: fromJsonText(t.request_json),
+    txHash: t.tx_hash,
+    rawTx: t.raw_tx,
+    status: t.status,
+    blockNumber: t.block_number === null ? null : textToAmount(t.block_number, 'block_number'),
+    signedAtMs: t.signed_at_ms,
+    sentAtMs: t.sent_at_ms,
+    confirmedAtMs: t.confirmed_at_ms,
+  };
+}
+
+function mapEvent(e: EventDbRow): TransferEventRow {
+  return { id: e.id, fromStatus: e.from_status, toStatus: e.to_status, atMs: e.at_ms, detail: e.detail };
+}

@@ -1,0 +1,57 @@
+/**
+ * The transfer state machine as data.
+ *
+ * ```
+ * prepared ──► broadcast ──► deposited ──► success | failure | refund
+ *    │             │  └──────────────────► success | failure | refund   (status endpoint reports a terminal
+ *    └─────────────┴──► origin_failed                                     state before the receipt is seen)
+ * ```
+ * `prepared`: transfer row and its signed transactions are written, nothing is broadcast yet (write-ahead).
+ * `broadcast`: at least one origin transaction was sent. `deposited`: every origin transaction confirmed.
+ * `success`/`failure`/`refund` mirror the terminal request statuses (spec "Request status").
+ * `origin_failed`: an origin transaction could not be sent or reverted; no deposit was made.
+ */
+
+/** Every transfer status, as stored (CHECK constraint in migration 1). */
+export const TRANSFER_STATUSES = [
+  'prepared',
+  'broadcast',
+  'deposited',
+  'success',
+  'failure',
+  'refund',
+  'origin_failed',
+] as const;
+
+/** A transfer status. */
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
+
+/** Statuses of a transfer that is still moving: the planner counts it as in flight. */
+export const IN_FLIGHT_STATUSES: readonly TransferStatus[] = ['prepared', 'broadcast', 'deposited'];
+
+/** Statuses that never change again. */
+export const FINAL_TRANSFER_STATUSES: readonly TransferStatus[] = ['success', 'failure', 'refund', 'origin_failed'];
+
+/** Allowed transitions: from → the statuses it may move to. */
+export const ALLOWED_TRANSITIONS: Readonly<Record<TransferStatus, readonly TransferStatus[]>> = {
+  prepared: ['broadcast', 'origin_failed'],
+  broadcast: ['deposited', 'origin_failed', 'success', 'failure', 'refund'],
+  deposited: ['success', 'failure', 'refund'],
+  success: [],
+  failure: [],
+  refund: [],
+  origin_failed: [],
+};
+
+/**
+ * Whether `from → to` is in {@link ALLOWED_TRANSITIONS}.
+ *
+ * @param from current status
+ * @param to requested status
+ */
+export function isAllowedTransition(from: TransferStatus, to: TransferStatus): boolean {
+  return ALLOWED_TRANSITIONS[from]?.includes(to) ?? false;
+}
+
+/** Status of one origin transaction: signed (hash known, not sent) → sent → confirmed | reverted. */
+export type TransferTxStatus = 'signed' | 'sent' | 'confirmed' | 'reverted';

@@ -1,0 +1,299 @@
+/**
+ * Transfers: the write-ahead record of every cross-chain move (conventions "Persistence": a row describing
+ * what is about to happen is written before it happens). The transfer row and its signed transactions
+ * (hash and raw bytes, known before broadcast) are written in one transaction with status `prepared`; every
+ * later change is a guarded transition (`UPDATE … WHERE id = ? AND status = ?`, exactly one row or nothing)
+ * recorded in `transfer_events` in the same transaction. States: see `transferStatus.ts`.
+ */
+import type Database from 'better-sqlite3';
+import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
+import { queryTransfers, type TransferRow } from './transferRows.ts';
+import {
+  ALLOWED_TRANSITIONS,
+  IN_FLIGHT_STATUSES,
+  TRANSFER_STATUSES,
+  isAllowedTransition,
+  type TransferStatus,
+} from './transferStatus.ts';
+import { amountToText, checkMs, toJsonText } from './values.ts';
+
+export type { TransferEventRow, TransferRow, TransferTxRow } from './transferRows.ts';
+export type { TransferStatus, TransferTxStatus } from './transferStatus.ts';
+export { ALLOWED_TRANSITIONS, IN_FLIGHT_STATUSES, TRANSFER_STATUSES, isAllowedTransition } from './transferStatus.ts';
+
+/** One origin transaction, signed but not yet sent. */
+export interface NewTransferTx {
+  /** Quote step id (`approve`, `deposit`…). */
+  stepId: string;
+  /** Index of the item within the step. */
+  itemIndex: number;
+  chainId: number;
+  /** The exact transaction signed, nonce included; bigints are stored as decimal strings. */
+  request: object;
+  /** Hash of the signed raw transaction (keccak256 of `rawTx` on EVM). */
+  txHash: string;
+  /** Signed raw transaction, 0x hex. */
+  rawTx: string;
+}
+
+/** A transfer about to be executed. Amounts are bigint base units (origin for `amountIn`, destination else). */
+export interface NewTransfer {
+  cycleId: number;
+  quoteId: number | null;
+  asset: string;
+  originChain: string;
+  originChainId: number;
+  originCurrency: string;
+  destinationChain: string;
+  destinationChainId: number;
+  destinationCurrency: string;
+  user: string;
+  recipient: string;
+  amountIn: bigint;
+  expectedOut: bigint;
+  minOut: bigint;
+  requestId: string | null;
+  orderId: string | null;
+  feesUsd: string | null;
+  txs: readonly NewTransferTx[];
+  nowMs: number;
+}
+
+/** Options of a transition. */
+export interface TransitionOptions {
+  nowMs: number;
+  /** Free text for the event (e.g. tx hashes). */
+  detail?: string;
+  /** Relay status to store with the change (spec "Request status"). */
+  relayStatus?: string;
+  /** Error to store on the transfer (e.g. why the origin failed). */
+  error?: string;
+}
+
+/**
+ * Writes a transfer (status `prepared`), its signed transactions (status `signed`) and its first event, in
+ * one transaction: either all are stored or none.
+ *
+ * @returns the transfer id and the transaction ids in input order
+ * @throws StoreValueError on a negative amount or bad time; SqliteError on a duplicate `requestId` (the same
+ *   request must never be executed twice) or an unknown cycle/quote
+ */
+export function createTransfer(db: Database.Database, t: NewTransfer): { transferId: number; txIds: number[] } {
+  const nowMs = checkMs(t.nowMs, 'nowMs');
+  const insert = db.prepare(
+    `INSERT INTO transfers (cycle_id, quote_id, asset, origin_chain, origin_chain_id, origin_currency,
+       destination_chain, destination_chain_id, destination_currency, user_address, recipient,
+       amount_in, expected_out, min_out, request_id, order_id, fees_usd, status, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
+  );
+  return db.transaction(() => {
+    const transferId = Number(
+      insert.run(
+        t.cycleId,
+        t.quoteId,
+        t.asset,
+        t.originChain,
+        t.originChainId,
+        t.originCurrency,
+        t.destinationChain,
+        t.destinationChainId,
+        t.destinationCurrency,
+        t.user,
+        t.recipient,
+        amountToText(t.amountIn, 'amountIn'),
+        amountToText(t.expectedOut, 'expectedOut'),
+        amountToText(t.minOut, 'minOut'),
+        t.requestId,
+        t.orderId,
+        t.feesUsd,
+        nowMs,
+        nowMs,
+      ).lastInsertRowid,
+    );
+    insertEvent(db, transferId, null, 'prepared', nowMs, 'created');
+    const txIds = t.txs.map((tx) => insertTx(db, transferId, tx, nowMs));
+    return { transferId, txIds };
+  }).immediate();
+}
+
+/**
+ * Adds a signed transaction to a transfer that is still `prepared` or `broadcast` (e.g. the deposit signed
+ * after the approval confirmed, with the next nonce).
+ *
+ * @returns the transaction id
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is missing or past `broadcast`
+ */
+export function addTransferTx(
+  db: Database.Database,
+  transferId: number,
+  tx: NewTransferTx & { nowMs: number },
+): number {
+  const nowMs = checkMs(tx.nowMs, 'nowMs');
+  return db.transaction(() => {
+    const row = db.prepare('SELECT status FROM transfers WHERE id = ?').get(transferId) as
+      | { status: TransferStatus }
+      | undefined; // single TEXT column
+    if (!row || (row.status !== 'prepared' && row.status !== 'broadcast')) {
+      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', transferId, 'prepared|broadcast',
+        row?.status ?? 'missing', `transfer ${transferId} is ${row?.status ?? 'missing'}; transactions can only be added while prepared or broadcast`);
+    }
+    const id = insertTx(db, transferId, tx, nowMs);
+    db.prepare('UPDATE transfers SET updated_at_ms = ? WHERE id = ?').run(nowMs, transferId);
+    return id;
+  }).immediate();
+}
+
+/**
+ * Moves a transfer from `from` to `to` if, and only if, it is currently in `from` and the transition is
+ * allowed; records the event in the same transaction.
+ *
+ * @throws StoreTransitionError `STORE_TRANSITION_ILLEGAL` when `from → to` is not in the table (nothing
+ *   changes); `STORE_TRANSITION_CONFLICT` when the transfer is not in `from` or does not exist (nothing changes)
+ */
+export function transitionTransfer(
+  db: Database.Database,
+  id: number,
+  from: TransferStatus,
+  to: TransferStatus,
+  opts: TransitionOptions,
+): void {
+  if (!isAllowedTransition(from, to)) {
+    const allowed = ALLOWED_TRANSITIONS[from]?.join(', ') || 'nothing (final)';
+    throw new StoreTransitionError('STORE_TRANSITION_ILLEGAL', 'transfers', id, from, to,
+      `transfer ${id}: ${from} → ${to} is not an allowed transition; from ${from} only ${allowed}`);
+  }
+  const nowMs = checkMs(opts.nowMs, 'nowMs');
+  db.transaction(() => {
+    const r = db
+      .prepare(
+        `UPDATE transfers SET status = ?, updated_at_ms = ?,
+           relay_status = COALESCE(?, relay_status), error = COALESCE(?, error)
+         WHERE id = ? AND status = ?`,
+      )
+      .run(to, nowMs, opts.relayStatus ?? null, opts.error ?? null, id, from);
+    if (r.changes !== 1) {
+      const current = db.prepare('SELECT status FROM transfers WHERE id = ?').get(id) as { status: string } | undefined; // one column
+      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, from, to,
+        `transfer ${id} is ${current ? current.status : 'missing'}, not ${from}; ${from} → ${to} not applied (re-read it)`);
+    }
+    insertEvent(db, id, from, to, nowMs, opts.detail ?? opts.error ?? null);
+  }).immediate();
+}
+
+/**
+ * Marks a signed transaction as sent (`signed → sent`).
+ *
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when it is not `signed`
+ */
+export function markTxSent(db: Database.Database, txId: number, nowMs: number): void {
+  const r = db
+    .prepare("UPDATE transfer_txs SET status = 'sent', sent_at_ms = ? WHERE id = ? AND status = 'signed'")
+    .run(checkMs(nowMs, 'nowMs'), txId);
+  if (r.changes !== 1) throw txConflict(db, txId, 'signed', 'sent');
+}
+
+/**
+ * Records the receipt of a transaction (`signed|sent → confirmed|reverted`). `signed` is accepted because a
+ * restart may find the receipt of a transaction whose send was never recorded.
+ *
+ * @param blockNumber block of the receipt
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when it already has a receipt or does not exist
+ */
+export function markTxConfirmed(
+  db: Database.Database,
+  txId: number,
+  c: { status: 'confirmed' | 'reverted'; blockNumber: bigint | number; nowMs: number },
+): void {
+  const block = amountToText(BigInt(c.blockNumber), 'blockNumber');
+  const r = db
+    .prepare(
+      `UPDATE transfer_txs SET status = ?, block_number = ?, confirmed_at_ms = ?
+       WHERE id = ? AND status IN ('signed', 'sent')`,
+    )
+    .run(c.status, block, checkMs(c.nowMs, 'nowMs'), txId);
+  if (r.changes !== 1) throw txConflict(db, txId, 'signed|sent', c.status);
+}
+
+/**
+ * Stores the latest Relay status of a transfer (spec "GET /intents/status/v3": `status`, `txHashes`) without
+ * changing the transfer's own status (use {@link transitionTransfer} for that).
+ *
+ * @param outTxHashes destination transaction hashes; replaces the stored list when given
+ * @throws StoreNotFoundError when the transfer does not exist
+ */
+export function setRelayStatus(
+  db: Database.Database,
+  id: number,
+  relayStatus: string,
+  opts: { nowMs: number; outTxHashes?: readonly string[] },
+): void {
+  const r = db
+    .prepare(
+      `UPDATE transfers SET relay_status = ?, updated_at_ms = ?,
+         out_tx_hashes_json = COALESCE(?, out_tx_hashes_json)
+       WHERE id = ?`,
+    )
+    .run(
+      relayStatus,
+      checkMs(opts.nowMs, 'nowMs'),
+      opts.outTxHashes === undefined ? null : toJsonText(opts.outTxHashes, 'outTxHashes'),
+      id,
+    );
+  if (r.changes !== 1) throw new StoreNotFoundError('transfers', id);
+}
+
+/** Transfers still moving (`prepared`, `broadcast`, `deposited`), oldest first, with transactions and events. */
+export function listInFlightTransfers(db: Database.Database): TransferRow[] {
+  const placeholders = IN_FLIGHT_STATUSES.map(() => '?').join(', ');
+  return queryTransfers(db, `SELECT * FROM transfers WHERE status IN (${placeholders}) ORDER BY id`, ...IN_FLIGHT_STATUSES);
+}
+
+/**
+ * The most recent transfers, newest first, with transactions and events.
+ *
+ * @param limit maximum number of transfers (non-negative integer)
+ */
+export function listRecentTransfers(db: Database.Database, limit: number): TransferRow[] {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+  return queryTransfers(db, 'SELECT * FROM transfers ORDER BY id DESC LIMIT ?', limit);
+}
+
+/** One transfer with its transactions and events, or undefined when there is none with that id. */
+export function getTransfer(db: Database.Database, id: number): TransferRow | undefined {
+  return queryTransfers(db, 'SELECT * FROM transfers WHERE id = ?', id)[0];
+}
+
+function insertTx(db: Database.Database, transferId: number, tx: NewTransferTx, nowMs: number): number {
+  return Number(
+    db
+      .prepare(
+        `INSERT INTO transfer_txs (transfer_id, step_id, item_index, chain_id, request_json, tx_hash, raw_tx, status, signed_at_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'signed', ?)`,
+      )
+      .run(transferId, tx.stepId, tx.itemIndex, tx.chainId, toJsonText(tx.request, 'request'), tx.txHash, tx.rawTx, nowMs)
+      .lastInsertRowid,
+  );
+}
+
+function insertEvent(
+  db: Database.Database,
+  transferId: number,
+  from: TransferStatus | null,
+  to: TransferStatus,
+  atMs: number,
+  detail: string | null,
+): void {
+  db.prepare('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)').run(
+    transferId,
+    from,
+    to,
+    atMs,
+    detail,
+  );
+}
+
+function txConflict(db: Database.Database, txId: number, from: string, to: string): StoreTransitionError {
+  const row = db.prepare('SELECT status FROM transfer_txs WHERE id = ?').get(txId) as { status: string } | undefined; // one column
+  return new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfer_txs', txId, from, to,
+    `transaction ${txId} is ${row ? row.status : 'missing'}, not ${from}; ${to} not recorded (re-read it)`);
+}

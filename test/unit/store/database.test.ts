@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreSchemaError } from '../../../src/store/errors.ts';
+import { migrate, schemaVersion } from '../../../src/store/database.ts';
+import { MIGRATIONS } from '../../../src/store/migrations.ts';
+import { startCycle } from '../../../src/store/cycles.ts';
+import { tempDb, type TempDb } from './helpers.ts';
+
+let t: TempDb;
+beforeEach(() => {
+  t = tempDb();
+});
+afterEach(() => {
+  t.cleanup();
+});
+
+describe('openDatabase', () => {
+  it('creates parent directories and sets WAL, foreign keys and the busy timeout', () => {
+    const db = t.open();
+    expect(existsSync(t.file)).toBe(true);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    startCycle(db, { mode: 'once', startedAtMs: 1 });
+    expect(existsSync(`${t.file}-wal`)).toBe(true);
+  });
+
+  it('applies migrations once: reopening keeps data and does not re-run them', () => {
+    const db1 = t.open();
+    const id = startCycle(db1, { mode: 'daemon', startedAtMs: 5 });
+    db1.close();
+    const db2 = t.open();
+    const rows = db2.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
+    expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+    expect(db2.prepare('SELECT id, mode FROM cycles').all()).toEqual([{ id, mode: 'daemon' }]);
+    expect(schemaVersion(db2)).toBe(MIGRATIONS.length);
+  });
+
+  it('applies only the new migration when the code gains one', () => {
+    const db = t.open();
+    const extra = { version: MIGRATIONS.length + 1, name: 'test: extra table', sql: 'CREATE TABLE extra (x INTEGER)' };
+    expect(migrate(db, t.file, [...MIGRATIONS, extra])).toBe(MIGRATIONS.length + 1);
+    expect(migrate(db, t.file, [...MIGRATIONS, extra])).toBe(MIGRATIONS.length + 1);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'extra'").get()).toEqual({ n: 1 });
+  });
+
+  it('refuses a database written by a newer version, without touching it', () => {
+    const db = t.open();
+    db.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)').run(99, 'future', 1);
+    db.close();
+    let err: unknown;
+    try {
+      t.open();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(StoreSchemaError);
+    expect((err as StoreSchemaError).code).toBe('STORE_SCHEMA_TOO_NEW');
+    expect((err as Error).message).toContain(`has schema version 99 but this Ballast knows up to ${MIGRATIONS.length}`);
+  });
+
+  it('rejects a migration list with a gap', () => {
+    const db = t.open();
+    expect(() => migrate(db, t.file, [{ version: 2, name: 'gap', sql: '' }])).toThrow(/has version 2, expected 1/);
+  });
+});
+
+describe('CHECK constraints', () => {
+  it('reject an unknown transfer status, a malformed amount and an unknown cycle mode', () => {
+    const db = t.open();
+    const cycleId = startCycle(db, { mode: 'once', startedAtMs: 1 });
+    const insert = (status: string, amount: string) =>
+      db
+        .prepare(
+          `INSERT INTO transfers (cycle_id, asset, origin_chain, origin_chain_id, origin_currency, destination_chain,
+             destination_chain_id, destination_currency, user_address, recipient, amount_in, expected_out, min_out,
+             status, created_at_ms, updated_at_ms)
+           VALUES (?, 'USDC', 'a', 1, '0x', 'b', 2, '0x', '0x', '0x', ?, '1', '1', ?, 1, 1)`,
+        )
+        .run(cycleId, amount, status);
+    expect(() => insert('lost', '1')).toThrow(/CHECK constraint failed/);
+    expect(() => insert('prepared', '-1')).toThrow(/CHECK constraint failed/);
+    expect(() => insert('prepared', '1.5')).toThrow(/CHECK constraint failed/);
+    expect(() => insert('prepared', '')).toThrow(/CHECK constraint failed/);
+    expect(() => db.prepare("INSERT INTO cycles (mode, started_at_ms) VALUES ('weekly', 1)").run()).toThrow(/CHECK constraint failed/);
+    insert('prepared', '123');
+    expect(db.prepare('SELECT COUNT(*) AS n FROM transfers').get()).toEqual({ n: 1 });
+  });
+
+  it('enforce foreign keys', () => {
+    const db = t.open();
+    expect(() => startCycle(db, { mode: 'once', startedAtMs: 1 }) && db.prepare(
+      "INSERT INTO plan_decisions (cycle_id, asset, kind, detail) VALUES (999, 'USDC', 'in_band', 'x')",
+    ).run()).toThrow(/FOREIGN KEY constraint failed/);
+  });
+});
