@@ -6,13 +6,14 @@ import { createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ChainsResponseSchema,
+  EvmTxDataSchema,
   IntentStatusSchema,
   QuoteResponseSchema,
   RequestsResponseSchema,
   type IntentStatus,
   type QuoteResponse,
 } from '../../../src/relay/schemas.ts';
-import { EvmTxDataSchema } from '../../../src/relay/schemas.ts';
+import { depositoryAbi } from '../../../src/protocol/depositoryAbi.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
 
 let sandbox: Sandbox;
@@ -167,6 +168,43 @@ describe('sandbox API on anvil', () => {
     expect(await usdcOf(beta(), treasury().address)).toBe(betaBefore);
     const refundTx = await alpha().publicClient.getTransactionReceipt({ hash: final.txHashes[0] as Hex });
     expect(refundTx.to?.toLowerCase()).toBe(alpha().depository.toLowerCase());
+  });
+
+  it('failure mode ends failure and marks the deposit withdrawable; a deposit for an unknown order is returned', async () => {
+    sandbox.resetFaults();
+    sandbox.setFaults({ failure: true, fillDelayMs: 0 });
+    const q = await quote('3000000');
+    await execute(q);
+    expect((await waitForTerminal(q.requestId!)).status).toBe('failure');
+    const failed = RequestsResponseSchema.parse(await (await fetch(`${sandbox.apiUrl}/requests/v3?id=${q.requestId}`)).json());
+    expect(failed.requests[0]!.protocol).toMatchObject({
+      isWithdrawable: true,
+      deposit: { origin: { depositor: treasury().address.toLowerCase(), chainId: 'alpha', amount: '3000000' } },
+    });
+
+    sandbox.resetFaults();
+    const before = await usdcOf(alpha(), treasury().address);
+    const wallet = createWalletClient({ account: treasury(), chain: alpha().chain, transport: http(alpha().rpcUrl) });
+    const amount = 2_000_000n;
+    const approve = await wallet.writeContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'approve', args: [alpha().depository, amount] });
+    await alpha().publicClient.waitForTransactionReceipt({ hash: approve });
+    const stray = await wallet.writeContract({
+      address: alpha().depository,
+      abi: depositoryAbi,
+      functionName: 'depositErc20',
+      args: [treasury().address, alpha().usdc, amount, `0x${'99'.repeat(32)}`],
+    });
+    await alpha().publicClient.waitForTransactionReceipt({ hash: stray });
+    let refunded: { id: string; status: string } | undefined;
+    for (let i = 0; i < 50 && refunded?.status !== 'refund'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const all = RequestsResponseSchema.parse(
+        await (await fetch(`${sandbox.apiUrl}/requests/v3?user=${treasury().address}&limit=50`)).json(),
+      );
+      refunded = all.requests.find((r) => (r.data as { inTxs?: { hash: string }[] }).inTxs?.[0]?.hash === stray);
+    }
+    expect(refunded?.status).toBe('refund');
+    expect(await usdcOf(alpha(), treasury().address)).toBe(before);
   });
 
   it('a 429 burst answers with retry-after, then the API recovers; a bad request answers 400 with errorCode', async () => {
