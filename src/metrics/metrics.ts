@@ -1,0 +1,156 @@
+/**
+ * Prometheus metrics of Ballast (prom-client), in a registry of their own so several instances (tests, the
+ * demo) never share state.
+ *
+ * Naming (conventions "Metrics"): prefix `ballast_`, unit in the name, counters end in `_total`. Labels are
+ * bounded sets only (chain and asset names from the config, outcomes, policy reasons, verification rule ids,
+ * endpoint names, HTTP status codes): never request ids, order ids or addresses. Node's default process
+ * metrics (`process_*`, `nodejs_*`) keep their standard unprefixed names so stock dashboards work.
+ *
+ * Gauges of token amounts are float64: exact up to 2^53 base units (≈ 9e9 USDC at 6 decimals, 0.009 ETH at
+ * 18) and within one part in 10^16 above. They are for dashboards and alerts; the SQLite store holds exact values.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Outcomes of a cycle (same values as the store's `cycles.outcome`). */
+export const CYCLE_OUTCOMES = ['ok', 'refused', 'error'] as const;
+
+/** Default prom-client metrics removed from the registry because they break the exposition lint. */
+const LINT_FAILING_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+] as const;
+
+/** All Ballast metrics plus the registry that exposes them. */
+export interface BallastMetrics {
+  /** Registry to serve at /metrics. */
+  registry: Registry;
+  /** `ballast_cycles_total{outcome}`: finished cycles by outcome (ok, refused, error). */
+  cyclesTotal: Counter<'outcome'>;
+  /** `ballast_cycle_duration_seconds`: wall time of a cycle. */
+  cycleDurationSeconds: Histogram<string>;
+  /** `ballast_last_successful_cycle_timestamp_seconds`: unix time of the last cycle that did not error (0: none yet). */
+  lastSuccessfulCycleTimestampSeconds: Gauge<string>;
+  /** `ballast_transfers_total{outcome, asset, origin_chain, destination_chain}`: transfers that reached an end state. */
+  transfersTotal: Counter<'outcome' | 'asset' | 'origin_chain' | 'destination_chain'>;
+  /** `ballast_transfers_in_flight`: transfers prepared, broadcast or deposited but not final. */
+  transfersInFlight: Gauge<string>;
+  /** `ballast_quotes_total{asset, origin_chain, destination_chain}`: quotes received. */
+  quotesTotal: Counter<'asset' | 'origin_chain' | 'destination_chain'>;
+  /** `ballast_quotes_skipped_total{reason}`: quotes skipped by the fee policy, by reason. */
+  quotesSkippedTotal: Counter<'reason'>;
+  /** `ballast_quotes_refused_total{rule}`: failed verification rules (one increment per failing rule). */
+  quotesRefusedTotal: Counter<'rule'>;
+  /** `ballast_relay_http_requests_total{endpoint, status}`: Relay API calls by endpoint and HTTP status. */
+  relayHttpRequestsTotal: Counter<'endpoint' | 'status'>;
+  /** `ballast_balance_base_units{chain, asset, wallet}`: last balance read, in token base units. */
+  balanceBaseUnits: Gauge<'chain' | 'asset' | 'wallet'>;
+  /** `ballast_target_base_units{chain, asset, wallet, bound}`: configured band (min, target, max) in base units. */
+  targetBaseUnits: Gauge<'chain' | 'asset' | 'wallet' | 'bound'>;
+  /** `ballast_chain_read_errors_total{chain}`: failed balance reads per chain. */
+  chainReadErrorsTotal: Counter<'chain'>;
+}
+
+/**
+ * Creates a registry with every Ballast metric and Node's default process metrics.
+ *
+ * `cycles_total` starts at 0 for each outcome and `transfers_in_flight` at 0, so rates and alerts work from
+ * the first scrape.
+ *
+ * @returns the metrics; serve `registry` with `startMetricsServer`
+ */
+export function createMetrics(): BallastMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  // prom-client also exports these gauges with a `_total` suffix, which `promtool check metrics` rejects
+  // (only counters may end in _total); the same values remain as nodejs_active_{handles,requests,resources}.
+  for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
+  const registers = [registry];
+  const metrics: BallastMetrics = {
+    registry,
+    cyclesTotal: new Counter({
+      name: 'ballast_cycles_total',
+      help: 'Rebalancing cycles finished, by outcome (ok, refused, error).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    cycleDurationSeconds: new Histogram({
+      name: 'ballast_cycle_duration_seconds',
+      help: 'Wall-clock duration of a rebalancing cycle in seconds.',
+      buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      registers,
+    }),
+    lastSuccessfulCycleTimestampSeconds: new Gauge({
+      name: 'ballast_last_successful_cycle_timestamp_seconds',
+      help: 'Unix time in seconds at which the last cycle without error finished.',
+      registers,
+    }),
+    transfersTotal: new Counter({
+      name: 'ballast_transfers_total',
+      help: 'Transfers that reached an end state, by outcome, asset and route.',
+      labelNames: ['outcome', 'asset', 'origin_chain', 'destination_chain'],
+      registers,
+    }),
+    transfersInFlight: new Gauge({
+      name: 'ballast_transfers_in_flight',
+      help: 'Transfers prepared, broadcast or deposited but not yet final.',
+      registers,
+    }),
+    quotesTotal: new Counter({
+      name: 'ballast_quotes_total',
+      help: 'Quotes received from the Relay API, by asset and route.',
+      labelNames: ['asset', 'origin_chain', 'destination_chain'],
+      registers,
+    }),
+    quotesSkippedTotal: new Counter({
+      name: 'ballast_quotes_skipped_total',
+      help: 'Quotes skipped by the fee policy, by reason.',
+      labelNames: ['reason'],
+      registers,
+    }),
+    quotesRefusedTotal: new Counter({
+      name: 'ballast_quotes_refused_total',
+      help: 'Local verification rules failed by quotes (a quote failing two rules counts twice).',
+      labelNames: ['rule'],
+      registers,
+    }),
+    relayHttpRequestsTotal: new Counter({
+      name: 'ballast_relay_http_requests_total',
+      help: 'HTTP requests to the Relay API, by endpoint and response status.',
+      labelNames: ['endpoint', 'status'],
+      registers,
+    }),
+    balanceBaseUnits: new Gauge({
+      name: 'ballast_balance_base_units',
+      help: 'Last balance read per chain, asset and wallet, in token base units.',
+      labelNames: ['chain', 'asset', 'wallet'],
+      registers,
+    }),
+    targetBaseUnits: new Gauge({
+      name: 'ballast_target_base_units',
+      help: 'Configured balance band per chain, asset and wallet (bound = min, target, max), in token base units.',
+      labelNames: ['chain', 'asset', 'wallet', 'bound'],
+      registers,
+    }),
+    chainReadErrorsTotal: new Counter({
+      name: 'ballast_chain_read_errors_total',
+      help: 'Failed balance reads per chain.',
+      labelNames: ['chain'],
+      registers,
+    }),
+  };
+  for (const outcome of CYCLE_OUTCOMES) metrics.cyclesTotal.inc({ outcome }, 0);
+  metrics.transfersInFlight.set(0);
+  return metrics;
+}
+
+/**
+ * Converts a base-unit amount to a gauge value (float64; exact up to 2^53, approximate above).
+ *
+ * @param amount token amount in base units
+ * @returns the nearest float64
+ */
+export function baseUnitsToGauge(amount: bigint): number {
+  return Number(amount);
+}
