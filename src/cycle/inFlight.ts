@@ -3,7 +3,7 @@
  * as already moved (DESIGN.md "Count in-flight transfers as already moved").
  */
 import type { InFlightTransfer } from '../planner/types.ts';
-import { TERMINAL_REQUEST_STATUSES } from '../relay/schemas.ts';
+import { isTerminalRequestStatus } from '../relay/schemas.ts';
 import {
   listInFlightTransfers,
   setRelayStatus,
@@ -25,8 +25,8 @@ export async function refreshInFlight(ctx: CycleContext): Promise<TransferRow[]>
     try {
       const status = await ctx.relay.getStatus(row.requestId);
       setRelayStatus(ctx.db, row.id, status.status, { nowMs: ctx.now(), outTxHashes: status.txHashes });
-      if (TERMINAL_REQUEST_STATUSES.includes(status.status)) {
-        transitionTransfer(ctx.db, row.id, 'deposited', status.status as 'success' | 'failure' | 'refund', {
+      if (isTerminalRequestStatus(status.status)) {
+        transitionTransfer(ctx.db, row.id, 'deposited', status.status, {
           nowMs: ctx.now(),
           relayStatus: status.status,
           detail: 'closed by the next cycle',

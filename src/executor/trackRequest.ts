@@ -2,8 +2,7 @@
  * Polls a request's status until it is terminal or a deadline passes (spec "GET /intents/status/v3": poll about
  * once per second, or use the step item's `check.endpoint`).
  */
-import type { IntentStatus, RequestStatus } from '../relay/schemas.ts';
-import { TERMINAL_REQUEST_STATUSES } from '../relay/schemas.ts';
+import { isTerminalRequestStatus, type IntentStatus, type TerminalRequestStatus } from '../relay/schemas.ts';
 
 /** Inputs of {@link trackRequest}. Times in milliseconds; `now` and `sleep` are injected for testability. */
 export interface TrackRequestOptions {
@@ -26,7 +25,7 @@ export interface TrackRequestOptions {
 
 /** Outcome: the terminal status, or `null` when the deadline passed (the transfer stays in flight). */
 export interface TrackRequestResult {
-  final: RequestStatus | null;
+  final: TerminalRequestStatus | null;
   last: IntentStatus | null;
 }
 
@@ -47,7 +46,7 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
         opts.onStatus(status);
       }
       last = status;
-      if (TERMINAL_REQUEST_STATUSES.includes(status.status)) return { final: status.status, last };
+      if (isTerminalRequestStatus(status.status)) return { final: status.status, last };
     } catch (error) {
       opts.onError?.(error);
     }

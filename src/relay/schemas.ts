@@ -258,7 +258,13 @@ export const REQUEST_STATUSES = [
 ] as const;
 export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 /** Terminal request statuses: nothing moves after these. */
-export const TERMINAL_REQUEST_STATUSES: readonly RequestStatus[] = ['success', 'failure', 'refund'];
+export const TERMINAL_REQUEST_STATUSES = ['success', 'failure', 'refund'] as const;
+export type TerminalRequestStatus = (typeof TERMINAL_REQUEST_STATUSES)[number];
+
+/** True when `status` is `success`, `failure` or `refund`. */
+export function isTerminalRequestStatus(status: RequestStatus): status is TerminalRequestStatus {
+  return (TERMINAL_REQUEST_STATUSES as readonly string[]).includes(status);
+}
 
 /** GET /intents/status/v3 response (spec "Request status record"). `updatedAt` is milliseconds. */
 export const IntentStatusSchema = z.looseObject({
