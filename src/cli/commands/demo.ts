@@ -14,6 +14,7 @@ import { readTargetBalances } from '../../cycle/readBalances.ts';
 import { listRecentTransfers } from '../../store/transfers.ts';
 import { formatAmount, table, toJson } from '../format.ts';
 import { renderAttempts, renderDecisions } from '../renderReport.ts';
+import { renderTransfer } from '../renderTransfer.ts';
 import { cliLogger, type GlobalFlags } from '../session.ts';
 import { sandboxEnv } from '../sandboxEnv.ts';
 
@@ -64,8 +65,8 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
           const decisions = renderDecisions(report);
           if (decisions) out(decisions);
           out(renderAttempts(report));
-          out(`Transfer record in ${store}:`);
-          out(toJson(transfers));
+          out(`Transfer record in ${store} (also: ballast history --db ${flags.store}):`);
+          for (const t of transfers) out(renderTransfer(t));
         }
         process.exitCode = exitCodeFor(report.outcome);
       } finally {
