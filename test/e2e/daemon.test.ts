@@ -1,0 +1,102 @@
+/**
+ * `ballast daemon` as a process: it serves /metrics (valid for promtool) and /healthz, holds the run lock
+ * during a cycle so `run --once` refuses to act at the same time, and on SIGTERM parks the transfer it is
+ * tracking (left in flight in SQLite) and exits 0.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { ROOT, runCli } from './helpers/cli.ts';
+import { tempDir } from './helpers/sandboxBallast.ts';
+
+const tmp = tempDir('ballast-daemon-');
+let sandbox: Sandbox | null = null;
+afterAll(async () => {
+  await sandbox?.stop();
+  tmp.cleanup();
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => null);
+    if (v !== null) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('ballast daemon', () => {
+  it('serves metrics, shares the run lock with run --once, and parks on SIGTERM', async () => {
+    sandbox = await startSandbox({ faults: { fillDelayMs: 60_000 } });
+    const port = await freePort();
+    const store = path.join(tmp.dir, 'daemon.db');
+    const doc = parse(readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8')) as Record<string, unknown>;
+    const configFile = path.join(tmp.dir, 'daemon.yaml');
+    writeFileSync(
+      configFile,
+      stringify({ ...doc, schedule: '0 0 1 1 *', metrics: { listen: `127.0.0.1:${port}` }, tracking: { pollMs: 200, timeoutSec: 120 } }),
+    );
+    const env = { ...process.env, ...sandboxEnv(sandbox, store) };
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'daemon', '--run-at-start', '--log-level', 'info', '--config', configFile], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      // The cycle deposits, then tracks a fill that will not come for a minute: the daemon holds the lock.
+      await waitFor('the deposit to be tracked', async () => (stderr.includes('deposit confirmed; tracking the fill') ? true : null));
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+
+      const once = await runCli(['run', '--once', '--config', configFile], { env: sandboxEnv(sandbox, store) });
+      expect(once.code).toBe(1);
+      expect(once.stderr).toContain('run lock');
+
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toMatch(/ballast_balance_base_units\{chain="beta",asset="USDC",wallet="treasury"\} 10000000000/);
+      expect(metrics).toMatch(/ballast_quotes_total\{[^}]*\} 1/);
+      // promtool reads the exposition from stdin and exits non-zero on any problem.
+      execFileSync('promtool', ['check', 'metrics'], { input: metrics });
+
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    const db = new Database(store, { readonly: true });
+    try {
+      const transfers = db.prepare('SELECT status FROM transfers').all() as { status: string }[];
+      expect(transfers).toEqual([{ status: 'deposited' }]); // parked in flight, to be closed by the next cycle
+      const cycles = db.prepare('SELECT mode, finished_at_ms FROM cycles').all() as { mode: string; finished_at_ms: number | null }[];
+      expect(cycles).toHaveLength(1);
+      expect(cycles[0]!.mode).toBe('daemon');
+      expect(cycles[0]!.finished_at_ms).not.toBeNull();
+      const lock = db.prepare('SELECT COUNT(*) AS n FROM run_lock').get() as { n: number };
+      expect(lock.n).toBe(0);
+    } finally {
+      db.close();
+    }
+    expect(stderr).toContain('stopped');
+  }, 90_000);
+});
