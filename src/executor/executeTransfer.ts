@@ -19,10 +19,14 @@ import {
   markTxSent,
   setRelayStatus,
   transitionTransfer,
+  type NewTransfer,
   type TransferStatus,
 } from '../store/transfers.ts';
 import { collectExecutableItems, findCheckEndpoint } from './collectItems.ts';
 import { trackRequest } from './trackRequest.ts';
+
+/** How long to wait for an origin receipt before leaving the transfer in flight, ms. */
+export const RECEIPT_TIMEOUT_MS = 180_000;
 
 /** Everything the executor talks to. */
 export interface ExecuteTransferDeps {
@@ -38,26 +42,14 @@ export interface ExecuteTransferDeps {
   signal?: AbortSignal;
 }
 
-/** What is being executed. Amounts in base units of their chain. */
-export interface ExecuteTransferArgs {
-  cycleId: number;
-  quoteId: number;
-  asset: string;
-  originChain: string;
-  originChainId: number;
-  originCurrency: string;
-  destinationChain: string;
-  destinationChainId: number;
-  destinationCurrency: string;
+/**
+ * What is being executed: the transfer row's fields (amounts in base units of their chain) plus the verified
+ * quote. Only the quote's transaction items are sent.
+ */
+export interface ExecuteTransferArgs extends Omit<NewTransfer, 'txs' | 'nowMs' | 'requestId' | 'orderId'> {
   user: Hex;
-  recipient: string;
-  amountIn: bigint;
-  expectedOut: bigint;
-  minOut: bigint;
   requestId: string;
   orderId: string;
-  feesUsd: string | null;
-  /** The verified quote. Only its transaction items are sent. */
   quote: QuoteResponse;
 }
 
@@ -126,7 +118,7 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
     if (index === 0) transitionTransfer(deps.db, id, 'prepared', 'broadcast', { nowMs: deps.now() });
     let receipt;
     try {
-      receipt = await deps.publicClient.waitForTransactionReceipt({ hash: signed.txHash });
+      receipt = await deps.publicClient.waitForTransactionReceipt({ hash: signed.txHash, timeout: RECEIPT_TIMEOUT_MS });
     } catch (error) {
       // Sent but unconfirmed: the transfer stays in flight (status broadcast) so no cycle repeats it.
       const error_ = `no receipt for ${entry.stepId} ${signed.txHash}: ${message(error)}`;
@@ -210,26 +202,10 @@ function fail(
   return { transferId: id, status: 'origin_failed', relayStatus: null, originTxHashes: hashes, error };
 }
 
-function transferFields(args: ExecuteTransferArgs) {
-  return {
-    cycleId: args.cycleId,
-    quoteId: args.quoteId,
-    asset: args.asset,
-    originChain: args.originChain,
-    originChainId: args.originChainId,
-    originCurrency: args.originCurrency,
-    destinationChain: args.destinationChain,
-    destinationChainId: args.destinationChainId,
-    destinationCurrency: args.destinationCurrency,
-    user: args.user,
-    recipient: args.recipient,
-    amountIn: args.amountIn,
-    expectedOut: args.expectedOut,
-    minOut: args.minOut,
-    requestId: args.requestId,
-    orderId: args.orderId,
-    feesUsd: args.feesUsd,
-  };
+/** The stored transfer's fields: everything but the quote. */
+function transferFields(args: ExecuteTransferArgs): Omit<NewTransfer, 'txs' | 'nowMs'> {
+  const { quote: _quote, ...fields } = args;
+  return fields;
 }
 
 async function nodeKnowsTx(client: PublicClient, hash: Hex): Promise<boolean> {

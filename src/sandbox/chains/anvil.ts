@@ -62,8 +62,9 @@ const START_ATTEMPTS = 3;
 const LISTENING_RE = /Listening on ([0-9.]+):([0-9]+)/;
 
 /**
- * Locates the native anvil executable installed by the `@foundry-rs/anvil` npm package (its platform
- * package `@foundry-rs/anvil-<os>-<arch>/bin/anvil`).
+ * Locates the native anvil executable shipped by Foundry's npm platform package
+ * `@foundry-rs/anvil-<os>-<arch>/bin/anvil`. The project depends on the Linux x64 build (an optional
+ * dependency, the only build the registry serves here); on other platforms install Foundry and pass `binaryPath`.
  *
  * @returns absolute path of the executable
  * @throws AnvilError `ANVIL_BINARY_NOT_FOUND` when the platform is unsupported or the package is not installed
