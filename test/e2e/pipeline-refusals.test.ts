@@ -113,3 +113,25 @@ describe('local verification on tampered sandbox quotes', () => {
     }
   });
 });
+
+describe('unreadable chain', () => {
+  it('plans nothing that touches a chain whose RPC is down, records why, and completes', async () => {
+    // Port 9 (discard) on loopback: nothing listens, every read fails at once.
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, { SANDBOX_BETA_RPC: 'http://127.0.0.1:9' });
+    const before = await snapshot();
+    try {
+      const report = await ballast.runCycle('once');
+      expect(report.outcome).toBe('ok');
+      expect(report.plan.transfers).toHaveLength(0);
+      expect(report.plan.decisions.filter((d) => d.kind === 'chain_unreadable').map((d) => d.chain)).toContain('beta');
+      const rows = ballast.db.prepare('SELECT chain, amount, error FROM balances ORDER BY chain').all() as { chain: string; amount: string | null; error: string | null }[];
+      expect(rows.find((r) => r.chain === 'alpha')!.amount).toBe((90_000n * 1_000_000n).toString());
+      const beta = rows.find((r) => r.chain === 'beta')!;
+      expect(beta.amount).toBeNull();
+      expect(beta.error).toBeTruthy();
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      ballast.close();
+    }
+  });
+});

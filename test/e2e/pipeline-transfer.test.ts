@@ -26,6 +26,8 @@ describe('rebalancing cycle', () => {
       const betaBefore = await usdcBalance(sandbox, 'beta');
       expect([alphaBefore, betaBefore]).toEqual([90_000n * USDC, 10_000n * USDC]);
 
+      // The API starts with a burst of 429s: the client backs off (retry-after: 1) and the cycle still completes.
+      sandbox.setFaults({ httpErrors: { status: 429, count: 2 } });
       const report = await ballast.runCycle('once');
       expect(report.outcome).toBe('ok');
       expect(report.plan.transfers).toHaveLength(1);
@@ -61,12 +63,31 @@ describe('rebalancing cycle', () => {
       const metrics = await ballast.metrics.registry.metrics();
       expect(metrics).toMatch(/ballast_transfers_total\{[^}]*outcome="success"[^}]*\} 1/);
       expect(metrics).toMatch(/ballast_cycles_total\{outcome="ok"\} 1/);
+      expect(metrics).toMatch(/ballast_relay_http_requests_total\{[^}]*status="429"[^}]*\} 2/);
 
       // The next cycle finds beta in band: nothing to move, nothing signed.
       const second = await ballast.runCycle('once');
       expect(second.outcome).toBe('ok');
       expect(second.plan.transfers).toHaveLength(0);
       expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+    } finally {
+      ballast.close();
+    }
+  });
+
+  it('records a refunded transfer, gets the deposit back, and exits with an error', async () => {
+    sandbox = await startSandbox({ faults: { refund: true } });
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    try {
+      const alphaBefore = await usdcBalance(sandbox, 'alpha');
+      const report = await ballast.runCycle('once');
+      expect(report.outcome).toBe('error');
+      expect(report.attempts[0]!.outcome).toBe('refund');
+      const [transfer] = listRecentTransfers(ballast.db, 10);
+      expect(transfer!.status).toBe('refund');
+      expect(transfer!.events.map((e) => e.toStatus)).toEqual(['prepared', 'broadcast', 'deposited', 'refund']);
+      expect(await usdcBalance(sandbox, 'alpha')).toBe(alphaBefore); // the solver returned the deposit
+      expect(await usdcBalance(sandbox, 'beta')).toBe(10_000n * USDC);
     } finally {
       ballast.close();
     }

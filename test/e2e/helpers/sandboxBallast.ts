@@ -47,7 +47,12 @@ let counter = 0;
  *
  * @returns the Ballast instance, the config path and the store path
  */
-export function ballastOnSandbox(sandbox: Sandbox, dir: string, overrides: ConfigOverrides = {}) {
+export function ballastOnSandbox(
+  sandbox: Sandbox,
+  dir: string,
+  overrides: ConfigOverrides = {},
+  envOverrides: Record<string, string> = {},
+) {
   const base = parse(readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8')) as Record<string, unknown>;
   const doc = {
     ...base,
@@ -59,7 +64,7 @@ export function ballastOnSandbox(sandbox: Sandbox, dir: string, overrides: Confi
   const configFile = path.join(dir, `ballast-${n}.yaml`);
   const store = path.join(dir, `ballast-${n}.db`);
   writeFileSync(configFile, stringify(doc));
-  const config = loadConfig(configFile, sandboxEnv(sandbox, store));
+  const config = loadConfig(configFile, { ...sandboxEnv(sandbox, store), ...envOverrides });
   const { logger, lines } = memoryLogger();
   const ballast: Ballast = createBallast(config, { logger, chainPollingIntervalMs: 50 });
   return { ballast, config, configFile, store, logLines: lines };

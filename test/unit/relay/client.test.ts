@@ -7,7 +7,7 @@ import { RelayApiError, RelayNetworkError, RelayRequestError, RelaySchemaError }
 import type { QuoteRequest } from '../../../src/relay/schemas.ts';
 import { startTestServer, type TestServer } from './testServer.ts';
 
-const FIXTURES = '/work/shared/fixtures/relay';
+const FIXTURES = new URL('../../../../shared/fixtures/relay', import.meta.url).pathname;
 const quoteFixture: unknown = JSON.parse(readFileSync(`${FIXTURES}/quote-v2-base-usdc-to-arbitrum-usdt.json`, 'utf8'));
 const chainsFixture: unknown = JSON.parse(readFileSync(`${FIXTURES}/chains-base-arbitrum.json`, 'utf8'));
 const REQUEST_ID = '0x00180d75faabaabf3dcbbf5341aa6b17d8ce6df9ea71856892f8b2729c32c167';
