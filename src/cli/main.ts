@@ -52,7 +52,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`ballast: ${error.message}\n`);
       return error.exitCode;
     }
-    process.stderr.write(`ballast: ${(error as Error).stack ?? String(error)}\n`);
+    // Coded errors (lock busy, store, Relay API) carry a complete message; anything else is a bug: show the stack.
+    const coded = error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+    process.stderr.write(`ballast: ${coded ? error.message : ((error as Error).stack ?? String(error))}\n`);
     return EXIT_ERROR;
   }
 }

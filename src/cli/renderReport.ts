@@ -2,7 +2,7 @@
  * Renders a cycle report for people (tables) or machines (JSON with bigints as strings).
  */
 import type { CycleReport } from '../cycle/runCycle.ts';
-import type { TransferAttempt } from '../cycle/processTransfer.ts';
+import { sumPayments, type TransferAttempt } from '../cycle/processTransfer.ts';
 import { formatUsdMicros } from '../core/units.ts';
 import { formatAmount, shortHash, table, toJson } from './format.ts';
 
@@ -38,7 +38,9 @@ export function renderAttempts(report: CycleReport): string {
   if (report.plan.transfers.length === 0) return 'nothing to move: every target is in band (or covered by transfers in flight)';
   const rows = report.plan.transfers.map((p, i) => {
     const a = report.attempts[i];
-    const out = a?.quote ? formatAmount(BigInt(a.quote.details.currencyOut.minimumAmount ?? '0'), p.to.decimals) : '—';
+    // The guaranteed output as signed in the order (verified), not the informational details block.
+    const payments = a?.quote?.protocol?.v2?.orderData.output.payments;
+    const out = payments ? formatAmount(sumPayments(payments, 'minimumAmount'), p.to.decimals) : '—';
     return [
       `${p.asset} ${p.from.chain} → ${p.to.chain}`,
       formatAmount(p.amountIn, p.from.decimals),

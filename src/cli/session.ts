@@ -40,5 +40,6 @@ export function openBallast(
 ): { config: LoadedConfig; ballast: Ballast; logger: Logger } {
   const config = loadCliConfig(flags);
   const logger = cliLogger(config, flags);
+  for (const warning of config.warnings) logger.warn({ component: 'config' }, warning);
   return { config, ballast: createBallast(config, { logger, ...extra }), logger };
 }

@@ -140,8 +140,8 @@ export async function processTransfer(
       user: wallet.address,
       recipient: planned.to.address,
       amountIn: planned.amountIn,
-      expectedOut: BigInt(v2.orderData.output.payments[0]!.expectedAmount),
-      minOut: BigInt(v2.orderData.output.payments[0]!.minimumAmount),
+      expectedOut: sumPayments(v2.orderData.output.payments, 'expectedAmount'),
+      minOut: sumPayments(v2.orderData.output.payments, 'minimumAmount'),
       requestId: requestId ?? v2.orderId,
       orderId: v2.orderId,
       feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
@@ -161,6 +161,14 @@ export async function processTransfer(
     originTxHashes: result.originTxHashes,
     ...(result.error ? { error: result.error } : {}),
   };
+}
+
+/** Sum of an amount field over the order's output payments (verification checked they are all ours, one currency). */
+export function sumPayments(
+  payments: readonly { minimumAmount: string; expectedAmount: string }[],
+  field: 'minimumAmount' | 'expectedAmount',
+): bigint {
+  return payments.reduce((sum, p) => sum + BigInt(p[field]), 0n); // schema: unsigned integer strings
 }
 
 function breakdownJson(b: { inputUsdMicros: bigint | null; components: Record<string, bigint>; sponsoredMicros: bigint; totalMicros: bigint }) {
