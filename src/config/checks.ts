@@ -34,7 +34,7 @@ export interface ParsedParts {
 export function checkConfig(parts: ParsedParts, issues: ConfigIssue[]): void {
   checkChains(parts, issues);
   checkAssets(parts, issues);
-  if (parts.policy) checkPolicy(parts.policy, issues);
+  if (parts.policy) checkPolicy(parts.policy, parts.assets, issues);
   if (parts.schedule !== undefined && !validateCron(parts.schedule)) {
     issues.push({
       path: 'schedule',
@@ -127,15 +127,28 @@ function checkBand(at: string, entry: AssetEntryConfig, issues: ConfigIssue[]): 
   }
 }
 
-function checkPolicy(policy: PolicyConfig, issues: ConfigIssue[]): void {
-  if (compareDecimals(policy.minTransfer, policy.maxTransfer) > 0) {
+function checkTransferBounds(at: string, limits: { minTransfer: string; maxTransfer: string }, issues: ConfigIssue[]): void {
+  if (compareDecimals(limits.minTransfer, limits.maxTransfer) > 0) {
     issues.push({
-      path: 'policy.minTransfer',
-      message: `minTransfer ${policy.minTransfer} is above maxTransfer ${policy.maxTransfer}; lower it or raise maxTransfer`,
+      path: `${at}.minTransfer`,
+      message: `minTransfer ${limits.minTransfer} is above maxTransfer ${limits.maxTransfer}; lower it or raise maxTransfer`,
     });
   }
-  if (compareDecimals(policy.maxTransfer, '0') === 0) {
-    issues.push({ path: 'policy.maxTransfer', message: 'must be above 0; set the largest single transfer allowed' });
+  if (compareDecimals(limits.maxTransfer, '0') === 0) {
+    issues.push({ path: `${at}.maxTransfer`, message: 'must be above 0; set the largest single transfer allowed' });
+  }
+}
+
+function checkPolicy(policy: PolicyConfig, assets: ParsedParts['assets'], issues: ConfigIssue[]): void {
+  checkTransferBounds('policy', policy, issues);
+  for (const [asset, limits] of Object.entries(policy.transferLimits ?? {})) {
+    if (!assets.some((a) => a.symbol === asset)) {
+      issues.push({
+        path: `policy.transferLimits.${asset}`,
+        message: `unknown asset "${asset}"; use a name defined under assets: or remove the entry`,
+      });
+    }
+    checkTransferBounds(`policy.transferLimits.${asset}`, limits, issues);
   }
   if (policy.maxFees.totalBps === undefined && policy.maxFees.totalUsd === undefined) {
     issues.push({

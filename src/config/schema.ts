@@ -139,11 +139,23 @@ export const MaxFeesSchema = z
   })
   .describe('fee ceilings; a quote above any cap is skipped');
 
+/** `policy.transferLimits.<asset>`: transfer bounds for one asset, whole units of that asset. */
+export const TransferLimitsSchema = z
+  .strictObject({
+    minTransfer: wholeAmount('minTransfer').describe('smallest transfer of this asset (whole units)'),
+    maxTransfer: wholeAmount('maxTransfer').describe('largest single transfer of this asset (whole units)'),
+  })
+  .describe('transfer bounds of one asset');
+
 /** `policy:` section. */
 export const PolicySectionSchema = z
   .strictObject({
     minTransfer: wholeAmount('minTransfer').describe('smallest transfer worth its fees (whole units of the asset)'),
     maxTransfer: wholeAmount('maxTransfer').describe('largest single transfer (whole units of the asset)'),
+    transferLimits: z
+      .record(z.string().regex(NAME_RE), TransferLimitsSchema)
+      .optional()
+      .describe('per-asset minTransfer/maxTransfer overriding the defaults (assets of different unit value, e.g. ETH)'),
     slippageBps: bps('slippageBps').optional().describe('sent as slippageTolerance; omitted = automatic'),
     maxFees: MaxFeesSchema,
   })

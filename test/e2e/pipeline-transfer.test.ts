@@ -93,6 +93,46 @@ describe('rebalancing cycle', () => {
     }
   });
 
+  it('moves a native ETH surplus with depositNative, within the asset’s own transfer limits', async () => {
+    sandbox = await startSandbox({
+      balances: {
+        alpha: { treasury: { usdc: '50000', eth: '50' }, solver: { usdc: '1000000', eth: '100' } },
+        beta: { treasury: { usdc: '30000', eth: '5' }, solver: { usdc: '1000000', eth: '100' } },
+      },
+    });
+    const zero = '0x0000000000000000000000000000000000000000';
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {
+      assets: {
+        ETH: [
+          { chain: 'alpha', currency: zero, wallet: 'treasury', min: '10', target: '20', max: '30' },
+          { chain: 'beta', currency: zero, wallet: 'treasury', min: '10', target: '20', max: '30' },
+        ],
+      },
+      policy: { transferLimits: { ETH: { minTransfer: '0.1', maxTransfer: '100' } } },
+    });
+    const ether = 10n ** 18n;
+    const alpha = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
+    const beta = sandbox.chains.find((c) => c.def.slug === 'beta')!;
+    const treasury = sandbox.accounts.treasury.address;
+    try {
+      const report = await ballast.runCycle('once');
+      expect(report.outcome).toBe('ok');
+      const attempt = report.attempts[0]!;
+      expect(attempt.planned.amountIn).toBe(15n * ether); // beta 5 → target 20
+      expect(attempt.outcome).toBe('success');
+      const [transfer] = listRecentTransfers(ballast.db, 10);
+      expect(transfer!.txs.map((t) => t.stepId)).toEqual(['deposit']); // no approval for native value
+      const deposit = await alpha.publicClient.getTransaction({ hash: transfer!.txs[0]!.txHash as `0x${string}` });
+      expect(deposit.value).toBe(15n * ether);
+      expect(deposit.input.slice(0, 10)).toBe('0x49290c1c'); // depositNative
+      const betaBalance = await beta.publicClient.getBalance({ address: treasury });
+      expect(betaBalance - 5n * ether >= transfer!.minOut).toBe(true);
+      expect(await alpha.publicClient.getBalance({ address: treasury }) < 35n * ether).toBe(true); // 15 ETH + gas left
+    } finally {
+      ballast.close();
+    }
+  });
+
   it('does not repeat a transfer whose fill is slow; the next cycle closes it', async () => {
     sandbox = await startSandbox({ faults: { fillDelayMs: 13_000 } });
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });

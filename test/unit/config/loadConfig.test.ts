@@ -191,6 +191,8 @@ describe('loadConfig: errors name the path and the fix', () => {
     ['wallet vm differs from chain vm', (c: any) => { c.chains.solana = { chainId: 792703809, vm: 'svm', rpcUrl: 'https://sol.example' }; c.assets.USDC.push({ chain: 'solana', currency: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', wallet: 'treasury', min: '1', target: '2', max: '3' }); }, 'assets.USDC[2].wallet: wallet "treasury" is evm but chain "solana" is svm; use a svm wallet'],
     ['non-evm wallet', (c: any) => (c.wallets.treasury.vm = 'svm'), 'wallets.treasury.vm: svm wallets cannot sign yet'],
     ['minTransfer above maxTransfer', (c: any) => (c.policy.minTransfer = '50001'), 'policy.minTransfer: minTransfer 50001 is above maxTransfer 50000; lower it or raise maxTransfer'],
+    ['transfer limits of an unknown asset', (c: any) => (c.policy.transferLimits = { ETH: { minTransfer: '0.1', maxTransfer: '10' } }), 'policy.transferLimits.ETH: unknown asset "ETH"; use a name defined under assets: or remove the entry'],
+    ['asset transfer limits out of order', (c: any) => (c.policy.transferLimits = { USDC: { minTransfer: '11', maxTransfer: '10' } }), 'policy.transferLimits.USDC.minTransfer: minTransfer 11 is above maxTransfer 10'],
     ['no total fee ceiling', (c: any) => (c.policy.maxFees = { components: { swap: { bps: 5 } } }), 'policy.maxFees: no total fee ceiling'],
     ['chain id used twice', (c: any) => (c.chains.arbitrum.chainId = 8453), 'chains.arbitrum.chainId: 8453 is already used by chains.base'],
     ['invalid cron schedule', (c: any) => (c.schedule = '*/5 * * *  * * *'), 'schedule: "*/5 * * *  * * *" is not a valid cron expression'],
