@@ -68,7 +68,14 @@ export async function processTransfer(
     ({ quote, raw } = await ctx.relay.quote(request));
   } catch (error) {
     const e = error as { code?: string; message?: string; requestId?: string };
-    recordQuoteError(ctx.db, { cycleId, planId, code: e.code ?? 'UNKNOWN', message: e.message ?? String(error), relayRequestId: e.requestId });
+    recordQuoteError(ctx.db, {
+      cycleId,
+      planId,
+      code: e.code ?? 'UNKNOWN',
+      message: e.message ?? String(error),
+      relayRequestId: e.requestId,
+      atMs: ctx.now(),
+    });
     log.error({ err: e.message, code: e.code, requestId: e.requestId }, 'quote failed');
     return { ...attempt, error: `${e.code ?? 'error'}: ${e.message ?? String(error)}` };
   }

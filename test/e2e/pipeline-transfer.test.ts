@@ -133,6 +133,29 @@ describe('rebalancing cycle', () => {
     }
   });
 
+  it('records an API refusal of the quote with its errorCode and signs nothing', async () => {
+    sandbox = await startSandbox({
+      balances: {
+        alpha: { treasury: { usdc: '90000', eth: '10' }, solver: { usdc: '1000000', eth: '100' } },
+        beta: { treasury: { usdc: '10000', eth: '10' }, solver: { usdc: '100', eth: '100' } }, // solver cannot fill 20000
+      },
+    });
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    try {
+      const report = await ballast.runCycle('once');
+      expect(report.outcome).toBe('error');
+      expect(report.attempts[0]!.outcome).toBe('quote_error');
+      expect(report.attempts[0]!.error).toContain('INSUFFICIENT_LIQUIDITY');
+      const row = ballast.db.prepare('SELECT code, message FROM quote_errors').get() as { code: string; message: string };
+      expect(row.code).toBe('RELAY_HTTP_400');
+      expect(row.message).toContain('errorCode INSUFFICIENT_LIQUIDITY');
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await usdcBalance(sandbox, 'alpha')).toBe(90_000n * USDC);
+    } finally {
+      ballast.close();
+    }
+  });
+
   it('does not repeat a transfer whose fill is slow; the next cycle closes it', async () => {
     sandbox = await startSandbox({ faults: { fillDelayMs: 13_000 } });
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
