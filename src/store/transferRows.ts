@@ -35,9 +35,11 @@ export interface TransferEventRow {
   detail: string | null;
 }
 
-/** A transfer with its transactions and history. Amounts are bigint base units. */
-export interface TransferRow {
-  id: number;
+/**
+ * What a transfer is about: route, wallets, amounts (bigint base units) and the Relay ids. Shared by the
+ * write-ahead input ({@link NewTransfer} in transfers.ts) and the stored row.
+ */
+export interface TransferFields {
   cycleId: number;
   quoteId: number | null;
   asset: string;
@@ -60,6 +62,11 @@ export interface TransferRow {
   orderId: string | null;
   /** Total fees in USD as a decimal string, when known. */
   feesUsd: string | null;
+}
+
+/** A transfer with its transactions and history. Amounts are bigint base units. */
+export interface TransferRow extends TransferFields {
+  id: number;
   status: TransferStatus;
   /** Last status reported by the Relay status endpoint (spec "Request status"). */
   relayStatus: string | null;

@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
-import { queryTransfers, type TransferRow } from './transferRows.ts';
+import { queryTransfers, type TransferFields, type TransferRow } from './transferRows.ts';
 import {
   ALLOWED_TRANSITIONS,
   IN_FLIGHT_STATUSES,
@@ -17,7 +17,7 @@ import {
 } from './transferStatus.ts';
 import { amountToText, checkMs, toJsonText } from './values.ts';
 
-export type { TransferEventRow, TransferRow, TransferTxRow } from './transferRows.ts';
+export type { TransferEventRow, TransferFields, TransferRow, TransferTxRow } from './transferRows.ts';
 export type { TransferStatus, TransferTxStatus } from './transferStatus.ts';
 export { ALLOWED_TRANSITIONS, IN_FLIGHT_STATUSES, TRANSFER_STATUSES, isAllowedTransition } from './transferStatus.ts';
 
@@ -37,24 +37,7 @@ export interface NewTransferTx {
 }
 
 /** A transfer about to be executed. Amounts are bigint base units (origin for `amountIn`, destination else). */
-export interface NewTransfer {
-  cycleId: number;
-  quoteId: number | null;
-  asset: string;
-  originChain: string;
-  originChainId: number;
-  originCurrency: string;
-  destinationChain: string;
-  destinationChainId: number;
-  destinationCurrency: string;
-  user: string;
-  recipient: string;
-  amountIn: bigint;
-  expectedOut: bigint;
-  minOut: bigint;
-  requestId: string | null;
-  orderId: string | null;
-  feesUsd: string | null;
+export interface NewTransfer extends TransferFields {
   txs: readonly NewTransferTx[];
   nowMs: number;
 }
