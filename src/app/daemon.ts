@@ -8,6 +8,7 @@ import type { Ballast } from './createBallast.ts';
 import { RunLockBusyError } from './runLock.ts';
 import { startMetricsServer } from '../metrics/server.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
 
 /** Options for {@link runDaemon}. */
 export interface DaemonOptions {
@@ -58,7 +59,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         if (error instanceof RunLockBusyError) log.warn('run lock held by another run; cycle skipped');
         else {
           lastCycleOk = false;
-          log.error({ err: (error as Error).message }, 'cycle crashed');
+          log.error({ err: shortErrorMessage(error) }, 'cycle crashed');
         }
       })
       .finally(() => {

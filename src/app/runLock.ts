@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { acquireRunLock, refreshRunLock, releaseRunLock } from '../store/lock.ts';
 import type { CycleContext } from '../cycle/context.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
 
 /** Lock lifetime without refresh, ms. */
 export const RUN_LOCK_TTL_MS = 120_000;
@@ -35,7 +36,7 @@ export async function withRunLock<T>(ctx: CycleContext, fn: () => Promise<T>): P
     try {
       refreshRunLock(ctx.db, { owner, nowMs: ctx.now(), ttlMs: RUN_LOCK_TTL_MS });
     } catch (error) {
-      ctx.logger.error({ err: (error as Error).message }, 'run lock refresh failed');
+      ctx.logger.error({ err: shortErrorMessage(error) }, 'run lock refresh failed');
     }
   }, RUN_LOCK_REFRESH_MS);
   timer.unref();

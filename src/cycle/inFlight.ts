@@ -4,6 +4,7 @@
  */
 import type { InFlightTransfer } from '../planner/types.ts';
 import { isTerminalRequestStatus } from '../relay/schemas.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
 import {
   listInFlightTransfers,
   setRelayStatus,
@@ -40,7 +41,7 @@ export async function refreshInFlight(ctx: CycleContext): Promise<TransferRow[]>
         ctx.logger.info({ transferId: row.id, requestId: row.requestId, status: status.status }, 'in-flight transfer closed');
       }
     } catch (error) {
-      ctx.logger.warn({ transferId: row.id, requestId: row.requestId, err: (error as Error).message }, 'in-flight status read failed');
+      ctx.logger.warn({ transferId: row.id, requestId: row.requestId, err: shortErrorMessage(error) }, 'in-flight status read failed');
     }
   }
   const still = listInFlightTransfers(ctx.db);

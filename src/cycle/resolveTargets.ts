@@ -6,6 +6,7 @@ import { getAddress, isAddressEqual, zeroAddress, type Address } from 'viem';
 import type { ChainsResponse } from '../relay/schemas.ts';
 import type { TargetBand } from '../planner/types.ts';
 import { wholeToBaseUnits } from '../core/units.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
 import { readEvmDecimals } from '../chains/evm/readBalances.ts';
 import type { CycleContext } from './context.ts';
 
@@ -65,7 +66,7 @@ export async function resolveTargets(
         if (d !== null && d !== undefined) known.set(`${chainName}:${t.toLowerCase()}`, d);
       });
     } catch (error) {
-      ctx.logger.warn({ chain: chainName, err: (error as Error).message }, 'cannot read token decimals');
+      ctx.logger.warn({ chain: chainName, err: shortErrorMessage(error) }, 'cannot read token decimals');
     }
   }
   for (const { asset, entry } of pending) {

@@ -10,6 +10,7 @@ import { finishCycle, startCycle } from '../store/cycles.ts';
 import { recordBalances } from '../store/balances.ts';
 import { recordPlanDecisions, recordPlannedTransfers } from '../store/plans.ts';
 import { listInFlightTransfers } from '../store/transfers.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { CycleContext } from './context.ts';
 import { refreshInFlight, toPlannerInFlight } from './inFlight.ts';
 import { processTransfer, type TransferAttempt } from './processTransfer.ts';
@@ -67,7 +68,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     try {
       chainsDoc = (await ctx.relay.getChains()).chains;
     } catch (error) {
-      throw new Error(`GET /chains failed: ${(error as Error).message}`, { cause: error });
+      throw new Error(`GET /chains failed: ${shortErrorMessage(error)}`, { cause: error });
     }
     const { targets, unresolved } = await resolveTargets(ctx, chainsDoc);
     report.targets = targets;
@@ -126,7 +127,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     report.outcome = outcomeOf(report.attempts);
   } catch (error) {
     report.outcome = 'error';
-    report.error = (error as Error).message;
+    report.error = shortErrorMessage(error);
     log.error({ cycleId, err: report.error }, 'cycle failed');
   }
   report.finishedAtMs = ctx.now();

@@ -22,6 +22,7 @@ import {
   type NewTransfer,
   type TransferStatus,
 } from '../store/transfers.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
 import { collectExecutableItems, findCheckEndpoint } from './collectItems.ts';
 import { trackRequest } from './trackRequest.ts';
 
@@ -81,7 +82,7 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
     try {
       signed = await signEvmStepItem(deps.publicClient, deps.account, data, nonce);
     } catch (error) {
-      return fail(deps, transferId, args, log, `signing ${entry.stepId} failed: ${message(error)}`, hashes);
+      return fail(deps, transferId, args, log, `signing ${entry.stepId} failed: ${shortErrorMessage(error)}`, hashes);
     }
     const txRow = {
       stepId: entry.stepId,
@@ -109,9 +110,9 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
       // The node may have accepted the transaction even though the call failed (timeout, dropped
       // connection): only declare failure when the node does not know the hash.
       if (!(await nodeKnowsTx(deps.publicClient, signed.txHash))) {
-        return fail(deps, id, args, log, `broadcast of ${entry.stepId} failed: ${message(error)}`, hashes);
+        return fail(deps, id, args, log, `broadcast of ${entry.stepId} failed: ${shortErrorMessage(error)}`, hashes);
       }
-      log.warn({ txHash: signed.txHash, err: message(error) }, 'broadcast call failed but the node has the transaction');
+      log.warn({ txHash: signed.txHash, err: shortErrorMessage(error) }, 'broadcast call failed but the node has the transaction');
     }
     markTxSent(deps.db, txId, deps.now());
     hashes.push(signed.txHash);
@@ -121,7 +122,7 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
       receipt = await deps.publicClient.waitForTransactionReceipt({ hash: signed.txHash, timeout: RECEIPT_TIMEOUT_MS });
     } catch (error) {
       // Sent but unconfirmed: the transfer stays in flight (status broadcast) so no cycle repeats it.
-      const error_ = `no receipt for ${entry.stepId} ${signed.txHash}: ${message(error)}`;
+      const error_ = `no receipt for ${entry.stepId} ${signed.txHash}: ${shortErrorMessage(error)}`;
       log.error({ transferId: id, err: error_ }, 'origin transaction unconfirmed; left in flight');
       return { transferId: id, status: 'broadcast', relayStatus: null, originTxHashes: hashes, error: error_ };
     }
@@ -156,7 +157,7 @@ async function track(
       log.info({ status: s.status, txHashes: s.txHashes }, 'request status');
       setRelayStatus(deps.db, transferId, s.status, { nowMs: deps.now(), outTxHashes: s.txHashes });
     },
-    onError: (error) => log.warn({ err: message(error) }, 'status read failed; will retry'),
+    onError: (error) => log.warn({ err: shortErrorMessage(error) }, 'status read failed; will retry'),
     onStuckWaiting: async () => {
       log.warn({ txHash: depositHash }, 'deposit not indexed yet; asking for a reindex');
       await deps.relay.indexTransaction({ chainId: args.originChainId, txHash: depositHash });
@@ -215,11 +216,4 @@ async function nodeKnowsTx(client: PublicClient, hash: Hex): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function message(error: unknown): string {
-  if (error && typeof error === 'object' && 'shortMessage' in error && typeof error.shortMessage === 'string') {
-    return error.shortMessage;
-  }
-  return error instanceof Error ? error.message : String(error);
 }

@@ -2,6 +2,7 @@
  * Batched balance reads on one EVM chain: every (address, currency) pair in one multicall (Multicall3
  * `aggregate3`), native balances through Multicall3 `getEthBalance`, ERC-20 through `balanceOf`.
  */
+import { shortErrorMessage } from '../../core/errorMessage.ts';
 import { erc20Abi, getAddress, isAddressEqual, zeroAddress, type Address, type PublicClient } from 'viem';
 
 /** Multicall3 functions used for native balances (Multicall3 is deployed at the same address on most chains). */
@@ -51,10 +52,10 @@ export async function readEvmBalances(client: PublicClient, queries: EvmBalanceQ
     return results.map((r) =>
       r.status === 'success' && typeof r.result === 'bigint'
         ? { amount: r.result }
-        : { amount: null, error: r.error ? shortError(r.error) : 'call returned no value' },
+        : { amount: null, error: r.error ? shortErrorMessage(r.error) : 'call returned no value' },
     );
   } catch (error) {
-    const message = shortError(error);
+    const message = shortErrorMessage(error);
     return queries.map(() => ({ amount: null, error: message }));
   }
 }
@@ -71,11 +72,4 @@ export async function readEvmDecimals(client: PublicClient, tokens: Address[]): 
     allowFailure: true,
   });
   return results.map((r) => (r.status === 'success' ? Number(r.result) : null));
-}
-
-function shortError(error: unknown): string {
-  if (error && typeof error === 'object' && 'shortMessage' in error && typeof error.shortMessage === 'string') {
-    return error.shortMessage;
-  }
-  return error instanceof Error ? error.message.split('\n')[0]! : String(error);
 }
