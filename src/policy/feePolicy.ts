@@ -22,20 +22,26 @@ export interface FeeCaps {
   components?: Partial<Record<FeeComponent, FeeCap>>;
 }
 
-/** Why a quote is skipped: the cap exceeded, or the data a configured cap needs is missing (fail closed). */
-export type FeeSkipReason =
-  | 'total_bps'
-  | 'total_usd'
-  | 'execution_usd'
-  | 'execution_bps'
-  | 'swap_usd'
-  | 'swap_bps'
-  | 'platform_usd'
-  | 'platform_bps'
-  | 'app_usd'
-  | 'app_bps'
-  | 'fee_data_missing'
-  | 'input_usd_missing';
+/**
+ * Why a quote is skipped: the cap exceeded, or the data a configured cap needs is missing (fail closed).
+ * These are the `reason` label values of `ballast_quotes_skipped_total` (docs/errors.md).
+ */
+export const FEE_SKIP_REASONS = [
+  'total_bps',
+  'total_usd',
+  'execution_usd',
+  'execution_bps',
+  'swap_usd',
+  'swap_bps',
+  'platform_usd',
+  'platform_bps',
+  'app_usd',
+  'app_bps',
+  'fee_data_missing',
+  'input_usd_missing',
+] as const;
+/** One of {@link FEE_SKIP_REASONS}. */
+export type FeeSkipReason = (typeof FEE_SKIP_REASONS)[number];
 
 /**
  * Outcome of {@link evaluateFees}. On skip, `exceeded` lists every exceeded cap in the fixed order (total_usd,
