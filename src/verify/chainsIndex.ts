@@ -47,22 +47,25 @@ export function depositoryOf(chain: Chain): string | undefined {
 }
 
 /**
- * Every string value found anywhere under `chain.contracts` (spec "Chain object": multicall3, erc20Router,
- * approvalProxy, ..., and nested groups such as `v3`). Used as the allow-list of approval spenders.
+ * Approval spenders GET /chains lists for a chain: every address under `chain.contracts` (spec "Chain object":
+ * erc20Router, approvalProxy, relayReceiver, ..., and nested groups such as `v3`) EXCEPT the generic multicall
+ * contracts (`multicall3`, `multicaller`, `onlyOwnerMulticaller`, any key containing "multicall"): anyone can
+ * make those call `transferFrom`, so an allowance to them can be drained by a stranger.
  *
  * @returns addresses as listed (not normalised), in document order
  */
 export function contractAddresses(chain: Chain): string[] {
   const out: string[] = [];
-  const walk = (value: unknown): void => {
+  const walk = (value: unknown, key: string): void => {
+    if (key.toLowerCase().includes('multicall')) return;
     if (typeof value === 'string') {
       if (value.length > 0) out.push(value);
     } else if (Array.isArray(value)) {
-      value.forEach(walk);
+      value.forEach((v) => walk(v, key));
     } else if (value !== null && typeof value === 'object') {
-      Object.values(value).forEach(walk);
+      Object.entries(value).forEach(([k, v]) => walk(v, k));
     }
   };
-  walk(chain.contracts ?? {});
+  walk(chain.contracts ?? {}, '');
   return out;
 }

@@ -21,21 +21,28 @@ export interface EvmStepFacts {
   depository: string;
 }
 
+/** Orders two item positions: negative when `a` comes first in the quote. */
+function compareRefs(a: { stepIndex: number; itemIndex: number }, b: { stepIndex: number; itemIndex: number }): number {
+  return a.stepIndex - b.stepIndex || a.itemIndex - b.itemIndex;
+}
+
 function targetsDepository(item: EvmItem, depository: string): boolean {
   return item.rawTo !== undefined && sameAddress(item.rawTo, depository, 'evm');
 }
 
 /**
  * `approve`: every non-deposit item whose calldata has the ERC-20 `approve` selector decodes canonically,
- * targets the payment currency, names an allowed spender (the depository or any address under the chain's
- * `contracts`, nested groups included), approves at most the payment amount (base units), runs on the payment
- * chain and carries no native value.
+ * targets the payment currency, names an allowed spender (the depository or a Relay contract the chain's
+ * `contracts` lists, generic multicall contracts excluded), approves at most the payment amount (base units),
+ * runs on the payment chain, carries no native value and comes before the deposit; there is at most one
+ * approval, so the total approved never exceeds the payment amount.
  */
 export function checkEvmApprovals(items: readonly EvmItem[], deposit: LocatedDeposit | null, facts: EvmStepFacts): RuleResult {
   const { payment, paymentChain, depository } = facts;
   const spenders = [depository, ...contractAddresses(paymentChain)];
   const problems: string[] = [];
   let count = 0;
+  let approvedTotal = 0n;
   for (const item of items) {
     if (item === deposit?.item || !item.tx || targetsDepository(item, depository)) continue;
     const data = item.tx.data as Hex; // schema checked 0x hex
@@ -57,10 +64,18 @@ export function checkEvmApprovals(items: readonly EvmItem[], deposit: LocatedDep
     if (call.amount > payment.amount) {
       problems.push(`${item.path} approves ${call.amount}, more than the payment amount ${payment.amount}`);
     }
+    approvedTotal += call.amount;
+    if (deposit && compareRefs(item.ref, deposit.item.ref) > 0) {
+      problems.push(`${item.path} approves after the deposit (${deposit.item.path}); an approval must come first`);
+    }
     if (item.tx.chainId !== paymentChain.id) {
       problems.push(`${item.path}.data.chainId is ${item.tx.chainId}, expected payment chain ${paymentChain.id}`);
     }
     if (BigInt(item.tx.value) !== 0n) problems.push(`${item.path}.data.value is ${item.tx.value}, expected 0 for an approval`);
+  }
+  if (count > 1) problems.push(`${count} approval items; at most one approval of the payment token is expected`);
+  if (approvedTotal > payment.amount) {
+    problems.push(`approvals total ${approvedTotal}, more than the payment amount ${payment.amount}`);
   }
   return outcome('approve', problems, count ? `${count} approval(s) of the payment token to allowed spenders` : 'no approval items');
 }

@@ -35,10 +35,16 @@ describe('chainsIndex', () => {
     expect(index.slugVmTypes).toEqual({ base: 'ethereum-vm', arbitrum: 'ethereum-vm' });
   });
 
-  it('collects contract addresses from nested groups', () => {
+  it('collects contract addresses from nested groups, leaving out the generic multicall contracts', () => {
     const chain = loadChainsFixture().chains[0]!;
-    chain.contracts = { multicall3: '0xaa', v3: { erc20Router: '0xbb', approvalProxy: '0xcc' }, list: ['0xdd'] };
-    expect(contractAddresses(chain)).toEqual(['0xaa', '0xbb', '0xcc', '0xdd']);
+    chain.contracts = {
+      multicall3: '0xaa',
+      multicaller: '0xa1',
+      onlyOwnerMulticaller: '0xa2',
+      v3: { erc20Router: '0xbb', approvalProxy: '0xcc' },
+      list: ['0xdd'],
+    };
+    expect(contractAddresses(chain)).toEqual(['0xbb', '0xcc', '0xdd']);
     delete chain.contracts;
     expect(contractAddresses(chain)).toEqual([]);
   });

@@ -205,6 +205,49 @@ describe('verifyQuote: approvals', () => {
   });
 });
 
+describe('verifyQuote: approvals that could be drained', () => {
+  const MULTICALL3: Hex = '0xca11bde05977b3631167028862be2a173976ca11';
+
+  function approveItem(spender: Hex, amount: bigint) {
+    return {
+      status: 'incomplete',
+      data: {
+        from: USER,
+        to: FIXTURE.usdcBase,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, amount] }),
+        value: '0',
+        chainId: 8453,
+      },
+    };
+  }
+
+  it('approve: a second approval to a listed multicall contract (anyone could spend it) is refused', async () => {
+    const input = fixtureInput();
+    input.chains.chains[0]!.contracts = { multicall3: MULTICALL3 };
+    input.quote.steps[APPROVE_AT.stepIndex]!.items.push(approveItem(MULTICALL3, FIXTURE.amount));
+    const verdict = await verifyQuote(input);
+    expect(failing(verdict)).toEqual(['approve']);
+    expect(detailOf(verdict, 'approve')).toContain('at most one approval');
+    expect(detailOf(verdict, 'approve')).toMatch(/spender 0x[cC][aA]11/);
+  });
+
+  it('approve: two approvals to the depository that together exceed the amount are refused', async () => {
+    const input = fixtureInput();
+    input.quote.steps[APPROVE_AT.stepIndex]!.items.push(approveItem(FIXTURE.depository as Hex, 1n));
+    const verdict = await verifyQuote(input);
+    expect(failing(verdict)).toEqual(['approve']);
+    expect(detailOf(verdict, 'approve')).toContain('approvals total 100000001');
+  });
+
+  it('approve: an approval placed after the deposit is refused', async () => {
+    const input = fixtureInput();
+    input.quote.steps.reverse();
+    const verdict = await verifyQuote(input);
+    expect(failing(verdict)).toEqual(['approve']);
+    expect(detailOf(verdict, 'approve')).toContain('after the deposit');
+  });
+});
+
 describe('verifyQuote: unexpected steps', () => {
   function extraItem(input: VerifyQuoteInput, data: Record<string, unknown>): void {
     input.quote.steps.push({ id: 'extra', kind: 'transaction', items: [{ status: 'incomplete', data }] });
