@@ -57,12 +57,17 @@ export interface HttpErrorBurst {
  * - `extraFees`: added to every new quote's fee components.
  * - `fillDelayMs`: milliseconds between the deposit being indexed (`pending`) and the fill being sent.
  * - `neverFill`: the request stays `pending` forever.
- * - `refund`: the solver returns the deposit on the origin chain instead of filling (status `refund`).
+ * - `refund`: the solver returns the deposit on the origin chain instead of filling (status `refund`), to
+ *   the order's refund recipient. It also returns deposits that do not match their order (or name no order)
+ *   instead of leaving them in the depository: to the refund recipient of the order the deposit's id names,
+ *   else to the depositor.
  * - `failure`: the request ends `failure`; the deposit stays in the depository (withdrawable).
+ * - `fillAmount`: what a fill pays the recipient: the quote's `expectedAmount` (default) or only its
+ *   `minimumAmount`, the floor the real service guarantees (spec "protocol.v2": orderData).
  * - `tamper` / `tamperCount`: tamper the next `tamperCount` served quotes (every quote while `tamperCount`
  *   is null/undefined) with the given kind.
- * - `platformKey`: key of the platform component in `details.expandedPriceImpact` (`relay` like the live
- *   API, or the spec's neutral `service`).
+ * - `platformKey`: key of the platform component in `details.expandedPriceImpact` and
+ *   `feeSponsorship.quoted.components` (`relay` like the live API, or the spec's neutral `service`).
  * - `httpErrors`: a burst of 429 or 503 answers.
  * - `quoteDeadlineSec`: seconds from quote time to `orderData.output.deadline` (and refund deadlines).
  */
@@ -72,6 +77,7 @@ export interface SandboxFaults {
   neverFill: boolean;
   refund: boolean;
   failure: boolean;
+  fillAmount: FillAmount;
   tamper?: TamperKind | null;
   tamperCount?: number | null;
   platformKey: 'relay' | 'service';
@@ -79,13 +85,17 @@ export interface SandboxFaults {
   quoteDeadlineSec: number;
 }
 
-/** Defaults: a well-behaved service that fills 250 ms after the deposit, quotes valid for 600 s. */
+/** Which quoted output a fill pays: `expected` (`expectedAmount`) or `minimum` (`minimumAmount`). */
+export type FillAmount = 'expected' | 'minimum';
+
+/** Defaults: a well-behaved service that fills `expectedAmount` 250 ms after the deposit, quotes valid for 600 s. */
 export const DEFAULT_SANDBOX_FAULTS: Readonly<SandboxFaults> = Object.freeze({
   extraFees: {},
   fillDelayMs: 250,
   neverFill: false,
   refund: false,
   failure: false,
+  fillAmount: 'expected',
   tamper: null,
   tamperCount: null,
   platformKey: 'relay',
@@ -112,6 +122,7 @@ export const SandboxFaultsPatchSchema = z.strictObject({
   neverFill: z.boolean().optional(),
   refund: z.boolean().optional(),
   failure: z.boolean().optional(),
+  fillAmount: z.enum(['expected', 'minimum']).optional(),
   tamper: z.enum(TAMPER_KINDS).nullable().optional(),
   tamperCount: z.number().int().min(0).nullable().optional(),
   platformKey: z.enum(['relay', 'service']).optional(),

@@ -13,6 +13,7 @@ import type { SandboxFaults } from '../faults.ts';
 import { lower, sandboxSlugVmTypes, type SandboxChainTable, type SandboxCurrency } from './chainTable.ts';
 import { currencyAmountJson } from './currencyJson.ts';
 import { SandboxApiError } from './errors.ts';
+import { deprecatedFeesJson, feeSponsorshipJson } from './feeSets.ts';
 import { computeFees, DEFAULT_SANDBOX_PRICING, minimumAfterSlippage, type FeeQuote, type SandboxPricing } from './fees.ts';
 import { formatPercent, priceOf, toUsdMicros, type UsdPrices } from './prices.ts';
 import { resolveQuoteRoute, type QuoteRoute, type SandboxQuoteRequest } from './request.ts';
@@ -187,39 +188,45 @@ export async function buildQuote(input: BuildQuoteInput): Promise<BuiltQuote> {
     fee: input.feeData.origin,
   });
 
+  const pricedIn = { chainId: origin.chainId, currency: currencyIn, priceMicros: priceIn };
   const inAmt = (amount: bigint) => currencyAmountJson(origin.chainId, currencyIn, amount, priceIn);
+  const outAmt = currencyAmountJson(destination.chainId, currencyOut, expectedOut, priceOut, minimumOut);
   const originGas =
     (currencyIn.isNative ? STEP_GAS.depositNative : STEP_GAS.depositErc20 + STEP_GAS.approve) *
     input.feeData.origin.maxFeePerGas;
   const slippageValue = expectedOut - minimumOut;
   const platformKey = input.faults.platformKey;
+  // Like the live API: totalImpact is the value lost to fees; swapImpact adds back what a sponsor paid
+  // (totalImpact.usd + expandedPriceImpact.sponsored.usd), which is nothing in the sandbox.
+  const sponsoredUsdMicros = 0n;
+  const totalImpactMicros = -fees.totalUsdMicros;
+  const swapImpactMicros = totalImpactMicros + sponsoredUsdMicros;
 
   const response: SandboxQuoteResponse = {
     requestId,
     steps,
-    fees: {
-      gas: currencyAmountJson(origin.chainId, origin.native, originGas, priceOriginNative),
-      relayer: inAmt(fees.execution.amount + fees.swap.amount + fees.platform.amount),
-      relayerGas: inAmt(fees.execution.amount),
-      relayerService: inAmt(fees.swap.amount + fees.platform.amount),
-      app: inAmt(fees.app.amount),
-      subsidized: inAmt(0n),
-    },
+    fees: deprecatedFeesJson(
+      fees,
+      pricedIn,
+      { chainId: origin.chainId, currency: origin.native, priceMicros: priceOriginNative },
+      originGas,
+    ),
+    feeSponsorship: feeSponsorshipJson(fees, pricedIn, platformKey),
     details: {
       operation: currencyIn.symbol === currencyOut.symbol ? 'bridge' : 'swap',
       sender: route.user,
       recipient: route.recipient,
       currencyIn: inAmt(route.amountIn),
-      currencyOut: currencyAmountJson(destination.chainId, currencyOut, expectedOut, priceOut, minimumOut),
+      currencyOut: outAmt,
       refundCurrency: inAmt(route.amountIn),
-      totalImpact: { usd: neg(fees.totalUsdMicros), percent: formatPercent(-fees.totalUsdMicros, fees.inputUsdMicros) },
-      swapImpact: { usd: neg(fees.swap.usdMicros), percent: formatPercent(-fees.swap.usdMicros, fees.inputUsdMicros) },
+      totalImpact: { usd: formatUsdMicros(totalImpactMicros), percent: formatPercent(totalImpactMicros, fees.inputUsdMicros) },
+      swapImpact: { usd: formatUsdMicros(swapImpactMicros), percent: formatPercent(swapImpactMicros, fees.inputUsdMicros) },
       expandedPriceImpact: {
         swap: { usd: neg(fees.swap.usdMicros) },
         execution: { usd: neg(fees.execution.usdMicros) },
         [platformKey]: { usd: neg(fees.platform.usdMicros) },
         app: { usd: neg(fees.app.usdMicros) },
-        sponsored: { usd: '0' },
+        sponsored: { usd: formatUsdMicros(sponsoredUsdMicros) },
       },
       rate: rateOf(route, expectedOut),
       slippageTolerance: {
@@ -233,6 +240,11 @@ export async function buildQuote(input: BuildQuoteInput): Promise<BuiltQuote> {
       timeEstimate: Math.max(1, Math.ceil(input.faults.fillDelayMs / 1000) + 1),
       userBalance: input.balances.userIn.toString(),
       isFixedRate: false,
+      // No swap on either side: the origin leg keeps the input, the destination leg pays the output.
+      route: {
+        origin: { inputCurrency: inAmt(route.amountIn), outputCurrency: inAmt(route.amountIn), router: 'relay' },
+        destination: { inputCurrency: outAmt, outputCurrency: outAmt, router: 'relay' },
+      },
     },
   };
   if (route.includeProtocolData) {

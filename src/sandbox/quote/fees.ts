@@ -74,6 +74,11 @@ export interface FeeQuote {
   pairType: PairType;
   bps: { swap: number; platform: number; app: number };
   execution: FeeComponent;
+  /**
+   * The destination fill gas part of `execution` (the deprecated set's `relayerGas`); the rest of
+   * `execution` (0.02 USD flat fee and any extra) is service fee. `executionGas.amount ≤ execution.amount`.
+   */
+  executionGas: FeeComponent;
   swap: FeeComponent;
   platform: FeeComponent;
   app: FeeComponent;
@@ -127,6 +132,8 @@ export function computeFees(input: FeeInput): FeeQuote {
     amount: fromUsdMicrosCeil(executionUsd, cin.decimals, cin.priceMicros),
     usdMicros: executionUsd,
   };
+  // Rounded up like `execution`; a smaller USD value never rounds to more base units.
+  const executionGas: FeeComponent = { amount: fromUsdMicrosCeil(gasUsd, cin.decimals, cin.priceMicros), usdMicros: gasUsd };
   const swap = bpsComponent(amountIn, bps.swap, cin);
   const platform = bpsComponent(amountIn, bps.platform, cin);
   const app = bpsComponent(amountIn, bps.app, cin);
@@ -148,6 +155,7 @@ export function computeFees(input: FeeInput): FeeQuote {
     pairType,
     bps,
     execution,
+    executionGas,
     swap,
     platform,
     app,

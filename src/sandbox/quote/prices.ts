@@ -97,15 +97,18 @@ export function bpsOfCeil(amount: bigint, bps: number): bigint {
 }
 
 /**
- * Formats a ratio `num/den` as a percent string with two decimals, rounded toward zero ("-0.05").
+ * Formats a ratio `num/den` as a percent string with two decimals, rounded half away from zero like the live
+ * API (the genuine quote fixture shows "-0.05" for a -0.0491 % impact). A value that rounds to zero is
+ * "0.00", never "-0.00".
  *
  * @param num signed numerator (e.g. a micro-USD impact)
- * @param den positive denominator (e.g. the input's micro-USD value)
+ * @param den positive denominator (e.g. the input's micro-USD value); a non-positive one gives "0.00"
  */
 export function formatPercent(num: bigint, den: bigint): string {
   if (den <= 0n) return '0.00';
   const neg = num < 0n;
-  const hundredths = ((neg ? -num : num) * 10_000n) / den;
+  // hundredths of a percent = |num| × 10000 / den, rounded half up on the magnitude.
+  const hundredths = ((neg ? -num : num) * 20_000n + den) / (2n * den);
   const whole = hundredths / 100n;
   const frac = (hundredths % 100n).toString().padStart(2, '0');
   return `${neg && hundredths > 0n ? '-' : ''}${whole}.${frac}`;

@@ -61,6 +61,37 @@ export interface ImpactJson {
   percent: string;
 }
 
+/** A Currency amount whose currency carries no `metadata` (as `feeSponsorship` members are in a live quote). */
+export interface PlainCurrencyAmountJson extends Omit<CurrencyAmountJson, 'currency'> {
+  currency: Omit<CurrencyJson, 'metadata'>;
+}
+
+/** One `feeSponsorship` component: whether it is sponsored and its total, sponsored and user-paid parts. */
+export interface SponsorshipComponentJson {
+  selected: boolean;
+  total: PlainCurrencyAmountJson;
+  sponsored: PlainCurrencyAmountJson;
+  userPays: PlainCurrencyAmountJson;
+}
+
+/** Spec "feeSponsorship (quote response)", the `quoted` half (the only one a fresh quote has). */
+export interface FeeSponsorshipJson {
+  quoted: {
+    selectedComponents: string[];
+    capHit: boolean;
+    components: Record<string, SponsorshipComponentJson>;
+    sponsoredTotal: PlainCurrencyAmountJson;
+    userPaysTotal: PlainCurrencyAmountJson;
+  };
+}
+
+/** One leg of spec "details": `route` (origin or destination). */
+export interface RouteLegJson {
+  inputCurrency: CurrencyAmountJson;
+  outputCurrency: CurrencyAmountJson;
+  router: string;
+}
+
 /** Spec "details (quote response)". `expandedPriceImpact` costs are negative USD strings. */
 export interface QuoteDetailsJson {
   operation: 'bridge' | 'swap';
@@ -80,6 +111,7 @@ export interface QuoteDetailsJson {
   timeEstimate: number;
   userBalance: string;
   isFixedRate: boolean;
+  route: { origin: RouteLegJson; destination: RouteLegJson };
 }
 
 /** Spec "protocol.v2". */
@@ -99,6 +131,7 @@ export interface SandboxQuoteResponse {
   requestId: Hex;
   steps: StepJson[];
   fees: Record<DeprecatedFeeKey, CurrencyAmountJson>;
+  feeSponsorship: FeeSponsorshipJson;
   details: QuoteDetailsJson;
   protocol?: { v2: ProtocolV2Json };
 }

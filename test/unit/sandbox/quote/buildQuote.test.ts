@@ -100,7 +100,11 @@ describe('buildQuote: USDC alpha → beta bridge', () => {
     expect(d.totalImpact).toEqual({ usd: '-0.215', percent: '-0.02' });
     expect(d.rate).toBe('0.999785');
     expect(d.slippageTolerance.destination.percent).toBe('0.50');
-    expect(response.fees.relayerGas.amount).toBe('215000');
+    // Deprecated set: relayerGas is the fill gas only; relayerService carries the 0.02 USD flat fee.
+    expect(response.fees.relayerGas.amount).toBe('195000');
+    expect(response.fees.relayerService.amount).toBe('20000');
+    expect(response.fees.relayer.amount).toBe('215000');
+    expect(d.swapImpact).toEqual(d.totalImpact); // totalImpact + sponsored (0)
     expect(response.fees.gas.currency.address).toBe(ZERO);
     // gas: (approve 80000 + deposit 150000) × 1 gwei
     expect(response.fees.gas.amount).toBe((230_000n * 1_000_000_000n).toString());
@@ -118,6 +122,10 @@ describe('buildQuote: USDC alpha → beta bridge', () => {
     expect(order.expectedOut).toBe((net * 10n ** 12n) / 3000n);
     expect(response.details.operation).toBe('swap');
     expect(response.details.expandedPriceImpact.relay).toEqual({ usd: '-0.6' });
+    // relayerService = flat 0.02 USD + swap + platform; relayerGas = the native fill's gas (0.063 USD)
+    expect(response.fees.relayerGas.amount).toBe('63000');
+    expect(response.fees.relayerService.amount).toBe((20_000n + 300_000n + 600_000n).toString());
+    expect(response.fees.relayer.amount).toBe('983000');
     expect(response.steps.map((s) => s.id)).toEqual(['approve', 'deposit']);
   });
 
@@ -143,7 +151,11 @@ describe('buildQuote: USDC alpha → beta bridge', () => {
     expect(order.minimumOut).toBe(((1_000_000_000n - fees) * 9_900n) / 10_000n);
     expect(response.details.expandedPriceImpact.service).toEqual({ usd: '-2' });
     expect(response.details.expandedPriceImpact.relay).toBeUndefined();
+    expect(Object.keys(response.feeSponsorship.quoted.components)).toEqual(['execution', 'swap', 'service', 'app']);
     expect(response.fees.app.amount).toBe('1200000');
+    // the extra execution USD is service fee, not destination gas
+    expect(response.fees.relayerGas.amount).toBe('195000');
+    expect(response.fees.relayerService.amount).toBe((1_520_000n + 500_000n + 2_000_000n).toString());
   });
 
   it('omits protocol when includeProtocolData is not set, still records the order', async () => {
