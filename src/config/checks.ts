@@ -150,10 +150,16 @@ function checkPolicy(policy: PolicyConfig, assets: ParsedParts['assets'], issues
     }
     checkTransferBounds(`policy.transferLimits.${asset}`, limits, issues);
   }
-  if (policy.maxFees.totalBps === undefined && policy.maxFees.totalUsd === undefined) {
+  if (policy.maxFees.totalBps === undefined) {
     issues.push({
-      path: 'policy.maxFees',
-      message: 'no total fee ceiling; set totalBps and/or totalUsd so every transfer has a fee cap',
+      path: 'policy.maxFees.totalBps',
+      message:
+        'required: the total fee ceiling in bps also sets the smallest guaranteed output Ballast accepts (input less slippageBps and totalBps); set it, e.g. totalBps: 30',
+    });
+  } else if ((policy.slippageBps ?? 0) + policy.maxFees.totalBps >= 10_000) {
+    issues.push({
+      path: 'policy.maxFees.totalBps',
+      message: `slippageBps + totalBps is ${(policy.slippageBps ?? 0) + policy.maxFees.totalBps} bps, which would accept losing the whole transfer; keep the sum well below 10000`,
     });
   }
 }

@@ -34,18 +34,19 @@ export function buildQuoteRequest(
 /**
  * The smallest guaranteed output Ballast accepts: the input converted to the destination's decimals, less the
  * configured slippage and the total fee cap. One asset is one value on every chain, so anything below that
- * floor means the quote takes more than the policy allows. Without a total fee cap the floor is 1 base unit.
+ * floor means the quote takes more than the policy allows. The config loader requires `totalBps` and keeps
+ * the sum of both below 100 %.
  *
- * @returns minimum acceptable `minimumAmount` in destination base units
+ * @returns minimum acceptable `minimumAmount` in destination base units (at least 1)
+ * @throws RangeError when the allowed loss is 100 % or more (a config the loader refuses)
  */
 export function minimumAcceptableOutput(
   planned: PlannedTransfer,
-  opts: { slippageBps?: number; totalFeeBps?: number },
+  opts: { slippageBps?: number; totalFeeBps: number },
 ): bigint {
-  if (opts.totalFeeBps === undefined) return 1n;
   const converted = scaleDecimals(planned.amountIn, planned.from.decimals, planned.to.decimals);
   const lossBps = BigInt(opts.slippageBps ?? 0) + BigInt(opts.totalFeeBps);
-  if (lossBps >= BPS) return 1n;
+  if (lossBps >= BPS) throw new RangeError(`slippage + total fee cap is ${lossBps} bps; it must stay below ${BPS}`);
   const floor = (converted * (BPS - lossBps)) / BPS;
   return floor > 0n ? floor : 1n;
 }

@@ -5,6 +5,8 @@
 import type { InFlightTransfer } from '../planner/types.ts';
 import { isTerminalRequestStatus } from '../relay/schemas.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { statusNamesDeposit } from '../executor/statusOwnership.ts';
+import { reconcileOrigins } from './reconcile.ts';
 import {
   listInFlightTransfers,
   setRelayStatus,
@@ -14,19 +16,23 @@ import {
 import type { CycleContext } from './context.ts';
 
 /**
- * Polls the status of each deposited in-flight transfer once and closes those that reached a terminal state.
- * Rows still `prepared` or `broadcast` are left as they are (their origin transaction is unconfirmed).
+ * Reconciles transfers whose origin transactions are unconfirmed (src/cycle/reconcile.ts), then polls the status
+ * of each deposited transfer once and closes those that reached a terminal state naming our deposit.
  *
  * @returns the transfers still in flight after the refresh
  */
 export async function refreshInFlight(ctx: CycleContext): Promise<TransferRow[]> {
+  await reconcileOrigins(ctx, listInFlightTransfers(ctx.db));
   const rows = listInFlightTransfers(ctx.db);
   for (const row of rows) {
     if (row.status !== 'deposited' || !row.requestId) continue;
     try {
       const status = await ctx.relay.getStatus(row.requestId);
       setRelayStatus(ctx.db, row.id, status.status, { nowMs: ctx.now(), outTxHashes: status.txHashes });
-      if (isTerminalRequestStatus(status.status)) {
+      const deposit = row.txs[row.txs.length - 1]?.txHash;
+      if (isTerminalRequestStatus(status.status) && deposit && !statusNamesDeposit(status, deposit)) {
+        ctx.logger.error({ transferId: row.id, requestId: row.requestId, inTxHashes: status.inTxHashes }, 'terminal status does not name our deposit; not accepted');
+      } else if (isTerminalRequestStatus(status.status)) {
         transitionTransfer(ctx.db, row.id, 'deposited', status.status, {
           nowMs: ctx.now(),
           relayStatus: status.status,

@@ -96,7 +96,8 @@ export async function processTransfer(
     return { ...attempt, outcome: 'skipped_fee' };
   }
 
-  const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: policy.maxFees?.totalBps });
+  // The loader requires totalBps; were it missing, 0 makes the floor strictest (fail closed).
+  const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: policy.maxFees.totalBps ?? 0 });
   attempt.minOutRequired = minOut;
   const verdict = await verifyQuote({
     quote,

@@ -22,7 +22,8 @@ export class UnsupportedStepError extends Error {
 }
 
 /**
- * Lists the items to send, in order. Items already `complete` are skipped.
+ * Lists every item to send, in order. Nothing is skipped on the API's word: verification refuses quotes whose
+ * items are not `incomplete`, and the executor sends exactly the verified set.
  *
  * @throws UnsupportedStepError for a non-`transaction` step (verification refuses those first)
  */
@@ -33,7 +34,7 @@ export function collectExecutableItems(quote: QuoteResponse): ExecutableItem[] {
       throw new UnsupportedStepError(`step ${step.id} is a ${step.kind} step; Ballast only sends transaction steps`);
     }
     step.items.forEach((item, itemIndex) => {
-      if (item.status !== 'complete') out.push({ stepId: step.id, stepIndex, itemIndex, item });
+      out.push({ stepId: step.id, stepIndex, itemIndex, item });
     });
   });
   return out;

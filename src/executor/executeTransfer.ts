@@ -8,7 +8,16 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { Hex, LocalAccount, PublicClient } from 'viem';
+import {
+  BaseError,
+  HttpRequestError,
+  RpcError,
+  RpcRequestError,
+  TimeoutError,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+} from 'viem';
 import { EvmTxDataSchema, type QuoteResponse } from '../relay/schemas.ts';
 import type { RelayClient } from '../relay/client.ts';
 import { signEvmStepItem, signedTxRecord } from '../chains/evm/signTransaction.ts';
@@ -24,6 +33,7 @@ import {
 } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { collectExecutableItems, findCheckEndpoint } from './collectItems.ts';
+import { statusNamesDeposit } from './statusOwnership.ts';
 import { trackRequest } from './trackRequest.ts';
 
 /** How long to wait for an origin receipt before leaving the transfer in flight, ms. */
@@ -108,9 +118,14 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
       await deps.publicClient.sendRawTransaction({ serializedTransaction: signed.rawTx });
     } catch (error) {
       // The node may have accepted the transaction even though the call failed (timeout, dropped
-      // connection): only declare failure when the node does not know the hash.
+      // connection). Failure is final only when the node answered with a rejection and does not know the
+      // hash; any other outcome leaves the transfer in flight for reconciliation (src/cycle/reconcile.ts).
       if (!(await nodeKnowsTx(deps.publicClient, signed.txHash))) {
-        return fail(deps, id, args, log, `broadcast of ${entry.stepId} failed: ${shortErrorMessage(error)}`, hashes);
+        const why = `broadcast of ${entry.stepId} failed: ${shortErrorMessage(error)}`;
+        if (isNodeRejection(error)) return fail(deps, id, args, log, why, hashes);
+        log.error({ transferId: id, txHash: signed.txHash, err: why }, 'broadcast outcome unknown; left in flight');
+        const status = hashes.length === 0 ? 'prepared' : 'broadcast';
+        return { transferId: id, status, relayStatus: null, originTxHashes: hashes, error: why };
       }
       log.warn({ txHash: signed.txHash, err: shortErrorMessage(error) }, 'broadcast call failed but the node has the transaction');
     }
@@ -162,6 +177,9 @@ async function track(
       log.warn({ txHash: depositHash }, 'deposit not indexed yet; asking for a reindex');
       await deps.relay.indexTransaction({ chainId: args.originChainId, txHash: depositHash });
     },
+    isOurs: (s) => statusNamesDeposit(s, depositHash),
+    onForeignFinal: (s) =>
+      log.error({ status: s.status, inTxHashes: s.inTxHashes }, 'terminal status does not name our deposit; not accepted'),
     stuckWaitingMs: deps.tracking.stuckWaitingMs,
     pollMs: deps.tracking.pollMs,
     timeoutMs: deps.tracking.timeoutMs,
@@ -207,6 +225,16 @@ function fail(
 function transferFields(args: ExecuteTransferArgs): Omit<NewTransfer, 'txs' | 'nowMs'> {
   const { quote: _quote, ...fields } = args;
   return fields;
+}
+
+/**
+ * True when the node answered the broadcast with a JSON-RPC error (nonce too low, insufficient funds, ...):
+ * the transaction was refused. Transport failures and timeouts are not rejections: the node may have it.
+ */
+function isNodeRejection(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  if (error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError)) return false;
+  return error.walk((e) => e instanceof RpcRequestError || e instanceof RpcError) !== null;
 }
 
 async function nodeKnowsTx(client: PublicClient, hash: Hex): Promise<boolean> {

@@ -21,6 +21,12 @@ export interface TrackRequestOptions {
   sleep: (ms: number) => Promise<void>;
   /** Aborts the wait early (graceful shutdown); the request stays in flight. */
   signal?: AbortSignal;
+  /**
+   * Whether a terminal status belongs to our deposit (e.g. its `inTxHashes` name our transaction). A terminal
+   * status that does not is not accepted: `onForeignFinal` is called once and polling goes on.
+   */
+  isOurs?: (status: IntentStatus) => boolean;
+  onForeignFinal?: (status: IntentStatus) => void;
 }
 
 /** Outcome: the terminal status, or `null` when the deadline passed (the transfer stays in flight). */
@@ -38,6 +44,7 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
   const started = opts.now();
   let last: IntentStatus | null = null;
   let askedReindex = false;
+  let reportedForeign = false;
   for (;;) {
     if (opts.signal?.aborted) return { final: null, last };
     try {
@@ -46,7 +53,11 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
         opts.onStatus(status);
       }
       last = status;
-      if (isTerminalRequestStatus(status.status)) return { final: status.status, last };
+      if (isTerminalRequestStatus(status.status)) {
+        if (!opts.isOurs || opts.isOurs(status)) return { final: status.status, last };
+        if (!reportedForeign) opts.onForeignFinal?.(status);
+        reportedForeign = true;
+      }
     } catch (error) {
       opts.onError?.(error);
     }

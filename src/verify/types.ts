@@ -43,7 +43,7 @@ export interface VerifyQuoteInput {
  * Stable ids of the verification rules, in the order they are reported. Spec section numbers refer to
  * "Local quote verification".
  * - `protocol-present` (1), `chain-status` (Ballast), `recipient` (2), `output-chain` (2), `output-currency` (2),
- *   `min-output` (2), `input-payment` (2), `refund-recipient` (Ballast), `deadline` (2), `order-id` (3),
+ *   `min-output` (2), `no-calls-or-fees` (Ballast), `input-payment` (2), `refund-recipient` (Ballast), `deadline` (2), `order-id` (3),
  *   `depository` (4), `deposit-call` (5), `deposit-id` (6), `depositor` (6), `deposit-kind` (7),
  *   `approve` (Ballast), `no-unexpected-steps` (Ballast), `order-signature` (onchain alternative).
  */
@@ -54,6 +54,7 @@ export const VERIFY_RULE_IDS = [
   'output-chain',
   'output-currency',
   'min-output',
+  'no-calls-or-fees',
   'input-payment',
   'refund-recipient',
   'deadline',

@@ -10,7 +10,7 @@ import { VerifyInputError } from './errors.ts';
 import { DEPOSIT_RULE_IDS, type DepositRuleId } from './deposit/types.ts';
 import { checkDeposit } from './rules/depositRules.ts';
 import { checkChainStatus, checkDeadlines, checkInputPayment, checkRefundRecipients } from './rules/inputRules.ts';
-import { checkMinOutput, checkOutputChain, checkOutputCurrency, checkRecipient } from './rules/outputRules.ts';
+import { checkMinOutput, checkNoCallsOrFees, checkOutputChain, checkOutputCurrency, checkRecipient } from './rules/outputRules.ts';
 import { checkDepository, checkOrderId, checkOrderSignature, checkProtocolPresent } from './rules/protocolRules.ts';
 import { VERIFY_RULE_IDS, type RuleResult, type Verdict, type VerifyQuoteInput, type VerifyRuleId } from './types.ts';
 
@@ -34,6 +34,7 @@ const ORDER_RULES: Record<Exclude<VerifyRuleId, DepositRuleId>, SimpleRule> = {
   'output-chain': checkOutputChain,
   'output-currency': checkOutputCurrency,
   'min-output': checkMinOutput,
+  'no-calls-or-fees': checkNoCallsOrFees,
   'input-payment': checkInputPayment,
   'refund-recipient': checkRefundRecipients,
   deadline: checkDeadlines,

@@ -31,16 +31,16 @@ async function snapshot() {
 }
 
 /**
- * Caps that isolate one fee component each (a total ceiling is mandatory, so component cases set a generous
+ * Caps that isolate one fee component each (totalBps is mandatory, so the other cases set a generous
  * one); the fault pushes exactly that component over its cap.
  */
 const FEE_CASES: { reason: string; maxFees: Record<string, unknown>; fault: Record<string, unknown> }[] = [
   { reason: 'total_bps', maxFees: { totalBps: 5 }, fault: { swapBps: 10 } },
-  { reason: 'total_usd', maxFees: { totalUsd: '1' }, fault: { executionUsd: '2' } },
-  { reason: 'execution_usd', maxFees: { totalUsd: '1000', components: { execution: { usd: '0.5' } } }, fault: { executionUsd: '1' } },
-  { reason: 'swap_bps', maxFees: { totalUsd: '1000', components: { swap: { bps: 5 } } }, fault: { swapBps: 10 } },
-  { reason: 'platform_bps', maxFees: { totalUsd: '1000', components: { platform: { bps: 1 } } }, fault: { platformBps: 5 } },
-  { reason: 'app_bps', maxFees: { totalUsd: '1000', components: { app: { bps: 0 } } }, fault: { appBps: 3 } },
+  { reason: 'total_usd', maxFees: { totalBps: 1000, totalUsd: '1' }, fault: { executionUsd: '2' } },
+  { reason: 'execution_usd', maxFees: { totalBps: 1000, components: { execution: { usd: '0.5' } } }, fault: { executionUsd: '1' } },
+  { reason: 'swap_bps', maxFees: { totalBps: 1000, components: { swap: { bps: 5 } } }, fault: { swapBps: 10 } },
+  { reason: 'platform_bps', maxFees: { totalBps: 1000, components: { platform: { bps: 1 } } }, fault: { platformBps: 5 } },
+  { reason: 'app_bps', maxFees: { totalBps: 1000, components: { app: { bps: 0 } } }, fault: { appBps: 3 } },
 ];
 
 describe('fee policy on sandbox quotes', () => {

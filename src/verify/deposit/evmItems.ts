@@ -29,7 +29,8 @@ export interface EvmSteps {
 /**
  * Collects every item of every `transaction` step, parsing `data` with {@link EvmTxDataSchema}.
  * `signature` steps and steps with a non-empty `depositAddress` (not locally verifiable, spec verification
- * heading) are reported in `stepProblems` instead.
+ * heading) are reported in `stepProblems` instead, as are items whose status is not `incomplete` (spec "Step
+ * item": the value on a fresh quote) and steps whose `requestId` differs from the quote's.
  */
 export function collectEvmSteps(quote: QuoteResponse): EvmSteps {
   const items: EvmItem[] = [];
@@ -42,8 +43,16 @@ export function collectEvmSteps(quote: QuoteResponse): EvmSteps {
     if (step.depositAddress) {
       stepProblems.push(`steps[${stepIndex}].depositAddress is set (${step.depositAddress}); deposit-address flows are not verifiable`);
     }
+    const requestId = quote.requestId ?? quote.steps.find((s) => s.requestId !== undefined)?.requestId;
+    if (step.requestId !== undefined && requestId !== undefined && step.requestId !== requestId) {
+      stepProblems.push(`steps[${stepIndex}].requestId is ${step.requestId}, but the quote tracks ${requestId}; one quote has one request`);
+    }
     step.items.forEach((item, itemIndex) => {
       const path = `steps[${stepIndex}].items[${itemIndex}]`;
+      if (item.status !== 'incomplete') {
+        // The executor sends every item; an item the API calls done would be skipped by a client that trusts it.
+        stepProblems.push(`${path}.status is "${item.status}"; a fresh quote's items are all "incomplete"`);
+      }
       const rawTo = typeof item.data['to'] === 'string' ? item.data['to'] : undefined;
       const parsed = EvmTxDataSchema.safeParse(item.data);
       items.push(

@@ -65,6 +65,12 @@ export function checkMinOutput(ctx: VerifyContext): RuleResult {
   if (payments.some((p) => !sameAddress(p.currency, first.currency, vm))) {
     return fail('min-output', 'output.payments use different currencies; cannot total a guaranteed amount');
   }
+  const belowFloor = payments.findIndex((p) => BigInt(p.expectedAmount) < BigInt(p.minimumAmount));
+  if (belowFloor !== -1) {
+    // Ballast credits the expected amount to the destination while the transfer is in flight; an estimate
+    // below the guaranteed floor is incoherent and would under-count what is on its way.
+    return fail('min-output', `output.payments[${belowFloor}].expectedAmount is below its minimumAmount`);
+  }
   const guaranteed = payments.reduce((sum, p) => sum + BigInt(p.minimumAmount), 0n); // schema: uint strings
   const minOut = ctx.expect.minOut;
   if (guaranteed <= 0n) return fail('min-output', 'output.payments[].minimumAmount totals 0: nothing is guaranteed');
@@ -73,4 +79,19 @@ export function checkMinOutput(ctx: VerifyContext): RuleResult {
   }
   const against = minOut === undefined ? '(no minOut expectation given)' : `>= minOut ${minOut}`;
   return pass('min-output', `guaranteed output (minimumAmount) ${guaranteed} ${against}`);
+}
+
+/**
+ * `no-calls-or-fees` (Ballast): the order makes no destination calls (`output.calls` empty) and charges no hub
+ * fees (`fees` empty). Ballast requests plain transfers without `txs` or `appFees`; anything else in the order
+ * would spend value the treasury did not ask to spend.
+ */
+export function checkNoCallsOrFees(ctx: VerifyContext): RuleResult {
+  if (!ctx.order) return skipped('no-calls-or-fees', 'protocol-present');
+  const problems: string[] = [];
+  if (ctx.order.output.calls.length > 0) {
+    problems.push(`output.calls has ${ctx.order.output.calls.length} call(s); a plain transfer has none`);
+  }
+  if (ctx.order.fees.length > 0) problems.push(`fees has ${ctx.order.fees.length} hub fee(s); none were requested`);
+  return outcome('no-calls-or-fees', problems, 'no destination calls, no hub fees');
 }

@@ -37,8 +37,9 @@ describe('quote expectations', () => {
     expect(minimumAcceptableOutput(planned(18, 6, 20_000n * 10n ** 18n), { slippageBps: 50, totalFeeBps: 30 })).toBe(19_840_000_000n);
   });
 
-  it('falls back to one base unit without a total fee cap', () => {
-    expect(minimumAcceptableOutput(planned(6, 6, 1_000_000n), { slippageBps: 50 })).toBe(1n);
+  it('never falls back to a token floor: an allowed loss of 100 % or more is refused', () => {
+    expect(() => minimumAcceptableOutput(planned(6, 6, 1_000_000n), { slippageBps: 5_000, totalFeeBps: 5_000 })).toThrow(RangeError);
+    expect(minimumAcceptableOutput(planned(6, 6, 1_000_000n), { totalFeeBps: 0 })).toBe(1_000_000n);
   });
 
   it('scales between decimals rounding down', () => {

@@ -1,0 +1,156 @@
+/**
+ * Transfers left unconfirmed by an interrupted executor are reconciled from the chain by the next cycle,
+ * using the transaction hashes written before broadcast: a deposit that did land is tracked to success (and
+ * not repeated); a transaction that can never be mined ends `origin_failed` so the funds are planned again.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Hex } from 'viem';
+import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { signEvmStepItem, signedTxRecord } from '../../src/chains/evm/signTransaction.ts';
+import { EvmTxDataSchema } from '../../src/relay/schemas.ts';
+import { collectExecutableItems } from '../../src/executor/collectItems.ts';
+import { buildQuoteRequest } from '../../src/cycle/expectations.ts';
+import { recordQuote } from '../../src/store/quotes.ts';
+import { startCycle } from '../../src/store/cycles.ts';
+import { addTransferTx, createTransfer, getTransfer, listRecentTransfers } from '../../src/store/transfers.ts';
+import type { Ballast } from '../../src/app/createBallast.ts';
+import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
+
+const USDC = 1_000_000n;
+const tmp = tempDir('ballast-reconcile-');
+let sandbox: Sandbox | null = null;
+afterEach(async () => {
+  await sandbox?.stop();
+  sandbox = null;
+});
+
+/**
+ * Asks the sandbox for the 20000 USDC alpha → beta quote the planner would ask for, signs its items in order and
+ * writes the transfer row exactly as the executor does before broadcasting, then stops (the "crash").
+ */
+async function writeAheadWithoutExecuting(ballast: Ballast) {
+  const ctx = ballast.ctx;
+  const report = await ballast.runCycle('plan');
+  const planned = report.plan.transfers[0]!;
+  const request = buildQuoteRequest(planned, { slippageBps: 50 });
+  const { quote, raw } = await ctx.relay.quote(request);
+  const cycleId = startCycle(ctx.db, { mode: 'once', startedAtMs: ctx.now() });
+  const quoteId = recordQuote(ctx.db, { cycleId, planId: null, requestId: quote.requestId ?? null, orderId: quote.protocol!.v2!.orderId, request, raw, receivedAtMs: ctx.now() });
+  const alpha = ctx.chains.get('alpha')!.publicClient;
+  const account = ctx.wallets.get('treasury')!.account;
+  const nonce = await alpha.getTransactionCount({ address: account.address, blockTag: 'pending' });
+  const items = collectExecutableItems(quote);
+  // The approve can be estimated now; the deposit's estimate needs the allowance, so sign it after the approve
+  // is mined (as the executor does), but write both before anything else happens.
+  const approve = await signEvmStepItem(alpha, account, EvmTxDataSchema.parse(items[0]!.item.data), nonce);
+  const { transferId } = createTransfer(ctx.db, {
+    cycleId,
+    quoteId,
+    asset: 'USDC',
+    originChain: 'alpha',
+    originChainId: 31001,
+    originCurrency: planned.from.currency,
+    destinationChain: 'beta',
+    destinationChainId: 31002,
+    destinationCurrency: planned.to.currency,
+    user: account.address,
+    recipient: planned.to.address,
+    amountIn: planned.amountIn,
+    expectedOut: BigInt(quote.protocol!.v2!.orderData.output.payments[0]!.expectedAmount),
+    minOut: BigInt(quote.protocol!.v2!.orderData.output.payments[0]!.minimumAmount),
+    requestId: quote.requestId ?? null,
+    orderId: quote.protocol!.v2!.orderId,
+    feesUsd: null,
+    txs: [{ stepId: 'approve', itemIndex: 0, chainId: 31001, request: signedTxRecord(approve), txHash: approve.txHash, rawTx: approve.rawTx }],
+    nowMs: ctx.now(),
+  });
+  return { transferId, alpha, account, items, approve };
+}
+
+describe('reconciliation of interrupted transfers', () => {
+  it('tracks a deposit that landed after the executor stopped, and does not repeat it', async () => {
+    sandbox = await startSandbox({});
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    try {
+      const w = await writeAheadWithoutExecuting(ballast);
+      // The transactions reach the chain, but the process "died" before recording anything more.
+      await w.alpha.sendRawTransaction({ serializedTransaction: w.approve.rawTx });
+      await w.alpha.waitForTransactionReceipt({ hash: w.approve.txHash });
+      const deposit = await signEvmStepItem(w.alpha, w.account, EvmTxDataSchema.parse(w.items[1]!.item.data), w.approve.nonce + 1);
+      addTransferTx(ballast.db, w.transferId, {
+        stepId: 'deposit',
+        itemIndex: 0,
+        chainId: 31001,
+        request: signedTxRecord(deposit),
+        txHash: deposit.txHash,
+        rawTx: deposit.rawTx,
+        nowMs: Date.now(),
+      });
+      await w.alpha.sendRawTransaction({ serializedTransaction: deposit.rawTx });
+      await w.alpha.waitForTransactionReceipt({ hash: deposit.txHash });
+      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('prepared');
+
+      // Wait for the solver's fill, then the next cycle reconciles, sees success, and plans nothing new.
+      for (let i = 0; i < 60 && (await usdcBalance(sandbox, 'beta')) === 10_000n * USDC; i++) await new Promise((r) => setTimeout(r, 250));
+      const report = await ballast.runCycle('once');
+      expect(report.plan.transfers).toHaveLength(0);
+      const transfer = getTransfer(ballast.db, w.transferId)!;
+      expect(transfer.status).toBe('success');
+      expect(transfer.events.map((e) => e.toStatus)).toEqual(['prepared', 'broadcast', 'deposited', 'success']);
+      expect(transfer.txs.map((t) => t.status)).toEqual(['confirmed', 'confirmed']);
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+    } finally {
+      ballast.close();
+    }
+  });
+
+  it('fails a transaction whose nonce another transaction used, and plans the move again', async () => {
+    sandbox = await startSandbox({});
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    try {
+      const w = await writeAheadWithoutExecuting(ballast);
+      // The signed approve is never sent; the wallet's nonce is used by another transaction instead.
+      const hash = await w.alpha.sendRawTransaction({
+        serializedTransaction: await w.account.signTransaction!({
+          chainId: 31001,
+          to: w.account.address,
+          value: 0n,
+          nonce: w.approve.nonce,
+          gas: 21_000n,
+          maxFeePerGas: w.approve.maxFeePerGas,
+          maxPriorityFeePerGas: w.approve.maxPriorityFeePerGas,
+          type: 'eip1559',
+        }),
+      });
+      await w.alpha.waitForTransactionReceipt({ hash: hash as Hex });
+
+      const report = await ballast.runCycle('once');
+      const stuck = getTransfer(ballast.db, w.transferId)!;
+      expect(stuck.status).toBe('origin_failed');
+      expect(stuck.error).toContain('nonce was used by another transaction');
+      // With the stuck transfer closed, the same cycle plans and completes the move.
+      expect(report.attempts.map((a) => a.outcome)).toEqual(['success']);
+      expect(await usdcBalance(sandbox, 'beta')).toBeGreaterThan(29_000n * USDC);
+    } finally {
+      ballast.close();
+    }
+  });
+
+  it('fails a signed transaction never sent once the order deadline has passed', async () => {
+    sandbox = await startSandbox({ faults: { quoteDeadlineSec: 2 } });
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    try {
+      const w = await writeAheadWithoutExecuting(ballast);
+      const first = await ballast.runCycle('plan'); // deadline not passed yet: still in flight, nothing planned
+      expect(first.plan.transfers).toHaveLength(0);
+      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('prepared');
+      await new Promise((r) => setTimeout(r, 3_000));
+      sandbox.setFaults({ quoteDeadlineSec: 600 });
+      const report = await ballast.runCycle('once');
+      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('origin_failed');
+      expect(report.attempts.map((a) => a.outcome)).toEqual(['success']);
+    } finally {
+      ballast.close();
+    }
+  });
+});
