@@ -88,7 +88,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     metrics,
     relay,
     runCycle: (mode) =>
-      mode === 'plan' ? runCycle(ctx, { mode }) : withRunLock(ctx, () => runCycle(ctx, { mode })),
+      mode === 'plan' ? runCycle(ctx, { mode }) : withRunLock(ctx, (signal) => runCycle({ ...ctx, signal }, { mode })),
     close: () => db.close(),
   };
 }

@@ -23,25 +23,33 @@ export class RunLockBusyError extends Error {
 }
 
 /**
- * Runs `fn` while holding the run lock.
+ * Runs `fn` while holding the run lock. `fn` receives a signal that aborts when the process shuts down or when
+ * the lock is lost (a refresh finds another owner after a long pause or a clock jump): the cycle then starts no
+ * new transfer and stops tracking, so two runs never act at once.
  *
  * @throws RunLockBusyError when the lock is held by someone else
  */
-export async function withRunLock<T>(ctx: CycleContext, fn: () => Promise<T>): Promise<T> {
+export async function withRunLock<T>(ctx: CycleContext, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const owner = `${process.pid}:${randomUUID()}`;
   if (!acquireRunLock(ctx.db, { owner, pid: process.pid, nowMs: ctx.now(), ttlMs: RUN_LOCK_TTL_MS })) {
     throw new RunLockBusyError();
   }
+  const lost = new AbortController();
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, lost.signal]) : lost.signal;
   const timer = setInterval(() => {
     try {
-      refreshRunLock(ctx.db, { owner, nowMs: ctx.now(), ttlMs: RUN_LOCK_TTL_MS });
+      if (!refreshRunLock(ctx.db, { owner, nowMs: ctx.now(), ttlMs: RUN_LOCK_TTL_MS })) {
+        ctx.logger.error('run lock lost to another run; this cycle stops starting transfers');
+        lost.abort();
+      }
     } catch (error) {
-      ctx.logger.error({ err: shortErrorMessage(error) }, 'run lock refresh failed');
+      ctx.logger.error({ err: shortErrorMessage(error) }, 'run lock refresh failed; this cycle stops starting transfers');
+      lost.abort();
     }
   }, RUN_LOCK_REFRESH_MS);
   timer.unref();
   try {
-    return await fn();
+    return await fn(signal);
   } finally {
     clearInterval(timer);
     releaseRunLock(ctx.db, owner);

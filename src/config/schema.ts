@@ -92,7 +92,7 @@ export const ChainSchema = z
       .positive('chainId must be positive'),
     vm: vmEnum.default('evm').describe('VM family (GET /chains vmType)'),
     rpcUrl: z
-      .url({ protocol: /^(https?|wss?)$/, error: 'expected an http(s) or ws(s) RPC URL' })
+      .url({ protocol: /^https?$/, error: 'expected an http(s) RPC URL (Ballast reads chains over HTTP JSON-RPC)' })
       .describe('JSON-RPC endpoint; use ${ENV_VAR} when it embeds a provider key'),
   })
   .describe('a chain Ballast reads and sends on');

@@ -11,9 +11,16 @@ import { verifyQuote, type Verdict } from '../verify/verifyQuote.ts';
 import { recordFeeDecision, recordQuote, recordQuoteError, recordVerdict } from '../store/quotes.ts';
 import type { TransferStatus } from '../store/transfers.ts';
 import { formatUsdMicros } from '../core/units.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
 import { executeTransfer } from '../executor/executeTransfer.ts';
 import type { CycleContext } from './context.ts';
 import { buildQuoteRequest, expectationsFor, minimumAcceptableOutput } from './expectations.ts';
+
+/**
+ * Deadlines must leave this much time for signing, the receipts and the fill, seconds: a quote whose order
+ * expires sooner is refused (its deposit would likely be refunded, not filled).
+ */
+export const DEADLINE_MARGIN_SEC = 60;
 
 /** How a planned transfer ended this cycle. */
 export type AttemptOutcome =
@@ -103,7 +110,7 @@ export async function processTransfer(
     quote,
     chains: args.chainsDoc,
     expect: expectationsFor(planned, minOut),
-    nowSec: Math.floor(ctx.now() / 1000),
+    nowSec: Math.floor(ctx.now() / 1000) + DEADLINE_MARGIN_SEC,
   });
   recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
   attempt.verdict = verdict;
@@ -119,43 +126,52 @@ export async function processTransfer(
   const chain = ctx.chains.get(planned.from.chain)!;
   const wallet = ctx.wallets.get(planned.from.wallet)!;
   const v2 = quote.protocol!.v2!; // verification passed, so protocol.v2 is present
-  const result = await executeTransfer(
-    {
-      db: ctx.db,
-      publicClient: chain.publicClient,
-      account: wallet.account,
-      relay: ctx.relay,
-      logger: log,
-      now: ctx.now,
-      sleep: ctx.sleep,
-      tracking: {
-        pollMs: ctx.config.tracking.pollMs,
-        timeoutMs: ctx.config.tracking.timeoutSec * 1000,
-        stuckWaitingMs: Math.min(30_000, ctx.config.tracking.timeoutSec * 500),
+  let result;
+  try {
+    result = await executeTransfer(
+      {
+        db: ctx.db,
+        publicClient: chain.publicClient,
+        account: wallet.account,
+        relay: ctx.relay,
+        logger: log,
+        now: ctx.now,
+        sleep: ctx.sleep,
+        tracking: {
+          pollMs: ctx.config.tracking.pollMs,
+          timeoutMs: ctx.config.tracking.timeoutSec * 1000,
+          stuckWaitingMs: Math.min(30_000, ctx.config.tracking.timeoutSec * 500),
+        },
+        signal: ctx.signal,
       },
-      signal: ctx.signal,
-    },
-    {
-      cycleId,
-      quoteId,
-      asset: planned.asset,
-      originChain: planned.from.chain,
-      originChainId: planned.from.chainId,
-      originCurrency: planned.from.currency,
-      destinationChain: planned.to.chain,
-      destinationChainId: planned.to.chainId,
-      destinationCurrency: planned.to.currency,
-      user: wallet.address,
-      recipient: planned.to.address,
-      amountIn: planned.amountIn,
-      expectedOut: sumPayments(v2.orderData.output.payments, 'expectedAmount'),
-      minOut: sumPayments(v2.orderData.output.payments, 'minimumAmount'),
-      requestId: requestId ?? v2.orderId,
-      orderId: v2.orderId,
-      feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
-      quote,
-    },
-  );
+      {
+        cycleId,
+        quoteId,
+        asset: planned.asset,
+        originChain: planned.from.chain,
+        originChainId: planned.from.chainId,
+        originCurrency: planned.from.currency,
+        destinationChain: planned.to.chain,
+        destinationChainId: planned.to.chainId,
+        destinationCurrency: planned.to.currency,
+        user: wallet.address,
+        recipient: planned.to.address,
+        amountIn: planned.amountIn,
+        expectedOut: sumPayments(v2.orderData.output.payments, 'expectedAmount'),
+        minOut: sumPayments(v2.orderData.output.payments, 'minimumAmount'),
+        requestId: requestId ?? v2.orderId,
+        orderId: v2.orderId,
+        feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
+        quote,
+      },
+    );
+  } catch (error) {
+    // A store failure (e.g. a duplicate requestId) before or after broadcast: whatever was written stays in
+    // flight for reconciliation; this transfer ends here and the cycle goes on with the next.
+    const message = shortErrorMessage(error);
+    log.error({ requestId, err: message }, 'execution failed');
+    return { ...attempt, outcome: 'origin_failed', error: `execution error: ${message}` };
+  }
   const outcome: AttemptOutcome =
     result.status === 'success' || result.status === 'failure' || result.status === 'refund' || result.status === 'origin_failed'
       ? result.status

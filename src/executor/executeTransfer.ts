@@ -37,7 +37,7 @@ import { statusNamesDeposit } from './statusOwnership.ts';
 import { trackRequest } from './trackRequest.ts';
 
 /** How long to wait for an origin receipt before leaving the transfer in flight, ms. */
-export const RECEIPT_TIMEOUT_MS = 180_000;
+export const RECEIPT_TIMEOUT_MS = 120_000;
 
 /** Everything the executor talks to. */
 export interface ExecuteTransferDeps {

@@ -157,7 +157,8 @@ describe('rebalancing cycle', () => {
   });
 
   it('does not repeat a transfer whose fill is slow; the next cycle closes it', async () => {
-    sandbox = await startSandbox({ faults: { fillDelayMs: 13_000 } });
+    // Tracking gives up after 10 s; the fill lands after 18 s, leaving cycle 2 a wide window to see it pending.
+    sandbox = await startSandbox({ faults: { fillDelayMs: 18_000 } });
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
     try {
       const first = await ballast.runCycle('once');
@@ -172,7 +173,7 @@ describe('rebalancing cycle', () => {
 
       // Wait for the solver's delayed fill, then a cycle closes the transfer and still plans nothing.
       const beta = await usdcBalance(sandbox, 'beta');
-      for (let i = 0; i < 60 && (await usdcBalance(sandbox, 'beta')) === beta; i++) await new Promise((r) => setTimeout(r, 250));
+      for (let i = 0; i < 120 && (await usdcBalance(sandbox, 'beta')) === beta; i++) await new Promise((r) => setTimeout(r, 250));
       const third = await ballast.runCycle('once');
       expect(third.plan.transfers).toHaveLength(0);
       const transfers = listRecentTransfers(ballast.db, 10);

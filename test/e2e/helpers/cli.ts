@@ -26,8 +26,11 @@ export function runCli(args: string[], opts: { env?: Record<string, string>; tim
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // On timeout: SIGTERM first, so a command that owns anvil processes (demo, sandbox) stops them; SIGKILL
+    // only if it does not exit within 5 s.
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
       reject(new Error(`ballast ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
     }, opts.timeoutMs ?? 90_000);
     child.on('error', reject);
