@@ -45,9 +45,11 @@ export function feesJson(f: FeeQuote) {
 }
 
 /**
- * One GET /requests/v3 record. `protocol.isWithdrawable` is true when the fill failed and the deposit still
- * sits in the depository (spec "What the service does" 5); `protocol.deposit.origin.chainId` is the protocol
- * slug, like the withdrawal endpoints use. `createdAt`/`updatedAt` are ISO-8601 strings.
+ * One GET /requests/v3 record. `protocol.isWithdrawable` is true when the request ended `failure` with its
+ * deposit still in the depository: a failed fill, or a deposit that paid no order exactly (wrong chain,
+ * depositor, currency or amount, expired or unknown order, second deposit), which is never returned
+ * automatically (spec "What the service does" 5, "Request record"). `protocol.deposit.origin.chainId` is the
+ * protocol slug, like the withdrawal endpoints use. `createdAt`/`updatedAt` are ISO-8601 strings.
  */
 export function requestJson(r: RequestRecord, table: SandboxChainTable) {
   const slugOf = (chainId: number) => findChain(table, chainId)?.slug ?? String(chainId);

@@ -1,14 +1,14 @@
 /**
  * In-memory request records of the sandbox: one per served quote (from `waiting`), plus one per deposit that
- * matched no quote. Status transitions only move forward (spec "States and transitions"):
+ * did not pay a waiting quote exactly (its own request id; the quote it named is left untouched). Status transitions only move forward (spec "States and transitions"):
  * waiting → depositing → pending → submitted → success | failure | refund; terminal states never change.
  */
 import type { Address, Hex } from 'viem';
 import type { RequestStatus } from '../../relay/schemas.ts';
 import type { QuotedOrder } from '../quote/buildQuote.ts';
 
-/** A deposit seen on a depository (event fields plus where it was found). Amount in base units. */
-export interface ObservedDeposit {
+/** A depository deposit event (its fields plus where it was found). Amount in base units. */
+export interface DepositEvent {
   chainId: number;
   txHash: Hex;
   logIndex: number;
@@ -20,6 +20,11 @@ export interface ObservedDeposit {
   amount: bigint;
   /** The deposit's order id (`id` of the event). */
   id: Hex;
+}
+
+/** A deposit event with the timestamp of the block that holds it (unix seconds; judges order expiry). */
+export interface ObservedDeposit extends DepositEvent {
+  blockTimestamp: number;
 }
 
 /** A tracked request. Times are unix milliseconds. */
@@ -90,7 +95,11 @@ export class RequestStore {
     return record;
   }
 
-  /** Records a deposit that matched no quote, as a `pending` request on its origin chain. */
+  /**
+   * Records a deposit that pays no waiting quote exactly (unknown order id, a field that differs from the
+   * order, an expired order, or an order already paid) as its own `pending` request on the deposit's chain.
+   * It is not indexed by order id, so the quote the deposit named keeps waiting for its genuine deposit.
+   */
   addUnmatchedDeposit(requestId: Hex, deposit: ObservedDeposit, nowMs: number): RequestRecord {
     const record: RequestRecord = {
       requestId,

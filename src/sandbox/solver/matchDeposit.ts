@@ -1,13 +1,15 @@
 /**
- * Pure matching of an observed deposit to a quoted order: the solver fills only a deposit on the order's
- * origin chain, from the quote's user, in the quoted currency and amount, before the order deadline, and only
- * once; anything else is returned to the depositor.
+ * Pure matching of an observed deposit to a quoted order. The solver fills only a deposit that pays its
+ * order exactly: on the order's origin chain, from the quote's user, in the quoted currency and amount, in a
+ * block no later than the order deadline, while the order still waits for its deposit. Any other deposit is
+ * not filled and never touches the order's request: it stays in the depository until its depositor reclaims
+ * it (spec "What the service does" 5), and gets a request of its own.
  */
-import type { Address } from 'viem';
+import type { QuotedOrder } from '../quote/buildQuote.ts';
 import type { ObservedDeposit, RequestRecord } from '../api/requestStore.ts';
 
-/** Why a deposit is refunded instead of filled (used as the request's `failReason`). */
-export type RefundReason =
+/** Why a deposit is not filled (the `failReason` of its own request). */
+export type UnfilledReason =
   | 'UNKNOWN_ORDER'
   | 'DOUBLE_SPEND'
   | 'WRONG_CHAIN'
@@ -18,38 +20,33 @@ export type RefundReason =
 
 /**
  * Decision for one deposit.
- * - `fill`: the deposit pays `record`'s order exactly.
- * - `refund`: return `deposit.amount` of `deposit.currency` to `to` (the credited depositor). `record` is the
- *   waiting request the deposit claimed to pay, or null when it must be tracked as a new request (unknown
- *   order id, or an order already paid).
+ * - `fill`: the deposit pays `record`'s order exactly; only this decision may change `record`.
+ * - `unfilled`: the deposit is tracked as a request of its own. `claimed` is the order its id names, if any
+ *   (used only for where a refund goes when the `refund` fault returns such deposits).
  */
 export type DepositDecision =
   | { kind: 'fill'; record: RequestRecord }
-  | { kind: 'refund'; record: RequestRecord | null; reason: RefundReason; to: Address };
+  | { kind: 'unfilled'; reason: UnfilledReason; claimed: QuotedOrder | null };
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /**
- * Decides what to do with a deposit.
+ * Decides what to do with a deposit. Field mismatches are reported before expiry, and both before a second
+ * deposit for an order that was already paid.
  *
- * @param deposit the observed deposit
+ * @param deposit the observed deposit; `blockTimestamp` (unix seconds) is compared with the order's
+ *   `output.deadline`, so a deposit mined in time is filled however late it is indexed
  * @param record the request whose order id equals `deposit.id`, if any
- * @param nowSec current time, unix seconds (compared with the order's output deadline)
  */
-export function matchDeposit(deposit: ObservedDeposit, record: RequestRecord | undefined, nowSec: number): DepositDecision {
-  const refund = (reason: RefundReason, r: RequestRecord | null): DepositDecision => ({
-    kind: 'refund',
-    record: r,
-    reason,
-    to: deposit.from,
-  });
-  if (!record || !record.order) return refund('UNKNOWN_ORDER', null);
-  if (record.status !== 'waiting') return refund('DOUBLE_SPEND', null);
+export function matchDeposit(deposit: ObservedDeposit, record: RequestRecord | undefined): DepositDecision {
+  if (!record || !record.order) return { kind: 'unfilled', reason: 'UNKNOWN_ORDER', claimed: null };
   const order = record.order;
-  if (deposit.chainId !== order.originChainId) return refund('WRONG_CHAIN', record);
-  if (!same(deposit.from, order.user)) return refund('WRONG_DEPOSITOR', record);
-  if (!same(deposit.currency, order.currencyIn.address)) return refund('WRONG_CURRENCY', record);
-  if (deposit.amount !== order.amountIn) return refund('WRONG_AMOUNT', record);
-  if (nowSec > order.deadlineSec) return refund('ORDER_EXPIRED', record);
+  const unfilled = (reason: UnfilledReason): DepositDecision => ({ kind: 'unfilled', reason, claimed: order });
+  if (deposit.chainId !== order.originChainId) return unfilled('WRONG_CHAIN');
+  if (!same(deposit.from, order.user)) return unfilled('WRONG_DEPOSITOR');
+  if (!same(deposit.currency, order.currencyIn.address)) return unfilled('WRONG_CURRENCY');
+  if (deposit.amount !== order.amountIn) return unfilled('WRONG_AMOUNT');
+  if (deposit.blockTimestamp > order.deadlineSec) return unfilled('ORDER_EXPIRED');
+  if (record.status !== 'waiting') return unfilled('DOUBLE_SPEND');
   return { kind: 'fill', record };
 }

@@ -1,11 +1,17 @@
 /**
  * The sandbox solver: watches every chain's depository for deposits (eth_getLogs polling), matches each to a
- * quoted order and fills it on the destination chain from the solver wallet, or returns it on the origin
- * chain through the sandbox depository's owner-only withdraw functions. Drives the request status
- * waiting → pending → submitted → success (or failure / refund), forward only. Fault modes (read when the
- * deposit is seen): `fillDelayMs`, `neverFill`, `refund`, `failure`. Sends are serialized per chain.
+ * quoted order and fills it on the destination chain from the solver wallet. Drives the request status
+ * waiting → pending → submitted → success (or failure / refund), forward only.
+ *
+ * A deposit that does not pay its order exactly (see `matchDeposit`) gets a request of its own that ends
+ * `failure` with the reason; its funds stay in the depository, withdrawable by the depositor (spec "What the
+ * service does" 5), and the order it named keeps waiting. Only the `refund` fault returns deposits on the
+ * origin chain, through the sandbox depository's owner-only withdraw functions.
+ *
+ * Fault modes (read when the deposit is seen): `fillDelayMs`, `neverFill`, `refund`, `failure`, `fillAmount`.
+ * Sends are serialized per chain. Once a transaction is broadcast its outcome is only taken from a mined
+ * receipt (see `waitMined`). A deposit whose handling throws is retried on the next poll.
  */
-import type { Logger } from 'pino';
 import {
   erc20Abi,
   type Account,
@@ -13,17 +19,20 @@ import {
   type Chain,
   type Hex,
   type PublicClient,
+  type TransactionReceipt,
   type Transport,
   type WalletClient,
 } from 'viem';
 import { sandboxDepositoryAbi } from '../contracts/abis.ts';
-import type { ObservedDeposit, RequestRecord } from '../api/requestStore.ts';
+import type { DepositEvent, ObservedDeposit, RequestRecord } from '../api/requestStore.ts';
 import type { SandboxState, TransactionIndexer } from '../api/state.ts';
 import { randomBytes32 } from '../quote/buildQuote.ts';
 import { EVM_NATIVE_ADDRESS } from '../quote/chainTable.ts';
+import { waitMined } from './confirm.ts';
 import { decodeDepositLogs } from './depositLogs.ts';
-import { matchDeposit, type RefundReason } from './matchDeposit.ts';
+import { matchDeposit, type UnfilledReason } from './matchDeposit.ts';
 import { SerialQueue } from './serialQueue.ts';
+import { sleep } from './sleep.ts';
 
 /** A chain the solver works on. */
 export interface SolverChain {
@@ -34,31 +43,20 @@ export interface SolverChain {
   walletClient: WalletClient<Transport, Chain, Account>;
 }
 
-/** Options of {@link startSolver}. */
+/** Options of {@link startSolver}. Times in milliseconds. */
 export interface SolverOptions {
   state: SandboxState;
   chains: SolverChain[];
-  /** Log polling period, ms (default 200). */
+  /** Log polling period (default 200). */
   pollMs?: number;
+  /** Longest single wait for a sent transaction's receipt before it is retried (default 10 000). */
+  receiptTimeoutMs?: number;
 }
 
 /** A running solver. `indexTransaction` backs POST /transactions/index. */
 export interface Solver extends TransactionIndexer {
-  /** Stops polling, cancels pending fill delays and waits for in-flight work to settle. */
+  /** Stops polling, cancels pending fill delays and receipt waits, and waits for in-flight work to settle. */
   stop(): Promise<void>;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**
@@ -74,6 +72,8 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
   const abort = new AbortController();
   const queue = new SerialQueue();
   const seen = new Set<string>();
+  /** Deposits whose handling threw, by key; retried on their chain's next poll. */
+  const retry = new Map<string, ObservedDeposit>();
   const inflight = new Set<Promise<void>>();
   const byId = new Map(opts.chains.map((c) => [c.chainId, c]));
   const nowMs = () => state.nowMs();
@@ -84,48 +84,52 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
     return c;
   };
 
-  /** Sends a transaction from the solver wallet (serialized per chain) and waits for its receipt. */
-  async function send(chainId: number, write: (c: SolverChain) => Promise<Hex>, onSent: (hash: Hex) => void): Promise<boolean> {
-    const c = chainOf(chainId);
-    const hash = await queue.run(chainId, () => write(c));
-    onSent(hash);
-    const receipt = await c.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 100 });
-    return receipt.status === 'success';
+  /** Waits for a broadcast transaction's receipt; null when the solver stops first. */
+  function confirm(chainId: number, hash: Hex): Promise<TransactionReceipt | null> {
+    return waitMined(chainOf(chainId).publicClient, hash, {
+      signal: abort.signal,
+      ...(opts.receiptTimeoutMs !== undefined ? { timeoutMs: opts.receiptTimeoutMs } : {}),
+      onError: (error, attempt) => log.warn({ err: error, chainId, txHash: hash, attempt }, 'receipt not available yet; retrying'),
+    });
   }
 
-  async function refund(record: RequestRecord, deposit: ObservedDeposit, to: Address, reason: RefundReason | 'REFUND_REQUESTED') {
+  /** Returns a deposit on its chain to `to`; the request ends `refund`, or `failure` when that cannot happen. */
+  async function refund(record: RequestRecord, deposit: ObservedDeposit, to: Address, reason: UnfilledReason | 'REFUND_REQUESTED') {
     const rlog = log.child({ requestId: record.requestId, orderId: deposit.id, chainId: deposit.chainId });
     const native = deposit.currency === EVM_NATIVE_ADDRESS;
+    let hash: Hex;
     try {
-      let hash: Hex | undefined;
-      const ok = await send(
-        deposit.chainId,
-        (c) =>
-          native
-            ? c.walletClient.writeContract({
-                address: c.depository,
-                abi: sandboxDepositoryAbi,
-                functionName: 'withdrawNative',
-                args: [to, deposit.amount, deposit.id],
-              })
-            : c.walletClient.writeContract({
-                address: c.depository,
-                abi: sandboxDepositoryAbi,
-                functionName: 'withdrawErc20',
-                args: [deposit.currency, to, deposit.amount, deposit.id],
-              }),
-        (h) => (hash = h),
-      );
-      if (!hash) throw new Error('refund transaction hash missing'); // onSent ran before the receipt wait
-      if (ok) state.requests.advance(record, 'refund', { txHashes: [hash], failReason: reason }, nowMs());
-      else state.requests.advance(record, 'failure', { txHashes: [hash], failReason: 'REFUND_REVERTED' }, nowMs());
-      rlog.info({ reason, txHash: hash, ok }, 'deposit returned on origin');
+      hash = await queue.run(deposit.chainId, () => {
+        const c = chainOf(deposit.chainId);
+        return native
+          ? c.walletClient.writeContract({
+              address: c.depository,
+              abi: sandboxDepositoryAbi,
+              functionName: 'withdrawNative',
+              args: [to, deposit.amount, deposit.id],
+            })
+          : c.walletClient.writeContract({
+              address: c.depository,
+              abi: sandboxDepositoryAbi,
+              functionName: 'withdrawErc20',
+              args: [deposit.currency, to, deposit.amount, deposit.id],
+            });
+      });
     } catch (error) {
-      rlog.error({ err: error, reason }, 'refund failed');
+      rlog.error({ err: error, reason }, 'refund could not be sent');
       state.requests.advance(record, 'failure', { failReason: 'REFUND_FAILED' }, nowMs());
+      return;
     }
+    rlog.info({ reason, txHash: hash, to }, 'refund sent');
+    const receipt = await confirm(deposit.chainId, hash);
+    if (!receipt) return;
+    const ok = receipt.status === 'success';
+    if (ok) state.requests.advance(record, 'refund', { txHashes: [hash], failReason: reason }, nowMs());
+    else state.requests.advance(record, 'failure', { txHashes: [hash], failReason: 'REFUND_REVERTED' }, nowMs());
+    rlog.info({ reason, txHash: hash, ok }, 'refund mined');
   }
 
+  /** Fills a deposit that pays `record`'s order exactly. */
   async function fill(record: RequestRecord, deposit: ObservedDeposit) {
     const order = record.order;
     if (!order) return; // matchDeposit only fills records with an order
@@ -138,61 +142,104 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
     if (abort.signal.aborted) return;
     if (faults.failure) {
       state.requests.advance(record, 'failure', { failReason: 'SOLVER_FAILURE' }, nowMs());
-      flog.warn('fill failed (fault mode)');
+      flog.warn('fill failed (fault mode); the deposit stays in the depository');
       return;
     }
     if (faults.refund) return refund(record, deposit, order.refundTo, 'REFUND_REQUESTED');
+    const amount = faults.fillAmount === 'minimum' ? order.minimumOut : order.expectedOut;
+    let hash: Hex;
     try {
-      const ok = await send(
-        order.destinationChainId,
-        (c) =>
-          order.currencyOut.isNative
-            ? c.walletClient.sendTransaction({ to: order.recipient, value: order.expectedOut })
-            : c.walletClient.writeContract({
-                address: order.currencyOut.address,
-                abi: erc20Abi,
-                functionName: 'transfer',
-                args: [order.recipient, order.expectedOut],
-              }),
-        (hash) => state.requests.advance(record, 'submitted', { txHashes: [hash] }, nowMs()),
-      );
-      if (ok) state.requests.advance(record, 'success', { filledAmount: order.expectedOut }, nowMs());
-      else state.requests.advance(record, 'failure', { failReason: 'FILL_REVERTED' }, nowMs());
-      flog.info({ txHashes: record.txHashes, ok }, 'fill sent');
+      hash = await queue.run(order.destinationChainId, () => {
+        const c = chainOf(order.destinationChainId);
+        return order.currencyOut.isNative
+          ? c.walletClient.sendTransaction({ to: order.recipient, value: amount })
+          : c.walletClient.writeContract({
+              address: order.currencyOut.address,
+              abi: erc20Abi,
+              functionName: 'transfer',
+              args: [order.recipient, amount],
+            });
+      });
     } catch (error) {
-      flog.error({ err: error }, 'fill failed');
+      flog.error({ err: error }, 'fill could not be sent');
       state.requests.advance(record, 'failure', { failReason: 'FILL_FAILED' }, nowMs());
+      return;
     }
+    state.requests.advance(record, 'submitted', { txHashes: [hash] }, nowMs());
+    flog.info({ txHash: hash, amount: amount.toString() }, 'fill sent');
+    const receipt = await confirm(order.destinationChainId, hash);
+    if (!receipt) return;
+    const ok = receipt.status === 'success';
+    if (ok) state.requests.advance(record, 'success', { filledAmount: amount }, nowMs());
+    else state.requests.advance(record, 'failure', { failReason: 'FILL_REVERTED' }, nowMs());
+    flog.info({ txHash: hash, ok }, 'fill mined');
   }
 
-  /** Handles one deposit once (keyed by chain, tx and log index). */
+  /**
+   * A deposit that pays no waiting order exactly: its own request, which ends `failure` with the deposit
+   * left in the depository, or (refund fault) is returned to the named order's refund recipient, else the
+   * depositor.
+   */
+  async function unfilled(deposit: ObservedDeposit, reason: UnfilledReason, refundTo: Address | null) {
+    const record = state.requests.addUnmatchedDeposit(randomBytes32(), deposit, nowMs());
+    const ulog = log.child({ requestId: record.requestId, orderId: deposit.id, chainId: deposit.chainId, reason });
+    if (!state.faults.get().refund) {
+      state.requests.advance(record, 'failure', { failReason: reason }, nowMs());
+      ulog.warn({ txHash: deposit.txHash }, 'deposit not filled; it stays in the depository, withdrawable by the depositor');
+      return;
+    }
+    ulog.warn({ txHash: deposit.txHash }, 'deposit not filled; returning it (refund fault)');
+    await refund(record, deposit, refundTo ?? deposit.from, reason);
+  }
+
+  /** Handles one deposit once (keyed by chain, tx and log index); on a throw it is queued for the next poll. */
   function handle(deposit: ObservedDeposit): void {
     const key = `${deposit.chainId}:${deposit.txHash.toLowerCase()}:${deposit.logIndex}`;
     if (seen.has(key)) return;
-    seen.add(key);
-    const decision = matchDeposit(deposit, state.requests.byOrderId(deposit.id), Math.floor(nowMs() / 1000));
     let work: Promise<void>;
-    if (decision.kind === 'fill') {
-      work = fill(decision.record, deposit);
-    } else {
-      const record = decision.record ?? state.requests.addUnmatchedDeposit(randomBytes32(), deposit, nowMs());
-      state.requests.advance(record, 'pending', { inTxHashes: [deposit.txHash], deposit }, nowMs());
-      log.warn({ requestId: record.requestId, orderId: deposit.id, chainId: deposit.chainId, reason: decision.reason }, 'deposit refused');
-      work = refund(record, deposit, decision.to, decision.reason);
+    try {
+      const decision = matchDeposit(deposit, state.requests.byOrderId(deposit.id));
+      work =
+        decision.kind === 'fill'
+          ? fill(decision.record, deposit)
+          : unfilled(deposit, decision.reason, decision.claimed?.refundTo ?? null);
+    } catch (error) {
+      log.error({ err: error, chainId: deposit.chainId, txHash: deposit.txHash }, 'deposit handling failed; retrying on the next poll');
+      retry.set(key, deposit);
+      return;
     }
+    seen.add(key);
+    retry.delete(key);
     const tracked = work.catch((error: unknown) => log.error({ err: error }, 'deposit handling failed'));
     inflight.add(tracked);
     void tracked.finally(() => inflight.delete(tracked));
   }
 
+  /** Adds each event's block timestamp (one block read per distinct block). */
+  async function withTimestamps(c: SolverChain, events: DepositEvent[]): Promise<ObservedDeposit[]> {
+    const times = new Map<bigint, number>();
+    const out: ObservedDeposit[] = [];
+    for (const e of events) {
+      let ts = times.get(e.blockNumber);
+      if (ts === undefined) {
+        ts = Number((await c.publicClient.getBlock({ blockNumber: e.blockNumber })).timestamp);
+        times.set(e.blockNumber, ts);
+      }
+      out.push({ ...e, blockTimestamp: ts });
+    }
+    return out;
+  }
+
   async function watch(c: SolverChain, startBlock: bigint): Promise<void> {
     let next = startBlock;
     while (!abort.signal.aborted) {
+      for (const d of [...retry.values()]) if (d.chainId === c.chainId) handle(d);
       try {
         const head = await c.publicClient.getBlockNumber({ cacheTime: 0 });
         if (head >= next) {
           const logs = await c.publicClient.getLogs({ address: c.depository, fromBlock: next, toBlock: head });
-          for (const d of decodeDepositLogs(c.chainId, c.depository, logs)) handle(d);
+          const deposits = await withTimestamps(c, decodeDepositLogs(c.chainId, c.depository, logs));
+          for (const d of deposits) handle(d);
           next = head + 1n;
         }
       } catch (error) {
@@ -216,7 +263,7 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
         if ((error as { name?: string }).name === 'TransactionReceiptNotFoundError') return null; // viem error class name
         throw error;
       }
-      const deposits = decodeDepositLogs(chainId, c.depository, receipt.logs);
+      const deposits = await withTimestamps(c, decodeDepositLogs(chainId, c.depository, receipt.logs));
       for (const d of deposits) handle(d);
       return deposits.length;
     },

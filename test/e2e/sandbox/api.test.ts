@@ -14,6 +14,7 @@ import {
   type QuoteResponse,
 } from '../../../src/relay/schemas.ts';
 import { depositoryAbi } from '../../../src/protocol/depositoryAbi.ts';
+import type { SandboxAccount } from '../../../src/sandbox/chains/localChains.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
 
 let sandbox: Sandbox;
@@ -77,14 +78,46 @@ async function status(requestId: string): Promise<IntentStatus> {
   return IntentStatusSchema.parse(await res.json());
 }
 
-async function waitForTerminal(requestId: string, timeoutMs = 10_000): Promise<IntentStatus> {
-  const start = Date.now();
+/** Polls `read` every 100 ms until `done` holds; fails after a generous deadline (slow CI machines). */
+async function pollUntil<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const s = await status(requestId);
-    if (['success', 'failure', 'refund'].includes(s.status)) return s;
-    if (Date.now() - start > timeoutMs) throw new Error(`request ${requestId} still ${s.status} after ${timeoutMs} ms`);
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(v)} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+const waitForTerminal = (requestId: string): Promise<IntentStatus> =>
+  pollUntil(`request ${requestId}`, () => status(requestId), (s) => ['success', 'failure', 'refund'].includes(s.status));
+
+type RequestView = { id: string; status: string; data?: unknown; protocol?: unknown };
+
+/** The GET /requests/v3 record (by user) whose first deposit tx is `txHash`, once it is terminal. */
+const requestOfDeposit = (user: Address, txHash: Hex): Promise<RequestView | undefined> =>
+  pollUntil(
+    `request of deposit ${txHash}`,
+    async () => {
+      const all = RequestsResponseSchema.parse(await (await fetch(`${sandbox.apiUrl}/requests/v3?user=${user}&limit=50`)).json());
+      return all.requests.find((r) => (r.data as { inTxs?: { hash: string }[] }).inTxs?.[0]?.hash === txHash);
+    },
+    (r) => r !== undefined && ['success', 'failure', 'refund'].includes(r.status),
+  );
+
+/** Approves and deposits `amount` USDC on alpha from `account` under order id `id`; returns the deposit tx. */
+async function rawDeposit(account: SandboxAccount, amount: bigint, id: Hex): Promise<Hex> {
+  const wallet = createWalletClient({ account, chain: alpha().chain, transport: http(alpha().rpcUrl) });
+  const approve = await wallet.writeContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'approve', args: [alpha().depository, amount] });
+  await alpha().publicClient.waitForTransactionReceipt({ hash: approve });
+  const hash = await wallet.writeContract({
+    address: alpha().depository,
+    abi: depositoryAbi,
+    functionName: 'depositErc20',
+    args: [account.address, alpha().usdc, amount, id],
+  });
+  expect((await alpha().publicClient.waitForTransactionReceipt({ hash })).status).toBe('success');
+  return hash;
 }
 
 const usdcOf = (chain: ReturnType<typeof alpha>, who: Address) =>
@@ -100,13 +133,13 @@ describe('sandbox API on anvil', () => {
     expect(body.chains[0]!.httpRpcUrl).toBe(alpha().rpcUrl);
   });
 
-  it('a 1000 USDC alpha → beta quote, executed step by step, ends success and credits expectedAmount on beta', async () => {
+  it('a 1000 USDC alpha → beta quote, executed step by step, ends success and credits at least minimumAmount on beta', async () => {
     sandbox.resetFaults();
     sandbox.setFaults({ fillDelayMs: 100 });
     const q = await quote('1000000000');
     const payment = q.protocol!.v2!.orderData.output.payments[0]!;
-    const expected = BigInt(payment.expectedAmount);
-    expect(expected).toBeGreaterThanOrEqual(BigInt(payment.minimumAmount));
+    const minimum = BigInt(payment.minimumAmount);
+    expect(BigInt(payment.expectedAmount)).toBeGreaterThanOrEqual(minimum);
     const betaBefore = await usdcOf(beta(), treasury().address);
     const alphaBefore = await usdcOf(alpha(), treasury().address);
     const depositTx = await execute(q);
@@ -114,7 +147,7 @@ describe('sandbox API on anvil', () => {
     expect(final.status).toBe('success');
     expect(final.inTxHashes).toEqual([depositTx]);
     expect(final.txHashes).toHaveLength(1);
-    expect((await usdcOf(beta(), treasury().address)) - betaBefore).toBe(expected);
+    expect((await usdcOf(beta(), treasury().address)) - betaBefore).toBeGreaterThanOrEqual(minimum);
     expect(alphaBefore - (await usdcOf(alpha(), treasury().address))).toBe(1_000_000_000n);
     const fill = await beta().publicClient.getTransactionReceipt({ hash: final.txHashes[0] as Hex });
     expect(fill.from.toLowerCase()).toBe(sandbox.accounts.solver.address.toLowerCase());
@@ -143,13 +176,9 @@ describe('sandbox API on anvil', () => {
     sandbox.setFaults({ neverFill: true, fillDelayMs: 0 });
     const q = await quote('5000000');
     const depositTx = await execute(q);
-    let s = await status(q.requestId!);
-    for (let i = 0; i < 20 && s.status === 'waiting'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      s = await status(q.requestId!);
-    }
-    await new Promise((r) => setTimeout(r, 800));
-    s = await status(q.requestId!);
+    await pollUntil('indexing of the deposit', () => status(q.requestId!), (v) => v.status !== 'waiting');
+    await new Promise((r) => setTimeout(r, 1_000)); // well past fillDelayMs 0: a fill would have been sent
+    const s = await status(q.requestId!);
     expect(s.status).toBe('pending');
     expect(s.inTxHashes).toEqual([depositTx]);
     expect(s.txHashes).toEqual([]);
@@ -170,7 +199,7 @@ describe('sandbox API on anvil', () => {
     expect(refundTx.to?.toLowerCase()).toBe(alpha().depository.toLowerCase());
   });
 
-  it('failure mode ends failure and marks the deposit withdrawable; a deposit for an unknown order is returned', async () => {
+  it('failure mode ends failure and marks the deposit withdrawable; a deposit for an unknown order stays in the depository', async () => {
     sandbox.resetFaults();
     sandbox.setFaults({ failure: true, fillDelayMs: 0 });
     const q = await quote('3000000');
@@ -184,27 +213,48 @@ describe('sandbox API on anvil', () => {
 
     sandbox.resetFaults();
     const before = await usdcOf(alpha(), treasury().address);
-    const wallet = createWalletClient({ account: treasury(), chain: alpha().chain, transport: http(alpha().rpcUrl) });
-    const amount = 2_000_000n;
-    const approve = await wallet.writeContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'approve', args: [alpha().depository, amount] });
-    await alpha().publicClient.waitForTransactionReceipt({ hash: approve });
-    const stray = await wallet.writeContract({
-      address: alpha().depository,
-      abi: depositoryAbi,
-      functionName: 'depositErc20',
-      args: [treasury().address, alpha().usdc, amount, `0x${'99'.repeat(32)}`],
-    });
-    await alpha().publicClient.waitForTransactionReceipt({ hash: stray });
-    let refunded: { id: string; status: string } | undefined;
-    for (let i = 0; i < 50 && refunded?.status !== 'refund'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      const all = RequestsResponseSchema.parse(
-        await (await fetch(`${sandbox.apiUrl}/requests/v3?user=${treasury().address}&limit=50`)).json(),
-      );
-      refunded = all.requests.find((r) => (r.data as { inTxs?: { hash: string }[] }).inTxs?.[0]?.hash === stray);
-    }
-    expect(refunded?.status).toBe('refund');
-    expect(await usdcOf(alpha(), treasury().address)).toBe(before);
+    const heldBefore = await usdcOf(alpha(), alpha().depository);
+    const stray = await rawDeposit(treasury(), 2_000_000n, `0x${'99'.repeat(32)}`);
+    const record = await requestOfDeposit(treasury().address, stray);
+    expect(record).toMatchObject({ status: 'failure', data: { failReason: 'UNKNOWN_ORDER' }, protocol: { isWithdrawable: true } });
+    expect(before - (await usdcOf(alpha(), treasury().address))).toBe(2_000_000n);
+    expect((await usdcOf(alpha(), alpha().depository)) - heldBefore).toBe(2_000_000n); // not returned
+  });
+
+  it("a stranger's deposit under the victim's order id gets its own record; the victim's deposit then fills", async () => {
+    sandbox.resetFaults();
+    sandbox.setFaults({ fillDelayMs: 0 });
+    const stranger = sandbox.accounts.extra[0]!;
+    const treasuryWallet = createWalletClient({ account: treasury(), chain: alpha().chain, transport: http(alpha().rpcUrl) });
+    const gift = await treasuryWallet.writeContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'transfer', args: [stranger.address, 1n] });
+    await alpha().publicClient.waitForTransactionReceipt({ hash: gift });
+
+    const q = await quote('4000000');
+    const orderId = q.protocol!.v2!.orderId as Hex; // schema checked 32-byte hex
+    const strangerTx = await rawDeposit(stranger, 1n, orderId);
+    const strangerRecord = await requestOfDeposit(stranger.address, strangerTx);
+    expect(strangerRecord!.id).not.toBe(q.requestId);
+    expect(strangerRecord).toMatchObject({ status: 'failure', protocol: { isWithdrawable: true, deposit: { origin: { amount: '1' } } } });
+    expect((await status(q.requestId!)).status).toBe('waiting');
+
+    const betaBefore = await usdcOf(beta(), treasury().address);
+    const depositTx = await execute(q);
+    const final = await waitForTerminal(q.requestId!);
+    expect(final).toMatchObject({ status: 'success', inTxHashes: [depositTx] });
+    const minimum = BigInt(q.protocol!.v2!.orderData.output.payments[0]!.minimumAmount);
+    expect((await usdcOf(beta(), treasury().address)) - betaBefore).toBeGreaterThanOrEqual(minimum);
+  });
+
+  it("fillAmount 'minimum' credits exactly minimumAmount", async () => {
+    sandbox.resetFaults();
+    sandbox.setFaults({ fillDelayMs: 0, fillAmount: 'minimum' });
+    const q = await quote('6000000');
+    const payment = q.protocol!.v2!.orderData.output.payments[0]!;
+    expect(BigInt(payment.minimumAmount)).toBeLessThan(BigInt(payment.expectedAmount));
+    const betaBefore = await usdcOf(beta(), treasury().address);
+    await execute(q);
+    expect((await waitForTerminal(q.requestId!)).status).toBe('success');
+    expect((await usdcOf(beta(), treasury().address)) - betaBefore).toBe(BigInt(payment.minimumAmount));
   });
 
   it('a 429 burst answers with retry-after, then the API recovers; a bad request answers 400 with errorCode', async () => {

@@ -13,6 +13,7 @@ async function setup() {
     txHash: `0x${'12'.repeat(32)}`,
     logIndex: 0,
     blockNumber: 5n,
+    blockTimestamp: NOW_SEC + 10,
     from: USER,
     currency: USDC,
     amount: order.amountIn,
@@ -24,7 +25,7 @@ async function setup() {
 describe('matchDeposit', () => {
   it('fills an exact deposit for a waiting order', async () => {
     const { record, deposit, store } = await setup();
-    expect(matchDeposit(deposit, store.byOrderId(deposit.id), NOW_SEC)).toEqual({ kind: 'fill', record });
+    expect(matchDeposit(deposit, store.byOrderId(deposit.id))).toEqual({ kind: 'fill', record });
   });
 
   it.each([
@@ -32,22 +33,44 @@ describe('matchDeposit', () => {
     ['WRONG_DEPOSITOR', { from: '0x1111111111111111111111111111111111111111' }],
     ['WRONG_CURRENCY', { currency: '0x0000000000000000000000000000000000000000' }],
     ['WRONG_AMOUNT', { amount: 999_999_999n }],
-  ] as const)('refunds %s to the depositor against the order', async (reason, patch) => {
-    const { record, deposit, store } = await setup();
+    ['WRONG_AMOUNT', { amount: 1n }],
+  ] as const)('leaves a %s deposit unfilled without handing out the order record', async (reason, patch) => {
+    const { order, deposit, store } = await setup();
     const d = { ...deposit, ...patch };
-    expect(matchDeposit(d, store.byOrderId(d.id), NOW_SEC)).toEqual({ kind: 'refund', record, reason, to: d.from });
+    const decision = matchDeposit(d, store.byOrderId(d.id));
+    expect(decision).toEqual({ kind: 'unfilled', reason, claimed: order });
+    expect(decision).not.toHaveProperty('record');
   });
 
-  it('refunds unknown ids, second deposits and expired orders', async () => {
-    const { record, deposit, store, order } = await setup();
-    expect(matchDeposit({ ...deposit, id: `0x${'77'.repeat(32)}` }, undefined, NOW_SEC)).toMatchObject({
-      kind: 'refund',
-      record: null,
-      reason: 'UNKNOWN_ORDER',
+  it('judges expiry by the block timestamp of the deposit, not by when it is indexed', async () => {
+    const { record, deposit, order } = await setup();
+    expect(matchDeposit({ ...deposit, blockTimestamp: order.deadlineSec }, record)).toEqual({ kind: 'fill', record });
+    expect(matchDeposit({ ...deposit, blockTimestamp: order.deadlineSec + 1 }, record)).toMatchObject({
+      kind: 'unfilled',
+      reason: 'ORDER_EXPIRED',
     });
-    expect(matchDeposit(deposit, record, order.deadlineSec + 1)).toMatchObject({ reason: 'ORDER_EXPIRED' });
+  });
+
+  it('leaves unknown ids and second deposits unfilled', async () => {
+    const { record, deposit, store } = await setup();
+    expect(matchDeposit({ ...deposit, id: `0x${'77'.repeat(32)}` }, undefined)).toEqual({
+      kind: 'unfilled',
+      reason: 'UNKNOWN_ORDER',
+      claimed: null,
+    });
     store.advance(record, 'pending', { inTxHashes: [deposit.txHash] }, 2_000);
-    expect(matchDeposit(deposit, record, NOW_SEC)).toMatchObject({ kind: 'refund', record: null, reason: 'DOUBLE_SPEND' });
+    expect(matchDeposit(deposit, record)).toMatchObject({ kind: 'unfilled', reason: 'DOUBLE_SPEND' });
+  });
+
+  it("a stranger's deposit under the victim's order id gets its own record; the order still fills", async () => {
+    const { record, deposit, store } = await setup();
+    const stranger = { ...deposit, from: '0x2222222222222222222222222222222222222222' as const, amount: 1n, txHash: `0x${'34'.repeat(32)}` as const };
+    expect(matchDeposit(stranger, store.byOrderId(stranger.id)).kind).toBe('unfilled');
+    const own = store.addUnmatchedDeposit(`0x${'56'.repeat(32)}`, stranger, 2_000);
+    expect(own.requestId).not.toBe(record.requestId);
+    expect(store.byOrderId(deposit.id)).toBe(record); // the order id still names the victim's request
+    expect(record.status).toBe('waiting');
+    expect(matchDeposit(deposit, store.byOrderId(deposit.id))).toEqual({ kind: 'fill', record });
   });
 });
 
