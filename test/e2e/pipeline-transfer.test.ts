@@ -133,6 +133,31 @@ describe('rebalancing cycle', () => {
     }
   });
 
+  it('sends the API key as x-api-key and keeps it out of the store and the logs', async () => {
+    const key = 'sk-sandbox-4f1c9e';
+    sandbox = await startSandbox({ apiKey: key });
+    const wrong = ballastOnSandbox(sandbox, tmp.dir, { relay: { apiKey: '${RELAY_API_KEY}' } }, { RELAY_API_KEY: 'sk-wrong' });
+    try {
+      const refused = await wrong.ballast.runCycle('once');
+      expect(refused.attempts[0]!.outcome).toBe('quote_error');
+      expect(refused.attempts[0]!.error).toContain('RELAY_HTTP_401');
+    } finally {
+      wrong.ballast.close();
+    }
+    const right = ballastOnSandbox(sandbox, tmp.dir, { relay: { apiKey: '${RELAY_API_KEY}' } }, { RELAY_API_KEY: key });
+    try {
+      const report = await right.ballast.runCycle('once');
+      expect(report.attempts[0]!.outcome).toBe('success');
+      const dump = (right.ballast.db.prepare('SELECT request_json, raw_json FROM quotes').all() as object[]).map((r) => JSON.stringify(r)).join('');
+      expect(dump.length).toBeGreaterThan(1000);
+      expect(dump).not.toContain(key);
+      expect(right.logLines.join('').length).toBeGreaterThan(100);
+      expect(right.logLines.join('')).not.toContain(key);
+    } finally {
+      right.ballast.close();
+    }
+  });
+
   it('records an API refusal of the quote with its errorCode and signs nothing', async () => {
     sandbox = await startSandbox({
       balances: {

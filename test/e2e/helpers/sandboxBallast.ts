@@ -17,6 +17,7 @@ import { ROOT } from './cli.ts';
 
 /** Overrides merged into config/demo.yaml (top-level keys replaced). */
 export interface ConfigOverrides {
+  relay?: Record<string, unknown>;
   policy?: Record<string, unknown>;
   tracking?: Record<string, unknown>;
   assets?: Record<string, unknown>;
@@ -59,6 +60,7 @@ export function ballastOnSandbox(
     tracking: { pollMs: 200, timeoutSec: 20 },
     ...overrides,
     policy: { ...(base.policy as object), ...overrides.policy },
+    relay: { ...(base.relay as object), ...overrides.relay },
   };
   const n = ++counter;
   const configFile = path.join(dir, `ballast-${n}.yaml`);
