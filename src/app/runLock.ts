@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { acquireRunLock, refreshRunLock, releaseRunLock } from '../store/lock.ts';
 import type { CycleContext } from '../cycle/context.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { BallastError } from '../core/errors.ts';
 
 /** Lock lifetime without refresh, ms. */
 export const RUN_LOCK_TTL_MS = 120_000;
@@ -14,11 +15,10 @@ export const RUN_LOCK_TTL_MS = 120_000;
 export const RUN_LOCK_REFRESH_MS = 30_000;
 
 /** Raised when another process holds the lock. `code` is stable; the CLI exits 1. */
-export class RunLockBusyError extends Error {
+export class RunLockBusyError extends BallastError {
   readonly code = 'RUN_LOCK_BUSY';
   constructor() {
     super('another Ballast run holds the run lock (a daemon or a cron run); this run did nothing');
-    this.name = 'RunLockBusyError';
   }
 }
 

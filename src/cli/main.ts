@@ -3,6 +3,7 @@
  * or verification (README "Exit codes").
  */
 import { Command, CommanderError } from 'commander';
+import { BallastError } from '../core/errors.ts';
 import { CliError, EXIT_ERROR, EXIT_USAGE } from './exitCodes.ts';
 import { registerDaemon } from './commands/daemon.ts';
 import { registerDemo } from './commands/demo.ts';
@@ -53,7 +54,7 @@ export async function main(argv: string[]): Promise<number> {
       return error.exitCode;
     }
     // Coded errors (lock busy, store, Relay API) carry a complete message; anything else is a bug: show the stack.
-    const coded = error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+    const coded = error instanceof BallastError;
     process.stderr.write(`ballast: ${coded ? error.message : ((error as Error).stack ?? String(error))}\n`);
     return EXIT_ERROR;
   }

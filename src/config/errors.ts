@@ -3,6 +3,7 @@
  * usage/config). All problems found in one load are reported together, one per line, each starting with the
  * YAML path it concerns (`assets.USDC[1].chain: …`) and ending with the fix.
  */
+import { BallastError } from '../core/errors.ts';
 
 /** One problem in the configuration file. `path` is a YAML path such as `assets.USDC[1].chain` ("" = file). */
 export interface ConfigIssue {
@@ -19,7 +20,7 @@ export const REDACTED = '[redacted]';
  * `message` lists every issue on its own line (`<path>: <problem>; <fix>`). Secret values (private keys, API
  * keys, key file contents) never appear: messages are built without them and redacted again before throwing.
  */
-export class ConfigError extends Error {
+export class ConfigError extends BallastError {
   /** Stable error code. */
   readonly code = 'CONFIG_INVALID' as const;
   /** Exit code the CLI should use (2: bad usage or configuration). */
@@ -40,7 +41,6 @@ export class ConfigError extends Error {
     const lines = clean.map((i) => `  ${i.path ? `${i.path}: ` : ''}${i.message}`);
     const noun = clean.length === 1 ? 'problem' : 'problems';
     super(`invalid configuration ${file} (${clean.length} ${noun}):\n${lines.join('\n')}`, cause ? { cause } : undefined);
-    this.name = 'ConfigError';
     this.issues = clean;
     this.file = file;
   }

@@ -6,6 +6,7 @@
 import type { ChainsResponse } from '../relay/schemas.ts';
 import type { BalanceReading, Plan, TargetBand } from '../planner/types.ts';
 import { planRebalance } from '../planner/planRebalance.ts';
+import { baseUnitsToGauge } from '../metrics/metrics.ts';
 import { finishCycle, startCycle } from '../store/cycles.ts';
 import { recordBalances } from '../store/balances.ts';
 import { recordPlanDecisions, recordPlannedTransfers } from '../store/plans.ts';
@@ -92,10 +93,11 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     targets.forEach((t, i) => {
       const amount = report.balances[i]!.amount;
       const labels = { chain: t.chain, asset: t.asset, wallet: t.wallet };
-      if (amount !== null) ctx.metrics.balanceBaseUnits.set(labels, Number(amount));
-      ctx.metrics.targetBaseUnits.set({ ...labels, bound: 'min' }, Number(t.min));
-      ctx.metrics.targetBaseUnits.set({ ...labels, bound: 'target' }, Number(t.target));
-      ctx.metrics.targetBaseUnits.set({ ...labels, bound: 'max' }, Number(t.max));
+      // Gauges are float64: exact up to 2^53 base units, approximate above (fine for dashboards, never for money).
+      if (amount !== null) ctx.metrics.balanceBaseUnits.set(labels, baseUnitsToGauge(amount));
+      for (const bound of ['min', 'target', 'max'] as const) {
+        ctx.metrics.targetBaseUnits.set({ ...labels, bound }, baseUnitsToGauge(t[bound]));
+      }
     });
     report.plan = planAllAssets(ctx, targets, report.balances, toPlannerInFlight(inFlightRows));
     // A target whose decimals could not be resolved is not planned; say so next to the planner's decisions.

@@ -3,6 +3,7 @@
  * (approve before deposit), items in order within a step (spec "Step").
  */
 import type { QuoteResponse, StepItem } from '../relay/schemas.ts';
+import { BallastError } from '../core/errors.ts';
 
 /** One item to execute, with where it sits in the quote. */
 export interface ExecutableItem {
@@ -13,12 +14,8 @@ export interface ExecutableItem {
 }
 
 /** Raised when a quote holds a step Ballast cannot execute (e.g. a `signature` step). */
-export class UnsupportedStepError extends Error {
+export class UnsupportedStepError extends BallastError {
   readonly code = 'EXECUTOR_UNSUPPORTED_STEP';
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnsupportedStepError';
-  }
 }
 
 /**

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BallastMetrics } from './metrics.ts';
+import { BallastError } from '../core/errors.ts';
 
 /** What `/healthz` reports. `detail` is serialised as JSON (bigints as decimal strings). */
 export interface HealthReport {
@@ -34,11 +35,10 @@ export interface MetricsServer {
 }
 
 /** The server could not listen (address in use, bad host...). Code `METRICS_LISTEN_FAILED`. */
-export class MetricsServerError extends Error {
+export class MetricsServerError extends BallastError {
   readonly code = 'METRICS_LISTEN_FAILED' as const;
   constructor(message: string, cause?: unknown) {
     super(message, cause === undefined ? undefined : { cause });
-    this.name = 'MetricsServerError';
   }
 }
 

@@ -6,6 +6,7 @@
 import { formatUsdMicros, parseUsdMicros } from '../core/units.ts';
 import type { QuoteDetails } from '../relay/schemas.ts';
 import { extractFees, FEE_COMPONENTS, type FeeBreakdown, type FeeComponent } from './feeBreakdown.ts';
+import { BallastError } from '../core/errors.ts';
 
 export type { FeeBreakdown, FeeComponent } from './feeBreakdown.ts';
 
@@ -53,12 +54,8 @@ export type FeeDecision =
   | { accepted: false; reason: FeeSkipReason; detail: string; exceeded: FeeSkipReason[]; breakdown: FeeBreakdown | null };
 
 /** Raised when configured caps are malformed (a configuration error, not a bad quote). */
-export class FeePolicyConfigError extends Error {
+export class FeePolicyConfigError extends BallastError {
   readonly code = 'FEE_POLICY_INVALID_CAP';
-  constructor(message: string) {
-    super(message);
-    this.name = 'FeePolicyConfigError';
-  }
 }
 
 const USD_CAP_RE = /^[0-9]+(\.[0-9]+)?$/;

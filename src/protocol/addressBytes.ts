@@ -7,14 +7,11 @@ import { base58, bech32, bech32m, createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex, isHex, type Hex } from 'viem';
 import type { ProtocolVmType } from './vmTypes.ts';
+import { BallastError } from '../core/errors.ts';
 
 /** Raised when an address cannot be encoded for its VM type. `code` is stable. */
-export class AddressEncodingError extends Error {
+export class AddressEncodingError extends BallastError {
   readonly code = 'ADDRESS_ENCODING_FAILED';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'AddressEncodingError';
-  }
 }
 
 const LEGACY_BITCOIN_DISCRIMINATOR = 0xff;

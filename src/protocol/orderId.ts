@@ -7,6 +7,7 @@ import { hashStruct, type Hex } from 'viem';
 import type { OrderData } from '../relay/schemas.ts';
 import { encodeAddressBytes } from './addressBytes.ts';
 import type { ProtocolVmType, SlugVmTypes } from './vmTypes.ts';
+import { BallastError } from '../core/errors.ts';
 
 /** EIP-712 types of the settlement order (settlement SDK `ORDER_EIP712_TYPES`). */
 export const ORDER_EIP712_TYPES = {
@@ -60,12 +61,8 @@ export const ORDER_EIP712_TYPES = {
 } as const;
 
 /** Raised when an order cannot be hashed (unknown chain slug, malformed address). `code` is stable. */
-export class OrderIdError extends Error {
+export class OrderIdError extends BallastError {
   readonly code = 'ORDER_ID_FAILED';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'OrderIdError';
-  }
 }
 
 function vmOf(slug: string, vmTypes: SlugVmTypes, path: string): ProtocolVmType {

@@ -8,9 +8,10 @@
  */
 import type { core } from 'zod';
 import type { RelayErrorBody } from './schemas.ts';
+import { BallastError } from '../core/errors.ts';
 
 /** Base class of all Relay client errors. `code` is stable and safe to use as a metric label. */
-export class RelayError extends Error {
+export class RelayError extends BallastError {
   /** Stable code, e.g. `RELAY_HTTP_429`, `RELAY_SCHEMA_INVALID`, `RELAY_NETWORK`. */
   readonly code: string;
   /** Endpoint as `METHOD /path` (no query string, no host). */
@@ -18,7 +19,6 @@ export class RelayError extends Error {
 
   constructor(code: string, endpoint: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = 'RelayError';
     this.code = code;
     this.endpoint = endpoint;
   }
@@ -59,7 +59,6 @@ export class RelayApiError extends RelayError {
       `Relay ${endpoint} returned HTTP ${httpStatus}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}: ${what}. ` +
         `Fix: ${fixFor(httpStatus, body?.errorCode)}`,
     );
-    this.name = 'RelayApiError';
     this.httpStatus = httpStatus;
     this.errorCode = body?.errorCode;
     this.apiMessage = body?.message;
@@ -101,7 +100,6 @@ export class RelaySchemaError extends RelayError {
         'point at the Relay API; check relay.baseUrl, and update src/relay/schemas.ts if the spec changed',
       options,
     );
-    this.name = 'RelaySchemaError';
     this.issues = issues;
   }
 }
@@ -129,7 +127,6 @@ export class RelayNetworkError extends RelayError {
         `Fix: ${timedOut ? 'raise relay.timeoutMs or retry later' : 'check relay.baseUrl and network access'}`,
       options,
     );
-    this.name = 'RelayNetworkError';
     this.timedOut = timedOut;
   }
 }
@@ -141,7 +138,6 @@ export class RelayNetworkError extends RelayError {
 export class RelayRequestError extends RelayError {
   constructor(endpoint: string, field: string, problem: string, options?: { cause?: unknown }) {
     super('RELAY_REQUEST_INVALID', endpoint, `Relay ${endpoint}: ${field} ${problem}. Fix: correct ${field} before calling`, options);
-    this.name = 'RelayRequestError';
   }
 }
 

@@ -2,6 +2,7 @@
  * Store errors. Each family has a class with a stable `code`; SQLite's own errors (constraint violations,
  * I/O) are rethrown unchanged as `SqliteError` from better-sqlite3 with their `SQLITE_*` code.
  */
+import { BallastError } from '../core/errors.ts';
 
 /** Codes of {@link StoreTransitionError}. */
 export type StoreTransitionCode = 'STORE_TRANSITION_CONFLICT' | 'STORE_TRANSITION_ILLEGAL';
@@ -13,7 +14,7 @@ export type StoreTransitionCode = 'STORE_TRANSITION_CONFLICT' | 'STORE_TRANSITIO
  *   not exist); nothing was changed. Re-read the row and decide again.
  * - `STORE_TRANSITION_ILLEGAL`: the requested transition is not in the allowed table; a programming error.
  */
-export class StoreTransitionError extends Error {
+export class StoreTransitionError extends BallastError {
   readonly code: StoreTransitionCode;
   /** Table of the row (`transfers`, `transfer_txs`). */
   readonly table: string;
@@ -26,7 +27,6 @@ export class StoreTransitionError extends Error {
 
   constructor(code: StoreTransitionCode, table: string, id: number, from: string, to: string, message: string) {
     super(message);
-    this.name = 'StoreTransitionError';
     this.code = code;
     this.table = table;
     this.id = id;
@@ -40,7 +40,7 @@ export class StoreTransitionError extends Error {
  * code knows). Code `STORE_SCHEMA_TOO_NEW`. Upgrade Ballast or point `store:` at another file; never
  * downgrade a database in place.
  */
-export class StoreSchemaError extends Error {
+export class StoreSchemaError extends BallastError {
   readonly code = 'STORE_SCHEMA_TOO_NEW' as const;
   /** Path of the database file. */
   readonly file: string;
@@ -54,7 +54,6 @@ export class StoreSchemaError extends Error {
       `database ${file} has schema version ${foundVersion} but this Ballast knows up to ${knownVersion}; ` +
         'run a Ballast release at least as new as the one that last wrote it, or set store: to another file',
     );
-    this.name = 'StoreSchemaError';
     this.file = file;
     this.foundVersion = foundVersion;
     this.knownVersion = knownVersion;
@@ -65,20 +64,19 @@ export class StoreSchemaError extends Error {
  * A value handed to the store cannot be stored as given (negative amount, non-integer time...).
  * Code `STORE_VALUE_INVALID`; the message names the field.
  */
-export class StoreValueError extends Error {
+export class StoreValueError extends BallastError {
   readonly code = 'STORE_VALUE_INVALID' as const;
   /** The offending field, e.g. `amountIn`. */
   readonly field: string;
 
   constructor(field: string, message: string) {
     super(`${field}: ${message}`);
-    this.name = 'StoreValueError';
     this.field = field;
   }
 }
 
 /** A row the caller named does not exist. Code `STORE_NOT_FOUND`. */
-export class StoreNotFoundError extends Error {
+export class StoreNotFoundError extends BallastError {
   readonly code = 'STORE_NOT_FOUND' as const;
   /** Table searched. */
   readonly table: string;
@@ -87,7 +85,6 @@ export class StoreNotFoundError extends Error {
 
   constructor(table: string, id: number) {
     super(`${table} row ${id} does not exist; re-read the list of ${table} before updating`);
-    this.name = 'StoreNotFoundError';
     this.table = table;
     this.id = id;
   }

@@ -14,6 +14,7 @@ import {
   type PublicClient,
 } from 'viem';
 import type { EvmTxData } from '../../relay/schemas.ts';
+import { BallastError } from '../../core/errors.ts';
 
 /** A signed EVM transaction ready to broadcast. Amount and gas fields are bigint (wei / gas units). */
 export interface SignedEvmTransaction {
@@ -33,12 +34,8 @@ export interface SignedEvmTransaction {
 }
 
 /** Raised when a step item cannot be signed by this wallet on this chain. `code` is stable. */
-export class EvmSignError extends Error {
+export class EvmSignError extends BallastError {
   readonly code = 'EVM_SIGN_REFUSED';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'EvmSignError';
-  }
 }
 
 /** Safety margin on our own gas estimate, in percent. */

@@ -10,16 +10,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { BallastError } from '../../core/errors.ts';
 
 /** Stable codes of {@link AnvilError}. */
 export type AnvilErrorCode = 'ANVIL_BINARY_NOT_FOUND' | 'ANVIL_START_FAILED' | 'ANVIL_START_TIMEOUT';
 
 /** Raised when the anvil binary cannot be found or a node does not come up. `code` is stable. */
-export class AnvilError extends Error {
+export class AnvilError extends BallastError {
   readonly code: AnvilErrorCode;
   constructor(code: AnvilErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = 'AnvilError';
     this.code = code;
   }
 }

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Abi, Hex } from 'viem';
 import { z } from 'zod';
+import { BallastError } from '../../core/errors.ts';
 
 /** Contract names compiled from `src/sandbox/contracts/<Name>.sol`. */
 export const SANDBOX_CONTRACT_NAMES = ['RelayDepository', 'TestStablecoin', 'Multicall3'] as const;
@@ -36,12 +37,8 @@ export interface GetArtifactsOptions {
 export type SandboxCompileErrorCode = 'SANDBOX_COMPILE_FAILED';
 
 /** Raised when solc reports errors or its output lacks a contract. `code` is stable. */
-export class SandboxCompileError extends Error {
+export class SandboxCompileError extends BallastError {
   readonly code: SandboxCompileErrorCode = 'SANDBOX_COMPILE_FAILED';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SandboxCompileError';
-  }
 }
 
 const COMPILER_SETTINGS = {

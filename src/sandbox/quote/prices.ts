@@ -3,6 +3,7 @@
  * in token base units, USD in micro-USD (1e-6 USD, see `src/core/units.ts`).
  */
 import { parseUsdMicros } from '../../core/units.ts';
+import { BallastError } from '../../core/errors.ts';
 
 /** Currency symbol → price of one whole unit in micro-USD (`ETH: 3000_000000n` = 3000 USD). */
 export type UsdPrices = Readonly<Record<string, bigint>>;
@@ -11,12 +12,8 @@ export type UsdPrices = Readonly<Record<string, bigint>>;
 export const DEFAULT_PRICES_USD: Readonly<Record<string, string>> = { ETH: '3000', USDC: '1' };
 
 /** Raised when a price is missing or not positive. `code` is stable. */
-export class SandboxPriceError extends Error {
+export class SandboxPriceError extends BallastError {
   readonly code = 'SANDBOX_PRICE_INVALID';
-  constructor(message: string) {
-    super(message);
-    this.name = 'SandboxPriceError';
-  }
 }
 
 /**
