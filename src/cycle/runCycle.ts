@@ -99,7 +99,14 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
         ctx.metrics.targetBaseUnits.set({ ...labels, bound }, baseUnitsToGauge(t[bound]));
       }
     });
-    report.plan = planAllAssets(ctx, targets, report.balances, toPlannerInFlight(inFlightRows));
+    report.plan = planRebalance({
+      targets,
+      balances: report.balances,
+      inFlight: toPlannerInFlight(inFlightRows),
+      minTransfer: ctx.config.policy.minTransfer,
+      maxTransfer: ctx.config.policy.maxTransfer,
+      transferLimits: ctx.config.policy.transferLimits,
+    });
     // A target whose decimals could not be resolved is not planned; say so next to the planner's decisions.
     for (const u of unresolved) {
       report.plan.decisions.push({ asset: u.asset, chain: u.chain, kind: 'chain_unreadable', detail: u.error });
@@ -149,41 +156,6 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     if (report.outcome !== 'error') ctx.metrics.lastSuccessfulCycleTimestampSeconds.set(report.finishedAtMs / 1000);
   }
   return report;
-}
-
-/**
- * Plans each asset with its own transfer bounds (`policy.transferLimits.<asset>`, else the policy defaults):
- * whole units of USDC and of ETH are not comparable.
- */
-function planAllAssets(
-  ctx: CycleContext,
-  targets: TargetBand[],
-  balances: BalanceReading[],
-  inFlight: ReturnType<typeof toPlannerInFlight>,
-): Plan {
-  const plan: Plan = { transfers: [], decisions: [] };
-  // Fail closed across assets too: one failed read on a chain makes the whole chain unreadable.
-  const unreadable = new Set(targets.filter((_, i) => balances[i]!.amount === null).map((t) => t.chain));
-  const effective = balances.map((b, i): BalanceReading =>
-    b.amount !== null && unreadable.has(targets[i]!.chain)
-      ? { ...b, amount: null, error: `another balance read on ${targets[i]!.chain} failed` }
-      : b,
-  );
-  const assets = [...new Set(targets.map((t) => t.asset))];
-  for (const asset of assets) {
-    const limits = ctx.config.policy.transferLimits?.[asset] ?? ctx.config.policy;
-    const mine = targets.map((t, i) => [t, effective[i]!] as const).filter(([t]) => t.asset === asset);
-    const part = planRebalance({
-      targets: mine.map(([t]) => t),
-      balances: mine.map(([, b]) => b),
-      inFlight: inFlight.filter((f) => f.asset === asset),
-      minTransfer: limits.minTransfer,
-      maxTransfer: limits.maxTransfer,
-    });
-    plan.transfers.push(...part.transfers);
-    plan.decisions.push(...part.decisions);
-  }
-  return plan;
 }
 
 function outcomeOf(attempts: TransferAttempt[]): CycleOutcome {

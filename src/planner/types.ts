@@ -63,6 +63,14 @@ export interface PlanInput {
   inFlight: InFlightTransfer[];
   minTransfer: string;
   maxTransfer: string;
+  /** Per-asset bounds overriding `minTransfer` / `maxTransfer` (whole units of that asset). */
+  transferLimits?: Readonly<Record<string, TransferLimits>>;
+}
+
+/** Transfer bounds of one asset, whole units (e.g. `{ minTransfer: "0.05", maxTransfer: "20" }` for ETH). */
+export interface TransferLimits {
+  minTransfer: string;
+  maxTransfer: string;
 }
 
 /** A transfer the caller should quote and execute. `amountIn` is in the origin's base units. */

@@ -4,7 +4,7 @@
 import { wholeToBaseUnits } from '../core/units.ts';
 import { targetKey } from './effective.ts';
 import { PlanInputError } from './errors.ts';
-import type { PlanInput, TargetBand } from './types.ts';
+import type { PlanInput, TargetBand, TransferLimits } from './types.ts';
 
 /**
  * Checks every target band and the transfer bounds.
@@ -49,11 +49,16 @@ export function validatePlanInput(input: PlanInput): void {
       throw new PlanInputError(`inFlight[${i}]`, 'negative amountIn or expectedOut', 'store amounts as base units >= 0');
     }
   });
-  const min = parseWhole('minTransfer', input.minTransfer);
-  const max = parseWhole('maxTransfer', input.maxTransfer);
-  if (max === 0n) throw new PlanInputError('maxTransfer', 'is zero', 'set a positive per-transfer maximum');
+  validateLimits('', input);
+  for (const [asset, limits] of Object.entries(input.transferLimits ?? {})) validateLimits(`transferLimits.${asset}.`, limits);
+}
+
+function validateLimits(prefix: string, limits: TransferLimits): void {
+  const min = parseWhole(`${prefix}minTransfer`, limits.minTransfer);
+  const max = parseWhole(`${prefix}maxTransfer`, limits.maxTransfer);
+  if (max === 0n) throw new PlanInputError(`${prefix}maxTransfer`, 'is zero', 'set a positive per-transfer maximum');
   if (max < min) {
-    throw new PlanInputError('maxTransfer', `${input.maxTransfer} is below minTransfer ${input.minTransfer}`, 'raise maxTransfer or lower minTransfer');
+    throw new PlanInputError(`${prefix}maxTransfer`, `${limits.maxTransfer} is below minTransfer ${limits.minTransfer}`, 'raise maxTransfer or lower minTransfer');
   }
 }
 
@@ -67,16 +72,18 @@ function parseWhole(field: string, value: string): bigint {
 }
 
 /**
- * Converts `minTransfer` / `maxTransfer` (whole units) to base units at `scale` decimals with `wholeToBaseUnits`.
+ * Converts the asset's transfer bounds (`transferLimits[asset]`, else `minTransfer` / `maxTransfer`; whole units)
+ * to base units at `scale` decimals with `wholeToBaseUnits`.
  *
  * @throws PlanInputError when the value has more fractional digits than `scale` allows
  */
 export function transferBoundsAt(input: PlanInput, scale: number, asset: string): { minN: bigint; maxN: bigint } {
+  const limits: TransferLimits = input.transferLimits?.[asset] ?? input;
   const at = (field: 'minTransfer' | 'maxTransfer'): bigint => {
     try {
-      return wholeToBaseUnits(input[field], scale);
+      return wholeToBaseUnits(limits[field], scale);
     } catch (cause) {
-      throw new PlanInputError(field, `${input[field]} cannot be expressed in ${asset} at ${scale} decimals`, 'use fewer fractional digits', { cause });
+      throw new PlanInputError(field, `${limits[field]} cannot be expressed in ${asset} at ${scale} decimals`, 'use fewer fractional digits', { cause });
     }
   };
   return { minN: at('minTransfer'), maxN: at('maxTransfer') };
