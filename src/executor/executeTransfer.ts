@@ -77,7 +77,8 @@ export interface ExecuteTransferResult {
  * Signs, writes ahead, broadcasts and confirms each origin transaction in order, then tracks the request.
  *
  * @returns the transfer's status at the end of this call; `deposited` means still in flight (tracking timed out)
- * @throws only on store errors (a broken database must stop the daemon); chain errors end in `origin_failed`
+ * @throws on store errors (the caller records the attempt as failed; what was written stays in flight); chain
+ *   errors end in `origin_failed` or, when the outcome is unknown, leave the transfer in flight
  */
 export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTransferArgs): Promise<ExecuteTransferResult> {
   const log = deps.logger.child({ requestId: args.requestId, orderId: args.orderId, chainId: args.originChainId });
