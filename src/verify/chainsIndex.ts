@@ -46,26 +46,31 @@ export function depositoryOf(chain: Chain): string | undefined {
   return depository ? depository : undefined;
 }
 
+/** A contract address GET /chains names for a chain, with where it was named (e.g. `contracts.v3.erc20Router`). */
+export interface ListedContract {
+  name: string;
+  address: string;
+}
+
 /**
- * Approval spenders GET /chains lists for a chain: every address under `chain.contracts` (spec "Chain object":
- * erc20Router, approvalProxy, relayReceiver, ..., and nested groups such as `v3`) EXCEPT the generic multicall
- * contracts (`multicall3`, `multicaller`, `onlyOwnerMulticaller`, any key containing "multicall"): anyone can
- * make those call `transferFrom`, so an allowance to them can be drained by a stranger.
- *
- * @returns addresses as listed (not normalised), in document order
+ * Every contract GET /chains names for a chain: each non-empty string under `chain.contracts` (spec "Chain
+ * object": multicall3, multicaller, onlyOwnerMulticaller, relayReceiver, erc20Router, approvalProxy and the
+ * nested `v3` group), then `protocol.v2.depository`. Addresses are returned as listed (not normalised), in
+ * document order.
  */
-export function contractAddresses(chain: Chain): string[] {
-  const out: string[] = [];
-  const walk = (value: unknown, key: string): void => {
-    if (key.toLowerCase().includes('multicall')) return;
+export function listedContracts(chain: Chain): ListedContract[] {
+  const out: ListedContract[] = [];
+  const walk = (value: unknown, path: string): void => {
     if (typeof value === 'string') {
-      if (value.length > 0) out.push(value);
+      if (value.length > 0) out.push({ name: path, address: value });
     } else if (Array.isArray(value)) {
-      value.forEach((v) => walk(v, key));
+      value.forEach((v, i) => walk(v, `${path}[${i}]`));
     } else if (value !== null && typeof value === 'object') {
-      Object.entries(value).forEach(([k, v]) => walk(v, k));
+      Object.entries(value).forEach(([k, v]) => walk(v, `${path}.${k}`));
     }
   };
-  walk(chain.contracts ?? {}, '');
+  walk(chain.contracts ?? {}, 'contracts');
+  const depository = depositoryOf(chain);
+  if (depository) out.push({ name: 'protocol.v2.depository', address: depository });
   return out;
 }

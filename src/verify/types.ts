@@ -26,7 +26,20 @@ export interface QuoteExpectations {
   destinationCurrency?: string;
   /** If given, the guaranteed output (`minimumAmount`) must be at least this (base units). */
   minOut?: bigint;
+  /**
+   * Our other configured wallets (addresses, any VM): refunds may pay any of these besides `user` and
+   * `recipient`. Default: none.
+   */
+  ourWallets?: readonly string[];
+  /**
+   * How far ahead of `nowSec` the output and refund deadlines may lie, seconds (default
+   * {@link DEFAULT_MAX_DEADLINE_SEC}): an unfilled deposit must not be parked for years.
+   */
+  maxDeadlineSec?: number;
 }
+
+/** Default of {@link QuoteExpectations.maxDeadlineSec}: 24 hours, in seconds. */
+export const DEFAULT_MAX_DEADLINE_SEC = 86_400;
 
 /**
  * Input of {@link verifyQuote}. `quote` and `chains` must already be parsed by their zod schemas.
@@ -41,11 +54,15 @@ export interface VerifyQuoteInput {
 
 /**
  * Stable ids of the verification rules, in the order they are reported. Spec section numbers refer to
- * "Local quote verification".
- * - `protocol-present` (1), `chain-status` (Ballast), `recipient` (2), `output-chain` (2), `output-currency` (2),
- *   `min-output` (2), `no-calls-or-fees` (Ballast), `input-payment` (2), `refund-recipient` (Ballast), `deadline` (2), `order-id` (3),
- *   `depository` (4), `deposit-call` (5), `deposit-id` (6), `depositor` (6), `deposit-kind` (7),
- *   `approve` (Ballast), `no-unexpected-steps` (Ballast), `order-signature` (onchain alternative).
+ * "Local quote verification"; "Ballast" marks rules of our own (docs/errors.md says what each checks).
+ * - order and output: `protocol-present` (1), `chain-status`, `recipient` (2), `output-chain` (2),
+ *   `output-currency` (2), `min-output` (2), `no-calls-or-fees`, `details-consistency`;
+ * - input, refunds, timing: `input-payment` (2), `payment-weight`, `refund-recipient`, `refund-terms`,
+ *   `deadline` (2), `deadline-horizon`, `extra-data`;
+ * - protocol: `order-id` (3), `depository` (4), `solver`;
+ * - steps: `deposit-call` (5), `deposit-id` (6), `depositor` (6), `deposit-kind` (7), `approve`,
+ *   `approve-spender`, `approve-needed`, `no-unexpected-steps`;
+ * - `order-signature` (onchain alternative).
  */
 export const VERIFY_RULE_IDS = [
   'protocol-present',
@@ -55,16 +72,24 @@ export const VERIFY_RULE_IDS = [
   'output-currency',
   'min-output',
   'no-calls-or-fees',
+  'details-consistency',
   'input-payment',
+  'payment-weight',
   'refund-recipient',
+  'refund-terms',
   'deadline',
+  'deadline-horizon',
+  'extra-data',
   'order-id',
   'depository',
+  'solver',
   'deposit-call',
   'deposit-id',
   'depositor',
   'deposit-kind',
   'approve',
+  'approve-spender',
+  'approve-needed',
   'no-unexpected-steps',
   'order-signature',
 ] as const;

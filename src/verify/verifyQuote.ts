@@ -1,6 +1,7 @@
 /**
  * Local verification of a Relay quote before anything is signed (spec "Local quote verification" 1–8, plus
- * Ballast's extra rules: chain status, refund recipients, approvals and unexpected steps). Pure: no clock
+ * Ballast's extra rules: chain status, details vs order, payment weight, refunds, deadline horizon, extraData,
+ * solver, approvals and unexpected steps). Pure: no clock
  * (takes `nowSec`), no network, no database.
  *
  * Verification confirms what the quote encodes; it does not guarantee the order will fill (spec 8).
@@ -9,9 +10,11 @@ import { buildContext, type VerifyContext } from './context.ts';
 import { VerifyInputError } from './errors.ts';
 import { DEPOSIT_RULE_IDS, type DepositRuleId } from './deposit/types.ts';
 import { checkDeposit } from './rules/depositRules.ts';
-import { checkChainStatus, checkDeadlines, checkInputPayment, checkRefundRecipients } from './rules/inputRules.ts';
+import { checkDetailsConsistency } from './rules/detailsRules.ts';
+import { checkChainStatus, checkDeadlineHorizon, checkDeadlines, checkInputPayment, checkPaymentWeight } from './rules/inputRules.ts';
 import { checkMinOutput, checkNoCallsOrFees, checkOutputChain, checkOutputCurrency, checkRecipient } from './rules/outputRules.ts';
-import { checkDepository, checkOrderId, checkOrderSignature, checkProtocolPresent } from './rules/protocolRules.ts';
+import { checkDepository, checkOrderId, checkOrderSignature, checkProtocolPresent, checkSolver } from './rules/protocolRules.ts';
+import { checkExtraData, checkRefundRecipients, checkRefundTerms } from './rules/refundRules.ts';
 import { VERIFY_RULE_IDS, type RuleResult, type Verdict, type VerifyQuoteInput, type VerifyRuleId } from './types.ts';
 
 export type {
@@ -22,7 +25,7 @@ export type {
   VerifyQuoteInput,
   VerifyRuleId,
 } from './types.ts';
-export { VERIFY_RULE_IDS } from './types.ts';
+export { DEFAULT_MAX_DEADLINE_SEC, VERIFY_RULE_IDS } from './types.ts';
 
 type SimpleRule = (ctx: VerifyContext) => RuleResult | Promise<RuleResult>;
 
@@ -35,11 +38,17 @@ const ORDER_RULES: Record<Exclude<VerifyRuleId, DepositRuleId>, SimpleRule> = {
   'output-currency': checkOutputCurrency,
   'min-output': checkMinOutput,
   'no-calls-or-fees': checkNoCallsOrFees,
+  'details-consistency': checkDetailsConsistency,
   'input-payment': checkInputPayment,
+  'payment-weight': checkPaymentWeight,
   'refund-recipient': checkRefundRecipients,
+  'refund-terms': checkRefundTerms,
   deadline: checkDeadlines,
+  'deadline-horizon': checkDeadlineHorizon,
+  'extra-data': checkExtraData,
   'order-id': checkOrderId,
   depository: checkDepository,
+  solver: checkSolver,
   'order-signature': checkOrderSignature,
 };
 
@@ -58,6 +67,9 @@ function assertInput(input: VerifyQuoteInput): void {
   for (const key of ['amount', 'minOut'] as const) {
     const value = expect[key];
     if (value !== undefined && value < 0n) throw new VerifyInputError(`expect.${key} must be >= 0 base units, got ${value}`);
+  }
+  if (expect.maxDeadlineSec !== undefined && (!Number.isSafeInteger(expect.maxDeadlineSec) || expect.maxDeadlineSec <= 0)) {
+    throw new VerifyInputError(`expect.maxDeadlineSec must be a positive integer of seconds, got ${expect.maxDeadlineSec}`);
   }
   for (const key of ['originChainId', 'destinationChainId'] as const) {
     const value = expect[key];

@@ -1,17 +1,16 @@
 /**
  * Ballast's rules on the other EVM steps of a quote: the only transactions besides the deposit may be
- * ERC-20 approvals of the payment token, to the depository or a contract GET /chains lists for the payment
- * chain, for at most the payment amount; every item is sent from our own wallet.
+ * ERC-20 approvals of the payment token, to the depository and nobody else, for at most the payment amount;
+ * every item is sent from our own wallet.
  */
 import type { Hex } from 'viem';
 import type { Chain } from '../../relay/schemas.ts';
-import { sameAddress } from '../addresses.ts';
-import { contractAddresses } from '../chainsIndex.ts';
+import { nativeCurrencyOf, sameAddress } from '../addresses.ts';
 import type { PaymentFacts } from '../context.ts';
 import { outcome } from '../ruleResult.ts';
 import type { RuleResult } from '../types.ts';
 import type { LocatedDeposit } from './evmDeposit.ts';
-import { decodeApproveCall, isApproveSelector, type EvmItem } from './evmItems.ts';
+import { decodeApproveCall, isApproveSelector, type ApproveCall, type EvmItem } from './evmItems.ts';
 
 /** Facts the step rules compare against, all from our state or GET /chains. */
 export interface EvmStepFacts {
@@ -30,36 +29,45 @@ function targetsDepository(item: EvmItem, depository: string): boolean {
   return item.rawTo !== undefined && sameAddress(item.rawTo, depository, 'evm');
 }
 
-/**
- * `approve`: every non-deposit item whose calldata has the ERC-20 `approve` selector decodes canonically,
- * targets the payment currency, names an allowed spender (the depository or a Relay contract the chain's
- * `contracts` lists, generic multicall contracts excluded), approves at most the payment amount (base units),
- * runs on the payment chain, carries no native value and comes before the deposit; there is at most one
- * approval, so the total approved never exceeds the payment amount.
- */
-export function checkEvmApprovals(items: readonly EvmItem[], deposit: LocatedDeposit | null, facts: EvmStepFacts): RuleResult {
-  const { payment, paymentChain, depository } = facts;
-  const spenders = [depository, ...contractAddresses(paymentChain)];
-  const problems: string[] = [];
-  let count = 0;
-  let approvedTotal = 0n;
+/** An approval item with its decoded call (or why the calldata does not decode). */
+interface ApprovalItem {
+  item: EvmItem & { tx: NonNullable<EvmItem['tx']> };
+  call: ApproveCall | string;
+}
+
+/** Every non-deposit item whose calldata carries the ERC-20 `approve` selector, decoded. */
+function approvalItems(items: readonly EvmItem[], deposit: LocatedDeposit | null, depository: string): ApprovalItem[] {
+  const out: ApprovalItem[] = [];
   for (const item of items) {
     if (item === deposit?.item || !item.tx || targetsDepository(item, depository)) continue;
     const data = item.tx.data as Hex; // schema checked 0x hex
     if (!isApproveSelector(data)) continue;
-    count++;
-    const call = decodeApproveCall(data);
+    out.push({ item: item as ApprovalItem['item'], call: decodeApproveCall(data) }); // tx checked non-null above
+  }
+  return out;
+}
+
+/** True when the payment is the payment chain's native currency (no allowance is ever needed then). */
+function isNativePayment(facts: EvmStepFacts): boolean {
+  const native = nativeCurrencyOf(facts.paymentChain.vmType);
+  return native !== undefined && sameAddress(facts.payment.currency, native, facts.paymentChain.vmType);
+}
+
+/**
+ * `approve`: every approval item decodes canonically, approves at most the payment amount (base units), runs
+ * on the payment chain, carries no native value and comes before the deposit; there is at most one approval,
+ * so the total approved never exceeds the payment amount. Who may spend is `approve-spender`'s question,
+ * whether an approval is needed at all `approve-needed`'s.
+ */
+export function checkEvmApprovals(items: readonly EvmItem[], deposit: LocatedDeposit | null, facts: EvmStepFacts): RuleResult {
+  const { payment, paymentChain } = facts;
+  const approvals = approvalItems(items, deposit, facts.depository);
+  const problems: string[] = [];
+  let approvedTotal = 0n;
+  for (const { item, call } of approvals) {
     if (typeof call === 'string') {
       problems.push(`${item.path}.data.data: ${call}`);
       continue;
-    }
-    if (!sameAddress(item.tx.to, payment.currency, 'evm')) {
-      problems.push(`${item.path} approves token ${item.tx.to}, expected payment currency ${payment.currency}`);
-    }
-    if (!spenders.some((s) => sameAddress(s, call.spender, 'evm'))) {
-      problems.push(
-        `${item.path} approves spender ${call.spender}, which is neither the depository ${depository} nor a contract of chain ${paymentChain.id} in GET /chains`,
-      );
     }
     if (call.amount > payment.amount) {
       problems.push(`${item.path} approves ${call.amount}, more than the payment amount ${payment.amount}`);
@@ -73,11 +81,54 @@ export function checkEvmApprovals(items: readonly EvmItem[], deposit: LocatedDep
     }
     if (BigInt(item.tx.value) !== 0n) problems.push(`${item.path}.data.value is ${item.tx.value}, expected 0 for an approval`);
   }
-  if (count > 1) problems.push(`${count} approval items; at most one approval of the payment token is expected`);
+  if (approvals.length > 1) problems.push(`${approvals.length} approval items; at most one approval of the payment token is expected`);
   if (approvedTotal > payment.amount) {
     problems.push(`approvals total ${approvedTotal}, more than the payment amount ${payment.amount}`);
   }
-  return outcome('approve', problems, count ? `${count} approval(s) of the payment token to allowed spenders` : 'no approval items');
+  const okDetail = approvals.length ? `${approvals.length} approval(s) within the payment amount, before the deposit` : 'no approval items';
+  return outcome('approve', problems, okDetail);
+}
+
+/**
+ * `approve-spender`: every approval names the payment chain's depository (`protocol.v2.depository` of GET
+ * /chains) as spender and nothing else. The routers and approval proxies GET /chains also lists execute
+ * arbitrary calls for any caller, so an allowance left with them can be taken by anyone (DESIGN.md
+ * "Approvals"); the zero address and unknown contracts are refused alike.
+ */
+export function checkEvmApproveSpender(items: readonly EvmItem[], deposit: LocatedDeposit | null, facts: EvmStepFacts): RuleResult {
+  const { depository, paymentChain } = facts;
+  const problems: string[] = [];
+  const approvals = approvalItems(items, deposit, depository);
+  for (const { item, call } of approvals) {
+    if (typeof call === 'string') {
+      problems.push(`${item.path}.data.data: ${call}; cannot read the spender`);
+    } else if (!sameAddress(call.spender, depository, 'evm')) {
+      problems.push(
+        `${item.path} approves spender ${call.spender}; the only accepted spender is the depository ${depository} of chain ${paymentChain.id} (GET /chains)`,
+      );
+    }
+  }
+  return outcome('approve-spender', problems, approvals.length ? `every approval names the depository ${depository}` : 'no approval items');
+}
+
+/**
+ * `approve-needed`: an approval exists only where a deposit needs one: the payment is an ERC-20 (never the
+ * native currency) and the approval is of exactly that token. Approvals of anything else are refused, not
+ * ignored.
+ */
+export function checkEvmApproveNeeded(items: readonly EvmItem[], deposit: LocatedDeposit | null, facts: EvmStepFacts): RuleResult {
+  const { payment } = facts;
+  const native = isNativePayment(facts);
+  const problems: string[] = [];
+  const approvals = approvalItems(items, deposit, facts.depository);
+  for (const { item } of approvals) {
+    if (native) {
+      problems.push(`${item.path} approves token ${item.tx.to}, but the payment ${payment.currency} is native: no approval is needed`);
+    } else if (!sameAddress(item.tx.to, payment.currency, 'evm')) {
+      problems.push(`${item.path} approves token ${item.tx.to}, expected only the payment currency ${payment.currency}`);
+    }
+  }
+  return outcome('approve-needed', problems, approvals.length ? `approval of the payment token ${payment.currency}` : 'no approval items');
 }
 
 /**

@@ -2,7 +2,13 @@
  * The EVM {@link DepositVerifier}: spec "Local quote verification" 5–7 plus Ballast's step rules.
  */
 import { skipped } from '../ruleResult.ts';
-import { checkEvmApprovals, checkEvmNoUnexpectedSteps, type EvmStepFacts } from './evmApprovals.ts';
+import {
+  checkEvmApprovals,
+  checkEvmApproveNeeded,
+  checkEvmApproveSpender,
+  checkEvmNoUnexpectedSteps,
+  type EvmStepFacts,
+} from './evmApprovals.ts';
 import { checkEvmDepositId, checkEvmDepositKind, checkEvmDepositor, locateEvmDeposit } from './evmDeposit.ts';
 import { collectEvmSteps } from './evmItems.ts';
 import type { DepositCheckInput, DepositCheckResult } from './types.ts';
@@ -27,6 +33,8 @@ export function verifyEvmDeposit(input: DepositCheckInput): DepositCheckResult {
         ? checkEvmDepositKind(deposit, payment, paymentChain.vmType)
         : skipped('deposit-kind', 'deposit-call'),
       approve: checkEvmApprovals(items, deposit, facts),
+      'approve-spender': checkEvmApproveSpender(items, deposit, facts),
+      'approve-needed': checkEvmApproveNeeded(items, deposit, facts),
       'no-unexpected-steps': checkEvmNoUnexpectedSteps(items, stepProblems, deposit, facts),
     },
   };

@@ -15,6 +15,8 @@ export const DEPOSIT_RULE_IDS = [
   'depositor',
   'deposit-kind',
   'approve',
+  'approve-spender',
+  'approve-needed',
   'no-unexpected-steps',
 ] as const satisfies readonly VerifyRuleId[];
 

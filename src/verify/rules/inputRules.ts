@@ -1,13 +1,13 @@
 /**
  * Rules on the order's input side and timing: the origin chain's status in GET /chains (Ballast), the input
- * payment against expectations and `paymentDetails` (spec "Local quote verification" 2), refund recipients
- * (Ballast) and deadlines (spec 2).
+ * payment against expectations and `paymentDetails` (spec "Local quote verification" 2), its weight
+ * (Ballast) and deadlines (spec 2; their horizon: Ballast).
  */
 import { sameAddress } from '../addresses.ts';
 import type { VerifyContext } from '../context.ts';
 import { isDepositVmSupported } from '../deposit/registry.ts';
 import { fail, outcome, pass, skipped } from '../ruleResult.ts';
-import type { RuleResult } from '../types.ts';
+import { DEFAULT_MAX_DEADLINE_SEC, type RuleResult } from '../types.ts';
 
 /**
  * `chain-status`: the payment chain is in GET /chains with a `vmType` Ballast can verify deposits on, not
@@ -79,24 +79,16 @@ export function checkInputPayment(ctx: VerifyContext): RuleResult {
 }
 
 /**
- * `refund-recipient` (Ballast): every refund option pays back to one of our own wallets (`expect.user` or
- * `expect.recipient`), so a quote cannot route refunds to a third party. Ballast does not set `refundTo`.
+ * `payment-weight`: every input's `payment.weight` is "1", as real single-input orders carry it (spec
+ * "protocol.v2" orderData; DESIGN.md "Real orderData"). The weight shares a multi-input order's output among
+ * its inputs; Ballast pays with exactly one input, so any other value is an order it did not ask for.
  */
-export function checkRefundRecipients(ctx: VerifyContext): RuleResult {
-  if (!ctx.order) return skipped('refund-recipient', 'protocol-present');
-  const { user, recipient } = ctx.expect;
-  let count = 0;
-  const problems: string[] = [];
-  ctx.order.inputs.forEach((input, i) =>
-    input.refunds.forEach((refund, j) => {
-      count++;
-      const vm = ctx.chains.bySlug(refund.chainId)?.vmType;
-      if (!sameAddress(refund.recipient, user, vm) && !sameAddress(refund.recipient, recipient, vm)) {
-        problems.push(`inputs[${i}].refunds[${j}].recipient is ${refund.recipient}, expected ${user} or ${recipient}`);
-      }
-    }),
+export function checkPaymentWeight(ctx: VerifyContext): RuleResult {
+  if (!ctx.order) return skipped('payment-weight', 'protocol-present');
+  const problems = ctx.order.inputs.flatMap((input, i) =>
+    input.payment.weight === '1' ? [] : [`inputs[${i}].payment.weight is "${input.payment.weight}", expected "1"`],
   );
-  return outcome('refund-recipient', problems, count ? `${count} refund option(s) pay our wallets` : 'no refund options');
+  return outcome('payment-weight', problems, 'payment weight "1"');
 }
 
 /**
@@ -119,4 +111,23 @@ export function checkDeadlines(ctx: VerifyContext): RuleResult {
     }),
   );
   return outcome('deadline', problems, `output.deadline ${out} is ${out - now} s ahead; ${refunds} refund deadline(s) ahead`);
+}
+
+/**
+ * `deadline-horizon`: neither `output.deadline` nor any refund deadline lies more than
+ * `expect.maxDeadlineSec` (default 24 h) after `nowSec`. A deposit whose order cannot fill stays in the
+ * depository until a deadline passes; a far deadline would park the treasury's funds there (up to 2106 for
+ * the largest uint32). Unix seconds.
+ */
+export function checkDeadlineHorizon(ctx: VerifyContext): RuleResult {
+  if (!ctx.order) return skipped('deadline-horizon', 'protocol-present');
+  const now = ctx.input.nowSec;
+  const max = ctx.expect.maxDeadlineSec ?? DEFAULT_MAX_DEADLINE_SEC;
+  const problems: string[] = [];
+  const check = (at: string, deadline: number): void => {
+    if (deadline - now > max) problems.push(`${at} ${deadline} is ${deadline - now} s ahead, more than the allowed ${max} s`);
+  };
+  check('output.deadline', ctx.order.output.deadline);
+  ctx.order.inputs.forEach((input, i) => input.refunds.forEach((r, j) => check(`inputs[${i}].refunds[${j}].deadline`, r.deadline)));
+  return outcome('deadline-horizon', problems, `every deadline within ${max} s of now`);
 }

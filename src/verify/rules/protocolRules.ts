@@ -1,6 +1,6 @@
 /**
  * Rules on the protocol block itself: its presence (spec "Local quote verification" 1), the recomputed order
- * id (spec 3), the canonical depository from GET /chains (spec 4) and the optional solver signature
+ * id (spec 3), the canonical depository from GET /chains (spec 4), the order's solver (Ballast) and the optional solver signature
  * (spec "onchain alternative", EIP-191 over the 32 raw order-id bytes).
  */
 import type { Hex } from 'viem';
@@ -50,8 +50,29 @@ export function checkDepository(ctx: VerifyContext): RuleResult {
 }
 
 /**
+ * `solver`: `orderData.solverChainId` is a protocol slug GET /chains knows, and `orderData.solver` is one of
+ * the `solverAddresses` GET /chains lists for that chain. The solver is who the order pays at settlement; an
+ * order naming anyone else is not an order the service's solver committed to.
+ */
+export function checkSolver(ctx: VerifyContext): RuleResult {
+  const order = ctx.order;
+  if (!order) return skipped('solver', 'protocol-present');
+  const chain = ctx.chains.bySlug(order.solverChainId);
+  if (!chain) return fail('solver', `orderData.solverChainId "${order.solverChainId}" is not a protocol.v2.chainId in GET /chains`);
+  const solvers = chain.solverAddresses ?? [];
+  if (!solvers.some((s) => sameAddress(s, order.solver, chain.vmType))) {
+    return fail(
+      'solver',
+      `orderData.solver ${order.solver} is not in solverAddresses [${solvers.join(', ')}] of chain ${chain.id} ("${order.solverChainId}")`,
+    );
+  }
+  return pass('solver', `solver ${order.solver} is listed for "${order.solverChainId}"`);
+}
+
+/**
  * `order-signature`: when `protocol.v2.orderSignature` is present, the EIP-191 signer of the recomputed order
- * id must be one of the payment chain's `solverAddresses`; when absent the rule passes ("absent (optional)").
+ * id must be `orderData.solver` and one of the payment chain's `solverAddresses`; when absent the rule passes
+ * ("absent (optional)").
  */
 export async function checkOrderSignature(ctx: VerifyContext): Promise<RuleResult> {
   if (!ctx.v2) return skipped('order-signature', 'protocol-present');
@@ -74,6 +95,10 @@ export async function checkOrderSignature(ctx: VerifyContext): Promise<RuleResul
   }
   if (!solvers.some((s) => sameAddress(s, signer, 'evm'))) {
     return fail('order-signature', `orderSignature signer ${signer} is not in solverAddresses [${solvers.join(', ')}] of chain ${chain.id}`);
+  }
+  const named = ctx.order?.solver;
+  if (named !== undefined && !sameAddress(named, signer, 'evm')) {
+    return fail('order-signature', `orderSignature signer ${signer} is not orderData.solver ${named}`);
   }
   return pass('order-signature', `signed by solver ${signer}`);
 }

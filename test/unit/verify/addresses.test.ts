@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nativeCurrencyOf, sameAddress } from '../../../src/verify/addresses.ts';
-import { contractAddresses, depositoryOf, indexChains } from '../../../src/verify/chainsIndex.ts';
-import { loadChainsFixture } from '../../fixtures/relay.ts';
+import { depositoryOf, indexChains, listedContracts } from '../../../src/verify/chainsIndex.ts';
+import { FIXTURE, loadChainsFixture } from '../../fixtures/relay.ts';
 
 describe('sameAddress', () => {
   it('ignores hex case on EVM and Hyperliquid, and when the VM is unknown', () => {
@@ -35,17 +35,22 @@ describe('chainsIndex', () => {
     expect(index.slugVmTypes).toEqual({ base: 'ethereum-vm', arbitrum: 'ethereum-vm' });
   });
 
-  it('collects contract addresses from nested groups, leaving out the generic multicall contracts', () => {
+  it('lists every contract GET /chains names, nested groups included, then the depository', () => {
     const chain = loadChainsFixture().chains[0]!;
     chain.contracts = {
       multicall3: '0xaa',
-      multicaller: '0xa1',
-      onlyOwnerMulticaller: '0xa2',
       v3: { erc20Router: '0xbb', approvalProxy: '0xcc' },
       list: ['0xdd'],
+      empty: '',
     };
-    expect(contractAddresses(chain)).toEqual(['0xbb', '0xcc', '0xdd']);
+    expect(listedContracts(chain)).toEqual([
+      { name: 'contracts.multicall3', address: '0xaa' },
+      { name: 'contracts.v3.erc20Router', address: '0xbb' },
+      { name: 'contracts.v3.approvalProxy', address: '0xcc' },
+      { name: 'contracts.list[0]', address: '0xdd' },
+      { name: 'protocol.v2.depository', address: FIXTURE.depository },
+    ]);
     delete chain.contracts;
-    expect(contractAddresses(chain)).toEqual([]);
+    expect(listedContracts(chain)).toEqual([{ name: 'protocol.v2.depository', address: FIXTURE.depository }]);
   });
 });

@@ -6,7 +6,7 @@ import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
 import type { VerifyQuoteInput } from '../../../src/verify/types.ts';
-import { FIXTURE } from '../../fixtures/relay.ts';
+import { FIXTURE, PUBLIC_V3_CONTRACTS } from '../../fixtures/relay.ts';
 import {
   APPROVE_AT,
   DEPOSIT_AT,
@@ -138,6 +138,19 @@ describe('verifyQuote: the deposit call', () => {
     expect(verdict.depositItem).toEqual({ stepIndex: 0, itemIndex: 0 });
   });
 
+  it('approve-needed: an approval beside a native payment is refused, not ignored', async () => {
+    const input = nativeInput();
+    const approve = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [FIXTURE.depository as Hex, 1n] });
+    input.quote.steps.unshift({
+      id: 'approve',
+      kind: 'transaction',
+      items: [{ status: 'incomplete', data: { from: USER, to: FIXTURE.usdcBase, data: approve, value: '0', chainId: 8453 } }],
+    });
+    const verdict = await verifyQuote(input);
+    expect(failing(verdict)).toEqual(['approve-needed']);
+    expect(detailOf(verdict, 'approve-needed')).toContain('is native: no approval is needed');
+  });
+
   it('deposit-kind: native deposit with the wrong value, or through depositErc20', async () => {
     const value = nativeInput();
     itemData(value.quote, { stepIndex: 0, itemIndex: 0 })['value'] = (FIXTURE.amount - 1n).toString();
@@ -171,14 +184,24 @@ describe('verifyQuote: approvals', () => {
     const input = fixtureInput();
     writeApprove(input.quote, STRANGER, FIXTURE.amount);
     const verdict = await verifyQuote(input);
-    expect(failing(verdict)).toEqual(['approve']);
-    expect(detailOf(verdict, 'approve')).toMatch(/spender 0x000000000000000000000000000000000000dEaD/);
+    expect(failing(verdict)).toEqual(['approve-spender']);
+    expect(detailOf(verdict, 'approve-spender')).toMatch(/spender 0x000000000000000000000000000000000000dEaD/);
   });
 
-  it('approve: of another token', async () => {
+  it('approve-spender: the zero address as spender', async () => {
+    const input = fixtureInput();
+    writeApprove(input.quote, ZERO, FIXTURE.amount);
+    const verdict = await verifyQuote(input);
+    expect(failing(verdict)).toEqual(['approve-spender']);
+    expect(detailOf(verdict, 'approve-spender')).toContain('the only accepted spender is the depository');
+  });
+
+  it('approve-needed: an approval of another token than the payment currency', async () => {
     const input = fixtureInput();
     itemData(input.quote, APPROVE_AT)['to'] = FIXTURE.usdtArbitrum;
-    expect(failing(await verifyQuote(input))).toEqual(['approve']);
+    const verdict = await verifyQuote(input);
+    expect(failing(verdict)).toEqual(['approve-needed']);
+    expect(detailOf(verdict, 'approve-needed')).toContain(`expected only the payment currency ${FIXTURE.usdcBase}`);
   });
 
   it('approve: carrying native value, or on another chain', async () => {
@@ -191,17 +214,22 @@ describe('verifyQuote: approvals', () => {
     expect(failing(await verifyQuote(chain))).toEqual(['approve']);
   });
 
-  it('approve: a spender listed in the chain contracts (nested v3 group) is allowed', async () => {
-    const proxy: Hex = '0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
-    const input = fixtureInput();
-    input.chains.chains[0]!.contracts = { multicall3: '0xca11bde05977b3631167028862be2a173976ca11', v3: { approvalProxy: proxy } };
-    writeApprove(input.quote, proxy, FIXTURE.amount);
-    expect(failing(await verifyQuote(input))).toEqual([]);
-    // The same spender listed only on the destination chain is not enough.
-    const other = fixtureInput();
-    other.chains.chains[1]!.contracts = { v3: { approvalProxy: proxy } };
-    writeApprove(other.quote, proxy, FIXTURE.amount);
-    expect(failing(await verifyQuote(other))).toEqual(['approve']);
+  it('approve-spender: routers and approval proxies GET /chains lists are refused like any stranger', async () => {
+    const listed: Record<string, Hex> = {
+      'v3.erc20Router': PUBLIC_V3_CONTRACTS.erc20Router,
+      'v3.approvalProxy': PUBLIC_V3_CONTRACTS.approvalProxy,
+      erc20Router: '0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+      approvalProxy: '0xcccccccccccccccccccccccccccccccccccccccc',
+    };
+    for (const [name, address] of Object.entries(listed)) {
+      const input = fixtureInput();
+      const chain = input.chains.chains[0]!;
+      chain.contracts = { ...chain.contracts, erc20Router: listed['erc20Router'], approvalProxy: listed['approvalProxy'] };
+      writeApprove(input.quote, address, FIXTURE.amount);
+      const verdict = await verifyQuote(input);
+      expect(failing(verdict), name).toEqual(['approve-spender']);
+      expect(detailOf(verdict, 'approve-spender').toLowerCase(), name).toContain(address.toLowerCase());
+    }
   });
 });
 
@@ -223,12 +251,12 @@ describe('verifyQuote: approvals that could be drained', () => {
 
   it('approve: a second approval to a listed multicall contract (anyone could spend it) is refused', async () => {
     const input = fixtureInput();
-    input.chains.chains[0]!.contracts = { multicall3: MULTICALL3 };
+    input.chains.chains[0]!.contracts = { ...input.chains.chains[0]!.contracts, multicall3: MULTICALL3 };
     input.quote.steps[APPROVE_AT.stepIndex]!.items.push(approveItem(MULTICALL3, FIXTURE.amount));
     const verdict = await verifyQuote(input);
-    expect(failing(verdict)).toEqual(['approve']);
+    expect(failing(verdict)).toEqual(['approve', 'approve-spender']);
     expect(detailOf(verdict, 'approve')).toContain('at most one approval');
-    expect(detailOf(verdict, 'approve')).toMatch(/spender 0x[cC][aA]11/);
+    expect(detailOf(verdict, 'approve-spender')).toMatch(/spender 0x[cC][aA]11/);
   });
 
   it('approve: two approvals to the depository that together exceed the amount are refused', async () => {

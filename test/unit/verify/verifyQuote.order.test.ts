@@ -66,14 +66,19 @@ describe('verifyQuote: output tampering', () => {
 
   it('output-currency: paid in another token', async () => {
     const input = fixtureInput();
-    v2Of(input.quote).orderData.output.payments[0]!.currency = '0xaf88d065e77c8cc2239327c5edb3a432268e5831';
+    const order = v2Of(input.quote).orderData;
+    order.output.payments[0]!.currency = '0xaf88d065e77c8cc2239327c5edb3a432268e5831';
+    order.inputs[0]!.refunds[1]!.currency = '0xaf88d065e77c8cc2239327c5edb3a432268e5831';
     reseal(input.quote);
     expect(failing(await verifyQuote(input))).toEqual(['output-currency']);
   });
 
   it('output-chain: paid on Base instead of Arbitrum', async () => {
     const input = fixtureInput();
-    v2Of(input.quote).orderData.output.chainId = 'base';
+    const order = v2Of(input.quote).orderData;
+    order.output.chainId = 'base';
+    order.inputs[0]!.refunds[1]!.chainId = 'base';
+    input.quote.details.currencyOut.currency.chainId = 8453;
     reseal(input.quote);
     const verdict = await verifyQuote(input);
     expect(failing(verdict)).toEqual(['output-chain']);
@@ -84,8 +89,9 @@ describe('verifyQuote: output tampering', () => {
     const input = fixtureInput();
     v2Of(input.quote).orderData.output.chainId = 'nowhere';
     const verdict = await verifyQuote(input);
-    expect(failing(verdict)).toEqual(['deposit-id', 'order-id', 'output-chain']);
+    expect(failing(verdict)).toEqual(['deposit-id', 'extra-data', 'order-id', 'output-chain', 'refund-terms']);
     expect(detailOf(verdict, 'deposit-id')).toBe('skipped: order-id failed');
+    expect(detailOf(verdict, 'extra-data')).toContain('a chain GET /chains does not list');
     expect(verdict.orderId).toBeNull();
   });
 });
@@ -127,14 +133,18 @@ describe('verifyQuote: input tampering', () => {
     const verdict = await verifyQuote(input);
     expect(failing(verdict)).toEqual([
       'approve',
+      'approve-needed',
+      'approve-spender',
       'chain-status',
       'deposit-call',
       'deposit-id',
       'deposit-kind',
       'depositor',
       'depository',
+      'details-consistency',
       'input-payment',
       'no-unexpected-steps',
+      'refund-terms',
     ]);
     expect(detailOf(verdict, 'deposit-call')).toBe('skipped: input-payment failed');
   });
@@ -168,7 +178,8 @@ describe('verifyQuote: deadlines and ids', () => {
     v2Of(input.quote).orderData.inputs[0]!.refunds[0]!.deadline = FIXTURE.nowSec;
     reseal(input.quote);
     const verdict = await verifyQuote(input);
-    expect(failing(verdict)).toEqual(['deadline']);
+    // A refund that lapses before the output deadline also breaks the refund terms.
+    expect(failing(verdict)).toEqual(['deadline', 'refund-terms']);
     expect(detailOf(verdict, 'deadline')).toContain('inputs[0].refunds[0].deadline');
   });
 
@@ -200,7 +211,7 @@ describe('verifyQuote: depository and chain status', () => {
     const input = fixtureInput();
     input.chains.chains[0]!.protocol!.v2!.depository = STRANGER;
     expect(failing(await verifyQuote(input))).toEqual([
-      'approve',
+      'approve-spender',
       'deposit-call',
       'deposit-id',
       'deposit-kind',
@@ -214,7 +225,17 @@ describe('verifyQuote: depository and chain status', () => {
     const input = fixtureInput();
     delete input.chains.chains[0]!.protocol!.v2!.depository;
     const verdict = await verifyQuote(input);
-    expect(failing(verdict)).toEqual(['approve', 'deposit-call', 'deposit-id', 'deposit-kind', 'depositor', 'depository', 'no-unexpected-steps']);
+    expect(failing(verdict)).toEqual([
+      'approve',
+      'approve-needed',
+      'approve-spender',
+      'deposit-call',
+      'deposit-id',
+      'deposit-kind',
+      'depositor',
+      'depository',
+      'no-unexpected-steps',
+    ]);
     expect(detailOf(verdict, 'approve')).toBe('skipped: depository failed');
   });
 

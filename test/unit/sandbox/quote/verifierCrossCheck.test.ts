@@ -23,8 +23,8 @@ const RULE_OF: Record<TamperKind, VerifyRuleId> = {
   depositId: 'deposit-id',
   nativeValue: 'deposit-kind',
   approveAmount: 'approve',
-  approveSpender: 'approve',
-  approveToken: 'approve',
+  approveSpender: 'approve-spender',
+  approveToken: 'approve-needed',
   extraStep: 'no-unexpected-steps',
   orderSignature: 'order-signature',
 };
