@@ -158,6 +158,13 @@ export const PolicySectionSchema = z
       .describe('per-asset minTransfer/maxTransfer overriding the defaults (assets of different unit value, e.g. ETH)'),
     slippageBps: bps('slippageBps').optional().describe('sent as slippageTolerance; omitted = automatic'),
     maxFees: MaxFeesSchema,
+    maxDeadlineSec: z
+      .number()
+      .int()
+      .min(120)
+      .max(7 * 86_400)
+      .default(86_400)
+      .describe('refuse orders whose output or refund deadline lies further ahead than this (seconds; default 24 h)'),
   })
   .describe('spending rules');
 

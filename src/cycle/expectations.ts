@@ -57,9 +57,21 @@ export function scaleDecimals(amount: bigint, fromDecimals: number, toDecimals: 
   return amount / 10n ** BigInt(fromDecimals - toDecimals);
 }
 
-/** The verifier's expectations for a planned transfer. */
-export function expectationsFor(planned: PlannedTransfer, minOut: bigint): QuoteExpectations {
+/**
+ * The verifier's expectations for a planned transfer.
+ *
+ * @param planned the planner's decision (our wallets, chains, currencies, input in origin base units)
+ * @param minOut the guaranteed-output floor, destination base units
+ * @param options `ourWallets`: every configured wallet address (refunds may pay any of them);
+ *   `maxDeadlineSec`: the deadline horizon (policy.maxDeadlineSec)
+ */
+export function expectationsFor(
+  planned: PlannedTransfer,
+  minOut: bigint,
+  options: { ourWallets?: readonly string[]; maxDeadlineSec?: number } = {},
+): QuoteExpectations {
   return {
+    ...options,
     user: planned.from.address,
     recipient: planned.to.address,
     originChainId: planned.from.chainId,

@@ -69,7 +69,7 @@ export function toPlannerInFlight(rows: TransferRow[]): InFlightTransfer[] {
     destinationCurrency: r.destinationCurrency,
     destinationAddress: r.recipient,
     amountIn: r.amountIn,
-    expectedOut: r.expectedOut,
+    guaranteedOut: r.minOut,
     originSettled: r.status === 'deposited',
   }));
 }

@@ -109,7 +109,10 @@ export async function processTransfer(
   const verdict = await verifyQuote({
     quote,
     chains: args.chainsDoc,
-    expect: expectationsFor(planned, minOut),
+    expect: expectationsFor(planned, minOut, {
+      ourWallets: [...ctx.wallets.values()].map((w) => w.address),
+      maxDeadlineSec: policy.maxDeadlineSec,
+    }),
     nowSec: Math.floor(ctx.now() / 1000) + DEADLINE_MARGIN_SEC,
   });
   recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });

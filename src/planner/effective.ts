@@ -50,7 +50,7 @@ export function findUnreadableChains(targets: TargetBand[], balances: BalanceRea
 export interface EffectiveBalance {
   /** Balance read on chain. */
   reading: bigint;
-  /** Sum of `expectedOut` of in-flight transfers to this target (always counted). */
+  /** Sum of `guaranteedOut` of in-flight transfers to this target (always counted). */
   credit: bigint;
   /** Sum of `amountIn` of in-flight transfers from this target whose origin deposit is not yet settled. */
   debit: bigint;
@@ -59,7 +59,7 @@ export interface EffectiveBalance {
 }
 
 /**
- * Computes a target's effective balance = reading + in-flight credit (expectedOut, always) − in-flight debit
+ * Computes a target's effective balance = reading + in-flight credit (guaranteedOut, always) − in-flight debit
  * (amountIn, only while `!originSettled`, since a settled deposit is already out of the reading).
  *
  * @param reading the target's on-chain balance, base units
@@ -69,7 +69,7 @@ export function effectiveBalance(target: TargetBand, reading: bigint, inFlight: 
   let credit = 0n;
   let debit = 0n;
   for (const f of inFlight) {
-    if (locationKey(f.destinationChain, f.destinationCurrency, f.destinationAddress) === key) credit += f.expectedOut;
+    if (locationKey(f.destinationChain, f.destinationCurrency, f.destinationAddress) === key) credit += f.guaranteedOut;
     if (!f.originSettled && locationKey(f.originChain, f.originCurrency, f.originAddress) === key) debit += f.amountIn;
   }
   return { reading, credit, debit, effective: reading + credit - debit };

@@ -14,7 +14,7 @@ import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts'
  * Per asset:
  * 1. A chain whose reading is null (or missing) is unreadable: nothing is planned for any target on it, in any
  *    asset (`chain_unreadable`); other chains are still planned (DESIGN.md "Fail closed").
- * 2. effective = reading + Σ in-flight `expectedOut` to the target − Σ in-flight `amountIn` from it whose origin
+ * 2. effective = reading + Σ in-flight `guaranteedOut` to the target − Σ in-flight `amountIn` from it whose origin
  *    is not settled (`in_flight_credited` when either is non-zero).
  * 3. effective < min → deficit of (target − effective); effective > max → surplus of (effective − target);
  *    otherwise `in_band`.

@@ -39,7 +39,7 @@ export interface BalanceReading {
 /**
  * A transfer already under way (from SQLite). `originSettled`: the origin deposit is confirmed on chain, so the
  * origin balance already reflects it and must NOT be debited again. The destination is always credited with
- * `expectedOut` until the transfer is final (DESIGN.md "Count in-flight transfers as already moved").
+ * `guaranteedOut` until the transfer is final (DESIGN.md "Count in-flight transfers as already moved").
  */
 export interface InFlightTransfer {
   asset: string;
@@ -51,8 +51,11 @@ export interface InFlightTransfer {
   destinationAddress: string;
   /** Origin base units. */
   amountIn: bigint;
-  /** Destination base units. */
-  expectedOut: bigint;
+  /**
+   * Destination base units the order guarantees (`minimumAmount`), never the quote's `expectedAmount`: an
+   * estimate the API alone vouches for must not make the planner believe a deficit is already covered.
+   */
+  guaranteedOut: bigint;
   originSettled: boolean;
 }
 

@@ -45,8 +45,8 @@ export function validatePlanInput(input: PlanInput): void {
     }
   });
   input.inFlight.forEach((f, i) => {
-    if (f.amountIn < 0n || f.expectedOut < 0n) {
-      throw new PlanInputError(`inFlight[${i}]`, 'negative amountIn or expectedOut', 'store amounts as base units >= 0');
+    if (f.amountIn < 0n || f.guaranteedOut < 0n) {
+      throw new PlanInputError(`inFlight[${i}]`, 'negative amountIn or guaranteedOut', 'store amounts as base units >= 0');
     }
   });
   validateLimits('', input);

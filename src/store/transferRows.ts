@@ -54,7 +54,7 @@ export interface TransferFields {
   recipient: string;
   /** Origin base units. */
   amountIn: bigint;
-  /** Destination base units (quote's expected output). */
+  /** Destination base units: the quote's `expectedAmount`, an estimate kept for the record only (never credited). */
   expectedOut: bigint;
   /** Destination base units (guaranteed minimum accepted). */
   minOut: bigint;

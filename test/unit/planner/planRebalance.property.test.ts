@@ -70,7 +70,7 @@ function randomInput(seed: number): PlanInput {
         destinationCurrency: to.currency,
         destinationAddress: to.address,
         amountIn: big(from.target / 2n),
-        expectedOut: big(to.target / 2n),
+        guaranteedOut: big(to.target / 2n),
         originSettled: r() < 0.5,
       });
     }
@@ -94,7 +94,7 @@ function effectiveOf(input: PlanInput, t: TargetBand): bigint | null {
   if (chainDown || read?.amount == null) return null;
   let e = read.amount;
   for (const f of input.inFlight) {
-    if (`${f.destinationChain}|${f.destinationCurrency}|${f.destinationAddress}` === key(t)) e += f.expectedOut;
+    if (`${f.destinationChain}|${f.destinationCurrency}|${f.destinationAddress}` === key(t)) e += f.guaranteedOut;
     if (!f.originSettled && `${f.originChain}|${f.originCurrency}|${f.originAddress}` === key(t)) e -= f.amountIn;
   }
   return e;

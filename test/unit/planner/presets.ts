@@ -79,7 +79,7 @@ export function inFlight(
     destinationCurrency: to.currency,
     destinationAddress: to.address,
     amountIn: units(from, whole),
-    expectedOut: units(to, opts.outWhole ?? whole),
+    guaranteedOut: units(to, opts.outWhole ?? whole),
     originSettled: opts.settled,
   };
 }
