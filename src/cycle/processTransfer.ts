@@ -6,7 +6,7 @@
 import type { Hex } from 'viem';
 import type { PlannedTransfer } from '../planner/types.ts';
 import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
-import { evaluateFees, type FeeDecision } from '../policy/feePolicy.ts';
+import { evaluateFees, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
 import { verifyQuote, type Verdict } from '../verify/verifyQuote.ts';
 import { recordFeeDecision, recordQuote, recordQuoteError, recordVerdict } from '../store/quotes.ts';
 import type { TransferStatus } from '../store/transfers.ts';
@@ -92,7 +92,7 @@ export async function processTransfer(
   const quoteId = recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request, raw, receivedAtMs: ctx.now() });
   Object.assign(attempt, { quote, quoteId, requestId });
 
-  const fee = evaluateFees(quote.details, policy.maxFees ?? {});
+  const fee = evaluateFees(quote.details, policy.maxFees ?? {}, orderGuarantee(quote, planned, policy.slippageBps));
   recordFeeDecision(ctx.db, quoteId, fee.accepted
     ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
     : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined });
@@ -187,6 +187,23 @@ export async function processTransfer(
     transferStatus: result.status,
     originTxHashes: result.originTxHashes,
     ...(result.error ? { error: result.error } : {}),
+  };
+}
+
+/**
+ * What the quote's order guarantees for the planned transfer (payment amount and summed output
+ * `minimumAmount`, base units), or undefined without `protocol.v2` (verification refuses such quotes).
+ */
+function orderGuarantee(quote: QuoteResponse, planned: PlannedTransfer, slippageBps: number | undefined): OrderGuarantee | undefined {
+  const order = quote.protocol?.v2?.orderData;
+  const payment = order?.inputs[0]?.payment;
+  if (!order || !payment) return undefined;
+  return {
+    amountIn: BigInt(payment.amount), // schema: unsigned integer string
+    decimalsIn: planned.from.decimals,
+    minOut: sumPayments(order.output.payments, 'minimumAmount'),
+    decimalsOut: planned.to.decimals,
+    slippageBps: slippageBps ?? 0,
   };
 }
 

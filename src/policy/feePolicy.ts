@@ -7,8 +7,10 @@ import { formatUsdMicros, parseUsdMicros } from '../core/units.ts';
 import type { QuoteDetails } from '../relay/schemas.ts';
 import { extractFees, FEE_COMPONENTS, type FeeBreakdown, type FeeComponent } from './feeBreakdown.ts';
 import { BallastError } from '../core/errors.ts';
+import { checkGuaranteedLoss, type OrderGuarantee } from './guaranteedLoss.ts';
 
 export type { FeeBreakdown, FeeComponent } from './feeBreakdown.ts';
+export type { OrderGuarantee } from './guaranteedLoss.ts';
 
 /** A cap on one cost: `usd` a non-negative USD decimal string, `bps` integer basis points of the input USD. */
 export interface FeeCap {
@@ -38,6 +40,8 @@ export const FEE_SKIP_REASONS = [
   'platform_bps',
   'app_usd',
   'app_bps',
+  'guaranteed_loss_bps',
+  'guaranteed_loss_usd',
   'fee_data_missing',
   'input_usd_missing',
 ] as const;
@@ -129,15 +133,20 @@ function configuredChecks(caps: FeeCaps): CapCheck[] {
  * with a missing or zero `currencyIn.amountUsd` skips with `input_usd_missing`. With no caps configured every
  * quote is accepted.
  *
+ * `details` are the API's own account and could understate the fees, so when `guarantee` is given the loss the
+ * signed order guarantees at worst (payment − `minimumAmount`) is also bounded by `totalBps` + slippage and
+ * `totalUsd` + slippage (`guaranteed_loss_bps`, `guaranteed_loss_usd`; see guaranteedLoss.ts).
+ *
  * @param details parsed quote `details`
  * @param caps configured caps (USD strings, integer bps)
+ * @param guarantee what the quote's order guarantees (base units), for a transfer within one asset
  * @returns accept with the breakdown, or skip with the reason(s)
  * @throws FeePolicyConfigError when a cap is malformed (negative, fractional bps, non-decimal USD)
  * @example
  * const decision = evaluateFees(quote.details, { totalBps: 50, components: { swap: { bps: 20 } } });
  * if (!decision.accepted) log.info({ reason: decision.reason }, decision.detail);
  */
-export function evaluateFees(details: QuoteDetails, caps: FeeCaps): FeeDecision {
+export function evaluateFees(details: QuoteDetails, caps: FeeCaps, guarantee?: OrderGuarantee): FeeDecision {
   const checks = configuredChecks(caps);
   const { breakdown, missingComponents, hasTotal } = extractFees(details);
   if (checks.length === 0) return { accepted: true, breakdown };
@@ -175,6 +184,14 @@ export function evaluateFees(details: QuoteDetails, caps: FeeCaps): FeeDecision 
     if (isExceeded(check.cap, costMicros, input ?? 0n)) {
       reasons.push(check.reason);
       exceeded.push(describeExceeded(check, costMicros, input));
+    }
+  }
+  if (guarantee) {
+    const totalBps = bpsCap(caps.totalBps, 'totalBps');
+    const totalUsdMicros = usdCapMicros(caps.totalUsd, 'totalUsd');
+    for (const breach of checkGuaranteedLoss(guarantee, { totalBps, totalUsdMicros }, input)) {
+      reasons.push(breach.reason);
+      exceeded.push(breach.detail);
     }
   }
   const reason = reasons[0];
