@@ -3,7 +3,8 @@
  * as already moved (DESIGN.md "Count in-flight transfers as already moved").
  */
 import type { InFlightTransfer } from '../planner/types.ts';
-import { isTerminalRequestStatus } from '../relay/schemas.ts';
+import { isKnownRequestStatus, isTerminalRequestStatus } from '../relay/schemas.ts';
+import { relayStatusLabel } from '../metrics/metrics.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { statusNamesDeposit } from '../executor/statusOwnership.ts';
 import { reconcileOrigins } from './reconcile.ts';
@@ -28,6 +29,7 @@ export async function refreshInFlight(ctx: CycleContext): Promise<TransferRow[]>
     if (row.status !== 'deposited' || !row.requestId) continue;
     try {
       const status = await ctx.relay.getStatus(row.requestId);
+      noteRelayStatus(ctx, status.status, { transferId: row.id, requestId: row.requestId });
       setRelayStatus(ctx.db, row.id, status.status, { nowMs: ctx.now(), outTxHashes: status.txHashes });
       const deposit = row.txs[row.txs.length - 1]?.txHash;
       if (isTerminalRequestStatus(status.status) && deposit && !statusNamesDeposit(status, deposit)) {
@@ -72,4 +74,17 @@ export function toPlannerInFlight(rows: TransferRow[]): InFlightTransfer[] {
     guaranteedOut: r.minOut,
     originSettled: r.status === 'deposited',
   }));
+}
+
+/**
+ * Meters a status read from the API and warns about a value Ballast does not know (it stays non-final and is
+ * tracked on; spec "States and transitions", DESIGN.md "Status enum").
+ */
+export function noteRelayStatus(
+  ctx: Pick<CycleContext, 'metrics' | 'logger'>,
+  status: string,
+  fields: { transferId?: number; requestId?: string | null },
+): void {
+  ctx.metrics.relayStatusesTotal.inc({ status: relayStatusLabel(status) });
+  if (!isKnownRequestStatus(status)) ctx.logger.warn({ ...fields, status }, 'unknown request status; treated as not final');
 }

@@ -14,6 +14,7 @@ import { formatUsdMicros } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { executeTransfer } from '../executor/executeTransfer.ts';
 import type { CycleContext } from './context.ts';
+import { noteRelayStatus } from './inFlight.ts';
 import { buildQuoteRequest, expectationsFor, minimumAcceptableOutput } from './expectations.ts';
 
 /**
@@ -146,6 +147,7 @@ export async function processTransfer(
           stuckWaitingMs: Math.min(30_000, ctx.config.tracking.timeoutSec * 500),
         },
         signal: ctx.signal,
+        onRelayStatus: (status) => noteRelayStatus(ctx, status, { requestId }),
       },
       {
         cycleId,

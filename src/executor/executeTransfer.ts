@@ -51,6 +51,8 @@ export interface ExecuteTransferDeps {
   /** Poll interval and overall tracking deadline (ms); after the deadline the transfer stays in flight. */
   tracking: { pollMs: number; timeoutMs: number; stuckWaitingMs?: number };
   signal?: AbortSignal;
+  /** Called with each new request status read while tracking (metrics; unknown values are non-final). */
+  onRelayStatus?: (status: string) => void;
 }
 
 /**
@@ -170,6 +172,7 @@ async function track(
   const result = await trackRequest({
     getStatus: () => deps.relay.getStatus(args.requestId, checkEndpoint),
     onStatus: (s) => {
+      deps.onRelayStatus?.(s.status);
       log.info({ status: s.status, txHashes: s.txHashes }, 'request status');
       setRelayStatus(deps.db, transferId, s.status, { nowMs: deps.now(), outTxHashes: s.txHashes });
     },

@@ -11,6 +11,7 @@
  * 18) and within one part in 10^16 above. They are for dashboards and alerts; the SQLite store holds exact values.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isKnownRequestStatus } from '../relay/schemas.ts';
 
 /** Outcomes of a cycle (same values as the store's `cycles.outcome`). */
 export const CYCLE_OUTCOMES = ['ok', 'refused', 'error'] as const;
@@ -50,6 +51,19 @@ export interface BallastMetrics {
   targetBaseUnits: Gauge<'chain' | 'asset' | 'wallet' | 'bound'>;
   /** `ballast_chain_read_errors_total{chain}`: failed balance reads per chain. */
   chainReadErrorsTotal: Counter<'chain'>;
+  /**
+   * `ballast_relay_statuses_total{status}`: request statuses read from the status endpoint, by value; a value
+   * outside the known set counts as `unknown` (bounded labels; the raw value is logged and stored).
+   */
+  relayStatusesTotal: Counter<'status'>;
+}
+
+/**
+ * The `status` label of `ballast_relay_statuses_total` for a status as the API sent it: the value itself when
+ * known, else `unknown`.
+ */
+export function relayStatusLabel(status: string): string {
+  return isKnownRequestStatus(status) ? status : 'unknown';
 }
 
 /**
@@ -137,6 +151,12 @@ export function createMetrics(): BallastMetrics {
       name: 'ballast_chain_read_errors_total',
       help: 'Failed balance reads per chain.',
       labelNames: ['chain'],
+      registers,
+    }),
+    relayStatusesTotal: new Counter({
+      name: 'ballast_relay_statuses_total',
+      help: 'Request statuses read from the Relay status endpoint, by value (unknown = a value Ballast does not know; non-final).',
+      labelNames: ['status'],
       registers,
     }),
   };

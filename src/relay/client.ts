@@ -15,8 +15,9 @@ import { createHttpTarget, sendOnce, type HttpCall, type HttpEnv } from './http.
 import { createRateLimiter, type RateLimiter } from './rateLimiter.ts';
 import { DEFAULT_MAX_RETRIES, withRetry } from './retry.ts';
 import {
-  ChainsResponseSchema,
+  ChainsEnvelopeSchema,
   IntentStatusSchema,
+  parseChainsLeniently,
   QuoteRequestSchema,
   QuoteResponseSchema,
   RequestsResponseSchema,
@@ -25,6 +26,7 @@ import {
   type QuoteRequest,
   type QuoteResponse,
   type RequestsResponse,
+  type SkippedChain,
 } from './schemas.ts';
 import { resolveStatusPath } from './statusPath.ts';
 
@@ -57,8 +59,11 @@ export interface RelayClientOptions {
 
 /** The Relay API as Ballast uses it. Every method throws the `Relay*Error` families of `errors.ts`. */
 export interface RelayClient {
-  /** GET /chains (spec "GET /chains"). `raw` is the JSON as received, for storage. */
-  getChains(): Promise<{ chains: ChainsResponse; raw: unknown }>;
+  /**
+   * GET /chains (spec "GET /chains"). `raw` is the JSON as received, for storage. Parsed chain by chain: a
+   * chain with an unexpected shape is left out, listed in `skipped` and logged, and the others are returned.
+   */
+  getChains(): Promise<{ chains: ChainsResponse; raw: unknown; skipped: SkippedChain[] }>;
   /** POST /quote/v2 (spec "POST /quote/v2"); adds the configured `referrer`. `raw` is the JSON as received. */
   quote(req: QuoteRequest): Promise<{ quote: QuoteResponse; raw: unknown }>;
   /**
@@ -118,7 +123,12 @@ export function createRelayClient(opts: RelayClientOptions): RelayClient {
     async getChains() {
       const endpoint = 'GET /chains';
       const raw = await send({ method: 'GET', endpoint, pathAndQuery: '/chains' }, otherLimiter);
-      return { chains: parseWith(ChainsResponseSchema, endpoint, raw), raw };
+      parseWith(ChainsEnvelopeSchema, endpoint, raw);
+      const { chains, skipped } = parseChainsLeniently(raw);
+      for (const s of skipped) {
+        opts.logger?.warn({ endpoint, index: s.index, id: s.id, name: s.name, reason: s.reason }, 'chain with an unexpected shape skipped');
+      }
+      return { chains, raw, skipped };
     },
 
     async quote(req) {

@@ -246,35 +246,96 @@ export type Chain = z.infer<typeof ChainSchema>;
 export const ChainsResponseSchema = z.looseObject({ chains: z.array(ChainSchema) });
 export type ChainsResponse = z.infer<typeof ChainsResponseSchema>;
 
-/** Request status values (spec "States and transitions"). */
+/** GET /chains envelope only: each chain is parsed on its own by {@link parseChainsLeniently}. */
+export const ChainsEnvelopeSchema = z.looseObject({ chains: z.array(z.unknown()) });
+
+/** A chain of a GET /chains response left out because it does not parse. */
+export interface SkippedChain {
+  /** Position in `chains`. */
+  index: number;
+  /** Its `id` and `name` when readable, for the warning. */
+  id?: unknown;
+  name?: unknown;
+  /** The zod issues, one line. */
+  reason: string;
+}
+
+/**
+ * Parses a GET /chains body chain by chain: a chain with an unexpected shape is skipped (and reported), it
+ * does not take the other chains down. The envelope itself (`{chains: [...]}`) must parse.
+ *
+ * @param raw the JSON body as received
+ * @returns the chains that parse, and the skipped ones
+ * @throws ZodError when the body is not `{chains: array}`
+ */
+export function parseChainsLeniently(raw: unknown): { chains: ChainsResponse; skipped: SkippedChain[] } {
+  const envelope = ChainsEnvelopeSchema.parse(raw);
+  const chains: Chain[] = [];
+  const skipped: SkippedChain[] = [];
+  envelope.chains.forEach((entry, index) => {
+    const parsed = ChainSchema.safeParse(entry);
+    if (parsed.success) {
+      chains.push(parsed.data);
+      return;
+    }
+    const rec = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {}; // only read for the report
+    skipped.push({
+      index,
+      id: rec['id'],
+      name: rec['name'],
+      reason: parsed.error.issues.map((i) => `${i.path.join('.') || '(chain)'}: ${i.message}`).join('; '),
+    });
+  });
+  return { chains: { ...envelope, chains }, skipped };
+}
+
+/**
+ * Request status values Ballast knows (spec "States and transitions", plus `delayed`, which the live API
+ * also sends; DESIGN.md "Status enum"). The API may send others (e.g. `fallback`, named in the spec's
+ * `failReason` description): any value outside {@link TERMINAL_REQUEST_STATUSES} is non-final.
+ */
 export const REQUEST_STATUSES = [
   'waiting',
   'depositing',
   'pending',
   'submitted',
+  'delayed',
   'success',
   'failure',
   'refund',
 ] as const;
-export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+/** One of {@link REQUEST_STATUSES}. */
+export type KnownRequestStatus = (typeof REQUEST_STATUSES)[number];
+/** A status as the API sent it: a known value, or any other string (treated as non-final). */
+export type RequestStatus = KnownRequestStatus | (string & {});
 /** Terminal request statuses: nothing moves after these. */
 export const TERMINAL_REQUEST_STATUSES = ['success', 'failure', 'refund'] as const;
 export type TerminalRequestStatus = (typeof TERMINAL_REQUEST_STATUSES)[number];
 
-/** True when `status` is `success`, `failure` or `refund`. */
-export function isTerminalRequestStatus(status: RequestStatus): status is TerminalRequestStatus {
+/** True when `status` is `success`, `failure` or `refund`; every other value, unknown ones included, is not. */
+export function isTerminalRequestStatus(status: string): status is TerminalRequestStatus {
   return (TERMINAL_REQUEST_STATUSES as readonly string[]).includes(status);
 }
 
-/** GET /intents/status/v3 response (spec "Request status record"). `updatedAt` is milliseconds. */
+/** True when `status` is one of {@link REQUEST_STATUSES}. */
+export function isKnownRequestStatus(status: string): status is KnownRequestStatus {
+  return (REQUEST_STATUSES as readonly string[]).includes(status);
+}
+
+/**
+ * GET /intents/status/v3 response (spec "Request status record"). `updatedAt` is milliseconds. `status` is
+ * any non-empty string: an unknown value is recorded and tracked on as non-final, never a parse failure.
+ * `failReason` / `refundFailReason` mirror the webhook payload (spec "Events": `N/A` when not failed).
+ */
 export const IntentStatusSchema = z.looseObject({
-  status: z.enum(REQUEST_STATUSES),
+  status: z.string().min(1),
   inTxHashes: z.array(z.string()).default([]),
   txHashes: z.array(z.string()).default([]),
   updatedAt: z.number().optional(),
   originChainId: z.number().int().optional(),
   destinationChainId: z.number().int().optional(),
   failReason: z.string().optional(),
+  refundFailReason: z.string().optional(),
   details: z.unknown().optional(),
 });
 export type IntentStatus = z.infer<typeof IntentStatusSchema>;

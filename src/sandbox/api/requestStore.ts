@@ -4,7 +4,7 @@
  * waiting → depositing → pending → submitted → success | failure | refund; terminal states never change.
  */
 import type { Address, Hex } from 'viem';
-import type { RequestStatus } from '../../relay/schemas.ts';
+import type { KnownRequestStatus as RequestStatus } from '../../relay/schemas.ts';
 import type { QuotedOrder } from '../quote/buildQuote.ts';
 
 /** A depository deposit event (its fields plus where it was found). Amount in base units. */
@@ -52,6 +52,7 @@ const RANK: Readonly<Record<RequestStatus, number>> = {
   waiting: 0,
   depositing: 1,
   pending: 2,
+  delayed: 3,
   submitted: 3,
   success: 4,
   failure: 4,

@@ -35,6 +35,15 @@ describe('trackRequest', () => {
     expect(c.now()).toBe(4000);
   });
 
+  it('tracks through delayed and unknown statuses (non-final) to the terminal one', async () => {
+    const c = clock();
+    const s = statuses(['pending', 'delayed', 'fallback', 'brand-new-status', 'success']);
+    const seen: string[] = [];
+    const r = await trackRequest({ getStatus: s.get, onStatus: (x) => seen.push(x.status), pollMs: 1000, timeoutMs: 60_000, now: c.now, sleep: c.sleep });
+    expect(r.final).toBe('success');
+    expect(seen).toEqual(['pending', 'delayed', 'fallback', 'brand-new-status', 'success']);
+  });
+
   it('returns final null at the deadline and leaves the request in flight', async () => {
     const c = clock();
     const s = statuses(['pending']);

@@ -201,17 +201,24 @@ describe('createRelayClient', () => {
   });
 
   describe('schema validation', () => {
-    it('a malformed /chains body fails with the path of the bad field', async () => {
+    it('a /chains chain with an unexpected shape is skipped with a warning; the others are returned', async () => {
       const bad = structuredClone(chainsFixture) as { chains: Record<string, unknown>[] }; // fixture shape: { chains: [...] }
       bad.chains[1]!.id = '42161';
       server.on('/chains', { status: 200, body: bad });
+      const { chains, skipped } = await client().getChains();
+      expect(chains.chains.map((c) => c.id)).toEqual([8453]);
+      expect(skipped).toHaveLength(1);
+      expect(skipped[0]!.index).toBe(1);
+      expect(skipped[0]!.reason).toContain('id');
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('a /chains body without a chains array fails with RELAY_SCHEMA_INVALID', async () => {
+      server.on('/chains', { status: 200, body: { chains: 'none' } });
       const err = await failure(() => client().getChains());
       expect(err).toBeInstanceOf(RelaySchemaError);
-      const schema = err as RelaySchemaError;
-      expect(schema.code).toBe('RELAY_SCHEMA_INVALID');
-      expect(schema.issues[0]!.path).toBe('chains.1.id');
-      expect(err.message).toContain('chains.1.id');
-      expect(server.requests).toHaveLength(1);
+      expect((err as RelaySchemaError).code).toBe('RELAY_SCHEMA_INVALID');
+      expect(err.message).toContain('chains');
     });
 
     it('a quote missing details.currencyIn fails naming that path', async () => {
