@@ -18,9 +18,11 @@ import {
   type LocalAccount,
   type PublicClient,
 } from 'viem';
-import { EvmTxDataSchema, type QuoteResponse } from '../relay/schemas.ts';
+import { EvmTxDataSchema, type EvmTxData, type QuoteResponse } from '../relay/schemas.ts';
 import type { RelayClient } from '../relay/client.ts';
+import { readAllowance } from '../chains/evm/readAllowance.ts';
 import { signEvmStepItem, signedTxRecord } from '../chains/evm/signTransaction.ts';
+import { planAllowance, readApproval, resetApprovalItem } from './allowance.ts';
 import {
   addTransferTx,
   createTransfer,
@@ -77,6 +79,8 @@ export interface ExecuteTransferResult {
 
 /**
  * Signs, writes ahead, broadcasts and confirms each origin transaction in order, then tracks the request.
+ * Before an ERC-20 approval, the current allowance is read: an allowance that already covers the amount skips
+ * the approval; a non-zero but short one is first set to zero (`<step>:reset`, for USDT-style tokens).
  *
  * @returns the transfer's status at the end of this call; `deposited` means still in flight (tracking timed out)
  * @throws on store errors (the caller records the attempt as failed; what was written stays in flight); chain
@@ -84,80 +88,120 @@ export interface ExecuteTransferResult {
  */
 export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTransferArgs): Promise<ExecuteTransferResult> {
   const log = deps.logger.child({ requestId: args.requestId, orderId: args.orderId, chainId: args.originChainId });
-  const items = collectExecutableItems(args.quote);
-  const hashes: Hex[] = [];
-  let transferId: number | null = null;
-  let nonce: number | undefined;
+  const run: Run = { deps, args, log, hashes: [], transferId: null, nonce: undefined };
 
-  for (const [index, entry] of items.entries()) {
+  for (const entry of collectExecutableItems(args.quote)) {
     const data = EvmTxDataSchema.parse(entry.item.data);
-    let signed;
-    try {
-      signed = await signEvmStepItem(deps.publicClient, deps.account, data, nonce);
-    } catch (error) {
-      return fail(deps, transferId, args, log, `signing ${entry.stepId} failed: ${shortErrorMessage(error)}`, hashes);
-    }
-    const txRow = {
-      stepId: entry.stepId,
-      itemIndex: entry.itemIndex,
-      chainId: signed.chainId,
-      request: signedTxRecord(signed),
-      txHash: signed.txHash,
-      rawTx: signed.rawTx,
-    };
-    let txId: number;
-    let id: number;
-    if (transferId === null) {
-      const created = createTransfer(deps.db, { ...transferFields(args), txs: [txRow], nowMs: deps.now() });
-      id = created.transferId;
-      txId = created.txIds[0]!;
-      transferId = id;
-    } else {
-      id = transferId;
-      txId = addTransferTx(deps.db, id, { ...txRow, nowMs: deps.now() });
-    }
-    log.info({ step: entry.stepId, txHash: signed.txHash, nonce: signed.nonce }, 'broadcasting origin transaction');
-    try {
-      await deps.publicClient.sendRawTransaction({ serializedTransaction: signed.rawTx });
-    } catch (error) {
-      // The node may have accepted the transaction even though the call failed (timeout, dropped
-      // connection). Failure is final only when the node answered with a rejection and does not know the
-      // hash; any other outcome leaves the transfer in flight for reconciliation (src/cycle/reconcile.ts).
-      if (!(await nodeKnowsTx(deps.publicClient, signed.txHash))) {
-        const why = `broadcast of ${entry.stepId} failed: ${shortErrorMessage(error)}`;
-        if (isNodeRejection(error)) return fail(deps, id, args, log, why, hashes);
-        log.error({ transferId: id, txHash: signed.txHash, err: why }, 'broadcast outcome unknown; left in flight');
-        const status = hashes.length === 0 ? 'prepared' : 'broadcast';
-        return { transferId: id, status, relayStatus: null, originTxHashes: hashes, error: why };
+    const approval = readApproval(data);
+    if (approval) {
+      let current: bigint;
+      try {
+        current = await readAllowance(deps.publicClient, approval.token, args.user, approval.spender);
+      } catch (error) {
+        return fail(run, `reading the allowance before ${entry.stepId} failed: ${shortErrorMessage(error)}`);
       }
-      log.warn({ txHash: signed.txHash, err: shortErrorMessage(error) }, 'broadcast call failed but the node has the transaction');
+      const action = planAllowance(current, approval.amount);
+      log.info({ step: entry.stepId, allowance: current.toString(), needed: approval.amount.toString(), action }, 'allowance checked');
+      if (action === 'sufficient') continue;
+      if (action === 'reset-then-approve') {
+        const reset = await sendItem(run, { stepId: `${entry.stepId}:reset`, itemIndex: entry.itemIndex }, resetApprovalItem(data, approval));
+        if (reset) return reset;
+      }
     }
-    markTxSent(deps.db, txId, deps.now());
-    hashes.push(signed.txHash);
-    if (index === 0) transitionTransfer(deps.db, id, 'prepared', 'broadcast', { nowMs: deps.now() });
-    let receipt;
-    try {
-      receipt = await deps.publicClient.waitForTransactionReceipt({ hash: signed.txHash, timeout: RECEIPT_TIMEOUT_MS });
-    } catch (error) {
-      // Sent but unconfirmed: the transfer stays in flight (status broadcast) so no cycle repeats it.
-      const error_ = `no receipt for ${entry.stepId} ${signed.txHash}: ${shortErrorMessage(error)}`;
-      log.error({ transferId: id, err: error_ }, 'origin transaction unconfirmed; left in flight');
-      return { transferId: id, status: 'broadcast', relayStatus: null, originTxHashes: hashes, error: error_ };
-    }
-    markTxConfirmed(deps.db, txId, {
-      status: receipt.status === 'success' ? 'confirmed' : 'reverted',
-      blockNumber: receipt.blockNumber,
-      nowMs: deps.now(),
-    });
-    if (receipt.status !== 'success') {
-      return fail(deps, id, args, log, `${entry.stepId} transaction ${signed.txHash} reverted`, hashes);
-    }
-    nonce = signed.nonce + 1;
+    const stopped = await sendItem(run, entry, data);
+    if (stopped) return stopped;
   }
+  const transferId = run.transferId;
   if (transferId === null) throw new Error('quote had no transaction items to execute');
-  transitionTransfer(deps.db, transferId, 'broadcast', 'deposited', { nowMs: deps.now(), detail: hashes.join(',') });
+  transitionTransfer(deps.db, transferId, 'broadcast', 'deposited', { nowMs: deps.now(), detail: run.hashes.join(',') });
   log.info({ transferId }, 'deposit confirmed; tracking the fill');
-  return track(deps, args, transferId, hashes, log);
+  return track(deps, args, transferId, run.hashes, log);
+}
+
+/** State of one execution: what was written and sent so far. */
+interface Run {
+  deps: ExecuteTransferDeps;
+  args: ExecuteTransferArgs;
+  log: Logger;
+  /** Hashes of the origin transactions sent and confirmed, in order. */
+  hashes: Hex[];
+  /** The transfer row, once the first transaction was written ahead. */
+  transferId: number | null;
+  /** Nonce for the next transaction (after the first, which asks the node). */
+  nonce: number | undefined;
+}
+
+/**
+ * Signs one transaction, writes it ahead (the transfer row with the first one), broadcasts it and waits for
+ * its receipt.
+ *
+ * @returns undefined when it was mined successfully (the run goes on), else the result to return
+ */
+async function sendItem(
+  run: Run,
+  at: { stepId: string; itemIndex: number },
+  data: EvmTxData,
+): Promise<ExecuteTransferResult | undefined> {
+  const { deps, args, log, hashes } = run;
+  let signed;
+  try {
+    signed = await signEvmStepItem(deps.publicClient, deps.account, data, run.nonce);
+  } catch (error) {
+    return fail(run, `signing ${at.stepId} failed: ${shortErrorMessage(error)}`);
+  }
+  const txRow = {
+    stepId: at.stepId,
+    itemIndex: at.itemIndex,
+    chainId: signed.chainId,
+    request: signedTxRecord(signed),
+    txHash: signed.txHash,
+    rawTx: signed.rawTx,
+  };
+  let txId: number;
+  if (run.transferId === null) {
+    const created = createTransfer(deps.db, { ...transferFields(args), txs: [txRow], nowMs: deps.now() });
+    run.transferId = created.transferId;
+    txId = created.txIds[0]!;
+  } else {
+    txId = addTransferTx(deps.db, run.transferId, { ...txRow, nowMs: deps.now() });
+  }
+  const id = run.transferId;
+  log.info({ step: at.stepId, txHash: signed.txHash, nonce: signed.nonce }, 'broadcasting origin transaction');
+  try {
+    await deps.publicClient.sendRawTransaction({ serializedTransaction: signed.rawTx });
+  } catch (error) {
+    // The node may have accepted the transaction even though the call failed (timeout, dropped
+    // connection). Failure is final only when the node answered with a rejection and does not know the
+    // hash; any other outcome leaves the transfer in flight for reconciliation (src/cycle/reconcile.ts).
+    if (!(await nodeKnowsTx(deps.publicClient, signed.txHash))) {
+      const why = `broadcast of ${at.stepId} failed: ${shortErrorMessage(error)}`;
+      if (isNodeRejection(error)) return fail(run, why);
+      log.error({ transferId: id, txHash: signed.txHash, err: why }, 'broadcast outcome unknown; left in flight');
+      const status = hashes.length === 0 ? 'prepared' : 'broadcast';
+      return { transferId: id, status, relayStatus: null, originTxHashes: hashes, error: why };
+    }
+    log.warn({ txHash: signed.txHash, err: shortErrorMessage(error) }, 'broadcast call failed but the node has the transaction');
+  }
+  markTxSent(deps.db, txId, deps.now());
+  hashes.push(signed.txHash);
+  if (hashes.length === 1) transitionTransfer(deps.db, id, 'prepared', 'broadcast', { nowMs: deps.now() });
+  let receipt;
+  try {
+    receipt = await deps.publicClient.waitForTransactionReceipt({ hash: signed.txHash, timeout: RECEIPT_TIMEOUT_MS });
+  } catch (error) {
+    // Sent but unconfirmed: the transfer stays in flight (status broadcast) so no cycle repeats it.
+    const error_ = `no receipt for ${at.stepId} ${signed.txHash}: ${shortErrorMessage(error)}`;
+    log.error({ transferId: id, err: error_ }, 'origin transaction unconfirmed; left in flight');
+    return { transferId: id, status: 'broadcast', relayStatus: null, originTxHashes: hashes, error: error_ };
+  }
+  markTxConfirmed(deps.db, txId, {
+    status: receipt.status === 'success' ? 'confirmed' : 'reverted',
+    blockNumber: receipt.blockNumber,
+    nowMs: deps.now(),
+  });
+  if (receipt.status !== 'success') return fail(run, `${at.stepId} transaction ${signed.txHash} reverted`);
+  run.nonce = signed.nonce + 1;
+  return undefined;
 }
 
 async function track(
@@ -203,22 +247,16 @@ async function track(
   return { transferId, status: result.final, relayStatus: result.final, originTxHashes: hashes };
 }
 
-function fail(
-  deps: ExecuteTransferDeps,
-  transferId: number | null,
-  args: ExecuteTransferArgs,
-  log: Logger,
-  error: string,
-  hashes: Hex[],
-): ExecuteTransferResult {
-  log.error({ transferId, err: error }, 'origin execution failed');
+function fail(run: Run, error: string): ExecuteTransferResult {
+  const { deps, args, log, hashes } = run;
+  log.error({ transferId: run.transferId, err: error }, 'origin execution failed');
   let id: number;
-  if (transferId === null) {
+  if (run.transferId === null) {
     // Nothing was written or sent yet: record the failed attempt as its own row for the history.
     id = createTransfer(deps.db, { ...transferFields(args), txs: [], nowMs: deps.now() }).transferId;
     transitionTransfer(deps.db, id, 'prepared', 'origin_failed', { nowMs: deps.now(), error });
   } else {
-    id = transferId;
+    id = run.transferId;
     const from = hashes.length === 0 ? 'prepared' : 'broadcast';
     transitionTransfer(deps.db, id, from, 'origin_failed', { nowMs: deps.now(), error });
   }

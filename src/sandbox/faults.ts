@@ -12,7 +12,9 @@ import { DECIMAL_STRING_RE } from '../core/units.ts';
  * spec "Local quote verification" (see `src/sandbox/quote/tamper.ts` for what each changes):
  * recipient, guaranteed output (minimumAmount), output currency, output chain, input payment amount,
  * deadline, order id, depository, depositor, deposit id, native-vs-ERC-20 value, approve amount / spender /
- * token, unexpected extra step, solver signature.
+ * token, unexpected extra step, solver signature; refund recipient and currency, a deadline parked far
+ * ahead, extraData naming an unlisted address, an unlisted solver, the payment weight, and details that
+ * disagree with the order.
  */
 export const TAMPER_KINDS = [
   'recipient',
@@ -31,6 +33,13 @@ export const TAMPER_KINDS = [
   'approveToken',
   'extraStep',
   'orderSignature',
+  'refundRecipient',
+  'refundCurrency',
+  'farDeadline',
+  'extraData',
+  'solver',
+  'paymentWeight',
+  'detailsOutAmount',
 ] as const;
 /** One tamper kind ({@link TAMPER_KINDS}). */
 export type TamperKind = (typeof TAMPER_KINDS)[number];

@@ -72,10 +72,8 @@ describe('fee policy on sandbox quotes', () => {
 /** Each tamper and the verification rule that must catch it. */
 const TAMPER_CASES: { tamper: TamperKind; rule: string }[] = [
   { tamper: 'recipient', rule: 'recipient' },
-  { tamper: 'minimumAmount', rule: 'min-output' },
   { tamper: 'outputCurrency', rule: 'output-currency' },
   { tamper: 'outputChain', rule: 'output-chain' },
-  { tamper: 'paymentAmount', rule: 'input-payment' },
   { tamper: 'expiredDeadline', rule: 'deadline' },
   { tamper: 'orderId', rule: 'order-id' },
   { tamper: 'depository', rule: 'depository' },
@@ -83,11 +81,42 @@ const TAMPER_CASES: { tamper: TamperKind; rule: string }[] = [
   { tamper: 'depositId', rule: 'deposit-id' },
   { tamper: 'nativeValue', rule: 'deposit-kind' },
   { tamper: 'approveAmount', rule: 'approve' },
-  { tamper: 'approveSpender', rule: 'approve' },
-  { tamper: 'approveToken', rule: 'approve' },
+  { tamper: 'approveSpender', rule: 'approve-spender' },
+  { tamper: 'approveToken', rule: 'approve-needed' },
   { tamper: 'extraStep', rule: 'no-unexpected-steps' },
   { tamper: 'orderSignature', rule: 'order-signature' },
+  { tamper: 'refundRecipient', rule: 'refund-recipient' },
+  { tamper: 'refundCurrency', rule: 'refund-terms' },
+  { tamper: 'farDeadline', rule: 'deadline-horizon' },
+  { tamper: 'extraData', rule: 'extra-data' },
+  { tamper: 'solver', rule: 'solver' },
+  { tamper: 'paymentWeight', rule: 'payment-weight' },
+  { tamper: 'detailsOutAmount', rule: 'details-consistency' },
 ];
+
+/**
+ * Tampers that lower what the order guarantees are caught before verification: the fee policy bounds the
+ * order's worst case (payment − minimumAmount), whatever `details` claim.
+ */
+const GUARANTEE_TAMPERS: TamperKind[] = ['minimumAmount', 'paymentAmount'];
+
+describe('fee policy on tampered sandbox quotes that guarantee too little', () => {
+  it.each(GUARANTEE_TAMPERS)('skips a quote with tampered %s on guaranteed_loss_bps and signs nothing', async (tamper) => {
+    sandbox.setFaults({ tamper });
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    const before = await snapshot();
+    try {
+      const report = await ballast.runCycle('once');
+      const attempt = report.attempts[0]!;
+      expect(attempt.outcome).toBe('skipped_fee');
+      expect(attempt.fee?.accepted ? null : attempt.fee?.reason).toBe('guaranteed_loss_bps');
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      ballast.close();
+    }
+  });
+});
 
 describe('local verification on tampered sandbox quotes', () => {
   it.each(TAMPER_CASES)('refuses a quote with tampered $tamper on rule $rule and signs nothing', async ({ tamper, rule }) => {

@@ -21,6 +21,13 @@
  * | approveToken | approve step `to` → stranger token (ERC-20 input only) | approve only the payment currency |
  * | extraStep | a `transfer` step sending the input to a stranger, inserted before the deposit | no unexpected steps |
  * | orderSignature | signature made by a stranger key over the real order id | solver signature |
+ * | refundRecipient | the origin refund's recipient → stranger; re-sealed | refund-recipient |
+ * | refundCurrency | the origin refund's currency → stranger token; re-sealed | refund-terms |
+ * | farDeadline | output and refund deadlines → 2^32−1 (year 2106); re-sealed | deadline-horizon |
+ * | extraData | output.extraData → the stranger address as a 32-byte word; re-sealed | extra-data |
+ * | solver | orderData.solver → stranger; re-sealed (the signature no longer matches it either) | solver |
+ * | paymentWeight | input payment weight → "2"; re-sealed | payment-weight |
+ * | detailsOutAmount | details.currencyOut.amount ×1000 (orderData untouched) | details-consistency |
  *
  * ¹ re-sealed: order id recomputed from the changed orderData, written into the deposit calldata, and signed
  * again by the solver, so only the tampered field differs from what the caller asked for.
@@ -237,6 +244,35 @@ export async function tamperQuote(
     }
     case 'orderSignature':
       v2.orderSignature = await signOrderId(STRANGER_ACCOUNT, v2.orderId);
+      break;
+    case 'refundRecipient':
+    case 'refundCurrency': {
+      const refund = input.refunds[0];
+      if (!refund) return notApplied(q, `${kind} needs a refund in the order`);
+      if (kind === 'refundRecipient') refund.recipient = STRANGER_ADDRESS;
+      else refund.currency = STRANGER_TOKEN;
+      await reseal(q, v2, ctx);
+      break;
+    }
+    case 'farDeadline':
+      v2.orderData.output.deadline = 2 ** 32 - 1;
+      for (const refund of input.refunds) refund.deadline = 2 ** 32 - 1;
+      await reseal(q, v2, ctx);
+      break;
+    case 'extraData':
+      v2.orderData.output.extraData = `0x${STRANGER_ADDRESS.slice(2).padStart(64, '0')}`;
+      await reseal(q, v2, ctx);
+      break;
+    case 'solver':
+      v2.orderData.solver = STRANGER_ADDRESS;
+      await reseal(q, v2, ctx);
+      break;
+    case 'paymentWeight':
+      input.payment.weight = '2';
+      await reseal(q, v2, ctx);
+      break;
+    case 'detailsOutAmount':
+      q.details.currencyOut.amount = (BigInt(q.details.currencyOut.amount) * 1000n).toString();
       break;
   }
   return { response: q, applied: true, reason: '' };

@@ -25,6 +25,14 @@ export interface Expectation {
 
 const eq = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
+/** Every 20-byte address anywhere in the sandbox chain table, lower-case. */
+function addressesIn(value: unknown, out = new Set<string>()): Set<string> {
+  if (typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value)) out.add(value.toLowerCase());
+  else if (Array.isArray(value)) value.forEach((v) => addressesIn(v, out));
+  else if (value !== null && typeof value === 'object') Object.values(value).forEach((v) => addressesIn(v, out));
+  return out;
+}
+
 /** Returns the names of the rules the quote breaks. */
 export async function brokenRules(q: SandboxQuoteResponse, e: Expectation): Promise<string[]> {
   const broken = new Set<string>();
@@ -68,6 +76,17 @@ export async function brokenRules(q: SandboxQuoteResponse, e: Expectation): Prom
     }
   }
   if (q.steps.some((s) => s.id !== 'approve' && s.id !== 'deposit')) broken.add('extraStep');
+  const refunds = od.inputs.flatMap((i) => i.refunds);
+  if (refunds.some((r) => !eq(r.recipient, e.user) && !eq(r.recipient, e.recipient))) broken.add('refundRecipient');
+  if (refunds.some((r) => !eq(r.currency, e.inCurrency) && !eq(r.currency, e.outCurrency))) broken.add('refundCurrency');
+  if ([od.output.deadline, ...refunds.map((r) => r.deadline)].some((d) => d > e.nowSec + 86_400)) broken.add('farDeadline');
+  const known = addressesIn(e.chains);
+  const badExtra = (x: string) => x !== '0x' && !(x.length === 66 && /^0x0{24}/.test(x) && known.has(`0x${x.slice(26)}`.toLowerCase()));
+  if ([od.output.extraData, ...refunds.map((r) => r.extraData)].some(badExtra)) broken.add('extraData');
+  if (!eq(od.solver, e.solver)) broken.add('solver');
+  if (od.inputs.some((i) => i.payment.weight !== '1')) broken.add('paymentWeight');
+  const expectedSum = od.output.payments.reduce((sum, p) => sum + BigInt(p.expectedAmount), 0n);
+  if (BigInt(q.details.currencyOut.amount) !== expectedSum) broken.add('detailsOutAmount');
   if (!isAddressEqual(await recoverOrderSigner(v2.orderId, v2.orderSignature), e.solver)) broken.add('orderSignature');
   return [...broken].sort();
 }

@@ -27,6 +27,13 @@ const RULE_OF: Record<TamperKind, VerifyRuleId> = {
   approveToken: 'approve-needed',
   extraStep: 'no-unexpected-steps',
   orderSignature: 'order-signature',
+  refundRecipient: 'refund-recipient',
+  refundCurrency: 'refund-terms',
+  farDeadline: 'deadline-horizon',
+  extraData: 'extra-data',
+  solver: 'solver',
+  paymentWeight: 'payment-weight',
+  detailsOutAmount: 'details-consistency',
 };
 
 const chains = ChainsResponseSchema.parse(JSON.parse(JSON.stringify(buildChainsDocument(TABLE, SOLVER.address))));
