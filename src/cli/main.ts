@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { BallastError } from '../core/errors.ts';
 import { CliError, EXIT_ERROR, EXIT_USAGE } from './exitCodes.ts';
+import { registerAllowances } from './commands/allowances.ts';
 import { registerDaemon } from './commands/daemon.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerHistory } from './commands/history.ts';
@@ -30,6 +31,7 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   registerVerifyQuote(program, out);
   registerOrderId(program, out);
   registerHistory(program, out);
+  registerAllowances(program, out);
   registerSandbox(program, out);
   registerDemo(program, out);
   for (const cmd of program.commands) cmd.exitOverride();
