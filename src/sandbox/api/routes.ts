@@ -64,8 +64,13 @@ export function getRequests(state: SandboxState, query: URLSearchParams): RouteR
   return ok({ requests: capped.map((r) => requestJson(r, state.chains)) });
 }
 
+/**
+ * `chainId` is a number in the spec ("POST /transactions/index") and a decimal string in the live API's
+ * published OpenAPI (docs.relay.link/references/api/transactions-index), which is what the official SDK sends
+ * (`"8453"`); both are accepted. Other fields (`requestId`, `referrer`) are ignored.
+ */
 const IndexBodySchema = z.object({
-  chainId: z.number().int().positive(),
+  chainId: z.union([z.number().int().positive(), z.string().regex(/^[1-9][0-9]*$/).transform(Number)]),
   txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
 });
 
@@ -78,7 +83,7 @@ const IndexBodySchema = z.object({
 export async function postTransactionsIndex(state: SandboxState, body: unknown): Promise<RouteResult> {
   const parsed = IndexBodySchema.safeParse(body);
   if (!parsed.success) {
-    throw new SandboxApiError(400, 'INVALID_REQUEST', 'body must be {chainId: number, txHash: 0x-prefixed 32-byte hex}');
+    throw new SandboxApiError(400, 'INVALID_REQUEST', 'body must be {chainId: number or decimal string, txHash: 0x-prefixed 32-byte hex}');
   }
   const { chainId, txHash } = parsed.data;
   if (!state.chains.some((c) => c.chainId === chainId)) {
