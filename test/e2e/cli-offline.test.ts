@@ -6,12 +6,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURES, runCli } from './helpers/cli.ts';
+import { loadChainsFixture } from '../fixtures/relay.ts';
 
 const QUOTE = path.join(FIXTURES, 'quote-v2-base-usdc-to-arbitrum-usdt.json');
-const CHAINS = path.join(FIXTURES, 'chains-base-arbitrum.json');
 const USER = '0x03508bb71268bba25ecacc8f620e01866650532c';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ballast-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+/** The genuine chains document with the contracts real GET /chains lists (see loadChainsFixture). */
+const CHAINS = path.join(tmp, 'chains.json');
+writeFileSync(CHAINS, JSON.stringify(loadChainsFixture()));
 
 const verifyArgs = (quote: string, extra: string[] = []) => [
   'verify-quote', '--quote', quote, '--chains', CHAINS, '--user', USER, '--recipient', USER, '--now', '1777339000', ...extra,
