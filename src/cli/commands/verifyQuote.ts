@@ -21,6 +21,8 @@ interface VerifyQuoteFlags {
   destinationChain?: string;
   destinationCurrency?: string;
   minOut?: string;
+  wallet?: string[];
+  maxDeadlineSec?: string;
 }
 
 function uintFlag(value: string | undefined, flag: string): bigint | undefined {
@@ -44,6 +46,8 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
     .option('--destination-chain <chainId>', 'expected destination chain id (numeric)')
     .option('--destination-currency <address>', 'expected output currency')
     .option('--min-out <baseUnits>', 'smallest acceptable guaranteed output (minimumAmount)')
+    .option('--wallet <address...>', 'our other wallets: refunds may pay these besides --user and --recipient')
+    .option('--max-deadline-sec <seconds>', 'refuse deadlines further ahead than this (default 86400)')
     .option('--json', 'machine-readable output')
     .action(async (flags: VerifyQuoteFlags) => {
       const quote = readJsonFile(flags.quote, QuoteResponseSchema, 'POST /quote/v2 response');
@@ -58,7 +62,10 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
         ...(destinationChainId !== undefined ? { destinationChainId } : {}),
         ...(flags.destinationCurrency ? { destinationCurrency: flags.destinationCurrency } : {}),
         ...(flags.minOut !== undefined ? { minOut: uintFlag(flags.minOut, '--min-out') } : {}),
+        ...(flags.wallet?.length ? { ourWallets: flags.wallet } : {}),
+        ...(flags.maxDeadlineSec !== undefined ? { maxDeadlineSec: Number(uintFlag(flags.maxDeadlineSec, '--max-deadline-sec')) } : {}),
       };
+      if (expect.maxDeadlineSec === 0) throw new CliError('--max-deadline-sec must be a positive number of seconds', EXIT_USAGE);
       const verdict = await verifyQuote({ quote, chains, expect, nowSec });
       if (flags.json) {
         out(toJson(verdict));
