@@ -10,7 +10,7 @@ import { computeOrderId } from '../../protocol/orderId.ts';
 import { signOrderId } from '../../protocol/orderSignature.ts';
 import type { OrderData } from '../../relay/schemas.ts';
 import type { SandboxFaults } from '../faults.ts';
-import { lower, sandboxSlugVmTypes, type SandboxChainTable, type SandboxCurrency } from './chainTable.ts';
+import { lower, routerExtraData, sandboxSlugVmTypes, type SandboxChainTable, type SandboxCurrency } from './chainTable.ts';
 import { currencyAmountJson } from './currencyJson.ts';
 import { SandboxApiError } from './errors.ts';
 import { deprecatedFeesJson, feeSponsorshipJson } from './feeSets.ts';
@@ -58,6 +58,8 @@ export interface QuotedOrder {
   minimumOut: bigint;
   /** `orderData.output.deadline`, unix seconds. */
   deadlineSec: number;
+  /** Slippage tolerance the quote was priced with, bps. */
+  slippageBps: number;
   fees: FeeQuote;
   quotedAtSec: number;
   referrer: string | undefined;
@@ -86,6 +88,13 @@ function rateOf(route: QuoteRoute, expectedOut: bigint): string {
   return formatUnits(scaled, 18);
 }
 
+/**
+ * The canonical order (spec "protocol.v2" orderData) shaped like real quotes (fixture
+ * `quote-v2-base-usdc-to-arbitrum-usdt.json`): payment weight "1"; two refund options, both to the refund
+ * recipient with `minimumAmount` "0" and the output deadline — one on the origin chain in the payment currency,
+ * one on the destination chain in the output currency — each with `extraData` = that chain's v3 `erc20Router`
+ * left-padded to 32 bytes; `output.extraData` likewise the destination's v3 router.
+ */
 function buildOrderData(route: QuoteRoute, solver: Address, salt: Hex, min: bigint, exp: bigint, deadline: number): OrderData {
   return {
     version: 'v1',
@@ -107,7 +116,15 @@ function buildOrderData(route: QuoteRoute, solver: Address, salt: Hex, min: bigi
             currency: route.currencyIn.address,
             minimumAmount: '0',
             deadline,
-            extraData: '0x',
+            extraData: routerExtraData(route.origin),
+          },
+          {
+            chainId: route.destination.slug,
+            recipient: route.refundTo,
+            currency: route.currencyOut.address,
+            minimumAmount: '0',
+            deadline,
+            extraData: routerExtraData(route.destination),
           },
         ],
       },
@@ -124,7 +141,7 @@ function buildOrderData(route: QuoteRoute, solver: Address, salt: Hex, min: bigi
       ],
       calls: [],
       deadline,
-      extraData: '0x',
+      extraData: routerExtraData(route.destination),
     },
     fees: [],
   };
@@ -278,6 +295,7 @@ export async function buildQuote(input: BuildQuoteInput): Promise<BuiltQuote> {
     expectedOut,
     minimumOut,
     deadlineSec,
+    slippageBps: route.slippageBps,
     fees,
     quotedAtSec: input.nowSec,
     referrer: route.referrer,

@@ -5,6 +5,8 @@ import {
   createTestClient,
   createWalletClient,
   decodeEventLog,
+  encodeFunctionData,
+  erc20Abi,
   http,
   keccak256,
   multicall3Abi,
@@ -29,7 +31,14 @@ import {
   type LocalEvmChain,
   type SandboxAccount,
 } from '../../../src/sandbox/chains/localChains.ts';
-import { MULTICALL3_ADDRESS, sandboxDepositoryAbi, testStablecoinAbi } from '../../../src/sandbox/contracts/abis.ts';
+import {
+  approvalProxyAbi,
+  MULTICALL3_ADDRESS,
+  relayRouterAbi,
+  sandboxDepositoryAbi,
+  testStablecoinAbi,
+  testTetherAbi,
+} from '../../../src/sandbox/contracts/abis.ts';
 import { getArtifacts, type SandboxArtifacts } from '../../../src/sandbox/contracts/compile.ts';
 
 const USDC = (whole: string): bigint => wholeToBaseUnits(whole, 6);
@@ -108,6 +117,12 @@ describe('sandbox contracts compile', () => {
     for (const sig of signatures(sandboxDepositoryAbi)) expect(depository).toContain(sig);
     const stablecoin = signatures(artifacts.TestStablecoin.abi);
     for (const sig of signatures(testStablecoinAbi)) expect(stablecoin).toContain(sig);
+    const tether = signatures(artifacts.TestTetherToken.abi);
+    for (const sig of signatures(testTetherAbi)) expect(tether).toContain(sig);
+    const router = signatures(artifacts.RelayRouter.abi);
+    for (const sig of signatures(relayRouterAbi)) expect(router).toContain(sig);
+    const proxy = signatures(artifacts.ApprovalProxy.abi);
+    for (const sig of signatures(approvalProxyAbi)) expect(proxy).toContain(sig);
     const multicall = signatures(artifacts.Multicall3.abi, false);
     for (const name of ['aggregate3', 'getEthBalance', 'getCurrentBlockTimestamp']) {
       const viemItems = multicall3Abi.filter((item) => item.type === 'function' && item.name === name);
@@ -116,9 +131,12 @@ describe('sandbox contracts compile', () => {
     }
   });
 
-  it('emits the public depository selectors in the runtime code', () => {
+  it('emits the public depository, router and approval proxy selectors in the runtime code', () => {
     expect(artifacts.RelayDepository.deployedBytecode).toContain('49290c1c');
     expect(artifacts.RelayDepository.deployedBytecode).toContain('e8017952');
+    // relay-periphery: multicall, cleanupErc20s, cleanupNative; transferAndMulticall (README form, v3 form)
+    for (const selector of ['30be5567', '3b2253c8', '5de81e3f']) expect(artifacts.RelayRouter.deployedBytecode).toContain(selector);
+    for (const selector of ['30875056', 'f9e4bab4']) expect(artifacts.ApprovalProxy.deployedBytecode).toContain(selector);
   });
 });
 
@@ -195,13 +213,35 @@ describe('startLocalChains', () => {
     expect(ours.map((a) => a.address.toLowerCase())).toEqual(nodeAccounts.slice(0, 6).map((a) => a.toLowerCase()));
   });
 
-  it('deploys the depository and USDC at the same addresses on both chains, with code', async () => {
+  it('deploys the depository, USDC, USDT and both router + approval proxy pairs at the same addresses on both chains, with code', async () => {
     const expected = sandboxContractAddresses(sandbox.accounts.deployer.address);
+    const artifacts = await getArtifacts();
     for (const chain of [alpha, beta]) {
       expect(chain.depository).toBe(expected.depository);
       expect(chain.usdc).toBe(expected.usdc);
+      expect(chain.usdt).toBe(expected.usdt);
+      expect([chain.erc20Router, chain.approvalProxy, chain.v3.erc20Router, chain.v3.approvalProxy]).toEqual([
+        expected.erc20Router,
+        expected.approvalProxy,
+        expected.v3.erc20Router,
+        expected.v3.approvalProxy,
+      ]);
+      expect(new Set([chain.depository, chain.usdc, chain.usdt, chain.erc20Router, chain.approvalProxy, chain.v3.erc20Router, chain.v3.approvalProxy]).size).toBe(7);
       expect(chain.multicall3).toBe(MULTICALL3_ADDRESS);
       expect((await chain.publicClient.getCode({ address: chain.depository }))?.length).toBeGreaterThan(2);
+      for (const [address, name] of [
+        [chain.usdt, 'TestTetherToken'],
+        [chain.erc20Router, 'RelayRouter'],
+        [chain.v3.erc20Router, 'RelayRouter'],
+        [chain.approvalProxy, 'ApprovalProxy'],
+        [chain.v3.approvalProxy, 'ApprovalProxy'],
+      ] as const) {
+        // immutables (the proxy's router) are patched into the runtime code at deployment: compare lengths
+        expect((await chain.publicClient.getCode({ address }))?.length).toBe(artifacts[name].deployedBytecode.length);
+      }
+      const proxyRouter = (proxy: Address) => chain.publicClient.readContract({ address: proxy, abi: approvalProxyAbi, functionName: 'router' });
+      expect(await proxyRouter(chain.approvalProxy)).toBe(chain.erc20Router);
+      expect(await proxyRouter(chain.v3.approvalProxy)).toBe(chain.v3.erc20Router);
       expect(await chain.publicClient.getCode({ address: MULTICALL3_ADDRESS })).toBe((await getArtifacts()).Multicall3.deployedBytecode);
       const owner = await chain.publicClient.readContract({ address: chain.depository, abi: sandboxDepositoryAbi, functionName: 'owner' });
       expect(owner).toBe(sandbox.accounts.solver.address);
@@ -215,6 +255,8 @@ describe('startLocalChains', () => {
       const tokenRead = (fn: 'name' | 'symbol' | 'decimals') => ({ address: chain.usdc, abi: testStablecoinAbi, functionName: fn }) as const;
       const usdcOf = (who: Address) => ({ address: chain.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [who] }) as const;
       const ethOf = (who: Address) => ({ address: MULTICALL3_ADDRESS, abi: multicall3Abi, functionName: 'getEthBalance', args: [who] }) as const;
+      const usdtRead = (fn: 'name' | 'symbol' | 'decimals') => ({ address: chain.usdt, abi: testTetherAbi, functionName: fn }) as const;
+      const usdtOf = (who: Address) => ({ address: chain.usdt, abi: testTetherAbi, functionName: 'balanceOf', args: [who] }) as const;
       const results = await chain.publicClient.multicall({
         contracts: [tokenRead('name'), tokenRead('symbol'), tokenRead('decimals'), usdcOf(treasury.address), usdcOf(solver.address), ethOf(treasury.address), ethOf(solver.address), usdcOf(sandbox.accounts.extra[0]!.address)],
         allowFailure: false,
@@ -229,6 +271,11 @@ describe('startLocalChains', () => {
         ETH('100'),
         0n,
       ]);
+      const usdt = await chain.publicClient.multicall({
+        contracts: [usdtRead('name'), usdtRead('symbol'), usdtRead('decimals'), usdtOf(treasury.address), usdtOf(solver.address), usdtOf(sandbox.accounts.extra[0]!.address)],
+        allowFailure: false,
+      });
+      expect(usdt).toEqual(['Tether USD', 'USDT', 6, USDC('50000'), USDC('1000000'), 0n]);
     }
     expect(DEMO_BALANCES.alpha!.treasury!.usdc).toBe('90000');
     expect(DEMO_BALANCES.beta!.treasury!.usdc).toBe('10000');
@@ -309,6 +356,122 @@ describe('startLocalChains', () => {
     expect(event?.args).toEqual({ token: zeroAddress, to: treasury.address, amount: held, id: orderId('refund') });
   });
 
+  it('USDT approve reverts on a non-zero → non-zero change (like Tether) and works through zero', async () => {
+    const { treasury } = sandbox.accounts;
+    const w = wallet(alpha, treasury);
+    const spender = sandbox.accounts.extra[2]!.address;
+    const allowanceOf = () => alpha.publicClient.readContract({ address: alpha.usdt, abi: testTetherAbi, functionName: 'allowance', args: [treasury.address, spender] });
+    await mined(alpha, await w.writeContract({ address: alpha.usdt, abi: testTetherAbi, functionName: 'approve', args: [spender, 5n] }));
+    expect(await allowanceOf()).toBe(5n);
+    await expect(
+      alpha.publicClient.simulateContract({ account: treasury, address: alpha.usdt, abi: testTetherAbi, functionName: 'approve', args: [spender, 6n] }),
+    ).rejects.toThrow(/NonZeroAllowanceChange/);
+    // sent anyway (fixed gas, no estimation): the transaction is mined and reverts, the allowance is unchanged
+    const reverted = await w.writeContract({ address: alpha.usdt, abi: testTetherAbi, functionName: 'approve', args: [spender, 6n], gas: 100_000n });
+    expect((await alpha.publicClient.waitForTransactionReceipt({ hash: reverted })).status).toBe('reverted');
+    expect(await allowanceOf()).toBe(5n);
+    await mined(alpha, await w.writeContract({ address: alpha.usdt, abi: testTetherAbi, functionName: 'approve', args: [spender, 0n] }));
+    await mined(alpha, await w.writeContract({ address: alpha.usdt, abi: testTetherAbi, functionName: 'approve', args: [spender, 6n] }));
+    expect(await allowanceOf()).toBe(6n);
+    // like Tether, transfer returns no data at all (not even `true`)
+    const call = await alpha.publicClient.call({
+      account: treasury.address,
+      to: alpha.usdt,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [spender, 1n] }),
+    });
+    expect(call.data).toBeUndefined();
+  });
+
+  it('the depository takes and returns USDT although its transfer functions return nothing', async () => {
+    const { treasury, solver } = sandbox.accounts;
+    const w = wallet(beta, treasury);
+    const amount = USDC('321');
+    const id = orderId('usdt-deposit');
+    const usdtOf = (who: Address) => beta.publicClient.readContract({ address: beta.usdt, abi: testTetherAbi, functionName: 'balanceOf', args: [who] });
+    const before = await usdtOf(treasury.address);
+    await mined(beta, await w.writeContract({ address: beta.usdt, abi: testTetherAbi, functionName: 'approve', args: [beta.depository, amount] }));
+    const receipt = await mined(beta, await w.writeContract({ address: beta.depository, abi: depositoryAbi, functionName: 'depositErc20', args: [treasury.address, beta.usdt, amount, id] }));
+    const [event] = parseEventLogs({ abi: depositoryAbi, logs: receipt.logs, eventName: 'RelayErc20Deposit' });
+    expect(event?.args).toEqual({ from: treasury.address, token: beta.usdt, amount, id });
+    expect(await usdtOf(beta.depository)).toBe(amount);
+    expect(before - (await usdtOf(treasury.address))).toBe(amount);
+    await mined(beta, await wallet(beta, solver).writeContract({ address: beta.depository, abi: sandboxDepositoryAbi, functionName: 'withdrawErc20', args: [beta.usdt, treasury.address, amount, id] }));
+    expect(await usdtOf(treasury.address)).toBe(before);
+    expect(await usdtOf(beta.depository)).toBe(0n);
+  });
+
+  it.each([
+    ['erc20Router', 'usdc'],
+    ['v3.erc20Router', 'usdc'],
+    ['erc20Router', 'usdt'],
+  ] as const)('a stranger drains an allowance left with the %s (%s) through its multicall', async (which, token) => {
+    const { treasury } = sandbox.accounts;
+    const stranger = sandbox.accounts.extra[0]!;
+    const router = which === 'erc20Router' ? alpha.erc20Router : alpha.v3.erc20Router;
+    const tokenAddress = alpha[token];
+    const balanceOf = (who: Address) => alpha.publicClient.readContract({ address: tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+    const allowance = USDC('777');
+    await mined(alpha, await wallet(alpha, treasury).writeContract({ address: tokenAddress, abi: erc20Abi, functionName: 'approve', args: [router, allowance] }));
+    const treasuryBefore = await balanceOf(treasury.address);
+    const strangerBefore = await balanceOf(stranger.address);
+    const take = encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [treasury.address, stranger.address, allowance] });
+    await mined(
+      alpha,
+      await wallet(alpha, stranger).writeContract({
+        address: router,
+        abi: relayRouterAbi,
+        functionName: 'multicall',
+        args: [[{ target: tokenAddress, allowFailure: false, value: 0n, callData: take }], stranger.address, zeroAddress],
+      }),
+    );
+    expect(treasuryBefore - (await balanceOf(treasury.address))).toBe(allowance);
+    expect((await balanceOf(stranger.address)) - strangerBefore).toBe(allowance);
+    expect(await alpha.publicClient.readContract({ address: tokenAddress, abi: erc20Abi, functionName: 'allowance', args: [treasury.address, router] })).toBe(0n);
+  });
+
+  it.each([['approvalProxy'], ['v3.approvalProxy']] as const)(
+    'the %s pulls approved USDT into its router, runs the calls there, and leftovers are swept by cleanupErc20s',
+    async (which) => {
+      const { treasury } = sandbox.accounts;
+      const recipient = sandbox.accounts.extra[1]!.address;
+      const proxy = which === 'approvalProxy' ? beta.approvalProxy : beta.v3.approvalProxy;
+      const router = which === 'approvalProxy' ? beta.erc20Router : beta.v3.erc20Router;
+      const usdtOf = (who: Address) => beta.publicClient.readContract({ address: beta.usdt, abi: testTetherAbi, functionName: 'balanceOf', args: [who] });
+      const w = wallet(beta, treasury);
+      const amount = USDC('100');
+      await mined(beta, await w.writeContract({ address: beta.usdt, abi: testTetherAbi, functionName: 'approve', args: [proxy, amount] }));
+      const before = await usdtOf(treasury.address);
+      // the router forwards 60 to the recipient and keeps 40
+      const forward = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [recipient, USDC('60')] });
+      const calls = [{ target: beta.usdt, allowFailure: false, value: 0n, callData: forward }] as const;
+      const hash =
+        which === 'approvalProxy'
+          ? await w.writeContract({ address: proxy, abi: approvalProxyAbi, functionName: 'transferAndMulticall', args: [[beta.usdt], [amount], calls, treasury.address, zeroAddress] })
+          : await w.writeContract({ address: proxy, abi: approvalProxyAbi, functionName: 'transferAndMulticall', args: [[beta.usdt], [amount], calls, treasury.address, zeroAddress, '0x'] });
+      await mined(beta, hash);
+      expect(before - (await usdtOf(treasury.address))).toBe(amount);
+      expect(await usdtOf(recipient)).toBe(USDC('60'));
+      expect(await usdtOf(router)).toBe(USDC('40'));
+      // anyone may sweep what is left on the router (amount 0 = the whole balance)
+      const sweeper = sandbox.accounts.extra[0]!;
+      await mined(beta, await wallet(beta, sweeper).writeContract({ address: router, abi: relayRouterAbi, functionName: 'cleanupErc20s', args: [[beta.usdt], [sweeper.address], [0n]] }));
+      expect(await usdtOf(router)).toBe(0n);
+      expect(await usdtOf(sweeper.address)).toBe(USDC('40'));
+    },
+  );
+
+  it('the router sends native currency left with it to refundTo, or via cleanupNative to anyone who asks', async () => {
+    const stranger = sandbox.accounts.extra[0]!;
+    const refundTo = sandbox.accounts.extra[2]!.address;
+    const before = await alpha.publicClient.getBalance({ address: refundTo });
+    await mined(alpha, await wallet(alpha, stranger).writeContract({ address: alpha.v3.erc20Router, abi: relayRouterAbi, functionName: 'multicall', args: [[], refundTo, zeroAddress], value: ETH('0.5') }));
+    expect((await alpha.publicClient.getBalance({ address: refundTo })) - before).toBe(ETH('0.5'));
+    expect(await alpha.publicClient.getBalance({ address: alpha.v3.erc20Router })).toBe(0n);
+    await mined(alpha, await wallet(alpha, sandbox.accounts.treasury).sendTransaction({ to: alpha.erc20Router, value: ETH('0.25') }));
+    await mined(alpha, await wallet(alpha, stranger).writeContract({ address: alpha.erc20Router, abi: relayRouterAbi, functionName: 'cleanupNative', args: [0n, refundTo] }));
+    expect((await alpha.publicClient.getBalance({ address: refundTo })) - before).toBe(ETH('0.75'));
+  });
+
   it('lets only the deployer mint USDC', async () => {
     await expect(
       alpha.publicClient.simulateContract({ account: sandbox.accounts.treasury, address: alpha.usdc, abi: testStablecoinAbi, functionName: 'mint', args: [sandbox.accounts.treasury.address, 1n] }),
@@ -321,7 +484,7 @@ describe('startLocalChains with custom chains, preset and interval mining', () =
   it('funds only what the preset names, mines blocks on its own, and stop() kills every anvil process', async () => {
     const sandbox = await startLocalChains({
       chains: [{ slug: 'gamma', displayName: 'Gamma', chainId: 31777 }],
-      balances: { gamma: { extra1: { usdc: '5.25', eth: '0' } } },
+      balances: { gamma: { extra1: { usdc: '5.25', usdt: '0.5', eth: '0' } } },
       blockTimeSec: 1,
     });
     const pids = sandbox.chains.map((c) => c.pid);
@@ -330,15 +493,17 @@ describe('startLocalChains with custom chains, preset and interval mining', () =
       const [gamma] = sandbox.chains as [LocalEvmChain]; // one chain requested
       expect(await gamma.publicClient.getChainId()).toBe(31777);
       const extra1 = sandbox.accounts.extra[1]!.address;
-      const [extraUsdc, treasuryUsdc, extraEth] = await gamma.publicClient.multicall({
+      const [extraUsdc, treasuryUsdc, extraEth, extraUsdt, treasuryUsdt] = await gamma.publicClient.multicall({
         contracts: [
           { address: gamma.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [extra1] },
           { address: gamma.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [sandbox.accounts.treasury.address] },
           { address: MULTICALL3_ADDRESS, abi: multicall3Abi, functionName: 'getEthBalance', args: [extra1] },
+          { address: gamma.usdt, abi: testTetherAbi, functionName: 'balanceOf', args: [extra1] },
+          { address: gamma.usdt, abi: testTetherAbi, functionName: 'balanceOf', args: [sandbox.accounts.treasury.address] },
         ],
         allowFailure: false,
       });
-      expect([extraUsdc, treasuryUsdc, extraEth]).toEqual([5_250_000n, 0n, 0n]);
+      expect([extraUsdc, treasuryUsdc, extraEth, extraUsdt, treasuryUsdt]).toEqual([5_250_000n, 0n, 0n, 500_000n, 0n]);
       const first = await gamma.publicClient.getBlockNumber({ cacheTime: 0 });
       // no transactions are sent: only interval mining can move the head
       await pollUntil('a block mined by the interval', () => gamma.publicClient.getBlockNumber({ cacheTime: 0 }), (n) => n > first);
