@@ -4,14 +4,14 @@
  * with `expandedPriceImpact`, and `protocol.v2` with a real order id (EIP-712 struct hash) and the solver's
  * EIP-191 signature over it. No I/O: chain reads (fee data, balances) are passed in, `nowSec` is given.
  */
-import { bytesToHex, formatUnits, type Address, type Hex, type LocalAccount } from 'viem';
+import { bytesToHex, type Address, type Hex, type LocalAccount } from 'viem';
 import { formatUsdMicros } from '../../core/units.ts';
 import { computeOrderId } from '../../protocol/orderId.ts';
 import { signOrderId } from '../../protocol/orderSignature.ts';
 import type { OrderData } from '../../relay/schemas.ts';
 import type { SandboxFaults } from '../faults.ts';
 import { lower, routerExtraData, sandboxSlugVmTypes, type SandboxChainTable, type SandboxCurrency } from './chainTable.ts';
-import { currencyAmountJson } from './currencyJson.ts';
+import { currencyAmountJson, rateString } from './currencyJson.ts';
 import { SandboxApiError } from './errors.ts';
 import { deprecatedFeesJson, feeSponsorshipJson } from './feeSets.ts';
 import { computeFees, DEFAULT_SANDBOX_PRICING, minimumAfterSlippage, type FeeQuote, type SandboxPricing } from './fees.ts';
@@ -78,14 +78,6 @@ export function randomBytes32(): Hex {
 
 function neg(usdMicros: bigint): string {
   return formatUsdMicros(-usdMicros);
-}
-
-/** One input unit in output units, 18 fractional digits (spec "details": rate). */
-function rateOf(route: QuoteRoute, expectedOut: bigint): string {
-  const scaled =
-    (expectedOut * 10n ** BigInt(route.currencyIn.decimals) * 10n ** 18n) /
-    (route.amountIn * 10n ** BigInt(route.currencyOut.decimals));
-  return formatUnits(scaled, 18);
 }
 
 /**
@@ -245,7 +237,7 @@ export async function buildQuote(input: BuildQuoteInput): Promise<BuiltQuote> {
         app: { usd: neg(fees.app.usdMicros) },
         sponsored: { usd: formatUsdMicros(sponsoredUsdMicros) },
       },
-      rate: rateOf(route, expectedOut),
+      rate: rateString(route.amountIn, currencyIn.decimals, expectedOut, currencyOut.decimals),
       slippageTolerance: {
         origin: { usd: '0', value: '0', percent: '0.00' },
         destination: {

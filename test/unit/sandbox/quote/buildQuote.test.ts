@@ -195,8 +195,10 @@ describe('buildQuote: USDC alpha → beta bridge', () => {
 });
 
 describe('buildQuote: refusals', () => {
-  it('EXACT_OUTPUT → UNSUPPORTED_TRADE_TYPE', async () => {
-    expect((await rejected(build(usdcRequest({ tradeType: 'EXACT_OUTPUT' })))).code).toBe('UNSUPPORTED_TRADE_TYPE');
+  it('EXACT_OUTPUT → 400 message-only (no public code says "the sandbox does not quote this")', async () => {
+    const e = await rejected(build(usdcRequest({ tradeType: 'EXACT_OUTPUT' })));
+    expect([e.status, e.code]).toEqual([400, null]);
+    expect(e.toBody()).toEqual({ message: expect.stringContaining('EXACT_INPUT') });
   });
   it('unknown chain → UNSUPPORTED_CHAIN, unknown currency → UNSUPPORTED_CURRENCY', async () => {
     expect((await rejected(build(usdcRequest({ destinationChainId: 1 })))).code).toBe('UNSUPPORTED_CHAIN');
@@ -209,13 +211,14 @@ describe('buildQuote: refusals', () => {
     expect((await rejected(build(usdcRequest({ amount: '215000' })))).code).toBe('AMOUNT_TOO_LOW');
     expect((await build(usdcRequest({ amount: '215001' }))).order.expectedOut).toBe(1n);
   });
-  it('solver balance below the output → INSUFFICIENT_LIQUIDITY', async () => {
+  it('solver balance below the output → INSUFFICIENT_LIQUIDITY {message, errorCode, errorData}', async () => {
     const e = await rejected(build(usdcRequest(), { balances: { userIn: 0n, solverOut: 999_784_999n } }));
     expect(e.code).toBe('INSUFFICIENT_LIQUIDITY');
+    expect(e.toBody()).toEqual({ message: expect.any(String), errorCode: 'INSUFFICIENT_LIQUIDITY', errorData: 'available=999784999' });
   });
-  it('bad user address → INVALID_ADDRESS; destination calls → UNSUPPORTED_ROUTE', async () => {
+  it('bad user address → INVALID_ADDRESS; destination calls → EXTRA_TXS_NOT_SUPPORTED', async () => {
     expect((await rejected(build(usdcRequest({ user: 'not-an-address' })))).code).toBe('INVALID_ADDRESS');
     const txs = [{ to: USER, value: '0', data: '0x' }];
-    expect((await rejected(build(usdcRequest({ txs })))).code).toBe('UNSUPPORTED_ROUTE');
+    expect((await rejected(build(usdcRequest({ txs })))).code).toBe('EXTRA_TXS_NOT_SUPPORTED');
   });
 });
