@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { DECIMAL_STRING_RE } from '../core/units.ts';
+import { FAULT_FAIL_REASONS, FAULT_REFUND_FAIL_REASONS, type FailReason, type RefundFailReason } from './failReasons.ts';
 
 /**
  * Ways a served quote can be tampered with AFTER the solver signed it. Each one breaks exactly one rule of
@@ -71,6 +72,11 @@ export interface HttpErrorBurst {
  *   instead of leaving them in the depository: to the refund recipient of the order the deposit's id names,
  *   else to the depositor.
  * - `failure`: the request ends `failure`; the deposit stays in the depository (withdrawable).
+ * - `failReason`: the published `failReason` the `failure` and `refund` faults record (default `UNKNOWN`).
+ * - `refundFailReason`: with `refund`, the refund leg fails with this published reason: nothing is returned,
+ *   the request ends `failure` (failReason per `failReason`) and the deposit stays withdrawable.
+ * - `delayed`: after the deposit is indexed the status goes `pending` → `delayed` (the live API's status for a
+ *   fill running late, DESIGN.md "Status enum") before the fill is sent.
  * - `fillAmount`: what a fill pays the recipient: the quote's `expectedAmount` (default) or only its
  *   `minimumAmount`, the floor the real service guarantees (spec "protocol.v2": orderData).
  * - `tamper` / `tamperCount`: tamper the next `tamperCount` served quotes (every quote while `tamperCount`
@@ -86,6 +92,9 @@ export interface SandboxFaults {
   neverFill: boolean;
   refund: boolean;
   failure: boolean;
+  failReason: Exclude<FailReason, 'N/A'>;
+  refundFailReason: Exclude<RefundFailReason, 'N/A'> | null;
+  delayed: boolean;
   fillAmount: FillAmount;
   tamper?: TamperKind | null;
   tamperCount?: number | null;
@@ -104,6 +113,9 @@ export const DEFAULT_SANDBOX_FAULTS: Readonly<SandboxFaults> = Object.freeze({
   neverFill: false,
   refund: false,
   failure: false,
+  failReason: 'UNKNOWN',
+  refundFailReason: null,
+  delayed: false,
   fillAmount: 'expected',
   tamper: null,
   tamperCount: null,
@@ -131,6 +143,9 @@ export const SandboxFaultsPatchSchema = z.strictObject({
   neverFill: z.boolean().optional(),
   refund: z.boolean().optional(),
   failure: z.boolean().optional(),
+  failReason: z.enum(FAULT_FAIL_REASONS).optional(),
+  refundFailReason: z.enum(FAULT_REFUND_FAIL_REASONS).nullable().optional(),
+  delayed: z.boolean().optional(),
   fillAmount: z.enum(['expected', 'minimum']).optional(),
   tamper: z.enum(TAMPER_KINDS).nullable().optional(),
   tamperCount: z.number().int().min(0).nullable().optional(),

@@ -1,6 +1,7 @@
 /**
  * Starts the whole local Relay sandbox (DESIGN.md "The local Relay sandbox"): anvil chains with the
- * depository and test USDC (`src/sandbox/chains`), the Relay-compatible HTTP API and the solver.
+ * depository, test USDC and USDT and the router contracts (`src/sandbox/chains`), the Relay-compatible HTTP
+ * API and the solver.
  */
 import { pino, type Logger } from 'pino';
 import { createWalletClient, http, type LocalAccount } from 'viem';
@@ -17,7 +18,7 @@ import { RequestStore } from './api/requestStore.ts';
 import { createSandboxApi } from './api/server.ts';
 import type { SandboxState } from './api/state.ts';
 import type { SandboxFaults } from './faults.ts';
-import { SANDBOX_ETH, sandboxUsdc, type SandboxChainInfo } from './quote/chainTable.ts';
+import { lower, SANDBOX_ETH, sandboxUsdc, sandboxUsdt, type SandboxChainInfo } from './quote/chainTable.ts';
 import { DEFAULT_SANDBOX_PRICING } from './quote/fees.ts';
 import { DEFAULT_PRICES_USD, parsePrices } from './quote/prices.ts';
 import { startSolver } from './solver/solver.ts';
@@ -28,7 +29,7 @@ export interface SandboxOptions {
   chains?: LocalChainDef[];
   /** Initial balances (default the chains module's DEMO_BALANCES). */
   balances?: BalancePreset;
-  /** ETH price in USD, decimal string (default "3000"); USDC is 1 USD. */
+  /** ETH price in USD, decimal string (default "3000"); USDC and USDT are 1 USD. */
   ethUsd?: string;
   /** API port on 127.0.0.1 (default 0: a free port). */
   port?: number;
@@ -44,6 +45,10 @@ export interface SandboxOptions {
 export interface Sandbox {
   /** Base URL of the API, e.g. `http://127.0.0.1:41234`. */
   apiUrl: string;
+  /**
+   * The started chains with their contract addresses: `depository`, `usdc`, `usdt`, `multicall3`,
+   * `erc20Router`, `approvalProxy`, `v3.erc20Router`, `v3.approvalProxy` (as GET /chains lists them).
+   */
   chains: LocalEvmChain[];
   accounts: SandboxAccounts;
   /** Applies a partial faults patch (top-level keys replace). */
@@ -54,17 +59,20 @@ export interface Sandbox {
   stop(): Promise<void>;
 }
 
-/** Builds the chain table entry of a started chain: native ETH and the test USDC. */
+/** Builds the chain table entry of a started chain: native ETH, the test USDC and USDT, the router contracts. */
 function chainInfo(c: LocalEvmChain): SandboxChainInfo {
   return {
     chainId: c.def.chainId,
     slug: c.def.slug,
     displayName: c.def.displayName,
     rpcUrl: c.rpcUrl,
-    depository: c.depository.toLowerCase() as SandboxChainInfo['depository'], // lower-case of a valid address
+    depository: lower(c.depository),
     multicall3: c.multicall3,
+    erc20Router: lower(c.erc20Router),
+    approvalProxy: lower(c.approvalProxy),
+    v3: { erc20Router: lower(c.v3.erc20Router), approvalProxy: lower(c.v3.approvalProxy) },
     native: SANDBOX_ETH,
-    erc20: [sandboxUsdc(c.usdc)],
+    erc20: [sandboxUsdc(c.usdc), sandboxUsdt(c.usdt)],
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * GET /chains document of the sandbox (spec "Chain object (GET /chains, array `chains`)"): one EVM chain object
- * per sandbox chain with its native ETH, the test USDC, Multicall3, the solver address and protocol.v2
- * (slug and depository).
+ * per sandbox chain with its native ETH, the test USDC and USDT, its contracts (`multicall3`, `erc20Router`,
+ * `approvalProxy` and the `v3` group, every one deployed on the chain), the solver address and protocol.v2
+ * (slug and depository; the depository is listed there only, as in real responses).
  */
 import type { Address } from 'viem';
 import type { SandboxChainTable, SandboxCurrency } from '../quote/chainTable.ts';
@@ -40,7 +41,12 @@ export function buildChainsDocument(table: SandboxChainTable, solver: Address) {
       featuredTokens: [],
       erc20Currencies: c.erc20.map(chainCurrency),
       solverCurrencies: [c.native, ...c.erc20].map(chainCurrency),
-      contracts: { multicall3: c.multicall3 },
+      contracts: {
+        multicall3: c.multicall3,
+        erc20Router: c.erc20Router,
+        approvalProxy: c.approvalProxy,
+        v3: { erc20Router: c.v3.erc20Router, approvalProxy: c.v3.approvalProxy },
+      },
       solverAddresses: [solver.toLowerCase()],
       tags: ['sandbox'],
       protocol: { v2: { chainId: c.slug, depository: c.depository } },

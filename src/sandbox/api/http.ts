@@ -1,6 +1,5 @@
 /**
- * Small node:http helpers for the sandbox API: JSON bodies in and out, and the error body shape of spec
- * "Errors" (`{message, errorCode, errorData?}`).
+ * Small node:http helpers for the sandbox API: JSON bodies in and out.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SandboxApiError } from '../quote/errors.ts';
@@ -11,7 +10,7 @@ export const MAX_BODY_BYTES = 1_000_000;
 /**
  * Reads and parses a JSON request body. An empty body reads as `{}`.
  *
- * @throws SandboxApiError 400 `INVALID_REQUEST` when the body is not JSON or is larger than {@link MAX_BODY_BYTES}
+ * @throws SandboxApiError 400 `{message}` when the body is not JSON or is larger than {@link MAX_BODY_BYTES}
  */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -19,7 +18,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   for await (const chunk of req) {
     const buf = chunk as Buffer; // node:http yields Buffers when no encoding is set
     size += buf.length;
-    if (size > MAX_BODY_BYTES) throw new SandboxApiError(400, 'INVALID_REQUEST', `request body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) throw new SandboxApiError(400, null, `request body is larger than ${MAX_BODY_BYTES} bytes`);
     chunks.push(buf);
   }
   const text = Buffer.concat(chunks).toString('utf8');
@@ -27,7 +26,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new SandboxApiError(400, 'INVALID_REQUEST', 'request body is not valid JSON; send Content-Type: application/json');
+    throw new SandboxApiError(400, null, 'request body is not valid JSON; send Content-Type: application/json');
   }
 }
 

@@ -1,15 +1,20 @@
 /**
- * JSON views of a request record: the status record of GET /intents/status/v3 (spec "Request status record")
- * and the request record of GET /requests/v3 (spec "Request record", "Full fee breakdown").
+ * JSON views of a request record: the status record of GET /intents/status/v3 (spec "Request status record",
+ * "Events" payload) and the request record of GET /requests/v3 (spec "Request record"), the latter in the v3
+ * shape Relay publishes (relayprotocol/relay-docs `migrating-to-requests-v3.mdx`; field types from relay-kit's
+ * generated API types).
  */
-import { formatUsdMicros } from '../../core/units.ts';
-import { findChain, type SandboxChainTable } from '../quote/chainTable.ts';
-import type { FeeComponent, FeeQuote } from '../quote/fees.ts';
-import type { RequestRecord } from './requestStore.ts';
+import type { SandboxChainTable } from '../quote/chainTable.ts';
+import { findChain } from '../quote/chainTable.ts';
+import type { UsdPrices } from '../quote/prices.ts';
+import { feesJson, inTxJson, outTxJson, routeJson } from './requestData.ts';
+import type { RequestRecord, SandboxRequestStatus } from './requestStore.ts';
 
 /**
- * GET /intents/status/v3 body: status, inTxHashes, txHashes, updatedAt (ms), originChainId,
- * destinationChainId, plus requestId, failReason (`N/A` unless failed/refunded), refundFailReason, details.
+ * GET /intents/status/v3 body: status (the spec's values, plus `delayed` under the `delayed` fault),
+ * inTxHashes, txHashes, updatedAt (ms), originChainId, destinationChainId, plus requestId, failReason (`N/A`
+ * unless failed or refunded, then a published reason or `UNKNOWN`), refundFailReason (`N/A` unless a refund
+ * leg failed) and details (null).
  */
 export function statusJson(r: RequestRecord) {
   return {
@@ -21,85 +26,98 @@ export function statusJson(r: RequestRecord) {
     destinationChainId: r.destinationChainId,
     requestId: r.requestId,
     failReason: r.failReason,
-    refundFailReason: 'N/A',
+    refundFailReason: r.refundFailReason,
     details: null,
   };
 }
 
-function component(c: FeeComponent) {
-  return { usd: formatUsdMicros(c.usdMicros), amount: c.amount.toString() };
+/** What a request record view needs besides the record. */
+export interface RecordContext {
+  chains: SandboxChainTable;
+  prices: UsdPrices;
+}
+
+/** GET /requests/v3 reports `delayed` as `pending`: v3's status set has no `delayed` (migration guide). */
+function v3Status(status: SandboxRequestStatus) {
+  return status === 'delayed' ? 'pending' : status;
+}
+
+/** `requestType` of a quoted order (v3: `Bridge`, `Crosschain Swap`, `Same-chain Swap`, ...). */
+function requestType(r: RequestRecord): string | null {
+  const o = r.order;
+  if (!o) return null;
+  if (o.originChainId === o.destinationChainId) return 'Same-chain Swap';
+  return o.currencyIn.symbol === o.currencyOut.symbol ? 'Bridge' : 'Crosschain Swap';
 }
 
 /**
- * `data.fees.quoted` (spec "Full fee breakdown": execution, swap, platform, app, sponsored). Each component
- * is `{usd, amount}`: the cost as a positive USD string and in input-currency base units.
+ * One GET /requests/v3 record.
+ * - `status`: as the status endpoint, `delayed` shown as `pending`.
+ * - `data.failReason` / `refundFailReason`: null when `N/A` (v3 uses null); `failedTxHash` /
+ *   `failedTxBlockNumber` name a reverted fill or refund.
+ * - `data.inTxs` / `outTxs`: `{txHash, block, type, chainId (number), timestamp, status, data, stateChanges}`;
+ *   outTxs add `fee` (wei).
+ * - `protocol.isWithdrawable`: true when the request ended `failure` with its deposit still in the depository
+ *   (a failed fill, a failed refund leg, or a deposit that paid no order exactly), which is never returned
+ *   automatically (spec "What the service does" 5). `protocol.deposit.origin`: depositor, `chainId` (number),
+ *   currency, amount, depository, onchainId (the deposit's order id), transactionId. `protocol.settlement`:
+ *   mined fills and refunds.
+ * - `createdAt` / `updatedAt`: ISO-8601 strings.
  */
-export function feesJson(f: FeeQuote) {
-  return {
-    execution: component(f.execution),
-    swap: component(f.swap),
-    platform: component(f.platform),
-    app: component(f.app),
-    sponsored: { usd: '0', amount: '0' },
-  };
-}
-
-/**
- * One GET /requests/v3 record. `protocol.isWithdrawable` is true when the request ended `failure` with its
- * deposit still in the depository: a failed fill, or a deposit that paid no order exactly (wrong chain,
- * depositor, currency or amount, expired or unknown order, second deposit), which is never returned
- * automatically (spec "What the service does" 5, "Request record"). `protocol.deposit.origin.chainId` is the
- * protocol slug, like the withdrawal endpoints use. `createdAt`/`updatedAt` are ISO-8601 strings.
- */
-export function requestJson(r: RequestRecord, table: SandboxChainTable) {
-  const slugOf = (chainId: number) => findChain(table, chainId)?.slug ?? String(chainId);
+export function requestJson(r: RequestRecord, ctx: RecordContext) {
   const order = r.order;
-  const outChain = r.status === 'refund' ? r.originChainId : r.destinationChainId;
-  const quoted = order ? feesJson(order.fees) : null;
+  const deposit = r.deposit;
+  const failed = r.outTxs.find((o) => o.status === 'failure');
+  const settled = (kind: 'fill' | 'refund') =>
+    r.outTxs.filter((o) => o.kind === kind && o.status === 'success').map((o) => ({ chainId: o.chainId, transactionId: o.txHash }));
+  const solverChain = order ? ctx.chains.find((c) => c.slug === order.orderData.solverChainId) : undefined;
   return {
     id: r.requestId,
-    status: r.status,
+    status: v3Status(r.status),
     user: r.user,
+    sender: order?.user ?? deposit?.from ?? r.user,
     recipient: r.recipient,
+    refundTo: null,
+    depositAddress: null,
+    requestType: requestType(r),
     data: {
-      failReason: r.failReason,
-      refundFailReason: 'N/A',
-      fees: quoted ? { quoted, ...(r.status === 'success' ? { actual: quoted } : {}) } : {},
-      inTxs: r.deposit
-        ? [{ hash: r.deposit.txHash, chainId: r.deposit.chainId, blockNumber: Number(r.deposit.blockNumber) }]
-        : [],
-      outTxs: r.txHashes.map((hash) => ({ hash, chainId: outChain })),
-      metadata: order
-        ? {
-            sender: order.user,
-            recipient: order.recipient,
-            currencyIn: { chainId: order.originChainId, address: order.currencyIn.address, amount: order.amountIn.toString() },
-            currencyOut: {
-              chainId: order.destinationChainId,
-              address: order.currencyOut.address,
-              amount: (r.filledAmount ?? order.expectedOut).toString(),
-              minimumAmount: order.minimumOut.toString(),
-            },
-          }
-        : null,
+      slippageTolerance: order ? String(order.slippageBps) : null,
+      failReason: r.failReason === 'N/A' ? null : r.failReason,
+      refundFailReason: r.refundFailReason === 'N/A' ? null : r.refundFailReason,
+      failedTxHash: failed?.txHash ?? null,
+      failedTxBlockNumber: failed?.block ?? null,
+      failedCallData: null,
+      usesExternalLiquidity: false,
+      inTxs: deposit ? [inTxJson(deposit)] : [],
+      outTxs: r.outTxs.map(outTxJson),
+      fees: order ? feesJson(order, r.status === 'success') : null,
+      route: order ? routeJson(order, r.status === 'success' ? r.filledAmount : null, ctx.prices) : null,
     },
     protocol: {
-      isWithdrawable: r.status === 'failure' && r.deposit !== null,
-      orderId: order?.orderId ?? r.deposit?.id ?? null,
-      ...(r.deposit
+      orderId: order?.orderId ?? deposit?.id ?? null,
+      hubType: 'onchain',
+      isWithdrawable: r.status === 'failure' && deposit !== null,
+      ...(order
+        ? { solver: { address: order.orderData.solver, protocolChainId: order.orderData.solverChainId, chainId: solverChain?.chainId ?? null } }
+        : {}),
+      ...(deposit
         ? {
             deposit: {
               origin: {
-                depositor: r.deposit.from,
-                chainId: slugOf(r.deposit.chainId),
-                currency: r.deposit.currency,
-                amount: r.deposit.amount.toString(),
-                transactionId: r.deposit.txHash,
+                amount: deposit.amount.toString(),
+                chainId: deposit.chainId,
+                currency: deposit.currency,
+                depositor: deposit.from,
+                depository: findChain(ctx.chains, deposit.chainId)?.depository ?? null,
+                onchainId: deposit.id,
+                transactionId: deposit.txHash,
               },
             },
           }
         : {}),
+      settlement: { destination: { fills: settled('fill'), refunds: settled('refund') } },
     },
+    features: order && order.fees.bps.app > 0 ? ['app_fees'] : [],
     createdAt: new Date(r.createdAtMs).toISOString(),
     updatedAt: new Date(r.updatedAtMs).toISOString(),
   };

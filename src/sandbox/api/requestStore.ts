@@ -1,11 +1,17 @@
 /**
  * In-memory request records of the sandbox: one per served quote (from `waiting`), plus one per deposit that
- * did not pay a waiting quote exactly (its own request id; the quote it named is left untouched). Status transitions only move forward (spec "States and transitions"):
- * waiting → depositing → pending → submitted → success | failure | refund; terminal states never change.
+ * did not pay a waiting quote exactly (its own request id; the quote it named is left untouched). Status
+ * transitions only move forward (spec "States and transitions"): waiting → depositing → pending → delayed →
+ * submitted → success | failure | refund; terminal states never change. `delayed` is the live API's status for
+ * a fill running late (DESIGN.md "Status enum"); the sandbox enters it only under the `delayed` fault.
  */
 import type { Address, Hex } from 'viem';
-import type { KnownRequestStatus as RequestStatus } from '../../relay/schemas.ts';
+import type { KnownRequestStatus } from '../../relay/schemas.ts';
+import type { FailReason, RefundFailReason } from '../failReasons.ts';
 import type { QuotedOrder } from '../quote/buildQuote.ts';
+
+/** Request statuses the sandbox reports on GET /intents/status/v3: the spec's seven plus `delayed`. */
+export type SandboxRequestStatus = KnownRequestStatus;
 
 /** A depository deposit event (its fields plus where it was found). Amount in base units. */
 export interface DepositEvent {
@@ -27,12 +33,27 @@ export interface ObservedDeposit extends DepositEvent {
   blockTimestamp: number;
 }
 
+/**
+ * A transaction the solver sent for a request (a fill on the destination, or a refund on the origin chain).
+ * `block`, `timestampSec`, `feeWei` and `status` are null until its receipt is read.
+ */
+export interface OutTx {
+  txHash: Hex;
+  chainId: number;
+  kind: 'fill' | 'refund';
+  block: number | null;
+  timestampSec: number | null;
+  /** Gas used × effective gas price, wei. */
+  feeWei: bigint | null;
+  status: 'success' | 'failure' | null;
+}
+
 /** A tracked request. Times are unix milliseconds. */
 export interface RequestRecord {
   requestId: Hex;
   /** The quoted order, or null for a deposit that matched no quote. */
   order: QuotedOrder | null;
-  status: RequestStatus;
+  status: SandboxRequestStatus;
   user: Address;
   recipient: Address;
   originChainId: number;
@@ -40,27 +61,33 @@ export interface RequestRecord {
   inTxHashes: Hex[];
   txHashes: Hex[];
   deposit: ObservedDeposit | null;
-  /** `N/A` unless failed or refunded (spec "Webhooks" failReason). */
-  failReason: string;
+  /** Transactions the solver sent (fill or refund), with their receipts once mined. */
+  outTxs: OutTx[];
+  /** `N/A` unless failed or refunded, then the published reason or `UNKNOWN` (spec "Events" failReason). */
+  failReason: FailReason;
+  /** Why a refund leg failed; `N/A` by default (spec "Events" refundFailReason). */
+  refundFailReason: RefundFailReason;
   /** Output actually delivered, destination base units (set on success). */
   filledAmount: bigint | null;
   createdAtMs: number;
   updatedAtMs: number;
 }
 
-const RANK: Readonly<Record<RequestStatus, number>> = {
+const RANK: Readonly<Record<SandboxRequestStatus, number>> = {
   waiting: 0,
   depositing: 1,
   pending: 2,
   delayed: 3,
-  submitted: 3,
-  success: 4,
-  failure: 4,
-  refund: 4,
+  submitted: 4,
+  success: 5,
+  failure: 5,
+  refund: 5,
 };
 
 /** Fields a transition may set along with the status. */
-export type RecordPatch = Partial<Pick<RequestRecord, 'inTxHashes' | 'txHashes' | 'deposit' | 'failReason' | 'filledAmount'>>;
+export type RecordPatch = Partial<
+  Pick<RequestRecord, 'inTxHashes' | 'txHashes' | 'deposit' | 'outTxs' | 'failReason' | 'refundFailReason' | 'filledAmount'>
+>;
 
 /** Stores request records and enforces forward-only status changes. Not persistent. */
 export class RequestStore {
@@ -86,7 +113,9 @@ export class RequestStore {
       inTxHashes: [],
       txHashes: [],
       deposit: null,
+      outTxs: [],
       failReason: 'N/A',
+      refundFailReason: 'N/A',
       filledAmount: null,
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
@@ -113,7 +142,9 @@ export class RequestStore {
       inTxHashes: [deposit.txHash],
       txHashes: [],
       deposit,
+      outTxs: [],
       failReason: 'N/A',
+      refundFailReason: 'N/A',
       filledAmount: null,
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
@@ -148,7 +179,7 @@ export class RequestStore {
    *
    * @returns true when the record moved; false (nothing changed) when `to` is not after the current status
    */
-  advance(record: RequestRecord, to: RequestStatus, patch: RecordPatch, nowMs: number): boolean {
+  advance(record: RequestRecord, to: SandboxRequestStatus, patch: RecordPatch, nowMs: number): boolean {
     if (RANK[to] <= RANK[record.status]) return false;
     Object.assign(record, patch, { status: to, updatedAtMs: Math.max(nowMs, record.updatedAtMs) });
     for (const listener of this.#listeners) listener(record);

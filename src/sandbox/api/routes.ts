@@ -31,9 +31,9 @@ export function getChains(state: SandboxState): RouteResult {
  */
 export function getStatus(state: SandboxState, query: URLSearchParams): RouteResult {
   const requestId = query.get('requestId');
-  if (!requestId) throw new SandboxApiError(400, 'INVALID_REQUEST', 'requestId query parameter is required');
+  if (!requestId) throw new SandboxApiError(400, null, 'requestId query parameter is required');
   const record = state.requests.byRequestId(requestId);
-  if (!record) throw new SandboxApiError(404, 'NOT_FOUND', `no request ${requestId}; request ids come from POST /quote/v2`);
+  if (!record) throw new SandboxApiError(404, null, `no request ${requestId}; request ids come from POST /quote/v2`);
   return ok(statusJson(record));
 }
 
@@ -47,7 +47,7 @@ export function getRequests(state: SandboxState, query: URLSearchParams): RouteR
   const user = query.get('user');
   const status = query.get('status');
   if (status !== null && !(REQUEST_STATUSES as readonly string[]).includes(status)) {
-    throw new SandboxApiError(400, 'INVALID_REQUEST', `status must be one of ${REQUEST_STATUSES.join(', ')}`);
+    throw new SandboxApiError(400, null, `status must be one of ${REQUEST_STATUSES.join(', ')}`);
   }
   let records;
   if (id) {
@@ -56,40 +56,44 @@ export function getRequests(state: SandboxState, query: URLSearchParams): RouteR
   } else if (user) {
     records = state.requests.byUser(user);
   } else {
-    throw new SandboxApiError(400, 'INVALID_REQUEST', 'give an id or a user query parameter');
+    throw new SandboxApiError(400, null, 'give an id or a user query parameter');
   }
-  if (status !== null) records = records.filter((r) => r.status === status);
+  if (status !== null) records = records.filter((r) => (r.status === 'delayed' ? 'pending' : r.status) === status); // v3 shows delayed as pending
   const limit = Number(query.get('limit') ?? '20');
   const capped = records.slice(0, Number.isInteger(limit) && limit > 0 ? limit : 20);
-  return ok({ requests: capped.map((r) => requestJson(r, state.chains)) });
+  return ok({ requests: capped.map((r) => requestJson(r, state)) });
 }
 
 /**
- * `chainId` is a number in the spec ("POST /transactions/index") and a decimal string in the live API's
- * published OpenAPI (docs.relay.link/references/api/transactions-index), which is what the official SDK sends
- * (`"8453"`); both are accepted. Other fields (`requestId`, `referrer`) are ignored.
+ * Body of POST /transactions/index. `chainId` is a number in the spec ("POST /transactions/index") and a
+ * decimal string in the live API's published OpenAPI, which is what the official SDK sends (`"8453"`); both
+ * are accepted, anything else is refused naming the field. Other fields (`requestId`, `referrer`) are ignored.
  */
 const IndexBodySchema = z.object({
-  chainId: z.union([z.number().int().positive(), z.string().regex(/^[1-9][0-9]*$/).transform(Number)]),
-  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  chainId: z.union([z.number().int().positive(), z.string().regex(/^[1-9][0-9]*$/).transform(Number)], {
+    error: 'expected a chain id: a positive integer number (or its decimal string)',
+  }),
+  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex transaction hash'),
 });
 
 /**
  * POST /transactions/index `{chainId, txHash}`: re-scans the transaction's receipt for depository deposits.
  *
  * @returns 200 `{message, deposits}`; 404 `{message}` when the chain has no such transaction
- * @throws SandboxApiError 400 on a bad body or an unknown chain, 503 when the solver is not running
+ * @throws SandboxApiError 400 `{message}` naming each bad field (a `chainId` sent as a string is refused: the spec
+ *   types it as a number) or an unknown chain, 503 `{message}` when the solver is not running
  */
 export async function postTransactionsIndex(state: SandboxState, body: unknown): Promise<RouteResult> {
   const parsed = IndexBodySchema.safeParse(body);
   if (!parsed.success) {
-    throw new SandboxApiError(400, 'INVALID_REQUEST', 'body must be {chainId: number or decimal string, txHash: 0x-prefixed 32-byte hex}');
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
+    throw new SandboxApiError(400, null, `Invalid body: ${issues.join('; ')}; send {chainId: number, txHash: string}`);
   }
   const { chainId, txHash } = parsed.data;
   if (!state.chains.some((c) => c.chainId === chainId)) {
-    throw new SandboxApiError(400, 'UNSUPPORTED_CHAIN', `chainId ${chainId} is not a sandbox chain; see GET /chains`);
+    throw new SandboxApiError(400, null, `chainId ${chainId} is not a sandbox chain; see GET /chains`);
   }
-  if (!state.indexer) throw new SandboxApiError(503, 'SERVICE_UNAVAILABLE', 'the solver is not running; retry shortly');
+  if (!state.indexer) throw new SandboxApiError(503, null, 'the solver is not running; retry shortly');
   const deposits = await state.indexer.indexTransaction(chainId, txHash as `0x${string}`); // regex checked the shape
   if (deposits === null) return { status: 404, body: { message: `Transaction ${txHash} not found on chain ${chainId}` } };
   return ok({ message: 'Transaction indexed', deposits });
@@ -109,7 +113,7 @@ export function postFaults(state: SandboxState, body: unknown): RouteResult {
   const parsed = SandboxFaultsPatchSchema.safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
-    throw new SandboxApiError(400, 'INVALID_REQUEST', `Invalid faults: ${issues[0]}`, issues.join('; '));
+    throw new SandboxApiError(400, null, `Invalid faults: ${issues.join('; ')}`);
   }
   state.logger.warn({ faults: parsed.data }, 'sandbox faults changed');
   return ok(state.faults.set(parsed.data));
@@ -122,5 +126,5 @@ export function resetFaults(state: SandboxState): RouteResult {
 
 /** GET /_sandbox/requests: every request record, newest first, with its status record. */
 export function getAllRequests(state: SandboxState): RouteResult {
-  return ok({ requests: state.requests.all().map((r) => ({ ...requestJson(r, state.chains), statusRecord: statusJson(r) })) });
+  return ok({ requests: state.requests.all().map((r) => ({ ...requestJson(r, state), statusRecord: statusJson(r) })) });
 }

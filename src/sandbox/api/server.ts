@@ -3,7 +3,8 @@
  * needs none, and none is installed). Public routes: GET /chains, POST /quote/v2, GET /intents/status/v3
  * (and /intents/status), GET /requests/v3, POST /transactions/index. Admin routes: GET|POST /_sandbox/faults,
  * POST /_sandbox/faults/reset, GET /_sandbox/requests. HTTP error bursts (faults.httpErrors) apply to public
- * routes only and answer 429 `RATE_LIMITED` / 503 `SERVICE_UNAVAILABLE` with `retry-after: 1`.
+ * routes only and answer 429 / 503 `{message}` with `retry-after: 1`. Error bodies follow spec "Errors" (see
+ * `SandboxApiError`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -68,16 +69,16 @@ async function dispatch(state: SandboxState, req: IncomingMessage, res: ServerRe
   if (!admin) {
     const burst = state.faults.takeHttpError();
     if (burst === 429) {
-      sendJson(res, 429, { message: 'Rate limit exceeded; retry after 1 s', errorCode: 'RATE_LIMITED' }, { 'retry-after': '1' });
+      sendJson(res, 429, { message: 'Rate limit exceeded; retry after 1 s' }, { 'retry-after': '1' });
       return;
     }
     if (burst === 503) {
-      sendJson(res, 503, { message: 'Service temporarily unavailable; retry after 1 s', errorCode: 'SERVICE_UNAVAILABLE' }, { 'retry-after': '1' });
+      sendJson(res, 503, { message: 'Service temporarily unavailable; retry after 1 s' }, { 'retry-after': '1' });
       return;
     }
   }
   if (!handler) {
-    if (KNOWN_PATHS.has(url.pathname)) throw new SandboxApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${url.pathname}`);
+    if (KNOWN_PATHS.has(url.pathname)) throw new SandboxApiError(405, null, `${req.method} is not allowed on ${url.pathname}`);
     sendJson(res, 404, { message: `Not found: ${url.pathname}` });
     return;
   }
@@ -86,8 +87,8 @@ async function dispatch(state: SandboxState, req: IncomingMessage, res: ServerRe
 }
 
 /**
- * Creates the sandbox API over shared state. Unexpected errors answer 500 `{message, errorCode: "INTERNAL_ERROR"}`
- * and are logged.
+ * Creates the sandbox API over shared state. Unexpected errors answer 500 `{message, errorCode: "UNKNOWN_ERROR"}`
+ * (spec "Errors": 500 `{message, errorCode}`) and are logged.
  */
 export function createSandboxApi(state: SandboxState): SandboxApi {
   const log = state.logger.child({ component: 'sandbox-api' });
@@ -99,7 +100,7 @@ export function createSandboxApi(state: SandboxState): SandboxApi {
         return;
       }
       log.error({ err: error, method: req.method, url: req.url }, 'sandbox API handler failed');
-      if (!res.headersSent) sendJson(res, 500, { message: 'Internal sandbox error', errorCode: 'INTERNAL_ERROR' });
+      if (!res.headersSent) sendJson(res, 500, new SandboxApiError(500, 'UNKNOWN_ERROR', 'Internal sandbox error').toBody());
       else res.destroy();
     });
   });

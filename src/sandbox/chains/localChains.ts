@@ -1,11 +1,14 @@
 /**
  * The sandbox's local EVM chains: one anvil node per chain, each with the Relay depository, the test
- * stablecoin "USDC" (6 decimals) and Multicall3, with the well-known anvil dev accounts funded per a preset.
+ * stablecoins "USDC" and "USDT" (6 decimals; USDT behaves like Tether), two router + approval proxy pairs and
+ * Multicall3, with the well-known anvil dev accounts funded per a preset.
  *
  * Layout (identical on every chain, so addresses can be shared across chains):
  * - accounts by anvil dev-key index: 0 treasury, 1 solver, 2 deployer, 3..5 extra;
  * - `RelayDepository` deployed by the deployer at nonce 0, owner = solver (sandbox-only withdraw for refunds);
- * - `TestStablecoin` deployed by the deployer at nonce 1, owner (minter) = deployer;
+ * - `TestStablecoin` ("USDC") at nonce 1 and `TestTetherToken` ("USDT") at nonce 2, owner (minter) = deployer;
+ * - `RelayRouter` at nonce 3 + `ApprovalProxy` (over it) at nonce 4: GET /chains `contracts.erc20Router` /
+ *   `contracts.approvalProxy`; a second pair at nonces 5 and 6: `contracts.v3.erc20Router` / `v3.approvalProxy`;
  * - Multicall3 runtime code at the canonical 0xcA11bde05977b3631167028862bE2a173976CA11.
  */
 import {
@@ -25,7 +28,7 @@ import { MULTICALL3_ADDRESS } from '../contracts/abis.ts';
 import { getArtifacts } from '../contracts/compile.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { LocalChainsError } from './localChainsError.ts';
-import { DEPOSITORY_DEPLOY_NONCE, setupChain, USDC_DEPLOY_NONCE } from './setupChain.ts';
+import { DEPLOY_NONCES, setupChain, type SandboxContractAddresses } from './setupChain.ts';
 
 /** A local chain to start. `slug` is the protocol chain slug used in quotes and /chains. */
 export interface LocalChainDef {
@@ -52,6 +55,20 @@ export interface LocalEvmChain {
   depository: Address;
   /** Test stablecoin "USDC", 6 decimals (same address on every chain); minter = the deployer. */
   usdc: Address;
+  /**
+   * Tether-style test token "USDT", 6 decimals (same address on every chain); minter = the deployer. `approve`
+   * reverts on a non-zero → non-zero allowance change; `transfer`/`transferFrom`/`approve` return nothing.
+   */
+  usdt: Address;
+  /**
+   * Router that executes anyone's calls (GET /chains `contracts.erc20Router`): an allowance granted to it can
+   * be taken by any caller of its `multicall`.
+   */
+  erc20Router: Address;
+  /** Approval proxy over {@link erc20Router} (GET /chains `contracts.approvalProxy`). */
+  approvalProxy: Address;
+  /** The v3 pair (GET /chains `contracts.v3`): another router and an approval proxy over it. */
+  v3: { erc20Router: Address; approvalProxy: Address };
   /** Multicall3-compatible contract at the canonical address 0xcA11bde05977b3631167028862bE2a173976CA11. */
   multicall3: Address;
   /** viem chain definition (id, name, ETH native currency, RPC URL, `contracts.multicall3`). */
@@ -77,15 +94,18 @@ export type BalanceRole = 'treasury' | 'solver' | 'extra0' | 'extra1';
 
 /**
  * Initial balances: per chain slug, per account role, whole-unit decimal strings (`usdc: "90000"` = 90 000 USDC,
- * `eth: "10"` = 10 ETH). USDC is minted; ETH is set with `anvil_setBalance`. An account whose `eth` is not
- * given keeps anvil's default 10 000 ETH; one whose `usdc` is not given holds 0 USDC.
+ * `usdt: "5"` = 5 USDT, `eth: "10"` = 10 ETH). USDC and USDT are minted; ETH is set with `anvil_setBalance`. An
+ * account whose `eth` is not given keeps anvil's default 10 000 ETH; one whose `usdc`/`usdt` is not given holds 0.
  */
-export type BalancePreset = Record<string, Partial<Record<BalanceRole, { usdc?: string; eth?: string }>>>;
+export type BalancePreset = Record<string, Partial<Record<BalanceRole, { usdc?: string; usdt?: string; eth?: string }>>>;
 
-/** Demo balances: treasury 90 000 USDC on alpha and 10 000 USDC on beta, 10 ETH on each; solver 1 000 000 USDC and 100 ETH on each. */
+/**
+ * Demo balances: treasury 90 000 USDC on alpha and 10 000 USDC on beta, 50 000 USDT and 10 ETH on each; solver
+ * 1 000 000 USDC, 1 000 000 USDT and 100 ETH on each.
+ */
 export const DEMO_BALANCES: BalancePreset = {
-  alpha: { treasury: { usdc: '90000', eth: '10' }, solver: { usdc: '1000000', eth: '100' } },
-  beta: { treasury: { usdc: '10000', eth: '10' }, solver: { usdc: '1000000', eth: '100' } },
+  alpha: { treasury: { usdc: '90000', usdt: '50000', eth: '10' }, solver: { usdc: '1000000', usdt: '1000000', eth: '100' } },
+  beta: { treasury: { usdc: '10000', usdt: '50000', eth: '10' }, solver: { usdc: '1000000', usdt: '1000000', eth: '100' } },
 };
 
 /** Options of {@link startLocalChains}. */
@@ -138,13 +158,18 @@ export function sandboxAccounts(): SandboxAccounts {
 
 /**
  * Addresses of the sandbox contracts, identical on every chain: derived (CREATE, deployer address + nonce)
- * from the deployer and the fixed deployment nonces.
+ * from the deployer and the fixed deployment nonces (`DEPLOY_NONCES`); Multicall3 at its canonical address.
  */
-export function sandboxContractAddresses(deployer: Address): { depository: Address; usdc: Address; multicall3: Address } {
+export function sandboxContractAddresses(deployer: Address): SandboxContractAddresses {
+  const at = (nonce: number) => getContractAddress({ from: deployer, nonce: BigInt(nonce) });
   return {
-    depository: getContractAddress({ from: deployer, nonce: BigInt(DEPOSITORY_DEPLOY_NONCE) }),
-    usdc: getContractAddress({ from: deployer, nonce: BigInt(USDC_DEPLOY_NONCE) }),
+    depository: at(DEPLOY_NONCES.depository),
+    usdc: at(DEPLOY_NONCES.usdc),
+    usdt: at(DEPLOY_NONCES.usdt),
     multicall3: MULTICALL3_ADDRESS,
+    erc20Router: at(DEPLOY_NONCES.erc20Router),
+    approvalProxy: at(DEPLOY_NONCES.approvalProxy),
+    v3: { erc20Router: at(DEPLOY_NONCES.v3Erc20Router), approvalProxy: at(DEPLOY_NONCES.v3ApprovalProxy) },
   };
 }
 
@@ -187,8 +212,8 @@ function validate(chains: LocalChainDef[], balances: BalancePreset): void {
 
 /**
  * Starts the sandbox's local EVM chains in parallel (one anvil node each), then on each: installs Multicall3,
- * deploys the depository (owner = solver) and the stablecoin from the deployer at nonces 0 and 1, and funds
- * the accounts per `balances`. On any failure every node already started is stopped before the error is
+ * deploys the depository (owner = solver), USDC, USDT and the two router + approval proxy pairs from the
+ * deployer at nonces 0..6, and funds the accounts per `balances`. On any failure every node already started is stopped before the error is
  * rethrown. Nodes are killed on process exit if `stop()` is never called.
  *
  * @param opts chains (default alpha 31001 + beta 31002), balances (default {@link DEMO_BALANCES}), blockTimeSec
@@ -197,7 +222,7 @@ function validate(chains: LocalChainDef[], balances: BalancePreset): void {
  *   SandboxCompileError when the contracts do not compile
  * @example
  * const { chains, accounts, stop } = await startLocalChains();
- * const alpha = chains[0]; // alpha.usdc, alpha.depository, alpha.publicClient ...
+ * const alpha = chains[0]; // alpha.usdc, alpha.usdt, alpha.depository, alpha.v3.erc20Router, alpha.publicClient ...
  * await stop();
  */
 export async function startLocalChains(opts: StartLocalChainsOptions = {}): Promise<LocalChains> {
@@ -227,6 +252,7 @@ export async function startLocalChains(opts: StartLocalChainsOptions = {}): Prom
         rpcUrl: node.rpcUrl,
         pid: node.pid,
         ...addresses,
+        v3: { ...addresses.v3 },
         chain,
         publicClient: createPublicClient({ chain, transport: http(node.rpcUrl), pollingInterval: 100 }),
       };

@@ -1,7 +1,9 @@
 /**
  * Prepares one freshly started anvil chain for the sandbox: installs Multicall3 at its canonical address,
- * deploys the depository and the stablecoin from the deployer at fixed nonces (so both land at the same
- * address on every chain), mints USDC and sets ETH balances per the preset.
+ * deploys the depository, the stablecoins "USDC" and "USDT" (Tether style), and two router + approval proxy
+ * pairs (the `erc20Router`/`approvalProxy` and `v3` groups of GET /chains) from the deployer at fixed nonces
+ * (so every contract lands at the same address on every chain), mints USDC/USDT and sets ETH balances per the
+ * preset.
  */
 import {
   createTestClient,
@@ -14,15 +16,42 @@ import {
   type PublicClient,
 } from 'viem';
 import { wholeToBaseUnits } from '../../core/units.ts';
-import { MULTICALL3_ADDRESS, SANDBOX_USDC_DECIMALS, testStablecoinAbi } from '../contracts/abis.ts';
+import { MULTICALL3_ADDRESS, SANDBOX_USDC_DECIMALS, SANDBOX_USDT_DECIMALS, testStablecoinAbi, testTetherAbi } from '../contracts/abis.ts';
 import type { SandboxArtifacts } from '../contracts/compile.ts';
 import type { BalancePreset, BalanceRole, SandboxAccount, SandboxAccounts } from './localChains.ts';
 import { LocalChainsError } from './localChainsError.ts';
 
+/**
+ * Deployer nonce of each sandbox contract (identical on every chain; the deployer must be unused when the chain
+ * starts). The depository and USDC keep nonces 0 and 1; the approval proxies are built with the router deployed
+ * just before them.
+ */
+export const DEPLOY_NONCES = {
+  depository: 0,
+  usdc: 1,
+  usdt: 2,
+  erc20Router: 3,
+  approvalProxy: 4,
+  v3Erc20Router: 5,
+  v3ApprovalProxy: 6,
+} as const;
 /** Deployer nonce of the `RelayDepository` deployment (identical on every chain). */
-export const DEPOSITORY_DEPLOY_NONCE = 0;
+export const DEPOSITORY_DEPLOY_NONCE = DEPLOY_NONCES.depository;
 /** Deployer nonce of the `TestStablecoin` deployment (identical on every chain). */
-export const USDC_DEPLOY_NONCE = 1;
+export const USDC_DEPLOY_NONCE = DEPLOY_NONCES.usdc;
+/** First deployer nonce after the deployments (mints start here). */
+const FIRST_FREE_NONCE = DEPLOY_NONCES.v3ApprovalProxy + 1;
+
+/** Addresses the sandbox contracts land at on every chain (see `sandboxContractAddresses`). */
+export interface SandboxContractAddresses {
+  depository: Address;
+  usdc: Address;
+  usdt: Address;
+  multicall3: Address;
+  erc20Router: Address;
+  approvalProxy: Address;
+  v3: { erc20Router: Address; approvalProxy: Address };
+}
 
 /** Inputs of {@link setupChain}. */
 export interface SetupChainParameters {
@@ -36,7 +65,7 @@ export interface SetupChainParameters {
   /** Balances for this chain only (one entry of a {@link BalancePreset}); may be empty. */
   balances: BalancePreset[string];
   /** Addresses the deployments must land at (derived from the deployer address and nonces). */
-  expected: { depository: Address; usdc: Address };
+  expected: SandboxContractAddresses;
   /** Switch to interval mining with this period (seconds) once set up; omitted = keep automine. */
   blockTimeSec?: number;
 }
@@ -76,42 +105,42 @@ export async function setupChain(params: SetupChainParameters): Promise<void> {
   await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: artifacts.Multicall3.deployedBytecode });
 
   const hashes: Hash[] = [];
-  hashes.push(
-    await deployer.deployContract({
-      abi: artifacts.RelayDepository.abi,
-      bytecode: artifacts.RelayDepository.bytecode,
-      args: [accounts.solver.address],
-      nonce: DEPOSITORY_DEPLOY_NONCE,
-    }),
-  );
-  hashes.push(
-    await deployer.deployContract({
-      abi: artifacts.TestStablecoin.abi,
-      bytecode: artifacts.TestStablecoin.bytecode,
-      args: [accounts.deployer.address],
-      nonce: USDC_DEPLOY_NONCE,
-    }),
-  );
+  const deploy = async (name: keyof SandboxArtifacts, args: readonly unknown[], nonce: number) => {
+    const artifact = artifacts[name];
+    hashes.push(await deployer.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, nonce }));
+  };
+  await deploy('RelayDepository', [accounts.solver.address], DEPLOY_NONCES.depository);
+  await deploy('TestStablecoin', [accounts.deployer.address], DEPLOY_NONCES.usdc);
+  await deploy('TestTetherToken', [accounts.deployer.address], DEPLOY_NONCES.usdt);
+  await deploy('RelayRouter', [], DEPLOY_NONCES.erc20Router);
+  await deploy('ApprovalProxy', [expected.erc20Router], DEPLOY_NONCES.approvalProxy);
+  await deploy('RelayRouter', [], DEPLOY_NONCES.v3Erc20Router);
+  await deploy('ApprovalProxy', [expected.v3.erc20Router], DEPLOY_NONCES.v3ApprovalProxy);
 
-  let nonce = USDC_DEPLOY_NONCE + 1;
+  let nonce = FIRST_FREE_NONCE;
   const ethWrites: Promise<void>[] = [];
+  const tokens = [
+    { field: 'usdc', address: expected.usdc, decimals: SANDBOX_USDC_DECIMALS, abi: testStablecoinAbi },
+    { field: 'usdt', address: expected.usdt, decimals: SANDBOX_USDT_DECIMALS, abi: testTetherAbi },
+  ] as const;
   for (const [role, amounts] of Object.entries(params.balances ?? {})) {
     if (amounts === undefined) continue;
     const account = accountOf(accounts, role as BalanceRole); // keys validated by startLocalChains
-    if (amounts.usdc !== undefined) {
-      const amount = toBaseUnits(amounts.usdc, SANDBOX_USDC_DECIMALS, params.slug, role, 'usdc');
-      if (amount > 0n) {
-        hashes.push(
-          await deployer.writeContract({
-            address: expected.usdc,
-            abi: testStablecoinAbi,
-            functionName: 'mint',
-            args: [account.address, amount],
-            nonce: nonce++,
-            gas: 100_000n, // fixed: skips estimation, which would fail before the token deployment is mined
-          }),
-        );
-      }
+    for (const token of tokens) {
+      const whole = amounts[token.field];
+      if (whole === undefined) continue;
+      const amount = toBaseUnits(whole, token.decimals, params.slug, role, token.field);
+      if (amount === 0n) continue;
+      hashes.push(
+        await deployer.writeContract({
+          address: token.address,
+          abi: token.abi,
+          functionName: 'mint',
+          args: [account.address, amount],
+          nonce: nonce++,
+          gas: 100_000n, // fixed: skips estimation, which would fail before the token deployment is mined
+        }),
+      );
     }
     if (amounts.eth !== undefined) {
       const value = toBaseUnits(amounts.eth, ETH_DECIMALS, params.slug, role, 'eth');
@@ -126,14 +155,21 @@ export async function setupChain(params: SetupChainParameters): Promise<void> {
       throw new LocalChainsError('LOCAL_CHAIN_SETUP_FAILED', `setup transaction ${hash} reverted on ${params.slug} (chain ${chain.id})`);
     }
   }
-  const [depositoryCode, usdcCode] = await Promise.all([
-    publicClient.getCode({ address: expected.depository }),
-    publicClient.getCode({ address: expected.usdc }),
-  ]);
-  if (depositoryCode === undefined || depositoryCode === '0x' || usdcCode === undefined || usdcCode === '0x') {
+  const deployed = [
+    expected.depository,
+    expected.usdc,
+    expected.usdt,
+    expected.erc20Router,
+    expected.approvalProxy,
+    expected.v3.erc20Router,
+    expected.v3.approvalProxy,
+  ];
+  const codes = await Promise.all(deployed.map((address) => publicClient.getCode({ address })));
+  const missing = deployed.filter((_, i) => codes[i] === undefined || codes[i] === '0x');
+  if (missing.length > 0) {
     throw new LocalChainsError(
       'LOCAL_CHAIN_SETUP_FAILED',
-      `contracts missing at ${expected.depository} / ${expected.usdc} on ${params.slug}; the deployer must be unused when the chain starts`,
+      `contracts missing at ${missing.join(', ')} on ${params.slug}; the deployer must be unused when the chain starts`,
     );
   }
   if (params.blockTimeSec !== undefined) {

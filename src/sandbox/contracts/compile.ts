@@ -13,7 +13,14 @@ import { z } from 'zod';
 import { BallastError } from '../../core/errors.ts';
 
 /** Contract names compiled from `src/sandbox/contracts/<Name>.sol`. */
-export const SANDBOX_CONTRACT_NAMES = ['RelayDepository', 'TestStablecoin', 'Multicall3'] as const;
+export const SANDBOX_CONTRACT_NAMES = [
+  'RelayDepository',
+  'TestStablecoin',
+  'TestTetherToken',
+  'Multicall3',
+  'RelayRouter',
+  'ApprovalProxy',
+] as const;
 /** One of {@link SANDBOX_CONTRACT_NAMES}. */
 export type SandboxContractName = (typeof SANDBOX_CONTRACT_NAMES)[number];
 
@@ -56,7 +63,10 @@ const ArtifactSchema = z.object({
 const ArtifactsSchema = z.object({
   RelayDepository: ArtifactSchema,
   TestStablecoin: ArtifactSchema,
+  TestTetherToken: ArtifactSchema,
   Multicall3: ArtifactSchema,
+  RelayRouter: ArtifactSchema,
+  ApprovalProxy: ArtifactSchema,
 });
 
 /** The subset of solc's standard JSON output read here. */
@@ -153,7 +163,7 @@ async function load(cacheDir: string): Promise<SandboxArtifacts> {
  * the current sources and solc version. Results are also memoised per cache directory for this process.
  *
  * @param opts optional cache directory (tests use a temp dir)
- * @returns ABI, creation bytecode and runtime bytecode of RelayDepository, TestStablecoin and Multicall3
+ * @returns ABI, creation bytecode and runtime bytecode of every contract in {@link SANDBOX_CONTRACT_NAMES}
  * @throws SandboxCompileError when solc reports an error; fs errors when the cache directory is not writable
  */
 export function getArtifacts(opts: GetArtifactsOptions = {}): Promise<SandboxArtifacts> {

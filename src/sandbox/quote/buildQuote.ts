@@ -4,14 +4,14 @@
  * with `expandedPriceImpact`, and `protocol.v2` with a real order id (EIP-712 struct hash) and the solver's
  * EIP-191 signature over it. No I/O: chain reads (fee data, balances) are passed in, `nowSec` is given.
  */
-import { bytesToHex, formatUnits, type Address, type Hex, type LocalAccount } from 'viem';
+import { bytesToHex, type Address, type Hex, type LocalAccount } from 'viem';
 import { formatUsdMicros } from '../../core/units.ts';
 import { computeOrderId } from '../../protocol/orderId.ts';
 import { signOrderId } from '../../protocol/orderSignature.ts';
 import type { OrderData } from '../../relay/schemas.ts';
 import type { SandboxFaults } from '../faults.ts';
-import { lower, sandboxSlugVmTypes, type SandboxChainTable, type SandboxCurrency } from './chainTable.ts';
-import { currencyAmountJson } from './currencyJson.ts';
+import { lower, routerExtraData, sandboxSlugVmTypes, type SandboxChainTable, type SandboxCurrency } from './chainTable.ts';
+import { currencyAmountJson, rateString } from './currencyJson.ts';
 import { SandboxApiError } from './errors.ts';
 import { deprecatedFeesJson, feeSponsorshipJson } from './feeSets.ts';
 import { computeFees, DEFAULT_SANDBOX_PRICING, minimumAfterSlippage, type FeeQuote, type SandboxPricing } from './fees.ts';
@@ -58,6 +58,8 @@ export interface QuotedOrder {
   minimumOut: bigint;
   /** `orderData.output.deadline`, unix seconds. */
   deadlineSec: number;
+  /** Slippage tolerance the quote was priced with, bps. */
+  slippageBps: number;
   fees: FeeQuote;
   quotedAtSec: number;
   referrer: string | undefined;
@@ -78,14 +80,13 @@ function neg(usdMicros: bigint): string {
   return formatUsdMicros(-usdMicros);
 }
 
-/** One input unit in output units, 18 fractional digits (spec "details": rate). */
-function rateOf(route: QuoteRoute, expectedOut: bigint): string {
-  const scaled =
-    (expectedOut * 10n ** BigInt(route.currencyIn.decimals) * 10n ** 18n) /
-    (route.amountIn * 10n ** BigInt(route.currencyOut.decimals));
-  return formatUnits(scaled, 18);
-}
-
+/**
+ * The canonical order (spec "protocol.v2" orderData) shaped like real quotes (fixture
+ * `quote-v2-base-usdc-to-arbitrum-usdt.json`): payment weight "1"; two refund options, both to the refund
+ * recipient with `minimumAmount` "0" and the output deadline — one on the origin chain in the payment currency,
+ * one on the destination chain in the output currency — each with `extraData` = that chain's v3 `erc20Router`
+ * left-padded to 32 bytes; `output.extraData` likewise the destination's v3 router.
+ */
 function buildOrderData(route: QuoteRoute, solver: Address, salt: Hex, min: bigint, exp: bigint, deadline: number): OrderData {
   return {
     version: 'v1',
@@ -107,7 +108,15 @@ function buildOrderData(route: QuoteRoute, solver: Address, salt: Hex, min: bigi
             currency: route.currencyIn.address,
             minimumAmount: '0',
             deadline,
-            extraData: '0x',
+            extraData: routerExtraData(route.origin),
+          },
+          {
+            chainId: route.destination.slug,
+            recipient: route.refundTo,
+            currency: route.currencyOut.address,
+            minimumAmount: '0',
+            deadline,
+            extraData: routerExtraData(route.destination),
           },
         ],
       },
@@ -124,7 +133,7 @@ function buildOrderData(route: QuoteRoute, solver: Address, salt: Hex, min: bigi
       ],
       calls: [],
       deadline,
-      extraData: '0x',
+      extraData: routerExtraData(route.destination),
     },
     fees: [],
   };
@@ -228,7 +237,7 @@ export async function buildQuote(input: BuildQuoteInput): Promise<BuiltQuote> {
         app: { usd: neg(fees.app.usdMicros) },
         sponsored: { usd: formatUsdMicros(sponsoredUsdMicros) },
       },
-      rate: rateOf(route, expectedOut),
+      rate: rateString(route.amountIn, currencyIn.decimals, expectedOut, currencyOut.decimals),
       slippageTolerance: {
         origin: { usd: '0', value: '0', percent: '0.00' },
         destination: {
@@ -278,6 +287,7 @@ export async function buildQuote(input: BuildQuoteInput): Promise<BuiltQuote> {
     expectedOut,
     minimumOut,
     deadlineSec,
+    slippageBps: route.slippageBps,
     fees,
     quotedAtSec: input.nowSec,
     referrer: route.referrer,

@@ -1,9 +1,9 @@
 /**
  * The sandbox's table of chains and currencies: what GET /chains serves and what POST /quote/v2 accepts
- * (spec "Chain object", "Currency"). Every sandbox chain is an EVM chain with native ETH and a 6-decimal
- * test USDC at the same address everywhere.
+ * (spec "Chain object", "Currency"). Every sandbox chain is an EVM chain with native ETH, a 6-decimal test
+ * USDC and a 6-decimal Tether-style USDT at the same addresses everywhere, and the Relay router contracts.
  */
-import { getAddress, type Address } from 'viem';
+import { getAddress, pad, type Address, type Hex } from 'viem';
 import type { SlugVmTypes } from '../../protocol/vmTypes.ts';
 
 /** EVM native currency identifier (spec "Currency": the zero address). */
@@ -20,8 +20,18 @@ export interface SandboxCurrency {
   isNative: boolean;
 }
 
+/**
+ * The router contracts of a chain (spec "Chain object": `contracts.erc20Router`, `contracts.approvalProxy` and
+ * the `v3` group). Lower-case 0x addresses of deployed contracts.
+ */
+export interface SandboxRouterContracts {
+  erc20Router: Address;
+  approvalProxy: Address;
+  v3: { erc20Router: Address; approvalProxy: Address };
+}
+
 /** One sandbox chain. `slug` is the protocol chain slug (`chains[].protocol.v2.chainId`). */
-export interface SandboxChainInfo {
+export interface SandboxChainInfo extends SandboxRouterContracts {
   chainId: number;
   slug: string;
   displayName: string;
@@ -52,6 +62,25 @@ export const SANDBOX_ETH: SandboxCurrency = {
  */
 export function sandboxUsdc(address: Address): SandboxCurrency {
   return { id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: lower(address), decimals: 6, isNative: false };
+}
+
+/**
+ * Builds the Tether-style test-USDT record for a token address (6 decimals, as the chains module deploys it).
+ *
+ * @param address deployed token address (any case)
+ */
+export function sandboxUsdt(address: Address): SandboxCurrency {
+  return { id: 'usdt', symbol: 'USDT', name: 'Tether USD', address: lower(address), decimals: 6, isNative: false };
+}
+
+/**
+ * The `extraData` of a chain's orderData refund and output entries: the chain's v3 `erc20Router` address
+ * left-padded to 32 bytes, as real quotes carry it (fixture `quote-v2-base-usdc-to-arbitrum-usdt.json`).
+ *
+ * @returns 0x + 64 lower-case hex digits
+ */
+export function routerExtraData(chain: SandboxChainInfo): Hex {
+  return pad(lower(chain.v3.erc20Router), { size: 32 });
 }
 
 /** Lower-cases an EVM address after checking it (viem `getAddress` throws on a malformed address). */

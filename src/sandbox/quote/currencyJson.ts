@@ -41,3 +41,14 @@ export function currencyAmountJson(
     minimumAmount: minimumAmount.toString(),
   };
 }
+
+/**
+ * One input unit expressed in output units (spec "details": rate), with 18 fractional digits, rounded down.
+ *
+ * @param amountIn input, base units (> 0)
+ * @param amountOut output, base units
+ */
+export function rateString(amountIn: bigint, decimalsIn: number, amountOut: bigint, decimalsOut: number): string {
+  const scaled = (amountOut * 10n ** BigInt(decimalsIn) * 10n ** 18n) / (amountIn * 10n ** BigInt(decimalsOut));
+  return formatUnits(scaled, 18);
+}

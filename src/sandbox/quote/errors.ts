@@ -1,43 +1,77 @@
 /**
- * Errors the sandbox API answers with (spec "Errors": `{message, errorCode, errorData?}`).
+ * Errors the sandbox API answers with, in the body shapes of spec "Errors": `{message, errorCode, errorData}`,
+ * `{message, errorCode}`, `{message}` and `{message, errorCode, requestId}`.
+ *
+ * Every `errorCode` is one the public material names: the spec ("Errors", "Authentication" 3) or Relay's
+ * published quote error list (relayprotocol/relay-docs `references/api/api_core_concepts/handling-errors.mdx`;
+ * relay-kit's generated API types type `errorCode` as a plain string). Where no public code fits the
+ * condition — malformed bodies and queries, unknown request ids, rate limiting, sandbox-only limits — the
+ * answer is the message-only shape, as relay-kit's types show for /transactions/index and most other routes.
  */
 
-/** Error codes the sandbox quote path can answer with. */
+/**
+ * Error codes the sandbox answers with, each with the condition Relay's error list gives it:
+ * - `INVALID_ADDRESS` — an address in the request is not valid;
+ * - `UNSUPPORTED_CHAIN` — the chain is not supported;
+ * - `UNSUPPORTED_CURRENCY` — the currency is not supported for input or output;
+ * - `UNSUPPORTED_ROUTE` — the route combination is not supported;
+ * - `EXTRA_TXS_NOT_SUPPORTED` — extra transactions (`txs`) are not supported;
+ * - `AMOUNT_TOO_LOW` — the amount is below what a quote needs;
+ * - `INSUFFICIENT_LIQUIDITY` — not enough solver liquidity to fill;
+ * - `INVALID_SLIPPAGE_TOLERANCE` — slippage is not an integer string of basis points;
+ * - `UNAUTHORIZED` — missing or invalid API key (spec "Authentication" 3: 401 `{message, errorCode}`);
+ * - `UNKNOWN_ERROR` — an unexpected error (500; spec: `{message, errorCode}`).
+ */
 export type SandboxErrorCode =
-  | 'INVALID_REQUEST'
   | 'INVALID_ADDRESS'
-  | 'UNSUPPORTED_TRADE_TYPE'
   | 'UNSUPPORTED_CHAIN'
   | 'UNSUPPORTED_CURRENCY'
   | 'UNSUPPORTED_ROUTE'
+  | 'EXTRA_TXS_NOT_SUPPORTED'
   | 'AMOUNT_TOO_LOW'
   | 'INSUFFICIENT_LIQUIDITY'
+  | 'INVALID_SLIPPAGE_TOLERANCE'
   | 'UNAUTHORIZED'
-  | 'RATE_LIMITED'
-  | 'SERVICE_UNAVAILABLE'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED';
+  | 'UNKNOWN_ERROR';
+
+/** Body of an error answer (spec "Errors"): always `message`; `errorCode` with at most one of the others. */
+export type SandboxErrorBody =
+  | { message: string }
+  | { message: string; errorCode: string }
+  | { message: string; errorCode: string; errorData: string }
+  | { message: string; errorCode: string; requestId: string };
+
+/** Context that selects the body shape: `errorData` (string) or `requestId`; needs a code. */
+export type SandboxErrorContext = { errorData: string } | { requestId: string };
 
 /**
- * An error answered to the API caller. `status` is the HTTP status, `errorCode` the stable code put into
- * the body, `errorData` an optional string with context (spec "Errors": errorData is a string).
+ * An error answered to the API caller. `status` is the HTTP status; `code` the `errorCode` (null: the
+ * message-only shape); `errorData` / `requestId` optional context (spec "Errors": both strings).
  */
 export class SandboxApiError extends Error {
-  readonly code: SandboxErrorCode;
+  readonly code: SandboxErrorCode | null;
   readonly status: number;
   readonly errorData: string | undefined;
-  constructor(status: number, code: SandboxErrorCode, message: string, errorData?: string) {
+  readonly requestId: string | undefined;
+
+  /**
+   * @param context a string is taken as `errorData`; ignored when `code` is null (message-only shape)
+   */
+  constructor(status: number, code: SandboxErrorCode | null, message: string, context?: string | SandboxErrorContext) {
     super(message);
     this.name = 'SandboxApiError';
     this.status = status;
     this.code = code;
-    this.errorData = errorData;
+    const ctx = typeof context === 'string' ? { errorData: context } : context;
+    this.errorData = ctx !== undefined && 'errorData' in ctx ? ctx.errorData : undefined;
+    this.requestId = ctx !== undefined && 'requestId' in ctx ? ctx.requestId : undefined;
   }
 
-  /** The JSON body answered for this error: `{message, errorCode, errorData?}`. */
-  toBody(): { message: string; errorCode: string; errorData?: string } {
-    return this.errorData === undefined
-      ? { message: this.message, errorCode: this.code }
-      : { message: this.message, errorCode: this.code, errorData: this.errorData };
+  /** The JSON body answered for this error, in one of the spec's shapes ({@link SandboxErrorBody}). */
+  toBody(): SandboxErrorBody {
+    if (this.code === null) return { message: this.message };
+    if (this.errorData !== undefined) return { message: this.message, errorCode: this.code, errorData: this.errorData };
+    if (this.requestId !== undefined) return { message: this.message, errorCode: this.code, requestId: this.requestId };
+    return { message: this.message, errorCode: this.code };
   }
 }

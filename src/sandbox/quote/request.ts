@@ -35,14 +35,24 @@ export type SandboxQuoteRequest = z.infer<typeof SandboxQuoteRequestSchema>;
 /**
  * Validates a request body.
  *
- * @throws SandboxApiError 400 `INVALID_REQUEST` whose message names the first bad field and errorData lists
- *   every issue as `path: message`
+ * @throws SandboxApiError 400 `INVALID_SLIPPAGE_TOLERANCE` (errorData: the value) when `slippageTolerance` is
+ *   not an integer string of 0..10000 bps; otherwise 400 `{message}` naming every bad field as `path: problem`
  */
 export function parseQuoteRequest(body: unknown): SandboxQuoteRequest {
   const parsed = SandboxQuoteRequestSchema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
-  throw new SandboxApiError(400, 'INVALID_REQUEST', `Invalid quote request: ${issues[0]}`, issues.join('; '));
+  const slippage = parsed.error.issues.find((i) => i.path[0] === 'slippageTolerance');
+  if (slippage !== undefined) {
+    const given = (body as { slippageTolerance?: unknown }).slippageTolerance; // the issue proves body is an object with the key
+    throw new SandboxApiError(
+      400,
+      'INVALID_SLIPPAGE_TOLERANCE',
+      'slippageTolerance must be an integer string of basis points from 0 to 10000',
+      JSON.stringify(given) ?? 'undefined',
+    );
+  }
+  throw new SandboxApiError(400, null, `Invalid quote request: ${issues.join('; ')}`);
 }
 
 /** A request resolved against the chain table: everything the quote builder prices. */
@@ -76,9 +86,10 @@ function evmAddress(value: string, field: string): Address {
  * Resolves a validated request against the sandbox chain table.
  *
  * @param defaultSlippageBps slippage used when the request has no `slippageTolerance`
- * @throws SandboxApiError 400 with `UNSUPPORTED_TRADE_TYPE` (EXACT_OUTPUT), `UNSUPPORTED_CHAIN`,
- *   `UNSUPPORTED_CURRENCY`, `INVALID_ADDRESS`, `UNSUPPORTED_ROUTE` (destination calls, deposit addresses,
- *   same currency on the same chain) or `AMOUNT_TOO_LOW` (amount 0)
+ * @throws SandboxApiError 400 with `UNSUPPORTED_CHAIN`, `UNSUPPORTED_CURRENCY`, `INVALID_ADDRESS`,
+ *   `EXTRA_TXS_NOT_SUPPORTED` (destination calls), `UNSUPPORTED_ROUTE` (deposit addresses, same currency on the
+ *   same chain) or `AMOUNT_TOO_LOW` (amount 0); message-only 400 for what the sandbox does not quote although
+ *   the live API may (EXACT_OUTPUT) and for app fees above 10000 bps
  */
 export function resolveQuoteRoute(
   request: SandboxQuoteRequest,
@@ -86,7 +97,7 @@ export function resolveQuoteRoute(
   defaultSlippageBps: number,
 ): QuoteRoute {
   if (request.tradeType !== 'EXACT_INPUT') {
-    throw new SandboxApiError(400, 'UNSUPPORTED_TRADE_TYPE', 'The sandbox quotes EXACT_INPUT only; set tradeType to EXACT_INPUT');
+    throw new SandboxApiError(400, null, 'The sandbox quotes EXACT_INPUT only; set tradeType to EXACT_INPUT');
   }
   const origin = findChain(table, request.originChainId);
   if (!origin) {
@@ -117,7 +128,7 @@ export function resolveQuoteRoute(
     );
   }
   if (request.txs && request.txs.length > 0) {
-    throw new SandboxApiError(400, 'UNSUPPORTED_ROUTE', 'The sandbox does not execute destination calls; omit txs');
+    throw new SandboxApiError(400, 'EXTRA_TXS_NOT_SUPPORTED', 'The sandbox does not execute destination calls; omit txs');
   }
   if (request.useDepositAddress) {
     throw new SandboxApiError(400, 'UNSUPPORTED_ROUTE', 'The sandbox does not issue deposit addresses; omit useDepositAddress');
@@ -134,7 +145,7 @@ export function resolveQuoteRoute(
   }
   const appBps = (request.appFees ?? []).reduce((sum, f) => sum + Number(f.fee), 0);
   if (appBps > 10_000) {
-    throw new SandboxApiError(400, 'INVALID_REQUEST', 'appFees add up to more than 10000 bps', `appBps=${appBps}`);
+    throw new SandboxApiError(400, null, `appFees add up to ${appBps} bps, more than 10000 bps`);
   }
   return {
     origin,

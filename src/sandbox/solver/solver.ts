@@ -1,14 +1,16 @@
 /**
  * The sandbox solver: watches every chain's depository for deposits (eth_getLogs polling), matches each to a
  * quoted order and fills it on the destination chain from the solver wallet. Drives the request status
- * waiting → pending → submitted → success (or failure / refund), forward only.
+ * waiting → pending (→ delayed under the `delayed` fault) → submitted → success (or failure / refund), forward
+ * only. Failed and refunded requests carry a published failReason (see `failReasons.ts`).
  *
  * A deposit that does not pay its order exactly (see `matchDeposit`) gets a request of its own that ends
  * `failure` with the reason; its funds stay in the depository, withdrawable by the depositor (spec "What the
  * service does" 5), and the order it named keeps waiting. Only the `refund` fault returns deposits on the
  * origin chain, through the sandbox depository's owner-only withdraw functions.
  *
- * Fault modes (read when the deposit is seen): `fillDelayMs`, `neverFill`, `refund`, `failure`, `fillAmount`.
+ * Fault modes (read when the deposit is seen): `fillDelayMs`, `neverFill`, `refund`, `failure`, `failReason`,
+ * `refundFailReason`, `delayed`, `fillAmount`.
  * Sends are serialized per chain. Once a transaction is broadcast its outcome is only taken from a mined
  * receipt (see `waitMined`). A deposit whose handling throws is retried on the next poll.
  */
@@ -24,13 +26,15 @@ import {
   type WalletClient,
 } from 'viem';
 import { sandboxDepositoryAbi } from '../contracts/abis.ts';
-import type { DepositEvent, ObservedDeposit, RequestRecord } from '../api/requestStore.ts';
+import type { DepositEvent, ObservedDeposit, OutTx, RequestRecord } from '../api/requestStore.ts';
+import type { FailReason } from '../failReasons.ts';
 import type { SandboxState, TransactionIndexer } from '../api/state.ts';
 import { randomBytes32 } from '../quote/buildQuote.ts';
 import { EVM_NATIVE_ADDRESS } from '../quote/chainTable.ts';
 import { waitMined } from './confirm.ts';
 import { decodeDepositLogs } from './depositLogs.ts';
 import { matchDeposit, type UnfilledReason } from './matchDeposit.ts';
+import { minedOutTx, sentOutTx } from './outTx.ts';
 import { SerialQueue } from './serialQueue.ts';
 import { sleep } from './sleep.ts';
 
@@ -93,9 +97,24 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
     });
   }
 
-  /** Returns a deposit on its chain to `to`; the request ends `refund`, or `failure` when that cannot happen. */
-  async function refund(record: RequestRecord, deposit: ObservedDeposit, to: Address, reason: UnfilledReason | 'REFUND_REQUESTED') {
+  /** Completes a sent transaction's record from its receipt (block, timestamp, fee, outcome). */
+  const mined = (sent: OutTx, receipt: TransactionReceipt) => minedOutTx(chainOf(sent.chainId).publicClient, sent, receipt);
+
+  /**
+   * Returns a deposit on its chain to `to`; the request ends `refund` with `failReason`, or `failure` when that
+   * cannot happen (`UNKNOWN` when it cannot be sent, `TRANSACTION_REVERTED` when it reverts). Under the
+   * `refundFailReason` fault nothing is sent: the request ends `failure` with that refundFailReason.
+   *
+   * @param why the sandbox's own reason, for the logs
+   */
+  async function refund(record: RequestRecord, deposit: ObservedDeposit, to: Address, failReason: FailReason, why: string) {
     const rlog = log.child({ requestId: record.requestId, orderId: deposit.id, chainId: deposit.chainId });
+    const refundFailReason = state.faults.get().refundFailReason;
+    if (refundFailReason !== null) {
+      state.requests.advance(record, 'failure', { failReason, refundFailReason }, nowMs());
+      rlog.warn({ why, refundFailReason }, 'refund leg failed (fault mode); the deposit stays in the depository');
+      return;
+    }
     const native = deposit.currency === EVM_NATIVE_ADDRESS;
     let hash: Hex;
     try {
@@ -116,17 +135,18 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
             });
       });
     } catch (error) {
-      rlog.error({ err: error, reason }, 'refund could not be sent');
-      state.requests.advance(record, 'failure', { failReason: 'REFUND_FAILED' }, nowMs());
+      rlog.error({ err: error, why }, 'refund could not be sent');
+      state.requests.advance(record, 'failure', { failReason: 'UNKNOWN' }, nowMs());
       return;
     }
-    rlog.info({ reason, txHash: hash, to }, 'refund sent');
+    rlog.info({ why, txHash: hash, to }, 'refund sent');
     const receipt = await confirm(deposit.chainId, hash);
     if (!receipt) return;
+    const outTx = await mined(sentOutTx(hash, deposit.chainId, 'refund'), receipt);
     const ok = receipt.status === 'success';
-    if (ok) state.requests.advance(record, 'refund', { txHashes: [hash], failReason: reason }, nowMs());
-    else state.requests.advance(record, 'failure', { txHashes: [hash], failReason: 'REFUND_REVERTED' }, nowMs());
-    rlog.info({ reason, txHash: hash, ok }, 'refund mined');
+    if (ok) state.requests.advance(record, 'refund', { txHashes: [hash], outTxs: [outTx], failReason }, nowMs());
+    else state.requests.advance(record, 'failure', { txHashes: [hash], outTxs: [outTx], failReason: 'TRANSACTION_REVERTED' }, nowMs());
+    rlog.info({ why, txHash: hash, ok }, 'refund mined');
   }
 
   /** Fills a deposit that pays `record`'s order exactly. */
@@ -137,15 +157,19 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
     state.requests.advance(record, 'pending', { inTxHashes: [deposit.txHash], deposit }, nowMs());
     const faults = state.faults.get();
     flog.info({ txHash: deposit.txHash }, 'deposit indexed; request pending');
+    if (faults.delayed) {
+      state.requests.advance(record, 'delayed', {}, nowMs());
+      flog.warn('fill delayed (fault mode)');
+    }
     if (faults.neverFill) return;
     await sleep(faults.fillDelayMs, abort.signal);
     if (abort.signal.aborted) return;
     if (faults.failure) {
-      state.requests.advance(record, 'failure', { failReason: 'SOLVER_FAILURE' }, nowMs());
-      flog.warn('fill failed (fault mode); the deposit stays in the depository');
+      state.requests.advance(record, 'failure', { failReason: faults.failReason }, nowMs());
+      flog.warn({ failReason: faults.failReason }, 'fill failed (fault mode); the deposit stays in the depository');
       return;
     }
-    if (faults.refund) return refund(record, deposit, order.refundTo, 'REFUND_REQUESTED');
+    if (faults.refund) return refund(record, deposit, order.refundTo, faults.failReason, 'REFUND_REQUESTED');
     const amount = faults.fillAmount === 'minimum' ? order.minimumOut : order.expectedOut;
     let hash: Hex;
     try {
@@ -162,34 +186,36 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
       });
     } catch (error) {
       flog.error({ err: error }, 'fill could not be sent');
-      state.requests.advance(record, 'failure', { failReason: 'FILL_FAILED' }, nowMs());
+      state.requests.advance(record, 'failure', { failReason: 'UNKNOWN' }, nowMs());
       return;
     }
-    state.requests.advance(record, 'submitted', { txHashes: [hash] }, nowMs());
+    const sent = sentOutTx(hash, order.destinationChainId, 'fill');
+    state.requests.advance(record, 'submitted', { txHashes: [hash], outTxs: [sent] }, nowMs());
     flog.info({ txHash: hash, amount: amount.toString() }, 'fill sent');
     const receipt = await confirm(order.destinationChainId, hash);
     if (!receipt) return;
+    const outTx = await mined(sent, receipt);
     const ok = receipt.status === 'success';
-    if (ok) state.requests.advance(record, 'success', { filledAmount: amount }, nowMs());
-    else state.requests.advance(record, 'failure', { failReason: 'FILL_REVERTED' }, nowMs());
+    if (ok) state.requests.advance(record, 'success', { filledAmount: amount, outTxs: [outTx] }, nowMs());
+    else state.requests.advance(record, 'failure', { failReason: 'TRANSACTION_REVERTED', outTxs: [outTx] }, nowMs());
     flog.info({ txHash: hash, ok }, 'fill mined');
   }
 
   /**
    * A deposit that pays no waiting order exactly: its own request, which ends `failure` with the deposit
    * left in the depository, or (refund fault) is returned to the named order's refund recipient, else the
-   * depositor.
+   * depositor. Either way its failReason is the published one closest to `reason`.
    */
-  async function unfilled(deposit: ObservedDeposit, reason: UnfilledReason, refundTo: Address | null) {
+  async function unfilled(deposit: ObservedDeposit, reason: UnfilledReason, failReason: FailReason, refundTo: Address | null) {
     const record = state.requests.addUnmatchedDeposit(randomBytes32(), deposit, nowMs());
-    const ulog = log.child({ requestId: record.requestId, orderId: deposit.id, chainId: deposit.chainId, reason });
+    const ulog = log.child({ requestId: record.requestId, orderId: deposit.id, chainId: deposit.chainId, reason, failReason });
     if (!state.faults.get().refund) {
-      state.requests.advance(record, 'failure', { failReason: reason }, nowMs());
+      state.requests.advance(record, 'failure', { failReason }, nowMs());
       ulog.warn({ txHash: deposit.txHash }, 'deposit not filled; it stays in the depository, withdrawable by the depositor');
       return;
     }
     ulog.warn({ txHash: deposit.txHash }, 'deposit not filled; returning it (refund fault)');
-    await refund(record, deposit, refundTo ?? deposit.from, reason);
+    await refund(record, deposit, refundTo ?? deposit.from, failReason, reason);
   }
 
   /** Handles one deposit once (keyed by chain, tx and log index); on a throw it is queued for the next poll. */
@@ -202,7 +228,7 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
       work =
         decision.kind === 'fill'
           ? fill(decision.record, deposit)
-          : unfilled(deposit, decision.reason, decision.claimed?.refundTo ?? null);
+          : unfilled(deposit, decision.reason, decision.failReason, decision.claimed?.refundTo ?? null);
     } catch (error) {
       log.error({ err: error, chainId: deposit.chainId, txHash: deposit.txHash }, 'deposit handling failed; retrying on the next poll');
       retry.set(key, deposit);

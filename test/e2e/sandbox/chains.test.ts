@@ -29,7 +29,14 @@ import {
   type LocalEvmChain,
   type SandboxAccount,
 } from '../../../src/sandbox/chains/localChains.ts';
-import { MULTICALL3_ADDRESS, sandboxDepositoryAbi, testStablecoinAbi } from '../../../src/sandbox/contracts/abis.ts';
+import {
+  approvalProxyAbi,
+  MULTICALL3_ADDRESS,
+  relayRouterAbi,
+  sandboxDepositoryAbi,
+  testStablecoinAbi,
+  testTetherAbi,
+} from '../../../src/sandbox/contracts/abis.ts';
 import { getArtifacts, type SandboxArtifacts } from '../../../src/sandbox/contracts/compile.ts';
 
 const USDC = (whole: string): bigint => wholeToBaseUnits(whole, 6);
@@ -108,6 +115,12 @@ describe('sandbox contracts compile', () => {
     for (const sig of signatures(sandboxDepositoryAbi)) expect(depository).toContain(sig);
     const stablecoin = signatures(artifacts.TestStablecoin.abi);
     for (const sig of signatures(testStablecoinAbi)) expect(stablecoin).toContain(sig);
+    const tether = signatures(artifacts.TestTetherToken.abi);
+    for (const sig of signatures(testTetherAbi)) expect(tether).toContain(sig);
+    const router = signatures(artifacts.RelayRouter.abi);
+    for (const sig of signatures(relayRouterAbi)) expect(router).toContain(sig);
+    const proxy = signatures(artifacts.ApprovalProxy.abi);
+    for (const sig of signatures(approvalProxyAbi)) expect(proxy).toContain(sig);
     const multicall = signatures(artifacts.Multicall3.abi, false);
     for (const name of ['aggregate3', 'getEthBalance', 'getCurrentBlockTimestamp']) {
       const viemItems = multicall3Abi.filter((item) => item.type === 'function' && item.name === name);
@@ -116,9 +129,12 @@ describe('sandbox contracts compile', () => {
     }
   });
 
-  it('emits the public depository selectors in the runtime code', () => {
+  it('emits the public depository, router and approval proxy selectors in the runtime code', () => {
     expect(artifacts.RelayDepository.deployedBytecode).toContain('49290c1c');
     expect(artifacts.RelayDepository.deployedBytecode).toContain('e8017952');
+    // relay-periphery: multicall, cleanupErc20s, cleanupNative; transferAndMulticall (README form, v3 form)
+    for (const selector of ['30be5567', '3b2253c8', '5de81e3f']) expect(artifacts.RelayRouter.deployedBytecode).toContain(selector);
+    for (const selector of ['30875056', 'f9e4bab4']) expect(artifacts.ApprovalProxy.deployedBytecode).toContain(selector);
   });
 });
 
@@ -195,13 +211,35 @@ describe('startLocalChains', () => {
     expect(ours.map((a) => a.address.toLowerCase())).toEqual(nodeAccounts.slice(0, 6).map((a) => a.toLowerCase()));
   });
 
-  it('deploys the depository and USDC at the same addresses on both chains, with code', async () => {
+  it('deploys the depository, USDC, USDT and both router + approval proxy pairs at the same addresses on both chains, with code', async () => {
     const expected = sandboxContractAddresses(sandbox.accounts.deployer.address);
+    const artifacts = await getArtifacts();
     for (const chain of [alpha, beta]) {
       expect(chain.depository).toBe(expected.depository);
       expect(chain.usdc).toBe(expected.usdc);
+      expect(chain.usdt).toBe(expected.usdt);
+      expect([chain.erc20Router, chain.approvalProxy, chain.v3.erc20Router, chain.v3.approvalProxy]).toEqual([
+        expected.erc20Router,
+        expected.approvalProxy,
+        expected.v3.erc20Router,
+        expected.v3.approvalProxy,
+      ]);
+      expect(new Set([chain.depository, chain.usdc, chain.usdt, chain.erc20Router, chain.approvalProxy, chain.v3.erc20Router, chain.v3.approvalProxy]).size).toBe(7);
       expect(chain.multicall3).toBe(MULTICALL3_ADDRESS);
       expect((await chain.publicClient.getCode({ address: chain.depository }))?.length).toBeGreaterThan(2);
+      for (const [address, name] of [
+        [chain.usdt, 'TestTetherToken'],
+        [chain.erc20Router, 'RelayRouter'],
+        [chain.v3.erc20Router, 'RelayRouter'],
+        [chain.approvalProxy, 'ApprovalProxy'],
+        [chain.v3.approvalProxy, 'ApprovalProxy'],
+      ] as const) {
+        // immutables (the proxy's router) are patched into the runtime code at deployment: compare lengths
+        expect((await chain.publicClient.getCode({ address }))?.length).toBe(artifacts[name].deployedBytecode.length);
+      }
+      const proxyRouter = (proxy: Address) => chain.publicClient.readContract({ address: proxy, abi: approvalProxyAbi, functionName: 'router' });
+      expect(await proxyRouter(chain.approvalProxy)).toBe(chain.erc20Router);
+      expect(await proxyRouter(chain.v3.approvalProxy)).toBe(chain.v3.erc20Router);
       expect(await chain.publicClient.getCode({ address: MULTICALL3_ADDRESS })).toBe((await getArtifacts()).Multicall3.deployedBytecode);
       const owner = await chain.publicClient.readContract({ address: chain.depository, abi: sandboxDepositoryAbi, functionName: 'owner' });
       expect(owner).toBe(sandbox.accounts.solver.address);
@@ -215,6 +253,8 @@ describe('startLocalChains', () => {
       const tokenRead = (fn: 'name' | 'symbol' | 'decimals') => ({ address: chain.usdc, abi: testStablecoinAbi, functionName: fn }) as const;
       const usdcOf = (who: Address) => ({ address: chain.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [who] }) as const;
       const ethOf = (who: Address) => ({ address: MULTICALL3_ADDRESS, abi: multicall3Abi, functionName: 'getEthBalance', args: [who] }) as const;
+      const usdtRead = (fn: 'name' | 'symbol' | 'decimals') => ({ address: chain.usdt, abi: testTetherAbi, functionName: fn }) as const;
+      const usdtOf = (who: Address) => ({ address: chain.usdt, abi: testTetherAbi, functionName: 'balanceOf', args: [who] }) as const;
       const results = await chain.publicClient.multicall({
         contracts: [tokenRead('name'), tokenRead('symbol'), tokenRead('decimals'), usdcOf(treasury.address), usdcOf(solver.address), ethOf(treasury.address), ethOf(solver.address), usdcOf(sandbox.accounts.extra[0]!.address)],
         allowFailure: false,
@@ -229,6 +269,11 @@ describe('startLocalChains', () => {
         ETH('100'),
         0n,
       ]);
+      const usdt = await chain.publicClient.multicall({
+        contracts: [usdtRead('name'), usdtRead('symbol'), usdtRead('decimals'), usdtOf(treasury.address), usdtOf(solver.address), usdtOf(sandbox.accounts.extra[0]!.address)],
+        allowFailure: false,
+      });
+      expect(usdt).toEqual(['Tether USD', 'USDT', 6, USDC('50000'), USDC('1000000'), 0n]);
     }
     expect(DEMO_BALANCES.alpha!.treasury!.usdc).toBe('90000');
     expect(DEMO_BALANCES.beta!.treasury!.usdc).toBe('10000');
@@ -321,7 +366,7 @@ describe('startLocalChains with custom chains, preset and interval mining', () =
   it('funds only what the preset names, mines blocks on its own, and stop() kills every anvil process', async () => {
     const sandbox = await startLocalChains({
       chains: [{ slug: 'gamma', displayName: 'Gamma', chainId: 31777 }],
-      balances: { gamma: { extra1: { usdc: '5.25', eth: '0' } } },
+      balances: { gamma: { extra1: { usdc: '5.25', usdt: '0.5', eth: '0' } } },
       blockTimeSec: 1,
     });
     const pids = sandbox.chains.map((c) => c.pid);
@@ -330,15 +375,17 @@ describe('startLocalChains with custom chains, preset and interval mining', () =
       const [gamma] = sandbox.chains as [LocalEvmChain]; // one chain requested
       expect(await gamma.publicClient.getChainId()).toBe(31777);
       const extra1 = sandbox.accounts.extra[1]!.address;
-      const [extraUsdc, treasuryUsdc, extraEth] = await gamma.publicClient.multicall({
+      const [extraUsdc, treasuryUsdc, extraEth, extraUsdt, treasuryUsdt] = await gamma.publicClient.multicall({
         contracts: [
           { address: gamma.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [extra1] },
           { address: gamma.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [sandbox.accounts.treasury.address] },
           { address: MULTICALL3_ADDRESS, abi: multicall3Abi, functionName: 'getEthBalance', args: [extra1] },
+          { address: gamma.usdt, abi: testTetherAbi, functionName: 'balanceOf', args: [extra1] },
+          { address: gamma.usdt, abi: testTetherAbi, functionName: 'balanceOf', args: [sandbox.accounts.treasury.address] },
         ],
         allowFailure: false,
       });
-      expect([extraUsdc, treasuryUsdc, extraEth]).toEqual([5_250_000n, 0n, 0n]);
+      expect([extraUsdc, treasuryUsdc, extraEth, extraUsdt, treasuryUsdt]).toEqual([5_250_000n, 0n, 0n, 500_000n, 0n]);
       const first = await gamma.publicClient.getBlockNumber({ cacheTime: 0 });
       // no transactions are sent: only interval mining can move the head
       await pollUntil('a block mined by the interval', () => gamma.publicClient.getBlockNumber({ cacheTime: 0 }), (n) => n > first);

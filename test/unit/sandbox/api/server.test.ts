@@ -6,7 +6,31 @@ import { RequestStore } from '../../../../src/sandbox/api/requestStore.ts';
 import { createSandboxApi, type SandboxApi } from '../../../../src/sandbox/api/server.ts';
 import type { SandboxState } from '../../../../src/sandbox/api/state.ts';
 import { DEFAULT_SANDBOX_PRICING } from '../../../../src/sandbox/quote/fees.ts';
-import { GWEI, PRICES, SOLVER, TABLE, usdcRequest, USDC } from '../quote/fixtures.ts';
+import { GWEI, PRICES, ROUTERS_ALPHA, SOLVER, TABLE, usdcRequest, USDC, USDT } from '../quote/fixtures.ts';
+
+/** The error body shapes of spec "Errors" (key sets) and the codes the sandbox may use in them. */
+const ERROR_SHAPES = ['message', 'errorCode,message', 'errorCode,errorData,message', 'errorCode,message,requestId'];
+const PUBLIC_CODES = [
+  'INVALID_ADDRESS',
+  'UNSUPPORTED_CHAIN',
+  'UNSUPPORTED_CURRENCY',
+  'UNSUPPORTED_ROUTE',
+  'EXTRA_TXS_NOT_SUPPORTED',
+  'AMOUNT_TOO_LOW',
+  'INSUFFICIENT_LIQUIDITY',
+  'INVALID_SLIPPAGE_TOLERANCE',
+  'UNAUTHORIZED',
+  'UNKNOWN_ERROR',
+];
+
+/** Reads an error answer and checks it has one of the spec's shapes and, if any, a public code. */
+async function errorBody(res: Response): Promise<Record<string, string>> {
+  const body = (await res.json()) as Record<string, string>; // JSON object of strings, checked below
+  expect(ERROR_SHAPES).toContain(Object.keys(body).sort().join(','));
+  expect(body.message).toEqual(expect.stringMatching(/./));
+  if (body.errorCode !== undefined) expect(PUBLIC_CODES).toContain(body.errorCode);
+  return body;
+}
 
 let api: SandboxApi;
 let url: string;
@@ -58,7 +82,17 @@ describe('sandbox API (in-process, fake chain reads)', () => {
       [31002, 'beta', 'beta'],
     ]);
     expect(body.chains[0]!.solverAddresses).toEqual([SOLVER.address.toLowerCase()]);
-    expect(body.chains[0]!.erc20Currencies![0]!.address).toBe(USDC);
+    expect(body.chains[0]!.erc20Currencies!.map((c) => [c.symbol, c.address, c.decimals])).toEqual([
+      ['USDC', USDC, 6],
+      ['USDT', USDT, 6],
+    ]);
+    expect(body.chains[0]!.solverCurrencies!.map((c) => c.symbol)).toEqual(['ETH', 'USDC', 'USDT']);
+    expect(body.chains[0]!.contracts).toEqual({
+      multicall3: '0xca11bde05977b3631167028862be2a173976ca11',
+      erc20Router: ROUTERS_ALPHA.erc20Router,
+      approvalProxy: ROUTERS_ALPHA.approvalProxy,
+      v3: { erc20Router: ROUTERS_ALPHA.v3.erc20Router, approvalProxy: ROUTERS_ALPHA.v3.approvalProxy },
+    });
   });
 
   it('serves a quote, records it as waiting, and reports it on status and requests endpoints', async () => {
@@ -68,31 +102,61 @@ describe('sandbox API (in-process, fake chain reads)', () => {
     const requestId = quote.requestId!;
     const status = IntentStatusSchema.parse(await (await fetch(`${url}/intents/status/v3?requestId=${requestId}`)).json());
     expect(status).toMatchObject({ status: 'waiting', inTxHashes: [], txHashes: [], originChainId: 31001, destinationChainId: 31002 });
+    expect(status).toMatchObject({ failReason: 'N/A', refundFailReason: 'N/A' });
     const reqs = RequestsResponseSchema.parse(await (await fetch(`${url}/requests/v3?id=${requestId}`)).json());
     expect(reqs.requests).toHaveLength(1);
-    expect(reqs.requests[0]!.data).toMatchObject({ fees: { quoted: { execution: { usd: '0.215' }, platform: { usd: '0' } } } });
+    // v3 shape: data.fees components carry a negative usd cost, amount and amountFormatted in the input currency
+    expect(reqs.requests[0]).toMatchObject({
+      status: 'waiting',
+      requestType: 'Bridge',
+      data: {
+        slippageTolerance: '50',
+        failReason: null,
+        refundFailReason: null,
+        inTxs: [],
+        outTxs: [],
+        fees: {
+          quoted: { execution: { usd: '-0.215', amount: '215000', amountFormatted: '0.215' }, platform: { usd: '0', amount: '0' } },
+          currency: { chainId: 31001, address: USDC, symbol: 'USDC' },
+        },
+        route: { quoted: { origin: { inputCurrency: { amount: '1000000000' } } } },
+      },
+      protocol: { isWithdrawable: false, hubType: 'onchain', settlement: { destination: { fills: [], refunds: [] } } },
+    });
+    expect(reqs.requests[0]!.data).not.toHaveProperty('fees.actual');
     const byUser = RequestsResponseSchema.parse(await (await fetch(`${url}/requests/v3?user=${usdcRequest().user.toUpperCase().replace('0X', '0x')}`)).json());
     expect(byUser.requests.map((r) => r.id)).toEqual([requestId]);
-    expect((await fetch(`${url}/intents/status/v3?requestId=0x${'1'.repeat(64)}`)).status).toBe(404);
+    const unknown = await fetch(`${url}/intents/status/v3?requestId=0x${'1'.repeat(64)}`);
+    expect(unknown.status).toBe(404);
+    expect(Object.keys(await errorBody(unknown))).toEqual(['message']);
   });
 
-  it('answers 400 with errorCode for bad requests', async () => {
-    const cases: [unknown, string][] = [
-      [{ ...usdcRequest(), tradeType: 'EXACT_OUTPUT' }, 'UNSUPPORTED_TRADE_TYPE'],
-      [{ ...usdcRequest(), destinationChainId: 1 }, 'UNSUPPORTED_CHAIN'],
-      [{ ...usdcRequest(), destinationCurrency: '0x2222222222222222222222222222222222222222' }, 'UNSUPPORTED_CURRENCY'],
-      [{ ...usdcRequest(), amount: '0' }, 'AMOUNT_TOO_LOW'],
-      [{ ...usdcRequest(), amount: '-5' }, 'INVALID_REQUEST'],
+  it('answers 400 in the spec error shapes, with public codes only, or message-only where no public code fits', async () => {
+    const cases: [unknown, string | undefined, string][] = [
+      [{ ...usdcRequest(), destinationChainId: 1 }, 'UNSUPPORTED_CHAIN', 'destinationChainId'],
+      [{ ...usdcRequest(), destinationCurrency: '0x2222222222222222222222222222222222222222' }, 'UNSUPPORTED_CURRENCY', 'destinationCurrency'],
+      [{ ...usdcRequest(), amount: '0' }, 'AMOUNT_TOO_LOW', 'amount'],
+      [{ ...usdcRequest(), user: 'not-an-address' }, 'INVALID_ADDRESS', 'user'],
+      [{ ...usdcRequest(), slippageTolerance: 'lots' }, 'INVALID_SLIPPAGE_TOLERANCE', 'slippageTolerance'],
+      [{ ...usdcRequest(), txs: [{ to: USDC, value: '0', data: '0x' }] }, 'EXTRA_TXS_NOT_SUPPORTED', 'txs'],
+      [{ ...usdcRequest(), destinationChainId: 31001 }, 'UNSUPPORTED_ROUTE', 'same currency'],
+      [{ ...usdcRequest(), tradeType: 'EXACT_OUTPUT' }, undefined, 'EXACT_INPUT'],
+      [{ ...usdcRequest(), amount: '-5' }, undefined, 'amount'],
     ];
-    for (const [body, code] of cases) {
+    for (const [body, code, named] of cases) {
       const res = await post('/quote/v2', body);
       expect(res.status).toBe(400);
-      const json = (await res.json()) as { message: string; errorCode: string };
+      const json = await errorBody(res);
       expect(json.errorCode).toBe(code);
-      expect(json.message.length).toBeGreaterThan(0);
+      expect(json.message).toContain(named);
     }
+    expect(await errorBody(await post('/quote/v2', { ...usdcRequest(), slippageTolerance: 'lots' }))).toMatchObject({ errorData: '"lots"' });
     const bad = await fetch(`${url}/quote/v2`, { method: 'POST', body: '{not json' });
     expect(bad.status).toBe(400);
+    expect(Object.keys(await errorBody(bad))).toEqual(['message']);
+    const noQuery = await fetch(`${url}/requests/v3`);
+    expect(noQuery.status).toBe(400);
+    expect(Object.keys(await errorBody(noQuery))).toEqual(['message']);
   });
 
   it('a 429 burst answers the next N public requests with retry-after, then recovers; admin is exempt', async () => {
@@ -102,7 +166,7 @@ describe('sandbox API (in-process, fake chain reads)', () => {
       const res = await fetch(`${url}/chains`);
       expect(res.status).toBe(429);
       expect(res.headers.get('retry-after')).toBe('1');
-      expect(await res.json()).toMatchObject({ errorCode: 'RATE_LIMITED' });
+      expect(Object.keys(await errorBody(res))).toEqual(['message']); // no public code names rate limiting
     }
     expect((await fetch(`${url}/chains`)).status).toBe(200);
     state.faults.set({ httpErrors: { status: 503, count: 1 } });
@@ -110,10 +174,14 @@ describe('sandbox API (in-process, fake chain reads)', () => {
     const res = await fetch(`${url}/chains`);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
+    expect(Object.keys(await errorBody(res))).toEqual(['message']);
   });
 
   it('refuses unknown fault knobs with 400 and applies a counted tamper to exactly that many quotes', async () => {
-    expect((await post('/_sandbox/faults', { neverfill: true })).status).toBe(400);
+    const misspelt = await post('/_sandbox/faults', { neverfill: true });
+    expect(misspelt.status).toBe(400);
+    expect((await errorBody(misspelt)).message).toContain('neverfill');
+    expect((await post('/_sandbox/faults', { failReason: 'MADE_UP' })).status).toBe(400); // only published reasons
     await post('/_sandbox/faults', { tamper: 'recipient', tamperCount: 1 });
     const first = QuoteResponseSchema.parse(await (await post('/quote/v2', usdcRequest())).json());
     const second = QuoteResponseSchema.parse(await (await post('/quote/v2', usdcRequest())).json());
@@ -131,12 +199,32 @@ describe('sandbox API (in-process, fake chain reads)', () => {
     expect(miss.status).toBe(404);
     expect(await miss.json()).toHaveProperty('message');
     expect((await post('/transactions/index', { chainId: 5, txHash: `0x${'ab'.repeat(32)}` })).status).toBe(400);
+    // chainId is a number (spec) or its decimal string (published OpenAPI): a slug is refused, naming the
+    // field, and nothing is indexed
+    const stringId = await post('/transactions/index', { chainId: 'alpha', txHash: `0x${'ab'.repeat(32)}` });
+    expect(stringId.status).toBe(400);
+    const body = await errorBody(stringId);
+    expect(Object.keys(body)).toEqual(['message']);
+    expect(body.message).toMatch(/chainId: .*positive integer number/);
     expect(indexed).toHaveLength(2);
   });
 
-  it('unknown paths answer 404 {message}, wrong methods 405', async () => {
-    expect((await fetch(`${url}/requests/abc/signature`)).status).toBe(404);
-    expect((await fetch(`${url}/quote/v2`)).status).toBe(405);
+  it('unknown paths answer 404 {message}, wrong methods 405 {message}', async () => {
+    const removed = await fetch(`${url}/requests/abc/signature`);
+    expect(removed.status).toBe(404);
+    expect(Object.keys(await errorBody(removed))).toEqual(['message']);
+    const wrong = await fetch(`${url}/quote/v2`);
+    expect(wrong.status).toBe(405);
+    expect(Object.keys(await errorBody(wrong))).toEqual(['message']);
+  });
+
+  it('an unexpected failure answers 500 {message, errorCode: UNKNOWN_ERROR}', async () => {
+    state.io.feeData = async () => {
+      throw new Error('node down');
+    };
+    const res = await post('/quote/v2', usdcRequest());
+    expect(res.status).toBe(500);
+    expect(await errorBody(res)).toEqual({ message: 'Internal sandbox error', errorCode: 'UNKNOWN_ERROR' });
   });
 });
 
@@ -147,7 +235,9 @@ describe('sandbox API with a required API key', () => {
   it('401 UNAUTHORIZED on a missing or wrong x-api-key, 200 with the right one', async () => {
     const none = await post('/quote/v2', usdcRequest());
     expect(none.status).toBe(401);
-    expect(await none.json()).toMatchObject({ errorCode: 'UNAUTHORIZED' });
+    const body = await errorBody(none);
+    expect(Object.keys(body).sort()).toEqual(['errorCode', 'message']); // spec "Authentication" 3: {message, errorCode}
+    expect(body.errorCode).toBe('UNAUTHORIZED');
     expect((await post('/quote/v2', usdcRequest(), { 'x-api-key': 'wrong' })).status).toBe(401);
     expect((await post('/quote/v2', usdcRequest(), { 'x-api-key': 'secret-key' })).status).toBe(200);
     expect((await fetch(`${url}/chains`)).status).toBe(200);

@@ -11,9 +11,12 @@ import {
   DEPOSITORY_ALPHA,
   NOW_SEC,
   RECIPIENT,
+  ROUTERS_ALPHA,
+  ROUTERS_BETA,
   SOLVER,
   TABLE,
   USDC,
+  USDT,
   USER,
   usdcRequest,
   ZERO,
@@ -70,12 +73,30 @@ describe('buildQuote: USDC alpha → beta bridge', () => {
     expect(od.solverChainId).toBe('alpha');
     expect(od.solver).toBe(SOLVER.address.toLowerCase());
     expect(od.inputs[0]!.payment).toEqual({ chainId: 'alpha', currency: USDC, amount: '1000000000', weight: '1' });
-    expect(od.inputs[0]!.refunds).toEqual([
-      { chainId: 'alpha', recipient: USER, currency: USDC, minimumAmount: '0', deadline: NOW_SEC + 600, extraData: '0x' },
-    ]);
-    expect(od.output).toMatchObject({ chainId: 'beta', calls: [], deadline: NOW_SEC + 600, extraData: '0x' });
     expect(od.output.payments[0]!.recipient).toBe(RECIPIENT);
     expect(od.fees).toEqual([]);
+  });
+
+  it('orderData carries two refunds like real quotes: origin in the payment currency, destination in the output currency, v3 router as extraData', async () => {
+    const refundTo = '0x3333333333333333333333333333333333333333';
+    const { response, order } = await build(usdcRequest({ destinationCurrency: USDT, refundTo }));
+    const od = response.protocol!.v2.orderData;
+    const padded = (router: string) => `0x${'0'.repeat(24)}${router.slice(2)}`;
+    expect(od.inputs[0]!.refunds).toEqual([
+      { chainId: 'alpha', recipient: refundTo, currency: USDC, minimumAmount: '0', deadline: NOW_SEC + 600, extraData: padded(ROUTERS_ALPHA.v3.erc20Router) },
+      { chainId: 'beta', recipient: refundTo, currency: USDT, minimumAmount: '0', deadline: NOW_SEC + 600, extraData: padded(ROUTERS_BETA.v3.erc20Router) },
+    ]);
+    expect(od.output).toMatchObject({ chainId: 'beta', calls: [], deadline: NOW_SEC + 600, extraData: padded(ROUTERS_BETA.v3.erc20Router) });
+    expect(od.output.extraData).toHaveLength(66);
+    expect(od.inputs[0]!.payment.weight).toBe('1');
+    // the id and the solver signature cover the final orderData, refunds included
+    expect(computeOrderId(od, sandboxSlugVmTypes(TABLE))).toBe(order.orderId);
+    const withoutRefund = { ...od, inputs: [{ ...od.inputs[0]!, refunds: od.inputs[0]!.refunds.slice(0, 1) }] };
+    expect(computeOrderId(withoutRefund, sandboxSlugVmTypes(TABLE))).not.toBe(order.orderId);
+    expect(await recoverOrderSigner(response.protocol!.v2.orderId, response.protocol!.v2.orderSignature)).toBe(SOLVER.address);
+    // the refund recipient defaults to the user
+    const plain = (await build()).response.protocol!.v2.orderData.inputs[0]!.refunds;
+    expect(plain.map((r) => r.recipient)).toEqual([USER, USER]);
   });
 
   it('prices a same-symbol bridge at 0.02 USD + fill gas, no platform or swap fee', async () => {
@@ -174,8 +195,10 @@ describe('buildQuote: USDC alpha → beta bridge', () => {
 });
 
 describe('buildQuote: refusals', () => {
-  it('EXACT_OUTPUT → UNSUPPORTED_TRADE_TYPE', async () => {
-    expect((await rejected(build(usdcRequest({ tradeType: 'EXACT_OUTPUT' })))).code).toBe('UNSUPPORTED_TRADE_TYPE');
+  it('EXACT_OUTPUT → 400 message-only (no public code says "the sandbox does not quote this")', async () => {
+    const e = await rejected(build(usdcRequest({ tradeType: 'EXACT_OUTPUT' })));
+    expect([e.status, e.code]).toEqual([400, null]);
+    expect(e.toBody()).toEqual({ message: expect.stringContaining('EXACT_INPUT') });
   });
   it('unknown chain → UNSUPPORTED_CHAIN, unknown currency → UNSUPPORTED_CURRENCY', async () => {
     expect((await rejected(build(usdcRequest({ destinationChainId: 1 })))).code).toBe('UNSUPPORTED_CHAIN');
@@ -188,13 +211,14 @@ describe('buildQuote: refusals', () => {
     expect((await rejected(build(usdcRequest({ amount: '215000' })))).code).toBe('AMOUNT_TOO_LOW');
     expect((await build(usdcRequest({ amount: '215001' }))).order.expectedOut).toBe(1n);
   });
-  it('solver balance below the output → INSUFFICIENT_LIQUIDITY', async () => {
+  it('solver balance below the output → INSUFFICIENT_LIQUIDITY {message, errorCode, errorData}', async () => {
     const e = await rejected(build(usdcRequest(), { balances: { userIn: 0n, solverOut: 999_784_999n } }));
     expect(e.code).toBe('INSUFFICIENT_LIQUIDITY');
+    expect(e.toBody()).toEqual({ message: expect.any(String), errorCode: 'INSUFFICIENT_LIQUIDITY', errorData: 'available=999784999' });
   });
-  it('bad user address → INVALID_ADDRESS; destination calls → UNSUPPORTED_ROUTE', async () => {
+  it('bad user address → INVALID_ADDRESS; destination calls → EXTRA_TXS_NOT_SUPPORTED', async () => {
     expect((await rejected(build(usdcRequest({ user: 'not-an-address' })))).code).toBe('INVALID_ADDRESS');
     const txs = [{ to: USER, value: '0', data: '0x' }];
-    expect((await rejected(build(usdcRequest({ txs })))).code).toBe('UNSUPPORTED_ROUTE');
+    expect((await rejected(build(usdcRequest({ txs })))).code).toBe('EXTRA_TXS_NOT_SUPPORTED');
   });
 });

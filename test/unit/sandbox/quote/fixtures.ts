@@ -1,12 +1,13 @@
 /**
- * Shared inputs for the sandbox quote tests: a two-chain table (alpha 31001, beta 31002), anvil's
- * well-known dev keys for the user (index 0) and solver (index 1), and a quote builder with fixed fee data.
+ * Shared inputs for the sandbox quote tests: a two-chain table (alpha 31001, beta 31002) with USDC, USDT and
+ * router contracts, anvil's well-known dev keys for the user (index 0) and solver (index 1), and a quote
+ * builder with fixed fee data.
  */
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEFAULT_SANDBOX_FAULTS, type SandboxFaults } from '../../../../src/sandbox/faults.ts';
 import { buildQuote, type BuildQuoteInput, type BuiltQuote } from '../../../../src/sandbox/quote/buildQuote.ts';
-import { SANDBOX_ETH, sandboxUsdc, type SandboxChainTable } from '../../../../src/sandbox/quote/chainTable.ts';
+import { SANDBOX_ETH, sandboxUsdc, sandboxUsdt, type SandboxChainTable } from '../../../../src/sandbox/quote/chainTable.ts';
 import { parsePrices } from '../../../../src/sandbox/quote/prices.ts';
 import type { SandboxQuoteRequest } from '../../../../src/sandbox/quote/request.ts';
 
@@ -14,9 +15,21 @@ export const SOLVER = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9
 export const USER: Address = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 export const RECIPIENT: Address = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 export const USDC: Address = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
+export const USDT: Address = '0xcf7ed3acca5a467e9e704c703e8d87f634fb0fc9';
 export const ZERO: Address = '0x0000000000000000000000000000000000000000';
 export const DEPOSITORY_ALPHA: Address = '0xe7f1725e7734ce288f8367e1bb143e90bb3f0512';
 export const DEPOSITORY_BETA: Address = '0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0';
+/** Router contracts per chain (distinct on each chain, so a test can tell which chain's router a field names). */
+export const ROUTERS_ALPHA = {
+  erc20Router: '0xa1000000000000000000000000000000000000a1',
+  approvalProxy: '0xa2000000000000000000000000000000000000a2',
+  v3: { erc20Router: '0xa3000000000000000000000000000000000000a3', approvalProxy: '0xa4000000000000000000000000000000000000a4' },
+} as const satisfies { erc20Router: Address; approvalProxy: Address; v3: { erc20Router: Address; approvalProxy: Address } };
+export const ROUTERS_BETA = {
+  erc20Router: '0xb1000000000000000000000000000000000000b1',
+  approvalProxy: '0xb2000000000000000000000000000000000000b2',
+  v3: { erc20Router: '0xb3000000000000000000000000000000000000b3', approvalProxy: '0xb4000000000000000000000000000000000000b4' },
+} as const satisfies { erc20Router: Address; approvalProxy: Address; v3: { erc20Router: Address; approvalProxy: Address } };
 export const NOW_SEC = 1_800_000_000;
 export const GWEI = 1_000_000_000n;
 
@@ -28,8 +41,9 @@ export const TABLE: SandboxChainTable = [
     rpcUrl: 'http://127.0.0.1:1',
     depository: DEPOSITORY_ALPHA,
     multicall3: '0xca11bde05977b3631167028862be2a173976ca11',
+    ...ROUTERS_ALPHA,
     native: SANDBOX_ETH,
-    erc20: [sandboxUsdc(USDC)],
+    erc20: [sandboxUsdc(USDC), sandboxUsdt(USDT)],
   },
   {
     chainId: 31002,
@@ -38,12 +52,13 @@ export const TABLE: SandboxChainTable = [
     rpcUrl: 'http://127.0.0.1:2',
     depository: DEPOSITORY_BETA,
     multicall3: '0xca11bde05977b3631167028862be2a173976ca11',
+    ...ROUTERS_BETA,
     native: SANDBOX_ETH,
-    erc20: [sandboxUsdc(USDC)],
+    erc20: [sandboxUsdc(USDC), sandboxUsdt(USDT)],
   },
 ];
 
-export const PRICES = parsePrices({ ETH: '3000', USDC: '1' });
+export const PRICES = parsePrices({ ETH: '3000', USDC: '1', USDT: '1' });
 
 /** A 1000 USDC alpha → beta request with protocol data. */
 export function usdcRequest(over: Partial<SandboxQuoteRequest> = {}): SandboxQuoteRequest {

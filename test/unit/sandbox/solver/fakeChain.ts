@@ -88,7 +88,8 @@ export function fakeChain(chainId: number, depository: Address): FakeChain {
       fake.receiptWaits += 1;
       const step = fake.receiptPlan.shift() ?? 'success';
       if (step === 'error') throw new Error('HTTP request failed (fake RPC outage)');
-      return { transactionHash: hash, status: step, blockNumber: head } as unknown as TransactionReceipt; // the fields the solver reads
+      // the fields the solver reads: outcome, block, and the fee parts (gas used × effective gas price)
+      return { transactionHash: hash, status: step, blockNumber: head, gasUsed: 21_000n, effectiveGasPrice: 2n } as unknown as TransactionReceipt;
     },
   };
   const walletClient = {

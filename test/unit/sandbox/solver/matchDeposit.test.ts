@@ -29,16 +29,17 @@ describe('matchDeposit', () => {
   });
 
   it.each([
-    ['WRONG_CHAIN', { chainId: 31002 }],
-    ['WRONG_DEPOSITOR', { from: '0x1111111111111111111111111111111111111111' }],
-    ['WRONG_CURRENCY', { currency: '0x0000000000000000000000000000000000000000' }],
-    ['WRONG_AMOUNT', { amount: 999_999_999n }],
-    ['WRONG_AMOUNT', { amount: 1n }],
-  ] as const)('leaves a %s deposit unfilled without handing out the order record', async (reason, patch) => {
+    ['WRONG_CHAIN', 'DEPOSIT_CHAIN_MISMATCH', { chainId: 31002 }],
+    ['WRONG_DEPOSITOR', 'UNKNOWN', { from: '0x1111111111111111111111111111111111111111' }],
+    ['WRONG_CURRENCY', 'INCORRECT_DEPOSIT_CURRENCY', { currency: '0x0000000000000000000000000000000000000000' }],
+    ['WRONG_AMOUNT', 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL', { amount: 999_999_999n }],
+    ['WRONG_AMOUNT', 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL', { amount: 1n }],
+    ['WRONG_AMOUNT', 'UNKNOWN', { amount: 1_000_000_001n }],
+  ] as const)('leaves a %s deposit unfilled (published failReason %s) without handing out the order record', async (reason, failReason, patch) => {
     const { order, deposit, store } = await setup();
     const d = { ...deposit, ...patch };
     const decision = matchDeposit(d, store.byOrderId(d.id));
-    expect(decision).toEqual({ kind: 'unfilled', reason, claimed: order });
+    expect(decision).toEqual({ kind: 'unfilled', reason, failReason, claimed: order });
     expect(decision).not.toHaveProperty('record');
   });
 
@@ -48,6 +49,7 @@ describe('matchDeposit', () => {
     expect(matchDeposit({ ...deposit, blockTimestamp: order.deadlineSec + 1 }, record)).toMatchObject({
       kind: 'unfilled',
       reason: 'ORDER_EXPIRED',
+      failReason: 'ORDER_EXPIRED',
     });
   });
 
@@ -56,10 +58,11 @@ describe('matchDeposit', () => {
     expect(matchDeposit({ ...deposit, id: `0x${'77'.repeat(32)}` }, undefined)).toEqual({
       kind: 'unfilled',
       reason: 'UNKNOWN_ORDER',
+      failReason: 'UNKNOWN',
       claimed: null,
     });
     store.advance(record, 'pending', { inTxHashes: [deposit.txHash] }, 2_000);
-    expect(matchDeposit(deposit, record)).toMatchObject({ kind: 'unfilled', reason: 'DOUBLE_SPEND' });
+    expect(matchDeposit(deposit, record)).toMatchObject({ kind: 'unfilled', reason: 'DOUBLE_SPEND', failReason: 'DOUBLE_SPEND' });
   });
 
   it("a stranger's deposit under the victim's order id gets its own record; the order still fills", async () => {
@@ -82,12 +85,15 @@ describe('RequestStore transitions', () => {
     expect(store.advance(record, 'pending', {}, 2_000)).toBe(true);
     expect(store.advance(record, 'waiting', {}, 3_000)).toBe(false);
     expect(store.advance(record, 'pending', {}, 3_000)).toBe(false);
+    expect(store.advance(record, 'delayed', {}, 3_500)).toBe(true);
+    expect(store.advance(record, 'pending', {}, 3_600)).toBe(false); // delayed sits after pending
     expect(store.advance(record, 'submitted', { txHashes: [`0x${'ee'.repeat(32)}`] }, 4_000)).toBe(true);
+    expect(store.advance(record, 'delayed', {}, 4_500)).toBe(false); // and before submitted
     expect(store.advance(record, 'success', {}, 5_000)).toBe(true);
     expect(store.advance(record, 'refund', {}, 6_000)).toBe(false);
     expect(record.status).toBe('success');
     expect(record.updatedAtMs).toBe(5_000);
-    expect(seen).toEqual(['pending', 'submitted', 'success']);
+    expect(seen).toEqual(['pending', 'delayed', 'submitted', 'success']);
   });
 });
 

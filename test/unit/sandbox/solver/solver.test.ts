@@ -13,6 +13,7 @@ import { build, DEPOSITORY_ALPHA, DEPOSITORY_BETA, NOW_SEC, PRICES, SOLVER, TABL
 import { fakeChain, type FakeChain } from './fakeChain.ts';
 
 const STRANGER: Address = '0x2222222222222222222222222222222222222222';
+const CTX = { chains: TABLE, prices: PRICES };
 const REFUND_TO: Address = '0x3333333333333333333333333333333333333333';
 
 let solver: Solver | undefined;
@@ -75,12 +76,15 @@ describe('solver: deposits that do not pay their order exactly', () => {
     await until('the stranger deposit record', () => ownRecords(r).some((x) => x.status === 'failure'));
     const [own] = ownRecords(r);
     expect(own!.requestId).not.toBe(r.record.requestId);
-    expect(own!.failReason).toBe('WRONG_DEPOSITOR'); // the first field that differs from the order
+    expect(own!.failReason).toBe('UNKNOWN'); // another depositor: no published reason says it
     expect(own!.inTxHashes).toEqual([strangerTx]);
-    expect(requestJson(own!, TABLE).protocol).toMatchObject({
+    expect(requestJson(own!, CTX).protocol).toMatchObject({
       isWithdrawable: true,
-      deposit: { origin: { depositor: STRANGER, chainId: 'alpha', amount: '1', transactionId: strangerTx } },
+      deposit: {
+        origin: { depositor: STRANGER, chainId: 31001, amount: '1', transactionId: strangerTx, depository: DEPOSITORY_ALPHA, onchainId: r.order.orderId },
+      },
     });
+    expect(requestJson(own!, CTX).data).toMatchObject({ failReason: 'UNKNOWN', refundFailReason: null, inTxs: [{ txHash: strangerTx, chainId: 31001 }] });
     expect(r.alpha.sent).toEqual([]); // nothing returned automatically
     expect(r.record.status).toBe('waiting');
 
@@ -99,8 +103,8 @@ describe('solver: deposits that do not pay their order exactly', () => {
     await until('the fill', () => r.record.status === 'success');
     r.alpha.depositErc20(genuine(r), NOW_SEC);
     await until('two unfilled records', () => ownRecords(r).filter((x) => x.status === 'failure').length === 2);
-    expect(ownRecords(r).map((x) => x.failReason).sort()).toEqual(['DOUBLE_SPEND', 'UNKNOWN_ORDER']);
-    expect(ownRecords(r).every((x) => requestJson(x, TABLE).protocol.isWithdrawable)).toBe(true);
+    expect(ownRecords(r).map((x) => x.failReason).sort()).toEqual(['DOUBLE_SPEND', 'UNKNOWN']);
+    expect(ownRecords(r).every((x) => requestJson(x, CTX).protocol.isWithdrawable)).toBe(true);
     expect(r.beta.sent).toHaveLength(1); // filled once
     expect(r.alpha.sent).toEqual([]);
   });
@@ -111,7 +115,12 @@ describe('solver: deposits that do not pay their order exactly', () => {
     await until('the refund', () => ownRecords(r).some((x) => x.status === 'refund'));
     expect(r.alpha.sent).toHaveLength(1);
     expect(r.alpha.sent[0]).toMatchObject({ to: DEPOSITORY_ALPHA, functionName: 'withdrawErc20', args: [USDC, REFUND_TO, 5n, r.order.orderId] });
-    expect(ownRecords(r)[0]!.failReason).toBe('WRONG_AMOUNT');
+    expect(ownRecords(r)[0]!.failReason).toBe('DEPOSITED_AMOUNT_TOO_LOW_TO_FILL');
+    const view = requestJson(ownRecords(r)[0]!, CTX);
+    expect(view.data.outTxs).toEqual([
+      expect.objectContaining({ txHash: r.alpha.sent[0]!.hash, chainId: 31001, status: 'success', fee: '42000', type: 'onchain' }),
+    ]);
+    expect(view.protocol.settlement.destination).toEqual({ fills: [], refunds: [{ chainId: 31001, transactionId: r.alpha.sent[0]!.hash }] });
     expect(r.record.status).toBe('waiting');
   });
 
@@ -152,8 +161,58 @@ describe('solver: fills', () => {
     r.beta.receiptPlan.push('error', 'reverted');
     r.alpha.depositErc20(genuine(r), NOW_SEC);
     await until('the failure', () => r.record.status === 'failure');
-    expect(r.record.failReason).toBe('FILL_REVERTED');
+    expect(r.record.failReason).toBe('TRANSACTION_REVERTED');
     expect(r.statuses).toEqual(['pending', 'submitted', 'failure']);
+    const view = requestJson(r.record, CTX);
+    expect(view.data).toMatchObject({ failReason: 'TRANSACTION_REVERTED', failedTxHash: r.beta.sent[0]!.hash, outTxs: [{ status: 'failure' }] });
+    expect(view.protocol).toMatchObject({ isWithdrawable: true, settlement: { destination: { fills: [], refunds: [] } } });
+  });
+
+  it('a filled request: pending → submitted → success, outTxs and settlement name the fill on the destination', async () => {
+    const r = await rig();
+    const depositTx = r.alpha.depositErc20(genuine(r), NOW_SEC);
+    await until('the fill', () => r.record.status === 'success');
+    expect(r.statuses).toEqual(['pending', 'submitted', 'success']);
+    expect(r.record.failReason).toBe('N/A');
+    const fill = r.beta.sent[0]!.hash;
+    const view = requestJson(r.record, CTX);
+    expect(view).toMatchObject({ status: 'success', requestType: 'Bridge', sender: USER });
+    expect(view.data.inTxs).toEqual([expect.objectContaining({ txHash: depositTx, chainId: 31001, type: 'onchain', status: 'success', timestamp: NOW_SEC })]);
+    expect(view.data.outTxs).toEqual([expect.objectContaining({ txHash: fill, chainId: 31002, status: 'success', fee: '42000' })]);
+    expect(view.data).toMatchObject({ failReason: null, refundFailReason: null, failedTxHash: null });
+    expect(view.protocol.settlement.destination).toEqual({ fills: [{ chainId: 31002, transactionId: fill }], refunds: [] });
+    expect(view.protocol).toMatchObject({ isWithdrawable: false, solver: { address: SOLVER.address.toLowerCase(), protocolChainId: 'alpha', chainId: 31001 } });
+    expect(view.data.route!.actual.destination.outputCurrency.amount).toBe(r.order.expectedOut.toString());
+  });
+
+  it("the 'delayed' fault puts delayed between pending and submitted", async () => {
+    const r = await rig({ delayed: true, fillDelayMs: 50 });
+    r.alpha.depositErc20(genuine(r), NOW_SEC);
+    await until('the fill', () => r.record.status === 'success');
+    expect(r.statuses).toEqual(['pending', 'delayed', 'submitted', 'success']);
+  });
+
+  it.each([
+    [{}, 'UNKNOWN'],
+    [{ failReason: 'SOLVER_CAPACITY_EXCEEDED' } as const, 'SOLVER_CAPACITY_EXCEEDED'],
+  ] as const)('the failure fault %o records the published failReason %s and sends nothing', async (knobs, expected) => {
+    const r = await rig({ failure: true, ...knobs });
+    r.alpha.depositErc20(genuine(r), NOW_SEC);
+    await until('the failure', () => r.record.status === 'failure');
+    expect([r.record.failReason, r.record.refundFailReason]).toEqual([expected, 'N/A']);
+    expect(r.beta.sent).toEqual([]);
+  });
+
+  it('refund + refundFailReason: nothing is returned, the request ends failure with the refund leg reason', async () => {
+    const r = await rig({ refund: true, refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' });
+    r.alpha.depositErc20(genuine(r), NOW_SEC);
+    await until('the failure', () => r.record.status === 'failure');
+    expect([r.record.failReason, r.record.refundFailReason]).toEqual(['UNKNOWN', 'AMOUNT_TOO_LOW_TO_REFUND']);
+    expect(r.alpha.sent).toEqual([]);
+    expect(requestJson(r.record, CTX)).toMatchObject({
+      data: { failReason: 'UNKNOWN', refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' },
+      protocol: { isWithdrawable: true },
+    });
   });
 
   it('a deposit whose handling throws is retried on the next poll', async () => {
