@@ -14,6 +14,7 @@ export function sandboxEnv(sandbox: Sandbox, store: string): Record<string, stri
   for (const chain of sandbox.chains) {
     env[`SANDBOX_${chain.def.slug.toUpperCase()}_RPC`] = chain.rpcUrl;
     env.SANDBOX_USDC = chain.usdc;
+    env.SANDBOX_USDT = chain.usdt;
   }
   return env;
 }

@@ -32,6 +32,7 @@ export const TAMPER_KINDS = [
   'approveAmount',
   'approveSpender',
   'approveToken',
+  'approveRouter',
   'extraStep',
   'orderSignature',
   'refundRecipient',

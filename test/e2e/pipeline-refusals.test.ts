@@ -83,6 +83,7 @@ const TAMPER_CASES: { tamper: TamperKind; rule: string }[] = [
   { tamper: 'approveAmount', rule: 'approve' },
   { tamper: 'approveSpender', rule: 'approve-spender' },
   { tamper: 'approveToken', rule: 'approve-needed' },
+  { tamper: 'approveRouter', rule: 'approve-spender' },
   { tamper: 'extraStep', rule: 'no-unexpected-steps' },
   { tamper: 'orderSignature', rule: 'order-signature' },
   { tamper: 'refundRecipient', rule: 'refund-recipient' },

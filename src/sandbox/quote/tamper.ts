@@ -19,6 +19,7 @@
  * | approveAmount | approve amount → 2^256−1 (ERC-20 input only) | approve ≤ amount |
  * | approveSpender | approve spender → stranger (ERC-20 input only) | approve to the depository |
  * | approveToken | approve step `to` → stranger token (ERC-20 input only) | approve only the payment currency |
+ * | approveRouter | approve spender → the origin chain's v3 erc20Router from GET /chains (ERC-20 input only) | approve to the depository only |
  * | extraStep | a `transfer` step sending the input to a stranger, inserted before the deposit | no unexpected steps |
  * | orderSignature | signature made by a stranger key over the real order id | solver signature |
  * | refundRecipient | the origin refund's recipient → stranger; re-sealed | refund-recipient |
@@ -209,6 +210,13 @@ export async function tamperQuote(
       if (!approve) return notApplied(q, 'approveSpender needs an ERC-20 input (no approve step on native input)');
       approve.data.data = approveCalldata(STRANGER_ADDRESS, BigInt(input.payment.amount));
       break;
+    case 'approveRouter': {
+      if (!approve) return notApplied(q, 'approveRouter needs an ERC-20 input (no approve step on native input)');
+      const origin = ctx.chains.find((c) => c.slug === input.payment.chainId);
+      if (!origin) return notApplied(q, `no sandbox chain "${input.payment.chainId}"`);
+      approve.data.data = approveCalldata(origin.v3.erc20Router, BigInt(input.payment.amount));
+      break;
+    }
     case 'approveToken':
       if (!approve) return notApplied(q, 'approveToken needs an ERC-20 input (no approve step on native input)');
       approve.data.to = STRANGER_TOKEN;

@@ -71,7 +71,9 @@ export async function brokenRules(q: SandboxQuoteResponse, e: Expectation): Prom
       const call = decodeFunctionData({ abi: erc20Abi, data: it.data.data });
       const [spender, amount] = call.args as readonly [Address, bigint];
       if (!eq(it.data.to, input.currency)) broken.add('approveToken');
-      if (!eq(spender, depository)) broken.add('approveSpender');
+      const routers = Object.values(e.chains.find((c) => c.slug === e.inSlug)!.v3);
+      if (routers.some((r) => eq(r, spender))) broken.add('approveRouter');
+      else if (!eq(spender, depository)) broken.add('approveSpender');
       if (amount > BigInt(input.amount)) broken.add('approveAmount');
     }
   }

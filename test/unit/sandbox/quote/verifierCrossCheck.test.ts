@@ -25,6 +25,7 @@ const RULE_OF: Record<TamperKind, VerifyRuleId> = {
   approveAmount: 'approve',
   approveSpender: 'approve-spender',
   approveToken: 'approve-needed',
+  approveRouter: 'approve-spender',
   extraStep: 'no-unexpected-steps',
   orderSignature: 'order-signature',
   refundRecipient: 'refund-recipient',
