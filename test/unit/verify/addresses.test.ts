@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { nativeCurrencyOf, sameAddress } from '../../../src/verify/addresses.ts';
 import { contractAddresses, depositoryOf, indexChains } from '../../../src/verify/chainsIndex.ts';
-import { loadChainsFixture } from '../../fixtures/relay.ts';
+import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
+import { GENUINE_V3_CONTRACTS, loadChainsFixture, relayFixturesPresent } from '../../fixtures/relay.ts';
 
 describe('sameAddress', () => {
   it('ignores hex case on EVM and Hyperliquid, and when the VM is unknown', () => {
@@ -25,18 +26,20 @@ describe('sameAddress', () => {
   });
 });
 
-describe('chainsIndex', () => {
+describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('chainsIndex on the %s /chains document', (_name, c) => {
+  const f = c.facts;
+
   it('looks chains up by protocol slug and numeric id and reads the depository', () => {
-    const index = indexChains(loadChainsFixture());
-    expect(index.bySlug('arbitrum')?.id).toBe(42161);
-    expect(index.byId(8453)?.protocol?.v2?.chainId).toBe('base');
+    const index = indexChains(c.load().chains);
+    expect(index.bySlug(f.destinationSlug)?.id).toBe(f.destinationChainId);
+    expect(index.byId(f.originChainId)?.protocol?.v2?.chainId).toBe(f.originSlug);
     expect(index.bySlug('nowhere')).toBeUndefined();
-    expect(depositoryOf(index.bySlug('base')!)).toBe('0x4cd00e387622c35bddb9b4c962c136462338bc31');
-    expect(index.slugVmTypes).toEqual({ base: 'ethereum-vm', arbitrum: 'ethereum-vm' });
+    expect(depositoryOf(index.bySlug(f.originSlug)!)).toBe(f.depository);
+    expect(index.slugVmTypes).toEqual({ [f.originSlug]: 'ethereum-vm', [f.destinationSlug]: 'ethereum-vm' });
   });
 
   it('collects contract addresses from nested groups, leaving out the generic multicall contracts', () => {
-    const chain = loadChainsFixture().chains[0]!;
+    const chain = c.load().chains.chains[0]!;
     chain.contracts = {
       multicall3: '0xaa',
       multicaller: '0xa1',
@@ -47,5 +50,12 @@ describe('chainsIndex', () => {
     expect(contractAddresses(chain)).toEqual(['0xbb', '0xcc', '0xdd']);
     delete chain.contracts;
     expect(contractAddresses(chain)).toEqual([]);
+  });
+});
+
+describe.skipIf(!relayFixturesPresent)('chainsIndex on the genuine /chains document', () => {
+  it('lists the v3 router and approval proxy real GET /chains names on Base', () => {
+    const base = indexChains(loadChainsFixture()).byId(8453)!;
+    expect(contractAddresses(base)).toEqual([GENUINE_V3_CONTRACTS.erc20Router, GENUINE_V3_CONTRACTS.approvalProxy]);
   });
 });

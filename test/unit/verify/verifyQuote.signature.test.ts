@@ -1,61 +1,82 @@
 /**
  * The `order-signature` rule: an optional solver EIP-191 signature over the 32 raw order-id bytes must come
- * from an address in the payment chain's `solverAddresses` of GET /chains.
+ * from an address in the payment chain's `solverAddresses` of GET /chains. Runs on every quote case.
  */
-import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { signOrderId } from '../../../src/protocol/orderSignature.ts';
 import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
 import type { VerifyQuoteInput } from '../../../src/verify/types.ts';
-import { FIXTURE } from '../../fixtures/relay.ts';
-import { detailOf, failing, fixtureInput, v2Of } from '../../fixtures/quoteTamper.ts';
+import { OFFLINE_CASE } from '../../fixtures/offlineQuote.ts';
+import { QUOTE_CASES, type QuoteCase } from '../../fixtures/quoteCase.ts';
+import { caseInput, detailOf, failing, v2Of } from '../../fixtures/quoteTamper.ts';
 
-// Throwaway keys generated for these tests; they hold nothing.
-const SOLVER = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const INTRUDER = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
+// anvil's public dev keys 4 and 5: neither signs any test quote (the offline quote's solver is key 1).
+const OUR_SOLVER = privateKeyToAccount('0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a');
+const INTRUDER = privateKeyToAccount('0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba');
 
-/** The fixture with /chains listing our test solver key on every chain. */
-function withOurSolver(): VerifyQuoteInput {
-  const input = fixtureInput();
-  for (const chain of input.chains.chains) chain.solverAddresses = [SOLVER.address.toLowerCase()];
-  return input;
-}
+describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote: order-signature on the %s quote', (_name, c) => {
+  const orderId = c.facts.orderId;
 
-describe('verifyQuote: order-signature', () => {
+  /** The quote with /chains listing our test solver key on every chain. */
+  function withOurSolver(qc: QuoteCase): VerifyQuoteInput {
+    const input = caseInput(qc);
+    for (const chain of input.chains.chains) chain.solverAddresses = [OUR_SOLVER.address.toLowerCase()];
+    return input;
+  }
+
   it('passes a valid signature from a listed solver', async () => {
-    const input = withOurSolver();
-    v2Of(input.quote).orderSignature = await signOrderId(SOLVER, FIXTURE.orderId as Hex);
+    const input = withOurSolver(c);
+    v2Of(input.quote).orderSignature = await signOrderId(OUR_SOLVER, orderId);
     const verdict = await verifyQuote(input);
     expect(failing(verdict)).toEqual([]);
-    expect(detailOf(verdict, 'order-signature')).toBe(`signed by solver ${SOLVER.address}`);
+    expect(detailOf(verdict, 'order-signature')).toBe(`signed by solver ${OUR_SOLVER.address}`);
+  });
+
+  it('passes without a signature (it is optional)', async () => {
+    const input = caseInput(c);
+    delete v2Of(input.quote).orderSignature;
+    const verdict = await verifyQuote(input);
+    expect(failing(verdict)).toEqual([]);
+    expect(detailOf(verdict, 'order-signature')).toBe('absent (optional)');
   });
 
   it('fails a signature from a key that is not a listed solver', async () => {
-    const input = withOurSolver();
-    v2Of(input.quote).orderSignature = await signOrderId(INTRUDER, FIXTURE.orderId as Hex);
+    const input = withOurSolver(c);
+    v2Of(input.quote).orderSignature = await signOrderId(INTRUDER, orderId);
     const verdict = await verifyQuote(input);
     expect(failing(verdict)).toEqual(['order-signature']);
     expect(detailOf(verdict, 'order-signature')).toContain(INTRUDER.address);
   });
 
-  it('fails a genuine solver signature over another order id', async () => {
-    const input = withOurSolver();
-    v2Of(input.quote).orderSignature = await signOrderId(SOLVER, `0x${'33'.repeat(32)}`);
+  it('fails a listed solver signature over another order id', async () => {
+    const input = withOurSolver(c);
+    v2Of(input.quote).orderSignature = await signOrderId(OUR_SOLVER, `0x${'33'.repeat(32)}`);
     expect(failing(await verifyQuote(input))).toEqual(['order-signature']);
   });
 
-  it('fails our solver signature when /chains lists the real solver only', async () => {
-    const input = fixtureInput();
-    v2Of(input.quote).orderSignature = await signOrderId(SOLVER, FIXTURE.orderId as Hex);
+  it('fails our solver signature when /chains lists only the quote solver', async () => {
+    const input = caseInput(c);
+    v2Of(input.quote).orderSignature = await signOrderId(OUR_SOLVER, orderId);
     expect(failing(await verifyQuote(input))).toEqual(['order-signature']);
   });
 
   it('fails a malformed signature without throwing', async () => {
-    const input = withOurSolver();
+    const input = withOurSolver(c);
     v2Of(input.quote).orderSignature = '0x1234';
     const verdict = await verifyQuote(input);
     expect(failing(verdict)).toEqual(['order-signature']);
     expect(detailOf(verdict, 'order-signature')).toContain('does not recover a signer');
   });
 });
+
+describe('verifyQuote: order-signature on the offline quote as served', () => {
+  it('the sandbox solver signature fails once /chains stops listing that solver', async () => {
+    const input = caseInput(OFFLINE_CASE);
+    for (const chain of input.chains.chains) chain.solverAddresses = [OUR_SOLVER.address.toLowerCase()];
+    const verdict = await verifyQuote(input);
+    expect(failing(verdict)).toEqual(['order-signature']);
+    expect(detailOf(verdict, 'order-signature').toLowerCase()).toContain(OFFLINE_CASE.facts.solver);
+  });
+});
+
