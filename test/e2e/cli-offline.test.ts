@@ -1,54 +1,67 @@
 /**
- * CLI commands that work on saved files: verify-quote and order-id on the genuine published fixture.
+ * CLI commands that work on saved files: verify-quote and order-id on saved quotes — the offline quote (always) and
+ * the genuine published one (when its files are present). Each case's quote and GET /chains document are written to
+ * a temporary directory first, as an operator would save them.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FIXTURES, runCli } from './helpers/cli.ts';
-import { loadChainsFixture } from '../fixtures/relay.ts';
+import { offlineQuoteJson } from '../fixtures/offlineQuote.ts';
+import { QUOTE_CASES } from '../fixtures/quoteCase.ts';
+import { loadChainsFixture, readQuoteFixtureJson } from '../fixtures/relay.ts';
+import { runCli } from './helpers/cli.ts';
 
-const QUOTE = path.join(FIXTURES, 'quote-v2-base-usdc-to-arbitrum-usdt.json');
-const USER = '0x03508bb71268bba25ecacc8f620e01866650532c';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ballast-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-/** The genuine chains document with the contracts real GET /chains lists (see loadChainsFixture). */
-const CHAINS = path.join(tmp, 'chains.json');
-writeFileSync(CHAINS, JSON.stringify(loadChainsFixture()));
 
-const verifyArgs = (quote: string, extra: string[] = []) => [
-  'verify-quote', '--quote', quote, '--chains', CHAINS, '--user', USER, '--recipient', USER, '--now', '1777339000', ...extra,
-];
+/** Writes a case's quote and chains document to `tmp/<name>/` and returns the two paths. */
+function saveCase(name: string): { quote: string; chains: string } {
+  const dir = path.join(tmp, name);
+  mkdirSync(dir, { recursive: true });
+  // The genuine quote exactly as published; its chains document with the contracts real GET /chains lists.
+  const { quote, chains } = name === 'genuine' ? { quote: readQuoteFixtureJson(), chains: loadChainsFixture() } : offlineQuoteJson();
+  const files = { quote: path.join(dir, 'quote.json'), chains: path.join(dir, 'chains.json') };
+  writeFileSync(files.quote, JSON.stringify(quote, null, 2));
+  writeFileSync(files.chains, JSON.stringify(chains, null, 2));
+  return files;
+}
 
-describe('ballast verify-quote', () => {
-  it('verifies the genuine published quote with every expectation given (exit 0)', async () => {
-    const r = await runCli(verifyArgs(QUOTE, [
-      '--amount', '100000000',
-      '--origin-currency', '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
-      '--destination-chain', '42161',
-      '--destination-currency', '0xfd086bc7cd5c481dcc9c85ebe478a1c0b69fcbb9',
-      '--min-out', '97951882',
+describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('ballast verify-quote and order-id on the %s quote', (name, c) => {
+  const f = c.facts;
+  const files = saveCase(name);
+  const verifyArgs = (quote: string, extra: string[] = []) => [
+    'verify-quote', '--quote', quote, '--chains', files.chains, '--user', f.user, '--recipient', f.recipient, '--now', String(f.nowSec), ...extra,
+  ];
+
+  it('verifies the saved quote with every expectation given (exit 0)', async () => {
+    const r = await runCli(verifyArgs(files.quote, [
+      '--amount', f.amount.toString(),
+      '--origin-currency', f.originCurrency,
+      '--destination-chain', String(f.destinationChainId),
+      '--destination-currency', f.destinationCurrency,
+      '--min-out', f.minOut.toString(),
       '--json',
     ]));
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const verdict = JSON.parse(r.stdout) as { ok: boolean; orderId: string; rules: { rule: string; ok: boolean }[] };
     expect(verdict.ok).toBe(true);
-    expect(verdict.orderId).toBe('0x4c625ab9733d2d5702beed88f4156575e25d599d5145551d5bf2bfc358db234b');
+    expect(verdict.orderId).toBe(f.orderId);
     expect(verdict.rules.every((x) => x.ok)).toBe(true);
   });
 
   it('refuses (exit 3) when the guaranteed output is below --min-out, naming the rule', async () => {
-    const r = await runCli(verifyArgs(QUOTE, ['--min-out', '97951883']));
+    const r = await runCli(verifyArgs(files.quote, ['--min-out', (f.minOut + 1n).toString()]));
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/min-output\s*│\s*FAIL/);
     expect(r.stdout).toContain('REFUSED');
   });
 
   it('refuses a quote whose recipient was changed', async () => {
-    const quote = JSON.parse(readFileSync(QUOTE, 'utf8'));
+    const quote = JSON.parse(readFileSync(files.quote, 'utf8'));
     quote.protocol.v2.orderData.output.payments[0].recipient = '0x000000000000000000000000000000000000dead';
-    const file = path.join(tmp, 'tampered.json');
+    const file = path.join(tmp, `${name}-tampered.json`);
     writeFileSync(file, JSON.stringify(quote));
     const r = await runCli(verifyArgs(file, ['--json']));
     expect(r.code).toBe(3);
@@ -56,34 +69,36 @@ describe('ballast verify-quote', () => {
     expect(failed).toContain('recipient');
   });
 
-  it('exits 2 on unreadable input and names the file', async () => {
-    const bad = path.join(tmp, 'bad.json');
-    writeFileSync(bad, '{ not json');
-    const r = await runCli(verifyArgs(bad));
+  it('order-id prints the order id of the saved orderData', async () => {
+    const quote = JSON.parse(readFileSync(files.quote, 'utf8'));
+    const file = path.join(tmp, `${name}-order.json`);
+    writeFileSync(file, JSON.stringify(quote.protocol.v2.orderData));
+    const r = await runCli(['order-id', '--order', file, '--chains', files.chains]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(f.orderId);
+  });
+
+  it('order-id exits 2 when a chain slug of the order is unknown to /chains', async () => {
+    const quote = JSON.parse(readFileSync(files.quote, 'utf8'));
+    quote.protocol.v2.orderData.output.chainId = 'nowhere';
+    const file = path.join(tmp, `${name}-order-bad.json`);
+    writeFileSync(file, JSON.stringify(quote.protocol.v2.orderData));
+    const r = await runCli(['order-id', '--order', file, '--chains', files.chains]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(bad);
-    const missing = await runCli(verifyArgs(path.join(tmp, 'nope.json')));
-    expect(missing.code).toBe(2);
+    expect(r.stderr).toContain('nowhere');
   });
 });
 
-describe('ballast order-id', () => {
-  it('prints the order id of the fixture orderData', async () => {
-    const quote = JSON.parse(readFileSync(QUOTE, 'utf8'));
-    const file = path.join(tmp, 'order.json');
-    writeFileSync(file, JSON.stringify(quote.protocol.v2.orderData));
-    const r = await runCli(['order-id', '--order', file, '--chains', CHAINS]);
-    expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe('0x4c625ab9733d2d5702beed88f4156575e25d599d5145551d5bf2bfc358db234b');
-  });
-
-  it('exits 2 when a chain slug of the order is unknown to /chains', async () => {
-    const quote = JSON.parse(readFileSync(QUOTE, 'utf8'));
-    quote.protocol.v2.orderData.output.chainId = 'nowhere';
-    const file = path.join(tmp, 'order-bad.json');
-    writeFileSync(file, JSON.stringify(quote.protocol.v2.orderData));
-    const r = await runCli(['order-id', '--order', file, '--chains', CHAINS]);
+describe('ballast verify-quote on unreadable input', () => {
+  it('exits 2 and names the file', async () => {
+    const files = saveCase('offline');
+    const args = (quote: string) => ['verify-quote', '--quote', quote, '--chains', files.chains, '--user', '0x03508bb71268bba25ecacc8f620e01866650532c', '--recipient', '0x03508bb71268bba25ecacc8f620e01866650532c'];
+    const bad = path.join(tmp, 'bad.json');
+    writeFileSync(bad, '{ not json');
+    const r = await runCli(args(bad));
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('nowhere');
+    expect(r.stderr).toContain(bad);
+    const missing = await runCli(args(path.join(tmp, 'nope.json')));
+    expect(missing.code).toBe(2);
   });
 });

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const FIXTURES = path.resolve(ROOT, '../shared/fixtures/relay');
 
 export interface CliResult {
   code: number | null;

@@ -1,18 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { decimalsFromChains } from '../../../src/cycle/resolveTargets.ts';
-import { loadChainsFixture } from '../../fixtures/relay.ts';
+import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
 
-const chains = loadChainsFixture();
+const upper = (address: string) => `0x${address.slice(2).toUpperCase()}`;
 
-describe('decimalsFromChains', () => {
+describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('decimalsFromChains on the %s /chains document', (_name, c) => {
+  const f = c.facts;
+
   it('finds ERC-20 and native decimals of the right chain, case-insensitively', () => {
-    expect(decimalsFromChains(chains, 8453, '0x833589FCD6EDB6E08F4C7C32D4F71B54BDA02913')).toBe(6);
-    expect(decimalsFromChains(chains, 8453, '0x0000000000000000000000000000000000000000')).toBe(18);
-    expect(decimalsFromChains(chains, 42161, '0xfd086bc7cd5c481dcc9c85ebe478a1c0b69fcbb9')).toBe(6);
+    const { chains } = c.load();
+    expect(decimalsFromChains(chains, f.originChainId, upper(f.originCurrency))).toBe(f.originDecimals);
+    expect(decimalsFromChains(chains, f.originChainId, '0x0000000000000000000000000000000000000000')).toBe(18);
+    expect(decimalsFromChains(chains, f.destinationChainId, f.destinationCurrency)).toBe(f.destinationDecimals);
   });
 
   it('returns null for a token listed only on another chain, or an unknown chain', () => {
-    expect(decimalsFromChains(chains, 42161, '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913')).toBeNull();
-    expect(decimalsFromChains(chains, 1, '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913')).toBeNull();
+    const { chains } = c.load();
+    const destination = chains.chains.find((x) => x.id === f.destinationChainId)!; // every case lists its destination
+    destination.erc20Currencies = [];
+    destination.solverCurrencies = [];
+    expect(decimalsFromChains(chains, f.destinationChainId, f.originCurrency)).toBeNull();
+    expect(decimalsFromChains(chains, f.originChainId, f.originCurrency)).toBe(f.originDecimals);
+    expect(decimalsFromChains(chains, 1, f.originCurrency)).toBeNull();
   });
 });

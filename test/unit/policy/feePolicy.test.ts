@@ -1,19 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFees, FeePolicyConfigError, type FeeCaps, type FeeDecision } from '../../../src/policy/feePolicy.ts';
 import type { QuoteDetails } from '../../../src/relay/schemas.ts';
-import { loadQuoteFixture } from '../../fixtures/relay.ts';
+import { offlineQuote } from '../../fixtures/offlineQuote.ts';
+import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
+import { loadQuoteFixture, relayFixturesPresent } from '../../fixtures/relay.ts';
 
 /**
- * Fixture fees (input 99.9832 USD): total 0.049092 USD (4.91 bps), execution 0.02294 (2.29 bps),
+ * Genuine fixture fees (input 99.9832 USD): total 0.049092 USD (4.91 bps), execution 0.02294 (2.29 bps),
  * swap 0.016154 (1.61 bps), platform keyed `relay` 0.009997 (0.99 bps), app 0, sponsored 0.072433.
  */
 function details(): QuoteDetails {
   return loadQuoteFixture().details;
 }
 
+/** Details of the offline quote: a realistic base for tests that set their own numbers. */
+function baseDetails(): QuoteDetails {
+  return offlineQuote().quote.details;
+}
+
 /** Details with a round input of 200 USD and the given component USD values (negative = cost). */
 function synthetic(components: Record<string, string>, totalUsd?: string): QuoteDetails {
-  const d = details();
+  const d = baseDetails();
   d.currencyIn.amountUsd = '200';
   d.expandedPriceImpact = Object.fromEntries(Object.entries(components).map(([k, usd]) => [k, { usd }]));
   if (totalUsd === undefined) delete d.totalImpact;
@@ -26,7 +33,83 @@ function skipped(decision: FeeDecision) {
   return decision;
 }
 
-describe('evaluateFees: the fixture', () => {
+/** A decimal USD string (at most 6 fractional digits) in micro-USD; a test-side reading, independent of the policy's. */
+function usdMicros(usd: string): bigint {
+  const m = /^(-?)([0-9]+)(?:\.([0-9]{0,6}))?$/.exec(usd);
+  if (!m) throw new Error(`test cannot read USD "${usd}"`);
+  const micros = BigInt(m[2]!) * 1_000_000n + BigInt((m[3] ?? '').padEnd(6, '0'));
+  return m[1] === '-' ? -micros : micros;
+}
+
+/** micro-USD as a decimal string. */
+function usdString(micros: bigint): string {
+  return `${micros / 1_000_000n}.${(micros % 1_000_000n).toString().padStart(6, '0')}`;
+}
+
+/** The cost a details object states for each capped subject, micro-USD (a positive USD value is no cost). */
+function statedCosts(d: QuoteDetails): Record<'total' | 'execution' | 'swap' | 'platform' | 'app', bigint> {
+  const cost = (usd: string | undefined) => (usd === undefined ? 0n : usdMicros(usd) < 0n ? -usdMicros(usd) : 0n);
+  const e = d.expandedPriceImpact ?? {};
+  const platform = e['relay'] ?? e['service'] ?? e['platform'];
+  return {
+    total: cost(d.totalImpact?.usd),
+    execution: cost(e['execution']?.usd),
+    swap: cost(e['swap']?.usd),
+    platform: cost(platform?.usd),
+    app: cost(e['app']?.usd),
+  };
+}
+
+function usdCap(subject: string, usd: string): FeeCaps {
+  return subject === 'total' ? { totalUsd: usd } : { components: { [subject]: { usd } } };
+}
+
+function bpsCap(subject: string, bps: number): FeeCaps {
+  return subject === 'total' ? { totalBps: bps } : { components: { [subject]: { bps } } };
+}
+
+describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('evaluateFees on the %s quote', (_name, c) => {
+  const d = () => c.load().quote.details;
+  const costs = statedCosts(d());
+  const inputMicros = usdMicros(d().currencyIn.amountUsd!); // both quotes state the input USD
+  const charged = Object.entries(costs).filter(([, micros]) => micros > 0n);
+
+  it('extracts the breakdown the details state, in micro-USD', () => {
+    const decision = evaluateFees(d(), { totalBps: 10_000 });
+    expect(decision.accepted).toBe(true);
+    expect(decision.breakdown).toEqual({
+      inputUsdMicros: inputMicros,
+      components: { execution: costs.execution, swap: costs.swap, platform: costs.platform, app: costs.app },
+      sponsoredMicros: usdMicros(d().expandedPriceImpact!['sponsored']!.usd),
+      totalMicros: costs.total,
+    });
+    expect(charged.length).toBeGreaterThan(1); // the total and at least one component cost something
+  });
+
+  it.each(charged)('%s_usd: a cap at the stated cost passes, one micro-USD below skips', (subject, micros) => {
+    expect(evaluateFees(d(), usdCap(subject, usdString(micros))).accepted).toBe(true);
+    const decision = skipped(evaluateFees(d(), usdCap(subject, usdString(micros - 1n))));
+    expect(decision.reason).toBe(`${subject}_usd`);
+    expect(decision.exceeded).toEqual([`${subject}_usd`]);
+  });
+
+  it.each(charged)('%s_bps: the smallest integer cap at or above the cost passes, the one below skips', (subject, micros) => {
+    const atOrAbove = Number((micros * 10_000n + inputMicros - 1n) / inputMicros); // ceil(cost / input in bps)
+    expect(evaluateFees(d(), bpsCap(subject, atOrAbove)).accepted).toBe(true);
+    const decision = skipped(evaluateFees(d(), bpsCap(subject, atOrAbove - 1)));
+    expect(decision.reason).toBe(`${subject}_bps`);
+    expect(decision.exceeded).toEqual([`${subject}_bps`]);
+  });
+
+  it('accepts anything when no cap is configured', () => {
+    const x = d();
+    delete x.expandedPriceImpact;
+    delete x.totalImpact;
+    expect(evaluateFees(x, {}).accepted).toBe(true);
+  });
+});
+
+describe.skipIf(!relayFixturesPresent)('evaluateFees: the genuine fixture', () => {
   it('extracts the breakdown in micro-USD, reading the live `relay` key as the platform component', () => {
     const decision = evaluateFees(details(), { totalBps: 100 });
     expect(decision.accepted).toBe(true);
@@ -52,15 +135,6 @@ describe('evaluateFees: the fixture', () => {
     expect(evaluateFees(details(), caps).accepted).toBe(true);
   });
 
-  it('accepts anything when no cap is configured', () => {
-    const d = details();
-    delete d.expandedPriceImpact;
-    delete d.totalImpact;
-    expect(evaluateFees(d, {}).accepted).toBe(true);
-  });
-});
-
-describe('evaluateFees: each cap at and just below the fixture value', () => {
   const usdCases: Array<[string, FeeCaps, FeeCaps]> = [
     ['total_usd', { totalUsd: '0.049092' }, { totalUsd: '0.049091' }],
     ['execution_usd', { components: { execution: { usd: '0.02294' } } }, { components: { execution: { usd: '0.022939' } } }],
@@ -88,8 +162,32 @@ describe('evaluateFees: each cap at and just below the fixture value', () => {
     expect(decision.exceeded).toEqual([reason]);
   });
 
+  it('uses the sum of the component costs when totalImpact is absent', () => {
+    const d = details();
+    delete d.totalImpact;
+    const decision = skipped(evaluateFees(d, { totalUsd: '0.049' }));
+    expect(decision.breakdown?.totalMicros).toBe(22_940n + 16_154n + 9_997n);
+    expect(decision.reason).toBe('total_usd');
+  });
+
+  it('reports every exceeded cap in the fixed order and names the first as reason', () => {
+    const caps: FeeCaps = {
+      totalBps: 4,
+      totalUsd: '0.04',
+      components: { swap: { bps: 1, usd: '0.01' }, execution: { usd: '0.01' }, platform: { bps: 1 } },
+    };
+    const decision = skipped(evaluateFees(details(), caps));
+    expect(decision.exceeded).toEqual(['total_usd', 'total_bps', 'execution_usd', 'swap_usd', 'swap_bps']);
+    expect(decision.reason).toBe('total_usd');
+    expect(decision.detail.split('; ')).toHaveLength(5);
+    expect(decision.detail).toMatch(/^total fee 0\.049092 USD \(4\.91 bps of 99\.9832 USD\) exceeds cap 0\.04 USD; /);
+  });
+});
+
+describe('evaluateFees: exact boundaries', () => {
   it('app: a zero cost passes a zero cap; a 0.01 USD (0.5 bps of 200 USD) app fee skips either cap', () => {
-    expect(evaluateFees(details(), { components: { app: { usd: '0', bps: 0 } } }).accepted).toBe(true);
+    const none = synthetic({ execution: '-0.01', swap: '0', relay: '0', app: '0' }, '-0.01');
+    expect(evaluateFees(none, { components: { app: { usd: '0', bps: 0 } } }).accepted).toBe(true);
     const d = synthetic({ execution: '0', swap: '0', relay: '0', app: '-0.01' });
     expect(evaluateFees(d, { components: { app: { usd: '0.01' } } }).accepted).toBe(true);
     expect(skipped(evaluateFees(d, { components: { app: { usd: '0.009999' } } })).reason).toBe('app_usd');
@@ -131,30 +229,33 @@ describe('evaluateFees: reading the components', () => {
   });
 
   it('uses totalImpact as the total, and the sum of component costs when it is absent', () => {
-    const d = details();
+    const d = synthetic({ execution: '-0.02', swap: '-0.03', relay: '-0.01', app: '0' }, '-0.07');
+    expect(evaluateFees(d, {}).breakdown?.totalMicros).toBe(70_000n);
     delete d.totalImpact;
-    const decision = skipped(evaluateFees(d, { totalUsd: '0.049' }));
-    expect(decision.breakdown?.totalMicros).toBe(22_940n + 16_154n + 9_997n);
+    const decision = skipped(evaluateFees(d, { totalUsd: '0.059999' }));
+    expect(decision.breakdown?.totalMicros).toBe(60_000n);
     expect(decision.reason).toBe('total_usd');
   });
 
   it('reports every exceeded cap in the fixed order and names the first as reason', () => {
+    // 200 USD input: total 0.31 USD (15.5 bps), execution 0.1 (5 bps), swap 0.2 (10 bps), platform 0.01 (0.5 bps)
+    const d = synthetic({ execution: '-0.1', swap: '-0.2', relay: '-0.01', app: '0' }, '-0.31');
     const caps: FeeCaps = {
-      totalBps: 4,
-      totalUsd: '0.04',
-      components: { swap: { bps: 1, usd: '0.01' }, execution: { usd: '0.01' }, platform: { bps: 1 } },
+      totalBps: 15,
+      totalUsd: '0.3',
+      components: { swap: { bps: 9, usd: '0.1' }, execution: { usd: '0.05' }, platform: { bps: 1 } },
     };
-    const decision = skipped(evaluateFees(details(), caps));
+    const decision = skipped(evaluateFees(d, caps));
     expect(decision.exceeded).toEqual(['total_usd', 'total_bps', 'execution_usd', 'swap_usd', 'swap_bps']);
     expect(decision.reason).toBe('total_usd');
     expect(decision.detail.split('; ')).toHaveLength(5);
-    expect(decision.detail).toMatch(/^total fee 0\.049092 USD \(4\.91 bps of 99\.9832 USD\) exceeds cap 0\.04 USD; /);
+    expect(decision.detail).toMatch(/^total fee 0\.31 USD \(15\.5 bps of 200 USD\) exceeds cap 0\.3 USD; /);
   });
 });
 
 describe('evaluateFees: missing data fails closed', () => {
   it('fee_data_missing: a component cap without expandedPriceImpact', () => {
-    const d = details();
+    const d = baseDetails();
     delete d.expandedPriceImpact;
     const decision = skipped(evaluateFees(d, { components: { execution: { usd: '100' } } }));
     expect(decision.reason).toBe('fee_data_missing');
@@ -180,7 +281,7 @@ describe('evaluateFees: missing data fails closed', () => {
     ['missing', undefined],
     ['zero', '0'],
   ])('input_usd_missing: a bps cap with the input USD %s', (_name, amountUsd) => {
-    const d = details();
+    const d = baseDetails();
     if (amountUsd === undefined) delete d.currencyIn.amountUsd;
     else d.currencyIn.amountUsd = amountUsd;
     expect(skipped(evaluateFees(d, { components: { swap: { bps: 10_000 } } })).reason).toBe('input_usd_missing');
@@ -196,10 +297,10 @@ describe('evaluateFees: malformed caps', () => {
     ['negative usd', { totalUsd: '-1' }],
     ['non-decimal usd', { components: { app: { usd: '1e3' } } }],
   ])('throws FeePolicyConfigError for %s', (_name, caps) => {
-    expect(() => evaluateFees(details(), caps)).toThrow(FeePolicyConfigError);
+    expect(() => evaluateFees(baseDetails(), caps)).toThrow(FeePolicyConfigError);
   });
 
   it('names the field in the message', () => {
-    expect(() => evaluateFees(details(), { components: { swap: { bps: 1.5 } } })).toThrow(/components\.swap\.bps/);
+    expect(() => evaluateFees(baseDetails(), { components: { swap: { bps: 1.5 } } })).toThrow(/components\.swap\.bps/);
   });
 });

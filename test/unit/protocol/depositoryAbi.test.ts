@@ -5,7 +5,8 @@ import {
   DEPOSIT_NATIVE_SELECTOR,
   depositoryAbi,
 } from '../../../src/protocol/depositoryAbi.ts';
-import { loadQuoteFixture } from '../../fixtures/relay.ts';
+import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
+import { itemData } from '../../fixtures/quoteTamper.ts';
 
 function fn(name: string): AbiFunction {
   const item = depositoryAbi.find((x) => x.type === 'function' && x.name === name);
@@ -21,18 +22,6 @@ describe('depositoryAbi', () => {
     expect(DEPOSIT_ERC20_SELECTOR).toBe(toFunctionSelector(fn('depositErc20')));
   });
 
-  it('decodes the genuine fixture deposit calldata as depositErc20(user, USDC, 100 USDC, orderId)', () => {
-    const deposit = loadQuoteFixture().steps[1]!.items[0]!.data as { data: `0x${string}` };
-    const decoded = decodeFunctionData({ abi: depositoryAbi, data: deposit.data });
-    expect(decoded.functionName).toBe('depositErc20');
-    expect(decoded.args.map((a) => (typeof a === 'string' ? a.toLowerCase() : a))).toEqual([
-      '0x03508bb71268bba25ecacc8f620e01866650532c',
-      '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
-      100000000n,
-      '0x4c625ab9733d2d5702beed88f4156575e25d599d5145551d5bf2bfc358db234b',
-    ]);
-  });
-
   it('round-trips depositNative calldata starting with its selector', () => {
     const id = `0x${'ab'.repeat(32)}` as const;
     const depositor = '0x03508bb71268bba25ecacc8f620e01866650532c';
@@ -41,5 +30,15 @@ describe('depositoryAbi', () => {
     const decoded = decodeFunctionData({ abi: depositoryAbi, data });
     expect(decoded.functionName).toBe('depositNative');
     expect(decoded.args[1]).toBe(id);
+  });
+});
+
+describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('depositoryAbi on the %s quote', (_name, c) => {
+  it('decodes the deposit calldata as depositErc20(user, payment currency, amount, orderId)', () => {
+    const f = c.facts;
+    const data = itemData(c.load().quote, f.depositAt)['data'] as `0x${string}`;
+    const decoded = decodeFunctionData({ abi: depositoryAbi, data });
+    expect(decoded.functionName).toBe('depositErc20');
+    expect(decoded.args.map((a) => (typeof a === 'string' ? a.toLowerCase() : a))).toEqual([f.user, f.originCurrency, f.amount, f.orderId]);
   });
 });

@@ -1,8 +1,10 @@
+import { getOrderId } from '@reservoir0x/relay-protocol-sdk';
 import { describe, expect, it } from 'vitest';
 import { computeOrderId, OrderIdError } from '../../../src/protocol/orderId.ts';
 import { slugVmTypesFromChains } from '../../../src/protocol/vmTypes.ts';
 import { OrderDataSchema, type OrderData } from '../../../src/relay/schemas.ts';
-import { FIXTURE, loadChainsFixture, loadQuoteFixture } from '../../fixtures/relay.ts';
+import { offlineQuote } from '../../fixtures/offlineQuote.ts';
+import { FIXTURE, loadChainsFixture, loadQuoteFixture, relayFixturesPresent } from '../../fixtures/relay.ts';
 
 /**
  * Published settlement test vector (relayprotocol/relay-settlement packages/sdk/test/order.test.ts):
@@ -60,13 +62,25 @@ const PUBLISHED_ORDER: OrderData = OrderDataSchema.parse({
 const PUBLISHED_ORDER_ID = '0x67f44dc715059f196cd133e54e4bbe125773cb6d7053d24389fbda361f4c14d8';
 const PUBLISHED_VM_TYPES = { base: 'ethereum-vm', bitcoin: 'bitcoin-vm', solana: 'solana-vm' } as const;
 
-describe('computeOrderId', () => {
+describe.skipIf(!relayFixturesPresent)('computeOrderId on the genuine quote', () => {
   it('reproduces the orderId of the genuine quote fixture from its orderData and /chains', () => {
     const quote = loadQuoteFixture();
     const v2 = quote.protocol!.v2!; // the fixture carries protocol.v2
     const id = computeOrderId(v2.orderData, slugVmTypesFromChains(loadChainsFixture()));
     expect(id).toBe(FIXTURE.orderId);
     expect(id).toBe(v2.orderId.toLowerCase());
+  });
+});
+
+describe('computeOrderId', () => {
+  it('agrees with the settlement SDK on the offline quote, whose orderId it carries', () => {
+    const { quote, chains, facts } = offlineQuote();
+    const v2 = quote.protocol!.v2!; // the offline quote is built with protocol data
+    const vmTypes = slugVmTypesFromChains(chains);
+    const id = computeOrderId(v2.orderData, vmTypes);
+    // The SDK's types are narrower spellings of the same JSON shapes; same runtime data.
+    expect(getOrderId(v2.orderData as Parameters<typeof getOrderId>[0], vmTypes as Parameters<typeof getOrderId>[1])).toBe(id);
+    expect(id).toBe(facts.orderId);
   });
 
   it('reproduces the published settlement vector (Base native → Solana USDC)', () => {

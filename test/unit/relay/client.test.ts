@@ -1,15 +1,15 @@
-import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRelayClient, type RelayClientOptions } from '../../../src/relay/client.ts';
 import { RelayApiError, RelayNetworkError, RelayRequestError, RelaySchemaError } from '../../../src/relay/errors.ts';
 import type { QuoteRequest } from '../../../src/relay/schemas.ts';
+import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
+import { FIXTURE, readChainsFixtureJson, readQuoteFixtureJson, relayFixturesPresent } from '../../fixtures/relay.ts';
 import { startTestServer, type TestServer } from './testServer.ts';
 
-const FIXTURES = new URL('../../../../shared/fixtures/relay', import.meta.url).pathname;
-const quoteFixture: unknown = JSON.parse(readFileSync(`${FIXTURES}/quote-v2-base-usdc-to-arbitrum-usdt.json`, 'utf8'));
-const chainsFixture: unknown = JSON.parse(readFileSync(`${FIXTURES}/chains-base-arbitrum.json`, 'utf8'));
+/** Response bodies the test server serves: the offline quote and its GET /chains document, as the sandbox serves them. */
+const { quote: quoteBody, chains: chainsBody } = offlineQuoteJson();
 const REQUEST_ID = '0x00180d75faabaabf3dcbbf5341aa6b17d8ce6df9ea71856892f8b2729c32c167';
 const API_KEY = 'sk-live-9f8e7d6c5b4a';
 const USER = '0x03508bb71268bba25ecacc8f620e01866650532c';
@@ -64,30 +64,29 @@ async function failure(fn: () => Promise<unknown>): Promise<Error> {
 }
 
 describe('createRelayClient', () => {
-  it('GET /chains parses the genuine fixture and sends the API key header', async () => {
-    server.on('/chains', { status: 200, body: chainsFixture });
+  it('GET /chains parses the document and sends the API key header', async () => {
+    server.on('/chains', { status: 200, body: chainsBody });
     const { chains, raw } = await client().getChains();
-    expect(chains.chains.map((c) => [c.id, c.protocol?.v2?.depository])).toEqual([
-      [8453, '0x4cd00e387622c35bddb9b4c962c136462338bc31'],
-      [42161, '0x4cd00e387622c35bddb9b4c962c136462338bc31'],
-    ]);
-    expect(raw).toEqual(chainsFixture);
+    const listed = (chainsBody as { chains: { id: number }[] }).chains.map((c) => c.id); // the body is { chains: [...] }
+    expect(chains.chains.map((c) => c.id)).toEqual(listed);
+    expect(chains.chains.every((c) => typeof c.protocol?.v2?.depository === 'string')).toBe(true);
+    expect(raw).toEqual(chainsBody);
     expect(server.requests[0]!.headers['x-api-key']).toBe(API_KEY);
     expect(events).toEqual([{ endpoint: 'GET /chains', status: 200 }]);
   });
 
   it('sends no x-api-key header when none is configured', async () => {
-    server.on('/chains', { status: 200, body: chainsFixture });
+    server.on('/chains', { status: 200, body: chainsBody });
     await client({ apiKey: undefined }).getChains();
     expect(server.requests[0]!.headers['x-api-key']).toBeUndefined();
   });
 
-  it('POST /quote/v2 parses the genuine fixture and adds the configured referrer', async () => {
-    server.on('/quote/v2', { status: 200, body: quoteFixture });
+  it('POST /quote/v2 parses the quote and adds the configured referrer', async () => {
+    server.on('/quote/v2', { status: 200, body: quoteBody });
     const { quote, raw } = await client({ referrer: 'ballast-treasury' }).quote(quoteRequest);
-    expect(quote.protocol?.v2?.orderId).toBe('0x4c625ab9733d2d5702beed88f4156575e25d599d5145551d5bf2bfc358db234b');
+    expect(quote.protocol?.v2?.orderId).toBe((quoteBody as { protocol: { v2: { orderId: string } } }).protocol.v2.orderId); // built with protocol data
     expect(quote.steps.map((s) => s.id)).toEqual(['approve', 'deposit']);
-    expect(raw).toEqual(quoteFixture);
+    expect(raw).toEqual(quoteBody);
     const sent = server.requests[0]!;
     expect(sent.method).toBe('POST');
     expect(sent.headers['content-type']).toBe('application/json');
@@ -95,7 +94,7 @@ describe('createRelayClient', () => {
   });
 
   it('keeps a referrer set on the request itself', async () => {
-    server.on('/quote/v2', { status: 200, body: quoteFixture });
+    server.on('/quote/v2', { status: 200, body: quoteBody });
     await client({ referrer: 'default' }).quote({ ...quoteRequest, referrer: 'explicit' });
     expect(JSON.parse(server.requests[0]!.body).referrer).toBe('explicit');
   });
@@ -110,9 +109,9 @@ describe('createRelayClient', () => {
 
   describe('retries', () => {
     it('429 with retry-after (seconds) is retried after waiting that long', async () => {
-      server.on('/quote/v2', { status: 429, body: { message: 'rate limited' }, headers: { 'retry-after': '2' } }, { status: 200, body: quoteFixture });
+      server.on('/quote/v2', { status: 429, body: { message: 'rate limited' }, headers: { 'retry-after': '2' } }, { status: 200, body: quoteBody });
       const { quote } = await client().quote(quoteRequest);
-      expect(quote.details.currencyIn.amount).toBe('100000000');
+      expect(quote.details.currencyIn.amount).toBe((quoteBody as { details: { currencyIn: { amount: string } } }).details.currencyIn.amount);
       expect(server.requests).toHaveLength(2);
       expect(sleeps).toEqual([2000]);
       expect(events.map((e) => e.status)).toEqual([429, 200]);
@@ -120,13 +119,13 @@ describe('createRelayClient', () => {
 
     it('429 with retry-after as an HTTP date waits until that date', async () => {
       const nowMs = Date.parse('2026-01-01T00:00:00Z');
-      server.on('/chains', { status: 429, body: { message: 'slow down' }, headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' } }, { status: 200, body: chainsFixture });
+      server.on('/chains', { status: 429, body: { message: 'slow down' }, headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' } }, { status: 200, body: chainsBody });
       await client({ now: () => nowMs }).getChains();
       expect(sleeps).toEqual([5000]);
     });
 
     it('503 and 502 back off exponentially without retry-after', async () => {
-      server.on('/chains', { status: 503, body: { message: 'busy' } }, { status: 502, text: 'bad gateway' }, { status: 200, body: chainsFixture });
+      server.on('/chains', { status: 503, body: { message: 'busy' } }, { status: 502, text: 'bad gateway' }, { status: 200, body: chainsBody });
       await client().getChains();
       // random() = 0 → equal jitter gives half of 500·2^n.
       expect(sleeps).toEqual([250, 500]);
@@ -202,11 +201,12 @@ describe('createRelayClient', () => {
 
   describe('schema validation', () => {
     it('a /chains chain with an unexpected shape is skipped with a warning; the others are returned', async () => {
-      const bad = structuredClone(chainsFixture) as { chains: Record<string, unknown>[] }; // fixture shape: { chains: [...] }
-      bad.chains[1]!.id = '42161';
+      const bad = structuredClone(chainsBody) as { chains: Record<string, unknown>[] }; // fixture shape: { chains: [...] }
+      const goodId = bad.chains[0]!['id'];
+      bad.chains[1]!.id = String(bad.chains[1]!['id']);
       server.on('/chains', { status: 200, body: bad });
       const { chains, skipped } = await client().getChains();
-      expect(chains.chains.map((c) => c.id)).toEqual([8453]);
+      expect(chains.chains.map((c) => c.id)).toEqual([goodId]);
       expect(skipped).toHaveLength(1);
       expect(skipped[0]!.index).toBe(1);
       expect(skipped[0]!.reason).toContain('id');
@@ -222,7 +222,7 @@ describe('createRelayClient', () => {
     });
 
     it('a quote missing details.currencyIn fails naming that path', async () => {
-      const bad = structuredClone(quoteFixture) as { details: Record<string, unknown> }; // fixture shape: has details
+      const bad = structuredClone(quoteBody) as { details: Record<string, unknown> }; // fixture shape: has details
       delete bad.details.currencyIn;
       server.on('/quote/v2', { status: 200, body: bad });
       const err = await failure(() => client().quote(quoteRequest));
@@ -238,12 +238,14 @@ describe('createRelayClient', () => {
   });
 
   describe('status check endpoint', () => {
-    it('follows the quote fixture check endpoint', async () => {
+    it('follows the check endpoint of the quote deposit step', async () => {
       server.on('/intents/status/v3', { status: 200, body: statusBody });
-      const step = (quoteFixture as { steps: { items: { check?: { endpoint: string } }[] }[] }).steps[1]!; // the deposit step
-      const status = await client().getStatus(REQUEST_ID, step.items[0]!.check!.endpoint);
+      const steps = (quoteBody as { steps: { id: string; items: { check?: { endpoint: string } }[] }[] }).steps; // quote shape
+      const endpoint = steps.find((s) => s.id === 'deposit')!.items[0]!.check!.endpoint;
+      const requestId = new URL(endpoint, 'http://relay.invalid').searchParams.get('requestId')!;
+      const status = await client().getStatus(requestId, endpoint);
       expect(status.status).toBe('pending');
-      expect(server.requests[0]!.url).toBe(`/intents/status/v3?requestId=${REQUEST_ID}`);
+      expect(server.requests[0]!.url).toBe(`/intents/status/v3?requestId=${requestId}`);
     });
 
     it('follows the older /intents/status path', async () => {
@@ -296,7 +298,7 @@ describe('createRelayClient', () => {
 
   it('spaces quote calls with the client-side limiter', async () => {
     let nowMs = 1_000_000;
-    server.on('/quote/v2', { status: 200, body: quoteFixture });
+    server.on('/quote/v2', { status: 200, body: quoteBody });
     const c = client({
       quotesPerMinute: 2,
       now: () => nowMs,
@@ -351,5 +353,30 @@ describe('createRelayClient', () => {
       expect(() => createRelayClient({ baseUrl: 'ftp://relay.example' })).toThrow(RelayRequestError);
       expect(() => createRelayClient({ baseUrl: 'api.relay.link' })).toThrow(/relay.baseUrl/);
     });
+  });
+});
+
+describe.skipIf(!relayFixturesPresent)('createRelayClient on the genuine fixtures', () => {
+  it('GET /chains parses the genuine document', async () => {
+    const body = readChainsFixtureJson();
+    server.on('/chains', { status: 200, body });
+    const { chains, raw } = await client().getChains();
+    expect(chains.chains.map((c) => [c.id, c.protocol?.v2?.depository])).toEqual([
+      [8453, FIXTURE.depository],
+      [42161, FIXTURE.depository],
+    ]);
+    expect(raw).toEqual(body);
+  });
+
+  it('POST /quote/v2 parses the genuine quote and follows its check endpoint', async () => {
+    const body = readQuoteFixtureJson();
+    server.on('/quote/v2', { status: 200, body });
+    server.on('/intents/status/v3', { status: 200, body: statusBody });
+    const { quote, raw } = await client().quote(quoteRequest);
+    expect(quote.protocol?.v2?.orderId).toBe(FIXTURE.orderId);
+    expect(quote.steps.map((s) => s.id)).toEqual(['approve', 'deposit']);
+    expect(raw).toEqual(body);
+    await client().getStatus(REQUEST_ID, quote.steps[1]!.items[0]!.check!.endpoint);
+    expect(server.requests[1]!.url).toBe(`/intents/status/v3?requestId=${REQUEST_ID}`);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { nativeCurrencyOf, sameAddress } from '../../../src/verify/addresses.ts';
 import { depositoryOf, indexChains, listedContracts } from '../../../src/verify/chainsIndex.ts';
-import { FIXTURE, loadChainsFixture } from '../../fixtures/relay.ts';
+import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
+import { GENUINE_V3_CONTRACTS, loadChainsFixture, relayFixturesPresent } from '../../fixtures/relay.ts';
 
 describe('sameAddress', () => {
   it('ignores hex case on EVM and Hyperliquid, and when the VM is unknown', () => {
@@ -25,32 +26,41 @@ describe('sameAddress', () => {
   });
 });
 
-describe('chainsIndex', () => {
+describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('chainsIndex on the %s /chains document', (_name, c) => {
+  const f = c.facts;
+
   it('looks chains up by protocol slug and numeric id and reads the depository', () => {
-    const index = indexChains(loadChainsFixture());
-    expect(index.bySlug('arbitrum')?.id).toBe(42161);
-    expect(index.byId(8453)?.protocol?.v2?.chainId).toBe('base');
+    const index = indexChains(c.load().chains);
+    expect(index.bySlug(f.destinationSlug)?.id).toBe(f.destinationChainId);
+    expect(index.byId(f.originChainId)?.protocol?.v2?.chainId).toBe(f.originSlug);
     expect(index.bySlug('nowhere')).toBeUndefined();
-    expect(depositoryOf(index.bySlug('base')!)).toBe('0x4cd00e387622c35bddb9b4c962c136462338bc31');
-    expect(index.slugVmTypes).toEqual({ base: 'ethereum-vm', arbitrum: 'ethereum-vm' });
+    expect(depositoryOf(index.bySlug(f.originSlug)!)).toBe(f.depository);
+    expect(index.slugVmTypes).toEqual({ [f.originSlug]: 'ethereum-vm', [f.destinationSlug]: 'ethereum-vm' });
   });
 
   it('lists every contract GET /chains names, nested groups included, then the depository', () => {
-    const chain = loadChainsFixture().chains[0]!;
-    chain.contracts = {
-      multicall3: '0xaa',
-      v3: { erc20Router: '0xbb', approvalProxy: '0xcc' },
-      list: ['0xdd'],
-      empty: '',
-    };
+    const chain = c.load().chains.chains[0]!;
+    chain.contracts = { multicall3: '0xaa', v3: { erc20Router: '0xbb', approvalProxy: '0xcc' }, list: ['0xdd'], empty: '' };
+    const depository = { name: 'protocol.v2.depository', address: depositoryOf(chain)! };
     expect(listedContracts(chain)).toEqual([
       { name: 'contracts.multicall3', address: '0xaa' },
       { name: 'contracts.v3.erc20Router', address: '0xbb' },
       { name: 'contracts.v3.approvalProxy', address: '0xcc' },
       { name: 'contracts.list[0]', address: '0xdd' },
-      { name: 'protocol.v2.depository', address: FIXTURE.depository },
+      depository,
     ]);
     delete chain.contracts;
-    expect(listedContracts(chain)).toEqual([{ name: 'protocol.v2.depository', address: FIXTURE.depository }]);
+    expect(listedContracts(chain)).toEqual([depository]);
+  });
+});
+
+describe.skipIf(!relayFixturesPresent)('chainsIndex on the genuine /chains document', () => {
+  it('lists the v3 router and approval proxy real GET /chains names on Base', () => {
+    const base = indexChains(loadChainsFixture()).byId(8453)!;
+    expect(listedContracts(base).map((x) => x.address)).toEqual([
+      GENUINE_V3_CONTRACTS.erc20Router,
+      GENUINE_V3_CONTRACTS.approvalProxy,
+      depositoryOf(base),
+    ]);
   });
 });
