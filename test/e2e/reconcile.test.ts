@@ -3,7 +3,7 @@
  * using the transaction hashes written before broadcast: a deposit that did land is tracked to success (and
  * not repeated); a transaction that can never be mined ends `origin_failed` so the funds are planned again.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
 import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { signEvmStepItem, signedTxRecord } from '../../src/chains/evm/signTransaction.ts';
@@ -18,6 +18,7 @@ import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast
 
 const USDC = 1_000_000n;
 const tmp = tempDir('ballast-reconcile-');
+afterAll(() => tmp.cleanup());
 let sandbox: Sandbox | null = null;
 afterEach(async () => {
   await sandbox?.stop();
