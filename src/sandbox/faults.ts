@@ -78,6 +78,9 @@ export interface HttpErrorBurst {
  *   the request ends `failure` (failReason per `failReason`) and the deposit stays withdrawable.
  * - `delayed`: after the deposit is indexed the status goes `pending` → `delayed` (the live API's status for a
  *   fill running late, DESIGN.md "Status enum") before the fill is sent.
+ * - `unknownStatus`: while a request waits for its fill (pending or delayed), GET /intents/status/v3 reports
+ *   this value instead (e.g. `fallback`, named by the spec's failReason description, or any value a client
+ *   does not know yet), so clients can show they treat statuses outside the spec's table as not final.
  * - `fillAmount`: what a fill pays the recipient: the quote's `expectedAmount` (default) or only its
  *   `minimumAmount`, the floor the real service guarantees (spec "protocol.v2": orderData).
  * - `tamper` / `tamperCount`: tamper the next `tamperCount` served quotes (every quote while `tamperCount`
@@ -96,6 +99,7 @@ export interface SandboxFaults {
   failReason: Exclude<FailReason, 'N/A'>;
   refundFailReason: Exclude<RefundFailReason, 'N/A'> | null;
   delayed: boolean;
+  unknownStatus: string | null;
   fillAmount: FillAmount;
   tamper?: TamperKind | null;
   tamperCount?: number | null;
@@ -117,6 +121,7 @@ export const DEFAULT_SANDBOX_FAULTS: Readonly<SandboxFaults> = Object.freeze({
   failReason: 'UNKNOWN',
   refundFailReason: null,
   delayed: false,
+  unknownStatus: null,
   fillAmount: 'expected',
   tamper: null,
   tamperCount: null,
@@ -147,6 +152,7 @@ export const SandboxFaultsPatchSchema = z.strictObject({
   failReason: z.enum(FAULT_FAIL_REASONS).optional(),
   refundFailReason: z.enum(FAULT_REFUND_FAIL_REASONS).nullable().optional(),
   delayed: z.boolean().optional(),
+  unknownStatus: z.string().regex(/^[a-z][a-z_-]{0,31}$/).nullable().optional(),
   fillAmount: z.enum(['expected', 'minimum']).optional(),
   tamper: z.enum(TAMPER_KINDS).nullable().optional(),
   tamperCount: z.number().int().min(0).nullable().optional(),

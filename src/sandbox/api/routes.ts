@@ -34,7 +34,10 @@ export function getStatus(state: SandboxState, query: URLSearchParams): RouteRes
   if (!requestId) throw new SandboxApiError(400, null, 'requestId query parameter is required');
   const record = state.requests.byRequestId(requestId);
   if (!record) throw new SandboxApiError(404, null, `no request ${requestId}; request ids come from POST /quote/v2`);
-  return ok(statusJson(record));
+  const body = statusJson(record);
+  const unknown = state.faults.get().unknownStatus;
+  const waitingForFill = record.status === 'pending' || record.status === 'delayed';
+  return ok(unknown && waitingForFill ? { ...body, status: unknown } : body);
 }
 
 /**
