@@ -18,7 +18,7 @@ import { RequestStore } from './api/requestStore.ts';
 import { createSandboxApi } from './api/server.ts';
 import type { SandboxState } from './api/state.ts';
 import type { SandboxFaults } from './faults.ts';
-import { lower, SANDBOX_ETH, sandboxUsdc, sandboxUsdt, type SandboxChainInfo } from './quote/chainTable.ts';
+import { sandboxChainInfo } from './quote/chainTable.ts';
 import { DEFAULT_SANDBOX_PRICING } from './quote/fees.ts';
 import { DEFAULT_PRICES_USD, parsePrices } from './quote/prices.ts';
 import { startSolver } from './solver/solver.ts';
@@ -59,23 +59,6 @@ export interface Sandbox {
   stop(): Promise<void>;
 }
 
-/** Builds the chain table entry of a started chain: native ETH, the test USDC and USDT, the router contracts. */
-function chainInfo(c: LocalEvmChain): SandboxChainInfo {
-  return {
-    chainId: c.def.chainId,
-    slug: c.def.slug,
-    displayName: c.def.displayName,
-    rpcUrl: c.rpcUrl,
-    depository: lower(c.depository),
-    multicall3: c.multicall3,
-    erc20Router: lower(c.erc20Router),
-    approvalProxy: lower(c.approvalProxy),
-    v3: { erc20Router: lower(c.v3.erc20Router), approvalProxy: lower(c.v3.approvalProxy) },
-    native: SANDBOX_ETH,
-    erc20: [sandboxUsdc(c.usdc), sandboxUsdt(c.usdt)],
-  };
-}
-
 /**
  * Starts chains, solver and API. On any failure everything already started is stopped before rethrowing.
  *
@@ -95,7 +78,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   });
   const solverAccount: LocalAccount = local.accounts.solver;
   const state: SandboxState = {
-    chains: local.chains.map(chainInfo),
+    chains: local.chains.map((c) => sandboxChainInfo(c.def, c.rpcUrl, c)),
     prices,
     pricing: DEFAULT_SANDBOX_PRICING,
     solver: solverAccount,

@@ -2,7 +2,7 @@
  * Reads many ERC-20 allowances (EIP-20 `allowance(owner, spender)`) of one chain in one Multicall3 batch.
  */
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem';
-import { shortErrorMessage } from '../../core/errorMessage.ts';
+import { multicallAmounts, type AmountResult } from './multicallAmounts.ts';
 
 /** One allowance to read. */
 export interface AllowanceQuery {
@@ -12,10 +12,7 @@ export interface AllowanceQuery {
 }
 
 /** `amount` in token base units, or null with `error` when that call failed. */
-export interface AllowanceResult {
-  amount: bigint | null;
-  error?: string;
-}
+export type AllowanceResult = AmountResult;
 
 /**
  * Reads every query in one multicall (the chain's Multicall3, like balance reads); results keep query order.
@@ -26,15 +23,5 @@ export async function readEvmAllowances(client: PublicClient, queries: Allowance
   const contracts = queries.map(
     (q) => ({ address: getAddress(q.token), abi: erc20Abi, functionName: 'allowance', args: [q.owner, q.spender] }) as const,
   );
-  try {
-    const results = await client.multicall({ contracts, allowFailure: true });
-    return results.map((r) =>
-      r.status === 'success' && typeof r.result === 'bigint'
-        ? { amount: r.result }
-        : { amount: null, error: r.error ? shortErrorMessage(r.error) : 'call returned no value' },
-    );
-  } catch (error) {
-    const message = shortErrorMessage(error);
-    return queries.map(() => ({ amount: null, error: message }));
-  }
+  return multicallAmounts(client, contracts);
 }

@@ -2,7 +2,7 @@
  * Batched balance reads on one EVM chain: every (address, currency) pair in one multicall (Multicall3
  * `aggregate3`), native balances through Multicall3 `getEthBalance`, ERC-20 through `balanceOf`.
  */
-import { shortErrorMessage } from '../../core/errorMessage.ts';
+import { multicallAmounts, type AmountResult } from './multicallAmounts.ts';
 import { erc20Abi, getAddress, isAddressEqual, zeroAddress, type Address, type PublicClient } from 'viem';
 
 /** Multicall3 functions used for native balances (Multicall3 is deployed at the same address on most chains). */
@@ -23,10 +23,7 @@ export interface EvmBalanceQuery {
 }
 
 /** Result of one query: `amount` in base units, or null with `error` when that call failed. */
-export interface EvmBalanceResult {
-  amount: bigint | null;
-  error?: string;
-}
+export type EvmBalanceResult = AmountResult;
 
 /**
  * Reads all balances of one chain in a single multicall round trip.
@@ -47,17 +44,7 @@ export async function readEvmBalances(client: PublicClient, queries: EvmBalanceQ
       ? ({ address: multicall3, abi: multicall3BalanceAbi, functionName: 'getEthBalance', args: [q.address] } as const)
       : ({ address: getAddress(q.currency), abi: erc20Abi, functionName: 'balanceOf', args: [q.address] } as const),
   );
-  try {
-    const results = await client.multicall({ contracts, allowFailure: true });
-    return results.map((r) =>
-      r.status === 'success' && typeof r.result === 'bigint'
-        ? { amount: r.result }
-        : { amount: null, error: r.error ? shortErrorMessage(r.error) : 'call returned no value' },
-    );
-  } catch (error) {
-    const message = shortErrorMessage(error);
-    return queries.map(() => ({ amount: null, error: message }));
-  }
+  return multicallAmounts(client, contracts);
 }
 
 /**

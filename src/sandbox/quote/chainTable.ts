@@ -3,6 +3,7 @@
  * (spec "Chain object", "Currency"). Every sandbox chain is an EVM chain with native ETH, a 6-decimal test
  * USDC and a 6-decimal Tether-style USDT at the same addresses everywhere, and the Relay router contracts.
  */
+import type { SandboxContractAddresses } from '../chains/setupChain.ts';
 import { getAddress, pad, type Address, type Hex } from 'viem';
 import type { SlugVmTypes } from '../../protocol/vmTypes.ts';
 
@@ -114,4 +115,32 @@ export function findCurrency(chain: SandboxChainInfo, address: string): SandboxC
  */
 export function sandboxSlugVmTypes(table: SandboxChainTable): SlugVmTypes {
   return Object.fromEntries(table.map((c) => [c.slug, 'ethereum-vm' as const]));
+}
+
+/**
+ * The chain table entry of a sandbox chain: native ETH, the test USDC and USDT, Multicall3, the depository and
+ * the router contracts, all addresses lower-case.
+ *
+ * @param def the chain's slug, display name and EIP-155 id
+ * @param rpcUrl its JSON-RPC URL
+ * @param contracts where the sandbox contracts are (the same on every chain)
+ */
+export function sandboxChainInfo(
+  def: { slug: string; displayName: string; chainId: number },
+  rpcUrl: string,
+  contracts: SandboxContractAddresses,
+): SandboxChainInfo {
+  return {
+    chainId: def.chainId,
+    slug: def.slug,
+    displayName: def.displayName,
+    rpcUrl,
+    depository: lower(contracts.depository),
+    multicall3: contracts.multicall3,
+    erc20Router: lower(contracts.erc20Router),
+    approvalProxy: lower(contracts.approvalProxy),
+    v3: { erc20Router: lower(contracts.v3.erc20Router), approvalProxy: lower(contracts.v3.approvalProxy) },
+    native: SANDBOX_ETH,
+    erc20: [sandboxUsdc(contracts.usdc), sandboxUsdt(contracts.usdt)],
+  };
 }
