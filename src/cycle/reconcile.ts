@@ -37,13 +37,18 @@ async function txState(client: PublicClient, row: TransferRow, tx: TransferRow['
   return { state: Number.isInteger(nonce) && latest > nonce ? 'dropped' : 'unknown' };
 }
 
-/** Number of items the verified quote asked to send, and its order deadline (unix seconds). */
-function quoteFacts(ctx: CycleContext, row: TransferRow): { items: number; deadlineSec: number } | null {
+/**
+ * Where the verified quote's deposit is (its last item: approvals come first, spec "Step") and its order
+ * deadline (unix seconds). The executor may skip an approval the allowance already covers, or add a reset to
+ * zero before one, so the number of recorded transactions says nothing; whether the deposit was written does.
+ */
+function quoteFacts(ctx: CycleContext, row: TransferRow): { deposit: { stepId: string; itemIndex: number } | null; deadlineSec: number } | null {
   if (row.quoteId === null) return null;
   const parsed = QuoteResponseSchema.safeParse(getQuote(ctx.db, row.quoteId)?.raw);
   if (!parsed.success) return null;
   const deadlineSec = parsed.data.protocol?.v2?.orderData.output.deadline ?? 0;
-  return { items: collectExecutableItems(parsed.data).length, deadlineSec };
+  const last = collectExecutableItems(parsed.data).at(-1);
+  return { deposit: last ? { stepId: last.stepId, itemIndex: last.itemIndex } : null, deadlineSec };
 }
 
 /**
@@ -90,8 +95,9 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
     return status;
   }
   // Every recorded transaction is mined and succeeded.
-  if (facts && row.txs.length < facts.items) {
-    move('origin_failed', `execution stopped after ${row.txs.length} of ${facts.items} transactions; the deposit was never sent`);
+  const deposit = facts?.deposit;
+  if (deposit && !row.txs.some((t) => t.stepId === deposit.stepId && t.itemIndex === deposit.itemIndex)) {
+    move('origin_failed', `execution stopped after ${row.txs.length} transaction(s) before the deposit; the deposit was never signed`);
     return status;
   }
   if (status === 'prepared') move('broadcast', 'transactions found on chain');

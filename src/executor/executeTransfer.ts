@@ -79,7 +79,7 @@ export interface ExecuteTransferResult {
 
 /**
  * Signs, writes ahead, broadcasts and confirms each origin transaction in order, then tracks the request.
- * Before an ERC-20 approval, the current allowance is read: an allowance that already covers the amount skips
+ * Before an ERC-20 approval, the current allowance is read: an allowance that already covers the payment skips
  * the approval; a non-zero but short one is first set to zero (`<step>:reset`, for USDT-style tokens).
  *
  * @returns the transfer's status at the end of this call; `deposited` means still in flight (tracking timed out)
@@ -100,8 +100,9 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
       } catch (error) {
         return fail(run, `reading the allowance before ${entry.stepId} failed: ${shortErrorMessage(error)}`);
       }
-      const action = planAllowance(current, approval.amount);
-      log.info({ step: entry.stepId, allowance: current.toString(), needed: approval.amount.toString(), action }, 'allowance checked');
+      // The deposit pulls the payment amount (verified: input-payment, deposit-kind); the approval is at most that.
+      const action = planAllowance(current, args.amountIn);
+      log.info({ step: entry.stepId, allowance: current.toString(), needed: args.amountIn.toString(), action }, 'allowance checked');
       if (action === 'sufficient') continue;
       if (action === 'reset-then-approve') {
         const reset = await sendItem(run, { stepId: `${entry.stepId}:reset`, itemIndex: entry.itemIndex }, resetApprovalItem(data, approval));

@@ -4,7 +4,7 @@
  * not repeated); a transaction that can never be mined ends `origin_failed` so the funds are planned again.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Hex } from 'viem';
+import { createWalletClient, erc20Abi, http, type Hex } from 'viem';
 import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { signEvmStepItem, signedTxRecord } from '../../src/chains/evm/signTransaction.ts';
 import { EvmTxDataSchema } from '../../src/relay/schemas.ts';
@@ -29,7 +29,7 @@ afterEach(async () => {
  * Asks the sandbox for the 20000 USDC alpha → beta quote the planner would ask for, signs its items in order and
  * writes the transfer row exactly as the executor does before broadcasting, then stops (the "crash").
  */
-async function writeAheadWithoutExecuting(ballast: Ballast) {
+async function writeAheadWithoutExecuting(ballast: Ballast, opts: { skipApproval?: boolean } = {}) {
   const ctx = ballast.ctx;
   const report = await ballast.runCycle('plan');
   const planned = report.plan.transfers[0]!;
@@ -43,7 +43,9 @@ async function writeAheadWithoutExecuting(ballast: Ballast) {
   const items = collectExecutableItems(quote);
   // The approve can be estimated now; the deposit's estimate needs the allowance, so sign it after the approve
   // is mined (as the executor does), but write both before anything else happens.
-  const approve = await signEvmStepItem(alpha, account, EvmTxDataSchema.parse(items[0]!.item.data), nonce);
+  // With skipApproval the allowance already covers the payment: like the executor, only the deposit is sent.
+  const firstItem = opts.skipApproval ? items[items.length - 1]! : items[0]!;
+  const approve = await signEvmStepItem(alpha, account, EvmTxDataSchema.parse(firstItem.item.data), nonce);
   const { transferId } = createTransfer(ctx.db, {
     cycleId,
     quoteId,
@@ -62,10 +64,10 @@ async function writeAheadWithoutExecuting(ballast: Ballast) {
     requestId: quote.requestId ?? null,
     orderId: quote.protocol!.v2!.orderId,
     feesUsd: null,
-    txs: [{ stepId: 'approve', itemIndex: 0, chainId: 31001, request: signedTxRecord(approve), txHash: approve.txHash, rawTx: approve.rawTx }],
+    txs: [{ stepId: firstItem.stepId, itemIndex: firstItem.itemIndex, chainId: 31001, request: signedTxRecord(approve), txHash: approve.txHash, rawTx: approve.rawTx }],
     nowMs: ctx.now(),
   });
-  return { transferId, alpha, account, items, approve };
+  return { transferId, alpha, account, items, approve, first: approve };
 }
 
 describe('reconciliation of interrupted transfers', () => {
@@ -150,6 +152,31 @@ describe('reconciliation of interrupted transfers', () => {
       const report = await ballast.runCycle('once');
       expect(getTransfer(ballast.db, w.transferId)!.status).toBe('origin_failed');
       expect(report.attempts.map((a) => a.outcome)).toEqual(['success']);
+    } finally {
+      ballast.close();
+    }
+  });
+
+  it('tracks a deposit sent without an approval (the allowance already covered it) and does not pay again', async () => {
+    sandbox = await startSandbox({});
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    try {
+      const chain = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
+      const owner = createWalletClient({ chain: chain.chain, account: sandbox.accounts.treasury, transport: http(chain.rpcUrl) });
+      const approved = await owner.writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'approve', args: [chain.depository, 20_000n * USDC] });
+      await chain.publicClient.waitForTransactionReceipt({ hash: approved });
+      const w = await writeAheadWithoutExecuting(ballast, { skipApproval: true });
+      await w.alpha.sendRawTransaction({ serializedTransaction: w.first.rawTx });
+      await w.alpha.waitForTransactionReceipt({ hash: w.first.txHash });
+      for (let i = 0; i < 60 && (await usdcBalance(sandbox, 'beta')) === 10_000n * USDC; i++) await new Promise((r) => setTimeout(r, 250));
+
+      const report = await ballast.runCycle('once');
+      expect(report.plan.transfers).toHaveLength(0);
+      const transfer = getTransfer(ballast.db, w.transferId)!;
+      expect(transfer.status).toBe('success');
+      expect(transfer.txs.map((t) => [t.stepId, t.status])).toEqual([['deposit', 'confirmed']]);
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
     } finally {
       ballast.close();
     }
