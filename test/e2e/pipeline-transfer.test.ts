@@ -196,9 +196,12 @@ describe('rebalancing cycle', () => {
       expect(second.plan.decisions.map((d) => d.kind)).toContain('in_flight_credited');
       expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
 
-      // Wait for the solver's delayed fill, then a cycle closes the transfer and still plans nothing.
-      const beta = await usdcBalance(sandbox, 'beta');
-      for (let i = 0; i < 120 && (await usdcBalance(sandbox, 'beta')) === beta; i++) await new Promise((r) => setTimeout(r, 250));
+      // Wait until the sandbox reports the delayed fill final (the balance moves a little before the status
+      // does), then a cycle closes the transfer and still plans nothing.
+      const requestId = listRecentTransfers(ballast.db, 1)[0]!.requestId!;
+      const status = async () => ((await (await fetch(`${sandbox!.apiUrl}/intents/status/v3?requestId=${requestId}`)).json()) as { status: string }).status;
+      for (let i = 0; i < 160 && (await status()) !== 'success'; i++) await new Promise((r) => setTimeout(r, 250));
+      expect(await status()).toBe('success');
       const third = await ballast.runCycle('once');
       expect(third.plan.transfers).toHaveLength(0);
       const transfers = listRecentTransfers(ballast.db, 10);
