@@ -160,3 +160,23 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   }
   return stripUrlCredentials(out);
 }
+
+/**
+ * The API asked (`retry-after`, RFC 9110 §10.2.3) for a longer wait than the client honours. Code
+ * `RELAY_RETRY_AFTER_TOO_LONG`; `retryAfterMs` is what the server asked for, `cause` its error response.
+ */
+export class RelayRetryAfterError extends RelayError {
+  readonly retryAfterMs: number;
+
+  constructor(cause: RelayApiError, retryAfterMs: number, maxRetryAfterMs: number) {
+    super(
+      'RELAY_RETRY_AFTER_TOO_LONG',
+      cause.endpoint,
+      `Relay ${cause.endpoint} answered HTTP ${cause.httpStatus} and asked to wait ${Math.ceil(retryAfterMs / 1000)} s ` +
+        `(retry-after) before retrying, longer than the ${Math.round(maxRetryAfterMs / 1000)} s Ballast waits within a call. ` +
+        'Fix: nothing to do now; the next cycle tries again (lower the cycle frequency if this repeats)',
+      { cause },
+    );
+    this.retryAfterMs = retryAfterMs;
+  }
+}

@@ -5,7 +5,7 @@
  * 502 and 504 (gateway failures) and network errors/timeouts. Never retried: any other 4xx or 5xx, schema
  * errors, invalid requests. A `retry-after` header (seconds or HTTP date, RFC 9110 §10.2.3) sets the wait.
  */
-import { RelayApiError, RelayNetworkError } from './errors.ts';
+import { RelayApiError, RelayNetworkError, RelayRetryAfterError } from './errors.ts';
 
 /** HTTP statuses that are retried. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
@@ -67,11 +67,12 @@ export interface RetryOptions {
 
 /**
  * Runs `fn` and retries it on retryable errors ({@link isRetryable}), at most `maxRetries` times. The wait is
- * the response's `retry-after` when it has one, else {@link backoffDelayMs}.
+ * the response's `retry-after` when it asks for a positive wait, else {@link backoffDelayMs} (a zero or past
+ * `retry-after` must not turn into a hot loop).
  *
  * @param fn receives the 0-based attempt number
- * @throws the last error when it is not retryable, retries are exhausted, or `retry-after` exceeds
- *   `maxRetryAfterMs`
+ * @throws the last error when it is not retryable or retries are exhausted; RelayRetryAfterError when
+ *   `retry-after` exceeds `maxRetryAfterMs` (its message says what the server asked for)
  */
 export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: RetryOptions): Promise<T> {
   const random = opts.random ?? Math.random;
@@ -82,8 +83,11 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
     } catch (error) {
       if (!isRetryable(error) || attempt >= opts.maxRetries) throw error;
       const retryAfterMs = error instanceof RelayApiError ? error.retryAfterMs : undefined;
-      if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) throw error;
-      const delayMs = retryAfterMs ?? backoffDelayMs(attempt, random, opts.baseDelayMs, opts.maxDelayMs);
+      if (error instanceof RelayApiError && retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
+        throw new RelayRetryAfterError(error, retryAfterMs, maxRetryAfterMs);
+      }
+      // `retry-after: 0` or a date already past would make a hot loop: the normal backoff applies instead.
+      const delayMs = retryAfterMs !== undefined && retryAfterMs > 0 ? retryAfterMs : backoffDelayMs(attempt, random, opts.baseDelayMs, opts.maxDelayMs);
       opts.onRetry?.({ attempt, delayMs, error });
       await opts.sleep(delayMs);
     }

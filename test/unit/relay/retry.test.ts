@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RelayApiError, RelayNetworkError, RelaySchemaError } from '../../../src/relay/errors.ts';
+import { RelayApiError, RelayNetworkError, RelayRetryAfterError, RelaySchemaError } from '../../../src/relay/errors.ts';
 import { backoffDelayMs, isRetryable, parseRetryAfter, withRetry } from '../../../src/relay/retry.ts';
 
 const apiError = (httpStatus: number, retryAfterMs?: number): RelayApiError =>
@@ -55,6 +55,37 @@ describe('withRetry', () => {
     );
     expect(result).toBe('ok after 2');
     expect(sleeps).toEqual([1200, 500]);
+  });
+
+  it('a retry-after of 0 (or a date already past) backs off instead of looping hot', async () => {
+    const sleeps: number[] = [];
+    const errors = [apiError(429, 0), apiError(503, 0)];
+    const result = await withRetry(
+      async (attempt) => {
+        const e = errors[attempt];
+        if (e !== undefined) throw e;
+        return attempt;
+      },
+      { maxRetries: 4, sleep: async (ms) => void sleeps.push(ms), random: () => 0 },
+    );
+    expect(result).toBe(2);
+    expect(sleeps).toEqual([250, 500]);
+  });
+
+  it('a retry-after longer than the client waits ends with an error saying what the server asked for', async () => {
+    let calls = 0;
+    const err = await withRetry(
+      async () => {
+        calls++;
+        throw apiError(429, 120_000);
+      },
+      { maxRetries: 4, sleep: async () => {}, maxRetryAfterMs: 60_000 },
+    ).catch((e: unknown) => e);
+    expect(calls).toBe(1);
+    expect(err).toBeInstanceOf(RelayRetryAfterError);
+    expect((err as RelayRetryAfterError).code).toBe('RELAY_RETRY_AFTER_TOO_LONG');
+    expect((err as Error).message).toContain('asked to wait 120 s (retry-after)');
+    expect((err as Error).message).toContain('longer than the 60 s');
   });
 
   it('does not retry a 400', async () => {
