@@ -3,7 +3,8 @@
  * foreign keys and a busy timeout, and applies pending migrations from `migrations.ts`.
  *
  * WAL lets the daemon write while `ballast history` reads from another process; `busy_timeout` makes a
- * writer wait (up to 5 s) for another writer instead of failing at once.
+ * writer wait (up to 5 s) for another writer instead of failing at once; `synchronous = FULL` makes every
+ * commit durable before it returns (the write-ahead rows depend on it).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -33,7 +34,10 @@ export function openDatabase(file: string): Database.Database {
       if (String(mode).toLowerCase() !== 'wal') throw new Error(`could not enable WAL on ${file} (journal_mode=${String(mode)})`);
     }
     db.pragma('foreign_keys = ON');
-    db.pragma('synchronous = NORMAL'); // safe with WAL: a power loss can drop the last commits, never corrupt
+    // FULL: every commit is on disk before it returns. The write-ahead row of a transaction is committed just
+    // before that transaction is broadcast; under NORMAL a power loss could drop the row while the transaction
+    // is already on its way, and the funds would be planned again.
+    db.pragma('synchronous = FULL');
     migrate(db, file, MIGRATIONS);
     return db;
   } catch (err) {

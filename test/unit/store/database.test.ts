@@ -15,10 +15,11 @@ afterEach(() => {
 });
 
 describe('openDatabase', () => {
-  it('creates parent directories and sets WAL, foreign keys and the busy timeout', () => {
+  it('creates parent directories and sets WAL, durable commits, foreign keys and the busy timeout', () => {
     const db = t.open();
     expect(existsSync(t.file)).toBe(true);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL: a commit is on disk before it returns
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
     startCycle(db, { mode: 'once', startedAtMs: 1 });
