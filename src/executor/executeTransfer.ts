@@ -8,16 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import {
-  BaseError,
-  HttpRequestError,
-  RpcError,
-  RpcRequestError,
-  TimeoutError,
-  type Hex,
-  type LocalAccount,
-  type PublicClient,
-} from 'viem';
+import type { Hex, LocalAccount, PublicClient } from 'viem';
 import { EvmTxDataSchema, type EvmTxData, type QuoteResponse } from '../relay/schemas.ts';
 import type { RelayClient } from '../relay/client.ts';
 import { readAllowance } from '../chains/evm/readAllowance.ts';
@@ -171,12 +162,12 @@ async function sendItem(
   try {
     await deps.publicClient.sendRawTransaction({ serializedTransaction: signed.rawTx });
   } catch (error) {
-    // The node may have accepted the transaction even though the call failed (timeout, dropped
-    // connection). Failure is final only when the node answered with a rejection and does not know the
-    // hash; any other outcome leaves the transfer in flight for reconciliation (src/cycle/reconcile.ts).
+    // An error answer is not a refusal: the node may have taken the transaction anyway (a transport retry
+    // answered "already known" or "nonce too low" for our own transaction, a timeout, a backend that lags on
+    // lookups). Unless the node shows it has the transaction, the outcome is unknown and the transfer stays in
+    // flight until reconciliation (src/cycle/reconcile.ts) proves what happened; it is never failed here.
     if (!(await nodeKnowsTx(deps.publicClient, signed.txHash))) {
-      const why = `broadcast of ${at.stepId} failed: ${shortErrorMessage(error)}`;
-      if (isNodeRejection(error)) return fail(run, why);
+      const why = `broadcast of ${at.stepId} ${signed.txHash}: outcome unknown (the node answered: ${shortErrorMessage(error)})`;
       log.error({ transferId: id, txHash: signed.txHash, err: why }, 'broadcast outcome unknown; left in flight');
       const status = hashes.length === 0 ? 'prepared' : 'broadcast';
       return { transferId: id, status, relayStatus: null, originTxHashes: hashes, error: why };
@@ -268,16 +259,6 @@ function fail(run: Run, error: string): ExecuteTransferResult {
 function transferFields(args: ExecuteTransferArgs): Omit<NewTransfer, 'txs' | 'nowMs'> {
   const { quote: _quote, ...fields } = args;
   return fields;
-}
-
-/**
- * True when the node answered the broadcast with a JSON-RPC error (nonce too low, insufficient funds, ...):
- * the transaction was refused. Transport failures and timeouts are not rejections: the node may have it.
- */
-function isNodeRejection(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return false;
-  if (error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError)) return false;
-  return error.walk((e) => e instanceof RpcRequestError || e instanceof RpcError) !== null;
 }
 
 async function nodeKnowsTx(client: PublicClient, hash: Hex): Promise<boolean> {

@@ -6,7 +6,7 @@
 import { sameAddress } from '../addresses.ts';
 import type { VerifyContext } from '../context.ts';
 import { isDepositVmSupported } from '../deposit/registry.ts';
-import { fail, outcome, pass, skipped } from '../ruleResult.ts';
+import { fail, outcome, skipped } from '../ruleResult.ts';
 import { DEFAULT_MAX_DEADLINE_SEC, type RuleResult } from '../types.ts';
 
 /**
