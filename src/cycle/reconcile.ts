@@ -6,17 +6,20 @@
  * Outcomes, per transfer:
  * - every verified item mined successfully → `deposited` (the status endpoint takes over);
  * - a transaction reverted → `origin_failed`;
- * - a transaction the node does not know whose nonce another transaction has used → `origin_failed` (it can
- *   never be mined);
- * - a transaction the node does not know, nonce still free, order deadline passed → `origin_failed` (were it
- *   mined now, the expired order would be refunded, not filled);
- * - the executor stopped after some items and the rest were never signed → `origin_failed`;
- * - otherwise (still pending, or unknown with time left) → unchanged, still in flight.
+ * - a transaction the node does not know whose nonce another transaction has used, or (nonce still free) whose
+ *   order deadline has passed → `origin_failed`, but only once it is proven that no deposit for the order
+ *   exists: no depository event with its order id crediting our wallet, and the Relay request not known to
+ *   have a deposit. A deposit found there (an operator's speed-up of our deposit, a backend that lagged) is
+ *   recorded as the transfer's deposit (`<step>:replacement`) and the transfer goes on as `deposited`;
+ * - the executor stopped before the deposit was ever signed → `origin_failed`;
+ * - otherwise (still pending, unknown with time left, or any lookup failed) → unchanged, still in flight. An
+ *   RPC error is never read as "not found".
  */
-import type { Hex, PublicClient } from 'viem';
+import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem';
+import { findDepositsForOrder, type FoundDeposit } from '../chains/evm/findDeposits.ts';
 import { QuoteResponseSchema } from '../relay/schemas.ts';
 import { getQuote } from '../store/quotes.ts';
-import { markTxConfirmed, markTxSent, transitionTransfer, type TransferRow } from '../store/transfers.ts';
+import { addTransferTx, markTxConfirmed, markTxSent, transitionTransfer, type TransferRow } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { collectExecutableItems } from '../executor/collectItems.ts';
 import type { CycleContext } from './context.ts';
@@ -26,11 +29,22 @@ type TxState =
   | { state: 'confirmed' | 'reverted'; blockNumber: bigint }
   | { state: 'pending' | 'dropped' | 'unknown' };
 
+/** Not-found answers become null; every other error (timeouts, "indexing in progress", 5xx) is rethrown. */
+async function orNullIfNotFound<T>(lookup: Promise<T>): Promise<T | null> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (error instanceof TransactionReceiptNotFoundError || error instanceof TransactionNotFoundError) return null;
+    throw error;
+  }
+}
+
+/** @throws the node's error when a lookup fails for any reason but "not found" (the caller leaves the transfer be) */
 async function txState(client: PublicClient, row: TransferRow, tx: TransferRow['txs'][number]): Promise<TxState> {
   const hash = tx.txHash as Hex; // written by the executor from keccak256 of the signed bytes
-  const receipt = await client.getTransactionReceipt({ hash }).catch(() => null);
+  const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash }));
   if (receipt) return { state: receipt.status === 'success' ? 'confirmed' : 'reverted', blockNumber: receipt.blockNumber };
-  const pending = await client.getTransaction({ hash }).catch(() => null);
+  const pending = await orNullIfNotFound(client.getTransaction({ hash }));
   if (pending) return { state: 'pending' };
   const nonce = Number((tx.request as { nonce?: number | string }).nonce); // signedTxRecord stores the nonce
   const latest = await client.getTransactionCount({ address: row.user as Hex, blockTag: 'latest' });
@@ -42,13 +56,55 @@ async function txState(client: PublicClient, row: TransferRow, tx: TransferRow['
  * deadline (unix seconds). The executor may skip an approval the allowance already covers, or add a reset to
  * zero before one, so the number of recorded transactions says nothing; whether the deposit was written does.
  */
-function quoteFacts(ctx: CycleContext, row: TransferRow): { deposit: { stepId: string; itemIndex: number } | null; deadlineSec: number } | null {
+interface QuoteFacts {
+  deposit: { stepId: string; itemIndex: number } | null;
+  deadlineSec: number;
+  /** `paymentDetails.depository`, equal to GET /chains' when the quote was verified. */
+  depository: Hex | null;
+}
+
+function quoteFacts(ctx: CycleContext, row: TransferRow): QuoteFacts | null {
   if (row.quoteId === null) return null;
   const parsed = QuoteResponseSchema.safeParse(getQuote(ctx.db, row.quoteId)?.raw);
   if (!parsed.success) return null;
-  const deadlineSec = parsed.data.protocol?.v2?.orderData.output.deadline ?? 0;
+  const v2 = parsed.data.protocol?.v2;
   const last = collectExecutableItems(parsed.data).at(-1);
-  return { deposit: last ? { stepId: last.stepId, itemIndex: last.itemIndex } : null, deadlineSec };
+  return {
+    deposit: last ? { stepId: last.stepId, itemIndex: last.itemIndex } : null,
+    deadlineSec: v2?.orderData.output.deadline ?? 0,
+    depository: (v2?.paymentDetails.depository as Hex | undefined) ?? null, // verified as an EVM address
+  };
+}
+
+/** How far back deposit events are searched for an order, in blocks. */
+export const DEPOSIT_LOOKBACK_BLOCKS = 100_000n;
+
+/**
+ * Whether a deposit for the transfer's order exists: a depository event with its order id crediting our wallet
+ * with the payment amount (`found`), proof that none exists and the Relay request knows of none (`none`), or no
+ * proof either way because a lookup failed or the request names a deposit we cannot see (`unknown`).
+ */
+async function depositProof(
+  ctx: CycleContext,
+  client: PublicClient,
+  row: TransferRow,
+  facts: QuoteFacts | null,
+): Promise<{ kind: 'found'; deposit: FoundDeposit } | { kind: 'none' } | { kind: 'unknown'; why: string }> {
+  if (!facts?.depository || !row.orderId) return { kind: 'unknown', why: 'the stored quote names no depository or order id' };
+  try {
+    const latest = await client.getBlockNumber();
+    const from = latest > DEPOSIT_LOOKBACK_BLOCKS ? latest - DEPOSIT_LOOKBACK_BLOCKS : 0n;
+    const deposits = await findDepositsForOrder(client, facts.depository, row.orderId as Hex, from); // stored from a verified quote
+    const ours = deposits.find((d) => d.from.toLowerCase() === row.user.toLowerCase() && d.amount === row.amountIn);
+    if (ours) return { kind: 'found', deposit: ours };
+    if (row.requestId) {
+      const status = await ctx.relay.getStatus(row.requestId);
+      if (status.inTxHashes.length > 0) return { kind: 'unknown', why: `the Relay request names deposit(s) ${status.inTxHashes.join(', ')}` };
+    }
+    return { kind: 'none' };
+  } catch (error) {
+    return { kind: 'unknown', why: `deposit lookup failed: ${shortErrorMessage(error)}` };
+  }
 }
 
 /**
@@ -85,13 +141,37 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
       continue;
     }
     if (found.state === 'pending') return status;
-    if (found.state === 'dropped') {
-      move('origin_failed', `${tx.stepId} ${tx.txHash} was never mined: its nonce was used by another transaction`);
+    const why =
+      found.state === 'dropped'
+        ? `${tx.stepId} ${tx.txHash} was never mined: its nonce was used by another transaction`
+        : facts && facts.deadlineSec * 1000 < ctx.now()
+          ? `${tx.stepId} ${tx.txHash} unknown to the node and the order deadline has passed`
+          : null;
+    if (why === null) return status;
+    const proof = await depositProof(ctx, chain.publicClient, row, facts);
+    if (proof.kind === 'unknown') {
+      log.warn({ txHash: tx.txHash, why: proof.why }, `${why}, but no deposit is proven absent; transfer stays in flight`);
       return status;
     }
-    if (facts && facts.deadlineSec * 1000 < ctx.now()) {
-      move('origin_failed', `${tx.stepId} ${tx.txHash} unknown to the node and the order deadline has passed`);
+    if (proof.kind === 'found') {
+      const d = proof.deposit;
+      const at = facts?.deposit ?? { stepId: 'deposit', itemIndex: 0 };
+      const id = addTransferTx(ctx.db, row.id, {
+        stepId: `${at.stepId}:replacement`,
+        itemIndex: at.itemIndex,
+        chainId: row.originChainId,
+        request: { source: 'depository event', replaces: tx.txHash },
+        txHash: d.txHash,
+        rawTx: '0x',
+        nowMs: ctx.now(),
+      });
+      markTxSent(ctx.db, id, ctx.now());
+      markTxConfirmed(ctx.db, id, { status: 'confirmed', blockNumber: d.blockNumber, nowMs: ctx.now() });
+      if (status === 'prepared') move('broadcast', `deposit ${d.txHash} for order ${row.orderId} found on chain`);
+      move('deposited', `${why}; deposit ${d.txHash} for the order found on chain and recorded`);
+      return status;
     }
+    move('origin_failed', `${why}; no deposit for order ${row.orderId} on chain and none known to the Relay request`);
     return status;
   }
   // Every recorded transaction is mined and succeeded.

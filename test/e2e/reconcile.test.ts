@@ -15,6 +15,7 @@ import { startCycle } from '../../src/store/cycles.ts';
 import { addTransferTx, createTransfer, getTransfer, listRecentTransfers } from '../../src/store/transfers.ts';
 import type { Ballast } from '../../src/app/createBallast.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
+import { startRpcFaultProxy } from './helpers/rpcFaultProxy.ts';
 
 const USDC = 1_000_000n;
 const tmp = tempDir('ballast-reconcile-');
@@ -179,6 +180,85 @@ describe('reconciliation of interrupted transfers', () => {
       expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
     } finally {
       ballast.close();
+    }
+  });
+
+  it("takes an operator's speed-up of our deposit (same nonce, higher fee) for our deposit, not for another transaction", async () => {
+    sandbox = await startSandbox({});
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    try {
+      const chain = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
+      const owner = createWalletClient({ chain: chain.chain, account: sandbox.accounts.treasury, transport: http(chain.rpcUrl) });
+      const approved = await owner.writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'approve', args: [chain.depository, 20_000n * USDC] });
+      await chain.publicClient.waitForTransactionReceipt({ hash: approved });
+      const w = await writeAheadWithoutExecuting(ballast, { skipApproval: true });
+      // The recorded deposit is never sent; the operator sends the same call with the same nonce and a higher fee.
+      const d = w.first;
+      const sped = await w.account.signTransaction!({
+        type: 'eip1559',
+        chainId: 31001,
+        to: d.to,
+        data: d.data,
+        value: d.value,
+        nonce: d.nonce,
+        gas: d.gas,
+        maxFeePerGas: d.maxFeePerGas * 2n,
+        maxPriorityFeePerGas: d.maxPriorityFeePerGas * 2n,
+      });
+      const spedHash = await w.alpha.sendRawTransaction({ serializedTransaction: sped });
+      await w.alpha.waitForTransactionReceipt({ hash: spedHash });
+      expect(spedHash).not.toBe(d.txHash);
+      for (let i = 0; i < 60 && (await usdcBalance(sandbox, 'beta')) === 10_000n * USDC; i++) await new Promise((r) => setTimeout(r, 250));
+
+      const report = await ballast.runCycle('once');
+      expect(report.plan.transfers).toHaveLength(0);
+      const transfer = getTransfer(ballast.db, w.transferId)!;
+      expect(transfer.status).toBe('success');
+      expect(transfer.txs.map((t) => [t.stepId, t.txHash])).toEqual([
+        ['deposit', d.txHash],
+        ['deposit:replacement', spedHash],
+      ]);
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
+    } finally {
+      ballast.close();
+    }
+  });
+
+  it('leaves a transfer in flight while the node answers lookups with errors, then tracks its deposit', async () => {
+    sandbox = await startSandbox({});
+    const alphaRpc = sandbox.chains.find((c) => c.def.slug === 'alpha')!.rpcUrl;
+    // Every receipt and transaction lookup of the first cycle fails like a load-balanced node still indexing.
+    const indexing = { code: -32603, message: 'transaction indexing is in progress' };
+    const faults = [1, 2, 3, 4, 5, 6].flatMap((nth) => [
+      { method: 'eth_getTransactionReceipt', nth, action: 'error' as const, error: indexing },
+      { method: 'eth_getTransactionByHash', nth, action: 'error' as const, error: indexing },
+    ]);
+    const proxy = await startRpcFaultProxy(alphaRpc, faults);
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, { SANDBOX_ALPHA_RPC: proxy.url });
+    try {
+      const w = await writeAheadWithoutExecuting(ballast);
+      const direct = sandbox.chains.find((c) => c.def.slug === 'alpha')!.publicClient; // the test's own calls bypass the proxy
+      await direct.sendRawTransaction({ serializedTransaction: w.approve.rawTx });
+      await direct.waitForTransactionReceipt({ hash: w.approve.txHash });
+      const deposit = await signEvmStepItem(direct, w.account, EvmTxDataSchema.parse(w.items[1]!.item.data), w.approve.nonce + 1);
+      addTransferTx(ballast.db, w.transferId, { stepId: 'deposit', itemIndex: 0, chainId: 31001, request: signedTxRecord(deposit), txHash: deposit.txHash, rawTx: deposit.rawTx, nowMs: Date.now() });
+      await direct.sendRawTransaction({ serializedTransaction: deposit.rawTx });
+      await direct.waitForTransactionReceipt({ hash: deposit.txHash });
+
+      const first = await ballast.runCycle('once');
+      expect(proxy.applied.length).toBeGreaterThan(0);
+      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('prepared'); // no decision on errors
+      expect(first.plan.transfers).toHaveLength(0); // still credited: nothing is paid again
+
+      for (let i = 0; i < 60 && (await usdcBalance(sandbox, 'beta')) === 10_000n * USDC; i++) await new Promise((r) => setTimeout(r, 250));
+      for (let i = 0; i < 4 && getTransfer(ballast.db, w.transferId)!.status !== 'success'; i++) await ballast.runCycle('once');
+      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('success');
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
+    } finally {
+      ballast.close();
+      await proxy.close();
     }
   });
 });

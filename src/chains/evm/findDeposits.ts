@@ -1,0 +1,45 @@
+/**
+ * Finds depository deposits for an order id on an EVM chain: the `RelayNativeDeposit` / `RelayErc20Deposit`
+ * events (relayprotocol/relay-depository; no indexed arguments, so the id is matched after decoding).
+ */
+import { parseEventLogs, type Hex, type PublicClient } from 'viem';
+import { depositoryAbi } from '../../protocol/depositoryAbi.ts';
+
+/** A deposit event for the order: who was credited, how much (base units), where it was mined. */
+export interface FoundDeposit {
+  txHash: Hex;
+  blockNumber: bigint;
+  /** The account the depository credited (the `depositor` argument, or the sender when that was zero). */
+  from: Hex;
+  /** Token address, or undefined for a native deposit. */
+  token?: Hex;
+  amount: bigint;
+}
+
+/**
+ * Reads the depository's deposit events from `fromBlock` to the latest block and keeps those for `orderId`.
+ *
+ * @param client the chain's client
+ * @param depository the depository address (from GET /chains, as verified)
+ * @param orderId the order id (32-byte hex, any case)
+ * @param fromBlock first block to read
+ * @returns the deposits for that order, oldest first
+ * @throws viem's errors when the node cannot answer (callers must treat that as "not known", never as "none")
+ */
+export async function findDepositsForOrder(client: PublicClient, depository: Hex, orderId: Hex, fromBlock: bigint): Promise<FoundDeposit[]> {
+  const logs = await client.getLogs({ address: depository, fromBlock, toBlock: 'latest' });
+  const events = parseEventLogs({ abi: depositoryAbi, logs, strict: true });
+  const id = orderId.toLowerCase();
+  const out: FoundDeposit[] = [];
+  for (const e of events) {
+    if (e.args.id.toLowerCase() !== id || e.transactionHash === null || e.blockNumber === null) continue;
+    out.push({
+      txHash: e.transactionHash,
+      blockNumber: e.blockNumber,
+      from: e.args.from,
+      ...(e.eventName === 'RelayErc20Deposit' ? { token: e.args.token } : {}),
+      amount: e.args.amount,
+    });
+  }
+  return out;
+}
