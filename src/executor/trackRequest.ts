@@ -10,9 +10,15 @@ export interface TrackRequestOptions {
   getStatus: () => Promise<IntentStatus>;
   /** Called on every status that differs from the previous one (including the first). */
   onStatus: (status: IntentStatus) => void;
-  /** Called once when a status read fails; the loop keeps polling. */
+  /**
+   * Called for the first failed status read of a failing stretch (a read that succeeds ends the stretch), so
+   * a status endpoint that keeps failing yields one warning, not one per poll; the loop keeps polling.
+   */
   onError?: (error: unknown) => void;
-  /** Called once if the request is still `waiting` after `stuckWaitingMs` (e.g. to ask for a reindex). */
+  /**
+   * Called once if the API still says `waiting` after `stuckWaitingMs` (e.g. to ask for a reindex). Failed reads
+   * say nothing about indexing and never trigger it.
+   */
   onStuckWaiting?: () => Promise<void>;
   stuckWaitingMs?: number;
   pollMs: number;
@@ -45,10 +51,12 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
   let last: IntentStatus | null = null;
   let askedReindex = false;
   let reportedForeign = false;
+  let failing = false;
   for (;;) {
     if (opts.signal?.aborted) return { final: null, last };
     try {
       const status = await opts.getStatus();
+      failing = false;
       if (!last || status.status !== last.status || status.txHashes.length !== last.txHashes.length) {
         opts.onStatus(status);
       }
@@ -59,7 +67,8 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
         reportedForeign = true;
       }
     } catch (error) {
-      opts.onError?.(error);
+      if (!failing) opts.onError?.(error);
+      failing = true;
     }
     const elapsed = opts.now() - started;
     if (
@@ -67,7 +76,7 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
       opts.onStuckWaiting &&
       opts.stuckWaitingMs !== undefined &&
       elapsed >= opts.stuckWaitingMs &&
-      (last === null || last.status === 'waiting')
+      last?.status === 'waiting'
     ) {
       askedReindex = true;
       await opts.onStuckWaiting().catch((error: unknown) => opts.onError?.(error));

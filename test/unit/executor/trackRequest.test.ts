@@ -53,13 +53,39 @@ describe('trackRequest', () => {
     expect(c.now()).toBe(5000);
   });
 
-  it('keeps polling through read errors and reports them', async () => {
+  it('keeps polling through read errors, reporting each failing stretch once', async () => {
     const c = clock();
-    const s = statuses([new Error('503'), new Error('503'), 'refund']);
-    const errors: unknown[] = [];
-    const r = await trackRequest({ getStatus: s.get, onStatus: () => {}, onError: (e) => errors.push(e), pollMs: 500, timeoutMs: 10_000, now: c.now, sleep: c.sleep });
+    const s = statuses([new Error('503 a'), new Error('503 b'), new Error('503 c'), 'pending', new Error('503 d'), 'refund']);
+    const errors: string[] = [];
+    const r = await trackRequest({
+      getStatus: s.get,
+      onStatus: () => {},
+      onError: (e) => errors.push((e as Error).message),
+      pollMs: 500,
+      timeoutMs: 10_000,
+      now: c.now,
+      sleep: c.sleep,
+    });
     expect(r.final).toBe('refund');
-    expect(errors).toHaveLength(2);
+    expect(errors).toEqual(['503 a', '503 d']);
+  });
+
+  it('failed reads are not "still waiting": no reindex is asked while every read fails', async () => {
+    const c = clock();
+    const s = statuses([new Error('503')]);
+    let reindex = 0;
+    const r = await trackRequest({
+      getStatus: s.get,
+      onStatus: () => {},
+      onStuckWaiting: async () => void reindex++,
+      stuckWaitingMs: 1000,
+      pollMs: 500,
+      timeoutMs: 5_000,
+      now: c.now,
+      sleep: c.sleep,
+    });
+    expect(r.final).toBeNull();
+    expect(reindex).toBe(0);
   });
 
   it('asks for a reindex once when still waiting after stuckWaitingMs', async () => {
