@@ -6,7 +6,7 @@ import type { InFlightTransfer } from '../planner/types.ts';
 import { isKnownRequestStatus, isTerminalRequestStatus } from '../relay/schemas.ts';
 import { relayStatusLabel } from '../metrics/metrics.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { statusNamesDeposit } from '../executor/statusOwnership.ts';
+import { statusIsForeign, statusNamesDeposit, statusReasons } from '../executor/statusOwnership.ts';
 import { reconcileOrigins } from './reconcile.ts';
 import {
   listInFlightTransfers,
@@ -30,15 +30,21 @@ export async function refreshInFlight(ctx: CycleContext): Promise<TransferRow[]>
     try {
       const status = await ctx.relay.getStatus(row.requestId);
       noteRelayStatus(ctx, status.status, { transferId: row.id, requestId: row.requestId });
-      setRelayStatus(ctx.db, row.id, status.status, { nowMs: ctx.now(), outTxHashes: status.txHashes });
       const deposit = row.txs[row.txs.length - 1]?.txHash;
+      // Written only after the ownership check: a status about another deposit never touches this transfer.
+      if (deposit && statusIsForeign(status, deposit)) {
+        ctx.logger.error({ transferId: row.id, requestId: row.requestId, inTxHashes: status.inTxHashes }, 'status does not name our deposit; not accepted');
+        continue;
+      }
+      setRelayStatus(ctx.db, row.id, status.status, { nowMs: ctx.now(), outTxHashes: status.txHashes });
       if (isTerminalRequestStatus(status.status) && deposit && !statusNamesDeposit(status, deposit)) {
         ctx.logger.error({ transferId: row.id, requestId: row.requestId, inTxHashes: status.inTxHashes }, 'terminal status does not name our deposit; not accepted');
       } else if (isTerminalRequestStatus(status.status)) {
+        const reasons = statusReasons(status);
         transitionTransfer(ctx.db, row.id, 'deposited', status.status, {
           nowMs: ctx.now(),
           relayStatus: status.status,
-          detail: 'closed by the next cycle',
+          detail: ['closed by the next cycle', status.txHashes.join(','), reasons].filter(Boolean).join('; '),
         });
         ctx.metrics.transfersTotal.inc({
           outcome: status.status,

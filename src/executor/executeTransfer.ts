@@ -26,7 +26,7 @@ import {
 } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { collectExecutableItems, findCheckEndpoint } from './collectItems.ts';
-import { statusNamesDeposit } from './statusOwnership.ts';
+import { statusIsForeign, statusNamesDeposit, statusReasons } from './statusOwnership.ts';
 import { trackRequest } from './trackRequest.ts';
 
 /** How long to wait for an origin receipt before leaving the transfer in flight, ms. */
@@ -210,6 +210,8 @@ async function track(
     onStatus: (s) => {
       deps.onRelayStatus?.(s.status);
       log.info({ status: s.status, txHashes: s.txHashes }, 'request status');
+      // Written only after the ownership check: a status about another deposit never touches this transfer.
+      if (statusIsForeign(s, depositHash)) return;
       setRelayStatus(deps.db, transferId, s.status, { nowMs: deps.now(), outTxHashes: s.txHashes });
     },
     onError: (error) => log.warn({ err: shortErrorMessage(error) }, 'status read failed; will retry'),
@@ -234,7 +236,7 @@ async function track(
   transitionTransfer(deps.db, transferId, 'deposited', result.final, {
     nowMs: deps.now(),
     relayStatus: result.final,
-    detail: result.last?.txHashes.join(',') ?? '',
+    detail: [result.last?.txHashes.join(',') ?? '', result.last ? statusReasons(result.last) : ''].filter(Boolean).join('; '),
   });
   return { transferId, status: result.final, relayStatus: result.final, originTxHashes: hashes };
 }

@@ -14,3 +14,24 @@ export function statusNamesDeposit(status: IntentStatus, depositTxHash: string):
   const ours = depositTxHash.toLowerCase();
   return status.inTxHashes.some((h) => h.toLowerCase() === ours);
 }
+
+/**
+ * Whether a status is about another deposit: it names origin transactions (`inTxHashes`) and ours is not among
+ * them. Such a status is never written to our transfer (a recycled or mixed-up request id).
+ *
+ * @param depositTxHash our deposit transaction hash (0x hex)
+ */
+export function statusIsForeign(status: IntentStatus, depositTxHash: string): boolean {
+  return status.inTxHashes.length > 0 && !statusNamesDeposit(status, depositTxHash);
+}
+
+/**
+ * The reasons a final status gives (spec "Events": `failReason` on failure, fallback and refund;
+ * `refundFailReason` when a refund leg failed; `N/A` otherwise), as text for the transfer's history, or ''.
+ */
+export function statusReasons(status: IntentStatus): string {
+  const parts: string[] = [];
+  if (status.failReason && status.failReason !== 'N/A') parts.push(`failReason ${status.failReason}`);
+  if (status.refundFailReason && status.refundFailReason !== 'N/A') parts.push(`refundFailReason ${status.refundFailReason}`);
+  return parts.join('; ');
+}

@@ -86,6 +86,8 @@ describe('rebalancing cycle', () => {
       const [transfer] = listRecentTransfers(ballast.db, 10);
       expect(transfer!.status).toBe('refund');
       expect(transfer!.events.map((e) => e.toStatus)).toEqual(['prepared', 'broadcast', 'deposited', 'refund']);
+      // the reason the status gave is kept in the history (failReason UNKNOWN: the sandbox's default)
+      expect(transfer!.events.at(-1)!.detail).toContain('failReason UNKNOWN');
       expect(await usdcBalance(sandbox, 'alpha')).toBe(alphaBefore); // the solver returned the deposit
       expect(await usdcBalance(sandbox, 'beta')).toBe(10_000n * USDC);
     } finally {

@@ -33,7 +33,7 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
         }
         out(
           table(
-            ['id', 'created', 'asset', 'route', 'amount in', 'min out', 'fees USD', 'status', 'relay', 'origin txs', 'fill txs'],
+            ['id', 'created', 'asset', 'route', 'amount in', 'min out', 'fees USD', 'status', 'relay', 'origin txs', 'fill / refund txs'],
             rows.map((r) => [
               r.id,
               new Date(r.createdAtMs).toISOString(),
@@ -45,7 +45,7 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
               r.status,
               r.relayStatus ?? '—',
               r.txs.map((t) => shortHash(t.txHash)).join('\n') || '—',
-              r.outTxHashes.map(shortHash).join('\n') || '—',
+              r.outTxHashes.map((h) => (r.status === 'refund' ? `refund ${shortHash(h)}` : shortHash(h))).join('\n') || '—',
             ]),
           ),
         );
