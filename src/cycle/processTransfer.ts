@@ -13,15 +13,11 @@ import type { TransferStatus } from '../store/transfers.ts';
 import { formatUsdMicros } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { executeTransfer } from '../executor/executeTransfer.ts';
+import { requiredLeadSec } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
 import { noteRelayStatus } from './inFlight.ts';
 import { buildQuoteRequest, expectationsFor, minimumAcceptableOutput } from './expectations.ts';
 
-/**
- * Deadlines must leave this much time for signing, the receipts and the fill, seconds: a quote whose order
- * expires sooner is refused (its deposit would likely be refunded, not filled).
- */
-export const DEADLINE_MARGIN_SEC = 60;
 
 /** How a planned transfer ended this cycle. */
 export type AttemptOutcome =
@@ -114,7 +110,9 @@ export async function processTransfer(
       ourWallets: [...ctx.wallets.values()].map((w) => w.address),
       maxDeadlineSec: policy.maxDeadlineSec,
     }),
-    nowSec: Math.floor(ctx.now() / 1000) + DEADLINE_MARGIN_SEC,
+    // Deadlines must leave time to send every item and for the fill (src/executor/deadlines.ts): a quote
+    // whose order expires sooner is refused on `deadline` (its deposit would likely be refunded, not filled).
+    nowSec: Math.floor(ctx.now() / 1000) + requiredLeadSec(quote.steps.reduce((n, step) => n + step.items.length, 0)),
   });
   recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
   attempt.verdict = verdict;

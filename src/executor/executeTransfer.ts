@@ -14,6 +14,7 @@ import type { RelayClient } from '../relay/client.ts';
 import { readAllowance } from '../chains/evm/readAllowance.ts';
 import { signEvmStepItem, signedTxRecord } from '../chains/evm/signTransaction.ts';
 import { planAllowance, readApproval, resetApprovalItem } from './allowance.ts';
+import { deadlineRefusal, receiptWaitMs } from './deadlines.ts';
 import {
   addTransferTx,
   createTransfer,
@@ -29,8 +30,6 @@ import { collectExecutableItems, findCheckEndpoint } from './collectItems.ts';
 import { statusIsForeign, statusNamesDeposit, statusReasons } from './statusOwnership.ts';
 import { trackRequest } from './trackRequest.ts';
 
-/** How long to wait for an origin receipt before leaving the transfer in flight, ms. */
-export const RECEIPT_TIMEOUT_MS = 120_000;
 
 /** Everything the executor talks to. */
 export interface ExecuteTransferDeps {
@@ -79,10 +78,14 @@ export interface ExecuteTransferResult {
  */
 export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTransferArgs): Promise<ExecuteTransferResult> {
   const log = deps.logger.child({ requestId: args.requestId, orderId: args.orderId, chainId: args.originChainId });
-  const run: Run = { deps, args, log, hashes: [], transferId: null, nonce: undefined };
+  const run: Run = { deps, args, log, hashes: [], transferId: null, nonce: undefined, itemsAfter: 0, deadlineSec: 0 };
 
-  for (const entry of collectExecutableItems(args.quote)) {
+  const entries = collectExecutableItems(args.quote);
+  const deadlineSec = args.quote.protocol?.v2?.orderData.output.deadline ?? 0; // verified before execution
+  for (const [index, entry] of entries.entries()) {
     const data = EvmTxDataSchema.parse(entry.item.data);
+    run.itemsAfter = entries.length - index - 1;
+    run.deadlineSec = deadlineSec;
     const approval = readApproval(data);
     if (approval) {
       let current: bigint;
@@ -96,7 +99,9 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
       log.info({ step: entry.stepId, allowance: current.toString(), needed: args.amountIn.toString(), action }, 'allowance checked');
       if (action === 'sufficient') continue;
       if (action === 'reset-then-approve') {
+        run.itemsAfter += 1; // the approval itself still follows the reset
         const reset = await sendItem(run, { stepId: `${entry.stepId}:reset`, itemIndex: entry.itemIndex }, resetApprovalItem(data, approval));
+        run.itemsAfter -= 1;
         if (reset) return reset;
       }
     }
@@ -112,6 +117,9 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
 
 /** State of one execution: what was written and sent so far. */
 interface Run {
+  /** Quote items still to send after the current one, and the order deadline (unix seconds). */
+  itemsAfter: number;
+  deadlineSec: number;
   deps: ExecuteTransferDeps;
   args: ExecuteTransferArgs;
   log: Logger;
@@ -135,6 +143,9 @@ async function sendItem(
   data: EvmTxData,
 ): Promise<ExecuteTransferResult | undefined> {
   const { deps, args, log, hashes } = run;
+  // Re-checked before every signature: waits before this item may have used the time the deposit needs.
+  const late = deadlineRefusal(deps.now(), run.deadlineSec, run.itemsAfter + 1);
+  if (late) return fail(run, `${at.stepId} not signed: ${late}; the next cycle re-quotes`);
   let signed;
   try {
     signed = await signEvmStepItem(deps.publicClient, deps.account, data, run.nonce);
@@ -179,7 +190,8 @@ async function sendItem(
   if (hashes.length === 1) transitionTransfer(deps.db, id, 'prepared', 'broadcast', { nowMs: deps.now() });
   let receipt;
   try {
-    receipt = await deps.publicClient.waitForTransactionReceipt({ hash: signed.txHash, timeout: RECEIPT_TIMEOUT_MS });
+    const timeout = receiptWaitMs(deps.now(), run.deadlineSec, run.itemsAfter);
+    receipt = await deps.publicClient.waitForTransactionReceipt({ hash: signed.txHash, timeout });
   } catch (error) {
     // Sent but unconfirmed: the transfer stays in flight (status broadcast) so no cycle repeats it.
     const error_ = `no receipt for ${at.stepId} ${signed.txHash}: ${shortErrorMessage(error)}`;

@@ -144,6 +144,24 @@ describe('local verification on tampered sandbox quotes', () => {
   });
 });
 
+describe('deadline too close to send every item', () => {
+  it('refuses a quote whose order expires before its two transactions and the fill fit (120 s), signs nothing', async () => {
+    sandbox.setFaults({ quoteDeadlineSec: 100 });
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    const before = await snapshot();
+    try {
+      const report = await ballast.runCycle('once');
+      const attempt = report.attempts[0]!;
+      expect(attempt.outcome).toBe('refused_verification');
+      expect(attempt.verdict!.rules.filter((r) => !r.ok).map((r) => r.rule)).toEqual(['deadline']);
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      ballast.close();
+    }
+  });
+});
+
 describe('unreadable chain', () => {
   it('plans nothing that touches a chain whose RPC is down, records why, and completes', async () => {
     // Port 9 (discard) on loopback: nothing listens, every read fails at once.
