@@ -7,6 +7,7 @@ import { BallastError } from '../core/errors.ts';
 import { CliError, EXIT_ERROR, EXIT_USAGE } from './exitCodes.ts';
 import { registerAllowances } from './commands/allowances.ts';
 import { registerDaemon } from './commands/daemon.ts';
+import { registerResume } from './commands/resume.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerHistory } from './commands/history.ts';
 import { registerOrderId } from './commands/orderId.ts';
@@ -32,6 +33,7 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   registerOrderId(program, out);
   registerHistory(program, out);
   registerAllowances(program, out);
+  registerResume(program, out);
   registerSandbox(program, out);
   registerDemo(program, out);
   for (const cmd of program.commands) cmd.exitOverride();

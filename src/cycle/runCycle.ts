@@ -14,6 +14,8 @@ import { listInFlightTransfers } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { CycleContext } from './context.ts';
 import { refreshInFlight, toPlannerInFlight } from './inFlight.ts';
+import { pausedRoutes, withoutPausedRoutes } from './pausedRoutes.ts';
+import { listUnresolvedFailures } from '../store/failures.ts';
 import { processTransfer, type TransferAttempt } from './processTransfer.ts';
 import { readTargetBalances } from './readBalances.ts';
 import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
@@ -99,14 +101,20 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
         ctx.metrics.targetBaseUnits.set({ ...labels, bound }, baseUnitsToGauge(t[bound]));
       }
     });
-    report.plan = planRebalance({
-      targets,
-      balances: report.balances,
-      inFlight: toPlannerInFlight(inFlightRows),
-      minTransfer: ctx.config.policy.minTransfer,
-      maxTransfer: ctx.config.policy.maxTransfer,
-      transferLimits: ctx.config.policy.transferLimits,
-    });
+    const paused = pausedRoutes(listUnresolvedFailures(ctx.db));
+    ctx.metrics.routesPaused.set(paused.length);
+    report.plan = withoutPausedRoutes(
+      planRebalance({
+        targets,
+        balances: report.balances,
+        inFlight: toPlannerInFlight(inFlightRows),
+        minTransfer: ctx.config.policy.minTransfer,
+        maxTransfer: ctx.config.policy.maxTransfer,
+        transferLimits: ctx.config.policy.transferLimits,
+      }),
+      paused,
+    );
+    for (const d of report.plan.decisions.filter((x) => x.kind === 'route_paused')) log.error({ asset: d.asset }, d.detail);
     // A target whose decimals could not be resolved is not planned; say so next to the planner's decisions.
     for (const u of unresolved) {
       report.plan.decisions.push({ asset: u.asset, chain: u.chain, kind: 'chain_unreadable', detail: u.error });

@@ -56,6 +56,8 @@ export interface BallastMetrics {
    * outside the known set counts as `unknown` (bounded labels; the raw value is logged and stored).
    */
   relayStatusesTotal: Counter<'status'>;
+  /** `ballast_routes_paused`: routes (asset, origin, destination) paused by a failed deposit not yet resolved. */
+  routesPaused: Gauge<string>;
 }
 
 /**
@@ -153,6 +155,11 @@ export function createMetrics(): BallastMetrics {
       labelNames: ['chain'],
       registers,
     }),
+    routesPaused: new Gauge({
+      name: 'ballast_routes_paused',
+      help: 'Routes (asset, origin chain, destination chain) paused because a deposit ended in failure and is not resolved yet.',
+      registers,
+    }),
     relayStatusesTotal: new Counter({
       name: 'ballast_relay_statuses_total',
       help: 'Request statuses read from the Relay status endpoint, by value (unknown = a value Ballast does not know; non-final).',
@@ -162,6 +169,7 @@ export function createMetrics(): BallastMetrics {
   };
   for (const outcome of CYCLE_OUTCOMES) metrics.cyclesTotal.inc({ outcome }, 0);
   metrics.transfersInFlight.set(0);
+  metrics.routesPaused.set(0);
   return metrics;
 }
 

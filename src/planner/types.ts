@@ -96,7 +96,9 @@ export type PlanDecisionKind =
   | 'below_min_transfer'
   | 'capped_max_transfer'
   | 'in_flight_credited'
-  | 'surplus_unused';
+  | 'surplus_unused'
+  /** Set by the cycle, not the planner: a failed deposit paused the route (src/cycle/pausedRoutes.ts). */
+  | 'route_paused';
 
 /** One decision with its reason. `chain` is the target's chain when the decision concerns one target. */
 export interface PlanDecision {

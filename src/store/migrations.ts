@@ -176,6 +176,15 @@ CREATE TABLE run_lock (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'transfers: operator resolution of a failed deposit (resolved_at_ms, resolution)',
+    sql: `
+ALTER TABLE transfers ADD COLUMN resolved_at_ms INTEGER;
+ALTER TABLE transfers ADD COLUMN resolution TEXT;
+CREATE INDEX transfers_unresolved_failures ON transfers(status) WHERE status = 'failure' AND resolved_at_ms IS NULL;
+`,
+  },
 ];
 
 /** Highest version this code knows. */

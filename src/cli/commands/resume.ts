@@ -1,0 +1,31 @@
+/**
+ * `ballast resume --transfer ID --note TEXT`: records that an operator resolved a failed transfer (its deposit
+ * was withdrawn or otherwise dealt with), so the route it paused is planned again from the next cycle.
+ */
+import type { Command } from 'commander';
+import { resolveFailure } from '../../store/failures.ts';
+import { openDatabase } from '../../store/database.ts';
+import { CliError, EXIT_USAGE } from '../exitCodes.ts';
+import { loadCliConfig, type GlobalFlags } from '../session.ts';
+
+/** Registers the command. */
+export function registerResume(program: Command, out: (s: string) => void): void {
+  program
+    .command('resume')
+    .description('resume a route paused by a failed deposit, once its funds are recovered or dealt with')
+    .requiredOption('--transfer <id>', 'the failed transfer (see `ballast history`)')
+    .requiredOption('--note <text>', 'what was done about the deposit (kept in the history)')
+    .option('--db <file>', 'SQLite store to write instead of the one in the config')
+    .action((flags: { transfer: string; note: string; db?: string }, cmd: Command) => {
+      if (!/^[1-9][0-9]*$/.test(flags.transfer)) throw new CliError(`--transfer must be a transfer id, got "${flags.transfer}"`, EXIT_USAGE);
+      if (flags.note.trim() === '') throw new CliError('--note must say what was done about the deposit', EXIT_USAGE);
+      const file = flags.db ?? loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store;
+      const db = openDatabase(file);
+      try {
+        resolveFailure(db, Number(flags.transfer), flags.note.trim(), Date.now());
+        out(`transfer ${flags.transfer} resolved; its route is planned again from the next cycle`);
+      } finally {
+        db.close();
+      }
+    });
+}
