@@ -22,6 +22,7 @@ import { getQuote } from '../store/quotes.ts';
 import { addTransferTx, markTxConfirmed, markTxSent, transitionTransfer, type TransferRow } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { collectExecutableItems } from '../executor/collectItems.ts';
+import { deadlineRefusal, receiptWaitMs } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
 
 /** What the chain says about one recorded transaction (with the block of a mined one). */
@@ -108,6 +109,41 @@ async function depositProof(
 }
 
 /**
+ * Sends a recorded transaction again, exactly as signed, when the node does not know it (written ahead, then a
+ * crash or a lost send) and the order deadline still leaves time for it and the deposit after it; then waits
+ * for its receipt within that time. Nothing new is signed.
+ *
+ * @returns true when it was sent again (its receipt may still be pending)
+ */
+async function rebroadcast(
+  ctx: CycleContext,
+  client: PublicClient,
+  row: TransferRow,
+  tx: TransferRow['txs'][number],
+  facts: QuoteFacts | null,
+  log: CycleContext['logger'],
+): Promise<boolean> {
+  if (!facts || tx.rawTx === '0x') return false;
+  const depositWritten = facts.deposit !== null && row.txs.some((t) => t.stepId === facts.deposit!.stepId && t.itemIndex === facts.deposit!.itemIndex);
+  const later = row.txs.length - row.txs.indexOf(tx) - 1 + (depositWritten ? 0 : 1);
+  if (deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1) !== null) return false;
+  try {
+    await client.sendRawTransaction({ serializedTransaction: tx.rawTx as Hex }); // stored by the executor as signed
+  } catch (error) {
+    log.warn({ txHash: tx.txHash, err: shortErrorMessage(error) }, 'sending the recorded transaction again failed; outcome unknown');
+  }
+  if (tx.status === 'signed') {
+    markTxSent(ctx.db, tx.id, ctx.now());
+    tx.status = 'sent'; // keep the row read at the start in step with the store
+  }
+  log.warn({ txHash: tx.txHash, step: tx.stepId }, 'recorded transaction unknown to the node; sent again exactly as signed');
+  await client
+    .waitForTransactionReceipt({ hash: tx.txHash as Hex, timeout: receiptWaitMs(ctx.now(), facts.deadlineSec, later) })
+    .catch(() => null); // not mined yet: the lookup below says so
+  return true;
+}
+
+/**
  * Reconciles one transfer in `prepared` or `broadcast`.
  *
  * @returns the status after reconciliation
@@ -129,7 +165,10 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
       return status;
     }
     if (tx.status === 'confirmed') continue;
-    const found = await txState(chain.publicClient, row, tx);
+    let found = await txState(chain.publicClient, row, tx);
+    if (found.state === 'unknown' && (await rebroadcast(ctx, chain.publicClient, row, tx, facts, log))) {
+      found = await txState(chain.publicClient, row, tx);
+    }
     if (found.state === 'confirmed' || found.state === 'reverted') {
       if (tx.status === 'signed') markTxSent(ctx.db, tx.id, ctx.now());
       if (status === 'prepared') move('broadcast', `${tx.stepId} ${tx.txHash} found on chain`);

@@ -261,4 +261,33 @@ describe('reconciliation of interrupted transfers', () => {
       await proxy.close();
     }
   });
+
+  it('sends a deposit written ahead but never broadcast again, exactly as signed, and tracks it to success', async () => {
+    sandbox = await startSandbox({ faults: { fillDelayMs: 0 } });
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    try {
+      const chain = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
+      const owner = createWalletClient({ chain: chain.chain, account: sandbox.accounts.treasury, transport: http(chain.rpcUrl) });
+      const approved = await owner.writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'approve', args: [chain.depository, 20_000n * USDC] });
+      await chain.publicClient.waitForTransactionReceipt({ hash: approved });
+      // The "crash": the deposit row is written ahead, the process dies before the broadcast.
+      const w = await writeAheadWithoutExecuting(ballast, { skipApproval: true });
+      expect(await usdcBalance(sandbox, 'alpha')).toBe(90_000n * USDC);
+
+      const report = await ballast.runCycle('once');
+      expect(report.plan.transfers).toHaveLength(0); // still credited while it is sent again
+      for (let i = 0; i < 40 && getTransfer(ballast.db, w.transferId)!.status !== 'success'; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        await ballast.runCycle('once');
+      }
+      const transfer = getTransfer(ballast.db, w.transferId)!;
+      expect(transfer.status).toBe('success');
+      expect(transfer.txs.map((t) => [t.txHash, t.status])).toEqual([[w.first.txHash, 'confirmed']]);
+      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
+      expect(await usdcBalance(sandbox, 'beta')).toBeGreaterThanOrEqual(29_900n * USDC);
+    } finally {
+      ballast.close();
+    }
+  });
 });
