@@ -4,7 +4,8 @@
  */
 import { Command, CommanderError } from 'commander';
 import { BallastError } from '../core/errors.ts';
-import { CliError, EXIT_ERROR, EXIT_USAGE } from './exitCodes.ts';
+import { CliError, EXIT_ERROR, EXIT_LOCKED, EXIT_USAGE } from './exitCodes.ts';
+import { RunLockBusyError } from '../app/runLock.ts';
 import { registerAllowances } from './commands/allowances.ts';
 import { registerDaemon } from './commands/daemon.ts';
 import { registerResume } from './commands/resume.ts';
@@ -57,7 +58,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`ballast: ${error.message}\n`);
       return error.exitCode;
     }
-    // Coded errors (lock busy, store, Relay API) carry a complete message; anything else is a bug: show the stack.
+    if (error instanceof RunLockBusyError) {
+      process.stderr.write(`ballast: ${error.message}\n`);
+      return EXIT_LOCKED;
+    }
+    // Coded errors (store, Relay API) carry a complete message; anything else is a bug: show the stack.
     const coded = error instanceof BallastError;
     process.stderr.write(`ballast: ${coded ? error.message : ((error as Error).stack ?? String(error))}\n`);
     return EXIT_ERROR;

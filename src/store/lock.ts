@@ -45,6 +45,23 @@ export function acquireRunLock(
 }
 
 /**
+ * Takes the lock from `expectedOwner`, whatever its expiry: for a holder proven dead (its process is gone on
+ * this host). Atomic: when someone else took the lock meanwhile, nothing changes.
+ *
+ * @returns true when this call took the lock
+ */
+export function takeOverRunLock(
+  db: Database.Database,
+  l: { expectedOwner: string; owner: string; pid: number; nowMs: number; ttlMs: number },
+): boolean {
+  const now = checkMs(l.nowMs, 'nowMs');
+  const r = db
+    .prepare('UPDATE run_lock SET owner = ?, pid = ?, acquired_at_ms = ?, expires_at_ms = ? WHERE id = 1 AND owner = ?')
+    .run(l.owner, l.pid, now, now + positiveTtl(l.ttlMs), l.expectedOwner);
+  return r.changes === 1;
+}
+
+/**
  * Extends the lock held by `owner` to `nowMs + ttlMs`.
  *
  * @returns true when `owner` still holds the lock (false: it was released or taken over after expiry)

@@ -70,8 +70,9 @@ describe('ballast daemon', () => {
       expect(health.status).toBe(200);
 
       const once = await runCli(['run', '--once', '--config', configFile], { env: sandboxEnv(sandbox, store) });
-      expect(once.code).toBe(1);
+      expect(once.code).toBe(4);
       expect(once.stderr).toContain('run lock');
+      expect(once.stderr).toMatch(/pid \d+ on .+, since .+, lease until /);
 
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       expect(metrics).toMatch(/ballast_balance_base_units\{chain="beta",asset="USDC",wallet="treasury"\} 10000000000/);
