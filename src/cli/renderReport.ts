@@ -35,7 +35,7 @@ function verdictCell(a: TransferAttempt): string {
 
 /** Planned transfers with their quote, fees, verdict and outcome. */
 export function renderAttempts(report: CycleReport): string {
-  if (report.plan.transfers.length === 0) return 'nothing to move: every target is in band (or covered by transfers in flight)';
+  if (report.plan.transfers.length === 0) return nothingPlanned(report);
   const rows = report.plan.transfers.map((p, i) => {
     const a = report.attempts[i];
     // The guaranteed output as signed in the order (verified), not the informational details block.
@@ -78,4 +78,22 @@ export function reportJson(report: CycleReport): string {
     ...report,
     attempts: report.attempts.map(({ quote: _quote, ...rest }) => rest),
   });
+}
+
+/**
+ * Why nothing was planned, without claiming more than is known: unreadable chains and paused routes are
+ * named; "in band" is said only when every target was read.
+ */
+function nothingPlanned(report: CycleReport): string {
+  const unreadable = [...new Set(report.plan.decisions.filter((d) => d.kind === 'chain_unreadable').map((d) => d.chain ?? d.asset))];
+  const paused = report.plan.decisions.filter((d) => d.kind === 'route_paused').length;
+  const unmet = report.plan.decisions.filter((d) => d.kind === 'deficit_unmet').length;
+  const problems = [
+    unreadable.length ? `chain(s) ${unreadable.join(', ')} could not be read, so their targets were not planned` : '',
+    paused ? `${paused} transfer(s) held back on routes paused by a failed deposit` : '',
+    unmet ? `${unmet} deficit(s) could not be met` : '',
+  ].filter(Boolean);
+  return problems.length
+    ? `nothing to move this cycle: ${problems.join('; ')}`
+    : 'nothing to move: every target is in band (or covered by transfers in flight)';
 }

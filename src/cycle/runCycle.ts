@@ -141,7 +141,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
         await processTransfer(ctx, { cycleId, planId: planIds[i]!, planned, chainsDoc, execute: opts.mode !== 'plan' }),
       );
     }
-    report.outcome = outcomeOf(report.attempts);
+    report.outcome = outcomeOf(report.attempts, report.plan.decisions);
   } catch (error) {
     report.outcome = 'error';
     report.error = shortErrorMessage(error);
@@ -166,9 +166,13 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
   return report;
 }
 
-function outcomeOf(attempts: TransferAttempt[]): CycleOutcome {
+/**
+ * A cycle is `error` when a transfer failed or when a chain could not be read: its targets were not planned, so
+ * the cycle cannot claim the treasury is in band (a partial failure, exit 1).
+ */
+function outcomeOf(attempts: TransferAttempt[], decisions: readonly { kind: string }[]): CycleOutcome {
   const errors = attempts.some((a) => ['quote_error', 'origin_failed', 'failure', 'refund'].includes(a.outcome));
-  if (errors) return 'error';
+  if (errors || decisions.some((d) => d.kind === 'chain_unreadable')) return 'error';
   if (attempts.some((a) => a.outcome === 'skipped_fee' || a.outcome === 'refused_verification')) return 'refused';
   return 'ok';
 }

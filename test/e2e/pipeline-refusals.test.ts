@@ -7,6 +7,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
 import type { TamperKind } from '../../src/sandbox/faults.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { exitCodeFor } from '../../src/cycle/runCycle.ts';
+import { renderAttempts } from '../../src/cli/renderReport.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 let sandbox: Sandbox;
@@ -163,13 +164,15 @@ describe('deadline too close to send every item', () => {
 });
 
 describe('unreadable chain', () => {
-  it('plans nothing that touches a chain whose RPC is down, records why, and completes', async () => {
+  it('plans nothing that touches a chain whose RPC is down, records why, and reports the cycle as failed (exit 1)', async () => {
     // Port 9 (discard) on loopback: nothing listens, every read fails at once.
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, { SANDBOX_BETA_RPC: 'http://127.0.0.1:9' });
     const before = await snapshot();
     try {
       const report = await ballast.runCycle('once');
-      expect(report.outcome).toBe('ok');
+      expect(report.outcome).toBe('error'); // a partial failure: beta's targets are unknown, nothing claims they are in band
+      expect(exitCodeFor(report.outcome)).toBe(1);
+      expect(renderAttempts(report)).toBe('nothing to move this cycle: chain(s) beta could not be read, so their targets were not planned');
       expect(report.plan.transfers).toHaveLength(0);
       expect(report.plan.decisions.filter((d) => d.kind === 'chain_unreadable').map((d) => d.chain)).toContain('beta');
       const rows = ballast.db.prepare('SELECT chain, amount, error FROM balances ORDER BY chain').all() as { chain: string; amount: string | null; error: string | null }[];
