@@ -5,7 +5,8 @@
 import { getAddress, type Address } from 'viem';
 import type { BalanceReading, TargetBand } from '../planner/types.ts';
 import { readEvmBalances } from '../chains/evm/readBalances.ts';
-import type { CycleContext } from './context.ts';
+import type { ChainRuntime, CycleContext } from './context.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
 
 /**
  * Reads balances for `targets`, grouped by chain, chains in parallel.
@@ -19,12 +20,14 @@ export async function readTargetBalances(ctx: CycleContext, targets: TargetBand[
   await Promise.all(
     [...byChain].map(async ([chainName, list]) => {
       const chain = ctx.chains.get(chainName);
-      const results = chain
-        ? await readEvmBalances(
-            chain.publicClient,
-            list.map((t) => ({ address: t.address as Address, currency: getAddress(t.currency) })),
-          )
-        : list.map(() => ({ amount: null, error: `chain ${chainName} not configured` }));
+      const wrongChain = chain ? await chainIdMismatch(chain) : `chain ${chainName} not configured`;
+      const results =
+        chain && wrongChain === null
+          ? await readEvmBalances(
+              chain.publicClient,
+              list.map((t) => ({ address: t.address as Address, currency: getAddress(t.currency) })),
+            )
+          : list.map(() => ({ amount: null, error: wrongChain ?? `chain ${chainName} not configured` }));
       list.forEach((t, i) => {
         const r = results[i]!;
         readings.set(t, {
@@ -39,4 +42,23 @@ export async function readTargetBalances(ctx: CycleContext, targets: TargetBand[
     }),
   );
   return targets.map((t) => readings.get(t)!);
+}
+
+/**
+ * Checks that the node behind `chains.<name>.rpcUrl` serves the configured chain (`eth_chainId`): balances
+ * read from another chain would plan transfers on wrong numbers.
+ *
+ * @returns null when it does, else the error naming the YAML path and the fix (the node's own error when it
+ *   cannot answer)
+ */
+async function chainIdMismatch(chain: ChainRuntime): Promise<string | null> {
+  let served: number;
+  try {
+    served = await chain.publicClient.getChainId();
+  } catch (error) {
+    return `chains.${chain.name}.rpcUrl did not answer eth_chainId: ${shortErrorMessage(error)}`;
+  }
+  return served === chain.chainId
+    ? null
+    : `chains.${chain.name}.rpcUrl serves chain id ${served}, but chains.${chain.name}.chainId is ${chain.chainId}; point rpcUrl at chain ${chain.chainId}`;
 }

@@ -185,4 +185,24 @@ describe('unreadable chain', () => {
       ballast.close();
     }
   });
+
+  it('plans nothing on a chain whose RPC serves another chain id, naming the YAML path and the fix', async () => {
+    const alphaRpc = sandbox.chains.find((c) => c.def.slug === 'alpha')!.rpcUrl;
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, { SANDBOX_BETA_RPC: alphaRpc });
+    const before = await snapshot();
+    try {
+      const report = await ballast.runCycle('once');
+      expect(report.outcome).toBe('error');
+      expect(report.plan.transfers).toHaveLength(0);
+      const beta = report.balances.filter((b) => b.chain === 'beta');
+      expect(beta.length).toBeGreaterThan(0);
+      for (const b of beta) {
+        expect(b.amount).toBeNull();
+        expect(b.error).toBe('chains.beta.rpcUrl serves chain id 31001, but chains.beta.chainId is 31002; point rpcUrl at chain 31002');
+      }
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      ballast.close();
+    }
+  });
 });
