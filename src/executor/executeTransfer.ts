@@ -198,6 +198,14 @@ async function sendItem(
     log.error({ transferId: id, err: error_ }, 'origin transaction unconfirmed; left in flight');
     return { transferId: id, status: 'broadcast', relayStatus: null, originTxHashes: hashes, error: error_ };
   }
+  if (receipt.transactionHash.toLowerCase() !== signed.txHash.toLowerCase()) {
+    // viem hands back the receipt of a transaction that replaced ours (same sender and nonce: an operator's
+    // speed-up or cancel). Ours was never mined; whether the replacement deposited for this order is for
+    // reconciliation to prove (depository events), never assumed here.
+    const why = `${at.stepId} ${signed.txHash} was replaced by ${receipt.transactionHash}; left in flight for reconciliation`;
+    log.error({ transferId: id, err: why }, 'origin transaction replaced');
+    return { transferId: id, status: 'broadcast', relayStatus: null, originTxHashes: hashes, error: why };
+  }
   markTxConfirmed(deps.db, txId, {
     status: receipt.status === 'success' ? 'confirmed' : 'reverted',
     blockNumber: receipt.blockNumber,
