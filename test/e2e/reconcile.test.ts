@@ -71,6 +71,14 @@ async function writeAheadWithoutExecuting(ballast: Ballast, opts: { skipApproval
   return { transferId, alpha, account, items, approve, first: approve };
 }
 
+/** The treasury approves alpha's depository for `amount` USDC itself, so a transfer needs no approval. */
+async function approveDepository(s: Sandbox, amount: bigint): Promise<void> {
+  const chain = s.chains.find((c) => c.def.slug === 'alpha')!;
+  const owner = createWalletClient({ chain: chain.chain, account: s.accounts.treasury, transport: http(chain.rpcUrl) });
+  const approved = await owner.writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'approve', args: [chain.depository, amount] });
+  await chain.publicClient.waitForTransactionReceipt({ hash: approved });
+}
+
 describe('reconciliation of interrupted transfers', () => {
   it('tracks a deposit that landed after the executor stopped, and does not repeat it', async () => {
     sandbox = await startSandbox({});
@@ -162,10 +170,7 @@ describe('reconciliation of interrupted transfers', () => {
     sandbox = await startSandbox({});
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
     try {
-      const chain = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
-      const owner = createWalletClient({ chain: chain.chain, account: sandbox.accounts.treasury, transport: http(chain.rpcUrl) });
-      const approved = await owner.writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'approve', args: [chain.depository, 20_000n * USDC] });
-      await chain.publicClient.waitForTransactionReceipt({ hash: approved });
+      await approveDepository(sandbox, 20_000n * USDC);
       const w = await writeAheadWithoutExecuting(ballast, { skipApproval: true });
       await w.alpha.sendRawTransaction({ serializedTransaction: w.first.rawTx });
       await w.alpha.waitForTransactionReceipt({ hash: w.first.txHash });
@@ -187,10 +192,7 @@ describe('reconciliation of interrupted transfers', () => {
     sandbox = await startSandbox({});
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
     try {
-      const chain = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
-      const owner = createWalletClient({ chain: chain.chain, account: sandbox.accounts.treasury, transport: http(chain.rpcUrl) });
-      const approved = await owner.writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'approve', args: [chain.depository, 20_000n * USDC] });
-      await chain.publicClient.waitForTransactionReceipt({ hash: approved });
+      await approveDepository(sandbox, 20_000n * USDC);
       const w = await writeAheadWithoutExecuting(ballast, { skipApproval: true });
       // The recorded deposit is never sent; the operator sends the same call with the same nonce and a higher fee.
       const d = w.first;
@@ -266,10 +268,7 @@ describe('reconciliation of interrupted transfers', () => {
     sandbox = await startSandbox({ faults: { fillDelayMs: 0 } });
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
     try {
-      const chain = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
-      const owner = createWalletClient({ chain: chain.chain, account: sandbox.accounts.treasury, transport: http(chain.rpcUrl) });
-      const approved = await owner.writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'approve', args: [chain.depository, 20_000n * USDC] });
-      await chain.publicClient.waitForTransactionReceipt({ hash: approved });
+      await approveDepository(sandbox, 20_000n * USDC);
       // The "crash": the deposit row is written ahead, the process dies before the broadcast.
       const w = await writeAheadWithoutExecuting(ballast, { skipApproval: true });
       expect(await usdcBalance(sandbox, 'alpha')).toBe(90_000n * USDC);
