@@ -43,6 +43,19 @@ export function exitCodeFor(outcome: CycleOutcome): number {
   return outcome === 'ok' ? 0 : outcome === 'refused' ? 3 : 1;
 }
 
+/** Relay answers that mean the configuration is wrong (spec "Authentication": a bad or missing API key). */
+const CONFIG_ERROR_CODES = ['RELAY_HTTP_401', 'RELAY_HTTP_403'];
+
+/**
+ * The process exit code of a cycle report: {@link exitCodeFor} its outcome, except 2 (bad configuration) when
+ * the Relay API refused the API key (401/403): retrying will not help until `relay.apiKey` is fixed.
+ */
+export function exitCodeForReport(report: Pick<CycleReport, 'outcome' | 'attempts' | 'error'>): number {
+  const texts = [report.error ?? '', ...report.attempts.map((a) => a.error ?? '')];
+  if (texts.some((t) => CONFIG_ERROR_CODES.some((c) => t.includes(c)))) return 2;
+  return exitCodeFor(report.outcome);
+}
+
 /**
  * Runs one cycle.
  *

@@ -5,6 +5,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { exitCodeForReport } from '../../src/cycle/runCycle.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const USDC = 1_000_000n; // 6 decimals
@@ -143,6 +144,7 @@ describe('rebalancing cycle', () => {
       const refused = await wrong.ballast.runCycle('once');
       expect(refused.attempts[0]!.outcome).toBe('quote_error');
       expect(refused.attempts[0]!.error).toContain('RELAY_HTTP_401');
+      expect(exitCodeForReport(refused)).toBe(2); // a configuration error: fix relay.apiKey
     } finally {
       wrong.ballast.close();
     }

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { startSandbox } from '../../sandbox/startSandbox.ts';
 import { loadConfig } from '../../config/loadConfig.ts';
 import { createBallast } from '../../app/createBallast.ts';
-import { exitCodeFor } from '../../cycle/runCycle.ts';
+import { exitCodeForReport } from '../../cycle/runCycle.ts';
 import { readTargetBalances } from '../../cycle/readBalances.ts';
 import { listRecentTransfers } from '../../store/transfers.ts';
 import { formatAmount, table, toJson } from '../format.ts';
@@ -68,7 +68,7 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
           out(`Transfer record in ${store} (also: ballast history --db ${flags.store}):`);
           for (const t of transfers) out(renderTransfer(t));
         }
-        process.exitCode = exitCodeFor(report.outcome);
+        process.exitCode = exitCodeForReport(report);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

@@ -3,7 +3,7 @@
  * nothing and takes no lock. Exit codes as `run --once`.
  */
 import type { Command } from 'commander';
-import { exitCodeFor } from '../../cycle/runCycle.ts';
+import { exitCodeForReport } from '../../cycle/runCycle.ts';
 import { renderReport, reportJson } from '../renderReport.ts';
 import { openBallast, type GlobalFlags } from '../session.ts';
 
@@ -18,7 +18,7 @@ export function registerPlan(program: Command, out: (s: string) => void): void {
       try {
         const report = await ballast.runCycle('plan');
         out(flags.json ? reportJson(report) : renderReport(report));
-        process.exitCode = exitCodeFor(report.outcome);
+        process.exitCode = exitCodeForReport(report);
       } finally {
         ballast.close();
       }

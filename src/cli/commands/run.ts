@@ -3,7 +3,7 @@
  * 3 a needed transfer was refused by the fee policy or verification.
  */
 import type { Command } from 'commander';
-import { exitCodeFor } from '../../cycle/runCycle.ts';
+import { exitCodeForReport } from '../../cycle/runCycle.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { renderReport, reportJson } from '../renderReport.ts';
 import { openBallast, type GlobalFlags } from '../session.ts';
@@ -21,7 +21,7 @@ export function registerRun(program: Command, out: (s: string) => void): void {
       try {
         const report = await ballast.runCycle('once');
         out(flags.json ? reportJson(report) : renderReport(report));
-        process.exitCode = exitCodeFor(report.outcome);
+        process.exitCode = exitCodeForReport(report);
       } finally {
         ballast.close();
       }
