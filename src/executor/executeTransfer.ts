@@ -143,6 +143,8 @@ async function sendItem(
   data: EvmTxData,
 ): Promise<ExecuteTransferResult | undefined> {
   const { deps, args, log, hashes } = run;
+  // A run that lost the run lock (or is shutting down) signs nothing more: another run may be acting now.
+  if (deps.signal?.aborted) return fail(run, `${at.stepId} not signed: the run lost its lock or is shutting down; the next run re-plans`);
   // Re-checked before every signature: waits before this item may have used the time the deposit needs.
   const late = deadlineRefusal(deps.now(), run.deadlineSec, run.itemsAfter + 1);
   if (late) return fail(run, `${at.stepId} not signed: ${late}; the next cycle re-quotes`);
