@@ -77,6 +77,12 @@ function quoteFacts(ctx: CycleContext, row: TransferRow): QuoteFacts | null {
   };
 }
 
+/** Whether the transfer recorded a transaction for the quote's deposit item. */
+function depositWritten(row: TransferRow, facts: QuoteFacts): boolean {
+  const d = facts.deposit;
+  return d !== null && row.txs.some((t) => t.stepId === d.stepId && t.itemIndex === d.itemIndex);
+}
+
 /** How far back deposit events are searched for an order, in blocks. */
 export const DEPOSIT_LOOKBACK_BLOCKS = 100_000n;
 
@@ -124,8 +130,7 @@ async function rebroadcast(
   log: CycleContext['logger'],
 ): Promise<boolean> {
   if (!facts || tx.rawTx === '0x') return false;
-  const depositWritten = facts.deposit !== null && row.txs.some((t) => t.stepId === facts.deposit!.stepId && t.itemIndex === facts.deposit!.itemIndex);
-  const later = row.txs.length - row.txs.indexOf(tx) - 1 + (depositWritten ? 0 : 1);
+  const later = row.txs.length - row.txs.indexOf(tx) - 1 + (depositWritten(row, facts) ? 0 : 1);
   if (deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1) !== null) return false;
   try {
     await client.sendRawTransaction({ serializedTransaction: tx.rawTx as Hex }); // stored by the executor as signed
@@ -214,8 +219,7 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
     return status;
   }
   // Every recorded transaction is mined and succeeded.
-  const deposit = facts?.deposit;
-  if (deposit && !row.txs.some((t) => t.stepId === deposit.stepId && t.itemIndex === deposit.itemIndex)) {
+  if (facts?.deposit && !depositWritten(row, facts)) {
     move('origin_failed', `execution stopped after ${row.txs.length} transaction(s) before the deposit; the deposit was never signed`);
     return status;
   }

@@ -30,7 +30,6 @@ import { collectExecutableItems, findCheckEndpoint } from './collectItems.ts';
 import { statusIsForeign, statusNamesDeposit, statusReasons } from './statusOwnership.ts';
 import { trackRequest } from './trackRequest.ts';
 
-
 /** Everything the executor talks to. */
 export interface ExecuteTransferDeps {
   db: Database.Database;
@@ -78,14 +77,13 @@ export interface ExecuteTransferResult {
  */
 export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTransferArgs): Promise<ExecuteTransferResult> {
   const log = deps.logger.child({ requestId: args.requestId, orderId: args.orderId, chainId: args.originChainId });
-  const run: Run = { deps, args, log, hashes: [], transferId: null, nonce: undefined, itemsAfter: 0, deadlineSec: 0 };
+  const deadlineSec = args.quote.protocol?.v2?.orderData.output.deadline ?? 0; // verified before execution
+  const run: Run = { deps, args, log, hashes: [], transferId: null, nonce: undefined, deadlineSec };
 
   const entries = collectExecutableItems(args.quote);
-  const deadlineSec = args.quote.protocol?.v2?.orderData.output.deadline ?? 0; // verified before execution
   for (const [index, entry] of entries.entries()) {
     const data = EvmTxDataSchema.parse(entry.item.data);
-    run.itemsAfter = entries.length - index - 1;
-    run.deadlineSec = deadlineSec;
+    const itemsAfter = entries.length - index - 1;
     const approval = readApproval(data);
     if (approval) {
       let current: bigint;
@@ -99,13 +97,12 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
       log.info({ step: entry.stepId, allowance: current.toString(), needed: args.amountIn.toString(), action }, 'allowance checked');
       if (action === 'sufficient') continue;
       if (action === 'reset-then-approve') {
-        run.itemsAfter += 1; // the approval itself still follows the reset
-        const reset = await sendItem(run, { stepId: `${entry.stepId}:reset`, itemIndex: entry.itemIndex }, resetApprovalItem(data, approval));
-        run.itemsAfter -= 1;
+        // the approval itself still follows the reset
+        const reset = await sendItem(run, { stepId: `${entry.stepId}:reset`, itemIndex: entry.itemIndex }, resetApprovalItem(data, approval), itemsAfter + 1);
         if (reset) return reset;
       }
     }
-    const stopped = await sendItem(run, entry, data);
+    const stopped = await sendItem(run, entry, data, itemsAfter);
     if (stopped) return stopped;
   }
   const transferId = run.transferId;
@@ -117,8 +114,7 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
 
 /** State of one execution: what was written and sent so far. */
 interface Run {
-  /** Quote items still to send after the current one, and the order deadline (unix seconds). */
-  itemsAfter: number;
+  /** The order's output deadline, unix seconds. */
   deadlineSec: number;
   deps: ExecuteTransferDeps;
   args: ExecuteTransferArgs;
@@ -133,7 +129,7 @@ interface Run {
 
 /**
  * Signs one transaction, writes it ahead (the transfer row with the first one), broadcasts it and waits for
- * its receipt.
+ * its receipt. `itemsAfter` counts the transactions still to send after this one, for the deadline budget.
  *
  * @returns undefined when it was mined successfully (the run goes on), else the result to return
  */
@@ -141,12 +137,13 @@ async function sendItem(
   run: Run,
   at: { stepId: string; itemIndex: number },
   data: EvmTxData,
+  itemsAfter: number,
 ): Promise<ExecuteTransferResult | undefined> {
   const { deps, args, log, hashes } = run;
   // A run that lost the run lock (or is shutting down) signs nothing more: another run may be acting now.
   if (deps.signal?.aborted) return fail(run, `${at.stepId} not signed: the run lost its lock or is shutting down; the next run re-plans`);
   // Re-checked before every signature: waits before this item may have used the time the deposit needs.
-  const late = deadlineRefusal(deps.now(), run.deadlineSec, run.itemsAfter + 1);
+  const late = deadlineRefusal(deps.now(), run.deadlineSec, itemsAfter + 1);
   if (late) return fail(run, `${at.stepId} not signed: ${late}; the next cycle re-quotes`);
   let signed;
   try {
@@ -192,7 +189,7 @@ async function sendItem(
   if (hashes.length === 1) transitionTransfer(deps.db, id, 'prepared', 'broadcast', { nowMs: deps.now() });
   let receipt;
   try {
-    const timeout = receiptWaitMs(deps.now(), run.deadlineSec, run.itemsAfter);
+    const timeout = receiptWaitMs(deps.now(), run.deadlineSec, itemsAfter);
     receipt = await deps.publicClient.waitForTransactionReceipt({ hash: signed.txHash, timeout });
   } catch (error) {
     // Sent but unconfirmed: the transfer stays in flight (status broadcast) so no cycle repeats it.

@@ -5,6 +5,7 @@
  * only the rule about the changed field can catch it. Runs on every quote case (`QUOTE_CASES`).
  */
 import { describe, expect, it } from 'vitest';
+import { formatUsdMicros, parseUsdMicros } from '../../../src/core/units.ts';
 import type { VerifyQuoteInput } from '../../../src/verify/types.ts';
 import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
 import { QUOTE_CASES, type QuoteCase } from '../../fixtures/quoteCase.ts';
@@ -30,8 +31,7 @@ function setUsd(input: VerifyQuoteInput, total: string, components: string) {
   d.totalImpact = { usd: total, percent: '0' };
   const platform = Object.keys(d.expandedPriceImpact ?? {}).find((k) => ['relay', 'service', 'platform'].includes(k)) ?? 'relay';
   d.expandedPriceImpact = { execution: { usd: components }, swap: { usd: '0' }, [platform]: { usd: '0' }, app: { usd: '0' } };
-  const inUsd = Number(d.currencyIn.amountUsd); // test-only arithmetic on small USD figures, rounded to micro-USD
-  d.currencyOut.amountUsd = (inUsd + Number(total)).toFixed(6);
+  d.currencyOut.amountUsd = formatUsdMicros(parseUsdMicros(d.currencyIn.amountUsd!) + parseUsdMicros(total)); // both quotes give amountUsd
 }
 
 describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote on the %s quote: fields that cost money', (_name, c) => {
