@@ -58,6 +58,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
       name,
       chainId: c.chainId,
       vm: 'evm',
+      confirmations: c.confirmations,
       publicClient: createEvmPublicClient({
         name,
         chainId: c.chainId,

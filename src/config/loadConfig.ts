@@ -47,6 +47,8 @@ export interface LoadedChain {
   chainId: number;
   vm: VmType;
   rpcUrl: string;
+  /** Blocks (the including one counted) after which a mined transaction is final on this chain. */
+  confirmations: number;
 }
 
 /**
@@ -256,7 +258,7 @@ function buildLoaded(
   }
   const chains: Record<string, LoadedChain> = {};
   for (const [name, c] of Object.entries(data.chains)) {
-    chains[name] = { name, chainId: c.chainId, vm: c.vm, rpcUrl: c.rpcUrl };
+    chains[name] = { name, chainId: c.chainId, vm: c.vm, rpcUrl: c.rpcUrl, confirmations: c.confirmations };
   }
   const assets: Record<string, LoadedAssetEntry[]> = {};
   for (const [asset, entries] of Object.entries(data.assets)) {

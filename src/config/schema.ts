@@ -25,6 +25,11 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 
 /** Default Relay API base URL (mainnet; DESIGN.md "Base URLs"). */
 export const DEFAULT_RELAY_BASE_URL = 'https://api.relay.link';
+/**
+ * Default depth (blocks, the including block counted) at which a mined origin transaction is final. Deep
+ * enough for the reorgs L2 sequencers and PoS chains show in practice; set it per chain (`chains.<name>`).
+ */
+export const DEFAULT_CONFIRMATIONS = 12;
 /** Default cron schedule of the daemon: every five minutes. */
 export const DEFAULT_SCHEDULE = '*/5 * * * *';
 
@@ -94,6 +99,15 @@ export const ChainSchema = z
     rpcUrl: z
       .url({ protocol: /^https?$/, error: 'expected an http(s) RPC URL (Ballast reads chains over HTTP JSON-RPC)' })
       .describe('JSON-RPC endpoint; use ${ENV_VAR} when it embeds a provider key'),
+    confirmations: z
+      .number({ error: 'expected a whole number of blocks, e.g. 12' })
+      .int('confirmations must be a whole number of blocks')
+      .min(1, 'confirmations must be at least 1 (the block that includes the transaction)')
+      .max(10_000, 'confirmations must be at most 10000 blocks')
+      .default(DEFAULT_CONFIRMATIONS)
+      .describe(
+        'blocks after which a mined origin transaction counts as final; until then it is re-checked every cycle and a deposit a reorg removed is sent again',
+      ),
   })
   .describe('a chain Ballast reads and sends on');
 

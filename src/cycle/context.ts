@@ -15,6 +15,8 @@ export interface ChainRuntime {
   chainId: number;
   vm: 'evm';
   publicClient: PublicClient;
+  /** `chains.<name>.confirmations`: depth (blocks, the including one counted) at which a mined transaction is final. */
+  confirmations: number;
 }
 
 /** A configured hot wallet. The account signs; its key never leaves it. */

@@ -2,13 +2,14 @@
  * In-flight transfers: refreshed from the status endpoint at the start of a cycle, then handed to the planner
  * as already moved (DESIGN.md "Count in-flight transfers as already moved").
  */
-import type { InFlightTransfer } from '../planner/types.ts';
 import { isKnownRequestStatus, isTerminalRequestStatus } from '../relay/schemas.ts';
 import { relayStatusLabel } from '../metrics/metrics.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { statusIsForeign, statusNamesDeposit, statusReasons } from '../executor/statusOwnership.ts';
 import { reconcileOrigins } from './reconcile.ts';
+import { recheckReorgs } from './reorgs.ts';
 import {
+  getTransfer,
   listInFlightTransfers,
   setRelayStatus,
   transitionTransfer,
@@ -16,13 +17,22 @@ import {
 } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
 
+/** What a refresh leaves: transfers still in flight, and those it closed (final now, in flight before). */
+export interface RefreshedInFlight {
+  inFlight: TransferRow[];
+  closed: TransferRow[];
+}
+
 /**
- * Reconciles transfers whose origin transactions are unconfirmed (src/cycle/reconcile.ts), then polls the status
- * of each deposited transfer once and closes those that reached a terminal state naming our deposit.
+ * Re-checks mined origin transactions that are not final yet (src/cycle/reorgs.ts), reconciles transfers whose
+ * origin transactions are unconfirmed (src/cycle/reconcile.ts), then polls the status of each deposited
+ * transfer once and closes those that reached a terminal state naming our deposit.
  *
- * @returns the transfers still in flight after the refresh
+ * @returns the transfers still in flight after the refresh, and those it closed
  */
-export async function refreshInFlight(ctx: CycleContext): Promise<TransferRow[]> {
+export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFlight> {
+  const before = listInFlightTransfers(ctx.db);
+  await recheckReorgs(ctx, before);
   await reconcileOrigins(ctx, listInFlightTransfers(ctx.db));
   const rows = listInFlightTransfers(ctx.db);
   for (const row of rows) {
@@ -60,26 +70,9 @@ export async function refreshInFlight(ctx: CycleContext): Promise<TransferRow[]>
   }
   const still = listInFlightTransfers(ctx.db);
   ctx.metrics.transfersInFlight.set(still.length);
-  return still;
-}
-
-/**
- * Maps stored in-flight rows to the planner's view. The origin is "settled" once the deposit is confirmed:
- * the origin balance read on chain already reflects it and must not be debited again.
- */
-export function toPlannerInFlight(rows: TransferRow[]): InFlightTransfer[] {
-  return rows.map((r) => ({
-    asset: r.asset,
-    originChain: r.originChain,
-    originCurrency: r.originCurrency,
-    originAddress: r.user,
-    destinationChain: r.destinationChain,
-    destinationCurrency: r.destinationCurrency,
-    destinationAddress: r.recipient,
-    amountIn: r.amountIn,
-    guaranteedOut: r.minOut,
-    originSettled: r.status === 'deposited',
-  }));
+  const stillIds = new Set(still.map((r) => r.id));
+  const closed = before.filter((r) => !stillIds.has(r.id)).map((r) => getTransfer(ctx.db, r.id) ?? r);
+  return { inFlight: still, closed };
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * Reads the live balance of every target: one batched multicall per chain (DESIGN.md "balances").
+ * Reads the live balance of every target: one batched multicall per chain (DESIGN.md "balances"), every balance
+ * of a chain at one block (the node's head when the read starts), recorded on each reading.
  * A chain that cannot be read yields `amount: null` for all its targets, so the planner leaves it alone.
  */
 import { getAddress, type Address } from 'viem';
@@ -21,13 +22,15 @@ export async function readTargetBalances(ctx: CycleContext, targets: TargetBand[
     [...byChain].map(async ([chainName, list]) => {
       const chain = ctx.chains.get(chainName);
       const wrongChain = chain ? await chainIdMismatch(chain) : `chain ${chainName} not configured`;
+      const head = chain && wrongChain === null ? await headBlock(chain) : (wrongChain ?? `chain ${chainName} not configured`);
       const results =
-        chain && wrongChain === null
+        chain && typeof head === 'bigint'
           ? await readEvmBalances(
               chain.publicClient,
               list.map((t) => ({ address: t.address as Address, currency: getAddress(t.currency) })),
+              head,
             )
-          : list.map(() => ({ amount: null, error: wrongChain ?? `chain ${chainName} not configured` }));
+          : list.map(() => ({ amount: null, error: head as string })); // not a block: the reason it could not be read
       list.forEach((t, i) => {
         const r = results[i]!;
         readings.set(t, {
@@ -35,6 +38,7 @@ export async function readTargetBalances(ctx: CycleContext, targets: TargetBand[
           currency: t.currency,
           address: t.address,
           amount: r.amount,
+          ...(r.amount !== null && typeof head === 'bigint' ? { blockNumber: head } : {}),
           ...(r.error ? { error: r.error } : {}),
         });
         if (r.amount === null) ctx.metrics.chainReadErrorsTotal.inc({ chain: chainName });
@@ -61,4 +65,17 @@ async function chainIdMismatch(chain: ChainRuntime): Promise<string | null> {
   return served === chain.chainId
     ? null
     : `chains.${chain.name}.rpcUrl serves chain id ${served}, but chains.${chain.name}.chainId is ${chain.chainId}; point rpcUrl at chain ${chain.chainId}`;
+}
+
+/**
+ * The chain's head block, at which every balance of the chain is then read.
+ *
+ * @returns the block number, or the error text naming the YAML path when the node cannot say
+ */
+async function headBlock(chain: ChainRuntime): Promise<bigint | string> {
+  try {
+    return await chain.publicClient.getBlockNumber({ cacheTime: 0 });
+  } catch (error) {
+    return `chains.${chain.name}.rpcUrl did not answer eth_blockNumber: ${shortErrorMessage(error)}`;
+  }
 }

@@ -15,7 +15,8 @@
  * - otherwise (still pending, unknown with time left, or any lookup failed) → unchanged, still in flight. An
  *   RPC error is never read as "not found".
  */
-import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem';
+import type { Hex, PublicClient } from 'viem';
+import { orNullIfNotFound } from '../chains/evm/orNullIfNotFound.ts';
 import { findDepositsForOrder, type FoundDeposit } from '../chains/evm/findDeposits.ts';
 import { QuoteResponseSchema } from '../relay/schemas.ts';
 import { getQuote } from '../store/quotes.ts';
@@ -29,16 +30,6 @@ import type { CycleContext } from './context.ts';
 type TxState =
   | { state: 'confirmed' | 'reverted'; blockNumber: bigint }
   | { state: 'pending' | 'dropped' | 'unknown' };
-
-/** Not-found answers become null; every other error (timeouts, "indexing in progress", 5xx) is rethrown. */
-async function orNullIfNotFound<T>(lookup: Promise<T>): Promise<T | null> {
-  try {
-    return await lookup;
-  } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError || error instanceof TransactionNotFoundError) return null;
-    throw error;
-  }
-}
 
 /** @throws the node's error when a lookup fails for any reason but "not found" (the caller leaves the transfer be) */
 async function txState(client: PublicClient, row: TransferRow, tx: TransferRow['txs'][number]): Promise<TxState> {

@@ -1,6 +1,7 @@
 /**
- * One rebalancing cycle (DESIGN.md "One cycle = one pass of this pipeline"): refresh in-flight transfers,
- * read GET /chains, resolve targets, read balances, plan, then quote/check/execute each planned transfer.
+ * One rebalancing cycle (DESIGN.md "One cycle = one pass of this pipeline"): read GET /chains, resolve targets,
+ * read balances (each chain at one block), refresh in-flight transfers, plan, then quote/check/execute each
+ * planned transfer.
  * The caller holds the single-run lock.
  */
 import type { ChainsResponse } from '../relay/schemas.ts';
@@ -13,7 +14,9 @@ import { recordPlanDecisions, recordPlannedTransfers } from '../store/plans.ts';
 import { listInFlightTransfers } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { CycleContext } from './context.ts';
-import { refreshInFlight, toPlannerInFlight } from './inFlight.ts';
+import { refreshInFlight } from './inFlight.ts';
+import { fillBlocks } from './fillBlocks.ts';
+import { readBlocks, toPlannerInFlight } from './plannerInFlight.ts';
 import { pausedRoutes, withoutPausedRoutes } from './pausedRoutes.ts';
 import { listUnresolvedFailures } from '../store/failures.ts';
 import { processTransfer, type TransferAttempt } from './processTransfer.ts';
@@ -79,7 +82,6 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     attempts: [],
   };
   try {
-    const inFlightRows = opts.mode === 'plan' ? listInFlightTransfers(ctx.db) : await refreshInFlight(ctx);
     let chainsDoc: ChainsResponse;
     try {
       chainsDoc = (await ctx.relay.getChains()).chains;
@@ -90,6 +92,11 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     report.targets = targets;
     report.unresolved = unresolved;
     report.balances = await readTargetBalances(ctx, targets);
+    // In-flight transfers are refreshed after the balance read and judged against the blocks it was read at, so
+    // a deposit or a fill that lands between the two reads is counted once (src/cycle/plannerInFlight.ts).
+    const refreshed = opts.mode === 'plan' ? { inFlight: listInFlightTransfers(ctx.db), closed: [] } : await refreshInFlight(ctx);
+    const inFlightRows = refreshed.inFlight;
+    const plannerInFlight = toPlannerInFlight(inFlightRows, readBlocks(report.balances), await fillBlocks(ctx, refreshed.closed));
     recordBalances(
       ctx.db,
       cycleId,
@@ -120,7 +127,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
       planRebalance({
         targets,
         balances: report.balances,
-        inFlight: toPlannerInFlight(inFlightRows),
+        inFlight: plannerInFlight,
         minTransfer: ctx.config.policy.minTransfer,
         maxTransfer: ctx.config.policy.maxTransfer,
         transferLimits: ctx.config.policy.transferLimits,

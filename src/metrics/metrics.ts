@@ -58,6 +58,8 @@ export interface BallastMetrics {
   relayStatusesTotal: Counter<'status'>;
   /** `ballast_routes_paused`: routes (asset, origin, destination) paused by a failed deposit not yet resolved. */
   routesPaused: Gauge<string>;
+  /** `ballast_origin_reorgs_total{chain}`: mined origin transactions a reorg removed before they were final. */
+  originReorgsTotal: Counter<'chain'>;
 }
 
 /**
@@ -158,6 +160,12 @@ export function createMetrics(): BallastMetrics {
     routesPaused: new Gauge({
       name: 'ballast_routes_paused',
       help: 'Routes (asset, origin chain, destination chain) paused because a deposit ended in failure and is not resolved yet.',
+      registers,
+    }),
+    originReorgsTotal: new Counter({
+      name: 'ballast_origin_reorgs_total',
+      help: 'Mined origin transactions that a reorg removed before chains.<name>.confirmations blocks, by chain.',
+      labelNames: ['chain'],
       registers,
     }),
     relayStatusesTotal: new Counter({

@@ -33,6 +33,11 @@ export interface BalanceReading {
   address: string;
   /** Base units, or null when the read failed. */
   amount: bigint | null;
+  /**
+   * The block the amount was read at (every balance of a chain is read at one block), so in-flight transfers
+   * can be judged against the same moment: a deposit or fill mined at or before it is already in `amount`.
+   */
+  blockNumber?: bigint;
   error?: string;
 }
 

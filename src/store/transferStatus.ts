@@ -8,6 +8,8 @@
  * ```
  * `prepared`: transfer row and its signed transactions are written, nothing is broadcast yet (write-ahead).
  * `broadcast`: at least one origin transaction was sent. `deposited`: every origin transaction confirmed.
+ * A reorg that removes a confirmed origin transaction before it is final (`chains.<name>.confirmations`) moves
+ * `deposited` back to `broadcast`, and reconciliation sends the recorded transaction again.
  * `success`/`failure`/`refund` mirror the terminal request statuses (spec "Request status").
  * `origin_failed`: an origin transaction could not be sent or reverted; no deposit was made.
  */
@@ -36,7 +38,7 @@ export const FINAL_TRANSFER_STATUSES: readonly TransferStatus[] = ['success', 'f
 export const ALLOWED_TRANSITIONS: Readonly<Record<TransferStatus, readonly TransferStatus[]>> = {
   prepared: ['broadcast', 'origin_failed'],
   broadcast: ['deposited', 'origin_failed', 'success', 'failure', 'refund'],
-  deposited: ['success', 'failure', 'refund'],
+  deposited: ['success', 'failure', 'refund', 'broadcast'],
   success: [],
   failure: [],
   refund: [],

@@ -198,6 +198,22 @@ export function markTxConfirmed(
 }
 
 /**
+ * Takes back the receipt of a transaction a reorg removed from the chain (`confirmed|reverted → sent`, block
+ * cleared): it is unconfirmed again and reconciliation looks it up, or sends it again, like any sent one.
+ *
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when it has no receipt or does not exist
+ */
+export function markTxReorged(db: Database.Database, txId: number): void {
+  const r = db
+    .prepare(
+      `UPDATE transfer_txs SET status = 'sent', block_number = NULL, confirmed_at_ms = NULL
+       WHERE id = ? AND status IN ('confirmed', 'reverted')`,
+    )
+    .run(txId);
+  if (r.changes !== 1) throw txConflict(db, txId, 'confirmed|reverted', 'sent');
+}
+
+/**
  * Stores the latest Relay status of a transfer (spec "GET /intents/status/v3": `status`, `txHashes`) without
  * changing the transfer's own status (use {@link transitionTransfer} for that).
  *

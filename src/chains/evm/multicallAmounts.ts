@@ -16,10 +16,15 @@ export interface AmountResult {
  *
  * @param client the chain's client (its chain definition names Multicall3)
  * @param contracts view calls returning a single uint256
+ * @param blockNumber read the state at this block (default: the node's latest)
  */
-export async function multicallAmounts(client: PublicClient, contracts: readonly ContractFunctionParameters[]): Promise<AmountResult[]> {
+export async function multicallAmounts(
+  client: PublicClient,
+  contracts: readonly ContractFunctionParameters[],
+  blockNumber?: bigint,
+): Promise<AmountResult[]> {
   try {
-    const results = await client.multicall({ contracts, allowFailure: true });
+    const results = await client.multicall({ contracts, allowFailure: true, ...(blockNumber !== undefined ? { blockNumber } : {}) });
     return results.map((r) =>
       r.status === 'success' && typeof r.result === 'bigint'
         ? { amount: r.result }

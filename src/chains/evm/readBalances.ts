@@ -30,9 +30,10 @@ export type EvmBalanceResult = AmountResult;
  *
  * @param client viem public client whose chain defines `contracts.multicall3`
  * @param queries balances to read
+ * @param blockNumber read every balance at this one block (default: latest), so they are one consistent snapshot
  * @returns one result per query, in order; if the whole batch fails every result carries the error
  */
-export async function readEvmBalances(client: PublicClient, queries: EvmBalanceQuery[]): Promise<EvmBalanceResult[]> {
+export async function readEvmBalances(client: PublicClient, queries: EvmBalanceQuery[], blockNumber?: bigint): Promise<EvmBalanceResult[]> {
   if (queries.length === 0) return [];
   const multicall3 = client.chain?.contracts?.multicall3?.address;
   if (!multicall3) {
@@ -44,7 +45,7 @@ export async function readEvmBalances(client: PublicClient, queries: EvmBalanceQ
       ? ({ address: multicall3, abi: multicall3BalanceAbi, functionName: 'getEthBalance', args: [q.address] } as const)
       : ({ address: getAddress(q.currency), abi: erc20Abi, functionName: 'balanceOf', args: [q.address] } as const),
   );
-  return multicallAmounts(client, contracts);
+  return multicallAmounts(client, contracts, blockNumber);
 }
 
 /**

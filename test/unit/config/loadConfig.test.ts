@@ -50,7 +50,7 @@ describe('loadConfig: a valid file', () => {
     expect(config.store).toBe(join(tmp.dir, 'data', 'ballast.db'));
     expect(config.relay.baseUrl).toBe('https://api.relay.link');
     expect(config.relay.apiKey).toBe(API_KEY);
-    expect(config.chains.base).toEqual({ name: 'base', chainId: 8453, vm: 'evm', rpcUrl: 'https://base.example/rpc' });
+    expect(config.chains.base).toEqual({ name: 'base', chainId: 8453, vm: 'evm', rpcUrl: 'https://base.example/rpc', confirmations: 12 });
     expect(config.wallets.treasury?.address).toBe(KEY_ADDRESS);
     expect(config.wallets.treasury?.account.address).toBe(KEY_ADDRESS);
     expect(config.assets.USDC).toEqual([
