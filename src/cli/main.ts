@@ -16,6 +16,7 @@ import { registerPlan } from './commands/plan.ts';
 import { registerRun } from './commands/run.ts';
 import { registerSandbox } from './commands/sandbox.ts';
 import { registerVerifyQuote } from './commands/verifyQuote.ts';
+import { armCrashFromEnv } from '../config/crashAt.ts';
 
 /**
  * Builds the program. `out` receives command output (stdout in production; a buffer in tests).
@@ -47,6 +48,11 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
+    try {
+      armCrashFromEnv(process.env); // fault injection for the crash-recovery suite; a no-op when unset
+    } catch (error) {
+      throw new CliError((error as Error).message, EXIT_USAGE);
+    }
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {

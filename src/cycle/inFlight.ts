@@ -5,6 +5,7 @@
 import { isKnownRequestStatus, isTerminalRequestStatus } from '../relay/schemas.ts';
 import { relayStatusLabel } from '../metrics/metrics.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { crashPoint } from '../core/crashPoints.ts';
 import { statusIsForeign, statusNamesDeposit, statusReasons } from '../executor/statusOwnership.ts';
 import { reconcileOrigins } from './reconcile.ts';
 import { recheckReorgs } from './reorgs.ts';
@@ -56,6 +57,7 @@ export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFli
           relayStatus: status.status,
           detail: ['closed by the next cycle', status.txHashes.join(','), reasons].filter(Boolean).join('; '),
         });
+        crashPoint('transfer:final');
         ctx.metrics.transfersTotal.inc({
           outcome: status.status,
           asset: row.asset,

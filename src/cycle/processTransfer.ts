@@ -12,6 +12,7 @@ import { recordFeeDecision, recordQuote, recordQuoteError, recordVerdict } from 
 import type { TransferStatus } from '../store/transfers.ts';
 import { formatUsdMicros } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { crashPoint } from '../core/crashPoints.ts';
 import { executeTransfer } from '../executor/executeTransfer.ts';
 import { requiredLeadSec } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
@@ -88,6 +89,7 @@ export async function processTransfer(
   const orderId = quote.protocol?.v2?.orderId ?? null;
   const quoteId = recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request, raw, receivedAtMs: ctx.now() });
   Object.assign(attempt, { quote, quoteId, requestId });
+  crashPoint('quote:recorded');
 
   const fee = evaluateFees(quote.details, policy.maxFees ?? {}, orderGuarantee(quote, planned, policy.slippageBps));
   recordFeeDecision(ctx.db, quoteId, fee.accepted
@@ -115,6 +117,7 @@ export async function processTransfer(
     nowSec: Math.floor(ctx.now() / 1000) + requiredLeadSec(quote.steps.reduce((n, step) => n + step.items.length, 0)),
   });
   recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
+  crashPoint('quote:verified');
   attempt.verdict = verdict;
   if (!verdict.ok) {
     const failed = verdict.rules.filter((r) => !r.ok);

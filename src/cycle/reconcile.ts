@@ -22,6 +22,7 @@ import { QuoteResponseSchema } from '../relay/schemas.ts';
 import { getQuote } from '../store/quotes.ts';
 import { addTransferTx, markTxConfirmed, markTxSent, transitionTransfer, type TransferRow } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems } from '../executor/collectItems.ts';
 import { deadlineRefusal, receiptWaitMs } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
@@ -153,6 +154,7 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
     transitionTransfer(ctx.db, row.id, status, to, { nowMs: ctx.now(), detail, ...(to === 'origin_failed' ? { error: detail } : {}) });
     log.warn({ from: status, to, detail }, 'transfer reconciled');
     status = to;
+    crashPoint('reconcile:moved');
   };
   const facts = quoteFacts(ctx, row);
   for (const tx of row.txs) {

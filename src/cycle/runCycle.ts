@@ -13,6 +13,7 @@ import { recordBalances } from '../store/balances.ts';
 import { recordPlanDecisions, recordPlannedTransfers } from '../store/plans.ts';
 import { listInFlightTransfers } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { crashPoint } from '../core/crashPoints.ts';
 import type { CycleContext } from './context.ts';
 import { refreshInFlight } from './inFlight.ts';
 import { fillBlocks } from './fillBlocks.ts';
@@ -81,6 +82,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     plan: { transfers: [], decisions: [] },
     attempts: [],
   };
+  crashPoint('cycle:started');
   try {
     let chainsDoc: ChainsResponse;
     try {
@@ -96,6 +98,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     // a deposit or a fill that lands between the two reads is counted once (src/cycle/plannerInFlight.ts).
     const refreshed = opts.mode === 'plan' ? { inFlight: listInFlightTransfers(ctx.db), closed: [] } : await refreshInFlight(ctx);
     const inFlightRows = refreshed.inFlight;
+    crashPoint('cycle:refreshed');
     const plannerInFlight = toPlannerInFlight(inFlightRows, readBlocks(report.balances), await fillBlocks(ctx, refreshed.closed));
     recordBalances(
       ctx.db,
@@ -151,6 +154,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
         reason: p.reason,
       })),
     );
+    crashPoint('cycle:planned');
     log.info({ cycleId, planned: report.plan.transfers.length, inFlight: inFlightRows.length }, 'plan ready');
     for (const [i, planned] of report.plan.transfers.entries()) {
       if (ctx.signal?.aborted) {

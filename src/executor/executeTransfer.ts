@@ -26,6 +26,7 @@ import {
   type TransferStatus,
 } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems, findCheckEndpoint } from './collectItems.ts';
 import { statusIsForeign, statusNamesDeposit, statusReasons } from './statusOwnership.ts';
 import { trackRequest } from './trackRequest.ts';
@@ -108,6 +109,7 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
   const transferId = run.transferId;
   if (transferId === null) throw new Error('quote had no transaction items to execute');
   transitionTransfer(deps.db, transferId, 'broadcast', 'deposited', { nowMs: deps.now(), detail: run.hashes.join(',') });
+  crashPoint('transfer:deposited');
   log.info({ transferId }, 'deposit confirmed; tracking the fill');
   return track(deps, args, transferId, run.hashes, log);
 }
@@ -168,6 +170,7 @@ async function sendItem(
     txId = addTransferTx(deps.db, run.transferId, { ...txRow, nowMs: deps.now() });
   }
   const id = run.transferId;
+  crashPoint('tx:written');
   log.info({ step: at.stepId, txHash: signed.txHash, nonce: signed.nonce }, 'broadcasting origin transaction');
   try {
     await deps.publicClient.sendRawTransaction({ serializedTransaction: signed.rawTx });
@@ -184,9 +187,11 @@ async function sendItem(
     }
     log.warn({ txHash: signed.txHash, err: shortErrorMessage(error) }, 'broadcast call failed but the node has the transaction');
   }
+  crashPoint('tx:sent');
   markTxSent(deps.db, txId, deps.now());
   hashes.push(signed.txHash);
   if (hashes.length === 1) transitionTransfer(deps.db, id, 'prepared', 'broadcast', { nowMs: deps.now() });
+  crashPoint('tx:recorded-sent');
   let receipt;
   try {
     const timeout = receiptWaitMs(deps.now(), run.deadlineSec, itemsAfter);
@@ -205,11 +210,13 @@ async function sendItem(
     log.error({ transferId: id, err: why }, 'origin transaction replaced');
     return { transferId: id, status: 'broadcast', relayStatus: null, originTxHashes: hashes, error: why };
   }
+  crashPoint('tx:mined');
   markTxConfirmed(deps.db, txId, {
     status: receipt.status === 'success' ? 'confirmed' : 'reverted',
     blockNumber: receipt.blockNumber,
     nowMs: deps.now(),
   });
+  crashPoint('tx:confirmed');
   if (receipt.status !== 'success') return fail(run, `${at.stepId} transaction ${signed.txHash} reverted`);
   run.nonce = signed.nonce + 1;
   return undefined;
@@ -232,6 +239,7 @@ async function track(
       // Written only after the ownership check: a status about another deposit never touches this transfer.
       if (statusIsForeign(s, depositHash)) return;
       setRelayStatus(deps.db, transferId, s.status, { nowMs: deps.now(), outTxHashes: s.txHashes });
+      crashPoint('track:status');
     },
     onError: (error) => log.warn({ err: shortErrorMessage(error) }, 'status read failed; will retry'),
     onStuckWaiting: async () => {
@@ -257,6 +265,7 @@ async function track(
     relayStatus: result.final,
     detail: [result.last?.txHashes.join(',') ?? '', result.last ? statusReasons(result.last) : ''].filter(Boolean).join('; '),
   });
+  crashPoint('transfer:final');
   return { transferId, status: result.final, relayStatus: result.final, originTxHashes: hashes };
 }
 

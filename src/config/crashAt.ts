@@ -1,0 +1,23 @@
+/**
+ * `BALLAST_CRASH_AT=<point>[#n]`: fault injection for the crash-recovery suite. When set, the process kills
+ * itself with SIGKILL (no cleanup, no flush, exactly like a power cut or an OOM kill) the n-th time it passes
+ * that step boundary (src/core/crashPoints.ts). Unset in production; never read from the YAML config.
+ */
+import { armCrashPoints, parseCrashTarget } from '../core/crashPoints.ts';
+import type { EnvMap } from './env.ts';
+
+/**
+ * Arms the SIGKILL handler when `BALLAST_CRASH_AT` is set.
+ *
+ * @returns the armed target, or null when the variable is unset or empty
+ * @throws Error naming the accepted points when the value is not one
+ */
+export function armCrashFromEnv(env: EnvMap): { point: string; hit: number } | null {
+  const text = env.BALLAST_CRASH_AT;
+  if (text === undefined || text === '') return null;
+  const target = parseCrashTarget(text);
+  armCrashPoints((point, hit) => {
+    if (point === target.point && hit === target.hit) process.kill(process.pid, 'SIGKILL');
+  });
+  return target;
+}
