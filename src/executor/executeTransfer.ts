@@ -232,7 +232,7 @@ async function track(
   const checkEndpoint = findCheckEndpoint(args.quote);
   const depositHash = hashes[hashes.length - 1]!;
   const result = await trackRequest({
-    getStatus: () => deps.relay.getStatus(args.requestId, checkEndpoint),
+    getStatus: (signal) => deps.relay.getStatus(args.requestId, checkEndpoint, { signal }),
     onStatus: (s) => {
       deps.onRelayStatus?.(s.status);
       log.info({ status: s.status, txHashes: s.txHashes }, 'request status');

@@ -6,8 +6,12 @@ import { isTerminalRequestStatus, type IntentStatus, type TerminalRequestStatus 
 
 /** Inputs of {@link trackRequest}. Times in milliseconds; `now` and `sleep` are injected for testability. */
 export interface TrackRequestOptions {
-  /** Fetches the current status (the Relay client's getStatus bound to the request). */
-  getStatus: () => Promise<IntentStatus>;
+  /**
+   * Fetches the current status (the Relay client's getStatus bound to the request). `signal` aborts when the
+   * tracking time is up or `signal` below aborts: the call should stop its own retries then. Tracking ends on
+   * time either way, even when a call ignores the signal.
+   */
+  getStatus: (signal: AbortSignal) => Promise<IntentStatus>;
   /** Called on every status that differs from the previous one (including the first). */
   onStatus: (status: IntentStatus) => void;
   /**
@@ -54,9 +58,15 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
   let failing = false;
   for (;;) {
     if (opts.signal?.aborted) return { final: null, last };
-    try {
-      const status = await opts.getStatus();
+    const read = await readWithin(opts, Math.max(0, opts.timeoutMs - (opts.now() - started)));
+    if (read.kind === 'out-of-time') return { final: null, last };
+    if (read.kind === 'failed') {
+      if (!failing) opts.onError?.(read.error);
+      failing = true;
+    } else {
+      const status = read.status;
       failing = false;
+      // Outside the read's try: a failure in the caller's handler is not a failed status read.
       if (!last || status.status !== last.status || status.txHashes.length !== last.txHashes.length) {
         opts.onStatus(status);
       }
@@ -66,9 +76,6 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
         if (!reportedForeign) opts.onForeignFinal?.(status);
         reportedForeign = true;
       }
-    } catch (error) {
-      if (!failing) opts.onError?.(error);
-      failing = true;
     }
     const elapsed = opts.now() - started;
     if (
@@ -83,5 +90,34 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
     }
     if (elapsed >= opts.timeoutMs) return { final: null, last };
     await opts.sleep(Math.min(opts.pollMs, Math.max(0, opts.timeoutMs - elapsed)));
+  }
+}
+
+type Read = { kind: 'ok'; status: IntentStatus } | { kind: 'failed'; error: unknown } | { kind: 'out-of-time' };
+
+/**
+ * One status read bounded by the tracking time left (`leftMs`, real milliseconds) and the caller's signal: the
+ * read's signal aborts at that time and the read is abandoned then even if it does not listen (a status endpoint
+ * that hangs, or the client's own retries, cannot hold tracking open past `timeoutMs`).
+ */
+async function readWithin(opts: TrackRequestOptions, leftMs: number): Promise<Read> {
+  const limit = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([limit.signal, opts.signal]) : limit.signal;
+  const timer = setTimeout(() => limit.abort(), leftMs);
+  let onAbort: (() => void) | undefined;
+  const abandoned = new Promise<Read>((resolve) => {
+    onAbort = () => resolve({ kind: 'out-of-time' });
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const read = opts.getStatus(signal).then(
+      (status): Read => ({ kind: 'ok', status }),
+      (error: unknown): Read => ({ kind: 'failed', error }),
+    );
+    const result = await Promise.race([read, abandoned]);
+    return signal.aborted && result.kind === 'failed' ? { kind: 'out-of-time' } : result;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort!); // assigned synchronously by the Promise executor
   }
 }

@@ -70,11 +70,20 @@ export interface RelayClient {
    * Request status (spec "GET /intents/status/v3"). Polls `checkEndpoint` when it is a safe relative path under
    * /intents/status for this request id, else `/intents/status/v3?requestId=...`.
    */
-  getStatus(requestId: string, checkEndpoint?: string): Promise<IntentStatus>;
+  getStatus(requestId: string, checkEndpoint?: string, opts?: CallOptions): Promise<IntentStatus>;
   /** GET /requests/v3 by request id, or by user with an optional status filter (spec "GET /requests/v3"). */
   getRequests(q: { id: string } | { user: string; status?: string }): Promise<RequestsResponse>;
   /** POST /transactions/index: asks the service to reindex a deposit it missed (spec "POST /transactions/index"). */
   indexTransaction(body: { chainId: number; txHash: string }): Promise<unknown>;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /**
+   * Abandons the call, its retries and waits included, when aborted (a caller's overall deadline such as
+   * `tracking.timeoutSec`); the call then throws the last error, or a RelayNetworkError if none.
+   */
+  signal?: AbortSignal;
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -101,15 +110,16 @@ export function createRelayClient(opts: RelayClientOptions): RelayClient {
   const otherLimiter = createRateLimiter({ limit: opts.otherCallsPerMinute ?? 200, windowMs: MINUTE_MS, now, sleep });
 
   /** Sends with rate limiting and retries, returning the JSON body. */
-  const send = (call: HttpCall, limiter: RateLimiter): Promise<unknown> =>
+  const send = (call: HttpCall, limiter: RateLimiter, signal?: AbortSignal): Promise<unknown> =>
     withRetry(
       async () => {
         await limiter.acquire();
-        return sendOnce(env, call);
+        return sendOnce(env, call, signal);
       },
       {
         maxRetries: opts.maxRetries ?? DEFAULT_MAX_RETRIES,
         sleep,
+        ...(signal !== undefined ? { signal } : {}),
         ...(opts.random !== undefined ? { random: opts.random } : {}),
         onRetry: ({ attempt, delayMs, error }) =>
           opts.logger?.warn(
@@ -143,14 +153,14 @@ export function createRelayClient(opts: RelayClientOptions): RelayClient {
       return { quote: parseWith(QuoteResponseSchema, endpoint, raw), raw };
     },
 
-    async getStatus(requestId, checkEndpoint) {
+    async getStatus(requestId, checkEndpoint, callOpts) {
       requireText('GET /intents/status/v3', 'requestId', requestId);
       const resolved = resolveStatusPath(requestId, checkEndpoint);
       if (resolved.rejected !== undefined) {
         opts.logger?.warn({ requestId, reason: resolved.rejected }, 'check endpoint not followed; using /intents/status/v3');
       }
       const endpoint = `GET ${resolved.route}`;
-      const raw = await send({ method: 'GET', endpoint, pathAndQuery: resolved.pathAndQuery }, otherLimiter);
+      const raw = await send({ method: 'GET', endpoint, pathAndQuery: resolved.pathAndQuery }, otherLimiter, callOpts?.signal);
       return parseWith(IntentStatusSchema, endpoint, raw);
     },
 

@@ -75,11 +75,12 @@ const MAX_BODY_TEXT = 300;
 /**
  * Sends one request and returns the parsed JSON body of a 2xx response (null for an empty body).
  *
+ * @param signal aborts the exchange early (the caller's own deadline); reported as a RelayNetworkError
  * @throws RelayNetworkError on connection failure or when `timeoutMs` elapses (reading the body included)
  * @throws RelayApiError on a non-2xx status, keeping the spec error body fields and `retry-after`
  * @throws RelaySchemaError when a 2xx body is not JSON
  */
-export async function sendOnce(env: HttpEnv, call: HttpCall): Promise<unknown> {
+export async function sendOnce(env: HttpEnv, call: HttpCall, signal?: AbortSignal): Promise<unknown> {
   const { target } = env;
   const scrub = (s: string): string => redactSecrets(s, target.secrets);
   const controller = new AbortController();
@@ -99,7 +100,7 @@ export async function sendOnce(env: HttpEnv, call: HttpCall): Promise<unknown> {
       method: call.method,
       headers,
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-      signal: controller.signal,
+      signal: signal ? AbortSignal.any([controller.signal, signal]) : controller.signal,
       // A redirect could carry the API key to another host: treat it as a failure.
       redirect: 'error',
     });
@@ -108,8 +109,12 @@ export async function sendOnce(env: HttpEnv, call: HttpCall): Promise<unknown> {
     text = await res.text();
   } catch (cause) {
     report('network_error');
-    const timedOut = controller.signal.aborted;
-    const detail = timedOut ? `no complete response within ${env.timeoutMs} ms` : scrub(describeNetworkCause(cause));
+    const timedOut = controller.signal.aborted || signal?.aborted === true;
+    const detail = controller.signal.aborted
+      ? `no complete response within ${env.timeoutMs} ms`
+      : signal?.aborted
+        ? "abandoned: the caller's deadline passed"
+        : scrub(describeNetworkCause(cause));
     throw new RelayNetworkError(call.endpoint, detail, timedOut, { cause });
   } finally {
     clearTimeout(timer);

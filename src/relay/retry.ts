@@ -51,6 +51,22 @@ export function backoffDelayMs(attempt: number, random: () => number, baseMs = D
   return Math.floor(d / 2 + random() * (d / 2));
 }
 
+/** `sleep(ms)`, ended early (resolving) when `signal` aborts. */
+async function abortableSleep(sleep: (ms: number) => Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return sleep(ms);
+  if (signal.aborted) return;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([sleep(ms), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!); // assigned synchronously by the Promise executor
+  }
+}
+
 /** Options of {@link withRetry}. */
 export interface RetryOptions {
   /** Retries after the first attempt (0 = no retry). */
@@ -63,6 +79,11 @@ export interface RetryOptions {
   maxRetryAfterMs?: number;
   /** Called before each wait, e.g. to log it. */
   onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
+  /**
+   * Ends the retries: once aborted no new attempt starts and a wait in progress ends at once; the last error is
+   * thrown (a caller's overall deadline, e.g. `tracking.timeoutSec`, holds across the retries).
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -81,7 +102,7 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
     try {
       return await fn(attempt);
     } catch (error) {
-      if (!isRetryable(error) || attempt >= opts.maxRetries) throw error;
+      if (!isRetryable(error) || attempt >= opts.maxRetries || opts.signal?.aborted) throw error;
       const retryAfterMs = error instanceof RelayApiError ? error.retryAfterMs : undefined;
       if (error instanceof RelayApiError && retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
         throw new RelayRetryAfterError(error, retryAfterMs, maxRetryAfterMs);
@@ -89,7 +110,8 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
       // `retry-after: 0` or a date already past would make a hot loop: the normal backoff applies instead.
       const delayMs = retryAfterMs !== undefined && retryAfterMs > 0 ? retryAfterMs : backoffDelayMs(attempt, random, opts.baseDelayMs, opts.maxDelayMs);
       opts.onRetry?.({ attempt, delayMs, error });
-      await opts.sleep(delayMs);
+      await abortableSleep(opts.sleep, delayMs, opts.signal);
+      if (opts.signal?.aborted) throw error;
     }
   }
 }

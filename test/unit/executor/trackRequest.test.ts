@@ -122,4 +122,41 @@ describe('trackRequest', () => {
     expect(r.final).toBeNull();
     expect(s.calls).toHaveLength(1);
   });
+
+  it('ends on time when a status read hangs (or retries) past the tracking window, and tells the read to stop', async () => {
+    let readSignal: AbortSignal | undefined;
+    const started = Date.now();
+    const r = await trackRequest({
+      getStatus: (signal) => {
+        readSignal = signal;
+        return new Promise<IntentStatus>(() => {}); // never answers
+      },
+      onStatus: () => {},
+      pollMs: 10,
+      timeoutMs: 150,
+      now: Date.now,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
+    const tookMs = Date.now() - started;
+    expect(r.final).toBeNull();
+    expect(tookMs).toBeGreaterThanOrEqual(140);
+    expect(tookMs).toBeLessThan(2_000);
+    expect(readSignal?.aborted).toBe(true);
+  });
+
+  it('a read that fails because the window closed is not reported as a failed read', async () => {
+    const errors: unknown[] = [];
+    const r = await trackRequest({
+      getStatus: (signal) =>
+        new Promise<IntentStatus>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+      onStatus: () => {},
+      onError: (e) => errors.push(e),
+      pollMs: 10,
+      timeoutMs: 50,
+      now: Date.now,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
+    expect(r.final).toBeNull();
+    expect(errors).toEqual([]);
+  });
 });

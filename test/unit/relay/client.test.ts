@@ -124,6 +124,26 @@ describe('createRelayClient', () => {
       expect(sleeps).toEqual([5000]);
     });
 
+    it('a status read abandoned by its caller stops retrying: no attempt after the signal, the wait ends at once', async () => {
+      server.on('/intents/status/v3', { status: 503, body: { message: 'busy' }, headers: { 'retry-after': '30' } });
+      const abort = new AbortController();
+      const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+      setTimeout(() => abort.abort(), 100);
+      const started = Date.now();
+      const err = await failure(() => client({ sleep: realSleep }).getStatus(REQUEST_ID, undefined, { signal: abort.signal }));
+      expect(Date.now() - started).toBeLessThan(5_000); // not 4 retries x 30 s
+      expect((err as RelayApiError).code).toBe('RELAY_HTTP_503');
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('a status read whose signal fires mid-request is abandoned as a network error naming the caller', async () => {
+      server.on('/intents/status/v3', { status: 200, hang: true });
+      const err = await failure(() => client().getStatus(REQUEST_ID, undefined, { signal: AbortSignal.timeout(100) }));
+      expect(err).toBeInstanceOf(RelayNetworkError);
+      expect(err.message).toContain("caller's deadline");
+      expect(server.requests).toHaveLength(1);
+    });
+
     it('503 and 502 back off exponentially without retry-after', async () => {
       server.on('/chains', { status: 503, body: { message: 'busy' } }, { status: 502, text: 'bad gateway' }, { status: 200, body: chainsBody });
       await client().getChains();
