@@ -187,6 +187,15 @@ export const TrackingSectionSchema = z
   .strictObject({
     pollMs: z.number().int().min(200).max(60_000).default(1000).describe('status poll interval in milliseconds'),
     timeoutSec: z.number().int().min(10).max(86_400).default(300).describe('give up waiting after this many seconds'),
+    stalledAfterSec: z
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86_400)
+      .default(1800)
+      .describe(
+        'flag a transfer still in flight after this many seconds as stalled (metric, history, log); a deposited one is also looked up by its deposit hash and re-announced. It stays in flight and credited',
+      ),
   })
   .describe('status tracking');
 
@@ -217,7 +226,7 @@ export const ConfigSchema = z
       .record(z.string().regex(NAME_RE), z.array(AssetEntrySchema).min(1))
       .describe('assets by symbol; one asset = the same value held on several chains'),
     policy: PolicySectionSchema,
-    tracking: TrackingSectionSchema.default({ pollMs: 1000, timeoutSec: 300 }),
+    tracking: TrackingSectionSchema.default({ pollMs: 1000, timeoutSec: 300, stalledAfterSec: 1800 }),
     schedule: z
       .string()
       .default(DEFAULT_SCHEDULE)

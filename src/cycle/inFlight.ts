@@ -9,6 +9,7 @@ import { crashPoint } from '../core/crashPoints.ts';
 import { statusIsForeign, statusNamesDeposit, statusReasons } from '../executor/statusOwnership.ts';
 import { reconcileOrigins } from './reconcile.ts';
 import { recheckReorgs } from './reorgs.ts';
+import { depositTxHash, handleStalled } from './stalled.ts';
 import {
   getTransfer,
   listInFlightTransfers,
@@ -26,8 +27,9 @@ export interface RefreshedInFlight {
 
 /**
  * Re-checks mined origin transactions that are not final yet (src/cycle/reorgs.ts), reconciles transfers whose
- * origin transactions are unconfirmed (src/cycle/reconcile.ts), then polls the status of each deposited
- * transfer once and closes those that reached a terminal state naming our deposit.
+ * origin transactions are unconfirmed (src/cycle/reconcile.ts), flags and helps stalled ones
+ * (src/cycle/stalled.ts), then polls the status of each deposited transfer once and closes those that reached
+ * a terminal state naming our deposit.
  *
  * @returns the transfers still in flight after the refresh, and those it closed
  */
@@ -36,12 +38,13 @@ export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFli
   await recheckReorgs(ctx, before);
   await reconcileOrigins(ctx, listInFlightTransfers(ctx.db));
   const rows = listInFlightTransfers(ctx.db);
+  await handleStalled(ctx, rows);
   for (const row of rows) {
     if (row.status !== 'deposited' || !row.requestId) continue;
     try {
       const status = await ctx.relay.getStatus(row.requestId);
       noteRelayStatus(ctx, status.status, { transferId: row.id, requestId: row.requestId });
-      const deposit = row.txs[row.txs.length - 1]?.txHash;
+      const deposit = depositTxHash(row);
       // Written only after the ownership check: a status about another deposit never touches this transfer.
       if (deposit && statusIsForeign(status, deposit)) {
         ctx.logger.error({ transferId: row.id, requestId: row.requestId, inTxHashes: status.inTxHashes }, 'status does not name our deposit; not accepted');
@@ -72,6 +75,7 @@ export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFli
   }
   const still = listInFlightTransfers(ctx.db);
   ctx.metrics.transfersInFlight.set(still.length);
+  ctx.metrics.transfersStalled.set(still.filter((r) => r.stalledAtMs !== null).length);
   const stillIds = new Set(still.map((r) => r.id));
   const closed = before.filter((r) => !stillIds.has(r.id)).map((r) => getTransfer(ctx.db, r.id) ?? r);
   return { inFlight: still, closed };

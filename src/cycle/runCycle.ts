@@ -8,7 +8,7 @@ import type { ChainsResponse } from '../relay/schemas.ts';
 import type { BalanceReading, Plan, TargetBand } from '../planner/types.ts';
 import { planRebalance } from '../planner/planRebalance.ts';
 import { baseUnitsToGauge } from '../metrics/metrics.ts';
-import { finishCycle, startCycle } from '../store/cycles.ts';
+import { closeAbandonedCycles, finishCycle, startCycle } from '../store/cycles.ts';
 import { recordBalances } from '../store/balances.ts';
 import { recordPlanDecisions, recordPlannedTransfers } from '../store/plans.ts';
 import { listInFlightTransfers } from '../store/transfers.ts';
@@ -69,6 +69,14 @@ export function exitCodeForReport(report: Pick<CycleReport, 'outcome' | 'attempt
 export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon' | 'plan' }): Promise<CycleReport> {
   const startedAtMs = ctx.now();
   const log = ctx.logger.child({ component: 'cycle' });
+  if (opts.mode !== 'plan') {
+    // Under the run lock: an unfinished cycle of a locked mode belongs to a run that died mid-way.
+    const aborted = closeAbandonedCycles(ctx.db, startedAtMs);
+    if (aborted.length > 0) {
+      ctx.metrics.cyclesAbortedTotal.inc(aborted.length);
+      log.warn({ cycleIds: aborted }, 'cycles of a run that died mid-way closed as aborted; their transfers are reconciled now');
+    }
+  }
   const cycleId = startCycle(ctx.db, { mode: opts.mode, startedAtMs });
   const report: CycleReport = {
     cycleId,

@@ -37,6 +37,8 @@ export interface BallastMetrics {
   transfersTotal: Counter<'outcome' | 'asset' | 'origin_chain' | 'destination_chain'>;
   /** `ballast_transfers_in_flight`: transfers prepared, broadcast or deposited but not final. */
   transfersInFlight: Gauge<string>;
+  transfersStalled: Gauge<string>;
+  cyclesAbortedTotal: Counter<string>;
   /** `ballast_quotes_total{asset, origin_chain, destination_chain}`: quotes received. */
   quotesTotal: Counter<'asset' | 'origin_chain' | 'destination_chain'>;
   /** `ballast_quotes_skipped_total{reason}`: quotes skipped by the fee policy, by reason. */
@@ -115,6 +117,16 @@ export function createMetrics(): BallastMetrics {
       help: 'Transfers prepared, broadcast or deposited but not yet final.',
       registers,
     }),
+    transfersStalled: new Gauge({
+      name: 'ballast_transfers_stalled',
+      help: 'Transfers in flight for longer than tracking.stalledAfterSec (still credited, never dropped; need an operator look).',
+      registers,
+    }),
+    cyclesAbortedTotal: new Counter({
+      name: 'ballast_cycles_aborted_total',
+      help: 'Cycles of runs that died before finishing them (crash, kill), closed as aborted by the next run.',
+      registers,
+    }),
     quotesTotal: new Counter({
       name: 'ballast_quotes_total',
       help: 'Quotes received from the Relay API, by asset and route.',
@@ -177,6 +189,7 @@ export function createMetrics(): BallastMetrics {
   };
   for (const outcome of CYCLE_OUTCOMES) metrics.cyclesTotal.inc({ outcome }, 0);
   metrics.transfersInFlight.set(0);
+  metrics.transfersStalled.set(0);
   metrics.routesPaused.set(0);
   return metrics;
 }

@@ -9,8 +9,11 @@ import { checkMs, fromJsonText, toJsonText } from './values.ts';
 
 /** How the cycle was started. */
 export type CycleMode = 'once' | 'daemon' | 'plan';
-/** How it ended: `refused` = stopped by policy or verification, `error` = failed. */
-export type CycleOutcome = 'ok' | 'refused' | 'error';
+/**
+ * How it ended: `refused` = stopped by policy or verification, `error` = failed, `aborted` = the run died before
+ * finishing it (crash, kill, power loss) and the next run closed it.
+ */
+export type CycleOutcome = 'ok' | 'refused' | 'error' | 'aborted';
 
 /** A stored cycle. */
 export interface CycleRow {
@@ -63,6 +66,27 @@ export function finishCycle(
     throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'cycles', id, 'running', f.outcome,
       `cycle ${id} is not running (missing or already finished); it cannot be finished again`);
   }
+}
+
+/**
+ * Closes the cycles of runs that died mid-cycle: every `once`/`daemon` cycle still unfinished is marked
+ * `aborted`. Call it only while holding the run lock: those modes run only under the lock, so any of their
+ * unfinished cycles belongs to a run that is gone (a `plan` cycle takes no lock and is left alone).
+ *
+ * @returns the ids of the cycles closed, oldest first
+ */
+export function closeAbandonedCycles(db: Database.Database, nowMs: number): number[] {
+  const at = checkMs(nowMs, 'nowMs');
+  return db.transaction(() => {
+    const ids = (
+      db.prepare("SELECT id FROM cycles WHERE finished_at_ms IS NULL AND mode IN ('once', 'daemon') ORDER BY id").all() as { id: number }[]
+    ).map((r) => r.id); // one INTEGER column
+    const close = db.prepare(
+      `UPDATE cycles SET outcome = 'aborted', finished_at_ms = ?, error = ? WHERE id = ? AND finished_at_ms IS NULL`,
+    );
+    for (const id of ids) close.run(Math.max(at, 0), 'the run ended before this cycle finished (crash, kill or power loss); closed by the next run', id);
+    return ids;
+  }).immediate();
 }
 
 interface CycleDbRow {

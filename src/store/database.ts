@@ -33,12 +33,12 @@ export function openDatabase(file: string): Database.Database {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (String(mode).toLowerCase() !== 'wal') throw new Error(`could not enable WAL on ${file} (journal_mode=${String(mode)})`);
     }
-    db.pragma('foreign_keys = ON');
     // FULL: every commit is on disk before it returns. The write-ahead row of a transaction is committed just
     // before that transaction is broadcast; under NORMAL a power loss could drop the row while the transaction
     // is already on its way, and the funds would be planned again.
     db.pragma('synchronous = FULL');
     migrate(db, file, MIGRATIONS);
+    db.pragma('foreign_keys = ON');
     return db;
   } catch (err) {
     db.close();
@@ -48,7 +48,9 @@ export function openDatabase(file: string): Database.Database {
 
 /**
  * Applies the migrations newer than the database's version, all in one IMMEDIATE transaction (so two
- * processes starting together cannot both apply them).
+ * processes starting together cannot both apply them). Foreign keys are off while they run (a migration may
+ * rebuild a referenced table) and `PRAGMA foreign_key_check` must find nothing before the commit; the
+ * connection's foreign-key setting is restored afterwards.
  *
  * @param db open connection
  * @param file path, for error messages
@@ -75,9 +77,17 @@ export function migrate(db: Database.Database, file: string, migrations: readonl
       db.exec(m.sql);
       insert.run(m.version, m.name, Date.now());
     }
+    const broken = db.pragma('foreign_key_check') as unknown[];
+    if (broken.length > 0) throw new Error(`migrating ${file} would break ${broken.length} foreign key reference(s): ${JSON.stringify(broken.slice(0, 3))}`);
     return Math.max(current, latest);
   });
-  return run.immediate();
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) === 1;
+  db.pragma('foreign_keys = OFF'); // a no-op inside a transaction: migrate is never called inside one
+  try {
+    return run.immediate();
+  } finally {
+    if (foreignKeys) db.pragma('foreign_keys = ON');
+  }
 }
 
 /**

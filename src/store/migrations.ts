@@ -6,7 +6,11 @@
  * the epoch in `*_ms` columns; status columns carry CHECK constraints listing every allowed value.
  */
 
-/** One migration: `version` is 1, 2, 3… with no gaps. */
+/**
+ * One migration: `version` is 1, 2, 3… with no gaps. Migrations run with foreign keys off and are checked with
+ * `PRAGMA foreign_key_check` before they commit (SQLite's procedure for rebuilding a table, "ALTER TABLE" §7),
+ * so a migration may rebuild a table other tables reference.
+ */
 export interface Migration {
   version: number;
   name: string;
@@ -183,6 +187,29 @@ CREATE TABLE run_lock (
 ALTER TABLE transfers ADD COLUMN resolved_at_ms INTEGER;
 ALTER TABLE transfers ADD COLUMN resolution TEXT;
 CREATE INDEX transfers_unresolved_failures ON transfers(status) WHERE status = 'failure' AND resolved_at_ms IS NULL;
+`,
+  },
+  {
+    version: 3,
+    name: "cycles: outcome 'aborted' (a run that died mid-cycle); transfers: stalled_at_ms",
+    sql: `
+CREATE TABLE cycles_rebuilt (
+  id              INTEGER PRIMARY KEY,
+  mode            TEXT    NOT NULL CHECK (mode IN ('once', 'daemon', 'plan')),
+  started_at_ms   INTEGER NOT NULL,
+  finished_at_ms  INTEGER,
+  outcome         TEXT    CHECK (outcome IN ('ok', 'refused', 'error', 'aborted')),
+  summary_json    TEXT,
+  error           TEXT,
+  CHECK ((finished_at_ms IS NULL) = (outcome IS NULL))
+);
+INSERT INTO cycles_rebuilt (id, mode, started_at_ms, finished_at_ms, outcome, summary_json, error)
+  SELECT id, mode, started_at_ms, finished_at_ms, outcome, summary_json, error FROM cycles;
+DROP TABLE cycles;
+ALTER TABLE cycles_rebuilt RENAME TO cycles;
+CREATE INDEX cycles_unfinished ON cycles(id) WHERE finished_at_ms IS NULL;
+
+ALTER TABLE transfers ADD COLUMN stalled_at_ms INTEGER;
 `,
   },
 ];

@@ -75,6 +75,8 @@ export interface TransferRow extends TransferFields {
   error: string | null;
   createdAtMs: number;
   updatedAtMs: number;
+  /** When the transfer was first flagged stalled (in flight past `tracking.stalledAfterSec`), or null. */
+  stalledAtMs: number | null;
   txs: TransferTxRow[];
   events: TransferEventRow[];
 }
@@ -104,6 +106,7 @@ interface TransferDbRow {
   error: string | null;
   created_at_ms: number;
   updated_at_ms: number;
+  stalled_at_ms: number | null;
 }
 
 interface TxDbRow {
@@ -139,7 +142,7 @@ interface EventDbRow {
  * @returns rows in the query's order
  */
 export function queryTransfers(db: Database.Database, sql: string, ...params: unknown[]): TransferRow[] {
-  const rows = db.prepare(sql).all(...params) as TransferDbRow[]; // SELECT * FROM transfers: columns per migration 1
+  const rows = db.prepare(sql).all(...params) as TransferDbRow[]; // SELECT * FROM transfers: columns per migrations 1-3
   if (rows.length === 0) return [];
   const ids = JSON.stringify(rows.map((r) => r.id));
   const txs = db
@@ -181,6 +184,7 @@ function mapTransfer(r: TransferDbRow): Omit<TransferRow, 'txs' | 'events'> {
     error: r.error,
     createdAtMs: r.created_at_ms,
     updatedAtMs: r.updated_at_ms,
+    stalledAtMs: r.stalled_at_ms,
   };
 }
 

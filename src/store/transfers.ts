@@ -241,6 +241,49 @@ export function setRelayStatus(
   if (r.changes !== 1) throw new StoreNotFoundError('transfers', id);
 }
 
+/**
+ * Flags an in-flight transfer as stalled (first time only) and records why in its history, as an event that
+ * leaves the status unchanged. The transfer stays in flight and credited: a stalled transfer is never dropped.
+ *
+ * @returns true when this call flagged it, false when it was already flagged
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is not in flight
+ */
+export function markTransferStalled(db: Database.Database, id: number, opts: { nowMs: number; detail: string }): boolean {
+  const nowMs = checkMs(opts.nowMs, 'nowMs');
+  return db.transaction(() => {
+    const row = db.prepare('SELECT status, stalled_at_ms FROM transfers WHERE id = ?').get(id) as
+      | { status: TransferStatus; stalled_at_ms: number | null }
+      | undefined; // two columns of migrations 1 and 3
+    if (!row || !IN_FLIGHT_STATUSES.includes(row.status)) {
+      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'in flight', 'stalled',
+        `transfer ${id} is ${row?.status ?? 'missing'}; only a transfer in flight can be flagged stalled`);
+    }
+    if (row.stalled_at_ms !== null) return false;
+    db.prepare('UPDATE transfers SET stalled_at_ms = ? WHERE id = ?').run(nowMs, id);
+    insertEvent(db, id, row.status, row.status, nowMs, `stalled: ${opts.detail}`);
+    return true;
+  }).immediate();
+}
+
+/**
+ * Adopts the request id the Relay service files our deposit under when it differs from the quote's (found by
+ * the deposit's hash in GET /requests/v3), for a `deposited` transfer; recorded in its history.
+ *
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is not `deposited`; SqliteError
+ *   when another transfer already carries that request id (UNIQUE)
+ */
+export function adoptRequestId(db: Database.Database, id: number, requestId: string, opts: { nowMs: number; detail: string }): void {
+  const nowMs = checkMs(opts.nowMs, 'nowMs');
+  db.transaction(() => {
+    const r = db.prepare("UPDATE transfers SET request_id = ?, updated_at_ms = ? WHERE id = ? AND status = 'deposited'").run(requestId, nowMs, id);
+    if (r.changes !== 1) {
+      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'deposited', 'deposited',
+        `transfer ${id} is not deposited; its request id is left as it is`);
+    }
+    insertEvent(db, id, 'deposited', 'deposited', nowMs, opts.detail);
+  }).immediate();
+}
+
 /** Transfers still moving (`prepared`, `broadcast`, `deposited`), oldest first, with transactions and events. */
 export function listInFlightTransfers(db: Database.Database): TransferRow[] {
   const placeholders = IN_FLIGHT_STATUSES.map(() => '?').join(', ');

@@ -46,6 +46,7 @@ let counter = 0;
 /**
  * Writes a config for `sandbox` into `dir` and wires Ballast from it.
  *
+ * @param wiring.now a clock to wire instead of `Date.now` (e.g. one a test moves ahead)
  * @returns the Ballast instance, the config path and the store path
  */
 export function ballastOnSandbox(
@@ -53,6 +54,7 @@ export function ballastOnSandbox(
   dir: string,
   overrides: ConfigOverrides = {},
   envOverrides: Record<string, string> = {},
+  wiring: { now?: () => number } = {},
 ) {
   const base = parse(readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8')) as Record<string, unknown>;
   const doc = {
@@ -68,7 +70,7 @@ export function ballastOnSandbox(
   writeFileSync(configFile, stringify(doc));
   const config = loadConfig(configFile, { ...sandboxEnv(sandbox, store), ...envOverrides });
   const { logger, lines } = memoryLogger();
-  const ballast: Ballast = createBallast(config, { logger, chainPollingIntervalMs: 50 });
+  const ballast: Ballast = createBallast(config, { logger, chainPollingIntervalMs: 50, ...(wiring.now ? { now: wiring.now } : {}) });
   return { ballast, config, configFile, store, logLines: lines };
 }
 

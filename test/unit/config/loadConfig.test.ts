@@ -70,7 +70,7 @@ describe('loadConfig: a valid file', () => {
     const config = loadConfig(tmp.write(c), { TREASURY_EVM_KEY: KEY });
     expect(config.relay).toEqual({ baseUrl: 'https://api.relay.link', timeoutMs: 15000 });
     expect(config.relay.apiKey).toBeUndefined();
-    expect(config.tracking).toEqual({ pollMs: 1000, timeoutSec: 300 });
+    expect(config.tracking).toEqual({ pollMs: 1000, timeoutSec: 300, stalledAfterSec: 1800 });
     expect(config.schedule).toBe('*/5 * * * *');
     expect(config.store).toBe(join(tmp.dir, 'ballast.db'));
     expect(config.metrics).toEqual({ listen: '127.0.0.1:9464', host: '127.0.0.1', port: 9464 });

@@ -32,6 +32,7 @@ function row(over: Partial<TransferRow>): TransferRow {
     error: null,
     createdAtMs: 0,
     updatedAtMs: 0,
+    stalledAtMs: null,
     txs: [],
     events: [],
     ...over,

@@ -1,0 +1,104 @@
+/**
+ * Transfers that stay in flight too long (`tracking.stalledAfterSec`): a status that never becomes final, a
+ * request the service files under another id than the quote's, a deposit it never indexed. They are never
+ * dropped (their funds stay credited, so nothing is paid twice); they are flagged once (history event, metric
+ * `ballast_transfers_stalled`, error log) for an operator, and a `deposited` one is helped along each cycle:
+ * - its request is looked up by the deposit's transaction hash among the wallet's requests (spec "GET
+ *   /requests/v3": by `user`; a record's `data.inTxs[].txHash`); a record under another id that names our
+ *   deposit is adopted, so the status polls that follow read the right request;
+ * - when no record names the deposit, it is announced again (spec "POST /transactions/index").
+ */
+import { shortErrorMessage } from '../core/errorMessage.ts';
+import type { RequestsResponse } from '../relay/schemas.ts';
+import { adoptRequestId, markTransferStalled, type TransferRow } from '../store/transfers.ts';
+import type { CycleContext } from './context.ts';
+
+/**
+ * Whether an in-flight transfer counts as stalled at `nowMs`: in flight for at least `stalledAfterSec`, counted
+ * from its creation for one not yet deposited and from its `deposited` event for a deposited one. Pure.
+ */
+export function isStalled(row: TransferRow, nowMs: number, stalledAfterSec: number): boolean {
+  if (row.status !== 'prepared' && row.status !== 'broadcast' && row.status !== 'deposited') return false;
+  const deposited = [...row.events].reverse().find((e) => e.toStatus === 'deposited' && e.fromStatus !== 'deposited');
+  const since = row.status === 'deposited' && deposited ? deposited.atMs : row.createdAtMs;
+  return nowMs - since >= stalledAfterSec * 1000;
+}
+
+/** The deposit transaction of a deposited transfer: its last recorded origin transaction (a replacement included). */
+export function depositTxHash(row: TransferRow): string | undefined {
+  return row.txs.at(-1)?.txHash;
+}
+
+/**
+ * The id of the request record that names `txHash` among its deposits (`data.inTxs[].txHash`), or undefined.
+ * Pure; record shapes other than the published v3 one are skipped.
+ */
+export function requestIdForDeposit(records: RequestsResponse['requests'], txHash: string): string | undefined {
+  const want = txHash.toLowerCase();
+  for (const r of records) {
+    const inTxs = (r.data as { inTxs?: unknown } | undefined)?.inTxs; // loose object: checked just below
+    if (!Array.isArray(inTxs)) continue;
+    const names = inTxs.some((t) => typeof (t as { txHash?: unknown })?.txHash === 'string' && (t as { txHash: string }).txHash.toLowerCase() === want);
+    if (names) return r.id;
+  }
+  return undefined;
+}
+
+/**
+ * Flags and helps the stalled transfers among `rows` (see the module doc). Failures of the lookups are logged
+ * and change nothing; the transfer stays in flight either way.
+ *
+ * @returns how many of `rows` are stalled
+ */
+export async function handleStalled(ctx: CycleContext, rows: TransferRow[]): Promise<number> {
+  const stalledAfterSec = ctx.config.tracking.stalledAfterSec;
+  let count = 0;
+  for (const row of rows) {
+    if (!isStalled(row, ctx.now(), stalledAfterSec)) continue;
+    count += 1;
+    const log = ctx.logger.child({ component: 'stalled', transferId: row.id, requestId: row.requestId, orderId: row.orderId });
+    const ageSec = Math.floor((ctx.now() - row.createdAtMs) / 1000);
+    try {
+      if (markTransferStalled(ctx.db, row.id, { nowMs: ctx.now(), detail: `${row.status} for over ${stalledAfterSec} s (transfer ${ageSec} s old); still credited` })) {
+        log.error({ status: row.status, ageSec, relayStatus: row.relayStatus }, 'transfer stalled: still in flight and credited; needs an operator look');
+      }
+    } catch (error) {
+      log.warn({ err: shortErrorMessage(error) }, 'could not flag the transfer stalled');
+      continue;
+    }
+    if (row.status === 'deposited') await helpDeposited(ctx, row, log);
+  }
+  return count;
+}
+
+async function helpDeposited(ctx: CycleContext, row: TransferRow, log: CycleContext['logger']): Promise<void> {
+  const deposit = depositTxHash(row);
+  if (!deposit) return;
+  let found: string | undefined;
+  try {
+    found = requestIdForDeposit((await ctx.relay.getRequests({ user: row.user })).requests, deposit);
+  } catch (error) {
+    log.warn({ err: shortErrorMessage(error), txHash: deposit }, 'request lookup by deposit hash failed; tried again next cycle');
+    return;
+  }
+  if (found !== undefined && found !== row.requestId) {
+    try {
+      adoptRequestId(ctx.db, row.id, found, {
+        nowMs: ctx.now(),
+        detail: `the service files deposit ${deposit} under request ${found}, not ${row.requestId ?? '(none)'}; tracking ${found}`,
+      });
+      log.error({ txHash: deposit, was: row.requestId, now: found }, 'deposit filed under another request id; tracking that one');
+      row.requestId = found; // keep the row read at the start in step with the store
+    } catch (error) {
+      log.error({ err: shortErrorMessage(error), txHash: deposit, found }, 'could not adopt the request id naming our deposit');
+    }
+    return;
+  }
+  if (found !== undefined) return; // known under our id: only its status is slow
+  try {
+    await ctx.relay.indexTransaction({ chainId: row.originChainId, txHash: deposit });
+    log.warn({ txHash: deposit }, 'no request names our deposit; announced it again (POST /transactions/index)');
+  } catch (error) {
+    log.warn({ err: shortErrorMessage(error), txHash: deposit }, 're-announcing the deposit failed; tried again next cycle');
+  }
+}

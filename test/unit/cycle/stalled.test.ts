@@ -1,0 +1,128 @@
+/**
+ * Stalled transfers (src/cycle/stalled.ts): when a transfer counts as stalled, finding the request that names a
+ * deposit, and what one pass does against a real SQLite store and a scripted Relay API: flag once, adopt the
+ * request id the service files the deposit under, re-announce a deposit no request names, and change nothing
+ * but the flag when the lookup fails.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import type Database from 'better-sqlite3';
+import { handleStalled, isStalled, requestIdForDeposit } from '../../../src/cycle/stalled.ts';
+import type { CycleContext } from '../../../src/cycle/context.ts';
+import type { RequestsResponse } from '../../../src/relay/schemas.ts';
+import { createTransfer, getTransfer, markTxConfirmed, markTxSent, transitionTransfer, type TransferRow } from '../../../src/store/transfers.ts';
+import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
+
+const DEPOSIT = `0x${'22'.repeat(32)}`;
+const MIN = 60_000;
+
+let t: TempDb;
+let db: Database.Database;
+beforeEach(() => {
+  t = tempDb();
+  db = t.open();
+});
+afterEach(() => t.cleanup());
+
+/** A transfer whose approve and deposit are mined, `deposited` at `atMs`. */
+function deposited(atMs: number): number {
+  const { transferId, txIds } = createTransfer(db, newTransfer(db, { nowMs: atMs - 10 }));
+  for (const id of txIds) {
+    markTxSent(db, id, atMs - 5);
+    markTxConfirmed(db, id, { status: 'confirmed', blockNumber: 10n, nowMs: atMs - 1 });
+  }
+  transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: atMs - 5 });
+  transitionTransfer(db, transferId, 'broadcast', 'deposited', { nowMs: atMs });
+  return transferId;
+}
+
+function record(id: string, txHash: string): RequestsResponse['requests'][number] {
+  return { id, status: 'pending', data: { inTxs: [{ txHash, chainId: 8453 }] } };
+}
+
+function context(nowMs: number, relay: Partial<CycleContext['relay']>) {
+  const calls: string[] = [];
+  const ctx = {
+    db,
+    now: () => nowMs,
+    logger: pino({ level: 'silent' }),
+    config: { tracking: { stalledAfterSec: 1800 } },
+    relay: {
+      getRequests: async (q: { user: string }) => {
+        calls.push(`requests ${q.user}`);
+        return relay.getRequests!(q);
+      },
+      indexTransaction: async (b: { chainId: number; txHash: string }) => {
+        calls.push(`index ${b.chainId} ${b.txHash}`);
+        return {};
+      },
+    },
+  } as unknown as CycleContext; // handleStalled reads only these fields
+  return { ctx, calls };
+}
+
+describe('isStalled', () => {
+  it('counts a deposited transfer from its deposited event and others from their creation', () => {
+    const id = deposited(100 * MIN);
+    const row = getTransfer(db, id)!;
+    expect(isStalled(row, 100 * MIN + 29 * MIN, 1800)).toBe(false);
+    expect(isStalled(row, 100 * MIN + 30 * MIN, 1800)).toBe(true);
+    const prepared: TransferRow = { ...row, status: 'broadcast' };
+    expect(isStalled(prepared, row.createdAtMs + 30 * MIN, 1800)).toBe(true);
+    expect(isStalled({ ...row, status: 'success' }, 10_000 * MIN, 1800)).toBe(false);
+  });
+});
+
+describe('requestIdForDeposit', () => {
+  it('finds the record naming the hash (any case) and skips records of other shapes', () => {
+    const records = [{ id: 'r0', status: 'x', data: { inTxs: 'nope' } }, record('r1', `0x${'33'.repeat(32)}`), record('r2', DEPOSIT.toUpperCase().replace('0X', '0x'))];
+    expect(requestIdForDeposit(records, DEPOSIT)).toBe('r2');
+    expect(requestIdForDeposit(records.slice(0, 2), DEPOSIT)).toBeUndefined();
+  });
+});
+
+describe('handleStalled', () => {
+  it('leaves a transfer that is not stalled yet alone: no flag, no call', async () => {
+    const id = deposited(100 * MIN);
+    const { ctx, calls } = context(100 * MIN + 10 * MIN, { getRequests: async () => ({ requests: [] }) });
+    expect(await handleStalled(ctx, [getTransfer(db, id)!])).toBe(0);
+    expect(calls).toEqual([]);
+    expect(getTransfer(db, id)?.stalledAtMs).toBeNull();
+  });
+
+  it('flags it and adopts the request id the service files our deposit under', async () => {
+    const id = deposited(100 * MIN);
+    const { ctx, calls } = context(140 * MIN, { getRequests: async () => ({ requests: [record('0xfiled-elsewhere', DEPOSIT)] }) });
+    expect(await handleStalled(ctx, [getTransfer(db, id)!])).toBe(1);
+    const row = getTransfer(db, id)!;
+    expect(row.status).toBe('deposited');
+    expect(row.stalledAtMs).toBe(140 * MIN);
+    expect(row.requestId).toBe('0xfiled-elsewhere');
+    expect(row.events.slice(-2).map((e) => e.detail)).toEqual([
+      expect.stringMatching(/^stalled: deposited for over 1800 s/),
+      expect.stringMatching(/files deposit 0x2{64} under request 0xfiled-elsewhere/),
+    ]);
+    expect(calls).toEqual([`requests ${row.user}`]);
+  });
+
+  it('announces the deposit again when no request names it, every pass, and flags it only once', async () => {
+    const id = deposited(100 * MIN);
+    const { ctx, calls } = context(140 * MIN, { getRequests: async () => ({ requests: [record('0xsomething-else', `0x${'44'.repeat(32)}`)] }) });
+    await handleStalled(ctx, [getTransfer(db, id)!]);
+    await handleStalled(ctx, [getTransfer(db, id)!]);
+    expect(calls.filter((c) => c.startsWith('index'))).toEqual([`index 8453 ${DEPOSIT}`, `index 8453 ${DEPOSIT}`]);
+    const row = getTransfer(db, id)!;
+    expect(row.requestId).toBe(`0x${'ab'.repeat(32)}`);
+    expect(row.events.filter((e) => e.detail?.startsWith('stalled:'))).toHaveLength(1);
+  });
+
+  it('when the lookup fails, flags it and changes nothing else (no re-announce on a failed read)', async () => {
+    const id = deposited(100 * MIN);
+    const { ctx, calls } = context(140 * MIN, { getRequests: async () => Promise.reject(new Error('503')) });
+    expect(await handleStalled(ctx, [getTransfer(db, id)!])).toBe(1);
+    expect(calls.filter((c) => c.startsWith('index'))).toEqual([]);
+    const row = getTransfer(db, id)!;
+    expect(row.stalledAtMs).toBe(140 * MIN);
+    expect(row.requestId).toBe(`0x${'ab'.repeat(32)}`);
+  });
+});
