@@ -1,6 +1,8 @@
 /**
  * Turns the configured asset entries (whole units) into planner target bands in each chain's base units.
- * Decimals come from the config entry when given, else from GET /chains, else from the token contract.
+ * Decimals come from the config entry when given, else from GET /chains, else from the token contract; every
+ * ERC-20's `decimals()` is read and must agree with the config or GET /chains, or its chain plans nothing.
+ * Decimals read once are kept for the life of the process (a token's decimals do not change).
  */
 import { getAddress, isAddressEqual, zeroAddress, type Address } from 'viem';
 import type { ChainsResponse } from '../relay/schemas.ts';
@@ -8,7 +10,7 @@ import type { TargetBand } from '../planner/types.ts';
 import { wholeToBaseUnits } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { readEvmDecimals } from '../chains/evm/readBalances.ts';
-import type { CycleContext } from './context.ts';
+import type { ChainRuntime, CycleContext } from './context.ts';
 
 /** A target that could not be resolved (its chain plans nothing this cycle). */
 export interface UnresolvedTarget {
@@ -45,29 +47,45 @@ export async function resolveTargets(
   for (const [asset, entries] of Object.entries(ctx.config.assets)) {
     entries.forEach((entry, index) => pending.push({ asset, entry, index }));
   }
-  // Decimals not in config or /chains: one multicall per chain for the missing ones.
-  const missing = new Map<string, Address[]>();
-  const known = new Map<string, number>();
-  for (const { entry } of pending) {
+  // Decimals: claimed by the config entry or GET /chains, and read from every token contract (one multicall per
+  // chain); a claim the contract contradicts makes that chain plan nothing (amounts would be off by powers of 10).
+  const claimed = new Map<string, { decimals: number; source: string }>();
+  const tokens = new Map<string, Address[]>();
+  for (const { asset, entry, index } of pending) {
     const chain = ctx.chains.get(entry.chain);
     if (!chain) continue;
     const key = `${entry.chain}:${entry.currency.toLowerCase()}`;
-    const d = entry.decimals ?? (chainsDoc ? decimalsFromChains(chainsDoc, chain.chainId, entry.currency) : null);
-    if (d !== null && d !== undefined) known.set(key, d);
-    else if (isAddressEqual(getAddress(entry.currency), zeroAddress)) known.set(key, 18);
-    else missing.set(entry.chain, [...(missing.get(entry.chain) ?? []), getAddress(entry.currency)]);
-  }
-  for (const [chainName, tokens] of missing) {
-    const chain = ctx.chains.get(chainName)!;
-    try {
-      const decimals = await readEvmDecimals(chain.publicClient, tokens);
-      tokens.forEach((t, i) => {
-        const d = decimals[i];
-        if (d !== null && d !== undefined) known.set(`${chainName}:${t.toLowerCase()}`, d);
-      });
-    } catch (error) {
-      ctx.logger.warn({ chain: chainName, err: shortErrorMessage(error) }, 'cannot read token decimals');
+    const fromChains = chainsDoc ? decimalsFromChains(chainsDoc, chain.chainId, entry.currency) : null;
+    if (entry.decimals !== undefined) claimed.set(key, { decimals: entry.decimals, source: `assets.${asset}[${index}].decimals` });
+    else if (fromChains !== null && !claimed.has(key)) claimed.set(key, { decimals: fromChains, source: `GET /chains (${entry.currency} on chain ${chain.chainId})` });
+    if (isAddressEqual(getAddress(entry.currency), zeroAddress)) {
+      if (!claimed.has(key)) claimed.set(key, { decimals: 18, source: 'the native currency' });
+    } else if (!(tokens.get(entry.chain) ?? []).some((t) => isAddressEqual(t, getAddress(entry.currency)))) {
+      tokens.set(entry.chain, [...(tokens.get(entry.chain) ?? []), getAddress(entry.currency)]);
     }
+  }
+  const known = new Map<string, number>();
+  const chainErrors = new Map<string, string>();
+  for (const [key, c] of claimed) known.set(key, c.decimals);
+  for (const [chainName, list] of tokens) {
+    const onChain = await contractDecimals(ctx, ctx.chains.get(chainName)!, list); // tokens only of configured chains
+    // A node that cannot be asked: the claims stand for now (its balance read, at the same node, decides whether
+    // the chain is readable this cycle); they are checked on the first cycle that can read the contracts.
+    if (onChain === null) continue;
+    list.forEach((token, i) => {
+      const key = `${chainName}:${token.toLowerCase()}`;
+      const actual = onChain[i];
+      if (actual === null || actual === undefined) return; // no decimals() on the contract: the claim stands
+      const claim = claimed.get(key);
+      if (claim && claim.decimals !== actual) {
+        chainErrors.set(
+          chainName,
+          `${claim.source} says ${claim.decimals} decimals but the token contract ${token} on ${chainName} says ${actual}; ` +
+            `fix the config (or leave decimals out to use the contract's); chain ${chainName} plans nothing until then`,
+        );
+      }
+      known.set(key, claim?.decimals ?? actual);
+    });
   }
   for (const { asset, entry } of pending) {
     const chain = ctx.chains.get(entry.chain);
@@ -75,6 +93,11 @@ export async function resolveTargets(
     const decimals = known.get(`${entry.chain}:${entry.currency.toLowerCase()}`);
     if (!chain || !wallet) {
       unresolved.push({ asset, chain: entry.chain, error: `chain or wallet not configured` });
+      continue;
+    }
+    const chainError = chainErrors.get(entry.chain);
+    if (chainError !== undefined) {
+      unresolved.push({ asset, chain: entry.chain, error: chainError });
       continue;
     }
     if (decimals === undefined) {
@@ -95,4 +118,28 @@ export async function resolveTargets(
     });
   }
   return { targets, unresolved };
+}
+
+/** Decimals read from token contracts, per chain runtime (kept for the life of the process). */
+const decimalsCache = new WeakMap<ChainRuntime, Map<string, number | null>>();
+
+/**
+ * `decimals()` of each token on one chain (null for a token without it), from the cache or one multicall.
+ *
+ * @returns decimals in order, or null (logged) when the node could not be asked
+ */
+async function contractDecimals(ctx: CycleContext, chain: ChainRuntime, tokens: Address[]): Promise<(number | null)[] | null> {
+  const cache = decimalsCache.get(chain) ?? new Map<string, number | null>();
+  decimalsCache.set(chain, cache);
+  const unread = tokens.filter((t) => !cache.has(t.toLowerCase()));
+  if (unread.length > 0) {
+    try {
+      const read = await readEvmDecimals(chain.publicClient, unread);
+      unread.forEach((t, i) => cache.set(t.toLowerCase(), read[i] ?? null));
+    } catch (error) {
+      ctx.logger.warn({ chain: chain.name, err: shortErrorMessage(error) }, `chains.${chain.name}.rpcUrl: cannot read token decimals`);
+      return null;
+    }
+  }
+  return tokens.map((t) => cache.get(t.toLowerCase()) ?? null);
 }

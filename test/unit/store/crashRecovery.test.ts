@@ -40,7 +40,7 @@ describe('migration 3 (cycles rebuilt with outcome aborted)', () => {
     finishCycle(old, done, { outcome: 'ok', finishedAtMs: 20, summary: { planned: 1 } });
     const running = startCycle(old, { mode: 'daemon', startedAtMs: 30 });
     recordBalances(old, running, [
-      { chain: 'alpha', chainId: 1, asset: 'USDC', wallet: 'w', address: '0x1', currency: '0x2', amount: 5n, error: null, readAtMs: 31 },
+      { chain: 'alpha', chainId: 1, asset: 'USDC', wallet: 'w', address: '0x1', currency: '0x2', amount: 5n, readAtMs: 31 },
     ]);
     const transferId = createTransfer(old, newTransfer(old, { cycleId: running })).transferId;
     expect(() => old.prepare("UPDATE cycles SET outcome = 'aborted', finished_at_ms = 1 WHERE id = ?").run(running)).toThrow(/CHECK/);
