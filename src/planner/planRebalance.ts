@@ -16,8 +16,10 @@ import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts'
  *    asset (`chain_unreadable`); other chains are still planned (DESIGN.md "Fail closed").
  * 2. effective = reading + Σ in-flight `guaranteedOut` to the target − Σ in-flight `amountIn` from it whose origin
  *    is not settled (`in_flight_credited` when either is non-zero).
- * 3. effective < min → deficit of (target − effective); effective > max → surplus of (effective − target);
- *    otherwise `in_band`.
+ * 3. In-flight transfers may cancel a need, never create one: max(reading, effective) < min → deficit of
+ *    (target − that); min(reading, effective) > max → surplus of (that − target); otherwise `in_band`. (A
+ *    transfer whose deposit and fill already show in the readings, but whose status is not known yet, is thus
+ *    never answered with a transfer back.)
  * 4. Amounts are compared at the asset's largest decimals; min/maxTransfer are converted with `wholeToBaseUnits`
  *    at that scale. Deficits (largest first) are served from surpluses (largest first, ties by chain name), one
  *    transfer per (from, to) pair, each within [minTransfer, maxTransfer], rounded down into the origin's base
@@ -80,14 +82,20 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, unrea
         detail: `${label(t)}: read ${fmt(reading)}, in flight +${fmt(eff.credit)} / -${fmt(eff.debit)}, effective ${fmt(eff.effective)} ${asset}`,
       });
     }
-    if (eff.effective < t.min) {
-      const why = `${label(t)} below min: ${fmt(eff.effective)} < ${fmt(t.min)} ${asset}`;
-      deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - eff.effective) });
-      decisions.push({ asset, chain: t.chain, kind: 'deficit', detail: `${why}; needs ${fmt(t.target - eff.effective)} to reach target ${fmt(t.target)}` });
-    } else if (eff.effective > t.max) {
-      const why = `${label(t)} above max: ${fmt(eff.effective)} > ${fmt(t.max)} ${asset}`;
-      surpluses.push({ band: t, label: label(t), why, amountN: toScale(eff.effective - t.target) });
-      decisions.push({ asset, chain: t.chain, kind: 'surplus', detail: `${why}; can give ${fmt(eff.effective - t.target)} down to target ${fmt(t.target)}` });
+    // In-flight transfers may cancel a need, never create one: a deficit must show in both the reading and the
+    // effective balance, and so must a surplus. A transfer counted at both ends while it already landed (its
+    // deposit in the origin reading, its fill in the destination reading, its status not yet known) then makes
+    // no transfer back the other way: the worst case is a need planned a cycle later, never a need paid twice.
+    const forDeficit = eff.effective > reading ? eff.effective : reading;
+    const forSurplus = eff.effective < reading ? eff.effective : reading;
+    if (forDeficit < t.min) {
+      const why = `${label(t)} below min: ${fmt(forDeficit)} < ${fmt(t.min)} ${asset}`;
+      deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - forDeficit) });
+      decisions.push({ asset, chain: t.chain, kind: 'deficit', detail: `${why}; needs ${fmt(t.target - forDeficit)} to reach target ${fmt(t.target)}` });
+    } else if (forSurplus > t.max) {
+      const why = `${label(t)} above max: ${fmt(forSurplus)} > ${fmt(t.max)} ${asset}`;
+      surpluses.push({ band: t, label: label(t), why, amountN: toScale(forSurplus - t.target) });
+      decisions.push({ asset, chain: t.chain, kind: 'surplus', detail: `${why}; can give ${fmt(forSurplus - t.target)} down to target ${fmt(t.target)}` });
     } else {
       decisions.push({ asset, chain: t.chain, kind: 'in_band', detail: `${label(t)}: ${fmt(eff.effective)} within [${fmt(t.min)}, ${fmt(t.max)}] ${asset}` });
     }

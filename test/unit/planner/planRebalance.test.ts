@@ -126,6 +126,29 @@ describe('planRebalance', () => {
     });
   });
 
+  describe('in-flight transfers cancel needs, never create them', () => {
+    it('a transfer that already landed at both ends but is still counted plans nothing back the other way', () => {
+      // 40000 moved alpha→beta: alpha reads 50000 (deposit mined), beta 49990 (fill landed), but the status is
+      // not known yet (lookups failed), so the transfer is still counted as unsettled and uncredited-by-reading.
+      const p = plan([alpha, beta], [reading(alpha, BAL.AT_TARGET), reading(beta, '49990')], {
+        inFlight: [inFlight(alpha, beta, '40000', { settled: false, outWhole: '39990' })],
+      });
+      // effective alpha 10000 (< min) and beta 89980 (> max): counted twice, yet no reverse transfer.
+      expect(p.transfers).toEqual([]);
+      expect(kinds(p, 'deficit')).toEqual([]);
+      expect(kinds(p, 'surplus')).toEqual([]);
+      expect(kinds(p, 'in_band').sort()).toEqual(['alpha', 'beta']);
+    });
+
+    it('a real need still plans when the in-flight view agrees with the reading', () => {
+      const p = plan([alpha, beta, gamma], [reading(alpha, BAL.FAR_ABOVE_MAX), reading(beta, BAL.BELOW_MIN), reading(gamma, BAL.EMPTY)], {
+        inFlight: [inFlight(alpha, beta, '40000', { settled: false, outWhole: '39990' })],
+      });
+      // alpha: read 150000, effective 110000 → gives 60000; gamma: 0 → needs 50000; beta covered by the credit.
+      expect(moves(p)).toEqual([`alpha→gamma:${units(alpha, '50000')}`]);
+    });
+  });
+
   describe('transfer bounds', () => {
     it('skips a deficit smaller than minTransfer', () => {
       const narrow = { min: '49000', target: '50000', max: '51000' };
