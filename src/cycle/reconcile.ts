@@ -20,7 +20,7 @@ import { orNullIfNotFound } from '../chains/evm/orNullIfNotFound.ts';
 import { findDepositsForOrder, type FoundDeposit } from '../chains/evm/findDeposits.ts';
 import { QuoteResponseSchema } from '../relay/schemas.ts';
 import { getQuote } from '../store/quotes.ts';
-import { addTransferTx, markTxConfirmed, markTxSent, transitionTransfer, type TransferRow } from '../store/transfers.ts';
+import { addTransferTx, markTxConfirmed, markTxSent, noteTransfer, transitionTransfer, type TransferRow } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems } from '../executor/collectItems.ts';
@@ -29,14 +29,16 @@ import type { CycleContext } from './context.ts';
 
 /** What the chain says about one recorded transaction (with the block of a mined one). */
 type TxState =
-  | { state: 'confirmed' | 'reverted'; blockNumber: bigint }
+  | { state: 'confirmed' | 'reverted'; blockNumber: bigint; blockHash: string }
   | { state: 'pending' | 'dropped' | 'unknown' };
 
 /** @throws the node's error when a lookup fails for any reason but "not found" (the caller leaves the transfer be) */
 async function txState(client: PublicClient, row: TransferRow, tx: TransferRow['txs'][number]): Promise<TxState> {
   const hash = tx.txHash as Hex; // written by the executor from keccak256 of the signed bytes
   const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash }));
-  if (receipt) return { state: receipt.status === 'success' ? 'confirmed' : 'reverted', blockNumber: receipt.blockNumber };
+  if (receipt) {
+    return { state: receipt.status === 'success' ? 'confirmed' : 'reverted', blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+  }
   const pending = await orNullIfNotFound(client.getTransaction({ hash }));
   if (pending) return { state: 'pending' };
   const nonce = Number((tx.request as { nonce?: number | string }).nonce); // signedTxRecord stores the nonce
@@ -75,6 +77,24 @@ function depositWritten(row: TransferRow, facts: QuoteFacts): boolean {
   return d !== null && row.txs.some((t) => t.stepId === d.stepId && t.itemIndex === d.itemIndex);
 }
 
+/**
+ * A transfer is failed only when two proofs of absence agree: the second in a later cycle, at least this long
+ * after the first and at a head no lower, so one answer from a node backend that lags cannot fail it.
+ */
+export const ABSENCE_RECHECK_MS = 15_000;
+
+/** History note of a first proof of absence (`<note> <block>: …`). */
+const ABSENCE_NOTE = 'no deposit for the order up to block';
+
+/** The first proof of absence recorded in the transfer's history, or null. */
+function absenceSeen(row: TransferRow): { block: bigint; atMs: number } | null {
+  for (const e of row.events) {
+    const m = e.detail?.startsWith(ABSENCE_NOTE) ? /^ ([0-9]+):/.exec(e.detail.slice(ABSENCE_NOTE.length)) : null;
+    if (m) return { block: BigInt(m[1]!), atMs: e.atMs }; // digits only, matched above
+  }
+  return null;
+}
+
 /** How far back deposit events are searched for an order, in blocks. */
 export const DEPOSIT_LOOKBACK_BLOCKS = 100_000n;
 
@@ -88,19 +108,19 @@ async function depositProof(
   client: PublicClient,
   row: TransferRow,
   facts: QuoteFacts | null,
-): Promise<{ kind: 'found'; deposit: FoundDeposit } | { kind: 'none' } | { kind: 'unknown'; why: string }> {
+): Promise<{ kind: 'found'; deposit: FoundDeposit } | { kind: 'none'; atBlock: bigint } | { kind: 'unknown'; why: string }> {
   if (!facts?.depository || !row.orderId) return { kind: 'unknown', why: 'the stored quote names no depository or order id' };
   try {
-    const latest = await client.getBlockNumber();
+    const latest = await client.getBlockNumber({ cacheTime: 0 });
     const from = latest > DEPOSIT_LOOKBACK_BLOCKS ? latest - DEPOSIT_LOOKBACK_BLOCKS : 0n;
-    const deposits = await findDepositsForOrder(client, facts.depository, row.orderId as Hex, from); // stored from a verified quote
+    const deposits = await findDepositsForOrder(client, facts.depository, row.orderId as Hex, from, latest); // stored from a verified quote
     const ours = deposits.find((d) => d.from.toLowerCase() === row.user.toLowerCase() && d.amount === row.amountIn);
     if (ours) return { kind: 'found', deposit: ours };
     if (row.requestId) {
       const status = await ctx.relay.getStatus(row.requestId);
       if (status.inTxHashes.length > 0) return { kind: 'unknown', why: `the Relay request names deposit(s) ${status.inTxHashes.join(', ')}` };
     }
-    return { kind: 'none' };
+    return { kind: 'none', atBlock: latest };
   } catch (error) {
     return { kind: 'unknown', why: `deposit lookup failed: ${shortErrorMessage(error)}` };
   }
@@ -170,7 +190,7 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
     if (found.state === 'confirmed' || found.state === 'reverted') {
       if (tx.status === 'signed') markTxSent(ctx.db, tx.id, ctx.now());
       if (status === 'prepared') move('broadcast', `${tx.stepId} ${tx.txHash} found on chain`);
-      markTxConfirmed(ctx.db, tx.id, { status: found.state, blockNumber: found.blockNumber, nowMs: ctx.now() });
+      markTxConfirmed(ctx.db, tx.id, { status: found.state, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
       if (found.state === 'reverted') {
         move('origin_failed', `${tx.stepId} ${tx.txHash} reverted`);
         return status;
@@ -203,12 +223,18 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
         nowMs: ctx.now(),
       });
       markTxSent(ctx.db, id, ctx.now());
-      markTxConfirmed(ctx.db, id, { status: 'confirmed', blockNumber: d.blockNumber, nowMs: ctx.now() });
+      markTxConfirmed(ctx.db, id, { status: 'confirmed', blockNumber: d.blockNumber, blockHash: d.blockHash, nowMs: ctx.now() });
       if (status === 'prepared') move('broadcast', `deposit ${d.txHash} for order ${row.orderId} found on chain`);
       move('deposited', `${why}; deposit ${d.txHash} for the order found on chain and recorded`);
       return status;
     }
-    move('origin_failed', `${why}; no deposit for order ${row.orderId} on chain and none known to the Relay request`);
+    const earlier = absenceSeen(row);
+    if (!earlier || proof.atBlock < earlier.block || ctx.now() - earlier.atMs < ABSENCE_RECHECK_MS) {
+      if (!earlier) noteTransfer(ctx.db, row.id, { nowMs: ctx.now(), detail: `${ABSENCE_NOTE} ${proof.atBlock}: ${why}; checked again before failing` });
+      log.warn({ txHash: tx.txHash, atBlock: String(proof.atBlock) }, `${why}; no deposit seen yet: checked again next cycle before the transfer is failed`);
+      return status;
+    }
+    move('origin_failed', `${why}; no deposit for order ${row.orderId} on chain up to block ${proof.atBlock} (as at block ${earlier.block} before) and none known to the Relay request`);
     return status;
   }
   // Every recorded transaction is mined and succeeded.

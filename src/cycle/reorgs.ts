@@ -1,54 +1,89 @@
 /**
- * Re-checks mined origin transactions of in-flight transfers until they are final: `chains.<name>.confirmations`
- * blocks deep (the including block counted). A transaction a reorg removed loses its receipt in the store, and a
- * `deposited` transfer goes back to `broadcast`, so reconciliation (src/cycle/reconcile.ts) finds it again or
- * sends the exact recorded transaction again. Until then the planner stops counting the origin as settled.
+ * Re-checks mined origin transactions of in-flight transfers until a re-check itself sees them final: in their
+ * recorded block, `chains.<name>.confirmations` blocks deep (the including block counted). Then they are marked
+ * final and never re-checked. A transaction a reorg removed loses its receipt in the store, and a `deposited`
+ * transfer goes back to `broadcast`, so reconciliation (src/cycle/reconcile.ts) finds it again or sends the
+ * exact recorded transaction again; until then the planner stops counting the origin as settled.
+ *
+ * A missing receipt alone is not a reorg (a load-balanced node may answer from a backend that lags): it counts
+ * as one only when the recorded block is no longer the chain's block at that height (its hash differs). A
+ * lookup that fails, or a node that does not have the block yet, changes nothing this cycle.
  */
 import type { Hex } from 'viem';
 import { orNullIfNotFound } from '../chains/evm/orNullIfNotFound.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { markTxConfirmed, markTxReorged, transitionTransfer, type TransferRow } from '../store/transfers.ts';
-import type { CycleContext } from './context.ts';
+import { markTxConfirmed, markTxFinal, markTxReorged, transitionTransfer, type TransferRow } from '../store/transfers.ts';
+import type { ChainRuntime, CycleContext } from './context.ts';
 
 /** Whether a transaction mined at `blockNumber` is still short of `confirmations` blocks under `head`. */
 export function belowFinality(blockNumber: bigint, head: bigint, confirmations: number): boolean {
   return head - blockNumber + 1n < BigInt(confirmations);
 }
 
+/** What a re-check says of one mined transaction. */
+type Recheck =
+  | { kind: 'same'; final: boolean }
+  | { kind: 'moved'; status: 'confirmed' | 'reverted'; blockNumber: bigint; blockHash: string }
+  | { kind: 'removed' }
+  | { kind: 'unknown'; why: string };
+
+async function recheckTx(chain: ChainRuntime, tx: TransferRow['txs'][number], head: bigint): Promise<Recheck> {
+  const hash = tx.txHash as Hex; // keccak of the signed bytes, written by the executor
+  const receipt = await orNullIfNotFound(chain.publicClient.getTransactionReceipt({ hash }));
+  if (receipt) {
+    const status = receipt.status === 'success' ? 'confirmed' : 'reverted';
+    const same = receipt.blockNumber === tx.blockNumber && status === tx.status && (tx.blockHash === null || receipt.blockHash === tx.blockHash);
+    if (same) return { kind: 'same', final: !belowFinality(receipt.blockNumber, head, chain.confirmations) };
+    return { kind: 'moved', status, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+  }
+  if (head < tx.blockNumber!) return { kind: 'unknown', why: `the node's head ${head} is below the recorded block ${tx.blockNumber}` }; // mined rows carry a block
+  const block = await orNullIfNotFound(chain.publicClient.getBlock({ blockNumber: tx.blockNumber! }));
+  if (!block) return { kind: 'unknown', why: `the node does not have block ${tx.blockNumber} yet` };
+  if (tx.blockHash !== null && block.hash === tx.blockHash) {
+    return { kind: 'unknown', why: `block ${tx.blockNumber} is still canonical; the node lags on receipts` };
+  }
+  return { kind: 'removed' };
+}
+
 /**
- * Re-checks the mined transactions of one in-flight transfer that are not final yet. A lookup that fails
- * changes nothing (the transfer stays in flight as it is); "not found" means the reorg removed it.
+ * Re-checks the mined, not yet final transactions of one in-flight transfer.
  *
  * @returns how many of its transactions a reorg removed or moved to another block
  * @throws the node's error when the head block cannot be read (the caller leaves the transfer as it is)
  */
 export async function recheckUnfinal(ctx: CycleContext, row: TransferRow): Promise<number> {
   const chain = ctx.chains.get(row.originChain);
-  const mined = row.txs.filter((t) => (t.status === 'confirmed' || t.status === 'reverted') && t.blockNumber !== null);
+  const mined = row.txs.filter((t) => (t.status === 'confirmed' || t.status === 'reverted') && t.blockNumber !== null && t.finalAtMs === null);
   if (!chain || mined.length === 0) return 0;
   const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
   const log = ctx.logger.child({ component: 'reorg', transferId: row.id, requestId: row.requestId, chainId: row.originChainId });
   let changed = 0;
   for (const tx of mined) {
-    if (!belowFinality(tx.blockNumber!, head, chain.confirmations)) continue; // filtered on non-null above
-    let receipt;
+    let found: Recheck;
     try {
-      receipt = await orNullIfNotFound(chain.publicClient.getTransactionReceipt({ hash: tx.txHash as Hex })); // keccak of the signed bytes
+      found = await recheckTx(chain, tx, head);
     } catch (error) {
-      log.warn({ txHash: tx.txHash, err: shortErrorMessage(error) }, 'receipt re-check failed; the transaction stays as recorded');
+      found = { kind: 'unknown', why: shortErrorMessage(error) };
+    }
+    if (found.kind === 'unknown') {
+      log.warn({ txHash: tx.txHash, why: found.why }, 'receipt re-check inconclusive; the transaction stays as recorded');
       continue;
     }
-    const status = receipt?.status === 'success' ? 'confirmed' : 'reverted';
-    if (receipt && receipt.blockNumber === tx.blockNumber && status === tx.status) continue;
+    if (found.kind === 'same') {
+      if (found.final) markTxFinal(ctx.db, tx.id, ctx.now());
+      continue;
+    }
     markTxReorged(ctx.db, tx.id);
-    if (receipt) markTxConfirmed(ctx.db, tx.id, { status, blockNumber: receipt.blockNumber, nowMs: ctx.now() });
+    if (found.kind === 'moved') {
+      markTxConfirmed(ctx.db, tx.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
+    }
     changed += 1;
     ctx.metrics.originReorgsTotal.inc({ chain: row.originChain });
     log.warn(
-      { txHash: tx.txHash, step: tx.stepId, wasBlock: String(tx.blockNumber), nowBlock: receipt ? String(receipt.blockNumber) : null },
-      receipt ? 'reorg moved a mined origin transaction to another block' : 'reorg removed a mined origin transaction; it will be found or sent again',
+      { txHash: tx.txHash, step: tx.stepId, wasBlock: String(tx.blockNumber), nowBlock: found.kind === 'moved' ? String(found.blockNumber) : null },
+      found.kind === 'moved' ? 'reorg moved a mined origin transaction to another block' : 'reorg removed a mined origin transaction; it will be found or sent again',
     );
-    if (!receipt && row.status === 'deposited') {
+    if (found.kind === 'removed' && row.status === 'deposited') {
       transitionTransfer(ctx.db, row.id, 'deposited', 'broadcast', {
         nowMs: ctx.now(),
         detail: `reorg removed ${tx.stepId} ${tx.txHash} from block ${tx.blockNumber}; reconciling`,

@@ -214,6 +214,7 @@ async function sendItem(
   markTxConfirmed(deps.db, txId, {
     status: receipt.status === 'success' ? 'confirmed' : 'reverted',
     blockNumber: receipt.blockNumber,
+    blockHash: receipt.blockHash,
     nowMs: deps.now(),
   });
   crashPoint('tx:confirmed');

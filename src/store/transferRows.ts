@@ -21,6 +21,10 @@ export interface TransferTxRow {
   rawTx: string;
   status: TransferTxStatus;
   blockNumber: bigint | null;
+  /** Hash of the block it was mined in, when the receipt gave it (tells a reorg from a lagging node). */
+  blockHash: string | null;
+  /** When a re-check saw it `chains.<name>.confirmations` deep in the same block: final, never re-checked again. */
+  finalAtMs: number | null;
   signedAtMs: number;
   sentAtMs: number | null;
   confirmedAtMs: number | null;
@@ -120,6 +124,8 @@ interface TxDbRow {
   raw_tx: string;
   status: TransferTxStatus;
   block_number: string | null;
+  block_hash: string | null;
+  final_at_ms: number | null;
   signed_at_ms: number;
   sent_at_ms: number | null;
   confirmed_at_ms: number | null;
@@ -200,6 +206,8 @@ function mapTx(t: TxDbRow): TransferTxRow {
     rawTx: t.raw_tx,
     status: t.status,
     blockNumber: t.block_number === null ? null : textToAmount(t.block_number, 'block_number'),
+    blockHash: t.block_hash,
+    finalAtMs: t.final_at_ms,
     signedAtMs: t.signed_at_ms,
     sentAtMs: t.sent_at_ms,
     confirmedAtMs: t.confirmed_at_ms,

@@ -185,15 +185,15 @@ export function markTxSent(db: Database.Database, txId: number, nowMs: number): 
 export function markTxConfirmed(
   db: Database.Database,
   txId: number,
-  c: { status: 'confirmed' | 'reverted'; blockNumber: bigint | number; nowMs: number },
+  c: { status: 'confirmed' | 'reverted'; blockNumber: bigint | number; blockHash?: string | null; nowMs: number },
 ): void {
   const block = amountToText(BigInt(c.blockNumber), 'blockNumber');
   const r = db
     .prepare(
-      `UPDATE transfer_txs SET status = ?, block_number = ?, confirmed_at_ms = ?
+      `UPDATE transfer_txs SET status = ?, block_number = ?, block_hash = ?, confirmed_at_ms = ?
        WHERE id = ? AND status IN ('signed', 'sent')`,
     )
-    .run(c.status, block, checkMs(c.nowMs, 'nowMs'), txId);
+    .run(c.status, block, c.blockHash ?? null, checkMs(c.nowMs, 'nowMs'), txId);
   if (r.changes !== 1) throw txConflict(db, txId, 'signed|sent', c.status);
 }
 
@@ -206,11 +206,24 @@ export function markTxConfirmed(
 export function markTxReorged(db: Database.Database, txId: number): void {
   const r = db
     .prepare(
-      `UPDATE transfer_txs SET status = 'sent', block_number = NULL, confirmed_at_ms = NULL
+      `UPDATE transfer_txs SET status = 'sent', block_number = NULL, block_hash = NULL, confirmed_at_ms = NULL, final_at_ms = NULL
        WHERE id = ? AND status IN ('confirmed', 'reverted')`,
     )
     .run(txId);
   if (r.changes !== 1) throw txConflict(db, txId, 'confirmed|reverted', 'sent');
+}
+
+/**
+ * Marks a mined transaction final: a re-check found it in its recorded block, `chains.<name>.confirmations`
+ * deep. It is never re-checked for reorgs again.
+ *
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when it has no receipt or does not exist
+ */
+export function markTxFinal(db: Database.Database, txId: number, nowMs: number): void {
+  const r = db
+    .prepare("UPDATE transfer_txs SET final_at_ms = ? WHERE id = ? AND status IN ('confirmed', 'reverted') AND final_at_ms IS NULL")
+    .run(checkMs(nowMs, 'nowMs'), txId);
+  if (r.changes !== 1) throw txConflict(db, txId, 'confirmed|reverted (not final)', 'final');
 }
 
 /**
@@ -262,6 +275,24 @@ export function markTransferStalled(db: Database.Database, id: number, opts: { n
     db.prepare('UPDATE transfers SET stalled_at_ms = ? WHERE id = ?').run(nowMs, id);
     insertEvent(db, id, row.status, row.status, nowMs, `stalled: ${opts.detail}`);
     return true;
+  }).immediate();
+}
+
+/**
+ * Records a note in an in-flight transfer's history (an event that keeps its status), e.g. a first proof that
+ * no deposit exists, which a later cycle must confirm before the transfer is failed.
+ *
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is not in flight
+ */
+export function noteTransfer(db: Database.Database, id: number, opts: { nowMs: number; detail: string }): void {
+  const nowMs = checkMs(opts.nowMs, 'nowMs');
+  db.transaction(() => {
+    const row = db.prepare('SELECT status FROM transfers WHERE id = ?').get(id) as { status: TransferStatus } | undefined; // one column
+    if (!row || !IN_FLIGHT_STATUSES.includes(row.status)) {
+      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'in flight', row?.status ?? 'missing',
+        `transfer ${id} is ${row?.status ?? 'missing'}; notes are recorded only on transfers in flight`);
+    }
+    insertEvent(db, id, row.status, row.status, nowMs, opts.detail);
   }).immediate();
 }
 

@@ -15,6 +15,7 @@ import { startCycle } from '../../src/store/cycles.ts';
 import { addTransferTx, createTransfer, getTransfer, listRecentTransfers } from '../../src/store/transfers.ts';
 import type { Ballast } from '../../src/app/createBallast.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
+import { ABSENCE_RECHECK_MS } from '../../src/cycle/reconcile.ts';
 import { startRpcFaultProxy } from './helpers/rpcFaultProxy.ts';
 
 const USDC = 1_000_000n;
@@ -118,7 +119,8 @@ describe('reconciliation of interrupted transfers', () => {
 
   it('fails a transaction whose nonce another transaction used, and plans the move again', async () => {
     sandbox = await startSandbox({});
-    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    let skewMs = 0;
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, {}, { now: () => Date.now() + skewMs });
     try {
       const w = await writeAheadWithoutExecuting(ballast);
       // The signed approve is never sent; the wallet's nonce is used by another transaction instead.
@@ -136,6 +138,13 @@ describe('reconciliation of interrupted transfers', () => {
       });
       await w.alpha.waitForTransactionReceipt({ hash: hash as Hex });
 
+      // A first proof of absence is only noted: one node answer (perhaps from a lagging backend) fails nothing.
+      const noted = await ballast.runCycle('once');
+      expect(noted.attempts).toEqual([]);
+      const first = getTransfer(ballast.db, w.transferId)!;
+      expect(first.status).toBe('prepared');
+      expect(first.events.at(-1)?.detail).toMatch(/^no deposit for the order up to block [0-9]+: .*checked again before failing$/);
+      skewMs = ABSENCE_RECHECK_MS + 1_000;
       const report = await ballast.runCycle('once');
       const stuck = getTransfer(ballast.db, w.transferId)!;
       expect(stuck.status).toBe('origin_failed');
@@ -150,7 +159,8 @@ describe('reconciliation of interrupted transfers', () => {
 
   it('fails a signed transaction never sent once the order deadline has passed', async () => {
     sandbox = await startSandbox({ faults: { quoteDeadlineSec: 2 } });
-    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+    let skewMs = 0;
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, {}, { now: () => Date.now() + skewMs });
     try {
       const w = await writeAheadWithoutExecuting(ballast);
       const first = await ballast.runCycle('plan'); // deadline not passed yet: still in flight, nothing planned
@@ -158,6 +168,9 @@ describe('reconciliation of interrupted transfers', () => {
       expect(getTransfer(ballast.db, w.transferId)!.status).toBe('prepared');
       await new Promise((r) => setTimeout(r, 3_000));
       sandbox.setFaults({ quoteDeadlineSec: 600 });
+      expect((await ballast.runCycle('once')).attempts).toEqual([]); // first proof of absence: noted only
+      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('prepared');
+      skewMs = ABSENCE_RECHECK_MS + 1_000;
       const report = await ballast.runCycle('once');
       expect(getTransfer(ballast.db, w.transferId)!.status).toBe('origin_failed');
       expect(report.attempts.map((a) => a.outcome)).toEqual(['success']);

@@ -9,6 +9,7 @@ import { depositoryAbi } from '../../protocol/depositoryAbi.ts';
 export interface FoundDeposit {
   txHash: Hex;
   blockNumber: bigint;
+  blockHash: Hex;
   /** The account the depository credited (the `depositor` argument, or the sender when that was zero). */
   from: Hex;
   /** Token address, or undefined for a native deposit. */
@@ -17,7 +18,9 @@ export interface FoundDeposit {
 }
 
 /**
- * Reads the depository's deposit events from `fromBlock` to the latest block and keeps those for `orderId`.
+ * Reads the depository's deposit events from `fromBlock` to `toBlock` (default the latest) and keeps those for
+ * `orderId`. Give `toBlock` when the answer must be about a known head (a load-balanced node may serve a backend
+ * that lags behind the one that gave the head).
  *
  * @param client the chain's client
  * @param depository the depository address (from GET /chains, as verified)
@@ -26,16 +29,23 @@ export interface FoundDeposit {
  * @returns the deposits for that order, oldest first
  * @throws viem's errors when the node cannot answer (callers must treat that as "not known", never as "none")
  */
-export async function findDepositsForOrder(client: PublicClient, depository: Hex, orderId: Hex, fromBlock: bigint): Promise<FoundDeposit[]> {
-  const logs = await client.getLogs({ address: depository, fromBlock, toBlock: 'latest' });
+export async function findDepositsForOrder(
+  client: PublicClient,
+  depository: Hex,
+  orderId: Hex,
+  fromBlock: bigint,
+  toBlock?: bigint,
+): Promise<FoundDeposit[]> {
+  const logs = await client.getLogs({ address: depository, fromBlock, toBlock: toBlock ?? 'latest' });
   const events = parseEventLogs({ abi: depositoryAbi, logs, strict: true });
   const id = orderId.toLowerCase();
   const out: FoundDeposit[] = [];
   for (const e of events) {
-    if (e.args.id.toLowerCase() !== id || e.transactionHash === null || e.blockNumber === null) continue;
+    if (e.args.id.toLowerCase() !== id || e.transactionHash === null || e.blockNumber === null || e.blockHash === null) continue;
     out.push({
       txHash: e.transactionHash,
       blockNumber: e.blockNumber,
+      blockHash: e.blockHash,
       from: e.args.from,
       ...(e.eventName === 'RelayErc20Deposit' ? { token: e.args.token } : {}),
       amount: e.args.amount,

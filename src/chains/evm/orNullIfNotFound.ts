@@ -1,11 +1,11 @@
 /**
  * Lookups that tell "the node does not know it" apart from "the node could not answer".
  */
-import { TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem';
+import { BlockNotFoundError, TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem';
 
 /**
- * Awaits a transaction or receipt lookup; viem's not-found answers (`TransactionNotFoundError`,
- * `TransactionReceiptNotFoundError`) become null.
+ * Awaits a transaction, receipt or block lookup; viem's not-found answers (`TransactionNotFoundError`,
+ * `TransactionReceiptNotFoundError`, `BlockNotFoundError`) become null.
  *
  * @throws every other error (timeouts, "transaction indexing is in progress", 5xx): an RPC error is never read
  *   as "not found"
@@ -14,7 +14,7 @@ export async function orNullIfNotFound<T>(lookup: Promise<T>): Promise<T | null>
   try {
     return await lookup;
   } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError || error instanceof TransactionNotFoundError) return null;
+    if (error instanceof TransactionReceiptNotFoundError || error instanceof TransactionNotFoundError || error instanceof BlockNotFoundError) return null;
     throw error;
   }
 }

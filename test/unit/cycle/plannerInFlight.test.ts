@@ -52,6 +52,8 @@ function minedTx(block: bigint, id = 1): TransferRow['txs'][number] {
     rawTx: '0x02',
     status: 'confirmed',
     blockNumber: block,
+    blockHash: null,
+    finalAtMs: null,
     signedAtMs: 0,
     sentAtMs: 0,
     confirmedAtMs: 0,
