@@ -1,0 +1,210 @@
+/**
+ * Runs one model schedule against the real cycle (`runCycle` with its planner, executor and reconciler): a
+ * config loaded the way `loadConfig` loads it, a SQLite file per schedule, in-memory chains and Relay service,
+ * a virtual clock, and processes that crash at the schedule's step boundaries. A crash closes the process's
+ * database and kills its chain and Relay handles, so nothing after it can write or send; the next cycle runs in
+ * a new process on the reopened file. After the faulty cycles, faults stop and settling cycles run with time
+ * moved past every deadline. The invariants (invariants.ts) are checked after every cycle.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { pino, type Logger } from 'pino';
+import { armCrashPoints, type CrashPoint } from '../../src/core/crashPoints.ts';
+import { shortErrorMessage } from '../../src/core/errorMessage.ts';
+import { loadConfig, type LoadedConfig } from '../../src/config/loadConfig.ts';
+import type { ChainRuntime, CycleContext, WalletRuntime } from '../../src/cycle/context.ts';
+import { runCycle } from '../../src/cycle/runCycle.ts';
+import { createMetrics, type BallastMetrics } from '../../src/metrics/metrics.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { inMemoryNode, type ProcessHandle } from './inMemoryNode.ts';
+import { inMemoryRelayClient } from './inMemoryRelay.ts';
+import { checkAlways, checkSettled } from './invariants.ts';
+import { BANDS, describeSchedule, type ChainName, type Schedule } from './schedule.ts';
+import { ACCOUNTS, ADDR, CHAIN_IDS, FINALITY_BLOCKS, World } from './world.ts';
+
+/** Settling cycles run after the faulty ones, and the virtual time before each (past every deadline), ms. */
+const SETTLE_CYCLES = 4;
+const SETTLE_GAP_MS = 6 * 60_000;
+
+/** What every schedule of a test file shares: the loaded config, one metrics registry, a logger, a temp root. */
+export interface ModelEnv {
+  root: string;
+  config: LoadedConfig;
+  metrics: BallastMetrics;
+  logger: Logger;
+  /** Removes the temp root. */
+  close(): void;
+}
+
+/**
+ * Writes the model's config (two chains, USDC and USDT bands, the demo's fee policy, 1 s polls, 60 s tracking)
+ * into a temp dir (under /dev/shm when there is one) and loads it with `loadConfig`. The RPC and API URLs are
+ * loopback placeholders: nothing is contacted.
+ *
+ * @param logLevel pino level for Ballast's logs (default silent; `BALLAST_MODEL_LOG` in the test file)
+ */
+export function createModelEnv(logLevel = 'silent'): ModelEnv {
+  const base = existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
+  const root = mkdtempSync(path.join(base, 'ballast-model-'));
+  const band = (chain: ChainName, asset: 'USDC' | 'USDT') =>
+    `    - { chain: ${chain}, currency: "${ADDR[asset]}", wallet: treasury, min: "${BANDS[chain].min}", target: "${BANDS[chain].target}", max: "${BANDS[chain].max}" }`;
+  const yaml = [
+    'relay: { baseUrl: "http://127.0.0.1:9", referrer: ballast-model }',
+    'wallets:',
+    '  treasury: { vm: evm, privateKey: "${MODEL_TREASURY_KEY}" }',
+    'chains:',
+    `  alpha: { chainId: ${CHAIN_IDS.alpha}, rpcUrl: "http://127.0.0.1:9", confirmations: ${FINALITY_BLOCKS} }`,
+    `  beta: { chainId: ${CHAIN_IDS.beta}, rpcUrl: "http://127.0.0.1:9", confirmations: ${FINALITY_BLOCKS} }`,
+    'assets:',
+    '  USDC:',
+    band('alpha', 'USDC'),
+    band('beta', 'USDC'),
+    '  USDT:',
+    band('alpha', 'USDT'),
+    band('beta', 'USDT'),
+    'policy:',
+    '  minTransfer: "100"',
+    '  maxTransfer: "50000"',
+    '  slippageBps: 50',
+    '  maxFees: { totalBps: 30, totalUsd: "25", components: { execution: { usd: "2" }, swap: { bps: 20 }, platform: { bps: 10 }, app: { bps: 0 } } }',
+    'tracking: { pollMs: 1000, timeoutSec: 60 }',
+    'store: "./unused.db"',
+    'metrics: { listen: "127.0.0.1:9464" }',
+  ].join('\n');
+  const file = path.join(root, 'ballast.yaml');
+  writeFileSync(file, `${yaml}\n`);
+  const config = loadConfig(file, { MODEL_TREASURY_KEY: ACCOUNTS.treasury.privateKey });
+  // createMetrics has no registry option and registers process collectors: one instance serves every process.
+  const metrics = createMetrics();
+  const logger = pino({ level: logLevel }, pino.destination(2));
+  return { root, config, metrics, logger, close: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Thrown by the crash handler at the boundary where the process dies. */
+export class ModelCrash extends Error {
+  constructor(readonly point: CrashPoint, readonly pass: number) {
+    super(`process crashed at ${point} (boundary pass ${pass})`);
+  }
+}
+
+/** One Ballast process: its database connection, handles and cycle context. */
+class ModelProcess {
+  readonly handle: ProcessHandle;
+  readonly db: Database.Database;
+  readonly ctx: CycleContext;
+
+  constructor(env: ModelEnv, world: World, dbFile: string, id: number) {
+    this.handle = { id, alive: true };
+    this.db = openDatabase(dbFile);
+    // A process crash, not a power loss, is modelled: committed rows are in the OS cache either way.
+    this.db.pragma('synchronous = OFF');
+    const chains = new Map<string, ChainRuntime>();
+    for (const name of ['alpha', 'beta'] as const) {
+      const publicClient = inMemoryNode(world, world.chains[name], this.handle);
+      chains.set(name, { name, chainId: CHAIN_IDS[name], vm: 'evm', publicClient, confirmations: FINALITY_BLOCKS });
+    }
+    const treasury = env.config.wallets.treasury!; // the model config names it
+    const wallets = new Map<string, WalletRuntime>([['treasury', { name: 'treasury', vm: 'evm', address: treasury.address, account: treasury.account }]]);
+    const handle = this.handle;
+    this.ctx = {
+      config: env.config,
+      db: this.db,
+      relay: inMemoryRelayClient(world, handle),
+      chains,
+      wallets,
+      metrics: env.metrics,
+      logger: env.logger.child({ process: id }),
+      now: () => world.nowMs,
+      sleep: async (ms) => {
+        if (!handle.alive) throw new Error(`process ${id} has ended; no more waiting`);
+        world.advance(ms);
+      },
+    };
+  }
+
+  /** The process dies: its database closes and its handles refuse every further call. */
+  kill(): void {
+    if (!this.handle.alive) return;
+    this.handle.alive = false;
+    this.db.close();
+  }
+}
+
+/** What a schedule did, for the test's own checks and reports. */
+export interface ScheduleOutcome {
+  cycles: number;
+  crashes: number;
+  /** Calls counted while faults were on: node lookups, broadcasts, Relay calls, step boundaries passed. */
+  calls: { lookups: number; sends: number; relay: number; boundaries: number };
+  transfers: number;
+  statuses: Record<string, number>;
+  /** The faults injected, in order (as in failure reports). */
+  injected: string[];
+}
+
+let runCount = 0;
+
+/**
+ * Runs a schedule to the end and checks the invariants after every cycle.
+ *
+ * @throws Error naming every violated invariant, with the schedule and the faults injected, on the first cycle
+ *   after which one fails; or when `runCycle` throws while its process is alive (it must not)
+ */
+export async function runSchedule(env: ModelEnv, schedule: Schedule): Promise<ScheduleOutcome> {
+  const world = new World(schedule);
+  const dir = mkdtempSync(path.join(env.root, `run-${++runCount}-`));
+  const dbFile = path.join(dir, 'ballast.db');
+  let processes = 1;
+  let proc = new ModelProcess(env, world, dbFile, processes);
+  let passes = 0;
+  let crashes = 0;
+  let cycles = 0;
+  const crashAt = new Set(schedule.crashes);
+  const crashAtPoint = (point: CrashPoint, hit: number) => (schedule.crashAt ?? []).some((c) => c.point === point && c.hit === hit);
+  armCrashPoints((point, hit) => {
+    if (!world.faultsOn) return;
+    passes += 1;
+    if (!crashAt.has(passes) && !crashAtPoint(point, hit)) return;
+    crashes += 1;
+    world.journal.push(`crash at ${point} #${hit} (pass ${passes})`);
+    proc.kill();
+    throw new ModelCrash(point, passes);
+  });
+  const fail = (when: string, violations: string[]) => {
+    throw new Error(
+      [`${when}:`, ...violations.map((v) => `  - ${v}`), `schedule: ${describeSchedule(schedule)}`, `injected: ${world.journal.join(' | ') || 'nothing'}`].join('\n'),
+    );
+  };
+  const cycle = async (label: string, settled: boolean) => {
+    cycles += 1;
+    const running = proc;
+    try {
+      await runCycle(running.ctx, { mode: 'once' });
+    } catch (error) {
+      if (running.handle.alive) fail(`${label}: runCycle threw while its process was alive`, [shortErrorMessage(error)]);
+    }
+    if (!proc.handle.alive) proc = new ModelProcess(env, world, dbFile, ++processes);
+    const violations = settled ? checkSettled(world, proc.db) : checkAlways(world, proc.db);
+    if (violations.length > 0) fail(`after ${label}`, violations);
+  };
+  try {
+    for (const [i, gapMs] of schedule.gapsMs.entries()) {
+      world.advance(gapMs);
+      await cycle(`cycle ${i + 1}`, false);
+    }
+    world.faultsOn = false;
+    const calls = { ...world.counters, boundaries: passes };
+    for (let i = 0; i < SETTLE_CYCLES; i++) {
+      world.advance(SETTLE_GAP_MS);
+      await cycle(`settling cycle ${i + 1}`, i === SETTLE_CYCLES - 1);
+    }
+    const rows = proc.db.prepare('SELECT status, COUNT(*) AS n FROM transfers GROUP BY status').all() as { status: string; n: number }[]; // two columns
+    return { cycles, crashes, calls, injected: [...world.journal], transfers: rows.reduce((s, r) => s + r.n, 0), statuses: Object.fromEntries(rows.map((r) => [r.status, r.n])) };
+  } finally {
+    armCrashPoints(null);
+    proc.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

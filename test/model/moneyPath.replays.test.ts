@@ -1,0 +1,83 @@
+/**
+ * Minimal replays of schedules the money-path property (moneyPath.property.test.ts) shrank to. Each runs one
+ * fixed schedule through the same harness and invariants and must pass; each also checks that its faults still
+ * land where they were aimed (call counts shift when the code changes its calls), so a replay never passes
+ * without reproducing its situation. They FAIL while the bugs they describe are in src/:
+ *
+ * 1. a reorg that drops a deposit whose receipt was already seen leaves the transfer `deposited` forever
+ *    (src/cycle/reorgs.ts re-checks only transactions whose recorded block is not yet `confirmations` deep at
+ *    the next cycle, by which time it always is);
+ * 2. a transfer left `broadcast` whose deposit landed and was filled is counted twice by the planner (origin
+ *    debited again, destination credited again) when one lookup fails during reconciliation, and the planner
+ *    sends the money back the other way (src/cycle/plannerInFlight.ts, src/cycle/reconcile.ts txState);
+ * 3. a deposit proof read from a backend one block behind misses a speed-up that was just mined: the transfer
+ *    is failed, re-planned on the balances read before the rebroadcast, and the need is paid twice
+ *    (src/cycle/reconcile.ts depositProof, src/chains/evm/findDeposits.ts `toBlock: 'latest'`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createModelEnv, runSchedule, type ModelEnv } from './harness.ts';
+import { UNIT, type Schedule } from './schedule.ts';
+
+let env: ModelEnv;
+
+beforeAll(() => {
+  env = createModelEnv(process.env.BALLAST_MODEL_LOG ?? 'silent');
+});
+afterAll(() => env.close());
+
+/** A schedule with one need of 20 000 USDC from alpha to beta and no faults but those given. */
+function oneNeed(faults: Partial<Schedule>): Schedule {
+  return {
+    needs: [{ asset: 'USDC', from: 'alpha', amount: 20_000n * UNIT }],
+    gapsMs: [20_000, 20_000],
+    lookupFaults: [],
+    reorgs: [],
+    sendFaults: [],
+    relayFaults: [],
+    fills: [],
+    crashes: [],
+    ...faults,
+  };
+}
+
+/** Runs a replay; its faults must still hit the calls named in `expected` (journal lines, in any order). */
+async function replay(schedule: Schedule, expected: RegExp[]): Promise<void> {
+  const outcome = await runSchedule(env, schedule);
+  for (const line of expected) expect(outcome.injected.some((i) => line.test(i)), `fault ${line} injected: ${outcome.injected.join(' | ')}`).toBe(true);
+}
+
+describe('money-path replays', () => {
+  it('a deposit a reorg removes after its receipt was seen is found missing and sent again (not left deposited forever)', async () => {
+    // The deposit (second mined transaction) is in block B; when B+1 is mined the chain reorgs B and B+1 away
+    // and the node forgets their transactions. Nothing re-checks B at the next cycle: it is 3 blocks deep by then.
+    await replay(oneNeed({ gapsMs: [20_000], reorgs: [{ afterMined: 1, delayBlocks: 1, depth: 2, mode: 'vanish' }] }), [
+      /^mined #1 .* on alpha: reorg/,
+    ]);
+  });
+
+  it('a transfer whose deposit landed while its record says broadcast is not counted twice when one receipt lookup fails', async () => {
+    // The process dies right after the node accepted the deposit (the second tx:sent); the deposit is mined and
+    // filled; at the next cycle the receipt lookup of the deposit fails once, the transfer stays `broadcast`,
+    // alpha is debited and beta credited a second time, and 20 000 USDC are quoted and sent back beta → alpha.
+    await replay(
+      oneNeed({ crashAt: [{ point: 'tx:sent', hit: 2 }], lookupFaults: [{ at: 0, method: 'getTransactionReceipt', fault: { kind: 'error' } }] }),
+      [/^crash at tx:sent #2 /, /getTransactionReceipt \(#0 of getTransactionReceipt\): \{"kind":"error"\}$/],
+    );
+  });
+
+  it('a deposit proof answered by a backend one block behind does not fail a transfer whose speed-up was just mined', async () => {
+    // The deposit's broadcast is lost; the next cycle sends it again and the operator speeds it up; the speed-up
+    // is mined; the depository logs come from a backend one block behind and the Relay has not indexed it yet.
+    await replay(
+      oneNeed({
+        sendFaults: [
+          { at: 1, fault: 'lost' },
+          { at: 2, fault: 'speedUp' },
+        ],
+        lookupFaults: [{ at: 0, method: 'getLogs', fault: { kind: 'lag', blocks: 1 } }],
+        fills: [{ outcome: 'success', payMinimum: false, delayMs: 0, indexDelayMs: 8_000 }],
+      }),
+      [/^send #1: lost$/, /^send #2: speedUp$/, /getLogs \(#0 of getLogs\): \{"kind":"lag","blocks":1\}$/],
+    );
+  });
+});
