@@ -1,0 +1,25 @@
+/**
+ * Crash recovery, first half: `ballast run --once` SIGKILLed at every step boundary up to and including the
+ * approve (cycle, quote and `tx:*#1` boundaries), then run again as cron would. Per case it prints duplicates,
+ * lost and the time back in band; all must be 0, 0 and at most 30 s.
+ */
+import { describe, expect, it } from 'vitest';
+import { CRASH_POINTS } from '../../../src/core/crashPoints.ts';
+import { crashSequences, killsBeforeDeposit } from './helpers/crashCase.ts';
+import { describeCrashCases } from './helpers/crashSuite.ts';
+
+describe('the kill sequences', () => {
+  it('cover every crash point, each tx:* boundary for the approve and the deposit', () => {
+    const sequences = crashSequences();
+    const killed = new Set(sequences.flat().map((t) => t.replace(/#\d+$/, '')));
+    expect([...killed].sort()).toEqual([...CRASH_POINTS].sort());
+    for (const point of CRASH_POINTS.filter((p) => p.startsWith('tx:'))) {
+      expect(sequences).toContainEqual([`${point}#1`]);
+      expect(sequences).toContainEqual([`${point}#2`]);
+    }
+    // This file runs the ten kills up to the approve; crash-deposit.test.ts the rest.
+    expect(sequences.filter(killsBeforeDeposit)).toHaveLength(10);
+  });
+});
+
+describeCrashCases('SIGKILL before the deposit', crashSequences().filter(killsBeforeDeposit));

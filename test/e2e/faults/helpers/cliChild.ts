@@ -1,0 +1,71 @@
+/**
+ * Runs `ballast run --once` as a real child process (node + tsx loader, like test/e2e/helpers/cli.ts) and
+ * reports how it ended, signal included, so a crash case can prove its run died by SIGKILL. Every child is
+ * remembered until it exits; {@link stopChildren} kills the ones still running (by pid).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ROOT } from '../../helpers/cli.ts';
+
+/** How a child run ended. */
+export interface ChildExit {
+  /** Exit code, or null when a signal ended it. */
+  code: number | null;
+  /** The signal that ended it (e.g. `SIGKILL`), or null after a normal exit. */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** When the process was seen to exit, unix ms. */
+  exitedAtMs: number;
+}
+
+const running = new Set<ChildProcess>();
+
+/**
+ * Runs `ballast run --once --config <configFile>` with `env` added to this process's environment.
+ *
+ * @param env e.g. `sandboxEnv(sandbox, store)` plus `BALLAST_CRASH_AT`
+ * @param timeoutMs the child is killed (SIGKILL) and the promise rejects after this long
+ * @returns how it ended; never rejects for a non-zero exit or a signal
+ * @example
+ * const exit = await runOnce(configFile, { ...sandboxEnv(sandbox, store), BALLAST_CRASH_AT: 'tx:written#2' });
+ * expect(exit.signal).toBe('SIGKILL');
+ */
+export function runOnce(configFile: string, env: Record<string, string>, timeoutMs = 90_000): Promise<ChildExit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'run', '--once', '--config', configFile],
+      // BALLAST_CRASH_AT is cleared unless the caller sets it, so a value in the test runner's own environment
+      // never leaks into a recovery run.
+      { cwd: ROOT, env: { ...process.env, BALLAST_CRASH_AT: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`ballast run --once did not exit within ${timeoutMs} ms\nstderr: ${stderr.slice(-2000)}`));
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      running.delete(child);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child);
+      resolve({ code, signal, stdout, stderr, exitedAtMs: Date.now() });
+    });
+  });
+}
+
+/** Kills (SIGKILL, by pid) every child started by {@link runOnce} that has not exited yet. */
+export function stopChildren(): void {
+  for (const child of running) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  running.clear();
+}

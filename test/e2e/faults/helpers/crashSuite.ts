@@ -1,0 +1,72 @@
+/**
+ * Registers SIGKILL cases on one shared sandbox (each case with a fresh need, config and store) and prints
+ * their summary table once the file is done. Used by the crash-*.test.ts files, which split the kill
+ * sequences so that vitest can run them side by side.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../../../src/sandbox/startSandbox.ts';
+import { tempDir } from '../../helpers/sandboxBallast.ts';
+import { formatSummary, type CaseRow } from './caseAudit.ts';
+import { stopChildren } from './cliChild.ts';
+import { STATE_AT_KILL, STATE_AT_SECOND_KILL, crashAndRecover } from './crashCase.ts';
+import { NEED, NEED_BALANCES } from './treasuryNeed.ts';
+
+/** Longest a crash case may take (kill, recovery runs, audit) on a busy two-core machine, ms. */
+const CASE_TIMEOUT_MS = 120_000;
+
+/**
+ * Registers one `it` per kill sequence inside a `describe` titled `title`.
+ *
+ * @param sequences `BALLAST_CRASH_AT` values per case (see `crashSequences()`)
+ */
+export function describeCrashCases(title: string, sequences: readonly string[][]): void {
+  describe(title, () => {
+    const tmp = tempDir('ballast-faults-crash-');
+    const rows: CaseRow[] = [];
+    let sandbox: Sandbox | null = null;
+
+    beforeAll(async () => {
+      sandbox = await startSandbox({ balances: NEED_BALANCES });
+    });
+    afterAll(async () => {
+      stopChildren();
+      await sandbox?.stop();
+      tmp.cleanup();
+      console.log(formatSummary(`${title}: summary`, rows));
+    });
+
+    for (const targets of sequences) {
+      it(`SIGKILL at ${targets.join(' then ')}: no duplicate, nothing lost, back in band within 30 s`, async () => {
+        const r = await crashAndRecover(sandbox!, tmp.dir, targets);
+        rows.push(r.row);
+        // Every run meant to crash died by SIGKILL at its boundary, so the case cannot pass without the fault.
+        for (const k of r.kills) {
+          expect(k.signal, k.stderr.slice(-1500)).toBe('SIGKILL');
+          expect(k.code).toBeNull();
+        }
+        const expected = STATE_AT_KILL[targets[0]!];
+        if (expected) expect(r.statesAtKill[0]).toEqual(expected);
+        if (targets.length > 1) expect(r.statesAtKill[1]).toEqual(STATE_AT_SECOND_KILL[targets.join(' then ')]);
+        // Recovery: plain `run --once` runs that complete.
+        for (const rec of r.recoveries) expect(rec.code, rec.stderr.slice(-1500)).toBe(0);
+
+        // Exactly one deposit for the need, tracked by a transfer that ended success, nothing left in flight.
+        expect(r.audit.lostWhy).toEqual([]);
+        expect(r.row.lost).toBe(0n);
+        expect(r.row.duplicates).toBe(0);
+        expect(r.audit.deposits).toHaveLength(1);
+        expect(r.audit.deposits[0]!.amount).toBe(NEED);
+        const paid = r.audit.transfers.filter((t) => t.orderId?.toLowerCase() === r.audit.deposits[0]!.orderId);
+        expect(paid.map((t) => t.status)).toEqual(['success']);
+        expect(r.audit.inFlight).toEqual([]);
+        // Anything else the store holds never deposited: a transfer failed only before its deposit was signed.
+        for (const other of r.audit.transfers.filter((t) => !paid.includes(t))) {
+          expect(other.status).toBe('origin_failed');
+          expect(other.txs.map((t) => t.stepId)).not.toContain('deposit');
+        }
+        expect(r.row.backInBandSec).not.toBeNull();
+        expect(r.row.backInBandSec!).toBeLessThanOrEqual(30);
+      }, CASE_TIMEOUT_MS);
+    }
+  });
+}

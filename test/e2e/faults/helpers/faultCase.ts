@@ -1,0 +1,80 @@
+/**
+ * Shared steps of the chain, API and operator fault cases: an in-process Ballast over a case's config and
+ * store (optionally through an RPC fault proxy or with a test clock), and the measured recovery that ends every
+ * case (recovery cycles until back in band with nothing in flight or 30 s from the fault, then the audit and
+ * the printed row).
+ */
+import type Database from 'better-sqlite3';
+import { createBallast, type Ballast } from '../../../../src/app/createBallast.ts';
+import { loadConfig } from '../../../../src/config/loadConfig.ts';
+import type { Sandbox } from '../../../../src/sandbox/startSandbox.ts';
+import { listInFlightTransfers } from '../../../../src/store/transfers.ts';
+import { memoryLogger } from '../../helpers/sandboxBallast.ts';
+import { auditCase, formatRow, recoverUntil, watchBand, type CaseAudit, type CaseRow } from './caseAudit.ts';
+import { inBand, readTreasury, type CaseStart } from './treasuryNeed.ts';
+
+/**
+ * Wires an in-process Ballast from an existing config file and environment (e.g. the config and store of a case
+ * whose run was killed, with `SANDBOX_ALPHA_RPC` pointing at a fault proxy). The caller closes it.
+ *
+ * @param opts.now the clock Ballast reads (unix ms); default `Date.now`
+ */
+export function openBallast(configFile: string, env: Record<string, string>, opts: { now?: () => number } = {}): Ballast {
+  const config = loadConfig(configFile, env);
+  return createBallast(config, { logger: memoryLogger().logger, chainPollingIntervalMs: 50, ...(opts.now ? { now: opts.now } : {}) });
+}
+
+/** Options of {@link measureRecovery}. */
+export interface MeasureRecoveryOptions {
+  /** The row's name, e.g. `lookup errors`. */
+  fault: string;
+  /** When the fault happened (a kill, a reorg, the faulty cycle's start), unix ms. */
+  faultAtMs: number;
+  /** The case's store. */
+  db: Database.Database;
+  start: CaseStart;
+  /** One recovery run, e.g. `() => ballast.runCycle('once')`. */
+  step: () => Promise<unknown>;
+  /** When recovery is over; default: back in band and nothing in flight. */
+  done?: () => Promise<boolean> | boolean;
+  /** Recovery runs to make at least (default 1). */
+  minSteps?: number;
+  /** Extra text for the row (e.g. why the case is not expected back in band). */
+  note?: string;
+}
+
+/** The measured outcome of a case. */
+export interface MeasuredCase {
+  row: CaseRow;
+  audit: CaseAudit;
+  /** Recovery runs made. */
+  steps: number;
+}
+
+/**
+ * Runs recovery from a fault and audits the case: duplicates, lost, time back in band; prints the row.
+ */
+export async function measureRecovery(s: Sandbox, o: MeasureRecoveryOptions): Promise<MeasuredCase> {
+  const band = watchBand(s, o.faultAtMs);
+  let steps: number;
+  try {
+    steps = await recoverUntil({
+      faultAtMs: o.faultAtMs,
+      step: async () => void (await o.step()),
+      done: o.done ?? (async () => listInFlightTransfers(o.db).length === 0 && inBand(await readTreasury(s))),
+      minSteps: o.minSteps ?? 1,
+    });
+  } finally {
+    await band.stop();
+  }
+  const audit = await auditCase(s, o.db, o.start);
+  const row: CaseRow = {
+    fault: o.fault,
+    duplicates: audit.duplicates,
+    lost: audit.lost,
+    backInBandSec: band.backInBandSec(),
+    note: [o.note, `${steps} recovery run(s); transfers ${audit.transfers.map((t) => t.status).reverse().join(', ')}`].filter(Boolean).join('; '),
+  };
+  console.log(formatRow(row));
+  return { row, audit, steps };
+}
