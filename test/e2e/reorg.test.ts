@@ -9,6 +9,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { findDepositsForOrder } from '../../src/chains/evm/findDeposits.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
+import { anvilReorg as reorg } from './helpers/anvilReorg.ts';
 
 const USDC = 1_000_000n;
 const tmp = tempDir('ballast-reorg-');
@@ -22,16 +23,6 @@ afterEach(async () => {
   sandbox = null;
 });
 
-/** anvil's `anvil_reorg`: replaces the last `depth` blocks with as many empty ones (their transactions are gone). */
-async function reorg(rpcUrl: string, depth: number): Promise<void> {
-  const res = await fetch(rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_reorg', params: [depth, []] }),
-  });
-  const body = (await res.json()) as { error?: { message: string } };
-  if (body.error) throw new Error(`anvil_reorg: ${body.error.message}`);
-}
 
 describe('reorg of a confirmed deposit', () => {
   it('sends the recorded transactions again: one deposit on chain, transfer back to deposited, origin debited once', async () => {

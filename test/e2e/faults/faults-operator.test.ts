@@ -16,7 +16,7 @@ import { listRecentTransfers, type TransferRow } from '../../../src/store/transf
 import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance } from '../helpers/sandboxBallast.ts';
 import { formatSummary, treasuryDeposits, type CaseRow } from './helpers/caseAudit.ts';
 import { runOnce, stopChildren } from './helpers/cliChild.ts';
-import { measureRecovery, openBallast, type MeasuredCase } from './helpers/faultCase.ts';
+import { expectPaidOnce, measureRecovery, openBallast, type MeasuredCase } from './helpers/faultCase.ts';
 import { BETA_START, NEED, NEED_BALANCES, chainOf, freshNeed, inBand, readTreasury } from './helpers/treasuryNeed.ts';
 
 const CASE_TIMEOUT_MS = 120_000;
@@ -35,20 +35,6 @@ afterAll(async () => {
   console.log(formatSummary('Operator, service and time faults: summary', rows));
 });
 
-/** One deposit for the need, tracked by a transfer that ended `success`; nothing lost, nothing in flight. */
-function expectPaidOnce(m: MeasuredCase): TransferRow {
-  expect(m.audit.lostWhy).toEqual([]);
-  expect(m.row.lost).toBe(0n);
-  expect(m.row.duplicates).toBe(0);
-  expect(m.audit.deposits).toHaveLength(1);
-  expect(m.audit.deposits[0]!.amount).toBe(NEED);
-  const paid = m.audit.transfers.filter((t) => t.orderId?.toLowerCase() === m.audit.deposits[0]!.orderId);
-  expect(paid.map((t) => t.status)).toEqual(['success']);
-  expect(m.audit.inFlight).toEqual([]);
-  expect(m.row.backInBandSec).not.toBeNull();
-  expect(m.row.backInBandSec!).toBeLessThanOrEqual(30);
-  return paid[0]!;
-}
 
 /** Mints `amount` base units of the sandbox USDC to the treasury on `slug` (its owner is the deployer). */
 async function mintToTreasury(slug: 'alpha' | 'beta', amount: bigint): Promise<void> {

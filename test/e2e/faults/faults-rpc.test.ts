@@ -13,7 +13,8 @@ import { startRpcFaultProxy, type RpcFault, type RpcFaultProxy } from '../helper
 import { ballastOnSandbox, tempDir, usdcBalance } from '../helpers/sandboxBallast.ts';
 import { formatSummary, treasuryDeposits, type CaseRow } from './helpers/caseAudit.ts';
 import { runOnce, stopChildren } from './helpers/cliChild.ts';
-import { measureRecovery, openBallast, type MeasuredCase } from './helpers/faultCase.ts';
+import { expectPaidOnce, measureRecovery, openBallast, type MeasuredCase } from './helpers/faultCase.ts';
+import { anvilReorg as reorg } from '../helpers/anvilReorg.ts';
 import { BETA_START, NEED, NEED_BALANCES, chainOf, freshNeed } from './helpers/treasuryNeed.ts';
 
 const CASE_TIMEOUT_MS = 120_000;
@@ -40,30 +41,7 @@ function onCalls(methods: string[], from: number, to: number, action: RpcFault['
   return out;
 }
 
-/** The assertions every case of this file shares: one deposit, filled to the treasury, nothing lost. */
-function expectPaidOnce(m: MeasuredCase): void {
-  expect(m.audit.lostWhy).toEqual([]);
-  expect(m.row.lost).toBe(0n);
-  expect(m.row.duplicates).toBe(0);
-  expect(m.audit.deposits).toHaveLength(1);
-  expect(m.audit.deposits[0]!.amount).toBe(NEED);
-  const paid = m.audit.transfers.filter((t) => t.orderId?.toLowerCase() === m.audit.deposits[0]!.orderId);
-  expect(paid.map((t) => t.status)).toEqual(['success']);
-  expect(m.audit.inFlight).toEqual([]);
-  expect(m.row.backInBandSec).not.toBeNull();
-  expect(m.row.backInBandSec!).toBeLessThanOrEqual(30);
-}
 
-/** anvil's `anvil_reorg`: replaces the last `depth` blocks with as many empty ones. */
-async function reorg(rpcUrl: string, depth: number): Promise<void> {
-  const res = await fetch(rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_reorg', params: [depth, []] }),
-  });
-  const body = (await res.json()) as { error?: { message: string } };
-  if (body.error) throw new Error(`anvil_reorg: ${body.error.message}`);
-}
 
 describe('RPC and chain faults', () => {
   it('lookup errors during the approve: receipts and transactions answered with errors are never read as "not found"', async () => {

@@ -5,10 +5,12 @@
  * the printed row).
  */
 import type Database from 'better-sqlite3';
+import { expect } from 'vitest';
 import { createBallast, type Ballast } from '../../../../src/app/createBallast.ts';
 import { loadConfig } from '../../../../src/config/loadConfig.ts';
 import type { Sandbox } from '../../../../src/sandbox/startSandbox.ts';
-import { listInFlightTransfers } from '../../../../src/store/transfers.ts';
+import { listInFlightTransfers, type TransferRow } from '../../../../src/store/transfers.ts';
+import { NEED } from './treasuryNeed.ts';
 import { memoryLogger } from '../../helpers/sandboxBallast.ts';
 import { auditCase, formatRow, recoverUntil, watchBand, type CaseAudit, type CaseRow } from './caseAudit.ts';
 import { inBand, readTreasury, type CaseStart } from './treasuryNeed.ts';
@@ -77,4 +79,19 @@ export async function measureRecovery(s: Sandbox, o: MeasureRecoveryOptions): Pr
   };
   console.log(formatRow(row));
   return { row, audit, steps };
+}
+
+/** One deposit for the need, tracked by a transfer that ended `success`; nothing lost, nothing in flight. */
+export function expectPaidOnce(m: MeasuredCase): TransferRow {
+  expect(m.audit.lostWhy).toEqual([]);
+  expect(m.row.lost).toBe(0n);
+  expect(m.row.duplicates).toBe(0);
+  expect(m.audit.deposits).toHaveLength(1);
+  expect(m.audit.deposits[0]!.amount).toBe(NEED);
+  const paid = m.audit.transfers.filter((t) => t.orderId?.toLowerCase() === m.audit.deposits[0]!.orderId);
+  expect(paid.map((t) => t.status)).toEqual(['success']);
+  expect(m.audit.inFlight).toEqual([]);
+  expect(m.row.backInBandSec).not.toBeNull();
+  expect(m.row.backInBandSec!).toBeLessThanOrEqual(30);
+  return paid[0]!;
 }
