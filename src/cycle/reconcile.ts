@@ -127,6 +127,27 @@ async function depositProof(
 }
 
 /**
+ * Whether another unmined transaction of the transfer, signed after `tx`, could still land (the node holds it,
+ * pending behind a nonce gap, or cannot say): once `tx`'s nonce is used by anything, such a transaction becomes
+ * minable, so the transfer must not be failed while one exists.
+ *
+ * @returns why one could still land, or null when every later one is unknown to the node or its nonce is used
+ */
+async function laterTxStillAlive(client: PublicClient, row: TransferRow, tx: TransferRow['txs'][number]): Promise<string | null> {
+  for (const other of row.txs.slice(row.txs.indexOf(tx) + 1)) {
+    if (other.status === 'confirmed' || other.status === 'reverted') continue;
+    let state: TxState;
+    try {
+      state = await txState(client, row, other);
+    } catch (error) {
+      return `${other.stepId} ${other.txHash} could not be looked up (${shortErrorMessage(error)})`;
+    }
+    if (state.state !== 'unknown' && state.state !== 'dropped') return `${other.stepId} ${other.txHash} is ${state.state} at the node`;
+  }
+  return null;
+}
+
+/**
  * Sends a recorded transaction again, exactly as signed, when the node does not know it (written ahead, then a
  * crash or a lost send) and the order deadline still leaves time for it and the deposit after it; then waits
  * for its receipt within that time. Nothing new is signed.
@@ -205,6 +226,11 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
           ? `${tx.stepId} ${tx.txHash} unknown to the node and the order deadline has passed`
           : null;
     if (why === null) return status;
+    const later = await laterTxStillAlive(chain.publicClient, row, tx);
+    if (later !== null) {
+      log.warn({ txHash: tx.txHash, later }, `${why}, but ${later}; transfer stays in flight`);
+      return status;
+    }
     const proof = await depositProof(ctx, chain.publicClient, row, facts);
     if (proof.kind === 'unknown') {
       log.warn({ txHash: tx.txHash, why: proof.why }, `${why}, but no deposit is proven absent; transfer stays in flight`);

@@ -2,7 +2,7 @@
  * Minimal replays of schedules the money-path property (moneyPath.property.test.ts) shrank to. Each runs one
  * fixed schedule through the same harness and invariants and must pass; each also checks that its faults still
  * land where they were aimed (call counts shift when the code changes its calls), so a replay never passes
- * without reproducing its situation. They FAIL while the bugs they describe are in src/:
+ * without reproducing its situation. Each failed on the code it was found against:
  *
  * 1. a reorg that drops a deposit whose receipt was already seen leaves the transfer `deposited` forever
  *    (src/cycle/reorgs.ts re-checks only transactions whose recorded block is not yet `confirmations` deep at
@@ -12,7 +12,11 @@
  *    sends the money back the other way (src/cycle/plannerInFlight.ts, src/cycle/reconcile.ts txState);
  * 3. a deposit proof read from a backend one block behind misses a speed-up that was just mined: the transfer
  *    is failed, re-planned on the balances read before the rebroadcast, and the need is paid twice
- *    (src/cycle/reconcile.ts depositProof, src/chains/evm/findDeposits.ts `toBlock: 'latest'`).
+ *    (src/cycle/reconcile.ts depositProof, src/chains/evm/findDeposits.ts `toBlock: 'latest'`);
+ * 4. a reorg drops a mined approve while the deposit signed after it waits in the mempool behind the gap; the
+ *    order deadline passes and the transfer is failed, the next transfer's approve takes the free nonce, and the
+ *    old deposit lands after all (src/cycle/reconcile.ts failed a transfer while a later transaction of it
+ *    could still land).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelEnv, runSchedule, type ModelEnv } from './harness.ts';
@@ -78,6 +82,25 @@ describe('money-path replays', () => {
         fills: [{ outcome: 'success', payMinimum: false, delayMs: 0, indexDelayMs: 8_000 }],
       }),
       [/^send #1: lost$/, /^send #2: speedUp$/, /getLogs \(#0 of getLogs\): \{"kind":"lag","blocks":1\}$/],
+    );
+  });
+
+  it('a transfer is not failed while a deposit signed after a reorged approve still waits behind the nonce gap', async () => {
+    await replay(
+      {
+        needs: [
+          { asset: 'USDC', from: 'alpha', amount: 15_001n * UNIT },
+          { asset: 'USDT', from: 'beta', amount: 15_001n * UNIT },
+        ],
+        gapsMs: [20_000],
+        lookupFaults: [{ at: 26, fault: { kind: 'reorg', chain: 'beta', depth: 1, mode: 'vanish' } }],
+        reorgs: [],
+        sendFaults: [],
+        relayFaults: [],
+        fills: [],
+        crashes: [],
+      },
+      [/estimateFeesPerGas .*"kind":"reorg","chain":"beta"/],
     );
   });
 });
