@@ -131,7 +131,8 @@ async function depositProof(
  * pending behind a nonce gap, or cannot say): once `tx`'s nonce is used by anything, such a transaction becomes
  * minable, so the transfer must not be failed while one exists.
  *
- * @returns why one could still land, or null when every later one is unknown to the node or its nonce is used
+ * @returns why one could still land, or null when every later one is mined, unknown to the node, or its nonce
+ *   is used
  */
 async function laterTxStillAlive(client: PublicClient, row: TransferRow, tx: TransferRow['txs'][number]): Promise<string | null> {
   for (const other of row.txs.slice(row.txs.indexOf(tx) + 1)) {
@@ -142,7 +143,8 @@ async function laterTxStillAlive(client: PublicClient, row: TransferRow, tx: Tra
     } catch (error) {
       return `${other.stepId} ${other.txHash} could not be looked up (${shortErrorMessage(error)})`;
     }
-    if (state.state !== 'unknown' && state.state !== 'dropped') return `${other.stepId} ${other.txHash} is ${state.state} at the node`;
+    // Mined (reverted, or a deposit the proof below then finds) or invalidated: it cannot land any more.
+    if (state.state === 'pending') return `${other.stepId} ${other.txHash} is pending at the node`;
   }
   return null;
 }

@@ -16,7 +16,9 @@
  * 4. a reorg drops a mined approve while the deposit signed after it waits in the mempool behind the gap; the
  *    order deadline passes and the transfer is failed, the next transfer's approve takes the free nonce, and the
  *    old deposit lands after all (src/cycle/reconcile.ts failed a transfer while a later transaction of it
- *    could still land).
+ *    could still land);
+ * 5. the same guard must not wait on a later transaction that was mined and reverted (it can never land again):
+ *    the transfer stayed `broadcast` for good.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelEnv, runSchedule, type ModelEnv } from './harness.ts';
@@ -101,6 +103,28 @@ describe('money-path replays', () => {
         crashes: [],
       },
       [/estimateFeesPerGas .*"kind":"reorg","chain":"beta"/],
+    );
+  });
+
+  it('a later transaction that was mined and reverted does not keep its transfer in flight for good', async () => {
+    await replay(
+      {
+        needs: [
+          { asset: 'USDC', from: 'alpha', amount: 15_001n * UNIT },
+          { asset: 'USDT', from: 'alpha', amount: 15_001n * UNIT },
+        ],
+        gapsMs: [20_000],
+        lookupFaults: [
+          { at: 11, fault: { kind: 'error' } },
+          { at: 20, fault: { kind: 'reorg', chain: 'alpha', depth: 1, mode: 'vanish' } },
+        ],
+        reorgs: [],
+        sendFaults: [],
+        relayFaults: [],
+        fills: [],
+        crashes: [],
+      },
+      [/estimateGas .*"kind":"error"/, /estimateFeesPerGas .*"kind":"reorg","chain":"alpha"/],
     );
   });
 });
