@@ -24,8 +24,12 @@ import { checkAlways, checkSettled } from './invariants.ts';
 import { BANDS, describeSchedule, type ChainName, type Schedule } from './schedule.ts';
 import { ACCOUNTS, ADDR, CHAIN_IDS, FINALITY_BLOCKS, World } from './world.ts';
 
-/** Settling cycles run after the faulty ones, and the virtual time before each (past every deadline), ms. */
-const SETTLE_CYCLES = 4;
+/**
+ * Settling cycles run after the faulty ones, and the virtual time before each (past every deadline), ms. A
+ * transfer is failed only on a second proof of absence a cycle after the first, and a failure can free a nonce
+ * that the next transfer then needs proven too: six cycles leave room for such a chain.
+ */
+const SETTLE_CYCLES = 6;
 const SETTLE_GAP_MS = 6 * 60_000;
 
 /** What every schedule of a test file shares: the loaded config, one metrics registry, a logger, a temp root. */
