@@ -18,9 +18,16 @@ export interface FoundDeposit {
 }
 
 /**
+ * Most blocks asked of `eth_getLogs` in one call: public and hosted nodes commonly refuse wider ranges, and a
+ * refused range would leave a dropped transfer unproven for good.
+ */
+export const LOG_RANGE_BLOCKS = 5_000n;
+
+/**
  * Reads the depository's deposit events from `fromBlock` to `toBlock` (default the latest) and keeps those for
  * `orderId`. Give `toBlock` when the answer must be about a known head (a load-balanced node may serve a backend
- * that lags behind the one that gave the head).
+ * that lags behind the one that gave the head); with it, the range is read in calls of at most
+ * {@link LOG_RANGE_BLOCKS} blocks.
  *
  * @param client the chain's client
  * @param depository the depository address (from GET /chains, as verified)
@@ -36,7 +43,12 @@ export async function findDepositsForOrder(
   fromBlock: bigint,
   toBlock?: bigint,
 ): Promise<FoundDeposit[]> {
-  const logs = await client.getLogs({ address: depository, fromBlock, toBlock: toBlock ?? 'latest' });
+  const logs = [];
+  if (toBlock === undefined) logs.push(...(await client.getLogs({ address: depository, fromBlock, toBlock: 'latest' })));
+  for (let from = fromBlock; toBlock !== undefined && from <= toBlock; from += LOG_RANGE_BLOCKS) {
+    const to = from + LOG_RANGE_BLOCKS - 1n < toBlock ? from + LOG_RANGE_BLOCKS - 1n : toBlock;
+    logs.push(...(await client.getLogs({ address: depository, fromBlock: from, toBlock: to })));
+  }
   const events = parseEventLogs({ abi: depositoryAbi, logs, strict: true });
   const id = orderId.toLowerCase();
   const out: FoundDeposit[] = [];
