@@ -20,7 +20,7 @@ import { orNullIfNotFound } from '../chains/evm/orNullIfNotFound.ts';
 import { findDepositsForOrder, type FoundDeposit } from '../chains/evm/findDeposits.ts';
 import { QuoteResponseSchema } from '../relay/schemas.ts';
 import { getQuote } from '../store/quotes.ts';
-import { addTransferTx, markTxConfirmed, markTxSent, noteTransfer, transitionTransfer, type TransferRow } from '../store/transfers.ts';
+import { addTransferTx, markTxConfirmed, markTxSent, recordAbsenceProof, transitionTransfer, type TransferRow } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems } from '../executor/collectItems.ts';
@@ -82,18 +82,6 @@ function depositWritten(row: TransferRow, facts: QuoteFacts): boolean {
  * after the first and at a head no lower, so one answer from a node backend that lags cannot fail it.
  */
 export const ABSENCE_RECHECK_MS = 15_000;
-
-/** History note of a first proof of absence (`<note> <block>: …`). */
-const ABSENCE_NOTE = 'no deposit for the order up to block';
-
-/** The first proof of absence recorded in the transfer's history, or null. */
-function absenceSeen(row: TransferRow): { block: bigint; atMs: number } | null {
-  for (const e of row.events) {
-    const m = e.detail?.startsWith(ABSENCE_NOTE) ? /^ ([0-9]+):/.exec(e.detail.slice(ABSENCE_NOTE.length)) : null;
-    if (m) return { block: BigInt(m[1]!), atMs: e.atMs }; // digits only, matched above
-  }
-  return null;
-}
 
 /** How far back deposit events are searched for an order, in blocks. */
 export const DEPOSIT_LOOKBACK_BLOCKS = 100_000n;
@@ -256,9 +244,12 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
       move('deposited', `${why}; deposit ${d.txHash} for the order found on chain and recorded`);
       return status;
     }
-    const earlier = absenceSeen(row);
+    const earlier = row.absenceProof;
     if (!earlier || proof.atBlock < earlier.block || ctx.now() - earlier.atMs < ABSENCE_RECHECK_MS) {
-      if (!earlier) noteTransfer(ctx.db, row.id, { nowMs: ctx.now(), detail: `${ABSENCE_NOTE} ${proof.atBlock}: ${why}; checked again before failing` });
+      if (!earlier) {
+        const detail = `no deposit for the order up to block ${proof.atBlock}: ${why}; checked again before failing`;
+        recordAbsenceProof(ctx.db, row.id, { block: proof.atBlock, nowMs: ctx.now(), detail });
+      }
       log.warn({ txHash: tx.txHash, atBlock: String(proof.atBlock) }, `${why}; no deposit seen yet: checked again next cycle before the transfer is failed`);
       return status;
     }

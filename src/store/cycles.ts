@@ -76,17 +76,15 @@ export function finishCycle(
  * @returns the ids of the cycles closed, oldest first
  */
 export function closeAbandonedCycles(db: Database.Database, nowMs: number): number[] {
-  const at = checkMs(nowMs, 'nowMs');
-  return db.transaction(() => {
-    const ids = (
-      db.prepare("SELECT id FROM cycles WHERE finished_at_ms IS NULL AND mode IN ('once', 'daemon') ORDER BY id").all() as { id: number }[]
-    ).map((r) => r.id); // one INTEGER column
-    const close = db.prepare(
-      `UPDATE cycles SET outcome = 'aborted', finished_at_ms = ?, error = ? WHERE id = ? AND finished_at_ms IS NULL`,
-    );
-    for (const id of ids) close.run(Math.max(at, 0), 'the run ended before this cycle finished (crash, kill or power loss); closed by the next run', id);
-    return ids;
-  }).immediate();
+  const rows = db
+    .prepare(
+      `UPDATE cycles SET outcome = 'aborted', finished_at_ms = ?, error = ?
+       WHERE finished_at_ms IS NULL AND mode IN ('once', 'daemon') RETURNING id`,
+    )
+    .all(checkMs(nowMs, 'nowMs'), 'the run ended before this cycle finished (crash, kill or power loss); closed by the next run') as {
+    id: number;
+  }[]; // RETURNING one INTEGER column
+  return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
 interface CycleDbRow {

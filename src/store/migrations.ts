@@ -191,7 +191,7 @@ CREATE INDEX transfers_unresolved_failures ON transfers(status) WHERE status = '
   },
   {
     version: 3,
-    name: "cycles: outcome 'aborted' (a run that died mid-cycle); transfers: stalled_at_ms; transfer_txs: block_hash, final_at_ms",
+    name: "cycles: outcome 'aborted' (a run that died mid-cycle); transfers: stalled_at_ms, absence_block, absence_at_ms; transfer_txs: block_hash, final_at_ms",
     sql: `
 CREATE TABLE cycles_rebuilt (
   id              INTEGER PRIMARY KEY,
@@ -210,6 +210,8 @@ ALTER TABLE cycles_rebuilt RENAME TO cycles;
 CREATE INDEX cycles_unfinished ON cycles(id) WHERE finished_at_ms IS NULL;
 
 ALTER TABLE transfers ADD COLUMN stalled_at_ms INTEGER;
+ALTER TABLE transfers ADD COLUMN absence_block TEXT ${uint('absence_block')};
+ALTER TABLE transfers ADD COLUMN absence_at_ms INTEGER;
 ALTER TABLE transfer_txs ADD COLUMN block_hash TEXT;
 ALTER TABLE transfer_txs ADD COLUMN final_at_ms INTEGER;
 `,

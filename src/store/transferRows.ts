@@ -81,6 +81,11 @@ export interface TransferRow extends TransferFields {
   updatedAtMs: number;
   /** When the transfer was first flagged stalled (in flight past `tracking.stalledAfterSec`), or null. */
   stalledAtMs: number | null;
+  /**
+   * The first proof that no deposit for its order exists (the head it was read at, and when), which a later
+   * proof must confirm before the transfer is failed; null while there is none.
+   */
+  absenceProof: { block: bigint; atMs: number } | null;
   txs: TransferTxRow[];
   events: TransferEventRow[];
 }
@@ -111,6 +116,8 @@ interface TransferDbRow {
   created_at_ms: number;
   updated_at_ms: number;
   stalled_at_ms: number | null;
+  absence_block: string | null;
+  absence_at_ms: number | null;
 }
 
 interface TxDbRow {
@@ -191,6 +198,10 @@ function mapTransfer(r: TransferDbRow): Omit<TransferRow, 'txs' | 'events'> {
     createdAtMs: r.created_at_ms,
     updatedAtMs: r.updated_at_ms,
     stalledAtMs: r.stalled_at_ms,
+    absenceProof:
+      r.absence_block === null || r.absence_at_ms === null
+        ? null
+        : { block: textToAmount(r.absence_block, 'absence_block'), atMs: r.absence_at_ms },
   };
 }
 

@@ -255,6 +255,22 @@ export function setRelayStatus(
 }
 
 /**
+ * Runs `fn` in one transaction on a transfer that must be in flight, with its current status.
+ *
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) naming `what` when the transfer is missing or final
+ */
+function onInFlight<T>(db: Database.Database, id: number, what: string, fn: (status: TransferStatus) => T): T {
+  return db.transaction(() => {
+    const row = db.prepare('SELECT status FROM transfers WHERE id = ?').get(id) as { status: TransferStatus } | undefined; // one column
+    if (!row || !IN_FLIGHT_STATUSES.includes(row.status)) {
+      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'in flight', row?.status ?? 'missing',
+        `transfer ${id} is ${row?.status ?? 'missing'}; only a transfer in flight can ${what}`);
+    }
+    return fn(row.status);
+  }).immediate();
+}
+
+/**
  * Flags an in-flight transfer as stalled (first time only) and records why in its history, as an event that
  * leaves the status unchanged. The transfer stays in flight and credited: a stalled transfer is never dropped.
  *
@@ -263,37 +279,32 @@ export function setRelayStatus(
  */
 export function markTransferStalled(db: Database.Database, id: number, opts: { nowMs: number; detail: string }): boolean {
   const nowMs = checkMs(opts.nowMs, 'nowMs');
-  return db.transaction(() => {
-    const row = db.prepare('SELECT status, stalled_at_ms FROM transfers WHERE id = ?').get(id) as
-      | { status: TransferStatus; stalled_at_ms: number | null }
-      | undefined; // two columns of migrations 1 and 3
-    if (!row || !IN_FLIGHT_STATUSES.includes(row.status)) {
-      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'in flight', 'stalled',
-        `transfer ${id} is ${row?.status ?? 'missing'}; only a transfer in flight can be flagged stalled`);
-    }
-    if (row.stalled_at_ms !== null) return false;
-    db.prepare('UPDATE transfers SET stalled_at_ms = ? WHERE id = ?').run(nowMs, id);
-    insertEvent(db, id, row.status, row.status, nowMs, `stalled: ${opts.detail}`);
+  return onInFlight(db, id, 'be flagged stalled', (status) => {
+    const r = db.prepare('UPDATE transfers SET stalled_at_ms = ? WHERE id = ? AND stalled_at_ms IS NULL').run(nowMs, id);
+    if (r.changes === 0) return false;
+    insertEvent(db, id, status, status, nowMs, `stalled: ${opts.detail}`);
     return true;
-  }).immediate();
+  });
 }
 
 /**
- * Records a note in an in-flight transfer's history (an event that keeps its status), e.g. a first proof that
- * no deposit exists, which a later cycle must confirm before the transfer is failed.
+ * Records the first proof that no deposit for the transfer's order exists (`block`: the head the depository's
+ * events were read up to), with a history event; a later proof must confirm it before the transfer is failed.
  *
- * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is not in flight
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is not in flight or already has one
  */
-export function noteTransfer(db: Database.Database, id: number, opts: { nowMs: number; detail: string }): void {
+export function recordAbsenceProof(db: Database.Database, id: number, opts: { block: bigint; nowMs: number; detail: string }): void {
   const nowMs = checkMs(opts.nowMs, 'nowMs');
-  db.transaction(() => {
-    const row = db.prepare('SELECT status FROM transfers WHERE id = ?').get(id) as { status: TransferStatus } | undefined; // one column
-    if (!row || !IN_FLIGHT_STATUSES.includes(row.status)) {
-      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'in flight', row?.status ?? 'missing',
-        `transfer ${id} is ${row?.status ?? 'missing'}; notes are recorded only on transfers in flight`);
+  onInFlight(db, id, 'record a proof of absence', (status) => {
+    const r = db
+      .prepare('UPDATE transfers SET absence_block = ?, absence_at_ms = ? WHERE id = ? AND absence_block IS NULL')
+      .run(amountToText(opts.block, 'block'), nowMs, id);
+    if (r.changes !== 1) {
+      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'no proof of absence', 'proof of absence',
+        `transfer ${id} already has a proof of absence; a second one confirms it, it does not replace it`);
     }
-    insertEvent(db, id, row.status, row.status, nowMs, opts.detail);
-  }).immediate();
+    insertEvent(db, id, status, status, nowMs, opts.detail);
+  });
 }
 
 /**

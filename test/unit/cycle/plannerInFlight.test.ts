@@ -33,6 +33,7 @@ function row(over: Partial<TransferRow>): TransferRow {
     createdAtMs: 0,
     updatedAtMs: 0,
     stalledAtMs: null,
+    absenceProof: null,
     txs: [],
     events: [],
     ...over,

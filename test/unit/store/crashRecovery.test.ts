@@ -17,6 +17,7 @@ import {
   getTransfer,
   listRecentTransfers,
   markTransferStalled,
+  recordAbsenceProof,
   transitionTransfer,
 } from '../../../src/store/transfers.ts';
 import { newTransfer, tempDb, type TempDb } from './helpers.ts';
@@ -102,6 +103,18 @@ describe('stalled transfers and adopted request ids', () => {
       [null, 'prepared', 'created'],
       ['prepared', 'prepared', 'stalled: prepared for over 60 s'],
     ]);
+  });
+
+  it('keeps the first proof of absence as data (block, time) with a history event, and refuses a second one', () => {
+    const { transferId } = createTransfer(db, newTransfer(db));
+    expect(getTransfer(db, transferId)?.absenceProof).toBeNull();
+    recordAbsenceProof(db, transferId, { block: 2n ** 64n + 7n, nowMs: 5_000, detail: 'no deposit up to block 18446744073709551623' });
+    const row = getTransfer(db, transferId)!;
+    expect(row.absenceProof).toEqual({ block: 2n ** 64n + 7n, atMs: 5_000 });
+    expect(row.status).toBe('prepared');
+    expect(row.events.at(-1)).toMatchObject({ fromStatus: 'prepared', toStatus: 'prepared', detail: 'no deposit up to block 18446744073709551623' });
+    expect(() => recordAbsenceProof(db, transferId, { block: 9n, nowMs: 6_000, detail: 'again' })).toThrow(/already has a proof of absence/);
+    expect(getTransfer(db, transferId)?.absenceProof).toEqual({ block: 2n ** 64n + 7n, atMs: 5_000 });
   });
 
   it('refuses to flag a final transfer', () => {
