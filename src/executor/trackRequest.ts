@@ -3,6 +3,7 @@
  * once per second, or use the step item's `check.endpoint`).
  */
 import { isTerminalRequestStatus, type IntentStatus, type TerminalRequestStatus } from '../relay/schemas.ts';
+import { ABORTED, raceAbort } from '../core/abortable.ts';
 
 /** Inputs of {@link trackRequest}. Times in milliseconds; `now` and `sleep` are injected for testability. */
 export interface TrackRequestOptions {
@@ -104,20 +105,15 @@ async function readWithin(opts: TrackRequestOptions, leftMs: number): Promise<Re
   const limit = new AbortController();
   const signal = opts.signal ? AbortSignal.any([limit.signal, opts.signal]) : limit.signal;
   const timer = setTimeout(() => limit.abort(), leftMs);
-  let onAbort: (() => void) | undefined;
-  const abandoned = new Promise<Read>((resolve) => {
-    onAbort = () => resolve({ kind: 'out-of-time' });
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
   try {
     const read = opts.getStatus(signal).then(
       (status): Read => ({ kind: 'ok', status }),
       (error: unknown): Read => ({ kind: 'failed', error }),
     );
-    const result = await Promise.race([read, abandoned]);
-    return signal.aborted && result.kind === 'failed' ? { kind: 'out-of-time' } : result;
+    const result = await raceAbort(read, signal);
+    // A read that failed because the window closed says nothing about the request.
+    return result === ABORTED || (signal.aborted && result.kind === 'failed') ? { kind: 'out-of-time' } : result;
   } finally {
     clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort!); // assigned synchronously by the Promise executor
   }
 }

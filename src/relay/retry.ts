@@ -6,6 +6,7 @@
  * errors, invalid requests. A `retry-after` header (seconds or HTTP date, RFC 9110 §10.2.3) sets the wait.
  */
 import { RelayApiError, RelayNetworkError, RelayRetryAfterError } from './errors.ts';
+import { raceAbort } from '../core/abortable.ts';
 
 /** HTTP statuses that are retried. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
@@ -51,22 +52,6 @@ export function backoffDelayMs(attempt: number, random: () => number, baseMs = D
   return Math.floor(d / 2 + random() * (d / 2));
 }
 
-/** `sleep(ms)`, ended early (resolving) when `signal` aborts. */
-async function abortableSleep(sleep: (ms: number) => Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return sleep(ms);
-  if (signal.aborted) return;
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<void>((resolve) => {
-    onAbort = resolve;
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    await Promise.race([sleep(ms), aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort!); // assigned synchronously by the Promise executor
-  }
-}
-
 /** Options of {@link withRetry}. */
 export interface RetryOptions {
   /** Retries after the first attempt (0 = no retry). */
@@ -110,7 +95,8 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
       // `retry-after: 0` or a date already past would make a hot loop: the normal backoff applies instead.
       const delayMs = retryAfterMs !== undefined && retryAfterMs > 0 ? retryAfterMs : backoffDelayMs(attempt, random, opts.baseDelayMs, opts.maxDelayMs);
       opts.onRetry?.({ attempt, delayMs, error });
-      await abortableSleep(opts.sleep, delayMs, opts.signal);
+      if (opts.signal) await raceAbort(opts.sleep(delayMs), opts.signal);
+      else await opts.sleep(delayMs);
       if (opts.signal?.aborted) throw error;
     }
   }
