@@ -24,10 +24,9 @@ export interface FoundDeposit {
 export const LOG_RANGE_BLOCKS = 5_000n;
 
 /**
- * Reads the depository's deposit events from `fromBlock` to `toBlock` (default the latest) and keeps those for
- * `orderId`. Give `toBlock` when the answer must be about a known head (a load-balanced node may serve a backend
- * that lags behind the one that gave the head); with it, the range is read in calls of at most
- * {@link LOG_RANGE_BLOCKS} blocks.
+ * Reads the depository's deposit events from `fromBlock` to `toBlock` (default: the node's head, read first) in
+ * calls of at most {@link LOG_RANGE_BLOCKS} blocks, and keeps those for `orderId`. Give `toBlock` when the answer
+ * must be about a known head (a load-balanced node may serve a backend that lags behind the one that gave it).
  *
  * @param client the chain's client
  * @param depository the depository address (from GET /chains, as verified)
@@ -43,10 +42,10 @@ export async function findDepositsForOrder(
   fromBlock: bigint,
   toBlock?: bigint,
 ): Promise<FoundDeposit[]> {
+  const head = toBlock ?? (await client.getBlockNumber({ cacheTime: 0 }));
   const logs = [];
-  if (toBlock === undefined) logs.push(...(await client.getLogs({ address: depository, fromBlock, toBlock: 'latest' })));
-  for (let from = fromBlock; toBlock !== undefined && from <= toBlock; from += LOG_RANGE_BLOCKS) {
-    const to = from + LOG_RANGE_BLOCKS - 1n < toBlock ? from + LOG_RANGE_BLOCKS - 1n : toBlock;
+  for (let from = fromBlock; from <= head; from += LOG_RANGE_BLOCKS) {
+    const to = from + LOG_RANGE_BLOCKS - 1n < head ? from + LOG_RANGE_BLOCKS - 1n : head;
     logs.push(...(await client.getLogs({ address: depository, fromBlock: from, toBlock: to })));
   }
   const events = parseEventLogs({ abi: depositoryAbi, logs, strict: true });

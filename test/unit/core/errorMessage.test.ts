@@ -19,6 +19,13 @@ describe('shortErrorMessage', () => {
     expect(text).toBe('HTTP request failed. (Service Unavailable)');
   });
 
+  it('cuts URLs out of the node’s words and bounds their length', () => {
+    const text = shortErrorMessage(new HttpRequestError({ url: 'http://x', status: 401, details: `invalid key for https://rpc.example/v2/sk-abc123 ${'x'.repeat(500)}` }));
+    expect(text).not.toContain('sk-abc123');
+    expect(text).toContain('invalid key for <url>');
+    expect(text.length).toBeLessThan(260);
+  });
+
   it('does not repeat details the short message already holds, and reads plain errors by their first line', () => {
     const notFound = new TransactionReceiptNotFoundError({ hash: `0x${'1'.repeat(64)}` });
     expect(shortErrorMessage(notFound)).toBe(notFound.shortMessage);
