@@ -10,7 +10,7 @@
  */
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { RequestsResponse } from '../relay/schemas.ts';
-import { adoptRequestId, markTransferStalled, type TransferRow } from '../store/transfers.ts';
+import { IN_FLIGHT_STATUSES, adoptRequestId, markTransferStalled, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
 
 /**
@@ -18,7 +18,7 @@ import type { CycleContext } from './context.ts';
  * from its creation for one not yet deposited and from its `deposited` event for a deposited one. Pure.
  */
 export function isStalled(row: TransferRow, nowMs: number, stalledAfterSec: number): boolean {
-  if (row.status !== 'prepared' && row.status !== 'broadcast' && row.status !== 'deposited') return false;
+  if (!IN_FLIGHT_STATUSES.includes(row.status)) return false;
   const deposited = [...row.events].reverse().find((e) => e.toStatus === 'deposited' && e.fromStatus !== 'deposited');
   const since = row.status === 'deposited' && deposited ? deposited.atMs : row.createdAtMs;
   return nowMs - since >= stalledAfterSec * 1000;
@@ -52,6 +52,12 @@ export function requestIdForDeposit(records: RequestsResponse['requests'], txHas
  */
 export async function handleStalled(ctx: CycleContext, rows: TransferRow[]): Promise<number> {
   const stalledAfterSec = ctx.config.tracking.stalledAfterSec;
+  // One GET /requests/v3 per wallet per pass, however many of its transfers are stalled.
+  const requestsOf = new Map<string, Promise<RequestsResponse['requests']>>();
+  const lookup = (user: string) => {
+    if (!requestsOf.has(user)) requestsOf.set(user, ctx.relay.getRequests({ user }).then((r) => r.requests));
+    return requestsOf.get(user)!; // set just above
+  };
   let count = 0;
   for (const row of rows) {
     if (!isStalled(row, ctx.now(), stalledAfterSec)) continue;
@@ -66,17 +72,22 @@ export async function handleStalled(ctx: CycleContext, rows: TransferRow[]): Pro
       log.warn({ err: shortErrorMessage(error) }, 'could not flag the transfer stalled');
       continue;
     }
-    if (row.status === 'deposited') await helpDeposited(ctx, row, log);
+    if (row.status === 'deposited') await helpDeposited(ctx, row, lookup, log);
   }
   return count;
 }
 
-async function helpDeposited(ctx: CycleContext, row: TransferRow, log: CycleContext['logger']): Promise<void> {
+async function helpDeposited(
+  ctx: CycleContext,
+  row: TransferRow,
+  requestsOf: (user: string) => Promise<RequestsResponse['requests']>,
+  log: CycleContext['logger'],
+): Promise<void> {
   const deposit = depositTxHash(row);
   if (!deposit) return;
   let found: string | undefined;
   try {
-    found = requestIdForDeposit((await ctx.relay.getRequests({ user: row.user })).requests, deposit);
+    found = requestIdForDeposit(await requestsOf(row.user), deposit);
   } catch (error) {
     log.warn({ err: shortErrorMessage(error), txHash: deposit }, 'request lookup by deposit hash failed; tried again next cycle');
     return;

@@ -37,7 +37,9 @@ export interface BallastMetrics {
   transfersTotal: Counter<'outcome' | 'asset' | 'origin_chain' | 'destination_chain'>;
   /** `ballast_transfers_in_flight`: transfers prepared, broadcast or deposited but not final. */
   transfersInFlight: Gauge<string>;
+  /** `ballast_transfers_stalled`: in-flight transfers flagged stalled (past `tracking.stalledAfterSec`). */
   transfersStalled: Gauge<string>;
+  /** `ballast_cycles_aborted_total`: cycles of dead runs closed as `aborted` by the next run. */
   cyclesAbortedTotal: Counter<string>;
   /** `ballast_quotes_total{asset, origin_chain, destination_chain}`: quotes received. */
   quotesTotal: Counter<'asset' | 'origin_chain' | 'destination_chain'>;

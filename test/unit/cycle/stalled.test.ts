@@ -25,8 +25,8 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 /** A transfer whose approve and deposit are mined, `deposited` at `atMs`. */
-function deposited(atMs: number): number {
-  const { transferId, txIds } = createTransfer(db, newTransfer(db, { nowMs: atMs - 10 }));
+function deposited(atMs: number, requestId = `0x${'ab'.repeat(32)}`): number {
+  const { transferId, txIds } = createTransfer(db, newTransfer(db, { nowMs: atMs - 10, requestId }));
   for (const id of txIds) {
     markTxSent(db, id, atMs - 5);
     markTxConfirmed(db, id, { status: 'confirmed', blockNumber: 10n, nowMs: atMs - 1 });
@@ -124,5 +124,14 @@ describe('handleStalled', () => {
     const row = getTransfer(db, id)!;
     expect(row.stalledAtMs).toBe(140 * MIN);
     expect(row.requestId).toBe(`0x${'ab'.repeat(32)}`);
+  });
+
+  it('asks GET /requests/v3 once per wallet per pass, however many of its transfers are stalled', async () => {
+    const a = deposited(100 * MIN);
+    const b = deposited(100 * MIN, `0x${'cd'.repeat(32)}`);
+    const { ctx, calls } = context(140 * MIN, { getRequests: async () => ({ requests: [] }) });
+    expect(await handleStalled(ctx, [getTransfer(db, a)!, getTransfer(db, b)!])).toBe(2);
+    expect(calls.filter((c) => c.startsWith('requests'))).toHaveLength(1);
+    expect(calls.filter((c) => c.startsWith('index'))).toHaveLength(2);
   });
 });
