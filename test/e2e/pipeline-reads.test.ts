@@ -3,23 +3,16 @@
  * transfers are refreshed after that read and judged against it, so a fill that lands between the two reads is
  * counted once. Counted twice, the destination looks above its band; missed, the same need is paid again.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { IntentStatus } from '../../src/relay/schemas.ts';
+import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
-import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
+import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const USDC = 1_000_000n;
 const tmp = tempDir('ballast-reads-');
 afterAll(() => tmp.cleanup());
-let sandbox: Sandbox | null = null;
-let close: (() => void) | null = null;
-afterEach(async () => {
-  close?.();
-  close = null;
-  await sandbox?.stop();
-  sandbox = null;
-});
+const sandboxes = sandboxPerTest();
 
 /** Waits until the treasury's beta USDC balance rises above `before` (the solver's fill is mined). */
 async function fillMined(s: Sandbox, before: bigint): Promise<bigint> {
@@ -37,10 +30,9 @@ async function fillMined(s: Sandbox, before: bigint): Promise<bigint> {
  * with the status read before the fill (`stale`) or after it.
  */
 async function fillDuringSecondCycle(answer: 'stale' | 'fresh') {
-  sandbox = await startSandbox({ faults: { fillDelayMs: 12_500 } });
-  const s = sandbox;
+  const s = await sandboxes.start({ faults: { fillDelayMs: 12_500 } });
   const { ballast } = ballastOnSandbox(s, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
-  close = () => ballast.close();
+  sandboxes.closeAfter(() => ballast.close());
   const first = await ballast.runCycle('once');
   expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
   const betaBefore = await usdcBalance(s, 'beta');

@@ -3,33 +3,25 @@
  * notices the receipt is gone, takes the transfer back to `broadcast` and sends the exact recorded transactions
  * again, so the deposit lands once and the transfer is neither stranded nor paid twice.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { findDepositsForOrder } from '../../src/chains/evm/findDeposits.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
-import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
+import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 import { anvilReorg as reorg } from './helpers/anvilReorg.ts';
 
 const USDC = 1_000_000n;
 const tmp = tempDir('ballast-reorg-');
 afterAll(() => tmp.cleanup());
-let sandbox: Sandbox | null = null;
-let close: (() => void) | null = null;
-afterEach(async () => {
-  close?.();
-  close = null;
-  await sandbox?.stop();
-  sandbox = null;
-});
+const sandboxes = sandboxPerTest();
 
 
 describe('reorg of a confirmed deposit', () => {
   it('sends the recorded transactions again: one deposit on chain, transfer back to deposited, origin debited once', async () => {
-    sandbox = await startSandbox({ faults: { neverFill: true } });
+    const sandbox = await sandboxes.start({ faults: { neverFill: true } });
     const alpha = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
-    close = () => ballast.close();
+    sandboxes.closeAfter(() => ballast.close());
     const startBlock = await alpha.publicClient.getBlockNumber();
 
     const first = await ballast.runCycle('once');
@@ -67,10 +59,10 @@ describe('reorg of a confirmed deposit', () => {
   });
 
   it('leaves a transaction as recorded once it is deeper than chains.<name>.confirmations', async () => {
-    sandbox = await startSandbox({ faults: { neverFill: true } });
+    const sandbox = await sandboxes.start({ faults: { neverFill: true } });
     const alpha = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
-    close = () => ballast.close();
+    sandboxes.closeAfter(() => ballast.close());
     await ballast.runCycle('once');
     const [transfer] = listRecentTransfers(ballast.db, 5);
     expect(transfer!.status).toBe('deposited');

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
-import { startRpcFaultProxy, type RpcFaultProxy } from './helpers/rpcFaultProxy.ts';
+import { DEPOSIT_SEND_ALREADY_KNOWN, startRpcFaultProxy, type RpcFaultProxy } from './helpers/rpcFaultProxy.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const USDC = 1_000_000n;
@@ -28,14 +28,7 @@ describe('send errors', () => {
     const alpha = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
     // The 2nd raw transaction (the deposit, after the approve) reaches anvil, but the answer is "already known";
     // the next lookups of transactions and receipts say "not found", as a lagging backend would.
-    proxy = await startRpcFaultProxy(alpha.rpcUrl, [
-      {
-        method: 'eth_sendRawTransaction',
-        nth: 2,
-        action: 'forward-then-error',
-        then: { method: 'eth_getTransactionByHash', count: 3, action: 'not-found' },
-      },
-    ]);
+    proxy = await startRpcFaultProxy(alpha.rpcUrl, [...DEPOSIT_SEND_ALREADY_KNOWN]);
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, { SANDBOX_ALPHA_RPC: proxy.url });
     try {
       const first = await ballast.runCycle('once');

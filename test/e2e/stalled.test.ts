@@ -4,30 +4,22 @@
  * paid twice) and, past `tracking.stalledAfterSec`, is flagged stalled once (history, metric, log) while its
  * request is looked up by the deposit hash.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import { getCycle, startCycle } from '../../src/store/cycles.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
-import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
+import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const USDC = 1_000_000n;
 const tmp = tempDir('ballast-stalled-');
 afterAll(() => tmp.cleanup());
-let sandbox: Sandbox | null = null;
-let close: (() => void) | null = null;
-afterEach(async () => {
-  close?.();
-  close = null;
-  await sandbox?.stop();
-  sandbox = null;
-});
+const sandboxes = sandboxPerTest();
 
 describe('stalled transfers and aborted cycles', () => {
   it('closes the dead run’s cycle as aborted, then flags the unfilled transfer stalled once and never pays again', async () => {
-    sandbox = await startSandbox({ faults: { neverFill: true } });
+    const sandbox = await sandboxes.start({ faults: { neverFill: true } });
     let skewMs = 0;
     const { ballast, logLines } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10, stalledAfterSec: 1800 } }, {}, { now: () => Date.now() + skewMs });
-    close = () => ballast.close();
+    sandboxes.closeAfter(() => ballast.close());
     const dead = startCycle(ballast.db, { mode: 'once', startedAtMs: Date.now() - 60_000 }); // a run killed mid-cycle
 
     const first = await ballast.runCycle('once');

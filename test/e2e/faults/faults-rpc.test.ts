@@ -9,7 +9,7 @@ import type { Hex } from 'viem';
 import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
 import { listRecentTransfers } from '../../../src/store/transfers.ts';
-import { startRpcFaultProxy, type RpcFault, type RpcFaultProxy } from '../helpers/rpcFaultProxy.ts';
+import { DEPOSIT_SEND_ALREADY_KNOWN, startRpcFaultProxy, type RpcFault, type RpcFaultProxy } from '../helpers/rpcFaultProxy.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from '../helpers/sandboxBallast.ts';
 import { formatSummary, treasuryDeposits, type CaseRow } from './helpers/caseAudit.ts';
 import { runOnce, stopChildren } from './helpers/cliChild.ts';
@@ -109,14 +109,7 @@ describe('RPC and chain faults', () => {
   it('send retried after timeout: a deposit the node took although the answer was "already known" is tracked, not re-sent', async () => {
     const start = await freshNeed(sandbox);
     const alpha = chainOf(sandbox, 'alpha');
-    proxy = await startRpcFaultProxy(alpha.rpcUrl, [
-      {
-        method: 'eth_sendRawTransaction',
-        nth: 2,
-        action: 'forward-then-error',
-        then: { method: 'eth_getTransactionByHash', count: 3, action: 'not-found' },
-      },
-    ]);
+    proxy = await startRpcFaultProxy(alpha.rpcUrl, [...DEPOSIT_SEND_ALREADY_KNOWN]);
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, { SANDBOX_ALPHA_RPC: proxy.url });
     try {
       const faultAtMs = Date.now();

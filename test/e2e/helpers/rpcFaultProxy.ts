@@ -18,6 +18,20 @@ export interface RpcFault {
   then?: { method: string; count: number; action: 'not-found' | 'error' };
 }
 
+/**
+ * A send retried after a timeout, as behind a load balancer: the 2nd raw transaction (the deposit, after the
+ * approve) reaches the node but the answer is "already known", and the next 3 transaction lookups say "not
+ * found", as a lagging backend would.
+ */
+export const DEPOSIT_SEND_ALREADY_KNOWN: readonly RpcFault[] = [
+  {
+    method: 'eth_sendRawTransaction',
+    nth: 2,
+    action: 'forward-then-error',
+    then: { method: 'eth_getTransactionByHash', count: 3, action: 'not-found' },
+  },
+];
+
 /** A running proxy. `calls` counts every method seen; `applied` lists the faults that fired. */
 export interface RpcFaultProxy {
   url: string;

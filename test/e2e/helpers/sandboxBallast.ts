@@ -12,7 +12,8 @@ import { createBallast, type Ballast } from '../../../src/app/createBallast.ts';
 import { loadConfig } from '../../../src/config/loadConfig.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
-import type { Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import { afterEach } from 'vitest';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/startSandbox.ts';
 import { ROOT } from './cli.ts';
 
 /** Overrides merged into config/demo.yaml (top-level keys replaced). */
@@ -27,6 +28,28 @@ export interface ConfigOverrides {
 export function tempDir(prefix: string): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh sandbox per test: `start()` starts it, `closeAfter()` registers what to close with it (a Ballast).
+ * After each test everything registered is closed and the sandbox, with its anvil processes, is stopped. Call
+ * at the top level of a test file.
+ */
+export function sandboxPerTest(): { start(opts?: SandboxOptions): Promise<Sandbox>; closeAfter(close: () => void): void } {
+  let sandbox: Sandbox | null = null;
+  const closers: (() => void)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) close();
+    await sandbox?.stop();
+    sandbox = null;
+  });
+  return {
+    async start(opts) {
+      sandbox = await startSandbox(opts);
+      return sandbox;
+    },
+    closeAfter: (close) => void closers.push(close),
+  };
 }
 
 /** Collects log lines in memory (tests assert on them and keep stdout clean). */

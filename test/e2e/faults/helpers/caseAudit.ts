@@ -9,8 +9,8 @@
  * - time back in band: from the fault to the first read with every target in band.
  */
 import type Database from 'better-sqlite3';
-import { formatUnits, parseAbiItem, parseEventLogs, type Hex } from 'viem';
-import { depositoryAbi } from '../../../../src/protocol/depositoryAbi.ts';
+import { formatUnits, parseAbiItem, type Hex } from 'viem';
+import { decodeDepositLogs } from '../../../../src/sandbox/solver/depositLogs.ts';
 import type { Sandbox } from '../../../../src/sandbox/startSandbox.ts';
 import { listRecentTransfers, type TransferRow } from '../../../../src/store/transfers.ts';
 import { chainOf, inBand, readTreasury, type CaseStart } from './treasuryNeed.ts';
@@ -33,9 +33,9 @@ export async function treasuryDeposits(s: Sandbox, afterBlock: bigint, chain: Sl
   if ((await c.publicClient.getBlockNumber({ cacheTime: 0 })) <= afterBlock) return []; // anvil refuses a range past its head
   const logs = await c.publicClient.getLogs({ address: c.depository, fromBlock: afterBlock + 1n, toBlock: 'latest' });
   const treasury = s.accounts.treasury.address.toLowerCase();
-  return parseEventLogs({ abi: depositoryAbi, logs, strict: true })
-    .filter((e) => e.args.from.toLowerCase() === treasury && e.transactionHash !== null && e.blockNumber !== null)
-    .map((e) => ({ chain, orderId: e.args.id.toLowerCase(), txHash: e.transactionHash!, amount: e.args.amount, blockNumber: e.blockNumber! }));
+  return decodeDepositLogs(c.def.chainId, c.depository, logs)
+    .filter((d) => d.from === treasury)
+    .map((d) => ({ chain, orderId: d.id.toLowerCase(), txHash: d.txHash, amount: d.amount, blockNumber: d.blockNumber }));
 }
 
 const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
