@@ -26,13 +26,28 @@ describe('encodeAddressBytes', () => {
     expect(encodeAddressBytes('bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8', 'bitcoin-vm')).toBe(`0x00${'00'.repeat(19)}`);
   });
 
+  it('encodes legacy Base58Check addresses as version ‖ hash160, as the settlement SDK does (no extra prefix)', () => {
+    // The genesis coinbase address and a well-known P2SH address.
+    expect(encodeAddressBytes('1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', 'bitcoin-vm')).toBe('0x0062e907b15cbf27d5425399ebf6f0fb50ebb88f18');
+    expect(encodeAddressBytes('3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', 'bitcoin-vm')).toBe('0x05b472a266d0bd89c13706a4132ccfb16f7c3b9fcb');
+  });
+
+  it('encodes testnet and regtest forms to the same bytes as the mainnet address of the same program', () => {
+    const program = new Uint8Array(20).fill(0x33);
+    const words = [0, ...bech32.toWords(program)];
+    const mainnet = encodeAddressBytes(bech32.encode('bc', words), 'bitcoin-vm');
+    expect(encodeAddressBytes(bech32.encode('tb', words), 'bitcoin-vm')).toBe(mainnet);
+    expect(encodeAddressBytes(bech32.encode('bcrt', words), 'bitcoin-vm')).toBe(mainnet);
+  });
+
   const malformed: Array<[string, ProtocolVmType, string]> = [
     ['0x12zz', 'ethereum-vm', 'non-hex characters'],
     ['03508bb71268bba25ecacc8f620e01866650532c', 'ethereum-vm', 'missing 0x prefix'],
     ['0x0OIl', 'solana-vm', 'characters outside the base58 alphabet'],
     ['not-an-address', 'solana-vm', 'dashes'],
     ['bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k9', 'bitcoin-vm', 'bad bech32 checksum'],
-    ['tb1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpuqnmv', 'bitcoin-vm', 'testnet prefix'],
+    [bech32.encode('ltc', [0, ...bech32.toWords(new Uint8Array(20))]), 'bitcoin-vm', 'another coin\'s prefix'],
+    ['LVg2kJoFNg45Nbpy53h7Fe1wKyeXVRhMH9', 'bitcoin-vm', 'a Litecoin Base58Check address'],
     [bech32.encode('bc', [1, ...bech32.toWords(new Uint8Array(32))]), 'bitcoin-vm', 'v1 program in bech32 (needs bech32m)'],
     [bech32m.encode('bc', [0, ...bech32m.toWords(new Uint8Array(20))]), 'bitcoin-vm', 'v0 program in bech32m (needs bech32)'],
     ['1BoatSLRHtKNngkdXEeobR76b53LETtpyX', 'bitcoin-vm', 'bad Base58Check checksum'],

@@ -1,10 +1,12 @@
 /**
  * Differential test: Ballast's computeOrderId against the settlement SDK's getOrderId
  * (`@reservoir0x/relay-protocol-sdk@0.0.63`) on randomly generated orders covering every address family
- * Ballast hashes (EVM hex of random case, Hyperliquid hex, Solana base58, Bitcoin bech32 v0 / bech32m v1).
+ * Ballast hashes (EVM hex of random case, Hyperliquid hex, Solana base58, Bitcoin bech32 v0 / bech32m v1 and
+ * legacy Base58Check P2PKH / P2SH).
  */
 import { getOrderId } from '@reservoir0x/relay-protocol-sdk';
-import { base58, bech32, bech32m } from '@scure/base';
+import { base58, bech32, bech32m, createBase58check } from '@scure/base';
+import { sha256 } from '@noble/hashes/sha2';
 import { getAddress, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { computeOrderId } from '../../../src/protocol/orderId.ts';
@@ -34,8 +36,12 @@ function randomCaseHex(rng: SeededRandom, bytes: number): string {
   return '0x' + [...hex].map((c) => (rng.bool() ? c.toUpperCase() : c)).join('');
 }
 
+const base58check = createBase58check(sha256);
+
 function bitcoinAddress(rng: SeededRandom): string {
-  const kind = rng.int(3);
+  const kind = rng.int(5);
+  if (kind === 3) return base58check.encode(Uint8Array.from([0x00, ...rng.bytes(20)])); // P2PKH "1…"
+  if (kind === 4) return base58check.encode(Uint8Array.from([0x05, ...rng.bytes(20)])); // P2SH "3…"
   if (kind === 0) return bech32.encode('bc', [0, ...bech32.toWords(rng.bytes(20))]); // P2WPKH
   if (kind === 1) return bech32.encode('bc', [0, ...bech32.toWords(rng.bytes(32))]); // P2WSH
   return bech32m.encode('bc', [1, ...bech32m.toWords(rng.bytes(32))]); // P2TR
@@ -123,15 +129,18 @@ describe(`computeOrderId vs settlement SDK getOrderId (seed "${SEED}")`, () => {
   it(`agrees on ${CASES} random orders`, () => {
     const rng = new SeededRandom(SEED);
     const families = new Set<string>();
+    const bitcoinKinds = new Set<string>();
     for (let i = 0; i < CASES; i++) {
       const order = randomOrder(rng);
       order.inputs.forEach((input) => input.refunds.forEach((r) => families.add(VM_TYPES[r.chainId]!)));
+      for (const p of order.output.chainId === 'bitcoin' ? order.output.payments : []) bitcoinKinds.add(p.recipient.slice(0, 3));
       const ours: Hex = computeOrderId(order, VM_TYPES);
       const theirs = getOrderId(order, VM_TYPES);
       expect(ours, `case ${i}: ${JSON.stringify(order)}`).toBe(theirs.toLowerCase());
     }
     // The generator really exercised every address family.
     expect([...families].sort()).toEqual(['bitcoin-vm', 'ethereum-vm', 'hyperliquid-vm', 'solana-vm']);
+    expect([...bitcoinKinds].map((k) => (k.startsWith('bc1') ? k : k[0])).sort()).toEqual(expect.arrayContaining(['1', '3', 'bc1']));
   });
 
   it('is not trivially equal: different random orders give different ids', () => {
