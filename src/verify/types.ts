@@ -4,6 +4,7 @@
  */
 import type { Hex } from 'viem';
 import type { ChainsResponse, QuoteResponse } from '../relay/schemas.ts';
+import type { DepositLimits, OriginChainFacts } from './deposit/types.ts';
 
 /**
  * What the caller expects, taken from its own state (config, planner decision), never from the quote.
@@ -50,6 +51,13 @@ export interface VerifyQuoteInput {
   chains: ChainsResponse;
   expect: QuoteExpectations;
   nowSec: number;
+  /**
+   * Facts read on the origin chain before verifying (Solana lookup tables, our Bitcoin outputs); never taken
+   * from the quote. Absent facts a VM needs refuse the quote.
+   */
+  origin?: OriginChainFacts;
+  /** Caps on what an origin transaction may pay; defaults {@link DEFAULT_DEPOSIT_LIMITS}. */
+  limits?: Partial<DepositLimits>;
 }
 
 /**
@@ -61,7 +69,8 @@ export interface VerifyQuoteInput {
  *   `deadline` (2), `deadline-horizon`, `extra-data`;
  * - protocol: `order-id` (3), `depository` (4), `solver`;
  * - steps: `deposit-call` (5), `deposit-id` (6), `depositor` (6), `deposit-kind` (7), `approve`,
- *   `approve-spender`, `approve-needed`, `no-unexpected-steps`;
+ *   `approve-spender`, `approve-needed`, `origin-inputs`, `fee-cap`, `tx-size`, `change`,
+ *   `no-unexpected-steps`;
  * - `order-signature` (onchain alternative).
  */
 export const VERIFY_RULE_IDS = [
@@ -90,6 +99,10 @@ export const VERIFY_RULE_IDS = [
   'approve',
   'approve-spender',
   'approve-needed',
+  'origin-inputs',
+  'fee-cap',
+  'tx-size',
+  'change',
   'no-unexpected-steps',
   'order-signature',
 ] as const;

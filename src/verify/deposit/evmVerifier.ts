@@ -1,7 +1,7 @@
 /**
  * The EVM {@link DepositVerifier}: spec "Local quote verification" 5–7 plus Ballast's step rules.
  */
-import { skipped } from '../ruleResult.ts';
+import { pass, skipped } from '../ruleResult.ts';
 import {
   checkEvmApprovals,
   checkEvmApproveNeeded,
@@ -35,6 +35,12 @@ export function verifyEvmDeposit(input: DepositCheckInput): DepositCheckResult {
       approve: checkEvmApprovals(items, deposit, facts),
       'approve-spender': checkEvmApproveSpender(items, deposit, facts),
       'approve-needed': checkEvmApproveNeeded(items, deposit, facts),
+      // EVM transactions are checked item by item above (sender, gas fields, value); these rules are the
+      // Solana and Bitcoin transaction-level checks.
+      'origin-inputs': pass('origin-inputs', 'not applicable to evm: every item is checked to be from our wallet (no-unexpected-steps)'),
+      'fee-cap': pass('fee-cap', 'not applicable to evm: gas is priced by the signer, not taken from the quote'),
+      'tx-size': pass('tx-size', 'not applicable to evm'),
+      change: pass('change', 'not applicable to evm'),
       'no-unexpected-steps': checkEvmNoUnexpectedSteps(items, stepProblems, deposit, facts),
     },
   };

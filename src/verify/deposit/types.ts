@@ -17,6 +17,10 @@ export const DEPOSIT_RULE_IDS = [
   'approve',
   'approve-spender',
   'approve-needed',
+  'origin-inputs',
+  'fee-cap',
+  'tx-size',
+  'change',
   'no-unexpected-steps',
 ] as const satisfies readonly VerifyRuleId[];
 
@@ -35,7 +39,52 @@ export interface DepositCheckInput {
   depository: string;
   /** The recomputed order id, or null when it could not be computed (then `deposit-id` is skipped). */
   orderId: Hex | null;
+  /** Facts read on the origin chain (never from the quote); see {@link OriginChainFacts}. */
+  origin: OriginChainFacts;
+  /** Caps, defaults filled in. */
+  limits: DepositLimits;
 }
+
+/** One unspent output of our Bitcoin wallet, as Esplora `/address/:a/utxo` lists it; value in satoshis. */
+export interface BitcoinUtxo {
+  txid: string;
+  vout: number;
+  value: bigint;
+}
+
+/**
+ * Facts about the origin chain that a deposit checker needs and the quote must not supply, read by the chain
+ * adapter before verification.
+ */
+export interface OriginChainFacts {
+  /**
+   * svm: every address lookup table the quote names (`data.addressLookupTableAddresses`), resolved on chain:
+   * table address → its addresses, in order. A named table missing here refuses the quote.
+   */
+  lookupTables?: Readonly<Record<string, readonly string[]>>;
+  /** bvm: our wallet's unspent outputs; every PSBT input must spend one of them, at its value. */
+  utxos?: readonly BitcoinUtxo[];
+}
+
+/** Caps on what an origin transaction may pay beyond the payment itself. */
+export interface DepositLimits {
+  /** svm: highest `SetComputeUnitPrice`, micro-lamports per compute unit. */
+  svmMaxMicroLamportsPerCu: bigint;
+  /** svm: highest `SetComputeUnitLimit`, compute units. */
+  svmMaxComputeUnits: number;
+  /** bvm: highest fee rate the PSBT may pay, satoshis per virtual byte (BIP-141 vsize). */
+  bvmMaxFeeRateSatPerVb: number;
+}
+
+/**
+ * Default {@link DepositLimits}: 1,000,000 micro-lamports (1 lamport) per CU, so at most 0.0014 SOL of priority
+ * fee at the protocol's ceiling of 1,400,000 CU; that ceiling; and 200 sat/vB.
+ */
+export const DEFAULT_DEPOSIT_LIMITS: DepositLimits = {
+  svmMaxMicroLamportsPerCu: 1_000_000n,
+  svmMaxComputeUnits: 1_400_000,
+  bvmMaxFeeRateSatPerVb: 200,
+};
 
 /** A deposit checker's report: one result per {@link DepositRuleId}, and where the deposit item is. */
 export interface DepositCheckResult {

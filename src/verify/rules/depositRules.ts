@@ -4,7 +4,7 @@
  */
 import type { VerifyContext } from '../context.ts';
 import { depositVerifierFor } from '../deposit/registry.ts';
-import { DEPOSIT_RULE_IDS, type DepositCheckResult, type DepositRuleId } from '../deposit/types.ts';
+import { DEFAULT_DEPOSIT_LIMITS, DEPOSIT_RULE_IDS, type DepositCheckResult, type DepositRuleId } from '../deposit/types.ts';
 import { skipped } from '../ruleResult.ts';
 import type { RuleResult, VerifyRuleId } from '../types.ts';
 
@@ -32,5 +32,7 @@ export function checkDeposit(ctx: VerifyContext): DepositCheckResult {
     paymentChain: chain,
     depository: ctx.depository,
     orderId: ctx.orderId?.id ?? null,
+    origin: ctx.input.origin ?? {},
+    limits: { ...DEFAULT_DEPOSIT_LIMITS, ...ctx.input.limits },
   });
 }

@@ -163,15 +163,19 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote on the 
         'approve-needed',
         'approve-spender',
         'chain-status',
+        'change',
         'deposit-call',
         'deposit-id',
         'deposit-kind',
         'depositor',
         'depository',
         'details-consistency',
+        'fee-cap',
         'input-payment',
         'no-unexpected-steps',
+        'origin-inputs',
         'refund-terms',
+        'tx-size',
       ]);
       expect(detailOf(verdict, 'deposit-call')).toBe('skipped: input-payment failed');
     });
@@ -259,12 +263,16 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote on the 
         'approve',
         'approve-needed',
         'approve-spender',
+        'change',
         'deposit-call',
         'deposit-id',
         'deposit-kind',
         'depositor',
         'depository',
+        'fee-cap',
         'no-unexpected-steps',
+        'origin-inputs',
+        'tx-size',
       ]);
       expect(detailOf(verdict, 'approve')).toBe('skipped: depository failed');
     });
