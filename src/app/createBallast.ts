@@ -1,5 +1,5 @@
 /**
- * The one place where Ballast is wired: config → database, metrics, Relay client, chain clients, wallets
+ * The one place where Ballast is wired: config → database, metrics, Relay client, chain adapters, wallets
  * (DESIGN.md "Wiring happens in one place"). Everything else receives what it needs from here.
  */
 import type { Logger } from 'pino';
@@ -8,9 +8,9 @@ import type { LoadedConfig } from '../config/loadConfig.ts';
 import { openDatabase } from '../store/database.ts';
 import { createMetrics, type BallastMetrics } from '../metrics/metrics.ts';
 import { createRelayClient, type RelayClient } from '../relay/client.ts';
-import type { ChainRuntime, CycleContext, WalletRuntime } from '../cycle/context.ts';
+import type { CycleContext, WalletRuntime } from '../cycle/context.ts';
 import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
-import { createEvmPublicClient } from './evmClients.ts';
+import { createChainAdapters } from './chainAdapters.ts';
 import { withRunLock } from './runLock.ts';
 
 /** Options for {@link createBallast}; tests inject clocks and a faster poll interval. */
@@ -52,25 +52,9 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     logger: logger.child({ component: 'relay' }),
     onResponse: (e) => metrics.relayHttpRequestsTotal.inc({ endpoint: e.endpoint, status: String(e.status) }),
   });
-  const chains = new Map<string, ChainRuntime>();
-  for (const [name, c] of Object.entries(config.chains)) {
-    chains.set(name, {
-      name,
-      chainId: c.chainId,
-      vm: 'evm',
-      confirmations: c.confirmations,
-      publicClient: createEvmPublicClient({
-        name,
-        chainId: c.chainId,
-        rpcUrl: c.rpcUrl,
-        pollingIntervalMs: opts.chainPollingIntervalMs,
-      }),
-    });
-  }
+  const chains = createChainAdapters(config, { chainPollingIntervalMs: opts.chainPollingIntervalMs });
   const wallets = new Map<string, WalletRuntime>();
-  for (const [name, w] of Object.entries(config.wallets)) {
-    wallets.set(name, { name, vm: 'evm', address: w.address, account: w.account });
-  }
+  for (const [name, w] of Object.entries(config.wallets)) wallets.set(name, { name, vm: w.vm, address: w.address });
   const ctx: CycleContext = {
     config,
     db,

@@ -4,7 +4,8 @@
  * revoke it. Reads only; signs nothing.
  */
 import { getAddress, isAddressEqual, zeroAddress, type Address } from 'viem';
-import { readEvmAllowances, type AllowanceQuery } from '../chains/evm/readAllowances.ts';
+import type { AllowanceQuery } from '../chains/evm/readAllowances.ts';
+import { isEvmAdapter } from '../chains/evm/adapter.ts';
 import type { CycleContext } from '../cycle/context.ts';
 import type { ChainsResponse } from '../relay/schemas.ts';
 import { depositoryOf, indexChains, listedContracts } from '../verify/chainsIndex.ts';
@@ -41,10 +42,10 @@ export async function listAllowances(ctx: Pick<CycleContext, 'config' | 'chains'
   const perChain = new Map<string, { rows: AllowanceRow[]; queries: AllowanceQuery[] }>();
   for (const [asset, entries] of Object.entries(ctx.config.assets)) {
     for (const entry of entries) {
+      const listed = index.byId(entry.chainId);
+      if (!listed || listed.vmType !== 'evm') continue; // allowances exist on EVM chains only
       const token = getAddress(entry.currency);
       if (isAddressEqual(token, zeroAddress)) continue;
-      const listed = index.byId(entry.chainId);
-      if (!listed || listed.vmType !== 'evm') continue;
       const depository = depositoryOf(listed);
       const bucket = perChain.get(entry.chain) ?? { rows: [], queries: [] };
       perChain.set(entry.chain, bucket);
@@ -69,8 +70,9 @@ export async function listAllowances(ctx: Pick<CycleContext, 'config' | 'chains'
   }
   const out: AllowanceRow[] = [];
   for (const [chainName, { rows, queries }] of perChain) {
-    const client = ctx.chains.get(chainName)?.publicClient;
-    const results = client ? await readEvmAllowances(client, queries) : queries.map(() => ({ amount: null, error: `chain ${chainName} has no client` }));
+    const chain = ctx.chains.get(chainName);
+    const results =
+      chain && isEvmAdapter(chain) ? await chain.readAllowances(queries) : queries.map(() => ({ amount: null, error: `chain ${chainName} is not an evm chain` }));
     rows.forEach((row, i) => {
       const r = results[i]!;
       out.push({ ...row, allowance: r.amount, ...(r.error ? { error: r.error } : {}) });

@@ -1,30 +1,20 @@
 /**
  * The wired runtime one cycle works with. Built once by `createBallast` (src/app/createBallast.ts); the cycle
- * modules receive it and never construct clients themselves.
+ * modules receive it and never construct clients themselves: chains are reached through their adapters
+ * (src/chains/adapter.ts), which alone hold chain clients and signers.
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { Address, LocalAccount, PublicClient } from 'viem';
+import type { ChainAdapter, AdapterVm } from '../chains/adapter.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import type { BallastMetrics } from '../metrics/metrics.ts';
 import type { RelayClient } from '../relay/client.ts';
 
-/** A configured chain with its RPC client. `name` is the config key (e.g. "base"). */
-export interface ChainRuntime {
-  name: string;
-  chainId: number;
-  vm: 'evm';
-  publicClient: PublicClient;
-  /** `chains.<name>.confirmations`: depth (blocks, the including one counted) at which a mined transaction is final. */
-  confirmations: number;
-}
-
-/** A configured hot wallet. The account signs; its key never leaves it. */
+/** A configured hot wallet as the cycle sees it: its name, VM family and address. Its signer lives in the adapters. */
 export interface WalletRuntime {
   name: string;
-  vm: 'evm';
-  address: Address;
-  account: LocalAccount;
+  vm: AdapterVm;
+  address: string;
 }
 
 /** Everything a cycle needs. Times in ms; `now`/`sleep` injectable for tests. */
@@ -32,7 +22,8 @@ export interface CycleContext {
   config: LoadedConfig;
   db: Database.Database;
   relay: RelayClient;
-  chains: ReadonlyMap<string, ChainRuntime>;
+  /** One adapter per configured chain, by config name. */
+  chains: ReadonlyMap<string, ChainAdapter>;
   wallets: ReadonlyMap<string, WalletRuntime>;
   metrics: BallastMetrics;
   logger: Logger;

@@ -2,15 +2,13 @@
  * Where the fills of transfers closed this cycle landed: the destination block of each `success`, so the
  * planner can tell whether the destination balance read already holds it (src/cycle/plannerInFlight.ts).
  */
-import type { Hex } from 'viem';
-import { orNullIfNotFound } from '../chains/evm/orNullIfNotFound.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { TransferRow } from '../store/transferRows.ts';
 import type { CycleContext } from './context.ts';
 import type { ClosedTransfer } from './plannerInFlight.ts';
 
 /**
- * Looks up the receipts of the fill transactions (`outTxHashes`, spec "GET /intents/status/v3" `txHashes`) of
+ * Looks up the blocks of the fill transactions (`outTxHashes`, spec "GET /intents/status/v3" `txHashes`) of
  * each transfer closed with `success`, on its destination chain.
  *
  * @returns one entry per closed transfer; `fillBlock` is the highest fill block, or null when a fill is not
@@ -27,13 +25,13 @@ async function fillBlock(ctx: CycleContext, row: TransferRow): Promise<bigint | 
   try {
     let max = 0n;
     for (const hash of row.outTxHashes) {
-      const receipt = await orNullIfNotFound(chain.publicClient.getTransactionReceipt({ hash: hash as Hex })); // a malformed hash fails the lookup: null below
-      if (!receipt) return null;
-      if (receipt.blockNumber > max) max = receipt.blockNumber;
+      const block = await chain.txBlock(hash);
+      if (block === null) return null;
+      if (block > max) max = block;
     }
     return max;
   } catch (error) {
-    ctx.logger.warn({ transferId: row.id, err: shortErrorMessage(error) }, 'fill receipt lookup failed; the fill stays credited this cycle');
+    ctx.logger.warn({ transferId: row.id, err: shortErrorMessage(error) }, 'fill lookup failed; the fill stays credited this cycle');
     return null;
   }
 }

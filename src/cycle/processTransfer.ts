@@ -3,7 +3,6 @@
  * (DESIGN.md "The main job, as data flows"). Every decision is recorded before the next step runs; nothing is
  * signed unless the fee policy accepted the quote and every verification rule passed.
  */
-import type { Hex } from 'viem';
 import type { PlannedTransfer } from '../planner/types.ts';
 import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
 import { evaluateFees, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
@@ -47,7 +46,7 @@ export interface TransferAttempt {
   verdict?: Verdict;
   transferId?: number;
   transferStatus?: TransferStatus;
-  originTxHashes?: Hex[];
+  originTxHashes?: string[];
   error?: string;
 }
 
@@ -105,9 +104,20 @@ export async function processTransfer(
   // The loader requires totalBps; were it missing, 0 makes the floor strictest (fail closed).
   const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: policy.maxFees.totalBps ?? 0 });
   attempt.minOutRequired = minOut;
+  const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
+  let origin;
+  try {
+    origin = await originChain.originFacts(quote, planned.from.address);
+  } catch (error) {
+    const message = `reading what verification needs from chains.${planned.from.chain} failed: ${shortErrorMessage(error)}`;
+    log.error({ requestId, err: message }, 'quote not verified; nothing signed');
+    return { ...attempt, outcome: 'quote_error', error: message };
+  }
   const verdict = await verifyQuote({
     quote,
     chains: args.chainsDoc,
+    origin,
+    limits: originChain.depositLimits,
     expect: expectationsFor(planned, minOut, {
       ourWallets: [...ctx.wallets.values()].map((w) => w.address),
       maxDeadlineSec: policy.maxDeadlineSec,
@@ -128,7 +138,6 @@ export async function processTransfer(
   if (!args.execute) return { ...attempt, outcome: 'quoted' };
   if (ctx.signal?.aborted) return { ...attempt, outcome: 'quote_error', error: 'shutdown requested before execution' };
 
-  const chain = ctx.chains.get(planned.from.chain)!;
   const wallet = ctx.wallets.get(planned.from.wallet)!;
   const v2 = quote.protocol!.v2!; // verification passed, so protocol.v2 is present
   let result;
@@ -136,8 +145,8 @@ export async function processTransfer(
     result = await executeTransfer(
       {
         db: ctx.db,
-        publicClient: chain.publicClient,
-        account: wallet.account,
+        chain: originChain,
+        wallet: wallet.name,
         relay: ctx.relay,
         logger: log,
         now: ctx.now,

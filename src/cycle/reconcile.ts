@@ -6,8 +6,9 @@
  * Outcomes, per transfer:
  * - every verified item mined successfully → `deposited` (the status endpoint takes over);
  * - a transaction reverted → `origin_failed`;
- * - a transaction the node does not know whose nonce another transaction has used, or (nonce still free) whose
- *   order deadline has passed → `origin_failed`, but only once it is proven that no deposit for the order
+ * - a transaction that provably can never land (the adapter's `dropped`: EVM, its nonce used by another
+ *   transaction; Solana, its blockhash expired; Bitcoin, an input spent by a transaction not ours), or one the
+ *   node does not know whose order deadline has passed → `origin_failed`, but only once it is proven that no deposit for the order
  *   exists: no depository event with its order id crediting our wallet, and the Relay request not known to
  *   have a deposit. A deposit found there (an operator's speed-up of our deposit, a backend that lagged) is
  *   recorded as the transfer's deposit (`<step>:replacement`) and the transfer goes on as `deposited`;
@@ -15,9 +16,7 @@
  * - otherwise (still pending, unknown with time left, or any lookup failed) → unchanged, still in flight. An
  *   RPC error is never read as "not found".
  */
-import type { Hex, PublicClient } from 'viem';
-import { orNullIfNotFound } from '../chains/evm/orNullIfNotFound.ts';
-import { findDepositsForOrder, type FoundDeposit } from '../chains/evm/findDeposits.ts';
+import type { ChainAdapter, FoundDeposit, TxLookup } from '../chains/adapter.ts';
 import { QuoteResponseSchema } from '../relay/schemas.ts';
 import { getQuote } from '../store/quotes.ts';
 import { addTransferTx, markTxConfirmed, markTxSent, recordAbsenceProof, transitionTransfer, type TransferRow } from '../store/transfers.ts';
@@ -26,25 +25,6 @@ import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems } from '../executor/collectItems.ts';
 import { deadlineRefusal, receiptWaitMs } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
-
-/** What the chain says about one recorded transaction (with the block of a mined one). */
-type TxState =
-  | { state: 'confirmed' | 'reverted'; blockNumber: bigint; blockHash: string }
-  | { state: 'pending' | 'dropped' | 'unknown' };
-
-/** @throws the node's error when a lookup fails for any reason but "not found" (the caller leaves the transfer be) */
-async function txState(client: PublicClient, row: TransferRow, tx: TransferRow['txs'][number]): Promise<TxState> {
-  const hash = tx.txHash as Hex; // written by the executor from keccak256 of the signed bytes
-  const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash }));
-  if (receipt) {
-    return { state: receipt.status === 'success' ? 'confirmed' : 'reverted', blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
-  }
-  const pending = await orNullIfNotFound(client.getTransaction({ hash }));
-  if (pending) return { state: 'pending' };
-  const nonce = Number((tx.request as { nonce?: number | string }).nonce); // signedTxRecord stores the nonce
-  const latest = await client.getTransactionCount({ address: row.user as Hex, blockTag: 'latest' });
-  return { state: Number.isInteger(nonce) && latest > nonce ? 'dropped' : 'unknown' };
-}
 
 /**
  * Where the verified quote's deposit is (its last item: approvals come first, spec "Step") and its order
@@ -55,7 +35,7 @@ interface QuoteFacts {
   deposit: { stepId: string; itemIndex: number } | null;
   deadlineSec: number;
   /** `paymentDetails.depository`, equal to GET /chains' when the quote was verified. */
-  depository: Hex | null;
+  depository: string | null;
 }
 
 function quoteFacts(ctx: CycleContext, row: TransferRow): QuoteFacts | null {
@@ -67,7 +47,7 @@ function quoteFacts(ctx: CycleContext, row: TransferRow): QuoteFacts | null {
   return {
     deposit: last ? { stepId: last.stepId, itemIndex: last.itemIndex } : null,
     deadlineSec: v2?.orderData.output.deadline ?? 0,
-    depository: (v2?.paymentDetails.depository as Hex | undefined) ?? null, // verified as an EVM address
+    depository: v2?.paymentDetails.depository ?? null,
   };
 }
 
@@ -83,32 +63,26 @@ function depositWritten(row: TransferRow, facts: QuoteFacts): boolean {
  */
 export const ABSENCE_RECHECK_MS = 15_000;
 
-/** How far back deposit events are searched for an order, in blocks. */
-export const DEPOSIT_LOOKBACK_BLOCKS = 100_000n;
-
 /**
- * Whether a deposit for the transfer's order exists: a depository event with its order id crediting our wallet
- * with the payment amount (`found`), proof that none exists and the Relay request knows of none (`none`), or no
+ * Whether a deposit for the transfer's order exists: a deposit on chain with its order id crediting our wallet
+ * with the payment amount (`found`, the adapter's search), proof that none exists and the Relay request knows of none (`none`), or no
  * proof either way because a lookup failed or the request names a deposit we cannot see (`unknown`).
  */
 async function depositProof(
   ctx: CycleContext,
-  client: PublicClient,
+  chain: ChainAdapter,
   row: TransferRow,
   facts: QuoteFacts | null,
 ): Promise<{ kind: 'found'; deposit: FoundDeposit } | { kind: 'none'; atBlock: bigint } | { kind: 'unknown'; why: string }> {
   if (!facts?.depository || !row.orderId) return { kind: 'unknown', why: 'the stored quote names no depository or order id' };
   try {
-    const latest = await client.getBlockNumber({ cacheTime: 0 });
-    const from = latest > DEPOSIT_LOOKBACK_BLOCKS ? latest - DEPOSIT_LOOKBACK_BLOCKS : 0n;
-    const deposits = await findDepositsForOrder(client, facts.depository, row.orderId as Hex, from, latest); // stored from a verified quote
-    const ours = deposits.find((d) => d.from.toLowerCase() === row.user.toLowerCase() && d.amount === row.amountIn);
-    if (ours) return { kind: 'found', deposit: ours };
+    const search = await chain.findDeposit({ depository: facts.depository, orderId: row.orderId, user: row.user, amount: row.amountIn });
+    if (search.kind === 'found') return search;
     if (row.requestId) {
       const status = await ctx.relay.getStatus(row.requestId);
       if (status.inTxHashes.length > 0) return { kind: 'unknown', why: `the Relay request names deposit(s) ${status.inTxHashes.join(', ')}` };
     }
-    return { kind: 'none', atBlock: latest };
+    return search;
   } catch (error) {
     return { kind: 'unknown', why: `deposit lookup failed: ${shortErrorMessage(error)}` };
   }
@@ -122,12 +96,12 @@ async function depositProof(
  * @returns why one could still land, or null when every later one is mined, unknown to the node, or its nonce
  *   is used
  */
-async function laterTxStillAlive(client: PublicClient, row: TransferRow, tx: TransferRow['txs'][number]): Promise<string | null> {
+async function laterTxStillAlive(chain: ChainAdapter, row: TransferRow, tx: TransferRow['txs'][number]): Promise<string | null> {
   for (const other of row.txs.slice(row.txs.indexOf(tx) + 1)) {
     if (other.status === 'confirmed' || other.status === 'reverted') continue;
-    let state: TxState;
+    let state: TxLookup;
     try {
-      state = await txState(client, row, other);
+      state = await chain.lookup(other, row.user);
     } catch (error) {
       return `${other.stepId} ${other.txHash} could not be looked up (${shortErrorMessage(error)})`;
     }
@@ -146,17 +120,17 @@ async function laterTxStillAlive(client: PublicClient, row: TransferRow, tx: Tra
  */
 async function rebroadcast(
   ctx: CycleContext,
-  client: PublicClient,
+  chain: ChainAdapter,
   row: TransferRow,
   tx: TransferRow['txs'][number],
   facts: QuoteFacts | null,
   log: CycleContext['logger'],
 ): Promise<boolean> {
-  if (!facts || tx.rawTx === '0x') return false;
+  if (!facts || tx.rawTx === '0x' || tx.rawTx === '') return false;
   const later = row.txs.length - row.txs.indexOf(tx) - 1 + (depositWritten(row, facts) ? 0 : 1);
   if (deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1) !== null) return false;
   try {
-    await client.sendRawTransaction({ serializedTransaction: tx.rawTx as Hex }); // stored by the executor as signed
+    await chain.broadcast(tx.rawTx); // stored by the executor exactly as signed
   } catch (error) {
     log.warn({ txHash: tx.txHash, err: shortErrorMessage(error) }, 'sending the recorded transaction again failed; outcome unknown');
   }
@@ -165,10 +139,20 @@ async function rebroadcast(
     tx.status = 'sent'; // keep the row read at the start in step with the store
   }
   log.warn({ txHash: tx.txHash, step: tx.stepId }, 'recorded transaction unknown to the node; sent again exactly as signed');
-  await client
-    .waitForTransactionReceipt({ hash: tx.txHash as Hex, timeout: receiptWaitMs(ctx.now(), facts.deadlineSec, later) })
-    .catch(() => null); // not mined yet: the lookup below says so
+  await chain.waitForInclusion(tx, receiptWaitMs(ctx.now(), facts.deadlineSec, later)).catch(() => null); // not mined yet: the lookup below says so
   return true;
+}
+
+/** Why a transaction the adapter calls `dropped` can never land, in the chain family's terms. */
+function droppedReason(chain: ChainAdapter): string {
+  switch (chain.vm) {
+    case 'evm':
+      return 'its nonce was used by another transaction';
+    case 'svm':
+      return 'its blockhash expired before it landed';
+    case 'bvm':
+      return 'an input it spends was spent by another transaction';
+  }
 }
 
 /**
@@ -194,15 +178,15 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
       return status;
     }
     if (tx.status === 'confirmed') continue;
-    let found = await txState(chain.publicClient, row, tx);
-    if (found.state === 'unknown' && (await rebroadcast(ctx, chain.publicClient, row, tx, facts, log))) {
-      found = await txState(chain.publicClient, row, tx);
+    let found = await chain.lookup(tx, row.user);
+    if (found.state === 'unknown' && (await rebroadcast(ctx, chain, row, tx, facts, log))) {
+      found = await chain.lookup(tx, row.user);
     }
-    if (found.state === 'confirmed' || found.state === 'reverted') {
+    if (found.state === 'mined') {
       if (tx.status === 'signed') markTxSent(ctx.db, tx.id, ctx.now());
       if (status === 'prepared') move('broadcast', `${tx.stepId} ${tx.txHash} found on chain`);
-      markTxConfirmed(ctx.db, tx.id, { status: found.state, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
-      if (found.state === 'reverted') {
+      markTxConfirmed(ctx.db, tx.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
+      if (found.status === 'reverted') {
         move('origin_failed', `${tx.stepId} ${tx.txHash} reverted`);
         return status;
       }
@@ -211,17 +195,17 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
     if (found.state === 'pending') return status;
     const why =
       found.state === 'dropped'
-        ? `${tx.stepId} ${tx.txHash} was never mined: its nonce was used by another transaction`
+        ? `${tx.stepId} ${tx.txHash} was never mined: ${droppedReason(chain)}`
         : facts && facts.deadlineSec * 1000 < ctx.now()
           ? `${tx.stepId} ${tx.txHash} unknown to the node and the order deadline has passed`
           : null;
     if (why === null) return status;
-    const later = await laterTxStillAlive(chain.publicClient, row, tx);
+    const later = await laterTxStillAlive(chain, row, tx);
     if (later !== null) {
       log.warn({ txHash: tx.txHash, later }, `${why}, but ${later}; transfer stays in flight`);
       return status;
     }
-    const proof = await depositProof(ctx, chain.publicClient, row, facts);
+    const proof = await depositProof(ctx, chain, row, facts);
     if (proof.kind === 'unknown') {
       log.warn({ txHash: tx.txHash, why: proof.why }, `${why}, but no deposit is proven absent; transfer stays in flight`);
       return status;

@@ -1,6 +1,7 @@
 /**
- * Re-checks mined origin transactions of in-flight transfers until a re-check itself sees them final: in their
- * recorded block, `chains.<name>.confirmations` blocks deep (the including block counted). Then they are marked
+ * Re-checks mined origin transactions of in-flight transfers until a re-check itself sees them final under the
+ * chain's policy (EVM: in their recorded block, `chains.<name>.confirmations` blocks deep, the including block
+ * counted; the adapter decides, src/chains/adapter.ts `recheck`). Then they are marked
  * final and never re-checked. A transaction a reorg removed loses its receipt in the store, and a `deposited`
  * transfer goes back to `broadcast`, so reconciliation (src/cycle/reconcile.ts) finds it again or sends the
  * exact recorded transaction again; until then the planner stops counting the origin as settled.
@@ -9,41 +10,10 @@
  * as one only when the recorded block is no longer the chain's block at that height (its hash differs). A
  * lookup that fails, or a node that does not have the block yet, changes nothing this cycle.
  */
-import type { Hex } from 'viem';
-import { orNullIfNotFound } from '../chains/evm/orNullIfNotFound.ts';
+import type { Recheck } from '../chains/adapter.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { markTxConfirmed, markTxFinal, markTxReorged, transitionTransfer, type TransferRow } from '../store/transfers.ts';
-import type { ChainRuntime, CycleContext } from './context.ts';
-
-/** Whether a transaction mined at `blockNumber` is still short of `confirmations` blocks under `head`. */
-export function belowFinality(blockNumber: bigint, head: bigint, confirmations: number): boolean {
-  return head - blockNumber + 1n < BigInt(confirmations);
-}
-
-/** What a re-check says of one mined transaction. */
-type Recheck =
-  | { kind: 'same'; final: boolean }
-  | { kind: 'moved'; status: 'confirmed' | 'reverted'; blockNumber: bigint; blockHash: string }
-  | { kind: 'removed' }
-  | { kind: 'unknown'; why: string };
-
-async function recheckTx(chain: ChainRuntime, tx: TransferRow['txs'][number], head: bigint): Promise<Recheck> {
-  const hash = tx.txHash as Hex; // keccak of the signed bytes, written by the executor
-  const receipt = await orNullIfNotFound(chain.publicClient.getTransactionReceipt({ hash }));
-  if (receipt) {
-    const status = receipt.status === 'success' ? 'confirmed' : 'reverted';
-    const same = receipt.blockNumber === tx.blockNumber && status === tx.status && (tx.blockHash === null || receipt.blockHash === tx.blockHash);
-    if (same) return { kind: 'same', final: !belowFinality(receipt.blockNumber, head, chain.confirmations) };
-    return { kind: 'moved', status, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
-  }
-  if (head < tx.blockNumber!) return { kind: 'unknown', why: `the node's head ${head} is below the recorded block ${tx.blockNumber}` }; // mined rows carry a block
-  const block = await orNullIfNotFound(chain.publicClient.getBlock({ blockNumber: tx.blockNumber! }));
-  if (!block) return { kind: 'unknown', why: `the node does not have block ${tx.blockNumber} yet` };
-  if (tx.blockHash !== null && block.hash === tx.blockHash) {
-    return { kind: 'unknown', why: `block ${tx.blockNumber} is still canonical; the node lags on receipts` };
-  }
-  return { kind: 'removed' };
-}
+import type { CycleContext } from './context.ts';
 
 /**
  * Re-checks the mined, not yet final transactions of one in-flight transfer.
@@ -55,13 +25,14 @@ export async function recheckUnfinal(ctx: CycleContext, row: TransferRow): Promi
   const chain = ctx.chains.get(row.originChain);
   const mined = row.txs.filter((t) => (t.status === 'confirmed' || t.status === 'reverted') && t.blockNumber !== null && t.finalAtMs === null);
   if (!chain || mined.length === 0) return 0;
-  const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
+  const head = await chain.head();
   const log = ctx.logger.child({ component: 'reorg', transferId: row.id, requestId: row.requestId, chainId: row.originChainId });
   let changed = 0;
   for (const tx of mined) {
     let found: Recheck;
     try {
-      found = await recheckTx(chain, tx, head);
+      // Mined rows carry their block (the filter above) and a status of confirmed or reverted.
+      found = await chain.recheck({ ...tx, status: tx.status as 'confirmed' | 'reverted', blockNumber: tx.blockNumber!, amountIn: row.amountIn }, head);
     } catch (error) {
       found = { kind: 'unknown', why: shortErrorMessage(error) };
     }

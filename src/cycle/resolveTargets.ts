@@ -1,16 +1,16 @@
 /**
  * Turns the configured asset entries (whole units) into planner target bands in each chain's base units.
- * Decimals come from the config entry when given, else from GET /chains, else from the token contract; every
- * ERC-20's `decimals()` is read and must agree with the config or GET /chains, or its chain plans nothing.
+ * Decimals come from the config entry when given, else from GET /chains, else from the token itself; every
+ * token's decimals are read on chain (ERC-20 `decimals()`, SPL mint) through the chain's adapter and must agree
+ * with the config or GET /chains, or its chain plans nothing.
  * Decimals read once are kept for the life of the process (a token's decimals do not change).
  */
-import { getAddress, isAddressEqual, zeroAddress, type Address } from 'viem';
 import type { ChainsResponse } from '../relay/schemas.ts';
+import type { ChainAdapter } from '../chains/adapter.ts';
 import type { TargetBand } from '../planner/types.ts';
 import { wholeToBaseUnits } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { readEvmDecimals } from '../chains/evm/readBalances.ts';
-import type { ChainRuntime, CycleContext } from './context.ts';
+import type { CycleContext } from './context.ts';
 
 /** A target that could not be resolved (its chain plans nothing this cycle). */
 export interface UnresolvedTarget {
@@ -22,13 +22,19 @@ export interface UnresolvedTarget {
 /**
  * Looks up a currency's decimals in a GET /chains document.
  *
+ * @param key the form in which currencies of that chain compare equal (EVM: lower case; Solana, Bitcoin: as is)
  * @returns decimals, or null when the chain or currency is not listed
  */
-export function decimalsFromChains(chains: ChainsResponse, chainId: number, currency: string): number | null {
+export function decimalsFromChains(
+  chains: ChainsResponse,
+  chainId: number,
+  currency: string,
+  key: (currency: string) => string = (c) => c.toLowerCase(),
+): number | null {
   const chain = chains.chains.find((c) => c.id === chainId);
   if (!chain) return null;
   const all = [chain.currency, ...(chain.erc20Currencies ?? []), ...(chain.solverCurrencies ?? [])];
-  const hit = all.find((c) => c.address.toLowerCase() === currency.toLowerCase());
+  const hit = all.find((c) => key(c.address) === key(currency));
   return hit ? hit.decimals : null;
 }
 
@@ -50,18 +56,19 @@ export async function resolveTargets(
   // Decimals: claimed by the config entry or GET /chains, and read from every token contract (one multicall per
   // chain); a claim the contract contradicts makes that chain plan nothing (amounts would be off by powers of 10).
   const claimed = new Map<string, { decimals: number; source: string }>();
-  const tokens = new Map<string, Address[]>();
+  const tokens = new Map<string, string[]>();
   for (const { asset, entry, index } of pending) {
     const chain = ctx.chains.get(entry.chain);
     if (!chain) continue;
-    const key = `${entry.chain}:${entry.currency.toLowerCase()}`;
-    const fromChains = chainsDoc ? decimalsFromChains(chainsDoc, chain.chainId, entry.currency) : null;
+    const currencyKey = chain.currencyKey(entry.currency);
+    const key = `${entry.chain}:${currencyKey}`;
+    const fromChains = chainsDoc ? decimalsFromChains(chainsDoc, chain.chainId, entry.currency, (c) => chain.currencyKey(c)) : null;
     if (entry.decimals !== undefined) claimed.set(key, { decimals: entry.decimals, source: `assets.${asset}[${index}].decimals` });
     else if (fromChains !== null && !claimed.has(key)) claimed.set(key, { decimals: fromChains, source: `GET /chains (${entry.currency} on chain ${chain.chainId})` });
-    if (isAddressEqual(getAddress(entry.currency), zeroAddress)) {
-      if (!claimed.has(key)) claimed.set(key, { decimals: 18, source: 'the native currency' });
-    } else if (!(tokens.get(entry.chain) ?? []).some((t) => isAddressEqual(t, getAddress(entry.currency)))) {
-      tokens.set(entry.chain, [...(tokens.get(entry.chain) ?? []), getAddress(entry.currency)]);
+    if (currencyKey === chain.currencyKey(chain.nativeCurrency)) {
+      if (!claimed.has(key)) claimed.set(key, { decimals: chain.nativeDecimals, source: 'the native currency' });
+    } else if (!(tokens.get(entry.chain) ?? []).some((t) => chain.currencyKey(t) === currencyKey)) {
+      tokens.set(entry.chain, [...(tokens.get(entry.chain) ?? []), entry.currency]);
     }
   }
   const known = new Map<string, number>();
@@ -72,8 +79,9 @@ export async function resolveTargets(
     // A node that cannot be asked: the claims stand for now (its balance read, at the same node, decides whether
     // the chain is readable this cycle); they are checked on the first cycle that can read the contracts.
     if (onChain === null) continue;
+    const chain = ctx.chains.get(chainName)!;
     list.forEach((token, i) => {
-      const key = `${chainName}:${token.toLowerCase()}`;
+      const key = `${chainName}:${chain.currencyKey(token)}`;
       const actual = onChain[i];
       if (actual === null || actual === undefined) return; // no decimals() on the contract: the claim stands
       const claim = claimed.get(key);
@@ -90,7 +98,7 @@ export async function resolveTargets(
   for (const { asset, entry } of pending) {
     const chain = ctx.chains.get(entry.chain);
     const wallet = ctx.wallets.get(entry.wallet);
-    const decimals = known.get(`${entry.chain}:${entry.currency.toLowerCase()}`);
+    const decimals = chain ? known.get(`${entry.chain}:${chain.currencyKey(entry.currency)}`) : undefined;
     if (!chain || !wallet) {
       unresolved.push({ asset, chain: entry.chain, error: `chain or wallet not configured` });
       continue;
@@ -120,26 +128,26 @@ export async function resolveTargets(
   return { targets, unresolved };
 }
 
-/** Decimals read from token contracts, per chain runtime (kept for the life of the process). */
-const decimalsCache = new WeakMap<ChainRuntime, Map<string, number | null>>();
+/** Decimals read from tokens, per chain adapter (kept for the life of the process). */
+const decimalsCache = new WeakMap<ChainAdapter, Map<string, number | null>>();
 
 /**
- * `decimals()` of each token on one chain (null for a token without it), from the cache or one multicall.
+ * Decimals of each token on one chain (null for a token that has none), from the cache or one batched read.
  *
  * @returns decimals in order, or null (logged) when the node could not be asked
  */
-async function contractDecimals(ctx: CycleContext, chain: ChainRuntime, tokens: Address[]): Promise<(number | null)[] | null> {
+async function contractDecimals(ctx: CycleContext, chain: ChainAdapter, tokens: string[]): Promise<(number | null)[] | null> {
   const cache = decimalsCache.get(chain) ?? new Map<string, number | null>();
   decimalsCache.set(chain, cache);
-  const unread = tokens.filter((t) => !cache.has(t.toLowerCase()));
+  const unread = tokens.filter((t) => !cache.has(chain.currencyKey(t)));
   if (unread.length > 0) {
     try {
-      const read = await readEvmDecimals(chain.publicClient, unread);
-      unread.forEach((t, i) => cache.set(t.toLowerCase(), read[i] ?? null));
+      const read = await chain.readDecimals(unread);
+      unread.forEach((t, i) => cache.set(chain.currencyKey(t), read[i] ?? null));
     } catch (error) {
-      ctx.logger.warn({ chain: chain.name, err: shortErrorMessage(error) }, `chains.${chain.name}.rpcUrl: cannot read token decimals`);
+      ctx.logger.warn({ chain: chain.name, err: shortErrorMessage(error) }, `chains.${chain.name}: cannot read token decimals`);
       return null;
     }
   }
-  return tokens.map((t) => cache.get(t.toLowerCase()) ?? null);
+  return tokens.map((t) => cache.get(chain.currencyKey(t)) ?? null);
 }

@@ -1,5 +1,5 @@
 /**
- * Executes one verified quote on an EVM origin chain and tracks it to completion.
+ * Executes one verified quote on its origin chain, through the chain's adapter, and tracks it to completion.
  *
  * State machine (store `transfers.status`): prepared → broadcast → deposited → success | failure | refund, or
  * origin_failed when an origin transaction reverts or cannot be sent. Each transaction is signed locally and
@@ -8,12 +8,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { Hex, LocalAccount, PublicClient } from 'viem';
-import { EvmTxDataSchema, type EvmTxData, type QuoteResponse } from '../relay/schemas.ts';
+import type { QuoteResponse } from '../relay/schemas.ts';
 import type { RelayClient } from '../relay/client.ts';
-import { readAllowance } from '../chains/evm/readAllowance.ts';
-import { signEvmStepItem, signedTxRecord } from '../chains/evm/signTransaction.ts';
-import { planAllowance, readApproval, resetApprovalItem } from './allowance.ts';
+import type { ChainAdapter, PlannedItem, SignedOriginTx } from '../chains/adapter.ts';
 import { deadlineRefusal, receiptWaitMs } from './deadlines.ts';
 import {
   addTransferTx,
@@ -34,8 +31,10 @@ import { trackRequest } from './trackRequest.ts';
 /** Everything the executor talks to. */
 export interface ExecuteTransferDeps {
   db: Database.Database;
-  publicClient: PublicClient;
-  account: LocalAccount;
+  /** The origin chain's adapter: it signs with the wallet named in `wallet`, sends and waits. */
+  chain: ChainAdapter;
+  /** Config name of the depositing wallet (the adapter holds its signer). */
+  wallet: string;
   relay: Pick<RelayClient, 'getStatus' | 'indexTransaction'>;
   logger: Logger;
   now: () => number;
@@ -52,7 +51,8 @@ export interface ExecuteTransferDeps {
  * quote. Only the quote's transaction items are sent.
  */
 export interface ExecuteTransferArgs extends Omit<NewTransfer, 'txs' | 'nowMs' | 'requestId' | 'orderId'> {
-  user: Hex;
+  /** Our depositing wallet's address on the origin chain. */
+  user: string;
   requestId: string;
   orderId: string;
   quote: QuoteResponse;
@@ -63,14 +63,15 @@ export interface ExecuteTransferResult {
   transferId: number;
   status: TransferStatus;
   relayStatus: string | null;
-  originTxHashes: Hex[];
+  originTxHashes: string[];
   error?: string;
 }
 
 /**
  * Signs, writes ahead, broadcasts and confirms each origin transaction in order, then tracks the request.
- * Before an ERC-20 approval, the current allowance is read: an allowance that already covers the payment skips
- * the approval; a non-zero but short one is first set to zero (`<step>:reset`, for USDT-style tokens).
+ * Each verified item is first planned against the chain by the adapter (`planItem`): on EVM an allowance that
+ * already covers the payment skips the approval, and a non-zero but short one is first set to zero
+ * (`<step>:reset`, for USDT-style tokens).
  *
  * @returns the transfer's status at the end of this call; `deposited` means still in flight (tracking timed out)
  * @throws on store errors (the caller records the attempt as failed; what was written stays in flight); chain
@@ -79,32 +80,27 @@ export interface ExecuteTransferResult {
 export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTransferArgs): Promise<ExecuteTransferResult> {
   const log = deps.logger.child({ requestId: args.requestId, orderId: args.orderId, chainId: args.originChainId });
   const deadlineSec = args.quote.protocol?.v2?.orderData.output.deadline ?? 0; // verified before execution
-  const run: Run = { deps, args, log, hashes: [], transferId: null, nonce: undefined, deadlineSec };
+  const run: Run = { deps, args, log, hashes: [], transferId: null, previous: undefined, deadlineSec };
 
   const entries = collectExecutableItems(args.quote);
   for (const [index, entry] of entries.entries()) {
-    const data = EvmTxDataSchema.parse(entry.item.data);
     const itemsAfter = entries.length - index - 1;
-    const approval = readApproval(data);
-    if (approval) {
-      let current: bigint;
-      try {
-        current = await readAllowance(deps.publicClient, approval.token, args.user, approval.spender);
-      } catch (error) {
-        return fail(run, `reading the allowance before ${entry.stepId} failed: ${shortErrorMessage(error)}`);
-      }
-      // The deposit pulls the payment amount (verified: input-payment, deposit-kind); the approval is at most that.
-      const action = planAllowance(current, args.amountIn);
-      log.info({ step: entry.stepId, allowance: current.toString(), needed: args.amountIn.toString(), action }, 'allowance checked');
-      if (action === 'sufficient') continue;
-      if (action === 'reset-then-approve') {
-        // the approval itself still follows the reset
-        const reset = await sendItem(run, { stepId: `${entry.stepId}:reset`, itemIndex: entry.itemIndex }, resetApprovalItem(data, approval), itemsAfter + 1);
-        if (reset) return reset;
-      }
+    let planned: PlannedItem[];
+    try {
+      planned = await deps.chain.planItem(
+        { stepId: entry.stepId, itemIndex: entry.itemIndex, data: entry.item.data },
+        { wallet: deps.wallet, user: args.user, amountIn: args.amountIn },
+      );
+    } catch (error) {
+      return fail(run, shortErrorMessage(error));
     }
-    const stopped = await sendItem(run, entry, data, itemsAfter);
-    if (stopped) return stopped;
+    if (planned.length !== 1 || planned[0]!.stepId !== entry.stepId) {
+      log.info({ step: entry.stepId, sending: planned.map((p) => p.stepId) }, 'item planned against the chain');
+    }
+    for (const [i, item] of planned.entries()) {
+      const stopped = await sendItem(run, item, itemsAfter + planned.length - 1 - i);
+      if (stopped) return stopped;
+    }
   }
   const transferId = run.transferId;
   if (transferId === null) throw new Error('quote had no transaction items to execute');
@@ -122,11 +118,11 @@ interface Run {
   args: ExecuteTransferArgs;
   log: Logger;
   /** Hashes of the origin transactions sent and confirmed, in order. */
-  hashes: Hex[];
+  hashes: string[];
   /** The transfer row, once the first transaction was written ahead. */
   transferId: number | null;
-  /** Nonce for the next transaction (after the first, which asks the node). */
-  nonce: number | undefined;
+  /** The transaction mined just before the next one (EVM signs the next nonce after it). */
+  previous: SignedOriginTx | undefined;
 }
 
 /**
@@ -135,21 +131,16 @@ interface Run {
  *
  * @returns undefined when it was mined successfully (the run goes on), else the result to return
  */
-async function sendItem(
-  run: Run,
-  at: { stepId: string; itemIndex: number },
-  data: EvmTxData,
-  itemsAfter: number,
-): Promise<ExecuteTransferResult | undefined> {
+async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<ExecuteTransferResult | undefined> {
   const { deps, args, log, hashes } = run;
   // A run that lost the run lock (or is shutting down) signs nothing more: another run may be acting now.
   if (deps.signal?.aborted) return fail(run, `${at.stepId} not signed: the run lost its lock or is shutting down; the next run re-plans`);
   // Re-checked before every signature: waits before this item may have used the time the deposit needs.
   const late = deadlineRefusal(deps.now(), run.deadlineSec, itemsAfter + 1);
   if (late) return fail(run, `${at.stepId} not signed: ${late}; the next cycle re-quotes`);
-  let signed;
+  let signed: SignedOriginTx;
   try {
-    signed = await signEvmStepItem(deps.publicClient, deps.account, data, run.nonce);
+    signed = await deps.chain.sign(deps.wallet, at, run.previous);
   } catch (error) {
     return fail(run, `signing ${at.stepId} failed: ${shortErrorMessage(error)}`);
   }
@@ -157,7 +148,7 @@ async function sendItem(
     stepId: at.stepId,
     itemIndex: at.itemIndex,
     chainId: signed.chainId,
-    request: signedTxRecord(signed),
+    request: signed.request,
     txHash: signed.txHash,
     rawTx: signed.rawTx,
   };
@@ -171,15 +162,15 @@ async function sendItem(
   }
   const id = run.transferId;
   crashPoint('tx:written');
-  log.info({ step: at.stepId, txHash: signed.txHash, nonce: signed.nonce }, 'broadcasting origin transaction');
+  log.info({ step: at.stepId, txHash: signed.txHash, nonce: signed.request.nonce }, 'broadcasting origin transaction');
   try {
-    await deps.publicClient.sendRawTransaction({ serializedTransaction: signed.rawTx });
+    await deps.chain.broadcast(signed.rawTx);
   } catch (error) {
     // An error answer is not a refusal: the node may have taken the transaction anyway (a transport retry
     // answered "already known" or "nonce too low" for our own transaction, a timeout, a backend that lags on
     // lookups). Unless the node shows it has the transaction, the outcome is unknown and the transfer stays in
     // flight until reconciliation (src/cycle/reconcile.ts) proves what happened; it is never failed here.
-    if (!(await nodeKnowsTx(deps.publicClient, signed.txHash))) {
+    if (!(await deps.chain.knows(signed.txHash))) {
       const why = `broadcast of ${at.stepId} ${signed.txHash}: outcome unknown (the node answered: ${shortErrorMessage(error)})`;
       log.error({ transferId: id, txHash: signed.txHash, err: why }, 'broadcast outcome unknown; left in flight');
       const status = hashes.length === 0 ? 'prepared' : 'broadcast';
@@ -194,32 +185,31 @@ async function sendItem(
   crashPoint('tx:recorded-sent');
   let receipt;
   try {
-    const timeout = receiptWaitMs(deps.now(), run.deadlineSec, itemsAfter);
-    receipt = await deps.publicClient.waitForTransactionReceipt({ hash: signed.txHash, timeout });
+    receipt = await deps.chain.waitForInclusion(signed, receiptWaitMs(deps.now(), run.deadlineSec, itemsAfter));
   } catch (error) {
     // Sent but unconfirmed: the transfer stays in flight (status broadcast) so no cycle repeats it.
     const error_ = `no receipt for ${at.stepId} ${signed.txHash}: ${shortErrorMessage(error)}`;
     log.error({ transferId: id, err: error_ }, 'origin transaction unconfirmed; left in flight');
     return { transferId: id, status: 'broadcast', relayStatus: null, originTxHashes: hashes, error: error_ };
   }
-  if (receipt.transactionHash.toLowerCase() !== signed.txHash.toLowerCase()) {
-    // viem hands back the receipt of a transaction that replaced ours (same sender and nonce: an operator's
-    // speed-up or cancel). Ours was never mined; whether the replacement deposited for this order is for
-    // reconciliation to prove (depository events), never assumed here.
-    const why = `${at.stepId} ${signed.txHash} was replaced by ${receipt.transactionHash}; left in flight for reconciliation`;
+  if (receipt.kind === 'replaced') {
+    // Another transaction took our place (EVM: same sender and nonce, an operator's speed-up or cancel). Ours
+    // was never mined; whether the replacement deposited for this order is for reconciliation to prove
+    // (deposits found on chain), never assumed here.
+    const why = `${at.stepId} ${signed.txHash} was replaced by ${receipt.by}; left in flight for reconciliation`;
     log.error({ transferId: id, err: why }, 'origin transaction replaced');
     return { transferId: id, status: 'broadcast', relayStatus: null, originTxHashes: hashes, error: why };
   }
   crashPoint('tx:mined');
   markTxConfirmed(deps.db, txId, {
-    status: receipt.status === 'success' ? 'confirmed' : 'reverted',
+    status: receipt.status,
     blockNumber: receipt.blockNumber,
     blockHash: receipt.blockHash,
     nowMs: deps.now(),
   });
   crashPoint('tx:confirmed');
-  if (receipt.status !== 'success') return fail(run, `${at.stepId} transaction ${signed.txHash} reverted`);
-  run.nonce = signed.nonce + 1;
+  if (receipt.status !== 'confirmed') return fail(run, `${at.stepId} transaction ${signed.txHash} reverted`);
+  run.previous = signed;
   return undefined;
 }
 
@@ -227,7 +217,7 @@ async function track(
   deps: ExecuteTransferDeps,
   args: ExecuteTransferArgs,
   transferId: number,
-  hashes: Hex[],
+  hashes: string[],
   log: Logger,
 ): Promise<ExecuteTransferResult> {
   const checkEndpoint = findCheckEndpoint(args.quote);
@@ -290,13 +280,4 @@ function fail(run: Run, error: string): ExecuteTransferResult {
 function transferFields(args: ExecuteTransferArgs): Omit<NewTransfer, 'txs' | 'nowMs'> {
   const { quote: _quote, ...fields } = args;
   return fields;
-}
-
-async function nodeKnowsTx(client: PublicClient, hash: Hex): Promise<boolean> {
-  try {
-    await client.getTransaction({ hash });
-    return true;
-  } catch {
-    return false;
-  }
 }

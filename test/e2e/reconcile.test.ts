@@ -39,8 +39,9 @@ async function writeAheadWithoutExecuting(ballast: Ballast, opts: { skipApproval
   const { quote, raw } = await ctx.relay.quote(request);
   const cycleId = startCycle(ctx.db, { mode: 'once', startedAtMs: ctx.now() });
   const quoteId = recordQuote(ctx.db, { cycleId, planId: null, requestId: quote.requestId ?? null, orderId: quote.protocol!.v2!.orderId, request, raw, receivedAtMs: ctx.now() });
-  const alpha = ctx.chains.get('alpha')!.publicClient;
-  const account = ctx.wallets.get('treasury')!.account;
+  // The test signs as the executor would, with its own client of the same node and the treasury's key.
+  const alpha = sandbox!.chains.find((c) => c.def.slug === 'alpha')!.publicClient;
+  const account = sandbox!.accounts.treasury;
   const nonce = await alpha.getTransactionCount({ address: account.address, blockTag: 'pending' });
   const items = collectExecutableItems(quote);
   // The approve can be estimated now; the deposit's estimate needs the allowance, so sign it after the approve

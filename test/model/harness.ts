@@ -14,7 +14,9 @@ import { pino, type Logger } from 'pino';
 import { armCrashPoints, type CrashPoint } from '../../src/core/crashPoints.ts';
 import { shortErrorMessage } from '../../src/core/errorMessage.ts';
 import { loadConfig, type LoadedConfig } from '../../src/config/loadConfig.ts';
-import type { ChainRuntime, CycleContext, WalletRuntime } from '../../src/cycle/context.ts';
+import type { CycleContext, WalletRuntime } from '../../src/cycle/context.ts';
+import type { ChainAdapter } from '../../src/chains/adapter.ts';
+import { createEvmAdapter } from '../../src/chains/evm/adapter.ts';
 import { runCycle } from '../../src/cycle/runCycle.ts';
 import { createMetrics, type BallastMetrics } from '../../src/metrics/metrics.ts';
 import { openDatabase } from '../../src/store/database.ts';
@@ -104,13 +106,15 @@ class ModelProcess {
     this.db = openDatabase(dbFile);
     // A process crash, not a power loss, is modelled: committed rows are in the OS cache either way.
     this.db.pragma('synchronous = OFF');
-    const chains = new Map<string, ChainRuntime>();
-    for (const name of ['alpha', 'beta'] as const) {
-      const publicClient = inMemoryNode(world, world.chains[name], this.handle);
-      chains.set(name, { name, chainId: CHAIN_IDS[name], vm: 'evm', publicClient, confirmations: FINALITY_BLOCKS });
-    }
     const treasury = env.config.wallets.treasury!; // the model config names it
-    const wallets = new Map<string, WalletRuntime>([['treasury', { name: 'treasury', vm: 'evm', address: treasury.address, account: treasury.account }]]);
+    if (treasury.vm !== 'evm') throw new Error('the model treasury is an evm wallet');
+    const accounts = new Map([['treasury', treasury.account]]);
+    const chains = new Map<string, ChainAdapter>();
+    for (const name of ['alpha', 'beta'] as const) {
+      const client = inMemoryNode(world, world.chains[name], this.handle);
+      chains.set(name, createEvmAdapter({ name, chainId: CHAIN_IDS[name], client, accounts, confirmations: FINALITY_BLOCKS }));
+    }
+    const wallets = new Map<string, WalletRuntime>([['treasury', { name: 'treasury', vm: 'evm', address: treasury.address }]]);
     const handle = this.handle;
     this.ctx = {
       config: env.config,

@@ -7,6 +7,7 @@ import type { Hex, PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { pino } from 'pino';
 import type { ExecuteTransferArgs, ExecuteTransferDeps } from '../../../src/executor/executeTransfer.ts';
+import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
 import { startCycle } from '../../../src/store/cycles.ts';
 import { OFFLINE_CASE, OFFLINE_NOW_SEC } from '../../fixtures/offlineQuote.ts';
 
@@ -45,8 +46,8 @@ export function offlineExecution(db: Database.Database, client: PublicClient, si
   return {
     deps: {
       db,
-      publicClient: client,
-      account: ACCOUNT,
+      chain: createEvmAdapter({ name: 'offline', chainId: OFFLINE_CASE.facts.originChainId, client, accounts: new Map([['treasury', ACCOUNT]]), confirmations: 1 }),
+      wallet: 'treasury',
       relay: { getStatus: async () => Promise.reject(new Error('status unavailable')), indexTransaction: async () => ({}) },
       logger: pino({ level: 'silent' }),
       now: () => (clockMs += 100),

@@ -5,8 +5,8 @@
  * `approve` that changes one non-zero allowance to another. Pure.
  */
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
-import type { EvmTxData } from '../relay/schemas.ts';
-import { decodeApproveCall, isApproveSelector } from '../verify/deposit/evmItems.ts';
+import type { EvmTxData } from '../../relay/schemas.ts';
+import { decodeApproveCall, isApproveSelector } from '../../verify/deposit/evmItems.ts';
 
 /**
  * - `sufficient`: the current allowance already covers the amount: skip the approval.

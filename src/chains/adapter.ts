@@ -1,0 +1,165 @@
+/**
+ * The chain-adapter seam: one implementation per API `vmType` (`src/chains/evm|svm|bvm/`). The cycle, executor
+ * and reconciler reach chains only through this interface; only adapters hold chain clients and signers
+ * (DESIGN.md "Only src/chains/<vm>/ speaks viem, @solana/web3.js or bitcoinjs-lib").
+ *
+ * Vocabulary shared by every VM:
+ * - a *block* is a position in the chain's history as a bigint: EVM block number, Solana slot, Bitcoin height;
+ * - a *transaction id* is the hash the chain reports for a signed transaction (EVM tx hash, Solana signature,
+ *   Bitcoin txid), known before broadcast so it can be written ahead;
+ * - the *raw* form is what `broadcast` sends (hex for EVM and Bitcoin, base64 wire bytes for Solana).
+ *
+ * The money-path contract every adapter keeps (issue "never double-send"): a transfer's funds are planned again
+ * only once it is proven that no deposit for its order id exists or can still land. `lookup` answers `dropped`
+ * only when the transaction provably can never land (EVM: its nonce is used by another transaction; Solana: its
+ * blockhash expired on a node that has the slot; Bitcoin: an input is spent by a transaction that is not ours);
+ * any error reaching the node throws, and an error proves nothing.
+ */
+import type { QuoteResponse } from '../relay/schemas.ts';
+import type { DepositLimits, OriginChainFacts } from '../verify/deposit/types.ts';
+
+/** API `vmType` values Ballast has adapters for. */
+export type AdapterVm = 'evm' | 'svm' | 'bvm';
+
+/** One balance to read: `currency` in the chain's own form (EVM token address, Solana mint, BTC native id). */
+export interface Holding {
+  address: string;
+  currency: string;
+}
+
+/** Balances of one chain read at one block: one entry per holding, base units or the error of that read. */
+export type BalancesRead =
+  | { ok: true; atBlock: bigint; amounts: ({ amount: bigint } | { amount: null; error: string })[] }
+  | { ok: false; error: string };
+
+/** A verified quote item, ready to sign: where it sits in the quote and its step `data` as the API sent it. */
+export interface PlannedItem {
+  stepId: string;
+  itemIndex: number;
+  data: Record<string, unknown>;
+}
+
+/** A transaction signed locally, not yet sent. `request` is a JSON-safe record written with the write-ahead row. */
+export interface SignedOriginTx {
+  chainId: number;
+  txHash: string;
+  rawTx: string;
+  request: Record<string, string | number | boolean | null>;
+}
+
+/** Where a mined transaction is: its block and block hash, and whether it succeeded. */
+export interface Mined {
+  status: 'confirmed' | 'reverted';
+  blockNumber: bigint;
+  blockHash: string;
+}
+
+/** What `waitForInclusion` saw: our transaction mined, or another one (same sender and nonce) mined instead. */
+export type Inclusion = ({ kind: 'mined' } & Mined) | { kind: 'replaced'; by: string };
+
+/**
+ * What the chain says of one recorded transaction: mined; held by the node (`pending`); provably never able to
+ * land (`dropped`); or unknown to the node (it may land if sent again).
+ */
+export type TxLookup = ({ state: 'mined' } & Mined) | { state: 'pending' | 'dropped' | 'unknown' };
+
+/** A recorded origin transaction as the store holds it. */
+export interface RecordedTx {
+  txHash: string;
+  rawTx: string;
+  /** The write-ahead record of the signed transaction (`SignedOriginTx.request`, read back from the store). */
+  request: unknown;
+}
+
+/** A deposit for an order found on chain: its transaction and block. */
+export interface FoundDeposit {
+  txHash: string;
+  blockNumber: bigint;
+  blockHash: string;
+}
+
+/** What the chain shows of deposits for one order: one crediting our wallet, or a proof up to `atBlock` that none exists. */
+export type DepositSearch = { kind: 'found'; deposit: FoundDeposit } | { kind: 'none'; atBlock: bigint };
+
+/** The order a deposit search looks for: depository (GET /chains), order id, our wallet and the amount (base units). */
+export interface DepositQuery {
+  depository: string;
+  orderId: string;
+  user: string;
+  amount: bigint;
+}
+
+/** A re-check of a mined transaction against the chain today. */
+export type Recheck =
+  | { kind: 'same'; final: boolean }
+  | ({ kind: 'moved' } & Mined)
+  | { kind: 'removed' }
+  | { kind: 'unknown'; why: string };
+
+/**
+ * One chain as Ballast uses it. Every method that talks to the node throws the node's error (wrapped with the
+ * YAML path where it helps); none turns an error into a "not found".
+ */
+export interface ChainAdapter {
+  /** Config name (`chains.<name>`). */
+  readonly name: string;
+  readonly chainId: number;
+  readonly vm: AdapterVm;
+
+  /** Null when `address` is a valid wallet address of this VM, else why not (case-sensitive outside EVM). */
+  validateAddress(address: string): string | null;
+  /** The chain's native currency id (spec "Currency"). */
+  readonly nativeCurrency: string;
+  /** Decimals of the native currency (18 on EVM chains, 9 for SOL, 8 for BTC). */
+  readonly nativeDecimals: number;
+  /** The form under which two spellings of one currency compare equal (EVM hex: lower case; others: as is). */
+  currencyKey(currency: string): string;
+
+  /**
+   * Checks the node serves this chain and reads every holding at one block.
+   * Never throws: a failure of the whole read is `{ ok: false, error }` naming the YAML path.
+   */
+  readBalances(holdings: readonly Holding[]): Promise<BalancesRead>;
+  /**
+   * Token decimals read from the chain (ERC-20 `decimals()`, SPL mint). The native currency is not asked.
+   * @returns decimals per currency, null where that read failed
+   */
+  readDecimals(currencies: readonly string[]): Promise<(number | null)[]>;
+
+  /** Facts the verifier needs from this origin chain for `quote` (Solana lookup tables, our Bitcoin outputs). @throws on node errors */
+  originFacts(quote: QuoteResponse, user: string): Promise<OriginChainFacts>;
+  /** Caps on what an origin transaction on this chain may pay (from `chains.<name>`); unset ones use the defaults. */
+  readonly depositLimits: Partial<DepositLimits>;
+
+  /**
+   * What to sign for one verified quote item, read against the chain right before signing: EVM may skip an
+   * approval the allowance already covers or put a reset to zero before it.
+   */
+  planItem(item: PlannedItem, ctx: { wallet: string; user: string; amountIn: bigint }): Promise<PlannedItem[]>;
+  /**
+   * Signs one planned item with the named wallet. `previous` is the transaction signed just before it in the
+   * same transfer (EVM takes the next nonce after it).
+   * @throws when the item is not ours to sign or cannot be prepared (nothing was sent)
+   */
+  sign(wallet: string, item: PlannedItem, previous?: SignedOriginTx): Promise<SignedOriginTx>;
+  /** Sends a signed transaction's raw bytes. @throws the node's answer (the outcome is then unknown) */
+  broadcast(rawTx: string): Promise<void>;
+  /** Whether the node holds the transaction (pending or mined). False on any error. */
+  knows(txHash: string): Promise<boolean>;
+  /** Waits until the transaction (or one replacing it) is mined. @throws on timeout or node error */
+  waitForInclusion(tx: SignedOriginTx | RecordedTx, timeoutMs: number): Promise<Inclusion>;
+
+  /** The chain's head block. @throws the node's error */
+  head(): Promise<bigint>;
+  /** What the chain says of a recorded transaction of `user`. @throws on any node error */
+  lookup(tx: RecordedTx, user: string): Promise<TxLookup>;
+  /**
+   * Re-checks a mined transaction recorded at `recorded` against the chain at `head`: still there (and whether
+   * final under the chain's confirmations policy), moved to another block, removed by a reorg, or unknown.
+   */
+  recheck(tx: RecordedTx & { status: 'confirmed' | 'reverted'; blockNumber: bigint; blockHash: string | null; amountIn?: bigint }, head: bigint): Promise<Recheck>;
+  /** Deposits for an order on this chain. @throws on any node error (then nothing is proven) */
+  findDeposit(query: DepositQuery): Promise<DepositSearch>;
+  /** The block of a destination transaction (a fill), or null when the chain does not have it. @throws on node errors */
+  txBlock(txHash: string): Promise<bigint | null>;
+}
