@@ -6,7 +6,7 @@ import type { LocalAccount } from 'viem';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import type { ChainAdapter } from '../chains/adapter.ts';
 import { createEvmAdapter } from '../chains/evm/adapter.ts';
-import { createEvmPublicClient } from './evmClients.ts';
+import { createEvmPublicClient } from '../chains/evm/client.ts';
 
 /** Options for {@link createChainAdapters}. */
 export interface ChainAdapterOptions {
