@@ -1,12 +1,14 @@
 /**
- * Deposit checkers by API `vmType`. Adding Solana (`svm`) or Bitcoin (`bvm`) support means adding a
- * {@link DepositVerifier} here; until then `chain-status` reports "vmType X not supported yet".
+ * Deposit checkers by API `vmType`: EVM (`evm`), Solana (`svm`) and Bitcoin (`bvm`). Any other vmType makes
+ * `chain-status` report "vmType X not supported yet".
  */
 import { verifyEvmDeposit } from './evmVerifier.ts';
+import { verifySvmDeposit } from './svmVerifier.ts';
 import type { DepositVerifier } from './types.ts';
 
 const VERIFIERS: Readonly<Record<string, DepositVerifier>> = {
   evm: verifyEvmDeposit,
+  svm: verifySvmDeposit,
 };
 
 /** The deposit checker for an API `vmType`, or undefined when Ballast cannot verify deposits there yet. */
