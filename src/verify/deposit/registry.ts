@@ -4,11 +4,13 @@
  */
 import { verifyEvmDeposit } from './evmVerifier.ts';
 import { verifySvmDeposit } from './svmVerifier.ts';
+import { verifyBvmDeposit } from './bvmVerifier.ts';
 import type { DepositVerifier } from './types.ts';
 
 const VERIFIERS: Readonly<Record<string, DepositVerifier>> = {
   evm: verifyEvmDeposit,
   svm: verifySvmDeposit,
+  bvm: verifyBvmDeposit,
 };
 
 /** The deposit checker for an API `vmType`, or undefined when Ballast cannot verify deposits there yet. */

@@ -1,0 +1,151 @@
+/**
+ * What the Bitcoin deposit transaction spends and where the rest goes (Ballast's bvm rules, docs/errors.md):
+ * every input is one of our own unspent outputs at its true value (`origin-inputs`), the fee rate stays under
+ * the configured cap (`fee-cap`), the transaction is within the standard weight limit (`tx-size`), and every
+ * output other than the deposit and the order-id OP_RETURN returns change to our own address (`change`).
+ * Amounts in satoshis; fee rates in sat/vB (BIP-141 virtual bytes).
+ */
+import { p2trKeyPathScript, sameScript } from '../../protocol/bitcoinDeposit.ts';
+import { fail, outcome } from '../ruleResult.ts';
+import type { RuleResult } from '../types.ts';
+import type { BitcoinUtxo, DepositLimits } from './types.ts';
+import type { BvmWallet } from './bvmItems.ts';
+import type { BvmPsbtInput, ParsedBvmPsbt } from './bvmPsbt.ts';
+
+/** Bitcoin Core's relay policy limit on a transaction's weight (`MAX_STANDARD_TX_WEIGHT`), weight units. */
+export const MAX_STANDARD_TX_WEIGHT = 400_000;
+
+const KIND_NAMES = { p2wpkh: 'a P2WPKH script', p2tr: 'a P2TR script', other: 'a script neither P2WPKH nor P2TR' } as const;
+
+function outpoint(txid: string, vout: number): string {
+  return `${txid.toLowerCase()}:${vout}`;
+}
+
+/** Our unspent outputs by `txid:vout` (txid lower-case). */
+function utxoIndex(utxos: readonly BitcoinUtxo[]): Map<string, BitcoinUtxo> {
+  return new Map(utxos.map((u) => [outpoint(u.txid, u.vout), u]));
+}
+
+function inputProblems(input: BvmPsbtInput, wallet: BvmWallet | string, ours: Map<string, BitcoinUtxo> | null): string[] {
+  const at = `input ${input.index} (${input.txid}:${input.vout})`;
+  const problems: string[] = [];
+  if (ours) {
+    const utxo = ours.get(outpoint(input.txid, input.vout));
+    if (!utxo) problems.push(`${at} is not one of our ${ours.size} unspent output(s)`);
+    else if (input.witnessUtxo && input.witnessUtxo.value !== utxo.value) {
+      problems.push(`${at} witnessUtxo says ${input.witnessUtxo.value} sat, but our unspent output holds ${utxo.value} sat`);
+    }
+  }
+  if (!input.witnessUtxo) {
+    problems.push(`${at} has no witnessUtxo; non-witness inputs are refused`);
+  } else if (typeof wallet !== 'string' && !sameScript(input.witnessUtxo.script, wallet.script)) {
+    problems.push(`${at} spends ${KIND_NAMES[input.kind ?? 'other']} that is not our address ${wallet.address}`);
+  }
+  if (input.nonWitnessUtxoProblem) problems.push(`${at}: ${input.nonWitnessUtxoProblem}`);
+  if (input.tapInternalKey && typeof wallet !== 'string') {
+    let committed = false;
+    try {
+      committed = sameScript(p2trKeyPathScript(input.tapInternalKey), wallet.script);
+    } catch {
+      committed = false; // not a valid x-only key, so it cannot commit to our address either
+    }
+    if (!committed) problems.push(`${at} tapInternalKey does not tweak to our address ${wallet.address} (key path, no script tree)`);
+  }
+  return problems;
+}
+
+/**
+ * `origin-inputs`: `utxos` (our wallet's unspent outputs, read from the chain) are given; the PSBT has at
+ * least one input and no outpoint twice; every input spends one of `utxos` (txid + vout), its witnessUtxo
+ * value equals that output's value and its witnessUtxo script is our wallet's (P2WPKH, or P2TR key path whose
+ * tapInternalKey, if given, tweaks to our key); a carried previous transaction agrees with both.
+ */
+export function checkBvmOriginInputs(psbt: ParsedBvmPsbt, wallet: BvmWallet | string, utxos: readonly BitcoinUtxo[] | undefined): RuleResult {
+  const problems: string[] = [];
+  if (utxos === undefined) problems.push('our unspent outputs were not read (origin.utxos absent); cannot tell whose coins the PSBT spends');
+  if (typeof wallet === 'string') problems.push(wallet);
+  if (psbt.inputs.length === 0) problems.push('the PSBT has no inputs');
+  const seen = new Set<string>();
+  for (const input of psbt.inputs) {
+    const key = outpoint(input.txid, input.vout);
+    if (seen.has(key)) problems.push(`input ${input.index} spends ${key} a second time`);
+    seen.add(key);
+  }
+  const ours = utxos === undefined ? null : utxoIndex(utxos);
+  for (const input of psbt.inputs) problems.push(...inputProblems(input, wallet, ours));
+  const total = psbt.inputTotalSat ?? 0n;
+  return outcome('origin-inputs', problems, `all ${psbt.inputs.length} input(s) spend our unspent outputs (${total} sat)`);
+}
+
+/** Integer sat/vB with two decimals, for details. */
+function formatRate(feeSat: bigint, vsize: number): string {
+  const centi = (feeSat * 100n) / BigInt(vsize);
+  return `${centi / 100n}.${(centi % 100n).toString().padStart(2, '0')}`;
+}
+
+/**
+ * `fee-cap`: fee ÷ estimated signed vsize ≤ `limits.bvmMaxFeeRateSatPerVb`. The fee is Σ inputs − Σ outputs,
+ * each input valued at our own unspent output's value when `utxos` lists it (else its witnessUtxo value), so a
+ * PSBT cannot understate its fee; a negative fee (outputs above inputs) is refused.
+ */
+export function checkBvmFeeCap(psbt: ParsedBvmPsbt, utxos: readonly BitcoinUtxo[] | undefined, limits: DepositLimits): RuleResult {
+  const cap = limits.bvmMaxFeeRateSatPerVb;
+  if (!Number.isFinite(cap) || cap < 0) return fail('fee-cap', `limits.bvmMaxFeeRateSatPerVb is ${cap}; expected a non-negative number of sat/vB`);
+  const ours = utxos === undefined ? null : utxoIndex(utxos);
+  let inputSat = 0n;
+  for (const input of psbt.inputs) {
+    const value = ours?.get(outpoint(input.txid, input.vout))?.value ?? input.witnessUtxo?.value;
+    if (value === undefined) return fail('fee-cap', `input ${input.index} has no known value (no witnessUtxo, not one of our outputs); the fee is unknown`);
+    inputSat += value;
+  }
+  const fee = inputSat - psbt.outputTotalSat;
+  if (fee < 0n) return fail('fee-cap', `outputs total ${psbt.outputTotalSat} sat, more than the ${inputSat} sat of inputs: negative fee`);
+  if ('problem' in psbt.size) return fail('fee-cap', `cannot estimate the signed size: ${psbt.size.problem}`);
+  const { vsize } = psbt.size;
+  // fee / vsize <= cap, compared in integers: fee × 1000 <= cap in milli-sat/vB × vsize.
+  const capMilli = BigInt(Math.round(cap * 1000));
+  const rate = `${fee} sat over ~${vsize} vB = ${formatRate(fee, vsize)} sat/vB`;
+  return fee * 1000n > capMilli * BigInt(vsize)
+    ? fail('fee-cap', `fee ${rate}, above the cap of ${cap} sat/vB`)
+    : outcome('fee-cap', [], `fee ${rate}, within the cap of ${cap} sat/vB`);
+}
+
+/**
+ * `tx-size`: the estimated signed weight is at most {@link MAX_STANDARD_TX_WEIGHT} (400,000 WU); a heavier
+ * transaction is not relayed by standard nodes, so the deposit would never confirm while its inputs stay
+ * committed to it.
+ */
+export function checkBvmTxSize(psbt: ParsedBvmPsbt): RuleResult {
+  if ('problem' in psbt.size) return fail('tx-size', `cannot estimate the signed size: ${psbt.size.problem}`);
+  const { weight, vsize } = psbt.size;
+  return weight > MAX_STANDARD_TX_WEIGHT
+    ? fail('tx-size', `estimated signed weight ${weight} WU exceeds the standard limit of ${MAX_STANDARD_TX_WEIGHT} WU`)
+    : outcome('tx-size', [], `estimated signed weight ${weight} WU (~${vsize} vB), within the standard ${MAX_STANDARD_TX_WEIGHT} WU`);
+}
+
+/**
+ * `change`: every output other than those paying the depository and the OP_RETURN outputs pays our wallet's
+ * script; OP_RETURN outputs carry 0 sat (a value there is burnt). How many outputs pay the depository, and
+ * how many OP_RETURNs there are, is for `deposit-call` and `deposit-id`.
+ */
+export function checkBvmChange(psbt: ParsedBvmPsbt, depositoryScript: Uint8Array, wallet: BvmWallet | string): RuleResult {
+  const problems: string[] = [];
+  let changeSat = 0n;
+  let changeCount = 0;
+  for (const out of psbt.outputs) {
+    if (out.opReturn) {
+      if (out.value !== 0n) problems.push(`output ${out.index} (OP_RETURN) carries ${out.value} sat, which would be burnt`);
+      continue;
+    }
+    if (sameScript(out.script, depositoryScript)) continue;
+    if (typeof wallet !== 'string' && sameScript(out.script, wallet.script)) {
+      changeSat += out.value;
+      changeCount += 1;
+      continue;
+    }
+    const payee = out.address ?? `script 0x${Buffer.from(out.script).toString('hex')}`;
+    problems.push(`output ${out.index} pays ${out.value} sat to ${payee}, neither the depository nor our wallet`);
+  }
+  if (typeof wallet === 'string' && problems.length > 0) problems.unshift(wallet);
+  return outcome('change', problems, `${changeCount} change output(s) return ${changeSat} sat to our wallet; no other payee`);
+}
