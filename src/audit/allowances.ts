@@ -46,20 +46,21 @@ export async function listAllowances(ctx: Pick<CycleContext, 'config' | 'chains'
       if (!listed || listed.vmType !== 'evm') continue; // allowances exist on EVM chains only
       const token = getAddress(entry.currency);
       if (isAddressEqual(token, zeroAddress)) continue;
+      const owner = getAddress(entry.address); // an EVM chain's wallet: config checked a checksummed address
       const depository = depositoryOf(listed);
       const bucket = perChain.get(entry.chain) ?? { rows: [], queries: [] };
       perChain.set(entry.chain, bucket);
       for (const contract of listedContracts(listed)) {
         if (!/^0x[0-9a-fA-F]{40}$/.test(contract.address)) continue;
         const spender = getAddress(contract.address);
-        bucket.queries.push({ token, owner: entry.address, spender });
+        bucket.queries.push({ token, owner, spender });
         bucket.rows.push({
           chain: entry.chain,
           chainId: entry.chainId,
           asset,
           token,
           wallet: entry.wallet,
-          owner: entry.address,
+          owner,
           spenderName: contract.name,
           spender,
           allowance: null,

@@ -1,15 +1,24 @@
 /**
  * Cross-field checks of the configuration that a per-field schema cannot express: references from assets to
- * chains and wallets, VM agreement, token addresses, band ordering (min <= target <= max), duplicate holdings,
- * chain id reuse, transfer limits, fee ceilings and the cron schedule.
+ * chains and wallets, VM and Bitcoin network agreement, token addresses per VM family, band ordering
+ * (min <= target <= max), duplicate holdings, chain id reuse and the well-known Solana/Bitcoin chain ids,
+ * transfer limits, fee ceilings and the cron schedule.
  *
  * Each check runs on whatever parsed cleanly, so one broken entry does not hide problems elsewhere; a reference
  * to an entry that exists but failed its own schema is not reported a second time.
  */
 import { validate as validateCron } from 'node-cron';
-import { isAddress } from 'viem';
+import { currencyProblem } from './addresses.ts';
+import { BITCOIN_CHAIN_ID, SOLANA_CHAIN_ID, type ChainConfig } from './chainSchema.ts';
 import type { ConfigIssue } from './errors.ts';
-import type { AssetEntryConfig, ChainConfig, PolicyConfig, WalletConfig } from './schema.ts';
+import type { AssetEntryConfig, PolicyConfig } from './schema.ts';
+import type { WalletConfig } from './walletSchema.ts';
+
+/** Chain ids whose VM family is fixed, with the family and the chain's name for messages. */
+const KNOWN_CHAIN_VMS: ReadonlyMap<number, { vm: 'svm' | 'bvm'; label: string }> = new Map([
+  [SOLANA_CHAIN_ID, { vm: 'svm', label: 'Solana' }],
+  [BITCOIN_CHAIN_ID, { vm: 'bvm', label: 'Bitcoin' }],
+]);
 
 /** The parts of the configuration that parsed, plus the names that exist at all. */
 export interface ParsedParts {
@@ -53,6 +62,19 @@ function checkChains(parts: ParsedParts, issues: ConfigIssue[]): void {
         message: `${chain.chainId} is already used by chains.${other}; define each chain once`,
       });
     } else byId.set(chain.chainId, name);
+    const known = KNOWN_CHAIN_VMS.get(chain.chainId);
+    if (known !== undefined && chain.vm !== known.vm) {
+      issues.push({
+        path: `chains.${name}.vm`,
+        message: `chain ${chain.chainId} is ${known.label} but vm is ${chain.vm}; set vm: ${known.vm}`,
+      });
+    }
+    if (chain.vm === 'bvm' && chain.highValueConfirmations !== undefined && chain.highValueConfirmations < chain.confirmations) {
+      issues.push({
+        path: `chains.${name}.highValueConfirmations`,
+        message: `${chain.highValueConfirmations} is below confirmations (${chain.confirmations}); a large deposit must wait at least as long as a small one`,
+      });
+    }
   }
 }
 
@@ -80,12 +102,14 @@ function checkAssets(parts: ParsedParts, issues: ConfigIssue[]): void {
         message: `wallet "${entry.wallet}" is ${wallet.vm} but chain "${entry.chain}" is ${chain.vm}; use a ${chain.vm} wallet`,
       });
     }
-    if (chain?.vm === 'evm' && !isAddress(entry.currency)) {
+    if (chain?.vm === 'bvm' && wallet?.vm === 'bvm' && wallet.network !== chain.network) {
       issues.push({
-        path: `${at}.currency`,
-        message: `"${entry.currency}" is not an EVM token address (0x + 40 hex digits, valid EIP-55 checksum if mixed case; 0x0000000000000000000000000000000000000000 for the native token)`,
+        path: `${at}.wallet`,
+        message: `wallet "${entry.wallet}" is a ${wallet.network} wallet but chain "${entry.chain}" is ${chain.network}; use a ${chain.network} wallet or fix the network`,
       });
     }
+    const currency = chain ? currencyProblem(entry.currency, chain.vm) : undefined;
+    if (currency !== undefined) issues.push({ path: `${at}.currency`, message: currency });
     checkBand(at, entry, issues);
     if (chain) {
       const currency = chain.vm === 'evm' ? entry.currency.toLowerCase() : entry.currency;

@@ -7,31 +7,30 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { getAddress, type Address } from 'viem';
+import { getAddress } from 'viem';
 import { LineCounter, parseDocument } from 'yaml';
-import type { VmType } from '../relay/schemas.ts';
+import { ChainSchema, type ChainConfig } from './chainSchema.ts';
 import { checkConfig, type ParsedParts } from './checks.ts';
 import { protectEnvRefs, resolveEnvRefs, restoreEnvRefs, type EnvMap } from './env.ts';
 import { ConfigError, type ConfigIssue } from './errors.ts';
+import { buildLoadedChain, type LoadedChain } from './loadedChains.ts';
 import {
   AssetEntrySchema,
-  ChainSchema,
   ConfigSchema,
   DEFAULT_SCHEDULE,
   NAME_RE,
   PolicySectionSchema,
-  WalletSchema,
   type AssetEntryConfig,
-  type ChainConfig,
   type ConfigFile,
   type PolicyConfig,
-  type WalletConfig,
 } from './schema.ts';
+import { WalletSchema, type WalletConfig } from './walletSchema.ts';
 import { loadWallet, type LoadedWallet } from './wallets.ts';
 import { issuesFromZod } from './zodIssues.ts';
 
 export { ConfigError } from './errors.ts';
-export type { LoadedWallet } from './wallets.ts';
+export type { LoadedBvmWallet, LoadedEvmWallet, LoadedSvmWallet, LoadedWallet } from './wallets.ts';
+export type { LoadedBvmChain, LoadedChain, LoadedEvmChain, LoadedSvmChain } from './loadedChains.ts';
 
 /** Relay client settings. `apiKey` is non-enumerable: read it explicitly, it is not copied by spread or JSON. */
 export interface LoadedRelayConfig {
@@ -39,16 +38,6 @@ export interface LoadedRelayConfig {
   readonly apiKey?: string;
   referrer?: string;
   timeoutMs: number;
-}
-
-/** A chain as configured. */
-export interface LoadedChain {
-  name: string;
-  chainId: number;
-  vm: VmType;
-  rpcUrl: string;
-  /** Blocks (the including one counted) after which a mined transaction is final on this chain. */
-  confirmations: number;
 }
 
 /**
@@ -59,11 +48,14 @@ export interface LoadedAssetEntry {
   asset: string;
   chain: string;
   chainId: number;
-  /** Token address; EIP-55 checksummed on EVM chains. */
+  /**
+   * Token: EIP-55 checksummed address on EVM chains, base58 mint (or `11111111111111111111111111111111` for SOL)
+   * on Solana, `bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8` (BTC) on Bitcoin.
+   */
   currency: string;
   wallet: string;
-  /** Address of the wallet (checksummed). */
-  address: Address;
+  /** Address of the wallet in its family's form: EIP-55 on EVM, base58 on Solana, lower-case bech32 on Bitcoin. */
+  address: string;
   min: string;
   target: string;
   max: string;
@@ -73,8 +65,10 @@ export interface LoadedAssetEntry {
 /**
  * The validated configuration with secrets resolved.
  *
- * Secrets: each wallet's `account` and `relay.apiKey` are non-enumerable, so `JSON.stringify(config)`, object
- * spread and default `util.inspect` cannot expose them; the raw private key is kept nowhere on the object.
+ * Secrets: each wallet's signer (`account`, `keypair` or `signer`) and `relay.apiKey` are non-enumerable, so
+ * `JSON.stringify(config)`, object spread and default `util.inspect` cannot expose them; the raw private key
+ * text is kept nowhere on the object. Solana and Bitcoin chains carry `bigint` amounts: serialise with a
+ * replacer that turns bigints into strings.
  */
 export interface LoadedConfig {
   /** Absolute path of the file that was loaded. */
@@ -257,9 +251,7 @@ function buildLoaded(
     Object.defineProperty(relay, 'apiKey', { value: data.relay.apiKey, enumerable: false, writable: false });
   }
   const chains: Record<string, LoadedChain> = {};
-  for (const [name, c] of Object.entries(data.chains)) {
-    chains[name] = { name, chainId: c.chainId, vm: c.vm, rpcUrl: c.rpcUrl, confirmations: c.confirmations };
-  }
+  for (const [name, c] of Object.entries(data.chains)) chains[name] = buildLoadedChain(name, c);
   const assets: Record<string, LoadedAssetEntry[]> = {};
   for (const [asset, entries] of Object.entries(data.assets)) {
     assets[asset] = entries.map((e) => {

@@ -1,7 +1,8 @@
 /**
  * zod schema of the Ballast YAML configuration file (`ballast.yaml`).
  *
- * The schema checks shapes only; cross references (asset → chain/wallet), key material and file permissions are
+ * Wallets and chains are one schema per VM family (`walletSchema.ts`, `chainSchema.ts`). The schema checks
+ * shapes only; cross references (asset → chain/wallet), key material and file permissions are
  * checked by `loadConfig` after `${VAR}` references are resolved. Every object is strict so a misspelt key is an
  * error rather than a silently ignored setting. The same schema is exported as JSON Schema to
  * `config/ballast.schema.json` (see `jsonSchema.ts`) for editor completion.
@@ -10,7 +11,8 @@
  * chain itself (spec "Currency": `decimals`), so conversion to base units happens later, never through a float.
  */
 import { z } from 'zod';
-import { VM_TYPES } from '../relay/schemas.ts';
+import { ChainSchema } from './chainSchema.ts';
+import { WalletSchema } from './walletSchema.ts';
 
 /** Names of wallets, chains and assets: short identifiers that are also used as metric labels. */
 export const NAME_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -25,11 +27,6 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 
 /** Default Relay API base URL (mainnet; DESIGN.md "Base URLs"). */
 export const DEFAULT_RELAY_BASE_URL = 'https://api.relay.link';
-/**
- * Default depth (blocks, the including block counted) at which a mined origin transaction is final. Deep
- * enough for the reorgs L2 sequencers and PoS chains show in practice; set it per chain (`chains.<name>`).
- */
-export const DEFAULT_CONFIRMATIONS = 12;
 /** Default cron schedule of the daemon: every five minutes. */
 export const DEFAULT_SCHEDULE = '*/5 * * * *';
 
@@ -49,8 +46,6 @@ const bps = (what: string) =>
     .min(0, `${what} must be between 0 and 10000 basis points`)
     .max(10000, `${what} must be between 0 and 10000 basis points`);
 
-const vmEnum = z.enum(VM_TYPES, { error: `expected one of ${VM_TYPES.join(', ')} (the chain's vmType in GET /chains)` });
-
 /** `relay:` section (spec "Authentication": the API key travels in `x-api-key`). */
 export const RelaySectionSchema = z
   .strictObject({
@@ -68,57 +63,16 @@ export const RelaySectionSchema = z
   })
   .describe('Relay API client');
 
-/** One wallet (`wallets.<name>`): exactly one of `privateKey` / `keyFile`; `address` is checked when given. */
-export const WalletSchema = z
-  .strictObject({
-    vm: vmEnum.default('evm').describe('VM family of the wallet; only evm wallets can sign so far'),
-    privateKey: z
-      .string({ error: 'expected a string; use ${ENV_VAR}' })
-      .optional()
-      .describe('0x-prefixed 32-byte hex private key; use ${ENV_VAR}, never a literal in a shared file'),
-    keyFile: z
-      .string({ error: 'expected a file path' })
-      .min(1)
-      .optional()
-      .describe('file holding the hex private key (mode 600 or 400); relative to the config file'),
-    address: z
-      .string({ error: 'expected an address string' })
-      .optional()
-      .describe('expected address; loading fails when the key derives another one'),
-  })
-  .describe('a signing wallet');
-
-/** One chain (`chains.<name>`). */
-export const ChainSchema = z
-  .strictObject({
-    chainId: z
-      .number({ error: 'expected the numeric chain id, e.g. 8453' })
-      .int('chainId must be an integer')
-      .positive('chainId must be positive'),
-    vm: vmEnum.default('evm').describe('VM family (GET /chains vmType)'),
-    rpcUrl: z
-      .url({ protocol: /^https?$/, error: 'expected an http(s) RPC URL (Ballast reads chains over HTTP JSON-RPC)' })
-      .describe('JSON-RPC endpoint; use ${ENV_VAR} when it embeds a provider key'),
-    confirmations: z
-      .number({ error: 'expected a whole number of blocks, e.g. 12' })
-      .int('confirmations must be a whole number of blocks')
-      .min(1, 'confirmations must be at least 1 (the block that includes the transaction)')
-      .max(10_000, 'confirmations must be at most 10000 blocks')
-      .default(DEFAULT_CONFIRMATIONS)
-      .describe(
-        'blocks after which a mined origin transaction counts as final; until then it is re-checked every cycle and a deposit a reorg removed is sent again',
-      ),
-  })
-  .describe('a chain Ballast reads and sends on');
-
 /** One holding of an asset (`assets.<symbol>[i]`): where it lives and the band to keep it in. */
 export const AssetEntrySchema = z
   .strictObject({
     chain: z.string({ error: 'expected a chain name defined under chains:' }).describe('name under chains:'),
     currency: z
-      .string({ error: 'expected the token address (EVM zero address for the native token)' })
+      .string({ error: 'expected the token address (the native token has its own identifier, see the example file)' })
       .min(1)
-      .describe('token address on that chain (0x000…000 for the native token)'),
+      .describe(
+        'token on that chain: EVM 0x address (0x000…000 native); Solana base58 mint (11111111111111111111111111111111 native SOL); Bitcoin bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8 (BTC)',
+      ),
     wallet: z.string({ error: 'expected a wallet name defined under wallets:' }).describe('name under wallets:'),
     min: wholeAmount('min').describe('below this balance the chain receives funds (whole units)'),
     target: wholeAmount('target').describe('balance a rebalance aims for (whole units)'),
@@ -239,10 +193,6 @@ export const ConfigSchema = z
 
 /** Parsed (shape-checked) configuration before secrets and references are resolved. */
 export type ConfigFile = z.output<typeof ConfigSchema>;
-/** One wallet as written in the file. */
-export type WalletConfig = z.output<typeof WalletSchema>;
-/** One chain as written in the file. */
-export type ChainConfig = z.output<typeof ChainSchema>;
 /** One asset holding as written in the file. */
 export type AssetEntryConfig = z.output<typeof AssetEntrySchema>;
 /** The `policy` section as written in the file. */

@@ -1,33 +1,75 @@
 /**
- * Wallet key loading: a private key from the config value (normally `${ENV_VAR}`) or from a key file, turned
- * into a viem `LocalAccount` (secp256k1, EVM address = last 20 bytes of keccak256(pubkey)), and checked against
+ * Wallet key loading: the key text comes from the config value (normally `${ENV_VAR}`) or from a key file
+ * (`keyFile.ts` checks its permissions), is parsed per VM family here, and is turned into a signer by
+ * `src/chains/<vm>/wallet.ts` (the only place that constructs signers). The derived address is checked against
  * the configured `address` at load time (DESIGN.md: "Check at boot that each configured wallet address equals
  * the address derived from its key").
  *
- * Key file rule: the file must be a regular file that other users cannot read or write (mode bits `o=`, e.g.
- * 600, 640 or 400). A world-readable key file is an error, not a warning: the key may already be exposed, and
- * starting anyway would hide that. Group access is allowed for setups that share secrets through a group.
+ * Key formats: evm `0x` + 64 hex digits; svm the 64-byte secret key as base58 (Phantom's export) or as a JSON
+ * array of byte values (`solana-keygen new -o`), either in `privateKey` or in the key file; bvm a compressed
+ * WIF. Signers are attached as non-enumerable properties so that JSON.stringify, object spread and default
+ * `util.inspect` of the configuration cannot expose them; key text never appears in an issue.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { getAddress, isAddress, type Address, type Hex, type LocalAccount } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { base58 } from '@scure/base';
+import type { Keypair } from '@solana/web3.js';
+import { bytesToHex, getAddress, isAddress, type Address, type Hex, type LocalAccount } from 'viem';
+import { bvmKeyFromWif, type BvmAddressType, type BvmNetwork, type BvmSigner } from '../chains/bvm/wallet.ts';
+import { evmSignerFromKey } from '../chains/evm/wallet.ts';
+import { SVM_SECRET_KEY_BYTES, svmSignerFromSecretKey } from '../chains/svm/wallet.ts';
+import { addressMismatch, bvmAddressProblem, svmAddressProblem } from './addresses.ts';
 import type { ConfigIssue } from './errors.ts';
-import type { WalletConfig } from './schema.ts';
+import { readKeyFile } from './keyFile.ts';
+import type { BvmWalletConfig, SvmWalletConfig, WalletConfig } from './walletSchema.ts';
 
-/** A wallet ready to sign. `account` is non-enumerable so serialising the config cannot expose it. */
-export interface LoadedWallet {
+/** An EVM wallet ready to sign. `account` is non-enumerable so serialising the config cannot expose it. */
+export interface LoadedEvmWallet {
   /** Wallet name (key under `wallets:`). */
   name: string;
-  /** VM family; only `evm` wallets load so far. */
   vm: 'evm';
   /** Checksummed address derived from the key (EIP-55). */
   address: Address;
-  /** Signing account (viem `privateKeyToAccount`); holds the key in a closure, not as a property. */
+  /** Signing account (viem); holds the key in a closure, not as a property. */
   readonly account: LocalAccount;
 }
 
+/** A Solana wallet ready to sign. `keypair` is non-enumerable (a web3.js Keypair holds its secret key). */
+export interface LoadedSvmWallet {
+  name: string;
+  vm: 'svm';
+  /** base58 public key (case-sensitive). */
+  address: string;
+  /** web3.js key pair. */
+  readonly keypair: Keypair;
+}
+
+/** A Bitcoin wallet ready to sign. `signer` is non-enumerable. */
+export interface LoadedBvmWallet {
+  name: string;
+  vm: 'bvm';
+  /** bech32 (p2wpkh) or bech32m (p2tr) address, lower case. */
+  address: string;
+  network: BvmNetwork;
+  addressType: BvmAddressType;
+  /** Compressed public key of the WIF (33 bytes, lower-case hex without 0x; untweaked for p2tr). */
+  publicKey: string;
+  /** p2tr only: x-only internal key (32 bytes hex), what a PSBT input's `tapInternalKey` must hold. */
+  internalPubkey?: string;
+  /** bitcoinjs `Psbt.signInput` signer; for p2tr it holds the BIP-86 tweaked key and signs Schnorr. */
+  readonly signer: BvmSigner;
+}
+
+/** A wallet ready to sign, by VM family. */
+export type LoadedWallet = LoadedEvmWallet | LoadedSvmWallet | LoadedBvmWallet;
+
 const HEX_KEY_RE = /^(0x)?[0-9a-fA-F]{64}$/;
+const BASE58_KEY_RE = /^[1-9A-HJ-NP-Za-km-z]{48,100}$/;
+
+/** The key text of a wallet and the YAML path it came from. */
+interface KeyText {
+  text: string;
+  path: string;
+}
 
 /**
  * Loads one wallet's key and checks it.
@@ -47,102 +89,179 @@ export function loadWallet(
   secrets: Set<string>,
 ): LoadedWallet | undefined {
   const at = `wallets.${name}`;
-  if (wallet.privateKey !== undefined) secrets.add(wallet.privateKey);
-  if (wallet.vm !== 'evm') {
-    issues.push({ path: `${at}.vm`, message: `${wallet.vm} wallets cannot sign yet; only evm wallets are supported` });
-    return undefined;
+  const key = readKeyText(at, wallet, configDir, issues, secrets);
+  if (key === undefined) return undefined;
+  switch (wallet.vm) {
+    case 'evm':
+      return loadEvm(name, at, key, wallet.address, issues, secrets);
+    case 'svm':
+      return loadSvm(name, at, key, wallet, issues);
+    case 'bvm':
+      return loadBvm(name, at, key, wallet, issues);
   }
+}
+
+function readKeyText(
+  at: string,
+  wallet: WalletConfig,
+  configDir: string,
+  issues: ConfigIssue[],
+  secrets: Set<string>,
+): KeyText | undefined {
+  if (wallet.privateKey !== undefined) secrets.add(wallet.privateKey);
   const hasKey = wallet.privateKey !== undefined;
   const hasFile = wallet.keyFile !== undefined;
   if (hasKey === hasFile) {
+    const example = { evm: 'TREASURY_EVM_KEY', svm: 'TREASURY_SOL_KEY', bvm: 'TREASURY_BTC_WIF' }[wallet.vm];
     issues.push({
       path: at,
-      message: hasKey
-        ? 'both privateKey and keyFile are set; keep exactly one'
-        : 'no key: set privateKey (e.g. ${TREASURY_EVM_KEY}) or keyFile',
+      message: hasKey ? 'both privateKey and keyFile are set; keep exactly one' : `no key: set privateKey (e.g. \${${example}}) or keyFile`,
     });
     return undefined;
   }
-  let keyText: string | undefined;
-  let keyPath = `${at}.privateKey`;
-  if (wallet.keyFile !== undefined) {
-    keyPath = `${at}.keyFile`;
-    keyText = readKeyFile(resolve(configDir, wallet.keyFile), keyPath, issues);
-    if (keyText === undefined) return undefined;
-    secrets.add(keyText);
-  } else {
-    keyText = (wallet.privateKey ?? '').trim();
-  }
-  if (!HEX_KEY_RE.test(keyText)) {
-    issues.push({
-      path: keyPath,
-      message: 'not a private key: expected 32 bytes as hex (0x followed by 64 hex digits)',
-    });
+  if (wallet.keyFile === undefined) return { text: (wallet.privateKey ?? '').trim(), path: `${at}.privateKey` };
+  const path = `${at}.keyFile`;
+  const text = readKeyFile(resolve(configDir, wallet.keyFile), path, issues);
+  if (text === undefined) return undefined;
+  secrets.add(text);
+  return { text, path };
+}
+
+/** Attaches `value` as a read-only, non-enumerable property (invisible to JSON, spread and default inspect). */
+function withHidden<T extends object, K extends string, V>(target: T, key: K, value: V): T & { readonly [P in K]: V } {
+  Object.defineProperty(target, key, { value, enumerable: false, writable: false });
+  return target as T & { readonly [P in K]: V }; // the property was defined just above
+}
+
+function loadEvm(
+  name: string,
+  at: string,
+  key: KeyText,
+  address: string | undefined,
+  issues: ConfigIssue[],
+  secrets: Set<string>,
+): LoadedEvmWallet | undefined {
+  if (!HEX_KEY_RE.test(key.text)) {
+    const hint = BASE58_KEY_RE.test(key.text) || key.text.startsWith('[') ? '; base58 and JSON-array keys belong to svm (Solana) or bvm (WIF) wallets: set vm' : '';
+    issues.push({ path: key.path, message: `not a private key: expected 32 bytes as hex (0x followed by 64 hex digits)${hint}` });
     return undefined;
   }
-  const key = (keyText.startsWith('0x') ? keyText : `0x${keyText}`) as Hex; // regex above guarantees hex
-  secrets.add(key);
-  let account: LocalAccount;
-  try {
-    account = privateKeyToAccount(key);
-  } catch {
-    issues.push({ path: keyPath, message: 'not a valid secp256k1 private key (zero or above the curve order)' });
+  const hex = (key.text.startsWith('0x') ? key.text : `0x${key.text}`) as Hex; // HEX_KEY_RE guarantees hex digits
+  secrets.add(hex);
+  const result = evmSignerFromKey(hex);
+  if (!result.ok) {
+    issues.push({ path: key.path, message: result.problem });
     return undefined;
   }
-  if (wallet.address !== undefined) {
-    if (!isAddress(wallet.address)) {
+  const { account } = result.signer;
+  if (address !== undefined) {
+    if (!isAddress(address)) {
       issues.push({
         path: `${at}.address`,
         message: 'not an EVM address: expected 0x + 40 hex digits; mixed case must be a valid EIP-55 checksum',
       });
       return undefined;
     }
-    if (getAddress(wallet.address) !== account.address) {
-      issues.push({
-        path: `${at}.address`,
-        message: `${getAddress(wallet.address)} differs from ${account.address}, the address of the configured key; fix the address or the key`,
-      });
+    if (getAddress(address) !== account.address) {
+      issues.push({ path: `${at}.address`, message: addressMismatch(getAddress(address), account.address, 'EIP-55') });
       return undefined;
     }
   }
-  const loaded = { name, vm: 'evm' as const, address: account.address } as LoadedWallet; // account added below
-  Object.defineProperty(loaded, 'account', { value: account, enumerable: false, writable: false });
-  return loaded;
+  return withHidden({ name, vm: 'evm' as const, address: account.address }, 'account', account);
 }
 
-function readKeyFile(file: string, path: string, issues: ConfigIssue[]): string | undefined {
-  let mode: number;
+/** Decodes Solana secret-key text: a JSON array of byte values, or base58. */
+function svmSecretBytes(key: KeyText, issues: ConfigIssue[]): Uint8Array | undefined {
+  const wrong = (message: string): undefined => {
+    issues.push({ path: key.path, message });
+    return undefined;
+  };
+  if (key.text.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(key.text);
+    } catch {
+      return wrong('not a Solana secret key: the text starts like a JSON array but is not valid JSON; use the file solana-keygen wrote');
+    }
+    const ok = Array.isArray(parsed) && parsed.every((b) => Number.isInteger(b) && b >= 0 && b <= 255);
+    if (!ok) return wrong('not a Solana secret key: expected a JSON array of byte values (integers 0-255), as solana-keygen writes it');
+    return Uint8Array.from(parsed as number[]); // checked just above: an array of integers 0-255
+  }
+  if (HEX_KEY_RE.test(key.text) || /^0x[0-9a-fA-F]+$/.test(key.text)) {
+    return wrong(
+      'not a Solana secret key: this is hex (an EVM key?); svm wallets take the 64-byte secret key in base58 (Phantom export) or a solana-keygen JSON file',
+    );
+  }
   try {
-    const st = statSync(file);
-    if (!st.isFile()) {
-      issues.push({ path, message: `${file} is not a regular file; point keyFile at the key file` });
+    return base58.decode(key.text);
+  } catch {
+    return wrong('not a Solana secret key: expected base58 (as Phantom exports it) or a JSON array of 64 byte values (solana-keygen)');
+  }
+}
+
+function loadSvm(name: string, at: string, key: KeyText, wallet: SvmWalletConfig, issues: ConfigIssue[]): LoadedSvmWallet | undefined {
+  const bytes = svmSecretBytes(key, issues);
+  if (bytes === undefined) return undefined;
+  const result = svmSignerFromSecretKey(bytes);
+  if (!result.ok) {
+    // 37/38 bytes is what a base58check WIF decodes to (payload and checksum)
+    const wif = result.reason === 'length' && (bytes.length === 37 || bytes.length === 38) ? ' (this looks like a Bitcoin WIF: use a bvm wallet)' : '';
+    issues.push({ path: key.path, message: `not a Solana secret key: ${result.problem}${wif}` });
+    return undefined;
+  }
+  const { address, keypair } = result.signer;
+  if (wallet.address !== undefined) {
+    const problem = svmAddressProblem(wallet.address);
+    if (problem !== undefined || wallet.address !== address) {
+      const message = problem ?? addressMismatch(wallet.address, address, 'Solana addresses are case-sensitive');
+      issues.push({ path: `${at}.address`, message });
       return undefined;
     }
-    mode = st.mode;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code; // fs errors carry an errno code
-    issues.push({
-      path,
-      message:
-        code === 'ENOENT'
-          ? `${file} does not exist; create it or fix the path (relative paths start at the config file's directory)`
-          : `${file} cannot be inspected (${code ?? 'error'}); check the path and permissions`,
-    });
+  }
+  return withHidden({ name, vm: 'svm' as const, address }, 'keypair', keypair);
+}
+
+function loadBvm(name: string, at: string, key: KeyText, wallet: BvmWalletConfig, issues: ConfigIssue[]): LoadedBvmWallet | undefined {
+  if (HEX_KEY_RE.test(key.text) || key.text.startsWith('[')) {
+    const what = key.text.startsWith('[') ? 'a JSON byte array (a Solana key file?)' : 'hex (an EVM key?)';
+    issues.push({ path: key.path, message: `not a WIF private key: this is ${what}; bvm wallets take a compressed WIF (K…/L… on mainnet, c… on testnet/regtest)` });
     return undefined;
   }
-  if ((mode & 0o007) !== 0) {
-    const octal = (mode & 0o777).toString(8);
-    issues.push({
-      path,
-      message: `${file} is accessible by other users (mode ${octal}); run chmod 600 ${file} and consider rotating the key`,
-    });
+  const result = bvmKeyFromWif(key.text, { network: wallet.network, addressType: wallet.addressType });
+  if (!result.ok) {
+    if (result.reason === 'network') issues.push({ path: `${at}.network`, message: result.problem });
+    else {
+      const solana = result.reason === 'malformed' && svmKeyLength(key.text) === SVM_SECRET_KEY_BYTES ? ' (this looks like a Solana secret key: use an svm wallet)' : '';
+      issues.push({ path: key.path, message: `${result.problem}${solana}` });
+    }
     return undefined;
   }
+  const k = result.key;
+  if (wallet.address !== undefined) {
+    const problem = bvmAddressProblem(wallet.address, wallet.network, wallet.addressType);
+    if (problem !== undefined || wallet.address !== k.address) {
+      const message = problem ?? addressMismatch(wallet.address, k.address, 'bech32 addresses are written in lower case');
+      issues.push({ path: `${at}.address`, message });
+      return undefined;
+    }
+  }
+  const loaded: Omit<LoadedBvmWallet, 'signer'> = {
+    name,
+    vm: 'bvm',
+    address: k.address,
+    network: k.network,
+    addressType: k.addressType,
+    publicKey: bytesToHex(k.publicKey).slice(2),
+    ...(k.internalPubkey !== undefined ? { internalPubkey: bytesToHex(k.internalPubkey).slice(2) } : {}),
+  };
+  return withHidden(loaded, 'signer', k.signer);
+}
+
+/** Byte length of base58 text, or undefined when it is not base58. */
+function svmKeyLength(text: string): number | undefined {
   try {
-    return readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code; // fs errors carry an errno code
-    issues.push({ path, message: `${file} cannot be read (${code ?? 'error'}); make it readable by the Ballast user` });
+    return base58.decode(text).length;
+  } catch {
     return undefined;
   }
 }

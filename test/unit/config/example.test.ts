@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/loadConfig.ts';
-import { API_KEY, KEY, KEY_ADDRESS } from './helpers.ts';
+import { API_KEY, BTC_P2WPKH, BTC_WIF, KEY, KEY_ADDRESS, SOL_ADDRESS, SOL_KEY, tempDir, vmOf, type TempDir } from './helpers.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../../config/ballast.example.yaml', import.meta.url));
 const ENV = {
@@ -31,5 +32,53 @@ describe('config/ballast.example.yaml', () => {
       message = (err as Error).message;
     }
     for (const name of Object.keys(ENV)) expect(message).toContain(`environment variable ${name} is not set`);
+  });
+});
+
+/**
+ * Uncomments the blocks introduced by a `# --- … (uncomment to use…) ---` line: each following comment line
+ * loses one "# " after its indentation, up to the first line that is not a comment.
+ */
+function uncommentOptionalBlocks(text: string): string {
+  const out: string[] = [];
+  let inBlock = false;
+  for (const line of text.split('\n')) {
+    if (/^\s*# --- .*\(uncomment to use.*\) ---\s*$/.test(line)) {
+      inBlock = true;
+      continue;
+    }
+    const m = /^(\s*)# ?(.*)$/.exec(line);
+    if (inBlock && m) out.push(`${m[1]}${m[2]}`);
+    else {
+      inBlock = false;
+      out.push(line);
+    }
+  }
+  return out.join('\n');
+}
+
+describe('config/ballast.example.yaml: the Solana and Bitcoin blocks', () => {
+  let tmp: TempDir | undefined;
+  afterEach(() => tmp?.cleanup());
+
+  it('load once uncommented, with their variables set', () => {
+    tmp = tempDir();
+    const file = tmp.write(uncommentOptionalBlocks(readFileSync(EXAMPLE, 'utf8')));
+    const config = loadConfig(file, {
+      ...ENV,
+      TREASURY_SOL_KEY: SOL_KEY,
+      TREASURY_SOL_ADDRESS: SOL_ADDRESS,
+      TREASURY_BTC_WIF: BTC_WIF,
+      TREASURY_BTC_ADDRESS: BTC_P2WPKH,
+      SOL_RPC: 'https://sol.example/rpc',
+    });
+    expect(Object.keys(config.chains)).toEqual(['ethereum', 'base', 'arbitrum', 'optimism', 'solana', 'bitcoin']);
+    expect(vmOf(config.chains.solana, 'svm')).toMatchObject({ chainId: 792703809, wsUrl: 'wss://sol.example/rpc', commitment: 'finalized' });
+    expect(vmOf(config.chains.bitcoin, 'bvm')).toMatchObject({ chainId: 8253038, esploraUrl: 'https://blockstream.info/api', highValueSats: 100_000_000n });
+    expect(config.wallets.treasury_sol?.address).toBe(SOL_ADDRESS);
+    expect(config.wallets.treasury_btc?.address).toBe(BTC_P2WPKH);
+    expect(config.assets.USDC?.map((a) => a.chainId)).toEqual([8453, 42161, 10, 1, 792703809]);
+    expect(config.assets.BTC?.[0]?.address).toBe(BTC_P2WPKH);
+    expect(config.policy.transferLimits).toEqual({ SOL: { minTransfer: '1', maxTransfer: '500' }, BTC: { minTransfer: '0.01', maxTransfer: '1' } });
   });
 });

@@ -13,6 +13,7 @@ import {
   USDC_BASE,
   baseConfig,
   tempDir,
+  vmOf,
   type TempDir,
 } from './helpers.ts';
 
@@ -52,7 +53,7 @@ describe('loadConfig: a valid file', () => {
     expect(config.relay.apiKey).toBe(API_KEY);
     expect(config.chains.base).toEqual({ name: 'base', chainId: 8453, vm: 'evm', rpcUrl: 'https://base.example/rpc', confirmations: 12 });
     expect(config.wallets.treasury?.address).toBe(KEY_ADDRESS);
-    expect(config.wallets.treasury?.account.address).toBe(KEY_ADDRESS);
+    expect(vmOf(config.wallets.treasury, 'evm').account.address).toBe(KEY_ADDRESS);
     expect(config.assets.USDC).toEqual([
       { asset: 'USDC', chain: 'base', chainId: 8453, currency: USDC_BASE, wallet: 'treasury', address: KEY_ADDRESS, min: '40000', target: '50000', max: '60000' },
       { asset: 'USDC', chain: 'arbitrum', chainId: 42161, currency: USDC_ARB, wallet: 'treasury', address: KEY_ADDRESS, min: '20000', target: '30000', max: '45000', decimals: 6 },
@@ -134,8 +135,8 @@ describe('loadConfig: env resolution', () => {
       `${stringify(c)}chains:\n  base: { chainId: 8453, rpcUrl: \${BASE_RPC} }\n  arbitrum: { chainId: 42161, rpcUrl: "\${ARB_RPC}" }\n`,
     );
     const config = loadConfig(yaml, { ...ENV, BASE_RPC: 'https://b.example/#x', ARB_RPC: 'https://a.example/} ]: {' });
-    expect(config.chains.base?.rpcUrl).toBe('https://b.example/#x');
-    expect(config.chains.arbitrum?.rpcUrl).toBe('https://a.example/} ]: {');
+    expect(vmOf(config.chains.base, 'evm').rpcUrl).toBe('https://b.example/#x');
+    expect(vmOf(config.chains.arbitrum, 'evm').rpcUrl).toBe('https://a.example/} ]: {');
   });
 
   it('substitutes inside longer strings and honours the $${ escape', () => {
@@ -143,7 +144,7 @@ describe('loadConfig: env resolution', () => {
     c.chains.arbitrum.rpcUrl = 'https://arb.example/v2/${ARB_KEY}';
     c.relay.referrer = 'ballast-$${literal}';
     const config = loadConfig(tmp.write(c), { ...ENV, ARB_KEY: 'k123' });
-    expect(config.chains.arbitrum?.rpcUrl).toBe('https://arb.example/v2/k123');
+    expect(vmOf(config.chains.arbitrum, 'evm').rpcUrl).toBe('https://arb.example/v2/k123');
     expect(config.relay.referrer).toBe('ballast-${literal}');
   });
 
@@ -189,7 +190,8 @@ describe('loadConfig: errors name the path and the fix', () => {
     ['no key source', (c: any) => delete c.wallets.treasury.privateKey, 'wallets.treasury: no key: set privateKey'],
     ['duplicate holding', (c: any) => c.assets.USDT = [{ ...c.assets.USDC[0], currency: USDC_BASE.toLowerCase() }], 'assets.USDT[0]: duplicate of assets.USDC[0] (same chain, currency and wallet); keep one entry'],
     ['wallet vm differs from chain vm', (c: any) => { c.chains.solana = { chainId: 792703809, vm: 'svm', rpcUrl: 'https://sol.example' }; c.assets.USDC.push({ chain: 'solana', currency: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', wallet: 'treasury', min: '1', target: '2', max: '3' }); }, 'assets.USDC[2].wallet: wallet "treasury" is evm but chain "solana" is svm; use a svm wallet'],
-    ['non-evm wallet', (c: any) => (c.wallets.treasury.vm = 'svm'), 'wallets.treasury.vm: svm wallets cannot sign yet'],
+    ['unsupported wallet vm', (c: any) => (c.wallets.treasury.vm = 'tvm'), 'wallets.treasury.vm: vm "tvm" is not supported for wallets; Ballast supports evm, svm, bvm'],
+    ['unsupported chain vm', (c: any) => (c.chains.arbitrum.vm = 'tonvm'), 'chains.arbitrum.vm: vm "tonvm" is not supported for chains; Ballast supports evm, svm, bvm'],
     ['minTransfer above maxTransfer', (c: any) => (c.policy.minTransfer = '50001'), 'policy.minTransfer: minTransfer 50001 is above maxTransfer 50000; lower it or raise maxTransfer'],
     ['transfer limits of an unknown asset', (c: any) => (c.policy.transferLimits = { ETH: { minTransfer: '0.1', maxTransfer: '10' } }), 'policy.transferLimits.ETH: unknown asset "ETH"; use a name defined under assets: or remove the entry'],
     ['asset transfer limits out of order', (c: any) => (c.policy.transferLimits = { USDC: { minTransfer: '11', maxTransfer: '10' } }), 'policy.transferLimits.USDC.minTransfer: minTransfer 11 is above maxTransfer 10'],
@@ -249,7 +251,7 @@ describe('loadConfig: keyFile', () => {
     const c = baseConfig();
     c.wallets.treasury = { keyFile: 'treasury.key', address: KEY2_ADDRESS };
     const config = loadConfig(tmp.write(c), ENV);
-    expect(config.wallets.treasury?.account.address).toBe(KEY2_ADDRESS);
+    expect(vmOf(config.wallets.treasury, 'evm').account.address).toBe(KEY2_ADDRESS);
   });
 
   it('refuses a world-readable key file and names the fix', () => {
@@ -290,7 +292,7 @@ describe('loadConfig: secrets stay out of output', () => {
     expect(JSON.stringify({ ...config.wallets.treasury })).not.toContain('account');
     expect(Object.keys(config.relay)).not.toContain('apiKey');
     // the account still signs
-    expect(typeof config.wallets.treasury?.account.signMessage).toBe('function');
+    expect(typeof vmOf(config.wallets.treasury, 'evm').account.signMessage).toBe('function');
   });
 
   it('error messages never contain key material, even when a key lands in the wrong field', () => {
