@@ -106,6 +106,13 @@ export const SvmChainSchema = z
       .max(SVM_MAX_COMPUTE_UNITS, `maxComputeUnits must be at most ${SVM_MAX_COMPUTE_UNITS} (the per-transaction limit)`)
       .default(SVM_MAX_COMPUTE_UNITS)
       .describe('largest compute-unit limit of a transaction Ballast signs'),
+    originSwapSource: z
+      .string({ error: 'expected the name of one Solana swap source' })
+      .min(1)
+      .optional()
+      .describe(
+        'swap source asked for last (includedOriginSwapSources) when a Solana deposit transaction is too large even with maxRouteLength 3; unset: give up after maxRouteLength 3',
+      ),
   })
   .describe('a Solana chain');
 

@@ -31,6 +31,8 @@ export interface LoadedSvmChain {
   maxMicroLamportsPerCu: bigint;
   /** Cap on a transaction's compute-unit limit. */
   maxComputeUnits: number;
+  /** Swap source tried alone, last, when a quote's Solana transaction is too large (spec "Errors" SOLANA_TX_TOO_LARGE). */
+  originSwapSource?: string;
 }
 
 /** A Bitcoin chain. */
@@ -98,6 +100,7 @@ export function buildLoadedChain(name: string, c: ChainConfig): LoadedChain {
         commitment: c.commitment,
         maxMicroLamportsPerCu: BigInt(c.maxMicroLamportsPerCu),
         maxComputeUnits: c.maxComputeUnits,
+        ...(c.originSwapSource !== undefined ? { originSwapSource: c.originSwapSource } : {}),
       };
     case 'bvm':
       return {

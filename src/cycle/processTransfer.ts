@@ -17,6 +17,7 @@ import { requiredLeadSec } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
 import { noteRelayStatus } from './inFlight.ts';
 import { buildQuoteRequest, expectationsFor, minimumAcceptableOutput } from './expectations.ts';
+import { requestQuote } from './requestQuote.ts';
 
 
 /** How a planned transfer ended this cycle. */
@@ -66,27 +67,14 @@ export async function processTransfer(
   const request = buildQuoteRequest(planned, { referrer: ctx.config.relay.referrer, slippageBps: policy.slippageBps });
   const attempt: TransferAttempt = { planned, planId, outcome: 'quote_error', request };
 
-  let quote: QuoteResponse;
-  let raw: unknown;
-  try {
-    ({ quote, raw } = await ctx.relay.quote(request));
-  } catch (error) {
-    const e = error as { code?: string; message?: string; requestId?: string };
-    recordQuoteError(ctx.db, {
-      cycleId,
-      planId,
-      code: e.code ?? 'UNKNOWN',
-      message: e.message ?? String(error),
-      relayRequestId: e.requestId,
-      atMs: ctx.now(),
-    });
-    log.error({ err: e.message, code: e.code, requestId: e.requestId }, 'quote failed');
-    return { ...attempt, error: `${e.code ?? 'error'}: ${e.message ?? String(error)}` };
-  }
+  const quoted = await requestQuote(ctx, request, { cycleId, planId, singleSource: originSwapSource(ctx, planned.from.chain) });
+  attempt.request = quoted.request;
+  if (!quoted.ok) return { ...attempt, error: quoted.error };
+  const { quote, raw } = quoted;
   ctx.metrics.quotesTotal.inc(labels);
   const requestId = quote.requestId ?? quote.steps[0]?.requestId ?? null;
   const orderId = quote.protocol?.v2?.orderId ?? null;
-  const quoteId = recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request, raw, receivedAtMs: ctx.now() });
+  const quoteId = recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request: quoted.request, raw, receivedAtMs: ctx.now() });
   Object.assign(attempt, { quote, quoteId, requestId });
   crashPoint('quote:recorded');
 
@@ -234,4 +222,10 @@ function breakdownJson(b: { inputUsdMicros: bigint | null; components: Record<st
     sponsoredUsd: formatUsdMicros(b.sponsoredMicros),
     totalUsd: formatUsdMicros(b.totalMicros),
   };
+}
+
+/** `chains.<name>.originSwapSource` of a Solana origin chain: the single swap source tried last on an oversized route. */
+function originSwapSource(ctx: CycleContext, chainName: string): string | undefined {
+  const chain = ctx.config.chains[chainName];
+  return chain?.vm === 'svm' ? chain.originSwapSource : undefined;
 }

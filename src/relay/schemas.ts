@@ -200,6 +200,10 @@ export const QuoteRequestSchema = z.object({
   referrer: z.string().optional(),
   refundTo: z.string().optional(),
   slippageTolerance: z.string().regex(/^([0-9]{1,4}|10000)$/).optional(),
+  /** Solana origin: at most this many swap hops (spec "POST /quote/v2"; recommended 4, then 3). */
+  maxRouteLength: z.number().int().positive().optional(),
+  /** Solana origin: only these swap sources (a single one is the size-conservative option). */
+  includedOriginSwapSources: z.array(z.string().min(1)).optional(),
 });
 export type QuoteRequest = z.infer<typeof QuoteRequestSchema>;
 
