@@ -9,6 +9,7 @@
  * - when no record names the deposit, it is announced again (spec "POST /transactions/index").
  */
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { sameTxId } from '../core/txId.ts';
 import type { RequestsResponse } from '../relay/schemas.ts';
 import { IN_FLIGHT_STATUSES, adoptRequestId, markTransferStalled, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
@@ -34,11 +35,10 @@ export function depositTxHash(row: TransferRow): string | undefined {
  * Pure; record shapes other than the published v3 one are skipped.
  */
 export function requestIdForDeposit(records: RequestsResponse['requests'], txHash: string): string | undefined {
-  const want = txHash.toLowerCase();
   for (const r of records) {
     const inTxs = (r.data as { inTxs?: unknown } | undefined)?.inTxs; // loose object: checked just below
     if (!Array.isArray(inTxs)) continue;
-    const names = inTxs.some((t) => typeof (t as { txHash?: unknown })?.txHash === 'string' && (t as { txHash: string }).txHash.toLowerCase() === want);
+    const names = inTxs.some((t) => typeof (t as { txHash?: unknown })?.txHash === 'string' && sameTxId((t as { txHash: string }).txHash, txHash));
     if (names) return r.id;
   }
   return undefined;

@@ -4,22 +4,22 @@
  * record": `inTxHashes` are the origin deposit transactions).
  */
 import type { IntentStatus } from '../relay/schemas.ts';
+import { sameTxId } from '../core/txId.ts';
 
 /**
  * @param status a status record from GET /intents/status/v3
- * @param depositTxHash our deposit transaction hash (0x hex)
- * @returns true when `inTxHashes` contains the hash (case-insensitive)
+ * @param depositTxHash our deposit transaction id (EVM hash, Solana signature, Bitcoin txid)
+ * @returns true when `inTxHashes` names it ({@link sameTxId}: hex case-insensitively, base58 exactly)
  */
 export function statusNamesDeposit(status: IntentStatus, depositTxHash: string): boolean {
-  const ours = depositTxHash.toLowerCase();
-  return status.inTxHashes.some((h) => h.toLowerCase() === ours);
+  return status.inTxHashes.some((h) => sameTxId(h, depositTxHash));
 }
 
 /**
  * Whether a status is about another deposit: it names origin transactions (`inTxHashes`) and ours is not among
  * them. Such a status is never written to our transfer (a recycled or mixed-up request id).
  *
- * @param depositTxHash our deposit transaction hash (0x hex)
+ * @param depositTxHash our deposit transaction id
  */
 export function statusIsForeign(status: IntentStatus, depositTxHash: string): boolean {
   return status.inTxHashes.length > 0 && !statusNamesDeposit(status, depositTxHash);
