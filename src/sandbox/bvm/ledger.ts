@@ -4,6 +4,8 @@
  * applies the shape, standardness and finality policy, resolves every input against the chain and the
  * mempool, checks the fee and verifies every signature before the transaction enters the mempool.
  *
+ * The chain starts at Bitcoin regtest's genesis header (so `/block-height/0` answers regtest's genesis hash,
+ * 0f9188f1…2206, which clients check to know which network a server serves; its coinbase is not held).
  * Blocks made by `mine()` hold the mempool and no coinbase; blocks made by `fund()` hold one coinbase-like
  * funding transaction and nothing else (the mempool is left alone). Block headers are real 80-byte headers
  * (regtest `bits`), so block hashes are double-SHA256 like Bitcoin's. Coinbase maturity is not enforced.
@@ -74,13 +76,19 @@ export interface InvalidatedBlock {
 
 /** Options of {@link UtxoLedger}. */
 export interface UtxoLedgerOptions {
-  /** Timestamp of the genesis block, unix seconds. */
-  genesisTimeSec: number;
   /** Minimum relay fee rate, satoshis per virtual byte (default 1; 0 accepts fee-less transactions). */
   minFeeRateSatPerVb?: bigint;
 }
 
 const REGTEST_BITS = 0x207fffff;
+/** Header fields of Bitcoin regtest's genesis block (hash 0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206). */
+const REGTEST_GENESIS = {
+  version: 1,
+  /** Merkle root (big-endian hex) of the genesis coinbase, shared by every Bitcoin network. */
+  merkleRoot: '4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b',
+  timestampSec: 1_296_688_602,
+  nonce: 2,
+} as const;
 const BLOCK_VERSION = 0x20000000;
 const ZERO_HASH = '0'.repeat(64);
 
@@ -110,9 +118,9 @@ export class UtxoLedger {
   #seq = 0;
   #nonce = 0;
 
-  constructor(opts: UtxoLedgerOptions) {
+  constructor(opts: UtxoLedgerOptions = {}) {
     this.#minFeeRate = opts.minFeeRateSatPerVb ?? 1n;
-    this.#appendBlock([], opts.genesisTimeSec);
+    this.#appendBlock([], REGTEST_GENESIS.timestampSec, REGTEST_GENESIS);
   }
 
   /** The current tip block. */
@@ -288,16 +296,21 @@ export class UtxoLedger {
     removed.push(txid);
   }
 
-  #appendBlock(txids: string[], nowSec: number): void {
+  /** Appends a block of `txids`; `genesis` gives the fixed header fields of the first block. */
+  #appendBlock(txids: string[], nowSec: number, genesis?: typeof REGTEST_GENESIS): void {
     const prev = this.#blocks[this.#blocks.length - 1];
     const txs = txids.map((txid) => this.#txs.get(txid)!.tx); // callers pass held txids
     const header = new Block();
-    header.version = BLOCK_VERSION;
+    header.version = genesis?.version ?? BLOCK_VERSION;
     header.prevHash = Buffer.from(prev?.hash ?? ZERO_HASH, 'hex').reverse();
-    header.merkleRoot = txs.length > 0 ? Block.calculateMerkleRoot(txs) : new Uint8Array(32);
+    header.merkleRoot = genesis
+      ? Buffer.from(genesis.merkleRoot, 'hex').reverse()
+      : txs.length > 0
+        ? Block.calculateMerkleRoot(txs)
+        : new Uint8Array(32);
     header.timestamp = Math.max(Math.floor(nowSec), prev?.timestampSec ?? 0);
     header.bits = REGTEST_BITS;
-    header.nonce = this.#nonce++;
+    header.nonce = genesis?.nonce ?? this.#nonce++;
     const block: LedgerBlock = {
       hash: header.getId(),
       height: this.#blocks.length,

@@ -33,7 +33,7 @@ export interface StartEsploraNodeOptions {
   network?: BitcoinNetworkName;
   /** Minimum relay fee rate, satoshis per virtual byte (default 1n; 0n accepts fee-less transactions). */
   minFeeRateSatPerVb?: bigint;
-  /** Clock in unix seconds, for block times and first-seen times (default the system clock). */
+  /** Clock in unix seconds, for the times of mined blocks and first-seen times (default the system clock). */
   nowSec?: () => number;
 }
 
@@ -152,7 +152,8 @@ function decodeTx(rawHex: string): Transaction {
 }
 
 /**
- * Starts the node with a genesis block at height 0 and an empty mempool.
+ * Starts the node with regtest's genesis block at height 0 (`/block-height/0` answers its hash) and an empty
+ * mempool.
  *
  * @returns the running node (see {@link BitcoinSandboxNode})
  * @throws the listen error when `port` is taken
@@ -166,7 +167,7 @@ export async function startEsploraNode(opts: StartEsploraNodeOptions = {}): Prom
   const log = (opts.logger ?? pino({ level: 'silent' })).child({ component: 'sandbox-esplora' });
   const nowSec = opts.nowSec ?? (() => Math.floor(Date.now() / 1000));
   const network = opts.network ?? 'regtest';
-  const ledger = new UtxoLedger({ genesisTimeSec: nowSec(), ...(opts.minFeeRateSatPerVb !== undefined ? { minFeeRateSatPerVb: opts.minFeeRateSatPerVb } : {}) });
+  const ledger = new UtxoLedger(opts.minFeeRateSatPerVb !== undefined ? { minFeeRateSatPerVb: opts.minFeeRateSatPerVb } : {});
   const faults = new EsploraFaults();
   const listeners = new Set<(event: BitcoinNodeEvent) => void>();
   let feeEstimates = { ...DEFAULT_FEE_ESTIMATES };

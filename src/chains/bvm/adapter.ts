@@ -1,0 +1,165 @@
+/**
+ * The Bitcoin {@link ChainAdapter} (API `vmType` `bvm`): an Esplora HTTP API and local P2WPKH / P2TR keys behind
+ * the chain-adapter seam. Balances follow the spec's Bitcoin rule minus a miner-fee reserve, read at one tip
+ * after checking the server's network by its genesis block; deposits are PSBTs signed locally (every input,
+ * SIGHASH_ALL) and posted to `/tx`; a lost transaction is proven unable to land when another mined
+ * transaction spends one of its inputs; reorgs are seen by block hash; deposits are found by the order-id
+ * OP_RETURN memo among the depository address's transactions.
+ */
+import { Transaction } from 'bitcoinjs-lib';
+import { z } from 'zod';
+import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, SignedOriginTx, TxLookup } from '../adapter.ts';
+import { createEsploraClient, type EsploraClient } from './esploraClient.ts';
+import { HeightTextSchema, TxSchema, UtxoListSchema } from './esploraSchemas.ts';
+import { BvmAdapterError, BvmEsploraError } from './errors.ts';
+import { findBvmDeposit } from './findDeposit.ts';
+import { readBvmBalances } from './readBalances.ts';
+import { signBvmPsbt } from './signPsbt.ts';
+import { bvmTxRecord } from './txRecord.ts';
+import { lookupBvmTx, readTxStatus, recheckBvmTx, waitForBvmInclusion, type BvmFinalityPolicy } from './txState.ts';
+import { validateBvmAddress } from './validateAddress.ts';
+import type { BvmKey, BvmNetwork } from './wallet.ts';
+
+/** Native BTC's currency id (spec "Currency"). */
+export const BTC_CURRENCY = 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8';
+/** Default time between transaction status reads while waiting for a block, ms. */
+export const DEFAULT_BVM_POLL_INTERVAL_MS = 5_000;
+
+/** The Bitcoin adapter: the seam plus its confirmations policy. */
+export interface BvmChainAdapter extends ChainAdapter {
+  readonly vm: 'bvm';
+  readonly network: BvmNetwork;
+  /** Blocks (the including one counted) after which a transaction below / at or above `highValueSats` is final. */
+  readonly finality: BvmFinalityPolicy;
+}
+
+/** Options of {@link createBvmAdapter}, as `chains.<name>` and the wallets supply them. */
+export interface BvmAdapterOptions {
+  /** Config name (`chains.<name>`). */
+  name: string;
+  /** Relay chain id (8253038 for Bitcoin). */
+  chainId: number;
+  /** Esplora API base URL (may embed a provider key; it never appears in messages). */
+  esploraUrl: string;
+  network: BvmNetwork;
+  /** Blocks after which a transfer below `highValueSats` is final (default 1). */
+  confirmations?: number;
+  /** Blocks after which a transfer of `highValueSats` or more is final (default 2). */
+  highValueConfirmations?: number;
+  /** Threshold of a high-value transfer, satoshis. */
+  highValueSats: bigint;
+  /** Satoshis kept out of the planned balance to pay miner fees. */
+  minerFeeReserveSats: bigint;
+  /** Highest fee rate signed, sat/vB. */
+  maxFeeRateSatPerVb: number;
+  /** Signing keys by wallet name (Bitcoin wallets only). */
+  signers: ReadonlyMap<string, BvmKey>;
+  /** The fetch to use (default the global fetch). */
+  fetch?: typeof globalThis.fetch;
+  /** Time one Esplora request may take, ms. */
+  timeoutMs?: number;
+  /** Time between status reads in `waitForInclusion`, ms (default {@link DEFAULT_BVM_POLL_INTERVAL_MS}). */
+  pollIntervalMs?: number;
+}
+
+/** Whether `adapter` is a Bitcoin adapter. */
+export function isBvmAdapter(adapter: ChainAdapter): adapter is BvmChainAdapter {
+  return adapter.vm === 'bvm' && 'finality' in adapter;
+}
+
+/** `data` of a Bitcoin deposit item: the PSBT to sign, hex. */
+const PsbtItemSchema = z.looseObject({ psbt: z.string().min(1) });
+
+/**
+ * Creates the adapter of one Bitcoin chain.
+ *
+ * Balances handed to the planner are *spendable* satoshis: the spec's balance (confirmed funded − confirmed
+ * spent − mempool spent) minus `minerFeeReserveSats`, floored at 0.
+ *
+ * @throws TypeError when `esploraUrl` is not a URL
+ * @example
+ * const btc = createBvmAdapter({ name: 'bitcoin', chainId: 8253038, esploraUrl: 'https://blockstream.info/api', network: 'mainnet',
+ *   highValueSats: 100_000_000n, minerFeeReserveSats: 20_000n, maxFeeRateSatPerVb: 200, signers });
+ */
+export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
+  const { name, chainId, network, signers } = opts;
+  const esplora: EsploraClient = createEsploraClient({
+    name,
+    esploraUrl: opts.esploraUrl,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+  });
+  const finality: BvmFinalityPolicy = {
+    confirmations: opts.confirmations ?? 1,
+    highValueConfirmations: opts.highValueConfirmations ?? 2,
+    highValueSats: opts.highValueSats,
+  };
+  const pollIntervalMs = opts.pollIntervalMs ?? DEFAULT_BVM_POLL_INTERVAL_MS;
+  const validateAddress = (address: string): string | null => validateBvmAddress(address, network);
+
+  const keyOf = (wallet: string): BvmKey => {
+    const key = signers.get(wallet);
+    if (!key) throw new BvmAdapterError(`wallet ${wallet} is not a Bitcoin wallet; it cannot sign on chain ${name}`);
+    if (key.network !== network) {
+      throw new BvmAdapterError(`wallet ${wallet} is a ${key.network} key but chains.${name}.network is ${network}; it cannot sign on chain ${name}`);
+    }
+    return key;
+  };
+
+  const head = (): Promise<bigint> => esplora.getText('/blocks/tip/height', HeightTextSchema);
+
+  return {
+    name,
+    chainId,
+    vm: 'bvm',
+    network,
+    finality,
+    nativeCurrency: BTC_CURRENCY,
+    nativeDecimals: 8,
+    currencyKey: (currency) => currency,
+    validateAddress,
+    readBalances: (holdings) =>
+      readBvmBalances(esplora, { name, network, nativeCurrency: BTC_CURRENCY, minerFeeReserveSats: opts.minerFeeReserveSats, validateAddress }, holdings),
+    async readDecimals(currencies) {
+      return currencies.map(() => null); // Bitcoin has no tokens whose decimals could be read
+    },
+    async originFacts(_quote, user) {
+      const utxos = await esplora.getJson(`/address/${encodeURIComponent(user)}/utxo`, UtxoListSchema);
+      return { utxos: utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value })) };
+    },
+    depositLimits: { bvmMaxFeeRateSatPerVb: opts.maxFeeRateSatPerVb },
+    async planItem(item: PlannedItem) {
+      return [item];
+    },
+    async sign(wallet, item): Promise<SignedOriginTx> {
+      const key = keyOf(wallet);
+      const data = PsbtItemSchema.safeParse(item.data);
+      if (!data.success) throw new BvmAdapterError(`${item.stepId} item ${item.itemIndex} has no data.psbt; only Bitcoin deposit PSBTs are signed on chain ${name}`);
+      const signed = signBvmPsbt(key, data.data.psbt, opts.maxFeeRateSatPerVb);
+      return { chainId, txHash: signed.txid, rawTx: signed.rawTx, request: bvmTxRecord(signed, key.address) };
+    },
+    async broadcast(rawTx) {
+      const expected = Transaction.fromHex(rawTx).getId();
+      const answer = (await esplora.postText('/tx', rawTx)).trim().toLowerCase();
+      if (answer !== expected) {
+        throw new BvmEsploraError(`${esplora.at} answered POST /tx with ${answer.slice(0, 80) || 'nothing'}, not the txid ${expected}`, { status: 200, path: '/tx' });
+      }
+    },
+    async knows(txHash) {
+      try {
+        return (await esplora.getJsonOrNull(`/tx/${encodeURIComponent(txHash)}`, TxSchema)) !== null;
+      } catch {
+        return false;
+      }
+    },
+    waitForInclusion: (tx, timeoutMs): Promise<Inclusion> => waitForBvmInclusion(esplora, tx.txHash, timeoutMs, { pollIntervalMs }),
+    head,
+    lookup: (tx): Promise<TxLookup> => lookupBvmTx(esplora, tx),
+    recheck: (tx, tip): Promise<Recheck> => recheckBvmTx(esplora, tx, tip, finality),
+    findDeposit: (query): Promise<DepositSearch> => findBvmDeposit(esplora, query),
+    async txBlock(txHash) {
+      const status = await readTxStatus(esplora, txHash);
+      return status?.confirmed ? BigInt(status.block_height) : null;
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Signs a verified Bitcoin deposit PSBT (`data.psbt`, hex) with one wallet's key, the way relay-kit's Bitcoin
+ * adapter does (DESIGN.md "Bitcoin step data": every input, SIGHASH_ALL, finalize, extract), through bitcoinjs
+ * `Psbt`:
+ * - P2WPKH inputs get an ECDSA signature over the BIP-143 sighash (SIGHASH_ALL);
+ * - P2TR inputs are spent by key path: the wallet's signer holds the BIP-86 tweaked key, which bitcoinjs
+ *   matches against the output key computed from `tapInternalKey`, so a PSBT without `tapInternalKey` gets the
+ *   wallet's internal key first; the Schnorr signature uses SIGHASH_DEFAULT unless the PSBT asks for ALL.
+ * Every signature is then checked with tiny-secp256k1 (`validateSignaturesOfAllInputs`) before finalizing.
+ *
+ * The quote was verified before this runs (src/verify/deposit/bvmVerifier.ts); this module still refuses, and
+ * signs nothing, when an input does not spend our wallet's script, already carries signing data, or asks for a
+ * sighash other than ALL (or taproot DEFAULT), or when the fee rate is above the configured cap. The PSBT is
+ * read with the verifier's parser (src/verify/deposit/bvmPsbt.ts). Pure: no I/O.
+ */
+import { address as btcAddress, Psbt, Transaction } from 'bitcoinjs-lib';
+import * as ecc from 'tiny-secp256k1';
+import { decodeOrderIdMemoScript, sameScript } from '../../protocol/bitcoinDeposit.ts';
+import { parseBvmPsbt, type BvmPsbtInput, type ParsedBvmPsbt } from '../../verify/deposit/bvmPsbt.ts';
+import { BvmAdapterError } from './errors.ts';
+import { BVM_NETWORK_PARAMS, type BvmKey } from './wallet.ts';
+
+/** A signed deposit transaction. Amounts in satoshis. */
+export interface SignedBvmTx {
+  /** Transaction id (big-endian hex). */
+  txid: string;
+  /** The signed transaction, witness included, hex. */
+  rawTx: string;
+  /** Spent outpoints, `txid:vout`, in input order. */
+  inputs: string[];
+  /** Outputs, `address:value` (`OP_RETURN:0` for data, `script:<hex>:value` for address-less scripts), in order. */
+  outputs: string[];
+  feeSat: bigint;
+  /** Virtual size of the signed transaction (BIP-141), vB. */
+  vsize: number;
+  /** Order id of the first OP_RETURN memo, when it carries one. */
+  orderId: string | null;
+}
+
+/** ALL for P2WPKH; DEFAULT or ALL for P2TR (both commit to every input and output). */
+function allowedSighashes(input: BvmPsbtInput): number[] {
+  return input.kind === 'p2tr' ? [Transaction.SIGHASH_DEFAULT, Transaction.SIGHASH_ALL] : [Transaction.SIGHASH_ALL];
+}
+
+/** Why an input is not ours to sign as it stands, or null. */
+function inputRefusal(input: BvmPsbtInput, key: BvmKey, ourScript: Uint8Array): string | null {
+  const at = `input ${input.index} (${input.txid}:${input.vout})`;
+  if (!input.witnessUtxo) return `${at} has no witnessUtxo`;
+  if (!sameScript(input.witnessUtxo.script, ourScript)) return `${at} does not spend from wallet ${key.address}`;
+  if (input.signedFields.length > 0) return `${at} already carries ${input.signedFields.join(', ')}`;
+  if (input.scriptFields.length > 0) return `${at} carries ${input.scriptFields.join(', ')}; the wallet spends by key only`;
+  if (input.sighashType !== null && !allowedSighashes(input).includes(input.sighashType)) {
+    return `${at} asks for sighash 0x${input.sighashType.toString(16)}; only ALL (or DEFAULT on taproot) is signed`;
+  }
+  if (input.tapInternalKey && key.internalPubkey && !sameScript(input.tapInternalKey, key.internalPubkey)) {
+    return `${at} names another taproot internal key than wallet ${key.address}'s`;
+  }
+  return null;
+}
+
+/** Checks a signature the way the chain will: ECDSA for 33-byte keys, BIP-340 Schnorr for x-only keys. */
+function signatureIsValid(pubkey: Uint8Array, msghash: Uint8Array, signature: Uint8Array): boolean {
+  return pubkey.length === 32 ? ecc.verifySchnorr(msghash, pubkey, signature) : ecc.verify(msghash, pubkey, signature);
+}
+
+/** The fee is at most `maxFeeRateSatPerVb` × the estimated signed vsize (integer comparison in milli-sat). */
+function feeRefusal(parsed: ParsedBvmPsbt, maxFeeRateSatPerVb: number): string | null {
+  if (parsed.feeSat === null) return 'the fee is unknown (an input has no witnessUtxo)';
+  if (parsed.feeSat < 0n) return `outputs (${parsed.outputTotalSat} sat) exceed inputs (${parsed.inputTotalSat} sat)`;
+  if ('problem' in parsed.size) return parsed.size.problem;
+  const capMilli = BigInt(Math.round(maxFeeRateSatPerVb * 1000));
+  if (parsed.feeSat * 1000n > capMilli * BigInt(parsed.size.vsize)) {
+    return `fee ${parsed.feeSat} sat over ~${parsed.size.vsize} vB is above the cap of ${maxFeeRateSatPerVb} sat/vB`;
+  }
+  return null;
+}
+
+/**
+ * Signs every input of a deposit PSBT with `key`, validates the signatures, finalizes and extracts.
+ *
+ * @param key the wallet (`bvmKeyFromWif`), P2WPKH or P2TR
+ * @param psbtHex the quote item's `data.psbt` (BIP-174, hex)
+ * @param maxFeeRateSatPerVb `chains.<name>.maxFeeRateSatPerVb`
+ * @returns the signed transaction and what its write-ahead record needs
+ * @throws BvmAdapterError when the PSBT does not parse, is not ours to sign as it stands, pays too high a fee
+ *   rate, or a signature does not verify (nothing is signed for sending then)
+ */
+export function signBvmPsbt(key: BvmKey, psbtHex: string, maxFeeRateSatPerVb: number): SignedBvmTx {
+  const network = BVM_NETWORK_PARAMS[key.network];
+  const parsed = parseBvmPsbt(psbtHex, network);
+  if (!parsed.psbt) throw new BvmAdapterError(`cannot sign: ${parsed.problem}`);
+  const facts = parsed.psbt;
+  if (facts.inputs.length === 0) throw new BvmAdapterError('cannot sign: the PSBT has no inputs');
+  const ourScript = btcAddress.toOutputScript(key.address, network);
+  const refusals = facts.inputs.map((i) => inputRefusal(i, key, ourScript)).filter((r): r is string => r !== null);
+  const fee = feeRefusal(facts, maxFeeRateSatPerVb);
+  if (fee !== null) refusals.push(fee);
+  if (refusals.length > 0) throw new BvmAdapterError(`refusing to sign the PSBT with wallet ${key.address}: ${refusals.join('; ')}`);
+
+  const psbt = Psbt.fromHex(psbtHex, { network });
+  try {
+    for (const input of facts.inputs) {
+      if (input.kind === 'p2tr' && !input.tapInternalKey) {
+        if (!key.internalPubkey) throw new BvmAdapterError(`input ${input.index} is P2TR but wallet ${key.address} has no taproot internal key`);
+        psbt.updateInput(input.index, { tapInternalKey: key.internalPubkey });
+      }
+      psbt.signInput(input.index, key.signer, allowedSighashes(input));
+    }
+  } catch (error) {
+    if (error instanceof BvmAdapterError) throw error;
+    throw new BvmAdapterError(`signing the PSBT with wallet ${key.address} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  let valid: boolean;
+  try {
+    valid = psbt.validateSignaturesOfAllInputs(signatureIsValid);
+  } catch (error) {
+    throw new BvmAdapterError(`checking the signatures failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  if (!valid) throw new BvmAdapterError(`a signature made with wallet ${key.address} does not verify; nothing is sent`);
+  psbt.finalizeAllInputs();
+  // The fee rate was capped above (checked against the configured cap, not bitcoinjs's fixed one).
+  const tx = psbt.extractTransaction(true);
+  const firstOpReturn = facts.outputs.find((o) => o.opReturn);
+  return {
+    txid: tx.getId(),
+    rawTx: tx.toHex(),
+    inputs: facts.inputs.map((i) => `${i.txid}:${i.vout}`),
+    outputs: facts.outputs.map((o) => `${o.opReturn ? 'OP_RETURN' : (o.address ?? `script:${Buffer.from(o.script).toString('hex')}`)}:${o.value}`),
+    feeSat: facts.feeSat ?? 0n, // checked non-null by feeRefusal
+    vsize: tx.virtualSize(),
+    orderId: firstOpReturn ? (decodeOrderIdMemoScript(firstOpReturn.script)?.orderId ?? null) : null,
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * Where a recorded Bitcoin transaction stands, read from Esplora (`/tx/:id/status`, `/tx/:prev/outspend/:vout`,
+ * `/block-height/:h`): mined, in the mempool, provably unable to land, or unknown; re-checked against reorgs
+ * under the confirmations policy; waited for until mined. Bitcoin transactions do not revert, so a mined one is
+ * always `confirmed`.
+ *
+ * Proof that a transaction can never land (the money-path contract in src/chains/adapter.ts): the node does
+ * not know it, and one of the outputs it spends is spent by another transaction *in a block*. Segwit txids do
+ * not change with signatures, so another txid is another transaction. A conflicting spend still in the mempool
+ * proves nothing yet (it may be replaced or evicted), so that answer is `unknown`. Every HTTP failure other
+ * than a 404 throws: an error proves nothing.
+ */
+import type { Inclusion, Recheck, RecordedTx, TxLookup } from '../adapter.ts';
+import type { EsploraClient } from './esploraClient.ts';
+import { HashTextSchema, OutspendSchema, TxStatusSchema, type EsploraTxStatus } from './esploraSchemas.ts';
+import { BvmInclusionTimeoutError } from './errors.ts';
+import { recordedInputs } from './txRecord.ts';
+
+/** Confirmations policy: blocks (the including one counted) after which a transaction is final. */
+export interface BvmFinalityPolicy {
+  confirmations: number;
+  /** Used instead when the transfer's amount is at least `highValueSats`. */
+  highValueConfirmations: number;
+  /** Threshold of a high-value transfer, satoshis. */
+  highValueSats: bigint;
+}
+
+/** Blocks a transfer of `amountSats` needs (unknown amount: the stricter high-value count). */
+export function requiredConfirmations(policy: BvmFinalityPolicy, amountSats: bigint | undefined): number {
+  return amountSats === undefined || amountSats >= policy.highValueSats ? policy.highValueConfirmations : policy.confirmations;
+}
+
+const txPath = (txid: string): string => `/tx/${encodeURIComponent(txid)}`;
+
+/** `/tx/:id/status`, or null when the node does not know the transaction (404). */
+export function readTxStatus(esplora: EsploraClient, txid: string): Promise<EsploraTxStatus | null> {
+  return esplora.getJsonOrNull(`${txPath(txid)}/status`, TxStatusSchema);
+}
+
+/**
+ * What the chain says of a recorded transaction: mined (block and hash), pending (in the mempool), dropped (an
+ * input spent by another, mined transaction) or unknown.
+ *
+ * @throws BvmEsploraError on any failure other than a 404
+ */
+export async function lookupBvmTx(esplora: EsploraClient, tx: RecordedTx): Promise<TxLookup> {
+  const status = await readTxStatus(esplora, tx.txHash);
+  if (status?.confirmed) return { state: 'mined', status: 'confirmed', blockNumber: BigInt(status.block_height), blockHash: status.block_hash };
+  if (status) return { state: 'pending' };
+  const inputs = recordedInputs(tx);
+  if (!inputs) return { state: 'unknown' };
+  const ours = tx.txHash.toLowerCase();
+  for (const input of inputs) {
+    const spend = await esplora.getJsonOrNull(`${txPath(input.txid)}/outspend/${input.vout}`, OutspendSchema);
+    if (spend?.spent && spend.txid !== ours && spend.status?.confirmed) return { state: 'dropped' };
+  }
+  return { state: 'unknown' };
+}
+
+/**
+ * Re-checks a mined transaction recorded in block `blockNumber` (hash `blockHash`) against the chain at `head`.
+ *
+ * @returns `same` (final when `head` is deep enough under `policy`), `moved` (in another block), `removed`
+ *   (no longer in a block and the block at its height has another hash), or `unknown` (the node lags)
+ * @throws BvmEsploraError on any failure other than a 404
+ */
+export async function recheckBvmTx(
+  esplora: EsploraClient,
+  tx: RecordedTx & { blockNumber: bigint; blockHash: string | null; amountIn?: bigint },
+  head: bigint,
+  policy: BvmFinalityPolicy,
+): Promise<Recheck> {
+  const status = await readTxStatus(esplora, tx.txHash);
+  if (status?.confirmed) {
+    const height = BigInt(status.block_height);
+    if (height === tx.blockNumber && (tx.blockHash === null || status.block_hash === tx.blockHash.toLowerCase())) {
+      return { kind: 'same', final: head - height + 1n >= BigInt(requiredConfirmations(policy, tx.amountIn)) };
+    }
+    return { kind: 'moved', status: 'confirmed', blockNumber: height, blockHash: status.block_hash };
+  }
+  if (head < tx.blockNumber) return { kind: 'unknown', why: `the node's tip ${head} is below the recorded block ${tx.blockNumber}` };
+  const hash = await esplora.getTextOrNull(`/block-height/${tx.blockNumber}`, HashTextSchema);
+  if (hash === null) return { kind: 'unknown', why: `the node does not have block ${tx.blockNumber} yet` };
+  if (tx.blockHash !== null && hash === tx.blockHash.toLowerCase()) {
+    return { kind: 'unknown', why: `block ${tx.blockNumber} is still canonical, but the node does not place the transaction in it; the node lags` };
+  }
+  return { kind: 'removed' };
+}
+
+/** Options of {@link waitForBvmInclusion}. */
+export interface WaitOptions {
+  /** Time between status reads, ms. */
+  pollIntervalMs: number;
+  /** Clock, ms (default Date.now). */
+  nowMs?: () => number;
+}
+
+/**
+ * Polls `/tx/:id/status` until the transaction is in a block. A 404 (not relayed yet) keeps waiting.
+ *
+ * @returns `{ kind: 'mined', status: 'confirmed', blockNumber, blockHash }`
+ * @throws BvmInclusionTimeoutError when it is not mined within `timeoutMs`
+ * @throws BvmEsploraError on any failure other than a 404
+ */
+export async function waitForBvmInclusion(esplora: EsploraClient, txid: string, timeoutMs: number, opts: WaitOptions): Promise<Inclusion> {
+  const now = opts.nowMs ?? Date.now;
+  const deadline = now() + timeoutMs;
+  let last = 'unknown to the node';
+  for (;;) {
+    const status = await readTxStatus(esplora, txid);
+    if (status?.confirmed) return { kind: 'mined', status: 'confirmed', blockNumber: BigInt(status.block_height), blockHash: status.block_hash };
+    if (status) last = 'in the mempool';
+    const left = deadline - now();
+    if (left <= 0) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(opts.pollIntervalMs, left)));
+  }
+  throw new BvmInclusionTimeoutError(`${esplora.at}: transaction ${txid} was not mined within ${timeoutMs} ms (last seen ${last})`);
+}

@@ -1,0 +1,137 @@
+/**
+ * signBvmPsbt: a deposit PSBT (Bitcoin quote fixtures) signed with a WIF-loaded key. Each extracted signature
+ * is checked independently of bitcoinjs's PSBT code: the BIP-143 (P2WPKH) or BIP-341 (P2TR key path) sighash
+ * is computed from the extracted transaction and verified with tiny-secp256k1 against the wallet's key. P2TR is
+ * signed whether or not the PSBT carries `tapInternalKey`; inputs that are not ours, already signed, asking for
+ * another sighash, or a fee above the cap are refused with the reason.
+ */
+import { networks, payments, Psbt, script as btcScript, Transaction, toXOnly } from 'bitcoinjs-lib';
+import { ECPairFactory } from 'ecpair';
+import * as ecc from 'tiny-secp256k1';
+import { describe, expect, it } from 'vitest';
+import { signBvmPsbt } from '../../../../src/chains/bvm/signPsbt.ts';
+import { bvmKeyFromWif, BVM_NETWORK_PARAMS, type BvmAddressType, type BvmKey, type BvmNetwork } from '../../../../src/chains/bvm/wallet.ts';
+import { AMOUNT, buildPsbt, bvmCase, FEE, standardSpec, strangerAddress, UTXO_VALUES, type BvmCase, type PsbtSpec } from '../../../fixtures/bvmQuote.ts';
+
+const ECPair = ECPairFactory(ecc);
+
+function keyOf(type: BvmAddressType, network: BvmNetwork, byte = 7): BvmKey {
+  const wif = ECPair.fromPrivateKey(new Uint8Array(32).fill(byte), { network: BVM_NETWORK_PARAMS[network] }).toWIF();
+  const r = bvmKeyFromWif(wif, { network, addressType: type });
+  if (!r.ok) throw new Error(r.problem);
+  return r.key;
+}
+
+/** The fixtures' case for a WIF-loaded key (same private key byte, so the same address). */
+function caseOf(key: BvmKey): BvmCase {
+  const network = BVM_NETWORK_PARAMS[key.network];
+  const script = key.addressType === 'p2tr' ? payments.p2tr({ internalPubkey: key.internalPubkey!, network }).output! : payments.p2wpkh({ pubkey: key.publicKey, network }).output!; // both give outputs for valid keys
+  return bvmCase({
+    name: key.addressType,
+    kind: key.addressType,
+    network,
+    address: key.address,
+    script,
+    signer: key.signer,
+    ...(key.internalPubkey ? { internalKey: key.internalPubkey } : {}),
+  });
+}
+
+/** Verifies input `i` of `tx` from its witness alone, with sighashes computed here. */
+function inputVerifies(tx: Transaction, i: number, key: BvmKey, prevScripts: Uint8Array[], values: bigint[]): boolean {
+  const witness = tx.ins[i]!.witness;
+  if (key.addressType === 'p2wpkh') {
+    const decoded = btcScript.signature.decode(witness[0]!);
+    const scriptCode = payments.p2pkh({ pubkey: key.publicKey }).output!; // p2pkh of a pubkey always has an output
+    const hash = tx.hashForWitnessV0(i, scriptCode, values[i]!, decoded.hashType);
+    return witness.length === 2 && Buffer.from(witness[1]!).equals(Buffer.from(key.publicKey)) && ecc.verify(hash, key.publicKey, decoded.signature);
+  }
+  const sig = witness[0]!;
+  const hashType = sig.length === 65 ? sig[64]! : Transaction.SIGHASH_DEFAULT;
+  const hash = tx.hashForWitnessV1(i, prevScripts, values, hashType);
+  const outputKey = prevScripts[i]!.subarray(2); // OP_1 <32-byte output key>
+  return witness.length === 1 && ecc.verifySchnorr(hash, outputKey, sig.subarray(0, 64));
+}
+
+const CASES = [
+  ['p2wpkh', 'mainnet'],
+  ['p2wpkh', 'regtest'],
+  ['p2tr', 'mainnet'],
+  ['p2tr', 'regtest'],
+] as const;
+
+describe.each(CASES)('signBvmPsbt, %s on %s', (type, network) => {
+  const key = keyOf(type, network);
+  const c = caseOf(key);
+
+  it.each([true, false])('signs every input with a signature that verifies (tapInternalKey in the PSBT: %s)', (withInternalKey) => {
+    const spec = standardSpec(c);
+    if (!withInternalKey) spec.inputs = spec.inputs.map(({ tapInternalKey: _drop, ...rest }) => rest);
+    const signed = signBvmPsbt(key, buildPsbt(c, spec).toHex(), 200);
+    const tx = Transaction.fromHex(signed.rawTx);
+    expect(signed.txid).toBe(tx.getId());
+    const scripts = spec.inputs.map(() => c.wallet.script);
+    const values = spec.inputs.map((i) => i.value);
+    expect(tx.ins.map((_in, i) => inputVerifies(tx, i, key, scripts, values))).toEqual([true, true]);
+    // Tampering with a signed byte makes the independent check fail (the check can fail).
+    const bad = Transaction.fromHex(signed.rawTx);
+    bad.ins[0]!.witness[0]![5]! ^= 1;
+    expect(inputVerifies(bad, 0, key, scripts, values)).toBe(false);
+    expect(signed).toMatchObject({
+      inputs: c.utxos.map((u) => `${u.txid}:${u.vout}`),
+      outputs: [`${c.depository.address}:${AMOUNT}`, 'OP_RETURN:0', `${key.address}:${UTXO_VALUES[0] + UTXO_VALUES[1] - AMOUNT - FEE}`],
+      feeSat: FEE,
+      vsize: tx.virtualSize(),
+      orderId: c.orderId,
+    });
+  });
+});
+
+describe('signBvmPsbt refusals', () => {
+  const key = keyOf('p2wpkh', 'regtest');
+  const c = caseOf(key);
+  const refuse = (spec: PsbtSpec | string, pattern: RegExp, cap = 200) =>
+    expect(() => signBvmPsbt(key, typeof spec === 'string' ? spec : buildPsbt(c, spec).toHex(), cap)).toThrow(expect.objectContaining({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(pattern) }));
+
+  it('an input that does not spend our script', () => {
+    const spec = standardSpec(c);
+    spec.inputs[1] = { ...spec.inputs[1]!, script: strangerAddress(networks.regtest).script };
+    refuse(spec, /input 1 \((?:b2){32}:3\) does not spend from wallet bcrt1q/);
+  });
+
+  it('an input asking for SIGHASH_NONE, and a P2WPKH input asking for DEFAULT', () => {
+    const none = standardSpec(c);
+    none.inputs[0] = { ...none.inputs[0]!, sighashType: Transaction.SIGHASH_NONE };
+    refuse(none, /input 0 .* asks for sighash 0x2; only ALL/);
+    const all = standardSpec(c);
+    all.inputs[0] = { ...all.inputs[0]!, sighashType: Transaction.SIGHASH_ALL };
+    expect(signBvmPsbt(key, buildPsbt(c, all).toHex(), 200).inputs).toHaveLength(2);
+  });
+
+  it('an input already signed', () => {
+    const psbt = buildPsbt(c, standardSpec(c));
+    psbt.signInput(0, key.signer);
+    refuse(psbt.toHex(), /input 0 .* already carries partialSig/);
+  });
+
+  it('a taproot input naming another internal key', () => {
+    const tr = keyOf('p2tr', 'regtest');
+    const trCase = caseOf(tr);
+    const spec = standardSpec(trCase);
+    spec.inputs[0] = { ...spec.inputs[0]!, tapInternalKey: toXOnly(keyOf('p2tr', 'regtest', 9).publicKey) };
+    expect(() => signBvmPsbt(tr, buildPsbt(trCase, spec).toHex(), 200)).toThrow(/input 0 .* names another taproot internal key/);
+  });
+
+  it('a fee rate above the cap; the same PSBT signs under a higher cap', () => {
+    // FEE (2,000 sat) over ~250 vB is about 8 sat/vB.
+    refuse(standardSpec(c), /fee 2000 sat over ~\d+ vB is above the cap of 5 sat\/vB/, 5);
+    expect(signBvmPsbt(key, buildPsbt(c, standardSpec(c)).toHex(), 10).feeSat).toBe(FEE);
+  });
+
+  it('text that is not a PSBT (not hex; a PSBT without inputs, which does not parse)', () => {
+    refuse('zz', /cannot sign: data\.psbt does not parse as a PSBT: not an even-length hex string/);
+    const empty = new Psbt({ network: networks.regtest });
+    empty.addOutput({ script: c.wallet.script, value: 1_000n });
+    refuse(empty.toHex(), /cannot sign: data\.psbt does not parse as a PSBT/);
+  });
+});
