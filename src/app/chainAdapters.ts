@@ -2,16 +2,38 @@
  * Builds one chain adapter per configured chain (src/chains/adapter.ts), handing each the signers of the
  * wallets of its VM family. Part of the wiring (src/app/createBallast.ts); nothing else constructs adapters.
  */
-import type { LocalAccount } from 'viem';
+import { hexToBytes, type Hex, type LocalAccount } from 'viem';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import type { ChainAdapter } from '../chains/adapter.ts';
 import { createEvmAdapter } from '../chains/evm/adapter.ts';
 import { createEvmPublicClient } from '../chains/evm/client.ts';
+import { createBvmAdapter } from '../chains/bvm/adapter.ts';
+import type { BvmKey } from '../chains/bvm/wallet.ts';
 
 /** Options for {@link createChainAdapters}. */
 export interface ChainAdapterOptions {
-  /** Receipt polling interval for EVM clients, ms (default 1000). */
+  /** Polling interval for receipts and statuses, ms (default: each adapter's own). */
   chainPollingIntervalMs?: number;
+}
+
+/** Signers of the configured wallets, grouped by VM family. */
+function signersByVm(config: LoadedConfig) {
+  const evm = new Map<string, LocalAccount>();
+  const bvm = new Map<string, BvmKey>();
+  for (const [name, w] of Object.entries(config.wallets)) {
+    if (w.vm === 'evm') evm.set(name, w.account);
+    if (w.vm === 'bvm') {
+      bvm.set(name, {
+        address: w.address,
+        network: w.network,
+        addressType: w.addressType,
+        publicKey: hexToBytes(`0x${w.publicKey}` as Hex), // the loader wrote lower-case hex without 0x
+        ...(w.internalPubkey !== undefined ? { internalPubkey: hexToBytes(`0x${w.internalPubkey}` as Hex) } : {}),
+        signer: w.signer,
+      });
+    }
+  }
+  return { evm, bvm };
 }
 
 /**
@@ -20,13 +42,36 @@ export interface ChainAdapterOptions {
  * @throws Error for a chain whose VM family has no adapter (config loading refuses those first)
  */
 export function createChainAdapters(config: LoadedConfig, opts: ChainAdapterOptions = {}): Map<string, ChainAdapter> {
-  const evmAccounts = new Map<string, LocalAccount>();
-  for (const [name, w] of Object.entries(config.wallets)) if (w.vm === 'evm') evmAccounts.set(name, w.account);
+  const signers = signersByVm(config);
   const adapters = new Map<string, ChainAdapter>();
   for (const [name, c] of Object.entries(config.chains)) {
-    if (c.vm !== 'evm') throw new Error(`chains.${name}: vm ${c.vm} has no chain adapter`);
-    const client = createEvmPublicClient({ name, chainId: c.chainId, rpcUrl: c.rpcUrl, pollingIntervalMs: opts.chainPollingIntervalMs });
-    adapters.set(name, createEvmAdapter({ name, chainId: c.chainId, client, accounts: evmAccounts, confirmations: c.confirmations }));
+    switch (c.vm) {
+      case 'evm': {
+        const client = createEvmPublicClient({ name, chainId: c.chainId, rpcUrl: c.rpcUrl, pollingIntervalMs: opts.chainPollingIntervalMs });
+        adapters.set(name, createEvmAdapter({ name, chainId: c.chainId, client, accounts: signers.evm, confirmations: c.confirmations }));
+        break;
+      }
+      case 'bvm':
+        adapters.set(
+          name,
+          createBvmAdapter({
+            name,
+            chainId: c.chainId,
+            esploraUrl: c.esploraUrl,
+            network: c.network,
+            confirmations: c.confirmations,
+            highValueConfirmations: c.highValueConfirmations,
+            highValueSats: c.highValueSats,
+            minerFeeReserveSats: c.minerFeeReserveSats,
+            maxFeeRateSatPerVb: c.maxFeeRateSatPerVb,
+            signers: signers.bvm,
+            ...(opts.chainPollingIntervalMs !== undefined ? { pollIntervalMs: opts.chainPollingIntervalMs } : {}),
+          }),
+        );
+        break;
+      default:
+        throw new Error(`chains.${name}: vm ${c.vm} has no chain adapter`);
+    }
   }
   return adapters;
 }
