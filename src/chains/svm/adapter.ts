@@ -1,0 +1,191 @@
+/**
+ * The Solana {@link ChainAdapter} (API `vmType` `svm`): one @solana/web3.js `Connection` and local ed25519 key
+ * pairs behind the chain-adapter seam. Balances of SOL and SPL / Token-2022 tokens in one `getMultipleAccounts`
+ * round trip at one slot; lookup tables read on chain for the verifier and again for signing; step items
+ * signed as v0 transactions of exactly their instructions with a fresh blockhash, written ahead with that
+ * blockhash's last valid block height; a lost transaction proven unable to land once that height has passed;
+ * forks seen by signature status; deposits found by the depository's `DepositEvent` logs.
+ *
+ * A *block* is a slot here; a transaction counts as mined once `confirmed` and as final at
+ * `chains.<name>.commitment`.
+ */
+import { base58, base64 } from '@scure/base';
+import { VersionedTransaction, type Keypair } from '@solana/web3.js';
+import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, SignedOriginTx, TxLookup } from '../adapter.ts';
+import { SYSTEM_PROGRAM_ID } from '../../protocol/svmDepository.ts';
+import { SvmAdapterError } from './errors.ts';
+import { findSvmDeposit } from './findDeposit.ts';
+import { quoteLookupTableAddresses, readLookupTables } from './lookupTables.ts';
+import { readSvmBalances, readSvmDecimals } from './readBalances.ts';
+import { createSvmRpc, nodeWords, type SvmFinality, type SvmRpc } from './rpc.ts';
+import { readSignatureStatus } from './signatureStatus.ts';
+import { signSvmStepItem } from './signStepItem.ts';
+import { lookupSvmTx, recheckSvmTx, waitForSvmInclusion } from './txState.ts';
+import { validateSvmAddress } from './validateAddress.ts';
+
+/** Relay's chain id of Solana mainnet (spec "Resources"). */
+export const SOLANA_CHAIN_ID = 792703809;
+/** Default time between status reads while waiting for a transaction, ms (a slot is about 400 ms). */
+export const DEFAULT_SVM_POLL_INTERVAL_MS = 500;
+/** Least time between two blockhash-expiry checks while waiting for an unknown transaction, ms. */
+export const SVM_EXPIRY_CHECK_MS = 5_000;
+
+/** The Solana adapter: the seam plus its finality commitment. */
+export interface SvmChainAdapter extends ChainAdapter {
+  readonly vm: 'svm';
+  /** Commitment at which a transaction is final (`chains.<name>.commitment`). */
+  readonly commitment: SvmFinality;
+}
+
+/** Whether `adapter` is a Solana adapter. */
+export function isSvmAdapter(adapter: ChainAdapter): adapter is SvmChainAdapter {
+  return adapter.vm === 'svm' && 'commitment' in adapter;
+}
+
+/** Options of {@link createSvmAdapter}, as `chains.<name>` and the wallets supply them. */
+export interface SvmAdapterOptions {
+  /** Config name (`chains.<name>`). */
+  name: string;
+  /** Relay chain id ({@link SOLANA_CHAIN_ID} on mainnet). */
+  chainId: number;
+  /** HTTP JSON-RPC endpoint (may embed a provider key; it never appears in messages). */
+  rpcUrl: string;
+  /** Websocket endpoint (web3.js `wsEndpoint`). */
+  wsUrl: string;
+  /** When a transaction counts as final: `confirmed` or `finalized`. */
+  commitment: SvmFinality;
+  /** Highest `SetComputeUnitPrice` a quote may carry, micro-lamports per compute unit. */
+  maxMicroLamportsPerCu: bigint;
+  /** Highest `SetComputeUnitLimit` a quote may carry, compute units. */
+  maxComputeUnits: number;
+  /** Signing key pairs by wallet name (Solana wallets only; see src/chains/svm/wallet.ts). */
+  keypairs: ReadonlyMap<string, Keypair>;
+  /**
+   * The cluster's genesis hash, base58 (mainnet-beta: `5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d`). When
+   * set, the first balance read checks the node serves that cluster (one `getGenesisHash`, then remembered);
+   * Solana has no chain id to ask, and a devnet URL would otherwise read plausible balances.
+   */
+  genesisHash?: string;
+  /** The fetch to use (default the global fetch). */
+  fetch?: typeof globalThis.fetch;
+  /** Time one JSON-RPC request may take, ms. */
+  timeoutMs?: number;
+  /** Time between status reads in `waitForInclusion`, ms (default {@link DEFAULT_SVM_POLL_INTERVAL_MS}). */
+  pollIntervalMs?: number;
+}
+
+/**
+ * Creates the adapter of one Solana chain. Nothing is sent to the node until a method is called.
+ *
+ * @throws TypeError when `rpcUrl` is not an http(s) URL
+ * @example
+ * const solana = createSvmAdapter({ name: 'solana', chainId: 792703809, rpcUrl, wsUrl, commitment: 'confirmed',
+ *   maxMicroLamportsPerCu: 1_000_000n, maxComputeUnits: 1_400_000, keypairs: new Map([['treasury', keypair]]) });
+ * const read = await solana.readBalances([{ address: keypair.publicKey.toBase58(), currency: solana.nativeCurrency }]);
+ */
+export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
+  const { name, chainId, commitment, keypairs } = opts;
+  const rpc: SvmRpc = createSvmRpc({
+    name,
+    rpcUrl: opts.rpcUrl,
+    wsUrl: opts.wsUrl,
+    commitment,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+  });
+  const pollIntervalMs = opts.pollIntervalMs ?? DEFAULT_SVM_POLL_INTERVAL_MS;
+  let clusterChecked = opts.genesisHash === undefined;
+
+  const keypairOf = (wallet: string): Keypair => {
+    const found = keypairs.get(wallet);
+    if (!found) throw new SvmAdapterError(`wallet ${wallet} is not a Solana wallet; it cannot sign on chain ${name}`);
+    return found;
+  };
+
+  /** Null when the node serves the configured cluster (checked once), else why not. */
+  async function clusterProblem(): Promise<string | null> {
+    if (clusterChecked) return null;
+    let served: string;
+    try {
+      served = await rpc.call('getGenesisHash', (c) => c.getGenesisHash());
+    } catch (error) {
+      return nodeWords(error);
+    }
+    if (served !== opts.genesisHash) {
+      return `${rpc.at} serves the cluster with genesis hash ${served}, but chains.${name} expects ${opts.genesisHash}; point rpcUrl at that cluster`;
+    }
+    clusterChecked = true;
+    return null;
+  }
+
+  return {
+    name,
+    chainId,
+    vm: 'svm',
+    commitment,
+    nativeCurrency: SYSTEM_PROGRAM_ID,
+    nativeDecimals: 9,
+    currencyKey: (currency) => currency, // base58 is case-sensitive
+    validateAddress: validateSvmAddress,
+    async readBalances(holdings) {
+      const problem = await clusterProblem();
+      if (problem !== null) return { ok: false, error: problem };
+      return readSvmBalances(rpc, holdings, commitment);
+    },
+    readDecimals: (mints) => readSvmDecimals(rpc, mints, commitment),
+    async originFacts(quote) {
+      return { lookupTables: await readLookupTables(rpc, quoteLookupTableAddresses(quote), commitment) };
+    },
+    depositLimits: { svmMaxMicroLamportsPerCu: opts.maxMicroLamportsPerCu, svmMaxComputeUnits: opts.maxComputeUnits },
+    async planItem(item: PlannedItem) {
+      return [item]; // Solana deposits need no approval: the item is signed as verified
+    },
+    async sign(wallet, item): Promise<SignedOriginTx> {
+      const signed = await signSvmStepItem(rpc, { item, keypair: keypairOf(wallet), commitment, chainName: name });
+      return { chainId, txHash: signed.signature, rawTx: signed.rawTx, request: signed.request };
+    },
+    async broadcast(rawTx) {
+      // skipPreflight: the transaction was verified and is sent exactly as signed; a preflight simulation on a
+      // backend that lags refuses it ("Blockhash not found") although another backend may already have it.
+      // maxRetries 0: the node forwards it once and does not keep re-sending in the background; Ballast
+      // re-sends the recorded bytes itself through reconciliation (src/cycle/reconcile.ts), within the order's
+      // deadline, and proves a lost one dropped by its blockhash's expiry.
+      const { bytes, signature: expected } = decodeRaw(rawTx);
+      const answer = await rpc.call('sendTransaction', (c) => c.sendRawTransaction(bytes, { skipPreflight: true, maxRetries: 0 }));
+      if (answer !== expected) throw new SvmAdapterError(`${rpc.at} answered sendTransaction with ${answer.slice(0, 90)}, not the signature ${expected}`);
+    },
+    async knows(txHash) {
+      try {
+        return (await readSignatureStatus(rpc, txHash)).status !== null;
+      } catch {
+        return false;
+      }
+    },
+    waitForInclusion: (tx, timeoutMs): Promise<Inclusion> =>
+      waitForSvmInclusion(rpc, tx, timeoutMs, { commitment, pollIntervalMs, expiryCheckMs: SVM_EXPIRY_CHECK_MS }),
+    head: async () => BigInt(await rpc.call('getSlot', (c) => c.getSlot({ commitment }))),
+    lookup: (tx): Promise<TxLookup> => lookupSvmTx(rpc, tx, commitment),
+    recheck: (tx, head): Promise<Recheck> => recheckSvmTx(rpc, tx, head, commitment),
+    findDeposit: (query): Promise<DepositSearch> => findSvmDeposit(rpc, query),
+    async txBlock(txHash) {
+      const { status } = await readSignatureStatus(rpc, txHash);
+      return status && status.level !== 'processed' ? status.slot : null;
+    },
+  };
+}
+
+/**
+ * The wire bytes of a base64 transaction and its first signature, base58 (the transaction id).
+ *
+ * @throws SvmAdapterError when `rawTx` is not a signed Solana transaction (nothing is sent)
+ */
+function decodeRaw(rawTx: string): { bytes: Uint8Array; signature: string } {
+  try {
+    const bytes = base64.decode(rawTx);
+    const first = VersionedTransaction.deserialize(bytes).signatures[0];
+    if (first === undefined) throw new Error('it carries no signature');
+    return { bytes, signature: base58.encode(first) };
+  } catch (error) {
+    throw new SvmAdapterError(`not a signed Solana transaction in base64: ${nodeWords(error)}; nothing was sent`, { cause: error });
+  }
+}
