@@ -2,12 +2,14 @@
  * Builds one chain adapter per configured chain (src/chains/adapter.ts), handing each the signers of the
  * wallets of its VM family. Part of the wiring (src/app/createBallast.ts); nothing else constructs adapters.
  */
+import type { Keypair } from '@solana/web3.js';
 import { hexToBytes, type Hex, type LocalAccount } from 'viem';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import type { ChainAdapter } from '../chains/adapter.ts';
 import { createEvmAdapter } from '../chains/evm/adapter.ts';
 import { createEvmPublicClient } from '../chains/evm/client.ts';
 import { createBvmAdapter } from '../chains/bvm/adapter.ts';
+import { createSvmAdapter } from '../chains/svm/adapter.ts';
 import type { BvmKey } from '../chains/bvm/wallet.ts';
 
 /** Options for {@link createChainAdapters}. */
@@ -19,9 +21,11 @@ export interface ChainAdapterOptions {
 /** Signers of the configured wallets, grouped by VM family. */
 function signersByVm(config: LoadedConfig) {
   const evm = new Map<string, LocalAccount>();
+  const svm = new Map<string, Keypair>();
   const bvm = new Map<string, BvmKey>();
   for (const [name, w] of Object.entries(config.wallets)) {
     if (w.vm === 'evm') evm.set(name, w.account);
+    if (w.vm === 'svm') svm.set(name, w.keypair);
     if (w.vm === 'bvm') {
       bvm.set(name, {
         address: w.address,
@@ -33,7 +37,7 @@ function signersByVm(config: LoadedConfig) {
       });
     }
   }
-  return { evm, bvm };
+  return { evm, svm, bvm };
 }
 
 /**
@@ -51,6 +55,22 @@ export function createChainAdapters(config: LoadedConfig, opts: ChainAdapterOpti
         adapters.set(name, createEvmAdapter({ name, chainId: c.chainId, client, accounts: signers.evm, confirmations: c.confirmations }));
         break;
       }
+      case 'svm':
+        adapters.set(
+          name,
+          createSvmAdapter({
+            name,
+            chainId: c.chainId,
+            rpcUrl: c.rpcUrl,
+            wsUrl: c.wsUrl,
+            commitment: c.commitment,
+            maxMicroLamportsPerCu: c.maxMicroLamportsPerCu,
+            maxComputeUnits: c.maxComputeUnits,
+            keypairs: signers.svm,
+            ...(opts.chainPollingIntervalMs !== undefined ? { pollIntervalMs: opts.chainPollingIntervalMs } : {}),
+          }),
+        );
+        break;
       case 'bvm':
         adapters.set(
           name,
