@@ -89,8 +89,10 @@ export function createChainAdapters(config: LoadedConfig, opts: ChainAdapterOpti
           }),
         );
         break;
-      default:
-        throw new Error(`chains.${name}: vm ${c.vm} has no chain adapter`);
+      default: {
+        const unknown: { vm: string } = c; // every VM the config accepts has a case above
+        throw new Error(`chains.${name}: vm ${unknown.vm} has no chain adapter`);
+      }
     }
   }
   return adapters;
