@@ -162,4 +162,10 @@ export interface ChainAdapter {
   findDeposit(query: DepositQuery): Promise<DepositSearch>;
   /** The block of a destination transaction (a fill), or null when the chain does not have it. @throws on node errors */
   txBlock(txHash: string): Promise<bigint | null>;
+  /**
+   * Blocks after its deposit's block at which a transfer of `amountIn` (base units) whose request is not final
+   * counts as stalled, for chains whose policy is stated in blocks (Bitcoin: spec "Limits", 2 to 3 blocks, 3 to 4
+   * for high value); undefined where only `tracking.stalledAfterSec` applies.
+   */
+  stalledAfterBlocks?(amountIn: bigint): number;
 }

@@ -25,6 +25,16 @@ export function isStalled(row: TransferRow, nowMs: number, stalledAfterSec: numb
   return nowMs - since >= stalledAfterSec * 1000;
 }
 
+/**
+ * Whether a deposited transfer counts as stalled by blocks: its deposit mined at least `afterBlocks` blocks below
+ * `head` (the including block counted) while its request is still not final. Pure.
+ */
+export function isStalledByBlocks(row: TransferRow, head: bigint, afterBlocks: number): boolean {
+  if (row.status !== 'deposited') return false;
+  const mined = row.txs.at(-1)?.blockNumber;
+  return mined !== null && mined !== undefined && head - mined + 1n > BigInt(afterBlocks);
+}
+
 /** The deposit transaction of a deposited transfer: its last recorded origin transaction (a replacement included). */
 export function depositTxHash(row: TransferRow): string | undefined {
   return row.txs.at(-1)?.txHash;
@@ -59,13 +69,16 @@ export async function handleStalled(ctx: CycleContext, rows: TransferRow[]): Pro
     return requestsOf.get(user)!; // set just above
   };
   let count = 0;
+  const heads = new Map<string, Promise<bigint | null>>();
   for (const row of rows) {
-    if (!isStalled(row, ctx.now(), stalledAfterSec)) continue;
+    const byBlocks = await stalledBlocks(ctx, row, heads);
+    if (!isStalled(row, ctx.now(), stalledAfterSec) && byBlocks === null) continue;
     count += 1;
     const log = ctx.logger.child({ component: 'stalled', transferId: row.id, requestId: row.requestId, orderId: row.orderId });
     const ageSec = Math.floor((ctx.now() - row.createdAtMs) / 1000);
+    const why = byBlocks ?? `${row.status} for over ${stalledAfterSec} s`;
     try {
-      if (markTransferStalled(ctx.db, row.id, { nowMs: ctx.now(), detail: `${row.status} for over ${stalledAfterSec} s (transfer ${ageSec} s old); still credited` })) {
+      if (markTransferStalled(ctx.db, row.id, { nowMs: ctx.now(), detail: `${why} (transfer ${ageSec} s old); still credited` })) {
         log.error({ status: row.status, ageSec, relayStatus: row.relayStatus }, 'transfer stalled: still in flight and credited; needs an operator look');
       }
     } catch (error) {
@@ -75,6 +88,20 @@ export async function handleStalled(ctx: CycleContext, rows: TransferRow[]): Pro
     if (row.status === 'deposited') await helpDeposited(ctx, row, lookup, log);
   }
   return count;
+}
+
+/**
+ * Why a deposited transfer on a chain with a block-based stall policy is stalled (its deposit's depth), or null.
+ * The head of each such chain is read once per pass; a head that cannot be read decides nothing.
+ */
+async function stalledBlocks(ctx: CycleContext, row: TransferRow, heads: Map<string, Promise<bigint | null>>): Promise<string | null> {
+  const chain = ctx.chains.get(row.originChain);
+  const afterBlocks = chain?.stalledAfterBlocks?.(row.amountIn);
+  if (!chain || afterBlocks === undefined || row.status !== 'deposited') return null;
+  if (!heads.has(chain.name)) heads.set(chain.name, chain.head().catch(() => null));
+  const head = await heads.get(chain.name)!; // set just above
+  if (head === null || !isStalledByBlocks(row, head, afterBlocks)) return null;
+  return `deposit mined ${head - row.txs.at(-1)!.blockNumber! + 1n} blocks deep without a final status (stalled after ${afterBlocks})`; // isStalledByBlocks checked the block
 }
 
 async function helpDeposited(

@@ -16,7 +16,7 @@ import { findBvmDeposit } from './findDeposit.ts';
 import { readBvmBalances } from './readBalances.ts';
 import { signBvmPsbt } from './signPsbt.ts';
 import { bvmTxRecord } from './txRecord.ts';
-import { lookupBvmTx, readTxStatus, recheckBvmTx, waitForBvmInclusion, type BvmFinalityPolicy } from './txState.ts';
+import { lookupBvmTx, readTxStatus, recheckBvmTx, requiredConfirmations, waitForBvmInclusion, type BvmFinalityPolicy } from './txState.ts';
 import { validateBvmAddress } from './validateAddress.ts';
 import type { BvmKey, BvmNetwork } from './wallet.ts';
 
@@ -116,6 +116,9 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     finality,
     nativeCurrency: BTC_CURRENCY,
     nativeDecimals: 8,
+    // Spec "Limits": allow 2 to 3 blocks (3 to 4 for high value) before treating a deposit as stalled, i.e. the
+    // confirmations the fill waits for plus two more blocks.
+    stalledAfterBlocks: (amountIn) => requiredConfirmations(finality, amountIn) + 2,
     currencyKey: (currency) => currency,
     validateAddress,
     readBalances: (holdings) =>

@@ -7,7 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type Database from 'better-sqlite3';
-import { handleStalled, isStalled, requestIdForDeposit } from '../../../src/cycle/stalled.ts';
+import { handleStalled, isStalled, isStalledByBlocks, requestIdForDeposit } from '../../../src/cycle/stalled.ts';
+import type { ChainAdapter } from '../../../src/chains/adapter.ts';
 import type { CycleContext } from '../../../src/cycle/context.ts';
 import type { RequestsResponse } from '../../../src/relay/schemas.ts';
 import { createTransfer, getTransfer, markTxConfirmed, markTxSent, transitionTransfer, type TransferRow } from '../../../src/store/transfers.ts';
@@ -40,10 +41,11 @@ function record(id: string, txHash: string): RequestsResponse['requests'][number
   return { id, status: 'pending', data: { inTxs: [{ txHash, chainId: 8453 }] } };
 }
 
-function context(nowMs: number, relay: Partial<CycleContext['relay']>) {
+function context(nowMs: number, relay: Partial<CycleContext['relay']>, chains: CycleContext['chains'] = new Map()) {
   const calls: string[] = [];
   const ctx = {
     db,
+    chains,
     now: () => nowMs,
     logger: pino({ level: 'silent' }),
     config: { tracking: { stalledAfterSec: 1800 } },
@@ -70,6 +72,31 @@ describe('isStalled', () => {
     const prepared: TransferRow = { ...row, status: 'broadcast' };
     expect(isStalled(prepared, row.createdAtMs + 30 * MIN, 1800)).toBe(true);
     expect(isStalled({ ...row, status: 'success' }, 10_000 * MIN, 1800)).toBe(false);
+  });
+});
+
+describe('isStalledByBlocks (Bitcoin: spec "Limits")', () => {
+  it('counts the depth of the deposit block, the including block counted', () => {
+    const row = getTransfer(db, deposited(100 * MIN))!; // deposit mined at block 10
+    expect(isStalledByBlocks(row, 12n, 3)).toBe(false); // 3 blocks deep: still allowed
+    expect(isStalledByBlocks(row, 13n, 3)).toBe(true);
+    expect(isStalledByBlocks(row, 13n, 4)).toBe(false); // high value: one block more
+    expect(isStalledByBlocks({ ...row, status: 'broadcast' }, 100n, 3)).toBe(false);
+  });
+
+  it('flags a deposited transfer on a chain with a block policy before stalledAfterSec, and reads the head once', async () => {
+    const a = deposited(100 * MIN);
+    const b = deposited(100 * MIN, `0x${'cd'.repeat(32)}`);
+    let headReads = 0;
+    // The pass asks the origin chain only for its head and its block policy.
+    const chain = { name: 'base', head: async () => (headReads++, 14n), stalledAfterBlocks: (amount: bigint) => (amount >= 10n ** 30n ? 6 : 3) } as unknown as ChainAdapter;
+    const rowA = getTransfer(db, a)!;
+    const { ctx } = context(100 * MIN + 60_000, { getRequests: async () => ({ requests: [] }) }, new Map([[rowA.originChain, chain]]));
+    const count = await handleStalled(ctx, [getTransfer(db, a)!, getTransfer(db, b)!]);
+    expect(count).toBe(2);
+    expect(headReads).toBe(1);
+    const flagged = getTransfer(db, a)!.events.find((e) => e.detail?.includes('blocks deep'));
+    expect(flagged?.detail).toContain('deposit mined 5 blocks deep without a final status (stalled after 3)');
   });
 });
 
