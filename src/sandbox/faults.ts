@@ -1,12 +1,13 @@
 /**
  * Fault modes of the local Relay sandbox: knobs that make the sandbox API and solver misbehave on purpose so
  * tests and rehearsals can exercise every path of a client (extra fees, slow or missing fills, refunds,
- * failures, 429/503 bursts, and quotes tampered after signing that local verification must refuse —
- * spec "Local quote verification").
+ * failures, 429/503 bursts, oversized Solana transactions, and quotes tampered after signing that local
+ * verification must refuse — spec "Local quote verification").
  */
 import { z } from 'zod';
 import { DECIMAL_STRING_RE } from '../core/units.ts';
 import { FAULT_FAIL_REASONS, FAULT_REFUND_FAIL_REASONS, type FailReason, type RefundFailReason } from './failReasons.ts';
+import type { SolanaTxTooLargeFault } from './quote/solanaSize.ts';
 
 /**
  * Ways a served quote can be tampered with AFTER the solver signed it. Each one breaks exactly one rule of
@@ -45,6 +46,31 @@ export const TAMPER_KINDS = [
 ] as const;
 /** One tamper kind ({@link TAMPER_KINDS}). */
 export type TamperKind = (typeof TAMPER_KINDS)[number];
+
+/**
+ * Tampers of Solana- and Bitcoin-origin quotes, applied after signing like {@link TAMPER_KINDS} (see
+ * `src/sandbox/quote/vmTamper.ts`): Bitcoin PSBT — an extra output to a stranger, a deposit amount other than
+ * the payment, the deposit paid to a stranger instead of the depository, no order-id OP_RETURN, an input that
+ * is not the user's, the change paid to a stranger, a fee far above any cap; Solana — an extra System transfer
+ * to a stranger, a vault account that is not the depository's vault PDA, an instruction amount other than
+ * the payment.
+ */
+export const VM_TAMPER_KINDS = [
+  'psbtExtraOutput',
+  'psbtAmount',
+  'psbtDepository',
+  'psbtNoOpReturn',
+  'psbtForeignInput',
+  'psbtChangeStranger',
+  'psbtHighFee',
+  'svmExtraTransfer',
+  'svmVault',
+  'svmAmount',
+] as const;
+/** One Solana or Bitcoin tamper kind ({@link VM_TAMPER_KINDS}). */
+export type VmTamperKind = (typeof VM_TAMPER_KINDS)[number];
+/** Any tamper the `tamper` fault can hold. */
+export type AnyTamperKind = TamperKind | VmTamperKind;
 
 /**
  * Extra fees added on top of the normal pricing (spec "Fee components"). Basis points are integers
@@ -89,6 +115,8 @@ export interface HttpErrorBurst {
  *   `feeSponsorship.quoted.components` (`relay` like the live API, or the spec's neutral `service`).
  * - `httpErrors`: a burst of 429 or 503 answers.
  * - `quoteDeadlineSec`: seconds from quote time to `orderData.output.deadline` (and refund deadlines).
+ * - `solanaTxTooLarge`: Solana-origin quotes answer 400 `SOLANA_TX_TOO_LARGE` unless the request narrows the
+ *   origin route as far as the value says (see `src/sandbox/quote/solanaSize.ts`); null = off.
  */
 export interface SandboxFaults {
   extraFees?: ExtraFees;
@@ -101,11 +129,12 @@ export interface SandboxFaults {
   delayed: boolean;
   unknownStatus: string | null;
   fillAmount: FillAmount;
-  tamper?: TamperKind | null;
+  tamper?: AnyTamperKind | null;
   tamperCount?: number | null;
   platformKey: 'relay' | 'service';
   httpErrors?: HttpErrorBurst | null;
   quoteDeadlineSec: number;
+  solanaTxTooLarge?: SolanaTxTooLargeFault | null;
 }
 
 /** Which quoted output a fill pays: `expected` (`expectedAmount`) or `minimum` (`minimumAmount`). */
@@ -128,6 +157,7 @@ export const DEFAULT_SANDBOX_FAULTS: Readonly<SandboxFaults> = Object.freeze({
   platformKey: 'relay',
   httpErrors: null,
   quoteDeadlineSec: 600,
+  solanaTxTooLarge: null,
 });
 
 const Bps = z.number().int().min(0).max(10_000);
@@ -154,7 +184,7 @@ export const SandboxFaultsPatchSchema = z.strictObject({
   delayed: z.boolean().optional(),
   unknownStatus: z.string().regex(/^[a-z][a-z_-]{0,31}$/).nullable().optional(),
   fillAmount: z.enum(['expected', 'minimum']).optional(),
-  tamper: z.enum(TAMPER_KINDS).nullable().optional(),
+  tamper: z.enum([...TAMPER_KINDS, ...VM_TAMPER_KINDS]).nullable().optional(),
   tamperCount: z.number().int().min(0).nullable().optional(),
   platformKey: z.enum(['relay', 'service']).optional(),
   httpErrors: z
@@ -162,6 +192,10 @@ export const SandboxFaultsPatchSchema = z.strictObject({
     .nullable()
     .optional(),
   quoteDeadlineSec: z.number().int().min(1).max(86_400 * 30).optional(),
+  solanaTxTooLarge: z
+    .strictObject({ fitsAtMaxRouteLength: z.number().int().min(1).nullable(), fitsWithSingleSource: z.boolean() })
+    .nullable()
+    .optional(),
 });
 
 /**

@@ -1,10 +1,11 @@
 /**
  * Starts the whole local Relay sandbox (DESIGN.md "The local Relay sandbox"): anvil chains with the
- * depository, test USDC and USDT and the router contracts (`src/sandbox/chains`), the Relay-compatible HTTP
- * API and the solver.
+ * depository, test USDC, USDT and WBTC and the router contracts (`src/sandbox/chains`), optionally the Solana
+ * node (litesvm) and the Bitcoin Esplora node (`vmNodes.ts`), the Relay-compatible HTTP API and the solver.
  */
 import { pino, type Logger } from 'pino';
 import { createWalletClient, http, type LocalAccount } from 'viem';
+import { startVmNodes, type SandboxBitcoin, type SandboxSolana, type VmNodes } from './vmNodes.ts';
 import {
   startLocalChains,
   type BalancePreset,
@@ -39,6 +40,14 @@ export interface SandboxOptions {
   apiKey?: string;
   /** Parent logger (default silent). */
   logger?: Logger;
+  /** Serve Solana: start the Solana node, fund a Solana treasury (default false). */
+  solana?: boolean;
+  /** Serve Bitcoin: start the Esplora node, fund a Bitcoin treasury, list WBTC on the EVM chains (default false). */
+  bitcoin?: boolean;
+  /** Bitcoin: milliseconds between automatically mined blocks (default 1000; 0 = only `bitcoin.node.mine()`). */
+  bitcoinBlockMs?: number;
+  /** Bitcoin: deposits of at least this many satoshis wait for 2 confirmations, smaller ones 1 (default 1 BTC). */
+  bitcoinHighValueSats?: bigint;
 }
 
 /** A running sandbox. */
@@ -51,11 +60,15 @@ export interface Sandbox {
    */
   chains: LocalEvmChain[];
   accounts: SandboxAccounts;
+  /** The Solana chain, when `solana` was set: URLs, the node, the test USDC mint and a funded treasury. */
+  solana?: SandboxSolana;
+  /** The Bitcoin chain, when `bitcoin` was set: Esplora URL, the node, a funded treasury and the depository. */
+  bitcoin?: SandboxBitcoin;
   /** Applies a partial faults patch (top-level keys replace). */
   setFaults(f: Partial<SandboxFaults>): void;
   /** Back to no faults. */
   resetFaults(): void;
-  /** Stops the solver, the API and every anvil node. Idempotent. */
+  /** Stops the solver, the API, block production, the Solana and Bitcoin nodes and every anvil node. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -77,8 +90,20 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ...(opts.balances !== undefined ? { balances: opts.balances } : {}),
   });
   const solverAccount: LocalAccount = local.accounts.solver;
+  let nodes: VmNodes;
+  try {
+    nodes = await startVmNodes({
+      solana: opts.solana === true,
+      bitcoin: opts.bitcoin === true,
+      bitcoinBlockMs: opts.bitcoinBlockMs ?? 1000,
+      logger,
+    });
+  } catch (error) {
+    await local.stop();
+    throw error;
+  }
   const state: SandboxState = {
-    chains: local.chains.map((c) => sandboxChainInfo(c.def, c.rpcUrl, c)),
+    chains: local.chains.map((c) => sandboxChainInfo(c.def, c.rpcUrl, c, { wbtc: opts.bitcoin === true })),
     prices,
     pricing: DEFAULT_SANDBOX_PRICING,
     solver: solverAccount,
@@ -89,6 +114,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     indexer: null,
     logger,
     nowMs: () => Date.now(),
+    ...(nodes.state ? { vm: nodes.state } : {}),
   };
   state.requests.onChange((r) =>
     logger.debug({ requestId: r.requestId, status: r.status, txHashes: r.txHashes }, 'request status changed'),
@@ -101,6 +127,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     (stopping ??= (async () => {
       await solver?.stop();
       await api.close();
+      await nodes.stop();
       await local.stop();
     })());
 
@@ -113,6 +140,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         publicClient: c.publicClient,
         walletClient: createWalletClient({ account: solverAccount, chain: c.chain, transport: http(c.rpcUrl) }),
       })),
+      ...(nodes.solana ? { solana: { node: nodes.solana.node } } : {}),
+      ...(nodes.solver.bitcoin ? { bitcoin: { ...nodes.solver.bitcoin, highValueSats: opts.bitcoinHighValueSats ?? 100_000_000n } } : {}),
     });
     state.indexer = solver;
     const apiUrl = await api.listen(opts.port ?? 0);
@@ -121,6 +150,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       apiUrl,
       chains: local.chains,
       accounts: local.accounts,
+      ...(nodes.solana ? { solana: nodes.solana } : {}),
+      ...(nodes.bitcoin ? { bitcoin: nodes.bitcoin } : {}),
       setFaults: (f) => void state.faults.set(f),
       resetFaults: () => void state.faults.reset(),
       stop,

@@ -1,8 +1,10 @@
 /**
- * `ballast sandbox`: starts the local Relay sandbox (anvil chains, depository, solver, API) and prints its API
- * URL, chain RPC URLs and funded dev keys, then runs until SIGINT/SIGTERM. With `--write-fixtures DIR` it
- * instead saves one quote and the GET /chains document into DIR, prints the `verify-quote` command that checks
- * them and stops (unless `--keep-running`).
+ * `ballast sandbox`: starts the local Relay sandbox (anvil chains, depository, solver, API, and by default the
+ * Solana node and the regtest Bitcoin Esplora node) and prints its API URL, chain RPC / websocket / Esplora
+ * URLs and funded dev keys (EVM private keys, the Solana treasury's base58 secret key, the Bitcoin treasury's
+ * WIF and address) with the environment variables a config can use, then runs until SIGINT/SIGTERM. With
+ * `--write-fixtures DIR` it instead starts the EVM chains only, saves one quote and the GET /chains document
+ * into DIR, prints the `verify-quote` command that checks them and stops (unless `--keep-running`).
  */
 import type { Command } from 'commander';
 import { startSandbox, type Sandbox } from '../../sandbox/startSandbox.ts';
@@ -16,6 +18,9 @@ interface SandboxFlags {
   store: string;
   writeFixtures?: string;
   keepRunning?: boolean;
+  solana: boolean;
+  bitcoin: boolean;
+  bitcoinBlockMs: string;
 }
 
 function printInfo(sandbox: Sandbox, store: string, out: (s: string) => void): void {
@@ -25,6 +30,15 @@ function printInfo(sandbox: Sandbox, store: string, out: (s: string) => void): v
     ['treasury', a.treasury.address, a.treasury.privateKey],
     ['solver', a.solver.address, a.solver.privateKey],
   ]));
+  const { solana, bitcoin } = sandbox;
+  if (solana) {
+    out(`Solana: RPC ${solana.rpcUrl}  websocket ${solana.wsUrl}  depository program ${solana.depositoryProgramId}  USDC mint ${solana.usdcMint}`);
+    out(table(['Solana treasury (sandbox key — never use on a real chain)', 'secret key (base58, 64 bytes)'], [[solana.treasury.address, solana.treasury.secretKeyBase58]]));
+  }
+  if (bitcoin) {
+    out(`Bitcoin (regtest): Esplora ${bitcoin.esploraUrl}  depository ${bitcoin.depository}`);
+    out(table(['Bitcoin treasury (P2WPKH, sandbox key — never use on a real chain)', 'WIF (regtest)'], [[bitcoin.treasury.address, bitcoin.treasury.wif]]));
+  }
   out('Run Ballast against it with config/demo.yaml and these variables:');
   for (const [k, v] of Object.entries(sandboxEnv(sandbox, store))) out(`export ${k}=${v}`);
 }
@@ -39,14 +53,29 @@ export function registerSandbox(program: Command, out: (s: string) => void): voi
     .option(
       '--write-fixtures <dir>',
       'request one quote (100 USDC alpha → beta with protocol data, from and to the treasury dev wallet), write ' +
-        '<dir>/quote.json and <dir>/chains.json, print the verify-quote command that checks them, then stop',
+        '<dir>/quote.json and <dir>/chains.json, print the verify-quote command that checks them, then stop ' +
+        '(EVM chains only: the Solana and Bitcoin nodes are not started)',
     )
     .option('--keep-running', 'with --write-fixtures: keep the sandbox running afterwards (Ctrl-C to stop)')
+    .option('--no-solana', 'do not start the Solana node (litesvm)')
+    .option('--no-bitcoin', 'do not start the Bitcoin (regtest Esplora) node')
+    .option('--bitcoin-block-ms <ms>', 'milliseconds between mined Bitcoin blocks (0: never)', '1000')
     .action(async (flags: SandboxFlags) => {
       if (flags.keepRunning && flags.writeFixtures === undefined) {
         throw new CliError('--keep-running only applies with --write-fixtures (without it the sandbox always keeps running)', EXIT_USAGE);
       }
-      const sandbox = await startSandbox({ port: Number(flags.port) });
+      const bitcoinBlockMs = Number(flags.bitcoinBlockMs);
+      if (!Number.isSafeInteger(bitcoinBlockMs) || bitcoinBlockMs < 0) {
+        throw new CliError(`--bitcoin-block-ms must be a whole number of milliseconds (0 or more), got ${flags.bitcoinBlockMs}`, EXIT_USAGE);
+      }
+      // The saved fixtures are one EVM quote and its GET /chains document: the non-EVM nodes stay off for them.
+      const evmOnly = flags.writeFixtures !== undefined;
+      const sandbox = await startSandbox({
+        port: Number(flags.port),
+        solana: flags.solana && !evmOnly,
+        bitcoin: flags.bitcoin && !evmOnly,
+        bitcoinBlockMs,
+      });
       try {
         out(`Relay sandbox API: ${sandbox.apiUrl}`);
         if (flags.writeFixtures !== undefined) {

@@ -1,13 +1,17 @@
 /**
  * GET /chains document of the sandbox (spec "Chain object (GET /chains, array `chains`)"): one EVM chain object
- * per sandbox chain with its native ETH, the test USDC and USDT, its contracts (`multicall3`, `erc20Router`,
- * `approvalProxy` and the `v3` group, every one deployed on the chain), the solver address and protocol.v2
- * (slug and depository; the depository is listed there only, as in real responses).
+ * per sandbox chain with its native ETH, the test USDC and USDT (and WBTC with Bitcoin), its contracts
+ * (`multicall3`, `erc20Router`, `approvalProxy` and the `v3` group, every one deployed on the chain), the
+ * solver address and protocol.v2 (slug and depository; the depository is listed there only, as in real
+ * responses); then Solana (`svm`, depository = the program id) and Bitcoin (`bvm`, depository = a regtest
+ * address) when served. Every chain lists the one EVM solver in `solverAddresses` (spec "Local quote
+ * verification": the solver's EVM wallet, the same on every chain).
  */
 import type { Address } from 'viem';
-import type { SandboxChainTable, SandboxCurrency } from '../quote/chainTable.ts';
+import type { SandboxChainTable } from '../quote/chainTable.ts';
+import type { SandboxNonEvmChain, SandboxVmCurrency } from '../quote/vmChains.ts';
 
-function chainCurrency(c: SandboxCurrency) {
+function chainCurrency(c: SandboxVmCurrency) {
   return { id: c.id, symbol: c.symbol, name: c.name, address: c.address, decimals: c.decimals, supportsBridging: true };
 }
 
@@ -16,40 +20,66 @@ function chainCurrency(c: SandboxCurrency) {
  *
  * @param table sandbox chains
  * @param solver solver address, listed in every chain's `solverAddresses`
+ * @param vmChains the Solana and Bitcoin chains, when served (default none)
  * @returns `{chains: [...]}`, accepted by `ChainsResponseSchema`
  */
-export function buildChainsDocument(table: SandboxChainTable, solver: Address) {
-  return {
-    chains: table.map((c) => ({
-      id: c.chainId,
-      name: c.slug,
-      displayName: c.displayName,
-      httpRpcUrl: c.rpcUrl,
-      wsRpcUrl: '',
-      explorerUrl: '',
-      explorerName: '',
-      vmType: 'evm',
-      depositEnabled: true,
-      tokenSupport: 'All',
-      disabled: false,
-      partialDisableLimit: 0,
-      blockProductionLagging: false,
-      currency: chainCurrency(c.native),
-      withdrawalFee: 0,
-      depositFee: 0,
-      surgeEnabled: false,
-      featuredTokens: [],
-      erc20Currencies: c.erc20.map(chainCurrency),
-      solverCurrencies: [c.native, ...c.erc20].map(chainCurrency),
-      contracts: {
-        multicall3: c.multicall3,
-        erc20Router: c.erc20Router,
-        approvalProxy: c.approvalProxy,
-        v3: { erc20Router: c.v3.erc20Router, approvalProxy: c.v3.approvalProxy },
-      },
-      solverAddresses: [solver.toLowerCase()],
-      tags: ['sandbox'],
-      protocol: { v2: { chainId: c.slug, depository: c.depository } },
-    })),
-  };
+export function buildChainsDocument(table: SandboxChainTable, solver: Address, vmChains: readonly SandboxNonEvmChain[] = []) {
+  const evm = table.map((c) => ({
+    id: c.chainId,
+    name: c.slug,
+    displayName: c.displayName,
+    httpRpcUrl: c.rpcUrl,
+    wsRpcUrl: '',
+    explorerUrl: '',
+    explorerName: '',
+    vmType: 'evm',
+    depositEnabled: true,
+    tokenSupport: 'All',
+    disabled: false,
+    partialDisableLimit: 0,
+    blockProductionLagging: false,
+    currency: chainCurrency(c.native),
+    withdrawalFee: 0,
+    depositFee: 0,
+    surgeEnabled: false,
+    featuredTokens: [],
+    erc20Currencies: c.erc20.map(chainCurrency),
+    solverCurrencies: [c.native, ...c.erc20].map(chainCurrency),
+    contracts: {
+      multicall3: c.multicall3,
+      erc20Router: c.erc20Router,
+      approvalProxy: c.approvalProxy,
+      v3: { erc20Router: c.v3.erc20Router, approvalProxy: c.v3.approvalProxy },
+    },
+    solverAddresses: [solver.toLowerCase()],
+    tags: ['sandbox'],
+    protocol: { v2: { chainId: c.slug, depository: c.depository } },
+  }));
+  const others = vmChains.map((c) => ({
+    id: c.chainId,
+    name: c.slug,
+    displayName: c.displayName,
+    httpRpcUrl: c.rpcUrl,
+    wsRpcUrl: c.vmType === 'svm' ? c.wsUrl : '',
+    explorerUrl: '',
+    explorerName: '',
+    vmType: c.vmType,
+    depositEnabled: true,
+    tokenSupport: 'All',
+    disabled: false,
+    partialDisableLimit: 0,
+    blockProductionLagging: false,
+    currency: chainCurrency(c.native),
+    withdrawalFee: 0,
+    depositFee: 0,
+    surgeEnabled: false,
+    featuredTokens: [],
+    erc20Currencies: c.tokens.map(chainCurrency),
+    solverCurrencies: [c.native, ...c.tokens].map(chainCurrency),
+    contracts: {},
+    solverAddresses: [solver.toLowerCase()],
+    tags: ['sandbox'],
+    protocol: { v2: { chainId: c.slug, depository: c.depository } },
+  }));
+  return { chains: [...evm, ...others] };
 }

@@ -2,7 +2,7 @@
  * The fault knobs in force in a running sandbox, with the counters that burst faults consume
  * (`httpErrors.count`, `tamperCount`).
  */
-import { DEFAULT_SANDBOX_FAULTS, mergeFaults, type SandboxFaults, type TamperKind } from '../faults.ts';
+import { DEFAULT_SANDBOX_FAULTS, mergeFaults, type AnyTamperKind, type SandboxFaults } from '../faults.ts';
 
 /** Mutable holder of the sandbox's faults. */
 export class FaultState {
@@ -43,7 +43,7 @@ export class FaultState {
   }
 
   /** The tamper to apply to the next served quote, or null. Does not consume it (see {@link tamperApplied}). */
-  nextTamper(): TamperKind | null {
+  nextTamper(): AnyTamperKind | null {
     const { tamper, tamperCount } = this.#faults;
     if (!tamper) return null;
     if (tamperCount !== undefined && tamperCount !== null && tamperCount <= 0) return null;

@@ -1,15 +1,19 @@
 /**
  * POST /quote/v2 of the sandbox (spec "POST /quote/v2", "Authentication" 1): checks the API key when one is
- * required, validates the body, reads fee data and balances from the chains, builds and records the quote,
- * then applies a tamper fault if one is armed (after signing, so local verification must catch it).
+ * required, validates the body, reads fee data and balances from the chains, builds and records the quote
+ * (EVM → EVM here; routes touching Solana or Bitcoin in `vmQuoteHandler.ts`), then applies a tamper fault if
+ * one is armed (after signing, so local verification must catch it).
  */
 import { timingSafeEqual } from 'node:crypto';
+import { TAMPER_KINDS, type AnyTamperKind, type TamperKind } from '../faults.ts';
 import { buildQuote } from '../quote/buildQuote.ts';
+import { lower } from '../quote/chainTable.ts';
 import { SandboxApiError } from '../quote/errors.ts';
-import { parseQuoteRequest, resolveQuoteRoute } from '../quote/request.ts';
+import { asEvmRoute, parseQuoteRequest, resolveQuoteRoute } from '../quote/request.ts';
 import { tamperQuote } from '../quote/tamper.ts';
-import type { SandboxQuoteResponse } from '../quote/types.ts';
+import type { AnyStepDataJson, SandboxQuoteResponse } from '../quote/types.ts';
 import type { SandboxState } from './state.ts';
+import { buildVmQuoteFor, tamperBuiltVmQuote } from './vmQuoteHandler.ts';
 
 function sameKey(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -30,6 +34,10 @@ export function checkApiKey(state: SandboxState, header: string | string[] | und
   }
 }
 
+function kindIsEvm(kind: AnyTamperKind): kind is TamperKind {
+  return (TAMPER_KINDS as readonly string[]).includes(kind);
+}
+
 /**
  * Handles one quote request body.
  *
@@ -37,13 +45,24 @@ export function checkApiKey(state: SandboxState, header: string | string[] | und
  * @throws SandboxApiError 400 for requests the sandbox cannot quote (codes in `resolveQuoteRoute`,
  *   `computeFees`, `buildQuote`)
  */
-export async function handleQuote(state: SandboxState, body: unknown): Promise<SandboxQuoteResponse> {
+export async function handleQuote(state: SandboxState, body: unknown): Promise<SandboxQuoteResponse<AnyStepDataJson>> {
   const request = parseQuoteRequest(body);
-  const route = resolveQuoteRoute(request, state.chains, state.pricing.defaultSlippageBps);
+  const anyRoute = resolveQuoteRoute(request, state.chains, state.pricing.defaultSlippageBps, state.vm?.chains ?? []);
+  const route = asEvmRoute(anyRoute);
+  if (!route) {
+    const built = await buildVmQuoteFor(state, request, anyRoute);
+    state.requests.addQuote(built.order, state.nowMs());
+    const log = state.logger.child({ requestId: built.order.requestId, orderId: built.order.orderId });
+    log.info(
+      { originChainId: built.order.originChainId, destinationChainId: built.order.destinationChainId, amount: built.order.amountIn.toString() },
+      'quote served',
+    );
+    return tamperBuiltVmQuote(state, built, log);
+  }
   const [origin, destination, userIn, solverOut] = await Promise.all([
     state.io.feeData(route.origin.chainId),
     state.io.feeData(route.destination.chainId),
-    state.io.balanceOf(route.origin.chainId, route.currencyIn, route.user),
+    state.io.balanceOf(route.origin.chainId, route.currencyIn, lower(route.user)),
     state.io.balanceOf(route.destination.chainId, route.currencyOut, state.solver.address),
   ]);
   const nowMs = state.nowMs();
@@ -67,7 +86,9 @@ export async function handleQuote(state: SandboxState, body: unknown): Promise<S
   );
   const kind = state.faults.nextTamper();
   if (kind === null) return built.response;
-  const tampered = await tamperQuote(built.response, kind, { chains: state.chains, solver: state.solver, nowSec });
+  const tampered = kindIsEvm(kind)
+    ? await tamperQuote(built.response, kind, { chains: state.chains, solver: state.solver, nowSec })
+    : { response: built.response, applied: false, reason: `${kind} tampers Solana or Bitcoin deposits` };
   if (!tampered.applied) {
     log.warn({ tamper: kind, reason: tampered.reason }, 'tamper fault not applicable to this quote; served untampered');
     return built.response;

@@ -5,7 +5,7 @@
  * generated API types).
  */
 import type { SandboxChainTable } from '../quote/chainTable.ts';
-import { findChain } from '../quote/chainTable.ts';
+import { findAnyChain, type SandboxNonEvmChain } from '../quote/vmChains.ts';
 import type { UsdPrices } from '../quote/prices.ts';
 import { feesJson, inTxJson, outTxJson, routeJson } from './requestData.ts';
 import type { RequestRecord, SandboxRequestStatus } from './requestStore.ts';
@@ -35,6 +35,8 @@ export function statusJson(r: RequestRecord) {
 export interface RecordContext {
   chains: SandboxChainTable;
   prices: UsdPrices;
+  /** The Solana and Bitcoin chains, when served. */
+  vm?: { chains: readonly SandboxNonEvmChain[] } | undefined;
 }
 
 /** GET /requests/v3 reports `delayed` as `pending`: v3's status set has no `delayed` (migration guide). */
@@ -108,7 +110,7 @@ export function requestJson(r: RequestRecord, ctx: RecordContext) {
                 chainId: deposit.chainId,
                 currency: deposit.currency,
                 depositor: deposit.from,
-                depository: findChain(ctx.chains, deposit.chainId)?.depository ?? null,
+                depository: findAnyChain(ctx.chains, ctx.vm?.chains ?? [], deposit.chainId)?.depository ?? null,
                 onchainId: deposit.id,
                 transactionId: deposit.txHash,
               },

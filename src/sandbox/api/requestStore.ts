@@ -5,7 +5,7 @@
  * submitted → success | failure | refund; terminal states never change. `delayed` is the live API's status for
  * a fill running late (DESIGN.md "Status enum"); the sandbox enters it only under the `delayed` fault.
  */
-import type { Address, Hex } from 'viem';
+import type { Hex } from 'viem';
 import type { KnownRequestStatus } from '../../relay/schemas.ts';
 import type { FailReason, RefundFailReason } from '../failReasons.ts';
 import type { QuotedOrder } from '../quote/buildQuote.ts';
@@ -13,16 +13,23 @@ import type { QuotedOrder } from '../quote/buildQuote.ts';
 /** Request statuses the sandbox reports on GET /intents/status/v3: the spec's seven plus `delayed`. */
 export type SandboxRequestStatus = KnownRequestStatus;
 
-/** A depository deposit event (its fields plus where it was found). Amount in base units. */
+/**
+ * A depository deposit (its fields plus where it was found), on any VM. Amount in base units. Text fields in
+ * the chain's form: EVM 0x hex (lower-case addresses), Solana base58 (signature, addresses), Bitcoin hex txid
+ * and bech32 addresses.
+ */
 export interface DepositEvent {
   chainId: number;
-  txHash: Hex;
+  /** EVM transaction hash, Solana signature or Bitcoin txid. */
+  txHash: string;
+  /** EVM log index, Solana instruction index or Bitcoin output index. */
   logIndex: number;
+  /** EVM block number, Solana slot or Bitcoin block height (0 while in the mempool). */
   blockNumber: bigint;
-  /** Credited depositor (`from` of the event). */
-  from: Address;
-  /** Token address, or the zero address for a native deposit. */
-  currency: Address;
+  /** Credited depositor (`from` of the event; Solana: the event's depositor; Bitcoin: memo's or first input's). */
+  from: string;
+  /** Token address or mint, or the VM's native currency identifier. */
+  currency: string;
   amount: bigint;
   /** The deposit's order id (`id` of the event). */
   id: Hex;
@@ -38,12 +45,13 @@ export interface ObservedDeposit extends DepositEvent {
  * `block`, `timestampSec`, `feeWei` and `status` are null until its receipt is read.
  */
 export interface OutTx {
-  txHash: Hex;
+  /** EVM transaction hash, Solana signature or Bitcoin txid. */
+  txHash: string;
   chainId: number;
   kind: 'fill' | 'refund';
   block: number | null;
   timestampSec: number | null;
-  /** Gas used × effective gas price, wei. */
+  /** Network fee paid, native base units (EVM: gas used × effective gas price, wei; lamports; satoshis). */
   feeWei: bigint | null;
   status: 'success' | 'failure' | null;
 }
@@ -54,12 +62,14 @@ export interface RequestRecord {
   /** The quoted order, or null for a deposit that matched no quote. */
   order: QuotedOrder | null;
   status: SandboxRequestStatus;
-  user: Address;
-  recipient: Address;
+  /** Origin wallet, in its chain's form. */
+  user: string;
+  /** Destination wallet, in its chain's form. */
+  recipient: string;
   originChainId: number;
   destinationChainId: number;
-  inTxHashes: Hex[];
-  txHashes: Hex[];
+  inTxHashes: string[];
+  txHashes: string[];
   deposit: ObservedDeposit | null;
   /** Transactions the solver sent (fill or refund), with their receipts once mined. */
   outTxs: OutTx[];
@@ -71,6 +81,13 @@ export interface RequestRecord {
   filledAmount: bigint | null;
   createdAtMs: number;
   updatedAtMs: number;
+}
+
+const HEX_ADDRESS_RE = /^0x[0-9a-fA-F]+$/;
+
+/** Same wallet: 0x hex case-insensitively, anything else exactly. */
+export function sameWallet(a: string, b: string): boolean {
+  return a === b || (HEX_ADDRESS_RE.test(a) && HEX_ADDRESS_RE.test(b) && a.toLowerCase() === b.toLowerCase());
 }
 
 const RANK: Readonly<Record<SandboxRequestStatus, number>> = {
@@ -163,10 +180,12 @@ export class RequestStore {
     return this.#byOrderId.get(orderId.toLowerCase());
   }
 
-  /** Every record whose user is `user` (case-insensitive), newest first. */
+  /**
+   * Every record whose user is `user`, newest first: 0x hex addresses compare case-insensitively, Solana and
+   * Bitcoin addresses exactly (they are case-sensitive).
+   */
   byUser(user: string): RequestRecord[] {
-    const u = user.toLowerCase();
-    return this.all().filter((r) => r.user.toLowerCase() === u);
+    return this.all().filter((r) => sameWallet(r.user, user));
   }
 
   /** Every record, newest first. */

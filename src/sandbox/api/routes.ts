@@ -3,6 +3,8 @@
  * GET /requests/v3, POST /transactions/index (spec "Endpoints"), and the admin routes under /_sandbox/.
  * Each returns `{status, body}`; errors are thrown as SandboxApiError.
  */
+import { base58 } from '@scure/base';
+import type { Hex } from 'viem';
 import { z } from 'zod';
 import { REQUEST_STATUSES } from '../../relay/schemas.ts';
 import { SandboxFaultsPatchSchema } from '../faults.ts';
@@ -19,9 +21,9 @@ export interface RouteResult {
 
 const ok = (body: unknown): RouteResult => ({ status: 200, body });
 
-/** GET /chains. */
+/** GET /chains: the EVM chains, then Solana and Bitcoin when served. */
 export function getChains(state: SandboxState): RouteResult {
-  return ok(buildChainsDocument(state.chains, state.solver.address));
+  return ok(buildChainsDocument(state.chains, state.solver.address, state.vm?.chains ?? []));
 }
 
 /**
@@ -76,15 +78,30 @@ const IndexBodySchema = z.object({
   chainId: z.union([z.number().int().positive(), z.string().regex(/^[1-9][0-9]*$/).transform(Number)], {
     error: 'expected a chain id: a positive integer number (or its decimal string)',
   }),
-  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex transaction hash'),
+  txHash: z.string().min(1, 'expected a transaction hash'),
 });
 
+const EVM_TX_HASH_RE = /^0x[0-9a-fA-F]{64}$/;
+const BITCOIN_TXID_RE = /^[0-9a-fA-F]{64}$/;
+
+/** True when `value` is base58 of a 64-byte Solana signature. */
+function isSolanaSignature(value: string): boolean {
+  try {
+    return base58.decode(value).length === 64;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * POST /transactions/index `{chainId, txHash}`: re-scans the transaction's receipt for depository deposits.
+ * POST /transactions/index `{chainId, txHash}`: re-scans the transaction for depository deposits. `txHash` is
+ * an EVM transaction hash (0x + 64 hex digits), a Solana signature (base58, 64 bytes) or a Bitcoin txid (64 hex
+ * digits), by the chain's VM.
  *
- * @returns 200 `{message, deposits}`; 404 `{message}` when the chain has no such transaction
- * @throws SandboxApiError 400 `{message}` naming each bad field (a `chainId` sent as a string is refused: the spec
- *   types it as a number) or an unknown chain, 503 `{message}` when the solver is not running
+ * @returns 200 `{message, deposits}`; 404 `{message}` when the chain has no such transaction (Bitcoin: not yet
+ *   in a block, spec "POST /transactions/index")
+ * @throws SandboxApiError 400 `{message}` naming each bad field or an unknown chain, 503 `{message}` when the
+ *   solver is not running
  */
 export async function postTransactionsIndex(state: SandboxState, body: unknown): Promise<RouteResult> {
   const parsed = IndexBodySchema.safeParse(body);
@@ -93,12 +110,24 @@ export async function postTransactionsIndex(state: SandboxState, body: unknown):
     throw new SandboxApiError(400, null, `Invalid body: ${issues.join('; ')}; send {chainId: number, txHash: string}`);
   }
   const { chainId, txHash } = parsed.data;
-  if (!state.chains.some((c) => c.chainId === chainId)) {
+  const vmChain = state.vm?.chains.find((c) => c.chainId === chainId);
+  if (!vmChain && !state.chains.some((c) => c.chainId === chainId)) {
     throw new SandboxApiError(400, null, `chainId ${chainId} is not a sandbox chain; see GET /chains`);
   }
-  if (!state.indexer) throw new SandboxApiError(503, null, 'the solver is not running; retry shortly');
-  const deposits = await state.indexer.indexTransaction(chainId, txHash as `0x${string}`); // regex checked the shape
-  if (deposits === null) return { status: 404, body: { message: `Transaction ${txHash} not found on chain ${chainId}` } };
+  const badHash = (expected: string) => new SandboxApiError(400, null, `Invalid body: txHash: expected ${expected}; send {chainId: number, txHash: string}`);
+  if (!vmChain && !EVM_TX_HASH_RE.test(txHash)) throw badHash('a 0x-prefixed 32-byte hex transaction hash');
+  if (vmChain?.vmType === 'svm' && !isSolanaSignature(txHash)) throw badHash('a Solana transaction signature (base58, 64 bytes)');
+  if (vmChain?.vmType === 'bvm' && !BITCOIN_TXID_RE.test(txHash)) throw badHash('a Bitcoin txid (64 hex digits)');
+  const indexer = state.indexer;
+  if (!indexer) throw new SandboxApiError(503, null, 'the solver is not running; retry shortly');
+  let deposits: number | null;
+  if (!vmChain) deposits = await indexer.indexTransaction(chainId, txHash as Hex); // EVM_TX_HASH_RE checked the shape
+  else if (indexer.indexVmTransaction) deposits = await indexer.indexVmTransaction(chainId, vmChain.vmType === 'bvm' ? txHash.toLowerCase() : txHash);
+  else throw new SandboxApiError(503, null, 'the solver does not watch this chain yet; retry shortly');
+  if (deposits === null) {
+    const why = vmChain?.vmType === 'bvm' ? 'is not in a block on' : 'not found on';
+    return { status: 404, body: { message: `Transaction ${txHash} ${why} chain ${chainId}` } };
+  }
   return ok({ message: 'Transaction indexed', deposits });
 }
 
@@ -125,6 +154,11 @@ export function postFaults(state: SandboxState, body: unknown): RouteResult {
 /** POST /_sandbox/faults/reset. */
 export function resetFaults(state: SandboxState): RouteResult {
   return ok(state.faults.reset());
+}
+
+/** GET /_sandbox/solana-quotes: the routing fields of every Solana-origin quote request, in arrival order. */
+export function getSolanaQuoteLog(state: SandboxState): RouteResult {
+  return ok({ requests: state.vm?.solanaQuoteLog ?? [] });
 }
 
 /** GET /_sandbox/requests: every request record, newest first, with its status record. */

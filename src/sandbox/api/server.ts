@@ -2,9 +2,9 @@
  * The sandbox's Relay-compatible HTTP API on node:http, bound to 127.0.0.1 (no framework: a handful of routes
  * needs none, and none is installed). Public routes: GET /chains, POST /quote/v2, GET /intents/status/v3
  * (and /intents/status), GET /requests/v3, POST /transactions/index. Admin routes: GET|POST /_sandbox/faults,
- * POST /_sandbox/faults/reset, GET /_sandbox/requests. HTTP error bursts (faults.httpErrors) apply to public
- * routes only and answer 429 / 503 `{message}` with `retry-after: 1`. Error bodies follow spec "Errors" (see
- * `SandboxApiError`).
+ * POST /_sandbox/faults/reset, GET /_sandbox/requests, GET /_sandbox/solana-quotes. HTTP error bursts
+ * (faults.httpErrors) apply to public routes only and answer 429 / 503 `{message}` with `retry-after: 1`.
+ * Error bodies follow spec "Errors" (see `SandboxApiError`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,7 @@ import {
   getChains,
   getFaults,
   getRequests,
+  getSolanaQuoteLog,
   getStatus,
   postFaults,
   postTransactionsIndex,
@@ -57,6 +58,7 @@ const ADMIN_ROUTES: Record<string, Handler> = {
   'POST /_sandbox/faults': async (s, req) => postFaults(s, await readJsonBody(req)),
   'POST /_sandbox/faults/reset': (s) => resetFaults(s),
   'GET /_sandbox/requests': (s) => getAllRequests(s),
+  'GET /_sandbox/solana-quotes': (s) => getSolanaQuoteLog(s),
 };
 
 const KNOWN_PATHS = new Set([...Object.keys(PUBLIC_ROUTES), ...Object.keys(ADMIN_ROUTES)].map((k) => k.split(' ')[1]));

@@ -9,6 +9,7 @@
  * - `TestStablecoin` ("USDC") at nonce 1 and `TestTetherToken` ("USDT") at nonce 2, owner (minter) = deployer;
  * - `RelayRouter` at nonce 3 + `ApprovalProxy` (over it) at nonce 4: GET /chains `contracts.erc20Router` /
  *   `contracts.approvalProxy`; a second pair at nonces 5 and 6: `contracts.v3.erc20Router` / `v3.approvalProxy`;
+ * - `TestToken` ("WBTC", 8 decimals) at nonce 7;
  * - Multicall3 runtime code at the canonical 0xcA11bde05977b3631167028862bE2a173976CA11.
  */
 import {
@@ -69,6 +70,8 @@ export interface LocalEvmChain {
   approvalProxy: Address;
   /** The v3 pair (GET /chains `contracts.v3`): another router and an approval proxy over it. */
   v3: { erc20Router: Address; approvalProxy: Address };
+  /** Wrapped bitcoin test token "WBTC", 8 decimals (same address on every chain); minter = the deployer. */
+  wbtc: Address;
   /** Multicall3-compatible contract at the canonical address 0xcA11bde05977b3631167028862bE2a173976CA11. */
   multicall3: Address;
   /** viem chain definition (id, name, ETH native currency, RPC URL, `contracts.multicall3`). */
@@ -94,18 +97,25 @@ export type BalanceRole = 'treasury' | 'solver' | 'extra0' | 'extra1';
 
 /**
  * Initial balances: per chain slug, per account role, whole-unit decimal strings (`usdc: "90000"` = 90 000 USDC,
- * `usdt: "5"` = 5 USDT, `eth: "10"` = 10 ETH). USDC and USDT are minted; ETH is set with `anvil_setBalance`. An
- * account whose `eth` is not given keeps anvil's default 10 000 ETH; one whose `usdc`/`usdt` is not given holds 0.
+ * `usdt: "5"` = 5 USDT, `wbtc: "1.5"` = 1.5 WBTC, `eth: "10"` = 10 ETH). USDC, USDT and WBTC are minted; ETH is
+ * set with `anvil_setBalance`. An account whose `eth` is not given keeps anvil's default 10 000 ETH; one whose
+ * `usdc`/`usdt`/`wbtc` is not given holds 0.
  */
-export type BalancePreset = Record<string, Partial<Record<BalanceRole, { usdc?: string; usdt?: string; eth?: string }>>>;
+export type BalancePreset = Record<string, Partial<Record<BalanceRole, { usdc?: string; usdt?: string; wbtc?: string; eth?: string }>>>;
 
 /**
- * Demo balances: treasury 90 000 USDC on alpha and 10 000 USDC on beta, 50 000 USDT and 10 ETH on each; solver
- * 1 000 000 USDC, 1 000 000 USDT and 100 ETH on each.
+ * Demo balances: treasury 90 000 USDC on alpha and 10 000 USDC on beta, 50 000 USDT, 1 WBTC and 10 ETH on each;
+ * solver 1 000 000 USDC, 1 000 000 USDT, 100 WBTC and 100 ETH on each.
  */
 export const DEMO_BALANCES: BalancePreset = {
-  alpha: { treasury: { usdc: '90000', usdt: '50000', eth: '10' }, solver: { usdc: '1000000', usdt: '1000000', eth: '100' } },
-  beta: { treasury: { usdc: '10000', usdt: '50000', eth: '10' }, solver: { usdc: '1000000', usdt: '1000000', eth: '100' } },
+  alpha: {
+    treasury: { usdc: '90000', usdt: '50000', wbtc: '1', eth: '10' },
+    solver: { usdc: '1000000', usdt: '1000000', wbtc: '100', eth: '100' },
+  },
+  beta: {
+    treasury: { usdc: '10000', usdt: '50000', wbtc: '1', eth: '10' },
+    solver: { usdc: '1000000', usdt: '1000000', wbtc: '100', eth: '100' },
+  },
 };
 
 /** Options of {@link startLocalChains}. */
@@ -170,6 +180,7 @@ export function sandboxContractAddresses(deployer: Address): SandboxContractAddr
     erc20Router: at(DEPLOY_NONCES.erc20Router),
     approvalProxy: at(DEPLOY_NONCES.approvalProxy),
     v3: { erc20Router: at(DEPLOY_NONCES.v3Erc20Router), approvalProxy: at(DEPLOY_NONCES.v3ApprovalProxy) },
+    wbtc: at(DEPLOY_NONCES.wbtc),
   };
 }
 
@@ -212,8 +223,8 @@ function validate(chains: LocalChainDef[], balances: BalancePreset): void {
 
 /**
  * Starts the sandbox's local EVM chains in parallel (one anvil node each), then on each: installs Multicall3,
- * deploys the depository (owner = solver), USDC, USDT and the two router + approval proxy pairs from the
- * deployer at nonces 0..6, and funds the accounts per `balances`. On any failure every node already started is stopped before the error is
+ * deploys the depository (owner = solver), USDC, USDT, the two router + approval proxy pairs and WBTC from
+ * the deployer at nonces 0..7, and funds the accounts per `balances`. On any failure every node already started is stopped before the error is
  * rethrown. Nodes are killed on process exit if `stop()` is never called.
  *
  * @param opts chains (default alpha 31001 + beta 31002), balances (default {@link DEMO_BALANCES}), blockTimeSec

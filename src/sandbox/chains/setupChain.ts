@@ -1,9 +1,9 @@
 /**
  * Prepares one freshly started anvil chain for the sandbox: installs Multicall3 at its canonical address,
- * deploys the depository, the stablecoins "USDC" and "USDT" (Tether style), and two router + approval proxy
- * pairs (the `erc20Router`/`approvalProxy` and `v3` groups of GET /chains) from the deployer at fixed nonces
- * (so every contract lands at the same address on every chain), mints USDC/USDT and sets ETH balances per the
- * preset.
+ * deploys the depository, the stablecoins "USDC" and "USDT" (Tether style), two router + approval proxy
+ * pairs (the `erc20Router`/`approvalProxy` and `v3` groups of GET /chains) and a wrapped bitcoin "WBTC"
+ * (8 decimals) from the deployer at fixed nonces (so every contract lands at the same address on every chain),
+ * mints USDC/USDT/WBTC and sets ETH balances per the preset.
  */
 import {
   createTestClient,
@@ -16,7 +16,15 @@ import {
   type PublicClient,
 } from 'viem';
 import { wholeToBaseUnits } from '../../core/units.ts';
-import { MULTICALL3_ADDRESS, SANDBOX_USDC_DECIMALS, SANDBOX_USDT_DECIMALS, testStablecoinAbi, testTetherAbi } from '../contracts/abis.ts';
+import {
+  MULTICALL3_ADDRESS,
+  SANDBOX_USDC_DECIMALS,
+  SANDBOX_USDT_DECIMALS,
+  SANDBOX_WBTC_DECIMALS,
+  testStablecoinAbi,
+  testTetherAbi,
+  testTokenAbi,
+} from '../contracts/abis.ts';
 import type { SandboxArtifacts } from '../contracts/compile.ts';
 import type { BalancePreset, BalanceRole, SandboxAccount, SandboxAccounts } from './localChains.ts';
 import { LocalChainsError } from './localChainsError.ts';
@@ -34,13 +42,14 @@ export const DEPLOY_NONCES = {
   approvalProxy: 4,
   v3Erc20Router: 5,
   v3ApprovalProxy: 6,
+  wbtc: 7,
 } as const;
 /** Deployer nonce of the `RelayDepository` deployment (identical on every chain). */
 export const DEPOSITORY_DEPLOY_NONCE = DEPLOY_NONCES.depository;
 /** Deployer nonce of the `TestStablecoin` deployment (identical on every chain). */
 export const USDC_DEPLOY_NONCE = DEPLOY_NONCES.usdc;
 /** First deployer nonce after the deployments (mints start here). */
-const FIRST_FREE_NONCE = DEPLOY_NONCES.v3ApprovalProxy + 1;
+const FIRST_FREE_NONCE = DEPLOY_NONCES.wbtc + 1;
 
 /** Addresses the sandbox contracts land at on every chain (see `sandboxContractAddresses`). */
 export interface SandboxContractAddresses {
@@ -51,6 +60,8 @@ export interface SandboxContractAddresses {
   erc20Router: Address;
   approvalProxy: Address;
   v3: { erc20Router: Address; approvalProxy: Address };
+  /** Wrapped bitcoin test token "WBTC", 8 decimals (`TestToken.sol`); minter = the deployer. */
+  wbtc: Address;
 }
 
 /** Inputs of {@link setupChain}. */
@@ -116,12 +127,14 @@ export async function setupChain(params: SetupChainParameters): Promise<void> {
   await deploy('ApprovalProxy', [expected.erc20Router], DEPLOY_NONCES.approvalProxy);
   await deploy('RelayRouter', [], DEPLOY_NONCES.v3Erc20Router);
   await deploy('ApprovalProxy', [expected.v3.erc20Router], DEPLOY_NONCES.v3ApprovalProxy);
+  await deploy('TestToken', ['Wrapped BTC', 'WBTC', SANDBOX_WBTC_DECIMALS, accounts.deployer.address], DEPLOY_NONCES.wbtc);
 
   let nonce = FIRST_FREE_NONCE;
   const ethWrites: Promise<void>[] = [];
   const tokens = [
     { field: 'usdc', address: expected.usdc, decimals: SANDBOX_USDC_DECIMALS, abi: testStablecoinAbi },
     { field: 'usdt', address: expected.usdt, decimals: SANDBOX_USDT_DECIMALS, abi: testTetherAbi },
+    { field: 'wbtc', address: expected.wbtc, decimals: SANDBOX_WBTC_DECIMALS, abi: testTokenAbi },
   ] as const;
   for (const [role, amounts] of Object.entries(params.balances ?? {})) {
     if (amounts === undefined) continue;
@@ -163,6 +176,7 @@ export async function setupChain(params: SetupChainParameters): Promise<void> {
     expected.approvalProxy,
     expected.v3.erc20Router,
     expected.v3.approvalProxy,
+    expected.wbtc,
   ];
   const codes = await Promise.all(deployed.map((address) => publicClient.getCode({ address })));
   const missing = deployed.filter((_, i) => codes[i] === undefined || codes[i] === '0x');

@@ -22,6 +22,9 @@ export const SANDBOX_USDC_DECIMALS = 6;
 /** Decimals of the sandbox Tether-style token "USDT" (1 USDT = 1 000 000 base units). */
 export const SANDBOX_USDT_DECIMALS = 6;
 
+/** Decimals of the sandbox wrapped bitcoin "WBTC" (a `TestToken.sol` deployment; 1 WBTC = 100 000 000 base units). */
+export const SANDBOX_WBTC_DECIMALS = 8;
+
 /** Sandbox-only functions, events and errors of `RelayDepository.sol` (owner = the sandbox solver). */
 export const sandboxDepositoryOwnerAbi = parseAbi([
   'function depositErc20(address depositor, address token, bytes32 id)',
@@ -55,6 +58,13 @@ export const testStablecoinExtraAbi = parseAbi([
 
 /** Full ABI of the sandbox stablecoin: EIP-20 (viem `erc20Abi`) + `mint(to, amountBaseUnits)` (owner only) + `owner()`. */
 export const testStablecoinAbi = [...erc20Abi, ...testStablecoinExtraAbi] as const;
+
+/**
+ * Full ABI of the sandbox's configurable token (`TestToken.sol`, deployed as "Wrapped BTC" / "WBTC" with 8
+ * decimals): the same functions, events and errors as {@link testStablecoinAbi}; name, symbol and decimals are
+ * constructor arguments.
+ */
+export const testTokenAbi = testStablecoinAbi;
 
 /**
  * Full ABI of the sandbox Tether-style token (`TestTetherToken.sol`): like Tether USD on Ethereum, `transfer`,

@@ -1,24 +1,22 @@
 /**
- * Builds a full POST /quote/v2 response for the sandbox (spec "Quote response", "protocol.v2", "Fee
- * components"), shaped like a live response: approve + deposit steps, the deprecated fee set, `details`
- * with `expandedPriceImpact`, and `protocol.v2` with a real order id (EIP-712 struct hash) and the solver's
- * EIP-191 signature over it. No I/O: chain reads (fee data, balances) are passed in, `nowSec` is given.
+ * Builds a full POST /quote/v2 response for an EVM → EVM route of the sandbox (spec "Quote response",
+ * "protocol.v2", "Fee components"), shaped like a live response: approve + deposit steps, the deprecated fee
+ * set, `details` with `expandedPriceImpact`, and `protocol.v2` with a real order id (EIP-712 struct hash) and
+ * the solver's EIP-191 signature over it. Routes touching Solana or Bitcoin are built by `vmQuote.ts`; both
+ * share `quoteCore.ts`. No I/O: chain reads (fee data, balances) are passed in, `nowSec` is given.
  */
-import { bytesToHex, type Address, type Hex, type LocalAccount } from 'viem';
-import { formatUsdMicros } from '../../core/units.ts';
-import { computeOrderId } from '../../protocol/orderId.ts';
-import { signOrderId } from '../../protocol/orderSignature.ts';
+import { bytesToHex, type Hex, type LocalAccount } from 'viem';
 import type { OrderData } from '../../relay/schemas.ts';
 import type { SandboxFaults } from '../faults.ts';
-import { lower, routerExtraData, sandboxSlugVmTypes, type SandboxChainTable, type SandboxCurrency } from './chainTable.ts';
-import { currencyAmountJson, rateString } from './currencyJson.ts';
+import { lower, type SandboxChainTable } from './chainTable.ts';
 import { SandboxApiError } from './errors.ts';
-import { deprecatedFeesJson, feeSponsorshipJson } from './feeSets.ts';
-import { computeFees, DEFAULT_SANDBOX_PRICING, minimumAfterSlippage, type FeeQuote, type SandboxPricing } from './fees.ts';
-import { formatPercent, priceOf, toUsdMicros, type UsdPrices } from './prices.ts';
-import { resolveQuoteRoute, type QuoteRoute, type SandboxQuoteRequest } from './request.ts';
+import { DEFAULT_SANDBOX_PRICING, type FeeQuote, type SandboxPricing } from './fees.ts';
+import type { UsdPrices } from './prices.ts';
+import { assembleQuote, priceOrder } from './quoteCore.ts';
+import { asEvmRoute, resolveQuoteRoute, type SandboxQuoteRequest } from './request.ts';
 import { buildSteps, STEP_GAS, type FeeData } from './steps.ts';
 import type { SandboxQuoteResponse } from './types.ts';
+import type { SandboxVmCurrency } from './vmChains.ts';
 
 /** Inputs of {@link buildQuote}. */
 export interface BuildQuoteInput {
@@ -39,18 +37,21 @@ export interface BuildQuoteInput {
   random?: () => Hex;
 }
 
-/** What the sandbox remembers about a quote so the solver can match and fill its deposit. */
+/**
+ * What the sandbox remembers about a quote so the solver can match and fill its deposit. Addresses and
+ * currencies in their chain's form (EVM lower-case 0x hex; Solana base58; Bitcoin bech32).
+ */
 export interface QuotedOrder {
   requestId: Hex;
   orderId: Hex;
   orderData: OrderData;
-  user: Address;
-  recipient: Address;
-  refundTo: Address;
+  user: string;
+  recipient: string;
+  refundTo: string;
   originChainId: number;
   destinationChainId: number;
-  currencyIn: SandboxCurrency;
-  currencyOut: SandboxCurrency;
+  currencyIn: SandboxVmCurrency;
+  currencyOut: SandboxVmCurrency;
   /** Input, origin base units. */
   amountIn: bigint;
   /** Expected and guaranteed output, destination base units. */
@@ -76,71 +77,8 @@ export function randomBytes32(): Hex {
   return bytesToHex(globalThis.crypto.getRandomValues(new Uint8Array(32)));
 }
 
-function neg(usdMicros: bigint): string {
-  return formatUsdMicros(-usdMicros);
-}
-
 /**
- * The canonical order (spec "protocol.v2" orderData) shaped like real quotes (fixture
- * `quote-v2-base-usdc-to-arbitrum-usdt.json`): payment weight "1"; two refund options, both to the refund
- * recipient with `minimumAmount` "0" and the output deadline — one on the origin chain in the payment currency,
- * one on the destination chain in the output currency — each with `extraData` = that chain's v3 `erc20Router`
- * left-padded to 32 bytes; `output.extraData` likewise the destination's v3 router.
- */
-function buildOrderData(route: QuoteRoute, solver: Address, salt: Hex, min: bigint, exp: bigint, deadline: number): OrderData {
-  return {
-    version: 'v1',
-    solverChainId: route.origin.slug,
-    solver,
-    salt,
-    inputs: [
-      {
-        payment: {
-          chainId: route.origin.slug,
-          currency: route.currencyIn.address,
-          amount: route.amountIn.toString(),
-          weight: '1',
-        },
-        refunds: [
-          {
-            chainId: route.origin.slug,
-            recipient: route.refundTo,
-            currency: route.currencyIn.address,
-            minimumAmount: '0',
-            deadline,
-            extraData: routerExtraData(route.origin),
-          },
-          {
-            chainId: route.destination.slug,
-            recipient: route.refundTo,
-            currency: route.currencyOut.address,
-            minimumAmount: '0',
-            deadline,
-            extraData: routerExtraData(route.destination),
-          },
-        ],
-      },
-    ],
-    output: {
-      chainId: route.destination.slug,
-      payments: [
-        {
-          recipient: route.recipient,
-          currency: route.currencyOut.address,
-          minimumAmount: min.toString(),
-          expectedAmount: exp.toString(),
-        },
-      ],
-      calls: [],
-      deadline,
-      extraData: routerExtraData(route.destination),
-    },
-    fees: [],
-  };
-}
-
-/**
- * Builds a quote.
+ * Builds a quote between two EVM chains of the table.
  *
  * @returns the response JSON (with `protocol.v2` when the request set `includeProtocolData`) and the order
  * @throws SandboxApiError 400 for a request the sandbox cannot quote (see `resolveQuoteRoute`,
@@ -149,148 +87,34 @@ function buildOrderData(route: QuoteRoute, solver: Address, salt: Hex, min: bigi
  */
 export async function buildQuote(input: BuildQuoteInput): Promise<BuiltQuote> {
   const pricing = input.pricing ?? DEFAULT_SANDBOX_PRICING;
-  const random = input.random ?? randomBytes32;
-  const route = resolveQuoteRoute(input.request, input.chains, pricing.defaultSlippageBps);
-  const { origin, destination, currencyIn, currencyOut } = route;
-  const priceIn = priceOf(input.prices, currencyIn.symbol);
-  const priceOut = priceOf(input.prices, currencyOut.symbol);
-  const priceOriginNative = priceOf(input.prices, origin.native.symbol);
-  const priceDestNative = priceOf(input.prices, destination.native.symbol);
-
-  const fees = computeFees({
-    amountIn: route.amountIn,
-    currencyIn: { ...currencyIn, priceMicros: priceIn },
-    currencyOut: { ...currencyOut, priceMicros: priceOut },
-    destinationNative: { ...destination.native, priceMicros: priceDestNative },
-    destinationGasPriceWei: input.feeData.destination.maxFeePerGas,
-    nativeOut: currencyOut.isNative,
+  const route = asEvmRoute(resolveQuoteRoute(input.request, input.chains, pricing.defaultSlippageBps));
+  if (!route) throw new SandboxApiError(400, 'UNSUPPORTED_ROUTE', 'buildQuote prices EVM → EVM routes only');
+  const core = {
+    route,
+    chains: input.chains,
+    vmChains: [],
+    prices: input.prices,
+    solver: input.solver,
+    nowSec: input.nowSec,
+    faults: input.faults,
     pricing,
-    extra: input.faults.extraFees,
-    appBps: route.appBps,
-  });
-  const expectedOut = fees.expectedOut;
-  if (input.balances.solverOut < expectedOut) {
-    throw new SandboxApiError(
-      400,
-      'INSUFFICIENT_LIQUIDITY',
-      `Solver liquidity of ${currencyOut.symbol} on ${destination.slug} is below the output ${expectedOut}; lower the amount`,
-      `available=${input.balances.solverOut}`,
-    );
-  }
-  const minimumOut = minimumAfterSlippage(expectedOut, route.slippageBps);
-  const deadlineSec = input.nowSec + input.faults.quoteDeadlineSec;
-  const requestId = random();
-  const solverAddress = lower(input.solver.address);
-  const orderData = buildOrderData(route, solverAddress, random(), minimumOut, expectedOut, deadlineSec);
-  const orderId = computeOrderId(orderData, sandboxSlugVmTypes(input.chains));
-  const orderSignature = await signOrderId(input.solver, orderId);
-
+    destinationFill: { gasPriceWei: input.feeData.destination.maxFeePerGas },
+    balances: input.balances,
+    random: input.random ?? randomBytes32,
+  };
+  const priced = await priceOrder(core);
   const steps = buildSteps({
-    requestId,
-    chainId: origin.chainId,
-    user: route.user,
-    depository: origin.depository,
-    currencyIn,
+    requestId: priced.requestId,
+    chainId: route.origin.chainId,
+    user: lower(route.user), // resolveQuoteRoute checked an EVM address for an EVM origin; lower() types it
+    depository: route.origin.depository,
+    currencyIn: route.currencyIn,
     amountIn: route.amountIn,
-    orderId,
-    outputSymbol: currencyOut.symbol,
+    orderId: priced.orderId,
+    outputSymbol: route.currencyOut.symbol,
     fee: input.feeData.origin,
   });
-
-  const pricedIn = { chainId: origin.chainId, currency: currencyIn, priceMicros: priceIn };
-  const inAmt = (amount: bigint) => currencyAmountJson(origin.chainId, currencyIn, amount, priceIn);
-  const outAmt = currencyAmountJson(destination.chainId, currencyOut, expectedOut, priceOut, minimumOut);
   const originGas =
-    (currencyIn.isNative ? STEP_GAS.depositNative : STEP_GAS.depositErc20 + STEP_GAS.approve) *
-    input.feeData.origin.maxFeePerGas;
-  const slippageValue = expectedOut - minimumOut;
-  const platformKey = input.faults.platformKey;
-  // Like the live API: totalImpact is the value lost to fees; swapImpact adds back what a sponsor paid
-  // (totalImpact.usd + expandedPriceImpact.sponsored.usd), which is nothing in the sandbox.
-  const sponsoredUsdMicros = 0n;
-  const totalImpactMicros = -fees.totalUsdMicros;
-  const swapImpactMicros = totalImpactMicros + sponsoredUsdMicros;
-
-  const response: SandboxQuoteResponse = {
-    requestId,
-    steps,
-    fees: deprecatedFeesJson(
-      fees,
-      pricedIn,
-      { chainId: origin.chainId, currency: origin.native, priceMicros: priceOriginNative },
-      originGas,
-    ),
-    feeSponsorship: feeSponsorshipJson(fees, pricedIn, platformKey),
-    details: {
-      operation: currencyIn.symbol === currencyOut.symbol ? 'bridge' : 'swap',
-      sender: route.user,
-      recipient: route.recipient,
-      currencyIn: inAmt(route.amountIn),
-      currencyOut: outAmt,
-      refundCurrency: inAmt(route.amountIn),
-      totalImpact: { usd: formatUsdMicros(totalImpactMicros), percent: formatPercent(totalImpactMicros, fees.inputUsdMicros) },
-      swapImpact: { usd: formatUsdMicros(swapImpactMicros), percent: formatPercent(swapImpactMicros, fees.inputUsdMicros) },
-      expandedPriceImpact: {
-        swap: { usd: neg(fees.swap.usdMicros) },
-        execution: { usd: neg(fees.execution.usdMicros) },
-        [platformKey]: { usd: neg(fees.platform.usdMicros) },
-        app: { usd: neg(fees.app.usdMicros) },
-        sponsored: { usd: formatUsdMicros(sponsoredUsdMicros) },
-      },
-      rate: rateString(route.amountIn, currencyIn.decimals, expectedOut, currencyOut.decimals),
-      slippageTolerance: {
-        origin: { usd: '0', value: '0', percent: '0.00' },
-        destination: {
-          usd: formatUsdMicros(toUsdMicros(slippageValue, currencyOut.decimals, priceOut)),
-          value: slippageValue.toString(),
-          percent: formatPercent(BigInt(route.slippageBps), 10_000n),
-        },
-      },
-      timeEstimate: Math.max(1, Math.ceil(input.faults.fillDelayMs / 1000) + 1),
-      userBalance: input.balances.userIn.toString(),
-      isFixedRate: false,
-      // No swap on either side: the origin leg keeps the input, the destination leg pays the output.
-      route: {
-        origin: { inputCurrency: inAmt(route.amountIn), outputCurrency: inAmt(route.amountIn), router: 'relay' },
-        destination: { inputCurrency: outAmt, outputCurrency: outAmt, router: 'relay' },
-      },
-    },
-  };
-  if (route.includeProtocolData) {
-    response.protocol = {
-      v2: {
-        orderId,
-        hubType: 'onchain',
-        orderData,
-        orderSignature,
-        paymentDetails: {
-          chainId: origin.slug,
-          depository: origin.depository,
-          currency: currencyIn.address,
-          amount: route.amountIn.toString(),
-        },
-      },
-    };
-  }
-  const order: QuotedOrder = {
-    requestId,
-    orderId,
-    orderData,
-    user: route.user,
-    recipient: route.recipient,
-    refundTo: route.refundTo,
-    originChainId: origin.chainId,
-    destinationChainId: destination.chainId,
-    currencyIn,
-    currencyOut,
-    amountIn: route.amountIn,
-    expectedOut,
-    minimumOut,
-    deadlineSec,
-    slippageBps: route.slippageBps,
-    fees,
-    quotedAtSec: input.nowSec,
-    referrer: route.referrer,
-  };
-  return { response, order };
+    (route.currencyIn.isNative ? STEP_GAS.depositNative : STEP_GAS.depositErc20 + STEP_GAS.approve) * input.feeData.origin.maxFeePerGas;
+  return assembleQuote(core, priced, steps, originGas);
 }

@@ -1,7 +1,8 @@
 /**
  * The sandbox's table of chains and currencies: what GET /chains serves and what POST /quote/v2 accepts
- * (spec "Chain object", "Currency"). Every sandbox chain is an EVM chain with native ETH, a 6-decimal test
- * USDC and a 6-decimal Tether-style USDT at the same addresses everywhere, and the Relay router contracts.
+ * (spec "Chain object", "Currency") for the EVM chains: native ETH, a 6-decimal test USDC and a 6-decimal
+ * Tether-style USDT at the same addresses everywhere (plus an 8-decimal WBTC when Bitcoin is served), and the
+ * Relay router contracts. The non-EVM chains (Solana, Bitcoin) are in `vmChains.ts`.
  */
 import type { SandboxContractAddresses } from '../chains/setupChain.ts';
 import { getAddress, pad, type Address, type Hex } from 'viem';
@@ -75,6 +76,15 @@ export function sandboxUsdt(address: Address): SandboxCurrency {
 }
 
 /**
+ * Builds the wrapped-bitcoin record for a token address (8 decimals, as the chains module deploys it).
+ *
+ * @param address deployed WBTC address (any case)
+ */
+export function sandboxWbtc(address: Address): SandboxCurrency {
+  return { id: 'wbtc', symbol: 'WBTC', name: 'Wrapped BTC', address: lower(address), decimals: 8, isNative: false };
+}
+
+/**
  * The `extraData` of a chain's orderData refund and output entries: the chain's v3 `erc20Router` address
  * left-padded to 32 bytes, as real quotes carry it (fixture `quote-v2-base-usdc-to-arbitrum-usdt.json`).
  *
@@ -118,17 +128,19 @@ export function sandboxSlugVmTypes(table: SandboxChainTable): SlugVmTypes {
 }
 
 /**
- * The chain table entry of a sandbox chain: native ETH, the test USDC and USDT, Multicall3, the depository and
- * the router contracts, all addresses lower-case.
+ * The chain table entry of a sandbox chain: native ETH, the test USDC and USDT (and WBTC when asked),
+ * Multicall3, the depository and the router contracts, all addresses lower-case.
  *
  * @param def the chain's slug, display name and EIP-155 id
  * @param rpcUrl its JSON-RPC URL
  * @param contracts where the sandbox contracts are (the same on every chain)
+ * @param opts.wbtc list the chain's WBTC token (when the sandbox serves Bitcoin; default false)
  */
 export function sandboxChainInfo(
   def: { slug: string; displayName: string; chainId: number },
   rpcUrl: string,
   contracts: SandboxContractAddresses,
+  opts: { wbtc?: boolean } = {},
 ): SandboxChainInfo {
   return {
     chainId: def.chainId,
@@ -141,6 +153,6 @@ export function sandboxChainInfo(
     approvalProxy: lower(contracts.approvalProxy),
     v3: { erc20Router: lower(contracts.v3.erc20Router), approvalProxy: lower(contracts.v3.approvalProxy) },
     native: SANDBOX_ETH,
-    erc20: [sandboxUsdc(contracts.usdc), sandboxUsdt(contracts.usdt)],
+    erc20: [sandboxUsdc(contracts.usdc), sandboxUsdt(contracts.usdt), ...(opts.wbtc ? [sandboxWbtc(contracts.wbtc)] : [])],
   };
 }

@@ -3,12 +3,12 @@
  */
 import { formatUnits } from 'viem';
 import { formatUsdMicros } from '../../core/units.ts';
-import type { SandboxCurrency } from './chainTable.ts';
+import type { SandboxVmCurrency } from './vmChains.ts';
 import { toUsdMicros } from './prices.ts';
 import type { CurrencyAmountJson, CurrencyJson } from './types.ts';
 
 /** Spec "Currency" record of a sandbox currency on a chain. */
-export function currencyJson(chainId: number, c: SandboxCurrency): CurrencyJson {
+export function currencyJson(chainId: number, c: SandboxVmCurrency): CurrencyJson {
   return {
     chainId,
     address: c.address,
@@ -28,7 +28,7 @@ export function currencyJson(chainId: number, c: SandboxCurrency): CurrencyJson 
  */
 export function currencyAmountJson(
   chainId: number,
-  c: SandboxCurrency,
+  c: SandboxVmCurrency,
   amount: bigint,
   priceMicros: bigint,
   minimumAmount: bigint = amount,

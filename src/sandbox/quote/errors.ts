@@ -19,6 +19,9 @@
  * - `AMOUNT_TOO_LOW` — the amount is below what a quote needs;
  * - `INSUFFICIENT_LIQUIDITY` — not enough solver liquidity to fill;
  * - `INVALID_SLIPPAGE_TOLERANCE` — slippage is not an integer string of basis points;
+ * - `INSUFFICIENT_FUNDS` — a Bitcoin user's balance does not exceed the amount plus the deposit's fee (spec
+ *   "Errors"; 400 here, the spec does not state the status);
+ * - `SOLANA_TX_TOO_LARGE` — the compiled Solana deposit transaction exceeds 1232 bytes (spec "Errors": 400);
  * - `UNAUTHORIZED` — missing or invalid API key (spec "Authentication" 3: 401 `{message, errorCode}`);
  * - `UNKNOWN_ERROR` — an unexpected error (500; spec: `{message, errorCode}`).
  */
@@ -31,6 +34,8 @@ export type SandboxErrorCode =
   | 'AMOUNT_TOO_LOW'
   | 'INSUFFICIENT_LIQUIDITY'
   | 'INVALID_SLIPPAGE_TOLERANCE'
+  | 'INSUFFICIENT_FUNDS'
+  | 'SOLANA_TX_TOO_LARGE'
   | 'UNAUTHORIZED'
   | 'UNKNOWN_ERROR';
 

@@ -9,14 +9,14 @@
  *   is 0 and the user pays every total.
  */
 import type { FeeComponent, FeeQuote } from './fees.ts';
-import type { SandboxCurrency } from './chainTable.ts';
+import type { SandboxVmCurrency } from './vmChains.ts';
 import { currencyAmountJson } from './currencyJson.ts';
 import type { CurrencyAmountJson, DeprecatedFeeKey, FeeSponsorshipJson, PlainCurrencyAmountJson } from './types.ts';
 
 /** A chain's currency with its USD price (micro-USD per whole unit). */
 export interface PricedChainCurrency {
   chainId: number;
-  currency: SandboxCurrency;
+  currency: SandboxVmCurrency;
   priceMicros: bigint;
 }
 

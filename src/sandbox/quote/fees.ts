@@ -1,6 +1,7 @@
 /**
  * Sandbox fee model (spec "Fee components" and "Limits"), pure bigint math:
- * - execution = 0.02 USD flat + destination fill gas (gas units × gas price × native USD price) + extra;
+ * - execution = 0.02 USD flat + destination fill gas (gas units × gas price × native USD price, or a non-EVM
+ *   chain's fill cost in its native currency) + extra;
  * - swap = configurable bps (0 for same-symbol bridges by default) + extra;
  * - platform = bps by pair type (0 / 1 / 6 / 15) + extra;
  * - app = request `appFees` bps + extra.
@@ -57,6 +58,11 @@ export interface FeeInput {
   destinationGasPriceWei: bigint;
   /** True when the output is the destination's native currency (native transfer fill). */
   nativeOut: boolean;
+  /**
+   * What the fill costs on a non-EVM destination, in its native base units (lamports, satoshis); replaces
+   * `fill gas × destinationGasPriceWei` when given.
+   */
+  destinationFillCostNative?: bigint;
   pricing: SandboxPricing;
   extra?: ExtraFees | undefined;
   /** App fee from the request's `appFees`, bps. */
@@ -122,7 +128,7 @@ export function computeFees(input: FeeInput): FeeQuote {
 
   const fillGas = input.nativeOut ? pricing.fillGasNative : pricing.fillGasErc20;
   const gasUsd = toUsdMicros(
-    fillGas * input.destinationGasPriceWei,
+    input.destinationFillCostNative ?? fillGas * input.destinationGasPriceWei,
     input.destinationNative.decimals,
     input.destinationNative.priceMicros,
   );

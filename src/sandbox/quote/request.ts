@@ -1,13 +1,23 @@
 /**
  * POST /quote/v2 request handling for the sandbox: the accepted body (spec "POST /quote/v2" request table,
  * plus `appFees` and `slippageTolerance` as POST /price defines them) and its resolution against the
- * sandbox chain table into a route the builder can price.
+ * sandbox chains (EVM, Solana, Bitcoin) into a route the builders can price.
  */
-import { isAddress, type Address } from 'viem';
 import { z } from 'zod';
 import { QuoteRequestSchema } from '../../relay/schemas.ts';
-import { findChain, findCurrency, lower, type SandboxChainInfo, type SandboxChainTable, type SandboxCurrency } from './chainTable.ts';
+import type { SandboxChainInfo, SandboxChainTable, SandboxCurrency } from './chainTable.ts';
 import { SandboxApiError } from './errors.ts';
+import { checkVmAddress } from './vmAddress.ts';
+import {
+  evmCurrencyOf,
+  findAnyChain,
+  findAnyCurrency,
+  isEvmChain,
+  vmTypeOf,
+  type SandboxAnyChain,
+  type SandboxNonEvmChain,
+  type SandboxVmCurrency,
+} from './vmChains.ts';
 
 const EvmAddress = z.string().regex(/^0x[a-fA-F0-9]{40}$/);
 
@@ -55,16 +65,18 @@ export function parseQuoteRequest(body: unknown): SandboxQuoteRequest {
   throw new SandboxApiError(400, null, `Invalid quote request: ${issues.join('; ')}`);
 }
 
-/** A request resolved against the chain table: everything the quote builder prices. */
-export interface QuoteRoute {
-  origin: SandboxChainInfo;
-  destination: SandboxChainInfo;
-  currencyIn: SandboxCurrency;
-  currencyOut: SandboxCurrency;
-  user: Address;
-  recipient: Address;
+/** A request resolved against the chain tables: everything the quote builders price. Addresses in their chain's form. */
+export interface QuoteRoute<O extends SandboxAnyChain = SandboxAnyChain, D extends SandboxAnyChain = SandboxAnyChain> {
+  origin: O;
+  destination: D;
+  currencyIn: SandboxVmCurrency;
+  currencyOut: SandboxVmCurrency;
+  /** Depositing wallet on the origin chain (EVM lower-case; Solana and Bitcoin exactly as sent). */
+  user: string;
+  /** Receiving wallet on the destination chain. */
+  recipient: string;
   /** Where refunds go on the origin chain (`refundTo`, else `user`). */
-  refundTo: Address;
+  refundTo: string;
   /** Input amount, origin-currency base units. */
   amountIn: bigint;
   /** Slippage tolerance in bps (request value, else the default). */
@@ -75,35 +87,35 @@ export interface QuoteRoute {
   referrer: string | undefined;
 }
 
-function evmAddress(value: string, field: string): Address {
-  if (!isAddress(value, { strict: false })) {
-    throw new SandboxApiError(400, 'INVALID_ADDRESS', `${field} must be a 0x EVM address on the sandbox chains`, field);
-  }
-  return lower(value);
-}
+/** A route between two EVM chains of the chain table (what `buildQuote` prices). */
+export type EvmQuoteRoute = QuoteRoute<SandboxChainInfo, SandboxChainInfo> & { currencyIn: SandboxCurrency; currencyOut: SandboxCurrency };
 
 /**
- * Resolves a validated request against the sandbox chain table.
+ * Resolves a validated request against the sandbox chains: the EVM chain table and, when served, the
+ * Solana and Bitcoin chains. Addresses are checked against the VM of their chain (`user`, `refundTo`: origin;
+ * `recipient`: destination); `recipient` defaults to `user` only when both chains share a VM.
  *
  * @param defaultSlippageBps slippage used when the request has no `slippageTolerance`
+ * @param vmChains the non-EVM chains the sandbox serves (default none)
  * @throws SandboxApiError 400 with `UNSUPPORTED_CHAIN`, `UNSUPPORTED_CURRENCY`, `INVALID_ADDRESS`,
  *   `EXTRA_TXS_NOT_SUPPORTED` (destination calls), `UNSUPPORTED_ROUTE` (deposit addresses, same currency on the
- *   same chain) or `AMOUNT_TOO_LOW` (amount 0); message-only 400 for what the sandbox does not quote although
- *   the live API may (EXACT_OUTPUT) and for app fees above 10000 bps
+ *   same chain, a non-EVM chain to itself) or `AMOUNT_TOO_LOW` (amount 0); message-only 400 for what the
+ *   sandbox does not quote although the live API may (EXACT_OUTPUT) and for app fees above 10000 bps
  */
 export function resolveQuoteRoute(
   request: SandboxQuoteRequest,
   table: SandboxChainTable,
   defaultSlippageBps: number,
+  vmChains: readonly SandboxNonEvmChain[] = [],
 ): QuoteRoute {
   if (request.tradeType !== 'EXACT_INPUT') {
     throw new SandboxApiError(400, null, 'The sandbox quotes EXACT_INPUT only; set tradeType to EXACT_INPUT');
   }
-  const origin = findChain(table, request.originChainId);
+  const origin = findAnyChain(table, vmChains, request.originChainId);
   if (!origin) {
     throw new SandboxApiError(400, 'UNSUPPORTED_CHAIN', `originChainId ${request.originChainId} is not a sandbox chain; see GET /chains`);
   }
-  const destination = findChain(table, request.destinationChainId);
+  const destination = findAnyChain(table, vmChains, request.destinationChainId);
   if (!destination) {
     throw new SandboxApiError(
       400,
@@ -111,7 +123,7 @@ export function resolveQuoteRoute(
       `destinationChainId ${request.destinationChainId} is not a sandbox chain; see GET /chains`,
     );
   }
-  const currencyIn = findCurrency(origin, request.originCurrency);
+  const currencyIn = findAnyCurrency(origin, request.originCurrency);
   if (!currencyIn) {
     throw new SandboxApiError(
       400,
@@ -119,7 +131,7 @@ export function resolveQuoteRoute(
       `originCurrency ${request.originCurrency} is not supported on ${origin.slug}; see GET /chains`,
     );
   }
-  const currencyOut = findCurrency(destination, request.destinationCurrency);
+  const currencyOut = findAnyCurrency(destination, request.destinationCurrency);
   if (!currencyOut) {
     throw new SandboxApiError(
       400,
@@ -136,9 +148,24 @@ export function resolveQuoteRoute(
   if (origin.chainId === destination.chainId && currencyIn.address === currencyOut.address) {
     throw new SandboxApiError(400, 'UNSUPPORTED_ROUTE', 'Origin and destination are the same currency on the same chain');
   }
-  const user = evmAddress(request.user, 'user');
-  const recipient = request.recipient === undefined ? user : evmAddress(request.recipient, 'recipient');
-  const refundTo = request.refundTo === undefined ? user : evmAddress(request.refundTo, 'refundTo');
+  const originVm = vmTypeOf(origin);
+  const destinationVm = vmTypeOf(destination);
+  if (originVm !== 'evm' && origin.chainId === destination.chainId) {
+    throw new SandboxApiError(400, 'UNSUPPORTED_ROUTE', `The sandbox does not swap on ${origin.slug}; pick another destination chain`);
+  }
+  const user = checkVmAddress(request.user, originVm, 'user', { spender: true });
+  let recipient: string;
+  if (request.recipient !== undefined) recipient = checkVmAddress(request.recipient, destinationVm, 'recipient');
+  else if (originVm === destinationVm) recipient = user;
+  else {
+    throw new SandboxApiError(
+      400,
+      'INVALID_ADDRESS',
+      `recipient is required: the destination ${destination.slug} (${destinationVm}) does not use the user's ${originVm} address form`,
+      'recipient',
+    );
+  }
+  const refundTo = request.refundTo === undefined ? user : checkVmAddress(request.refundTo, originVm, 'refundTo');
   const amountIn = BigInt(request.amount); // schema checked ^[0-9]+$
   if (amountIn === 0n) {
     throw new SandboxApiError(400, 'AMOUNT_TOO_LOW', 'amount must be greater than 0', 'amount=0');
@@ -161,4 +188,16 @@ export function resolveQuoteRoute(
     includeProtocolData: request.includeProtocolData === true,
     referrer: request.referrer,
   };
+}
+
+/**
+ * Narrows a route to EVM on both sides (with EVM currency records), or returns null.
+ */
+export function asEvmRoute(route: QuoteRoute): EvmQuoteRoute | null {
+  const { origin, destination } = route;
+  if (!isEvmChain(origin) || !isEvmChain(destination)) return null;
+  const currencyIn = evmCurrencyOf(origin, route.currencyIn);
+  const currencyOut = evmCurrencyOf(destination, route.currencyOut);
+  if (!currencyIn || !currencyOut) return null;
+  return { ...route, origin, destination, currencyIn, currencyOut };
 }

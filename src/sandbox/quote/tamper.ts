@@ -53,10 +53,11 @@ import { computeOrderId } from '../../protocol/orderId.ts';
 import { depositoryAbi } from '../../protocol/depositoryAbi.ts';
 import { signOrderId } from '../../protocol/orderSignature.ts';
 import type { TamperKind } from '../faults.ts';
-import { lower, sandboxSlugVmTypes, type SandboxChainTable } from './chainTable.ts';
+import { lower, type SandboxChainTable } from './chainTable.ts';
 import { randomBytes32 } from './buildQuote.ts';
 import { approveCalldata } from './steps.ts';
 import type { ProtocolV2Json, SandboxQuoteResponse, StepItemJson } from './types.ts';
+import { anySlugVmTypes, type SandboxNonEvmChain } from './vmChains.ts';
 
 /** A key nobody trusts (keccak256 of a fixed label); its address stands in for an attacker. */
 export const STRANGER_ACCOUNT = privateKeyToAccount(keccak256(toHex('ballast-sandbox-stranger')));
@@ -68,6 +69,8 @@ export const STRANGER_TOKEN: Address = '0xbad00000000000000000000000000000000000
 /** What tampering needs beyond the quote. */
 export interface TamperContext {
   chains: SandboxChainTable;
+  /** The non-EVM chains the sandbox serves (their slugs hash orders that reach them); default none. */
+  vmChains?: readonly SandboxNonEvmChain[];
   /** Solver account, to re-sign re-sealed orders. */
   solver: LocalAccount;
   /** Current time, unix seconds. */
@@ -114,7 +117,7 @@ function rewriteDeposit(item: StepItemJson, patch: { depositor?: Address; amount
 }
 
 async function reseal(q: SandboxQuoteResponse, v2: ProtocolV2Json, ctx: TamperContext): Promise<void> {
-  v2.orderId = computeOrderId(v2.orderData, sandboxSlugVmTypes(ctx.chains));
+  v2.orderId = computeOrderId(v2.orderData, anySlugVmTypes(ctx.chains, ctx.vmChains ?? []));
   rewriteDeposit(depositItem(q), { id: v2.orderId });
   v2.orderSignature = await signOrderId(ctx.solver, v2.orderId);
 }
@@ -122,7 +125,8 @@ async function reseal(q: SandboxQuoteResponse, v2: ProtocolV2Json, ctx: TamperCo
 const notApplied = (response: SandboxQuoteResponse, reason: string): TamperResult => ({ response, applied: false, reason });
 
 /**
- * Returns a tampered copy of a quote; the input is not modified.
+ * Returns a tampered copy of an EVM-origin quote; the input is not modified. Solana- and Bitcoin-origin quotes
+ * have their own tampers (`vmTamper.ts`).
  *
  * @param response a quote built by `buildQuote`
  * @param kind what to tamper (table above)
@@ -175,7 +179,7 @@ export async function tamperQuote(
       q.details.currencyIn.amount = doubled.toString();
       if (!approve) deposit.data.value = doubled.toString(); // native input: the value carries the payment
       else rewriteDeposit(deposit, { amount: doubled });
-      if (approve) approve.data.data = approveCalldata(v2.paymentDetails.depository, doubled);
+      if (approve) approve.data.data = approveCalldata(deposit.data.to, doubled);
       await reseal(q, v2, ctx);
       break;
     }
@@ -204,7 +208,7 @@ export async function tamperQuote(
       break;
     case 'approveAmount':
       if (!approve) return notApplied(q, 'approveAmount needs an ERC-20 input (no approve step on native input)');
-      approve.data.data = approveCalldata(v2.paymentDetails.depository, maxUint256);
+      approve.data.data = approveCalldata(deposit.data.to, maxUint256);
       break;
     case 'approveSpender':
       if (!approve) return notApplied(q, 'approveSpender needs an ERC-20 input (no approve step on native input)');

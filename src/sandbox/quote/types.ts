@@ -37,22 +37,39 @@ export interface EvmStepDataJson {
   maxPriorityFeePerGas: string;
 }
 
-/** Spec "Step item". */
-export interface StepItemJson {
+/**
+ * Solana-origin step data (DESIGN.md "Solana step data", relay-kit's shape): instructions with base58 keys and
+ * hex data (no 0x), and the lookup tables the message may use.
+ */
+export interface SvmStepDataJson {
+  instructions: { keys: { pubkey: string; isSigner: boolean; isWritable: boolean }[]; programId: string; data: string }[];
+  addressLookupTableAddresses: string[];
+}
+
+/** Bitcoin-origin step data (spec "Step item"): the PSBT to sign, hex. */
+export interface BvmStepDataJson {
+  psbt: string;
+}
+
+/** Step data of any origin VM. */
+export type AnyStepDataJson = EvmStepDataJson | SvmStepDataJson | BvmStepDataJson;
+
+/** Spec "Step item". `D` is the origin VM's transaction data (EVM by default). */
+export interface StepItemJson<D = EvmStepDataJson> {
   status: 'incomplete';
-  data: EvmStepDataJson;
+  data: D;
   check?: { endpoint: string; method: 'GET' };
 }
 
 /** Spec "Step". */
-export interface StepJson {
+export interface StepJson<D = EvmStepDataJson> {
   id: string;
   action: string;
   description: string;
   kind: 'transaction';
   requestId: Hex;
   depositAddress?: string;
-  items: StepItemJson[];
+  items: StepItemJson<D>[];
 }
 
 /** `{usd, percent}` (spec "details": totalImpact, swapImpact). */
@@ -95,8 +112,10 @@ export interface RouteLegJson {
 /** Spec "details (quote response)". `expandedPriceImpact` costs are negative USD strings. */
 export interface QuoteDetailsJson {
   operation: 'bridge' | 'swap';
-  sender: Address;
-  recipient: Address;
+  /** The origin wallet in its chain's form (0x hex, base58, bech32). */
+  sender: string;
+  /** The destination wallet in its chain's form. */
+  recipient: string;
   currencyIn: CurrencyAmountJson;
   currencyOut: CurrencyAmountJson;
   refundCurrency: CurrencyAmountJson;
@@ -120,16 +139,20 @@ export interface ProtocolV2Json {
   hubType: 'onchain';
   orderData: OrderData;
   orderSignature: Hex;
-  paymentDetails: { chainId: string; depository: Address; currency: Address; amount: string };
+  /** `depository` and `currency` in the payment chain's form (0x hex, base58, bech32). */
+  paymentDetails: { chainId: string; depository: string; currency: string; amount: string };
 }
 
 /** Members of the deprecated fee set (spec "Deprecated fee set"). */
 export type DeprecatedFeeKey = 'gas' | 'relayer' | 'relayerGas' | 'relayerService' | 'app' | 'subsidized';
 
-/** The full quote response the sandbox serves. `protocol` is present when the request asked for it. */
-export interface SandboxQuoteResponse {
+/**
+ * The full quote response the sandbox serves. `protocol` is present when the request asked for it. `D` is the
+ * origin VM's step data (EVM by default).
+ */
+export interface SandboxQuoteResponse<D = EvmStepDataJson> {
   requestId: Hex;
-  steps: StepJson[];
+  steps: StepJson<D>[];
   fees: Record<DeprecatedFeeKey, CurrencyAmountJson>;
   feeSponsorship: FeeSponsorshipJson;
   details: QuoteDetailsJson;

@@ -3,10 +3,17 @@
  * uint256 amount, bytes32 id)`, `RelayErc20Deposit(address from, address token, uint256 amount, bytes32 id)`,
  * no indexed arguments) into {@link DepositEvent} records.
  */
-import { parseEventLogs, type Address, type Log } from 'viem';
+import { parseEventLogs, type Address, type Hex, type Log } from 'viem';
 import { depositoryAbi } from '../../protocol/depositoryAbi.ts';
 import { EVM_NATIVE_ADDRESS, lower } from '../quote/chainTable.ts';
 import type { DepositEvent } from '../api/requestStore.ts';
+
+/** A deposit event decoded from EVM logs: hash and addresses as 0x hex (addresses lower-case). */
+export interface EvmDepositEvent extends DepositEvent {
+  txHash: Hex;
+  from: Address;
+  currency: Address;
+}
 
 /**
  * Extracts the deposits a set of logs holds. Logs from other contracts, other events and pending logs (no
@@ -16,13 +23,13 @@ import type { DepositEvent } from '../api/requestStore.ts';
  * @param depository depository address on that chain
  * @param logs raw logs (eth_getLogs results or receipt logs)
  */
-export function decodeDepositLogs(chainId: number, depository: Address, logs: Log[]): DepositEvent[] {
+export function decodeDepositLogs(chainId: number, depository: Address, logs: Log[]): EvmDepositEvent[] {
   const parsed = parseEventLogs({
     abi: depositoryAbi,
     logs: logs.filter((l) => l.address.toLowerCase() === depository.toLowerCase()),
     eventName: ['RelayNativeDeposit', 'RelayErc20Deposit'],
   });
-  const out: DepositEvent[] = [];
+  const out: EvmDepositEvent[] = [];
   for (const log of parsed) {
     if (log.transactionHash === null || log.blockNumber === null || log.logIndex === null) continue;
     const base = { chainId, txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber };

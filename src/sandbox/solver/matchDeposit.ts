@@ -6,7 +6,7 @@
  * it (spec "What the service does" 5), and gets a request of its own.
  */
 import type { QuotedOrder } from '../quote/buildQuote.ts';
-import type { ObservedDeposit, RequestRecord } from '../api/requestStore.ts';
+import { sameWallet, type ObservedDeposit, type RequestRecord } from '../api/requestStore.ts';
 import type { FailReason } from '../failReasons.ts';
 
 /** Why a deposit is not filled (the sandbox's own, finer reason; logged, and mapped to a published failReason). */
@@ -55,7 +55,8 @@ export function publicFailReason(reason: UnfilledReason, depositAmount = 0n, ord
   }
 }
 
-const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+/** Same address or currency: 0x hex case-insensitively, Solana and Bitcoin forms exactly. */
+const same = sameWallet;
 
 /**
  * Decides what to do with a deposit. Field mismatches are reported before expiry, and both before a second

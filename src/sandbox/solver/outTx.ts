@@ -2,7 +2,7 @@
  * Records of the transactions the solver sends for a request (GET /requests/v3 `data.outTxs`): sent, then
  * completed from the mined receipt with its block, block timestamp, fee and outcome.
  */
-import type { Hex, TransactionReceipt } from 'viem';
+import type { TransactionReceipt } from 'viem';
 import type { OutTx } from '../api/requestStore.ts';
 
 /** The one read {@link minedOutTx} needs (a viem public client satisfies it). */
@@ -10,8 +10,8 @@ export interface BlockSource {
   getBlock(args: { blockNumber: bigint }): Promise<{ timestamp: bigint }>;
 }
 
-/** A just-broadcast transaction: nothing known about its receipt yet. */
-export function sentOutTx(txHash: Hex, chainId: number, kind: OutTx['kind']): OutTx {
+/** A just-broadcast transaction (EVM hash, Solana signature or Bitcoin txid): nothing known about its outcome yet. */
+export function sentOutTx(txHash: string, chainId: number, kind: OutTx['kind']): OutTx {
   return { txHash, chainId, kind, block: null, timestampSec: null, feeWei: null, status: null };
 }
 
