@@ -12,27 +12,39 @@ const tmp = tempDir('ballast-demo-');
 afterAll(() => tmp.cleanup());
 
 describe('ballast demo', () => {
-  it('closes the sandbox deficit and leaves the successful transfer in the SQLite file', async () => {
+  it('rebalances USDC across EVM chains and Solana and BTC from Bitcoin to wrapped BTC, leaving every transfer in the SQLite file', async () => {
     const store = path.join(tmp.dir, 'demo.db');
+    const started = Date.now();
     const r = await runCli(['demo', '--json', '--store', store]);
     expect(r.code, r.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(60_000);
     const out = JSON.parse(r.stdout) as {
       outcome: string;
-      before: { chain: string; amount: string }[];
-      after: { chain: string; amount: string }[];
+      before: { chain: string; currency: string; amount: string }[];
+      after: { chain: string; currency: string; amount: string }[];
     };
     expect(out.outcome).toBe('ok');
-    const bal = (rows: { chain: string; amount: string }[], chain: string) => BigInt(rows.find((x) => x.chain === chain)!.amount);
+    const bal = (rows: typeof out.before, chain: string, i = 0) => BigInt(rows.filter((x) => x.chain === chain)[i]!.amount);
+    // USDC: alpha gives 20 000 to beta and 20 000 to Solana (6 decimals on both).
+    expect(bal(out.before, 'alpha') - bal(out.after, 'alpha')).toBe(40_000_000_000n);
     expect(bal(out.after, 'beta') - bal(out.before, 'beta') > 19_000_000_000n).toBe(true);
-    expect(bal(out.before, 'alpha') - bal(out.after, 'alpha')).toBe(20_000_000_000n);
+    expect(bal(out.after, 'solana') - bal(out.before, 'solana') > 19_000_000_000n).toBe(true);
+    // BTC: Bitcoin gives 0.0498 BTC (plus its miner fee) and alpha's WBTC (the second alpha row) grows.
+    expect(bal(out.before, 'bitcoin') - bal(out.after, 'bitcoin') >= 4_980_000n).toBe(true);
+    expect(bal(out.after, 'alpha', 1) - bal(out.before, 'alpha', 1) > 4_900_000n).toBe(true);
 
     const db = new Database(store, { readonly: true });
     try {
-      const transfer = db.prepare('SELECT id, status FROM transfers').all() as { id: number; status: string }[];
-      expect(transfer).toEqual([{ id: transfer[0]!.id, status: 'success' }]);
-      const hashes = db.prepare('SELECT tx_hash FROM transfer_txs WHERE transfer_id = ?').all(transfer[0]!.id) as { tx_hash: string }[];
-      expect(hashes).toHaveLength(2);
-      for (const h of hashes) expect(h.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+      const rows = db.prepare('SELECT id, origin_chain, destination_chain, status FROM transfers ORDER BY id').all() as { id: number; origin_chain: string; destination_chain: string; status: string }[];
+      expect(rows.map((t) => [t.origin_chain, t.destination_chain, t.status]).sort()).toEqual([
+        ['alpha', 'beta', 'success'],
+        ['alpha', 'solana', 'success'],
+        ['bitcoin', 'alpha', 'success'],
+      ]);
+      const btc = rows.find((t) => t.origin_chain === 'bitcoin')!;
+      const hashes = db.prepare('SELECT tx_hash FROM transfer_txs WHERE transfer_id = ?').all(btc.id) as { tx_hash: string }[];
+      expect(hashes).toHaveLength(1);
+      expect(hashes[0]!.tx_hash).toMatch(/^[0-9a-f]{64}$/); // a Bitcoin txid
     } finally {
       db.close();
     }
@@ -43,6 +55,8 @@ describe('ballast demo', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/before.*after/s);
     expect(r.stdout).toContain('USDC alpha → beta');
+    expect(r.stdout).toContain('USDC alpha → solana');
+    expect(r.stdout).toContain('BTC bitcoin → alpha');
     expect(r.stdout).toContain('success');
   });
 });

@@ -4,16 +4,17 @@
  * tracking (left in flight in SQLite) and exits 0.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
 import { ROOT, runCli } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
+import { demoConfigFor } from './helpers/demoConfig.ts';
 
 const tmp = tempDir('ballast-daemon-');
 let sandbox: Sandbox | null = null;
@@ -48,7 +49,7 @@ describe('ballast daemon', () => {
     sandbox = await startSandbox({ faults: { fillDelayMs: 60_000 } });
     const port = await freePort();
     const store = path.join(tmp.dir, 'daemon.db');
-    const doc = parse(readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8')) as Record<string, unknown>;
+    const doc = demoConfigFor(sandbox);
     const configFile = path.join(tmp.dir, 'daemon.yaml');
     writeFileSync(
       configFile,

@@ -1,5 +1,5 @@
 /**
- * `ballast demo` (npm run demo): starts the sandbox, loads config/demo.yaml against it, runs one cycle of the
+ * `ballast demo` (npm run demo): starts the sandbox (anvil chains, Solana, Bitcoin), loads config/demo.yaml against it, runs one cycle of the
  * main job, then prints a before/after balance table and the transfer record from the SQLite store.
  */
 import { rmSync } from 'node:fs';
@@ -31,7 +31,7 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
     .action(async (flags: { store: string; json?: boolean }, cmd: Command) => {
       const store = path.resolve(flags.store);
       for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true });
-      const sandbox = await startSandbox({});
+      const sandbox = await startSandbox({ solana: true, bitcoin: true, bitcoinBlockMs: 500 });
       // A signal must not leave anvil processes behind: stop the sandbox, then exit.
       const onSignal = () => void sandbox.stop().finally(() => process.exit(130));
       process.once('SIGINT', onSignal);

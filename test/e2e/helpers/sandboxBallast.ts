@@ -2,11 +2,11 @@
  * End-to-end harness: a running sandbox plus a Ballast instance wired from config/demo.yaml with per-test
  * overrides, a fresh SQLite file and fast polling.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import type { Address } from 'viem';
 import { createBallast, type Ballast } from '../../../src/app/createBallast.ts';
 import { loadConfig } from '../../../src/config/loadConfig.ts';
@@ -14,14 +14,16 @@ import { createLogger } from '../../../src/log/logger.ts';
 import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
 import { afterEach } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/startSandbox.ts';
-import { ROOT } from './cli.ts';
+import { demoConfigFor } from './demoConfig.ts';
 
-/** Overrides merged into config/demo.yaml (top-level keys replaced). */
+/** Overrides merged into config/demo.yaml (top-level keys replaced; `wallets` and `chains` entries added). */
 export interface ConfigOverrides {
   relay?: Record<string, unknown>;
   policy?: Record<string, unknown>;
   tracking?: Record<string, unknown>;
   assets?: Record<string, unknown>;
+  wallets?: Record<string, unknown>;
+  chains?: Record<string, unknown>;
 }
 
 /** A temp dir for one test file; `cleanup()` removes it. */
@@ -79,13 +81,15 @@ export function ballastOnSandbox(
   envOverrides: Record<string, string> = {},
   wiring: { now?: () => number } = {},
 ) {
-  const base = parse(readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8')) as Record<string, unknown>;
+  const base = demoConfigFor(sandbox);
   const doc = {
     ...base,
     tracking: { pollMs: 200, timeoutSec: 20 },
     ...overrides,
     policy: { ...(base.policy as object), ...overrides.policy },
     relay: { ...(base.relay as object), ...overrides.relay },
+    wallets: { ...(base.wallets as object), ...overrides.wallets },
+    chains: { ...(base.chains as object), ...overrides.chains },
   };
   const n = ++counter;
   const configFile = path.join(dir, `ballast-${n}.yaml`);

@@ -1,0 +1,27 @@
+/**
+ * config/demo.yaml for a sandbox started without its Solana or Bitcoin node: the wallets, chains and asset
+ * entries of a VM family the sandbox does not serve are left out (their `${SANDBOX_…}` variables do not exist),
+ * and an asset left with a single holding is dropped (nothing to balance against).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import type { Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import { ROOT } from './cli.ts';
+
+type Doc = Record<string, unknown>;
+type Entry = { chain: string };
+
+/** The parsed demo config with only what `sandbox` serves. */
+export function demoConfigFor(sandbox: Pick<Sandbox, 'solana' | 'bitcoin'>): Doc {
+  const doc = parse(readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8')) as Doc;
+  const served = (vm: unknown) => vm === undefined || vm === 'evm' || (vm === 'svm' && sandbox.solana !== undefined) || (vm === 'bvm' && sandbox.bitcoin !== undefined);
+  const keep = <T extends { vm?: unknown }>(record: Record<string, T>) => Object.fromEntries(Object.entries(record).filter(([, v]) => served(v.vm)));
+  const chains = keep(doc.chains as Record<string, { vm?: unknown }>);
+  const assets: Record<string, Entry[]> = {};
+  for (const [asset, entries] of Object.entries(doc.assets as Record<string, Entry[]>)) {
+    const left = entries.filter((e) => e.chain in chains);
+    if (left.length === entries.length || left.length > 1) assets[asset] = left;
+  }
+  return { ...doc, wallets: keep(doc.wallets as Record<string, { vm?: unknown }>), chains, assets };
+}
