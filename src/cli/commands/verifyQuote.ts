@@ -8,6 +8,8 @@ import { verifyQuote, type QuoteExpectations } from '../../verify/verifyQuote.ts
 import { CliError, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from '../exitCodes.ts';
 import { table, toJson } from '../format.ts';
 import { readJsonFile } from '../readJsonFile.ts';
+import { OriginFactsFileSchema } from '../originFactsFile.ts';
+import type { DepositLimits } from '../../verify/deposit/types.ts';
 
 interface VerifyQuoteFlags {
   quote: string;
@@ -23,6 +25,10 @@ interface VerifyQuoteFlags {
   minOut?: string;
   wallet?: string[];
   maxDeadlineSec?: string;
+  originFacts?: string;
+  maxMicroLamportsPerCu?: string;
+  maxComputeUnits?: string;
+  maxFeeRate?: string;
 }
 
 function uintFlag(value: string | undefined, flag: string): bigint | undefined {
@@ -48,6 +54,13 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
     .option('--min-out <baseUnits>', 'smallest acceptable guaranteed output (minimumAmount)')
     .option('--wallet <address...>', 'our other wallets: refunds may pay these besides --user and --recipient')
     .option('--max-deadline-sec <seconds>', 'refuse deadlines further ahead than this (default 86400)')
+    .option(
+      '--origin-facts <file>',
+      'what the origin chain says, as JSON: Solana {"lookupTables": {"<table>": ["<address>", …]}}, Bitcoin {"utxos": [{"txid", "vout", "value"}]} (our unspent outputs)',
+    )
+    .option('--max-micro-lamports-per-cu <n>', 'Solana: highest compute-unit price allowed (default 1000000)')
+    .option('--max-compute-units <n>', 'Solana: highest compute-unit limit allowed (default 1400000)')
+    .option('--max-fee-rate <satPerVb>', 'Bitcoin: highest fee rate allowed, sat/vB (default 200)')
     .option('--json', 'machine-readable output')
     .action(async (flags: VerifyQuoteFlags) => {
       const quote = readJsonFile(flags.quote, QuoteResponseSchema, 'POST /quote/v2 response');
@@ -66,7 +79,13 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
         ...(flags.maxDeadlineSec !== undefined ? { maxDeadlineSec: Number(uintFlag(flags.maxDeadlineSec, '--max-deadline-sec')) } : {}),
       };
       if (expect.maxDeadlineSec === 0) throw new CliError('--max-deadline-sec must be a positive number of seconds', EXIT_USAGE);
-      const verdict = await verifyQuote({ quote, chains, expect, nowSec });
+      const origin = flags.originFacts === undefined ? undefined : readJsonFile(flags.originFacts, OriginFactsFileSchema, 'origin facts');
+      const limits: Partial<DepositLimits> = {
+        ...(flags.maxMicroLamportsPerCu !== undefined ? { svmMaxMicroLamportsPerCu: uintFlag(flags.maxMicroLamportsPerCu, '--max-micro-lamports-per-cu') } : {}),
+        ...(flags.maxComputeUnits !== undefined ? { svmMaxComputeUnits: Number(uintFlag(flags.maxComputeUnits, '--max-compute-units')) } : {}),
+        ...(flags.maxFeeRate !== undefined ? { bvmMaxFeeRateSatPerVb: Number(uintFlag(flags.maxFeeRate, '--max-fee-rate')) } : {}),
+      };
+      const verdict = await verifyQuote({ quote, chains, expect, nowSec, ...(origin ? { origin } : {}), limits });
       if (flags.json) {
         out(toJson(verdict));
       } else {
