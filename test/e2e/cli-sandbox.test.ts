@@ -36,22 +36,22 @@ describe('ballast sandbox + plan + run --once + history', () => {
       const plan = await runCli(['plan', '--json', '--config', config], { env });
       expect(plan.code, plan.stderr).toBe(0);
       const planned = JSON.parse(plan.stdout) as { plan: { transfers: { amountIn: string }[] }; attempts: { outcome: string; verdict: { ok: boolean } }[] };
-      expect(planned.plan.transfers.map((t) => t.amountIn)).toEqual(['20000000000']);
-      expect(planned.attempts[0]!.outcome).toBe('quoted');
-      expect(planned.attempts[0]!.verdict.ok).toBe(true);
+      // USDC alpha → beta and alpha → Solana (20 000 each), BTC Bitcoin → alpha (0.0498).
+      expect(planned.plan.transfers.map((t) => t.amountIn).sort()).toEqual(['20000000000', '20000000000', '4980000']);
+      expect(planned.attempts.map((a) => [a.outcome, a.verdict.ok])).toEqual([['quoted', true], ['quoted', true], ['quoted', true]]);
       expect(await alpha.getTransactionCount({ address: treasury })).toBe(nonceBefore); // plan signs nothing
 
       const run = await runCli(['run', '--once', '--config', config], { env });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('success');
-      expect(await alpha.getTransactionCount({ address: treasury })).toBe(nonceBefore + 2); // approve + deposit
+      expect(await alpha.getTransactionCount({ address: treasury })).toBe(nonceBefore + 4); // approve + deposit, twice
 
       const history = await runCli(['history', '--json', '--config', config], { env });
       expect(history.code, history.stderr).toBe(0);
       const rows = JSON.parse(history.stdout) as { status: string; amountIn: string; txs: { txHash: string }[] }[];
-      expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ status: 'success', amountIn: '20000000000' });
-      expect(rows[0]!.txs).toHaveLength(2);
+      expect(rows).toHaveLength(3);
+      expect(rows.map((r) => r.status)).toEqual(['success', 'success', 'success']);
+      expect(rows.map((r) => r.txs.length).sort()).toEqual([1, 2, 2]); // the Bitcoin deposit is one transaction
 
       const again = await runCli(['run', '--once', '--config', config], { env });
       expect(again.code).toBe(0);

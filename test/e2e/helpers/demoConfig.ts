@@ -1,7 +1,7 @@
 /**
  * config/demo.yaml for a sandbox started without its Solana or Bitcoin node: the wallets, chains and asset
  * entries of a VM family the sandbox does not serve are left out (their `${SANDBOX_…}` variables do not exist),
- * and an asset left with a single holding is dropped (nothing to balance against).
+ * and an asset left with a single holding is dropped (nothing to balance against), with its transfer limits.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,5 +23,14 @@ export function demoConfigFor(sandbox: Pick<Sandbox, 'solana' | 'bitcoin'>): Doc
     const left = entries.filter((e) => e.chain in chains);
     if (left.length === entries.length || left.length > 1) assets[asset] = left;
   }
-  return { ...doc, wallets: keep(doc.wallets as Record<string, { vm?: unknown }>), chains, assets };
+  return withoutUnknownLimits({ ...doc, wallets: keep(doc.wallets as Record<string, { vm?: unknown }>), chains, assets });
+}
+
+/** `doc` with `policy.transferLimits` of assets it no longer holds left out (the loader refuses those). */
+export function withoutUnknownLimits(doc: Doc): Doc {
+  const policy = doc.policy as { transferLimits?: Record<string, unknown> } | undefined;
+  if (!policy?.transferLimits) return doc;
+  const assets = doc.assets as Record<string, unknown>;
+  const transferLimits = Object.fromEntries(Object.entries(policy.transferLimits).filter(([asset]) => asset in assets));
+  return { ...doc, policy: { ...policy, transferLimits } };
 }

@@ -14,7 +14,7 @@ import { createLogger } from '../../../src/log/logger.ts';
 import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
 import { afterEach } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/startSandbox.ts';
-import { demoConfigFor } from './demoConfig.ts';
+import { demoConfigFor, withoutUnknownLimits } from './demoConfig.ts';
 
 /** Overrides merged into config/demo.yaml (top-level keys replaced; `wallets` and `chains` entries added). */
 export interface ConfigOverrides {
@@ -82,7 +82,7 @@ export function ballastOnSandbox(
   wiring: { now?: () => number } = {},
 ) {
   const base = demoConfigFor(sandbox);
-  const doc = {
+  const doc = withoutUnknownLimits({
     ...base,
     tracking: { pollMs: 200, timeoutSec: 20 },
     ...overrides,
@@ -90,7 +90,7 @@ export function ballastOnSandbox(
     relay: { ...(base.relay as object), ...overrides.relay },
     wallets: { ...(base.wallets as object), ...overrides.wallets },
     chains: { ...(base.chains as object), ...overrides.chains },
-  };
+  });
   const n = ++counter;
   const configFile = path.join(dir, `ballast-${n}.yaml`);
   const store = path.join(dir, `ballast-${n}.db`);
