@@ -84,6 +84,7 @@ export function createChainAdapters(config: LoadedConfig, opts: ChainAdapterOpti
             highValueSats: c.highValueSats,
             minerFeeReserveSats: c.minerFeeReserveSats,
             maxFeeRateSatPerVb: c.maxFeeRateSatPerVb,
+            maxInclusionWaitMs: c.inclusionWaitSec * 1000,
             signers: signers.bvm,
             ...(opts.chainPollingIntervalMs !== undefined ? { pollIntervalMs: opts.chainPollingIntervalMs } : {}),
           }),

@@ -148,6 +148,15 @@ export const BvmChainSchema = z
       .max(100_000, 'maxFeeRateSatPerVb must be at most 100000 sat/vB')
       .default(DEFAULT_BVM_MAX_FEE_RATE_SAT_PER_VB)
       .describe('refuse to sign a Bitcoin transaction paying more than this fee rate, in sat/vB'),
+    inclusionWaitSec: z
+      .number({ error: 'expected a whole number of seconds, e.g. 60' })
+      .int('inclusionWaitSec must be a whole number of seconds')
+      .min(1, 'inclusionWaitSec must be at least 1')
+      .max(3600, 'inclusionWaitSec must be at most 3600')
+      .default(60)
+      .describe(
+        'how long a cycle waits for a broadcast deposit to be mined before leaving it in flight for the next cycles (blocks take about 10 minutes)',
+      ),
   })
   .describe('a Bitcoin chain');
 

@@ -53,6 +53,8 @@ export interface LoadedBvmChain {
   minerFeeReserveSats: bigint;
   /** Largest fee rate Ballast signs, in sat/vB. */
   maxFeeRateSatPerVb: number;
+  /** Seconds a cycle waits for a broadcast transaction to be mined before leaving it in flight. */
+  inclusionWaitSec: number;
 }
 
 /** A chain as configured, by VM family. */
@@ -114,6 +116,7 @@ export function buildLoadedChain(name: string, c: ChainConfig): LoadedChain {
         highValueSats: BigInt(c.highValueSats),
         minerFeeReserveSats: BigInt(c.minerFeeReserveSats),
         maxFeeRateSatPerVb: c.maxFeeRateSatPerVb,
+        inclusionWaitSec: c.inclusionWaitSec,
       };
   }
 }

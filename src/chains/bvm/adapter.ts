@@ -58,6 +58,12 @@ export interface BvmAdapterOptions {
   fetch?: typeof globalThis.fetch;
   /** Time one Esplora request may take, ms. */
   timeoutMs?: number;
+  /**
+   * Longest `waitForInclusion` waits, ms, whatever the caller allows (default 60 000): a block takes about ten
+   * minutes, and a cycle should not stand still for it; the transfer stays in flight and reconciliation finds the
+   * transaction mined in a later cycle.
+   */
+  maxInclusionWaitMs?: number;
   /** Time between status reads in `waitForInclusion`, ms (default {@link DEFAULT_BVM_POLL_INTERVAL_MS}). */
   pollIntervalMs?: number;
 }
@@ -155,7 +161,8 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
         return false;
       }
     },
-    waitForInclusion: (tx, timeoutMs): Promise<Inclusion> => waitForBvmInclusion(esplora, tx.txHash, timeoutMs, { pollIntervalMs }),
+    waitForInclusion: (tx, timeoutMs): Promise<Inclusion> =>
+      waitForBvmInclusion(esplora, tx.txHash, Math.min(timeoutMs, opts.maxInclusionWaitMs ?? 60_000), { pollIntervalMs }),
     head,
     lookup: (tx): Promise<TxLookup> => lookupBvmTx(esplora, tx),
     recheck: (tx, tip): Promise<Recheck> => recheckBvmTx(esplora, tx, tip, finality),

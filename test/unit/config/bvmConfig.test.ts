@@ -154,6 +154,7 @@ describe('bvm chain', () => {
       highValueSats: 100_000_000n,
       minerFeeReserveSats: 20_000n,
       maxFeeRateSatPerVb: 200,
+      inclusionWaitSec: 60,
     });
   });
 
