@@ -65,7 +65,11 @@ const whole = (base: bigint, decimals: number) => formatUnits(base, decimals);
  *
  * @returns the Ballast wiring and the two holdings with their balances before
  */
-export async function oneTransferTreasury(s: Sandbox, dir: string, opts: { asset: 'USDC' | 'BTC'; from: Place; to: Place; amount: bigint; reserve?: bigint }) {
+export async function oneTransferTreasury(
+  s: Sandbox,
+  dir: string,
+  opts: { asset: 'USDC' | 'BTC'; from: Place; to: Place; amount: bigint; reserve?: bigint; chains?: Record<string, unknown> },
+) {
   const from = holding(s, opts.asset, opts.from);
   const to = holding(s, opts.asset, opts.to);
   const [fromBefore, toBefore] = [await from.balance(), await to.balance()];
@@ -75,6 +79,7 @@ export async function oneTransferTreasury(s: Sandbox, dir: string, opts: { asset
   const d = from.decimals;
   const overrides: ConfigOverrides = {
     ...NON_EVM_CONFIG,
+    ...(opts.chains ? { chains: opts.chains } : {}),
     assets: {
       [opts.asset]: [
         { ...from.entry, min: '0', target: whole(fromTarget, d), max: whole(fromTarget, d) },

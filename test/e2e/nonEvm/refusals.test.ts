@@ -1,0 +1,116 @@
+/**
+ * Tampered Solana instructions and tampered PSBTs served by the sandbox reach Ballast's real pipeline: each is
+ * refused by local verification on its rule and nothing is signed: no transfer row, no transaction at the node,
+ * balances unchanged. And an oversized Solana route triggers the documented re-quote sequence (maxRouteLength 4,
+ * then 3, then one swap source), recorded attempt by attempt, before the transfer goes through.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VmTamperKind } from '../../../src/sandbox/faults.ts';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import { listRecentTransfers } from '../../../src/store/transfers.ts';
+import { tempDir } from '../helpers/sandboxBallast.ts';
+import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';
+
+let sandbox: Sandbox;
+const tmp = tempDir('ballast-nonevm-refusals-');
+beforeAll(async () => {
+  sandbox = await startSandbox({ solana: true, bitcoin: true, bitcoinBlockMs: 500 });
+});
+afterAll(async () => {
+  await sandbox?.stop();
+  tmp.cleanup();
+});
+
+const RESERVE_SATS = 100_000n;
+
+/** Each tamper and the rule that must refuse it. */
+const TAMPERS: { kind: VmTamperKind; rule: string }[] = [
+  { kind: 'psbtExtraOutput', rule: 'change' },
+  { kind: 'psbtAmount', rule: 'deposit-kind' },
+  { kind: 'psbtDepository', rule: 'deposit-call' },
+  { kind: 'psbtNoOpReturn', rule: 'deposit-id' },
+  { kind: 'psbtForeignInput', rule: 'origin-inputs' },
+  { kind: 'psbtChangeStranger', rule: 'change' },
+  { kind: 'psbtHighFee', rule: 'fee-cap' },
+  { kind: 'svmExtraTransfer', rule: 'no-unexpected-steps' },
+  { kind: 'svmVault', rule: 'deposit-call' },
+  { kind: 'svmAmount', rule: 'deposit-kind' },
+];
+
+describe('tampered Solana and Bitcoin quotes', () => {
+  it.each(TAMPERS)('$kind is refused on $rule and nothing is signed', async ({ kind, rule }) => {
+    const bitcoin = kind.startsWith('psbt');
+    const from = bitcoin ? 'bitcoin' : 'solana';
+    const t = await oneTransferTreasury(sandbox, tmp.dir, { asset: bitcoin ? 'BTC' : 'USDC', from, to: 'alpha', amount: bitcoin ? 10_000_000n : 1_000_000_000n, reserve: bitcoin ? RESERVE_SATS : 0n });
+    const mempoolBefore = sandbox.bitcoin!.node.mempoolTxids().length;
+    const depositsBefore = sandbox.solana!.node.listDeposits().length;
+    sandbox.setFaults({ tamper: kind });
+    try {
+      const report = await t.ballast.runCycle('once');
+      const attempt = report.attempts[0]!;
+      expect(attempt.outcome).toBe('refused_verification');
+      expect(attempt.verdict?.rules.filter((r) => !r.ok).map((r) => r.rule)).toContain(rule);
+      expect(report.outcome).toBe('refused');
+      expect(listRecentTransfers(t.ballast.db, 5)).toEqual([]);
+      expect(sandbox.bitcoin!.node.mempoolTxids()).toHaveLength(mempoolBefore);
+      expect(sandbox.solana!.node.listDeposits()).toHaveLength(depositsBefore);
+      expect(await t.from.balance()).toBe(t.fromBefore);
+    } finally {
+      sandbox.resetFaults();
+      t.ballast.close();
+    }
+  });
+});
+
+describe('an oversized Solana route', () => {
+  async function quoteLog(): Promise<{ maxRouteLength: number | null; includedOriginSwapSources: string[] | null }[]> {
+    const body = (await (await fetch(`${sandbox.apiUrl}/_sandbox/solana-quotes`)).json()) as { requests: { maxRouteLength: number | null; includedOriginSwapSources: string[] | null }[] };
+    return body.requests.map((r) => ({ maxRouteLength: r.maxRouteLength, includedOriginSwapSources: r.includedOriginSwapSources }));
+  }
+
+  it('is quoted again with maxRouteLength 4, then 3, then the configured single source, and then succeeds', async () => {
+    const seen = (await quoteLog()).length;
+    const chains = NON_EVM_CONFIG.chains as Record<string, Record<string, unknown>>;
+    const t = await oneTransferTreasury(sandbox, tmp.dir, {
+      asset: 'USDC',
+      from: 'solana',
+      to: 'alpha',
+      amount: 1_000_000_000n,
+      chains: { ...chains, solana: { ...chains.solana, originSwapSource: 'orca' } },
+    });
+    sandbox.setFaults({ solanaTxTooLarge: { fitsAtMaxRouteLength: null, fitsWithSingleSource: true } });
+    try {
+      const report = await t.ballast.runCycle('once');
+      expect(report.attempts[0]!.outcome, report.attempts[0]!.error).toBe('success');
+      expect((await quoteLog()).slice(seen)).toEqual([
+        { maxRouteLength: null, includedOriginSwapSources: null },
+        { maxRouteLength: 4, includedOriginSwapSources: null },
+        { maxRouteLength: 3, includedOriginSwapSources: null },
+        { maxRouteLength: 3, includedOriginSwapSources: ['orca'] },
+      ]);
+      const errors = t.ballast.db.prepare('SELECT message FROM quote_errors ORDER BY id').all() as { message: string }[];
+      expect(errors).toHaveLength(3);
+      expect(errors.every((e) => e.message.includes('SOLANA_TX_TOO_LARGE'))).toBe(true);
+    } finally {
+      sandbox.resetFaults();
+      t.ballast.close();
+    }
+  });
+
+  it('without a configured source, gives up after maxRouteLength 3 with the reason and signs nothing', async () => {
+    const t = await oneTransferTreasury(sandbox, tmp.dir, { asset: 'USDC', from: 'solana', to: 'alpha', amount: 1_000_000_000n });
+    sandbox.setFaults({ solanaTxTooLarge: { fitsAtMaxRouteLength: null, fitsWithSingleSource: true } });
+    try {
+      const report = await t.ballast.runCycle('once');
+      const attempt = report.attempts[0]!;
+      expect(attempt.outcome).toBe('quote_error');
+      expect(attempt.error).toContain('after 3 attempts narrowing Solana routing: maxRouteLength 3');
+      expect(attempt.error).toContain('originSwapSource');
+      expect(listRecentTransfers(t.ballast.db, 5)).toEqual([]);
+      expect(await t.from.balance()).toBe(t.fromBefore);
+    } finally {
+      sandbox.resetFaults();
+      t.ballast.close();
+    }
+  });
+});
