@@ -68,7 +68,8 @@ const whole = (base: bigint, decimals: number) => formatUnits(base, decimals);
 export async function oneTransferTreasury(
   s: Sandbox,
   dir: string,
-  opts: { asset: 'USDC' | 'BTC'; from: Place; to: Place; amount: bigint; reserve?: bigint; chains?: Record<string, unknown> },
+  opts: { asset: 'USDC' | 'BTC'; from: Place; to: Place; amount: bigint; reserve?: bigint; chains?: Record<string, unknown>; tracking?: Record<string, unknown> },
+  wiring: { now?: () => number } = {},
 ) {
   const from = holding(s, opts.asset, opts.from);
   const to = holding(s, opts.asset, opts.to);
@@ -80,6 +81,7 @@ export async function oneTransferTreasury(
   const overrides: ConfigOverrides = {
     ...NON_EVM_CONFIG,
     ...(opts.chains ? { chains: opts.chains } : {}),
+    ...(opts.tracking ? { tracking: opts.tracking } : {}),
     assets: {
       [opts.asset]: [
         { ...from.entry, min: '0', target: whole(fromTarget, d), max: whole(fromTarget, d) },
@@ -88,6 +90,6 @@ export async function oneTransferTreasury(
     },
     policy: { minTransfer: whole(opts.amount / 10n, d), maxTransfer: whole(opts.amount * 10n, d) },
   };
-  const wired = ballastOnSandbox(s, dir, overrides);
+  const wired = ballastOnSandbox(s, dir, overrides, {}, wiring);
   return { ...wired, from, to, fromBefore, toBefore };
 }
