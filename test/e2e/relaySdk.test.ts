@@ -12,11 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntentStatusSchema } from '../../src/relay/schemas.ts';
 import type { LocalEvmChain } from '../../src/sandbox/chains/localChains.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
-import { installLoopbackGuard, isLoopbackUrl, type LoopbackGuard } from './helpers/loopbackGuard.ts';
+import { isLoopbackUrl, type LoopbackGuard } from './helpers/loopbackGuard.ts';
+import { createSandboxRelayClient, importGuardedRelaySdk, type RelaySdk } from './helpers/relaySdkSetup.ts';
 
-type Sdk = typeof import('@relayprotocol/relay-sdk');
-
-let sdk: Sdk;
+let sdk: RelaySdk;
 let sandbox: Sandbox;
 let guard: LoopbackGuard;
 let chains: RelayChain[];
@@ -27,9 +26,9 @@ let setupCalls: { call: string; status: number }[] = [];
 const interceptors: { request?: number; response?: number } = {};
 
 beforeAll(async () => {
-  guard = installLoopbackGuard();
-  sdk = await import('@relayprotocol/relay-sdk');
-  const { fetchChainConfigs } = await import('@relayprotocol/relay-sdk/chain-utils');
+  const imported = await importGuardedRelaySdk();
+  guard = imported.guard;
+  sdk = imported.sdk;
   const sdkAxios = sdk.axios;
   interceptors.request = sdkAxios.interceptors.request.use((config) => {
     const url = new URL(config.url ?? '', config.baseURL);
@@ -55,18 +54,9 @@ beforeAll(async () => {
   );
 
   sandbox = await startSandbox({ faults: { fillDelayMs: 100 } });
-  chains = await fetchChainConfigs(sandbox.apiUrl);
+  chains = await imported.fetchChainConfigs(sandbox.apiUrl);
   setupCalls = [...sdkCalls];
-  sdk.createClient({
-    baseApiUrl: sandbox.apiUrl,
-    source: 'ballast-e2e',
-    chains,
-    websocket: { enabled: false },
-    pollingInterval: 200,
-    confirmationPollingInterval: 100,
-    maxPollingAttemptsBeforeTimeout: 100,
-    logLevel: sdk.LogLevel.None,
-  });
+  createSandboxRelayClient(sdk, sandbox.apiUrl, chains);
 });
 
 afterAll(async () => {

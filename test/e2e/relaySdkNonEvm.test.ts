@@ -21,9 +21,8 @@ import { erc20Abi, zeroAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
-import { installLoopbackGuard, isLoopbackUrl, type LoopbackGuard } from './helpers/loopbackGuard.ts';
-
-type Sdk = typeof import('@relayprotocol/relay-sdk');
+import { isLoopbackUrl, type LoopbackGuard } from './helpers/loopbackGuard.ts';
+import { createSandboxRelayClient, importGuardedRelaySdk, type RelaySdk } from './helpers/relaySdkSetup.ts';
 
 const SOLANA_ID = 792703809;
 const BITCOIN_ID = 8253038;
@@ -49,7 +48,7 @@ interface SdkCall {
   status: number;
 }
 
-let sdk: Sdk;
+let sdk: RelaySdk;
 let sandbox: Sandbox;
 let guard: LoopbackGuard;
 let chains: RelayChain[];
@@ -57,9 +56,9 @@ const sdkCalls: SdkCall[] = [];
 let requestInterceptor: number | undefined;
 
 beforeAll(async () => {
-  guard = installLoopbackGuard();
-  sdk = await import('@relayprotocol/relay-sdk');
-  const { fetchChainConfigs } = await import('@relayprotocol/relay-sdk/chain-utils');
+  const imported = await importGuardedRelaySdk();
+  guard = imported.guard;
+  sdk = imported.sdk;
   requestInterceptor = sdk.axios.interceptors.request.use((config) => {
     const requested = new URL(config.url ?? '', config.baseURL).href;
     const esplora = sandbox?.bitcoin?.esploraUrl;
@@ -81,17 +80,8 @@ beforeAll(async () => {
   });
 
   sandbox = await startSandbox({ solana: true, bitcoin: true, bitcoinBlockMs: 300, faults: { fillDelayMs: 100 } });
-  chains = await fetchChainConfigs(sandbox.apiUrl);
-  sdk.createClient({
-    baseApiUrl: sandbox.apiUrl,
-    source: 'ballast-e2e',
-    chains,
-    websocket: { enabled: false },
-    pollingInterval: 200,
-    confirmationPollingInterval: 100,
-    maxPollingAttemptsBeforeTimeout: 100,
-    logLevel: sdk.LogLevel.None,
-  });
+  chains = await imported.fetchChainConfigs(sandbox.apiUrl);
+  createSandboxRelayClient(sdk, sandbox.apiUrl, chains);
 });
 
 afterAll(async () => {

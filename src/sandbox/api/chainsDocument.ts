@@ -15,52 +15,28 @@ function chainCurrency(c: SandboxVmCurrency) {
   return { id: c.id, symbol: c.symbol, name: c.name, address: c.address, decimals: c.decimals, supportsBridging: true };
 }
 
-/**
- * Builds the GET /chains body.
- *
- * @param table sandbox chains
- * @param solver solver address, listed in every chain's `solverAddresses`
- * @param vmChains the Solana and Bitcoin chains, when served (default none)
- * @returns `{chains: [...]}`, accepted by `ChainsResponseSchema`
- */
-export function buildChainsDocument(table: SandboxChainTable, solver: Address, vmChains: readonly SandboxNonEvmChain[] = []) {
-  const evm = table.map((c) => ({
+/** What differs between the chain objects of one document (everything else is the same sandbox default). */
+interface ChainObjectFields {
+  chainId: number;
+  slug: string;
+  displayName: string;
+  rpcUrl: string;
+  wsRpcUrl: string;
+  vmType: 'evm' | 'svm' | 'bvm';
+  native: SandboxVmCurrency;
+  tokens: readonly SandboxVmCurrency[];
+  contracts: Record<string, unknown>;
+  depository: string;
+}
+
+/** One chain object (spec "Chain object") with the sandbox's fixed flags, fees and tags. */
+function chainObject(c: ChainObjectFields, solver: Address) {
+  return {
     id: c.chainId,
     name: c.slug,
     displayName: c.displayName,
     httpRpcUrl: c.rpcUrl,
-    wsRpcUrl: '',
-    explorerUrl: '',
-    explorerName: '',
-    vmType: 'evm',
-    depositEnabled: true,
-    tokenSupport: 'All',
-    disabled: false,
-    partialDisableLimit: 0,
-    blockProductionLagging: false,
-    currency: chainCurrency(c.native),
-    withdrawalFee: 0,
-    depositFee: 0,
-    surgeEnabled: false,
-    featuredTokens: [],
-    erc20Currencies: c.erc20.map(chainCurrency),
-    solverCurrencies: [c.native, ...c.erc20].map(chainCurrency),
-    contracts: {
-      multicall3: c.multicall3,
-      erc20Router: c.erc20Router,
-      approvalProxy: c.approvalProxy,
-      v3: { erc20Router: c.v3.erc20Router, approvalProxy: c.v3.approvalProxy },
-    },
-    solverAddresses: [solver.toLowerCase()],
-    tags: ['sandbox'],
-    protocol: { v2: { chainId: c.slug, depository: c.depository } },
-  }));
-  const others = vmChains.map((c) => ({
-    id: c.chainId,
-    name: c.slug,
-    displayName: c.displayName,
-    httpRpcUrl: c.rpcUrl,
-    wsRpcUrl: c.vmType === 'svm' ? c.wsUrl : '',
+    wsRpcUrl: c.wsRpcUrl,
     explorerUrl: '',
     explorerName: '',
     vmType: c.vmType,
@@ -76,10 +52,39 @@ export function buildChainsDocument(table: SandboxChainTable, solver: Address, v
     featuredTokens: [],
     erc20Currencies: c.tokens.map(chainCurrency),
     solverCurrencies: [c.native, ...c.tokens].map(chainCurrency),
-    contracts: {},
+    contracts: c.contracts,
     solverAddresses: [solver.toLowerCase()],
     tags: ['sandbox'],
     protocol: { v2: { chainId: c.slug, depository: c.depository } },
-  }));
+  };
+}
+
+/**
+ * Builds the GET /chains body.
+ *
+ * @param table sandbox chains
+ * @param solver solver address, listed in every chain's `solverAddresses`
+ * @param vmChains the Solana and Bitcoin chains, when served (default none)
+ * @returns `{chains: [...]}`, accepted by `ChainsResponseSchema`
+ */
+export function buildChainsDocument(table: SandboxChainTable, solver: Address, vmChains: readonly SandboxNonEvmChain[] = []) {
+  const evm = table.map((c) =>
+    chainObject(
+      {
+        ...c,
+        wsRpcUrl: '',
+        vmType: 'evm',
+        tokens: c.erc20,
+        contracts: {
+          multicall3: c.multicall3,
+          erc20Router: c.erc20Router,
+          approvalProxy: c.approvalProxy,
+          v3: { erc20Router: c.v3.erc20Router, approvalProxy: c.v3.approvalProxy },
+        },
+      },
+      solver,
+    ),
+  );
+  const others = vmChains.map((c) => chainObject({ ...c, wsRpcUrl: c.vmType === 'svm' ? c.wsUrl : '', contracts: {} }, solver));
   return { chains: [...evm, ...others] };
 }

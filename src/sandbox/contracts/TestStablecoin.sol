@@ -1,73 +1,12 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity ^0.8.24;
 
+import {TestToken} from "./TestToken.sol";
+
 /// @title TestStablecoin
-/// @notice Sandbox ERC-20 ("USD Coin", "USDC", 6 decimals) following EIP-20. Only the owner can mint.
+/// @notice Sandbox ERC-20 ("USD Coin", "USDC", 6 decimals) following EIP-20: a `TestToken` with fixed name,
+///         symbol and decimals. Only the owner can mint.
 /// @dev SANDBOX ONLY: worthless test money for local chains.
-contract TestStablecoin {
-    string public constant name = "USD Coin";
-    string public constant symbol = "USDC";
-    uint8 public constant decimals = 6;
-
-    uint256 public totalSupply;
-    address public owner;
-    mapping(address => uint256) public balanceOf;
-    mapping(address => mapping(address => uint256)) public allowance;
-
-    event Transfer(address indexed from, address indexed to, uint256 value);
-    event Approval(address indexed owner, address indexed spender, uint256 value);
-
-    error Unauthorized();
-    error InsufficientBalance(address account, uint256 balance, uint256 needed);
-    error InsufficientAllowance(address spender, uint256 allowance, uint256 needed);
-    error InvalidReceiver(address receiver);
-
-    constructor(address initialOwner) {
-        owner = initialOwner;
-    }
-
-    /// @notice Creates `amount` base units for `to`. Owner only.
-    function mint(address to, uint256 amount) external {
-        if (msg.sender != owner) revert Unauthorized();
-        if (to == address(0)) revert InvalidReceiver(to);
-        totalSupply += amount;
-        unchecked {
-            balanceOf[to] += amount; // cannot overflow: bounded by totalSupply
-        }
-        emit Transfer(address(0), to, amount);
-    }
-
-    function transfer(address to, uint256 amount) external returns (bool) {
-        _move(msg.sender, to, amount);
-        return true;
-    }
-
-    function approve(address spender, uint256 amount) external returns (bool) {
-        allowance[msg.sender][spender] = amount;
-        emit Approval(msg.sender, spender, amount);
-        return true;
-    }
-
-    function transferFrom(address from, address to, uint256 amount) external returns (bool) {
-        uint256 allowed = allowance[from][msg.sender];
-        if (allowed != type(uint256).max) {
-            if (allowed < amount) revert InsufficientAllowance(msg.sender, allowed, amount);
-            unchecked {
-                allowance[from][msg.sender] = allowed - amount;
-            }
-        }
-        _move(from, to, amount);
-        return true;
-    }
-
-    function _move(address from, address to, uint256 amount) private {
-        if (to == address(0)) revert InvalidReceiver(to);
-        uint256 balance = balanceOf[from];
-        if (balance < amount) revert InsufficientBalance(from, balance, amount);
-        unchecked {
-            balanceOf[from] = balance - amount;
-            balanceOf[to] += amount; // cannot overflow: bounded by totalSupply
-        }
-        emit Transfer(from, to, amount);
-    }
+contract TestStablecoin is TestToken {
+    constructor(address initialOwner) TestToken("USD Coin", "USDC", 6, initialOwner) {}
 }

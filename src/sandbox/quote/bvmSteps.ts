@@ -10,7 +10,7 @@ import { Psbt, Transaction, networks } from 'bitcoinjs-lib';
 import type { Hex } from 'viem';
 import { orderIdMemoScript } from '../../protocol/bitcoinDeposit.ts';
 import { SandboxApiError } from './errors.ts';
-import { statusCheckEndpoint } from './steps.ts';
+import { depositStep } from './steps.ts';
 import type { BvmStepDataJson, StepJson } from './types.ts';
 import { bitcoinSpendKind, regtestOutputScript, type BitcoinSpendKind } from './vmAddress.ts';
 
@@ -128,15 +128,5 @@ export function buildDepositPsbt(p: DepositPsbtParams): DepositPsbt {
  * @param outputSymbol symbol of the output currency (for the description)
  */
 export function buildBvmSteps(requestId: Hex, psbtHex: string, outputSymbol: string): StepJson<BvmStepDataJson>[] {
-  return [
-    {
-      id: 'deposit',
-      action: 'Confirm transaction in your wallet',
-      description: `Depositing funds to the relayer to execute the swap for ${outputSymbol}`,
-      kind: 'transaction',
-      requestId,
-      depositAddress: '',
-      items: [{ status: 'incomplete', data: { psbt: psbtHex }, check: { endpoint: statusCheckEndpoint(requestId), method: 'GET' } }],
-    },
-  ];
+  return [depositStep(requestId, outputSymbol, { psbt: psbtHex })];
 }

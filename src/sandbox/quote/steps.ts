@@ -39,6 +39,26 @@ export function statusCheckEndpoint(requestId: Hex): string {
   return `/intents/status/v3?requestId=${requestId}`;
 }
 
+/**
+ * The `deposit` step every origin VM ends with: one `incomplete` item carrying `data` (EVM call, Solana
+ * instructions or Bitcoin PSBT) and a status `check` on {@link statusCheckEndpoint}.
+ *
+ * @param requestId the quote's request id
+ * @param outputSymbol symbol of the output currency (for the description)
+ * @param data the item's VM-specific step data
+ */
+export function depositStep<D>(requestId: Hex, outputSymbol: string, data: D): StepJson<D> {
+  return {
+    id: 'deposit',
+    action: 'Confirm transaction in your wallet',
+    description: `Depositing funds to the relayer to execute the swap for ${outputSymbol}`,
+    kind: 'transaction',
+    requestId,
+    depositAddress: '',
+    items: [{ status: 'incomplete', data, check: { endpoint: statusCheckEndpoint(requestId), method: 'GET' } }],
+  };
+}
+
 /** Calldata of `depositErc20(depositor, token, amount, id)` or `depositNative(depositor, id)`. */
 export function depositCalldata(native: boolean, depositor: Address, token: Address, amount: bigint, id: Hex): Hex {
   return native
@@ -59,29 +79,15 @@ export function approveCalldata(spender: Address, amount: bigint): Hex {
 export function buildSteps(p: StepParams): StepJson[] {
   const fee = { maxFeePerGas: p.fee.maxFeePerGas.toString(), maxPriorityFeePerGas: p.fee.maxPriorityFeePerGas.toString() };
   const native = p.currencyIn.isNative;
-  const deposit: StepJson = {
-    id: 'deposit',
-    action: 'Confirm transaction in your wallet',
-    description: `Depositing funds to the relayer to execute the swap for ${p.outputSymbol}`,
-    kind: 'transaction',
-    requestId: p.requestId,
-    depositAddress: '',
-    items: [
-      {
-        status: 'incomplete',
-        data: {
-          from: p.user,
-          to: p.depository,
-          data: depositCalldata(native, p.user, p.currencyIn.address, p.amountIn, p.orderId),
-          value: native ? p.amountIn.toString() : '0',
-          chainId: p.chainId,
-          gas: (native ? STEP_GAS.depositNative : STEP_GAS.depositErc20).toString(),
-          ...fee,
-        },
-        check: { endpoint: statusCheckEndpoint(p.requestId), method: 'GET' },
-      },
-    ],
-  };
+  const deposit: StepJson = depositStep(p.requestId, p.outputSymbol, {
+    from: p.user,
+    to: p.depository,
+    data: depositCalldata(native, p.user, p.currencyIn.address, p.amountIn, p.orderId),
+    value: native ? p.amountIn.toString() : '0',
+    chainId: p.chainId,
+    gas: (native ? STEP_GAS.depositNative : STEP_GAS.depositErc20).toString(),
+    ...fee,
+  });
   if (native) return [deposit];
   const approve: StepJson = {
     id: 'approve',

@@ -8,7 +8,7 @@
 import { PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { bytesToHex, type Hex } from 'viem';
 import { depositAccounts, encodeDepositData, TOKEN_PROGRAM_ID } from '../../protocol/svmDepository.ts';
-import { statusCheckEndpoint } from './steps.ts';
+import { depositStep } from './steps.ts';
 import type { StepJson, SvmStepDataJson } from './types.ts';
 import type { SandboxVmCurrency } from './vmChains.ts';
 
@@ -38,21 +38,11 @@ export function depositInstructionJson(p: Omit<SvmStepParams, 'requestId' | 'out
 }
 
 /**
- * The single `deposit` step of a Solana-origin quote, with a status `check`.
+ * The single `deposit` step of a Solana-origin quote, with a status `check` ({@link depositStep}).
  */
 export function buildSvmSteps(p: SvmStepParams): StepJson<SvmStepDataJson>[] {
   const data: SvmStepDataJson = { instructions: [depositInstructionJson(p)], addressLookupTableAddresses: [] };
-  return [
-    {
-      id: 'deposit',
-      action: 'Confirm transaction in your wallet',
-      description: `Depositing funds to the relayer to execute the swap for ${p.outputSymbol}`,
-      kind: 'transaction',
-      requestId: p.requestId,
-      depositAddress: '',
-      items: [{ status: 'incomplete', data, check: { endpoint: statusCheckEndpoint(p.requestId), method: 'GET' } }],
-    },
-  ];
+  return [depositStep(p.requestId, p.outputSymbol, data)];
 }
 
 /**

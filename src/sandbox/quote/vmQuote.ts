@@ -4,46 +4,31 @@
  * origin VM's step — EVM approve + deposit calls, a Solana deposit instruction, or a Bitcoin deposit PSBT.
  * No I/O: fee data, balances and the Bitcoin user's coins are passed in.
  */
-import type { Hex, LocalAccount } from 'viem';
-import type { SandboxFaults } from '../faults.ts';
 import type { QuotedOrder } from './buildQuote.ts';
-import { lower, type SandboxChainTable } from './chainTable.ts';
+import { lower } from './chainTable.ts';
 import { buildBvmSteps, buildDepositPsbt, type BitcoinCoin } from './bvmSteps.ts';
 import { SandboxApiError } from './errors.ts';
 import { DEFAULT_SANDBOX_PRICING, type SandboxPricing } from './fees.ts';
-import type { UsdPrices } from './prices.ts';
-import { assembleQuote, priceOrder, type DestinationFillCost, type QuoteCoreInput } from './quoteCore.ts';
+import { assembleQuote, priceOrder, type QuoteCoreInput } from './quoteCore.ts';
 import type { QuoteRoute } from './request.ts';
 import { buildSteps, STEP_GAS, type FeeData } from './steps.ts';
 import { buildSvmSteps } from './svmSteps.ts';
 import type { BvmStepDataJson, SandboxQuoteResponse, SvmStepDataJson } from './types.ts';
-import { evmCurrencyOf, type SandboxNonEvmChain } from './vmChains.ts';
+import { evmCurrencyOf } from './vmChains.ts';
 
 /** Network fee of a Solana transaction with one signature, lamports (5000 per signature). */
 export const SOLANA_SIGNATURE_FEE_LAMPORTS = 5_000n;
 
-/** Inputs of {@link buildVmQuote}. */
-export interface BuildVmQuoteInput {
+/** Inputs of {@link buildVmQuote}: those of `quoteCore.ts` (pricing optional) plus the origin's chain reads. */
+export interface BuildVmQuoteInput extends Omit<QuoteCoreInput, 'pricing'> {
   /** The resolved route (`resolveQuoteRoute` with the non-EVM chains). */
   route: QuoteRoute;
-  chains: SandboxChainTable;
-  vmChains: readonly SandboxNonEvmChain[];
-  prices: UsdPrices;
-  solver: LocalAccount;
-  /** Current time, unix seconds. */
-  nowSec: number;
-  faults: SandboxFaults;
+  /** Fee model; default `DEFAULT_SANDBOX_PRICING`. */
   pricing?: SandboxPricing;
   /** EVM origin: EIP-1559 fee data for the steps (required then). */
   originFeeData?: FeeData;
-  /** What the fill costs on the destination. */
-  destinationFill: DestinationFillCost;
-  /** User's balance of the input currency on the origin; solver's balance of the output on the destination. */
-  balances: { userIn: bigint; solverOut: bigint };
   /** Bitcoin origin: the user's confirmed unspent outputs and the fee rate, sat/vB (required then). */
   bitcoinOrigin?: { coins: readonly BitcoinCoin[]; feeRateSatPerVb: bigint };
-  /** Source of 32 random bytes (request id, salt). */
-  random: () => Hex;
 }
 
 /** Result of {@link buildVmQuote}: the order, and the response typed by the origin VM's step data. */
@@ -62,19 +47,8 @@ export type BuiltVmQuote = { order: QuotedOrder } & (
  */
 export async function buildVmQuote(input: BuildVmQuoteInput): Promise<BuiltVmQuote> {
   const { route } = input;
-  const core: QuoteCoreInput = {
-    route,
-    chains: input.chains,
-    vmChains: input.vmChains,
-    prices: input.prices,
-    solver: input.solver,
-    nowSec: input.nowSec,
-    faults: input.faults,
-    pricing: input.pricing ?? DEFAULT_SANDBOX_PRICING,
-    destinationFill: input.destinationFill,
-    balances: input.balances,
-    random: input.random,
-  };
+  // extra fields (originFeeData, bitcoinOrigin) are ignored by priceOrder and assembleQuote
+  const core: QuoteCoreInput = { ...input, pricing: input.pricing ?? DEFAULT_SANDBOX_PRICING };
   const priced = await priceOrder(core);
   const origin = route.origin;
   const outputSymbol = route.currencyOut.symbol;

@@ -9,6 +9,7 @@ import type { Chain, QuoteResponse } from '../../relay/schemas.ts';
 import { bitcoinNetworkOf, bitcoinOutputScript, sameScript } from '../../protocol/bitcoinDeposit.ts';
 import { fail, pass } from '../ruleResult.ts';
 import type { RuleResult, StepItemRef } from '../types.ts';
+import { collectStepItems } from './stepItems.ts';
 import { parseBvmPsbt, scriptKindOf, type BvmPsbtOutput, type ParsedBvmPsbt } from './bvmPsbt.ts';
 
 /** One item of a `transaction` step, with its `data.psbt` when that is a string. */
@@ -28,37 +29,16 @@ export interface BvmSteps {
 }
 
 /**
- * Collects every item of every `transaction` step. `signature` steps are reported in `stepProblems` instead;
- * a non-empty `depositAddress` (not locally verifiable) or a `requestId` other than the quote's is reported
- * there too, while the step's items are still collected.
+ * Collects every item of every `transaction` step ({@link collectStepItems}). `signature` steps are reported in
+ * `stepProblems` instead; a non-empty `depositAddress` (not locally verifiable) or a `requestId` other than the
+ * quote's is reported there too, while the step's items are still collected. Item statuses are left to the
+ * step rules (`bvmSteps.ts`).
  */
 export function collectBvmSteps(quote: QuoteResponse): BvmSteps {
-  const items: BvmItem[] = [];
-  const stepProblems: string[] = [];
-  const requestId = quote.requestId ?? quote.steps.find((s) => s.requestId !== undefined)?.requestId;
-  quote.steps.forEach((step, stepIndex) => {
-    if (step.kind !== 'transaction') {
-      stepProblems.push(`steps[${stepIndex}] ("${step.id}") is a ${step.kind} step; only one transaction is expected`);
-      return;
-    }
-    if (step.depositAddress) {
-      stepProblems.push(`steps[${stepIndex}].depositAddress is set (${step.depositAddress}); deposit-address flows are not verifiable`);
-    }
-    if (step.requestId !== undefined && requestId !== undefined && step.requestId !== requestId) {
-      stepProblems.push(`steps[${stepIndex}].requestId is ${step.requestId}, but the quote tracks ${requestId}; one quote has one request`);
-    }
-    step.items.forEach((item, itemIndex) => {
-      const psbt = item.data['psbt'];
-      items.push({
-        ref: { stepIndex, itemIndex },
-        path: `steps[${stepIndex}].items[${itemIndex}]`,
-        status: item.status,
-        data: item.data,
-        psbtHex: typeof psbt === 'string' ? psbt : undefined,
-      });
-    });
+  return collectStepItems<BvmItem>(quote, { expected: 'only one transaction is expected', requireIncomplete: false }, (item, ref, path) => {
+    const psbt = item.data['psbt'];
+    return { ref, path, status: item.status, data: item.data, psbtHex: typeof psbt === 'string' ? psbt : undefined };
   });
-  return { items, stepProblems };
 }
 
 /** Our Bitcoin wallet: the address we sent as `user`, its network and output script (P2WPKH or P2TR). */

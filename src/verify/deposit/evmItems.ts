@@ -6,6 +6,7 @@ import { decodeFunctionData, encodeFunctionData, erc20Abi, toFunctionSelector, t
 import { depositoryAbi } from '../../protocol/depositoryAbi.ts';
 import { EvmTxDataSchema, type EvmTxData, type QuoteResponse } from '../../relay/schemas.ts';
 import type { StepItemRef } from '../types.ts';
+import { collectStepItems } from './stepItems.ts';
 
 /** One item of a `transaction` step: its parsed EVM payload, or why it does not parse. */
 export interface EvmItem {
@@ -27,48 +28,25 @@ export interface EvmSteps {
 }
 
 /**
- * Collects every item of every `transaction` step, parsing `data` with {@link EvmTxDataSchema}.
+ * Collects every item of every `transaction` step ({@link collectStepItems}), parsing `data` with {@link EvmTxDataSchema}.
  * `signature` steps and steps with a non-empty `depositAddress` (not locally verifiable, spec verification
  * heading) are reported in `stepProblems` instead, as are items whose status is not `incomplete` (spec "Step
  * item": the value on a fresh quote) and steps whose `requestId` differs from the quote's.
  */
 export function collectEvmSteps(quote: QuoteResponse): EvmSteps {
-  const items: EvmItem[] = [];
-  const stepProblems: string[] = [];
-  quote.steps.forEach((step, stepIndex) => {
-    if (step.kind !== 'transaction') {
-      stepProblems.push(`steps[${stepIndex}] ("${step.id}") is a ${step.kind} step; only transactions are expected`);
-      return;
-    }
-    if (step.depositAddress) {
-      stepProblems.push(`steps[${stepIndex}].depositAddress is set (${step.depositAddress}); deposit-address flows are not verifiable`);
-    }
-    const requestId = quote.requestId ?? quote.steps.find((s) => s.requestId !== undefined)?.requestId;
-    if (step.requestId !== undefined && requestId !== undefined && step.requestId !== requestId) {
-      stepProblems.push(`steps[${stepIndex}].requestId is ${step.requestId}, but the quote tracks ${requestId}; one quote has one request`);
-    }
-    step.items.forEach((item, itemIndex) => {
-      const path = `steps[${stepIndex}].items[${itemIndex}]`;
-      if (item.status !== 'incomplete') {
-        // The executor sends every item; an item the API calls done would be skipped by a client that trusts it.
-        stepProblems.push(`${path}.status is "${item.status}"; a fresh quote's items are all "incomplete"`);
-      }
-      const rawTo = typeof item.data['to'] === 'string' ? item.data['to'] : undefined;
-      const parsed = EvmTxDataSchema.safeParse(item.data);
-      items.push(
-        parsed.success
-          ? { ref: { stepIndex, itemIndex }, path, rawTo, tx: parsed.data }
-          : {
-              ref: { stepIndex, itemIndex },
-              path,
-              rawTo,
-              tx: null,
-              parseError: parsed.error.issues.map((i) => `${i.path.join('.') || 'data'}: ${i.message}`).join(', '),
-            },
-      );
-    });
+  return collectStepItems<EvmItem>(quote, { expected: 'only transactions are expected', requireIncomplete: true }, (item, ref, path) => {
+    const rawTo = typeof item.data['to'] === 'string' ? item.data['to'] : undefined;
+    const parsed = EvmTxDataSchema.safeParse(item.data);
+    return parsed.success
+      ? { ref, path, rawTo, tx: parsed.data }
+      : {
+          ref,
+          path,
+          rawTo,
+          tx: null,
+          parseError: parsed.error.issues.map((i) => `${i.path.join('.') || 'data'}: ${i.message}`).join(', '),
+        };
   });
-  return { items, stepProblems };
 }
 
 /** Decoded depository call (relay-depository ABI). Addresses as returned by viem (checksummed). */

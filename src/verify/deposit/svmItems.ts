@@ -4,6 +4,7 @@
  */
 import type { QuoteResponse } from '../../relay/schemas.ts';
 import type { StepItemRef } from '../types.ts';
+import { collectStepItems } from './stepItems.ts';
 import { parseSvmStepData, type SvmInstruction, type SvmStepData } from './svmStepData.ts';
 
 /** One item of a `transaction` step: its parsed instructions, or why its `data` does not parse. */
@@ -30,36 +31,15 @@ export interface SvmSteps {
 }
 
 /**
- * Collects every item of every `transaction` step, parsing `data` with `parseSvmStepData`.
+ * Collects every item of every `transaction` step ({@link collectStepItems}), parsing `data` with `parseSvmStepData`.
  * `signature` steps, steps with a non-empty `depositAddress`, items not `incomplete` (spec "Step item": the
  * value on a fresh quote) and steps whose `requestId` differs from the quote's go to `stepProblems`.
  */
 export function collectSvmSteps(quote: QuoteResponse): SvmSteps {
-  const items: SvmItem[] = [];
-  const stepProblems: string[] = [];
-  const requestId = quote.requestId ?? quote.steps.find((s) => s.requestId !== undefined)?.requestId;
-  quote.steps.forEach((step, stepIndex) => {
-    if (step.kind !== 'transaction') {
-      stepProblems.push(`steps[${stepIndex}] ("${step.id}") is a ${step.kind} step; only transactions are expected`);
-      return;
-    }
-    if (step.depositAddress) {
-      stepProblems.push(`steps[${stepIndex}].depositAddress is set (${step.depositAddress}); deposit-address flows are not verifiable`);
-    }
-    if (step.requestId !== undefined && requestId !== undefined && step.requestId !== requestId) {
-      stepProblems.push(`steps[${stepIndex}].requestId is ${step.requestId}, but the quote tracks ${requestId}; one quote has one request`);
-    }
-    step.items.forEach((item, itemIndex) => {
-      const path = `steps[${stepIndex}].items[${itemIndex}]`;
-      if (item.status !== 'incomplete') {
-        stepProblems.push(`${path}.status is "${item.status}"; a fresh quote's items are all "incomplete"`);
-      }
-      const parsed = parseSvmStepData(item.data);
-      const ref = { stepIndex, itemIndex };
-      items.push(parsed.ok ? { ref, path, stepData: parsed.data } : { ref, path, stepData: null, parseError: parsed.error });
-    });
+  return collectStepItems<SvmItem>(quote, { expected: 'only transactions are expected', requireIncomplete: true }, (item, ref, path) => {
+    const parsed = parseSvmStepData(item.data);
+    return parsed.ok ? { ref, path, stepData: parsed.data } : { ref, path, stepData: null, parseError: parsed.error };
   });
-  return { items, stepProblems };
 }
 
 /** The items whose `data` parsed. */

@@ -39,6 +39,17 @@ afterAll(async () => {
 const freshBitcoinAddress = () =>
   payments.p2wpkh({ pubkey: ECPair.makeRandom({ network: networks.regtest }).publicKey, network: networks.regtest }).address!; // p2wpkh of a key has an address
 
+/** A quote request paying `amountSats` of BTC from the sandbox's Bitcoin treasury to its Solana treasury, in SOL. */
+const bitcoinToSolana = (amountSats: bigint) => ({
+  user: s.bitcoin!.treasury.address,
+  recipient: s.solana!.treasury.address,
+  originChainId: BITCOIN_ID,
+  destinationChainId: SOLANA_ID,
+  originCurrency: BTC,
+  destinationCurrency: SOL,
+  amount: amountSats.toString(),
+});
+
 describe('sandbox with Solana and Bitcoin', () => {
   it('GET /chains lists both non-EVM chains after the EVM ones', async () => {
     const doc = await chains(s);
@@ -81,15 +92,7 @@ describe('sandbox with Solana and Bitcoin', () => {
     const treasury = s.bitcoin!.treasury;
     const recipient = s.solana!.treasury.address;
     const amount = 1_000_000n; // 0.01 BTC ≈ 600 USD
-    const q = await quote(s, {
-      user: treasury.address,
-      recipient,
-      originChainId: BITCOIN_ID,
-      destinationChainId: SOLANA_ID,
-      originCurrency: BTC,
-      destinationCurrency: SOL,
-      amount: amount.toString(),
-    });
+    const q = await quote(s, bitcoinToSolana(amount));
     const expectations = { user: treasury.address, recipient, amount, originChainId: BITCOIN_ID, destinationChainId: SOLANA_ID, destinationCurrency: SOL };
     expect(failed(await verify(s, q, expectations, await bitcoinUtxos(s, treasury.address)))).toEqual([]);
     const before = s.solana!.node.balance(recipient);
@@ -106,15 +109,7 @@ describe('sandbox with Solana and Bitcoin', () => {
     s.setFaults({ neverFill: true });
     const treasury = s.bitcoin!.treasury;
     const recipient = s.solana!.treasury.address;
-    const q = await quote(s, {
-      user: treasury.address,
-      recipient,
-      originChainId: BITCOIN_ID,
-      destinationChainId: SOLANA_ID,
-      originCurrency: BTC,
-      destinationCurrency: SOL,
-      amount: '500000',
-    });
+    const q = await quote(s, bitcoinToSolana(500_000n));
     const before = s.solana!.node.balance(recipient);
     await broadcastBitcoin(s, signPsbt(q, treasury.wif).hex);
     await statusUntil(s, q.requestId!, (st) => st.status === 'pending');

@@ -6,7 +6,7 @@
 import { inspect } from 'node:util';
 import { Psbt, address as btcAddress } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/loadConfig.ts';
 import {
   BTC_NATIVE,
@@ -26,18 +26,11 @@ import {
   issueLines,
   loadErrorIn,
   multiVmConfig,
-  tempDir,
+  tempDirPerTest,
   vmOf,
-  type TempDir,
 } from './helpers.ts';
 
-let tmp: TempDir;
-beforeEach(() => {
-  tmp = tempDir();
-});
-afterEach(() => {
-  tmp.cleanup();
-});
+const tmp = tempDirPerTest();
 
 const linesOf = (config: unknown, env: Record<string, string | undefined> = MULTI_ENV) => issueLines(loadErrorIn(tmp, config, env));
 const expectLine = (lines: string[], expected: string) =>

@@ -4,6 +4,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { stringify } from 'yaml';
 import { ConfigError, loadConfig } from '../../../src/config/loadConfig.ts';
 
@@ -109,6 +110,36 @@ export function tempDir(): TempDir {
     cleanup() {
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A {@link TempDir} that is fresh for every test of the calling file: created before each test and removed
+ * after it. Call once at the top level of a test file; the returned object always acts on the current test's
+ * directory.
+ *
+ * @throws Error (from its members) when used outside a test
+ */
+export function tempDirPerTest(): TempDir {
+  let current: TempDir | undefined;
+  beforeEach(() => {
+    current = tempDir();
+  });
+  afterEach(() => {
+    current?.cleanup();
+    current = undefined;
+  });
+  const now = (): TempDir => {
+    if (current === undefined) throw new Error('tempDirPerTest(): used outside a test');
+    return current;
+  };
+  return {
+    get dir() {
+      return now().dir;
+    },
+    write: (config, name) => now().write(config, name),
+    file: (name, content, mode) => now().file(name, content, mode),
+    cleanup: () => now().cleanup(),
   };
 }
 

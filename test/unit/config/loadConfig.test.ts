@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ConfigError, loadConfig } from '../../../src/config/loadConfig.ts';
 import {
@@ -12,35 +12,19 @@ import {
   USDC_ARB,
   USDC_BASE,
   baseConfig,
-  tempDir,
+  issueLines,
+  loadErrorIn,
+  tempDirPerTest,
   vmOf,
-  type TempDir,
 } from './helpers.ts';
 
-let tmp: TempDir;
-beforeEach(() => {
-  tmp = tempDir();
-});
-afterEach(() => {
-  tmp.cleanup();
-});
+const tmp = tempDirPerTest();
 
 /** Loads `config` and returns the ConfigError it must throw. */
-function loadError(config: unknown, env: Record<string, string | undefined> = ENV): ConfigError {
-  const file = tmp.write(config);
-  try {
-    loadConfig(file, env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected loadConfig to throw ConfigError');
-}
+const loadError = (config: unknown, env: Record<string, string | undefined> = ENV): ConfigError => loadErrorIn(tmp, config, env);
 
 /** The issue lines of an error, as "path: message". */
-function lines(err: ConfigError): string[] {
-  return err.issues.map((i) => `${i.path}: ${i.message}`);
-}
+const lines = issueLines;
 
 describe('loadConfig: a valid file', () => {
   it('loads, resolves env vars, derives the wallet address and makes paths absolute', () => {

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/loadConfig.ts';
 import { solanaWsUrlFromRpcUrl } from '../../../src/config/loadedChains.ts';
 import {
@@ -23,18 +23,11 @@ import {
   issueLines,
   loadErrorIn,
   multiVmConfig,
-  tempDir,
+  tempDirPerTest,
   vmOf,
-  type TempDir,
 } from './helpers.ts';
 
-let tmp: TempDir;
-beforeEach(() => {
-  tmp = tempDir();
-});
-afterEach(() => {
-  tmp.cleanup();
-});
+const tmp = tempDirPerTest();
 
 const linesOf = (config: unknown, env: Record<string, string | undefined> = MULTI_ENV) => issueLines(loadErrorIn(tmp, config, env));
 

@@ -8,31 +8,26 @@ import { depositAccounts, RELAY_DEPOSITORY_PROGRAM_ID, TOKEN_2022_PROGRAM_ID } f
 import { DEPOSIT_RULE_IDS } from '../../../src/verify/deposit/types.ts';
 import { verifySvmDeposit } from '../../../src/verify/deposit/svmVerifier.ts';
 import {
-  checkSvm,
+  checkSvm as check,
   depositCheckInput,
   depositIndex,
   depositInstruction,
-  failingRules,
+  failingRules as failing,
   readInstructions,
-  ruleDetail,
+  ruleDetail as detail,
   SVM_DEPOSITORY,
   SVM_OTHER_MINT,
   SVM_PDAS,
   SVM_STRANGER,
-  SVM_UNKNOWN_PROGRAM,
+  SVM_UNKNOWN_PROGRAM as UNKNOWN_PROGRAM,
   SVM_USDC,
   SVM_USER,
   svmQuoteInput,
-  tamperedSvmInput,
+  tamperedSvmInput as tampered,
   writeInstructions,
 } from '../../fixtures/svmQuote.ts';
 
 const DEPOSIT_SKIPS = ['deposit-call', 'deposit-id', 'deposit-kind', 'depositor'];
-const UNKNOWN_PROGRAM = SVM_UNKNOWN_PROGRAM;
-const check = checkSvm;
-const failing = failingRules;
-const detail = ruleDetail;
-const tampered = tamperedSvmInput;
 
 describe.each(['native', 'token'] as const)('verifySvmDeposit on a valid %s quote', (kind) => {
   it('passes every deposit rule and locates the item', () => {

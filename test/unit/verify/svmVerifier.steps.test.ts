@@ -20,26 +20,21 @@ import { associatedTokenAddress } from '../../../src/protocol/svmDepository.ts';
 import { MEMO_PROGRAM_ID } from '../../../src/verify/deposit/svmInstructions.ts';
 import type { SvmInstruction } from '../../../src/verify/deposit/svmStepData.ts';
 import {
-  checkSvm,
+  checkSvm as check,
   computeBudgetInstruction,
-  failingRules,
+  failingRules as failing,
   fromWeb3,
-  ruleDetail,
+  ruleDetail as detail,
   SVM_LOOKUP_TABLE,
   SVM_STRANGER,
-  SVM_UNKNOWN_PROGRAM,
+  SVM_UNKNOWN_PROGRAM as UNKNOWN_PROGRAM,
   SVM_USDC,
   SVM_USER,
   svmQuoteInput,
-  tamperedSvmInput,
+  tamperedSvmInput as tampered,
 } from '../../fixtures/svmQuote.ts';
 
 const DEPOSIT_SKIPS = ['deposit-call', 'deposit-id', 'deposit-kind', 'depositor'];
-const UNKNOWN_PROGRAM = SVM_UNKNOWN_PROGRAM;
-const check = checkSvm;
-const failing = failingRules;
-const detail = ruleDetail;
-const tampered = tamperedSvmInput;
 const pk = (s: string) => new PublicKey(s);
 const OUR_USDC = associatedTokenAddress(SVM_USER, SVM_USDC);
 const OUR_WSOL = associatedTokenAddress(SVM_USER, NATIVE_MINT.toBase58());

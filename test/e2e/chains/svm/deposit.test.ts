@@ -7,78 +7,60 @@
  * for its own order id, depositor and amount. Items the adapter must not sign are refused before anything
  * is sent.
  */
-import { Keypair, LAMPORTS_PER_SOL, VersionedTransaction, type Connection } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL, VersionedTransaction } from '@solana/web3.js';
 import { base58, base64 } from '@scure/base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SvmChainAdapter } from '../../../../src/chains/svm/adapter.ts';
+import { describe, expect, it } from 'vitest';
 import { SvmAdapterError } from '../../../../src/chains/svm/errors.ts';
 import { parseSvmTxRecord } from '../../../../src/chains/svm/txRecord.ts';
 import { depositAccounts, encodeDepositData } from '../../../../src/protocol/svmDepository.ts';
-import { startSolanaNode, type SolanaSandboxNode } from '../../../../src/sandbox/svm/startSolanaNode.ts';
 import { verifyQuote } from '../../../../src/verify/verifyQuote.ts';
 import { instructionJson } from '../../../fixtures/svmQuote.ts';
-import { connect, orderId } from '../../sandbox/svm/svmTestKit.ts';
-import { adapterFor, createLookupTable, DEPOSITORY, sandboxQuote, SVM_PDAS, tableContents, WALLET, WALLET_NAME, type SandboxQuote } from './svmAdapterKit.ts';
+import { orderId } from '../../sandbox/svm/svmTestKit.ts';
+import { adapterNodePerFile, DEPOSITORY, sandboxQuote, SVM_PDAS, tableContents, WALLET, WALLET_NAME, type SandboxQuote } from './svmAdapterKit.ts';
 
-let node: SolanaSandboxNode;
-let connection: Connection;
-let adapter: SvmChainAdapter;
-let table: string;
+const env = adapterNodePerFile({ lamports: 20n * BigInt(LAMPORTS_PER_SOL), usdcBaseUnits: 2_000_000_000n });
 const me = WALLET.publicKey.toBase58();
-
-beforeAll(async () => {
-  node = await startSolanaNode({ depositoryProgramId: DEPOSITORY });
-  connection = connect(node);
-  adapter = adapterFor(node);
-  await node.airdrop(me, 20n * BigInt(LAMPORTS_PER_SOL));
-  await node.mintTo(me, node.usdcMint, 2_000_000_000n);
-  table = await createLookupTable(connection, WALLET, tableContents(node));
-});
-
-afterAll(async () => {
-  await node?.close();
-});
 
 /** Verifies the quote with the facts the adapter read on chain; fails the test on any failed rule. */
 async function verified(q: SandboxQuote): Promise<void> {
-  const origin = await adapter.originFacts(q.input.quote, me);
-  expect(origin.lookupTables?.[table]).toEqual(tableContents(node));
-  const verdict = await verifyQuote({ ...q.input, origin, limits: adapter.depositLimits });
+  const origin = await env.adapter.originFacts(q.input.quote, me);
+  expect(origin.lookupTables?.[env.table]).toEqual(tableContents(env.node));
+  const verdict = await verifyQuote({ ...q.input, origin, limits: env.adapter.depositLimits });
   expect(verdict.rules.filter((r) => !r.ok)).toEqual([]);
   expect(verdict.ok).toBe(true);
   expect(verdict.orderId).toBe(q.orderId);
 }
 
-const vaultHolds = (currency: string | null) => (currency === null ? node.balance(SVM_PDAS.vault) : node.tokenBalance(SVM_PDAS.vault, currency));
-const walletHolds = (currency: string | null) => (currency === null ? node.balance(me) : node.tokenBalance(me, currency));
+const vaultHolds = (currency: string | null) => (currency === null ? env.node.balance(SVM_PDAS.vault) : env.node.tokenBalance(SVM_PDAS.vault, currency));
+const walletHolds = (currency: string | null) => (currency === null ? env.node.balance(me) : env.node.tokenBalance(me, currency));
 
 describe.each([
   ['native', null],
   ['token', 'usdc'],
 ] as const)('svm adapter: a verified %s deposit, signed, sent and found', (kind, token) => {
   it('moves exactly the payment to the vault and every read agrees about it', async () => {
-    const currency = token === null ? null : node.usdcMint;
-    const q = sandboxQuote(node, kind, table);
+    const currency = token === null ? null : env.node.usdcMint;
+    const q = sandboxQuote(env.node, kind, env.table);
     await verified(q);
     const vaultBefore = vaultHolds(currency);
     const walletBefore = walletHolds(currency);
-    const depositsBefore = node.listDeposits().length;
+    const depositsBefore = env.node.listDeposits().length;
 
-    const signed = await adapter.sign(WALLET_NAME, q.item);
+    const signed = await env.adapter.sign(WALLET_NAME, q.item);
     // Signed exactly as verified: our wallet pays and alone signs; the v0 message uses the table.
     const wire = VersionedTransaction.deserialize(base64.decode(signed.rawTx));
     expect(base58.encode(wire.signatures[0]!)).toBe(signed.txHash);
     expect(wire.signatures).toHaveLength(1);
     expect(wire.message.staticAccountKeys[0]!.toBase58()).toBe(me);
-    expect(wire.message.addressTableLookups.map((l) => l.accountKey.toBase58())).toEqual([table]);
+    expect(wire.message.addressTableLookups.map((l) => l.accountKey.toBase58())).toEqual([env.table]);
     expect(wire.message.compiledInstructions).toHaveLength(kind === 'native' ? 1 : 3);
     const record = parseSvmTxRecord(signed.request);
     expect(record).toMatchObject({ vm: 'svm', feePayer: me, blockhash: wire.message.recentBlockhash });
-    expect(record!.lastValidBlockHeight).toBeGreaterThan(node.slot());
+    expect(record!.lastValidBlockHeight).toBeGreaterThan(env.node.slot());
     expect(signed.chainId).toBe(792703809);
 
-    await adapter.broadcast(signed.rawTx);
-    const mined = await adapter.waitForInclusion(signed, 10_000);
+    await env.adapter.broadcast(signed.rawTx);
+    const mined = await env.adapter.waitForInclusion(signed, 10_000);
     expect(mined).toEqual({ kind: 'mined', status: 'confirmed', blockNumber: expect.any(BigInt), blockHash: expect.stringMatching(/^slot:\d+$/) });
     if (mined.kind !== 'mined') throw new Error('unreachable');
     expect(mined.blockHash).toBe(`slot:${mined.blockNumber}`);
@@ -86,31 +68,31 @@ describe.each([
     expect(vaultHolds(currency) - vaultBefore).toBe(q.amount);
     const spent = walletBefore - walletHolds(currency);
     expect(spent).toBe(token === null ? q.amount + 5_000n : q.amount);
-    const landed = node.listDeposits().slice(depositsBefore);
+    const landed = env.node.listDeposits().slice(depositsBefore);
     expect(landed).toHaveLength(1);
     expect(landed[0]).toMatchObject({ signature: signed.txHash, slot: Number(mined.blockNumber), sender: me });
     expect(landed[0]!.event).toEqual({ depositor: me, token: currency, amount: q.amount, id: q.orderId });
 
     const recorded = { txHash: signed.txHash, rawTx: signed.rawTx, request: signed.request };
-    expect(await adapter.knows(signed.txHash)).toBe(true);
-    expect(await adapter.lookup(recorded, me)).toEqual({ state: 'mined', status: 'confirmed', blockNumber: mined.blockNumber, blockHash: mined.blockHash });
-    expect(await adapter.txBlock(signed.txHash)).toBe(mined.blockNumber);
-    const head = await adapter.head();
+    expect(await env.adapter.knows(signed.txHash)).toBe(true);
+    expect(await env.adapter.lookup(recorded, me)).toEqual({ state: 'mined', status: 'confirmed', blockNumber: mined.blockNumber, blockHash: mined.blockHash });
+    expect(await env.adapter.txBlock(signed.txHash)).toBe(mined.blockNumber);
+    const head = await env.adapter.head();
     expect(head).toBeGreaterThanOrEqual(mined.blockNumber);
     const atRecorded = { ...recorded, status: 'confirmed' as const, blockNumber: mined.blockNumber, blockHash: mined.blockHash };
-    expect(await adapter.recheck(atRecorded, head)).toEqual({ kind: 'same', final: true });
-    expect(await adapter.recheck({ ...atRecorded, blockNumber: mined.blockNumber - 1n }, head)).toEqual({ kind: 'moved', status: 'confirmed', blockNumber: mined.blockNumber, blockHash: mined.blockHash });
+    expect(await env.adapter.recheck(atRecorded, head)).toEqual({ kind: 'same', final: true });
+    expect(await env.adapter.recheck({ ...atRecorded, blockNumber: mined.blockNumber - 1n }, head)).toEqual({ kind: 'moved', status: 'confirmed', blockNumber: mined.blockNumber, blockHash: mined.blockHash });
 
     const query = { depository: DEPOSITORY, orderId: q.orderId, user: me, amount: q.amount };
-    expect(await adapter.findDeposit(query)).toEqual({
+    expect(await env.adapter.findDeposit(query)).toEqual({
       kind: 'found',
       deposit: { txHash: signed.txHash, blockNumber: mined.blockNumber, blockHash: mined.blockHash },
     });
     const none = { kind: 'none', atBlock: expect.any(BigInt) };
-    expect(await adapter.findDeposit({ ...query, orderId: orderId(0x77) })).toEqual(none);
-    expect(await adapter.findDeposit({ ...query, amount: q.amount - 1n })).toEqual(none);
-    expect(await adapter.findDeposit({ ...query, user: Keypair.generate().publicKey.toBase58() })).toEqual(none);
-    expect(await adapter.findDeposit({ ...query, depository: Keypair.generate().publicKey.toBase58() })).toEqual(none);
+    expect(await env.adapter.findDeposit({ ...query, orderId: orderId(0x77) })).toEqual(none);
+    expect(await env.adapter.findDeposit({ ...query, amount: q.amount - 1n })).toEqual(none);
+    expect(await env.adapter.findDeposit({ ...query, user: Keypair.generate().publicKey.toBase58() })).toEqual(none);
+    expect(await env.adapter.findDeposit({ ...query, depository: Keypair.generate().publicKey.toBase58() })).toEqual(none);
   });
 });
 
@@ -120,53 +102,53 @@ describe('svm adapter: findDeposit and the depositor', () => {
     const id = orderId(0x5d);
     const keys = depositAccounts({ programId: DEPOSITORY, sender: me, depositor: stranger });
     const data = { instructions: [instructionJson({ programId: DEPOSITORY, keys, data: encodeDepositData('native', 7_000n, id) })], addressLookupTableAddresses: [] };
-    const signed = await adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data });
-    await adapter.broadcast(signed.rawTx);
-    expect(await adapter.waitForInclusion(signed, 10_000)).toMatchObject({ kind: 'mined', status: 'confirmed' });
-    expect(node.listDeposits().at(-1)?.event).toEqual({ depositor: stranger, token: null, amount: 7_000n, id });
-    const search = await adapter.findDeposit({ depository: DEPOSITORY, orderId: id, user: me, amount: 7_000n });
+    const signed = await env.adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data });
+    await env.adapter.broadcast(signed.rawTx);
+    expect(await env.adapter.waitForInclusion(signed, 10_000)).toMatchObject({ kind: 'mined', status: 'confirmed' });
+    expect(env.node.listDeposits().at(-1)?.event).toEqual({ depositor: stranger, token: null, amount: 7_000n, id });
+    const search = await env.adapter.findDeposit({ depository: DEPOSITORY, orderId: id, user: me, amount: 7_000n });
     expect(search).toEqual({ kind: 'none', atBlock: expect.any(BigInt) });
     if (search.kind !== 'none') throw new Error('unreachable');
-    expect(search.atBlock).toBeGreaterThanOrEqual(BigInt(node.listDeposits().at(-1)!.slot));
+    expect(search.atBlock).toBeGreaterThanOrEqual(BigInt(env.node.listDeposits().at(-1)!.slot));
   });
 });
 
 describe('svm adapter: sign refuses, nothing is sent', () => {
-  const nativeItem = () => sandboxQuote(node, 'native', table).item;
+  const nativeItem = () => sandboxQuote(env.node, 'native', env.table).item;
 
   it('for a wallet it does not hold', async () => {
-    await expect(adapter.sign('other', nativeItem())).rejects.toThrow(new SvmAdapterError('wallet other is not a Solana wallet; it cannot sign on chain solana'));
+    await expect(env.adapter.sign('other', nativeItem())).rejects.toThrow(new SvmAdapterError('wallet other is not a Solana wallet; it cannot sign on chain solana'));
   });
 
   it('for data that is not Solana step data', async () => {
-    await expect(adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data: { to: '0x01', data: '0x' } })).rejects.toThrow(
+    await expect(env.adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data: { to: '0x01', data: '0x' } })).rejects.toThrow(
       /^deposit item 0: data is not Solana step data \(instructions: .*\); nothing is signed on chain solana$/,
     );
   });
 
   it('for a lookup table that does not exist on chain', async () => {
     const missing = Keypair.generate().publicKey.toBase58();
-    const item = sandboxQuote(node, 'native', missing).item;
-    await expect(adapter.sign(WALLET_NAME, item)).rejects.toThrow(`deposit item 0: lookup table(s) ${missing} are missing, deactivated or not lookup tables on chain solana; nothing is signed`);
+    const item = sandboxQuote(env.node, 'native', missing).item;
+    await expect(env.adapter.sign(WALLET_NAME, item)).rejects.toThrow(`deposit item 0: lookup table(s) ${missing} are missing, deactivated or not lookup tables on chain solana; nothing is signed`);
   });
 
   it('for a transaction another key must sign', async () => {
     const other = Keypair.generate().publicKey.toBase58();
     const keys = depositAccounts({ programId: DEPOSITORY, sender: other, depositor: me });
     const data = { instructions: [instructionJson({ programId: DEPOSITORY, keys, data: encodeDepositData('native', 1n, orderId(0x01)) })] };
-    await expect(adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data })).rejects.toThrow(`deposit item 0: the transaction needs signatures of ${me}, ${other}; only our wallet ${me} signs`);
+    await expect(env.adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data })).rejects.toThrow(`deposit item 0: the transaction needs signatures of ${me}, ${other}; only our wallet ${me} signs`);
   });
 
   it('for a transaction over 1232 bytes', async () => {
     const keys = depositAccounts({ programId: DEPOSITORY, sender: me, depositor: me });
     const big = instructionJson({ programId: DEPOSITORY, keys, data: new Uint8Array(1_100) });
-    await expect(adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data: { instructions: [big] } })).rejects.toThrow(
+    await expect(env.adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data: { instructions: [big] } })).rejects.toThrow(
       /^deposit item 0: the transaction is 1\d{3} bytes, \d+ over the 1232-byte limit; nothing is signed$/,
     );
   });
 
   it('when the node cannot give a blockhash', async () => {
-    node.failNextRpc('getLatestBlockhash', 1);
-    await expect(adapter.sign(WALLET_NAME, nativeItem())).rejects.toThrow(/^chains\.solana\.rpcUrl: getLatestBlockhash failed: .*Internal error/);
+    env.node.failNextRpc('getLatestBlockhash', 1);
+    await expect(env.adapter.sign(WALLET_NAME, nativeItem())).rejects.toThrow(/^chains\.solana\.rpcUrl: getLatestBlockhash failed: .*Internal error/);
   });
 });

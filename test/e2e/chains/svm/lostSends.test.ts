@@ -6,128 +6,110 @@
  * signed again, and the order still gets exactly one deposit. Node faults throw (never `dropped`, never
  * "not found"); processed-only is `pending`; `finalized` waits for finality; an abandoned fork is `removed`.
  */
-import { LAMPORTS_PER_SOL, type Connection } from '@solana/web3.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SvmChainAdapter } from '../../../../src/chains/svm/adapter.ts';
+import { LAMPORTS_PER_SOL } from '@solana/web3.js';
+import { describe, expect, it } from 'vitest';
 import { SvmBlockhashExpiredError, SvmInclusionTimeoutError, SvmRpcError } from '../../../../src/chains/svm/errors.ts';
 import type { RecordedTx, SignedOriginTx } from '../../../../src/chains/adapter.ts';
-import { startSolanaNode, type SolanaSandboxNode } from '../../../../src/sandbox/svm/startSolanaNode.ts';
-import { connect } from '../../sandbox/svm/svmTestKit.ts';
-import { adapterFor, createLookupTable, DEPOSITORY, rpcTap, sandboxQuote, SVM_PDAS, tableContents, WALLET, WALLET_NAME, type RpcBody } from './svmAdapterKit.ts';
+import { adapterFor, adapterNodePerFile, DEPOSITORY, rpcTap, sandboxQuote, SVM_PDAS, WALLET, WALLET_NAME, type RpcBody } from './svmAdapterKit.ts';
 
-let node: SolanaSandboxNode;
-let connection: Connection;
-let adapter: SvmChainAdapter;
-let table: string;
+const env = adapterNodePerFile({ lamports: 40n * BigInt(LAMPORTS_PER_SOL) });
 const me = WALLET.publicKey.toBase58();
-
-beforeAll(async () => {
-  node = await startSolanaNode({ depositoryProgramId: DEPOSITORY });
-  connection = connect(node);
-  adapter = adapterFor(node);
-  await node.airdrop(me, 40n * BigInt(LAMPORTS_PER_SOL));
-  table = await createLookupTable(connection, WALLET, tableContents(node));
-});
-
-afterAll(async () => {
-  await node?.close();
-});
 
 /** The transaction as the store hands it back (its record through JSON). */
 const recorded = (s: SignedOriginTx): RecordedTx => ({ txHash: s.txHash, rawTx: s.rawTx, request: JSON.parse(JSON.stringify(s.request)) as unknown }); // untyped JSON
-const depositsOf = (id: string) => node.listDeposits().filter((d) => d.event.id === id);
+const depositsOf = (id: string) => env.node.listDeposits().filter((d) => d.event.id === id);
 
 describe('svm adapter: a send the node drops', () => {
   it('is unknown while its blockhash is valid; the same bytes sent again land as the one deposit', async () => {
-    const q = sandboxQuote(node, 'native', table);
-    const signed = await adapter.sign(WALLET_NAME, q.item);
-    node.dropNextSends(1);
-    await adapter.broadcast(signed.rawTx); // answered with the signature, never landed
-    expect(await adapter.knows(signed.txHash)).toBe(false);
-    expect(await adapter.lookup(recorded(signed), me)).toEqual({ state: 'unknown' });
-    await expect(adapter.waitForInclusion(signed, 600)).rejects.toThrow(SvmInclusionTimeoutError);
+    const q = sandboxQuote(env.node, 'native', env.table);
+    const signed = await env.adapter.sign(WALLET_NAME, q.item);
+    env.node.dropNextSends(1);
+    await env.adapter.broadcast(signed.rawTx); // answered with the signature, never landed
+    expect(await env.adapter.knows(signed.txHash)).toBe(false);
+    expect(await env.adapter.lookup(recorded(signed), me)).toEqual({ state: 'unknown' });
+    await expect(env.adapter.waitForInclusion(signed, 600)).rejects.toThrow(SvmInclusionTimeoutError);
 
-    await adapter.broadcast(signed.rawTx); // what reconciliation does with an unknown transaction
-    const mined = await adapter.waitForInclusion(recorded(signed), 10_000);
+    await env.adapter.broadcast(signed.rawTx); // what reconciliation does with an unknown transaction
+    const mined = await env.adapter.waitForInclusion(recorded(signed), 10_000);
     expect(mined).toMatchObject({ kind: 'mined', status: 'confirmed' });
-    expect(await adapter.lookup(recorded(signed), me)).toMatchObject({ state: 'mined', status: 'confirmed' });
+    expect(await env.adapter.lookup(recorded(signed), me)).toMatchObject({ state: 'mined', status: 'confirmed' });
     expect(depositsOf(q.orderId).map((d) => d.signature)).toEqual([signed.txHash]);
   });
 
   it('is dropped only after the blockhash expired; signed again then, the order gets exactly one deposit', async () => {
-    const q = sandboxQuote(node, 'native', table);
-    const vaultBefore = node.balance(SVM_PDAS.vault);
-    const first = await adapter.sign(WALLET_NAME, q.item);
-    node.dropNextSends(1);
-    await adapter.broadcast(first.rawTx);
-    expect(await adapter.lookup(recorded(first), me)).toEqual({ state: 'unknown' });
+    const q = sandboxQuote(env.node, 'native', env.table);
+    const vaultBefore = env.node.balance(SVM_PDAS.vault);
+    const first = await env.adapter.sign(WALLET_NAME, q.item);
+    env.node.dropNextSends(1);
+    await env.adapter.broadcast(first.rawTx);
+    expect(await env.adapter.lookup(recorded(first), me)).toEqual({ state: 'unknown' });
 
-    node.expireBlockhashes();
-    expect(await adapter.lookup(recorded(first), me)).toEqual({ state: 'dropped' });
+    env.node.expireBlockhashes();
+    expect(await env.adapter.lookup(recorded(first), me)).toEqual({ state: 'dropped' });
     // The expired transaction can no longer land: the node refuses it, and it stays dropped.
-    await expect(adapter.broadcast(first.rawTx)).rejects.toThrow(/^chains\.solana\.rpcUrl: sendTransaction failed: .*[Bb]lockhash not found/);
-    expect(await adapter.lookup(recorded(first), me)).toEqual({ state: 'dropped' });
+    await expect(env.adapter.broadcast(first.rawTx)).rejects.toThrow(/^chains\.solana\.rpcUrl: sendTransaction failed: .*[Bb]lockhash not found/);
+    expect(await env.adapter.lookup(recorded(first), me)).toEqual({ state: 'dropped' });
     const query = { depository: DEPOSITORY, orderId: q.orderId, user: me, amount: q.amount };
-    expect(await adapter.findDeposit(query)).toEqual({ kind: 'none', atBlock: expect.any(BigInt) });
+    expect(await env.adapter.findDeposit(query)).toEqual({ kind: 'none', atBlock: expect.any(BigInt) });
 
-    const second = await adapter.sign(WALLET_NAME, q.item);
+    const second = await env.adapter.sign(WALLET_NAME, q.item);
     expect(second.txHash).not.toBe(first.txHash);
-    await adapter.broadcast(second.rawTx);
-    const mined = await adapter.waitForInclusion(second, 10_000);
+    await env.adapter.broadcast(second.rawTx);
+    const mined = await env.adapter.waitForInclusion(second, 10_000);
     if (mined.kind !== 'mined') throw new Error('unreachable');
-    await expect(adapter.broadcast(first.rawTx)).rejects.toThrow(SvmRpcError);
-    expect(await adapter.lookup(recorded(first), me)).toEqual({ state: 'dropped' });
+    await expect(env.adapter.broadcast(first.rawTx)).rejects.toThrow(SvmRpcError);
+    expect(await env.adapter.lookup(recorded(first), me)).toEqual({ state: 'dropped' });
     expect(depositsOf(q.orderId).map((d) => d.signature)).toEqual([second.txHash]);
-    expect(node.balance(SVM_PDAS.vault) - vaultBefore).toBe(q.amount);
-    expect(await adapter.findDeposit(query)).toEqual({ kind: 'found', deposit: { txHash: second.txHash, blockNumber: mined.blockNumber, blockHash: mined.blockHash } });
+    expect(env.node.balance(SVM_PDAS.vault) - vaultBefore).toBe(q.amount);
+    expect(await env.adapter.findDeposit(query)).toEqual({ kind: 'found', deposit: { txHash: second.txHash, blockNumber: mined.blockNumber, blockHash: mined.blockHash } });
   });
 
   it('stops waitForInclusion once its blockhash expired', async () => {
-    const signed = await adapter.sign(WALLET_NAME, sandboxQuote(node, 'native', table).item);
-    node.dropNextSends(1);
-    await adapter.broadcast(signed.rawTx);
-    node.expireBlockhashes();
-    await expect(adapter.waitForInclusion(signed, 10_000)).rejects.toThrow(SvmBlockhashExpiredError);
+    const signed = await env.adapter.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
+    env.node.dropNextSends(1);
+    await env.adapter.broadcast(signed.rawTx);
+    env.node.expireBlockhashes();
+    await expect(env.adapter.waitForInclusion(signed, 10_000)).rejects.toThrow(SvmBlockhashExpiredError);
   });
 
   it('is unknown, not dropped, for a record without a blockhash to prove expiry', async () => {
-    const signed = await adapter.sign(WALLET_NAME, sandboxQuote(node, 'native', table).item);
-    node.dropNextSends(1);
-    await adapter.broadcast(signed.rawTx);
-    node.expireBlockhashes();
-    expect(await adapter.lookup({ ...recorded(signed), request: { source: 'depository event' } }, me)).toEqual({ state: 'unknown' });
+    const signed = await env.adapter.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
+    env.node.dropNextSends(1);
+    await env.adapter.broadcast(signed.rawTx);
+    env.node.expireBlockhashes();
+    expect(await env.adapter.lookup({ ...recorded(signed), request: { source: 'depository event' } }, me)).toEqual({ state: 'unknown' });
   });
 });
 
 describe('svm adapter: node faults throw, never prove anything', () => {
   it.each(['getSignatureStatuses', 'getEpochInfo', 'isBlockhashValid'])('lookup of an expired send throws when %s fails', async (method) => {
-    const signed = await adapter.sign(WALLET_NAME, sandboxQuote(node, 'native', table).item);
-    node.dropNextSends(1);
-    await adapter.broadcast(signed.rawTx);
-    node.expireBlockhashes();
-    node.failNextRpc(method, 1);
-    await expect(adapter.lookup(recorded(signed), me)).rejects.toThrow(new RegExp(`^chains\\.solana\\.rpcUrl: ${method} failed: .*Internal error`));
-    expect(await adapter.lookup(recorded(signed), me)).toEqual({ state: 'dropped' });
+    const signed = await env.adapter.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
+    env.node.dropNextSends(1);
+    await env.adapter.broadcast(signed.rawTx);
+    env.node.expireBlockhashes();
+    env.node.failNextRpc(method, 1);
+    await expect(env.adapter.lookup(recorded(signed), me)).rejects.toThrow(new RegExp(`^chains\\.solana\\.rpcUrl: ${method} failed: .*Internal error`));
+    expect(await env.adapter.lookup(recorded(signed), me)).toEqual({ state: 'dropped' });
   });
 
   it('knows answers false, and head, txBlock, findDeposit, waitForInclusion and broadcast throw', async () => {
-    const signed = await adapter.sign(WALLET_NAME, sandboxQuote(node, 'native', table).item);
-    node.failNextRpc('sendTransaction', 1);
-    await expect(adapter.broadcast(signed.rawTx)).rejects.toThrow(/^chains\.solana\.rpcUrl: sendTransaction failed/);
-    await adapter.broadcast(signed.rawTx);
-    await adapter.waitForInclusion(signed, 10_000);
-    node.failNextRpc('getSignatureStatuses', 3);
-    expect(await adapter.knows(signed.txHash)).toBe(false);
-    await expect(adapter.txBlock(signed.txHash)).rejects.toThrow(SvmRpcError);
-    await expect(adapter.waitForInclusion(signed, 1_000)).rejects.toThrow(SvmRpcError);
-    node.failNextRpc('getSlot', 1);
-    await expect(adapter.head()).rejects.toThrow(/^chains\.solana\.rpcUrl: getSlot failed/);
+    const signed = await env.adapter.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
+    env.node.failNextRpc('sendTransaction', 1);
+    await expect(env.adapter.broadcast(signed.rawTx)).rejects.toThrow(/^chains\.solana\.rpcUrl: sendTransaction failed/);
+    await env.adapter.broadcast(signed.rawTx);
+    await env.adapter.waitForInclusion(signed, 10_000);
+    env.node.failNextRpc('getSignatureStatuses', 3);
+    expect(await env.adapter.knows(signed.txHash)).toBe(false);
+    await expect(env.adapter.txBlock(signed.txHash)).rejects.toThrow(SvmRpcError);
+    await expect(env.adapter.waitForInclusion(signed, 1_000)).rejects.toThrow(SvmRpcError);
+    env.node.failNextRpc('getSlot', 1);
+    await expect(env.adapter.head()).rejects.toThrow(/^chains\.solana\.rpcUrl: getSlot failed/);
     const query = { depository: DEPOSITORY, orderId: '0x' + '00'.repeat(32), user: me, amount: 1n };
-    node.failNextRpc('getTransaction', 1);
-    await expect(adapter.findDeposit(query)).rejects.toThrow(/^chains\.solana\.rpcUrl: getTransaction failed/);
-    node.failNextRpc('getSignaturesForAddress', 1);
-    await expect(adapter.findDeposit(query)).rejects.toThrow(/^chains\.solana\.rpcUrl: getSignaturesForAddress failed/);
-    expect(await adapter.findDeposit(query)).toEqual({ kind: 'none', atBlock: expect.any(BigInt) });
+    env.node.failNextRpc('getTransaction', 1);
+    await expect(env.adapter.findDeposit(query)).rejects.toThrow(/^chains\.solana\.rpcUrl: getTransaction failed/);
+    env.node.failNextRpc('getSignaturesForAddress', 1);
+    await expect(env.adapter.findDeposit(query)).rejects.toThrow(/^chains\.solana\.rpcUrl: getSignaturesForAddress failed/);
+    expect(await env.adapter.findDeposit(query)).toEqual({ kind: 'none', atBlock: expect.any(BigInt) });
   });
 });
 
@@ -144,8 +126,8 @@ function onlyProcessed(signature: string) {
 describe('svm adapter: commitment', () => {
   it('a processed-only transaction is pending, not mined, and not yet a fill block; then mined', async () => {
     const tap = rpcTap();
-    const watched = adapterFor(node, { tap });
-    const signed = await watched.sign(WALLET_NAME, sandboxQuote(node, 'native', table).item);
+    const watched = adapterFor(env.node, { tap });
+    const signed = await watched.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
     tap.rewrite('getSignatureStatuses', onlyProcessed(signed.txHash));
     await watched.broadcast(signed.rawTx);
     expect(await watched.lookup(recorded(signed), me)).toEqual({ state: 'pending' });
@@ -157,18 +139,18 @@ describe('svm adapter: commitment', () => {
   });
 
   it('with commitment finalized, waitForInclusion returns only once finalized, and recheck is final only then', async () => {
-    const finalized = adapterFor(node, { commitment: 'finalized' });
-    const signed = await finalized.sign(WALLET_NAME, sandboxQuote(node, 'native', table).item);
+    const finalized = adapterFor(env.node, { commitment: 'finalized' });
+    const signed = await finalized.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
     await finalized.broadcast(signed.rawTx);
     const mined = await finalized.waitForInclusion(signed, 20_000);
     if (mined.kind !== 'mined') throw new Error('unreachable');
-    expect(BigInt(node.slot()) - mined.blockNumber).toBeGreaterThanOrEqual(4n); // the sandbox finalizes 4 slots after landing
+    expect(BigInt(env.node.slot()) - mined.blockNumber).toBeGreaterThanOrEqual(4n); // the sandbox finalizes 4 slots after landing
     const atRecorded = { ...recorded(signed), status: 'confirmed' as const, blockNumber: mined.blockNumber, blockHash: mined.blockHash };
     expect(await finalized.recheck(atRecorded, await finalized.head())).toEqual({ kind: 'same', final: true });
 
-    const next = await finalized.sign(WALLET_NAME, sandboxQuote(node, 'native', table).item);
+    const next = await finalized.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
     await finalized.broadcast(next.rawTx);
-    const seen = await adapter.waitForInclusion(next, 10_000); // the confirmed adapter returns at once
+    const seen = await env.adapter.waitForInclusion(next, 10_000); // the confirmed adapter returns at once
     if (seen.kind !== 'mined') throw new Error('unreachable');
     const slot = seen.blockNumber;
     const nextAt = { ...recorded(next), status: 'confirmed' as const, blockNumber: slot, blockHash: seen.blockHash };
@@ -180,8 +162,8 @@ describe('svm adapter: commitment', () => {
 
   it('recheck: a signature gone on a node past its slot is removed; below the slot, unknown', async () => {
     const tap = rpcTap();
-    const watched = adapterFor(node, { tap });
-    const signed = await watched.sign(WALLET_NAME, sandboxQuote(node, 'native', table).item);
+    const watched = adapterFor(env.node, { tap });
+    const signed = await watched.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
     await watched.broadcast(signed.rawTx);
     const mined = await watched.waitForInclusion(signed, 10_000);
     if (mined.kind !== 'mined') throw new Error('unreachable');
@@ -195,6 +177,6 @@ describe('svm adapter: commitment', () => {
       kind: 'unknown',
       why: `the head slot ${mined.blockNumber - 1n} is below the recorded slot ${mined.blockNumber}`,
     });
-    expect(await watched.recheck({ ...atRecorded, blockNumber: BigInt(node.slot() + 1_000) }, BigInt(node.slot() + 1_000))).toMatchObject({ kind: 'unknown' });
+    expect(await watched.recheck({ ...atRecorded, blockNumber: BigInt(env.node.slot() + 1_000) }, BigInt(env.node.slot() + 1_000))).toMatchObject({ kind: 'unknown' });
   });
 });

@@ -3,10 +3,12 @@
  * the adapter makes, an adapter wired to a sandbox node, an address lookup table created on the node, and a
  * Solana-origin quote built as the Relay API builds one (`depositAccounts` + `encodeDepositData`, sender =
  * depositor = our wallet) from the shared Solana test quote (test/fixtures/svmQuote.ts), re-pointed at the
- * node's USDC mint and re-hashed, so `verifyQuote` passes on it.
+ * node's USDC mint and re-hashed, so `verifyQuote` passes on it; and a funded node with its adapter and lookup
+ * table, started before a file's tests and stopped after them.
  */
 import { AddressLookupTableProgram, Keypair, PublicKey, type Connection } from '@solana/web3.js';
 import type { Hex } from 'viem';
+import { afterAll, beforeAll } from 'vitest';
 import { createSvmAdapter, type SvmChainAdapter } from '../../../../src/chains/svm/adapter.ts';
 import type { SvmFinality } from '../../../../src/chains/svm/rpc.ts';
 import { computeOrderId } from '../../../../src/protocol/orderId.ts';
@@ -18,7 +20,7 @@ import {
 } from '../../../../src/protocol/svmDepository.ts';
 import { slugVmTypesFromChains } from '../../../../src/protocol/vmTypes.ts';
 import { ChainsResponseSchema, QuoteResponseSchema } from '../../../../src/relay/schemas.ts';
-import type { SolanaSandboxNode } from '../../../../src/sandbox/svm/startSolanaNode.ts';
+import { startSolanaNode, type SolanaSandboxNode } from '../../../../src/sandbox/svm/startSolanaNode.ts';
 import type { SvmInstruction } from '../../../../src/verify/deposit/svmStepData.ts';
 import type { VerifyQuoteInput } from '../../../../src/verify/types.ts';
 import {
@@ -32,7 +34,7 @@ import {
   svmQuoteInput,
   type SvmPaymentKind,
 } from '../../../fixtures/svmQuote.ts';
-import { signedV0, waitFor } from '../../sandbox/svm/svmTestKit.ts';
+import { connect, signedV0, waitFor } from '../../sandbox/svm/svmTestKit.ts';
 
 /** Our wallet: the key behind the shared test quote's `SVM_USER`. */
 export const WALLET = Keypair.fromSeed(new Uint8Array(32).fill(1));
@@ -164,4 +166,54 @@ export function sandboxQuote(node: SolanaSandboxNode, kind: SvmPaymentKind, tabl
   step.items = [{ status: 'incomplete', data }];
   const input: VerifyQuoteInput = { ...base.input, quote, chains, expect: { ...base.input.expect, originCurrency: currency } };
   return { input, orderId, currency, amount, item: { stepId: step.id, itemIndex: 0, data } };
+}
+
+/** The node, adapter and lookup table of {@link adapterNodePerFile}; read its members inside tests only. */
+export interface AdapterNode {
+  readonly node: SolanaSandboxNode;
+  /** {@link adapterFor} the node. */
+  readonly adapter: SvmChainAdapter;
+  /** A lookup table holding {@link tableContents}, created by {@link WALLET}. */
+  readonly table: string;
+}
+
+/**
+ * Before the calling file's tests: starts a sandbox Solana node standing in for {@link DEPOSITORY}, airdrops
+ * `funding.lamports` to {@link WALLET}, mints `funding.usdcBaseUnits` of the node's USDC to it (when given)
+ * and creates the lookup table; after them, closes the node. Call once at the top level of a test file.
+ *
+ * @param funding lamports and USDC base units (6 decimals) for {@link WALLET}
+ * @throws Error (from its members) when read before the node has started
+ */
+export function adapterNodePerFile(funding: { lamports: bigint; usdcBaseUnits?: bigint }): AdapterNode {
+  let started: { node: SolanaSandboxNode; adapter: SvmChainAdapter; table: string } | undefined;
+  let node: SolanaSandboxNode | undefined;
+  beforeAll(async () => {
+    node = await startSolanaNode({ depositoryProgramId: DEPOSITORY });
+    const connection = connect(node);
+    const adapter = adapterFor(node);
+    const me = WALLET.publicKey.toBase58();
+    await node.airdrop(me, funding.lamports);
+    if (funding.usdcBaseUnits !== undefined) await node.mintTo(me, node.usdcMint, funding.usdcBaseUnits);
+    const table = await createLookupTable(connection, WALLET, tableContents(node));
+    started = { node, adapter, table };
+  });
+  afterAll(async () => {
+    await node?.close();
+  });
+  const now = () => {
+    if (started === undefined) throw new Error('adapterNodePerFile(): the node has not started (read it inside a test)');
+    return started;
+  };
+  return {
+    get node() {
+      return now().node;
+    },
+    get adapter() {
+      return now().adapter;
+    },
+    get table() {
+      return now().table;
+    },
+  };
 }
