@@ -1,0 +1,83 @@
+/**
+ * Spending history: the rolling sums the spending limits (policy/spendingLimits.ts) are checked against, read
+ * from the `transfers` and `transfer_txs` tables. Read-only.
+ *
+ * What counts: a transfer counts when something was signed for it — it has at least one row in
+ * `transfer_txs` (rows are written when a transaction is signed, before broadcast) — whatever its status now
+ * (a signed transaction that later failed or was refunded still left the signer). An attempt refused or failed
+ * before signing has no such row and does not count.
+ *
+ * Windows, by `created_at_ms` against `nowMs`: the 24 h window holds `created_at_ms > nowMs - 24 h` and the 1 h
+ * window `created_at_ms > nowMs - 1 h` (a transfer exactly 24 h / 1 h old has left it). There is no upper bound:
+ * a row stamped after `nowMs` (the clock stepped back) still counts, so a clock change cannot free budget.
+ */
+import type Database from 'better-sqlite3';
+import { DECIMAL_STRING_RE, parseUsdMicros } from '../core/units.ts';
+import type { SpendingHistory } from '../policy/spendingLimits.ts';
+import { StoreValueError } from './errors.ts';
+import { checkMs, textToAmount } from './values.ts';
+
+/** Length of the notional and fee window, milliseconds. */
+export const SPENDING_DAY_MS = 24 * 60 * 60 * 1000;
+/** Length of the transfer-count window, milliseconds. */
+export const SPENDING_HOUR_MS = 60 * 60 * 1000;
+
+/** Input of {@link readSpendingHistory}. */
+export interface ReadSpendingHistoryParameters {
+  /** Current time, milliseconds since the epoch. */
+  nowMs: number;
+}
+
+interface SignedTransferDbRow {
+  id: number;
+  asset: string;
+  amount_in: string;
+  fees_usd: string | null;
+  created_at_ms: number;
+}
+
+/** Fees of one row in micro-USD: null is 0, and a negative value (a rebate) counts as 0. */
+function feeMicros(row: SignedTransferDbRow): bigint {
+  if (row.fees_usd === null) return 0n;
+  if (!DECIMAL_STRING_RE.test(row.fees_usd)) {
+    throw new StoreValueError('fees_usd', `transfer ${row.id} has a fee that is not a USD decimal string: ${JSON.stringify(row.fees_usd)}`);
+  }
+  const micros = parseUsdMicros(row.fees_usd);
+  return micros > 0n ? micros : 0n;
+}
+
+/**
+ * Reads the rolling spending history at `nowMs` (rules in the file comment).
+ *
+ * @returns `notional24h`: sum of `amount_in` per asset over 24 h (origin base units, summed as bigint);
+ *   `feesUsd24hMicros`: sum of `fees_usd` over 24 h in micro-USD (null = 0); `transfersLastHour`: count over 1 h
+ * @throws StoreValueError when `nowMs` is not integer milliseconds, or a stored amount or fee is malformed
+ * @example
+ * const history = readSpendingHistory(db, { nowMs: Date.now() });
+ * history.notional24h.get('USDC'); // 250000000n
+ */
+export function readSpendingHistory(db: Database.Database, { nowMs }: ReadSpendingHistoryParameters): SpendingHistory {
+  checkMs(nowMs, 'nowMs');
+  const dayStartMs = nowMs - SPENDING_DAY_MS;
+  const hourStartMs = nowMs - SPENDING_HOUR_MS;
+  const rows = db
+    .prepare(
+      `SELECT t.id, t.asset, t.amount_in, t.fees_usd, t.created_at_ms
+         FROM transfers t
+        WHERE t.created_at_ms > ?
+          AND EXISTS (SELECT 1 FROM transfer_txs x WHERE x.transfer_id = t.id)
+        ORDER BY t.id`,
+    )
+    .all(dayStartMs) as SignedTransferDbRow[]; // the five selected columns, types per migration 1
+
+  const notional24h = new Map<string, bigint>();
+  let feesUsd24hMicros = 0n;
+  let transfersLastHour = 0;
+  for (const row of rows) {
+    const amount = textToAmount(row.amount_in, 'amount_in');
+    notional24h.set(row.asset, (notional24h.get(row.asset) ?? 0n) + amount);
+    feesUsd24hMicros += feeMicros(row);
+    if (row.created_at_ms > hourStartMs) transfersLastHour += 1;
+  }
+  return { notional24h, feesUsd24hMicros, transfersLastHour };
+}
