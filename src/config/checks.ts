@@ -44,6 +44,7 @@ export function checkConfig(parts: ParsedParts, issues: ConfigIssue[]): void {
   checkChains(parts, issues);
   checkAssets(parts, issues);
   if (parts.policy) checkPolicy(parts.policy, parts.assets, issues);
+  if (parts.policy?.limits) checkLimits(parts.policy.limits, parts, issues);
   if (parts.schedule !== undefined && !validateCron(parts.schedule)) {
     issues.push({
       path: 'schedule',
@@ -186,6 +187,20 @@ function checkPolicy(policy: PolicyConfig, assets: ParsedParts['assets'], issues
       message: `slippageBps + totalBps is ${(policy.slippageBps ?? 0) + policy.maxFees.totalBps} bps, which would accept losing the whole transfer; keep the sum well below 10000`,
     });
   }
+}
+
+/** `policy.limits`: caps name configured assets, the allow-list names configured wallets. */
+function checkLimits(limits: NonNullable<PolicyConfig['limits']>, parts: ParsedParts, issues: ConfigIssue[]): void {
+  for (const asset of Object.keys(limits.dailyNotional ?? {})) {
+    if (!parts.assets.some((a) => a.symbol === asset)) {
+      issues.push({ path: `policy.limits.dailyNotional.${asset}`, message: `unknown asset "${asset}"; use a name defined under assets: or remove the entry` });
+    }
+  }
+  (limits.allowedRecipients ?? []).forEach((name, i) => {
+    if (!parts.walletNames.has(name)) {
+      issues.push({ path: `policy.limits.allowedRecipients[${i}]`, message: `unknown wallet "${name}"; list names defined under wallets:` });
+    }
+  });
 }
 
 /**

@@ -11,17 +11,13 @@
  * chain itself (spec "Currency": `decimals`), so conversion to base units happens later, never through a float.
  */
 import { z } from 'zod';
+import { SpendingLimitsSectionSchema } from './limitsSchema.ts';
 import { ChainSchema } from './chainSchema.ts';
 import { WalletSchema } from './walletSchema.ts';
+import { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.ts';
 
-/** Names of wallets, chains and assets: short identifiers that are also used as metric labels. */
-export const NAME_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
-/** Non-negative whole-unit decimal amount ("50000", "0.25"). */
-export const WHOLE_AMOUNT_RE = /^[0-9]+(\.[0-9]+)?$/;
-/** Non-negative USD decimal amount ("25", "0.5"). */
-export const USD_AMOUNT_RE = /^[0-9]+(\.[0-9]+)?$/;
-/** `host:port` listen address; IPv6 hosts in brackets (`[::1]:9464`). */
-export const LISTEN_RE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/;
+export { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.ts';
+
 /** pino log levels. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -133,6 +129,7 @@ export const PolicySectionSchema = z
       .max(7 * 86_400)
       .default(86_400)
       .describe('refuse orders whose output or refund deadline lies further ahead than this (seconds; default 24 h)'),
+    limits: SpendingLimitsSectionSchema.optional(),
   })
   .describe('spending rules');
 

@@ -18,6 +18,8 @@ import type { CycleContext } from './context.ts';
 import { noteRelayStatus } from './inFlight.ts';
 import { buildQuoteRequest, expectationsFor, minimumAcceptableOutput } from './expectations.ts';
 import { requestQuote } from './requestQuote.ts';
+import { killSwitchVerdict, spendingVerdict, type DecimalsOf } from './spendingGate.ts';
+import { recordLimitHit } from '../store/limitHits.ts';
 
 
 /** How a planned transfer ended this cycle. */
@@ -26,6 +28,7 @@ export type AttemptOutcome =
   | 'success'
   | 'in_flight'
   | 'skipped_fee'
+  | 'skipped_limit' // a spending limit or the kill switch: nothing signed
   | 'refused_verification'
   | 'quote_error'
   | 'origin_failed'
@@ -58,7 +61,7 @@ export interface TransferAttempt {
  */
 export async function processTransfer(
   ctx: CycleContext,
-  args: { cycleId: number; planId: number; planned: PlannedTransfer; chainsDoc: ChainsResponse; execute: boolean },
+  args: { cycleId: number; planId: number; planned: PlannedTransfer; chainsDoc: ChainsResponse; execute: boolean; decimalsOf?: DecimalsOf },
 ): Promise<TransferAttempt> {
   const { planned, cycleId, planId } = args;
   const policy = ctx.config.policy;
@@ -66,6 +69,8 @@ export async function processTransfer(
   const log = ctx.logger.child({ component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain });
   const request = buildQuoteRequest(planned, { referrer: ctx.config.relay.referrer, slippageBps: policy.slippageBps });
   const attempt: TransferAttempt = { planned, planId, outcome: 'quote_error', request };
+  const halted = args.execute ? killSwitchVerdict(ctx) : null;
+  if (halted) return refuseOnLimit(ctx, attempt, { cycleId, ...halted });
 
   const quoted = await requestQuote(ctx, request, { cycleId, planId, singleSource: originSwapSource(ctx, planned.from.chain) });
   attempt.request = quoted.request;
@@ -125,6 +130,13 @@ export async function processTransfer(
   }
   if (!args.execute) return { ...attempt, outcome: 'quoted' };
   if (ctx.signal?.aborted) return { ...attempt, outcome: 'quote_error', error: 'shutdown requested before execution' };
+  const limits = spendingVerdict(ctx, {
+    planned,
+    amountUsd: quote.details?.currencyIn?.amountUsd ?? null,
+    feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
+    decimalsOf: args.decimalsOf ?? (() => undefined),
+  });
+  if (!limits.ok) return refuseOnLimit(ctx, attempt, { cycleId, quoteId, reason: limits.reason, detail: limits.detail });
 
   const wallet = ctx.wallets.get(planned.from.wallet)!;
   const v2 = quote.protocol!.v2!; // verification passed, so protocol.v2 is present
@@ -188,6 +200,30 @@ export async function processTransfer(
     originTxHashes: result.originTxHashes,
     ...(result.error ? { error: result.error } : {}),
   };
+}
+
+/** Records a spending-limit refusal, meters it and ends the attempt as `skipped_limit`; nothing is signed. */
+function refuseOnLimit(
+  ctx: CycleContext,
+  attempt: TransferAttempt,
+  hit: { cycleId: number; quoteId?: number; reason: string; detail: string },
+): TransferAttempt {
+  const { planned } = attempt;
+  recordLimitHit(ctx.db, {
+    cycleId: hit.cycleId,
+    planId: attempt.planId,
+    ...(hit.quoteId === undefined ? {} : { quoteId: hit.quoteId }),
+    asset: planned.asset,
+    originChain: planned.from.chain,
+    destinationChain: planned.to.chain,
+    amountIn: planned.amountIn,
+    reason: hit.reason,
+    detail: hit.detail,
+    decidedAtMs: ctx.now(),
+  });
+  ctx.metrics.spendingLimitHitsTotal.inc({ reason: hit.reason });
+  ctx.logger.warn({ component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain, reason: hit.reason }, `spending limit: ${hit.detail}; nothing signed`);
+  return { ...attempt, outcome: 'skipped_limit', error: hit.detail };
 }
 
 /**

@@ -21,6 +21,7 @@ import { readBlocks, toPlannerInFlight } from './plannerInFlight.ts';
 import { pausedRoutes, withoutPausedRoutes } from './pausedRoutes.ts';
 import { listUnresolvedFailures } from '../store/failures.ts';
 import { processTransfer, type TransferAttempt } from './processTransfer.ts';
+import { killSwitchVerdict } from './spendingGate.ts';
 import { readTargetBalances } from './readBalances.ts';
 import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
 
@@ -164,13 +165,15 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     );
     crashPoint('cycle:planned');
     log.info({ cycleId, planned: report.plan.transfers.length, inFlight: inFlightRows.length }, 'plan ready');
+    const decimalsOf = (asset: string, chain: string) => targets.find((t) => t.asset === asset && t.chain === chain)?.decimals;
+    ctx.metrics.killSwitchEngaged.set(killSwitchVerdict(ctx) ? 1 : 0);
     for (const [i, planned] of report.plan.transfers.entries()) {
       if (ctx.signal?.aborted) {
         log.warn('shutdown requested; remaining planned transfers wait for the next cycle');
         break;
       }
       report.attempts.push(
-        await processTransfer(ctx, { cycleId, planId: planIds[i]!, planned, chainsDoc, execute: opts.mode !== 'plan' }),
+        await processTransfer(ctx, { cycleId, planId: planIds[i]!, planned, chainsDoc, execute: opts.mode !== 'plan', decimalsOf }),
       );
     }
     report.outcome = outcomeOf(report.attempts, report.plan.decisions);
@@ -205,6 +208,6 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
 function outcomeOf(attempts: TransferAttempt[], decisions: readonly { kind: string }[]): CycleOutcome {
   const errors = attempts.some((a) => ['quote_error', 'origin_failed', 'failure', 'refund'].includes(a.outcome));
   if (errors || decisions.some((d) => d.kind === 'chain_unreadable')) return 'error';
-  if (attempts.some((a) => a.outcome === 'skipped_fee' || a.outcome === 'refused_verification')) return 'refused';
+  if (attempts.some((a) => a.outcome === 'skipped_fee' || a.outcome === 'skipped_limit' || a.outcome === 'refused_verification')) return 'refused';
   return 'ok';
 }

@@ -45,6 +45,10 @@ export interface BallastMetrics {
   quotesTotal: Counter<'asset' | 'origin_chain' | 'destination_chain'>;
   /** `ballast_quotes_skipped_total{reason}`: quotes skipped by the fee policy, by reason. */
   quotesSkippedTotal: Counter<'reason'>;
+  /** `ballast_spending_limit_hits_total{reason}`: transfers refused by a spending limit before signing, by reason. */
+  spendingLimitHitsTotal: Counter<'reason'>;
+  /** `ballast_kill_switch_engaged`: 1 while the kill switch (flag or file) halts execution, else 0. */
+  killSwitchEngaged: Gauge;
   /** `ballast_quotes_refused_total{rule}`: failed verification rules (one increment per failing rule). */
   quotesRefusedTotal: Counter<'rule'>;
   /** `ballast_relay_http_requests_total{endpoint, status}`: Relay API calls by endpoint and HTTP status. */
@@ -139,6 +143,17 @@ export function createMetrics(): BallastMetrics {
       name: 'ballast_quotes_skipped_total',
       help: 'Quotes skipped by the fee policy, by reason.',
       labelNames: ['reason'],
+      registers,
+    }),
+    spendingLimitHitsTotal: new Counter({
+      name: 'ballast_spending_limit_hits_total',
+      help: 'Transfers refused by a spending limit before anything was signed, by reason.',
+      labelNames: ['reason'],
+      registers,
+    }),
+    killSwitchEngaged: new Gauge({
+      name: 'ballast_kill_switch_engaged',
+      help: '1 while the kill switch (policy.limits.killSwitch or its file) halts execution, else 0.',
       registers,
     }),
     quotesRefusedTotal: new Counter({

@@ -6,6 +6,7 @@
  * bigint base units; USD values are decimal strings compared as micro-USD bigints, never floating point.
  * Every limit passes at its exact boundary (`used + this transfer <= limit`).
  */
+import { formatUnits } from 'viem';
 import { BallastError } from '../core/errors.ts';
 import { DECIMAL_STRING_RE, formatUsdMicros, parseUsdMicros, USD_MICROS_DECIMALS } from '../core/units.ts';
 
@@ -23,6 +24,12 @@ export interface SpendingLimits {
    * asset's decimals). An asset without an entry has no daily cap.
    */
   dailyNotional?: ReadonlyMap<string, bigint>;
+  /**
+   * When the notional amounts (caps, history, `amountIn`) are whole units scaled by 10^notionalDecimals (the
+   * caller normalised assets whose decimals differ per chain), refusal details show them as whole units.
+   * Absent: they are base units and shown as such.
+   */
+  notionalDecimals?: number;
   /** Rolling 24 h budget for fees in USD, non-negative decimal string, ≤ 6 decimals. */
   dailyFeesUsd?: string;
   /** Cap on the number of transfers signed in the last hour, this one included; a non-negative integer. */
@@ -205,9 +212,11 @@ export function checkSpendingLimits({ limits, history, transfer }: CheckSpending
   if (notionalCap !== undefined) {
     const used = history.notional24h.get(transfer.asset) ?? 0n;
     if (used + transfer.amountIn > notionalCap) {
+      const d = limits.notionalDecimals;
+      const show = (v: bigint) => (d === undefined ? String(v) : formatUnits(v, d));
       return refuse(
         'daily_notional',
-        `${field(`dailyNotional.${transfer.asset}`)} ${notionalCap} base units: ${used} used in 24 h + ${transfer.amountIn} for this transfer`,
+        `${field(`dailyNotional.${transfer.asset}`)} ${show(notionalCap)} ${d === undefined ? 'base units' : transfer.asset}: ${show(used)} used in 24 h + ${show(transfer.amountIn)} for this transfer`,
       );
     }
   }

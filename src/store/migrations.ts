@@ -216,6 +216,26 @@ ALTER TABLE transfer_txs ADD COLUMN block_hash TEXT;
 ALTER TABLE transfer_txs ADD COLUMN final_at_ms INTEGER;
 `,
   },
+  {
+    version: 4,
+    name: 'limit_hits: transfers refused by a spending limit (kill switch, allow-list, caps, budgets)',
+    sql: `
+CREATE TABLE limit_hits (
+  id                 INTEGER PRIMARY KEY,
+  cycle_id           INTEGER NOT NULL REFERENCES cycles(id),
+  plan_id            INTEGER NOT NULL REFERENCES planned_transfers(id),
+  quote_id           INTEGER REFERENCES quotes(id),
+  asset              TEXT    NOT NULL,
+  origin_chain       TEXT    NOT NULL,
+  destination_chain  TEXT    NOT NULL,
+  amount_in          TEXT    NOT NULL ${uint('amount_in')},
+  reason             TEXT    NOT NULL,
+  detail             TEXT    NOT NULL,
+  decided_at_ms      INTEGER NOT NULL
+);
+CREATE INDEX limit_hits_by_time ON limit_hits(decided_at_ms);
+`,
+  },
 ];
 
 /** Highest version this code knows. */

@@ -22,6 +22,15 @@ export const SPENDING_DAY_MS = 24 * 60 * 60 * 1000;
 /** Length of the transfer-count window, milliseconds. */
 export const SPENDING_HOUR_MS = 60 * 60 * 1000;
 
+/**
+ * The rolling history with the 24 h notional also split by origin chain (an asset's decimals may differ per
+ * chain, so callers normalise per chain before comparing with a cap in whole units).
+ */
+export interface SpendingHistoryByOrigin extends SpendingHistory {
+  /** asset → origin chain name → sum of `amount_in` over 24 h, that chain's base units. */
+  notional24hByOrigin: ReadonlyMap<string, ReadonlyMap<string, bigint>>;
+}
+
 /** Input of {@link readSpendingHistory}. */
 export interface ReadSpendingHistoryParameters {
   /** Current time, milliseconds since the epoch. */
@@ -31,6 +40,7 @@ export interface ReadSpendingHistoryParameters {
 interface SignedTransferDbRow {
   id: number;
   asset: string;
+  origin_chain: string;
   amount_in: string;
   fees_usd: string | null;
   created_at_ms: number;
@@ -49,35 +59,40 @@ function feeMicros(row: SignedTransferDbRow): bigint {
 /**
  * Reads the rolling spending history at `nowMs` (rules in the file comment).
  *
- * @returns `notional24h`: sum of `amount_in` per asset over 24 h (origin base units, summed as bigint);
+ * @returns `notional24h`: sum of `amount_in` per asset over 24 h (origin base units, summed as bigint), and
+ *   `notional24hByOrigin` the same per asset and origin chain;
  *   `feesUsd24hMicros`: sum of `fees_usd` over 24 h in micro-USD (null = 0); `transfersLastHour`: count over 1 h
  * @throws StoreValueError when `nowMs` is not integer milliseconds, or a stored amount or fee is malformed
  * @example
  * const history = readSpendingHistory(db, { nowMs: Date.now() });
  * history.notional24h.get('USDC'); // 250000000n
  */
-export function readSpendingHistory(db: Database.Database, { nowMs }: ReadSpendingHistoryParameters): SpendingHistory {
+export function readSpendingHistory(db: Database.Database, { nowMs }: ReadSpendingHistoryParameters): SpendingHistoryByOrigin {
   checkMs(nowMs, 'nowMs');
   const dayStartMs = nowMs - SPENDING_DAY_MS;
   const hourStartMs = nowMs - SPENDING_HOUR_MS;
   const rows = db
     .prepare(
-      `SELECT t.id, t.asset, t.amount_in, t.fees_usd, t.created_at_ms
+      `SELECT t.id, t.asset, t.origin_chain, t.amount_in, t.fees_usd, t.created_at_ms
          FROM transfers t
         WHERE t.created_at_ms > ?
           AND EXISTS (SELECT 1 FROM transfer_txs x WHERE x.transfer_id = t.id)
         ORDER BY t.id`,
     )
-    .all(dayStartMs) as SignedTransferDbRow[]; // the five selected columns, types per migration 1
+    .all(dayStartMs) as SignedTransferDbRow[]; // the six selected columns, types per migration 1
 
   const notional24h = new Map<string, bigint>();
+  const byOrigin = new Map<string, Map<string, bigint>>();
   let feesUsd24hMicros = 0n;
   let transfersLastHour = 0;
   for (const row of rows) {
     const amount = textToAmount(row.amount_in, 'amount_in');
     notional24h.set(row.asset, (notional24h.get(row.asset) ?? 0n) + amount);
+    const chains = byOrigin.get(row.asset) ?? new Map<string, bigint>();
+    chains.set(row.origin_chain, (chains.get(row.origin_chain) ?? 0n) + amount);
+    byOrigin.set(row.asset, chains);
     feesUsd24hMicros += feeMicros(row);
     if (row.created_at_ms > hourStartMs) transfersLastHour += 1;
   }
-  return { notional24h, feesUsd24hMicros, transfersLastHour };
+  return { notional24h, notional24hByOrigin: byOrigin, feesUsd24hMicros, transfersLastHour };
 }
