@@ -1,6 +1,6 @@
 /**
  * docs/errors.md and the code agree both ways: every coded error, verification rule id and fee skip reason
- * in the source is documented, and the page documents nothing that does not exist.
+ * in the source (and spending limit reason) is documented, and the page documents nothing that does not exist.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { VERIFY_RULE_IDS } from '../../../src/verify/types.ts';
 import { FEE_SKIP_REASONS } from '../../../src/policy/feePolicy.ts';
+import { SPENDING_LIMIT_REASONS } from '../../../src/policy/spendingLimits.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const doc = readFileSync(path.join(root, 'docs/errors.md'), 'utf8');
@@ -62,5 +63,9 @@ describe('docs/errors.md', () => {
 
   it('documents exactly the fee skip reasons', () => {
     expect([...documented('Fee policy skip reasons')].sort()).toEqual([...FEE_SKIP_REASONS].sort());
+  });
+
+  it('documents exactly the spending limit reasons, in the order they are checked', () => {
+    expect(documented('Spending limit reasons')).toEqual([...SPENDING_LIMIT_REASONS]);
   });
 });
