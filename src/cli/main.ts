@@ -11,6 +11,7 @@ import { registerDaemon } from './commands/daemon.ts';
 import { registerResume } from './commands/resume.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerHistory } from './commands/history.ts';
+import { registerLimits } from './commands/limits.ts';
 import { registerOrderId } from './commands/orderId.ts';
 import { registerPlan } from './commands/plan.ts';
 import { registerRun } from './commands/run.ts';
@@ -34,6 +35,7 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   registerVerifyQuote(program, out);
   registerOrderId(program, out);
   registerHistory(program, out);
+  registerLimits(program, out);
   registerAllowances(program, out);
   registerResume(program, out);
   registerSandbox(program, out);

@@ -15,6 +15,8 @@ import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { listLimitHits } from '../../src/store/limitHits.ts';
 import type { Ballast } from '../../src/app/createBallast.ts';
+import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 /** A fresh sandbox per test: transfers that succeed move the balances the next plan starts from. */
@@ -106,17 +108,27 @@ describe('limits that let one transfer through', () => {
   });
 
   it('transfers per hour: the transfer signed first counts against the next one', async () => {
-    const { ballast } = twoTransferSetup({ maxTransfersPerHour: 1 });
+    const { ballast, configFile, store } = twoTransferSetup({ maxTransfersPerHour: 1 });
+    let signed;
     try {
       const report = await ballast.runCycle('once');
       expect(report.attempts.map((a) => a.outcome)).toEqual(['success', 'skipped_limit']);
       const [hit] = listLimitHits(ballast.db, 10);
       expect(hit!.reason).toBe('transfers_per_hour');
       expect(hit!.detail).toBe('policy.limits.maxTransfersPerHour 1: 1 used in 1 h + 1 for this transfer');
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      signed = listRecentTransfers(ballast.db, 10);
+      expect(signed).toHaveLength(1);
     } finally {
       ballast.close();
     }
+    // `ballast limits` reads the same store: one transfer used, the refusal listed.
+    const cli = await runCli(['limits', '--config', configFile, '--json'], { env: sandboxEnv(sandbox, store) });
+    expect(cli.code).toBe(0);
+    const shown = JSON.parse(cli.stdout);
+    expect(shown.killSwitch.engaged).toBe(false);
+    expect(shown.used.transfersLastHour).toBe(1);
+    expect(shown.used.notional24hBaseUnits).toEqual({ USDC: { alpha: signed[0]!.amountIn.toString() } });
+    expect(shown.recentHits.map((h: { reason: string }) => h.reason)).toEqual(['transfers_per_hour']);
   });
 
   it('daily notional: the cap is whole units summed over the day, exact at the boundary', async () => {

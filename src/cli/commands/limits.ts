@@ -1,0 +1,72 @@
+/**
+ * `ballast limits`: the spending limits (`policy.limits`), what the rolling windows have used of them, whether
+ * the kill switch halts execution now, and the most recent refusals. Reads the config and the store, never the
+ * network.
+ */
+import type { Command } from 'commander';
+import { killSwitchPath, killSwitchVerdict } from '../../cycle/spendingGate.ts';
+import { formatUsdMicros } from '../../core/units.ts';
+import { openDatabase } from '../../store/database.ts';
+import { listLimitHits } from '../../store/limitHits.ts';
+import { readSpendingHistory } from '../../store/spendingHistory.ts';
+import { CliError, EXIT_USAGE } from '../exitCodes.ts';
+import { table, toJson } from '../format.ts';
+import { loadCliConfig, type GlobalFlags } from '../session.ts';
+
+/** Registers the command. */
+export function registerLimits(program: Command, out: (s: string) => void): void {
+  program
+    .command('limits')
+    .description('spending limits, their use over the rolling windows, the kill switch and recent refusals')
+    .option('--db <file>', 'SQLite store to read instead of the one in the config')
+    .option('--hits <n>', 'how many recent refusals to list', '10')
+    .option('--json', 'machine-readable output')
+    .action((flags: { db?: string; hits: string; json?: boolean }, cmd: Command) => {
+      if (!/^[0-9]+$/.test(flags.hits)) throw new CliError(`--hits must be a non-negative integer, got "${flags.hits}"`, EXIT_USAGE);
+      const config = loadCliConfig(cmd.optsWithGlobals<GlobalFlags>());
+      const db = openDatabase(flags.db ?? config.store);
+      try {
+        const history = readSpendingHistory(db, { nowMs: Date.now() });
+        const halted = killSwitchVerdict({ config });
+        const report = {
+          killSwitch: { engaged: halted !== null, ...(halted ?? {}), file: killSwitchPath({ config }) ?? null },
+          limits: config.policy.limits ?? {},
+          used: {
+            notional24hBaseUnits: Object.fromEntries([...history.notional24hByOrigin].map(([asset, byChain]) => [asset, Object.fromEntries(byChain)])),
+            feesUsd24h: formatUsdMicros(history.feesUsd24hMicros),
+            transfersLastHour: history.transfersLastHour,
+          },
+          recentHits: listLimitHits(db, Number(flags.hits)),
+        };
+        if (flags.json) {
+          out(toJson(report));
+          return;
+        }
+        const cfg = config.policy.limits;
+        const lines = [
+          halted ? `HALTED: ${halted.detail}` : 'kill switch: off' + (report.killSwitch.file ? ` (file ${report.killSwitch.file} absent)` : ''),
+          `fees in 24 h: ${report.used.feesUsd24h} USD` + (cfg?.dailyFeesUsd !== undefined ? ` of ${cfg.dailyFeesUsd}` : ' (no budget)'),
+          `transfers in 1 h: ${history.transfersLastHour}` + (cfg?.maxTransfersPerHour !== undefined ? ` of ${cfg.maxTransfersPerHour}` : ' (no cap)'),
+          `per transfer: ${cfg?.maxTransferUsd !== undefined ? `at most ${cfg.maxTransferUsd} USD` : 'no USD cap'}`,
+        ];
+        const assets = new Set([...Object.keys(cfg?.dailyNotional ?? {}), ...history.notional24hByOrigin.keys()]);
+        for (const asset of assets) {
+          const byChain = history.notional24hByOrigin.get(asset) ?? new Map<string, bigint>();
+          const sent = [...byChain].map(([chain, amount]) => `${amount} from ${chain}`).join(', ') || 'nothing';
+          const cap = cfg?.dailyNotional?.[asset];
+          lines.push(`${asset} sent in 24 h (base units): ${sent}; cap ${cap === undefined ? 'none' : `${cap} ${asset}`}`);
+        }
+        out(lines.join('\n'));
+        if (report.recentHits.length > 0) {
+          out(
+            table(
+              ['when', 'asset', 'route', 'amount in', 'reason', 'detail'],
+              report.recentHits.map((h) => [new Date(h.decidedAtMs).toISOString(), h.asset, `${h.originChain} → ${h.destinationChain}`, h.amountIn.toString(), h.reason, h.detail]),
+            ),
+          );
+        }
+      } finally {
+        db.close();
+      }
+    });
+}
