@@ -117,6 +117,16 @@ export interface HttpErrorBurst {
  * - `quoteDeadlineSec`: seconds from quote time to `orderData.output.deadline` (and refund deadlines).
  * - `solanaTxTooLarge`: Solana-origin quotes answer 400 `SOLANA_TX_TOO_LARGE` unless the request narrows the
  *   origin route as far as the value says (see `src/sandbox/quote/solanaSize.ts`); null = off.
+ * - `attestUnavailable`: POST /withdrawals/attest-deposit answers 503 ("not yet finalized") this many more
+ *   times (count, consumed one per call; spec "Withdrawal endpoints": 503 means wait and retry).
+ * - `withdrawalFail`: this many next withdrawal jobs end `failed` (with a reason) instead of `ready`; the
+ *   amount goes back to the hub balance.
+ * - `withdrawalExpire`: this many next withdrawal jobs end `expired` instead of `ready`; the amount goes back
+ *   to the hub balance.
+ * - `unfilledWithdrawableAfterMs`: a deposit still unfilled this many milliseconds after it was seen is
+ *   withdrawable (`protocol.isWithdrawable`); null = only once its order's output deadline has passed.
+ * - `webhookDrop` / `webhookDuplicate` / `webhookDelayMs`: webhook deliveries (startSandbox `webhook`) are
+ *   not sent at all / sent twice / sent this many milliseconds late (src/sandbox/webhooks/sender.ts).
  */
 export interface SandboxFaults {
   extraFees?: ExtraFees;
@@ -135,6 +145,13 @@ export interface SandboxFaults {
   httpErrors?: HttpErrorBurst | null;
   quoteDeadlineSec: number;
   solanaTxTooLarge?: SolanaTxTooLargeFault | null;
+  attestUnavailable?: number;
+  withdrawalFail?: number;
+  withdrawalExpire?: number;
+  unfilledWithdrawableAfterMs?: number | null;
+  webhookDrop?: boolean;
+  webhookDuplicate?: boolean;
+  webhookDelayMs?: number;
 }
 
 /** Which quoted output a fill pays: `expected` (`expectedAmount`) or `minimum` (`minimumAmount`). */
@@ -158,6 +175,13 @@ export const DEFAULT_SANDBOX_FAULTS: Readonly<SandboxFaults> = Object.freeze({
   httpErrors: null,
   quoteDeadlineSec: 600,
   solanaTxTooLarge: null,
+  attestUnavailable: 0,
+  withdrawalFail: 0,
+  withdrawalExpire: 0,
+  unfilledWithdrawableAfterMs: null,
+  webhookDrop: false,
+  webhookDuplicate: false,
+  webhookDelayMs: 0,
 });
 
 const Bps = z.number().int().min(0).max(10_000);
@@ -196,6 +220,13 @@ export const SandboxFaultsPatchSchema = z.strictObject({
     .strictObject({ fitsAtMaxRouteLength: z.number().int().min(1).nullable(), fitsWithSingleSource: z.boolean() })
     .nullable()
     .optional(),
+  attestUnavailable: z.number().int().min(0).optional(),
+  withdrawalFail: z.number().int().min(0).optional(),
+  withdrawalExpire: z.number().int().min(0).optional(),
+  unfilledWithdrawableAfterMs: z.number().int().min(0).max(86_400_000).nullable().optional(),
+  webhookDrop: z.boolean().optional(),
+  webhookDuplicate: z.boolean().optional(),
+  webhookDelayMs: z.number().int().min(0).max(600_000).optional(),
 });
 
 /**

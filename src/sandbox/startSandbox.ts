@@ -23,6 +23,10 @@ import { sandboxChainInfo } from './quote/chainTable.ts';
 import { DEFAULT_SANDBOX_PRICING } from './quote/fees.ts';
 import { DEFAULT_PRICES_USD, parsePrices } from './quote/prices.ts';
 import { startSolver } from './solver/solver.ts';
+import { depositoryExecuteAbi } from '../protocol/depositoryExecute.ts';
+import { withdrawalRoutes } from './withdrawals/routes.ts';
+import { createWithdrawalService, type WithdrawalOptions } from './withdrawals/service.ts';
+import { SandboxWebhookError, WebhookSender, type SandboxWebhookOptions, type WebhookAttempt } from './webhooks/sender.ts';
 
 /** Options of {@link startSandbox}. */
 export interface SandboxOptions {
@@ -48,6 +52,16 @@ export interface SandboxOptions {
   bitcoinBlockMs?: number;
   /** Bitcoin: deposits of at least this many satoshis wait for 2 confirmations, smaller ones 1 (default 1 BTC). */
   bitcoinHighValueSats?: bigint;
+  /**
+   * Withdrawal endpoints timing, ms: `stepMs` per job step (default 1000), `minPollMs` between status polls of
+   * one job before 429 (default 5000), `readyTtlMs` a ready transaction stays executable (default 10 min).
+   */
+  withdrawals?: WithdrawalOptions;
+  /**
+   * Deliver signed `request.status.updated` webhooks to `url` on each status change (spec "Events" →
+   * "Webhooks"); `secret` defaults to `apiKey`. See src/sandbox/webhooks/sender.ts.
+   */
+  webhook?: SandboxWebhookOptions;
 }
 
 /** A running sandbox. */
@@ -68,6 +82,8 @@ export interface Sandbox {
   setFaults(f: Partial<SandboxFaults>): void;
   /** Back to no faults. */
   resetFaults(): void;
+  /** Webhook delivery, when `webhook` was set: every attempt so far, and a wait for the queue to drain. */
+  webhooks?: { attempts(): readonly WebhookAttempt[]; idle(): Promise<void> };
   /** Stops the solver, the API, block production, the Solana and Bitcoin nodes and every anvil node. Idempotent. */
   stop(): Promise<void>;
 }
@@ -84,6 +100,8 @@ export interface Sandbox {
  */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const logger = (opts.logger ?? pino({ level: 'silent' })).child({ component: 'sandbox' });
+  const webhookSecret = opts.webhook?.secret ?? opts.apiKey;
+  if (opts.webhook && !webhookSecret) throw new SandboxWebhookError('webhook delivery needs a secret: pass webhook.secret or apiKey (the key Ballast has as relay.apiKey)');
   const prices = parsePrices({ ...DEFAULT_PRICES_USD, ...(opts.ethUsd !== undefined ? { ETH: opts.ethUsd } : {}) });
   const local = await startLocalChains({
     ...(opts.chains !== undefined ? { chains: opts.chains } : {}),
@@ -119,13 +137,32 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   state.requests.onChange((r) =>
     logger.debug({ requestId: r.requestId, status: r.status, txHashes: r.txHashes }, 'request status changed'),
   );
+  const sender = opts.webhook
+    ? new WebhookSender({ ...opts.webhook, secret: webhookSecret }, {
+        logger: logger.child({ component: 'sandbox-webhooks' }),
+        faults: () => state.faults.get(),
+        nowMs: () => Date.now(),
+      })
+    : null;
+  if (sender) state.requests.onChange((r) => sender.enqueue(r));
 
-  const api = createSandboxApi(state);
+  const publicClients = new Map(local.chains.map((c) => [c.def.chainId, c.publicClient]));
+  const withdrawals = createWithdrawalService({
+    state,
+    ...(opts.withdrawals !== undefined ? { options: opts.withdrawals } : {}),
+    readCallRequest: async (chainId, depository, id) => {
+      const client = publicClients.get(chainId);
+      if (!client) throw new Error(`no client for chain ${chainId}`); // jobs are only built for chains of this table
+      return client.readContract({ address: depository, abi: depositoryExecuteAbi, functionName: 'callRequests', args: [id] });
+    },
+  });
+  const api = createSandboxApi(state, withdrawalRoutes(withdrawals));
   let solver: Awaited<ReturnType<typeof startSolver>> | null = null;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await solver?.stop();
+      await sender?.stop();
       await api.close();
       await nodes.stop();
       await local.stop();
@@ -152,6 +189,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       accounts: local.accounts,
       ...(nodes.solana ? { solana: nodes.solana } : {}),
       ...(nodes.bitcoin ? { bitcoin: nodes.bitcoin } : {}),
+      ...(sender ? { webhooks: { attempts: () => sender.attempts(), idle: () => sender.idle() } } : {}),
       setFaults: (f) => void state.faults.set(f),
       resetFaults: () => void state.faults.reset(),
       stop,

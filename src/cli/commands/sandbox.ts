@@ -21,6 +21,8 @@ interface SandboxFlags {
   solana: boolean;
   bitcoin: boolean;
   bitcoinBlockMs: string;
+  webhookUrl?: string;
+  webhookSecret?: string;
 }
 
 function printInfo(sandbox: Sandbox, store: string, out: (s: string) => void): void {
@@ -60,6 +62,8 @@ export function registerSandbox(program: Command, out: (s: string) => void): voi
     .option('--no-solana', 'do not start the Solana node (litesvm)')
     .option('--no-bitcoin', 'do not start the Bitcoin (regtest Esplora) node')
     .option('--bitcoin-block-ms <ms>', 'milliseconds between mined Bitcoin blocks (0: never)', '1000')
+    .option('--webhook-url <url>', 'POST signed request.status.updated webhooks here on each status change (e.g. the daemon\'s http://127.0.0.1:9464/webhooks/relay)')
+    .option('--webhook-secret <key>', 'with --webhook-url: the HMAC secret, i.e. the relay.apiKey of the Ballast config that receives them')
     .action(async (flags: SandboxFlags) => {
       if (flags.keepRunning && flags.writeFixtures === undefined) {
         throw new CliError('--keep-running only applies with --write-fixtures (without it the sandbox always keeps running)', EXIT_USAGE);
@@ -68,6 +72,12 @@ export function registerSandbox(program: Command, out: (s: string) => void): voi
       if (!Number.isSafeInteger(bitcoinBlockMs) || bitcoinBlockMs < 0) {
         throw new CliError(`--bitcoin-block-ms must be a whole number of milliseconds (0 or more), got ${flags.bitcoinBlockMs}`, EXIT_USAGE);
       }
+      if ((flags.webhookUrl === undefined) !== (flags.webhookSecret === undefined)) {
+        throw new CliError('--webhook-url and --webhook-secret go together (the secret is the relay.apiKey of the receiving config)', EXIT_USAGE);
+      }
+      if (flags.webhookUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(flags.webhookUrl)) {
+        throw new CliError(`--webhook-url must be an http(s) URL, got ${flags.webhookUrl}`, EXIT_USAGE);
+      }
       // The saved fixtures are one EVM quote and its GET /chains document: the non-EVM nodes stay off for them.
       const evmOnly = flags.writeFixtures !== undefined;
       const sandbox = await startSandbox({
@@ -75,9 +85,11 @@ export function registerSandbox(program: Command, out: (s: string) => void): voi
         solana: flags.solana && !evmOnly,
         bitcoin: flags.bitcoin && !evmOnly,
         bitcoinBlockMs,
+        ...(flags.webhookUrl !== undefined ? { webhook: { url: flags.webhookUrl, secret: flags.webhookSecret } } : {}),
       });
       try {
         out(`Relay sandbox API: ${sandbox.apiUrl}`);
+        if (flags.webhookUrl !== undefined) out(`Webhooks: signed request.status.updated deliveries go to ${flags.webhookUrl}`);
         if (flags.writeFixtures !== undefined) {
           const written = await writeSandboxFixtures(sandbox, flags.writeFixtures);
           out(`Wrote ${written.quoteFile} (POST /quote/v2 response) and ${written.chainsFile} (GET /chains response).`);

@@ -4,7 +4,9 @@
  * shape Relay publishes (relayprotocol/relay-docs `migrating-to-requests-v3.mdx`; field types from relay-kit's
  * generated API types).
  */
+import type { SandboxFaults } from '../faults.ts';
 import type { SandboxChainTable } from '../quote/chainTable.ts';
+import { depositWithdrawability } from '../withdrawals/eligibility.ts';
 import { findAnyChain, type SandboxNonEvmChain } from '../quote/vmChains.ts';
 import type { UsdPrices } from '../quote/prices.ts';
 import { feesJson, inTxJson, outTxJson, routeJson } from './requestData.ts';
@@ -37,6 +39,10 @@ export interface RecordContext {
   prices: UsdPrices;
   /** The Solana and Bitcoin chains, when served. */
   vm?: { chains: readonly SandboxNonEvmChain[] } | undefined;
+  /** Clock, unix ms; without it an unfilled deposit is never judged withdrawable by time. */
+  nowMs?: () => number;
+  /** Faults in force (`unfilledWithdrawableAfterMs`). */
+  faults?: { get(): SandboxFaults };
 }
 
 /** GET /requests/v3 reports `delayed` as `pending`: v3's status set has no `delayed` (migration guide). */
@@ -61,7 +67,9 @@ function requestType(r: RequestRecord): string | null {
  *   outTxs add `fee` (wei).
  * - `protocol.isWithdrawable`: true when the request ended `failure` with its deposit still in the depository
  *   (a failed fill, a failed refund leg, or a deposit that paid no order exactly), which is never returned
- *   automatically (spec "What the service does" 5). `protocol.deposit.origin`: depositor, `chainId` (number),
+ *   automatically (spec "What the service does" 5), or when the deposit is still unfilled past its order's
+ *   deadline or the `unfilledWithdrawableAfterMs` fault; false once attested for withdrawal
+ *   (`src/sandbox/withdrawals/eligibility.ts`). `protocol.deposit.origin`: depositor, `chainId` (number),
  *   currency, amount, depository, onchainId (the deposit's order id), transactionId. `protocol.settlement`:
  *   mined fills and refunds.
  * - `createdAt` / `updatedAt`: ISO-8601 strings.
@@ -98,7 +106,7 @@ export function requestJson(r: RequestRecord, ctx: RecordContext) {
     protocol: {
       orderId: order?.orderId ?? deposit?.id ?? null,
       hubType: 'onchain',
-      isWithdrawable: r.status === 'failure' && deposit !== null,
+      isWithdrawable: depositWithdrawability(r, ctx.nowMs?.() ?? null, ctx.faults?.get().unfilledWithdrawableAfterMs ?? null).withdrawable,
       ...(order
         ? { solver: { address: order.orderData.solver, protocolChainId: order.orderData.solverChainId, chainId: solverChain?.chainId ?? null } }
         : {}),

@@ -56,6 +56,12 @@ export interface OutTx {
   status: 'success' | 'failure' | null;
 }
 
+/**
+ * Who took a deposit out of the solver's reach: `solver` (it started filling, refunding or failing it) or
+ * `withdrawal` (attested for withdrawal: hub balance from then on, never filled; spec "Withdrawal endpoints").
+ */
+export type DepositClaim = 'solver' | 'withdrawal';
+
 /** A tracked request. Times are unix milliseconds. */
 export interface RequestRecord {
   requestId: Hex;
@@ -79,6 +85,10 @@ export interface RequestRecord {
   refundFailReason: RefundFailReason;
   /** Output actually delivered, destination base units (set on success). */
   filledAmount: bigint | null;
+  /** When the deposit was first seen (null before); starts the `unfilledWithdrawableAfterMs` fault's clock. */
+  depositSeenAtMs: number | null;
+  /** Who took the deposit (see {@link DepositClaim}); null while nobody has. */
+  depositClaim: DepositClaim | null;
   createdAtMs: number;
   updatedAtMs: number;
 }
@@ -134,6 +144,8 @@ export class RequestStore {
       failReason: 'N/A',
       refundFailReason: 'N/A',
       filledAmount: null,
+      depositSeenAtMs: null,
+      depositClaim: null,
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
     };
@@ -163,6 +175,8 @@ export class RequestStore {
       failReason: 'N/A',
       refundFailReason: 'N/A',
       filledAmount: null,
+      depositSeenAtMs: nowMs,
+      depositClaim: null,
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
     };
@@ -200,8 +214,22 @@ export class RequestStore {
    */
   advance(record: RequestRecord, to: SandboxRequestStatus, patch: RecordPatch, nowMs: number): boolean {
     if (RANK[to] <= RANK[record.status]) return false;
+    if (patch.deposit && record.depositSeenAtMs === null) record.depositSeenAtMs = nowMs;
     Object.assign(record, patch, { status: to, updatedAtMs: Math.max(nowMs, record.updatedAtMs) });
     for (const listener of this.#listeners) listener(record);
+    return true;
+  }
+
+  /**
+   * Claims a record's deposit for `by` (not a status change: listeners are not called). A withdrawal claim
+   * always takes it unless one already did (the caller checks the deposit is withdrawable first); the solver's
+   * claim fails once the deposit was attested for withdrawal.
+   *
+   * @returns true when `by` now holds the deposit and did not before (solver: also when it already held it)
+   */
+  claimDeposit(record: RequestRecord, by: DepositClaim): boolean {
+    if (record.depositClaim === 'withdrawal') return false;
+    record.depositClaim = by;
     return true;
   }
 }

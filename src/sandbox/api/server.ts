@@ -2,7 +2,8 @@
  * The sandbox's Relay-compatible HTTP API on node:http, bound to 127.0.0.1 (no framework: a handful of routes
  * needs none, and none is installed). Public routes: GET /chains, POST /quote/v2, GET /intents/status/v3
  * (and /intents/status), GET /requests/v3, POST /transactions/index. Admin routes: GET|POST /_sandbox/faults,
- * POST /_sandbox/faults/reset, GET /_sandbox/requests, GET /_sandbox/solana-quotes. HTTP error bursts
+ * POST /_sandbox/faults/reset, GET /_sandbox/requests, GET /_sandbox/solana-quotes; features add more through
+ * `extra` routes (the withdrawal endpoints and GET /_sandbox/hub-balances, `src/sandbox/withdrawals`). HTTP error bursts
  * (faults.httpErrors) apply to public routes only and answer 429 / 503 `{message}` with `retry-after: 1`.
  * Error bodies follow spec "Errors" (see `SandboxApiError`).
  */
@@ -40,6 +41,17 @@ export interface SandboxApi {
 }
 
 type Handler = (state: SandboxState, req: IncomingMessage, url: URL) => RouteResult | Promise<RouteResult>;
+/** A route handler of the sandbox API. */
+export type SandboxRouteHandler = Handler;
+
+/**
+ * Routes a sandbox feature registers besides the built-in ones (e.g. the withdrawal endpoints), keyed
+ * `'METHOD /path'`. Public routes see the HTTP error-burst faults; admin routes do not.
+ */
+export interface SandboxApiRoutes {
+  public?: Record<string, SandboxRouteHandler>;
+  admin?: Record<string, SandboxRouteHandler>;
+}
 
 const PUBLIC_ROUTES: Record<string, Handler> = {
   'GET /chains': (s) => getChains(s),
@@ -61,13 +73,23 @@ const ADMIN_ROUTES: Record<string, Handler> = {
   'GET /_sandbox/solana-quotes': (s) => getSolanaQuoteLog(s),
 };
 
-const KNOWN_PATHS = new Set([...Object.keys(PUBLIC_ROUTES), ...Object.keys(ADMIN_ROUTES)].map((k) => k.split(' ')[1]));
+interface RouteTable {
+  public: Record<string, Handler>;
+  admin: Record<string, Handler>;
+  knownPaths: Set<string | undefined>;
+}
 
-async function dispatch(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+function routeTable(extra: SandboxApiRoutes): RouteTable {
+  const pub = { ...PUBLIC_ROUTES, ...extra.public };
+  const admin = { ...ADMIN_ROUTES, ...extra.admin };
+  return { public: pub, admin, knownPaths: new Set([...Object.keys(pub), ...Object.keys(admin)].map((k) => k.split(' ')[1])) };
+}
+
+async function dispatch(state: SandboxState, req: IncomingMessage, res: ServerResponse, routes: RouteTable): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const key = `${req.method ?? 'GET'} ${url.pathname}`;
-  const admin = ADMIN_ROUTES[key];
-  const handler = admin ?? PUBLIC_ROUTES[key];
+  const admin = routes.admin[key];
+  const handler = admin ?? routes.public[key];
   if (!admin) {
     const burst = state.faults.takeHttpError();
     if (burst === 429) {
@@ -80,7 +102,7 @@ async function dispatch(state: SandboxState, req: IncomingMessage, res: ServerRe
     }
   }
   if (!handler) {
-    if (KNOWN_PATHS.has(url.pathname)) throw new SandboxApiError(405, null, `${req.method} is not allowed on ${url.pathname}`);
+    if (routes.knownPaths.has(url.pathname)) throw new SandboxApiError(405, null, `${req.method} is not allowed on ${url.pathname}`);
     sendJson(res, 404, { message: `Not found: ${url.pathname}` });
     return;
   }
@@ -91,11 +113,14 @@ async function dispatch(state: SandboxState, req: IncomingMessage, res: ServerRe
 /**
  * Creates the sandbox API over shared state. Unexpected errors answer 500 `{message, errorCode: "UNKNOWN_ERROR"}`
  * (spec "Errors": 500 `{message, errorCode}`) and are logged.
+ *
+ * @param extra routes registered besides the built-in ones (see {@link SandboxApiRoutes})
  */
-export function createSandboxApi(state: SandboxState): SandboxApi {
+export function createSandboxApi(state: SandboxState, extra: SandboxApiRoutes = {}): SandboxApi {
   const log = state.logger.child({ component: 'sandbox-api' });
+  const routes = routeTable(extra);
   const server = createServer((req, res) => {
-    dispatch(state, req, res).catch((error: unknown) => {
+    dispatch(state, req, res, routes).catch((error: unknown) => {
       if (error instanceof SandboxApiError) {
         log.debug({ method: req.method, url: req.url, code: error.code }, error.message);
         if (!res.headersSent) sendJson(res, error.status, error.toBody());

@@ -5,7 +5,8 @@
  *
  * Layout (identical on every chain, so addresses can be shared across chains):
  * - accounts by anvil dev-key index: 0 treasury, 1 solver, 2 deployer, 3..5 extra;
- * - `RelayDepository` deployed by the deployer at nonce 0, owner = solver (sandbox-only withdraw for refunds);
+ * - `RelayDepository` deployed by the deployer at nonce 0, owner = solver (sandbox-only withdraw for refunds),
+ *   allocator = solver (signs the `execute` call requests of withdrawals);
  * - `TestStablecoin` ("USDC") at nonce 1 and `TestTetherToken` ("USDT") at nonce 2, owner (minter) = deployer;
  * - `RelayRouter` at nonce 3 + `ApprovalProxy` (over it) at nonce 4: GET /chains `contracts.erc20Router` /
  *   `contracts.approvalProxy`; a second pair at nonces 5 and 6: `contracts.v3.erc20Router` / `v3.approvalProxy`;

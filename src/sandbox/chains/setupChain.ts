@@ -120,7 +120,7 @@ export async function setupChain(params: SetupChainParameters): Promise<void> {
     const artifact = artifacts[name];
     hashes.push(await deployer.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, nonce }));
   };
-  await deploy('RelayDepository', [accounts.solver.address], DEPLOY_NONCES.depository);
+  await deploy('RelayDepository', [accounts.solver.address, accounts.solver.address], DEPLOY_NONCES.depository); // owner, allocator
   await deploy('TestStablecoin', [accounts.deployer.address], DEPLOY_NONCES.usdc);
   await deploy('TestTetherToken', [accounts.deployer.address], DEPLOY_NONCES.usdt);
   await deploy('RelayRouter', [], DEPLOY_NONCES.erc20Router);

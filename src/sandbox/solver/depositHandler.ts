@@ -9,7 +9,9 @@
  * as the deposit is seen (spec "States and transitions", Bitcoin 1) and nothing is sent before the wait ends.
  * Fault modes are read when the deposit is seen: `fillDelayMs`, `neverFill`, `refund`, `failure`, `failReason`,
  * `refundFailReason`, `delayed`, `fillAmount`. Once a transaction is sent its outcome is only taken from the
- * chain (`SolverLeg.settle`). A deposit whose handling throws before anything is sent is retried.
+ * chain (`SolverLeg.settle`). A deposit whose handling throws before anything is sent is retried. A deposit
+ * attested for withdrawal (`RequestStore.claimDeposit`) is never filled or refunded: the solver claims the
+ * deposit right before it acts and stops when the claim fails.
  */
 import type { Logger } from 'pino';
 import type { ObservedDeposit, OutTx, RequestRecord } from '../api/requestStore.ts';
@@ -113,6 +115,10 @@ export function createDepositHandler(o: DepositHandlerOptions): DepositHandler {
     if (faults.neverFill) return;
     await sleep(faults.fillDelayMs, signal);
     if (signal.aborted) return;
+    if (!state.requests.claimDeposit(record, 'solver')) {
+      flog.info('deposit attested for withdrawal; it is hub balance now and is not filled');
+      return;
+    }
     if (faults.failure) {
       state.requests.advance(record, 'failure', { failReason: faults.failReason }, nowMs());
       flog.warn({ failReason: faults.failReason }, 'fill failed (fault mode); the deposit stays in the depository');
@@ -153,6 +159,7 @@ export function createDepositHandler(o: DepositHandlerOptions): DepositHandler {
       ulog.warn({ txHash: deposit.txHash }, 'deposit not filled; it stays in the depository, withdrawable by the depositor');
       return;
     }
+    if (!state.requests.claimDeposit(record, 'solver')) return; // attested for withdrawal meanwhile
     ulog.warn({ txHash: deposit.txHash }, 'deposit not filled; returning it (refund fault)');
     await refund(record, deposit, refundTo ?? deposit.from, failReason, reason);
   }
