@@ -7,6 +7,8 @@
  * - full local verification of a quote, relative to one order-id hash; target: under 20× a hash (verification
  *   hashes once and decodes calldata; anything more means repeated work).
  * - planning 200 targets across 20 chains, relative to one order-id hash; target: under 50×.
+ * - fill detection on the sandbox, webhook vs polling once a second (bench/webhookLatency.ts); target: under
+ *   0.2× (`BALLAST_BENCH_SANDBOX=0` skips it: it starts anvil chains).
  *
  * Quotes: the offline quote (built by the sandbox's pure quote builder, always available) and the genuine
  * published quote when its files are present (`BALLAST_RELAY_FIXTURES` or `../shared/fixtures/relay`).
@@ -19,6 +21,7 @@ import { planRebalance } from '../src/planner/planRebalance.ts';
 import type { TargetBand } from '../src/planner/types.ts';
 import { QUOTE_CASES } from '../test/fixtures/quoteCase.ts';
 import { relayFixturesDir, relayFixturesPresent } from '../test/fixtures/relay.ts';
+import { fillDetectionRow } from './webhookLatency.ts';
 
 async function measure(name: string, iterations: number, fn: () => unknown | Promise<unknown>): Promise<number> {
   for (let i = 0; i < Math.min(50, iterations); i++) await fn(); // warm-up
@@ -61,6 +64,7 @@ const plan = await measure('plan 200 targets / 20 chains', 200, () =>
   planRebalance({ targets, balances, inFlight: [], minTransfer: '100', maxTransfer: '50000' }),
 );
 rows.push(['plan 200 targets / one order-id hash', plan / hash, 50]);
+if (process.env.BALLAST_BENCH_SANDBOX !== '0') rows.push(await fillDetectionRow());
 
 console.log('');
 let failed = false;

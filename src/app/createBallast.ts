@@ -12,6 +12,8 @@ import type { CycleContext, WalletRuntime } from '../cycle/context.ts';
 import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
 import { createChainAdapters } from './chainAdapters.ts';
 import { withRunLock } from './runLock.ts';
+import { StatusFeed } from '../webhooks/statusFeed.ts';
+import { createWebhookReceiver, type WebhookReceiver } from '../webhooks/receiver.ts';
 
 /** Options for {@link createBallast}; tests inject clocks and a faster poll interval. */
 export interface CreateBallastOptions {
@@ -30,6 +32,10 @@ export interface Ballast {
   db: Database.Database;
   metrics: BallastMetrics;
   relay: RelayClient;
+  /** Statuses pushed by webhooks, awaited by the trackers of this instance (src/webhooks/statusFeed.ts). */
+  statusFeed: StatusFeed;
+  /** The webhook receiver when `webhooks.enabled` (the daemon serves it), else null. */
+  webhooks: WebhookReceiver | null;
   /** Runs one cycle under the single-run lock; `plan` mode takes no lock and signs nothing. */
   runCycle(mode: 'once' | 'daemon' | 'plan'): Promise<CycleReport>;
   close(): void;
@@ -53,6 +59,22 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     onResponse: (e) => metrics.relayHttpRequestsTotal.inc({ endpoint: e.endpoint, status: String(e.status) }),
   });
   const chains = createChainAdapters(config, { chainPollingIntervalMs: opts.chainPollingIntervalMs });
+  const statusFeed = new StatusFeed();
+  const now = opts.now ?? Date.now;
+  const webhooks =
+    config.webhooks?.enabled && config.relay.apiKey
+      ? createWebhookReceiver({
+          path: config.webhooks.path,
+          secret: config.relay.apiKey,
+          toleranceSec: config.webhooks.toleranceSec,
+          maxBodyBytes: config.webhooks.maxBodyBytes,
+          db,
+          metrics,
+          logger,
+          feed: statusFeed,
+          now,
+        })
+      : null;
   const wallets = new Map<string, WalletRuntime>();
   for (const [name, w] of Object.entries(config.wallets)) wallets.set(name, { name, vm: w.vm, address: w.address });
   const ctx: CycleContext = {
@@ -63,7 +85,8 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     wallets,
     metrics,
     logger,
-    now: opts.now ?? Date.now,
+    now,
+    statusFeed,
     sleep: opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     signal: opts.signal,
   };
@@ -72,6 +95,8 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     db,
     metrics,
     relay,
+    statusFeed,
+    webhooks,
     runCycle: (mode) =>
       mode === 'plan' ? runCycle(ctx, { mode }) : withRunLock(ctx, (signal) => runCycle({ ...ctx, signal }, { mode })),
     close: () => db.close(),

@@ -1,12 +1,14 @@
 /**
  * Daemon mode: cycles on the configured node-cron schedule, never two at once (node-cron `noOverlap` plus the
- * SQLite run lock shared with `run --once`), metrics served on `metrics.listen`, graceful shutdown.
+ * SQLite run lock shared with `run --once`), metrics served on `metrics.listen`, graceful shutdown. With
+ * `webhooks.enabled` the webhook receiver is served too: on the metrics server, or on `webhooks.listen`.
  */
 import cron from 'node-cron';
 import type { Logger } from 'pino';
 import type { Ballast } from './createBallast.ts';
 import { RunLockBusyError } from './runLock.ts';
 import { startMetricsServer } from '../metrics/server.ts';
+import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 
@@ -24,6 +26,8 @@ export interface DaemonOptions {
 /** A running daemon. `stop()` finishes or parks the current cycle, closes the metrics server and the DB. */
 export interface DaemonHandle {
   metricsUrl: string | null;
+  /** Full URL of the webhook endpoint (to set in the Relay dashboard), or null when webhooks are off. */
+  webhookUrl: string | null;
   stop(reason: string): Promise<void>;
   /** Resolves after stop() completed. */
   stopped: Promise<void>;
@@ -32,20 +36,32 @@ export interface DaemonHandle {
 /**
  * Starts the daemon.
  *
- * @throws when the metrics listen address cannot be bound
+ * @throws when the metrics (or webhooks) listen address cannot be bound
  */
 export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const { ballast, config, logger } = opts;
   const log = logger.child({ component: 'daemon' });
   let current: Promise<unknown> | null = null;
   let lastCycleOk: boolean | null = null;
+  const receiver = ballast.webhooks;
+  const ownListen = receiver ? config.webhooks?.listen : undefined;
   const metricsServer = config.metrics?.listen
     ? await startMetricsServer({
         listen: config.metrics.listen,
         metrics: ballast.metrics,
         health: () => ({ ok: lastCycleOk !== false, detail: { lastCycleOk, cycleRunning: current !== null } }),
+        ...(receiver && !ownListen ? { handle: receiver.handle } : {}),
       })
     : null;
+  let webhookServer: WebhookServer | null = null;
+  try {
+    if (receiver && ownListen) webhookServer = await startWebhookServer(ownListen, receiver);
+  } catch (error) {
+    await metricsServer?.close();
+    throw error;
+  }
+  const webhookBase = receiver ? (webhookServer ?? metricsServer)?.url : undefined;
+  const webhookUrl = receiver && webhookBase ? `${webhookBase}${receiver.path}` : null;
 
   const cycle = async (): Promise<void> => {
     if (current || opts.abort.signal.aborted) return;
@@ -70,7 +86,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   };
 
   const task = cron.schedule(config.schedule, cycle, { name: 'ballast-cycle', noOverlap: true });
-  log.info({ schedule: config.schedule, metrics: metricsServer?.url ?? null }, 'daemon started');
+  log.info({ schedule: config.schedule, metrics: metricsServer?.url ?? null, webhooks: webhookUrl }, 'daemon started');
   if (opts.runAtStart) void cycle();
 
   let resolveStopped!: () => void;
@@ -78,6 +94,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   let stopping = false;
   return {
     metricsUrl: metricsServer?.url ?? null,
+    webhookUrl,
     stopped,
     async stop(reason: string) {
       if (stopping) return stopped;
@@ -87,6 +104,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       opts.abort.abort();
       if (current) await current;
       await metricsServer?.close();
+      await webhookServer?.close();
       ballast.close();
       log.info('stopped');
       resolveStopped();

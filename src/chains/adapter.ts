@@ -168,4 +168,33 @@ export interface ChainAdapter {
    * for high value); undefined where only `tracking.stalledAfterSec` applies.
    */
   stalledAfterBlocks?(amountIn: bigint): number;
+
+  /**
+   * Signs the digest of a withdrawal request (spec "Withdrawal endpoints", Signing; digest from
+   * src/protocol/withdrawalDigest.ts) with the named wallet, the deposit's owner. EVM: EIP-191 personal message
+   * over the raw 32 digest bytes; Solana: ed25519 over the UTF-8 bytes of the 64-character hex digest. Absent
+   * where the API accepts no withdrawal from owners of this VM (Bitcoin).
+   *
+   * @param digestHex 64 hex digits, no 0x
+   * @returns the signature, 0x-prefixed hex
+   * @throws when the wallet is not one of this VM's signers or the digest is malformed (nothing was sent)
+   */
+  signWithdrawalDigest?(wallet: string, digestHex: string): Promise<string>;
+  /**
+   * Signs the transaction a `ready` withdrawal job hands the owner (spec "Withdrawal job status"), already
+   * verified by src/verify/withdrawalTx.ts, with the named wallet paying the gas. Like `sign`, the result is
+   * written ahead and then sent with `broadcast`. Absent where this VM's ready transactions are not broadcast by
+   * Ballast.
+   *
+   * @throws when the wallet is not ours, the chain id is not this chain's or the call would revert (nothing was sent)
+   */
+  signWithdrawalTransaction?(wallet: string, tx: WithdrawalTransaction): Promise<SignedOriginTx>;
+}
+
+/** The EVM transaction request of a `ready` withdrawal job: chain id, the depository, calldata, value in wei. */
+export interface WithdrawalTransaction {
+  chainId: number;
+  to: string;
+  data: string;
+  value: string;
 }

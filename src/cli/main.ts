@@ -9,6 +9,7 @@ import { RunLockBusyError } from '../app/runLock.ts';
 import { registerAllowances } from './commands/allowances.ts';
 import { registerDaemon } from './commands/daemon.ts';
 import { registerResume } from './commands/resume.ts';
+import { registerWithdraw } from './commands/withdraw.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerHistory } from './commands/history.ts';
 import { registerLimits } from './commands/limits.ts';
@@ -38,6 +39,7 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
   registerLimits(program, out);
   registerAllowances(program, out);
   registerResume(program, out);
+  registerWithdraw(program, out);
   registerSandbox(program, out);
   registerDemo(program, out);
   for (const cmd of program.commands) cmd.exitOverride();

@@ -25,6 +25,7 @@ import {
   type PolicyConfig,
 } from './schema.ts';
 import { WalletSchema, type WalletConfig } from './walletSchema.ts';
+import { checkWebhooks, type WebhooksConfig } from './webhooksSchema.ts';
 import { loadWallet, type LoadedWallet } from './wallets.ts';
 import { issuesFromZod } from './zodIssues.ts';
 
@@ -87,6 +88,10 @@ export interface LoadedConfig {
   store: string;
   metrics: { listen: string; host: string; port: number };
   log: ConfigFile['log'];
+  /** Recovery of unfilled deposits (src/config/withdrawalsSchema.ts, docs/withdrawals.md). */
+  withdrawals: ConfigFile['withdrawals'];
+  /** Relay webhook receiver (src/config/webhooksSchema.ts, docs/webhooks.md); absent = off. */
+  webhooks?: WebhooksConfig;
   /** Non-fatal advice (e.g. a private key written literally in the file); the caller logs these. */
   warnings: string[];
 }
@@ -121,6 +126,7 @@ export function loadConfig(file: string, env: EnvMap = process.env): LoadedConfi
     if (loaded) wallets[name] = loaded;
   }
   checkConfig(parts, later);
+  checkWebhooks(tree, later);
   issues.push(...later.filter((i) => !envIssuePaths.has(i.path)));
 
   if (issues.length > 0 || !parsed.success) throw new ConfigError(configFile, issues, secrets);
@@ -288,6 +294,8 @@ function buildLoaded(
     store: data.store === ':memory:' ? data.store : resolve(configDir, data.store),
     metrics: { listen, host, port: Number(listen.slice(colon + 1)) },
     log: data.log,
+    withdrawals: data.withdrawals,
+    webhooks: data.webhooks,
     warnings,
   };
 }

@@ -14,6 +14,8 @@ import { z } from 'zod';
 import { SpendingLimitsSectionSchema } from './limitsSchema.ts';
 import { ChainSchema } from './chainSchema.ts';
 import { WalletSchema } from './walletSchema.ts';
+import { WITHDRAWALS_SECTION_DEFAULT, WithdrawalsSectionSchema } from './withdrawalsSchema.ts';
+import { DEFAULT_WEBHOOKS, WebhooksSectionSchema } from './webhooksSchema.ts';
 import { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.ts';
 
 export { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.ts';
@@ -185,6 +187,8 @@ export const ConfigSchema = z
     store: z.string().min(1).default('./ballast.db').describe('SQLite file; relative to the config file'),
     metrics: MetricsSectionSchema.default({ listen: '127.0.0.1:9464' }),
     log: LogSectionSchema.default({ level: 'info' }),
+    withdrawals: WithdrawalsSectionSchema.default(WITHDRAWALS_SECTION_DEFAULT),
+    webhooks: WebhooksSectionSchema.default({ ...DEFAULT_WEBHOOKS }),
   })
   .meta({ title: 'Ballast configuration', description: 'Treasury rebalancing through the Relay API' });
 

@@ -9,6 +9,7 @@ import type { ChainAdapter, AdapterVm } from '../chains/adapter.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import type { BallastMetrics } from '../metrics/metrics.ts';
 import type { RelayClient } from '../relay/client.ts';
+import type { StatusFeed } from '../webhooks/statusFeed.ts';
 
 /** A configured hot wallet as the cycle sees it: its name, VM family and address. Its signer lives in the adapters. */
 export interface WalletRuntime {
@@ -28,6 +29,8 @@ export interface CycleContext {
   metrics: BallastMetrics;
   logger: Logger;
   now: () => number;
+  /** Statuses pushed by webhooks; trackers await it instead of sleeping a whole poll interval. */
+  statusFeed?: StatusFeed;
   sleep: (ms: number) => Promise<void>;
   /** Aborted on SIGTERM/SIGINT: no new transfer starts; tracking stops and leaves transfers in flight. */
   signal?: AbortSignal;

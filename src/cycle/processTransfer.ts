@@ -158,6 +158,7 @@ export async function processTransfer(
         },
         signal: ctx.signal,
         onRelayStatus: (status) => noteRelayStatus(ctx, status, { requestId }),
+        ...(ctx.statusFeed ? { statusFeed: ctx.statusFeed } : {}),
       },
       {
         cycleId,

@@ -24,6 +24,7 @@ import { processTransfer, type TransferAttempt } from './processTransfer.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
 import { readTargetBalances } from './readBalances.ts';
 import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
+import { recoverInCycle } from '../withdraw/recover.ts';
 
 /** Cycle outcome: `ok` completed; `refused` a needed transfer was refused by policy or verification; `error` otherwise. */
 export type CycleOutcome = 'ok' | 'refused' | 'error';
@@ -108,6 +109,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     const refreshed = opts.mode === 'plan' ? { inFlight: listInFlightTransfers(ctx.db), closed: [] } : await refreshInFlight(ctx);
     const inFlightRows = refreshed.inFlight;
     crashPoint('cycle:refreshed');
+    await recoverInCycle(ctx, chainsDoc, opts.mode); // withdrawals.auto: unfilled deposits back to the treasury (the planner still credits them this cycle)
     const plannerInFlight = toPlannerInFlight(inFlightRows, readBlocks(report.balances), await fillBlocks(ctx, refreshed.closed));
     recordBalances(
       ctx.db,

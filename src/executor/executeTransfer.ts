@@ -15,6 +15,7 @@ import { deadlineRefusal, receiptWaitMs } from './deadlines.ts';
 import {
   addTransferTx,
   createTransfer,
+  getTransfer,
   markTxConfirmed,
   markTxSent,
   setRelayStatus,
@@ -27,6 +28,7 @@ import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems, findCheckEndpoint } from './collectItems.ts';
 import { statusIsForeign, statusNamesDeposit, statusReasons } from './statusOwnership.ts';
 import { trackRequest } from './trackRequest.ts';
+import type { StatusFeed } from '../webhooks/statusFeed.ts';
 
 /** Everything the executor talks to. */
 export interface ExecuteTransferDeps {
@@ -44,6 +46,11 @@ export interface ExecuteTransferDeps {
   signal?: AbortSignal;
   /** Called with each new request status read while tracking (metrics; unknown values are non-final). */
   onRelayStatus?: (status: string) => void;
+  /**
+   * Statuses pushed by webhooks (src/webhooks/statusFeed.ts), absent without a receiver. While tracking, a
+   * pushed status ends the poll wait at once.
+   */
+  statusFeed?: StatusFeed;
 }
 
 /**
@@ -222,13 +229,16 @@ async function track(
 ): Promise<ExecuteTransferResult> {
   const checkEndpoint = findCheckEndpoint(args.quote);
   const depositHash = hashes[hashes.length - 1]!;
+  const pushed = deps.statusFeed?.subscribe(args.requestId);
   const result = await trackRequest({
     getStatus: (signal) => deps.relay.getStatus(args.requestId, checkEndpoint, { signal }),
-    onStatus: (s) => {
-      deps.onRelayStatus?.(s.status);
-      log.info({ status: s.status, txHashes: s.txHashes }, 'request status');
+    onStatus: (s, source) => {
+      if (source === 'poll') deps.onRelayStatus?.(s.status); // pushed ones are metered by the webhook receiver
+      log.info({ status: s.status, txHashes: s.txHashes, source }, 'request status');
       // Written only after the ownership check: a status about another deposit never touches this transfer.
       if (statusIsForeign(s, depositHash)) return;
+      // A read sent before a webhook closed the transfer must not overwrite the final status it stored.
+      if (pushed && isFinal(getTransfer(deps.db, transferId)?.status)) return;
       setRelayStatus(deps.db, transferId, s.status, { nowMs: deps.now(), outTxHashes: s.txHashes });
       crashPoint('track:status');
     },
@@ -246,7 +256,15 @@ async function track(
     now: deps.now,
     sleep: deps.sleep,
     signal: deps.signal,
-  });
+    ...(pushed ? { pushed } : {}),
+  }).finally(() => pushed?.close());
+  // The webhook receiver (src/webhooks/applyStatusEvent.ts) closes a deposited transfer itself when an event
+  // says it is final: then there is nothing left to write here.
+  const closed = getTransfer(deps.db, transferId);
+  if (closed && isFinal(closed.status)) {
+    log.info({ transferId, status: closed.status }, 'transfer already closed by a webhook event');
+    return { transferId, status: closed.status, relayStatus: closed.relayStatus, originTxHashes: hashes };
+  }
   if (result.final === null) {
     log.warn({ transferId, last: result.last?.status ?? null }, 'fill not final before the tracking deadline; stays in flight');
     return { transferId, status: 'deposited', relayStatus: result.last?.status ?? null, originTxHashes: hashes };
@@ -258,6 +276,11 @@ async function track(
   });
   crashPoint('transfer:final');
   return { transferId, status: result.final, relayStatus: result.final, originTxHashes: hashes };
+}
+
+/** Whether a transfer status is one a terminal request status closes it with. */
+function isFinal(status: TransferStatus | undefined): status is 'success' | 'failure' | 'refund' {
+  return status === 'success' || status === 'failure' || status === 'refund';
 }
 
 function fail(run: Run, error: string): ExecuteTransferResult {

@@ -1,6 +1,8 @@
 /**
  * Polls a request's status until it is terminal or a deadline passes (spec "GET /intents/status/v3": poll about
- * once per second, or use the step item's `check.endpoint`).
+ * once per second, or use the step item's `check.endpoint`). Statuses pushed by webhooks (spec "Events" →
+ * "Webhooks") can end a wait early: between two reads the tracker awaits them instead of sleeping, and handles a
+ * pushed status like one it read.
  */
 import { isTerminalRequestStatus, type IntentStatus, type TerminalRequestStatus } from '../relay/schemas.ts';
 import { ABORTED, raceAbort } from '../core/abortable.ts';
@@ -13,8 +15,11 @@ export interface TrackRequestOptions {
    * time either way, even when a call ignores the signal.
    */
   getStatus: (signal: AbortSignal) => Promise<IntentStatus>;
-  /** Called on every status that differs from the previous one (including the first). */
-  onStatus: (status: IntentStatus) => void;
+  /**
+   * Called on every status that differs from the previous one (including the first); `source` says whether it
+   * was read from the status endpoint or pushed by a webhook.
+   */
+  onStatus: (status: IntentStatus, source: StatusSource) => void;
   /**
    * Called for the first failed status read of a failing stretch (a read that succeeds ends the stretch), so
    * a status endpoint that keeps failing yields one warning, not one per poll; the loop keeps polling.
@@ -38,7 +43,15 @@ export interface TrackRequestOptions {
    */
   isOurs?: (status: IntentStatus) => boolean;
   onForeignFinal?: (status: IntentStatus) => void;
+  /**
+   * Statuses pushed for this request (src/webhooks/statusFeed.ts). When given, the wait between reads is
+   * `pushed.next(ms)` instead of `sleep(ms)`: a pushed status ends it and is handled in place of the next read.
+   */
+  pushed?: { next(waitMs: number, signal?: AbortSignal): Promise<IntentStatus | null> };
 }
+
+/** Where a status came from: the status endpoint (`poll`) or a verified webhook (`push`). */
+export type StatusSource = 'poll' | 'push';
 
 /** Outcome: the terminal status, or `null` when the deadline passed (the transfer stays in flight). */
 export interface TrackRequestResult {
@@ -57,9 +70,13 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
   let askedReindex = false;
   let reportedForeign = false;
   let failing = false;
+  let pushed: IntentStatus | null = null;
   for (;;) {
     if (opts.signal?.aborted) return { final: null, last };
-    const read = await readWithin(opts, Math.max(0, opts.timeoutMs - (opts.now() - started)));
+    const read: Read = pushed
+      ? { kind: 'ok', status: pushed, source: 'push' }
+      : await readWithin(opts, Math.max(0, opts.timeoutMs - (opts.now() - started)));
+    pushed = null;
     if (read.kind === 'out-of-time') return { final: null, last };
     if (read.kind === 'failed') {
       if (!failing) opts.onError?.(read.error);
@@ -69,7 +86,7 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
       failing = false;
       // Outside the read's try: a failure in the caller's handler is not a failed status read.
       if (!last || status.status !== last.status || status.txHashes.length !== last.txHashes.length) {
-        opts.onStatus(status);
+        opts.onStatus(status, read.source);
       }
       last = status;
       if (isTerminalRequestStatus(status.status)) {
@@ -90,11 +107,13 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
       await opts.onStuckWaiting().catch((error: unknown) => opts.onError?.(error));
     }
     if (elapsed >= opts.timeoutMs) return { final: null, last };
-    await opts.sleep(Math.min(opts.pollMs, Math.max(0, opts.timeoutMs - elapsed)));
+    const waitMs = Math.min(opts.pollMs, Math.max(0, opts.timeoutMs - elapsed));
+    if (opts.pushed) pushed = await opts.pushed.next(waitMs, opts.signal);
+    else await opts.sleep(waitMs);
   }
 }
 
-type Read = { kind: 'ok'; status: IntentStatus } | { kind: 'failed'; error: unknown } | { kind: 'out-of-time' };
+type Read = { kind: 'ok'; status: IntentStatus; source: StatusSource } | { kind: 'failed'; error: unknown } | { kind: 'out-of-time' };
 
 /**
  * One status read bounded by the tracking time left (`leftMs`, real milliseconds) and the caller's signal: the
@@ -107,7 +126,7 @@ async function readWithin(opts: TrackRequestOptions, leftMs: number): Promise<Re
   const timer = setTimeout(() => limit.abort(), leftMs);
   try {
     const read = opts.getStatus(signal).then(
-      (status): Read => ({ kind: 'ok', status }),
+      (status): Read => ({ kind: 'ok', status, source: 'poll' }),
       (error: unknown): Read => ({ kind: 'failed', error }),
     );
     const result = await raceAbort(read, signal);

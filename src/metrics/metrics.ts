@@ -68,6 +68,23 @@ export interface BallastMetrics {
   routesPaused: Gauge<string>;
   /** `ballast_origin_reorgs_total{chain}`: mined origin transactions a reorg removed before they were final. */
   originReorgsTotal: Counter<'chain'>;
+  /**
+   * `ballast_webhooks_received_total{result}`: webhook deliveries by what became of them: applied (`closed`,
+   * `recorded`, `unchanged`), acknowledged and ignored (`not_ours`, `foreign_deposit`, `already_final`,
+   * `out_of_order`, `unknown_event`) or refused (a signature reason such as `mismatch`, `stale`, `replay`;
+   * `too_large`, `invalid_payload`, `method_not_allowed`, `aborted`, `error`). See docs/webhooks.md.
+   */
+  webhooksReceivedTotal: Counter<'result'>;
+  /**
+   * `ballast_withdrawals_total{outcome}`: withdrawals of unfilled deposits that ended: `executed` (funds back),
+   * `refused` (Ballast's own checks: owner VM, record mismatch, ready transaction), `failed` (the service refused or
+   * every attempt expired/failed). See src/withdraw/.
+   */
+  withdrawalsTotal: Counter<'outcome'>;
+  /** `ballast_withdrawal_restarts_total{reason}`: withdrawal jobs started again from prepare (`expired`, `failed`, `rejected`). */
+  withdrawalRestartsTotal: Counter<'reason'>;
+  /** `ballast_withdrawals_open`: withdrawals under way (attesting through sending). */
+  withdrawalsOpen: Gauge<string>;
 }
 
 /**
@@ -203,11 +220,35 @@ export function createMetrics(): BallastMetrics {
       labelNames: ['status'],
       registers,
     }),
+    webhooksReceivedTotal: new Counter({
+      name: 'ballast_webhooks_received_total',
+      help: 'Relay webhook deliveries received, by result (applied, acknowledged and ignored, or refused with the reason).',
+      labelNames: ['result'],
+      registers,
+    }),
+    withdrawalsTotal: new Counter({
+      name: 'ballast_withdrawals_total',
+      help: 'Withdrawals of unfilled deposits that ended, by outcome (executed, refused, failed).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    withdrawalRestartsTotal: new Counter({
+      name: 'ballast_withdrawal_restarts_total',
+      help: 'Withdrawal jobs started again from prepare, by reason (expired, failed, rejected).',
+      labelNames: ['reason'],
+      registers,
+    }),
+    withdrawalsOpen: new Gauge({
+      name: 'ballast_withdrawals_open',
+      help: 'Withdrawals of unfilled deposits under way (attesting through sending the ready transaction).',
+      registers,
+    }),
   };
   for (const outcome of CYCLE_OUTCOMES) metrics.cyclesTotal.inc({ outcome }, 0);
   metrics.transfersInFlight.set(0);
   metrics.transfersStalled.set(0);
   metrics.routesPaused.set(0);
+  metrics.withdrawalsOpen.set(0);
   return metrics;
 }
 

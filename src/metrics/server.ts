@@ -5,7 +5,7 @@
  * webhook receiver) share the port.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from './listen.ts';
 import type { BallastMetrics } from './metrics.ts';
 import { BallastError } from '../core/errors.ts';
 
@@ -70,26 +70,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      reject(new MetricsServerError(`cannot listen on ${opts.listen} (${err.code ?? err.message}); change metrics.listen or free the port`, err));
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo; // listening on TCP: address() is an AddressInfo
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${shownHost}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  return listenOn(server, host, port, (err) => new MetricsServerError(`cannot listen on ${opts.listen} (${err.code ?? err.message}); change metrics.listen or free the port`, err));
 }
 
 async function route(opts: MetricsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * Typed Relay API client (spec "Endpoints"): GET /chains, POST /quote/v2, GET /intents/status/v3 (or a safe
- * `check.endpoint`), GET /requests/v3, POST /transactions/index.
+ * `check.endpoint`), GET /requests/v3, POST /transactions/index, and the withdrawal endpoints (`withdrawalApi.ts`).
  *
  * Every response is validated with the zod schemas of `schemas.ts` before it is returned. Errors are
  * `RelayApiError` (non-2xx), `RelaySchemaError` (body invalid), `RelayNetworkError` (unreachable/timeout),
@@ -29,6 +29,7 @@ import {
   type SkippedChain,
 } from './schemas.ts';
 import { resolveStatusPath } from './statusPath.ts';
+import { createWithdrawalApi, type RelayWithdrawalApi } from './withdrawalApi.ts';
 
 /** Options of {@link createRelayClient}. */
 export interface RelayClientOptions {
@@ -57,8 +58,11 @@ export interface RelayClientOptions {
   otherCallsPerMinute?: number;
 }
 
-/** The Relay API as Ballast uses it. Every method throws the `Relay*Error` families of `errors.ts`. */
-export interface RelayClient {
+/**
+ * The Relay API as Ballast uses it. Every method throws the `Relay*Error` families of `errors.ts`. The withdrawal
+ * calls (spec "Withdrawal endpoints") are sent once each, paced by the caller (src/relay/withdrawalApi.ts).
+ */
+export interface RelayClient extends RelayWithdrawalApi {
   /**
    * GET /chains (spec "GET /chains"). `raw` is the JSON as received, for storage. Parsed chain by chain: a
    * chain with an unexpected shape is left out, listed in `skipped` and logged, and the others are returned.
@@ -130,6 +134,11 @@ export function createRelayClient(opts: RelayClientOptions): RelayClient {
     );
 
   return {
+    ...createWithdrawalApi(async (call) => {
+      await otherLimiter.acquire();
+      return sendOnce(env, call);
+    }),
+
     async getChains() {
       const endpoint = 'GET /chains';
       const raw = await send({ method: 'GET', endpoint, pathAndQuery: '/chains' }, otherLimiter);

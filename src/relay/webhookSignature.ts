@@ -47,7 +47,9 @@ export function signWebhook(secret: string, timestamp: string, rawBody: Uint8Arr
 
 /**
  * Remembers accepted signatures until their timestamp leaves the window, so a captured delivery sent again is
- * refused. Memory is bounded by the deliveries of one window.
+ * refused. Memory is bounded by the deliveries of one window. A receiver that verified a delivery but could not
+ * process it (it answers non-2xx, so the sender retries) calls {@link release}: the same bytes sent again are
+ * then a retry to accept, not a replay.
  */
 export class WebhookReplayGuard {
   private readonly seen = new Map<string, number>();
@@ -63,6 +65,11 @@ export class WebhookReplayGuard {
     if (this.seen.has(key)) return false;
     this.seen.set(key, timestampMs);
     return true;
+  }
+
+  /** Forgets an accepted signature (its delivery was not processed and may come again). */
+  release(signature: string): void {
+    this.seen.delete(signature.trim().toLowerCase());
   }
 }
 

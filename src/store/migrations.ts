@@ -236,6 +236,98 @@ CREATE TABLE limit_hits (
 CREATE INDEX limit_hits_by_time ON limit_hits(decided_at_ms);
 `,
   },
+  {
+    version: 5,
+    name: "transfers: status 'withdrawn' (an unfilled deposit recovered); withdrawals: recovery of unfilled deposits (write-ahead)",
+    sql: `
+CREATE TABLE transfers_rebuilt (
+  id                    INTEGER PRIMARY KEY,
+  cycle_id              INTEGER NOT NULL REFERENCES cycles(id),
+  quote_id              INTEGER REFERENCES quotes(id),
+  asset                 TEXT    NOT NULL,
+  origin_chain          TEXT    NOT NULL,
+  origin_chain_id       INTEGER NOT NULL,
+  origin_currency       TEXT    NOT NULL,
+  destination_chain     TEXT    NOT NULL,
+  destination_chain_id  INTEGER NOT NULL,
+  destination_currency  TEXT    NOT NULL,
+  user_address          TEXT    NOT NULL,
+  recipient             TEXT    NOT NULL,
+  amount_in             TEXT    NOT NULL ${uint('amount_in')},
+  expected_out          TEXT    NOT NULL ${uint('expected_out')},
+  min_out               TEXT    NOT NULL ${uint('min_out')},
+  request_id            TEXT    UNIQUE,
+  order_id              TEXT,
+  fees_usd              TEXT,
+  status                TEXT    NOT NULL CHECK (status IN
+                          ('prepared', 'broadcast', 'deposited', 'success', 'failure', 'refund', 'origin_failed', 'withdrawn')),
+  relay_status          TEXT,
+  out_tx_hashes_json    TEXT    NOT NULL DEFAULT '[]',
+  error                 TEXT,
+  created_at_ms         INTEGER NOT NULL,
+  updated_at_ms         INTEGER NOT NULL,
+  resolved_at_ms        INTEGER,
+  resolution            TEXT,
+  stalled_at_ms         INTEGER,
+  absence_block         TEXT    ${uint('absence_block')},
+  absence_at_ms         INTEGER
+);
+INSERT INTO transfers_rebuilt (id, cycle_id, quote_id, asset, origin_chain, origin_chain_id, origin_currency, destination_chain,
+    destination_chain_id, destination_currency, user_address, recipient, amount_in, expected_out, min_out, request_id, order_id,
+    fees_usd, status, relay_status, out_tx_hashes_json, error, created_at_ms, updated_at_ms, resolved_at_ms, resolution,
+    stalled_at_ms, absence_block, absence_at_ms)
+  SELECT id, cycle_id, quote_id, asset, origin_chain, origin_chain_id, origin_currency, destination_chain,
+    destination_chain_id, destination_currency, user_address, recipient, amount_in, expected_out, min_out, request_id, order_id,
+    fees_usd, status, relay_status, out_tx_hashes_json, error, created_at_ms, updated_at_ms, resolved_at_ms, resolution,
+    stalled_at_ms, absence_block, absence_at_ms
+  FROM transfers;
+DROP TABLE transfers;
+ALTER TABLE transfers_rebuilt RENAME TO transfers;
+CREATE INDEX transfers_in_flight ON transfers(status) WHERE status IN ('prepared', 'broadcast', 'deposited');
+CREATE INDEX transfers_created ON transfers(created_at_ms);
+CREATE INDEX transfers_unresolved_failures ON transfers(status) WHERE status = 'failure' AND resolved_at_ms IS NULL;
+
+CREATE TABLE withdrawals (
+  id               INTEGER PRIMARY KEY,
+  transfer_id      INTEGER NOT NULL UNIQUE REFERENCES transfers(id),
+  request_id       TEXT    NOT NULL,
+  chain            TEXT    NOT NULL,
+  chain_id         INTEGER NOT NULL,
+  chain_slug       TEXT    NOT NULL,
+  wallet           TEXT    NOT NULL,
+  owner            TEXT    NOT NULL,
+  recipient        TEXT    NOT NULL,
+  currency         TEXT    NOT NULL,
+  amount           TEXT    NOT NULL ${uint('amount')},
+  deposit_tx       TEXT    NOT NULL,
+  state            TEXT    NOT NULL CHECK (state IN
+                     ('attesting', 'attested', 'executing', 'processing', 'sending', 'executed', 'failed')),
+  attempts         INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  nonce            TEXT,
+  prepared_amount  TEXT    ${uint('prepared_amount')},
+  additional_json  TEXT,
+  signature        TEXT,
+  job_id           TEXT,
+  job_status       TEXT,
+  tx_json          TEXT,
+  tx_hash          TEXT,
+  raw_tx           TEXT,
+  tx_status        TEXT    CHECK (tx_status IN ('signed', 'sent', 'confirmed', 'reverted')),
+  reverted_tx      TEXT,
+  reason           TEXT,
+  created_at_ms    INTEGER NOT NULL,
+  updated_at_ms    INTEGER NOT NULL,
+  finished_at_ms   INTEGER,
+  CHECK ((finished_at_ms IS NULL) = (state NOT IN ('executed', 'failed'))),
+  CHECK (state <> 'executing' OR (nonce IS NOT NULL AND signature IS NOT NULL AND prepared_amount IS NOT NULL)),
+  CHECK (state <> 'processing' OR job_id IS NOT NULL),
+  CHECK (state <> 'sending' OR (job_id IS NOT NULL AND tx_hash IS NOT NULL AND raw_tx IS NOT NULL AND tx_status IS NOT NULL)),
+  CHECK (state <> 'failed' OR reason IS NOT NULL)
+);
+CREATE UNIQUE INDEX withdrawals_job ON withdrawals(job_id) WHERE job_id IS NOT NULL;
+CREATE INDEX withdrawals_open ON withdrawals(state) WHERE state NOT IN ('executed', 'failed');
+`,
+  },
 ];
 
 /** Highest version this code knows. */

@@ -81,6 +81,9 @@ export interface TransferRow extends TransferFields {
   updatedAtMs: number;
   /** When the transfer was first flagged stalled (in flight past `tracking.stalledAfterSec`), or null. */
   stalledAtMs: number | null;
+  /** When a `failure` was resolved (by the operator, or by withdrawing its deposit), and how; null while unresolved. */
+  resolvedAtMs: number | null;
+  resolution: string | null;
   /**
    * The first proof that no deposit for its order exists (the head it was read at, and when), which a later
    * proof must confirm before the transfer is failed; null while there is none.
@@ -116,6 +119,8 @@ interface TransferDbRow {
   created_at_ms: number;
   updated_at_ms: number;
   stalled_at_ms: number | null;
+  resolved_at_ms: number | null;
+  resolution: string | null;
   absence_block: string | null;
   absence_at_ms: number | null;
 }
@@ -198,6 +203,8 @@ function mapTransfer(r: TransferDbRow): Omit<TransferRow, 'txs' | 'events'> {
     createdAtMs: r.created_at_ms,
     updatedAtMs: r.updated_at_ms,
     stalledAtMs: r.stalled_at_ms,
+    resolvedAtMs: r.resolved_at_ms,
+    resolution: r.resolution,
     absenceProof:
       r.absence_block === null || r.absence_at_ms === null
         ? null

@@ -12,6 +12,9 @@
  * `deposited` back to `broadcast`, and reconciliation sends the recorded transaction again.
  * `success`/`failure`/`refund` mirror the terminal request statuses (spec "Request status").
  * `origin_failed`: an origin transaction could not be sent or reverted; no deposit was made.
+ * `withdrawn` (from `deposited`): the service never filled the deposit and Ballast withdrew it back to the origin
+ * wallet (spec "Withdrawal endpoints"; src/withdraw/). A `failure` whose deposit is withdrawn keeps its status and
+ * gets the resolution `withdrawn` instead (src/store/withdrawals.ts), which ends the route pause.
  */
 
 /** Every transfer status, as stored (CHECK constraint in migration 1). */
@@ -23,6 +26,7 @@ export const TRANSFER_STATUSES = [
   'failure',
   'refund',
   'origin_failed',
+  'withdrawn',
 ] as const;
 
 /** A transfer status. */
@@ -32,17 +36,18 @@ export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 export const IN_FLIGHT_STATUSES: readonly TransferStatus[] = ['prepared', 'broadcast', 'deposited'];
 
 /** Statuses that never change again. */
-export const FINAL_TRANSFER_STATUSES: readonly TransferStatus[] = ['success', 'failure', 'refund', 'origin_failed'];
+export const FINAL_TRANSFER_STATUSES: readonly TransferStatus[] = ['success', 'failure', 'refund', 'origin_failed', 'withdrawn'];
 
 /** Allowed transitions: from → the statuses it may move to. */
 export const ALLOWED_TRANSITIONS: Readonly<Record<TransferStatus, readonly TransferStatus[]>> = {
   prepared: ['broadcast', 'origin_failed'],
   broadcast: ['deposited', 'origin_failed', 'success', 'failure', 'refund'],
-  deposited: ['success', 'failure', 'refund', 'broadcast'],
+  deposited: ['success', 'failure', 'refund', 'broadcast', 'withdrawn'],
   success: [],
   failure: [],
   refund: [],
   origin_failed: [],
+  withdrawn: [],
 };
 
 /**

@@ -234,5 +234,10 @@ export function inMemoryRelayClient(world: World, proc: ProcessHandle): RelayCli
       enter('POST /transactions/index');
       return world.relay.index(body);
     },
+    // The model's service has no withdrawal surface; its config leaves withdrawals.auto off, so none is called.
+    attestDeposit: () => Promise.reject(new Error('the model service has no withdrawal endpoints')),
+    prepareWithdrawal: () => Promise.reject(new Error('the model service has no withdrawal endpoints')),
+    executeWithdrawal: () => Promise.reject(new Error('the model service has no withdrawal endpoints')),
+    withdrawalStatus: () => Promise.reject(new Error('the model service has no withdrawal endpoints')),
   };
 }

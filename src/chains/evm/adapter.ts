@@ -30,6 +30,7 @@ import { readEvmAllowances } from './readAllowances.ts';
 import { readEvmBalances, readEvmDecimals } from './readBalances.ts';
 import { signEvmStepItem, signedTxRecord } from './signTransaction.ts';
 import type { AmountResult } from './multicallAmounts.ts';
+import { signEvmWithdrawalDigest, signEvmWithdrawalTx } from './withdrawalSigning.ts';
 
 /** How far back deposit events are searched for an order, in blocks. */
 export const DEPOSIT_LOOKBACK_BLOCKS = 100_000n;
@@ -207,5 +208,7 @@ export function createEvmAdapter(opts: {
       return receipt ? receipt.blockNumber : null;
     },
     readAllowances: (queries) => readEvmAllowances(client, [...queries]),
+    signWithdrawalDigest: async (wallet, digestHex) => signEvmWithdrawalDigest(account(wallet), digestHex),
+    signWithdrawalTransaction: async (wallet, tx) => signEvmWithdrawalTx(client, account(wallet), tx),
   };
 }

@@ -22,6 +22,7 @@ import { readSignatureStatus } from './signatureStatus.ts';
 import { signSvmStepItem } from './signStepItem.ts';
 import { lookupSvmTx, recheckSvmTx, waitForSvmInclusion } from './txState.ts';
 import { validateSvmAddress } from './validateAddress.ts';
+import { signSvmWithdrawalDigest } from './withdrawalSigning.ts';
 
 /** Relay's chain id of Solana mainnet (spec "Resources"). */
 export const SOLANA_CHAIN_ID = 792703809;
@@ -171,6 +172,7 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
       const { status } = await readSignatureStatus(rpc, txHash);
       return status && status.level !== 'processed' ? status.slot : null;
     },
+    signWithdrawalDigest: async (wallet, digestHex) => signSvmWithdrawalDigest(keypairOf(wallet), digestHex),
   };
 }
 

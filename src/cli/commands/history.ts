@@ -1,10 +1,13 @@
 /**
- * `ballast history`: recent transfers with status, amounts, fees and transaction hashes. Reads the store named
+ * `ballast history`: recent transfers with status, amounts, fees, transaction hashes and notes (stalled, failed,
+ * refunded, withdrawn, a withdrawal under way, with their reasons). Reads the store named
  * by the config (or `--db`), never the network.
  */
 import type { Command } from 'commander';
 import { openDatabase } from '../../store/database.ts';
 import { listRecentTransfers } from '../../store/transfers.ts';
+import { withdrawalsOfTransfers } from '../../store/withdrawals.ts';
+import { transferNotes } from '../historyNotes.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { shortHash, table, toJson } from '../format.ts';
 import { loadCliConfig, type GlobalFlags } from '../session.ts';
@@ -23,8 +26,9 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
       const db = openDatabase(file);
       try {
         const rows = listRecentTransfers(db, Number(flags.limit));
+        const withdrawals = withdrawalsOfTransfers(db, rows.map((r) => r.id));
         if (flags.json) {
-          out(toJson(rows));
+          out(toJson(rows.map((r) => ({ ...r, withdrawal: withdrawals.get(r.id) ?? null, notes: transferNotes(r, withdrawals.get(r.id)) }))));
           return;
         }
         if (rows.length === 0) {
@@ -33,7 +37,7 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
         }
         out(
           table(
-            ['id', 'created', 'asset', 'route', 'amount in', 'min out', 'fees USD', 'status', 'relay', 'origin txs', 'fill / refund txs'],
+            ['id', 'created', 'asset', 'route', 'amount in', 'min out', 'fees USD', 'status', 'relay', 'origin txs', 'fill / refund txs', 'notes'],
             rows.map((r) => [
               r.id,
               new Date(r.createdAtMs).toISOString(),
@@ -46,6 +50,7 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
               r.relayStatus ?? '—',
               r.txs.map((t) => shortHash(t.txHash)).join('\n') || '—',
               r.outTxHashes.map((h) => (r.status === 'refund' ? `refund ${shortHash(h)}` : shortHash(h))).join('\n') || '—',
+              transferNotes(r, withdrawals.get(r.id)).join('\n') || '—',
             ]),
           ),
         );

@@ -33,6 +33,8 @@ function row(over: Partial<TransferRow>): TransferRow {
     createdAtMs: 0,
     updatedAtMs: 0,
     stalledAtMs: null,
+    resolvedAtMs: null,
+    resolution: null,
     absenceProof: null,
     txs: [],
     events: [],

@@ -136,7 +136,7 @@ describe('transitionTransfer', () => {
         illegal += 1;
       }
     }
-    expect(illegal).toBe(49 - 11);
+    expect(illegal).toBe(64 - 12);
     expect(getTransfer(db, id)!.status).toBe('prepared');
     expect(count('transfer_events')).toBe(1);
   });
@@ -159,7 +159,7 @@ describe('transitionTransfer', () => {
       [
         'prepared>broadcast', 'prepared>origin_failed',
         'broadcast>deposited', 'broadcast>origin_failed', 'broadcast>success', 'broadcast>failure', 'broadcast>refund',
-        'deposited>success', 'deposited>failure', 'deposited>refund', 'deposited>broadcast',
+        'deposited>success', 'deposited>failure', 'deposited>refund', 'deposited>broadcast', 'deposited>withdrawn',
       ].sort(),
     );
   });

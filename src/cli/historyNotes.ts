@@ -1,0 +1,47 @@
+/**
+ * The "notes" of `ballast history`: why a transfer is stalled, failed, refunded, withdrawn or being withdrawn,
+ * from its row, its events and its withdrawal (src/store/withdrawals.ts). Pure.
+ */
+import type { TransferRow } from '../store/transferRows.ts';
+import type { WithdrawalRow } from '../store/withdrawals.ts';
+
+/** The detail of the event that moved the transfer into its current status, when there is one. */
+function enteredDetail(row: TransferRow): string | null {
+  const e = [...row.events].reverse().find((x) => x.toStatus === row.status && x.fromStatus !== row.status);
+  return e?.detail ?? null;
+}
+
+/**
+ * One line per fact worth an operator's attention, e.g. `stalled since 2025-01-01T00:00:00.000Z`,
+ * `failed: solver failed; route paused until resolved`, `withdrawn: job 7, transaction 0x…`.
+ *
+ * @param row the transfer with its events
+ * @param withdrawal its withdrawal, if one was started or refused
+ */
+export function transferNotes(row: TransferRow, withdrawal: WithdrawalRow | undefined): string[] {
+  const notes: string[] = [];
+  if (row.stalledAtMs !== null) notes.push(`stalled since ${new Date(row.stalledAtMs).toISOString()}`);
+  const entered = enteredDetail(row);
+  switch (row.status) {
+    case 'failure':
+      notes.push(`failed: ${entered ?? row.relayStatus ?? 'the request ended in failure'}`);
+      notes.push(row.resolvedAtMs === null ? 'deposit still in the depository; route paused until resolved' : `resolved: ${row.resolution ?? ''}`);
+      break;
+    case 'refund':
+      notes.push(`refunded: ${entered ?? 'the service refunded the deposit'}`);
+      break;
+    case 'origin_failed':
+      notes.push(`origin failed: ${row.error ?? entered ?? ''}`);
+      break;
+    case 'withdrawn':
+      notes.push(row.resolution ?? `withdrawn: ${entered ?? ''}`);
+      break;
+    default:
+      break;
+  }
+  if (withdrawal && withdrawal.state !== 'executed') {
+    const job = withdrawal.jobId !== null ? ` (job ${withdrawal.jobId}${withdrawal.jobStatus ? ` ${withdrawal.jobStatus}` : ''})` : '';
+    notes.push(`withdrawal ${withdrawal.state}${job}${withdrawal.reason ? `: ${withdrawal.reason}` : ''}`);
+  }
+  return notes;
+}

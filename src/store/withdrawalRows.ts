@@ -1,0 +1,136 @@
+/**
+ * Reading withdrawals: SQLite rows (migration 5) → {@link WithdrawalRow}, amounts as bigint and JSON columns
+ * parsed. States and their meaning: src/store/withdrawals.ts.
+ */
+import type Database from 'better-sqlite3';
+import { fromJsonText, textToAmount } from './values.ts';
+
+/** Every withdrawal state, as stored (CHECK constraint in migration 5). */
+export const WITHDRAWAL_STATES = ['attesting', 'attested', 'executing', 'processing', 'sending', 'executed', 'failed'] as const;
+/** A withdrawal state. */
+export type WithdrawalState = (typeof WITHDRAWAL_STATES)[number];
+/** States that never change again on their own (`failed` is reopened only by an operator's `ballast withdraw --request`). */
+export const FINAL_WITHDRAWAL_STATES: readonly WithdrawalState[] = ['executed', 'failed'];
+
+/** What a withdrawal needs, from our transfer and the service's record. */
+export interface WithdrawalFields {
+  /** Config name, numeric id and protocol slug (`protocol.v2.chainId`) of the deposit chain. */
+  chain: string;
+  chainId: number;
+  chainSlug: string;
+  /** Config name of our wallet that deposited. */
+  wallet: string;
+  /** The depositor as the record spells it (the owner who signs) and the recipient (the same wallet). */
+  owner: string;
+  recipient: string;
+  /** The currency as the record spells it, and the amount in base units. */
+  currency: string;
+  amount: bigint;
+  /** The deposit transaction id. */
+  depositTx: string;
+}
+
+/** A withdrawal as stored. Amounts bigint base units; times ms. */
+export interface WithdrawalRow extends WithdrawalFields {
+  id: number;
+  transferId: number;
+  requestId: string;
+  state: WithdrawalState;
+  /** Withdrawal jobs started (execute calls) so far. */
+  attempts: number;
+  nonce: string | null;
+  /** The amount prepare returned (what the owner signed and the job pays). */
+  preparedAmount: bigint | null;
+  additionalData: Record<string, unknown> | null;
+  signature: string | null;
+  jobId: string | null;
+  /** Last job status read (spec "Withdrawal job status"). */
+  jobStatus: string | null;
+  /** The `ready` transaction as the job gave it. */
+  tx: unknown;
+  txHash: string | null;
+  rawTx: string | null;
+  txStatus: 'signed' | 'sent' | 'confirmed' | 'reverted' | null;
+  /** A ready transaction of the current job that reverted: no other is signed for that job (cleared by a restart). */
+  revertedTx: string | null;
+  /** Why it failed, restarted or was refused (last reason). */
+  reason: string | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+  finishedAtMs: number | null;
+}
+
+interface WithdrawalDbRow {
+  id: number;
+  transfer_id: number;
+  request_id: string;
+  chain: string;
+  chain_id: number;
+  chain_slug: string;
+  wallet: string;
+  owner: string;
+  recipient: string;
+  currency: string;
+  amount: string;
+  deposit_tx: string;
+  state: WithdrawalState;
+  attempts: number;
+  nonce: string | null;
+  prepared_amount: string | null;
+  additional_json: string | null;
+  signature: string | null;
+  job_id: string | null;
+  job_status: string | null;
+  tx_json: string | null;
+  tx_hash: string | null;
+  raw_tx: string | null;
+  tx_status: WithdrawalRow['txStatus'];
+  reverted_tx: string | null;
+  reason: string | null;
+  created_at_ms: number;
+  updated_at_ms: number;
+  finished_at_ms: number | null;
+}
+
+function mapRow(r: WithdrawalDbRow): WithdrawalRow {
+  return {
+    id: r.id,
+    transferId: r.transfer_id,
+    requestId: r.request_id,
+    chain: r.chain,
+    chainId: r.chain_id,
+    chainSlug: r.chain_slug,
+    wallet: r.wallet,
+    owner: r.owner,
+    recipient: r.recipient,
+    currency: r.currency,
+    amount: textToAmount(r.amount, 'amount'),
+    depositTx: r.deposit_tx,
+    state: r.state,
+    attempts: r.attempts,
+    nonce: r.nonce,
+    preparedAmount: r.prepared_amount === null ? null : textToAmount(r.prepared_amount, 'prepared_amount'),
+    additionalData: fromJsonText(r.additional_json) as Record<string, unknown> | null, // written from a prepare's object or null
+    signature: r.signature,
+    jobId: r.job_id,
+    jobStatus: r.job_status,
+    tx: fromJsonText(r.tx_json),
+    txHash: r.tx_hash,
+    rawTx: r.raw_tx,
+    txStatus: r.tx_status,
+    revertedTx: r.reverted_tx,
+    reason: r.reason,
+    createdAtMs: r.created_at_ms,
+    updatedAtMs: r.updated_at_ms,
+    finishedAtMs: r.finished_at_ms,
+  };
+}
+
+/**
+ * Runs a `SELECT * FROM withdrawals …` statement.
+ *
+ * @returns the rows mapped, amounts as bigint and JSON columns parsed
+ */
+export function queryWithdrawals(db: Database.Database, sql: string, ...params: unknown[]): WithdrawalRow[] {
+  return (db.prepare(sql).all(...params) as WithdrawalDbRow[]).map(mapRow); // SELECT * FROM withdrawals: columns per migration 5
+}

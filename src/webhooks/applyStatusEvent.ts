@@ -1,0 +1,128 @@
+/**
+ * Applies a verified `request.status.updated` event (spec "Events" → "Webhooks") to the transfer it is about,
+ * through the same checks and store calls as a polled status (src/cycle/inFlight.ts, src/executor/
+ * executeTransfer.ts):
+ * - the transfer is found by its request id; an event for a request that is not ours changes nothing;
+ * - ownership: an event naming origin transactions (`inTxHashes`) none of which is our deposit is not written
+ *   (src/executor/statusOwnership.ts);
+ * - the Relay status and fill hashes are stored (`setRelayStatus`); a terminal status that names our deposit
+ *   closes a `deposited` transfer (`transitionTransfer deposited → success | failure | refund`, with the
+ *   reasons). A transfer not yet `deposited` only gets the status stored: its origin transactions belong to the
+ *   executor and reconciliation;
+ * - a final transfer is never touched again, and a non-final event older (`data.updatedAt`) than one already
+ *   applied for the request is skipped, so redeliveries and late retries cannot move a transfer back.
+ */
+import type Database from 'better-sqlite3';
+import { isTerminalRequestStatus, type IntentStatus } from '../relay/schemas.ts';
+import { statusIsForeign, statusNamesDeposit, statusReasons } from '../executor/statusOwnership.ts';
+import { depositTxHash } from '../cycle/stalled.ts';
+import { setRelayStatus, transitionTransfer, type TransferRow } from '../store/transfers.ts';
+import { queryTransfers } from '../store/transferRows.ts';
+
+/** What applying an event did; also the `result` label of `ballast_webhooks_received_total`. */
+export const APPLY_RESULTS = ['closed', 'recorded', 'unchanged', 'already_final', 'out_of_order', 'foreign_deposit', 'not_ours'] as const;
+/** One of {@link APPLY_RESULTS}. */
+export type ApplyResult = (typeof APPLY_RESULTS)[number];
+
+/** Outcome of {@link applyStatusEvent}. */
+export interface ApplyOutcome {
+  result: ApplyResult;
+  /** The transfer the event is about, when it is ours. */
+  transferId?: number;
+  /** The transfer's status after the event. */
+  transferStatus?: TransferRow['status'];
+  /** The transfer as read before the event was applied. */
+  row?: TransferRow;
+}
+
+/** Most request ids whose last applied `updatedAt` is remembered (oldest forgotten first). */
+const MAX_REMEMBERED = 10_000;
+
+/** Remembers, per request, the `updatedAt` (ms) of the last event applied, to skip older ones. */
+export class AppliedEvents {
+  readonly #updatedAt = new Map<string, number>();
+
+  /** Whether a non-final event at `updatedAtMs` is older than one already applied for `requestId`. */
+  isOlder(requestId: string, updatedAtMs: number | undefined): boolean {
+    const last = this.#updatedAt.get(requestId.toLowerCase());
+    return last !== undefined && updatedAtMs !== undefined && updatedAtMs < last;
+  }
+
+  /** Records an applied event. */
+  note(requestId: string, updatedAtMs: number | undefined): void {
+    if (updatedAtMs === undefined) return;
+    const key = requestId.toLowerCase();
+    this.#updatedAt.delete(key);
+    this.#updatedAt.set(key, Math.max(updatedAtMs, this.#updatedAt.get(key) ?? 0));
+    if (this.#updatedAt.size > MAX_REMEMBERED) this.#updatedAt.delete(this.#updatedAt.keys().next().value!);
+  }
+
+  /** Forgets a request (its transfer is final: later events are refused by its status). */
+  forget(requestId: string): void {
+    this.#updatedAt.delete(requestId.toLowerCase());
+  }
+}
+
+/**
+ * The transfer filed under `requestId` (request ids are hex: compared case-insensitively), or undefined.
+ *
+ * @param db the Ballast store
+ */
+export function transferByRequestId(db: Database.Database, requestId: string): TransferRow | undefined {
+  return queryTransfers(db, 'SELECT * FROM transfers WHERE request_id = ? COLLATE NOCASE ORDER BY id DESC LIMIT 1', requestId)[0];
+}
+
+/**
+ * Applies one event's status to our transfer.
+ *
+ * @param db the Ballast store
+ * @param requestId `data.requestId` of the event
+ * @param status the event's data as a status record (`statusFromEvent`)
+ * @param nowMs the current time, ms (written with the change)
+ * @param applied per-request memory of applied events
+ * @returns what was done
+ * @throws store errors (SqliteError) when the database cannot be written; nothing is half-written
+ */
+export function applyStatusEvent(
+  db: Database.Database,
+  requestId: string,
+  status: IntentStatus,
+  nowMs: number,
+  applied: AppliedEvents,
+): ApplyOutcome {
+  const row = transferByRequestId(db, requestId);
+  if (!row) return { result: 'not_ours' };
+  const at = { transferId: row.id, transferStatus: row.status, row };
+  if (row.status !== 'prepared' && row.status !== 'broadcast' && row.status !== 'deposited') {
+    applied.forget(requestId);
+    return { result: 'already_final', ...at };
+  }
+  const deposit = depositTxHash(row);
+  // Written only after the ownership check: a status about another deposit never touches this transfer.
+  if (deposit && statusIsForeign(status, deposit)) return { result: 'foreign_deposit', ...at };
+  const terminal = isTerminalRequestStatus(status.status);
+  if (!terminal && applied.isOlder(requestId, status.updatedAt)) return { result: 'out_of_order', ...at };
+  applied.note(requestId, status.updatedAt);
+  const closes = terminal && row.status === 'deposited' && deposit !== undefined && statusNamesDeposit(status, deposit);
+  if (!closes) {
+    const same = row.relayStatus === status.status && sameList(row.outTxHashes, status.txHashes);
+    if (same) return { result: 'unchanged', ...at };
+    setRelayStatus(db, row.id, status.status, { nowMs, outTxHashes: status.txHashes });
+    return { result: 'recorded', ...at };
+  }
+  const final = status.status as 'success' | 'failure' | 'refund'; // `terminal` checked just above
+  db.transaction(() => {
+    setRelayStatus(db, row.id, final, { nowMs, outTxHashes: status.txHashes });
+    transitionTransfer(db, row.id, 'deposited', final, {
+      nowMs,
+      relayStatus: final,
+      detail: ['closed by webhook', status.txHashes.join(','), statusReasons(status)].filter(Boolean).join('; '),
+    });
+  })();
+  applied.forget(requestId);
+  return { result: 'closed', transferId: row.id, transferStatus: final, row };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

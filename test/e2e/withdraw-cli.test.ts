@@ -1,0 +1,57 @@
+/**
+ * `ballast withdraw` when `withdrawals.auto` is off (the default), run as a real CLI process against the sandbox:
+ * a deposit the solver never fills is not withdrawable at first (exit 1, the reason shown), a young deposit is not
+ * looked at without `--request`, then `--request` withdraws it (exit 0) and `ballast history` shows the transfer
+ * `withdrawn` with its reason; the USDC is back on the treasury wallet.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { runCli } from './helpers/cli.ts';
+import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
+
+const tmp = tempDir('ballast-withdraw-cli-');
+afterAll(() => tmp.cleanup());
+const sandboxes = sandboxPerTest();
+
+describe('ballast withdraw', () => {
+  it('withdraws an unfilled deposit on request and history shows it withdrawn', async () => {
+    const sandbox = await sandboxes.start({ faults: { neverFill: true, fillDelayMs: 0 }, withdrawals: { stepMs: 100, minPollMs: 100 } });
+    const withdrawals = { pollMs: 150, rateLimitedPollMs: 400, maxWaitSec: 60 };
+    const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 }, withdrawals } as ConfigOverrides); // `withdrawals` passes through as a top-level key
+    sandboxes.closeAfter(() => ballast.close());
+    const before = await usdcBalance(sandbox, 'alpha');
+    expect((await ballast.runCycle('once')).attempts.map((a) => a.outcome)).toEqual(['in_flight']);
+    const [t] = listRecentTransfers(ballast.db, 1);
+    const env = sandboxEnv(sandbox, store);
+    const cli = (...args: string[]) => runCli([...args, '--config', configFile], { env });
+
+    const early = await cli('withdraw', '--request', t!.requestId!);
+    expect(early.code, early.stderr).toBe(1);
+    expect(early.stdout).toContain('not_withdrawable');
+    expect(early.stdout).toContain('protocol.isWithdrawable is false');
+
+    expect((await cli('withdraw', '--request', '0xnope')).code).toBe(2);
+    expect((await cli('withdraw', '--max-wait', 'soon')).code).toBe(2);
+
+    sandbox.setFaults({ unfilledWithdrawableAfterMs: 0 });
+    const young = await cli('withdraw');
+    expect(young.code, young.stderr).toBe(0);
+    expect(young.stdout).toContain('no unfilled deposit to look at');
+    expect(await usdcBalance(sandbox, 'alpha')).toBe(before - t!.amountIn);
+
+    const done = await cli('withdraw', '--request', t!.requestId!, '--json');
+    expect(done.code, done.stderr).toBe(0);
+    const items = JSON.parse(done.stdout) as { transferId: number; outcome: string; amount: string; txHash: string }[];
+    expect(items).toEqual([expect.objectContaining({ transferId: t!.id, outcome: 'executed', amount: t!.amountIn.toString() })]);
+    expect(await usdcBalance(sandbox, 'alpha')).toBe(before);
+
+    const history = await cli('history', '--json');
+    expect(history.code, history.stderr).toBe(0);
+    const rows = JSON.parse(history.stdout) as { id: number; status: string; notes: string[]; withdrawal: { state: string; txHash: string } }[];
+    expect(rows[0]).toMatchObject({ id: t!.id, status: 'withdrawn', withdrawal: { state: 'executed', txHash: items[0]!.txHash } });
+    expect(rows[0]!.notes.some((n) => n.startsWith('withdrawn: job ') && n.includes(items[0]!.txHash))).toBe(true);
+    const table = await cli('history');
+    expect(table.stdout).toMatch(/withdrawn/);
+  });
+});

@@ -1,0 +1,284 @@
+/**
+ * The withdrawal flow (src/withdraw/advance.ts) against a scripted Relay API on loopback and a real SQLite file:
+ * attest 503 waited out, 400 terminal; prepare → signature over the digest (checked independently) → execute;
+ * status paced at pollMs and rateLimitedPollMs after a 429; 409 adopts the job in flight; expired and failed jobs
+ * start again from prepare until maxAttempts; a stale nonce starts again; a tampered ready transaction is refused
+ * with nothing signed; a crash after any write resumes without repeating what was done.
+ */
+import { createHash } from 'node:crypto';
+import { pino } from 'pino';
+import { createPublicClient, encodeFunctionData, erc20Abi, http, recoverMessageAddress, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import type { ChainAdapter } from '../../../src/chains/adapter.ts';
+import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
+import { WITHDRAWALS_SECTION_DEFAULT } from '../../../src/config/withdrawalsSchema.ts';
+import { createMetrics } from '../../../src/metrics/metrics.ts';
+import { depositoryExecuteAbi } from '../../../src/protocol/depositoryExecute.ts';
+import { createRelayClient } from '../../../src/relay/client.ts';
+import { createTransfer, getTransfer, transitionTransfer } from '../../../src/store/transfers.ts';
+import { createWithdrawal, getWithdrawal, recordJob, markAttested, recordSigned } from '../../../src/store/withdrawals.ts';
+import { advanceWithdrawal } from '../../../src/withdraw/advance.ts';
+import type { WithdrawalCheckpoint, WithdrawalDeps } from '../../../src/withdraw/deps.ts';
+import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
+import { startTestServer, type CannedResponse, type TestServer } from '../relay/testServer.ts';
+
+const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as const; // anvil dev key #0
+const account = privateKeyToAccount(KEY);
+const USER = account.address; // newTransfer's user
+const TOKEN = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' as Address;
+const DEPOSITORY = '0x1111111111111111111111111111111111111111' as Address;
+const AMOUNT = 100_000_000n;
+
+let tmp: TempDb;
+let db: Database.Database;
+let server: TestServer;
+let clock: number;
+let sleeps: number[];
+let metrics: ReturnType<typeof createMetrics>;
+
+beforeEach(async () => {
+  tmp = tempDb();
+  db = tmp.open();
+  server = await startTestServer();
+  clock = 1_700_000_000_000;
+  sleeps = [];
+  metrics = createMetrics();
+});
+afterEach(async () => {
+  await server.close();
+  tmp.cleanup();
+});
+
+function deposited(requestId = `0x${'ab'.repeat(32)}`): number {
+  const { transferId } = createTransfer(db, newTransfer(db, { requestId }));
+  transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: 2100 });
+  transitionTransfer(db, transferId, 'broadcast', 'deposited', { nowMs: 2200 });
+  return transferId;
+}
+
+function withdrawal(transferId: number): number {
+  const t = getTransfer(db, transferId)!;
+  return createWithdrawal(db, {
+    transferId, requestId: t.requestId!, chain: 'base', chainId: 8453, chainSlug: 'base', wallet: 'treasury', owner: USER,
+    recipient: USER, currency: TOKEN, amount: AMOUNT, depositTx: t.txs.at(-1)!.txHash, nowMs: clock,
+  });
+}
+
+function deps(over: Partial<WithdrawalDeps> = {}, config: Partial<WithdrawalDeps['config']> = {}): WithdrawalDeps {
+  const client = createPublicClient({ transport: http('http://127.0.0.1:9') }); // never called: nothing here reaches a chain
+  return {
+    db,
+    relay: createRelayClient({ baseUrl: server.url, sleep: async () => undefined }),
+    adapter: createEvmAdapter({ name: 'base', chainId: 8453, client, accounts: new Map([['treasury', account]]), confirmations: 1 }),
+    depository: DEPOSITORY,
+    config: { ...WITHDRAWALS_SECTION_DEFAULT, maxWaitSec: 3600, ...config },
+    now: () => clock,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock += ms;
+    },
+    logger: pino({ level: 'silent' }),
+    metrics,
+    ...over,
+  };
+}
+
+const ok = (body: unknown): CannedResponse => ({ status: 200, body });
+const prepared = (nonce: string) => ok({ nonce, amount: AMOUNT.toString() });
+const job = (jobId: string) => ok({ jobId, status: 'processing' });
+const requestBodies = () => server.requests.filter((r) => r.path === '/withdrawals/request').map((r) => JSON.parse(r.body) as Record<string, string>);
+const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** A ready transaction paying `to` (the depository's execute of one ERC-20 transfer). */
+function readyTx(to: Address, amount = AMOUNT): unknown {
+  const call = { to: TOKEN, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }), value: 0n, allowFailure: false };
+  const data = encodeFunctionData({
+    abi: depositoryExecuteAbi,
+    functionName: 'execute',
+    args: [{ calls: [call], nonce: 1n, expiration: BigInt(Math.floor(clock / 1000) + 600) }, `0x${'11'.repeat(65)}` as Hex],
+  });
+  return { chainId: 8453, to: DEPOSITORY, data, value: '0' };
+}
+
+async function metricValue(name: string, label: string): Promise<number> {
+  const m = (await metrics.registry.getSingleMetric(name)!.get()).values.find((v) => Object.values(v.labels).includes(label));
+  return m?.value ?? 0;
+}
+
+describe('advanceWithdrawal', () => {
+  it('waits out attest 503s, signs the digest, paces status polls and refuses a tampered ready transaction', async () => {
+    const transferId = deposited();
+    const id = withdrawal(transferId);
+    server.on('/withdrawals/attest-deposit', { status: 503, body: { message: 'not yet finalized' } }, { status: 503, body: { message: 'not yet finalized' } }, ok({ success: true }));
+    server.on('/withdrawals/request', prepared('0x5f3c'), job('job-1'));
+    server.on('/withdrawals/status', ok({ status: 'initiating' }), { status: 429, body: { message: 'too fast' } }, ok({ status: 'ready', transaction: readyTx('0x4444444444444444444444444444444444444444') }));
+
+    const { withdrawal: w } = await advanceWithdrawal(deps(), id);
+
+    expect(sleeps).toEqual([5000, 5000, 5000, 15000]);
+    expect(w.state).toBe('failed');
+    expect(w.reason).toMatch(/^WITHDRAWAL_TX_REFUSED: ready transaction of job job-1 refused, nothing signed: calls: transfer pays 0x4444/);
+    expect(w.txHash).toBeNull();
+    expect(getTransfer(db, transferId)!.status).toBe('deposited'); // still credited, nothing recovered
+    expect(await metricValue('ballast_withdrawals_total', 'refused')).toBe(1);
+    // attest body: numeric chain id and our deposit.
+    expect(JSON.parse(server.requests.find((r) => r.path === '/withdrawals/attest-deposit')!.body)).toEqual({ chainId: 8453, transactionId: getTransfer(db, transferId)!.txs.at(-1)!.txHash });
+    // The execute carries prepare's nonce and a personal-message signature over the raw digest of the hand-built text.
+    const [prepare, execute] = requestBodies();
+    expect(prepare).toEqual({ chainId: 'base', currency: TOKEN, amount: '100000000', ownerChainId: 'base', owner: USER, recipient: USER });
+    const text = `{"amount":"100000000","chainId":"base","currency":"${TOKEN}","nonce":"0x5f3c","operation":"withdrawal","owner":"${USER}","ownerChainId":"base","recipient":"${USER}"}`;
+    expect(execute).toMatchObject({ ...prepare, nonce: '0x5f3c' });
+    expect(await recoverMessageAddress({ message: { raw: `0x${sha256Hex(text)}` }, signature: execute!.signature as Hex })).toBe(USER);
+  });
+
+  it('adopts the job a 409 names and completes when it is executed: the transfer is withdrawn', async () => {
+    const transferId = deposited();
+    const id = withdrawal(transferId);
+    server.on('/withdrawals/attest-deposit', ok({ success: true }));
+    server.on('/withdrawals/request', prepared('0x01'), { status: 409, body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: 'job-9' } });
+    server.on('/withdrawals/status', ok({ status: 'executed' }));
+    const { withdrawal: w } = await advanceWithdrawal(deps(), id);
+    expect(w).toMatchObject({ state: 'executed', jobId: 'job-9', jobStatus: 'executed' });
+    expect(getTransfer(db, transferId)).toMatchObject({ status: 'withdrawn', resolution: 'withdrawn: job job-9 executed' });
+    expect(getTransfer(db, transferId)!.events.some((e) => e.detail?.includes('resuming job job-9'))).toBe(true);
+    expect(server.requests.filter((r) => r.path === '/withdrawals/status')[0]!.url).toBe('/withdrawals/status?id=job-9');
+    expect(await metricValue('ballast_withdrawals_total', 'executed')).toBe(1);
+  });
+
+  it('does not adopt a job another of our withdrawals holds: it waits its turn', async () => {
+    const other = withdrawal(deposited('0xaa'));
+    markAttested(db, other, clock);
+    recordSigned(db, other, { nonce: '0x01', preparedAmount: AMOUNT, additionalData: null, signature: '0x01', nowMs: clock });
+    recordJob(db, other, { jobId: 'job-9', jobStatus: 'processing', adopted: false, nowMs: clock });
+    const id = withdrawal(deposited('0xbb'));
+    server.on('/withdrawals/attest-deposit', ok({ success: true }));
+    server.on('/withdrawals/request', prepared('0x02'), { status: 409, body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: 'job-9' } });
+    const result = await advanceWithdrawal(deps(), id);
+    expect(result.withdrawal).toMatchObject({ state: 'executing', jobId: null });
+    expect(result.pausedBecause).toContain(`job job-9 of withdrawal ${other} is in flight`);
+    expect(server.requests.some((r) => r.path === '/withdrawals/status')).toBe(false);
+  });
+
+  it('starts again from prepare after an expired job and gives up when the second one fails (maxAttempts 2)', async () => {
+    const transferId = deposited();
+    const id = withdrawal(transferId);
+    server.on('/withdrawals/attest-deposit', ok({ success: true }));
+    server.on('/withdrawals/request', prepared('0x01'), job('job-1'), prepared('0x02'), job('job-2'));
+    server.on('/withdrawals/status', ok({ status: 'processing' }), ok({ status: 'expired' }), ok({ status: 'failed', reason: 'allocator down' }));
+    const { withdrawal: w } = await advanceWithdrawal(deps({}, { maxAttempts: 2 }), id);
+    expect(w.state).toBe('failed');
+    expect(w.attempts).toBe(2);
+    expect(w.reason).toBe('WITHDRAWAL_GAVE_UP: job job-2 failed: allocator down; 2 job(s) started (withdrawals.maxAttempts 2)');
+    expect(requestBodies().map((b) => b.nonce ?? 'prepare')).toEqual(['prepare', '0x01', 'prepare', '0x02']);
+    expect(server.requests.filter((r) => r.path === '/withdrawals/status').map((r) => r.url)).toEqual([
+      '/withdrawals/status?id=job-1', '/withdrawals/status?id=job-1', '/withdrawals/status?id=job-2',
+    ]);
+    expect(getTransfer(db, transferId)!.events.some((e) => e.detail?.includes('job job-1 expired; starting again from prepare'))).toBe(true);
+    expect(await metricValue('ballast_withdrawal_restarts_total', 'expired')).toBe(1);
+    expect(await metricValue('ballast_withdrawals_total', 'failed')).toBe(1);
+    expect(getTransfer(db, transferId)!.status).toBe('deposited');
+  });
+
+  it('treats attest 400 as terminal and a stale-nonce 400 at execute as a reason to prepare again', async () => {
+    const refused = withdrawal(deposited('0xaa'));
+    server.on('/withdrawals/attest-deposit', { status: 400, body: { message: 'deposit was filled' } });
+    const a = await advanceWithdrawal(deps(), refused);
+    expect(a.withdrawal).toMatchObject({ state: 'failed', reason: 'WITHDRAWAL_ATTEST_REFUSED: attest-deposit refused deposit ' + a.withdrawal.depositTx + ': deposit was filled' });
+    expect(requestBodies()).toEqual([]);
+
+    const id = withdrawal(deposited('0xbb'));
+    server.on('/withdrawals/attest-deposit', ok({ success: true }));
+    server.on('/withdrawals/request', prepared('0x01'), { status: 400, body: { message: 'stale nonce' } }, prepared('0x02'), job('job-2'));
+    server.on('/withdrawals/status', ok({ status: 'executed' }));
+    const b = await advanceWithdrawal(deps(), id);
+    expect(b.withdrawal).toMatchObject({ state: 'executed', attempts: 2, jobId: 'job-2' });
+    expect(await metricValue('ballast_withdrawal_restarts_total', 'rejected')).toBe(1);
+  });
+
+  it('pauses after transientRetries failures in a row, and at maxWaitSec, leaving the state to resume', async () => {
+    const id = withdrawal(deposited());
+    server.on('/withdrawals/attest-deposit', { status: 503, body: { message: 'recovery in progress' } });
+    const a = await advanceWithdrawal(deps({}, { transientRetries: 2 }), id);
+    expect(a.withdrawal.state).toBe('attesting');
+    expect(a.pausedBecause).toMatch(/attest-deposit: .*503.*tried again by the next pass/);
+    expect(sleeps).toEqual([5000, 5000]);
+
+    server.on('/withdrawals/attest-deposit', ok({ success: true }));
+    server.on('/withdrawals/request', prepared('0x01'), job('job-1'));
+    server.on('/withdrawals/status', ok({ status: 'attesting' }));
+    const b = await advanceWithdrawal(deps({}, { maxWaitSec: 12 }), id);
+    expect(b.withdrawal).toMatchObject({ state: 'processing', jobStatus: 'attesting' });
+    expect(b.pausedBecause).toBe('still processing; polled again by the next pass');
+  });
+
+  it('resumes after a crash at every boundary without sending execute twice', async () => {
+    for (const crashAt of ['attested', 'signed', 'job'] as WithdrawalCheckpoint[]) {
+      server.requests.length = 0;
+      const transferId = deposited(`0x${crashAt}`);
+      const id = withdrawal(transferId);
+      server.on('/withdrawals/attest-deposit', ok({ success: true }));
+      server.on('/withdrawals/request', prepared('0x01'), job(`job-${crashAt}`), { status: 409, body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: `job-${crashAt}` } });
+      server.on('/withdrawals/status', ok({ status: 'executed' }));
+      const crash = (step: WithdrawalCheckpoint) => {
+        if (step === crashAt) throw new Error(`killed at ${step}`);
+      };
+      await expect(advanceWithdrawal(deps({ checkpoint: crash }), id)).rejects.toThrow(`killed at ${crashAt}`);
+      const resumed = await advanceWithdrawal(deps(), id);
+      expect(resumed.withdrawal.state, crashAt).toBe('executed');
+      expect(resumed.withdrawal.jobId, crashAt).toBe(`job-${crashAt}`);
+      const bodies = requestBodies();
+      expect(bodies.filter((b) => b.signature !== undefined), crashAt).toHaveLength(1); // one execute only
+      expect(bodies.filter((b) => b.signature === undefined), crashAt).toHaveLength(1); // one prepare only
+      expect(getTransfer(db, transferId)!.status, crashAt).toBe('withdrawn');
+    }
+  });
+
+  it('signs no second ready transaction for a job whose first one reverted; a new job after it expires gets one', async () => {
+    const transferId = deposited();
+    const id = withdrawal(transferId);
+    const real = deps().adapter;
+    const signed: string[] = [];
+    const landed = new Map<string, 'confirmed' | 'reverted'>();
+    const adapter: ChainAdapter = {
+      ...real,
+      signWithdrawalTransaction: async (_wallet, tx) => {
+        const txHash = `0x${String(signed.length + 1).padStart(64, '0')}`;
+        signed.push(tx.data);
+        return { chainId: tx.chainId, txHash, rawTx: `0x02${txHash.slice(2)}`, request: { nonce: signed.length } };
+      },
+      broadcast: async (raw) => void landed.set(`0x${raw.slice(4)}`, landed.size === 0 ? 'reverted' : 'confirmed'),
+      lookup: async (tx) => {
+        const status = landed.get(tx.txHash);
+        return status ? { state: 'mined', status, blockNumber: 9n, blockHash: `0x${'99'.repeat(32)}` } : { state: 'unknown' };
+      },
+      waitForInclusion: async () => ({ kind: 'mined', status: 'confirmed', blockNumber: 9n, blockHash: `0x${'99'.repeat(32)}` }),
+    };
+    server.on('/withdrawals/attest-deposit', ok({ success: true }));
+    server.on('/withdrawals/request', prepared('0x01'), job('job-1'), prepared('0x02'), job('job-2'));
+    const ready = ok({ status: 'ready', transaction: readyTx(USER) });
+    server.on('/withdrawals/status', ready, ready, ready, ok({ status: 'expired' }), ready);
+    const { withdrawal: w } = await advanceWithdrawal(deps({ adapter }), id);
+    expect(w).toMatchObject({ state: 'executed', attempts: 2, jobId: 'job-2', txHash: `0x${'2'.padStart(64, '0')}`, revertedTx: null });
+    expect(signed).toHaveLength(2); // one per job: the reverted one was not followed by another for job-1
+    const details = getTransfer(db, transferId)!.events.map((e) => e.detail ?? '');
+    expect(details.some((d) => d.includes(`ready transaction 0x${'1'.padStart(64, '0')} of job job-1 reverted in block 9`))).toBe(true);
+  });
+
+  it('refuses a ready transaction when GET /chains lists no depository, and one whose shape is not EVM', async () => {
+    const id = withdrawal(deposited());
+    server.on('/withdrawals/attest-deposit', ok({ success: true }));
+    server.on('/withdrawals/request', prepared('0x01'), job('job-1'));
+    server.on('/withdrawals/status', ok({ status: 'ready', transaction: readyTx(USER) }));
+    const a = await advanceWithdrawal(deps({ depository: undefined }), id);
+    expect(a.withdrawal.reason).toMatch(/^WITHDRAWAL_TX_REFUSED: GET \/chains lists no protocol.v2.depository/);
+
+    const id2 = withdrawal(deposited('0xcc'));
+    server.on('/withdrawals/request', prepared('0x01'), job('job-2'));
+    server.on('/withdrawals/status', ok({ status: 'ready', transaction: { instructions: [] } }));
+    const b = await advanceWithdrawal(deps(), id2);
+    expect(b.withdrawal.reason).toMatch(/^WITHDRAWAL_TX_REFUSED: the ready transaction is not an EVM transaction request/);
+    expect(getWithdrawal(db, id2)!.txHash).toBeNull();
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * The notes `ballast history` prints for transfers that need an operator's eye: stalled, failed (and whether the
+ * route is paused), refunded, withdrawn, and a withdrawal under way or given up, each with its reason.
+ */
+import { describe, expect, it } from 'vitest';
+import { transferNotes } from '../../../src/cli/historyNotes.ts';
+import type { TransferRow } from '../../../src/store/transferRows.ts';
+import type { WithdrawalRow } from '../../../src/store/withdrawals.ts';
+
+function row(over: Partial<TransferRow>): TransferRow {
+  return {
+    id: 1, cycleId: 1, quoteId: 1, asset: 'USDC', originChain: 'alpha', originChainId: 31001, originCurrency: '0xa', destinationChain: 'beta',
+    destinationChainId: 31002, destinationCurrency: '0xb', user: '0xu', recipient: '0xu', amountIn: 1n, expectedOut: 1n, minOut: 1n,
+    requestId: '0xr', orderId: '0xo', feesUsd: null, status: 'deposited', relayStatus: null, outTxHashes: [], error: null, createdAtMs: 0,
+    updatedAtMs: 0, stalledAtMs: null, resolvedAtMs: null, resolution: null, absenceProof: null, txs: [], events: [], ...over,
+  };
+}
+const event = (fromStatus: TransferRow['status'] | null, toStatus: TransferRow['status'], detail: string) => ({ id: 1, fromStatus, toStatus, atMs: 5, detail });
+
+describe('transferNotes', () => {
+  it('says why a transfer is stalled, failed, refunded or withdrawn', () => {
+    expect(transferNotes(row({}), undefined)).toEqual([]);
+    expect(transferNotes(row({ stalledAtMs: 0 }), undefined)).toEqual(['stalled since 1970-01-01T00:00:00.000Z']);
+    const failed = row({ status: 'failure', events: [event('deposited', 'failure', 'closed; failReason SOLVER_CAPACITY_EXCEEDED')] });
+    expect(transferNotes(failed, undefined)).toEqual([
+      'failed: closed; failReason SOLVER_CAPACITY_EXCEEDED',
+      'deposit still in the depository; route paused until resolved',
+    ]);
+    expect(transferNotes({ ...failed, resolvedAtMs: 9, resolution: 'withdrawn: job j, transaction 0xt' }, undefined)[1]).toBe('resolved: withdrawn: job j, transaction 0xt');
+    expect(transferNotes(row({ status: 'refund', events: [event('deposited', 'refund', 'refunded on origin')] }), undefined)).toEqual(['refunded: refunded on origin']);
+    expect(transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: job j, transaction 0xt' }), undefined)).toEqual(['withdrawn: job j, transaction 0xt']);
+    expect(transferNotes(row({ status: 'origin_failed', error: 'deposit reverted' }), undefined)).toEqual(['origin failed: deposit reverted']);
+  });
+
+  it('adds a withdrawal under way or given up, with its job and reason', () => {
+    const w = { state: 'processing', jobId: 'job-1', jobStatus: 'attesting', reason: null } as WithdrawalRow; // the fields the note reads
+    expect(transferNotes(row({ stalledAtMs: 0 }), w)).toEqual(['stalled since 1970-01-01T00:00:00.000Z', 'withdrawal processing (job job-1 attesting)']);
+    const gaveUp = { state: 'failed', jobId: null, jobStatus: null, reason: 'WITHDRAWAL_GAVE_UP: job x failed' } as WithdrawalRow; // as above
+    expect(transferNotes(row({}), gaveUp)).toEqual(['withdrawal failed: WITHDRAWAL_GAVE_UP: job x failed']);
+    expect(transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: r' }), { state: 'executed' } as WithdrawalRow)).toEqual(['withdrawn: r']); // as above
+  });
+});
