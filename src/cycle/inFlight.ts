@@ -2,21 +2,15 @@
  * In-flight transfers: refreshed from the status endpoint at the start of a cycle, then handed to the planner
  * as already moved (DESIGN.md "Count in-flight transfers as already moved").
  */
-import { isKnownRequestStatus, isTerminalRequestStatus } from '../relay/schemas.ts';
+import { isKnownRequestStatus } from '../relay/schemas.ts';
 import { relayStatusLabel } from '../metrics/metrics.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
-import { statusIsForeign, statusNamesDeposit, statusReasons } from '../executor/statusOwnership.ts';
+import { applyRequestStatus } from '../executor/applyRequestStatus.ts';
 import { reconcileOrigins } from './reconcile.ts';
 import { recheckReorgs } from './reorgs.ts';
-import { depositTxHash, handleStalled } from './stalled.ts';
-import {
-  getTransfer,
-  listInFlightTransfers,
-  setRelayStatus,
-  transitionTransfer,
-  type TransferRow,
-} from '../store/transfers.ts';
+import { handleStalled } from './stalled.ts';
+import { getTransfer, listInFlightTransfers, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
 
 /** What a refresh leaves: transfers still in flight, and those it closed (final now, in flight before). */
@@ -44,22 +38,10 @@ export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFli
     try {
       const status = await ctx.relay.getStatus(row.requestId);
       noteRelayStatus(ctx, status.status, { transferId: row.id, requestId: row.requestId });
-      const deposit = depositTxHash(row);
-      // Written only after the ownership check: a status about another deposit never touches this transfer.
-      if (deposit && statusIsForeign(status, deposit)) {
+      const applied = applyRequestStatus(ctx.db, row, status, { nowMs: ctx.now(), closedBy: 'closed by the next cycle' });
+      if (applied === 'foreign_deposit' || applied === 'terminal_not_ours') {
         ctx.logger.error({ transferId: row.id, requestId: row.requestId, inTxHashes: status.inTxHashes }, 'status does not name our deposit; not accepted');
-        continue;
-      }
-      setRelayStatus(ctx.db, row.id, status.status, { nowMs: ctx.now(), outTxHashes: status.txHashes });
-      if (isTerminalRequestStatus(status.status) && deposit && !statusNamesDeposit(status, deposit)) {
-        ctx.logger.error({ transferId: row.id, requestId: row.requestId, inTxHashes: status.inTxHashes }, 'terminal status does not name our deposit; not accepted');
-      } else if (isTerminalRequestStatus(status.status)) {
-        const reasons = statusReasons(status);
-        transitionTransfer(ctx.db, row.id, 'deposited', status.status, {
-          nowMs: ctx.now(),
-          relayStatus: status.status,
-          detail: ['closed by the next cycle', status.txHashes.join(','), reasons].filter(Boolean).join('; '),
-        });
+      } else if (applied === 'closed') {
         crashPoint('transfer:final');
         ctx.metrics.transfersTotal.inc({
           outcome: status.status,

@@ -1,7 +1,6 @@
 /**
  * Applies a verified `request.status.updated` event (spec "Events" → "Webhooks") to the transfer it is about,
- * through the same checks and store calls as a polled status (src/cycle/inFlight.ts, src/executor/
- * executeTransfer.ts):
+ * through the same function as a status polled by the next cycle (src/executor/applyRequestStatus.ts):
  * - the transfer is found by its request id; an event for a request that is not ours changes nothing;
  * - ownership: an event naming origin transactions (`inTxHashes`) none of which is our deposit is not written
  *   (src/executor/statusOwnership.ts);
@@ -14,9 +13,8 @@
  */
 import type Database from 'better-sqlite3';
 import { isTerminalRequestStatus, type IntentStatus } from '../relay/schemas.ts';
-import { statusIsForeign, statusNamesDeposit, statusReasons } from '../executor/statusOwnership.ts';
-import { depositTxHash } from '../cycle/stalled.ts';
-import { setRelayStatus, transitionTransfer, type TransferRow } from '../store/transfers.ts';
+import { applyRequestStatus } from '../executor/applyRequestStatus.ts';
+import type { TransferRow } from '../store/transfers.ts';
 import { queryTransfers } from '../store/transferRows.ts';
 
 /** What applying an event did; also the `result` label of `ballast_webhooks_received_total`. */
@@ -97,30 +95,19 @@ export function applyStatusEvent(
     applied.forget(requestId);
     return { result: 'already_final', ...at };
   }
-  const deposit = depositTxHash(row);
-  // Written only after the ownership check: a status about another deposit never touches this transfer.
-  if (deposit && statusIsForeign(status, deposit)) return { result: 'foreign_deposit', ...at };
   const terminal = isTerminalRequestStatus(status.status);
   if (!terminal && applied.isOlder(requestId, status.updatedAt)) return { result: 'out_of_order', ...at };
-  applied.note(requestId, status.updatedAt);
-  const closes = terminal && row.status === 'deposited' && deposit !== undefined && statusNamesDeposit(status, deposit);
-  if (!closes) {
-    const same = row.relayStatus === status.status && sameList(row.outTxHashes, status.txHashes);
-    if (same) return { result: 'unchanged', ...at };
-    setRelayStatus(db, row.id, status.status, { nowMs, outTxHashes: status.txHashes });
-    return { result: 'recorded', ...at };
+  if (!terminal && row.relayStatus === status.status && sameList(row.outTxHashes, status.txHashes)) return { result: 'unchanged', ...at };
+  const done = applyRequestStatus(db, row, status, { nowMs, closedBy: 'closed by webhook' });
+  if (done === 'foreign_deposit') return { result: 'foreign_deposit', ...at };
+  if (done === 'already_final') {
+    applied.forget(requestId);
+    return { result: 'already_final', ...at };
   }
-  const final = status.status as 'success' | 'failure' | 'refund'; // `terminal` checked just above
-  db.transaction(() => {
-    setRelayStatus(db, row.id, final, { nowMs, outTxHashes: status.txHashes });
-    transitionTransfer(db, row.id, 'deposited', final, {
-      nowMs,
-      relayStatus: final,
-      detail: ['closed by webhook', status.txHashes.join(','), statusReasons(status)].filter(Boolean).join('; '),
-    });
-  })();
+  applied.note(requestId, status.updatedAt);
+  if (done !== 'closed') return { result: 'recorded', ...at }; // stored; a terminal status naming no deposit does not close
   applied.forget(requestId);
-  return { result: 'closed', transferId: row.id, transferStatus: final, row };
+  return { result: 'closed', transferId: row.id, transferStatus: status.status as 'success' | 'failure' | 'refund', row }; // closed: terminal
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -1,0 +1,49 @@
+/**
+ * Applies one request status (polled by the next cycle, or pushed by a webhook) to our in-flight transfer, with
+ * the ownership check every status gets (src/executor/statusOwnership.ts): a status naming other origin
+ * transactions is never written, and a terminal status closes a `deposited` transfer only when it names our
+ * deposit. Status and transition are written in one transaction; a transfer already final (closed meanwhile by
+ * another path) is left untouched rather than raising a transition conflict.
+ */
+import type Database from 'better-sqlite3';
+import { isTerminalRequestStatus, type IntentStatus } from '../relay/schemas.ts';
+import { IN_FLIGHT_STATUSES } from '../store/transferStatus.ts';
+import { getTransfer, setRelayStatus, transitionTransfer, type TransferRow } from '../store/transfers.ts';
+import { statusIsForeign, statusNamesDeposit, statusReasons } from './statusOwnership.ts';
+
+/** What {@link applyRequestStatus} did. */
+export type ApplyStatusResult =
+  | 'closed' // terminal, names our deposit: the transfer moved deposited → success | failure | refund
+  | 'recorded' // the Relay status and fill hashes were stored; the transfer stays in flight
+  | 'foreign_deposit' // names other origin transactions: nothing written
+  | 'terminal_not_ours' // terminal but does not name our deposit: status stored, transfer not closed
+  | 'already_final'; // the transfer is no longer in flight: nothing written
+
+/**
+ * @param row the transfer as read (its deposit is its last origin transaction)
+ * @param opts.closedBy text put first in the transition's detail, e.g. `closed by webhook`
+ * @throws store errors (SqliteError) when the database cannot be written; nothing is half-written
+ */
+export function applyRequestStatus(
+  db: Database.Database,
+  row: TransferRow,
+  status: IntentStatus,
+  opts: { nowMs: number; closedBy: string },
+): ApplyStatusResult {
+  const deposit = row.txs.at(-1)?.txHash;
+  if (deposit && statusIsForeign(status, deposit)) return 'foreign_deposit';
+  return db.transaction((): ApplyStatusResult => {
+    const current = getTransfer(db, row.id);
+    if (!current || !IN_FLIGHT_STATUSES.includes(current.status)) return 'already_final';
+    setRelayStatus(db, row.id, status.status, { nowMs: opts.nowMs, outTxHashes: status.txHashes });
+    if (!isTerminalRequestStatus(status.status)) return 'recorded';
+    if (!deposit || !statusNamesDeposit(status, deposit)) return 'terminal_not_ours';
+    if (current.status !== 'deposited') return 'recorded'; // origin transactions still belong to the executor and reconciliation
+    transitionTransfer(db, row.id, 'deposited', status.status, {
+      nowMs: opts.nowMs,
+      relayStatus: status.status,
+      detail: [opts.closedBy, status.txHashes.join(','), statusReasons(status)].filter(Boolean).join('; '),
+    });
+    return 'closed';
+  }).immediate();
+}
