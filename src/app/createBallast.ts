@@ -8,9 +8,12 @@ import type { LoadedConfig } from '../config/loadConfig.ts';
 import { openDatabase } from '../store/database.ts';
 import { createMetrics, type BallastMetrics } from '../metrics/metrics.ts';
 import { createRelayClient, type RelayClient } from '../relay/client.ts';
+import { createChainsCache } from '../relay/chainsCache.ts';
 import type { CycleContext, WalletRuntime } from '../cycle/context.ts';
 import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
 import { createChainAdapters } from './chainAdapters.ts';
+import { countRpcErrorsAll } from '../chains/rpcErrorCounting.ts';
+import { UsdPriceBook } from '../cycle/metricsPrices.ts';
 import { withRunLock } from './runLock.ts';
 import { StatusFeed } from '../webhooks/statusFeed.ts';
 import { createWebhookReceiver, type WebhookReceiver } from '../webhooks/receiver.ts';
@@ -24,6 +27,8 @@ export interface CreateBallastOptions {
   /** Receipt polling interval for chain clients, ms (default 1000). */
   chainPollingIntervalMs?: number;
   metrics?: BallastMetrics;
+  /** Receives each planned transfer's stages (`ballast run --once` shows them live). */
+  progress?: CycleContext['progress'];
 }
 
 /** A wired Ballast instance. */
@@ -56,9 +61,16 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     referrer: config.relay.referrer,
     timeoutMs: config.relay.timeoutMs,
     logger: logger.child({ component: 'relay' }),
-    onResponse: (e) => metrics.relayHttpRequestsTotal.inc({ endpoint: e.endpoint, status: String(e.status) }),
+    onResponse: (e) => {
+      metrics.relayHttpRequestsTotal.inc({ endpoint: e.endpoint, status: String(e.status) });
+      metrics.relayRequestDurationSeconds.observe({ endpoint: e.endpoint }, e.durationMs / 1000);
+      if (e.endpoint === 'POST /quote/v2') metrics.quoteDurationSeconds.observe(e.durationMs / 1000);
+    },
   });
-  const chains = createChainAdapters(config, { chainPollingIntervalMs: opts.chainPollingIntervalMs });
+  for (const chain of Object.keys(config.chains)) metrics.rpcErrorsTotal.inc({ chain }, 0);
+  const chains = countRpcErrorsAll(createChainAdapters(config, { chainPollingIntervalMs: opts.chainPollingIntervalMs }), (chain) =>
+    metrics.rpcErrorsTotal.inc({ chain }),
+  );
   const statusFeed = new StatusFeed();
   const now = opts.now ?? Date.now;
   const webhooks =
@@ -81,14 +93,17 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     config,
     db,
     relay,
+    chainsCache: createChainsCache({ fetch: async () => (await relay.getChains()).chains, ttlMs: config.relay.chainsCacheSec * 1000, now }),
     chains,
     wallets,
     metrics,
+    prices: new UsdPriceBook(config.prices ?? {}),
     logger,
     now,
     statusFeed,
     sleep: opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     signal: opts.signal,
+    ...(opts.progress ? { progress: opts.progress } : {}),
   };
   return {
     ctx,

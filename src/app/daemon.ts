@@ -2,12 +2,16 @@
  * Daemon mode: cycles on the configured node-cron schedule, never two at once (node-cron `noOverlap` plus the
  * SQLite run lock shared with `run --once`), metrics served on `metrics.listen`, graceful shutdown. With
  * `webhooks.enabled` the webhook receiver is served too: on the metrics server, or on `webhooks.listen`.
+ *
+ * `/healthz` is liveness: 200 while the process runs. `/readyz` is readiness (src/metrics/readiness.ts): 200 while
+ * the store is open and a cycle finished within `metrics.readyAfterSchedules` schedule intervals, else 503.
  */
 import cron from 'node-cron';
 import type { Logger } from 'pino';
 import type { Ballast } from './createBallast.ts';
 import { RunLockBusyError } from './runLock.ts';
 import { startMetricsServer } from '../metrics/server.ts';
+import { DEFAULT_READY_AFTER_SCHEDULES, readiness, scheduleIntervalMs } from '../metrics/readiness.ts';
 import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
@@ -43,13 +47,18 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const log = logger.child({ component: 'daemon' });
   let current: Promise<unknown> | null = null;
   let lastCycleOk: boolean | null = null;
+  let lastCycleFinishedAtMs: number | null = null;
+  const now = ballast.ctx.now;
+  const startedAtMs = now();
+  const maxAgeMs = (config.metrics?.readyAfterSchedules ?? DEFAULT_READY_AFTER_SCHEDULES) * (await cronIntervalMs(config.schedule));
   const receiver = ballast.webhooks;
   const ownListen = receiver ? config.webhooks?.listen : undefined;
   const metricsServer = config.metrics?.listen
     ? await startMetricsServer({
         listen: config.metrics.listen,
         metrics: ballast.metrics,
-        health: () => ({ ok: lastCycleOk !== false, detail: { lastCycleOk, cycleRunning: current !== null } }),
+        health: () => ({ ok: true, detail: { status: 'alive', lastCycleOk, cycleRunning: current !== null } }),
+        ready: () => readiness({ nowMs: now(), startedAtMs, lastCycleFinishedAtMs, storeOpen: ballast.db.open, maxAgeMs }),
         ...(receiver && !ownListen ? { handle: receiver.handle } : {}),
       })
     : null;
@@ -69,12 +78,14 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       .runCycle('daemon')
       .then((report) => {
         lastCycleOk = report.outcome !== 'error';
+        lastCycleFinishedAtMs = now();
         log.info({ cycleId: report.cycleId, outcome: report.outcome, transfers: report.attempts.map((a) => a.outcome) }, 'cycle finished');
       })
       .catch((error: unknown) => {
         if (error instanceof RunLockBusyError) log.warn('run lock held by another run; cycle skipped');
         else {
           lastCycleOk = false;
+          lastCycleFinishedAtMs = now();
           log.error({ err: shortErrorMessage(error) }, 'cycle crashed');
         }
       })
@@ -110,4 +121,14 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       resolveStopped();
     },
   };
+}
+
+/** The longest gap between the next ten run times of a cron schedule, ms (a never-started task is asked). */
+async function cronIntervalMs(schedule: string): Promise<number> {
+  const probe = cron.createTask(schedule, () => undefined);
+  try {
+    return scheduleIntervalMs(probe.getNextRuns(10));
+  } finally {
+    await probe.destroy();
+  }
 }

@@ -125,6 +125,13 @@ export interface ChainAdapter {
    * @returns decimals per currency, null where that read failed
    */
   readDecimals(currencies: readonly string[]): Promise<(number | null)[]>;
+  /**
+   * The whole native balance of `address` at the node's head, base units (wei, lamports, satoshis: the spec's
+   * Bitcoin balance, without subtracting `minerFeeReserveSats`): what the signer has to pay gas with. Absent on
+   * an adapter that has no cheaper read than `readBalances` of `nativeCurrency`.
+   * @throws the node's error
+   */
+  readNativeBalance?(address: string): Promise<bigint>;
 
   /** Facts the verifier needs from this origin chain for `quote` (Solana lookup tables, our Bitcoin outputs). @throws on node errors */
   originFacts(quote: QuoteResponse, user: string): Promise<OriginChainFacts>;
@@ -162,6 +169,12 @@ export interface ChainAdapter {
   findDeposit(query: DepositQuery): Promise<DepositSearch>;
   /** The block of a destination transaction (a fill), or null when the chain does not have it. @throws on node errors */
   txBlock(txHash: string): Promise<bigint | null>;
+  /**
+   * Fee paid to the network by one of our origin transactions, native base units: EVM `gasUsed ×
+   * effectiveGasPrice` of its receipt (wei), Solana `meta.fee` (lamports), Bitcoin inputs − outputs (satoshis).
+   * @returns null when the chain does not have it (yet). @throws on node errors
+   */
+  gasPaid?(txHash: string): Promise<bigint | null>;
   /**
    * Blocks after its deposit's block at which a transfer of `amountIn` (base units) whose request is not final
    * counts as stalled, for chains whose policy is stated in blocks (Bitcoin: spec "Limits", 2 to 3 blocks, 3 to 4

@@ -28,3 +28,11 @@ export function shortHash(hash: string | null | undefined): string {
   if (!hash) return '—';
   return hash.length > 14 ? `${hash.slice(0, 8)}…${hash.slice(-4)}` : hash;
 }
+
+/**
+ * An amount for people: whole units with the symbol (`100.5 USDC`), or, when the decimals are unknown, the base
+ * units said as such (`100500000 base units (decimals unknown)`).
+ */
+export function formatWhole(amount: bigint, decimals: number | null, symbol: string): string {
+  return decimals === null ? `${amount} base units (decimals unknown)` : `${formatUnits(amount, decimals)} ${symbol}`;
+}

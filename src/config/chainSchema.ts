@@ -14,6 +14,7 @@
  */
 import { z } from 'zod';
 import { BVM_NETWORKS } from '../chains/bvm/wallet.ts';
+import { WHOLE_AMOUNT_RE } from './patterns.ts';
 
 /**
  * Default depth (blocks, the including block counted) at which a mined origin transaction is final on an EVM
@@ -64,6 +65,15 @@ const blocks = (what: string, example: number) =>
     .min(1, `${what} must be at least 1 (the block that includes the transaction)`)
     .max(10_000, `${what} must be at most 10000 blocks`);
 
+/** `chains.<name>.minGasBalance`: whole units of the chain's native token (metric and warning only). */
+const minGasBalance = z
+  .string({ error: 'write minGasBalance as a quoted decimal string in whole native units, e.g. "0.05"' })
+  .regex(WHOLE_AMOUNT_RE, 'minGasBalance must be a non-negative decimal in whole native units, e.g. "0.05"')
+  .optional()
+  .describe(
+    'warn (log line, ballast_gas_balance_low = 1) when a signer wallet used on this chain holds less native token than this, in whole units (ETH, SOL, BTC); unset: no minimum',
+  );
+
 /** An EVM chain. */
 export const EvmChainSchema = z
   .strictObject({
@@ -77,6 +87,7 @@ export const EvmChainSchema = z
       .describe(
         'blocks after which a mined origin transaction counts as final; until then it is re-checked every cycle and a deposit a reorg removed is sent again',
       ),
+    minGasBalance,
   })
   .describe('an EVM chain');
 
@@ -113,6 +124,7 @@ export const SvmChainSchema = z
       .describe(
         'swap source asked for last (includedOriginSwapSources) when a Solana deposit transaction is too large even with maxRouteLength 3; unset: give up after maxRouteLength 3',
       ),
+    minGasBalance,
   })
   .describe('a Solana chain');
 
@@ -157,6 +169,7 @@ export const BvmChainSchema = z
       .describe(
         'how long a cycle waits for a broadcast deposit to be mined before leaving it in flight for the next cycles (blocks take about 10 minutes)',
       ),
+    minGasBalance,
   })
   .describe('a Bitcoin chain');
 

@@ -39,6 +39,8 @@ export interface LoadedRelayConfig {
   readonly apiKey?: string;
   referrer?: string;
   timeoutMs: number;
+  /** How long a fetched GET /chains list is reused, seconds (0: fetched every cycle). */
+  chainsCacheSec: number;
 }
 
 /**
@@ -86,7 +88,10 @@ export interface LoadedConfig {
   schedule: string;
   /** Absolute path of the SQLite file. */
   store: string;
-  metrics: { listen: string; host: string; port: number };
+  /** `readyAfterSchedules`: /readyz fails when no cycle finished within this many schedule intervals (default 3). */
+  metrics: { listen: string; host: string; port: number; readyAfterSchedules?: number };
+  /** `prices.<asset>`: USD per whole unit, pinned for `ballast_balance_usd` (src/cycle/metricsPrices.ts). */
+  prices?: Record<string, string>;
   log: ConfigFile['log'];
   /** Recovery of unfilled deposits (src/config/withdrawalsSchema.ts, docs/withdrawals.md). */
   withdrawals: ConfigFile['withdrawals'];
@@ -251,6 +256,7 @@ function buildLoaded(
   const relay: LoadedRelayConfig = {
     baseUrl: data.relay.baseUrl.replace(/\/+$/, ''),
     timeoutMs: data.relay.timeoutMs,
+    chainsCacheSec: data.relay.chainsCacheSec,
     ...(data.relay.referrer !== undefined ? { referrer: data.relay.referrer } : {}),
   };
   if (data.relay.apiKey !== undefined) {
@@ -278,6 +284,9 @@ function buildLoaded(
       };
     });
   }
+  for (const asset of Object.keys(data.prices ?? {})) {
+    if (!(asset in data.assets)) warnings.push(`prices.${asset}: no asset ${asset} under assets:, so this price is unused; fix the name or remove it`);
+  }
   const listen = data.metrics.listen;
   const colon = listen.lastIndexOf(':');
   const host = listen.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
@@ -292,7 +301,8 @@ function buildLoaded(
     tracking: data.tracking,
     schedule: data.schedule,
     store: data.store === ':memory:' ? data.store : resolve(configDir, data.store),
-    metrics: { listen, host, port: Number(listen.slice(colon + 1)) },
+    metrics: { listen, host, port: Number(listen.slice(colon + 1)), readyAfterSchedules: data.metrics.readyAfterSchedules },
+    ...(data.prices !== undefined ? { prices: data.prices } : {}),
     log: data.log,
     withdrawals: data.withdrawals,
     webhooks: data.webhooks,

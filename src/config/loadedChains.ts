@@ -14,6 +14,8 @@ export interface LoadedEvmChain {
   rpcUrl: string;
   /** Blocks (the including one counted) after which a mined transaction is final on this chain. */
   confirmations: number;
+  /** Native balance below which a signer wallet is flagged, whole units (decimal string). */
+  minGasBalance?: string;
 }
 
 /** A Solana chain. */
@@ -33,6 +35,8 @@ export interface LoadedSvmChain {
   maxComputeUnits: number;
   /** Swap source tried alone, last, when a quote's Solana transaction is too large (spec "Errors" SOLANA_TX_TOO_LARGE). */
   originSwapSource?: string;
+  /** Native balance below which a signer wallet is flagged, whole units (decimal string). */
+  minGasBalance?: string;
 }
 
 /** A Bitcoin chain. */
@@ -55,6 +59,8 @@ export interface LoadedBvmChain {
   maxFeeRateSatPerVb: number;
   /** Seconds a cycle waits for a broadcast transaction to be mined before leaving it in flight. */
   inclusionWaitSec: number;
+  /** Native balance below which a signer wallet is flagged, whole units (decimal string). */
+  minGasBalance?: string;
 }
 
 /** A chain as configured, by VM family. */
@@ -91,7 +97,7 @@ export function solanaWsUrlFromRpcUrl(rpcUrl: string): string {
 export function buildLoadedChain(name: string, c: ChainConfig): LoadedChain {
   switch (c.vm) {
     case 'evm':
-      return { name, chainId: c.chainId, vm: 'evm', rpcUrl: c.rpcUrl, confirmations: c.confirmations };
+      return { name, chainId: c.chainId, vm: 'evm', rpcUrl: c.rpcUrl, confirmations: c.confirmations, ...minGas(c) };
     case 'svm':
       return {
         name,
@@ -103,6 +109,7 @@ export function buildLoadedChain(name: string, c: ChainConfig): LoadedChain {
         maxMicroLamportsPerCu: BigInt(c.maxMicroLamportsPerCu),
         maxComputeUnits: c.maxComputeUnits,
         ...(c.originSwapSource !== undefined ? { originSwapSource: c.originSwapSource } : {}),
+        ...minGas(c),
       };
     case 'bvm':
       return {
@@ -117,6 +124,11 @@ export function buildLoadedChain(name: string, c: ChainConfig): LoadedChain {
         minerFeeReserveSats: BigInt(c.minerFeeReserveSats),
         maxFeeRateSatPerVb: c.maxFeeRateSatPerVb,
         inclusionWaitSec: c.inclusionWaitSec,
+        ...minGas(c),
       };
   }
+}
+
+function minGas(c: ChainConfig): { minGasBalance?: string } {
+  return c.minGasBalance !== undefined ? { minGasBalance: c.minGasBalance } : {};
 }

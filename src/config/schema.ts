@@ -44,6 +44,9 @@ const bps = (what: string) =>
     .min(0, `${what} must be between 0 and 10000 basis points`)
     .max(10000, `${what} must be between 0 and 10000 basis points`);
 
+/** Default `relay.chainsCacheSec`: GET /chains is fetched at most every five minutes (and when a quote needs it). */
+export const DEFAULT_CHAINS_CACHE_SEC = 300;
+
 /** `relay:` section (spec "Authentication": the API key travels in `x-api-key`). */
 export const RelaySectionSchema = z
   .strictObject({
@@ -58,6 +61,15 @@ export const RelaySectionSchema = z
       .describe('API key sent as x-api-key; use ${RELAY_API_KEY} rather than a literal'),
     referrer: z.string().min(1).max(64).optional().describe('referrer string sent with every quote'),
     timeoutMs: z.number().int().min(100).max(300_000).default(15_000).describe('per-request timeout in milliseconds'),
+    chainsCacheSec: z
+      .number({ error: 'chainsCacheSec must be a whole number of seconds, e.g. 300' })
+      .int('chainsCacheSec must be a whole number of seconds, e.g. 300')
+      .min(0, 'chainsCacheSec must be between 0 (fetch every cycle) and 86400 seconds')
+      .max(86_400, 'chainsCacheSec must be between 0 (fetch every cycle) and 86400 seconds')
+      .default(DEFAULT_CHAINS_CACHE_SEC)
+      .describe(
+        'seconds a fetched GET /chains list is reused (0: fetch every cycle); a quote naming a chain or contract the list lacks fetches it again at once',
+      ),
   })
   .describe('Relay API client');
 
@@ -160,19 +172,36 @@ export const MetricsSectionSchema = z
       .regex(LISTEN_RE, 'expected host:port such as 127.0.0.1:9464')
       .refine((v) => Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535, 'port must be between 0 and 65535')
       .default('127.0.0.1:9464')
-      .describe('address of the /metrics and /healthz server'),
+      .describe('address of the /metrics, /healthz and /readyz server'),
+    readyAfterSchedules: z
+      .number({ error: 'expected a number of schedule intervals, e.g. 3' })
+      .positive('readyAfterSchedules must be above 0')
+      .max(1000, 'readyAfterSchedules must be at most 1000')
+      .default(3)
+      .describe(
+        '/readyz answers 503 when no cycle finished within this many schedule intervals (also the start-up grace before the first cycle)',
+      ),
   })
   .describe('Prometheus metrics server');
 
-/** `log:` section. */
+/** Log line formats: JSON lines, or pino-pretty's human-readable lines. */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+
+/** `log:` section. `format` absent: pretty when stderr is a terminal, JSON otherwise. */
 export const LogSectionSchema = z
-  .strictObject({ level: z.enum(LOG_LEVELS).default('info').describe('pino log level') })
+  .strictObject({
+    level: z.enum(LOG_LEVELS).default('info').describe('pino log level (BALLAST_LOG_LEVEL and --log-level override it)'),
+    format: z
+      .enum(LOG_FORMATS)
+      .optional()
+      .describe('json or pretty; default pretty when stderr is a terminal, else json (BALLAST_LOG_FORMAT overrides it)'),
+  })
   .describe('logging');
 
 /** Whole configuration file. */
 export const ConfigSchema = z
   .strictObject({
-    relay: RelaySectionSchema.default({ baseUrl: DEFAULT_RELAY_BASE_URL, timeoutMs: 15_000 }),
+    relay: RelaySectionSchema.default({ baseUrl: DEFAULT_RELAY_BASE_URL, timeoutMs: 15_000, chainsCacheSec: DEFAULT_CHAINS_CACHE_SEC }),
     wallets: z.record(z.string().regex(NAME_RE), WalletSchema).describe('signing wallets by name'),
     chains: z.record(z.string().regex(NAME_RE), ChainSchema).describe('chains by name'),
     assets: z
@@ -185,7 +214,13 @@ export const ConfigSchema = z
       .default(DEFAULT_SCHEDULE)
       .describe('node-cron expression for the daemon, e.g. "*/5 * * * *"'),
     store: z.string().min(1).default('./ballast.db').describe('SQLite file; relative to the config file'),
-    metrics: MetricsSectionSchema.default({ listen: '127.0.0.1:9464' }),
+    metrics: MetricsSectionSchema.default({ listen: '127.0.0.1:9464', readyAfterSchedules: 3 }),
+    prices: z
+      .record(z.string().regex(NAME_RE), usdAmount)
+      .optional()
+      .describe(
+        'USD per whole unit of an asset (e.g. USDC: "1"), for ballast_balance_usd only; wins over the price taken from the latest quote',
+      ),
     log: LogSectionSchema.default({ level: 'info' }),
     withdrawals: WithdrawalsSectionSchema.default(WITHDRAWALS_SECTION_DEFAULT),
     webhooks: WebhooksSectionSchema.default({ ...DEFAULT_WEBHOOKS }),

@@ -12,7 +12,7 @@ import { LISTEN_RE } from './patterns.ts';
 /** An absolute URL path without query or fragment, e.g. `/webhooks/relay`. */
 const PATH_RE = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
 /** Paths the metrics server answers itself; a webhook path sharing its port must differ. */
-const RESERVED_PATHS = ['/metrics', '/healthz'];
+const RESERVED_PATHS = ['/metrics', '/healthz', '/readyz'];
 
 /** `metrics.listen` when the config leaves it out (src/config/schema.ts). */
 const DEFAULT_METRICS_LISTEN = '127.0.0.1:9464';
@@ -41,7 +41,7 @@ export const WebhooksSectionSchema = z
     path: z
       .string()
       .regex(PATH_RE, 'expected a URL path starting with /, e.g. /webhooks/relay')
-      .refine((p) => !RESERVED_PATHS.includes(p), 'must differ from /metrics and /healthz')
+      .refine((p) => !RESERVED_PATHS.includes(p), 'must differ from /metrics and /healthz and /readyz')
       .default(DEFAULT_WEBHOOKS.path)
       .describe('URL path Relay posts to (the dashboard URL ends with it)'),
     toleranceSec: z

@@ -4,7 +4,8 @@
  * - version: `package.json` at the package root (two levels up from both `src/core/` and `dist/core/`).
  * - commit, first found of:
  *   1. `BALLAST_BUILD_COMMIT` in the environment (container images set it at build time);
- *   2. `build-info.json` at the package root, written by `npm run build` (`{"commit": "<sha>"}`);
+ *   2. when running the compiled build (`dist/`): `build-info.json` at the package root, written by `npm run build`
+ *      (`{"commit": "<sha>"}`); from `src/` it is ignored, since the build may be older than the checkout;
  *   3. the checkout's `.git/HEAD` (a branch ref resolved through `.git/refs` or `.git/packed-refs`);
  *   4. `unknown`.
  *   Only file reads: no `git` process is spawned, so this costs well under a millisecond.
@@ -22,6 +23,8 @@ export interface BuildInfo {
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** True when this module is the compiled `dist/core/buildInfo.js`, not the source. */
+const FROM_BUILD = /[\\/]dist[\\/]core[\\/]buildInfo\.js$/.test(fileURLToPath(import.meta.url));
 let cached: BuildInfo | null = null;
 
 function readText(file: string): string | null {
@@ -76,7 +79,7 @@ export function buildInfo(env: NodeJS.ProcessEnv = process.env): BuildInfo {
       // keep `unknown`
     }
   }
-  const commit = env.BALLAST_BUILD_COMMIT?.trim() || commitFromFile(ROOT) || commitFromGit(ROOT) || 'unknown';
+  const commit = env.BALLAST_BUILD_COMMIT?.trim() || (FROM_BUILD ? commitFromFile(ROOT) : null) || commitFromGit(ROOT) || 'unknown';
   cached = { version, commit };
   return cached;
 }

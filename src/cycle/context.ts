@@ -9,7 +9,10 @@ import type { ChainAdapter, AdapterVm } from '../chains/adapter.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import type { BallastMetrics } from '../metrics/metrics.ts';
 import type { RelayClient } from '../relay/client.ts';
+import type { ChainsCache } from '../relay/chainsCache.ts';
 import type { StatusFeed } from '../webhooks/statusFeed.ts';
+import type { UsdPriceBook } from './metricsPrices.ts';
+import type { ProgressSink } from './progressEvent.ts';
 
 /** A configured hot wallet as the cycle sees it: its name, VM family and address. Its signer lives in the adapters. */
 export interface WalletRuntime {
@@ -23,6 +26,8 @@ export interface CycleContext {
   config: LoadedConfig;
   db: Database.Database;
   relay: RelayClient;
+  /** GET /chains kept in memory (`relay.chainsCacheSec`); without it each cycle fetches the list. */
+  chainsCache?: ChainsCache;
   /** One adapter per configured chain, by config name. */
   chains: ReadonlyMap<string, ChainAdapter>;
   wallets: ReadonlyMap<string, WalletRuntime>;
@@ -31,7 +36,11 @@ export interface CycleContext {
   now: () => number;
   /** Statuses pushed by webhooks; trackers await it instead of sleeping a whole poll interval. */
   statusFeed?: StatusFeed;
+  /** USD prices of assets for `ballast_balance_usd` (src/cycle/metricsPrices.ts); absent: read from the store each cycle. */
+  prices?: UsdPriceBook;
   sleep: (ms: number) => Promise<void>;
   /** Aborted on SIGTERM/SIGINT: no new transfer starts; tracking stops and leaves transfers in flight. */
   signal?: AbortSignal;
+  /** Receives each planned transfer's stages (src/cycle/progressEvent.ts), e.g. for a live terminal view. */
+  progress?: ProgressSink;
 }

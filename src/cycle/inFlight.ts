@@ -12,6 +12,7 @@ import { recheckReorgs } from './reorgs.ts';
 import { handleStalled } from './stalled.ts';
 import { getTransfer, listInFlightTransfers, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
+import { backfillLedger, recordLedger } from './recordLedger.ts';
 
 /** What a refresh leaves: transfers still in flight, and those it closed (final now, in flight before). */
 export interface RefreshedInFlight {
@@ -50,11 +51,13 @@ export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFli
           destination_chain: row.destinationChain,
         });
         ctx.logger.info({ transferId: row.id, requestId: row.requestId, status: status.status }, 'in-flight transfer closed');
+        await recordLedger(ctx, row.id); // after the close is committed; never throws
       }
     } catch (error) {
       ctx.logger.warn({ transferId: row.id, requestId: row.requestId, err: shortErrorMessage(error) }, 'in-flight status read failed');
     }
   }
+  await backfillLedger(ctx); // closed by a webhook with no tracker, or a ledger write that failed
   const still = listInFlightTransfers(ctx.db);
   ctx.metrics.transfersInFlight.set(still.length);
   ctx.metrics.transfersStalled.set(still.filter((r) => r.stalledAtMs !== null).length);

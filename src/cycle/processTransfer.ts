@@ -6,7 +6,8 @@
 import type { PlannedTransfer } from '../planner/types.ts';
 import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
 import { evaluateFees, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
-import { verifyQuote, type Verdict } from '../verify/verifyQuote.ts';
+import type { Verdict } from '../verify/verifyQuote.ts';
+import { verifyWithFreshChains } from './chainsRefresh.ts';
 import { recordFeeDecision, recordQuote, recordQuoteError, recordVerdict } from '../store/quotes.ts';
 import type { TransferStatus } from '../store/transfers.ts';
 import { formatUsdMicros } from '../core/units.ts';
@@ -20,6 +21,8 @@ import { buildQuoteRequest, expectationsFor, minimumAcceptableOutput } from './e
 import { requestQuote } from './requestQuote.ts';
 import { killSwitchVerdict, spendingVerdict, type DecimalsOf } from './spendingGate.ts';
 import { recordLimitHit } from '../store/limitHits.ts';
+import { recordLedger } from './recordLedger.ts';
+import type { TransferStage } from './progressEvent.ts';
 
 
 /** How a planned transfer ended this cycle. */
@@ -54,15 +57,27 @@ export interface TransferAttempt {
   error?: string;
 }
 
+/** Arguments of {@link processTransfer}. */
+type ProcessArgs = { cycleId: number; planId: number; planned: PlannedTransfer; chainsDoc: ChainsResponse; execute: boolean; decimalsOf?: DecimalsOf };
+
 /**
- * Runs one planned transfer. With `execute: false` (ballast plan) it stops after verification.
+ * Runs one planned transfer. With `execute: false` (ballast plan) it stops after verification. Emits its
+ * stages to `ctx.progress` when set (planned, quoted, verified, deposited, then the end state).
  *
  * @throws only on store failures; API and chain failures become the attempt's outcome
  */
-export async function processTransfer(
-  ctx: CycleContext,
-  args: { cycleId: number; planId: number; planned: PlannedTransfer; chainsDoc: ChainsResponse; execute: boolean; decimalsOf?: DecimalsOf },
-): Promise<TransferAttempt> {
+export async function processTransfer(ctx: CycleContext, args: ProcessArgs): Promise<TransferAttempt> {
+  emitProgress(ctx, args, 'planned');
+  const attempt = await runAttempt(ctx, args);
+  emitProgress(ctx, args, END_STAGE[attempt.outcome], {
+    ...(attempt.minOutRequired !== undefined && attempt.quote ? { minOut: guaranteedOut(attempt.quote) } : {}),
+    ...(attempt.error ? { detail: attempt.error } : attempt.fee && !attempt.fee.accepted ? { detail: attempt.fee.reason } : {}),
+    ...(attempt.verdict && !attempt.verdict.ok ? { detail: attempt.verdict.rules.filter((r) => !r.ok).map((r) => r.rule).join(', ') } : {}),
+  });
+  return attempt;
+}
+
+async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<TransferAttempt> {
   const { planned, cycleId, planId } = args;
   const policy = ctx.config.policy;
   const labels = { asset: planned.asset, origin_chain: planned.from.chain, destination_chain: planned.to.chain };
@@ -77,11 +92,13 @@ export async function processTransfer(
   if (!quoted.ok) return { ...attempt, error: quoted.error };
   const { quote, raw } = quoted;
   ctx.metrics.quotesTotal.inc(labels);
+  ctx.prices?.noteQuote(planned.asset, quote.details);
   const requestId = quote.requestId ?? quote.steps[0]?.requestId ?? null;
   const orderId = quote.protocol?.v2?.orderId ?? null;
   const quoteId = recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request: quoted.request, raw, receivedAtMs: ctx.now() });
   Object.assign(attempt, { quote, quoteId, requestId });
   crashPoint('quote:recorded');
+  emitProgress(ctx, args, 'quoted', { minOut: guaranteedOut(quote) });
 
   const fee = evaluateFees(quote.details, policy.maxFees ?? {}, orderGuarantee(quote, planned, policy.slippageBps));
   recordFeeDecision(ctx.db, quoteId, fee.accepted
@@ -106,7 +123,8 @@ export async function processTransfer(
     log.error({ requestId, err: message }, 'quote not verified; nothing signed');
     return { ...attempt, outcome: 'quote_error', error: message };
   }
-  const verdict = await verifyQuote({
+  // Judged on the cached GET /chains list; a refusal the list may explain is judged once more on a fresh one.
+  const { verdict } = await verifyWithFreshChains({
     quote,
     chains: args.chainsDoc,
     origin,
@@ -118,7 +136,7 @@ export async function processTransfer(
     // Deadlines must leave time to send every item and for the fill (src/executor/deadlines.ts): a quote
     // whose order expires sooner is refused on `deadline` (its deposit would likely be refunded, not filled).
     nowSec: Math.floor(ctx.now() / 1000) + requiredLeadSec(quote.steps.reduce((n, step) => n + step.items.length, 0)),
-  });
+  }, ctx.chainsCache, log, { requestId });
   recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
   crashPoint('quote:verified');
   attempt.verdict = verdict;
@@ -128,6 +146,7 @@ export async function processTransfer(
     log.error({ requestId, orderId, failed }, 'quote refused by local verification; nothing signed');
     return { ...attempt, outcome: 'refused_verification' };
   }
+  emitProgress(ctx, args, 'verified', { minOut: guaranteedOut(quote) });
   if (!args.execute) return { ...attempt, outcome: 'quoted' };
   if (ctx.signal?.aborted) return { ...attempt, outcome: 'quote_error', error: 'shutdown requested before execution' };
   const limits = spendingVerdict(ctx, {
@@ -158,6 +177,7 @@ export async function processTransfer(
         },
         signal: ctx.signal,
         onRelayStatus: (status) => noteRelayStatus(ctx, status, { requestId }),
+        onDeposited: () => emitProgress(ctx, args, 'deposited', { minOut: guaranteedOut(quote) }),
         ...(ctx.statusFeed ? { statusFeed: ctx.statusFeed } : {}),
       },
       {
@@ -193,6 +213,8 @@ export async function processTransfer(
       ? result.status
       : 'in_flight';
   if (outcome !== 'in_flight') ctx.metrics.transfersTotal.inc({ outcome, ...labels });
+  // After the close is committed; never throws (failures are logged and retried by the next cycle's backfill).
+  if (outcome === 'success' || outcome === 'failure' || outcome === 'refund') await recordLedger(ctx, result.transferId);
   return {
     ...attempt,
     outcome,
@@ -265,4 +287,47 @@ function breakdownJson(b: { inputUsdMicros: bigint | null; components: Record<st
 function originSwapSource(ctx: CycleContext, chainName: string): string | undefined {
   const chain = ctx.config.chains[chainName];
   return chain?.vm === 'svm' ? chain.originSwapSource : undefined;
+}
+
+/** The progress stage each attempt outcome ends on. */
+const END_STAGE: Readonly<Record<AttemptOutcome, TransferStage>> = {
+  quoted: 'checked',
+  success: 'filled',
+  in_flight: 'in_flight',
+  skipped_fee: 'skipped',
+  skipped_limit: 'skipped',
+  refused_verification: 'refused',
+  quote_error: 'quote_error',
+  origin_failed: 'origin_failed',
+  failure: 'failed',
+  refund: 'refunded',
+};
+
+/** The order's guaranteed output (summed `minimumAmount`), or undefined without `protocol.v2`. */
+function guaranteedOut(quote: QuoteResponse): bigint | undefined {
+  const payments = quote.protocol?.v2?.orderData.output.payments;
+  return payments ? sumPayments(payments, 'minimumAmount') : undefined;
+}
+
+/** Sends one progress event to `ctx.progress`; a sink that throws is ignored (progress never stops a transfer). */
+function emitProgress(ctx: CycleContext, args: ProcessArgs, stage: TransferStage, extra: { minOut?: bigint | undefined; detail?: string } = {}): void {
+  if (!ctx.progress) return;
+  const { planned } = args;
+  try {
+    ctx.progress({
+      planId: args.planId,
+      asset: planned.asset,
+      originChain: planned.from.chain,
+      destinationChain: planned.to.chain,
+      amountIn: planned.amountIn,
+      decimalsIn: planned.from.decimals,
+      decimalsOut: planned.to.decimals,
+      stage,
+      ...(extra.minOut !== undefined ? { minOut: extra.minOut } : {}),
+      ...(extra.detail !== undefined ? { detail: extra.detail } : {}),
+      atMs: ctx.now(),
+    });
+  } catch (error) {
+    ctx.logger.warn({ err: shortErrorMessage(error) }, 'progress sink failed; ignored');
+  }
 }

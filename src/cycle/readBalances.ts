@@ -15,7 +15,11 @@ import { shortErrorMessage } from '../core/errorMessage.ts';
  */
 export async function readTargetBalances(ctx: CycleContext, targets: TargetBand[]): Promise<BalanceReading[]> {
   const byChain = new Map<string, TargetBand[]>();
-  for (const t of targets) byChain.set(t.chain, [...(byChain.get(t.chain) ?? []), t]);
+  for (const t of targets) {
+    const list = byChain.get(t.chain);
+    if (list) list.push(t);
+    else byChain.set(t.chain, [t]);
+  }
   const readings = new Map<TargetBand, BalanceReading>();
   await Promise.all(
     [...byChain].map(async ([chainName, list]) => {

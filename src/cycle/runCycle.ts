@@ -7,7 +7,9 @@
 import type { ChainsResponse } from '../relay/schemas.ts';
 import type { BalanceReading, Plan, TargetBand } from '../planner/types.ts';
 import { planRebalance } from '../planner/planRebalance.ts';
-import { baseUnitsToGauge } from '../metrics/metrics.ts';
+import { readGasBalances } from './gasBalances.ts';
+import { setBalanceGauges } from './metricsBalances.ts';
+import { recordCycleEndMetrics } from './metricsCycleEnd.ts';
 import { closeAbandonedCycles, finishCycle, startCycle } from '../store/cycles.ts';
 import { recordBalances } from '../store/balances.ts';
 import { recordPlanDecisions, recordPlannedTransfers } from '../store/plans.ts';
@@ -96,14 +98,15 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
   try {
     let chainsDoc: ChainsResponse;
     try {
-      chainsDoc = (await ctx.relay.getChains()).chains;
+      chainsDoc = ctx.chainsCache ? await ctx.chainsCache.get() : (await ctx.relay.getChains()).chains;
     } catch (error) {
       throw new Error(`GET /chains failed: ${shortErrorMessage(error)}`, { cause: error });
     }
     const { targets, unresolved } = await resolveTargets(ctx, chainsDoc);
     report.targets = targets;
     report.unresolved = unresolved;
-    report.balances = await readTargetBalances(ctx, targets);
+    // Signer gas balances are read next to the targets; a failed gas read never fails the cycle.
+    [report.balances] = await Promise.all([readTargetBalances(ctx, targets), readGasBalances(ctx)]);
     // In-flight transfers are refreshed after the balance read and judged against the blocks it was read at, so
     // a deposit or a fill that lands between the two reads is counted once (src/cycle/plannerInFlight.ts).
     const refreshed = opts.mode === 'plan' ? { inFlight: listInFlightTransfers(ctx.db), closed: [] } : await refreshInFlight(ctx);
@@ -126,15 +129,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
         readAtMs: ctx.now(),
       })),
     );
-    targets.forEach((t, i) => {
-      const amount = report.balances[i]!.amount;
-      const labels = { chain: t.chain, asset: t.asset, wallet: t.wallet };
-      // Gauges are float64: exact up to 2^53 base units, approximate above (fine for dashboards, never for money).
-      if (amount !== null) ctx.metrics.balanceBaseUnits.set(labels, baseUnitsToGauge(amount));
-      for (const bound of ['min', 'target', 'max'] as const) {
-        ctx.metrics.targetBaseUnits.set({ ...labels, bound }, baseUnitsToGauge(t[bound]));
-      }
-    });
+    setBalanceGauges(ctx.metrics, targets, report.balances);
     const paused = pausedRoutes(listUnresolvedFailures(ctx.db));
     ctx.metrics.routesPaused.set(paused.length);
     report.plan = withoutPausedRoutes(
@@ -175,7 +170,8 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
         break;
       }
       report.attempts.push(
-        await processTransfer(ctx, { cycleId, planId: planIds[i]!, planned, chainsDoc, execute: opts.mode !== 'plan', decimalsOf }),
+        // A list refreshed for an earlier transfer of this cycle judges the later ones too.
+        await processTransfer(ctx, { cycleId, planId: planIds[i]!, planned, chainsDoc: ctx.chainsCache?.current() ?? chainsDoc, execute: opts.mode !== 'plan', decimalsOf }),
       );
     }
     report.outcome = outcomeOf(report.attempts, report.plan.decisions);
@@ -200,6 +196,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     ctx.metrics.cycleDurationSeconds.observe((report.finishedAtMs - startedAtMs) / 1000);
     if (report.outcome !== 'error') ctx.metrics.lastSuccessfulCycleTimestampSeconds.set(report.finishedAtMs / 1000);
   }
+  recordCycleEndMetrics(ctx, report);
   return report;
 }
 

@@ -51,6 +51,8 @@ export interface ExecuteTransferDeps {
    * pushed status ends the poll wait at once.
    */
   statusFeed?: StatusFeed;
+  /** Called once every origin transaction is confirmed and the transfer is `deposited` (progress display). */
+  onDeposited?: (transferId: number) => void;
 }
 
 /**
@@ -114,6 +116,7 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
   transitionTransfer(deps.db, transferId, 'broadcast', 'deposited', { nowMs: deps.now(), detail: run.hashes.join(',') });
   crashPoint('transfer:deposited');
   log.info({ transferId }, 'deposit confirmed; tracking the fill');
+  deps.onDeposited?.(transferId);
   return track(deps, args, transferId, run.hashes, log);
 }
 

@@ -12,6 +12,8 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isKnownRequestStatus } from '../relay/schemas.ts';
+import { buildInfo } from '../core/buildInfo.ts';
+import { createOperatorMetrics, type OperatorMetrics } from './operatorMetrics.ts';
 
 /** Outcomes of a cycle (same values as the store's `cycles.outcome`). */
 export const CYCLE_OUTCOMES = ['ok', 'refused', 'error'] as const;
@@ -23,8 +25,8 @@ const LINT_FAILING_DEFAULTS = [
   'nodejs_active_resources_total',
 ] as const;
 
-/** All Ballast metrics plus the registry that exposes them. */
-export interface BallastMetrics {
+/** All Ballast metrics plus the registry that exposes them (the operator metrics are in ./operatorMetrics.ts). */
+export interface BallastMetrics extends OperatorMetrics {
   /** Registry to serve at /metrics. */
   registry: Registry;
   /** `ballast_cycles_total{outcome}`: finished cycles by outcome (ok, refused, error). */
@@ -112,6 +114,7 @@ export function createMetrics(): BallastMetrics {
   const registers = [registry];
   const metrics: BallastMetrics = {
     registry,
+    ...createOperatorMetrics(registry, buildInfo()),
     cyclesTotal: new Counter({
       name: 'ballast_cycles_total',
       help: 'Rebalancing cycles finished, by outcome (ok, refused, error).',

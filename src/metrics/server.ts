@@ -1,7 +1,8 @@
 /**
  * The metrics HTTP server (node:http): `GET /metrics` serves the Prometheus text exposition of a
- * {@link BallastMetrics} registry, `GET /healthz` reports liveness as JSON (200 healthy, 503 not), anything
- * else is 404 (405 for a wrong method on a known path). An optional extra handler lets other components (a
+ * {@link BallastMetrics} registry, `GET /healthz` reports liveness as JSON (200 healthy, 503 not), `GET /readyz`
+ * readiness as JSON (200 ready, 503 not; see src/metrics/readiness.ts), anything else is 404 (405 for a wrong
+ * method on a known path). An optional extra handler lets other components (a
  * webhook receiver) share the port.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -22,6 +23,8 @@ export interface MetricsServerOptions {
   metrics: Pick<BallastMetrics, 'registry'>;
   /** Called on every `/healthz` request; a throw is reported as unhealthy. */
   health: () => HealthReport | Promise<HealthReport>;
+  /** Called on every `/readyz` request; a throw is reported as not ready. Absent: `/readyz` answers like `/healthz`. */
+  ready?: () => HealthReport | Promise<HealthReport>;
   /** Extra routes, tried after the built-in ones; return true when the request was handled. */
   handle?: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 }
@@ -76,7 +79,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
 async function route(opts: MetricsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
   const method = req.method ?? 'GET';
-  if (path === '/metrics' || path === '/healthz') {
+  if (path === '/metrics' || path === '/healthz' || path === '/readyz') {
     if (method !== 'GET' && method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
       send(res, 405, 'text/plain; charset=utf-8', `${method} not allowed on ${path}; use GET\n`);
@@ -87,17 +90,17 @@ async function route(opts: MetricsServerOptions, req: IncomingMessage, res: Serv
       send(res, 200, opts.metrics.registry.contentType, body, method === 'HEAD');
       return;
     }
-    const report = await health(opts);
+    const report = await health(path === '/readyz' && opts.ready ? opts.ready : opts.health);
     send(res, report.ok ? 200 : 503, 'application/json', `${jsonText(report)}\n`, method === 'HEAD');
     return;
   }
   if (opts.handle && (await opts.handle(req, res))) return;
-  send(res, 404, 'text/plain; charset=utf-8', 'not found; try /metrics or /healthz\n');
+  send(res, 404, 'text/plain; charset=utf-8', 'not found; try /metrics, /healthz or /readyz\n');
 }
 
-async function health(opts: MetricsServerOptions): Promise<HealthReport> {
+async function health(check: () => HealthReport | Promise<HealthReport>): Promise<HealthReport> {
   try {
-    const r = await opts.health();
+    const r = await check();
     return { ok: r.ok === true, detail: r.detail };
   } catch (err) {
     return { ok: false, detail: { error: message(err) } };

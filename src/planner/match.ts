@@ -17,6 +17,8 @@ export interface MatchSide {
   /** Why this target is a deficit or surplus, e.g. "beta below min: 10000 < 20000 USDC". */
   why: string;
   amountN: bigint;
+  /** The holding's {@link targetKey}, when the caller has it already (computed from `band` otherwise). */
+  key?: string;
 }
 
 /** Parameters of {@link matchAsset}. All `...N` amounts are base units at `scale` decimals. */
@@ -29,12 +31,64 @@ export interface MatchParameters {
   surpluses: MatchSide[];
 }
 
+/** A side being matched: `left` is what remains at the common scale; `name` and `key` are computed once. */
+interface Open extends MatchSide {
+  left: bigint;
+  /** Chain, currency, address as given: the tie-break of {@link bySizeThenName}. */
+  name: string;
+  /** The holding's {@link targetKey} (normalized addresses): origin and destination are never the same one. */
+  key: string;
+}
+
+function open(side: MatchSide): Open {
+  const b = side.band;
+  return { ...side, left: side.amountN, name: `${b.chain}\u0000${b.currency}\u0000${b.address}`, key: side.key ?? targetKey(b) };
+}
+
 /** Orders by amount descending, then chain, currency, address ascending (deterministic). */
-function bySizeThenName(a: { band: TargetBand; left: bigint }, b: { band: TargetBand; left: bigint }): number {
+function bySizeThenName(a: Open, b: Open): number {
   if (a.left !== b.left) return a.left > b.left ? -1 : 1;
-  const ka = `${a.band.chain}\u0000${a.band.currency}\u0000${a.band.address}`;
-  const kb = `${b.band.chain}\u0000${b.band.currency}\u0000${b.band.address}`;
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * Binary heap of donors, first in {@link bySizeThenName} order on top: popping until a deficit is served visits
+ * donors in exactly the order a full sort before each deficit would, in O(log n) per donor visited.
+ */
+class DonorHeap {
+  private readonly items: Open[] = [];
+
+  push(item: Open): void {
+    const a = this.items;
+    a.push(item);
+    let i = a.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (bySizeThenName(a[i]!, a[parent]!) >= 0) break;
+      [a[i], a[parent]] = [a[parent]!, a[i]!];
+      i = parent;
+    }
+  }
+
+  pop(): Open | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length === 0 || last === undefined) return top;
+    a[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < a.length && bySizeThenName(a[l]!, a[m]!) < 0) m = l;
+      if (r < a.length && bySizeThenName(a[r]!, a[m]!) < 0) m = r;
+      if (m === i) break;
+      [a[i], a[m]] = [a[m]!, a[i]!];
+      i = m;
+    }
+    return top;
+  }
 }
 
 const pow10 = (n: number): bigint => 10n ** BigInt(n);
@@ -54,11 +108,14 @@ export function matchAsset(p: MatchParameters): { transfers: PlannedTransfer[]; 
   const fmt = (n: bigint): string => `${formatUnits(n, scale)} ${asset}`;
   const transfers: PlannedTransfer[] = [];
   const decisions: PlanDecision[] = [];
-  const donors = p.surpluses.map((s) => ({ ...s, left: s.amountN }));
-  const needs = p.deficits.map((d) => ({ ...d, left: d.amountN })).sort(bySizeThenName);
+  const donors = p.surpluses.map(open);
+  const needs = p.deficits.map(open).sort(bySizeThenName);
+  // Donors with something left, largest first. Each deficit pops them in order until it is served; the donors it
+  // visited go back with what they have left (an exhausted donor is visited by no later deficit).
+  const heap = new DonorHeap();
+  for (const d of donors) if (d.left > 0n) heap.push(d);
 
   for (const need of needs) {
-    donors.sort(bySizeThenName);
     let capped = false;
     let tooSmall = false;
     /** Records and reports whether what is left of this deficit is too small to plan. */
@@ -74,9 +131,10 @@ export function matchAsset(p: MatchParameters): { transfers: PlannedTransfer[]; 
       return true;
     };
     if (leftTooSmall()) continue;
-    for (const donor of donors) {
-      if (need.left === 0n) break;
-      if (donor.left === 0n || targetKey(donor.band) === targetKey(need.band)) continue;
+    const visited: Open[] = [];
+    for (let donor = need.left > 0n ? heap.pop() : undefined; donor !== undefined; donor = heap.pop()) {
+      visited.push(donor);
+      if (donor.key === need.key) continue;
       let want = need.left < donor.left ? need.left : donor.left;
       const capHere = want > maxN;
       if (capHere) want = maxN;
@@ -104,8 +162,9 @@ export function matchAsset(p: MatchParameters): { transfers: PlannedTransfer[]; 
           detail: `${donor.label} → ${need.label}: capped at maxTransfer ${fmt(maxN)}; the rest follows in a later cycle`,
         });
       }
-      if (leftTooSmall()) break;
+      if (need.left === 0n || leftTooSmall()) break;
     }
+    for (const donor of visited) if (donor.left > 0n) heap.push(donor);
     if (need.left > 0n && !tooSmall) {
       decisions.push({
         asset,
@@ -117,7 +176,7 @@ export function matchAsset(p: MatchParameters): { transfers: PlannedTransfer[]; 
       });
     }
   }
-  for (const donor of [...donors].sort(bySizeThenName)) {
+  for (const donor of donors.sort(bySizeThenName)) {
     if (donor.left > 0n) {
       decisions.push({
         asset,

@@ -3,7 +3,7 @@
  * and the decisions behind them out. Pure: no clock, no network, no database; deterministic for a given input.
  */
 import { formatUnits } from 'viem';
-import { effectiveBalance, findUnreadableChains, readingFor } from './effective.ts';
+import { effectiveFromIndex, findUnreadableChains, indexInFlight, indexReadings, memoTargetKey, type InFlightIndex, type ReadingIndex } from './effective.ts';
 import { matchAsset, type MatchSide } from './match.ts';
 import type { Plan, PlanDecision, PlanInput, PlannedTransfer, TargetBand } from './types.ts';
 import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts';
@@ -32,29 +32,48 @@ import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts'
  * @throws PlanInputError (code `PLAN_INPUT_INVALID`) on an inconsistent input (see `validatePlanInput`)
  */
 export function planRebalance(input: PlanInput): Plan {
-  validatePlanInput(input);
-  const unreadable = findUnreadableChains(input.targets, input.balances);
+  const keyOf = memoTargetKey();
+  validatePlanInput(input, keyOf);
+  const unreadable = findUnreadableChains(input.targets, input.balances, keyOf);
+  // Indexed once per plan (map lookups per target), so planning grows linearly with targets, readings and
+  // in-flight transfers.
+  const index: PlanIndex = { keyOf, unreadable, readings: indexReadings(input.balances), inFlight: indexInFlight(input.inFlight) };
   const transfers: PlannedTransfer[] = [];
   const decisions: PlanDecision[] = [];
-  const assets = [...new Set(input.targets.map((t) => t.asset))].sort();
+  const byAsset = new Map<string, TargetBand[]>();
+  for (const t of input.targets) {
+    const list = byAsset.get(t.asset);
+    if (list) list.push(t);
+    else byAsset.set(t.asset, [t]);
+  }
+  const assets = [...byAsset.keys()].sort();
   for (const asset of assets) {
-    const targets = input.targets.filter((t) => t.asset === asset).sort(byLocation);
-    const out = planAsset(asset, targets, input, unreadable);
+    const targets = sortedByLocation(byAsset.get(asset)!); // keys of byAsset
+    const out = planAsset(asset, targets, input, index);
     transfers.push(...out.transfers);
     decisions.push(...out.decisions);
   }
   return { transfers, decisions };
 }
 
-/** Orders targets by chain, currency, address. */
-function byLocation(a: TargetBand, b: TargetBand): number {
-  const ka = `${a.chain}\u0000${a.currency}\u0000${a.address}`;
-  const kb = `${b.chain}\u0000${b.currency}\u0000${b.address}`;
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
+/** Targets ordered by chain, currency, address (as given), each sort key built once. */
+function sortedByLocation(targets: TargetBand[]): TargetBand[] {
+  return targets
+    .map((t) => ({ t, k: `${t.chain}\u0000${t.currency}\u0000${t.address}` }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
+    .map((x) => x.t);
+}
+
+/** Lookups built once per plan: unreadable chains, readings and in-flight sums by holding. */
+interface PlanIndex {
+  keyOf: (t: TargetBand) => string;
+  unreadable: Map<string, string>;
+  readings: ReadingIndex;
+  inFlight: InFlightIndex;
 }
 
 /** Plans one asset. `targets` are that asset's targets, sorted. */
-function planAsset(asset: string, targets: TargetBand[], input: PlanInput, unreadable: Map<string, string>): Plan {
+function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index: PlanIndex): Plan {
   const decisions: PlanDecision[] = [];
   const scale = commonScale(targets);
   const { minN, maxN } = transferBoundsAt(input, scale, asset);
@@ -67,13 +86,13 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, unrea
   for (const t of targets) {
     const fmt = (n: bigint): string => formatUnits(n, t.decimals);
     const toScale = (n: bigint): bigint => n * 10n ** BigInt(scale - t.decimals);
-    const why = unreadable.get(t.chain);
-    const reading = readingFor(t, input.balances);
+    const why = index.unreadable.get(t.chain);
+    const reading = index.readings.get(index.keyOf(t));
     if (why !== undefined || reading === undefined) {
       decisions.push({ asset, chain: t.chain, kind: 'chain_unreadable', detail: `${label(t)}: ${why ?? 'no reading'}; nothing planned for this chain` });
       continue;
     }
-    const eff = effectiveBalance(t, reading, input.inFlight);
+    const eff = effectiveFromIndex(t, reading, index.inFlight, index.keyOf(t));
     if (eff.credit !== 0n || eff.debit !== 0n) {
       decisions.push({
         asset,
@@ -90,11 +109,11 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, unrea
     const forSurplus = eff.effective < reading ? eff.effective : reading;
     if (forDeficit < t.min) {
       const why = `${label(t)} below min: ${fmt(forDeficit)} < ${fmt(t.min)} ${asset}`;
-      deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - forDeficit) });
+      deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - forDeficit), key: index.keyOf(t) });
       decisions.push({ asset, chain: t.chain, kind: 'deficit', detail: `${why}; needs ${fmt(t.target - forDeficit)} to reach target ${fmt(t.target)}` });
     } else if (forSurplus > t.max) {
       const why = `${label(t)} above max: ${fmt(forSurplus)} > ${fmt(t.max)} ${asset}`;
-      surpluses.push({ band: t, label: label(t), why, amountN: toScale(forSurplus - t.target) });
+      surpluses.push({ band: t, label: label(t), why, amountN: toScale(forSurplus - t.target), key: index.keyOf(t) });
       decisions.push({ asset, chain: t.chain, kind: 'surplus', detail: `${why}; can give ${fmt(forSurplus - t.target)} down to target ${fmt(t.target)}` });
     } else {
       decisions.push({ asset, chain: t.chain, kind: 'in_band', detail: `${label(t)}: ${fmt(eff.effective)} within [${fmt(t.min)}, ${fmt(t.max)}] ${asset}` });

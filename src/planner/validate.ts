@@ -12,8 +12,9 @@ import type { PlanInput, TargetBand, TransferLimits } from './types.ts';
  * @throws PlanInputError (code `PLAN_INPUT_INVALID`) when decimals are not an integer in 0..255, a band is not
  *   `0 <= min <= target <= max`, two targets share (chain, currency, address), a balance or in-flight amount is
  *   negative, or `minTransfer` / `maxTransfer` are malformed, `maxTransfer` is zero or below `minTransfer`.
+ * @param keyOf the target's `targetKey` (a planner passes one that computes each key once)
  */
-export function validatePlanInput(input: PlanInput): void {
+export function validatePlanInput(input: PlanInput, keyOf: (t: TargetBand) => string = targetKey): void {
   const seen = new Map<string, number>();
   input.targets.forEach((t, i) => {
     const f = `targets[${i}]`;
@@ -28,7 +29,7 @@ export function validatePlanInput(input: PlanInput): void {
         'order the band values in the config',
       );
     }
-    const key = targetKey(t);
+    const key = keyOf(t);
     const prev = seen.get(key);
     if (prev !== undefined) {
       throw new PlanInputError(

@@ -328,6 +328,42 @@ CREATE UNIQUE INDEX withdrawals_job ON withdrawals(job_id) WHERE job_id IS NOT N
 CREATE INDEX withdrawals_open ON withdrawals(state) WHERE state NOT IN ('executed', 'failed');
 `,
   },
+  {
+    version: 6,
+    name: 'transfer_ledger: per-transfer outcome (quoted vs received, realized fees per component in USD, origin gas, settle time)',
+    sql: `
+CREATE TABLE transfer_ledger (
+  transfer_id          INTEGER PRIMARY KEY REFERENCES transfers(id),
+  status               TEXT    NOT NULL CHECK (status IN ('success', 'failure', 'refund')),
+  asset                TEXT    NOT NULL,
+  origin_chain         TEXT    NOT NULL,
+  destination_chain    TEXT    NOT NULL,
+  amount_in            TEXT    NOT NULL ${uint('amount_in')},
+  decimals_in          INTEGER,
+  decimals_out         INTEGER,
+  quoted_expected_out  TEXT    NOT NULL ${uint('quoted_expected_out')},
+  quoted_min_out       TEXT    NOT NULL ${uint('quoted_min_out')},
+  received_out         TEXT    ${uint('received_out')},
+  received_source      TEXT    NOT NULL CHECK (received_source IN ('requests_v3_route_actual', 'order_minimum', 'none')),
+  fee_execution_usd    TEXT,
+  fee_swap_usd         TEXT,
+  fee_platform_usd     TEXT,
+  fee_app_usd          TEXT,
+  fees_source          TEXT    NOT NULL CHECK (fees_source IN ('requests_v3_actual', 'quote_breakdown', 'none')),
+  gas_paid             TEXT    ${uint('gas_paid')},
+  gas_decimals         INTEGER,
+  gas_usd              TEXT,
+  total_fees_usd       TEXT    NOT NULL,
+  signed_at_ms         INTEGER,
+  settled_at_ms        INTEGER NOT NULL,
+  settle_ms            INTEGER CHECK (settle_ms IS NULL OR settle_ms >= 0),
+  recorded_at_ms       INTEGER NOT NULL,
+  CHECK ((received_out IS NULL) = (received_source = 'none')),
+  CHECK ((fee_execution_usd IS NULL) = (fees_source = 'none'))
+);
+CREATE INDEX transfer_ledger_settled ON transfer_ledger(settled_at_ms);
+`,
+  },
 ];
 
 /** Highest version this code knows. */

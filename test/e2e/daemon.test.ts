@@ -5,7 +5,6 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
 import { ROOT, runCli } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
+import { freePort } from './helpers/freePort.ts';
 
 const tmp = tempDir('ballast-daemon-');
 let sandbox: Sandbox | null = null;
@@ -22,17 +22,6 @@ afterAll(async () => {
   await sandbox?.stop();
   tmp.cleanup();
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 async function waitFor<T>(what: string, fn: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
   const until = Date.now() + timeoutMs;
@@ -69,6 +58,11 @@ describe('ballast daemon', () => {
       await waitFor('the deposit to be tracked', async () => (stderr.includes('deposit confirmed; tracking the fill') ? true : null));
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
+      expect(((await health.json()) as { detail: { status: string } }).detail.status).toBe('alive');
+      // A cycle is running (none finished yet): within the start-up grace of 3 schedule intervals, so ready.
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      const { detail } = (await ready.json()) as { detail: { ready: boolean; storeOpen: boolean; lastCycleAgeSeconds: number | null } };
+      expect([ready.status, detail.ready, detail.storeOpen, detail.lastCycleAgeSeconds]).toEqual([200, true, true, null]);
 
       const once = await runCli(['run', '--once', '--config', configFile], { env: sandboxEnv(sandbox, store) });
       expect(once.code).toBe(4);
@@ -78,6 +72,10 @@ describe('ballast daemon', () => {
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       expect(metrics).toMatch(/ballast_balance_base_units\{chain="beta",asset="USDC",wallet="treasury"\} 10000000000/);
       expect(metrics).toMatch(/ballast_quotes_total\{[^}]*\} 1/);
+      expect(metrics).toMatch(/^ballast_build_info\{version="[^"]+",commit="[^"]+"\} 1$/m);
+      expect(metrics).toMatch(/^ballast_balance_units\{chain="beta",asset="USDC",wallet="treasury"\} 10000$/m);
+      expect(metrics).toMatch(/^ballast_gas_balance_units\{chain="alpha",wallet="treasury"\} \d/m);
+      expect(metrics).toMatch(/^ballast_quote_duration_seconds_count 1$/m);
       // promtool reads the exposition from stdin and exits non-zero on any problem.
       execFileSync('promtool', ['check', 'metrics'], { input: metrics });
 

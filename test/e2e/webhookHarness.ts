@@ -3,7 +3,6 @@
  * config/demo.yaml with an API key, webhooks enabled and the given tracking, a fresh SQLite file.
  */
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { stringify } from 'yaml';
@@ -14,23 +13,12 @@ import { loadConfig } from '../../src/config/loadConfig.ts';
 import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { memoryLogger } from './helpers/sandboxBallast.ts';
+export { freePort } from './helpers/freePort.ts';
 
 /** The API key shared by the sandbox (webhook secret) and Ballast (`relay.apiKey`). */
 export const WEBHOOK_API_KEY = 'sandbox-webhook-key-5c1e9a';
 
 let runs = 0;
-
-/** A free TCP port on 127.0.0.1 (closed again before returning). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port; // listening on TCP
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /** Polls `fn` every 100 ms until it returns non-null; throws naming `what` after `timeoutMs`. */
 export async function waitFor<T>(what: string, fn: () => T | null, timeoutMs: number): Promise<T> {

@@ -10,10 +10,10 @@ import { Transaction } from 'bitcoinjs-lib';
 import { z } from 'zod';
 import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, SignedOriginTx, TxLookup } from '../adapter.ts';
 import { createEsploraClient, type EsploraClient } from './esploraClient.ts';
-import { HeightTextSchema, TxSchema, UtxoListSchema } from './esploraSchemas.ts';
+import { AddressStatsSchema, HeightTextSchema, TxSchema, UtxoListSchema } from './esploraSchemas.ts';
 import { BvmAdapterError, BvmEsploraError } from './errors.ts';
 import { findBvmDeposit } from './findDeposit.ts';
-import { readBvmBalances } from './readBalances.ts';
+import { readBvmBalances, specBalanceSats } from './readBalances.ts';
 import { signBvmPsbt } from './signPsbt.ts';
 import { bvmTxRecord } from './txRecord.ts';
 import { lookupBvmTx, readTxStatus, recheckBvmTx, requiredConfirmations, waitForBvmInclusion, type BvmFinalityPolicy } from './txState.ts';
@@ -129,6 +129,7 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     validateAddress,
     readBalances: (holdings) =>
       readBvmBalances(esplora, { name, network, nativeCurrency: BTC_CURRENCY, minerFeeReserveSats: opts.minerFeeReserveSats, validateAddress }, holdings),
+    readNativeBalance: async (address) => specBalanceSats(await esplora.getJson(`/address/${encodeURIComponent(address)}`, AddressStatsSchema)),
     async readDecimals(currencies) {
       return currencies.map(() => null); // Bitcoin has no tokens whose decimals could be read
     },
@@ -170,6 +171,12 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     async txBlock(txHash) {
       const status = await readTxStatus(esplora, txHash);
       return status?.confirmed ? BigInt(status.block_height) : null;
+    },
+    async gasPaid(txHash) {
+      const tx = await esplora.getJsonOrNull(`/tx/${encodeURIComponent(txHash)}`, TxSchema);
+      if (!tx || tx.vin.some((i) => i.prevout === null)) return null;
+      const spent = tx.vin.reduce((s, i) => s + i.prevout!.value, 0n); // null prevouts returned above
+      return spent - tx.vout.reduce((s, o) => s + o.value, 0n);
     },
   };
 }

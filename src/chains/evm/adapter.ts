@@ -131,6 +131,7 @@ export function createEvmAdapter(opts: {
     currencyKey: (currency) => currency.toLowerCase(),
     validateAddress: (address) => (isAddress(address) ? null : `not an EVM address: ${address}`),
     readBalances,
+    readNativeBalance: (address) => client.getBalance({ address: address as Address, blockTag: 'latest' }),
     async readDecimals(currencies) {
       return readEvmDecimals(client, currencies.map((c) => getAddress(c)));
     },
@@ -206,6 +207,10 @@ export function createEvmAdapter(opts: {
     async txBlock(txHash) {
       const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash: txHash as Hex })); // a malformed hash fails the lookup
       return receipt ? receipt.blockNumber : null;
+    },
+    async gasPaid(txHash) {
+      const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash: txHash as Hex })); // a malformed hash fails the lookup
+      return receipt ? receipt.gasUsed * receipt.effectiveGasPrice : null;
     },
     readAllowances: (queries) => readEvmAllowances(client, [...queries]),
     signWithdrawalDigest: async (wallet, digestHex) => signEvmWithdrawalDigest(account(wallet), digestHex),

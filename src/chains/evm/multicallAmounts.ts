@@ -24,7 +24,9 @@ export async function multicallAmounts(
   blockNumber?: bigint,
 ): Promise<AmountResult[]> {
   try {
-    const results = await client.multicall({ contracts, allowFailure: true, ...(blockNumber !== undefined ? { blockNumber } : {}) });
+    // batchSize 0: one eth_call for the whole batch (viem splits above 1,024 bytes of calldata by default, so
+    // 50 tokens would take two round trips).
+    const results = await client.multicall({ contracts, allowFailure: true, batchSize: 0, ...(blockNumber !== undefined ? { blockNumber } : {}) });
     return results.map((r) =>
       r.status === 'success' && typeof r.result === 'bigint'
         ? { amount: r.result }

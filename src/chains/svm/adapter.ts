@@ -10,7 +10,7 @@
  * `chains.<name>.commitment`.
  */
 import { base58, base64 } from '@scure/base';
-import { VersionedTransaction, type Keypair } from '@solana/web3.js';
+import { PublicKey, VersionedTransaction, type Keypair } from '@solana/web3.js';
 import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, SignedOriginTx, TxLookup } from '../adapter.ts';
 import { SYSTEM_PROGRAM_ID } from '../../protocol/svmDepository.ts';
 import { SvmAdapterError } from './errors.ts';
@@ -134,6 +134,7 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
       return readSvmBalances(rpc, holdings, commitment);
     },
     readDecimals: (mints) => readSvmDecimals(rpc, mints, commitment),
+    readNativeBalance: async (address) => BigInt(await rpc.call('getBalance', (c) => c.getBalance(new PublicKey(address), commitment))),
     async originFacts(quote) {
       return { lookupTables: await readLookupTables(rpc, quoteLookupTableAddresses(quote), commitment) };
     },
@@ -171,6 +172,10 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
     async txBlock(txHash) {
       const { status } = await readSignatureStatus(rpc, txHash);
       return status && status.level !== 'processed' ? status.slot : null;
+    },
+    async gasPaid(txHash) {
+      const tx = await rpc.call('getTransaction', (c) => c.getTransaction(txHash, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }));
+      return tx?.meta ? BigInt(tx.meta.fee) : null;
     },
     signWithdrawalDigest: async (wallet, digestHex) => signSvmWithdrawalDigest(keypairOf(wallet), digestHex),
   };

@@ -8,7 +8,8 @@ import type { Command } from 'commander';
 import { listAllowances, type AllowanceRow } from '../../audit/allowances.ts';
 import { CliError, EXIT_ERROR } from '../exitCodes.ts';
 import { table, toJson } from '../format.ts';
-import { openBallast, type GlobalFlags } from '../session.ts';
+import { openBallast } from '../openBallast.ts';
+import type { GlobalFlags } from '../session.ts';
 
 /** Registers the command. */
 export function registerAllowances(program: Command, out: (s: string) => void): void {

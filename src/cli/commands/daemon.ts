@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { runDaemon } from '../../app/daemon.ts';
-import { openBallast, type GlobalFlags } from '../session.ts';
+import { openBallast } from '../openBallast.ts';
+import type { GlobalFlags } from '../session.ts';
 
 /** Registers the command. */
 export function registerDaemon(program: Command): void {

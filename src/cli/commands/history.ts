@@ -1,61 +1,93 @@
 /**
  * `ballast history`: recent transfers with status, amounts, fees, transaction hashes and notes (stalled, failed,
- * refunded, withdrawn, a withdrawal under way, with their reasons). Reads the store named
- * by the config (or `--db`), never the network.
+ * refunded, withdrawn, a withdrawal under way, with their reasons). Reads the store named by the config (or
+ * `--db`, which must exist), never the network. Amounts are whole units with the asset symbol (decimals from the
+ * store's ledger or quote, else `assets.<symbol>[i].decimals` of the config); `--raw` shows base units.
  */
 import type { Command } from 'commander';
-import { openDatabase } from '../../store/database.ts';
+import type { LoadedConfig } from '../../config/loadConfig.ts';
 import { listRecentTransfers } from '../../store/transfers.ts';
+import type { TransferRow } from '../../store/transferRows.ts';
+import { decimalsOfTransfers, type TransferDecimals } from '../../store/ledgerUnits.ts';
+import { getLedgerEntry } from '../../store/ledger.ts';
 import { withdrawalsOfTransfers } from '../../store/withdrawals.ts';
 import { transferNotes } from '../historyNotes.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
-import { shortHash, table, toJson } from '../format.ts';
+import { formatWhole, shortHash, table, toJson } from '../format.ts';
 import { loadCliConfig, type GlobalFlags } from '../session.ts';
+import { openExistingStore } from '../storeFile.ts';
 
 /** Registers the command. */
 export function registerHistory(program: Command, out: (s: string) => void): void {
   program
     .command('history')
-    .description('recent transfers with status, amounts (base units), fees and tx hashes')
-    .option('--db <file>', 'SQLite store to read instead of the one in the config')
+    .description('recent transfers with status, amounts (whole units with the symbol; --raw for base units), fees and tx hashes')
+    .option('--db <file>', 'existing SQLite store to read instead of the one in the config')
     .option('--limit <n>', 'how many transfers', '20')
-    .option('--json', 'machine-readable output')
-    .action((flags: { db?: string; limit: string; json?: boolean }, cmd: Command) => {
+    .option('--raw', 'amounts in base units (the store\'s exact values)')
+    .option('--json', 'machine-readable output (amounts in base units, with their decimals and the ledger entry)')
+    .action((flags: { db?: string; limit: string; raw?: boolean; json?: boolean }, cmd: Command) => {
       if (!/^[0-9]+$/.test(flags.limit)) throw new CliError(`--limit must be a positive integer, got "${flags.limit}"`, EXIT_USAGE);
-      const file = flags.db ?? loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store;
-      const db = openDatabase(file);
+      const config = flags.db === undefined ? loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()) : null;
+      const db = flags.db === undefined ? openExistingStore(config!.store, 'store') : openExistingStore(flags.db, '--db'); // config loaded when --db is absent
       try {
         const rows = listRecentTransfers(db, Number(flags.limit));
         const withdrawals = withdrawalsOfTransfers(db, rows.map((r) => r.id));
+        const stored = decimalsOfTransfers(db, rows.map((r) => r.id));
+        const decimals = new Map(rows.map((r) => [r.id, withConfigDecimals(r, stored.get(r.id), config)]));
         if (flags.json) {
-          out(toJson(rows.map((r) => ({ ...r, withdrawal: withdrawals.get(r.id) ?? null, notes: transferNotes(r, withdrawals.get(r.id)) }))));
+          out(
+            toJson(
+              rows.map((r) => ({
+                ...r,
+                ...decimals.get(r.id)!, // set for every row above
+                ledger: getLedgerEntry(db, r.id) ?? null,
+                withdrawal: withdrawals.get(r.id) ?? null,
+                notes: transferNotes(r, withdrawals.get(r.id)),
+              })),
+            ),
+          );
           return;
         }
         if (rows.length === 0) {
           out('no transfers recorded yet');
           return;
         }
+        const unit = flags.raw ? ' (base units)' : '';
         out(
           table(
-            ['id', 'created', 'asset', 'route', 'amount in', 'min out', 'fees USD', 'status', 'relay', 'origin txs', 'fill / refund txs', 'notes'],
-            rows.map((r) => [
-              r.id,
-              new Date(r.createdAtMs).toISOString(),
-              r.asset,
-              `${r.originChain} → ${r.destinationChain}`,
-              r.amountIn.toString(),
-              r.minOut.toString(),
-              r.feesUsd ?? '—',
-              r.status,
-              r.relayStatus ?? '—',
-              r.txs.map((t) => shortHash(t.txHash)).join('\n') || '—',
-              r.outTxHashes.map((h) => (r.status === 'refund' ? `refund ${shortHash(h)}` : shortHash(h))).join('\n') || '—',
-              transferNotes(r, withdrawals.get(r.id)).join('\n') || '—',
-            ]),
+            ['id', 'created', 'asset', 'route', `amount in${unit}`, `min out${unit}`, 'fees USD', 'status', 'relay', 'origin txs', 'fill / refund txs', 'notes'],
+            rows.map((r) => {
+              const d = decimals.get(r.id)!; // set for every row above
+              return [
+                r.id,
+                new Date(r.createdAtMs).toISOString(),
+                r.asset,
+                `${r.originChain} → ${r.destinationChain}`,
+                flags.raw ? r.amountIn.toString() : formatWhole(r.amountIn, d.decimalsIn, r.asset),
+                flags.raw ? r.minOut.toString() : formatWhole(r.minOut, d.decimalsOut, r.asset),
+                r.feesUsd ?? '—',
+                r.status,
+                r.relayStatus ?? '—',
+                r.txs.map((t) => shortHash(t.txHash)).join('\n') || '—',
+                r.outTxHashes.map((h) => (r.status === 'refund' ? `refund ${shortHash(h)}` : shortHash(h))).join('\n') || '—',
+                transferNotes(r, withdrawals.get(r.id)).join('\n') || '—',
+              ];
+            }),
           ),
         );
       } finally {
         db.close();
       }
     });
+}
+
+/** Fills decimals the store does not know from `assets.<asset>[i].decimals` of the config entry on that chain. */
+function withConfigDecimals(r: TransferRow, stored: TransferDecimals | undefined, config: LoadedConfig | null): TransferDecimals {
+  const fromConfig = (chain: string): number | null =>
+    config?.assets[r.asset]?.find((e) => e.chain === chain)?.decimals ?? null;
+  return {
+    decimalsIn: stored?.decimalsIn ?? fromConfig(r.originChain),
+    decimalsOut: stored?.decimalsOut ?? fromConfig(r.destinationChain),
+  };
 }

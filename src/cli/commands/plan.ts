@@ -5,7 +5,8 @@
 import type { Command } from 'commander';
 import { exitCodeForReport } from '../../cycle/runCycle.ts';
 import { renderReport, reportJson } from '../renderReport.ts';
-import { openBallast, type GlobalFlags } from '../session.ts';
+import { openBallast } from '../openBallast.ts';
+import type { GlobalFlags } from '../session.ts';
 
 /** Registers the command. */
 export function registerPlan(program: Command, out: (s: string) => void): void {

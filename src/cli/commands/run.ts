@@ -1,12 +1,19 @@
 /**
  * `ballast run --once`: one cycle under the run lock. Exit 0 completed (even with nothing to move), 1 error,
  * 3 a needed transfer was refused by the fee policy or verification.
+ *
+ * After the cycle, `--pushgateway` pushes the metrics to a Pushgateway (group `job`/`instance`) and
+ * `--metrics-textfile` writes them for node_exporter's textfile collector. An export failure prints one
+ * `ballast: warning: …` line on stderr and leaves the exit code to the cycle (docs/metrics.md "One-shot runs").
  */
 import type { Command } from 'commander';
 import { exitCodeForReport } from '../../cycle/runCycle.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { renderReport, reportJson } from '../renderReport.ts';
-import { openBallast, type GlobalFlags } from '../session.ts';
+import { openBallast } from '../openBallast.ts';
+import type { GlobalFlags } from '../session.ts';
+import { createProgressRenderer } from '../progress.ts';
+import { exportRunMetrics, type RunMetricsFlags } from '../../metrics/runExport.ts';
 
 /** Registers the command. */
 export function registerRun(program: Command, out: (s: string) => void): void {
@@ -14,14 +21,25 @@ export function registerRun(program: Command, out: (s: string) => void): void {
     .command('run')
     .description('run one rebalancing cycle and exit (for cron); takes the same lock as the daemon')
     .option('--once', 'run a single cycle (required; use `ballast daemon` for scheduled cycles)')
-    .option('--json', 'machine-readable report')
-    .action(async (flags: { once?: boolean; json?: boolean }, cmd: Command) => {
+    .option('--json', 'machine-readable report (stdout carries only the JSON: no progress)')
+    .option('--no-progress', 'do not show each transfer\'s stages (live on a terminal, one line per stage otherwise)')
+    .option('--pushgateway <url>', 'after the cycle, push the metrics to this Prometheus Pushgateway, e.g. http://127.0.0.1:9091')
+    .option('--push-job <name>', 'job grouping label of the push', 'ballast')
+    .option('--push-instance <name>', 'instance grouping label of the push (default: this host\'s name)')
+    .option('--metrics-textfile <path>', 'after the cycle, write the metrics to this .prom file for node_exporter\'s textfile collector (atomic)')
+    .action(async (flags: { once?: boolean; json?: boolean; progress: boolean } & RunMetricsFlags, cmd: Command) => {
       if (!flags.once) throw new CliError('ballast run needs --once (use `ballast daemon` for scheduled cycles)', EXIT_USAGE);
-      const { ballast } = openBallast(cmd.optsWithGlobals<GlobalFlags>());
+      // Progress goes to stdout: live lines on a terminal, plain lines (through `out`) otherwise; none with --json.
+      const progress = flags.json || !flags.progress
+        ? null
+        : createProgressRenderer(process.stdout.isTTY ? process.stdout : { write: (line: string) => out(line.replace(/\n$/, '')) });
+      const { ballast } = openBallast(cmd.optsWithGlobals<GlobalFlags>(), progress ? { progress: progress.sink } : {});
       try {
         const report = await ballast.runCycle('once');
+        progress?.finish();
         out(flags.json ? reportJson(report) : renderReport(report));
         process.exitCode = exitCodeForReport(report);
+        await exportRunMetrics(ballast.metrics.registry, flags, (line) => process.stderr.write(`${line}\n`));
       } finally {
         ballast.close();
       }

@@ -13,7 +13,8 @@ import { transferIdOfRequest } from '../../store/withdrawals.ts';
 import { recoverDeposits, type WithdrawalReportItem } from '../../withdraw/recover.ts';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from '../exitCodes.ts';
 import { shortHash, table, toJson } from '../format.ts';
-import { openBallast, type GlobalFlags } from '../session.ts';
+import { openBallast } from '../openBallast.ts';
+import type { GlobalFlags } from '../session.ts';
 
 /** Registers the command. */
 export function registerWithdraw(program: Command, out: (s: string) => void): void {

@@ -6,6 +6,7 @@
  * deposits turn `pending` when seen in the mempool and are processed after 1 confirmation, 2 from the
  * high-value threshold on (spec "States and transitions", Bitcoin 1–2).
  */
+import { setMaxListeners } from 'node:events';
 import type { Account, Address, Chain, Hex, PublicClient, Transport, WalletClient } from 'viem';
 import type { ObservedDeposit } from '../api/requestStore.ts';
 import type { SandboxState, TransactionIndexer } from '../api/state.ts';
@@ -80,6 +81,8 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
   const pollMs = opts.pollMs ?? 200;
   const log = state.logger.child({ component: 'sandbox-solver' });
   const abort = new AbortController();
+  // Every pending leg sleeps on this one signal; more than 10 at once is normal, not a listener leak.
+  setMaxListeners(0, abort.signal);
   const queue = new SerialQueue();
   const nowSec = () => Math.floor(state.nowMs() / 1000);
   const ctx = { queue, signal: abort.signal, log, ...(opts.receiptTimeoutMs !== undefined ? { receiptTimeoutMs: opts.receiptTimeoutMs } : {}) };

@@ -65,7 +65,8 @@ function toProcessing(transferId: number): number {
 
 describe('withdrawals store', () => {
   it('is migration 5, after the spending-limit table', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(MIGRATIONS.map((m) => m.version).slice(0, 5)).toEqual([1, 2, 3, 4, 5]);
+    expect(MIGRATIONS[4]!.name).toMatch(/withdraw/);
     const columns = (db.prepare("SELECT name FROM pragma_table_info('transfers')").all() as { name: string }[]).map((c) => c.name);
     // The rebuilt transfers table keeps every column of migrations 1-3.
     expect(columns).toEqual(expect.arrayContaining(['resolved_at_ms', 'resolution', 'stalled_at_ms', 'absence_block', 'absence_at_ms', 'out_tx_hashes_json']));

@@ -1,0 +1,41 @@
+/**
+ * `ballast report --since 7d [--csv] [--db PATH]`: per route (asset, origin → destination) the transfers, successes
+ * and success rate, the volume moved, fees per component and in total in USD, gas paid on the origin, and the
+ * median and 95th percentile settle time, from the ledger (table `transfer_ledger`). Reads the store, never the
+ * network.
+ */
+import type { Command } from 'commander';
+import { buildRouteReports } from '../../ledger/routeReport.ts';
+import { parseSince } from '../../ledger/parseSince.ts';
+import { countTransfersByRoute, listLedgerSince } from '../../store/ledger.ts';
+import { CliError, EXIT_USAGE } from '../exitCodes.ts';
+import { reportCsv, reportTable } from '../renderLedger.ts';
+import { loadCliConfig, type GlobalFlags } from '../session.ts';
+import { openExistingStore } from '../storeFile.ts';
+
+/** Registers the command. */
+export function registerReport(program: Command, out: (s: string) => void): void {
+  program
+    .command('report')
+    .description('per-route totals: transfers, success rate, volume, fees per component in USD, gas, settle times')
+    .option('--since <when>', 'window start: a duration back from now (30m, 24h, 7d) or an ISO date (2026-11-01)', '7d')
+    .option('--csv', 'CSV with a header row instead of a table')
+    .option('--db <file>', 'existing SQLite store to read instead of the one in the config')
+    .action((flags: { since: string; csv?: boolean; db?: string }, cmd: Command) => {
+      let sinceMs: number;
+      try {
+        sinceMs = parseSince(flags.since, Date.now());
+      } catch (error) {
+        throw new CliError((error as Error).message, EXIT_USAGE); // parseSince throws RangeError only
+      }
+      const db = flags.db === undefined
+        ? openExistingStore(loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store, 'store')
+        : openExistingStore(flags.db, '--db');
+      try {
+        const routes = buildRouteReports(countTransfersByRoute(db, sinceMs), listLedgerSince(db, sinceMs));
+        out(flags.csv ? reportCsv(routes) : reportTable(routes, sinceMs));
+      } finally {
+        db.close();
+      }
+    });
+}

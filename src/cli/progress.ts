@@ -1,0 +1,69 @@
+/**
+ * Live progress of `ballast run --once` (src/cycle/progressEvent.ts). On a terminal each transfer has one line
+ * rewritten in place as it moves planned → quoted → verified → deposited → filled (or its end state); on a pipe
+ * or file every stage is a plain line of its own. Amounts are whole units with the asset symbol.
+ */
+import { END_STAGES, type ProgressSink, type TransferProgressEvent, type TransferStage } from '../cycle/progressEvent.ts';
+import { formatAmount } from './format.ts';
+
+/** Where progress is written: a writable stream; `isTTY` true selects the live view. */
+export interface ProgressStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+}
+
+/** The happy path, in order, as the live view shows it. */
+const PATH: readonly TransferStage[] = ['planned', 'quoted', 'verified', 'deposited', 'filled'];
+
+/** Clears the terminal line and returns the cursor to its start (ANSI CSI 2K). */
+const CLEAR_LINE = '\r\u001b[2K';
+
+/** The transfer, route and amount: `#3 USDC base → arbitrum 100.5 USDC`. */
+export function describeTransfer(e: TransferProgressEvent): string {
+  return `#${e.planId} ${e.asset} ${e.originChain} → ${e.destinationChain} ${formatAmount(e.amountIn, e.decimalsIn)} ${e.asset}`;
+}
+
+/** One plain line for an event: `#3 USDC base → arbitrum 100.5 USDC: quoted (at least 100.2 USDC)`. */
+export function plainProgressLine(e: TransferProgressEvent): string {
+  const min = e.minOut !== undefined ? ` (at least ${formatAmount(e.minOut, e.decimalsOut)} ${e.asset})` : '';
+  const detail = e.detail ? `: ${e.detail}` : '';
+  return `${describeTransfer(e)}: ${e.stage}${e.stage === 'planned' ? '' : min}${detail}`;
+}
+
+/** The live line: the stages reached so far joined by arrows, an end state marked. */
+export function liveProgressLine(e: TransferProgressEvent): string {
+  const reached = PATH.indexOf(e.stage);
+  const steps = reached >= 0 ? PATH.slice(0, reached + 1).join(' → ') : `${e.stage}${e.detail ? ` (${e.detail})` : ''}`;
+  const min = e.minOut !== undefined && e.stage !== 'planned' ? `, at least ${formatAmount(e.minOut, e.decimalsOut)} ${e.asset}` : '';
+  const mark = e.stage === 'filled' ? '✓ ' : reached < 0 && e.stage !== 'checked' && e.stage !== 'in_flight' ? '✗ ' : '';
+  return `${mark}${describeTransfer(e)}${min}: ${steps}`;
+}
+
+/**
+ * Creates the sink that renders progress on `stream`: live lines on a TTY, else one plain line per event.
+ *
+ * @returns the sink and `finish`, which ends a live line left open (call it after the cycle)
+ */
+export function createProgressRenderer(stream: ProgressStream): { sink: ProgressSink; finish: () => void } {
+  if (!stream.isTTY) {
+    return { sink: (e) => void stream.write(`${plainProgressLine(e)}\n`), finish: () => {} };
+  }
+  let open: number | null = null;
+  const sink: ProgressSink = (e) => {
+    if (open !== null && open !== e.planId) stream.write('\n');
+    stream.write(`${CLEAR_LINE}${liveProgressLine(e)}`);
+    if (END_STAGES.includes(e.stage)) {
+      stream.write('\n');
+      open = null;
+    } else {
+      open = e.planId;
+    }
+  };
+  return {
+    sink,
+    finish: () => {
+      if (open !== null) stream.write('\n');
+      open = null;
+    },
+  };
+}

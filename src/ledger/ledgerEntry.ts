@@ -1,0 +1,154 @@
+/**
+ * The ledger entry of one finished transfer (success, failure or refund), computed from what the store and the
+ * API recorded. Pure; no I/O. Amounts are bigint base units, USD values micro-USD bigints (formatted to
+ * decimal strings only when stored).
+ */
+import { QuoteResponseSchema } from '../relay/schemas.ts';
+import { parseUsdMicros } from '../core/units.ts';
+import type { TransferRow } from '../store/transferRows.ts';
+import { actualFeesOf, feesFromComponents, receivedAmountOf, type ComponentCosts } from './requestRecord.ts';
+
+/** Transfer statuses a ledger entry is written for. */
+export type LedgerStatus = 'success' | 'failure' | 'refund';
+
+/** Where the received amount comes from (see src/ledger/requestRecord.ts). */
+export type ReceivedSource = 'requests_v3_route_actual' | 'order_minimum' | 'none';
+/** Where the fee components come from: the request's `data.fees.actual`, else the quote's `expandedPriceImpact`. */
+export type FeesSource = 'requests_v3_actual' | 'quote_breakdown' | 'none';
+
+/** One ledger entry. */
+export interface LedgerEntry {
+  transferId: number;
+  status: LedgerStatus;
+  asset: string;
+  originChain: string;
+  destinationChain: string;
+  /** Origin base units paid into the order. */
+  amountIn: bigint;
+  /** Decimals of the input / output currency (the stored quote's `details.currencyIn/Out.currency.decimals`), null if unknown. */
+  decimalsIn: number | null;
+  decimalsOut: number | null;
+  /** Destination base units: the order's summed `expectedAmount` and `minimumAmount` at quote time. */
+  quotedExpectedOut: bigint;
+  quotedMinOut: bigint;
+  /** Destination base units received, null when unknown (failure, refund, or no source). */
+  receivedOut: bigint | null;
+  receivedSource: ReceivedSource;
+  /** Fee costs per component, micro-USD; null when no source gave them (failure, refund). */
+  fees: ComponentCosts | null;
+  feesSource: FeesSource;
+  /** Gas paid on the origin chain over every origin transaction, native base units; null when not read. */
+  gasPaid: bigint | null;
+  /** Decimals of the origin chain's native currency (for `gasPaid`). */
+  gasDecimals: number;
+  /** Gas paid in micro-USD, when a native price is known (see {@link nativeUsdPrice}). */
+  gasUsdMicros: bigint | null;
+  /** Sum of the fee components and gas, micro-USD (unknown parts count 0). */
+  totalFeesUsdMicros: bigint;
+  /** First origin signature, ms since the epoch (null for a transfer with no recorded transaction). */
+  signedAtMs: number | null;
+  /** When the transfer was closed with its final status (the store's transition), ms since the epoch. */
+  settledAtMs: number;
+  /** `settledAtMs - signedAtMs`, ms; null when either is unknown. */
+  settleMs: number | null;
+}
+
+/** Inputs of {@link computeLedgerEntry}. */
+export interface LedgerInputs {
+  transfer: TransferRow;
+  /** The stored POST /quote/v2 response (`quotes.raw_json`), null when the transfer has none. */
+  quoteRaw: unknown;
+  /** `data` of the transfer's GET /requests/v3 record, null when it could not be read. */
+  requestData: unknown;
+  /** Gas paid over the origin transactions (native base units), null when a lookup failed. */
+  gasPaid: bigint | null;
+  gasDecimals: number;
+  /** Whether a currency id is the origin chain's native currency (compares in the chain's own spelling). */
+  isOriginNative: (currency: string) => boolean;
+  /** Fallback time of the close, ms, when the events do not show it. */
+  nowMs: number;
+}
+
+/**
+ * Computes the ledger entry of a final transfer.
+ *
+ * - received: `requests_v3_route_actual` for a `success` whose request record carries the delivered amount, else
+ *   `order_minimum` (the order's guaranteed `minimumAmount`, a lower bound) for a success, else `none`.
+ * - fees (success only): `data.fees.actual` when complete, else the quote's `details.expandedPriceImpact`.
+ * - gas USD: `gasPaid × fees.gas.amountUsd ÷ fees.gas.amount` of the quote's deprecated fee set (its origin gas
+ *   estimate, priced by the API in the origin's native currency), when that member is in the native currency.
+ * - settle: first `transfer_txs.signed_at_ms` → the transition to the final status.
+ *
+ * @throws Error when the transfer's status is not success, failure or refund
+ */
+export function computeLedgerEntry(input: LedgerInputs): LedgerEntry {
+  const t = input.transfer;
+  if (t.status !== 'success' && t.status !== 'failure' && t.status !== 'refund') {
+    throw new Error(`transfer ${t.id} is ${t.status}; a ledger entry is written for success, failure or refund only`);
+  }
+  const parsed = QuoteResponseSchema.safeParse(input.quoteRaw);
+  const quote = parsed.success ? parsed.data : null;
+  const success = t.status === 'success';
+
+  let receivedOut: bigint | null = null;
+  let receivedSource: ReceivedSource = 'none';
+  if (success) {
+    const delivered = input.requestData === null ? null : receivedAmountOf(input.requestData);
+    [receivedOut, receivedSource] = delivered !== null ? [delivered, 'requests_v3_route_actual'] : [t.minOut, 'order_minimum'];
+  }
+
+  let fees: ComponentCosts | null = null;
+  let feesSource: FeesSource = 'none';
+  if (success) {
+    const actual = input.requestData === null ? null : actualFeesOf(input.requestData);
+    const quoted = quote?.details.expandedPriceImpact ? feesFromComponents(quote.details.expandedPriceImpact) : null;
+    if (actual) [fees, feesSource] = [actual, 'requests_v3_actual'];
+    else if (quoted) [fees, feesSource] = [quoted, 'quote_breakdown'];
+  }
+
+  const price = quote ? nativeUsdPrice(quote.fees?.gas, input.isOriginNative) : null;
+  const gasUsdMicros = input.gasPaid !== null && price ? (input.gasPaid * price.usdMicros) / price.amount : null;
+  const totalFeesUsdMicros = Object.values(fees ?? {}).reduce((s, v) => s + v, 0n) + (gasUsdMicros ?? 0n);
+
+  const signedAtMs = t.txs.length === 0 ? null : Math.min(...t.txs.map((x) => x.signedAtMs));
+  const settledAtMs = t.events.filter((e) => e.toStatus === t.status).at(-1)?.atMs ?? input.nowMs;
+  return {
+    transferId: t.id,
+    status: t.status,
+    asset: t.asset,
+    originChain: t.originChain,
+    destinationChain: t.destinationChain,
+    amountIn: t.amountIn,
+    decimalsIn: quote?.details.currencyIn.currency.decimals ?? null,
+    decimalsOut: quote?.details.currencyOut.currency.decimals ?? null,
+    quotedExpectedOut: t.expectedOut,
+    quotedMinOut: t.minOut,
+    receivedOut,
+    receivedSource,
+    fees,
+    feesSource,
+    gasPaid: input.gasPaid,
+    gasDecimals: input.gasDecimals,
+    gasUsdMicros,
+    totalFeesUsdMicros,
+    signedAtMs,
+    settledAtMs,
+    settleMs: signedAtMs === null ? null : Math.max(0, settledAtMs - signedAtMs),
+  };
+}
+
+/**
+ * The USD price of the origin's native currency implied by the quote's deprecated `fees.gas` member (spec
+ * "Deprecated fee set": origin chain gas fee, a Currency amount): `amountUsd` micro-USD per `amount` base units.
+ *
+ * @returns null when the member is absent, not in the native currency, zero, or without `amountUsd`
+ */
+export function nativeUsdPrice(
+  gas: { currency: { address: string }; amount: string; amountUsd?: string | undefined } | undefined,
+  isNative: (currency: string) => boolean,
+): { usdMicros: bigint; amount: bigint } | null {
+  if (!gas || gas.amountUsd === undefined || !isNative(gas.currency.address)) return null;
+  if (!/^[0-9]+$/.test(gas.amount) || BigInt(gas.amount) === 0n) return null;
+  const usdMicros = parseUsdMicros(gas.amountUsd);
+  return usdMicros < 0n ? null : { usdMicros, amount: BigInt(gas.amount) };
+}

@@ -1,0 +1,177 @@
+/**
+ * The per-transfer ledger (table `transfer_ledger`, migration 6): one row per finished transfer, written once.
+ * Amounts are TEXT base units, USD values TEXT decimal strings, times integer ms.
+ */
+import type Database from 'better-sqlite3';
+import { formatUsdMicros, parseUsdMicros } from '../core/units.ts';
+import type { FeesSource, LedgerEntry, LedgerStatus, ReceivedSource } from '../ledger/ledgerEntry.ts';
+import { amountToText, checkMs, textToAmount } from './values.ts';
+
+/** A stored ledger row as read back (amounts bigint, USD micro-USD bigint). */
+export interface LedgerRow extends LedgerEntry {
+  recordedAtMs: number;
+}
+
+interface LedgerDbRow {
+  transfer_id: number;
+  status: LedgerStatus;
+  asset: string;
+  origin_chain: string;
+  destination_chain: string;
+  amount_in: string;
+  decimals_in: number | null;
+  decimals_out: number | null;
+  quoted_expected_out: string;
+  quoted_min_out: string;
+  received_out: string | null;
+  received_source: ReceivedSource;
+  fee_execution_usd: string | null;
+  fee_swap_usd: string | null;
+  fee_platform_usd: string | null;
+  fee_app_usd: string | null;
+  fees_source: FeesSource;
+  gas_paid: string | null;
+  gas_decimals: number | null;
+  gas_usd: string | null;
+  total_fees_usd: string;
+  signed_at_ms: number | null;
+  settled_at_ms: number;
+  settle_ms: number | null;
+  recorded_at_ms: number;
+}
+
+/**
+ * Inserts the ledger row of a transfer unless one exists (idempotent: a second close path or a retry writes
+ * nothing).
+ *
+ * @returns true when the row was inserted now, false when it was already there
+ * @throws StoreValueError on a negative amount; SqliteError when the database cannot be written
+ */
+export function insertLedgerEntry(db: Database.Database, e: LedgerEntry, recordedAtMs: number): boolean {
+  const usd = (v: bigint | null | undefined) => (v === null || v === undefined ? null : formatUsdMicros(v));
+  const info = db
+    .prepare(
+      `INSERT OR IGNORE INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, decimals_in,
+         decimals_out, quoted_expected_out, quoted_min_out, received_out, received_source, fee_execution_usd, fee_swap_usd,
+         fee_platform_usd, fee_app_usd, fees_source, gas_paid, gas_decimals, gas_usd, total_fees_usd, signed_at_ms, settled_at_ms,
+         settle_ms, recorded_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      e.transferId,
+      e.status,
+      e.asset,
+      e.originChain,
+      e.destinationChain,
+      amountToText(e.amountIn, 'amountIn'),
+      e.decimalsIn,
+      e.decimalsOut,
+      amountToText(e.quotedExpectedOut, 'quotedExpectedOut'),
+      amountToText(e.quotedMinOut, 'quotedMinOut'),
+      e.receivedOut === null ? null : amountToText(e.receivedOut, 'receivedOut'),
+      e.receivedSource,
+      usd(e.fees?.execution),
+      usd(e.fees?.swap),
+      usd(e.fees?.platform),
+      usd(e.fees?.app),
+      e.feesSource,
+      e.gasPaid === null ? null : amountToText(e.gasPaid, 'gasPaid'),
+      e.gasDecimals,
+      usd(e.gasUsdMicros),
+      formatUsdMicros(e.totalFeesUsdMicros),
+      e.signedAtMs === null ? null : checkMs(e.signedAtMs, 'signedAtMs'),
+      checkMs(e.settledAtMs, 'settledAtMs'),
+      e.settleMs,
+      checkMs(recordedAtMs, 'recordedAtMs'),
+    );
+  return info.changes === 1;
+}
+
+/** The ledger row of a transfer, or undefined. */
+export function getLedgerEntry(db: Database.Database, transferId: number): LedgerRow | undefined {
+  const row = db.prepare('SELECT * FROM transfer_ledger WHERE transfer_id = ?').get(transferId) as LedgerDbRow | undefined; // columns per migration 6
+  return row ? fromDb(row) : undefined;
+}
+
+/** Ledger rows of transfers created at or after `sinceMs`, oldest first. */
+export function listLedgerSince(db: Database.Database, sinceMs: number): LedgerRow[] {
+  const rows = db
+    .prepare(
+      `SELECT l.* FROM transfer_ledger l JOIN transfers t ON t.id = l.transfer_id
+       WHERE t.created_at_ms >= ? ORDER BY l.transfer_id`,
+    )
+    .all(sinceMs) as LedgerDbRow[]; // columns per migration 6
+  return rows.map(fromDb);
+}
+
+/**
+ * Finished transfers (success, failure, refund) updated at or after `sinceMs` that have no ledger row yet, oldest
+ * first, at most `limit` ids (a ledger write that failed, or a transfer closed by a webhook with no tracker).
+ */
+export function transfersMissingLedger(db: Database.Database, sinceMs: number, limit: number): number[] {
+  const rows = db
+    .prepare(
+      `SELECT t.id FROM transfers t LEFT JOIN transfer_ledger l ON l.transfer_id = t.id
+       WHERE l.transfer_id IS NULL AND t.status IN ('success', 'failure', 'refund') AND t.updated_at_ms >= ?
+       ORDER BY t.id LIMIT ?`,
+    )
+    .all(sinceMs, limit) as { id: number }[]; // one column
+  return rows.map((r) => r.id);
+}
+
+function fromDb(r: LedgerDbRow): LedgerRow {
+  const micros = (v: string | null) => (v === null ? null : parseUsdMicros(v));
+  const fees =
+    r.fees_source === 'none'
+      ? null
+      : {
+          execution: micros(r.fee_execution_usd) ?? 0n,
+          swap: micros(r.fee_swap_usd) ?? 0n,
+          platform: micros(r.fee_platform_usd) ?? 0n,
+          app: micros(r.fee_app_usd) ?? 0n,
+        };
+  return {
+    transferId: r.transfer_id,
+    status: r.status,
+    asset: r.asset,
+    originChain: r.origin_chain,
+    destinationChain: r.destination_chain,
+    amountIn: textToAmount(r.amount_in, 'amount_in'),
+    decimalsIn: r.decimals_in,
+    decimalsOut: r.decimals_out,
+    quotedExpectedOut: textToAmount(r.quoted_expected_out, 'quoted_expected_out'),
+    quotedMinOut: textToAmount(r.quoted_min_out, 'quoted_min_out'),
+    receivedOut: r.received_out === null ? null : textToAmount(r.received_out, 'received_out'),
+    receivedSource: r.received_source,
+    fees,
+    feesSource: r.fees_source,
+    gasPaid: r.gas_paid === null ? null : textToAmount(r.gas_paid, 'gas_paid'),
+    gasDecimals: r.gas_decimals ?? 0,
+    gasUsdMicros: micros(r.gas_usd),
+    totalFeesUsdMicros: parseUsdMicros(r.total_fees_usd),
+    signedAtMs: r.signed_at_ms,
+    settledAtMs: r.settled_at_ms,
+    settleMs: r.settle_ms,
+    recordedAtMs: r.recorded_at_ms,
+  };
+}
+
+/** Count of transfers of one route in one status (for `ballast report`). */
+export interface RouteStatusCount {
+  asset: string;
+  originChain: string;
+  destinationChain: string;
+  status: string;
+  count: number;
+}
+
+/** Transfers created at or after `sinceMs`, counted per (asset, origin, destination, status). */
+export function countTransfersByRoute(db: Database.Database, sinceMs: number): RouteStatusCount[] {
+  const rows = db
+    .prepare(
+      `SELECT asset, origin_chain, destination_chain, status, COUNT(*) AS n FROM transfers WHERE created_at_ms >= ?
+       GROUP BY asset, origin_chain, destination_chain, status ORDER BY asset, origin_chain, destination_chain, status`,
+    )
+    .all(sinceMs) as { asset: string; origin_chain: string; destination_chain: string; status: string; n: number }[]; // columns named above
+  return rows.map((r) => ({ asset: r.asset, originChain: r.origin_chain, destinationChain: r.destination_chain, status: r.status, count: r.n }));
+}

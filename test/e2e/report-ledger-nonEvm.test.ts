@@ -1,0 +1,52 @@
+/**
+ * Origin gas in the ledger on Solana and Bitcoin origins (the sandbox's litesvm node and Esplora node): Solana's
+ * `meta.fee` in lamports, Bitcoin's inputs − outputs in satoshis, the latter equal to what the wallet lost beyond
+ * the amount.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { getLedgerEntry } from '../../src/store/ledger.ts';
+import { tempDir } from './helpers/sandboxBallast.ts';
+import { oneTransferTreasury } from './nonEvm/treasury.ts';
+
+let sandbox: Sandbox;
+const tmp = tempDir('ballast-ledger-nonevm-');
+beforeAll(async () => {
+  sandbox = await startSandbox({ solana: true, bitcoin: true, bitcoinBlockMs: 500 });
+});
+afterAll(async () => {
+  await sandbox?.stop();
+  tmp.cleanup();
+});
+
+describe('ledger gas on non-EVM origins', () => {
+  it('Solana origin: the transaction fee in lamports', async () => {
+    const t = await oneTransferTreasury(sandbox, tmp.dir, { asset: 'USDC', from: 'solana', to: 'alpha', amount: 1_000_000_000n });
+    try {
+      const report = await t.ballast.runCycle('once');
+      expect(report.attempts[0]!.outcome, report.attempts[0]!.error).toBe('success');
+      const entry = getLedgerEntry(t.ballast.db, report.attempts[0]!.transferId!)!;
+      expect(entry.gasDecimals).toBe(9);
+      expect(entry.gasPaid! >= 5_000n).toBe(true); // at least one signature's base fee
+      expect(entry.gasPaid! < 10_000_000n).toBe(true); // 0.01 SOL: far above any fee the sandbox charges
+      expect(entry.receivedOut! >= entry.quotedMinOut).toBe(true);
+    } finally {
+      t.ballast.close();
+    }
+  });
+
+  it('Bitcoin origin: inputs − outputs, what the wallet lost beyond the amount', async () => {
+    const amount = 10_000_000n;
+    const t = await oneTransferTreasury(sandbox, tmp.dir, { asset: 'BTC', from: 'bitcoin', to: 'alpha', amount, reserve: 100_000n });
+    try {
+      const report = await t.ballast.runCycle('once');
+      expect(report.attempts[0]!.outcome, report.attempts[0]!.error).toBe('success');
+      const entry = getLedgerEntry(t.ballast.db, report.attempts[0]!.transferId!)!;
+      expect(entry.gasDecimals).toBe(8);
+      expect(entry.gasPaid! > 0n).toBe(true);
+      expect(entry.gasPaid).toBe(t.fromBefore - (await t.from.balance()) - amount);
+    } finally {
+      t.ballast.close();
+    }
+  });
+});
