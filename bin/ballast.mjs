@@ -1,7 +1,54 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx's loader, so the installed package needs no build step.
-import { register } from 'tsx/esm/api';
+// The `ballast` command. Runs the compiled build (dist/cli/main.js, written by `npm run build` and by `npm ci`
+// through the `prepare` script) with plain node. When that build is missing, incomplete or older than the
+// sources beside it (after a `git pull` without a rebuild, or while editing), it runs src/ through tsx instead,
+// silently: the code that runs is then always the code in the checkout, never a stale build, and a daemon
+// restarted after an upgrade that skipped the build keeps working (only its start is slower, about a second).
+//
+// "Complete and current": build-info.json (written last by the build, dated when the build started) exists and
+// no file or directory under src/ was modified after it. The check stats the few hundred entries of src/, a few
+// milliseconds; without src/ (a package shipped as dist/ only) the build is used as it is.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const root = new URL('../', import.meta.url);
+const distMain = new URL('dist/cli/main.js', root);
+const marker = new URL('build-info.json', root);
+const srcDir = fileURLToPath(new URL('src/', root));
+
+/** Newest modification time (ms) of src/ and everything under it; -1 when src/ does not exist. */
+function newestSourceMtime() {
+  let newest;
+  try {
+    newest = statSync(srcDir).mtimeMs;
+  } catch {
+    return -1;
+  }
+  for (const entry of readdirSync(srcDir, { recursive: true, withFileTypes: true })) {
+    const mtime = statSync(`${entry.parentPath}/${entry.name}`).mtimeMs;
+    if (mtime > newest) newest = mtime;
+  }
+  return newest;
+}
+
+function buildIsCurrent() {
+  try {
+    if (!existsSync(distMain)) return false;
+    return newestSourceMtime() <= statSync(marker).mtimeMs; // no marker (throws): the build never finished
+  } catch {
+    return false; // also a source file removed during the walk: run the sources
+  }
+}
+
+let main;
+if (buildIsCurrent()) {
+  ({ main } = await import(distMain.href));
+} else if (existsSync(new URL('src/cli/main.ts', root))) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import(new URL('src/cli/main.ts', root).href));
+} else {
+  process.stderr.write('ballast: dist/ is missing and there are no sources to run; run `npm run build` in the package directory\n');
+  process.exit(1);
+}
 process.exitCode = await main(process.argv);

@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreSchemaError } from './errors.ts';
+import { StoreOpenError, storeOpenError } from './openError.ts';
 import { MIGRATIONS, type Migration } from './migrations.ts';
 
 /** Busy timeout in milliseconds. */
@@ -21,9 +22,19 @@ export const BUSY_TIMEOUT_MS = 5000;
  * @param file path of the SQLite file (`:memory:` for a private in-memory database, without WAL)
  * @returns the open connection; the caller closes it
  * @throws StoreSchemaError (`STORE_SCHEMA_TOO_NEW`) when the file was migrated by a newer Ballast
- * @throws better-sqlite3 `SqliteError` when the file cannot be opened or is not a database
+ * @throws StoreOpenError (`STORE_OPEN_FAILED`: the path cannot hold the store, e.g. a parent is a file, no
+ *   write access, a read-only file system, not a database; `STORE_UNAVAILABLE`: locked, disk full, I/O error)
+ *   wrapping the file-system or SQLite error, its message naming `store: <path>`, the cause and the fix
  */
 export function openDatabase(file: string): Database.Database {
+  try {
+    return openAndMigrate(file);
+  } catch (err) {
+    throw storeOpenError(err, file) ?? err;
+  }
+}
+
+function openAndMigrate(file: string): Database.Database {
   const memory = file === ':memory:';
   if (!memory) mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
@@ -31,7 +42,9 @@ export function openDatabase(file: string): Database.Database {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     if (!memory) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
-      if (String(mode).toLowerCase() !== 'wal') throw new Error(`could not enable WAL on ${file} (journal_mode=${String(mode)})`);
+      if (String(mode).toLowerCase() !== 'wal') {
+        throw new StoreOpenError('STORE_OPEN_FAILED', file, `journal_mode=${String(mode)}`, `store: ${file} cannot be opened: SQLite could not enable WAL journaling there (journal_mode=${String(mode)}); set store: to a path on a local file system`, undefined);
+      }
     }
     // FULL: every commit is on disk before it returns. The write-ahead row of a transaction is committed just
     // before that transaction is broadcast; under NORMAL a power loss could drop the row while the transaction

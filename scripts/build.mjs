@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+/**
+ * Builds the runnable package: compiles src/ with tsc (tsconfig.build.json: type-checked, `.ts` import
+ * specifiers rewritten to `.js`) into dist/, copies the non-TypeScript files the code reads at run time (the
+ * sandbox's `.sol` sources, located through `import.meta.url`), then writes build-info.json
+ * (`{"commit": "<40-hex sha or unknown>"}`, read by src/core/buildInfo.ts) at the package root.
+ *
+ * build-info.json doubles as the "dist/ is complete" marker read by bin/ballast.mjs: it is removed before the
+ * build starts and written last, with its modification time set to the moment the build started, so a source
+ * file edited during the build still counts as newer than dist/. dist/ is compiled into a temporary directory
+ * and swapped in by rename, so a process starting meanwhile never sees half a build.
+ *
+ * Usage: node scripts/build.mjs [--root <dir>] [--if-possible]
+ *   --root <dir>    write <dir>/dist and <dir>/build-info.json instead of the package's own (tests)
+ *   --if-possible   exit 0 with one notice when TypeScript is not installed (`npm ci --omit=dev`); used by
+ *                   the `prepare` script, since bin/ballast.mjs then runs the sources through tsx instead
+ * Commit: $BALLAST_BUILD_COMMIT, else `git rev-parse HEAD` in the package, else `unknown`.
+ * Exit codes: 0 built (or skipped with --if-possible), 1 compile errors or I/O failure, 2 bad arguments.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(PKG, 'src');
+
+function fail(message, code = 1) {
+  process.stderr.write(`build: ${message}\n`);
+  process.exit(code);
+}
+
+function parseArgs(argv) {
+  const opts = { root: PKG, ifPossible: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--if-possible') opts.ifPossible = true;
+    else if (arg === '--root' && argv[i + 1]) opts.root = resolve(argv[++i]);
+    else fail(`unknown argument ${JSON.stringify(arg)}; usage: node scripts/build.mjs [--root <dir>] [--if-possible]`, 2);
+  }
+  return opts;
+}
+
+/** Path of tsc's entry point, or null when the typescript package is not installed. */
+function tscPath() {
+  try {
+    return createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    return null;
+  }
+}
+
+/** The commit being built: 40 hex digits, or `unknown`. */
+function commit() {
+  const fromEnv = process.env.BALLAST_BUILD_COMMIT?.trim();
+  if (fromEnv) return fromEnv;
+  const git = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: PKG, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const sha = git.status === 0 ? git.stdout.trim() : '';
+  return /^[0-9a-f]{40}$/.test(sha) ? sha : 'unknown';
+}
+
+/** Copies every file under src/ that tsc does not emit (anything but `.ts`) to the same place under `out`. */
+function copyAssets(out) {
+  let copied = 0;
+  for (const entry of readdirSync(SRC, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || entry.name.endsWith('.ts')) continue;
+    const from = join(entry.parentPath, entry.name);
+    const to = join(out, relative(SRC, from));
+    mkdirSync(dirname(to), { recursive: true });
+    cpSync(from, to);
+    copied++;
+  }
+  return copied;
+}
+
+const opts = parseArgs(process.argv.slice(2));
+const tsc = tscPath();
+if (!tsc) {
+  if (opts.ifPossible) {
+    process.stderr.write('build: typescript is not installed (production install); bin/ballast.mjs will run the sources through tsx\n');
+    process.exit(0);
+  }
+  fail('typescript is not installed; run `npm ci` (with dev dependencies) first');
+}
+
+const startedAt = new Date();
+const dist = join(opts.root, 'dist');
+const marker = join(opts.root, 'build-info.json');
+const staging = join(opts.root, `.dist-build-${process.pid}`);
+const retired = join(opts.root, `.dist-old-${process.pid}`);
+mkdirSync(opts.root, { recursive: true });
+rmSync(marker, { force: true });
+rmSync(staging, { recursive: true, force: true });
+
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(PKG, 'tsconfig.build.json'), '--outDir', staging], { cwd: PKG, stdio: 'inherit' });
+if (compiled.status !== 0) {
+  rmSync(staging, { recursive: true, force: true });
+  fail('tsc reported errors (above); dist/ was left unchanged');
+}
+const assets = copyAssets(staging);
+
+if (existsSync(dist)) renameSync(dist, retired);
+renameSync(staging, dist);
+rmSync(retired, { recursive: true, force: true });
+
+const sha = commit();
+writeFileSync(marker, `${JSON.stringify({ commit: sha })}\n`);
+utimesSync(marker, startedAt, startedAt);
+process.stderr.write(`build: ${relative(process.cwd(), dist) || '.'} ready (${assets} asset file(s) copied, commit ${sha.slice(0, 12)}, ${((Date.now() - startedAt.getTime()) / 1000).toFixed(1)} s)\n`);
