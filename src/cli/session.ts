@@ -1,11 +1,12 @@
 /**
- * Shared CLI set-up: config path resolution, config loading (exit 2 on errors), logger on stderr so stdout
- * carries only command output, and the wired Ballast instance.
+ * Shared CLI set-up: config path resolution, config loading (exit 2 on errors) and the logger on stderr, so
+ * stdout carries only command output. Wiring a whole Ballast instance lives in openBallast.ts, so commands that
+ * only read the config or the store (history, report, limits) start without loading the app.
  */
 import type { Logger } from 'pino';
 import { loadConfig, ConfigError, type LoadedConfig } from '../config/loadConfig.ts';
 import { createLogger } from '../log/logger.ts';
-import { createBallast, type Ballast, type CreateBallastOptions } from '../app/createBallast.ts';
+import { LogSettingError, resolveLogSettings } from '../log/logSettings.ts';
 import { CliError, EXIT_USAGE } from './exitCodes.ts';
 
 /** Global flags every config-reading command accepts. */
@@ -25,21 +26,22 @@ export function loadCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv = proce
   }
 }
 
-/** A logger writing JSON lines to stderr at the configured level. */
-export function cliLogger(config: LoadedConfig | null, flags: GlobalFlags): Logger {
-  return createLogger({
-    level: flags.logLevel ?? config?.log?.level ?? 'info',
-    destination: process.stderr,
-  });
-}
-
-/** Loads config and wires Ballast for a command. The caller closes it. */
-export function openBallast(
-  flags: GlobalFlags,
-  extra: Omit<CreateBallastOptions, 'logger'> = {},
-): { config: LoadedConfig; ballast: Ballast; logger: Logger } {
-  const config = loadCliConfig(flags);
-  const logger = cliLogger(config, flags);
-  for (const warning of config.warnings) logger.warn({ component: 'config' }, warning);
-  return { config, ballast: createBallast(config, { logger, ...extra }), logger };
+/**
+ * The CLI's logger, on stderr (stdout carries only command output). Level: `--log-level`, else
+ * BALLAST_LOG_LEVEL, else the config's `log.level`, else info. Format: BALLAST_LOG_FORMAT, else the config's
+ * `log.format`, else pretty when stderr is a terminal and JSON lines otherwise. The Relay API key (also the
+ * webhook HMAC secret) is scrubbed from every line.
+ *
+ * @throws CliError (exit 2) when the flag or a variable names an unknown level or format
+ */
+export function cliLogger(config: LoadedConfig | null, flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env): Logger {
+  let settings;
+  try {
+    settings = resolveLogSettings({ flagLevel: flags.logLevel, env, config: config?.log, isTty: process.stderr.isTTY === true });
+  } catch (error) {
+    if (error instanceof LogSettingError) throw new CliError(error.message, EXIT_USAGE, { cause: error });
+    throw error;
+  }
+  const scrub = config?.relay.apiKey !== undefined ? [config.relay.apiKey] : [];
+  return createLogger({ level: settings.level, format: settings.format, destination: process.stderr, scrub });
 }
