@@ -1,13 +1,19 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/loadConfig.ts';
 import { API_KEY, BTC_P2WPKH, BTC_WIF, KEY, KEY_ADDRESS, SOL_ADDRESS, SOL_KEY, tempDir, vmOf, type TempDir } from './helpers.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../../config/ballast.example.yaml', import.meta.url));
+// The example reads the EVM key from ${CREDENTIALS_DIRECTORY}/treasury-evm.key (systemd LoadCredential=).
+const CREDENTIALS = mkdtempSync(join(tmpdir(), 'ballast-example-credentials-'));
+writeFileSync(join(CREDENTIALS, 'treasury-evm.key'), `${KEY}\n`, { mode: 0o600 });
+afterAll(() => rmSync(CREDENTIALS, { recursive: true, force: true }));
 const ENV = {
   RELAY_API_KEY: API_KEY,
-  TREASURY_EVM_KEY: KEY,
+  CREDENTIALS_DIRECTORY: CREDENTIALS,
   TREASURY_EVM_ADDRESS: KEY_ADDRESS,
   ETH_RPC: 'https://eth.example/rpc',
   BASE_RPC: 'https://base.example/rpc',
