@@ -17,7 +17,8 @@ export const REDACTED = '[redacted]';
 /**
  * Thrown by `loadConfig` when the file cannot be read or is invalid.
  *
- * `message` lists every issue on its own line (`<path>: <problem>; <fix>`). Secret values (private keys, API
+ * `message` is one line for one issue (`invalid configuration <file>: <path>: <problem>; <fix>`), else lists
+ * every issue on its own line. Secret values (private keys, API
  * keys, key file contents) never appear: messages are built without them and redacted again before throwing.
  */
 export class ConfigError extends BallastError {
@@ -39,8 +40,14 @@ export class ConfigError extends BallastError {
   constructor(file: string, issues: ConfigIssue[], secrets: Iterable<string> = [], cause?: unknown) {
     const clean = issues.map((i) => ({ path: i.path, message: redactSecrets(i.message, secrets) }));
     const lines = clean.map((i) => `  ${i.path ? `${i.path}: ` : ''}${i.message}`);
-    const noun = clean.length === 1 ? 'problem' : 'problems';
-    super(`invalid configuration ${file} (${clean.length} ${noun}):\n${lines.join('\n')}`, cause ? { cause } : undefined);
+    // One problem is one line (what a supervisor's journal shows at a failed start); several get one line each.
+    const only = clean.length === 1 ? clean[0]! : null;
+    super(
+      only
+        ? `invalid configuration ${file}: ${only.path ? `${only.path}: ` : ''}${only.message}`
+        : `invalid configuration ${file} (${clean.length} problems):\n${lines.join('\n')}`,
+      cause ? { cause } : undefined,
+    );
     this.issues = clean;
     this.file = file;
   }

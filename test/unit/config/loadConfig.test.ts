@@ -211,6 +211,15 @@ describe('loadConfig: errors name the path and the fix', () => {
     expect(err.message.split('\n')).toHaveLength(5);
   });
 
+  it('puts a single problem on one line naming the file, the path and the fix (what a failed start shows)', () => {
+    const c = baseConfig();
+    c.assets.USDC[1].chain = 'arbtrum';
+    const err = loadError(c);
+    expect(err.issues).toHaveLength(1);
+    expect(err.message).not.toContain('\n');
+    expect(err.message).toMatch(/^invalid configuration .+\.yaml: assets\.USDC\[1\]\.chain: /);
+  });
+
   it('reports a missing file and YAML syntax errors with their position', () => {
     expect(() => loadConfig(join(tmp.dir, 'nope.yaml'), ENV)).toThrow(/file not found; pass --config <file> or set BALLAST_CONFIG/);
     const file = tmp.write('relay:\n  baseUrl: a\n  baseUrl: b\n');
