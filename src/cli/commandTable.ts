@@ -27,6 +27,8 @@ export const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> 
   withdraw: async () => (await import('./commands/withdraw.ts')).registerWithdraw,
   sandbox: async () => (await import('./commands/sandbox.ts')).registerSandbox,
   demo: async () => (await import('./commands/demo.ts')).registerDemo,
+  migrate: async () => (await import('./commands/migrate.ts')).registerMigrate,
+  store: async () => (await import('./commands/store.ts')).registerStore,
 };
 
 /** Every subcommand name, in help order. */

@@ -28,6 +28,7 @@ import { WalletSchema, type WalletConfig } from './walletSchema.ts';
 import { checkWebhooks, type WebhooksConfig } from './webhooksSchema.ts';
 import { loadWallet, type LoadedWallet } from './wallets.ts';
 import { issuesFromZod } from './zodIssues.ts';
+import { isPostgresUrl, POSTGRES_NOT_WIRED } from './storeUrl.ts';
 
 export { ConfigError } from './errors.ts';
 export type { LoadedBvmWallet, LoadedEvmWallet, LoadedSvmWallet, LoadedWallet } from './wallets.ts';
@@ -86,7 +87,10 @@ export interface LoadedConfig {
   tracking: ConfigFile['tracking'];
   /** node-cron expression for the daemon. */
   schedule: string;
-  /** Absolute path of the SQLite file. */
+  /**
+   * Absolute path of the SQLite file, or a PostgreSQL URL as written (`postgres://…`; only when loaded with
+   * `{ postgresStore: true }`, see src/config/storeUrl.ts).
+   */
   store: string;
   /** `readyAfterSchedules`: /readyz fails when no cycle finished within this many schedule intervals (default 3). */
   metrics: { listen: string; host: string; port: number; readyAfterSchedules?: number };
@@ -101,6 +105,12 @@ export interface LoadedConfig {
   warnings: string[];
 }
 
+/** Options of {@link loadConfig}. */
+export interface LoadConfigOptions {
+  /** Accept a PostgreSQL URL in `store:` (only `ballast migrate` does so far); otherwise it is a config error. */
+  postgresStore?: boolean;
+}
+
 /**
  * Reads, validates and resolves a configuration file.
  *
@@ -110,7 +120,7 @@ export interface LoadedConfig {
  * @throws ConfigError (code `CONFIG_INVALID`, `exitCode` 2) listing every problem, one per line, each naming
  *   its YAML path and fix; secrets are never included
  */
-export function loadConfig(file: string, env: EnvMap = process.env): LoadedConfig {
+export function loadConfig(file: string, env: EnvMap = process.env, options: LoadConfigOptions = {}): LoadedConfig {
   const configFile = resolve(file);
   const configDir = dirname(configFile);
   const raw = readYaml(configFile);
@@ -132,6 +142,7 @@ export function loadConfig(file: string, env: EnvMap = process.env): LoadedConfi
   }
   checkConfig(parts, later);
   checkWebhooks(tree, later);
+  if (parsed.success && isPostgresUrl(parsed.data.store) && options.postgresStore !== true) later.push({ path: 'store', message: POSTGRES_NOT_WIRED });
   issues.push(...later.filter((i) => !envIssuePaths.has(i.path)));
 
   if (issues.length > 0 || !parsed.success) throw new ConfigError(configFile, issues, secrets);
@@ -300,7 +311,7 @@ function buildLoaded(
     policy: data.policy,
     tracking: data.tracking,
     schedule: data.schedule,
-    store: data.store === ':memory:' ? data.store : resolve(configDir, data.store),
+    store: data.store === ':memory:' || isPostgresUrl(data.store) ? data.store : resolve(configDir, data.store),
     metrics: { listen, host, port: Number(listen.slice(colon + 1)), readyAfterSchedules: data.metrics.readyAfterSchedules },
     ...(data.prices !== undefined ? { prices: data.prices } : {}),
     log: data.log,

@@ -213,7 +213,7 @@ export const ConfigSchema = z
       .string()
       .default(DEFAULT_SCHEDULE)
       .describe('node-cron expression for the daemon, e.g. "*/5 * * * *"'),
-    store: z.string().min(1).default('./ballast.db').describe('SQLite file; relative to the config file'),
+    store: z.string().min(1).default('./ballast.db').describe('SQLite file, relative to the config file; or a postgres:// URL (ballast migrate and store copy only, so far)'),
     metrics: MetricsSectionSchema.default({ listen: '127.0.0.1:9464', readyAfterSchedules: 3 }),
     prices: z
       .record(z.string().regex(NAME_RE), usdAmount)
