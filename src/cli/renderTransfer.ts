@@ -3,18 +3,24 @@
  * transactions and the state history.
  */
 import type { TransferRow } from '../store/transferRows.ts';
-import { table } from './format.ts';
+import type { TransferDecimals } from '../store/ledgerUnits.ts';
+import { formatWhole, table } from './format.ts';
 
 /**
- * Renders a transfer as a two-column table. Amounts are base units (the store's exact values).
+ * Renders a transfer as a two-column table. Amounts are shown in whole units with the asset symbol when the
+ * decimals are known, each followed by the store's exact base units.
+ *
+ * @param t the stored transfer
+ * @param decimals decimals of its input and output currencies (src/store/ledgerUnits.ts); absent: base units only
  */
-export function renderTransfer(t: TransferRow): string {
+export function renderTransfer(t: TransferRow, decimals: TransferDecimals = { decimalsIn: null, decimalsOut: null }): string {
+  const amount = (value: bigint, d: number | null) => (d === null ? `${value} base units` : `${formatWhole(value, d, t.asset)} (${value} base units)`);
   const rows: [string, string][] = [
     ['transfer', `#${t.id} (cycle ${t.cycleId}) ${t.asset} ${t.originChain} → ${t.destinationChain}`],
     ['status', `${t.status} (relay: ${t.relayStatus ?? '—'})`],
-    ['amount in (base units)', t.amountIn.toString()],
-    ['guaranteed out (minimumAmount, base units)', `${t.minOut}`],
-    ['quoted estimate (expectedAmount, not trusted)', `${t.expectedOut}`],
+    ['amount in', amount(t.amountIn, decimals.decimalsIn)],
+    ['guaranteed out (minimumAmount)', amount(t.minOut, decimals.decimalsOut)],
+    ['quoted estimate (expectedAmount, not trusted)', amount(t.expectedOut, decimals.decimalsOut)],
     ['fees (USD)', t.feesUsd ?? '—'],
     ['requestId', t.requestId ?? '—'],
     ['orderId', t.orderId ?? '—'],

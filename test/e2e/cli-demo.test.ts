@@ -58,6 +58,8 @@ describe('ballast demo', () => {
     expect(r.stdout).toContain('USDC alpha → solana');
     expect(r.stdout).toContain('BTC bitcoin → alpha');
     expect(r.stdout).toContain('success');
+    // The transfer record shows whole units with the symbol, then the exact base units.
+    expect(r.stdout).toMatch(/amount in +│ 20000 USDC \(20000000000 base units\)/);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * `ballast history` and `ballast report` as separate processes: a `--db` path that does not exist is a usage
- * error (exit 2) naming the flag and the path, and no database file is created in its place.
+ * The commands that take `--db` (history, report, limits, resume) as separate processes: a path that does not
+ * exist is a usage error (exit 2) naming the flag and the path, and no database file is created in its place; a
+ * PostgreSQL URL is refused the same way, without its password.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -19,5 +20,25 @@ describe('--db naming a missing file', () => {
     expect(result.stderr).toContain(`--db ${missing}: no such database file`);
     expect(existsSync(missing)).toBe(false);
     expect(existsSync(path.dirname(missing))).toBe(false);
+  });
+
+  it.each([
+    ['report', []],
+    ['limits', []],
+    ['resume', ['--transfer', '1', '--note', 'checked by hand']],
+  ])('%s exits 2 and creates nothing', async (command, extra) => {
+    const missing = path.join(tmp.dir, `typo-${command}`, 'balast.db');
+    const result = await runCli([command, '--db', missing, ...extra]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`--db ${missing}: no such database file`);
+    expect(existsSync(path.dirname(missing))).toBe(false);
+  });
+
+  it('a PostgreSQL URL is refused in one line, the password hidden', async () => {
+    const result = await runCli(['history', '--db', 'postgres://ballast:s3cret-pw@127.0.0.1:5/ballast']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('reads a SQLite store only so far');
+    expect(result.stderr).not.toContain('s3cret-pw');
   });
 });

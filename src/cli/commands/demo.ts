@@ -12,6 +12,7 @@ import { createBallast } from '../../app/createBallast.ts';
 import { exitCodeForReport } from '../../cycle/runCycle.ts';
 import { readTargetBalances } from '../../cycle/readBalances.ts';
 import { listRecentTransfers } from '../../store/transfers.ts';
+import { decimalsOfTransfers } from '../../store/ledgerUnits.ts';
 import { formatAmount, table, toJson } from '../format.ts';
 import { renderAttempts, renderDecisions } from '../renderReport.ts';
 import { renderTransfer } from '../renderTransfer.ts';
@@ -66,7 +67,8 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
           if (decisions) out(decisions);
           out(renderAttempts(report));
           out(`Transfer record in ${store} (also: ballast history --db ${flags.store}):`);
-          for (const t of transfers) out(renderTransfer(t));
+          const decimals = decimalsOfTransfers(ballast.db, transfers.map((t) => t.id));
+          for (const t of transfers) out(renderTransfer(t, decimals.get(t.id)));
         }
         process.exitCode = exitCodeForReport(report);
       } finally {

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { killSwitchPath, killSwitchVerdict } from '../../cycle/spendingGate.ts';
 import { formatUsdMicros } from '../../core/units.ts';
-import { openDatabase } from '../../store/database.ts';
+import { openExistingStore } from '../storeFile.ts';
 import { listLimitHits } from '../../store/limitHits.ts';
 import { readSpendingHistory } from '../../store/spendingHistory.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
@@ -23,8 +23,16 @@ export function registerLimits(program: Command, out: (s: string) => void): void
     .option('--json', 'machine-readable output')
     .action((flags: { db?: string; hits: string; json?: boolean }, cmd: Command) => {
       if (!/^[0-9]+$/.test(flags.hits)) throw new CliError(`--hits must be a non-negative integer, got "${flags.hits}"`, EXIT_USAGE);
-      const config = loadCliConfig(cmd.optsWithGlobals<GlobalFlags>());
-      const db = openDatabase(flags.db ?? config.store);
+      // A mistyped --db is reported before the config is read (the limits themselves come from the config).
+      const named = flags.db === undefined ? null : openExistingStore(flags.db, '--db');
+      let config;
+      try {
+        config = loadCliConfig(cmd.optsWithGlobals<GlobalFlags>());
+      } catch (error) {
+        named?.close();
+        throw error;
+      }
+      const db = named ?? openExistingStore(config.store, 'store');
       try {
         const history = readSpendingHistory(db, { nowMs: Date.now() });
         const halted = killSwitchVerdict({ config });

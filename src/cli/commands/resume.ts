@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { resolveFailure } from '../../store/failures.ts';
-import { openDatabase } from '../../store/database.ts';
+import { openExistingStore } from '../storeFile.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { loadCliConfig, type GlobalFlags } from '../session.ts';
 
@@ -19,8 +19,7 @@ export function registerResume(program: Command, out: (s: string) => void): void
     .action((flags: { transfer: string; note: string; db?: string }, cmd: Command) => {
       if (!/^[1-9][0-9]*$/.test(flags.transfer)) throw new CliError(`--transfer must be a transfer id, got "${flags.transfer}"`, EXIT_USAGE);
       if (flags.note.trim() === '') throw new CliError('--note must say what was done about the deposit', EXIT_USAGE);
-      const file = flags.db ?? loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store;
-      const db = openDatabase(file);
+      const db = flags.db === undefined ? openExistingStore(loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store, 'store') : openExistingStore(flags.db, '--db');
       try {
         resolveFailure(db, Number(flags.transfer), flags.note.trim(), Date.now());
         out(`transfer ${flags.transfer} resolved; its route is planned again from the next cycle`);
