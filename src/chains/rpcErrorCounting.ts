@@ -12,7 +12,7 @@
 import type { ChainAdapter } from './adapter.ts';
 
 /** Adapter methods whose throw is a failed node call. */
-const THROWING_CALLS = new Set<string>(['readNativeBalance', 'readDecimals', 'originFacts', 'planItem', 'broadcast', 'head', 'lookup', 'recheck', 'findDeposit', 'txBlock']);
+const THROWING_CALLS = new Set<string>(['readNativeBalance', 'readDecimals', 'originFacts', 'planItem', 'broadcast', 'head', 'lookup', 'recheck', 'findDeposit', 'txBlock', 'gasPaid']);
 
 /**
  * Wraps `adapter` so failed node calls call `onError(adapter.name)`.

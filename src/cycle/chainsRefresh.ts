@@ -2,8 +2,9 @@
  * Local verification against a cached GET /chains list (src/relay/chainsCache.ts), refreshed at most once per
  * quote: a quote refused on a rule that reads the list (it may name a chain, depository, solver or contract
  * the cached list does not know yet) is verified again, from scratch, against a list fetched on the spot, and
- * that second verdict is final. Nothing is accepted on the cached list that the fresh list would refuse, and a
- * quote never causes more than one refresh.
+ * that second verdict is final. A quote refused on the cached list is never accepted without a fresh list, and
+ * a quote never causes more than one refresh. A quote the cached list accepts is not checked again: the list it
+ * was judged on is at most `relay.chainsCacheSec` old (the trade the cache makes; 0 fetches every cycle).
  */
 import type { Logger } from 'pino';
 import { shortErrorMessage } from '../core/errorMessage.ts';
