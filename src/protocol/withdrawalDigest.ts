@@ -18,15 +18,22 @@ const canonicalJson = configure({ deterministic: true, bigint: false, strict: tr
  * exactly as returned by prepare, `nonce` and `additionalData` exactly as returned by prepare (omit
  * `additionalData` when prepare gave none).
  */
-export interface WithdrawalDigestFields {
+export interface WithdrawalDigestFields extends WithdrawalRequestFields {
+  nonce: string;
+  additionalData?: Record<string, unknown>;
+}
+
+/**
+ * Fields of POST /withdrawals/request (prepare and execute) that name the withdrawal. Chain ids are protocol
+ * slugs (`chains[].protocol.v2.chainId`), `amount` base units as a decimal string.
+ */
+export interface WithdrawalRequestFields {
   chainId: string;
   currency: string;
   amount: string;
   ownerChainId: string;
   owner: string;
   recipient: string;
-  nonce: string;
-  additionalData?: Record<string, unknown>;
 }
 
 /**

@@ -9,8 +9,7 @@
  * 200/min). The API key and URL credentials never appear in errors or logs.
  */
 import type { Logger } from 'pino';
-import type { z } from 'zod';
-import { RelayError, RelayRequestError, RelaySchemaError, schemaIssuesFromZod } from './errors.ts';
+import { parseWith, RelayError, RelayRequestError, requireText, schemaIssuesFromZod } from './errors.ts';
 import { createHttpTarget, sendOnce, type HttpCall, type HttpEnv } from './http.ts';
 import { createRateLimiter, type RateLimiter } from './rateLimiter.ts';
 import { DEFAULT_MAX_RETRIES, withRetry } from './retry.ts';
@@ -200,22 +199,4 @@ export function createRelayClient(opts: RelayClientOptions): RelayClient {
       );
     },
   };
-}
-
-/**
- * Validates a response body with a schema.
- *
- * @throws RelaySchemaError (code `RELAY_SCHEMA_INVALID`) naming the first failing paths
- */
-function parseWith<S extends z.ZodType>(schema: S, endpoint: string, raw: unknown): z.output<S> {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new RelaySchemaError(endpoint, schemaIssuesFromZod(parsed.error.issues), { cause: parsed.error });
-  return parsed.data;
-}
-
-/** Rejects empty or whitespace-containing identifiers before they reach a URL. */
-function requireText(endpoint: string, field: string, value: string): void {
-  if (typeof value !== 'string' || value.length === 0 || /\s/.test(value)) {
-    throw new RelayRequestError(endpoint, field, `must be a non-empty string without spaces, got ${JSON.stringify(value)}`);
-  }
 }

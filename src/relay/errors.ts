@@ -6,7 +6,7 @@
  * API key or URL credentials: callers pass texts through {@link redactSecrets} and URLs through
  * {@link stripUrlCredentials}.
  */
-import type { core } from 'zod';
+import type { core, z } from 'zod';
 import type { RelayErrorBody } from './schemas.ts';
 import { BallastError } from '../core/errors.ts';
 
@@ -110,6 +110,28 @@ export const MAX_SCHEMA_ISSUES = 5;
 /** Converts zod issues into {@link RelaySchemaIssue}s (first {@link MAX_SCHEMA_ISSUES}). */
 export function schemaIssuesFromZod(issues: readonly core.$ZodIssue[]): RelaySchemaIssue[] {
   return issues.slice(0, MAX_SCHEMA_ISSUES).map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+}
+
+/**
+ * Validates a response body with a schema (used by every Relay client module).
+ *
+ * @throws RelaySchemaError (code `RELAY_SCHEMA_INVALID`) naming the first failing paths
+ */
+export function parseWith<S extends z.ZodType>(schema: S, endpoint: string, raw: unknown): z.output<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new RelaySchemaError(endpoint, schemaIssuesFromZod(parsed.error.issues), { cause: parsed.error });
+  return parsed.data;
+}
+
+/**
+ * Rejects empty or whitespace-containing identifiers before they reach a URL or a body.
+ *
+ * @throws RelayRequestError naming `field`
+ */
+export function requireText(endpoint: string, field: string, value: string): void {
+  if (typeof value !== 'string' || value.length === 0 || /\s/.test(value)) {
+    throw new RelayRequestError(endpoint, field, `must be a non-empty string without spaces, got ${JSON.stringify(value)}`);
+  }
 }
 
 /**

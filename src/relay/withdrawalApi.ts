@@ -7,8 +7,7 @@
  * (a second execute answers 409 `WITHDRAWAL_IN_PROGRESS`). The withdrawal flow (src/withdraw/) decides when to
  * call again. Every body is validated by the schemas of `withdrawalSchemas.ts`.
  */
-import type { z } from 'zod';
-import { RelayApiError, RelayRequestError, RelaySchemaError, schemaIssuesFromZod } from './errors.ts';
+import { parseWith, RelayApiError, RelayRequestError, requireText } from './errors.ts';
 import type { HttpCall } from './http.ts';
 import { RelayWithdrawalInProgressError, existingJobIdOf } from './withdrawalErrors.ts';
 import {
@@ -120,16 +119,4 @@ function requestBody(endpoint: string, f: WithdrawalRequestFields): Record<strin
     throw new RelayRequestError(endpoint, 'amount', `must be a positive integer string in base units, got ${JSON.stringify(f.amount)}`);
   }
   return { chainId: f.chainId, currency: f.currency, amount: f.amount, ownerChainId: f.ownerChainId, owner: f.owner, recipient: f.recipient };
-}
-
-function parseWith<S extends z.ZodType>(schema: S, endpoint: string, raw: unknown): z.output<S> {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new RelaySchemaError(endpoint, schemaIssuesFromZod(parsed.error.issues), { cause: parsed.error });
-  return parsed.data;
-}
-
-function requireText(endpoint: string, field: string, value: string): void {
-  if (typeof value !== 'string' || value.length === 0 || /\s/.test(value)) {
-    throw new RelayRequestError(endpoint, field, `must be a non-empty string without spaces, got ${JSON.stringify(value)}`);
-  }
 }

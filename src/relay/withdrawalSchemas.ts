@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { UintString } from '../core/units.ts';
+import type { WithdrawalRequestFields } from '../protocol/withdrawalDigest.ts';
 
 /**
  * `protocol.deposit.origin` of a request record: the deposit a withdrawal would recover. `chainId` is the
@@ -80,18 +81,8 @@ export const WithdrawalInProgressBodySchema = z.looseObject({
   existingJobId: z.string().min(1),
 });
 
-/**
- * Fields of POST /withdrawals/request (prepare and execute). Chain ids are protocol slugs
- * (`chains[].protocol.v2.chainId`), `amount` base units.
- */
-export interface WithdrawalRequestFields {
-  chainId: string;
-  currency: string;
-  amount: string;
-  ownerChainId: string;
-  owner: string;
-  recipient: string;
-}
+/** Fields of POST /withdrawals/request, defined beside the digest that signs them. */
+export type { WithdrawalRequestFields };
 
 /** Execute adds the prepare's nonce, the owner's signature and, only when prepare gave it, `additionalData`. */
 export interface WithdrawalExecuteFields extends WithdrawalRequestFields {

@@ -20,7 +20,7 @@ import {
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositoryExecuteAbi } from '../../src/protocol/depositoryExecute.ts';
-import { withdrawalDigest } from '../../src/protocol/withdrawalDigest.ts';
+import { withdrawalDigest, type WithdrawalRequestFields } from '../../src/protocol/withdrawalDigest.ts';
 import { EvmTxDataSchema, QuoteResponseSchema, type QuoteResponse } from '../../src/relay/schemas.ts';
 import type { SandboxAccount } from '../../src/sandbox/chains/localChains.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
@@ -99,15 +99,7 @@ const hub = async (owner: Address, currency: Address): Promise<{ amount: string;
 };
 const attest = (tx: string) => call('POST', '/withdrawals/attest-deposit', { chainId: alpha().def.chainId, transactionId: tx });
 
-interface WithdrawalFields {
-  chainId: string;
-  currency: string;
-  amount: string;
-  ownerChainId: string;
-  owner: string;
-  recipient: string;
-}
-const fieldsFor = (owner: Address, currency: Address, amount: bigint): WithdrawalFields => ({
+const fieldsFor = (owner: Address, currency: Address, amount: bigint): WithdrawalRequestFields => ({
   chainId: 'alpha',
   currency,
   amount: amount.toString(),
@@ -117,7 +109,7 @@ const fieldsFor = (owner: Address, currency: Address, amount: bigint): Withdrawa
 });
 
 /** Prepare, sign the digest as an EIP-191 message over its raw bytes, execute. */
-async function withdraw(signer: SandboxAccount, fields: WithdrawalFields, over: { nonce?: string } = {}) {
+async function withdraw(signer: SandboxAccount, fields: WithdrawalRequestFields, over: { nonce?: string } = {}) {
   const prep = await call('POST', '/withdrawals/request', fields);
   expect(prep.status, JSON.stringify(prep.json)).toBe(200);
   expect(prep.json.amount).toBe(fields.amount);

@@ -1,5 +1,5 @@
 /**
- * An abortable delay for the solver's polling and fill-delay waits.
+ * An abortable delay for the sandbox's waits: the solver's polling and fill delays, webhook retries.
  */
 
 /**

@@ -15,6 +15,7 @@ import { signWebhook } from '../../relay/webhookSignature.ts';
 import type { SandboxFaults } from '../faults.ts';
 import type { RequestRecord } from '../api/requestStore.ts';
 import { webhookBody, webhookData, type WebhookData } from './payload.ts';
+import { sleep } from '../solver/sleep.ts';
 
 /** Webhook delivery asked for without a secret to sign with. Code `SANDBOX_WEBHOOK_NO_SECRET`. */
 export class SandboxWebhookError extends BallastError {
@@ -129,7 +130,7 @@ export class WebhookSender {
       this.#record({ requestId: data.requestId, status: data.status, attempt: 1, httpStatus: null, dropped: true });
       return;
     }
-    if (faults.webhookDelayMs) await this.#sleep(faults.webhookDelayMs);
+    if (faults.webhookDelayMs) await sleep(faults.webhookDelayMs, this.#stop.signal);
     const accepted = await this.#withRetries(data, false);
     if (accepted && faults.webhookDuplicate) await this.#withRetries(data, true);
   }
@@ -139,7 +140,7 @@ export class WebhookSender {
     for (let attempt = 1; attempt <= this.#opts.maxRetries + 1; attempt++) {
       if (this.#stop.signal.aborted) return false;
       if (attempt > 1) {
-        await this.#sleep(Math.min(this.#opts.maxDelayMs, this.#opts.baseDelayMs * 2 ** (attempt - 2)));
+        await sleep(Math.min(this.#opts.maxDelayMs, this.#opts.baseDelayMs * 2 ** (attempt - 2)), this.#stop.signal);
         if (this.#stop.signal.aborted) return false;
       }
       const record = await this.#post(data, attempt, duplicate);
@@ -185,19 +186,5 @@ export class WebhookSender {
   #record(attempt: WebhookAttempt): void {
     this.#attempts.push(attempt);
     if (this.#attempts.length > KEPT_ATTEMPTS) this.#attempts.splice(0, this.#attempts.length - KEPT_ATTEMPTS);
-  }
-
-  #sleep(ms: number): Promise<void> {
-    const signal = this.#stop.signal;
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
   }
 }
