@@ -12,7 +12,7 @@ import type { BudgetName } from '../metrics/operatorMetrics.ts';
 import { readSpendingHistory } from '../store/spendingHistory.ts';
 import type { CycleContext } from './context.ts';
 import { setBalanceUsdGauges } from './metricsBalances.ts';
-import { withdrawalCountsByState } from './metricsReads.ts';
+import { withdrawalCountsByState } from '../store/metricsReads.ts';
 import { UsdPriceBook } from './metricsPrices.ts';
 import { NOTIONAL_DECIMALS, normaliseNotional } from './spendingGate.ts';
 

@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { pinnedPrice, priceFromCurrencyIn, type PricedAmount, type UsdPrice } from '../metrics/units.ts';
-import { latestQuoteCurrencyIn } from './metricsReads.ts';
+import { latestQuoteCurrencyIn } from '../store/metricsReads.ts';
 
 /** Prices of assets by name; one per process (built in createBallast). */
 export class UsdPriceBook {

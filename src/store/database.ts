@@ -34,6 +34,27 @@ export function openDatabase(file: string): Database.Database {
   }
 }
 
+/**
+ * Opens an existing database file read-only, without migrating it (`ballast migrate` reads its version first,
+ * `ballast store copy` reads its history): nothing is created or changed.
+ *
+ * @param file path of the SQLite file; it must exist
+ * @returns the open connection; the caller closes it
+ * @throws StoreOpenError (`STORE_OPEN_FAILED` when the file is missing or is not a SQLite database;
+ *   `STORE_UNAVAILABLE` when it is locked or unreadable), naming `store: <path>` and the fix
+ */
+export function openDatabaseReadOnly(file: string): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    db.prepare('SELECT COUNT(*) FROM sqlite_master').get(); // fails here on a file that is not a database
+    return db;
+  } catch (err) {
+    db?.close();
+    throw storeOpenError(err, file) ?? err;
+  }
+}
+
 function openAndMigrate(file: string): Database.Database {
   const memory = file === ':memory:';
   if (!memory) mkdirSync(dirname(file), { recursive: true });

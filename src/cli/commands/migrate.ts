@@ -9,13 +9,11 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../config/loadConfig.ts';
 import { isPostgresUrl, redactStoreUrl } from '../../config/storeUrl.ts';
-import { openDatabase, schemaVersion } from '../../store/database.ts';
+import { openDatabase, openDatabaseReadOnly, schemaVersion } from '../../store/database.ts';
 import { LATEST_SCHEMA_VERSION } from '../../store/migrations.ts';
-import { storeOpenError } from '../../store/openError.ts';
 import { connectPostgres } from '../../store/pg/connect.ts';
 import { migratePostgres } from '../../store/pg/migrate.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
@@ -80,15 +78,11 @@ async function migratePg(url: string): Promise<MigrateReport> {
 function migrateSqlite(file: string): MigrateReport {
   let before = 0;
   if (existsSync(file)) {
+    const ro = openDatabaseReadOnly(file);
     try {
-      const ro = new Database(file, { readonly: true, fileMustExist: true });
-      try {
-        before = schemaVersion(ro);
-      } finally {
-        ro.close();
-      }
-    } catch (err) {
-      throw storeOpenError(err, file) ?? err;
+      before = schemaVersion(ro);
+    } finally {
+      ro.close();
     }
   }
   const db = openDatabase(file);

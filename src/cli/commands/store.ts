@@ -7,12 +7,11 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import { isPostgresUrl, redactStoreUrl } from '../../config/storeUrl.ts';
+import { openDatabaseReadOnly } from '../../store/database.ts';
 import { copyStore, type CopyStoreResult } from '../../store/copy/copyStore.ts';
 import type { TableComparison } from '../../store/copy/compare.ts';
-import { storeOpenError } from '../../store/openError.ts';
 import { connectPostgres } from '../../store/pg/connect.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { table, toJson } from '../format.ts';
@@ -30,7 +29,7 @@ export function registerStore(program: Command, out: (s: string) => void): void 
       if (!isPostgresUrl(flags.to)) throw new CliError(`--to ${flags.to}: not a PostgreSQL URL; give postgres://user[:password]@host[:port]/database`, EXIT_USAGE);
       const from = path.resolve(flags.from);
       if (!existsSync(from) || !statSync(from).isFile()) throw new CliError(`--from ${flags.from}: no such SQLite store file (check the path; nothing was copied)`, EXIT_USAGE);
-      const source = openReadOnly(from);
+      const source = openDatabaseReadOnly(from);
       try {
         const target = await connectPostgres(flags.to);
         try {
@@ -45,15 +44,6 @@ export function registerStore(program: Command, out: (s: string) => void): void 
     });
 }
 
-function openReadOnly(file: string): Database.Database {
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    db.prepare('SELECT COUNT(*) FROM sqlite_master').get(); // fails here on a file that is not a database
-    return db;
-  } catch (err) {
-    throw storeOpenError(err, file) ?? err;
-  }
-}
 
 function render(result: CopyStoreResult, from: string, to: string): string {
   const rows = result.tables.map((t) => [t.table, `${t.source.rows} / ${t.target.rows}`, `${t.source.maxKey ?? '—'} / ${t.target.maxKey ?? '—'}`, sums(t), t.differences.length === 0 ? 'ok' : t.differences.join(', ')]);

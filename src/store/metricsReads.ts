@@ -3,7 +3,7 @@
  * prices) and the withdrawals per state. Small single-statement reads run once per cycle.
  */
 import type Database from 'better-sqlite3';
-import { WITHDRAWAL_STATES, type WithdrawalState } from '../store/withdrawals.ts';
+import { WITHDRAWAL_STATES, type WithdrawalState } from './withdrawals.ts';
 
 /**
  * The raw `details.currencyIn` of the latest stored quote of each asset (quotes joined to their planned
