@@ -95,7 +95,7 @@ export async function cyclePartsRows(): Promise<BenchRow[]> {
       seenMs = 0;
       const report = await ballast.runCycle('once');
       if (report.attempts.map((a) => a.outcome).join() !== 'success') throw new Error(`expected one successful transfer, got ${report.attempts.map((a) => a.outcome).join(', ') || 'none'}`);
-      const row = listRecentTransfers(ballast.db, 1)[0]!;
+      const row = (await listRecentTransfers(ballast.db, 1))[0]!;
       const closedMs = row.events.find((e) => e.toStatus === 'success')!.atMs;
       const status = (await (await fetch(`${sandbox.apiUrl}/intents/status/v3?requestId=${row.requestId}`)).json()) as { updatedAt: number };
       const m = t!;

@@ -2,7 +2,7 @@
  * Writes bench/RESULTS.md: the machine (CPU model, cores, memory, Node version, OS), the date, every row with
  * its target and verdict, and the detail lines the benchmarks printed.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { formatValue, type BenchRow } from './lib.ts';
 
@@ -85,5 +85,18 @@ export function writeResults(file: string, rows: readonly BenchRow[], details: r
     '```',
     '',
   ];
-  writeFileSync(file, lines.join('\n'));
+  writeFileSync(file, lines.join('\n') + keptSections(file));
+}
+
+/**
+ * Sections of RESULTS.md that other runs write, from {@link KEPT_SECTIONS_MARKER} to the end (the failover figures
+ * of test/e2e/ha/failover.test.ts): kept as they are when the benchmarks rewrite the file.
+ */
+export const KEPT_SECTIONS_MARKER = '<!-- sections below are written by other runs and kept by npm run bench -->';
+
+function keptSections(file: string): string {
+  if (!existsSync(file)) return '';
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf(KEPT_SECTIONS_MARKER);
+  return at < 0 ? '' : `\n${text.slice(at)}`;
 }

@@ -3,9 +3,12 @@
  * (DESIGN.md "Wiring happens in one place"). Everything else receives what it needs from here.
  */
 import type { Logger } from 'pino';
-import type Database from 'better-sqlite3';
 import type { LoadedConfig } from '../config/loadConfig.ts';
-import { openDatabase } from '../store/database.ts';
+import { isPostgresUrl, redactStoreUrl } from '../config/storeUrl.ts';
+import type { StoreDb } from '../store/db.ts';
+import { StoreOpenError } from '../store/openError.ts';
+import { openPgStore, openSqliteStore } from '../store/openStore.ts';
+import { PgStoreDb } from '../store/pg/pgDb.ts';
 import { createMetrics, type BallastMetrics } from '../metrics/metrics.ts';
 import { createRelayClient, type RelayClient } from '../relay/client.ts';
 import { createChainsCache } from '../relay/chainsCache.ts';
@@ -15,6 +18,7 @@ import { createChainAdapters } from './chainAdapters.ts';
 import { countRpcErrorsAll } from '../chains/rpcErrorCounting.ts';
 import { UsdPriceBook } from '../cycle/metricsPrices.ts';
 import { withRunLock } from './runLock.ts';
+import { createLeadership, type Leadership } from './leaderGuard.ts';
 import { StatusFeed } from '../webhooks/statusFeed.ts';
 import { createWebhookReceiver, type WebhookReceiver } from '../webhooks/receiver.ts';
 
@@ -29,31 +33,51 @@ export interface CreateBallastOptions {
   metrics?: BallastMetrics;
   /** Receives each planned transfer's stages (`ballast run --once` shows them live). */
   progress?: CycleContext['progress'];
+  /** The store, already open (a PostgreSQL one, see {@link openBallastApp}); default: open the SQLite `store:` file. */
+  store?: StoreDb;
 }
 
 /** A wired Ballast instance. */
 export interface Ballast {
   ctx: CycleContext;
-  db: Database.Database;
+  db: StoreDb;
   metrics: BallastMetrics;
   relay: RelayClient;
   /** Statuses pushed by webhooks, awaited by the trackers of this instance (src/webhooks/statusFeed.ts). */
   statusFeed: StatusFeed;
   /** The webhook receiver when `webhooks.enabled` (the daemon serves it), else null. */
   webhooks: WebhookReceiver | null;
-  /** Runs one cycle under the single-run lock; `plan` mode takes no lock and signs nothing. */
+  /**
+   * Runs one cycle under the single-run lock (SQLite) or as the leader (PostgreSQL); `plan` mode takes neither
+   * and signs nothing.
+   *
+   * @throws RunLockBusyError (`RUN_LOCK_BUSY`) when another run holds the lock, or another replica leads
+   */
   runCycle(mode: 'once' | 'daemon' | 'plan'): Promise<CycleReport>;
-  close(): void;
+  /** Runs `fn` under the same exclusion as a cycle (e.g. `ballast withdraw`), with the signal it must honour. */
+  exclusive<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** The leader lease of a PostgreSQL store (src/app/leaderGuard.ts); null for SQLite. */
+  leadership: Leadership | null;
+  /** Whether the store is still open (`close` not called yet), for readiness. */
+  storeOpen(): boolean;
+  /** Releases the lease (PostgreSQL), then closes the store after a transaction still running. */
+  close(): Promise<void>;
 }
 
 /**
  * Wires Ballast from a loaded config.
  *
- * @throws store errors when the database cannot be opened or migrated
+ * @throws store errors when the database cannot be opened or migrated; StoreOpenError (`STORE_OPEN_FAILED`)
+ *   for a PostgreSQL `store:` not opened by the caller (use {@link openBallastApp})
  */
 export function createBallast(config: LoadedConfig, opts: CreateBallastOptions): Ballast {
   const logger = opts.logger;
-  const db = openDatabase(config.store);
+  if (!opts.store && isPostgresUrl(config.store)) {
+    const shown = redactStoreUrl(config.store);
+    throw new StoreOpenError('STORE_OPEN_FAILED', shown, 'NOT_OPEN', `store: ${shown} is a PostgreSQL store; open it with openBallastApp`, undefined);
+  }
+  const db = opts.store ?? openSqliteStore(config.store);
+  let open = true;
   const metrics = opts.metrics ?? createMetrics();
   const relay = createRelayClient({
     baseUrl: config.relay.baseUrl,
@@ -87,6 +111,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
           now,
         })
       : null;
+  const leadership = db instanceof PgStoreDb ? createLeadership({ url: config.store, ha: config.ha, store: db, metrics, logger }) : null;
   const wallets = new Map<string, WalletRuntime>();
   for (const [name, w] of Object.entries(config.wallets)) wallets.set(name, { name, vm: w.vm, address: w.address });
   const ctx: CycleContext = {
@@ -104,7 +129,10 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     sleep: opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     signal: opts.signal,
     ...(opts.progress ? { progress: opts.progress } : {}),
+    ...(leadership ? { leading: () => leadership.isLeader() } : {}),
   };
+  const exclusive = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> =>
+    leadership ? leadership.run(ctx.signal, fn) : withRunLock(ctx, fn);
   return {
     ctx,
     db,
@@ -112,8 +140,31 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     relay,
     statusFeed,
     webhooks,
-    runCycle: (mode) =>
-      mode === 'plan' ? runCycle(ctx, { mode }) : withRunLock(ctx, (signal) => runCycle({ ...ctx, signal }, { mode })),
-    close: () => db.close(),
+    runCycle: (mode) => (mode === 'plan' ? runCycle(ctx, { mode }) : exclusive((signal) => runCycle({ ...ctx, signal }, { mode }))),
+    exclusive,
+    leadership,
+    storeOpen: () => open,
+    close: async () => {
+      open = false;
+      await leadership?.stop();
+      await db.close();
+    },
   };
+}
+
+/**
+ * Opens the store named by `store:` (a PostgreSQL one is migrated and its pool opened) and wires Ballast on it.
+ *
+ * @throws as {@link createBallast}; StoreOpenError (`STORE_UNAVAILABLE`) when a PostgreSQL server cannot be reached
+ */
+export async function openBallastApp(config: LoadedConfig, opts: Omit<CreateBallastOptions, 'store'>): Promise<Ballast> {
+  if (!isPostgresUrl(config.store)) return createBallast(config, opts);
+  const log = opts.logger.child({ component: 'store' });
+  const store = await openPgStore(config.store, { onIdleError: (err) => log.warn({ err: err.message }, 'an idle store connection failed; the next query reconnects') });
+  try {
+    return createBallast(config, { ...opts, store });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
 }

@@ -5,6 +5,11 @@
  *
  * `/healthz` is liveness: 200 while the process runs. `/readyz` is readiness (src/metrics/readiness.ts): 200 while
  * the store is open and a cycle finished within `metrics.readyAfterSchedules` schedule intervals, else 503.
+ *
+ * With a PostgreSQL store the replicas share a leader lease (src/app/leaderGuard.ts, docs/ha.md): every replica
+ * serves its servers and ticks on the schedule, but only the leader runs cycles. A follower's tick is a skipped
+ * cycle that counts as finished for readiness (a follower is doing its job), and a replica that becomes leader
+ * starts a cycle at once (it reconciles what the previous leader left in flight).
  */
 import cron from 'node-cron';
 import type { Logger } from 'pino';
@@ -58,7 +63,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         listen: config.metrics.listen,
         metrics: ballast.metrics,
         health: () => ({ ok: true, detail: { status: 'alive', lastCycleOk, cycleRunning: current !== null } }),
-        ready: () => readiness({ nowMs: now(), startedAtMs, lastCycleFinishedAtMs, storeOpen: ballast.db.open, maxAgeMs }),
+        ready: () => readiness({ nowMs: now(), startedAtMs, lastCycleFinishedAtMs, storeOpen: ballast.storeOpen(), maxAgeMs }),
         ...(receiver && !ownListen ? { handle: receiver.handle } : {}),
       })
     : null;
@@ -72,8 +77,13 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const webhookBase = receiver ? (webhookServer ?? metricsServer)?.url : undefined;
   const webhookUrl = receiver && webhookBase ? `${webhookBase}${receiver.path}` : null;
 
+  const leadership = ballast.leadership;
   const cycle = async (): Promise<void> => {
     if (current || opts.abort.signal.aborted) return;
+    if (leadership && !leadership.isLeader()) {
+      lastCycleFinishedAtMs = now(); // a follower's tick: nothing to do, and nothing wrong
+      return;
+    }
     const run = ballast
       .runCycle('daemon')
       .then((report) => {
@@ -82,7 +92,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         log.info({ cycleId: report.cycleId, outcome: report.outcome, transfers: report.attempts.map((a) => a.outcome) }, 'cycle finished');
       })
       .catch((error: unknown) => {
-        if (error instanceof RunLockBusyError) log.warn('run lock held by another run; cycle skipped');
+        if (error instanceof RunLockBusyError && leadership) lastCycleFinishedAtMs = now(); // the term ended just before
+        else if (error instanceof RunLockBusyError) log.warn('run lock held by another run; cycle skipped');
         else {
           lastCycleOk = false;
           lastCycleFinishedAtMs = now();
@@ -97,7 +108,14 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   };
 
   const task = cron.schedule(config.schedule, cycle, { name: 'ballast-cycle', noOverlap: true });
-  log.info({ schedule: config.schedule, metrics: metricsServer?.url ?? null, webhooks: webhookUrl }, 'daemon started');
+  if (leadership) {
+    leadership.onGained(() => void cycle());
+    await leadership.start();
+  }
+  log.info(
+    { schedule: config.schedule, metrics: metricsServer?.url ?? null, webhooks: webhookUrl, ...(leadership ? { instance: leadership.instance, leader: leadership.isLeader() } : {}) },
+    'daemon started',
+  );
   if (opts.runAtStart) void cycle();
 
   let resolveStopped!: () => void;
@@ -116,7 +134,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       if (current) await current;
       await metricsServer?.close();
       await webhookServer?.close();
-      ballast.close();
+      await ballast.close();
       log.info('stopped');
       resolveStopped();
     },

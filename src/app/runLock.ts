@@ -50,17 +50,18 @@ function processAlive(pid: number): boolean {
  *
  * @throws RunLockBusyError naming the holder when a live run (or one on another host) holds it
  */
-function takeRunLock(ctx: CycleContext, owner: string): void {
+async function takeRunLock(ctx: CycleContext, owner: string): Promise<void> {
   const lease = { owner, pid: process.pid, nowMs: ctx.now(), ttlMs: RUN_LOCK_TTL_MS };
-  if (acquireRunLock(ctx.db, lease)) return;
-  const holder = readRunLock(ctx.db);
+  if (await acquireRunLock(ctx.db, lease)) return;
+  const holder = await readRunLock(ctx.db);
   if (holder && ownerHost(holder.owner) === hostname() && holder.pid !== process.pid && !processAlive(holder.pid)) {
-    if (takeOverRunLock(ctx.db, { ...lease, expectedOwner: holder.owner })) {
+    // Guarded by the expected owner: when another run took it over first, this one finds the lock busy.
+    if (await takeOverRunLock(ctx.db, { ...lease, expectedOwner: holder.owner })) {
       ctx.logger.warn({ deadPid: holder.pid, since: holder.acquiredAtMs }, 'run lock held by a run that is gone; taken over');
       return;
     }
   }
-  throw new RunLockBusyError(readRunLock(ctx.db) ?? holder);
+  throw new RunLockBusyError((await readRunLock(ctx.db)) ?? holder);
 }
 
 /**
@@ -72,12 +73,13 @@ function takeRunLock(ctx: CycleContext, owner: string): void {
  */
 export async function withRunLock<T>(ctx: CycleContext, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const owner = `${hostname()}:${process.pid}:${randomUUID()}`;
-  takeRunLock(ctx, owner);
+  await takeRunLock(ctx, owner);
   const lost = new AbortController();
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, lost.signal]) : lost.signal;
-  const timer = setInterval(() => {
+  let refreshing: Promise<void> | undefined;
+  const refresh = async (): Promise<void> => {
     try {
-      if (!refreshRunLock(ctx.db, { owner, nowMs: ctx.now(), ttlMs: RUN_LOCK_TTL_MS })) {
+      if (!(await refreshRunLock(ctx.db, { owner, nowMs: ctx.now(), ttlMs: RUN_LOCK_TTL_MS }))) {
         ctx.logger.error('run lock lost to another run; this cycle stops starting transfers');
         lost.abort();
       }
@@ -85,12 +87,22 @@ export async function withRunLock<T>(ctx: CycleContext, fn: (signal: AbortSignal
       ctx.logger.error({ err: shortErrorMessage(error) }, 'run lock refresh failed; this cycle stops starting transfers');
       lost.abort();
     }
+  };
+  const timer = setInterval(() => {
+    if (refreshing) return; // the previous refresh is still waiting for the store (e.g. behind a long transaction)
+    // refresh() never rejects (it logs); the catch only guards against an unhandled rejection all the same.
+    refreshing = refresh()
+      .catch((error: unknown) => ctx.logger.error({ err: shortErrorMessage(error) }, 'run lock refresh failed'))
+      .finally(() => {
+        refreshing = undefined;
+      });
   }, RUN_LOCK_REFRESH_MS);
   timer.unref();
   try {
     return await fn(signal);
   } finally {
     clearInterval(timer);
-    releaseRunLock(ctx.db, owner);
+    await refreshing; // a refresh in progress must not land after the release below
+    await releaseRunLock(ctx.db, owner);
   }
 }

@@ -4,16 +4,16 @@
  */
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/loadConfig.ts';
-import { createBallast, type Ballast, type CreateBallastOptions } from '../app/createBallast.ts';
+import { openBallastApp, type Ballast, type CreateBallastOptions } from '../app/createBallast.ts';
 import { cliLogger, loadCliConfig, type GlobalFlags } from './session.ts';
 
-/** Loads config and wires Ballast for a command. The caller closes it. */
-export function openBallast(
+/** Loads config, opens the store (SQLite or PostgreSQL) and wires Ballast for a command. The caller closes it. */
+export async function openBallast(
   flags: GlobalFlags,
-  extra: Omit<CreateBallastOptions, 'logger'> = {},
-): { config: LoadedConfig; ballast: Ballast; logger: Logger } {
+  extra: Omit<CreateBallastOptions, 'logger' | 'store'> = {},
+): Promise<{ config: LoadedConfig; ballast: Ballast; logger: Logger }> {
   const config = loadCliConfig(flags);
   const logger = cliLogger(config, flags);
   for (const warning of config.warnings) logger.warn({ component: 'config' }, warning);
-  return { config, ballast: createBallast(config, { logger, ...extra }), logger };
+  return { config, ballast: await openBallastApp(config, { logger, ...extra }), logger };
 }

@@ -4,25 +4,24 @@
  * empty store would show no history, no spending and no transfer to resume, as if that were the truth).
  */
 import { existsSync, statSync } from 'node:fs';
-import type Database from 'better-sqlite3';
-import { openDatabase } from '../store/database.ts';
+import { isPostgresUrl } from '../config/storeUrl.ts';
+import type { StoreDb } from '../store/db.ts';
+import { openPgStore, openSqliteStore } from '../store/openStore.ts';
 import { CliError, EXIT_USAGE } from './exitCodes.ts';
-import { isPostgresUrl, redactStoreUrl } from '../config/storeUrl.ts';
 
 /**
- * Opens the store at `file` (`--db` when given, else the config's `store`), requiring the file to exist when it
- * came from `--db`.
+ * Opens the store at `file` (`--db` when given, else the config's `store`), requiring a SQLite file to exist when
+ * it came from `--db`. A PostgreSQL URL opens that database (migrated first, like every command that opens it).
+ * The caller closes it (`await db.close()`).
  *
  * @param source `--db` or `store` (the config key), named in the error
- * @throws CliError (exit 2) when `--db` names a file that does not exist or is not a regular file, or when either
- *   names a PostgreSQL URL (these commands read SQLite only so far)
+ * @throws CliError (exit 2) when `--db` names a file that does not exist or is not a regular file; StoreOpenError
+ *   (`STORE_UNAVAILABLE`, exit 1) when a PostgreSQL server cannot be reached (its URL shown without the password)
  */
-export function openExistingStore(file: string, source: '--db' | 'store'): Database.Database {
-  if (isPostgresUrl(file)) {
-    throw new CliError(`${source} ${redactStoreUrl(file)}: this command reads a SQLite store only so far; give the SQLite file (ballast store copy moves a history to PostgreSQL)`, EXIT_USAGE);
-  }
+export async function openExistingStore(file: string, source: '--db' | 'store'): Promise<StoreDb> {
+  if (isPostgresUrl(file)) return openPgStore(file);
   if (source === '--db' && (!existsSync(file) || !statSync(file).isFile())) {
     throw new CliError(`--db ${file}: no such database file (check the path; nothing was created)`, EXIT_USAGE);
   }
-  return openDatabase(file);
+  return openSqliteStore(file);
 }

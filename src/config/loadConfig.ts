@@ -28,7 +28,8 @@ import { WalletSchema, type WalletConfig } from './walletSchema.ts';
 import { checkWebhooks, type WebhooksConfig } from './webhooksSchema.ts';
 import { loadWallet, type LoadedWallet } from './wallets.ts';
 import { issuesFromZod } from './zodIssues.ts';
-import { isPostgresUrl, POSTGRES_NOT_WIRED } from './storeUrl.ts';
+import { checkHa, DEFAULT_HA, type HaConfig } from './haSchema.ts';
+import { isPostgresUrl } from './storeUrl.ts';
 
 export { ConfigError } from './errors.ts';
 export type { LoadedBvmWallet, LoadedEvmWallet, LoadedSvmWallet, LoadedWallet } from './wallets.ts';
@@ -88,8 +89,7 @@ export interface LoadedConfig {
   /** node-cron expression for the daemon. */
   schedule: string;
   /**
-   * Absolute path of the SQLite file, or a PostgreSQL URL as written (`postgres://…`; only when loaded with
-   * `{ postgresStore: true }`, see src/config/storeUrl.ts).
+   * Absolute path of the SQLite file, or a PostgreSQL URL as written (`postgres://…`, src/config/storeUrl.ts).
    */
   store: string;
   /** `readyAfterSchedules`: /readyz fails when no cycle finished within this many schedule intervals (default 3). */
@@ -101,14 +101,10 @@ export interface LoadedConfig {
   withdrawals: ConfigFile['withdrawals'];
   /** Relay webhook receiver (src/config/webhooksSchema.ts, docs/webhooks.md); absent = off. */
   webhooks?: WebhooksConfig;
+  /** Leader lease of replicas sharing a PostgreSQL store (src/config/haSchema.ts, docs/ha.md); defaults applied. */
+  ha: HaConfig;
   /** Non-fatal advice (e.g. a private key written literally in the file); the caller logs these. */
   warnings: string[];
-}
-
-/** Options of {@link loadConfig}. */
-export interface LoadConfigOptions {
-  /** Accept a PostgreSQL URL in `store:` (only `ballast migrate` does so far); otherwise it is a config error. */
-  postgresStore?: boolean;
 }
 
 /**
@@ -120,7 +116,7 @@ export interface LoadConfigOptions {
  * @throws ConfigError (code `CONFIG_INVALID`, `exitCode` 2) listing every problem, one per line, each naming
  *   its YAML path and fix; secrets are never included
  */
-export function loadConfig(file: string, env: EnvMap = process.env, options: LoadConfigOptions = {}): LoadedConfig {
+export function loadConfig(file: string, env: EnvMap = process.env): LoadedConfig {
   const configFile = resolve(file);
   const configDir = dirname(configFile);
   const raw = readYaml(configFile);
@@ -142,7 +138,7 @@ export function loadConfig(file: string, env: EnvMap = process.env, options: Loa
   }
   checkConfig(parts, later);
   checkWebhooks(tree, later);
-  if (parsed.success && isPostgresUrl(parsed.data.store) && options.postgresStore !== true) later.push({ path: 'store', message: POSTGRES_NOT_WIRED });
+  if (parsed.success) checkHa(parsed.data.ha, later);
   issues.push(...later.filter((i) => !envIssuePaths.has(i.path)));
 
   if (issues.length > 0 || !parsed.success) throw new ConfigError(configFile, issues, secrets);
@@ -298,6 +294,9 @@ function buildLoaded(
   for (const asset of Object.keys(data.prices ?? {})) {
     if (!(asset in data.assets)) warnings.push(`prices.${asset}: no asset ${asset} under assets:, so this price is unused; fix the name or remove it`);
   }
+  if (data.ha !== undefined && !isPostgresUrl(data.store)) {
+    warnings.push('ha: is set but store: is a SQLite file, so there is no leader lease (one process at a time, by the run lock); set store: to a postgres:// URL to run replicas, or remove ha:');
+  }
   const listen = data.metrics.listen;
   const colon = listen.lastIndexOf(':');
   const host = listen.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
@@ -317,6 +316,7 @@ function buildLoaded(
     log: data.log,
     withdrawals: data.withdrawals,
     webhooks: data.webhooks,
+    ha: data.ha ?? { ...DEFAULT_HA },
     warnings,
   };
 }

@@ -10,6 +10,7 @@
  * Amounts are whole-unit decimal strings ("50000", "0.5"): the token's decimals come from GET /chains or the
  * chain itself (spec "Currency": `decimals`), so conversion to base units happens later, never through a float.
  */
+import { HaSectionSchema } from './haSchema.ts';
 import { z } from 'zod';
 import { SpendingLimitsSectionSchema } from './limitsSchema.ts';
 import { ChainSchema } from './chainSchema.ts';
@@ -213,7 +214,7 @@ export const ConfigSchema = z
       .string()
       .default(DEFAULT_SCHEDULE)
       .describe('node-cron expression for the daemon, e.g. "*/5 * * * *"'),
-    store: z.string().min(1).default('./ballast.db').describe('SQLite file, relative to the config file; or a postgres:// URL (ballast migrate and store copy only, so far)'),
+    store: z.string().min(1).default('./ballast.db').describe('SQLite file, relative to the config file (one process at a time); or a postgres:// URL, for replicas sharing one database (see ha:)'),
     metrics: MetricsSectionSchema.default({ listen: '127.0.0.1:9464', readyAfterSchedules: 3 }),
     prices: z
       .record(z.string().regex(NAME_RE), usdAmount)
@@ -224,6 +225,7 @@ export const ConfigSchema = z
     log: LogSectionSchema.default({ level: 'info' }),
     withdrawals: WithdrawalsSectionSchema.default(WITHDRAWALS_SECTION_DEFAULT),
     webhooks: WebhooksSectionSchema.default({ ...DEFAULT_WEBHOOKS }),
+    ha: HaSectionSchema.optional(),
   })
   .meta({ title: 'Ballast configuration', description: 'Treasury rebalancing through the Relay API' });
 

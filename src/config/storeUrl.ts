@@ -1,8 +1,7 @@
 /**
  * The `store:` setting names either a SQLite file (a path, relative to the config file) or a PostgreSQL
  * database (a `postgres://` or `postgresql://` connection URL, libpq's URI form). A URL is never resolved as a
- * path. Only `ballast migrate` and `ballast store copy` use a PostgreSQL store so far; every other command
- * still runs on SQLite and refuses a URL with {@link POSTGRES_NOT_WIRED}.
+ * path. The engine is chosen in one place, src/store/openStore.ts.
  */
 
 /** Matches a PostgreSQL connection URL (libpq "Connection URIs": `postgresql://` or `postgres://`). */
@@ -30,7 +29,3 @@ export function redactStoreUrl(store: string): string {
     return store.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1***@');
   }
 }
-
-/** Why a command that only runs on SQLite refuses a PostgreSQL `store:` (one line, with what works today). */
-export const POSTGRES_NOT_WIRED =
-  'a PostgreSQL store is not wired into this command yet: only `ballast migrate` and `ballast store copy` accept a postgres:// URL so far; set store: to a SQLite file path (e.g. ./ballast.db) to run Ballast';

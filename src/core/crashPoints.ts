@@ -20,6 +20,8 @@ export const CRASH_POINTS = [
   'quote:recorded',
   /** The verdict is recorded; nothing signed yet. */
   'quote:verified',
+  /** A transaction is signed in memory; nothing written ahead, nothing sent. */
+  'tx:signed',
   /** A signed transaction is written ahead (committed); not broadcast yet. */
   'tx:written',
   /** The node accepted the broadcast; the store does not say `sent` yet. */

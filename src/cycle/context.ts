@@ -3,13 +3,13 @@
  * modules receive it and never construct clients themselves: chains are reached through their adapters
  * (src/chains/adapter.ts), which alone hold chain clients and signers.
  */
-import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { ChainAdapter, AdapterVm } from '../chains/adapter.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import type { BallastMetrics } from '../metrics/metrics.ts';
 import type { RelayClient } from '../relay/client.ts';
 import type { ChainsCache } from '../relay/chainsCache.ts';
+import type { StoreDb } from '../store/db.ts';
 import type { StatusFeed } from '../webhooks/statusFeed.ts';
 import type { UsdPriceBook } from './metricsPrices.ts';
 import type { ProgressSink } from './progressEvent.ts';
@@ -24,7 +24,7 @@ export interface WalletRuntime {
 /** Everything a cycle needs. Times in ms; `now`/`sleep` injectable for tests. */
 export interface CycleContext {
   config: LoadedConfig;
-  db: Database.Database;
+  db: StoreDb;
   relay: RelayClient;
   /** GET /chains kept in memory (`relay.chainsCacheSec`); without it each cycle fetches the list. */
   chainsCache?: ChainsCache;
@@ -41,6 +41,12 @@ export interface CycleContext {
   sleep: (ms: number) => Promise<void>;
   /** Aborted on SIGTERM/SIGINT: no new transfer starts; tracking stops and leaves transfers in flight. */
   signal?: AbortSignal;
+  /**
+   * With a PostgreSQL store shared by replicas: whether this process still leads (reads the clock; src/app/leaderGuard.ts).
+   * Checked right before each signature is broadcast, because a process that was paused may wake up after its
+   * term ended and before the timer that aborts `signal` has run. Absent for SQLite (the run lock).
+   */
+  leading?: () => boolean;
   /** Receives each planned transfer's stages (src/cycle/progressEvent.ts), e.g. for a live terminal view. */
   progress?: ProgressSink;
 }

@@ -29,17 +29,17 @@ export interface RefreshedInFlight {
  * @returns the transfers still in flight after the refresh, and those it closed
  */
 export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFlight> {
-  const before = listInFlightTransfers(ctx.db);
+  const before = await listInFlightTransfers(ctx.db);
   await recheckReorgs(ctx, before);
-  await reconcileOrigins(ctx, listInFlightTransfers(ctx.db));
-  const rows = listInFlightTransfers(ctx.db);
+  await reconcileOrigins(ctx, await listInFlightTransfers(ctx.db));
+  const rows = await listInFlightTransfers(ctx.db);
   await handleStalled(ctx, rows);
   for (const row of rows) {
     if (row.status !== 'deposited' || !row.requestId) continue;
     try {
       const status = await ctx.relay.getStatus(row.requestId);
       noteRelayStatus(ctx, status.status, { transferId: row.id, requestId: row.requestId });
-      const applied = applyRequestStatus(ctx.db, row, status, { nowMs: ctx.now(), closedBy: 'closed by the next cycle' });
+      const applied = await applyRequestStatus(ctx.db, row, status, { nowMs: ctx.now(), closedBy: 'closed by the next cycle' });
       if (applied === 'foreign_deposit' || applied === 'terminal_not_ours') {
         ctx.logger.error({ transferId: row.id, requestId: row.requestId, inTxHashes: status.inTxHashes }, 'status does not name our deposit; not accepted');
       } else if (applied === 'closed') {
@@ -58,11 +58,12 @@ export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFli
     }
   }
   await backfillLedger(ctx); // closed by a webhook with no tracker, or a ledger write that failed
-  const still = listInFlightTransfers(ctx.db);
+  const still = await listInFlightTransfers(ctx.db);
   ctx.metrics.transfersInFlight.set(still.length);
   ctx.metrics.transfersStalled.set(still.filter((r) => r.stalledAtMs !== null).length);
   const stillIds = new Set(still.map((r) => r.id));
-  const closed = before.filter((r) => !stillIds.has(r.id)).map((r) => getTransfer(ctx.db, r.id) ?? r);
+  const closed: TransferRow[] = [];
+  for (const r of before) if (!stillIds.has(r.id)) closed.push((await getTransfer(ctx.db, r.id)) ?? r);
   return { inFlight: still, closed };
 }
 

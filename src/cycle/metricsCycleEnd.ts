@@ -9,6 +9,7 @@ import type { BalanceReading, TargetBand } from '../planner/types.ts';
 import { parseUsdMicros } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { BudgetName } from '../metrics/operatorMetrics.ts';
+import type { UsdPrice } from '../metrics/units.ts';
 import { readSpendingHistory } from '../store/spendingHistory.ts';
 import type { CycleContext } from './context.ts';
 import { setBalanceUsdGauges } from './metricsBalances.ts';
@@ -36,16 +37,17 @@ export function usedRatio(used: bigint, limit: bigint): number {
  *
  * @param decimalsOf decimals of an asset on a chain (this cycle's targets); an asset with history on a chain of
  *   unknown decimals is left out (its usage cannot be computed)
+ * @returns a Promise of the usages
  * @throws StoreValueError when the stored history is malformed
  */
-export function budgetUsage(
+export async function budgetUsage(
   ctx: Pick<CycleContext, 'config' | 'db' | 'now'>,
   decimalsOf: (asset: string, chain: string) => number | undefined,
-): BudgetUsage[] {
+): Promise<BudgetUsage[]> {
   const limits = ctx.config.policy.limits;
   if (!limits) return [];
   const out: BudgetUsage[] = [];
-  const history = readSpendingHistory(ctx.db, { nowMs: ctx.now() });
+  const history = await readSpendingHistory(ctx.db, { nowMs: ctx.now() });
   for (const [asset, whole] of Object.entries(limits.dailyNotional ?? {})) {
     let used = 0n;
     let known = true;
@@ -66,32 +68,34 @@ export function budgetUsage(
 }
 
 /**
- * Refreshes the end-of-cycle gauges. Never throws.
+ * Refreshes the end-of-cycle gauges. Never rejects.
  *
  * @param cycle this cycle's targets and readings (empty when it failed before reading), its mode and end time
  */
-export function recordCycleEndMetrics(
+export async function recordCycleEndMetrics(
   ctx: CycleContext,
   cycle: { mode: 'once' | 'daemon' | 'plan'; finishedAtMs: number; targets: readonly TargetBand[]; balances: readonly BalanceReading[] },
-): void {
+): Promise<void> {
   const log = ctx.logger.child({ component: 'metrics' });
-  const step = (what: string, run: () => void) => {
+  const step = async (what: string, run: () => Promise<void>) => {
     try {
-      run();
+      await run();
     } catch (error) {
       log.warn({ err: shortErrorMessage(error) }, `${what} not updated`);
     }
   };
   const decimalsOf = (asset: string, chain: string) => cycle.targets.find((t) => t.asset === asset && t.chain === chain)?.decimals;
-  step('ballast_budget_used_ratio', () => {
-    for (const u of budgetUsage(ctx, decimalsOf)) ctx.metrics.budgetUsedRatio.set({ budget: u.budget, asset: u.asset }, u.ratio);
+  await step('ballast_budget_used_ratio', async () => {
+    for (const u of await budgetUsage(ctx, decimalsOf)) ctx.metrics.budgetUsedRatio.set({ budget: u.budget, asset: u.asset }, u.ratio);
   });
-  step('ballast_withdrawals', () => {
-    for (const [state, n] of withdrawalCountsByState(ctx.db)) ctx.metrics.withdrawalsByState.set({ state }, n);
+  await step('ballast_withdrawals', async () => {
+    for (const [state, n] of await withdrawalCountsByState(ctx.db)) ctx.metrics.withdrawalsByState.set({ state }, n);
   });
-  step('ballast_balance_usd', () => {
+  await step('ballast_balance_usd', async () => {
     const book = ctx.prices ?? new UsdPriceBook(ctx.config.prices ?? {});
-    setBalanceUsdGauges(ctx.metrics, cycle.targets, cycle.balances, (asset) => book.priceOf(asset, ctx.db));
+    const prices = new Map<string, UsdPrice | null>();
+    for (const t of cycle.targets) if (!prices.has(t.asset)) prices.set(t.asset, await book.priceOf(t.asset, ctx.db));
+    setBalanceUsdGauges(ctx.metrics, cycle.targets, cycle.balances, (asset) => prices.get(asset) ?? null);
   });
   if (cycle.mode !== 'plan') ctx.metrics.lastCycleTimestampSeconds.set(cycle.finishedAtMs / 1000);
 }

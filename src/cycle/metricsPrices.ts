@@ -5,7 +5,7 @@
  * one-shot run has the price of earlier runs). A configured pin `prices.<asset>` (USD per whole unit) wins.
  * Without either the asset has no price and its USD gauge is absent.
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from '../store/db.ts';
 import { pinnedPrice, priceFromCurrencyIn, type PricedAmount, type UsdPrice } from '../metrics/units.ts';
 import { latestQuoteCurrencyIn } from '../store/metricsReads.ts';
 
@@ -28,14 +28,15 @@ export class UsdPriceBook {
   /**
    * The price of `asset`: the pin, else the latest quote's (memory, then the store on first call), else null.
    *
-   * @throws SqliteError when the store cannot be read on the first call
+   * @returns a Promise of the price, or of null
+   * @throws the store's error when it cannot be read on the first call
    */
-  priceOf(asset: string, db: Database.Database): UsdPrice | null {
+  async priceOf(asset: string, db: StoreDb): Promise<UsdPrice | null> {
     const pin = this.pins[asset];
     if (pin !== undefined) return pinnedPrice(pin);
     if (!this.loaded) {
       this.loaded = true;
-      for (const [name, currencyIn] of latestQuoteCurrencyIn(db)) {
+      for (const [name, currencyIn] of await latestQuoteCurrencyIn(db)) {
         if (this.fromQuotes.has(name) || !isPricedAmount(currencyIn)) continue;
         const price = priceFromCurrencyIn(currencyIn);
         if (price) this.fromQuotes.set(name, price);

@@ -8,7 +8,7 @@ import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schem
 import { evaluateFees, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
 import type { Verdict } from '../verify/verifyQuote.ts';
 import { verifyWithFreshChains } from './chainsRefresh.ts';
-import { recordFeeDecision, recordQuote, recordQuoteError, recordVerdict } from '../store/quotes.ts';
+import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
 import type { TransferStatus } from '../store/transfers.ts';
 import { formatUsdMicros } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
@@ -85,7 +85,7 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
   const request = buildQuoteRequest(planned, { referrer: ctx.config.relay.referrer, slippageBps: policy.slippageBps });
   const attempt: TransferAttempt = { planned, planId, outcome: 'quote_error', request };
   const halted = args.execute ? killSwitchVerdict(ctx) : null;
-  if (halted) return refuseOnLimit(ctx, attempt, { cycleId, ...halted });
+  if (halted) return await refuseOnLimit(ctx, attempt, { cycleId, ...halted });
 
   const quoted = await requestQuote(ctx, request, { cycleId, planId, singleSource: originSwapSource(ctx, planned.from.chain) });
   attempt.request = quoted.request;
@@ -95,13 +95,13 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
   ctx.prices?.noteQuote(planned.asset, quote.details);
   const requestId = quote.requestId ?? quote.steps[0]?.requestId ?? null;
   const orderId = quote.protocol?.v2?.orderId ?? null;
-  const quoteId = recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request: quoted.request, raw, receivedAtMs: ctx.now() });
+  const quoteId = await recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request: quoted.request, raw, receivedAtMs: ctx.now() });
   Object.assign(attempt, { quote, quoteId, requestId });
   crashPoint('quote:recorded');
   emitProgress(ctx, args, 'quoted', { minOut: guaranteedOut(quote) });
 
   const fee = evaluateFees(quote.details, policy.maxFees ?? {}, orderGuarantee(quote, planned, policy.slippageBps));
-  recordFeeDecision(ctx.db, quoteId, fee.accepted
+  await recordFeeDecision(ctx.db, quoteId, fee.accepted
     ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
     : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined });
   attempt.fee = fee;
@@ -137,7 +137,7 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
     // whose order expires sooner is refused on `deadline` (its deposit would likely be refunded, not filled).
     nowSec: Math.floor(ctx.now() / 1000) + requiredLeadSec(quote.steps.reduce((n, step) => n + step.items.length, 0)),
   }, ctx.chainsCache, log, { requestId });
-  recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
+  await recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
   crashPoint('quote:verified');
   attempt.verdict = verdict;
   if (!verdict.ok) {
@@ -149,13 +149,13 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
   emitProgress(ctx, args, 'verified', { minOut: guaranteedOut(quote) });
   if (!args.execute) return { ...attempt, outcome: 'quoted' };
   if (ctx.signal?.aborted) return { ...attempt, outcome: 'quote_error', error: 'shutdown requested before execution' };
-  const limits = spendingVerdict(ctx, {
+  const limits = await spendingVerdict(ctx, {
     planned,
     amountUsd: quote.details?.currencyIn?.amountUsd ?? null,
     feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
     decimalsOf: args.decimalsOf ?? (() => undefined),
   });
-  if (!limits.ok) return refuseOnLimit(ctx, attempt, { cycleId, quoteId, reason: limits.reason, detail: limits.detail });
+  if (!limits.ok) return await refuseOnLimit(ctx, attempt, { cycleId, quoteId, reason: limits.reason, detail: limits.detail });
 
   const wallet = ctx.wallets.get(planned.from.wallet)!;
   const v2 = quote.protocol!.v2!; // verification passed, so protocol.v2 is present
@@ -176,6 +176,7 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
           stuckWaitingMs: Math.min(30_000, ctx.config.tracking.timeoutSec * 500),
         },
         signal: ctx.signal,
+        ...(ctx.leading ? { leading: ctx.leading } : {}),
         onRelayStatus: (status) => noteRelayStatus(ctx, status, { requestId }),
         onDeposited: () => emitProgress(ctx, args, 'deposited', { minOut: guaranteedOut(quote) }),
         ...(ctx.statusFeed ? { statusFeed: ctx.statusFeed } : {}),
@@ -226,13 +227,13 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
 }
 
 /** Records a spending-limit refusal, meters it and ends the attempt as `skipped_limit`; nothing is signed. */
-function refuseOnLimit(
+async function refuseOnLimit(
   ctx: CycleContext,
   attempt: TransferAttempt,
   hit: { cycleId: number; quoteId?: number; reason: string; detail: string },
-): TransferAttempt {
+): Promise<TransferAttempt> {
   const { planned } = attempt;
-  recordLimitHit(ctx.db, {
+  await recordLimitHit(ctx.db, {
     cycleId: hit.cycleId,
     planId: attempt.planId,
     ...(hit.quoteId === undefined ? {} : { quoteId: hit.quoteId }),

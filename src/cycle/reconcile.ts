@@ -38,9 +38,9 @@ interface QuoteFacts {
   depository: string | null;
 }
 
-function quoteFacts(ctx: CycleContext, row: TransferRow): QuoteFacts | null {
+async function quoteFacts(ctx: CycleContext, row: TransferRow): Promise<QuoteFacts | null> {
   if (row.quoteId === null) return null;
-  const parsed = QuoteResponseSchema.safeParse(getQuote(ctx.db, row.quoteId)?.raw);
+  const parsed = QuoteResponseSchema.safeParse((await getQuote(ctx.db, row.quoteId))?.raw);
   if (!parsed.success) return null;
   const v2 = parsed.data.protocol?.v2;
   const last = collectExecutableItems(parsed.data).at(-1);
@@ -135,7 +135,7 @@ async function rebroadcast(
     log.warn({ txHash: tx.txHash, err: shortErrorMessage(error) }, 'sending the recorded transaction again failed; outcome unknown');
   }
   if (tx.status === 'signed') {
-    markTxSent(ctx.db, tx.id, ctx.now());
+    await markTxSent(ctx.db, tx.id, ctx.now());
     tx.status = 'sent'; // keep the row read at the start in step with the store
   }
   log.warn({ txHash: tx.txHash, step: tx.stepId }, 'recorded transaction unknown to the node; sent again exactly as signed');
@@ -165,16 +165,16 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
   if (!chain) return row.status;
   const log = ctx.logger.child({ component: 'reconcile', transferId: row.id, requestId: row.requestId });
   let status = row.status;
-  const move = (to: 'broadcast' | 'deposited' | 'origin_failed', detail: string) => {
-    transitionTransfer(ctx.db, row.id, status, to, { nowMs: ctx.now(), detail, ...(to === 'origin_failed' ? { error: detail } : {}) });
+  const move = async (to: 'broadcast' | 'deposited' | 'origin_failed', detail: string) => {
+    await transitionTransfer(ctx.db, row.id, status, to, { nowMs: ctx.now(), detail, ...(to === 'origin_failed' ? { error: detail } : {}) });
     log.warn({ from: status, to, detail }, 'transfer reconciled');
     status = to;
     crashPoint('reconcile:moved');
   };
-  const facts = quoteFacts(ctx, row);
+  const facts = await quoteFacts(ctx, row);
   for (const tx of row.txs) {
     if (tx.status === 'reverted') {
-      move('origin_failed', `${tx.stepId} ${tx.txHash} reverted`);
+      await move('origin_failed', `${tx.stepId} ${tx.txHash} reverted`);
       return status;
     }
     if (tx.status === 'confirmed') continue;
@@ -183,11 +183,11 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
       found = await chain.lookup(tx, row.user);
     }
     if (found.state === 'mined') {
-      if (tx.status === 'signed') markTxSent(ctx.db, tx.id, ctx.now());
-      if (status === 'prepared') move('broadcast', `${tx.stepId} ${tx.txHash} found on chain`);
-      markTxConfirmed(ctx.db, tx.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
+      if (tx.status === 'signed') await markTxSent(ctx.db, tx.id, ctx.now());
+      if (status === 'prepared') await move('broadcast', `${tx.stepId} ${tx.txHash} found on chain`);
+      await markTxConfirmed(ctx.db, tx.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
       if (found.status === 'reverted') {
-        move('origin_failed', `${tx.stepId} ${tx.txHash} reverted`);
+        await move('origin_failed', `${tx.stepId} ${tx.txHash} reverted`);
         return status;
       }
       continue;
@@ -213,7 +213,7 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
     if (proof.kind === 'found') {
       const d = proof.deposit;
       const at = facts?.deposit ?? { stepId: 'deposit', itemIndex: 0 };
-      const id = addTransferTx(ctx.db, row.id, {
+      const id = await addTransferTx(ctx.db, row.id, {
         stepId: `${at.stepId}:replacement`,
         itemIndex: at.itemIndex,
         chainId: row.originChainId,
@@ -222,31 +222,31 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
         rawTx: '0x',
         nowMs: ctx.now(),
       });
-      markTxSent(ctx.db, id, ctx.now());
-      markTxConfirmed(ctx.db, id, { status: 'confirmed', blockNumber: d.blockNumber, blockHash: d.blockHash, nowMs: ctx.now() });
-      if (status === 'prepared') move('broadcast', `deposit ${d.txHash} for order ${row.orderId} found on chain`);
-      move('deposited', `${why}; deposit ${d.txHash} for the order found on chain and recorded`);
+      await markTxSent(ctx.db, id, ctx.now());
+      await markTxConfirmed(ctx.db, id, { status: 'confirmed', blockNumber: d.blockNumber, blockHash: d.blockHash, nowMs: ctx.now() });
+      if (status === 'prepared') await move('broadcast', `deposit ${d.txHash} for order ${row.orderId} found on chain`);
+      await move('deposited', `${why}; deposit ${d.txHash} for the order found on chain and recorded`);
       return status;
     }
     const earlier = row.absenceProof;
     if (!earlier || proof.atBlock < earlier.block || ctx.now() - earlier.atMs < ABSENCE_RECHECK_MS) {
       if (!earlier) {
         const detail = `no deposit for the order up to block ${proof.atBlock}: ${why}; checked again before failing`;
-        recordAbsenceProof(ctx.db, row.id, { block: proof.atBlock, nowMs: ctx.now(), detail });
+        await recordAbsenceProof(ctx.db, row.id, { block: proof.atBlock, nowMs: ctx.now(), detail });
       }
       log.warn({ txHash: tx.txHash, atBlock: String(proof.atBlock) }, `${why}; no deposit seen yet: checked again next cycle before the transfer is failed`);
       return status;
     }
-    move('origin_failed', `${why}; no deposit for order ${row.orderId} on chain up to block ${proof.atBlock} (as at block ${earlier.block} before) and none known to the Relay request`);
+    await move('origin_failed', `${why}; no deposit for order ${row.orderId} on chain up to block ${proof.atBlock} (as at block ${earlier.block} before) and none known to the Relay request`);
     return status;
   }
   // Every recorded transaction is mined and succeeded.
   if (facts?.deposit && !depositWritten(row, facts)) {
-    move('origin_failed', `execution stopped after ${row.txs.length} transaction(s) before the deposit; the deposit was never signed`);
+    await move('origin_failed', `execution stopped after ${row.txs.length} transaction(s) before the deposit; the deposit was never signed`);
     return status;
   }
-  if (status === 'prepared') move('broadcast', 'transactions found on chain');
-  move('deposited', row.txs.map((t) => t.txHash).join(','));
+  if (status === 'prepared') await move('broadcast', 'transactions found on chain');
+  await move('deposited', row.txs.map((t) => t.txHash).join(','));
   return status;
 }
 

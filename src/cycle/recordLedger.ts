@@ -34,10 +34,10 @@ export const LEDGER_BACKFILL_WINDOW_MS = 7 * 86_400_000;
 export async function recordLedger(deps: LedgerDeps, transferId: number): Promise<LedgerEntry | null> {
   const log = deps.logger.child({ component: 'ledger', transferId });
   try {
-    const t = getTransfer(deps.db, transferId);
+    const t = await getTransfer(deps.db, transferId);
     if (!t || (t.status !== 'success' && t.status !== 'failure' && t.status !== 'refund')) return null;
-    if (getLedgerEntry(deps.db, transferId)) return null;
-    const quoteRaw = t.quoteId === null ? null : (getQuote(deps.db, t.quoteId)?.raw ?? null);
+    if (await getLedgerEntry(deps.db, transferId)) return null;
+    const quoteRaw = t.quoteId === null ? null : ((await getQuote(deps.db, t.quoteId))?.raw ?? null);
     let requestData: unknown = null;
     if (t.status === 'success' && t.requestId) {
       try {
@@ -58,7 +58,7 @@ export async function recordLedger(deps: LedgerDeps, transferId: number): Promis
       isOriginNative: (c) => chain !== undefined && chain.currencyKey(c) === chain.currencyKey(chain.nativeCurrency),
       nowMs: deps.now(),
     });
-    if (!insertLedgerEntry(deps.db, entry, deps.now())) return null;
+    if (!(await insertLedgerEntry(deps.db, entry, deps.now()))) return null;
     if (entry.status === 'success') meter(deps, entry);
     log.info(
       { status: entry.status, received: entry.receivedOut, receivedSource: entry.receivedSource, feesSource: entry.feesSource, gasPaid: entry.gasPaid, settleMs: entry.settleMs },
@@ -77,7 +77,7 @@ export async function recordLedger(deps: LedgerDeps, transferId: number): Promis
  */
 export async function backfillLedger(deps: LedgerDeps, limit = 20): Promise<number> {
   let written = 0;
-  for (const id of transfersMissingLedger(deps.db, deps.now() - LEDGER_BACKFILL_WINDOW_MS, limit)) {
+  for (const id of await transfersMissingLedger(deps.db, deps.now() - LEDGER_BACKFILL_WINDOW_MS, limit)) {
     if (await recordLedger(deps, id)) written += 1;
   }
   return written;

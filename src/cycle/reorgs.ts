@@ -12,6 +12,7 @@
  */
 import type { Recheck } from '../chains/adapter.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { lockTransferStatus } from '../store/requestStatus.ts';
 import { markTxConfirmed, markTxFinal, markTxReorged, transitionTransfer, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
 
@@ -41,26 +42,31 @@ export async function recheckUnfinal(ctx: CycleContext, row: TransferRow): Promi
       continue;
     }
     if (found.kind === 'same') {
-      if (found.final) markTxFinal(ctx.db, tx.id, ctx.now());
+      if (found.final) await markTxFinal(ctx.db, tx.id, ctx.now());
       continue;
     }
-    markTxReorged(ctx.db, tx.id);
-    if (found.kind === 'moved') {
-      markTxConfirmed(ctx.db, tx.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
-    }
+    // One transaction: the receipt's loss and the step back to `broadcast` are stored together, decided on the
+    // transfer's status as locked now (a webhook event may have closed it since it was read).
+    const reopened = await ctx.db.transaction(async () => {
+      await markTxReorged(ctx.db, tx.id);
+      if (found.kind === 'moved') {
+        await markTxConfirmed(ctx.db, tx.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
+        return false;
+      }
+      if (row.status !== 'deposited' || (await lockTransferStatus(ctx.db, row.id)) !== 'deposited') return false;
+      await transitionTransfer(ctx.db, row.id, 'deposited', 'broadcast', {
+        nowMs: ctx.now(),
+        detail: `reorg removed ${tx.stepId} ${tx.txHash} from block ${tx.blockNumber}; reconciling`,
+      });
+      return true;
+    });
+    if (reopened) row.status = 'broadcast'; // keep the row read at the start in step with the store
     changed += 1;
     ctx.metrics.originReorgsTotal.inc({ chain: row.originChain });
     log.warn(
       { txHash: tx.txHash, step: tx.stepId, wasBlock: String(tx.blockNumber), nowBlock: found.kind === 'moved' ? String(found.blockNumber) : null },
       found.kind === 'moved' ? 'reorg moved a mined origin transaction to another block' : 'reorg removed a mined origin transaction; it will be found or sent again',
     );
-    if (found.kind === 'removed' && row.status === 'deposited') {
-      transitionTransfer(ctx.db, row.id, 'deposited', 'broadcast', {
-        nowMs: ctx.now(),
-        detail: `reorg removed ${tx.stepId} ${tx.txHash} from block ${tx.blockNumber}; reconciling`,
-      });
-      row.status = 'broadcast'; // keep the row read at the start in step with the store
-    }
   }
   return changed;
 }

@@ -40,7 +40,7 @@ export async function requestQuote(
       const e = error as { code?: string; errorCode?: string; message?: string; requestId?: string };
       const code = e.code ?? 'UNKNOWN';
       const tooLarge = e.errorCode === 'SOLANA_TX_TOO_LARGE';
-      recordQuoteError(ctx.db, { cycleId: opts.cycleId, planId: opts.planId, code, message: e.message ?? String(error), relayRequestId: e.requestId, atMs: ctx.now() });
+      await recordQuoteError(ctx.db, { cycleId: opts.cycleId, planId: opts.planId, code, message: e.message ?? String(error), relayRequestId: e.requestId, atMs: ctx.now() });
       const next = narrowing[attempt];
       if (!tooLarge || next === undefined) {
         const tried = attempt > 0 ? ` (after ${attempt + 1} attempts narrowing Solana routing: ${describe(current)})` : '';

@@ -75,13 +75,13 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
   const log = ctx.logger.child({ component: 'cycle' });
   if (opts.mode !== 'plan') {
     // Under the run lock: an unfinished cycle of a locked mode belongs to a run that died mid-way.
-    const aborted = closeAbandonedCycles(ctx.db, startedAtMs);
+    const aborted = await closeAbandonedCycles(ctx.db, startedAtMs);
     if (aborted.length > 0) {
       ctx.metrics.cyclesAbortedTotal.inc(aborted.length);
       log.warn({ cycleIds: aborted }, 'cycles of a run that died mid-way closed as aborted; their transfers are reconciled now');
     }
   }
-  const cycleId = startCycle(ctx.db, { mode: opts.mode, startedAtMs });
+  const cycleId = await startCycle(ctx.db, { mode: opts.mode, startedAtMs });
   const report: CycleReport = {
     cycleId,
     mode: opts.mode,
@@ -109,12 +109,12 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     [report.balances] = await Promise.all([readTargetBalances(ctx, targets), readGasBalances(ctx)]);
     // In-flight transfers are refreshed after the balance read and judged against the blocks it was read at, so
     // a deposit or a fill that lands between the two reads is counted once (src/cycle/plannerInFlight.ts).
-    const refreshed = opts.mode === 'plan' ? { inFlight: listInFlightTransfers(ctx.db), closed: [] } : await refreshInFlight(ctx);
+    const refreshed = opts.mode === 'plan' ? { inFlight: await listInFlightTransfers(ctx.db), closed: [] } : await refreshInFlight(ctx);
     const inFlightRows = refreshed.inFlight;
     crashPoint('cycle:refreshed');
     await recoverInCycle(ctx, chainsDoc, opts.mode); // withdrawals.auto: unfilled deposits back to the treasury (the planner still credits them this cycle)
     const plannerInFlight = toPlannerInFlight(inFlightRows, readBlocks(report.balances), await fillBlocks(ctx, refreshed.closed));
-    recordBalances(
+    await recordBalances(
       ctx.db,
       cycleId,
       targets.map((t, i) => ({
@@ -130,7 +130,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
       })),
     );
     setBalanceGauges(ctx.metrics, targets, report.balances);
-    const paused = pausedRoutes(listUnresolvedFailures(ctx.db));
+    const paused = pausedRoutes(await listUnresolvedFailures(ctx.db));
     ctx.metrics.routesPaused.set(paused.length);
     report.plan = withoutPausedRoutes(
       planRebalance({
@@ -148,8 +148,8 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     for (const u of unresolved) {
       report.plan.decisions.push({ asset: u.asset, chain: u.chain, kind: 'chain_unreadable', detail: u.error });
     }
-    recordPlanDecisions(ctx.db, cycleId, report.plan.decisions);
-    const planIds = recordPlannedTransfers(
+    await recordPlanDecisions(ctx.db, cycleId, report.plan.decisions);
+    const planIds = await recordPlannedTransfers(
       ctx.db,
       cycleId,
       report.plan.transfers.map((p) => ({
@@ -181,7 +181,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     log.error({ cycleId, err: report.error }, 'cycle failed');
   }
   report.finishedAtMs = ctx.now();
-  finishCycle(ctx.db, cycleId, {
+  await finishCycle(ctx.db, cycleId, {
     outcome: report.outcome,
     finishedAtMs: report.finishedAtMs,
     summary: {
@@ -196,7 +196,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     ctx.metrics.cycleDurationSeconds.observe((report.finishedAtMs - startedAtMs) / 1000);
     if (report.outcome !== 'error') ctx.metrics.lastSuccessfulCycleTimestampSeconds.set(report.finishedAtMs / 1000);
   }
-  recordCycleEndMetrics(ctx, report);
+  await recordCycleEndMetrics(ctx, report);
   return report;
 }
 

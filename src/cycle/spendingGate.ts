@@ -73,16 +73,16 @@ function withPath(ctx: Pick<CycleContext, 'config'>, detail: string): string {
  * @param input.amountUsd the quote's `details.currencyIn.amountUsd` (USD decimal string) or null
  * @param input.feesUsd the transfer's total fees, USD decimal string
  * @param input.decimalsOf decimals of an asset per configured chain (this cycle's resolved targets)
- * @returns `{ok: true}` or the first limit hit with a detail naming the config field
+ * @returns a Promise of `{ok: true}` or of the first limit hit with a detail naming the config field
  * @throws StoreValueError when the stored history is malformed
  */
-export function spendingVerdict(
+export async function spendingVerdict(
   ctx: Pick<CycleContext, 'config' | 'db' | 'now' | 'wallets'>,
   input: { planned: PlannedTransfer; amountUsd: string | null; feesUsd: string; decimalsOf: DecimalsOf },
-): SpendingLimitsReturnType {
+): Promise<SpendingLimitsReturnType> {
   const cfg = ctx.config.policy.limits;
   const { planned } = input;
-  const history = readSpendingHistory(ctx.db, { nowMs: ctx.now() });
+  const history = await readSpendingHistory(ctx.db, { nowMs: ctx.now() });
   const notional24h = new Map<string, bigint>();
   for (const [asset, chains] of history.notional24hByOrigin) {
     let sum = 0n;

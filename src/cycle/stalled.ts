@@ -78,7 +78,7 @@ export async function handleStalled(ctx: CycleContext, rows: TransferRow[]): Pro
     const ageSec = Math.floor((ctx.now() - row.createdAtMs) / 1000);
     const why = byBlocks ?? `${row.status} for over ${stalledAfterSec} s`;
     try {
-      if (markTransferStalled(ctx.db, row.id, { nowMs: ctx.now(), detail: `${why} (transfer ${ageSec} s old); still credited` })) {
+      if (await markTransferStalled(ctx.db, row.id, { nowMs: ctx.now(), detail: `${why} (transfer ${ageSec} s old); still credited` })) {
         log.error({ status: row.status, ageSec, relayStatus: row.relayStatus }, 'transfer stalled: still in flight and credited; needs an operator look');
       }
     } catch (error) {
@@ -121,7 +121,7 @@ async function helpDeposited(
   }
   if (found !== undefined && found !== row.requestId) {
     try {
-      adoptRequestId(ctx.db, row.id, found, {
+      await adoptRequestId(ctx.db, row.id, found, {
         nowMs: ctx.now(),
         detail: `the service files deposit ${deposit} under request ${found}, not ${row.requestId ?? '(none)'}; tracking ${found}`,
       });

@@ -5,10 +5,11 @@
  * deposit. Status and transition are written in one transaction; a transfer already final (closed meanwhile by
  * another path) is left untouched rather than raising a transition conflict.
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from '../store/db.ts';
 import { isTerminalRequestStatus, type IntentStatus } from '../relay/schemas.ts';
 import { IN_FLIGHT_STATUSES } from '../store/transferStatus.ts';
-import { getTransfer, setRelayStatus, transitionTransfer, type TransferRow } from '../store/transfers.ts';
+import { lockTransferStatus } from '../store/requestStatus.ts';
+import { setRelayStatus, transitionTransfer, type TransferRow } from '../store/transfers.ts';
 import { statusIsForeign, statusNamesDeposit, statusReasons } from './statusOwnership.ts';
 
 /** What {@link applyRequestStatus} did. */
@@ -22,28 +23,30 @@ export type ApplyStatusResult =
 /**
  * @param row the transfer as read (its deposit is its last origin transaction)
  * @param opts.closedBy text put first in the transition's detail, e.g. `closed by webhook`
- * @throws store errors (SqliteError) when the database cannot be written; nothing is half-written
+ * @returns a Promise of what was done
+ * @throws store errors when the database cannot be written; nothing is half-written
  */
-export function applyRequestStatus(
-  db: Database.Database,
+export async function applyRequestStatus(
+  db: StoreDb,
   row: TransferRow,
   status: IntentStatus,
   opts: { nowMs: number; closedBy: string },
-): ApplyStatusResult {
+): Promise<ApplyStatusResult> {
   const deposit = row.txs.at(-1)?.txHash;
   if (deposit && statusIsForeign(status, deposit)) return 'foreign_deposit';
-  return db.transaction((): ApplyStatusResult => {
-    const current = getTransfer(db, row.id);
-    if (!current || !IN_FLIGHT_STATUSES.includes(current.status)) return 'already_final';
-    setRelayStatus(db, row.id, status.status, { nowMs: opts.nowMs, outTxHashes: status.txHashes });
+  return await db.transaction(async (): Promise<ApplyStatusResult> => {
+    // Locked (PostgreSQL) until the end of the transaction: a concurrent close waits, then finds it final.
+    const current = await lockTransferStatus(db, row.id);
+    if (!current || !IN_FLIGHT_STATUSES.includes(current)) return 'already_final';
+    await setRelayStatus(db, row.id, status.status, { nowMs: opts.nowMs, outTxHashes: status.txHashes });
     if (!isTerminalRequestStatus(status.status)) return 'recorded';
     if (!deposit || !statusNamesDeposit(status, deposit)) return 'terminal_not_ours';
-    if (current.status !== 'deposited') return 'recorded'; // origin transactions still belong to the executor and reconciliation
-    transitionTransfer(db, row.id, 'deposited', status.status, {
+    if (current !== 'deposited') return 'recorded'; // origin transactions still belong to the executor and reconciliation
+    await transitionTransfer(db, row.id, 'deposited', status.status, {
       nowMs: opts.nowMs,
       relayStatus: status.status,
       detail: [opts.closedBy, status.txHashes.join(','), statusReasons(status)].filter(Boolean).join('; '),
     });
     return 'closed';
-  }).immediate();
+  });
 }

@@ -6,12 +6,13 @@
  * written (with its hash) BEFORE it is broadcast; a crash between the two leaves a row that names the exact
  * transaction to look for.
  */
-import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { QuoteResponse } from '../relay/schemas.ts';
 import type { RelayClient } from '../relay/client.ts';
 import type { ChainAdapter, PlannedItem, SignedOriginTx } from '../chains/adapter.ts';
 import { deadlineRefusal, receiptWaitMs } from './deadlines.ts';
+import type { StoreDb } from '../store/db.ts';
+import { lockTransferStatus } from '../store/requestStatus.ts';
 import {
   addTransferTx,
   createTransfer,
@@ -32,7 +33,7 @@ import type { StatusFeed } from '../webhooks/statusFeed.ts';
 
 /** Everything the executor talks to. */
 export interface ExecuteTransferDeps {
-  db: Database.Database;
+  db: StoreDb;
   /** The origin chain's adapter: it signs with the wallet named in `wallet`, sends and waits. */
   chain: ChainAdapter;
   /** Config name of the depositing wallet (the adapter holds its signer). */
@@ -44,6 +45,12 @@ export interface ExecuteTransferDeps {
   /** Poll interval and overall tracking deadline (ms); after the deadline the transfer stays in flight. */
   tracking: { pollMs: number; timeoutMs: number; stuckWaitingMs?: number };
   signal?: AbortSignal;
+  /**
+   * Whether this replica still leads (PostgreSQL store; src/app/leaderGuard.ts). Checked after the write-ahead
+   * and right before the broadcast: a replica that lost the lease in between leaves the signed transaction
+   * unsent, written ahead, for the leader to reconcile. Absent for SQLite.
+   */
+  leading?: () => boolean;
   /** Called with each new request status read while tracking (metrics; unknown values are non-final). */
   onRelayStatus?: (status: string) => void;
   /**
@@ -101,7 +108,7 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
         { wallet: deps.wallet, user: args.user, amountIn: args.amountIn },
       );
     } catch (error) {
-      return fail(run, shortErrorMessage(error));
+      return await fail(run, shortErrorMessage(error));
     }
     if (planned.length !== 1 || planned[0]!.stepId !== entry.stepId) {
       log.info({ step: entry.stepId, sending: planned.map((p) => p.stepId) }, 'item planned against the chain');
@@ -113,7 +120,7 @@ export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTr
   }
   const transferId = run.transferId;
   if (transferId === null) throw new Error('quote had no transaction items to execute');
-  transitionTransfer(deps.db, transferId, 'broadcast', 'deposited', { nowMs: deps.now(), detail: run.hashes.join(',') });
+  await transitionTransfer(deps.db, transferId, 'broadcast', 'deposited', { nowMs: deps.now(), detail: run.hashes.join(',') });
   crashPoint('transfer:deposited');
   log.info({ transferId }, 'deposit confirmed; tracking the fill');
   deps.onDeposited?.(transferId);
@@ -144,16 +151,17 @@ interface Run {
 async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<ExecuteTransferResult | undefined> {
   const { deps, args, log, hashes } = run;
   // A run that lost the run lock (or is shutting down) signs nothing more: another run may be acting now.
-  if (deps.signal?.aborted) return fail(run, `${at.stepId} not signed: the run lost its lock or is shutting down; the next run re-plans`);
+  if (deps.signal?.aborted) return await fail(run, `${at.stepId} not signed: the run lost its lock or is shutting down; the next run re-plans`);
   // Re-checked before every signature: waits before this item may have used the time the deposit needs.
   const late = deadlineRefusal(deps.now(), run.deadlineSec, itemsAfter + 1);
-  if (late) return fail(run, `${at.stepId} not signed: ${late}; the next cycle re-quotes`);
+  if (late) return await fail(run, `${at.stepId} not signed: ${late}; the next cycle re-quotes`);
   let signed: SignedOriginTx;
   try {
     signed = await deps.chain.sign(deps.wallet, at, run.previous);
   } catch (error) {
-    return fail(run, `signing ${at.stepId} failed: ${shortErrorMessage(error)}`);
+    return await fail(run, `signing ${at.stepId} failed: ${shortErrorMessage(error)}`);
   }
+  crashPoint('tx:signed');
   const txRow = {
     stepId: at.stepId,
     itemIndex: at.itemIndex,
@@ -164,14 +172,21 @@ async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<
   };
   let txId: number;
   if (run.transferId === null) {
-    const created = createTransfer(deps.db, { ...transferFields(args), txs: [txRow], nowMs: deps.now() });
+    const created = await createTransfer(deps.db, { ...transferFields(args), txs: [txRow], nowMs: deps.now() });
     run.transferId = created.transferId;
     txId = created.txIds[0]!;
   } else {
-    txId = addTransferTx(deps.db, run.transferId, { ...txRow, nowMs: deps.now() });
+    txId = await addTransferTx(deps.db, run.transferId, { ...txRow, nowMs: deps.now() });
   }
   const id = run.transferId;
   crashPoint('tx:written');
+  if (deps.leading && !deps.leading()) {
+    // Written ahead under our lease, which has ended since (a pause, a lost database): the new leader finds the
+    // row in flight and sends exactly this transaction, so it must not be sent from here as well.
+    const why = `${at.stepId} ${signed.txHash} written ahead but not broadcast: this replica no longer leads; the leader reconciles it`;
+    log.warn({ transferId: id, txHash: signed.txHash }, why);
+    return { transferId: id, status: hashes.length === 0 ? 'prepared' : 'broadcast', relayStatus: null, originTxHashes: hashes, error: why };
+  }
   log.info({ step: at.stepId, txHash: signed.txHash, nonce: signed.request.nonce }, 'broadcasting origin transaction');
   try {
     await deps.chain.broadcast(signed.rawTx);
@@ -189,9 +204,9 @@ async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<
     log.warn({ txHash: signed.txHash, err: shortErrorMessage(error) }, 'broadcast call failed but the node has the transaction');
   }
   crashPoint('tx:sent');
-  markTxSent(deps.db, txId, deps.now());
+  await markTxSent(deps.db, txId, deps.now());
   hashes.push(signed.txHash);
-  if (hashes.length === 1) transitionTransfer(deps.db, id, 'prepared', 'broadcast', { nowMs: deps.now() });
+  if (hashes.length === 1) await transitionTransfer(deps.db, id, 'prepared', 'broadcast', { nowMs: deps.now() });
   crashPoint('tx:recorded-sent');
   let receipt;
   try {
@@ -211,14 +226,14 @@ async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<
     return { transferId: id, status: 'broadcast', relayStatus: null, originTxHashes: hashes, error: why };
   }
   crashPoint('tx:mined');
-  markTxConfirmed(deps.db, txId, {
+  await markTxConfirmed(deps.db, txId, {
     status: receipt.status,
     blockNumber: receipt.blockNumber,
     blockHash: receipt.blockHash,
     nowMs: deps.now(),
   });
   crashPoint('tx:confirmed');
-  if (receipt.status !== 'confirmed') return fail(run, `${at.stepId} transaction ${signed.txHash} reverted`);
+  if (receipt.status !== 'confirmed') return await fail(run, `${at.stepId} transaction ${signed.txHash} reverted`);
   run.previous = signed;
   return undefined;
 }
@@ -235,15 +250,19 @@ async function track(
   const pushed = deps.statusFeed?.subscribe(args.requestId);
   const result = await trackRequest({
     getStatus: (signal) => deps.relay.getStatus(args.requestId, checkEndpoint, { signal }),
-    onStatus: (s, source) => {
+    onStatus: async (s, source) => {
       if (source === 'poll') deps.onRelayStatus?.(s.status); // pushed ones are metered by the webhook receiver
       log.info({ status: s.status, txHashes: s.txHashes, source }, 'request status');
       // Written only after the ownership check: a status about another deposit never touches this transfer.
       if (statusIsForeign(s, depositHash)) return;
-      // A read sent before a webhook closed the transfer must not overwrite the final status it stored.
-      if (pushed && isFinal(getTransfer(deps.db, transferId)?.status)) return;
-      setRelayStatus(deps.db, transferId, s.status, { nowMs: deps.now(), outTxHashes: s.txHashes });
-      crashPoint('track:status');
+      const written = await deps.db.transaction(async () => {
+        // A read sent before a webhook closed the transfer must not overwrite the final status it stored; the
+        // status is locked (PostgreSQL) until the write, so a webhook's close cannot slip in between.
+        if (pushed && isFinal(await lockTransferStatus(deps.db, transferId))) return false;
+        await setRelayStatus(deps.db, transferId, s.status, { nowMs: deps.now(), outTxHashes: s.txHashes });
+        return true;
+      });
+      if (written) crashPoint('track:status');
     },
     onError: (error) => log.warn({ err: shortErrorMessage(error) }, 'status read failed; will retry'),
     onStuckWaiting: async () => {
@@ -262,23 +281,30 @@ async function track(
     ...(pushed ? { pushed } : {}),
   }).finally(() => pushed?.close());
   // The webhook receiver (src/webhooks/applyStatusEvent.ts) closes a deposited transfer itself when an event
-  // says it is final: then there is nothing left to write here.
-  const closed = getTransfer(deps.db, transferId);
-  if (closed && isFinal(closed.status)) {
-    log.info({ transferId, status: closed.status }, 'transfer already closed by a webhook event');
-    return { transferId, status: closed.status, relayStatus: closed.relayStatus, originTxHashes: hashes };
-  }
-  if (result.final === null) {
-    log.warn({ transferId, last: result.last?.status ?? null }, 'fill not final before the tracking deadline; stays in flight');
-    return { transferId, status: 'deposited', relayStatus: result.last?.status ?? null, originTxHashes: hashes };
-  }
-  transitionTransfer(deps.db, transferId, 'deposited', result.final, {
-    nowMs: deps.now(),
-    relayStatus: result.final,
-    detail: [result.last?.txHashes.join(',') ?? '', result.last ? statusReasons(result.last) : ''].filter(Boolean).join('; '),
+  // says it is final: then there is nothing left to write here. Checked and closed in one transaction with the
+  // status locked (PostgreSQL), so an event applied meanwhile cannot turn the close into a transition conflict.
+  const final = result.final;
+  const ended = await deps.db.transaction(async (): Promise<ExecuteTransferResult & { closedNow?: true }> => {
+    const current = await lockTransferStatus(deps.db, transferId);
+    if (isFinal(current)) {
+      const closed = await getTransfer(deps.db, transferId);
+      log.info({ transferId, status: current }, 'transfer already closed by a webhook event');
+      return { transferId, status: current, relayStatus: closed?.relayStatus ?? null, originTxHashes: hashes };
+    }
+    if (final === null) {
+      log.warn({ transferId, last: result.last?.status ?? null }, 'fill not final before the tracking deadline; stays in flight');
+      return { transferId, status: 'deposited', relayStatus: result.last?.status ?? null, originTxHashes: hashes };
+    }
+    await transitionTransfer(deps.db, transferId, 'deposited', final, {
+      nowMs: deps.now(),
+      relayStatus: final,
+      detail: [result.last?.txHashes.join(',') ?? '', result.last ? statusReasons(result.last) : ''].filter(Boolean).join('; '),
+    });
+    return { transferId, status: final, relayStatus: final, originTxHashes: hashes, closedNow: true };
   });
-  crashPoint('transfer:final');
-  return { transferId, status: result.final, relayStatus: result.final, originTxHashes: hashes };
+  const { closedNow, ...outcome } = ended;
+  if (closedNow) crashPoint('transfer:final'); // after the commit
+  return outcome;
 }
 
 /** Whether a transfer status is one a terminal request status closes it with. */
@@ -286,18 +312,18 @@ function isFinal(status: TransferStatus | undefined): status is 'success' | 'fai
   return status === 'success' || status === 'failure' || status === 'refund';
 }
 
-function fail(run: Run, error: string): ExecuteTransferResult {
+async function fail(run: Run, error: string): Promise<ExecuteTransferResult> {
   const { deps, args, log, hashes } = run;
   log.error({ transferId: run.transferId, err: error }, 'origin execution failed');
   let id: number;
   if (run.transferId === null) {
     // Nothing was written or sent yet: record the failed attempt as its own row for the history.
-    id = createTransfer(deps.db, { ...transferFields(args), txs: [], nowMs: deps.now() }).transferId;
-    transitionTransfer(deps.db, id, 'prepared', 'origin_failed', { nowMs: deps.now(), error });
+    id = (await createTransfer(deps.db, { ...transferFields(args), txs: [], nowMs: deps.now() })).transferId;
+    await transitionTransfer(deps.db, id, 'prepared', 'origin_failed', { nowMs: deps.now(), error });
   } else {
     id = run.transferId;
     const from = hashes.length === 0 ? 'prepared' : 'broadcast';
-    transitionTransfer(deps.db, id, from, 'origin_failed', { nowMs: deps.now(), error });
+    await transitionTransfer(deps.db, id, from, 'origin_failed', { nowMs: deps.now(), error });
   }
   return { transferId: id, status: 'origin_failed', relayStatus: null, originTxHashes: hashes, error };
 }

@@ -17,9 +17,10 @@ export interface TrackRequestOptions {
   getStatus: (signal: AbortSignal) => Promise<IntentStatus>;
   /**
    * Called on every status that differs from the previous one (including the first); `source` says whether it
-   * was read from the status endpoint or pushed by a webhook.
+   * was read from the status endpoint or pushed by a webhook. A Promise it returns (a store write) is awaited
+   * before tracking goes on; its rejection ends tracking with that error.
    */
-  onStatus: (status: IntentStatus, source: StatusSource) => void;
+  onStatus: ((status: IntentStatus, source: StatusSource) => void) | ((status: IntentStatus, source: StatusSource) => Promise<void>);
   /**
    * Called for the first failed status read of a failing stretch (a read that succeeds ends the stretch), so
    * a status endpoint that keeps failing yields one warning, not one per poll; the loop keeps polling.
@@ -86,7 +87,7 @@ export async function trackRequest(opts: TrackRequestOptions): Promise<TrackRequ
       failing = false;
       // Outside the read's try: a failure in the caller's handler is not a failed status read.
       if (!last || status.status !== last.status || status.txHashes.length !== last.txHashes.length) {
-        opts.onStatus(status, read.source);
+        await opts.onStatus(status, read.source);
       }
       last = status;
       if (isTerminalRequestStatus(status.status)) {

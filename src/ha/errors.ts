@@ -63,3 +63,16 @@ export class LeaseOptionsError extends BallastError {
     this.field = field;
   }
 }
+
+/**
+ * A write-ahead was attempted while this process does not lead (code `STORE_NOT_LEADER`): its elector has no
+ * current term (never won, or the term ended at its deadline, on a takeover or at shutdown). Nothing was
+ * written and nothing may be signed; the process acts again only after winning the lease.
+ */
+export class NotLeaderError extends BallastError {
+  readonly code = 'STORE_NOT_LEADER' as const;
+
+  constructor(readonly store: string) {
+    super(`this replica does not hold the leader lease of ${store}; the write-ahead was refused and nothing will be signed (only the leader acts; it takes over when the lease is free)`);
+  }
+}

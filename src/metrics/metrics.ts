@@ -13,6 +13,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isKnownRequestStatus } from '../relay/schemas.ts';
 import { buildInfo } from '../core/buildInfo.ts';
+import { createLeaderMetrics, type LeaderMetrics } from './leaderMetrics.ts';
 import { createOperatorMetrics, type OperatorMetrics } from './operatorMetrics.ts';
 
 /** Outcomes of a cycle (same values as the store's `cycles.outcome`). */
@@ -26,7 +27,7 @@ const LINT_FAILING_DEFAULTS = [
 ] as const;
 
 /** All Ballast metrics plus the registry that exposes them (the operator metrics are in ./operatorMetrics.ts). */
-export interface BallastMetrics extends OperatorMetrics {
+export interface BallastMetrics extends OperatorMetrics, LeaderMetrics {
   /** Registry to serve at /metrics. */
   registry: Registry;
   /** `ballast_cycles_total{outcome}`: finished cycles by outcome (ok, refused, error). */
@@ -115,6 +116,7 @@ export function createMetrics(): BallastMetrics {
   const metrics: BallastMetrics = {
     registry,
     ...createOperatorMetrics(registry, buildInfo()),
+    ...createLeaderMetrics(registry),
     cyclesTotal: new Counter({
       name: 'ballast_cycles_total',
       help: 'Rebalancing cycles finished, by outcome (ok, refused, error).',

@@ -2,7 +2,7 @@
  * The `balances` table: every balance read of a cycle, including failed reads (amount null + error), so the
  * history shows why a chain was left alone (DESIGN.md "Fail closed").
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from './db.ts';
 import { amountToText, checkMs } from './values.ts';
 
 /** One balance read. `amount` in base units; null when the read failed (then `error` says why). */
@@ -21,17 +21,21 @@ export interface BalanceRecord {
 /**
  * Records the balance reads of a cycle in one transaction.
  *
- * @throws StoreValueError on a negative amount or bad timestamp; SqliteError when a row has neither amount nor
+ * @throws StoreValueError on a negative amount or bad timestamp; the engine's CHECK error when a row has neither amount nor
  *   error, or the cycle does not exist (nothing is written then)
  */
-export function recordBalances(db: Database.Database, cycleId: number, rows: readonly BalanceRecord[]): void {
-  const insert = db.prepare(
-    `INSERT INTO balances (cycle_id, chain, chain_id, asset, wallet, address, currency, amount, error, read_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  db.transaction(() => {
-    rows.forEach((r, i) => {
-      insert.run(
+export async function recordBalances(db: StoreDb, cycleId: number, rows: readonly BalanceRecord[]): Promise<void> {
+  const sql = `INSERT INTO balances (cycle_id, chain, chain_id, asset, wallet, address, currency, amount, error, read_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  const values = rows.map((r, i) => [
+    r.amount === null ? null : amountToText(r.amount, `balances[${i}].amount`),
+    checkMs(r.readAtMs, `balances[${i}].readAtMs`),
+  ] as const);
+  await db.transaction(async () => {
+    for (const [i, r] of rows.entries()) {
+      const [amount, readAtMs] = values[i]!; // one entry per row
+      await db.run(
+        sql,
         cycleId,
         r.chain,
         r.chainId,
@@ -39,10 +43,10 @@ export function recordBalances(db: Database.Database, cycleId: number, rows: rea
         r.wallet,
         r.address,
         r.currency,
-        r.amount === null ? null : amountToText(r.amount, `balances[${i}].amount`),
+        amount,
         r.error ?? null,
-        checkMs(r.readAtMs, `balances[${i}].readAtMs`),
+        readAtMs,
       );
-    });
-  })();
+    }
+  });
 }

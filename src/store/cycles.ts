@@ -3,7 +3,7 @@
  * A row is written when the cycle starts and completed when it ends, so a crashed cycle is visible as a row
  * without `finished_at_ms`.
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from './db.ts';
 import { StoreTransitionError } from './errors.ts';
 import { checkMs, fromJsonText, toJsonText } from './values.ts';
 
@@ -32,11 +32,9 @@ export interface CycleRow {
  * @returns the cycle id
  * @throws StoreValueError when `startedAtMs` is not integer milliseconds
  */
-export function startCycle(db: Database.Database, c: { mode: CycleMode; startedAtMs: number }): number {
-  const r = db
-    .prepare('INSERT INTO cycles (mode, started_at_ms) VALUES (?, ?)')
-    .run(c.mode, checkMs(c.startedAtMs, 'startedAtMs'));
-  return Number(r.lastInsertRowid);
+export async function startCycle(db: StoreDb, c: { mode: CycleMode; startedAtMs: number }): Promise<number> {
+  const row = await db.get<{ id: number }>('INSERT INTO cycles (mode, started_at_ms) VALUES (?, ?) RETURNING id', c.mode, checkMs(c.startedAtMs, 'startedAtMs'));
+  return (row as { id: number }).id; // RETURNING always yields the inserted row
 }
 
 /**
@@ -45,23 +43,17 @@ export function startCycle(db: Database.Database, c: { mode: CycleMode; startedA
  * @param summary JSON-serialisable summary (bigints become decimal strings)
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the cycle does not exist or is already finished
  */
-export function finishCycle(
-  db: Database.Database,
+export async function finishCycle(
+  db: StoreDb,
   id: number,
   f: { outcome: CycleOutcome; finishedAtMs: number; summary?: object; error?: string },
-): void {
-  const r = db
-    .prepare(
-      `UPDATE cycles SET outcome = ?, finished_at_ms = ?, summary_json = ?, error = ?
-       WHERE id = ? AND finished_at_ms IS NULL`,
-    )
-    .run(
-      f.outcome,
+): Promise<void> {
+  const r = await db.run(`UPDATE cycles SET outcome = ?, finished_at_ms = ?, summary_json = ?, error = ?
+       WHERE id = ? AND finished_at_ms IS NULL`, f.outcome,
       checkMs(f.finishedAtMs, 'finishedAtMs'),
       f.summary === undefined ? null : toJsonText(f.summary, 'summary'),
       f.error ?? null,
-      id,
-    );
+      id);
   if (r.changes !== 1) {
     throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'cycles', id, 'running', f.outcome,
       `cycle ${id} is not running (missing or already finished); it cannot be finished again`);
@@ -75,13 +67,9 @@ export function finishCycle(
  *
  * @returns the ids of the cycles closed, oldest first
  */
-export function closeAbandonedCycles(db: Database.Database, nowMs: number): number[] {
-  const rows = db
-    .prepare(
-      `UPDATE cycles SET outcome = 'aborted', finished_at_ms = ?, error = ?
-       WHERE finished_at_ms IS NULL AND mode IN ('once', 'daemon') RETURNING id`,
-    )
-    .all(checkMs(nowMs, 'nowMs'), 'the run ended before this cycle finished (crash, kill or power loss); closed by the next run') as {
+export async function closeAbandonedCycles(db: StoreDb, nowMs: number): Promise<number[]> {
+  const rows = await db.all(`UPDATE cycles SET outcome = 'aborted', finished_at_ms = ?, error = ?
+       WHERE finished_at_ms IS NULL AND mode IN ('once', 'daemon') RETURNING id`, checkMs(nowMs, 'nowMs'), 'the run ended before this cycle finished (crash, kill or power loss); closed by the next run') as {
     id: number;
   }[]; // RETURNING one INTEGER column
   return rows.map((r) => r.id).sort((a, b) => a - b);
@@ -102,8 +90,8 @@ interface CycleDbRow {
  *
  * @returns the cycle, or undefined when there is none with that id
  */
-export function getCycle(db: Database.Database, id: number): CycleRow | undefined {
-  const row = db.prepare('SELECT * FROM cycles WHERE id = ?').get(id) as CycleDbRow | undefined; // columns per migration 1
+export async function getCycle(db: StoreDb, id: number): Promise<CycleRow | undefined> {
+  const row = await db.get('SELECT * FROM cycles WHERE id = ?', id) as CycleDbRow | undefined; // columns per migration 1
   if (!row) return undefined;
   return {
     id: row.id,

@@ -3,12 +3,12 @@
  * depository (spec "What the service does" 5: unfilled deposits stay there until the depositor reclaims them),
  * so its route is paused until an operator says the funds are back or dealt with (`ballast resume`).
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from './db.ts';
 import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
 import { queryTransfers, type TransferRow } from './transferRows.ts';
 
 /** Transfers in status `failure` with no operator resolution, oldest first. */
-export function listUnresolvedFailures(db: Database.Database): TransferRow[] {
+export async function listUnresolvedFailures(db: StoreDb): Promise<TransferRow[]> {
   return queryTransfers(db, "SELECT * FROM transfers WHERE status = 'failure' AND resolved_at_ms IS NULL ORDER BY id");
 }
 
@@ -20,9 +20,9 @@ export function listUnresolvedFailures(db: Database.Database): TransferRow[] {
  * @throws StoreNotFoundError when there is no such transfer
  * @throws StoreTransitionError `STORE_TRANSITION_CONFLICT` when it is not an unresolved `failure`
  */
-export function resolveFailure(db: Database.Database, id: number, note: string, nowMs: number): void {
-  db.transaction(() => {
-    const row = db.prepare('SELECT status, resolved_at_ms FROM transfers WHERE id = ?').get(id) as
+export async function resolveFailure(db: StoreDb, id: number, note: string, nowMs: number): Promise<void> {
+  await db.transaction(async () => {
+    const row = (await db.get(`SELECT status, resolved_at_ms FROM transfers WHERE id = ?${db.forUpdate}`, id)) as
       | { status: string; resolved_at_ms: number | null }
       | undefined; // two columns of one row
     if (!row) throw new StoreNotFoundError('transfers', id);
@@ -30,8 +30,7 @@ export function resolveFailure(db: Database.Database, id: number, note: string, 
       throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'failure (unresolved)', row.status,
         `transfer ${id} is ${row.status}${row.resolved_at_ms !== null ? ', already resolved' : ''}; only an unresolved failure can be resolved`);
     }
-    db.prepare('UPDATE transfers SET resolved_at_ms = ?, resolution = ?, updated_at_ms = ? WHERE id = ?').run(nowMs, note, nowMs, id);
-    db.prepare('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)').run(
-      id, 'failure', 'failure', nowMs, `resolved by the operator: ${note}`);
-  }).immediate();
+    await db.run('UPDATE transfers SET resolved_at_ms = ?, resolution = ?, updated_at_ms = ? WHERE id = ?', nowMs, note, nowMs, id);
+    await db.run('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)', id, 'failure', 'failure', nowMs, `resolved by the operator: ${note}`);
+  });
 }

@@ -2,7 +2,7 @@
  * The per-transfer ledger (table `transfer_ledger`, migration 6): one row per finished transfer, written once.
  * Amounts are TEXT base units, USD values TEXT decimal strings, times integer ms.
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from './db.ts';
 import { formatUsdMicros, parseUsdMicros } from '../core/units.ts';
 import type { FeesSource, LedgerEntry, LedgerStatus, ReceivedSource } from '../ledger/ledgerEntry.ts';
 import { amountToText, checkMs, textToAmount } from './values.ts';
@@ -45,20 +45,16 @@ interface LedgerDbRow {
  * nothing).
  *
  * @returns true when the row was inserted now, false when it was already there
- * @throws StoreValueError on a negative amount; SqliteError when the database cannot be written
+ * @throws StoreValueError on a negative amount; the engine's error when the database cannot be written
  */
-export function insertLedgerEntry(db: Database.Database, e: LedgerEntry, recordedAtMs: number): boolean {
+export async function insertLedgerEntry(db: StoreDb, e: LedgerEntry, recordedAtMs: number): Promise<boolean> {
   const usd = (v: bigint | null | undefined) => (v === null || v === undefined ? null : formatUsdMicros(v));
-  const info = db
-    .prepare(
-      `INSERT OR IGNORE INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, decimals_in,
+  const info = await db.run(`INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, decimals_in,
          decimals_out, quoted_expected_out, quoted_min_out, received_out, received_source, fee_execution_usd, fee_swap_usd,
          fee_platform_usd, fee_app_usd, fees_source, gas_paid, gas_decimals, gas_usd, total_fees_usd, signed_at_ms, settled_at_ms,
          settle_ms, recorded_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      e.transferId,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (transfer_id) DO NOTHING`, e.transferId,
       e.status,
       e.asset,
       e.originChain,
@@ -82,25 +78,20 @@ export function insertLedgerEntry(db: Database.Database, e: LedgerEntry, recorde
       e.signedAtMs === null ? null : checkMs(e.signedAtMs, 'signedAtMs'),
       checkMs(e.settledAtMs, 'settledAtMs'),
       e.settleMs,
-      checkMs(recordedAtMs, 'recordedAtMs'),
-    );
+      checkMs(recordedAtMs, 'recordedAtMs'));
   return info.changes === 1;
 }
 
 /** The ledger row of a transfer, or undefined. */
-export function getLedgerEntry(db: Database.Database, transferId: number): LedgerRow | undefined {
-  const row = db.prepare('SELECT * FROM transfer_ledger WHERE transfer_id = ?').get(transferId) as LedgerDbRow | undefined; // columns per migration 6
+export async function getLedgerEntry(db: StoreDb, transferId: number): Promise<LedgerRow | undefined> {
+  const row = await db.get('SELECT * FROM transfer_ledger WHERE transfer_id = ?', transferId) as LedgerDbRow | undefined; // columns per migration 6
   return row ? fromDb(row) : undefined;
 }
 
 /** Ledger rows of transfers created at or after `sinceMs`, oldest first. */
-export function listLedgerSince(db: Database.Database, sinceMs: number): LedgerRow[] {
-  const rows = db
-    .prepare(
-      `SELECT l.* FROM transfer_ledger l JOIN transfers t ON t.id = l.transfer_id
-       WHERE t.created_at_ms >= ? ORDER BY l.transfer_id`,
-    )
-    .all(sinceMs) as LedgerDbRow[]; // columns per migration 6
+export async function listLedgerSince(db: StoreDb, sinceMs: number): Promise<LedgerRow[]> {
+  const rows = await db.all(`SELECT l.* FROM transfer_ledger l JOIN transfers t ON t.id = l.transfer_id
+       WHERE t.created_at_ms >= ? ORDER BY l.transfer_id`, sinceMs) as LedgerDbRow[]; // columns per migration 6
   return rows.map(fromDb);
 }
 
@@ -108,14 +99,10 @@ export function listLedgerSince(db: Database.Database, sinceMs: number): LedgerR
  * Finished transfers (success, failure, refund) updated at or after `sinceMs` that have no ledger row yet, oldest
  * first, at most `limit` ids (a ledger write that failed, or a transfer closed by a webhook with no tracker).
  */
-export function transfersMissingLedger(db: Database.Database, sinceMs: number, limit: number): number[] {
-  const rows = db
-    .prepare(
-      `SELECT t.id FROM transfers t LEFT JOIN transfer_ledger l ON l.transfer_id = t.id
+export async function transfersMissingLedger(db: StoreDb, sinceMs: number, limit: number): Promise<number[]> {
+  const rows = await db.all(`SELECT t.id FROM transfers t LEFT JOIN transfer_ledger l ON l.transfer_id = t.id
        WHERE l.transfer_id IS NULL AND t.status IN ('success', 'failure', 'refund') AND t.updated_at_ms >= ?
-       ORDER BY t.id LIMIT ?`,
-    )
-    .all(sinceMs, limit) as { id: number }[]; // one column
+       ORDER BY t.id LIMIT ?`, sinceMs, limit) as { id: number }[]; // one column
   return rows.map((r) => r.id);
 }
 
@@ -166,12 +153,8 @@ export interface RouteStatusCount {
 }
 
 /** Transfers created at or after `sinceMs`, counted per (asset, origin, destination, status). */
-export function countTransfersByRoute(db: Database.Database, sinceMs: number): RouteStatusCount[] {
-  const rows = db
-    .prepare(
-      `SELECT asset, origin_chain, destination_chain, status, COUNT(*) AS n FROM transfers WHERE created_at_ms >= ?
-       GROUP BY asset, origin_chain, destination_chain, status ORDER BY asset, origin_chain, destination_chain, status`,
-    )
-    .all(sinceMs) as { asset: string; origin_chain: string; destination_chain: string; status: string; n: number }[]; // columns named above
+export async function countTransfersByRoute(db: StoreDb, sinceMs: number): Promise<RouteStatusCount[]> {
+  const rows = await db.all(`SELECT asset, origin_chain, destination_chain, status, COUNT(*) AS n FROM transfers WHERE created_at_ms >= ?
+       GROUP BY asset, origin_chain, destination_chain, status ORDER BY asset, origin_chain, destination_chain, status`, sinceMs) as { asset: string; origin_chain: string; destination_chain: string; status: string; n: number }[]; // columns named above
   return rows.map((r) => ({ asset: r.asset, originChain: r.origin_chain, destinationChain: r.destination_chain, status: r.status, count: r.n }));
 }

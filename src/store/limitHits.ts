@@ -2,7 +2,7 @@
  * Records of transfers refused by a spending limit (migration 4, `limit_hits`): which planned transfer, which
  * limit (src/policy/spendingLimits.ts `SPENDING_LIMIT_REASONS`) and the detail naming the config field.
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from './db.ts';
 import { amountToText, checkMs, textToAmount } from './values.ts';
 
 /** One refusal. `amountIn` in origin base units; `quoteId` when the refusal came after quoting. */
@@ -22,17 +22,17 @@ export interface LimitHit {
 /**
  * Stores one refusal.
  *
- * @throws StoreValueError on a negative amount or a bad time; SqliteError when the cycle, plan or quote is unknown
+ * @throws StoreValueError on a negative amount or a bad time; the engine's constraint error when the cycle, plan or quote is unknown
  */
-export function recordLimitHit(db: Database.Database, hit: LimitHit): number {
+export async function recordLimitHit(db: StoreDb, hit: LimitHit): Promise<number> {
   checkMs(hit.decidedAtMs, 'decidedAtMs');
-  const info = db
-    .prepare(
-      `INSERT INTO limit_hits (cycle_id, plan_id, quote_id, asset, origin_chain, destination_chain, amount_in, reason, detail, decided_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(hit.cycleId, hit.planId, hit.quoteId ?? null, hit.asset, hit.originChain, hit.destinationChain, amountToText(hit.amountIn, 'amountIn'), hit.reason, hit.detail, hit.decidedAtMs);
-  return Number(info.lastInsertRowid);
+  const row = await db.get<{ id: number }>(
+    `INSERT INTO limit_hits (cycle_id, plan_id, quote_id, asset, origin_chain, destination_chain, amount_in, reason, detail, decided_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    hit.cycleId, hit.planId, hit.quoteId ?? null, hit.asset, hit.originChain, hit.destinationChain,
+    amountToText(hit.amountIn, 'amountIn'), hit.reason, hit.detail, hit.decidedAtMs,
+  );
+  return (row as { id: number }).id; // RETURNING always yields the inserted row
 }
 
 interface LimitHitDbRow {
@@ -50,8 +50,8 @@ interface LimitHitDbRow {
 }
 
 /** The most recent refusals, newest first (at most `limit`). */
-export function listLimitHits(db: Database.Database, limit: number): Array<LimitHit & { id: number }> {
-  const rows = db.prepare('SELECT * FROM limit_hits ORDER BY id DESC LIMIT ?').all(limit) as LimitHitDbRow[]; // columns of migration 4
+export async function listLimitHits(db: StoreDb, limit: number): Promise<Array<LimitHit & { id: number }>> {
+  const rows = await db.all('SELECT * FROM limit_hits ORDER BY id DESC LIMIT ?', limit) as LimitHitDbRow[]; // columns of migration 4
   return rows.map((r) => ({
     id: r.id,
     cycleId: r.cycle_id,

@@ -7,7 +7,7 @@
  * and its lock expires after `ttlMs`. The lock is not re-entrant: acquiring it again with the same owner
  * while it is held returns false (use {@link refreshRunLock} to extend it).
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from './db.ts';
 import { checkMs } from './values.ts';
 
 /** Who holds the lock. */
@@ -27,20 +27,16 @@ export interface RunLockHolder {
  * @param l.ttlMs lifetime without refresh, ms (> 0)
  * @returns true when this call took the lock
  */
-export function acquireRunLock(
-  db: Database.Database,
+export async function acquireRunLock(
+  db: StoreDb,
   l: { owner: string; pid: number; nowMs: number; ttlMs: number },
-): boolean {
+): Promise<boolean> {
   const now = checkMs(l.nowMs, 'nowMs');
   const ttl = positiveTtl(l.ttlMs);
-  const r = db
-    .prepare(
-      `INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, ?, ?, ?, ?)
+  const r = await db.run(`INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
          acquired_at_ms = excluded.acquired_at_ms, expires_at_ms = excluded.expires_at_ms
-       WHERE run_lock.expires_at_ms <= excluded.acquired_at_ms`,
-    )
-    .run(l.owner, l.pid, now, now + ttl);
+       WHERE run_lock.expires_at_ms <= excluded.acquired_at_ms`, l.owner, l.pid, now, now + ttl);
   return r.changes === 1;
 }
 
@@ -50,14 +46,12 @@ export function acquireRunLock(
  *
  * @returns true when this call took the lock
  */
-export function takeOverRunLock(
-  db: Database.Database,
+export async function takeOverRunLock(
+  db: StoreDb,
   l: { expectedOwner: string; owner: string; pid: number; nowMs: number; ttlMs: number },
-): boolean {
+): Promise<boolean> {
   const now = checkMs(l.nowMs, 'nowMs');
-  const r = db
-    .prepare('UPDATE run_lock SET owner = ?, pid = ?, acquired_at_ms = ?, expires_at_ms = ? WHERE id = 1 AND owner = ?')
-    .run(l.owner, l.pid, now, now + positiveTtl(l.ttlMs), l.expectedOwner);
+  const r = await db.run('UPDATE run_lock SET owner = ?, pid = ?, acquired_at_ms = ?, expires_at_ms = ? WHERE id = 1 AND owner = ?', l.owner, l.pid, now, now + positiveTtl(l.ttlMs), l.expectedOwner);
   return r.changes === 1;
 }
 
@@ -66,10 +60,8 @@ export function takeOverRunLock(
  *
  * @returns true when `owner` still holds the lock (false: it was released or taken over after expiry)
  */
-export function refreshRunLock(db: Database.Database, l: { owner: string; nowMs: number; ttlMs: number }): boolean {
-  const r = db
-    .prepare('UPDATE run_lock SET expires_at_ms = ? WHERE id = 1 AND owner = ?')
-    .run(checkMs(l.nowMs, 'nowMs') + positiveTtl(l.ttlMs), l.owner);
+export async function refreshRunLock(db: StoreDb, l: { owner: string; nowMs: number; ttlMs: number }): Promise<boolean> {
+  const r = await db.run('UPDATE run_lock SET expires_at_ms = ? WHERE id = 1 AND owner = ?', checkMs(l.nowMs, 'nowMs') + positiveTtl(l.ttlMs), l.owner);
   return r.changes === 1;
 }
 
@@ -78,8 +70,8 @@ export function refreshRunLock(db: Database.Database, l: { owner: string; nowMs:
  *
  * @returns true when the lock was released by this call
  */
-export function releaseRunLock(db: Database.Database, owner: string): boolean {
-  return db.prepare('DELETE FROM run_lock WHERE id = 1 AND owner = ?').run(owner).changes === 1;
+export async function releaseRunLock(db: StoreDb, owner: string): Promise<boolean> {
+  return (await db.run('DELETE FROM run_lock WHERE id = 1 AND owner = ?', owner)).changes === 1;
 }
 
 /**
@@ -87,8 +79,8 @@ export function releaseRunLock(db: Database.Database, owner: string): boolean {
  *
  * @returns the holder, or undefined when nobody holds the lock
  */
-export function readRunLock(db: Database.Database): RunLockHolder | undefined {
-  const row = db.prepare('SELECT owner, pid, acquired_at_ms, expires_at_ms FROM run_lock WHERE id = 1').get() as
+export async function readRunLock(db: StoreDb): Promise<RunLockHolder | undefined> {
+  const row = await db.get('SELECT owner, pid, acquired_at_ms, expires_at_ms FROM run_lock WHERE id = 1') as
     | { owner: string; pid: number; acquired_at_ms: number; expires_at_ms: number }
     | undefined; // columns per migration 1
   return row && { owner: row.owner, pid: row.pid, acquiredAtMs: row.acquired_at_ms, expiresAtMs: row.expires_at_ms };

@@ -2,7 +2,7 @@
  * `planned_transfers` and `plan_decisions`: what the planner decided in a cycle and why, stored before any
  * quote is requested so the reasoning survives a crash.
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from './db.ts';
 import { amountToText } from './values.ts';
 
 /** A planned transfer. `amountIn` in origin base units. */
@@ -26,35 +26,35 @@ export interface PlanDecisionRecord {
  * Records the planned transfers of a cycle in one transaction.
  *
  * @returns the new row ids, in input order (pass them to `recordQuote` as `planId`)
- * @throws StoreValueError on a negative amount; SqliteError when the cycle does not exist
+ * @throws StoreValueError on a negative amount; the engine's constraint error when the cycle does not exist
  */
-export function recordPlannedTransfers(
-  db: Database.Database,
+export async function recordPlannedTransfers(
+  db: StoreDb,
   cycleId: number,
   rows: readonly PlannedTransferRecord[],
-): number[] {
-  const insert = db.prepare(
-    `INSERT INTO planned_transfers (cycle_id, asset, origin_chain, destination_chain, amount_in, reason)
-     VALUES (?, ?, ?, ?, ?, ?)`,
-  );
-  return db.transaction(() =>
-    rows.map((r, i) =>
-      Number(
-        insert.run(cycleId, r.asset, r.originChain, r.destinationChain, amountToText(r.amountIn, `plans[${i}].amountIn`), r.reason)
-          .lastInsertRowid,
-      ),
-    ),
-  )();
+): Promise<number[]> {
+  const amounts = rows.map((r, i) => amountToText(r.amountIn, `plans[${i}].amountIn`));
+  return db.transaction(async () => {
+    const ids: number[] = [];
+    for (const [i, r] of rows.entries()) {
+      const row = await db.get<{ id: number }>(
+        `INSERT INTO planned_transfers (cycle_id, asset, origin_chain, destination_chain, amount_in, reason)
+         VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+        cycleId, r.asset, r.originChain, r.destinationChain, amounts[i] as string, r.reason,
+      );
+      ids.push((row as { id: number }).id); // RETURNING always yields the inserted row
+    }
+    return ids;
+  });
 }
 
 /**
  * Records the planner's decisions of a cycle in one transaction.
  *
- * @throws SqliteError when the cycle does not exist
+ * @throws the engine's constraint error when the cycle does not exist
  */
-export function recordPlanDecisions(db: Database.Database, cycleId: number, rows: readonly PlanDecisionRecord[]): void {
-  const insert = db.prepare('INSERT INTO plan_decisions (cycle_id, asset, chain, kind, detail) VALUES (?, ?, ?, ?, ?)');
-  db.transaction(() => {
-    for (const r of rows) insert.run(cycleId, r.asset, r.chain ?? null, r.kind, r.detail);
-  })();
+export async function recordPlanDecisions(db: StoreDb, cycleId: number, rows: readonly PlanDecisionRecord[]): Promise<void> {
+  await db.transaction(async () => {
+    for (const r of rows) await db.run('INSERT INTO plan_decisions (cycle_id, asset, chain, kind, detail) VALUES (?, ?, ?, ?, ?)', cycleId, r.asset, r.chain ?? null, r.kind, r.detail);
+  });
 }

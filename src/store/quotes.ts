@@ -6,7 +6,7 @@
  * The raw response is stored before it is acted on, so every signed transfer can be traced to the exact
  * quote it came from.
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from './db.ts';
 import { checkMs, fromJsonText, toJsonText } from './values.ts';
 
 /** A received quote. `request` is the body sent; `raw` the unparsed JSON response. */
@@ -52,50 +52,40 @@ export interface QuoteErrorRecord {
  * @returns the quote id
  * @throws StoreValueError when `request`/`raw` cannot be serialised or the time is invalid
  */
-export function recordQuote(db: Database.Database, q: QuoteRecord): number {
-  const r = db
-    .prepare(
-      `INSERT INTO quotes (cycle_id, plan_id, request_id, order_id, request_json, raw_json, received_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      q.cycleId,
+export async function recordQuote(db: StoreDb, q: QuoteRecord): Promise<number> {
+  const r = await db.get<{ id: number }>(`INSERT INTO quotes (cycle_id, plan_id, request_id, order_id, request_json, raw_json, received_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, q.cycleId,
       q.planId,
       q.requestId,
       q.orderId,
       toJsonText(q.request, 'request'),
       toJsonText(q.raw, 'raw'),
-      checkMs(q.receivedAtMs, 'receivedAtMs'),
-    );
-  return Number(r.lastInsertRowid);
+      checkMs(q.receivedAtMs, 'receivedAtMs'));
+  return (r as { id: number }).id; // RETURNING always yields the inserted row
 }
 
 /**
  * Stores the fee decision of a quote (once per quote).
  *
- * @throws SqliteError when the quote is unknown, already has a decision, or is refused without a reason
+ * @throws the engine's constraint error when the quote is unknown, already has a decision, or is refused without a reason
  */
-export function recordFeeDecision(db: Database.Database, quoteId: number, d: FeeDecisionRecord): void {
-  db.prepare('INSERT INTO fee_decisions (quote_id, accepted, reason, detail, breakdown_json) VALUES (?, ?, ?, ?, ?)').run(
-    quoteId,
+export async function recordFeeDecision(db: StoreDb, quoteId: number, d: FeeDecisionRecord): Promise<void> {
+  await db.run('INSERT INTO fee_decisions (quote_id, accepted, reason, detail, breakdown_json) VALUES (?, ?, ?, ?, ?)', quoteId,
     d.accepted ? 1 : 0,
     d.reason ?? null,
     d.detail ?? null,
-    d.breakdown === undefined ? null : toJsonText(d.breakdown, 'breakdown'),
-  );
+    d.breakdown === undefined ? null : toJsonText(d.breakdown, 'breakdown'));
 }
 
 /**
  * Stores the verification verdict of a quote (once per quote).
  *
- * @throws SqliteError when the quote is unknown or already has a verdict
+ * @throws the engine's constraint error when the quote is unknown or already has a verdict
  */
-export function recordVerdict(db: Database.Database, quoteId: number, v: VerdictRecord): void {
-  db.prepare('INSERT INTO verdicts (quote_id, ok, rules_json) VALUES (?, ?, ?)').run(
-    quoteId,
+export async function recordVerdict(db: StoreDb, quoteId: number, v: VerdictRecord): Promise<void> {
+  await db.run('INSERT INTO verdicts (quote_id, ok, rules_json) VALUES (?, ?, ?)', quoteId,
     v.ok ? 1 : 0,
-    toJsonText(v.rules, 'rules'),
-  );
+    toJsonText(v.rules, 'rules'));
 }
 
 /**
@@ -103,14 +93,10 @@ export function recordVerdict(db: Database.Database, quoteId: number, v: Verdict
  *
  * @returns the row id
  */
-export function recordQuoteError(db: Database.Database, e: QuoteErrorRecord): number {
-  const r = db
-    .prepare(
-      `INSERT INTO quote_errors (cycle_id, plan_id, code, message, relay_request_id, at_ms)
-       VALUES (?, ?, ?, ?, ?, ?)`,
-    )
-    .run(e.cycleId, e.planId, e.code, e.message, e.relayRequestId ?? null, e.atMs === undefined ? null : checkMs(e.atMs, 'atMs'));
-  return Number(r.lastInsertRowid);
+export async function recordQuoteError(db: StoreDb, e: QuoteErrorRecord): Promise<number> {
+  const r = await db.get<{ id: number }>(`INSERT INTO quote_errors (cycle_id, plan_id, code, message, relay_request_id, at_ms)
+       VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, e.cycleId, e.planId, e.code, e.message, e.relayRequestId ?? null, e.atMs === undefined ? null : checkMs(e.atMs, 'atMs'));
+  return (r as { id: number }).id; // RETURNING always yields the inserted row
 }
 
 /** A stored quote with its decision and verdict, for history and audits. */
@@ -149,14 +135,10 @@ interface QuoteDbRow {
  *
  * @returns the quote, or undefined when there is none with that id
  */
-export function getQuote(db: Database.Database, id: number): QuoteRow | undefined {
-  const row = db
-    .prepare(
-      `SELECT q.*, f.accepted, f.reason, f.detail, f.breakdown_json, v.ok, v.rules_json
+export async function getQuote(db: StoreDb, id: number): Promise<QuoteRow | undefined> {
+  const row = await db.get(`SELECT q.*, f.accepted, f.reason, f.detail, f.breakdown_json, v.ok, v.rules_json
        FROM quotes q LEFT JOIN fee_decisions f ON f.quote_id = q.id LEFT JOIN verdicts v ON v.quote_id = q.id
-       WHERE q.id = ?`,
-    )
-    .get(id) as QuoteDbRow | undefined; // columns per migration 1
+       WHERE q.id = ?`, id) as QuoteDbRow | undefined; // columns per migration 1
   if (!row) return undefined;
   return {
     id: row.id,

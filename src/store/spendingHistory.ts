@@ -11,7 +11,7 @@
  * window `created_at_ms > nowMs - 1 h` (a transfer exactly 24 h / 1 h old has left it). There is no upper bound:
  * a row stamped after `nowMs` (the clock stepped back) still counts, so a clock change cannot free budget.
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from './db.ts';
 import { DECIMAL_STRING_RE, parseUsdMicros } from '../core/units.ts';
 import type { SpendingHistory } from '../policy/spendingLimits.ts';
 import { StoreValueError } from './errors.ts';
@@ -67,19 +67,15 @@ function feeMicros(row: SignedTransferDbRow): bigint {
  * const history = readSpendingHistory(db, { nowMs: Date.now() });
  * history.notional24h.get('USDC'); // 250000000n
  */
-export function readSpendingHistory(db: Database.Database, { nowMs }: ReadSpendingHistoryParameters): SpendingHistoryByOrigin {
+export async function readSpendingHistory(db: StoreDb, { nowMs }: ReadSpendingHistoryParameters): Promise<SpendingHistoryByOrigin> {
   checkMs(nowMs, 'nowMs');
   const dayStartMs = nowMs - SPENDING_DAY_MS;
   const hourStartMs = nowMs - SPENDING_HOUR_MS;
-  const rows = db
-    .prepare(
-      `SELECT t.id, t.asset, t.origin_chain, t.amount_in, t.fees_usd, t.created_at_ms
+  const rows = await db.all(`SELECT t.id, t.asset, t.origin_chain, t.amount_in, t.fees_usd, t.created_at_ms
          FROM transfers t
         WHERE t.created_at_ms > ?
           AND EXISTS (SELECT 1 FROM transfer_txs x WHERE x.transfer_id = t.id)
-        ORDER BY t.id`,
-    )
-    .all(dayStartMs) as SignedTransferDbRow[]; // the six selected columns, types per migration 1
+        ORDER BY t.id`, dayStartMs) as SignedTransferDbRow[]; // the six selected columns, types per migration 1
 
   const notional24h = new Map<string, bigint>();
   const byOrigin = new Map<string, Map<string, bigint>>();

@@ -2,7 +2,7 @@
  * Reading transfers: SQLite rows → {@link TransferRow} with amounts as bigint, JSON columns parsed, and the
  * transfer's transactions and events attached.
  */
-import type Database from 'better-sqlite3';
+import { inList, type SqlValue, type StoreDb } from './db.ts';
 import type { TransferStatus, TransferTxStatus } from './transferStatus.ts';
 import { fromJsonText, textToAmount } from './values.ts';
 
@@ -159,16 +159,12 @@ interface EventDbRow {
  * @param params its parameters
  * @returns rows in the query's order
  */
-export function queryTransfers(db: Database.Database, sql: string, ...params: unknown[]): TransferRow[] {
-  const rows = db.prepare(sql).all(...params) as TransferDbRow[]; // SELECT * FROM transfers: columns per migrations 1-3
+export async function queryTransfers(db: StoreDb, sql: string, ...params: SqlValue[]): Promise<TransferRow[]> {
+  const rows = await db.all<TransferDbRow>(sql, ...params); // SELECT * FROM transfers: columns per migrations 1-3
   if (rows.length === 0) return [];
-  const ids = JSON.stringify(rows.map((r) => r.id));
-  const txs = db
-    .prepare('SELECT * FROM transfer_txs WHERE transfer_id IN (SELECT value FROM json_each(?)) ORDER BY id')
-    .all(ids) as TxDbRow[]; // columns per migration 1
-  const events = db
-    .prepare('SELECT * FROM transfer_events WHERE transfer_id IN (SELECT value FROM json_each(?)) ORDER BY id')
-    .all(ids) as EventDbRow[]; // columns per migration 1
+  const ids = rows.map((r) => r.id);
+  const txs = await db.all<TxDbRow>(`SELECT * FROM transfer_txs WHERE transfer_id IN ${inList(ids)} ORDER BY id`, ...ids); // columns per migration 1
+  const events = await db.all<EventDbRow>(`SELECT * FROM transfer_events WHERE transfer_id IN ${inList(ids)} ORDER BY id`, ...ids); // columns per migration 1
   return rows.map((r) => ({
     ...mapTransfer(r),
     txs: txs.filter((t) => t.transfer_id === r.id).map(mapTx),

@@ -1,17 +1,17 @@
 /**
  * Transfers: the write-ahead record of every cross-chain move (conventions "Persistence": a row describing
  * what is about to happen is written before it happens). The transfer row and its signed transactions
- * (hash and raw bytes, known before broadcast) are written in one transaction with status `prepared`; every
+ * (hash and raw bytes, known before broadcast) are written in one write-ahead transaction (fenced by the leader
+ * lease on PostgreSQL, `StoreDb.writeAhead`) with status `prepared`; every
  * later change is a guarded transition (`UPDATE … WHERE id = ? AND status = ?`, exactly one row or nothing)
  * recorded in `transfer_events` in the same transaction. States: see `transferStatus.ts`.
  */
-import type Database from 'better-sqlite3';
+import { inList, type StoreDb } from './db.ts';
 import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
 import { queryTransfers, type TransferFields, type TransferRow } from './transferRows.ts';
 import {
   ALLOWED_TRANSITIONS,
   IN_FLIGHT_STATUSES,
-  TRANSFER_STATUSES,
   isAllowedTransition,
   type TransferStatus,
 } from './transferStatus.ts';
@@ -58,45 +58,43 @@ export interface TransitionOptions {
  * one transaction: either all are stored or none.
  *
  * @returns the transfer id and the transaction ids in input order
- * @throws StoreValueError on a negative amount or bad time; SqliteError on a duplicate `requestId` (the same
+ * @throws StoreValueError on a negative amount or bad time; NotLeaderError/LeaseLostError (PostgreSQL) when this
+ *   process does not hold the leader lease; the engine's constraint error on a duplicate `requestId` (the same
  *   request must never be executed twice) or an unknown cycle/quote
  */
-export function createTransfer(db: Database.Database, t: NewTransfer): { transferId: number; txIds: number[] } {
+export async function createTransfer(db: StoreDb, t: NewTransfer): Promise<{ transferId: number; txIds: number[] }> {
   const nowMs = checkMs(t.nowMs, 'nowMs');
-  const insert = db.prepare(
-    `INSERT INTO transfers (cycle_id, quote_id, asset, origin_chain, origin_chain_id, origin_currency,
-       destination_chain, destination_chain_id, destination_currency, user_address, recipient,
-       amount_in, expected_out, min_out, request_id, order_id, fees_usd, status, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
-  );
-  return db.transaction(() => {
-    const transferId = Number(
-      insert.run(
-        t.cycleId,
-        t.quoteId,
-        t.asset,
-        t.originChain,
-        t.originChainId,
-        t.originCurrency,
-        t.destinationChain,
-        t.destinationChainId,
-        t.destinationCurrency,
-        t.user,
-        t.recipient,
-        amountToText(t.amountIn, 'amountIn'),
-        amountToText(t.expectedOut, 'expectedOut'),
-        amountToText(t.minOut, 'minOut'),
-        t.requestId,
-        t.orderId,
-        t.feesUsd,
-        nowMs,
-        nowMs,
-      ).lastInsertRowid,
+  const amounts = [amountToText(t.amountIn, 'amountIn'), amountToText(t.expectedOut, 'expectedOut'), amountToText(t.minOut, 'minOut')];
+  return db.writeAhead(async () => {
+    const row = await db.get<{ id: number }>(
+      `INSERT INTO transfers (cycle_id, quote_id, asset, origin_chain, origin_chain_id, origin_currency,
+         destination_chain, destination_chain_id, destination_currency, user_address, recipient,
+         amount_in, expected_out, min_out, request_id, order_id, fees_usd, status, created_at_ms, updated_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?) RETURNING id`,
+      t.cycleId,
+      t.quoteId,
+      t.asset,
+      t.originChain,
+      t.originChainId,
+      t.originCurrency,
+      t.destinationChain,
+      t.destinationChainId,
+      t.destinationCurrency,
+      t.user,
+      t.recipient,
+      ...amounts,
+      t.requestId,
+      t.orderId,
+      t.feesUsd,
+      nowMs,
+      nowMs,
     );
-    insertEvent(db, transferId, null, 'prepared', nowMs, 'created');
-    const txIds = t.txs.map((tx) => insertTx(db, transferId, tx, nowMs));
+    const transferId = (row as { id: number }).id; // RETURNING always yields the inserted row
+    await insertEvent(db, transferId, null, 'prepared', nowMs, 'created');
+    const txIds: number[] = [];
+    for (const tx of t.txs) txIds.push(await insertTx(db, transferId, tx, nowMs));
     return { transferId, txIds };
-  }).immediate();
+  });
 }
 
 /**
@@ -106,24 +104,22 @@ export function createTransfer(db: Database.Database, t: NewTransfer): { transfe
  * @returns the transaction id
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is missing or past `broadcast`
  */
-export function addTransferTx(
-  db: Database.Database,
+export async function addTransferTx(
+  db: StoreDb,
   transferId: number,
   tx: NewTransferTx & { nowMs: number },
-): number {
+): Promise<number> {
   const nowMs = checkMs(tx.nowMs, 'nowMs');
-  return db.transaction(() => {
-    const row = db.prepare('SELECT status FROM transfers WHERE id = ?').get(transferId) as
-      | { status: TransferStatus }
-      | undefined; // single TEXT column
+  return db.writeAhead(async () => {
+    const row = await db.get<{ status: TransferStatus }>(`SELECT status FROM transfers WHERE id = ?${db.forUpdate}`, transferId); // single TEXT column
     if (!row || (row.status !== 'prepared' && row.status !== 'broadcast')) {
       throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', transferId, 'prepared|broadcast',
         row?.status ?? 'missing', `transfer ${transferId} is ${row?.status ?? 'missing'}; transactions can only be added while prepared or broadcast`);
     }
-    const id = insertTx(db, transferId, tx, nowMs);
-    db.prepare('UPDATE transfers SET updated_at_ms = ? WHERE id = ?').run(nowMs, transferId);
+    const id = await insertTx(db, transferId, tx, nowMs);
+    await db.run('UPDATE transfers SET updated_at_ms = ? WHERE id = ?', nowMs, transferId);
     return id;
-  }).immediate();
+  });
 }
 
 /**
@@ -133,34 +129,33 @@ export function addTransferTx(
  * @throws StoreTransitionError `STORE_TRANSITION_ILLEGAL` when `from → to` is not in the table (nothing
  *   changes); `STORE_TRANSITION_CONFLICT` when the transfer is not in `from` or does not exist (nothing changes)
  */
-export function transitionTransfer(
-  db: Database.Database,
+export async function transitionTransfer(
+  db: StoreDb,
   id: number,
   from: TransferStatus,
   to: TransferStatus,
   opts: TransitionOptions,
-): void {
+): Promise<void> {
   if (!isAllowedTransition(from, to)) {
     const allowed = ALLOWED_TRANSITIONS[from]?.join(', ') || 'nothing (final)';
     throw new StoreTransitionError('STORE_TRANSITION_ILLEGAL', 'transfers', id, from, to,
       `transfer ${id}: ${from} → ${to} is not an allowed transition; from ${from} only ${allowed}`);
   }
   const nowMs = checkMs(opts.nowMs, 'nowMs');
-  db.transaction(() => {
-    const r = db
-      .prepare(
-        `UPDATE transfers SET status = ?, updated_at_ms = ?,
-           relay_status = COALESCE(?, relay_status), error = COALESCE(?, error)
-         WHERE id = ? AND status = ?`,
-      )
-      .run(to, nowMs, opts.relayStatus ?? null, opts.error ?? null, id, from);
+  await db.transaction(async () => {
+    const r = await db.run(
+      `UPDATE transfers SET status = ?, updated_at_ms = ?,
+         relay_status = COALESCE(?, relay_status), error = COALESCE(?, error)
+       WHERE id = ? AND status = ?`,
+      to, nowMs, opts.relayStatus ?? null, opts.error ?? null, id, from,
+    );
     if (r.changes !== 1) {
-      const current = db.prepare('SELECT status FROM transfers WHERE id = ?').get(id) as { status: string } | undefined; // one column
+      const current = await db.get<{ status: string }>('SELECT status FROM transfers WHERE id = ?', id); // one column
       throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, from, to,
         `transfer ${id} is ${current ? current.status : 'missing'}, not ${from}; ${from} → ${to} not applied (re-read it)`);
     }
-    insertEvent(db, id, from, to, nowMs, opts.detail ?? opts.error ?? null);
-  }).immediate();
+    await insertEvent(db, id, from, to, nowMs, opts.detail ?? opts.error ?? null);
+  });
 }
 
 /**
@@ -168,11 +163,9 @@ export function transitionTransfer(
  *
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when it is not `signed`
  */
-export function markTxSent(db: Database.Database, txId: number, nowMs: number): void {
-  const r = db
-    .prepare("UPDATE transfer_txs SET status = 'sent', sent_at_ms = ? WHERE id = ? AND status = 'signed'")
-    .run(checkMs(nowMs, 'nowMs'), txId);
-  if (r.changes !== 1) throw txConflict(db, txId, 'signed', 'sent');
+export async function markTxSent(db: StoreDb, txId: number, nowMs: number): Promise<void> {
+  const r = await db.run("UPDATE transfer_txs SET status = 'sent', sent_at_ms = ? WHERE id = ? AND status = 'signed'", checkMs(nowMs, 'nowMs'), txId);
+  if (r.changes !== 1) throw await txConflict(db, txId, 'signed', 'sent');
 }
 
 /**
@@ -182,19 +175,18 @@ export function markTxSent(db: Database.Database, txId: number, nowMs: number): 
  * @param blockNumber block of the receipt
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when it already has a receipt or does not exist
  */
-export function markTxConfirmed(
-  db: Database.Database,
+export async function markTxConfirmed(
+  db: StoreDb,
   txId: number,
   c: { status: 'confirmed' | 'reverted'; blockNumber: bigint | number; blockHash?: string | null; nowMs: number },
-): void {
+): Promise<void> {
   const block = amountToText(BigInt(c.blockNumber), 'blockNumber');
-  const r = db
-    .prepare(
-      `UPDATE transfer_txs SET status = ?, block_number = ?, block_hash = ?, confirmed_at_ms = ?
-       WHERE id = ? AND status IN ('signed', 'sent')`,
-    )
-    .run(c.status, block, c.blockHash ?? null, checkMs(c.nowMs, 'nowMs'), txId);
-  if (r.changes !== 1) throw txConflict(db, txId, 'signed|sent', c.status);
+  const r = await db.run(
+    `UPDATE transfer_txs SET status = ?, block_number = ?, block_hash = ?, confirmed_at_ms = ?
+     WHERE id = ? AND status IN ('signed', 'sent')`,
+    c.status, block, c.blockHash ?? null, checkMs(c.nowMs, 'nowMs'), txId,
+  );
+  if (r.changes !== 1) throw await txConflict(db, txId, 'signed|sent', c.status);
 }
 
 /**
@@ -203,14 +195,13 @@ export function markTxConfirmed(
  *
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when it has no receipt or does not exist
  */
-export function markTxReorged(db: Database.Database, txId: number): void {
-  const r = db
-    .prepare(
-      `UPDATE transfer_txs SET status = 'sent', block_number = NULL, block_hash = NULL, confirmed_at_ms = NULL, final_at_ms = NULL
-       WHERE id = ? AND status IN ('confirmed', 'reverted')`,
-    )
-    .run(txId);
-  if (r.changes !== 1) throw txConflict(db, txId, 'confirmed|reverted', 'sent');
+export async function markTxReorged(db: StoreDb, txId: number): Promise<void> {
+  const r = await db.run(
+    `UPDATE transfer_txs SET status = 'sent', block_number = NULL, block_hash = NULL, confirmed_at_ms = NULL, final_at_ms = NULL
+     WHERE id = ? AND status IN ('confirmed', 'reverted')`,
+    txId,
+  );
+  if (r.changes !== 1) throw await txConflict(db, txId, 'confirmed|reverted', 'sent');
 }
 
 /**
@@ -219,11 +210,13 @@ export function markTxReorged(db: Database.Database, txId: number): void {
  *
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when it has no receipt or does not exist
  */
-export function markTxFinal(db: Database.Database, txId: number, nowMs: number): void {
-  const r = db
-    .prepare("UPDATE transfer_txs SET final_at_ms = ? WHERE id = ? AND status IN ('confirmed', 'reverted') AND final_at_ms IS NULL")
-    .run(checkMs(nowMs, 'nowMs'), txId);
-  if (r.changes !== 1) throw txConflict(db, txId, 'confirmed|reverted (not final)', 'final');
+export async function markTxFinal(db: StoreDb, txId: number, nowMs: number): Promise<void> {
+  const r = await db.run(
+    "UPDATE transfer_txs SET final_at_ms = ? WHERE id = ? AND status IN ('confirmed', 'reverted') AND final_at_ms IS NULL",
+    checkMs(nowMs, 'nowMs'),
+    txId,
+  );
+  if (r.changes !== 1) throw await txConflict(db, txId, 'confirmed|reverted (not final)', 'final');
 }
 
 /**
@@ -233,41 +226,39 @@ export function markTxFinal(db: Database.Database, txId: number, nowMs: number):
  * @param outTxHashes destination transaction hashes; replaces the stored list when given
  * @throws StoreNotFoundError when the transfer does not exist
  */
-export function setRelayStatus(
-  db: Database.Database,
+export async function setRelayStatus(
+  db: StoreDb,
   id: number,
   relayStatus: string,
   opts: { nowMs: number; outTxHashes?: readonly string[] },
-): void {
-  const r = db
-    .prepare(
-      `UPDATE transfers SET relay_status = ?, updated_at_ms = ?,
-         out_tx_hashes_json = COALESCE(?, out_tx_hashes_json)
-       WHERE id = ?`,
-    )
-    .run(
-      relayStatus,
-      checkMs(opts.nowMs, 'nowMs'),
-      opts.outTxHashes === undefined ? null : toJsonText(opts.outTxHashes, 'outTxHashes'),
-      id,
-    );
+): Promise<void> {
+  const r = await db.run(
+    `UPDATE transfers SET relay_status = ?, updated_at_ms = ?,
+       out_tx_hashes_json = COALESCE(?, out_tx_hashes_json)
+     WHERE id = ?`,
+    relayStatus,
+    checkMs(opts.nowMs, 'nowMs'),
+    opts.outTxHashes === undefined ? null : toJsonText(opts.outTxHashes, 'outTxHashes'),
+    id,
+  );
   if (r.changes !== 1) throw new StoreNotFoundError('transfers', id);
 }
 
 /**
- * Runs `fn` in one transaction on a transfer that must be in flight, with its current status.
+ * Runs `fn` in one transaction on a transfer that must be in flight, with its current status (row locked on
+ * PostgreSQL).
  *
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) naming `what` when the transfer is missing or final
  */
-function onInFlight<T>(db: Database.Database, id: number, what: string, fn: (status: TransferStatus) => T): T {
-  return db.transaction(() => {
-    const row = db.prepare('SELECT status FROM transfers WHERE id = ?').get(id) as { status: TransferStatus } | undefined; // one column
+async function onInFlight<T>(db: StoreDb, id: number, what: string, fn: (status: TransferStatus) => Promise<T>): Promise<T> {
+  return db.transaction(async () => {
+    const row = await db.get<{ status: TransferStatus }>(`SELECT status FROM transfers WHERE id = ?${db.forUpdate}`, id); // one column
     if (!row || !IN_FLIGHT_STATUSES.includes(row.status)) {
       throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'in flight', row?.status ?? 'missing',
         `transfer ${id} is ${row?.status ?? 'missing'}; only a transfer in flight can ${what}`);
     }
     return fn(row.status);
-  }).immediate();
+  });
 }
 
 /**
@@ -277,12 +268,12 @@ function onInFlight<T>(db: Database.Database, id: number, what: string, fn: (sta
  * @returns true when this call flagged it, false when it was already flagged
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is not in flight
  */
-export function markTransferStalled(db: Database.Database, id: number, opts: { nowMs: number; detail: string }): boolean {
+export async function markTransferStalled(db: StoreDb, id: number, opts: { nowMs: number; detail: string }): Promise<boolean> {
   const nowMs = checkMs(opts.nowMs, 'nowMs');
-  return onInFlight(db, id, 'be flagged stalled', (status) => {
-    const r = db.prepare('UPDATE transfers SET stalled_at_ms = ? WHERE id = ? AND stalled_at_ms IS NULL').run(nowMs, id);
+  return onInFlight(db, id, 'be flagged stalled', async (status) => {
+    const r = await db.run('UPDATE transfers SET stalled_at_ms = ? WHERE id = ? AND stalled_at_ms IS NULL', nowMs, id);
     if (r.changes === 0) return false;
-    insertEvent(db, id, status, status, nowMs, `stalled: ${opts.detail}`);
+    await insertEvent(db, id, status, status, nowMs, `stalled: ${opts.detail}`);
     return true;
   });
 }
@@ -293,17 +284,20 @@ export function markTransferStalled(db: Database.Database, id: number, opts: { n
  *
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is not in flight or already has one
  */
-export function recordAbsenceProof(db: Database.Database, id: number, opts: { block: bigint; nowMs: number; detail: string }): void {
+export async function recordAbsenceProof(db: StoreDb, id: number, opts: { block: bigint; nowMs: number; detail: string }): Promise<void> {
   const nowMs = checkMs(opts.nowMs, 'nowMs');
-  onInFlight(db, id, 'record a proof of absence', (status) => {
-    const r = db
-      .prepare('UPDATE transfers SET absence_block = ?, absence_at_ms = ? WHERE id = ? AND absence_block IS NULL')
-      .run(amountToText(opts.block, 'block'), nowMs, id);
+  await onInFlight(db, id, 'record a proof of absence', async (status) => {
+    const r = await db.run(
+      'UPDATE transfers SET absence_block = ?, absence_at_ms = ? WHERE id = ? AND absence_block IS NULL',
+      amountToText(opts.block, 'block'),
+      nowMs,
+      id,
+    );
     if (r.changes !== 1) {
       throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'no proof of absence', 'proof of absence',
         `transfer ${id} already has a proof of absence; a second one confirms it, it does not replace it`);
     }
-    insertEvent(db, id, status, status, nowMs, opts.detail);
+    await insertEvent(db, id, status, status, nowMs, opts.detail);
   });
 }
 
@@ -311,25 +305,24 @@ export function recordAbsenceProof(db: Database.Database, id: number, opts: { bl
  * Adopts the request id the Relay service files our deposit under when it differs from the quote's (found by
  * the deposit's hash in GET /requests/v3), for a `deposited` transfer; recorded in its history.
  *
- * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is not `deposited`; SqliteError
- *   when another transfer already carries that request id (UNIQUE)
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is not `deposited`; the engine's
+ *   unique-constraint error when another transfer already carries that request id
  */
-export function adoptRequestId(db: Database.Database, id: number, requestId: string, opts: { nowMs: number; detail: string }): void {
+export async function adoptRequestId(db: StoreDb, id: number, requestId: string, opts: { nowMs: number; detail: string }): Promise<void> {
   const nowMs = checkMs(opts.nowMs, 'nowMs');
-  db.transaction(() => {
-    const r = db.prepare("UPDATE transfers SET request_id = ?, updated_at_ms = ? WHERE id = ? AND status = 'deposited'").run(requestId, nowMs, id);
+  await db.transaction(async () => {
+    const r = await db.run("UPDATE transfers SET request_id = ?, updated_at_ms = ? WHERE id = ? AND status = 'deposited'", requestId, nowMs, id);
     if (r.changes !== 1) {
       throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'deposited', 'deposited',
         `transfer ${id} is not deposited; its request id is left as it is`);
     }
-    insertEvent(db, id, 'deposited', 'deposited', nowMs, opts.detail);
-  }).immediate();
+    await insertEvent(db, id, 'deposited', 'deposited', nowMs, opts.detail);
+  });
 }
 
 /** Transfers still moving (`prepared`, `broadcast`, `deposited`), oldest first, with transactions and events. */
-export function listInFlightTransfers(db: Database.Database): TransferRow[] {
-  const placeholders = IN_FLIGHT_STATUSES.map(() => '?').join(', ');
-  return queryTransfers(db, `SELECT * FROM transfers WHERE status IN (${placeholders}) ORDER BY id`, ...IN_FLIGHT_STATUSES);
+export async function listInFlightTransfers(db: StoreDb): Promise<TransferRow[]> {
+  return queryTransfers(db, `SELECT * FROM transfers WHERE status IN ${inList(IN_FLIGHT_STATUSES)} ORDER BY id`, ...IN_FLIGHT_STATUSES);
 }
 
 /**
@@ -337,47 +330,38 @@ export function listInFlightTransfers(db: Database.Database): TransferRow[] {
  *
  * @param limit maximum number of transfers (non-negative integer)
  */
-export function listRecentTransfers(db: Database.Database, limit: number): TransferRow[] {
+export async function listRecentTransfers(db: StoreDb, limit: number): Promise<TransferRow[]> {
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
   return queryTransfers(db, 'SELECT * FROM transfers ORDER BY id DESC LIMIT ?', limit);
 }
 
 /** One transfer with its transactions and events, or undefined when there is none with that id. */
-export function getTransfer(db: Database.Database, id: number): TransferRow | undefined {
-  return queryTransfers(db, 'SELECT * FROM transfers WHERE id = ?', id)[0];
+export async function getTransfer(db: StoreDb, id: number): Promise<TransferRow | undefined> {
+  return (await queryTransfers(db, 'SELECT * FROM transfers WHERE id = ?', id))[0];
 }
 
-function insertTx(db: Database.Database, transferId: number, tx: NewTransferTx, nowMs: number): number {
-  return Number(
-    db
-      .prepare(
-        `INSERT INTO transfer_txs (transfer_id, step_id, item_index, chain_id, request_json, tx_hash, raw_tx, status, signed_at_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'signed', ?)`,
-      )
-      .run(transferId, tx.stepId, tx.itemIndex, tx.chainId, toJsonText(tx.request, 'request'), tx.txHash, tx.rawTx, nowMs)
-      .lastInsertRowid,
+async function insertTx(db: StoreDb, transferId: number, tx: NewTransferTx, nowMs: number): Promise<number> {
+  const row = await db.get<{ id: number }>(
+    `INSERT INTO transfer_txs (transfer_id, step_id, item_index, chain_id, request_json, tx_hash, raw_tx, status, signed_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'signed', ?) RETURNING id`,
+    transferId, tx.stepId, tx.itemIndex, tx.chainId, toJsonText(tx.request, 'request'), tx.txHash, tx.rawTx, nowMs,
   );
+  return (row as { id: number }).id; // RETURNING always yields the inserted row
 }
 
-function insertEvent(
-  db: Database.Database,
+async function insertEvent(
+  db: StoreDb,
   transferId: number,
   from: TransferStatus | null,
   to: TransferStatus,
   atMs: number,
   detail: string | null,
-): void {
-  db.prepare('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)').run(
-    transferId,
-    from,
-    to,
-    atMs,
-    detail,
-  );
+): Promise<void> {
+  await db.run('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)', transferId, from, to, atMs, detail);
 }
 
-function txConflict(db: Database.Database, txId: number, from: string, to: string): StoreTransitionError {
-  const row = db.prepare('SELECT status FROM transfer_txs WHERE id = ?').get(txId) as { status: string } | undefined; // one column
+async function txConflict(db: StoreDb, txId: number, from: string, to: string): Promise<StoreTransitionError> {
+  const row = await db.get<{ status: string }>('SELECT status FROM transfer_txs WHERE id = ?', txId); // one column
   return new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfer_txs', txId, from, to,
     `transaction ${txId} is ${row ? row.status : 'missing'}, not ${from}; ${to} not recorded (re-read it)`);
 }

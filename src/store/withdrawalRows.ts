@@ -2,7 +2,7 @@
  * Reading withdrawals: SQLite rows (migration 5) → {@link WithdrawalRow}, amounts as bigint and JSON columns
  * parsed. States and their meaning: src/store/withdrawals.ts.
  */
-import type Database from 'better-sqlite3';
+import type { SqlValue, StoreDb } from './db.ts';
 import { fromJsonText, textToAmount } from './values.ts';
 
 /** Every withdrawal state, as stored (CHECK constraint in migration 5). */
@@ -131,6 +131,6 @@ function mapRow(r: WithdrawalDbRow): WithdrawalRow {
  *
  * @returns the rows mapped, amounts as bigint and JSON columns parsed
  */
-export function queryWithdrawals(db: Database.Database, sql: string, ...params: unknown[]): WithdrawalRow[] {
-  return (db.prepare(sql).all(...params) as WithdrawalDbRow[]).map(mapRow); // SELECT * FROM withdrawals: columns per migration 5
+export async function queryWithdrawals(db: StoreDb, sql: string, ...params: SqlValue[]): Promise<WithdrawalRow[]> {
+  return (await db.all<WithdrawalDbRow>(sql, ...params)).map(mapRow); // SELECT * FROM withdrawals: columns per migration 5
 }

@@ -19,7 +19,7 @@
  * again). `executed`: the funds are back; the transfer is `withdrawn` (or its failure resolved) in the same
  * transaction. Amounts are TEXT base units.
  */
-import type Database from 'better-sqlite3';
+import { inList, type StoreDb } from './db.ts';
 import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
 import { amountToText, checkMs, toJsonText } from './values.ts';
 import { queryWithdrawals, type WithdrawalFields, type WithdrawalRow, type WithdrawalState } from './withdrawalRows.ts';
@@ -37,55 +37,54 @@ export interface NewWithdrawal extends WithdrawalFields {
  * Writes a withdrawal in state `attesting` and a history event on its transfer, in one transaction.
  *
  * @returns the withdrawal id
- * @throws SqliteError when the transfer already has a withdrawal (UNIQUE) or does not exist
+ * @throws the engine's constraint error when the transfer already has a withdrawal (UNIQUE) or does not exist
  */
-export function createWithdrawal(db: Database.Database, w: NewWithdrawal): number {
+export async function createWithdrawal(db: StoreDb, w: NewWithdrawal): Promise<number> {
   const nowMs = checkMs(w.nowMs, 'nowMs');
-  return db.transaction(() => {
-    const id = Number(
-      db
-        .prepare(
-          `INSERT INTO withdrawals (transfer_id, request_id, chain, chain_id, chain_slug, wallet, owner, recipient, currency,
-             amount, deposit_tx, state, attempts, created_at_ms, updated_at_ms)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'attesting', 0, ?, ?)`,
-        )
-        .run(w.transferId, w.requestId, w.chain, w.chainId, w.chainSlug, w.wallet, w.owner, w.recipient, w.currency,
-          amountToText(w.amount, 'amount'), w.depositTx, nowMs, nowMs).lastInsertRowid,
+  const amount = amountToText(w.amount, 'amount');
+  return db.transaction(async () => {
+    const row = await db.get<{ id: number }>(
+      `INSERT INTO withdrawals (transfer_id, request_id, chain, chain_id, chain_slug, wallet, owner, recipient, currency,
+         amount, deposit_tx, state, attempts, created_at_ms, updated_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'attesting', 0, ?, ?) RETURNING id`,
+      w.transferId, w.requestId, w.chain, w.chainId, w.chainSlug, w.wallet, w.owner, w.recipient, w.currency, amount, w.depositTx, nowMs, nowMs,
     );
-    transferEvent(db, w.transferId, nowMs, `withdrawal ${id}: deposit ${w.depositTx} is withdrawable; attesting it to recover ${w.amount} to ${w.recipient}`);
+    const id = (row as { id: number }).id; // RETURNING always yields the inserted row
+    await transferEvent(db, w.transferId, nowMs, `withdrawal ${id}: deposit ${w.depositTx} is withdrawable; attesting it to recover ${w.amount} to ${w.recipient}`);
     return id;
-  }).immediate();
+  });
 }
 
 /** One withdrawal, or undefined. */
-export function getWithdrawal(db: Database.Database, id: number): WithdrawalRow | undefined {
-  return queryWithdrawals(db, 'SELECT * FROM withdrawals WHERE id = ?', id)[0];
+export async function getWithdrawal(db: StoreDb, id: number): Promise<WithdrawalRow | undefined> {
+  return (await queryWithdrawals(db, 'SELECT * FROM withdrawals WHERE id = ?', id))[0];
 }
 
 /** The withdrawal of a transfer, or undefined. */
-export function getWithdrawalOfTransfer(db: Database.Database, transferId: number): WithdrawalRow | undefined {
-  return queryWithdrawals(db, 'SELECT * FROM withdrawals WHERE transfer_id = ?', transferId)[0];
+export async function getWithdrawalOfTransfer(db: StoreDb, transferId: number): Promise<WithdrawalRow | undefined> {
+  return (await queryWithdrawals(db, 'SELECT * FROM withdrawals WHERE transfer_id = ?', transferId))[0];
 }
 
 /** The withdrawal holding a job id, or undefined. */
-export function getWithdrawalByJob(db: Database.Database, jobId: string): WithdrawalRow | undefined {
-  return queryWithdrawals(db, 'SELECT * FROM withdrawals WHERE job_id = ?', jobId)[0];
+export async function getWithdrawalByJob(db: StoreDb, jobId: string): Promise<WithdrawalRow | undefined> {
+  return (await queryWithdrawals(db, 'SELECT * FROM withdrawals WHERE job_id = ?', jobId))[0];
 }
 
 /** The id of our transfer filed under a Relay request id, or undefined. */
-export function transferIdOfRequest(db: Database.Database, requestId: string): number | undefined {
-  const row = db.prepare('SELECT id FROM transfers WHERE request_id = ?').get(requestId) as { id: number } | undefined; // one column
+export async function transferIdOfRequest(db: StoreDb, requestId: string): Promise<number | undefined> {
+  const row = await db.get<{ id: number }>('SELECT id FROM transfers WHERE request_id = ?', requestId); // one column
   return row?.id;
 }
 
 /** Withdrawals not `executed` or `failed`, oldest first. */
-export function listOpenWithdrawals(db: Database.Database): WithdrawalRow[] {
+export async function listOpenWithdrawals(db: StoreDb): Promise<WithdrawalRow[]> {
   return queryWithdrawals(db, "SELECT * FROM withdrawals WHERE state NOT IN ('executed', 'failed') ORDER BY id");
 }
 
 /** The withdrawals of the given transfers (for history), by transfer id. */
-export function withdrawalsOfTransfers(db: Database.Database, transferIds: readonly number[]): Map<number, WithdrawalRow> {
-  const rows = queryWithdrawals(db, 'SELECT * FROM withdrawals WHERE transfer_id IN (SELECT value FROM json_each(?))', JSON.stringify(transferIds));
+export async function withdrawalsOfTransfers(db: StoreDb, transferIds: readonly number[]): Promise<Map<number, WithdrawalRow>> {
+  if (transferIds.length === 0) return new Map();
+  const rows = await queryWithdrawals(db, `SELECT * FROM withdrawals WHERE transfer_id IN ${inList(transferIds)}`, ...transferIds);
   return new Map(rows.map((r) => [r.transferId, r]));
 }
 
@@ -94,86 +93,101 @@ type Sets = Record<string, string | number | null>;
 
 /**
  * Applies `sets` (plus `state = to`, `updated_at_ms`) when the withdrawal is in one of `from`, and records
- * `detail` on its transfer, in one transaction.
+ * `detail` on its transfer, in one transaction (a write-ahead one when `writeAhead`: the row announces a
+ * signature, so on PostgreSQL it is fenced by the leader lease).
  *
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when it is missing or in another state; nothing changes
  */
-function move(db: Database.Database, id: number, from: readonly WithdrawalState[], to: WithdrawalState, sets: Sets, nowMs: number, detail: string): void {
+async function move(
+  db: StoreDb,
+  id: number,
+  from: readonly WithdrawalState[],
+  to: WithdrawalState,
+  sets: Sets | ((current: WithdrawalRow) => Sets),
+  nowMs: number,
+  detail: string | ((current: WithdrawalRow) => string),
+  writeAhead = false,
+): Promise<void> {
   checkMs(nowMs, 'nowMs');
-  db.transaction(() => {
-    guardedUpdate(db, id, from, to, sets, nowMs);
-    const transferId = (db.prepare('SELECT transfer_id FROM withdrawals WHERE id = ?').get(id) as { transfer_id: number }).transfer_id; // the row exists: updated just above
-    transferEvent(db, transferId, nowMs, `withdrawal ${id}: ${detail}`);
-  }).immediate();
+  const work = async () => {
+    const current = (await queryWithdrawals(db, `SELECT * FROM withdrawals WHERE id = ?${db.forUpdate}`, id))[0];
+    if (!current) throw new StoreNotFoundError('withdrawals', id);
+    await guardedUpdate(db, id, from, to, typeof sets === 'function' ? sets(current) : sets, nowMs);
+    await transferEvent(db, current.transferId, nowMs, `withdrawal ${id}: ${typeof detail === 'function' ? detail(current) : detail}`);
+  };
+  await (writeAhead ? db.writeAhead(work) : db.transaction(work));
 }
 
-function guardedUpdate(db: Database.Database, id: number, from: readonly WithdrawalState[], to: WithdrawalState, sets: Sets, nowMs: number): void {
+async function guardedUpdate(db: StoreDb, id: number, from: readonly WithdrawalState[], to: WithdrawalState, sets: Sets, nowMs: number): Promise<void> {
   const all: Sets = { ...sets, state: to, updated_at_ms: nowMs };
   const columns = Object.keys(all);
-  const r = db
-    .prepare(`UPDATE withdrawals SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND state IN (SELECT value FROM json_each(?))`)
-    .run(...columns.map((c) => all[c]), id, JSON.stringify(from));
+  const r = await db.run(
+    `UPDATE withdrawals SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND state IN ${inList(from)}`,
+    ...columns.map((c) => all[c] as string | number | null),
+    id,
+    ...from,
+  );
   if (r.changes !== 1) {
-    const current = db.prepare('SELECT state FROM withdrawals WHERE id = ?').get(id) as { state: string } | undefined; // one column
+    const current = await db.get<{ state: string }>('SELECT state FROM withdrawals WHERE id = ?', id); // one column
     throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'withdrawals', id, from.join('|'), to,
       `withdrawal ${id} is ${current?.state ?? 'missing'}, not ${from.join('|')}; ${to} not applied (re-read it)`);
   }
 }
 
 /** `attesting → attested`: the deposit is hub balance (attest-deposit answered success). */
-export function markAttested(db: Database.Database, id: number, nowMs: number): void {
-  move(db, id, ['attesting'], 'attested', {}, nowMs, 'deposit attested; it is hub balance now');
+export async function markAttested(db: StoreDb, id: number, nowMs: number): Promise<void> {
+  await move(db, id, ['attesting'], 'attested', {}, nowMs, 'deposit attested; it is hub balance now');
 }
 
 /**
  * `attested → executing`: prepare's nonce and amount and our signature are written before execute is sent; the
  * attempt count goes up by one.
  */
-export function recordSigned(
-  db: Database.Database,
+export async function recordSigned(
+  db: StoreDb,
   id: number,
   s: { nonce: string; preparedAmount: bigint; additionalData: Record<string, unknown> | null; signature: string; nowMs: number },
-): void {
-  const current = getWithdrawal(db, id);
-  if (!current) throw new StoreNotFoundError('withdrawals', id);
-  move(db, id, ['attested'], 'executing', {
+): Promise<void> {
+  const fixed = {
     nonce: s.nonce,
     prepared_amount: amountToText(s.preparedAmount, 'preparedAmount'),
     additional_json: s.additionalData === null ? null : toJsonText(s.additionalData, 'additionalData'),
     signature: s.signature,
-    attempts: current.attempts + 1,
-  }, s.nowMs, `attempt ${current.attempts + 1}: prepared ${s.preparedAmount} with nonce ${s.nonce}, signed; executing`);
+  };
+  await move(db, id, ['attested'], 'executing', (current) => ({ ...fixed, attempts: current.attempts + 1 }), s.nowMs,
+    (current) => `attempt ${current.attempts + 1}: prepared ${s.preparedAmount} with nonce ${s.nonce}, signed; executing`, true);
 }
 
 /**
  * `executing → processing` (execute answered a job id) or `attested|executing → processing` (a 409 named the
  * job in flight for our deposit, adopted).
  */
-export function recordJob(db: Database.Database, id: number, j: { jobId: string; jobStatus: string; adopted: boolean; nowMs: number }): void {
+export async function recordJob(db: StoreDb, id: number, j: { jobId: string; jobStatus: string; adopted: boolean; nowMs: number }): Promise<void> {
   const from: WithdrawalState[] = j.adopted ? ['attested', 'executing'] : ['executing'];
-  move(db, id, from, 'processing', { job_id: j.jobId, job_status: j.jobStatus },
+  await move(db, id, from, 'processing', { job_id: j.jobId, job_status: j.jobStatus },
     j.nowMs, j.adopted ? `a job is already in flight for this owner and currency: resuming job ${j.jobId}` : `job ${j.jobId} started (${j.jobStatus})`);
 }
 
 /** Stores the last status read of the job without changing the state (no history event: polls are frequent). */
-export function setJobStatus(db: Database.Database, id: number, jobStatus: string, nowMs: number): void {
-  const r = db.prepare('UPDATE withdrawals SET job_status = ?, updated_at_ms = ? WHERE id = ? AND job_id IS NOT NULL').run(jobStatus, checkMs(nowMs, 'nowMs'), id);
+export async function setJobStatus(db: StoreDb, id: number, jobStatus: string, nowMs: number): Promise<void> {
+  const r = await db.run('UPDATE withdrawals SET job_status = ?, updated_at_ms = ? WHERE id = ? AND job_id IS NOT NULL', jobStatus, checkMs(nowMs, 'nowMs'), id);
   if (r.changes !== 1) throw new StoreNotFoundError('withdrawals', id);
 }
 
 /** `processing → sending`: the verified `ready` transaction, signed by the owner, is written before broadcast. */
-export function recordReadyTx(db: Database.Database, id: number, t: { tx: unknown; txHash: string; rawTx: string; nowMs: number }): void {
-  move(db, id, ['processing'], 'sending', { tx_json: toJsonText(t.tx, 'tx'), tx_hash: t.txHash, raw_tx: t.rawTx, tx_status: 'signed', job_status: 'ready' },
-    t.nowMs, `ready transaction verified and signed as ${t.txHash}; broadcasting`);
+export async function recordReadyTx(db: StoreDb, id: number, t: { tx: unknown; txHash: string; rawTx: string; nowMs: number }): Promise<void> {
+  await move(db, id, ['processing'], 'sending', { tx_json: toJsonText(t.tx, 'tx'), tx_hash: t.txHash, raw_tx: t.rawTx, tx_status: 'signed', job_status: 'ready' },
+    t.nowMs, `ready transaction verified and signed as ${t.txHash}; broadcasting`, true);
 }
 
 /** Records the receipt-less progress of the ready transaction: `signed → sent`, or its receipt (`confirmed|reverted`). */
-export function setReadyTxStatus(db: Database.Database, id: number, status: 'sent' | 'confirmed' | 'reverted', nowMs: number): void {
+export async function setReadyTxStatus(db: StoreDb, id: number, status: 'sent' | 'confirmed' | 'reverted', nowMs: number): Promise<void> {
   // A receipt may be recorded again after a restart (or change after a reorg); `sent` only follows `signed`.
   const allowed = status === 'sent' ? ['signed'] : ['signed', 'sent', 'confirmed', 'reverted'];
-  const r = db
-    .prepare("UPDATE withdrawals SET tx_status = ?, updated_at_ms = ? WHERE id = ? AND state = 'sending' AND tx_status IN (SELECT value FROM json_each(?))")
-    .run(status, checkMs(nowMs, 'nowMs'), id, JSON.stringify(allowed));
+  const r = await db.run(
+    `UPDATE withdrawals SET tx_status = ?, updated_at_ms = ? WHERE id = ? AND state = 'sending' AND tx_status IN ${inList(allowed)}`,
+    status, checkMs(nowMs, 'nowMs'), id, ...allowed,
+  );
   if (r.changes !== 1) {
     throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'withdrawals', id, allowed.join('|'), status,
       `withdrawal ${id} has no ready transaction in ${allowed.join('|')}; ${status} not recorded (re-read it)`);
@@ -184,26 +198,26 @@ export function setReadyTxStatus(db: Database.Database, id: number, status: 'sen
  * `sending → processing`: the ready transaction reverted or can never land; the job is polled again. A reverted
  * one is remembered (`revertedTx`) so that no other transaction is signed for the same job.
  */
-export function dropReadyTx(db: Database.Database, id: number, d: { why: string; revertedTx?: string; nowMs: number }): void {
+export async function dropReadyTx(db: StoreDb, id: number, d: { why: string; revertedTx?: string; nowMs: number }): Promise<void> {
   const sets: Sets = { tx_json: null, tx_hash: null, raw_tx: null, tx_status: null, reason: d.why };
   if (d.revertedTx !== undefined) sets.reverted_tx = d.revertedTx;
-  move(db, id, ['sending'], 'processing', sets, d.nowMs, `${d.why}; polling the job again`);
+  await move(db, id, ['sending'], 'processing', sets, d.nowMs, `${d.why}; polling the job again`);
 }
 
 /**
  * Back to `attested` for a new attempt from prepare (a job expired or failed, a nonce went stale): nonce,
  * signature, job and transaction are cleared, the reason kept.
  */
-export function restartWithdrawal(db: Database.Database, id: number, r: { from: readonly WithdrawalState[]; reason: string; nowMs: number }): void {
-  move(db, id, r.from, 'attested', {
+export async function restartWithdrawal(db: StoreDb, id: number, r: { from: readonly WithdrawalState[]; reason: string; nowMs: number }): Promise<void> {
+  await move(db, id, r.from, 'attested', {
     nonce: null, prepared_amount: null, additional_json: null, signature: null, job_id: null, job_status: null,
     tx_json: null, tx_hash: null, raw_tx: null, tx_status: null, reverted_tx: null, reason: r.reason,
   }, r.nowMs, `${r.reason}; starting again from prepare`);
 }
 
 /** Any non-final state → `failed` with its reason (terminal until an operator reopens it). */
-export function failWithdrawal(db: Database.Database, id: number, r: { reason: string; nowMs: number }): void {
-  move(db, id, ['attesting', 'attested', 'executing', 'processing', 'sending'], 'failed',
+export async function failWithdrawal(db: StoreDb, id: number, r: { reason: string; nowMs: number }): Promise<void> {
+  await move(db, id, ['attesting', 'attested', 'executing', 'processing', 'sending'], 'failed',
     { reason: r.reason, finished_at_ms: r.nowMs }, r.nowMs, `gave up: ${r.reason}`);
 }
 
@@ -211,19 +225,19 @@ export function failWithdrawal(db: Database.Database, id: number, r: { reason: s
  * `failed → attesting` with the attempt count reset: an operator asked again (`ballast withdraw --request`).
  * Attesting is idempotent, so a deposit already attested is simply attested again.
  */
-export function reopenWithdrawal(
-  db: Database.Database,
+export async function reopenWithdrawal(
+  db: StoreDb,
   id: number,
   nowMs: number,
   fields?: Omit<NewWithdrawal, 'transferId' | 'requestId' | 'nowMs'>,
-): void {
+): Promise<void> {
   const described: Sets = fields
     ? {
         chain: fields.chain, chain_id: fields.chainId, chain_slug: fields.chainSlug, wallet: fields.wallet, owner: fields.owner,
         recipient: fields.recipient, currency: fields.currency, amount: amountToText(fields.amount, 'amount'), deposit_tx: fields.depositTx,
       }
     : {};
-  move(db, id, ['failed'], 'attesting', {
+  await move(db, id, ['failed'], 'attesting', {
     ...described,
     attempts: 0, finished_at_ms: null, nonce: null, prepared_amount: null, additional_json: null, signature: null,
     job_id: null, job_status: null, tx_json: null, tx_hash: null, raw_tx: null, tx_status: null, reverted_tx: null,
@@ -237,22 +251,20 @@ export function reopenWithdrawal(
  *
  * @returns the withdrawal id
  */
-export function createRefusedWithdrawal(db: Database.Database, w: NewWithdrawal & { reason: string }): number {
+export async function createRefusedWithdrawal(db: StoreDb, w: NewWithdrawal & { reason: string }): Promise<number> {
   const nowMs = checkMs(w.nowMs, 'nowMs');
-  return db.transaction(() => {
-    const id = Number(
-      db
-        .prepare(
-          `INSERT INTO withdrawals (transfer_id, request_id, chain, chain_id, chain_slug, wallet, owner, recipient, currency,
-             amount, deposit_tx, state, attempts, reason, created_at_ms, updated_at_ms, finished_at_ms)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'failed', 0, ?, ?, ?, ?)`,
-        )
-        .run(w.transferId, w.requestId, w.chain, w.chainId, w.chainSlug, w.wallet, w.owner, w.recipient, w.currency,
-          amountToText(w.amount, 'amount'), w.depositTx, w.reason, nowMs, nowMs, nowMs).lastInsertRowid,
+  const amount = amountToText(w.amount, 'amount');
+  return db.transaction(async () => {
+    const row = await db.get<{ id: number }>(
+      `INSERT INTO withdrawals (transfer_id, request_id, chain, chain_id, chain_slug, wallet, owner, recipient, currency,
+         amount, deposit_tx, state, attempts, reason, created_at_ms, updated_at_ms, finished_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'failed', 0, ?, ?, ?, ?) RETURNING id`,
+      w.transferId, w.requestId, w.chain, w.chainId, w.chainSlug, w.wallet, w.owner, w.recipient, w.currency, amount, w.depositTx, w.reason, nowMs, nowMs, nowMs,
     );
-    transferEvent(db, w.transferId, nowMs, `withdrawal ${id} refused: ${w.reason}`);
+    const id = (row as { id: number }).id; // RETURNING always yields the inserted row
+    await transferEvent(db, w.transferId, nowMs, `withdrawal ${id} refused: ${w.reason}`);
     return id;
-  }).immediate();
+  });
 }
 
 /** What completing a withdrawal did to its transfer. */
@@ -265,36 +277,38 @@ export type TransferOutcome = 'withdrawn' | 'failure_resolved' | 'untouched';
  *
  * @param detail what proves the funds are back (job, transaction)
  */
-export function completeWithdrawal(db: Database.Database, id: number, c: { detail: string; nowMs: number }): TransferOutcome {
+export async function completeWithdrawal(db: StoreDb, id: number, c: { detail: string; nowMs: number }): Promise<TransferOutcome> {
   const nowMs = checkMs(c.nowMs, 'nowMs');
-  return db.transaction((): TransferOutcome => {
-    guardedUpdate(db, id, ['processing', 'sending'], 'executed', { finished_at_ms: nowMs, job_status: 'executed', reason: null }, nowMs);
-    const w = getWithdrawal(db, id)!; // updated just above
+  return db.transaction(async (): Promise<TransferOutcome> => {
+    await guardedUpdate(db, id, ['processing', 'sending'], 'executed', { finished_at_ms: nowMs, job_status: 'executed', reason: null }, nowMs);
+    const w = (await getWithdrawal(db, id))!; // updated just above
     const note = `withdrawn: ${c.detail}`;
-    const moved = db
-      .prepare("UPDATE transfers SET status = 'withdrawn', updated_at_ms = ?, resolution = ? WHERE id = ? AND status = 'deposited'")
-      .run(nowMs, note, w.transferId);
+    const moved = await db.run(
+      "UPDATE transfers SET status = 'withdrawn', updated_at_ms = ?, resolution = ? WHERE id = ? AND status = 'deposited'",
+      nowMs, note, w.transferId,
+    );
     if (moved.changes === 1) {
-      db.prepare('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)')
-        .run(w.transferId, 'deposited', 'withdrawn', nowMs, `withdrawal ${id}: ${note}`);
+      await db.run('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)',
+        w.transferId, 'deposited', 'withdrawn', nowMs, `withdrawal ${id}: ${note}`);
       return 'withdrawn';
     }
-    const resolved = db
-      .prepare("UPDATE transfers SET resolved_at_ms = ?, resolution = ?, updated_at_ms = ? WHERE id = ? AND status = 'failure' AND resolved_at_ms IS NULL")
-      .run(nowMs, note, nowMs, w.transferId);
+    const resolved = await db.run(
+      "UPDATE transfers SET resolved_at_ms = ?, resolution = ?, updated_at_ms = ? WHERE id = ? AND status = 'failure' AND resolved_at_ms IS NULL",
+      nowMs, note, nowMs, w.transferId,
+    );
     if (resolved.changes === 1) {
-      transferEvent(db, w.transferId, nowMs, `withdrawal ${id}: failure resolved, ${note}`);
+      await transferEvent(db, w.transferId, nowMs, `withdrawal ${id}: failure resolved, ${note}`);
       return 'failure_resolved';
     }
-    transferEvent(db, w.transferId, nowMs, `withdrawal ${id}: ${note} (the transfer's own status was left as it is)`);
+    await transferEvent(db, w.transferId, nowMs, `withdrawal ${id}: ${note} (the transfer's own status was left as it is)`);
     return 'untouched';
-  }).immediate();
+  });
 }
 
 /** A history event on a transfer that leaves its status as it is. */
-function transferEvent(db: Database.Database, transferId: number, nowMs: number, detail: string): void {
-  const row = db.prepare('SELECT status FROM transfers WHERE id = ?').get(transferId) as { status: string } | undefined; // one column
+async function transferEvent(db: StoreDb, transferId: number, nowMs: number, detail: string): Promise<void> {
+  const row = await db.get<{ status: string }>('SELECT status FROM transfers WHERE id = ?', transferId); // one column
   if (!row) throw new StoreNotFoundError('transfers', transferId);
-  db.prepare('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)')
-    .run(transferId, row.status, row.status, nowMs, detail);
+  await db.run('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)',
+    transferId, row.status, row.status, nowMs, detail);
 }

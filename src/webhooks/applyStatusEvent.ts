@@ -11,11 +11,13 @@
  * - a final transfer is never touched again, and a non-final event older (`data.updatedAt`) than one already
  *   applied for the request is skipped, so redeliveries and late retries cannot move a transfer back.
  */
-import type Database from 'better-sqlite3';
 import { isTerminalRequestStatus, type IntentStatus } from '../relay/schemas.ts';
 import { applyRequestStatus } from '../executor/applyRequestStatus.ts';
+import type { StoreDb } from '../store/db.ts';
+import { transferByRequestId } from '../store/requestStatus.ts';
 import type { TransferRow } from '../store/transfers.ts';
-import { queryTransfers } from '../store/transferRows.ts';
+
+export { transferByRequestId } from '../store/requestStatus.ts';
 
 /** What applying an event did; also the `result` label of `ballast_webhooks_received_total`. */
 export const APPLY_RESULTS = ['closed', 'recorded', 'unchanged', 'already_final', 'out_of_order', 'foreign_deposit', 'not_ours'] as const;
@@ -62,33 +64,25 @@ export class AppliedEvents {
 }
 
 /**
- * The transfer filed under `requestId` (request ids are hex: compared case-insensitively), or undefined.
- *
- * @param db the Ballast store
- */
-export function transferByRequestId(db: Database.Database, requestId: string): TransferRow | undefined {
-  return queryTransfers(db, 'SELECT * FROM transfers WHERE request_id = ? COLLATE NOCASE ORDER BY id DESC LIMIT 1', requestId)[0];
-}
-
-/**
- * Applies one event's status to our transfer.
+ * Applies one event's status to our transfer. Call it inside `db.transaction` (the receiver does), so the read
+ * of the transfer and the writes it decides are one transaction.
  *
  * @param db the Ballast store
  * @param requestId `data.requestId` of the event
  * @param status the event's data as a status record (`statusFromEvent`)
  * @param nowMs the current time, ms (written with the change)
  * @param applied per-request memory of applied events
- * @returns what was done
- * @throws store errors (SqliteError) when the database cannot be written; nothing is half-written
+ * @returns a Promise of what was done
+ * @throws store errors when the database cannot be written; nothing is half-written
  */
-export function applyStatusEvent(
-  db: Database.Database,
+export async function applyStatusEvent(
+  db: StoreDb,
   requestId: string,
   status: IntentStatus,
   nowMs: number,
   applied: AppliedEvents,
-): ApplyOutcome {
-  const row = transferByRequestId(db, requestId);
+): Promise<ApplyOutcome> {
+  const row = await transferByRequestId(db, requestId);
   if (!row) return { result: 'not_ours' };
   const at = { transferId: row.id, transferStatus: row.status, row };
   if (row.status !== 'prepared' && row.status !== 'broadcast' && row.status !== 'deposited') {
@@ -98,7 +92,7 @@ export function applyStatusEvent(
   const terminal = isTerminalRequestStatus(status.status);
   if (!terminal && applied.isOlder(requestId, status.updatedAt)) return { result: 'out_of_order', ...at };
   if (!terminal && row.relayStatus === status.status && sameList(row.outTxHashes, status.txHashes)) return { result: 'unchanged', ...at };
-  const done = applyRequestStatus(db, row, status, { nowMs, closedBy: 'closed by webhook' });
+  const done = await applyRequestStatus(db, row, status, { nowMs, closedBy: 'closed by webhook' });
   if (done === 'foreign_deposit') return { result: 'foreign_deposit', ...at };
   if (done === 'already_final') {
     applied.forget(requestId);

@@ -14,12 +14,12 @@
  * `{ok, result}` or `{ok: false, reason, message}`. A store failure is 500 (the sender retries).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { BallastMetrics } from '../metrics/metrics.ts';
 import { RequestStatusUpdatedSchema, REQUEST_STATUS_UPDATED, WebhookEnvelopeSchema, statusFromEvent } from '../relay/webhookSchemas.ts';
 import { verifyWebhookSignature, WebhookReplayGuard, type WebhookRejectReason } from '../relay/webhookSignature.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import type { StoreDb } from '../store/db.ts';
 import { applyStatusEvent, AppliedEvents, type ApplyOutcome } from './applyStatusEvent.ts';
 import { readRawBody } from './readRawBody.ts';
 import type { StatusFeed } from './statusFeed.ts';
@@ -34,7 +34,7 @@ export interface WebhookReceiverOptions {
   toleranceSec: number;
   /** Body size cap, bytes. */
   maxBodyBytes: number;
-  db: Database.Database;
+  db: StoreDb;
   metrics: Pick<BallastMetrics, 'webhooksReceivedTotal' | 'transfersTotal'>;
   logger: Logger;
   feed: StatusFeed;
@@ -129,7 +129,9 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): WebhookRece
     const status = statusFromEvent(event.data);
     let outcome: ApplyOutcome;
     try {
-      outcome = applyStatusEvent(opts.db, requestId, status, opts.now(), applied);
+      // One transaction per event: it may arrive while a cycle is writing the same transfer (SQLite: it waits for
+      // the cycle's transaction; PostgreSQL: the transfer's row is locked from the first read to the commit).
+      outcome = await opts.db.transaction(() => applyStatusEvent(opts.db, requestId, status, opts.now(), applied));
     } catch (error) {
       // Not processed: the same delivery may come again and must then be accepted.
       if (signature) replays.release(signature);

@@ -49,7 +49,7 @@ export interface AdvanceResult {
 /**
  * Advances the withdrawal `id` until it is final or the pass must end (see the module doc).
  *
- * @returns the withdrawal as stored at the end
+ * @returns a Promise of the withdrawal as stored at the end
  * @throws store errors (a guarded transition found another writer) and programming errors; Relay and chain errors
  *   are handled as described
  */
@@ -57,7 +57,7 @@ export async function advanceWithdrawal(deps: WithdrawalDeps, id: number): Promi
   const deadlineMs = deps.now() + deps.config.maxWaitSec * 1000;
   let transientInARow = 0;
   for (;;) {
-    const w = getWithdrawal(deps.db, id);
+    const w = await getWithdrawal(deps.db, id);
     if (!w) throw new Error(`withdrawal ${id} vanished from the store`);
     if (w.state === 'executed' || w.state === 'failed') return { withdrawal: w };
     if (deps.signal?.aborted) return { withdrawal: w, pausedBecause: 'shutdown requested' };
@@ -86,12 +86,12 @@ export async function advanceWithdrawal(deps: WithdrawalDeps, id: number): Promi
         log.info({ state: w.state, why: step.why }, 'withdrawal waits for the next pass');
         return { withdrawal: w, pausedBecause: step.why };
       case 'fail':
-        failWithdrawal(deps.db, w.id, { reason: step.reason, nowMs: deps.now() });
+        await failWithdrawal(deps.db, w.id, { reason: step.reason, nowMs: deps.now() });
         deps.metrics?.withdrawalsTotal.inc({ outcome: step.outcome });
         log.error({ reason: step.reason }, 'withdrawal gave up; the deposit needs an operator');
         continue;
       case 'complete': {
-        const transfer = completeWithdrawal(deps.db, w.id, { detail: step.detail, nowMs: deps.now() });
+        const transfer = await completeWithdrawal(deps.db, w.id, { detail: step.detail, nowMs: deps.now() });
         deps.checkpoint?.('completed');
         deps.metrics?.withdrawalsTotal.inc({ outcome: 'executed' });
         if (transfer === 'untouched') log.error({ detail: step.detail }, 'deposit withdrawn, but its transfer was neither deposited nor an unresolved failure');
@@ -130,7 +130,7 @@ async function attest(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {
     }
     return { next: 'transient', why: `attest-deposit: ${shortErrorMessage(error)}` };
   }
-  markAttested(deps.db, w.id, deps.now());
+  await markAttested(deps.db, w.id, deps.now());
   deps.checkpoint?.('attested');
   return { next: 'now' };
 }
@@ -163,7 +163,7 @@ async function prepareAndSign(deps: WithdrawalDeps, w: WithdrawalRow): Promise<S
   } catch (error) {
     return { next: 'fail', reason: reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `wallet ${w.wallet} could not sign the withdrawal: ${shortErrorMessage(error)}`), outcome: 'refused' };
   }
-  recordSigned(deps.db, w.id, { nonce: prepared.nonce, preparedAmount: amount, additionalData: prepared.additionalData ?? null, signature, nowMs: deps.now() });
+  await recordSigned(deps.db, w.id, { nonce: prepared.nonce, preparedAmount: amount, additionalData: prepared.additionalData ?? null, signature, nowMs: deps.now() });
   deps.checkpoint?.('signed');
   return { next: 'now' };
 }
@@ -198,13 +198,13 @@ async function execute(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {
       signature: w.signature!,
       ...(w.additionalData !== null ? { additionalData: w.additionalData } : {}),
     });
-    recordJob(deps.db, w.id, { jobId: job.jobId, jobStatus: job.status, adopted: false, nowMs: deps.now() });
+    await recordJob(deps.db, w.id, { jobId: job.jobId, jobStatus: job.status, adopted: false, nowMs: deps.now() });
   } catch (error) {
     const existing = existingJobIdOf(error);
     if (existing !== undefined) return adopt(deps, w, existing);
     if (error instanceof RelayApiError && error.httpStatus === 400) {
       deps.metrics?.withdrawalRestartsTotal.inc({ reason: 'rejected' });
-      restartWithdrawal(deps.db, w.id, { from: ['executing'], reason: `execute refused: ${error.apiMessage ?? error.message}`, nowMs: deps.now() });
+      await restartWithdrawal(deps.db, w.id, { from: ['executing'], reason: `execute refused: ${error.apiMessage ?? error.message}`, nowMs: deps.now() });
       return { next: 'now' };
     }
     return { next: 'transient', why: `execute: ${shortErrorMessage(error)}` };
@@ -213,13 +213,21 @@ async function execute(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {
   return { next: 'now' };
 }
 
-/** Adopts the job a 409 named, unless another of our withdrawals holds it (then this one waits its turn). */
-function adopt(deps: WithdrawalDeps, w: WithdrawalRow, jobId: string): Step {
-  const holder = getWithdrawalByJob(deps.db, jobId);
-  if (holder && holder.id !== w.id) {
+/**
+ * Adopts the job a 409 named, unless another of our withdrawals holds it (then this one waits its turn). The
+ * holder is looked up and the job recorded in one transaction, so no other writer records the job in between.
+ */
+async function adopt(deps: WithdrawalDeps, w: WithdrawalRow, jobId: string): Promise<Step> {
+  const { db } = deps;
+  const holder = await db.transaction(async () => {
+    const found = await getWithdrawalByJob(db, jobId);
+    if (found && found.id !== w.id) return found;
+    await recordJob(db, w.id, { jobId, jobStatus: 'processing', adopted: true, nowMs: deps.now() });
+    return undefined;
+  });
+  if (holder) {
     return { next: 'stop', why: `job ${jobId} of withdrawal ${holder.id} is in flight for the same owner and currency; this one waits for it` };
   }
-  recordJob(deps.db, w.id, { jobId, jobStatus: 'processing', adopted: true, nowMs: deps.now() });
   deps.checkpoint?.('job');
   return { next: 'now' };
 }
@@ -233,7 +241,7 @@ async function poll(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {
     if (error instanceof RelayApiError && error.httpStatus === 429) return { next: 'poll', ms: deps.config.rateLimitedPollMs };
     return { next: 'transient', why: `withdrawal status: ${shortErrorMessage(error)}` };
   }
-  if (status.status !== w.jobStatus) setJobStatus(deps.db, w.id, status.status, deps.now());
+  if (status.status !== w.jobStatus) await setJobStatus(deps.db, w.id, status.status, deps.now());
   switch (status.status) {
     case 'executed':
       return { next: 'complete', detail: `job ${jobId} executed` };
@@ -244,7 +252,7 @@ async function poll(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {
         return { next: 'fail', reason: reasonText('WITHDRAWAL_GAVE_UP', `${why}; ${w.attempts} job(s) started (withdrawals.maxAttempts ${deps.config.maxAttempts})`), outcome: 'failed' };
       }
       deps.metrics?.withdrawalRestartsTotal.inc({ reason: status.status });
-      restartWithdrawal(deps.db, w.id, { from: ['processing'], reason: why, nowMs: deps.now() });
+      await restartWithdrawal(deps.db, w.id, { from: ['processing'], reason: why, nowMs: deps.now() });
       return { next: 'now' };
     }
     case 'ready':

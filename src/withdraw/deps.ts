@@ -3,12 +3,12 @@
  * alone signs and talks to the node), the withdrawal chain's depository from GET /chains, the `withdrawals:`
  * settings, a clock and a sleep. Built by src/withdraw/recover.ts from the cycle context; tests build it directly.
  */
-import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { ChainAdapter } from '../chains/adapter.ts';
 import type { WithdrawalsConfig } from '../config/withdrawalsSchema.ts';
 import type { BallastMetrics } from '../metrics/metrics.ts';
 import type { RelayWithdrawalApi } from '../relay/withdrawalApi.ts';
+import type { StoreDb } from '../store/db.ts';
 
 /** Step boundaries at which a process death must be survivable (each right after a write). */
 export const WITHDRAWAL_CHECKPOINTS = ['created', 'attested', 'signed', 'job', 'tx-written', 'tx-sent', 'completed'] as const;
@@ -17,7 +17,7 @@ export type WithdrawalCheckpoint = (typeof WITHDRAWAL_CHECKPOINTS)[number];
 
 /** Everything one withdrawal needs. Times in ms. */
 export interface WithdrawalDeps {
-  db: Database.Database;
+  db: StoreDb;
   relay: RelayWithdrawalApi;
   /** The adapter of the deposit chain (the owner signs there and the ready transaction is sent there). */
   adapter: ChainAdapter;

@@ -70,7 +70,7 @@ export async function onReady(deps: WithdrawalDeps, w: WithdrawalRow, transactio
     return { next: 'transient', why: `signing the ready transaction failed: ${shortErrorMessage(error)}` };
   }
   const stored: StoredReadyTx = { transaction, signed: signed.request, expirationSec: verdict.expirationSec.toString() };
-  recordReadyTx(deps.db, w.id, { tx: stored, txHash: signed.txHash, rawTx: signed.rawTx, nowMs: deps.now() });
+  await recordReadyTx(deps.db, w.id, { tx: stored, txHash: signed.txHash, rawTx: signed.rawTx, nowMs: deps.now() });
   deps.checkpoint?.('tx-written');
   return { next: 'now' };
 }
@@ -92,19 +92,19 @@ export async function onSending(deps: WithdrawalDeps, w: WithdrawalRow, remainin
     return { next: 'transient', why: `looking up ready transaction ${w.txHash} failed: ${shortErrorMessage(error)}` };
   }
   if (found.state === 'mined') {
-    if (w.txStatus !== found.status) setReadyTxStatus(db, w.id, found.status, deps.now());
+    if (w.txStatus !== found.status) await setReadyTxStatus(db, w.id, found.status, deps.now());
     if (found.status === 'confirmed') return { next: 'complete', detail: `job ${w.jobId}, transaction ${w.txHash} in block ${found.blockNumber}` };
-    dropReadyTx(db, w.id, { why: `ready transaction ${w.txHash} of job ${w.jobId} reverted in block ${found.blockNumber}`, revertedTx: w.txHash!, nowMs: deps.now() });
+    await dropReadyTx(db, w.id, { why: `ready transaction ${w.txHash} of job ${w.jobId} reverted in block ${found.blockNumber}`, revertedTx: w.txHash!, nowMs: deps.now() });
     return { next: 'now' };
   }
   if (found.state === 'dropped') {
-    dropReadyTx(db, w.id, { why: `ready transaction ${w.txHash} can never land (its nonce was used by another transaction)`, nowMs: deps.now() });
+    await dropReadyTx(db, w.id, { why: `ready transaction ${w.txHash} can never land (its nonce was used by another transaction)`, nowMs: deps.now() });
     return { next: 'now' };
   }
   if (found.state === 'unknown') {
     const expiration = BigInt(stored?.expirationSec ?? '0');
     if (expiration <= BigInt(Math.floor(deps.now() / 1000))) {
-      dropReadyTx(db, w.id, { why: `ready transaction ${w.txHash} is not on chain and its call request expired at ${expiration}`, nowMs: deps.now() });
+      await dropReadyTx(db, w.id, { why: `ready transaction ${w.txHash} is not on chain and its call request expired at ${expiration}`, nowMs: deps.now() });
       return { next: 'now' };
     }
     try {
@@ -112,7 +112,7 @@ export async function onSending(deps: WithdrawalDeps, w: WithdrawalRow, remainin
     } catch (error) {
       deps.logger.warn({ withdrawalId: w.id, txHash: w.txHash, err: shortErrorMessage(error) }, 'broadcasting the ready transaction failed; outcome unknown, looked up again');
     }
-    if (w.txStatus === 'signed') setReadyTxStatus(db, w.id, 'sent', deps.now());
+    if (w.txStatus === 'signed') await setReadyTxStatus(db, w.id, 'sent', deps.now());
     deps.checkpoint?.('tx-sent');
   }
   try {

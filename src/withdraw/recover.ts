@@ -66,7 +66,7 @@ export interface RecoverOptions {
  */
 export async function recoverDeposits(ctx: CycleContext, opts: RecoverOptions = {}): Promise<WithdrawalReportItem[]> {
   const chains = indexChains(opts.chainsDoc ?? (await ctx.relay.getChains()).chains);
-  const candidates = opts.requestId !== undefined ? requested(ctx, opts.requestId) : automatic(ctx);
+  const candidates = opts.requestId !== undefined ? await requested(ctx, opts.requestId) : await automatic(ctx);
   const report: WithdrawalReportItem[] = [];
   for (const c of candidates) {
     if (ctx.signal?.aborted) break;
@@ -74,10 +74,10 @@ export async function recoverDeposits(ctx: CycleContext, opts: RecoverOptions = 
       report.push(await recoverOne(ctx, chains, c, opts));
     } catch (error) {
       ctx.logger.error({ component: 'withdraw', transferId: c.transfer.id, err: shortErrorMessage(error) }, 'withdrawal pass failed for this transfer');
-      report.push(line(c.transfer, getWithdrawalOfTransfer(ctx.db, c.transfer.id), 'pending', shortErrorMessage(error)));
+      report.push(line(c.transfer, await getWithdrawalOfTransfer(ctx.db, c.transfer.id), 'pending', shortErrorMessage(error)));
     }
   }
-  ctx.metrics.withdrawalsOpen.set(listOpenWithdrawals(ctx.db).length);
+  ctx.metrics.withdrawalsOpen.set((await listOpenWithdrawals(ctx.db)).length);
   return report;
 }
 
@@ -101,20 +101,20 @@ export async function recoverInCycle(ctx: CycleContext, chainsDoc: ChainsRespons
   }
 }
 
-function automatic(ctx: CycleContext): Candidate[] {
-  const transfers = [...listInFlightTransfers(ctx.db), ...listUnresolvedFailures(ctx.db)];
-  const open = listOpenWithdrawals(ctx.db);
+async function automatic(ctx: CycleContext): Promise<Candidate[]> {
+  const transfers = [...(await listInFlightTransfers(ctx.db)), ...(await listUnresolvedFailures(ctx.db))];
+  const open = await listOpenWithdrawals(ctx.db);
   // A withdrawal under way is resumed even if its transfer is no longer in flight or unresolved.
-  for (const w of open) if (!transfers.some((t) => t.id === w.transferId)) transfers.push(getTransfer(ctx.db, w.transferId)!); // FK: the transfer exists
-  const withdrawals = withdrawalsOfTransfers(ctx.db, transfers.map((t) => t.id));
+  for (const w of open) if (!transfers.some((t) => t.id === w.transferId)) transfers.push((await getTransfer(ctx.db, w.transferId))!); // FK: the transfer exists
+  const withdrawals = await withdrawalsOfTransfers(ctx.db, transfers.map((t) => t.id));
   return selectCandidates(transfers, withdrawals, ctx.now(), ctx.config.withdrawals.unfilledAfterSec);
 }
 
-function requested(ctx: CycleContext, requestId: string): Candidate[] {
-  const id = transferIdOfRequest(ctx.db, requestId);
-  const transfer = id === undefined ? undefined : getTransfer(ctx.db, id);
+async function requested(ctx: CycleContext, requestId: string): Promise<Candidate[]> {
+  const id = await transferIdOfRequest(ctx.db, requestId);
+  const transfer = id === undefined ? undefined : await getTransfer(ctx.db, id);
   if (!transfer) throw new Error(`no transfer of ours has request id ${requestId}; see \`ballast history\``);
-  return [{ transfer, withdrawal: getWithdrawalOfTransfer(ctx.db, transfer.id), why: 'resume' }];
+  return [{ transfer, withdrawal: await getWithdrawalOfTransfer(ctx.db, transfer.id), why: 'resume' }];
 }
 
 async function recoverOne(ctx: CycleContext, chains: ChainsIndex, c: Candidate, opts: RecoverOptions): Promise<WithdrawalReportItem> {
@@ -125,8 +125,8 @@ async function recoverOne(ctx: CycleContext, chains: ChainsIndex, c: Candidate, 
   if (w && reopen && !refusedBeforeAttest(w)) {
     // Past the eligibility check once: the record now says the deposit is hub balance (isWithdrawable false), and
     // attesting again is idempotent, so the withdrawal simply starts over.
-    reopenWithdrawal(ctx.db, w.id, ctx.now());
-    w = getWithdrawalOfTransfer(ctx.db, t.id)!; // updated just above
+    await reopenWithdrawal(ctx.db, w.id, ctx.now());
+    w = (await getWithdrawalOfTransfer(ctx.db, t.id))!; // updated just above
   } else if (!w || reopen) {
     if (!w && t.status !== 'deposited' && !(t.status === 'failure' && t.resolvedAtMs === null)) {
       return line(t, w, 'skipped', `transfer is ${t.status}${t.resolvedAtMs !== null ? ' (resolved)' : ''}: only a deposited or an unresolved failed transfer has a deposit to withdraw`);
@@ -163,12 +163,12 @@ async function start(
     chain: t.originChain, chainId: t.originChainId, chainSlug: slug, wallet, owner: t.user, recipient: t.user,
     currency: t.originCurrency, amount: t.amountIn, depositTx,
   };
-  const refuse = (reason: string): WithdrawalReportItem => {
+  const refuse = async (reason: string): Promise<WithdrawalReportItem> => {
     log.error({ reason }, 'deposit not withdrawn');
     ctx.metrics.withdrawalsTotal.inc({ outcome: 'refused' });
     if (existing) return line(t, existing, 'refused', reason);
-    const id = createRefusedWithdrawal(ctx.db, { ...described, transferId: t.id, requestId: t.requestId ?? '', reason, nowMs: ctx.now() });
-    return line(t, getWithdrawalOfTransfer(ctx.db, t.id) ?? null, 'refused', reason, id);
+    const id = await createRefusedWithdrawal(ctx.db, { ...described, transferId: t.id, requestId: t.requestId ?? '', reason, nowMs: ctx.now() });
+    return line(t, (await getWithdrawalOfTransfer(ctx.db, t.id)) ?? null, 'refused', reason, id);
   };
   // Before any API call: an owner whose VM cannot sign a withdrawal (spec: Bitcoin and Lighter owners are rejected).
   if (!adapter.signWithdrawalDigest) {
@@ -191,11 +191,11 @@ async function start(
   }
   if (verdict.kind === 'mismatch') return refuse(reasonText('WITHDRAWAL_NOT_ELIGIBLE', verdict.why));
   const nowMs = ctx.now();
-  if (existing) reopenWithdrawal(ctx.db, existing.id, nowMs, verdict.fields);
-  else createWithdrawal(ctx.db, { ...verdict.fields, transferId: t.id, requestId: t.requestId, nowMs });
+  if (existing) await reopenWithdrawal(ctx.db, existing.id, nowMs, verdict.fields);
+  else await createWithdrawal(ctx.db, { ...verdict.fields, transferId: t.id, requestId: t.requestId, nowMs });
   opts.checkpoint?.('created');
   log.warn({ amount: String(verdict.fields.amount), depositTx }, 'unfilled deposit is withdrawable; withdrawing it back to the treasury');
-  return { withdrawal: getWithdrawalOfTransfer(ctx.db, t.id)! }; // written just above
+  return { withdrawal: (await getWithdrawalOfTransfer(ctx.db, t.id))! }; // written just above
 }
 
 function depsFor(ctx: CycleContext, chains: ChainsIndex, w: WithdrawalRow, opts: RecoverOptions): WithdrawalDeps {

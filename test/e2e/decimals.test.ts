@@ -42,7 +42,7 @@ describe('token decimals checked against the contract', () => {
       expect(await treasuryNonce(sandbox, 'alpha')).toBe(nonce);
       expect(await usdcBalance(sandbox, 'alpha')).toBe(90_000n * 1_000_000n);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -53,7 +53,7 @@ describe('token decimals checked against the contract', () => {
       expect(report.plan.decisions.filter((d) => d.kind === 'chain_unreadable')).toEqual([]);
       expect(report.plan.transfers.map((t) => [t.from.chain, t.to.chain, t.amountIn])).toEqual([['alpha', 'beta', 20_000n * 1_000_000n]]);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });

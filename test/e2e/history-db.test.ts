@@ -34,11 +34,11 @@ describe('--db naming a missing file', () => {
     expect(existsSync(path.dirname(missing))).toBe(false);
   });
 
-  it('a PostgreSQL URL is refused in one line, the password hidden', async () => {
+  it('a PostgreSQL URL nobody answers at is one line (exit 1), the password hidden', async () => {
     const result = await runCli(['history', '--db', 'postgres://ballast:s3cret-pw@127.0.0.1:5/ballast']);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toContain('reads a SQLite store only so far');
+    expect(result.stderr).toContain('store: postgres://ballast:***@127.0.0.1:5/ballast cannot be reached');
     expect(result.stderr).not.toContain('s3cret-pw');
   });
 });

@@ -74,7 +74,7 @@ describe('operator metrics after a cycle', () => {
       expect(usd).toBeGreaterThan(9_000);
       expect(usd).toBeLessThan(11_000);
       // A fresh process (a one-shot run) recovers the price from the quotes table.
-      const recovered = new UsdPriceBook().priceOf('USDC', ballast.db);
+      const recovered = await new UsdPriceBook().priceOf('USDC', ballast.db);
       expect(recovered?.source).toBe('quote');
 
       // Signer gas: anvil funds the treasury with ETH; alpha's minimum is set far above it.
@@ -106,7 +106,7 @@ describe('operator metrics after a cycle', () => {
 
       expect(promtool(text)).toBe('');
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   }, 120_000);
 
@@ -128,7 +128,7 @@ describe('operator metrics after a cycle', () => {
       expect(sample(text, 'ballast_last_cycle_timestamp_seconds')).toBeGreaterThan(0);
       expect(promtool(text)).toBe('');
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   }, 120_000);
   it('reads Solana and Bitcoin signer gas (lamports; the whole BTC balance, reserve included)', async () => {
@@ -153,7 +153,7 @@ describe('operator metrics after a cycle', () => {
       expect(sample(text, 'ballast_rpc_errors_total', 'chain="bitcoin"')).toBe(0);
       expect(promtool(text)).toBe('');
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   }, 180_000);
 });

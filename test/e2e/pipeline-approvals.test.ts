@@ -68,7 +68,7 @@ async function runUsdtCycle(s: Sandbox) {
     const report = await ballast.runCycle('once');
     expect(report.attempts.map((a) => a.outcome)).toEqual(['success']);
     expect(report.attempts[0]!.planned.amountIn).toBe(20_000n * USDT);
-    const transfers = listRecentTransfers(ballast.db, 10);
+    const transfers = await listRecentTransfers(ballast.db, 10);
     expect(transfers).toHaveLength(1);
     const transfer = transfers[0]!;
     expect(transfer.status).toBe('success');
@@ -80,7 +80,7 @@ async function runUsdtCycle(s: Sandbox) {
     }
     return transfer;
   } finally {
-    ballast.close();
+    await ballast.close();
   }
 }
 
@@ -149,7 +149,7 @@ describe('ballast allowances', () => {
       expect(strict.code).toBe(1);
       expect(strict.stdout).toContain('anyone may spend: revoke (approve 0)');
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });

@@ -27,7 +27,7 @@ describe('a failed deposit pauses its route', () => {
     try {
       const first = await ballast.runCycle('once');
       expect(first.attempts.map((a) => a.outcome)).toEqual(['failure']);
-      const [failed] = listRecentTransfers(ballast.db, 10);
+      const [failed] = await listRecentTransfers(ballast.db, 10);
       expect(failed!.status).toBe('failure');
       expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC); // the deposit sits in the depository
 
@@ -58,11 +58,11 @@ describe('a failed deposit pauses its route', () => {
       const after = await ballast.runCycle('once');
       expect(after.attempts.map((a) => a.outcome)).toEqual(['success']);
       expect(after.plan.decisions.some((d) => d.kind === 'route_paused')).toBe(false);
-      const history = listRecentTransfers(ballast.db, 10);
+      const history = await listRecentTransfers(ballast.db, 10);
       expect(history.map((t) => t.status)).toEqual(['success', 'failure']);
       expect(history[1]!.events.at(-1)!.detail).toBe('resolved by the operator: withdrawn by ops');
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });

@@ -55,8 +55,8 @@ async function hitCount(ballast: Ballast, reason: string): Promise<number> {
   return metric.values.find((v) => v.labels.reason === reason)?.value ?? 0;
 }
 
-function recipients(ballast: Ballast): string[] {
-  return listRecentTransfers(ballast.db, 10).map((t) => t.recipient.toLowerCase());
+async function recipients(ballast: Ballast): Promise<string[]> {
+  return (await listRecentTransfers(ballast.db, 10)).map((t) => t.recipient.toLowerCase());
 }
 
 describe('a limit that refuses every planned transfer', () => {
@@ -78,14 +78,14 @@ describe('a limit that refuses every planned transfer', () => {
         expect(a.outcome).toBe('skipped_limit');
         expect(a.quoteId !== undefined).toBe(quoted);
       }
-      const hits = listLimitHits(ballast.db, 10);
+      const hits = await listLimitHits(ballast.db, 10);
       expect(hits.map((h) => h.reason)).toEqual([reason, reason]);
       expect(hits[0]!.detail).toMatch(/^policy\.limits\./);
       expect(await hitCount(ballast, reason)).toBe(2);
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(0);
       expect(await treasurySnapshot()).toEqual(before);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });
@@ -98,12 +98,12 @@ describe('limits that let one transfer through', () => {
       const outcomes = report.attempts.map((a) => [a.planned.to.wallet, a.outcome]);
       expect(outcomes).toContainEqual(['ops', 'skipped_limit']);
       expect(outcomes).toContainEqual(['treasury', 'success']);
-      const hit = listLimitHits(ballast.db, 10);
+      const hit = await listLimitHits(ballast.db, 10);
       expect(hit.map((h) => h.reason)).toEqual(['recipient_not_allowed']);
-      expect(recipients(ballast)).toEqual([sandbox.accounts.treasury.address.toLowerCase()]);
+      expect(await recipients(ballast)).toEqual([sandbox.accounts.treasury.address.toLowerCase()]);
       expect(await hitCount(ballast, 'recipient_not_allowed')).toBe(1);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -113,13 +113,13 @@ describe('limits that let one transfer through', () => {
     try {
       const report = await ballast.runCycle('once');
       expect(report.attempts.map((a) => a.outcome)).toEqual(['success', 'skipped_limit']);
-      const [hit] = listLimitHits(ballast.db, 10);
+      const [hit] = await listLimitHits(ballast.db, 10);
       expect(hit!.reason).toBe('transfers_per_hour');
       expect(hit!.detail).toBe('policy.limits.maxTransfersPerHour 1: 1 used in 1 h + 1 for this transfer');
-      signed = listRecentTransfers(ballast.db, 10);
+      signed = await listRecentTransfers(ballast.db, 10);
       expect(signed).toHaveLength(1);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
     // `ballast limits` reads the same store: one transfer used, the refusal listed.
     const cli = await runCli(['limits', '--config', configFile, '--json'], { env: sandboxEnv(sandbox, store) });
@@ -134,7 +134,7 @@ describe('limits that let one transfer through', () => {
   it('daily notional: the cap is whole units summed over the day, exact at the boundary', async () => {
     const probe = twoTransferSetup({});
     const planned = (await probe.ballast.runCycle('plan')).plan.transfers.map((t) => t.amountIn);
-    probe.ballast.close();
+    await probe.ballast.close();
     expect(planned).toHaveLength(2);
     // USDC has 6 decimals here: a cap of exactly the first transfer lets it through and stops the second.
     const first = planned[0]!;
@@ -143,9 +143,9 @@ describe('limits that let one transfer through', () => {
     try {
       const report = await ballast.runCycle('once');
       expect(report.attempts.map((a) => a.outcome)).toEqual(['success', 'skipped_limit']);
-      expect(listLimitHits(ballast.db, 10)[0]!.detail).toMatch(new RegExp(`^policy\\.limits\\.dailyNotional\\.USDC ${cap.replace(/\.?0+$/, '').replace('.', '\\.')} USDC: `));
+      expect((await listLimitHits(ballast.db, 10))[0]!.detail).toMatch(new RegExp(`^policy\\.limits\\.dailyNotional\\.USDC ${cap.replace(/\.?0+$/, '').replace('.', '\\.')} USDC: `));
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });
@@ -159,7 +159,7 @@ describe('kill-switch file', () => {
     try {
       const halted = await ballast.runCycle('once');
       expect(halted.attempts.map((a) => a.outcome)).toEqual(['skipped_limit']);
-      expect(listLimitHits(ballast.db, 10)[0]!.detail).toContain(file);
+      expect((await listLimitHits(ballast.db, 10))[0]!.detail).toContain(file);
       expect(await hitCount(ballast, 'kill_switch_file')).toBe(1);
       expect(await ballast.metrics.registry.getSingleMetricAsString('ballast_kill_switch_engaged')).toMatch(/ballast_kill_switch_engaged 1$/m);
       expect(await treasurySnapshot()).toEqual(before);
@@ -170,7 +170,7 @@ describe('kill-switch file', () => {
       expect(await ballast.metrics.registry.getSingleMetricAsString('ballast_kill_switch_engaged')).toMatch(/ballast_kill_switch_engaged 0$/m);
       expect((await treasurySnapshot()).alpha).toBeLessThan(before.alpha);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });

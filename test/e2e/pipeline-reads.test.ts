@@ -65,7 +65,7 @@ describe('a fill landing between the balance read and the in-flight refresh', ()
     const betaDecision = second.plan.decisions.find((d) => d.chain === 'beta' && ['in_band', 'surplus', 'deficit'].includes(d.kind));
     expect(betaDecision?.kind).toBe('in_band');
     expect(second.plan.transfers).toEqual([]);
-    expect(listRecentTransfers(ballast.db, 5)).toHaveLength(1);
+    expect(await listRecentTransfers(ballast.db, 5)).toHaveLength(1);
   });
 
   it('is counted once when the refresh closes the transfer: its fill after the read stays credited, no second payment', async () => {
@@ -75,7 +75,7 @@ describe('a fill landing between the balance read and the in-flight refresh', ()
     expect(betaDecision?.kind).toBe('in_band');
     expect(second.plan.transfers).toEqual([]);
     expect(second.attempts).toEqual([]);
-    expect(listRecentTransfers(ballast.db, 5).map((t) => t.status)).toEqual(['success']);
+    expect((await listRecentTransfers(ballast.db, 5)).map((t) => t.status)).toEqual(['success']);
     expect(await usdcBalance(s, 'alpha')).toBe(70_000n * USDC); // one deposit of 20000, not two
   });
 });

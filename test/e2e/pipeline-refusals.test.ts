@@ -58,14 +58,12 @@ describe('fee policy on sandbox quotes', () => {
       expect(attempt.outcome).toBe('skipped_fee');
       expect(attempt.fee?.accepted).toBe(false);
       expect(attempt.fee && !attempt.fee.accepted && attempt.fee.reason).toBe(reason);
-      const row = ballast.db
-        .prepare('SELECT accepted, reason FROM fee_decisions WHERE quote_id = ?')
-        .get(attempt.quoteId) as { accepted: number; reason: string };
+      const row = await ballast.db.get<{ accepted: number; reason: string }>('SELECT accepted, reason FROM fee_decisions WHERE quote_id = ?', attempt.quoteId!);
       expect(row).toEqual({ accepted: 0, reason });
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(0);
       expect(await snapshot()).toEqual(before);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });
@@ -112,10 +110,10 @@ describe('fee policy on tampered sandbox quotes that guarantee too little', () =
       const attempt = report.attempts[0]!;
       expect(attempt.outcome).toBe('skipped_fee');
       expect(attempt.fee?.accepted ? null : attempt.fee?.reason).toBe('guaranteed_loss_bps');
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(0);
       expect(await snapshot()).toEqual(before);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });
@@ -132,15 +130,13 @@ describe('local verification on tampered sandbox quotes', () => {
       expect(attempt.outcome).toBe('refused_verification');
       const failed = attempt.verdict!.rules.filter((r) => !r.ok).map((r) => r.rule);
       expect(failed).toContain(rule);
-      const row = ballast.db
-        .prepare('SELECT ok, rules_json FROM verdicts WHERE quote_id = ?')
-        .get(attempt.quoteId) as { ok: number; rules_json: string };
+      const row = (await ballast.db.get<{ ok: number; rules_json: string }>('SELECT ok, rules_json FROM verdicts WHERE quote_id = ?', attempt.quoteId!))!;
       expect(row.ok).toBe(0);
       expect((JSON.parse(row.rules_json) as { rule: string; ok: boolean }[]).filter((r) => !r.ok).map((r) => r.rule)).toEqual(failed);
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(0);
       expect(await snapshot()).toEqual(before);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });
@@ -155,10 +151,10 @@ describe('deadline too close to send every item', () => {
       const attempt = report.attempts[0]!;
       expect(attempt.outcome).toBe('refused_verification');
       expect(attempt.verdict!.rules.filter((r) => !r.ok).map((r) => r.rule)).toEqual(['deadline']);
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(0);
       expect(await snapshot()).toEqual(before);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });
@@ -175,14 +171,14 @@ describe('unreadable chain', () => {
       expect(renderAttempts(report)).toBe('nothing to move this cycle: chain(s) beta could not be read, so their targets were not planned');
       expect(report.plan.transfers).toHaveLength(0);
       expect(report.plan.decisions.filter((d) => d.kind === 'chain_unreadable').map((d) => d.chain)).toContain('beta');
-      const rows = ballast.db.prepare('SELECT chain, amount, error FROM balances ORDER BY chain').all() as { chain: string; amount: string | null; error: string | null }[];
+      const rows = await ballast.db.all<{ chain: string; amount: string | null; error: string | null }>('SELECT chain, amount, error FROM balances ORDER BY chain');
       expect(rows.find((r) => r.chain === 'alpha')!.amount).toBe((90_000n * 1_000_000n).toString());
       const beta = rows.find((r) => r.chain === 'beta')!;
       expect(beta.amount).toBeNull();
       expect(beta.error).toBeTruthy();
       expect(await snapshot()).toEqual(before);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -202,7 +198,7 @@ describe('unreadable chain', () => {
       }
       expect(await snapshot()).toEqual(before);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });

@@ -37,12 +37,12 @@ async function cycleWatchingStatuses(s: Sandbox) {
   })();
   try {
     const report = await ballast.runCycle('once');
-    const transfers = listRecentTransfers(ballast.db, 5);
+    const transfers = await listRecentTransfers(ballast.db, 5);
     return { report, transfers, logLines, served, metrics: await ballast.metrics.registry.metrics() };
   } finally {
     stop = true;
     await watcher;
-    ballast.close();
+    await ballast.close();
   }
 }
 

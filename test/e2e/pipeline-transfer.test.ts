@@ -43,7 +43,7 @@ describe('rebalancing cycle', () => {
       expect(betaAfter - betaBefore >= minOut).toBe(true);
       expect(minOut >= attempt.minOutRequired!).toBe(true);
 
-      const [transfer, ...others] = listRecentTransfers(ballast.db, 10);
+      const [transfer, ...others] = await listRecentTransfers(ballast.db, 10);
       expect(others).toHaveLength(0);
       expect(transfer!.status).toBe('success');
       expect(transfer!.relayStatus).toBe('success');
@@ -70,9 +70,9 @@ describe('rebalancing cycle', () => {
       const second = await ballast.runCycle('once');
       expect(second.outcome).toBe('ok');
       expect(second.plan.transfers).toHaveLength(0);
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(1);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -84,7 +84,7 @@ describe('rebalancing cycle', () => {
       const report = await ballast.runCycle('once');
       expect(report.outcome).toBe('error');
       expect(report.attempts[0]!.outcome).toBe('refund');
-      const [transfer] = listRecentTransfers(ballast.db, 10);
+      const [transfer] = await listRecentTransfers(ballast.db, 10);
       expect(transfer!.status).toBe('refund');
       expect(transfer!.events.map((e) => e.toStatus)).toEqual(['prepared', 'broadcast', 'deposited', 'refund']);
       // the reason the status gave is kept in the history (failReason UNKNOWN: the sandbox's default)
@@ -92,7 +92,7 @@ describe('rebalancing cycle', () => {
       expect(await usdcBalance(sandbox, 'alpha')).toBe(alphaBefore); // the solver returned the deposit
       expect(await usdcBalance(sandbox, 'beta')).toBe(10_000n * USDC);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -123,7 +123,7 @@ describe('rebalancing cycle', () => {
       const attempt = report.attempts[0]!;
       expect(attempt.planned.amountIn).toBe(15n * ether); // beta 5 → target 20
       expect(attempt.outcome).toBe('success');
-      const [transfer] = listRecentTransfers(ballast.db, 10);
+      const [transfer] = await listRecentTransfers(ballast.db, 10);
       expect(transfer!.txs.map((t) => t.stepId)).toEqual(['deposit']); // no approval for native value
       const deposit = await alpha.publicClient.getTransaction({ hash: transfer!.txs[0]!.txHash as `0x${string}` });
       expect(deposit.value).toBe(15n * ether);
@@ -132,7 +132,7 @@ describe('rebalancing cycle', () => {
       expect(betaBalance - 5n * ether >= transfer!.minOut).toBe(true);
       expect(await alpha.publicClient.getBalance({ address: treasury }) < 35n * ether).toBe(true); // 15 ETH + gas left
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -146,19 +146,19 @@ describe('rebalancing cycle', () => {
       expect(refused.attempts[0]!.error).toContain('RELAY_HTTP_401');
       expect(exitCodeForReport(refused)).toBe(2); // a configuration error: fix relay.apiKey
     } finally {
-      wrong.ballast.close();
+      await wrong.ballast.close();
     }
     const right = ballastOnSandbox(sandbox, tmp.dir, { relay: { apiKey: '${RELAY_API_KEY}' } }, { RELAY_API_KEY: key });
     try {
       const report = await right.ballast.runCycle('once');
       expect(report.attempts[0]!.outcome).toBe('success');
-      const dump = (right.ballast.db.prepare('SELECT request_json, raw_json FROM quotes').all() as object[]).map((r) => JSON.stringify(r)).join('');
+      const dump = (await right.ballast.db.all<object>('SELECT request_json, raw_json FROM quotes')).map((r) => JSON.stringify(r)).join('');
       expect(dump.length).toBeGreaterThan(1000);
       expect(dump).not.toContain(key);
       expect(right.logLines.join('').length).toBeGreaterThan(100);
       expect(right.logLines.join('')).not.toContain(key);
     } finally {
-      right.ballast.close();
+      await right.ballast.close();
     }
   });
 
@@ -175,13 +175,13 @@ describe('rebalancing cycle', () => {
       expect(report.outcome).toBe('error');
       expect(report.attempts[0]!.outcome).toBe('quote_error');
       expect(report.attempts[0]!.error).toContain('INSUFFICIENT_LIQUIDITY');
-      const row = ballast.db.prepare('SELECT code, message FROM quote_errors').get() as { code: string; message: string };
+      const row = (await ballast.db.get<{ code: string; message: string }>('SELECT code, message FROM quote_errors'))!;
       expect(row.code).toBe('RELAY_HTTP_400');
       expect(row.message).toContain('errorCode INSUFFICIENT_LIQUIDITY');
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(0);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(0);
       expect(await usdcBalance(sandbox, 'alpha')).toBe(90_000n * USDC);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -192,27 +192,27 @@ describe('rebalancing cycle', () => {
     try {
       const first = await ballast.runCycle('once');
       expect(first.attempts[0]!.outcome).toBe('in_flight');
-      expect(listRecentTransfers(ballast.db, 10).map((t) => t.status)).toEqual(['deposited']);
+      expect((await listRecentTransfers(ballast.db, 10)).map((t) => t.status)).toEqual(['deposited']);
 
       const second = await ballast.runCycle('once');
       expect(second.outcome).toBe('ok');
       expect(second.plan.transfers).toHaveLength(0);
       expect(second.plan.decisions.map((d) => d.kind)).toContain('in_flight_credited');
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(1);
 
       // Wait until the sandbox reports the delayed fill final (the balance moves a little before the status
       // does), then a cycle closes the transfer and still plans nothing.
-      const requestId = listRecentTransfers(ballast.db, 1)[0]!.requestId!;
+      const requestId = (await listRecentTransfers(ballast.db, 1))[0]!.requestId!;
       const status = async () => ((await (await fetch(`${sandbox!.apiUrl}/intents/status/v3?requestId=${requestId}`)).json()) as { status: string }).status;
       for (let i = 0; i < 160 && (await status()) !== 'success'; i++) await new Promise((r) => setTimeout(r, 250));
       expect(await status()).toBe('success');
       const third = await ballast.runCycle('once');
       expect(third.plan.transfers).toHaveLength(0);
-      const transfers = listRecentTransfers(ballast.db, 10);
+      const transfers = await listRecentTransfers(ballast.db, 10);
       expect(transfers).toHaveLength(1);
       expect(transfers[0]!.status).toBe('success');
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });

@@ -37,8 +37,8 @@ async function writeAheadWithoutExecuting(ballast: Ballast, opts: { skipApproval
   const planned = report.plan.transfers[0]!;
   const request = buildQuoteRequest(planned, { slippageBps: 50 });
   const { quote, raw } = await ctx.relay.quote(request);
-  const cycleId = startCycle(ctx.db, { mode: 'once', startedAtMs: ctx.now() });
-  const quoteId = recordQuote(ctx.db, { cycleId, planId: null, requestId: quote.requestId ?? null, orderId: quote.protocol!.v2!.orderId, request, raw, receivedAtMs: ctx.now() });
+  const cycleId = await startCycle(ctx.db, { mode: 'once', startedAtMs: ctx.now() });
+  const quoteId = await recordQuote(ctx.db, { cycleId, planId: null, requestId: quote.requestId ?? null, orderId: quote.protocol!.v2!.orderId, request, raw, receivedAtMs: ctx.now() });
   // The test signs as the executor would, with its own client of the same node and the treasury's key.
   const alpha = sandbox!.chains.find((c) => c.def.slug === 'alpha')!.publicClient;
   const account = sandbox!.accounts.treasury;
@@ -49,7 +49,7 @@ async function writeAheadWithoutExecuting(ballast: Ballast, opts: { skipApproval
   // With skipApproval the allowance already covers the payment: like the executor, only the deposit is sent.
   const firstItem = opts.skipApproval ? items[items.length - 1]! : items[0]!;
   const approve = await signEvmStepItem(alpha, account, EvmTxDataSchema.parse(firstItem.item.data), nonce);
-  const { transferId } = createTransfer(ctx.db, {
+  const { transferId } = await createTransfer(ctx.db, {
     cycleId,
     quoteId,
     asset: 'USDC',
@@ -91,7 +91,7 @@ describe('reconciliation of interrupted transfers', () => {
       await w.alpha.sendRawTransaction({ serializedTransaction: w.approve.rawTx });
       await w.alpha.waitForTransactionReceipt({ hash: w.approve.txHash });
       const deposit = await signEvmStepItem(w.alpha, w.account, EvmTxDataSchema.parse(w.items[1]!.item.data), w.approve.nonce + 1);
-      addTransferTx(ballast.db, w.transferId, {
+      await addTransferTx(ballast.db, w.transferId, {
         stepId: 'deposit',
         itemIndex: 0,
         chainId: 31001,
@@ -102,19 +102,19 @@ describe('reconciliation of interrupted transfers', () => {
       });
       await w.alpha.sendRawTransaction({ serializedTransaction: deposit.rawTx });
       await w.alpha.waitForTransactionReceipt({ hash: deposit.txHash });
-      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('prepared');
+      expect((await getTransfer(ballast.db, w.transferId))!.status).toBe('prepared');
 
       // Wait for the solver's fill, then the next cycle reconciles, sees success, and plans nothing new.
       for (let i = 0; i < 60 && (await usdcBalance(sandbox, 'beta')) === 10_000n * USDC; i++) await new Promise((r) => setTimeout(r, 250));
       const report = await ballast.runCycle('once');
       expect(report.plan.transfers).toHaveLength(0);
-      const transfer = getTransfer(ballast.db, w.transferId)!;
+      const transfer = (await getTransfer(ballast.db, w.transferId))!;
       expect(transfer.status).toBe('success');
       expect(transfer.events.map((e) => e.toStatus)).toEqual(['prepared', 'broadcast', 'deposited', 'success']);
       expect(transfer.txs.map((t) => t.status)).toEqual(['confirmed', 'confirmed']);
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(1);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -142,19 +142,19 @@ describe('reconciliation of interrupted transfers', () => {
       // A first proof of absence is only noted: one node answer (perhaps from a lagging backend) fails nothing.
       const noted = await ballast.runCycle('once');
       expect(noted.attempts).toEqual([]);
-      const first = getTransfer(ballast.db, w.transferId)!;
+      const first = (await getTransfer(ballast.db, w.transferId))!;
       expect(first.status).toBe('prepared');
       expect(first.events.at(-1)?.detail).toMatch(/^no deposit for the order up to block [0-9]+: .*checked again before failing$/);
       skewMs = ABSENCE_RECHECK_MS + 1_000;
       const report = await ballast.runCycle('once');
-      const stuck = getTransfer(ballast.db, w.transferId)!;
+      const stuck = (await getTransfer(ballast.db, w.transferId))!;
       expect(stuck.status).toBe('origin_failed');
       expect(stuck.error).toContain('nonce was used by another transaction');
       // With the stuck transfer closed, the same cycle plans and completes the move.
       expect(report.attempts.map((a) => a.outcome)).toEqual(['success']);
       expect(await usdcBalance(sandbox, 'beta')).toBeGreaterThan(29_000n * USDC);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -166,17 +166,17 @@ describe('reconciliation of interrupted transfers', () => {
       const w = await writeAheadWithoutExecuting(ballast);
       const first = await ballast.runCycle('plan'); // deadline not passed yet: still in flight, nothing planned
       expect(first.plan.transfers).toHaveLength(0);
-      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('prepared');
+      expect((await getTransfer(ballast.db, w.transferId))!.status).toBe('prepared');
       await new Promise((r) => setTimeout(r, 3_000));
       sandbox.setFaults({ quoteDeadlineSec: 600 });
       expect((await ballast.runCycle('once')).attempts).toEqual([]); // first proof of absence: noted only
-      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('prepared');
+      expect((await getTransfer(ballast.db, w.transferId))!.status).toBe('prepared');
       skewMs = ABSENCE_RECHECK_MS + 1_000;
       const report = await ballast.runCycle('once');
-      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('origin_failed');
+      expect((await getTransfer(ballast.db, w.transferId))!.status).toBe('origin_failed');
       expect(report.attempts.map((a) => a.outcome)).toEqual(['success']);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -192,13 +192,13 @@ describe('reconciliation of interrupted transfers', () => {
 
       const report = await ballast.runCycle('once');
       expect(report.plan.transfers).toHaveLength(0);
-      const transfer = getTransfer(ballast.db, w.transferId)!;
+      const transfer = (await getTransfer(ballast.db, w.transferId))!;
       expect(transfer.status).toBe('success');
       expect(transfer.txs.map((t) => [t.stepId, t.status])).toEqual([['deposit', 'confirmed']]);
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(1);
       expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -228,16 +228,16 @@ describe('reconciliation of interrupted transfers', () => {
 
       const report = await ballast.runCycle('once');
       expect(report.plan.transfers).toHaveLength(0);
-      const transfer = getTransfer(ballast.db, w.transferId)!;
+      const transfer = (await getTransfer(ballast.db, w.transferId))!;
       expect(transfer.status).toBe('success');
       expect(transfer.txs.map((t) => [t.stepId, t.txHash])).toEqual([
         ['deposit', d.txHash],
         ['deposit:replacement', spedHash],
       ]);
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(1);
       expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 
@@ -258,22 +258,22 @@ describe('reconciliation of interrupted transfers', () => {
       await direct.sendRawTransaction({ serializedTransaction: w.approve.rawTx });
       await direct.waitForTransactionReceipt({ hash: w.approve.txHash });
       const deposit = await signEvmStepItem(direct, w.account, EvmTxDataSchema.parse(w.items[1]!.item.data), w.approve.nonce + 1);
-      addTransferTx(ballast.db, w.transferId, { stepId: 'deposit', itemIndex: 0, chainId: 31001, request: signedTxRecord(deposit), txHash: deposit.txHash, rawTx: deposit.rawTx, nowMs: Date.now() });
+      await addTransferTx(ballast.db, w.transferId, { stepId: 'deposit', itemIndex: 0, chainId: 31001, request: signedTxRecord(deposit), txHash: deposit.txHash, rawTx: deposit.rawTx, nowMs: Date.now() });
       await direct.sendRawTransaction({ serializedTransaction: deposit.rawTx });
       await direct.waitForTransactionReceipt({ hash: deposit.txHash });
 
       const first = await ballast.runCycle('once');
       expect(proxy.applied.length).toBeGreaterThan(0);
-      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('prepared'); // no decision on errors
+      expect((await getTransfer(ballast.db, w.transferId))!.status).toBe('prepared'); // no decision on errors
       expect(first.plan.transfers).toHaveLength(0); // still credited: nothing is paid again
 
       for (let i = 0; i < 60 && (await usdcBalance(sandbox, 'beta')) === 10_000n * USDC; i++) await new Promise((r) => setTimeout(r, 250));
-      for (let i = 0; i < 4 && getTransfer(ballast.db, w.transferId)!.status !== 'success'; i++) await ballast.runCycle('once');
-      expect(getTransfer(ballast.db, w.transferId)!.status).toBe('success');
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      for (let i = 0; i < 4 && (await getTransfer(ballast.db, w.transferId))!.status !== 'success'; i++) await ballast.runCycle('once');
+      expect((await getTransfer(ballast.db, w.transferId))!.status).toBe('success');
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(1);
       expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
     } finally {
-      ballast.close();
+      await ballast.close();
       await proxy.close();
     }
   });
@@ -289,18 +289,18 @@ describe('reconciliation of interrupted transfers', () => {
 
       const report = await ballast.runCycle('once');
       expect(report.plan.transfers).toHaveLength(0); // still credited while it is sent again
-      for (let i = 0; i < 40 && getTransfer(ballast.db, w.transferId)!.status !== 'success'; i++) {
+      for (let i = 0; i < 40 && (await getTransfer(ballast.db, w.transferId))!.status !== 'success'; i++) {
         await new Promise((r) => setTimeout(r, 250));
         await ballast.runCycle('once');
       }
-      const transfer = getTransfer(ballast.db, w.transferId)!;
+      const transfer = (await getTransfer(ballast.db, w.transferId))!;
       expect(transfer.status).toBe('success');
       expect(transfer.txs.map((t) => [t.txHash, t.status])).toEqual([[w.first.txHash, 'confirmed']]);
-      expect(listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(1);
       expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
       expect(await usdcBalance(sandbox, 'beta')).toBeGreaterThanOrEqual(29_900n * USDC);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });

@@ -26,7 +26,7 @@ describe('reorg of a confirmed deposit', () => {
 
     const first = await ballast.runCycle('once');
     expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
-    const [transfer] = listRecentTransfers(ballast.db, 5);
+    const [transfer] = await listRecentTransfers(ballast.db, 5);
     expect(transfer!.status).toBe('deposited');
     const orderId = transfer!.orderId as Hex;
     expect(await findDepositsForOrder(alpha.publicClient, alpha.depository, orderId, 0n)).toHaveLength(1);
@@ -45,7 +45,7 @@ describe('reorg of a confirmed deposit', () => {
     expect(deposits).toHaveLength(1);
     expect(deposits[0]!.amount).toBe(transfer!.amountIn);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
-    const after = listRecentTransfers(ballast.db, 5);
+    const after = await listRecentTransfers(ballast.db, 5);
     expect(after).toHaveLength(1);
     expect(after[0]!.status).toBe('deposited');
     expect(after[0]!.events.map((e) => e.toStatus)).toEqual(['prepared', 'broadcast', 'deposited', 'broadcast', 'deposited']);
@@ -64,7 +64,7 @@ describe('reorg of a confirmed deposit', () => {
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
     sandboxes.closeAfter(() => ballast.close());
     await ballast.runCycle('once');
-    const [transfer] = listRecentTransfers(ballast.db, 5);
+    const [transfer] = await listRecentTransfers(ballast.db, 5);
     expect(transfer!.status).toBe('deposited');
     await fetch(alpha.rpcUrl, {
       method: 'POST',
@@ -72,7 +72,7 @@ describe('reorg of a confirmed deposit', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0xc'] }),
     });
     await ballast.runCycle('once');
-    const [after] = listRecentTransfers(ballast.db, 5);
+    const [after] = await listRecentTransfers(ballast.db, 5);
     expect(after!.status).toBe('deposited');
     expect(after!.events).toHaveLength(transfer!.events.length);
     expect(await ballast.metrics.registry.metrics()).not.toMatch(/ballast_origin_reorgs_total\{chain="alpha"\} [1-9]/);

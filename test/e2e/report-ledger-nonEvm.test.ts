@@ -25,13 +25,13 @@ describe('ledger gas on non-EVM origins', () => {
     try {
       const report = await t.ballast.runCycle('once');
       expect(report.attempts[0]!.outcome, report.attempts[0]!.error).toBe('success');
-      const entry = getLedgerEntry(t.ballast.db, report.attempts[0]!.transferId!)!;
+      const entry = (await getLedgerEntry(t.ballast.db, report.attempts[0]!.transferId!))!;
       expect(entry.gasDecimals).toBe(9);
       expect(entry.gasPaid! >= 5_000n).toBe(true); // at least one signature's base fee
       expect(entry.gasPaid! < 10_000_000n).toBe(true); // 0.01 SOL: far above any fee the sandbox charges
       expect(entry.receivedOut! >= entry.quotedMinOut).toBe(true);
     } finally {
-      t.ballast.close();
+      await t.ballast.close();
     }
   });
 
@@ -41,12 +41,12 @@ describe('ledger gas on non-EVM origins', () => {
     try {
       const report = await t.ballast.runCycle('once');
       expect(report.attempts[0]!.outcome, report.attempts[0]!.error).toBe('success');
-      const entry = getLedgerEntry(t.ballast.db, report.attempts[0]!.transferId!)!;
+      const entry = (await getLedgerEntry(t.ballast.db, report.attempts[0]!.transferId!))!;
       expect(entry.gasDecimals).toBe(8);
       expect(entry.gasPaid! > 0n).toBe(true);
       expect(entry.gasPaid).toBe(t.fromBefore - (await t.from.balance()) - amount);
     } finally {
-      t.ballast.close();
+      await t.ballast.close();
     }
   });
 });

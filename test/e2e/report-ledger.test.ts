@@ -29,8 +29,8 @@ describe('ledger of a real transfer', () => {
     try {
       const report = await ballast.runCycle('once');
       expect(report.attempts.map((a) => a.outcome)).toEqual(['success']);
-      const [transfer] = listRecentTransfers(ballast.db, 10);
-      const entry = getLedgerEntry(ballast.db, transfer!.id)!;
+      const [transfer] = await listRecentTransfers(ballast.db, 10);
+      const entry = (await getLedgerEntry(ballast.db, transfer!.id))!;
       expect(entry).toBeDefined();
       expect(entry.status).toBe('success');
       expect(entry.amountIn).toBe(transfer!.amountIn);
@@ -99,7 +99,7 @@ describe('ledger of a real transfer', () => {
         settle_median_s: (entry.settleMs! / 1000).toFixed(3),
       });
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   }, 120_000);
 
@@ -110,24 +110,24 @@ describe('ledger of a real transfer', () => {
       const first = await ballast.runCycle('once');
       expect(first.attempts[0]!.outcome).toBe('in_flight');
       const id = first.attempts[0]!.transferId!;
-      expect(getLedgerEntry(ballast.db, id)).toBeUndefined();
+      expect(await getLedgerEntry(ballast.db, id)).toBeUndefined();
 
-      const requestId = listRecentTransfers(ballast.db, 1)[0]!.requestId!;
+      const requestId = (await listRecentTransfers(ballast.db, 1))[0]!.requestId!;
       const status = async () => ((await (await fetch(`${sandbox!.apiUrl}/intents/status/v3?requestId=${requestId}`)).json()) as { status: string }).status;
       for (let i = 0; i < 160 && (await status()) !== 'success'; i++) await new Promise((r) => setTimeout(r, 250));
       await ballast.runCycle('once');
-      const entry = getLedgerEntry(ballast.db, id)!;
+      const entry = (await getLedgerEntry(ballast.db, id))!;
       expect(entry.status).toBe('success');
       expect(entry.receivedSource).toBe('requests_v3_route_actual');
       expect(entry.gasPaid! > 0n).toBe(true);
       expect(entry.settleMs! > 0).toBe(true);
 
       // A ledger row lost (or never written, e.g. a webhook closed the transfer) is written by the next cycle.
-      ballast.db.prepare('DELETE FROM transfer_ledger WHERE transfer_id = ?').run(id);
+      await ballast.db.run('DELETE FROM transfer_ledger WHERE transfer_id = ?', id);
       await ballast.runCycle('once');
-      expect(getLedgerEntry(ballast.db, id)).toMatchObject({ status: 'success', gasPaid: entry.gasPaid, receivedOut: entry.receivedOut });
+      expect(await getLedgerEntry(ballast.db, id)).toMatchObject({ status: 'success', gasPaid: entry.gasPaid, receivedOut: entry.receivedOut });
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   }, 120_000);
 
@@ -137,7 +137,7 @@ describe('ledger of a real transfer', () => {
     try {
       const report = await ballast.runCycle('once');
       expect(report.attempts.map((a) => a.outcome)).toEqual(['refund']);
-      const entry = getLedgerEntry(ballast.db, report.attempts[0]!.transferId!)!;
+      const entry = (await getLedgerEntry(ballast.db, report.attempts[0]!.transferId!))!;
       expect(entry).toMatchObject({ status: 'refund', fees: null, feesSource: 'none', receivedOut: null, receivedSource: 'none' });
       expect(entry.gasPaid! > 0n).toBe(true);
       expect(entry.totalFeesUsdMicros).toBe(entry.gasUsdMicros ?? 0n);
@@ -146,7 +146,7 @@ describe('ledger of a real transfer', () => {
       expect(metrics).toMatch(/ballast_transfer_fees_usd_count 0\b/);
       expect(metrics).toMatch(/ballast_fees_paid_usd_total\{component="execution"\} 0\b/);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   }, 120_000);
 });

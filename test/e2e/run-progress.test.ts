@@ -21,7 +21,7 @@ afterAll(() => tmp.cleanup());
 async function cliSetup() {
   sandbox = await startSandbox({});
   const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir);
-  ballast.close();
+  await ballast.close();
   return { configFile, env: sandboxEnv(sandbox, store) };
 }
 

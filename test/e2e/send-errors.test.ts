@@ -34,22 +34,22 @@ describe('send errors', () => {
       const first = await ballast.runCycle('once');
       expect(proxy.applied.map((f) => f.method)).toEqual(['eth_sendRawTransaction']);
       expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
-      const [transfer] = listRecentTransfers(ballast.db, 10);
+      const [transfer] = await listRecentTransfers(ballast.db, 10);
       expect(transfer!.status).toBe('broadcast');
       expect(transfer!.error ?? first.attempts[0]!.error).toContain('outcome unknown');
       expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC); // the deposit did land
 
       // The next cycles reconcile from the chain: the deposit is found, tracked to success, nothing is re-sent.
-      for (let i = 0; i < 3 && listRecentTransfers(ballast.db, 10)[0]!.status !== 'success'; i++) {
+      for (let i = 0; i < 3 && (await listRecentTransfers(ballast.db, 10))[0]!.status !== 'success'; i++) {
         await new Promise((r) => setTimeout(r, 500));
         const next = await ballast.runCycle('once');
         expect(next.plan.transfers).toHaveLength(0);
       }
-      const after = listRecentTransfers(ballast.db, 10);
+      const after = await listRecentTransfers(ballast.db, 10);
       expect(after.map((t) => t.status)).toEqual(['success']);
       expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   });
 });

@@ -20,11 +20,11 @@ describe('stalled transfers and aborted cycles', () => {
     let skewMs = 0;
     const { ballast, logLines } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10, stalledAfterSec: 1800 } }, {}, { now: () => Date.now() + skewMs });
     sandboxes.closeAfter(() => ballast.close());
-    const dead = startCycle(ballast.db, { mode: 'once', startedAtMs: Date.now() - 60_000 }); // a run killed mid-cycle
+    const dead = await startCycle(ballast.db, { mode: 'once', startedAtMs: Date.now() - 60_000 }); // a run killed mid-cycle
 
     const first = await ballast.runCycle('once');
-    expect(getCycle(ballast.db, dead)).toMatchObject({ outcome: 'aborted' });
-    expect(getCycle(ballast.db, first.cycleId)?.outcome).not.toBe('aborted');
+    expect(await getCycle(ballast.db, dead)).toMatchObject({ outcome: 'aborted' });
+    expect((await getCycle(ballast.db, first.cycleId))?.outcome).not.toBe('aborted');
     expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
     const metrics1 = await ballast.metrics.registry.metrics();
@@ -33,14 +33,14 @@ describe('stalled transfers and aborted cycles', () => {
 
     skewMs = 10 * 60_000; // ten minutes later: not stalled yet
     expect((await ballast.runCycle('once')).attempts).toEqual([]);
-    expect(listRecentTransfers(ballast.db, 5)[0]!.stalledAtMs).toBeNull();
+    expect((await listRecentTransfers(ballast.db, 5))[0]!.stalledAtMs).toBeNull();
 
     skewMs = 31 * 60_000; // past stalledAfterSec
     const third = await ballast.runCycle('once');
     expect(third.attempts).toEqual([]); // still credited: the need is not paid again
     const fourth = await ballast.runCycle('once');
     expect(fourth.attempts).toEqual([]);
-    const transfers = listRecentTransfers(ballast.db, 5);
+    const transfers = await listRecentTransfers(ballast.db, 5);
     expect(transfers).toHaveLength(1);
     const [t] = transfers;
     expect(t!.status).toBe('deposited');

@@ -87,7 +87,7 @@ beforeAll(async () => {
     await ballast.runCycle('once');
     await ballast.runCycle('plan');
   } finally {
-    ballast.close();
+    await ballast.close();
   }
   const db = new Database(storeFile);
   try {
@@ -211,7 +211,7 @@ describe('ballast migrate on SQLite', () => {
 });
 
 describe('a postgres:// store in the config', () => {
-  it('is migrated by `ballast migrate`, and refused by run and daemon with one line', async () => {
+  it('is migrated by `ballast migrate` and read by history; an unreachable server is one line without the password', async () => {
     const url = await createDatabase(server!.url, 'from_config');
     const withPassword = url.replace('postgres@', 'postgres:hunter2secret@'); // trust auth ignores it
     const env = sandboxEnv(sandbox!, withPassword);
@@ -221,11 +221,17 @@ describe('a postgres:// store in the config', () => {
     expect(migrated.stdout).toContain(`postgres store postgres://postgres:***@`);
     expect(migrated.stdout).toContain(`schema version 0 → ${LATEST_SCHEMA_VERSION}`);
     expect(migrated.stdout).not.toContain('hunter2secret');
+    const history = await runCli(['history', '--json', '--config', configFile], { env });
+    expect(history.code, history.stderr).toBe(0);
+    expect(JSON.parse(history.stdout)).toEqual([]);
+    // A server that cannot be reached: exit 1 (a restart may succeed), one line naming the store without its password.
+    const down = sandboxEnv(sandbox!, withPassword.replace(`:${server!.port}/`, ':1/'));
     for (const args of [['run', '--once'], ['daemon']]) {
-      const refused = await runCli([...args, '--config', configFile], { env, timeoutMs: 30_000 });
-      expect(refused.code).toBe(2);
+      const refused = await runCli([...args, '--config', configFile], { env: down, timeoutMs: 30_000 });
+      expect(refused.code, refused.stderr).toBe(1);
       expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-      expect(refused.stderr).toContain('store: a PostgreSQL store is not wired into this command yet: only `ballast migrate` and `ballast store copy`');
+      expect(refused.stderr).toContain('postgres://postgres:***@127.0.0.1:1/');
+      expect(refused.stderr).toContain('cannot be reached');
       expect(refused.stderr).not.toContain('hunter2secret');
     }
   }, 90_000);

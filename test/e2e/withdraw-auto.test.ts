@@ -13,7 +13,6 @@ import { getTransfer, listRecentTransfers } from '../../src/store/transfers.ts';
 import { getWithdrawalOfTransfer } from '../../src/store/withdrawals.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
 
-const USDC = 1_000_000n;
 const tmp = tempDir('ballast-withdraw-auto-');
 afterAll(() => tmp.cleanup());
 const sandboxes = sandboxPerTest();
@@ -39,17 +38,17 @@ describe('automatic withdrawal of unfilled deposits', () => {
 
     const first = await ballast.runCycle('once');
     expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
-    const [t] = listRecentTransfers(ballast.db, 1);
+    const [t] = await listRecentTransfers(ballast.db, 1);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before - t!.amountIn);
-    expect(getWithdrawalOfTransfer(ballast.db, t!.id)).toBeUndefined(); // deposited too recently to be checked
+    expect(await getWithdrawalOfTransfer(ballast.db, t!.id)).toBeUndefined(); // deposited too recently to be checked
 
     skewMs = 61_000; // past withdrawals.unfilledAfterSec
     const second = await ballast.runCycle('once');
     expect(second.attempts).toEqual([]); // the planner still credited the transfer this cycle: nothing paid twice
-    const w = getWithdrawalOfTransfer(ballast.db, t!.id)!;
+    const w = (await getWithdrawalOfTransfer(ballast.db, t!.id))!;
     expect(w).toMatchObject({ state: 'executed', attempts: 1, preparedAmount: t!.amountIn, txStatus: 'confirmed' });
     expect(w.txHash).toMatch(/^0x[0-9a-f]{64}$/);
-    const after = getTransfer(ballast.db, t!.id)!;
+    const after = (await getTransfer(ballast.db, t!.id))!;
     expect(after.status).toBe('withdrawn');
     expect(after.resolution).toContain(`transaction ${w.txHash}`);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before); // every base unit is back on the treasury
@@ -73,13 +72,13 @@ describe('automatic withdrawal of unfilled deposits', () => {
 
     const first = await ballast.runCycle('once');
     expect(first.attempts.map((a) => a.outcome)).toEqual(['failure']);
-    const [failed] = listRecentTransfers(ballast.db, 1);
+    const [failed] = await listRecentTransfers(ballast.db, 1);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before - failed!.amountIn);
 
     sandbox.setFaults({ failure: false });
     const second = await ballast.runCycle('once');
-    expect(getWithdrawalOfTransfer(ballast.db, failed!.id)).toMatchObject({ state: 'executed' });
-    expect(getTransfer(ballast.db, failed!.id)).toMatchObject({ status: 'failure', resolution: expect.stringMatching(/^withdrawn: job /) });
+    expect(await getWithdrawalOfTransfer(ballast.db, failed!.id)).toMatchObject({ state: 'executed' });
+    expect(await getTransfer(ballast.db, failed!.id)).toMatchObject({ status: 'failure', resolution: expect.stringMatching(/^withdrawn: job /) });
     // The pause ended with the withdrawal, so the same cycle planned the route again.
     expect(second.plan.decisions.some((d) => d.kind === 'route_paused')).toBe(false);
     expect(second.attempts.map((a) => a.outcome)).toEqual(['success']);
@@ -94,17 +93,17 @@ describe('automatic withdrawal of unfilled deposits', () => {
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
     expect((await ballast.runCycle('once')).attempts.map((a) => a.outcome)).toEqual(['failure']);
-    const [failed] = listRecentTransfers(ballast.db, 1);
+    const [failed] = await listRecentTransfers(ballast.db, 1);
     sandbox.setFaults({ failure: false });
 
     writeFileSync(halt, '');
     const halted = await ballast.runCycle('once');
-    expect(getWithdrawalOfTransfer(ballast.db, failed!.id)).toBeUndefined();
+    expect(await getWithdrawalOfTransfer(ballast.db, failed!.id)).toBeUndefined();
     expect(halted.attempts).toEqual([]); // the route is still paused by the failure
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before - failed!.amountIn);
 
     rmSync(halt);
     await ballast.runCycle('once');
-    expect(getWithdrawalOfTransfer(ballast.db, failed!.id)).toMatchObject({ state: 'executed' });
+    expect(await getWithdrawalOfTransfer(ballast.db, failed!.id)).toMatchObject({ state: 'executed' });
   });
 });

@@ -22,7 +22,7 @@ describe('ballast withdraw', () => {
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
     expect((await ballast.runCycle('once')).attempts.map((a) => a.outcome)).toEqual(['in_flight']);
-    const [t] = listRecentTransfers(ballast.db, 1);
+    const [t] = await listRecentTransfers(ballast.db, 1);
     const env = sandboxEnv(sandbox, store);
     const cli = (...args: string[]) => runCli([...args, '--config', configFile], { env });
 

@@ -22,7 +22,7 @@ describe('withdrawal crash recovery', () => {
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
     await ballast.runCycle('once');
-    const [failed] = listRecentTransfers(ballast.db, 1);
+    const [failed] = await listRecentTransfers(ballast.db, 1);
     const nonceAfterDeposit = await treasuryNonce(sandbox, 'alpha');
     sandbox.setFaults({ failure: false });
 
@@ -33,7 +33,7 @@ describe('withdrawal crash recovery', () => {
     });
     expect(crashed[0]!.outcome).toBe('pending'); // the pass reports the death and leaves the withdrawal as written
     const resumed = await recoverDeposits(ballast.ctx);
-    const w = getWithdrawalOfTransfer(ballast.db, failed!.id)!;
+    const w = (await getWithdrawalOfTransfer(ballast.db, failed!.id))!;
     if (crashAt === 'completed') expect(resumed).toEqual([]); // already executed: nothing left to look at
     else expect(resumed[0]).toMatchObject({ outcome: 'executed', state: 'executed' });
     expect(w).toMatchObject({ state: 'executed', attempts: 1, txStatus: 'confirmed' });

@@ -32,14 +32,14 @@ describe('withdrawal error paths on the sandbox', () => {
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
     expect((await ballast.runCycle('once')).attempts.map((a) => a.outcome)).toEqual(['failure']);
-    const [failed] = listRecentTransfers(ballast.db, 1);
+    const [failed] = await listRecentTransfers(ballast.db, 1);
 
     sandbox.setFaults({ failure: false, attestUnavailable: 2, withdrawalExpire: 1, withdrawalFail: 1 });
     const report = await recoverDeposits(ballast.ctx);
     expect(report).toEqual([expect.objectContaining({ transferId: failed!.id, outcome: 'executed', state: 'executed' })]);
-    const w = getWithdrawalOfTransfer(ballast.db, failed!.id)!;
+    const w = (await getWithdrawalOfTransfer(ballast.db, failed!.id))!;
     expect(w.attempts).toBe(3);
-    const details = getTransfer(ballast.db, failed!.id)!.events.map((e) => e.detail ?? '');
+    const details = (await getTransfer(ballast.db, failed!.id))!.events.map((e) => e.detail ?? '');
     expect(details.filter((d) => /job \S+ expired; starting again from prepare/.test(d))).toHaveLength(1);
     expect(details.filter((d) => /job \S+ failed: .*; starting again from prepare/.test(d))).toHaveLength(1);
     expect(await counted(ballast, 'POST /withdrawals/attest-deposit', '503')).toBe(2);
@@ -48,7 +48,7 @@ describe('withdrawal error paths on the sandbox', () => {
     expect(metrics).toMatch(/^ballast_withdrawal_restarts_total\{reason="expired"\} 1$/m);
     expect(metrics).toMatch(/^ballast_withdrawal_restarts_total\{reason="failed"\} 1$/m);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before);
-    expect(getTransfer(ballast.db, failed!.id)!.resolvedAtMs).not.toBeNull();
+    expect((await getTransfer(ballast.db, failed!.id))!.resolvedAtMs).not.toBeNull();
   });
 
   it('gives up after maxAttempts failed jobs with the reason recorded; the deposit stays in the hub and the route paused', async () => {
@@ -56,7 +56,7 @@ describe('withdrawal error paths on the sandbox', () => {
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, overrides({ maxAttempts: 2 }));
     sandboxes.closeAfter(() => ballast.close());
     await ballast.runCycle('once');
-    const [failed] = listRecentTransfers(ballast.db, 1);
+    const [failed] = await listRecentTransfers(ballast.db, 1);
     const afterDeposit = await usdcBalance(sandbox, 'alpha');
     sandbox.setFaults({ failure: false, withdrawalFail: 2 });
     const report = await recoverDeposits(ballast.ctx);
@@ -77,7 +77,7 @@ describe('withdrawal error paths on the sandbox', () => {
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
     await ballast.runCycle('once');
-    const [failed] = listRecentTransfers(ballast.db, 1);
+    const [failed] = await listRecentTransfers(ballast.db, 1);
     sandbox.setFaults({ failure: false });
 
     const crash = (step: string) => {
@@ -86,7 +86,7 @@ describe('withdrawal error paths on the sandbox', () => {
     const crashed = await recoverDeposits(ballast.ctx, { checkpoint: crash });
     expect(crashed[0]).toMatchObject({ outcome: 'pending', state: 'executing' });
     // The execute the dying process had sent: the sandbox started a job nobody recorded.
-    const w = getWithdrawalOfTransfer(ballast.db, failed!.id)!;
+    const w = (await getWithdrawalOfTransfer(ballast.db, failed!.id))!;
     const orphan = await ballast.relay.executeWithdrawal({
       chainId: w.chainSlug, currency: w.currency, amount: w.preparedAmount!.toString(), ownerChainId: w.chainSlug,
       owner: w.owner, recipient: w.recipient, nonce: w.nonce!, signature: w.signature!,
@@ -103,7 +103,7 @@ describe('withdrawal error paths on the sandbox', () => {
     }
     expect(report[0], JSON.stringify(report[0])).toMatchObject({ outcome: 'executed', state: 'executed' });
     const adopted = report[0]!.jobId === orphan.jobId;
-    expect(getWithdrawalOfTransfer(ballast.db, failed!.id)!.attempts).toBe(adopted ? 1 : 2);
+    expect((await getWithdrawalOfTransfer(ballast.db, failed!.id))!.attempts).toBe(adopted ? 1 : 2);
     expect(await counted(ballast, 'POST /withdrawals/request', adopted ? '409' : '400')).toBeGreaterThan(0);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before);
     const hub = (await (await fetch(`${sandbox.apiUrl}/_sandbox/hub-balances`)).json()) as { balances: { amount: string; locked: string }[] };

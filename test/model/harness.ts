@@ -9,7 +9,6 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
 import { pino, type Logger } from 'pino';
 import { armCrashPoints, type CrashPoint } from '../../src/core/crashPoints.ts';
 import { shortErrorMessage } from '../../src/core/errorMessage.ts';
@@ -19,7 +18,8 @@ import type { ChainAdapter } from '../../src/chains/adapter.ts';
 import { createEvmAdapter } from '../../src/chains/evm/adapter.ts';
 import { runCycle } from '../../src/cycle/runCycle.ts';
 import { createMetrics, type BallastMetrics } from '../../src/metrics/metrics.ts';
-import { openDatabase } from '../../src/store/database.ts';
+import { openSqliteStore } from '../../src/store/openStore.ts';
+import type { SqliteStoreDb } from '../../src/store/sqliteDb.ts';
 import { inMemoryNode, type ProcessHandle } from './inMemoryNode.ts';
 import { inMemoryRelayClient } from './inMemoryRelay.ts';
 import { checkAlways, checkSettled } from './invariants.ts';
@@ -98,14 +98,14 @@ export class ModelCrash extends Error {
 /** One Ballast process: its database connection, handles and cycle context. */
 class ModelProcess {
   readonly handle: ProcessHandle;
-  readonly db: Database.Database;
+  readonly db: SqliteStoreDb;
   readonly ctx: CycleContext;
 
   constructor(env: ModelEnv, world: World, dbFile: string, id: number) {
     this.handle = { id, alive: true };
-    this.db = openDatabase(dbFile);
+    this.db = openSqliteStore(dbFile);
     // A process crash, not a power loss, is modelled: committed rows are in the OS cache either way.
-    this.db.pragma('synchronous = OFF');
+    this.db.sqlite.pragma('synchronous = OFF');
     const treasury = env.config.wallets.treasury!; // the model config names it
     if (treasury.vm !== 'evm') throw new Error('the model treasury is an evm wallet');
     const accounts = new Map([['treasury', treasury.account]]);
@@ -132,11 +132,16 @@ class ModelProcess {
     };
   }
 
-  /** The process dies: its database closes and its handles refuse every further call. */
+  /**
+   * The process dies: its database closes and its handles refuse every further call. The raw connection is
+   * closed at once, not through the store's async `close()` (which would wait for a transaction in progress and
+   * let the dead process write meanwhile): an open transaction is rolled back, as a crash would leave it, and
+   * every later statement of this process fails.
+   */
   kill(): void {
     if (!this.handle.alive) return;
     this.handle.alive = false;
-    this.db.close();
+    if (this.db.sqlite.open) this.db.sqlite.close();
   }
 }
 
@@ -194,7 +199,7 @@ export async function runSchedule(env: ModelEnv, schedule: Schedule): Promise<Sc
       if (running.handle.alive) fail(`${label}: runCycle threw while its process was alive`, [shortErrorMessage(error)]);
     }
     if (!proc.handle.alive) proc = new ModelProcess(env, world, dbFile, ++processes);
-    const violations = settled ? checkSettled(world, proc.db) : checkAlways(world, proc.db);
+    const violations = settled ? await checkSettled(world, proc.db) : await checkAlways(world, proc.db);
     if (violations.length > 0) fail(`after ${label}`, violations);
   };
   try {
@@ -208,7 +213,7 @@ export async function runSchedule(env: ModelEnv, schedule: Schedule): Promise<Sc
       world.advance(SETTLE_GAP_MS);
       await cycle(`settling cycle ${i + 1}`, i === SETTLE_CYCLES - 1);
     }
-    const rows = proc.db.prepare('SELECT status, COUNT(*) AS n FROM transfers GROUP BY status').all() as { status: string; n: number }[]; // two columns
+    const rows = await proc.db.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM transfers GROUP BY status');
     return { cycles, crashes, calls, injected: [...world.journal], transfers: rows.reduce((s, r) => s + r.n, 0), statuses: Object.fromEntries(rows.map((r) => [r.status, r.n])) };
   } finally {
     armCrashPoints(null);

@@ -10,8 +10,8 @@
  *   `prepared`/`broadcast`: one of its transactions is still in the node's pool);
  * - no money is lost: the treasury holds its starting total less deposits not refunded plus fills received.
  */
-import type Database from 'better-sqlite3';
 import type { Hex } from 'viem';
+import type { StoreDb } from '../../src/store/db.ts';
 import { listRecentTransfers, type TransferRow } from '../../src/store/transfers.ts';
 import { lowerHex } from './inMemoryChain.ts';
 import type { OrderRecord } from './inMemoryRelay.ts';
@@ -52,16 +52,16 @@ function treasuryDeposits(world: World): TreasuryDeposit[] {
   );
 }
 
-function transfers(db: Database.Database): TransferRow[] {
+function transfers(db: StoreDb): Promise<TransferRow[]> {
   return listRecentTransfers(db, 100_000);
 }
 
 /**
  * The checks that hold at every moment between cycles.
  *
- * @returns one line per violation (empty when all hold)
+ * @returns a Promise of one line per violation (empty when all hold)
  */
-export function checkAlways(world: World, db: Database.Database): string[] {
+export async function checkAlways(world: World, db: StoreDb): Promise<string[]> {
   const out: string[] = [];
   const deposits = treasuryDeposits(world);
   const byOrder = new Map<string, TreasuryDeposit[]>();
@@ -77,7 +77,7 @@ export function checkAlways(world: World, db: Database.Database): string[] {
       out.push(`${asset}: ${live.length} deposit(s) not refunded totalling ${total} for a need of ${need}: ${live.map((d) => `${d.chain} ${d.txHash}`).join(', ')}`);
     }
   }
-  for (const row of transfers(db)) {
+  for (const row of await transfers(db)) {
     if (row.status !== 'origin_failed' || !row.orderId) continue;
     const hit = deposits.find((d) => d.orderId === lc(row.orderId));
     if (hit) out.push(`transfer #${row.id} is origin_failed but deposit ${hit.txHash} for its order ${row.orderId} is on ${hit.chain}`);
@@ -88,11 +88,11 @@ export function checkAlways(world: World, db: Database.Database): string[] {
 /**
  * The checks that hold once the schedule has settled (faults off, deadlines passed).
  *
- * @returns one line per violation (empty when all hold)
+ * @returns a Promise of one line per violation (empty when all hold)
  */
-export function checkSettled(world: World, db: Database.Database): string[] {
-  const out = checkAlways(world, db);
-  const rows = transfers(db);
+export async function checkSettled(world: World, db: StoreDb): Promise<string[]> {
+  const out = await checkAlways(world, db);
+  const rows = await transfers(db);
   const deposits = treasuryDeposits(world);
   for (const d of deposits) {
     const row = rows.find((r) => lc(r.orderId) === d.orderId);

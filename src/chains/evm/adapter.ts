@@ -16,7 +16,6 @@ import type {
   PlannedItem,
   Recheck,
   RecordedTx,
-  SignedOriginTx,
   TxLookup,
 } from '../adapter.ts';
 import { EvmTxDataSchema, type EvmTxData } from '../../relay/schemas.ts';

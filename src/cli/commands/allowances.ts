@@ -20,7 +20,7 @@ export function registerAllowances(program: Command, out: (s: string) => void): 
     .option('--fail-on-risk', 'exit 1 when an allowance to anything but the depository is found (for cron checks)')
     .option('--json', 'machine-readable output')
     .action(async (flags: { all?: boolean; failOnRisk?: boolean; json?: boolean }, cmd: Command) => {
-      const { ballast } = openBallast(cmd.optsWithGlobals<GlobalFlags>());
+      const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>());
       try {
         const { chains } = await ballast.relay.getChains();
         const rows = await listAllowances(ballast.ctx, chains);
@@ -32,7 +32,7 @@ export function registerAllowances(program: Command, out: (s: string) => void): 
         }
         if (flags.failOnRisk && rows.some((r) => r.risky && r.allowance !== null && r.allowance > 0n)) process.exitCode = EXIT_ERROR;
       } finally {
-        ballast.close();
+        await ballast.close();
       }
     });
 }

@@ -15,7 +15,7 @@ export function registerDaemon(program: Command): void {
     .option('--run-at-start', 'run a cycle immediately instead of waiting for the first scheduled time')
     .action(async (flags: { runAtStart?: boolean }, cmd: Command) => {
       const abort = new AbortController();
-      const { config, ballast, logger } = openBallast(cmd.optsWithGlobals<GlobalFlags>(), { signal: abort.signal });
+      const { config, ballast, logger } = await openBallast(cmd.optsWithGlobals<GlobalFlags>(), { signal: abort.signal });
       const daemon = await runDaemon({ config, ballast, logger, abort, runAtStart: flags.runAtStart });
       const onSignal = (signal: NodeJS.Signals) => void daemon.stop(signal);
       process.once('SIGTERM', onSignal);

@@ -44,7 +44,7 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
         ballast = createBallast(config, { logger, chainPollingIntervalMs: 100 });
         const report = await ballast.runCycle('once');
         const after = await readTargetBalances(ballast.ctx, report.targets);
-        const transfers = listRecentTransfers(ballast.db, report.attempts.length || 1).filter((t) => t.cycleId === report.cycleId);
+        const transfers = (await listRecentTransfers(ballast.db, report.attempts.length || 1)).filter((t) => t.cycleId === report.cycleId);
         if (flags.json) {
           out(toJson({ outcome: report.outcome, store, before: report.balances, after, transfers }));
         } else {
@@ -67,14 +67,14 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
           if (decisions) out(decisions);
           out(renderAttempts(report));
           out(`Transfer record in ${store} (also: ballast history --db ${flags.store}):`);
-          const decimals = decimalsOfTransfers(ballast.db, transfers.map((t) => t.id));
+          const decimals = await decimalsOfTransfers(ballast.db, transfers.map((t) => t.id));
           for (const t of transfers) out(renderTransfer(t, decimals.get(t.id)));
         }
         process.exitCode = exitCodeForReport(report);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
-        ballast?.close();
+        await ballast?.close();
         await sandbox.stop();
       }
     });

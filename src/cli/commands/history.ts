@@ -26,27 +26,27 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
     .option('--limit <n>', 'how many transfers', '20')
     .option('--raw', 'amounts in base units (the store\'s exact values)')
     .option('--json', 'machine-readable output (amounts in base units, with their decimals and the ledger entry)')
-    .action((flags: { db?: string; limit: string; raw?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (flags: { db?: string; limit: string; raw?: boolean; json?: boolean }, cmd: Command) => {
       if (!/^[0-9]+$/.test(flags.limit)) throw new CliError(`--limit must be a positive integer, got "${flags.limit}"`, EXIT_USAGE);
       const config = flags.db === undefined ? loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()) : null;
-      const db = flags.db === undefined ? openExistingStore(config!.store, 'store') : openExistingStore(flags.db, '--db'); // config loaded when --db is absent
+      const db = flags.db === undefined ? await openExistingStore(config!.store, 'store') : await openExistingStore(flags.db, '--db'); // config loaded when --db is absent
       try {
-        const rows = listRecentTransfers(db, Number(flags.limit));
-        const withdrawals = withdrawalsOfTransfers(db, rows.map((r) => r.id));
-        const stored = decimalsOfTransfers(db, rows.map((r) => r.id));
+        const rows = await listRecentTransfers(db, Number(flags.limit));
+        const withdrawals = await withdrawalsOfTransfers(db, rows.map((r) => r.id));
+        const stored = await decimalsOfTransfers(db, rows.map((r) => r.id));
         const decimals = new Map(rows.map((r) => [r.id, withConfigDecimals(r, stored.get(r.id), config)]));
         if (flags.json) {
-          out(
-            toJson(
-              rows.map((r) => ({
-                ...r,
-                ...decimals.get(r.id)!, // set for every row above
-                ledger: getLedgerEntry(db, r.id) ?? null,
-                withdrawal: withdrawals.get(r.id) ?? null,
-                notes: transferNotes(r, withdrawals.get(r.id)),
-              })),
-            ),
-          );
+          const items = [];
+          for (const r of rows) {
+            items.push({
+              ...r,
+              ...decimals.get(r.id)!, // set for every row above
+              ledger: (await getLedgerEntry(db, r.id)) ?? null,
+              withdrawal: withdrawals.get(r.id) ?? null,
+              notes: transferNotes(r, withdrawals.get(r.id)),
+            });
+          }
+          out(toJson(items));
           return;
         }
         if (rows.length === 0) {
@@ -77,7 +77,7 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
           ),
         );
       } finally {
-        db.close();
+        await db.close();
       }
     });
 }

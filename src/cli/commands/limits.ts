@@ -21,20 +21,20 @@ export function registerLimits(program: Command, out: (s: string) => void): void
     .option('--db <file>', 'SQLite store to read instead of the one in the config')
     .option('--hits <n>', 'how many recent refusals to list', '10')
     .option('--json', 'machine-readable output')
-    .action((flags: { db?: string; hits: string; json?: boolean }, cmd: Command) => {
+    .action(async (flags: { db?: string; hits: string; json?: boolean }, cmd: Command) => {
       if (!/^[0-9]+$/.test(flags.hits)) throw new CliError(`--hits must be a non-negative integer, got "${flags.hits}"`, EXIT_USAGE);
       // A mistyped --db is reported before the config is read (the limits themselves come from the config).
-      const named = flags.db === undefined ? null : openExistingStore(flags.db, '--db');
+      const named = flags.db === undefined ? null : await openExistingStore(flags.db, '--db');
       let config;
       try {
         config = loadCliConfig(cmd.optsWithGlobals<GlobalFlags>());
       } catch (error) {
-        named?.close();
+        await named?.close();
         throw error;
       }
-      const db = named ?? openExistingStore(config.store, 'store');
+      const db = named ?? await openExistingStore(config.store, 'store');
       try {
-        const history = readSpendingHistory(db, { nowMs: Date.now() });
+        const history = await readSpendingHistory(db, { nowMs: Date.now() });
         const halted = killSwitchVerdict({ config });
         const report = {
           killSwitch: { engaged: halted !== null, ...(halted ?? {}), file: killSwitchPath({ config }) ?? null },
@@ -44,7 +44,7 @@ export function registerLimits(program: Command, out: (s: string) => void): void
             feesUsd24h: formatUsdMicros(history.feesUsd24hMicros),
             transfersLastHour: history.transfersLastHour,
           },
-          recentHits: listLimitHits(db, Number(flags.hits)),
+          recentHits: await listLimitHits(db, Number(flags.hits)),
         };
         if (flags.json) {
           out(toJson(report));
@@ -74,7 +74,7 @@ export function registerLimits(program: Command, out: (s: string) => void): void
           );
         }
       } finally {
-        db.close();
+        await db.close();
       }
     });
 }

@@ -57,7 +57,7 @@ export function registerMigrate(program: Command, out: (s: string) => void): voi
 function configuredStore(flags: GlobalFlags): string {
   const file = flags.config ?? process.env.BALLAST_CONFIG ?? './ballast.yaml';
   try {
-    return loadConfig(file, process.env, { postgresStore: true }).store;
+    return loadConfig(file, process.env).store;
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(error.message, EXIT_USAGE, { cause: error });
     throw error;

@@ -15,13 +15,13 @@ export function registerPlan(program: Command, out: (s: string) => void): void {
     .description('show balances, planned transfers, quotes, fees and verdicts; signs nothing')
     .option('--json', 'machine-readable output')
     .action(async (flags: { json?: boolean }, cmd: Command) => {
-      const { ballast } = openBallast(cmd.optsWithGlobals<GlobalFlags>());
+      const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>());
       try {
         const report = await ballast.runCycle('plan');
         out(flags.json ? reportJson(report) : renderReport(report));
         process.exitCode = exitCodeForReport(report);
       } finally {
-        ballast.close();
+        await ballast.close();
       }
     });
 }

@@ -21,7 +21,7 @@ export function registerReport(program: Command, out: (s: string) => void): void
     .option('--since <when>', 'window start: a duration back from now (30m, 24h, 7d) or an ISO date (2026-11-01)', '7d')
     .option('--csv', 'CSV with a header row instead of a table')
     .option('--db <file>', 'existing SQLite store to read instead of the one in the config')
-    .action((flags: { since: string; csv?: boolean; db?: string }, cmd: Command) => {
+    .action(async (flags: { since: string; csv?: boolean; db?: string }, cmd: Command) => {
       let sinceMs: number;
       try {
         sinceMs = parseSince(flags.since, Date.now());
@@ -29,13 +29,13 @@ export function registerReport(program: Command, out: (s: string) => void): void
         throw new CliError((error as Error).message, EXIT_USAGE); // parseSince throws RangeError only
       }
       const db = flags.db === undefined
-        ? openExistingStore(loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store, 'store')
-        : openExistingStore(flags.db, '--db');
+        ? await openExistingStore(loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store, 'store')
+        : await openExistingStore(flags.db, '--db');
       try {
-        const routes = buildRouteReports(countTransfersByRoute(db, sinceMs), listLedgerSince(db, sinceMs));
+        const routes = buildRouteReports(await countTransfersByRoute(db, sinceMs), await listLedgerSince(db, sinceMs));
         out(flags.csv ? reportCsv(routes) : reportTable(routes, sinceMs));
       } finally {
-        db.close();
+        await db.close();
       }
     });
 }

@@ -16,15 +16,15 @@ export function registerResume(program: Command, out: (s: string) => void): void
     .requiredOption('--transfer <id>', 'the failed transfer (see `ballast history`)')
     .requiredOption('--note <text>', 'what was done about the deposit (kept in the history)')
     .option('--db <file>', 'SQLite store to write instead of the one in the config')
-    .action((flags: { transfer: string; note: string; db?: string }, cmd: Command) => {
+    .action(async (flags: { transfer: string; note: string; db?: string }, cmd: Command) => {
       if (!/^[1-9][0-9]*$/.test(flags.transfer)) throw new CliError(`--transfer must be a transfer id, got "${flags.transfer}"`, EXIT_USAGE);
       if (flags.note.trim() === '') throw new CliError('--note must say what was done about the deposit', EXIT_USAGE);
-      const db = flags.db === undefined ? openExistingStore(loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store, 'store') : openExistingStore(flags.db, '--db');
+      const db = flags.db === undefined ? await openExistingStore(loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store, 'store') : await openExistingStore(flags.db, '--db');
       try {
-        resolveFailure(db, Number(flags.transfer), flags.note.trim(), Date.now());
+        await resolveFailure(db, Number(flags.transfer), flags.note.trim(), Date.now());
         out(`transfer ${flags.transfer} resolved; its route is planned again from the next cycle`);
       } finally {
-        db.close();
+        await db.close();
       }
     });
 }

@@ -33,7 +33,7 @@ export function registerRun(program: Command, out: (s: string) => void): void {
       const progress = flags.json || !flags.progress
         ? null
         : createProgressRenderer(process.stdout.isTTY ? process.stdout : { write: (line: string) => out(line.replace(/\n$/, '')) });
-      const { ballast } = openBallast(cmd.optsWithGlobals<GlobalFlags>(), progress ? { progress: progress.sink } : {});
+      const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>(), progress ? { progress: progress.sink } : {});
       try {
         const report = await ballast.runCycle('once');
         progress?.finish();
@@ -41,7 +41,7 @@ export function registerRun(program: Command, out: (s: string) => void): void {
         process.exitCode = exitCodeForReport(report);
         await exportRunMetrics(ballast.metrics.registry, flags, (line) => process.stderr.write(`${line}\n`));
       } finally {
-        ballast.close();
+        await ballast.close();
       }
     });
 }

@@ -8,7 +8,6 @@
  * otherwise (failed, unfinished, not withdrawable when asked by request id).
  */
 import type { Command } from 'commander';
-import { withRunLock } from '../../app/runLock.ts';
 import { transferIdOfRequest } from '../../store/withdrawals.ts';
 import { recoverDeposits, type WithdrawalReportItem } from '../../withdraw/recover.ts';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from '../exitCodes.ts';
@@ -31,21 +30,21 @@ export function registerWithdraw(program: Command, out: (s: string) => void): vo
       if (flags.maxWait !== undefined && !/^[1-9][0-9]{0,5}$/.test(flags.maxWait)) {
         throw new CliError(`--max-wait must be a positive number of seconds, got "${flags.maxWait}"`, EXIT_USAGE);
       }
-      const { ballast } = openBallast(cmd.optsWithGlobals<GlobalFlags>());
+      const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>());
       try {
         const base = ballast.ctx;
         const withdrawals = flags.maxWait === undefined ? base.config.withdrawals : { ...base.config.withdrawals, maxWaitSec: Number(flags.maxWait) };
         const ctx = { ...base, config: { ...base.config, withdrawals } };
-        if (flags.request !== undefined && transferIdOfRequest(ballast.db, flags.request) === undefined) {
+        if (flags.request !== undefined && (await transferIdOfRequest(ballast.db, flags.request)) === undefined) {
           throw new CliError(`no transfer of ours has request id ${flags.request}; see \`ballast history\``, EXIT_USAGE);
         }
-        const items: WithdrawalReportItem[] = await withRunLock(ctx, (signal) =>
+        const items: WithdrawalReportItem[] = await ballast.exclusive((signal) =>
           recoverDeposits({ ...ctx, signal }, flags.request !== undefined ? { requestId: flags.request } : {}),
         );
         out(flags.json ? toJson(items) : render(items));
         process.exitCode = exitCodeFor(items, flags.request !== undefined);
       } finally {
-        ballast.close();
+        await ballast.close();
       }
     });
 }

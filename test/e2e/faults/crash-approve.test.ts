@@ -17,8 +17,8 @@ describe('the kill sequences', () => {
       expect(sequences).toContainEqual([`${point}#1`]);
       expect(sequences).toContainEqual([`${point}#2`]);
     }
-    // This file runs the ten kills up to the approve; crash-deposit.test.ts the rest.
-    expect(sequences.filter(killsBeforeDeposit)).toHaveLength(10);
+    // This file runs the twelve kills before the deposit is written; crash-deposit.test.ts the rest.
+    expect(sequences.filter(killsBeforeDeposit)).toHaveLength(12);
   });
 });
 

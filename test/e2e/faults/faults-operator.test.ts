@@ -12,11 +12,11 @@ import type { IntentStatus } from '../../../src/relay/schemas.ts';
 import { testStablecoinAbi } from '../../../src/sandbox/contracts/abis.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
 import { listUnresolvedFailures } from '../../../src/store/failures.ts';
-import { listRecentTransfers, type TransferRow } from '../../../src/store/transfers.ts';
+import { listRecentTransfers } from '../../../src/store/transfers.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance } from '../helpers/sandboxBallast.ts';
 import { formatSummary, treasuryDeposits, type CaseRow } from './helpers/caseAudit.ts';
 import { runOnce, stopChildren } from './helpers/cliChild.ts';
-import { expectPaidOnce, measureRecovery, openBallast, type MeasuredCase } from './helpers/faultCase.ts';
+import { expectPaidOnce, measureRecovery, openBallast } from './helpers/faultCase.ts';
 import { BETA_START, NEED, NEED_BALANCES, chainOf, freshNeed, inBand, readTreasury } from './helpers/treasuryNeed.ts';
 
 const CASE_TIMEOUT_MS = 120_000;
@@ -66,7 +66,7 @@ async function operatorReplacesDeposit(kind: 'speed-up' | 'cancel') {
   try {
     const killed = await runOnce(configFile, { ...sandboxEnv(sandbox, store), BALLAST_CRASH_AT: 'tx:written#2' });
     expect(killed.signal).toBe('SIGKILL');
-    const [written] = listRecentTransfers(ballast.db, 5);
+    const [written] = await listRecentTransfers(ballast.db, 5);
     const deposit = written!.txs.find((t) => t.stepId === 'deposit')!;
     expect(deposit.status).toBe('signed');
     const d = deposit.request as RecordedTx; // written by the executor from signedTxRecord
@@ -87,7 +87,7 @@ async function operatorReplacesDeposit(kind: 'speed-up' | 'cancel') {
     expect(hash).not.toBe(deposit.txHash);
     return { start, ballast, killed, written: written!, operatorHash: hash };
   } catch (error) {
-    ballast.close();
+    await ballast.close();
     throw error;
   }
 }
@@ -104,7 +104,7 @@ describe('operator, service and time faults', () => {
       expect(paid.txs.map((t) => t.stepId)).toEqual(['approve', 'deposit', 'deposit:replacement']);
       expect(paid.txs.at(-1)!.txHash).toBe(operatorHash);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   }, CASE_TIMEOUT_MS);
 
@@ -122,7 +122,7 @@ describe('operator, service and time faults', () => {
       expect(paid.id).not.toBe(written.id);
       expect(paid.txs.map((t) => t.stepId)).toEqual(['deposit']);
     } finally {
-      ballast.close();
+      await ballast.close();
     }
   }, CASE_TIMEOUT_MS);
 
@@ -153,7 +153,7 @@ describe('operator, service and time faults', () => {
       expect(m.row.duplicates).toBe(0);
       expect(m.audit.deposits).toHaveLength(1);
       expect(m.audit.transfers.map((t) => t.status)).toEqual(['failure']);
-      expect(listUnresolvedFailures(ballast.db).map((t) => t.orderId?.toLowerCase())).toEqual([m.audit.deposits[0]!.orderId]);
+      expect((await listUnresolvedFailures(ballast.db)).map((t) => t.orderId?.toLowerCase())).toEqual([m.audit.deposits[0]!.orderId]);
       for (const r of reports) {
         expect(r.plan.transfers).toEqual([]);
         expect(r.plan.decisions.filter((d) => d.kind === 'route_paused')).toHaveLength(1);
@@ -164,7 +164,7 @@ describe('operator, service and time faults', () => {
       expect(m.row.backInBandSec).toBeNull();
     } finally {
       sandbox.resetFaults();
-      ballast.close();
+      await ballast.close();
     }
   }, CASE_TIMEOUT_MS);
 
@@ -172,7 +172,7 @@ describe('operator, service and time faults', () => {
     const start = await freshNeed(sandbox);
     sandbox.setFaults({ quoteDeadlineSec: 200 });
     const { configFile, store, ballast: plain } = ballastOnSandbox(sandbox, tmp.dir);
-    plain.close();
+    await plain.close();
     // Ballast's clock: real time, plus 250 s once the approve is confirmed (a confirmation that took longer
     // than the order had left), so the order's 200 s deadline has passed when the deposit is due.
     let skewMs = 0;
@@ -186,7 +186,7 @@ describe('operator, service and time faults', () => {
       armCrashPoints(null);
       expect(skewMs).toBe(250_000);
       expect(first.attempts.map((a) => a.outcome)).toEqual(['origin_failed']);
-      const [expired] = listRecentTransfers(ballast.db, 5);
+      const [expired] = await listRecentTransfers(ballast.db, 5);
       expect(expired!.error).toMatch(/deposit not signed: the order deadline \d+ is -\d+ s away/);
       expect(expired!.txs.map((t) => [t.stepId, t.status])).toEqual([['approve', 'confirmed']]);
       expect(await treasuryDeposits(sandbox, start.alphaBlock)).toEqual([]);
@@ -199,7 +199,7 @@ describe('operator, service and time faults', () => {
     } finally {
       armCrashPoints(null);
       sandbox.resetFaults();
-      ballast.close();
+      await ballast.close();
     }
   }, CASE_TIMEOUT_MS);
 
@@ -249,7 +249,7 @@ describe('operator, service and time faults', () => {
       expect(m.audit.transfers.map((t) => t.status)).toEqual(['success']);
     } finally {
       sandbox.resetFaults();
-      ballast.close();
+      await ballast.close();
     }
   }, CASE_TIMEOUT_MS);
 });

@@ -15,7 +15,7 @@ import { formatSummary, treasuryDeposits, type CaseRow } from './helpers/caseAud
 import { runOnce, stopChildren } from './helpers/cliChild.ts';
 import { expectPaidOnce, measureRecovery, openBallast, type MeasuredCase } from './helpers/faultCase.ts';
 import { anvilReorg as reorg } from '../helpers/anvilReorg.ts';
-import { BETA_START, NEED, NEED_BALANCES, chainOf, freshNeed } from './helpers/treasuryNeed.ts';
+import { BETA_START, NEED_BALANCES, chainOf, freshNeed } from './helpers/treasuryNeed.ts';
 
 const CASE_TIMEOUT_MS = 120_000;
 const tmp = tempDir('ballast-faults-rpc-');
@@ -56,12 +56,12 @@ describe('RPC and chain faults', () => {
       expect(proxy.applied.length).toBeGreaterThan(0);
       // The approve went out but its receipt could not be read: the transfer stays in flight, undecided.
       expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
-      expect(listRecentTransfers(ballast.db, 5).map((t) => t.status)).toEqual(['broadcast']);
+      expect((await listRecentTransfers(ballast.db, 5)).map((t) => t.status)).toEqual(['broadcast']);
       const m = await measureRecovery(sandbox, { fault: 'lookup errors during the approve', faultAtMs, db: ballast.db, start, step: () => ballast.runCycle('once') });
       rows.push(m.row);
       expectPaidOnce(m);
     } finally {
-      ballast.close();
+      await ballast.close();
       await proxy.close();
       proxy = null;
     }
@@ -74,7 +74,7 @@ describe('RPC and chain faults', () => {
   async function crashThenFlakyLookups(fault: string, faults: RpcFault[]): Promise<MeasuredCase> {
     const start = await freshNeed(sandbox);
     const { ballast: direct, configFile, store } = ballastOnSandbox(sandbox, tmp.dir);
-    direct.close();
+    await direct.close();
     const env = sandboxEnv(sandbox, store);
     const killed = await runOnce(configFile, { ...env, BALLAST_CRASH_AT: 'tx:recorded-sent#2' });
     expect(killed.signal).toBe('SIGKILL');
@@ -89,7 +89,7 @@ describe('RPC and chain faults', () => {
       expect(proxy.applied.length).toBeGreaterThan(0);
       return m;
     } finally {
-      ballast.close();
+      await ballast.close();
       await proxy.close();
       proxy = null;
     }
@@ -122,7 +122,7 @@ describe('RPC and chain faults', () => {
       expectPaidOnce(m);
       expect(proxy.calls.get('eth_sendRawTransaction')).toBeLessThanOrEqual(3); // approve, deposit, at most one identical re-send
     } finally {
-      ballast.close();
+      await ballast.close();
       await proxy.close();
       proxy = null;
     }
@@ -137,7 +137,7 @@ describe('RPC and chain faults', () => {
       // The run dies after the deposit is confirmed, before it tracks the fill.
       const killed = await runOnce(configFile, { ...sandboxEnv(sandbox, store), BALLAST_CRASH_AT: 'transfer:deposited' });
       expect(killed.signal).toBe('SIGKILL');
-      const [deposited] = listRecentTransfers(ballast.db, 5);
+      const [deposited] = await listRecentTransfers(ballast.db, 5);
       expect(deposited!.status).toBe('deposited');
       const depth = Number((await alpha.publicClient.getBlockNumber({ cacheTime: 0 })) - start.alphaBlock);
       expect(depth).toBeGreaterThanOrEqual(2); // the approve and the deposit
@@ -149,13 +149,13 @@ describe('RPC and chain faults', () => {
       const m = await measureRecovery(sandbox, { fault: 'reorg of a confirmed deposit', faultAtMs, db: ballast.db, start, step: () => ballast.runCycle('once') });
       rows.push(m.row);
       expectPaidOnce(m);
-      const [after] = listRecentTransfers(ballast.db, 5);
+      const [after] = await listRecentTransfers(ballast.db, 5);
       expect(after!.id).toBe(deposited!.id);
       expect(after!.events.map((e) => e.toStatus)).toEqual(['prepared', 'broadcast', 'deposited', 'broadcast', 'deposited', 'success']);
       expect(m.audit.deposits[0]!.txHash).toBe(deposited!.txs.at(-1)!.txHash as Hex); // the same signed bytes
     } finally {
       sandbox.resetFaults();
-      ballast.close();
+      await ballast.close();
     }
   }, CASE_TIMEOUT_MS);
 });

@@ -34,14 +34,14 @@ export function tempDir(prefix: string): { dir: string; cleanup(): void } {
 
 /**
  * A fresh sandbox per test: `start()` starts it, `closeAfter()` registers what to close with it (a Ballast).
- * After each test everything registered is closed and the sandbox, with its anvil processes, is stopped. Call
- * at the top level of a test file.
+ * After each test everything registered is closed (in order, each awaited) and the sandbox, with its anvil
+ * processes, is stopped. Call at the top level of a test file.
  */
-export function sandboxPerTest(): { start(opts?: SandboxOptions): Promise<Sandbox>; closeAfter(close: () => void): void } {
+export function sandboxPerTest(): { start(opts?: SandboxOptions): Promise<Sandbox>; closeAfter(close: () => void | Promise<void>): void } {
   let sandbox: Sandbox | null = null;
-  const closers: (() => void)[] = [];
+  const closers: (() => void | Promise<void>)[] = [];
   afterEach(async () => {
-    for (const close of closers.splice(0)) close();
+    for (const close of closers.splice(0)) await close();
     await sandbox?.stop();
     sandbox = null;
   });

@@ -41,7 +41,7 @@ describe('Ballast on Solana and Bitcoin', () => {
       expect(attempt.verdict?.rules.filter((r) => !r.ok), attempt.error).toEqual([]);
       expect(attempt.outcome, attempt.error).toBe('success');
       expect(report.outcome).toBe('ok');
-      const [row] = listRecentTransfers(t.ballast.db, 5);
+      const [row] = await listRecentTransfers(t.ballast.db, 5);
       expect(row?.status).toBe('success');
       expect(row?.amountIn).toBe(c.amount);
       expect(row?.txs.length).toBeGreaterThan(0);
@@ -53,7 +53,7 @@ describe('Ballast on Solana and Bitcoin', () => {
       expect(t.fromBefore - fromAfter <= c.amount + (c.from === 'alpha' ? 0n : 1_000_000n)).toBe(true);
       expect(toAfter - t.toBefore >= row!.minOut).toBe(true);
     } finally {
-      t.ballast.close();
+      await t.ballast.close();
     }
   });
 });

@@ -24,11 +24,11 @@ async function relayStatus(s: Sandbox, requestId: string): Promise<string> {
 async function cyclesUntilFinal(t: { ballast: { runCycle(mode: 'once'): Promise<unknown>; db: Parameters<typeof getTransfer>[0] } }, id: number, tries = 10): Promise<string> {
   for (let i = 0; i < tries; i++) {
     await t.ballast.runCycle('once');
-    const status = getTransfer(t.ballast.db, id)!.status;
+    const status = (await getTransfer(t.ballast.db, id))!.status;
     if (['success', 'failure', 'refund', 'origin_failed'].includes(status)) return status;
     await new Promise((r) => setTimeout(r, 300));
   }
-  return getTransfer(t.ballast.db, id)!.status;
+  return (await getTransfer(t.ballast.db, id))!.status;
 }
 
 const bitcoinChain = (extra: Record<string, unknown>) => {
@@ -43,7 +43,7 @@ describe('a Bitcoin deposit and the confirmations policy', () => {
     try {
       const first = await t.ballast.runCycle('once');
       expect(first.attempts[0]!.outcome).toBe('in_flight');
-      const [row] = listRecentTransfers(t.ballast.db, 1);
+      const [row] = await listRecentTransfers(t.ballast.db, 1);
       expect(row!.status).toBe('broadcast'); // sent, in the mempool, not mined
       expect(s.bitcoin!.node.mempoolTxids()).toContain(row!.txs[0]!.txHash);
       expect(await relayStatus(s, row!.requestId!)).toBe('pending'); // the service sees it at mempool time
@@ -53,10 +53,10 @@ describe('a Bitcoin deposit and the confirmations policy', () => {
 
       s.bitcoin!.node.mine(1);
       expect(await cyclesUntilFinal(t, row!.id)).toBe('success');
-      const done = getTransfer(t.ballast.db, row!.id)!;
+      const done = (await getTransfer(t.ballast.db, row!.id))!;
       expect(await t.to.balance() - t.toBefore >= done.minOut).toBe(true);
     } finally {
-      t.ballast.close();
+      await t.ballast.close();
     }
   });
 
@@ -73,7 +73,7 @@ describe('a Bitcoin deposit and the confirmations policy', () => {
     });
     try {
       await t.ballast.runCycle('once');
-      const [row] = listRecentTransfers(t.ballast.db, 1);
+      const [row] = await listRecentTransfers(t.ballast.db, 1);
       s.bitcoin!.node.mine(1);
       // Mined once: tracked, never filled, however many cycles look (the fill needs a second block).
       expect(await cyclesUntilFinal(t, row!.id, 4)).toBe('deposited');
@@ -81,7 +81,7 @@ describe('a Bitcoin deposit and the confirmations policy', () => {
       s.bitcoin!.node.mine(1);
       expect(await cyclesUntilFinal(t, row!.id)).toBe('success');
     } finally {
-      t.ballast.close();
+      await t.ballast.close();
     }
   });
 });
@@ -96,29 +96,29 @@ describe('a Solana deposit whose blockhash expired', () => {
       node.dropNextSends(1); // the node answers the signature but the transaction never lands
       const cycle = t.ballast.runCycle('once');
       // Once the deposit was sent, its blockhash expires (as 150 blocks would do on a cluster).
-      for (let i = 0; i < 100 && listRecentTransfers(t.ballast.db, 1)[0]?.status !== 'broadcast'; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && (await listRecentTransfers(t.ballast.db, 1))[0]?.status !== 'broadcast'; i++) await new Promise((r) => setTimeout(r, 50));
       node.expireBlockhashes();
       const first = await cycle;
       expect(first.attempts[0]!.outcome).toBe('in_flight');
-      const [lost] = listRecentTransfers(t.ballast.db, 1);
+      const [lost] = await listRecentTransfers(t.ballast.db, 1);
       expect(lost!.status).toBe('broadcast');
 
       // First proof of absence: recorded, nothing re-planned yet.
       const second = await t.ballast.runCycle('once');
       expect(second.plan.transfers).toEqual([]);
-      expect(getTransfer(t.ballast.db, lost!.id)!.status).toBe('broadcast');
+      expect((await getTransfer(t.ballast.db, lost!.id))!.status).toBe('broadcast');
 
       // A second proof, 15 s later, fails the transfer; the same cycle plans the move again and it goes through.
       clock += ABSENCE_RECHECK_MS + 1_000;
       const third = await t.ballast.runCycle('once');
-      expect(getTransfer(t.ballast.db, lost!.id)!.status).toBe('origin_failed');
+      expect((await getTransfer(t.ballast.db, lost!.id))!.status).toBe('origin_failed');
       expect(third.attempts[0]!.outcome, third.attempts[0]!.error).toBe('success');
 
       const ours = node.listDeposits().filter((d) => d.event.depositor === s.solana!.treasury.address);
       expect(ours).toHaveLength(1); // exactly one deposit landed for the two quotes
       expect(t.fromBefore - (await t.from.balance())).toBe(1_000_000_000n); // the treasury paid once
     } finally {
-      t.ballast.close();
+      await t.ballast.close();
     }
   });
 });

@@ -51,13 +51,13 @@ describe('tampered Solana and Bitcoin quotes', () => {
       expect(attempt.outcome).toBe('refused_verification');
       expect(attempt.verdict?.rules.filter((r) => !r.ok).map((r) => r.rule)).toContain(rule);
       expect(report.outcome).toBe('refused');
-      expect(listRecentTransfers(t.ballast.db, 5)).toEqual([]);
+      expect(await listRecentTransfers(t.ballast.db, 5)).toEqual([]);
       expect(sandbox.bitcoin!.node.mempoolTxids()).toHaveLength(mempoolBefore);
       expect(sandbox.solana!.node.listDeposits()).toHaveLength(depositsBefore);
       expect(await t.from.balance()).toBe(t.fromBefore);
     } finally {
       sandbox.resetFaults();
-      t.ballast.close();
+      await t.ballast.close();
     }
   });
 });
@@ -88,12 +88,12 @@ describe('an oversized Solana route', () => {
         { maxRouteLength: 3, includedOriginSwapSources: null },
         { maxRouteLength: 3, includedOriginSwapSources: ['orca'] },
       ]);
-      const errors = t.ballast.db.prepare('SELECT message FROM quote_errors ORDER BY id').all() as { message: string }[];
+      const errors = await t.ballast.db.all<{ message: string }>('SELECT message FROM quote_errors ORDER BY id');
       expect(errors).toHaveLength(3);
       expect(errors.every((e) => e.message.includes('SOLANA_TX_TOO_LARGE'))).toBe(true);
     } finally {
       sandbox.resetFaults();
-      t.ballast.close();
+      await t.ballast.close();
     }
   });
 
@@ -106,11 +106,11 @@ describe('an oversized Solana route', () => {
       expect(attempt.outcome).toBe('quote_error');
       expect(attempt.error).toContain('after 3 attempts narrowing Solana routing: maxRouteLength 3');
       expect(attempt.error).toContain('originSwapSource');
-      expect(listRecentTransfers(t.ballast.db, 5)).toEqual([]);
+      expect(await listRecentTransfers(t.ballast.db, 5)).toEqual([]);
       expect(await t.from.balance()).toBe(t.fromBefore);
     } finally {
       sandbox.resetFaults();
-      t.ballast.close();
+      await t.ballast.close();
     }
   });
 });

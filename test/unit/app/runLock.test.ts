@@ -48,32 +48,32 @@ describe('withRunLock', () => {
   it('takes over at once a lock whose holder process is gone on this host', async () => {
     const db = t.open();
     const pid = await deadPid();
-    expect(acquireRunLock(db, { owner: `${hostname()}:${pid}:old`, pid, nowMs: NOW - 1000, ttlMs: 120_000 })).toBe(true);
+    expect(await acquireRunLock(db, { owner: `${hostname()}:${pid}:old`, pid, nowMs: NOW - 1000, ttlMs: 120_000 })).toBe(true);
     let holderInside: string | undefined;
     const result = await withRunLock(ctxOf(db), async () => {
-      holderInside = readRunLock(db)?.owner;
+      holderInside = (await readRunLock(db))?.owner;
       return 'ran';
     });
     expect(result).toBe('ran');
     expect(holderInside).toMatch(new RegExp(`^${hostname()}:${process.pid}:`));
-    expect(readRunLock(db)).toBeUndefined(); // released afterwards
+    expect(await readRunLock(db)).toBeUndefined(); // released afterwards
   });
 
   it('refuses while the holder is alive, naming its pid, host and lease', async () => {
     const db = t.open();
     const pid = livePid();
-    acquireRunLock(db, { owner: `${hostname()}:${pid}:live`, pid, nowMs: NOW - 1000, ttlMs: 120_000 });
+    await acquireRunLock(db, { owner: `${hostname()}:${pid}:live`, pid, nowMs: NOW - 1000, ttlMs: 120_000 });
     const err = await withRunLock(ctxOf(db), async () => 'ran').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RunLockBusyError);
     expect((err as Error).message).toContain(`pid ${pid} on ${hostname()}`);
     expect((err as Error).message).toContain(`lease until ${new Date(NOW + 119_000).toISOString()}`);
-    expect(readRunLock(db)?.pid).toBe(pid);
+    expect((await readRunLock(db))?.pid).toBe(pid);
   });
 
   it('does not take over a lock of a dead pid on another host (that pid means nothing here)', async () => {
     const db = t.open();
     const pid = await deadPid();
-    acquireRunLock(db, { owner: `another-host:${pid}:x`, pid, nowMs: NOW - 1000, ttlMs: 120_000 });
+    await acquireRunLock(db, { owner: `another-host:${pid}:x`, pid, nowMs: NOW - 1000, ttlMs: 120_000 });
     await expect(withRunLock(ctxOf(db), async () => 'ran')).rejects.toThrow(/on another-host/);
   });
 });

@@ -6,7 +6,6 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerHistory } from '../../../src/cli/commands/history.ts';
@@ -15,24 +14,23 @@ import { CliError, EXIT_USAGE } from '../../../src/cli/exitCodes.ts';
 import { REPORT_CSV_HEADER } from '../../../src/cli/renderLedger.ts';
 import type { LedgerEntry } from '../../../src/ledger/ledgerEntry.ts';
 import { startCycle } from '../../../src/store/cycles.ts';
-import { openDatabase } from '../../../src/store/database.ts';
+import type { StoreDb } from '../../../src/store/db.ts';
 import { insertLedgerEntry } from '../../../src/store/ledger.ts';
+import { openSqliteStore } from '../../../src/store/openStore.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ballast-report-'));
 const file = join(dir, 'ledger.db');
 const WINDOW_START = Date.parse('2026-11-01T00:00:00Z');
 const IN_WINDOW = WINDOW_START + 3_600_000;
 
-function insertTransfer(db: Database.Database, cycleId: number, t: { asset: string; to: string; status: string; createdAtMs: number; amountIn: bigint }): number {
-  return Number(
-    db
-      .prepare(
-        `INSERT INTO transfers (cycle_id, asset, origin_chain, origin_chain_id, origin_currency, destination_chain, destination_chain_id,
-           destination_currency, user_address, recipient, amount_in, expected_out, min_out, status, created_at_ms, updated_at_ms)
-         VALUES (?, ?, 'alpha', 1, '0xa', ?, 2, '0xb', '0xu', '0xu', ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(cycleId, t.asset, t.to, t.amountIn.toString(), t.amountIn.toString(), t.amountIn.toString(), t.status, t.createdAtMs, t.createdAtMs).lastInsertRowid,
+async function insertTransfer(db: StoreDb, cycleId: number, t: { asset: string; to: string; status: string; createdAtMs: number; amountIn: bigint }): Promise<number> {
+  const row = await db.get<{ id: number }>(
+    `INSERT INTO transfers (cycle_id, asset, origin_chain, origin_chain_id, origin_currency, destination_chain, destination_chain_id,
+       destination_currency, user_address, recipient, amount_in, expected_out, min_out, status, created_at_ms, updated_at_ms)
+     VALUES (?, ?, 'alpha', 1, '0xa', ?, 2, '0xb', '0xu', '0xu', ?, ?, ?, ?, ?, ?) RETURNING id`,
+    cycleId, t.asset, t.to, t.amountIn.toString(), t.amountIn.toString(), t.amountIn.toString(), t.status, t.createdAtMs, t.createdAtMs,
   );
+  return Number(row!.id);
 }
 
 function entry(id: number, over: Partial<LedgerEntry>): LedgerEntry {
@@ -45,25 +43,25 @@ function entry(id: number, over: Partial<LedgerEntry>): LedgerEntry {
   };
 }
 
-beforeAll(() => {
-  const db = openDatabase(file);
-  const cycle = startCycle(db, { mode: 'once', startedAtMs: WINDOW_START - 86_400_000 });
+beforeAll(async () => {
+  const db = openSqliteStore(file);
+  const cycle = await startCycle(db, { mode: 'once', startedAtMs: WINDOW_START - 86_400_000 });
   const usdc = (status: string, createdAtMs = IN_WINDOW) => insertTransfer(db, cycle, { asset: 'USDC', to: 'beta', status, createdAtMs, amountIn: 100_000_000n });
-  const s1 = usdc('success');
-  const s2 = usdc('success');
-  const s3 = usdc('success');
-  const failed = usdc('failure');
-  usdc('origin_failed');
-  usdc('deposited');
-  const old = usdc('success', WINDOW_START - 1); // before the window: counted nowhere
-  const eth = insertTransfer(db, cycle, { asset: 'ETH', to: 'gamma', status: 'success', createdAtMs: IN_WINDOW, amountIn: 5n * 10n ** 17n });
-  insertLedgerEntry(db, entry(s1, {}), IN_WINDOW);
-  insertLedgerEntry(db, entry(s2, { fees: { execution: 200_000n, swap: 50_000n, platform: 10_000n, app: 0n }, totalFeesUsdMicros: 3_260_000n, settleMs: 40_000 }), IN_WINDOW);
-  insertLedgerEntry(db, entry(s3, { fees: { execution: 300_000n, swap: 50_000n, platform: 10_000n, app: 0n }, totalFeesUsdMicros: 3_360_000n, settleMs: 20_000 }), IN_WINDOW);
-  insertLedgerEntry(db, entry(failed, { status: 'failure', fees: null, feesSource: 'none', receivedOut: null, receivedSource: 'none', gasPaid: 2n * 10n ** 15n, gasUsdMicros: 6_000_000n, totalFeesUsdMicros: 6_000_000n, settleMs: 5_000 }), IN_WINDOW);
-  insertLedgerEntry(db, entry(old, { settleMs: 999_000 }), IN_WINDOW);
-  insertLedgerEntry(db, entry(eth, { asset: 'ETH', destinationChain: 'gamma', amountIn: 5n * 10n ** 17n, decimalsIn: 18, decimalsOut: 18, settleMs: 7_000 }), IN_WINDOW);
-  db.close();
+  const s1 = await usdc('success');
+  const s2 = await usdc('success');
+  const s3 = await usdc('success');
+  const failed = await usdc('failure');
+  await usdc('origin_failed');
+  await usdc('deposited');
+  const old = await usdc('success', WINDOW_START - 1); // before the window: counted nowhere
+  const eth = await insertTransfer(db, cycle, { asset: 'ETH', to: 'gamma', status: 'success', createdAtMs: IN_WINDOW, amountIn: 5n * 10n ** 17n });
+  await insertLedgerEntry(db, entry(s1, {}), IN_WINDOW);
+  await insertLedgerEntry(db, entry(s2, { fees: { execution: 200_000n, swap: 50_000n, platform: 10_000n, app: 0n }, totalFeesUsdMicros: 3_260_000n, settleMs: 40_000 }), IN_WINDOW);
+  await insertLedgerEntry(db, entry(s3, { fees: { execution: 300_000n, swap: 50_000n, platform: 10_000n, app: 0n }, totalFeesUsdMicros: 3_360_000n, settleMs: 20_000 }), IN_WINDOW);
+  await insertLedgerEntry(db, entry(failed, { status: 'failure', fees: null, feesSource: 'none', receivedOut: null, receivedSource: 'none', gasPaid: 2n * 10n ** 15n, gasUsdMicros: 6_000_000n, totalFeesUsdMicros: 6_000_000n, settleMs: 5_000 }), IN_WINDOW);
+  await insertLedgerEntry(db, entry(old, { settleMs: 999_000 }), IN_WINDOW);
+  await insertLedgerEntry(db, entry(eth, { asset: 'ETH', destinationChain: 'gamma', amountIn: 5n * 10n ** 17n, decimalsIn: 18, decimalsOut: 18, settleMs: 7_000 }), IN_WINDOW);
+  await db.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -5,11 +5,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import type Database from 'better-sqlite3';
 import { createRelayClient } from '../../../src/relay/client.ts';
 import { requestQuote } from '../../../src/cycle/requestQuote.ts';
 import { startCycle } from '../../../src/store/cycles.ts';
 import { recordPlannedTransfers } from '../../../src/store/plans.ts';
+import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import type { QuoteRequest } from '../../../src/relay/schemas.ts';
 import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
 import { startTestServer, type TestServer } from '../relay/testServer.ts';
@@ -30,15 +30,15 @@ const REQUEST: QuoteRequest = {
 
 let server: TestServer;
 let tmp: TempDb;
-let db: Database.Database;
+let db: SqliteStoreDb;
 let ids: { cycleId: number; planId: number };
 
 beforeEach(async () => {
   server = await startTestServer();
   tmp = tempDb();
   db = tmp.open();
-  const cycleId = startCycle(db, { mode: 'once', startedAtMs: 1_000 });
-  const [planId] = recordPlannedTransfers(db, cycleId, [{ asset: 'SOL', originChain: 'solana', destinationChain: 'base', amountIn: 1_000_000_000n, reason: 'test' }]);
+  const cycleId = await startCycle(db, { mode: 'once', startedAtMs: 1_000 });
+  const [planId] = await recordPlannedTransfers(db, cycleId, [{ asset: 'SOL', originChain: 'solana', destinationChain: 'base', amountIn: 1_000_000_000n, reason: 'test' }]);
   ids = { cycleId, planId: planId! };
 });
 afterEach(async () => {
@@ -52,7 +52,7 @@ function ctx() {
 }
 
 const sentBodies = () => server.requests.filter((r) => r.path === '/quote/v2').map((r) => JSON.parse(r.body) as QuoteRequest);
-const recordedErrors = () => db.prepare('SELECT code, message FROM quote_errors ORDER BY id').all() as { code: string; message: string }[];
+const recordedErrors = () => db.all<{ code: string; message: string }>('SELECT code, message FROM quote_errors ORDER BY id');
 
 describe('requestQuote', () => {
   it('narrows Solana routing 4 → 3 → one source and takes the first quote that fits', async () => {
@@ -67,8 +67,8 @@ describe('requestQuote', () => {
       [3, ['orca']],
     ]);
     expect(out.request).toMatchObject({ maxRouteLength: 3, includedOriginSwapSources: ['orca'] });
-    expect(recordedErrors()).toHaveLength(3);
-    expect(recordedErrors().every((e) => e.message.includes('SOLANA_TX_TOO_LARGE'))).toBe(true);
+    expect(await recordedErrors()).toHaveLength(3);
+    expect((await recordedErrors()).every((e) => e.message.includes('SOLANA_TX_TOO_LARGE'))).toBe(true);
   });
 
   it('gives up cleanly after the last narrowing, with every attempt recorded and the reason', async () => {
@@ -78,7 +78,7 @@ describe('requestQuote', () => {
     if (out.ok) return;
     expect(out.error).toContain('after 4 attempts narrowing Solana routing: maxRouteLength 3, includedOriginSwapSources [orca]');
     expect(sentBodies()).toHaveLength(4);
-    expect(recordedErrors()).toHaveLength(4);
+    expect(await recordedErrors()).toHaveLength(4);
   });
 
   it('without a configured source stops after maxRouteLength 3 and says how to go further', async () => {
@@ -97,6 +97,6 @@ describe('requestQuote', () => {
     if (out.ok) return;
     expect(out.error).toContain('INSUFFICIENT_FUNDS');
     expect(sentBodies()).toHaveLength(1);
-    expect(recordedErrors()).toEqual([{ code: 'RELAY_HTTP_400', message: expect.stringContaining('INSUFFICIENT_FUNDS') }]);
+    expect(await recordedErrors()).toEqual([{ code: 'RELAY_HTTP_400', message: expect.stringContaining('INSUFFICIENT_FUNDS') }]);
   });
 });

@@ -1,17 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type Database from 'better-sqlite3';
 import { normaliseNotional, spendingVerdict } from '../../../src/cycle/spendingGate.ts';
 import type { CycleContext, WalletRuntime } from '../../../src/cycle/context.ts';
 import type { PlannedTransfer } from '../../../src/planner/types.ts';
 import { createTransfer } from '../../../src/store/transfers.ts';
 import { startCycle } from '../../../src/store/cycles.ts';
+import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
 
 const NOW_MS = 1_700_000_000_000;
 const TREASURY = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 let t: TempDb;
-let db: Database.Database;
+let db: SqliteStoreDb;
 beforeEach(() => {
   t = tempDb();
   db = t.open();
@@ -42,34 +42,34 @@ function planned(amountIn: bigint, decimals: number, chain = 'base'): PlannedTra
 }
 
 describe('spendingVerdict: the daily notional adds chains of different decimals in whole units', () => {
-  beforeEach(() => {
-    const cycleId = startCycle(db, { mode: 'once', startedAtMs: 1_000 });
+  beforeEach(async () => {
+    const cycleId = await startCycle(db, { mode: 'once', startedAtMs: 1_000 });
     // 100 USDC sent from base (6 decimals) and 50 from bsc (18 decimals) in the last 24 h.
-    createTransfer(db, newTransfer(db, { cycleId, amountIn: 100_000_000n, nowMs: NOW_MS - 1_000 }));
-    createTransfer(db, newTransfer(db, { cycleId, originChain: 'bsc', amountIn: 50n * 10n ** 18n, requestId: `0x${'01'.repeat(32)}`, orderId: `0x${'02'.repeat(32)}`, nowMs: NOW_MS - 1_000 }));
+    await createTransfer(db, await newTransfer(db, { cycleId, amountIn: 100_000_000n, nowMs: NOW_MS - 1_000 }));
+    await createTransfer(db, await newTransfer(db, { cycleId, originChain: 'bsc', amountIn: 50n * 10n ** 18n, requestId: `0x${'01'.repeat(32)}`, orderId: `0x${'02'.repeat(32)}`, nowMs: NOW_MS - 1_000 }));
   });
   const decimalsOf = (_asset: string, chain: string) => ({ base: 6, bsc: 18 })[chain];
 
-  it('passes exactly at the cap: 100 + 50 + 25 = 175', () => {
-    const verdict = spendingVerdict(ctxWith({ dailyNotional: { USDC: '175' } }), { planned: planned(25_000_000n, 6), amountUsd: '25', feesUsd: '0.1', decimalsOf });
+  it('passes exactly at the cap: 100 + 50 + 25 = 175', async () => {
+    const verdict = await spendingVerdict(ctxWith({ dailyNotional: { USDC: '175' } }), { planned: planned(25_000_000n, 6), amountUsd: '25', feesUsd: '0.1', decimalsOf });
     expect(verdict).toEqual({ ok: true });
   });
 
-  it('refuses one base unit above, with whole units in the detail', () => {
-    const verdict = spendingVerdict(ctxWith({ dailyNotional: { USDC: '175' } }), { planned: planned(25_000_001n, 6), amountUsd: '25', feesUsd: '0.1', decimalsOf });
+  it('refuses one base unit above, with whole units in the detail', async () => {
+    const verdict = await spendingVerdict(ctxWith({ dailyNotional: { USDC: '175' } }), { planned: planned(25_000_001n, 6), amountUsd: '25', feesUsd: '0.1', decimalsOf });
     expect(verdict).toEqual({ ok: false, reason: 'daily_notional', detail: 'policy.limits.dailyNotional.USDC 175 USDC: 150 used in 24 h + 25.000001 for this transfer' });
   });
 
-  it('fails closed when a chain in the window has unknown decimals', () => {
-    const verdict = spendingVerdict(ctxWith({ dailyNotional: { USDC: '1000' } }), { planned: planned(1n, 6), amountUsd: '1', feesUsd: '0', decimalsOf: () => undefined });
+  it('fails closed when a chain in the window has unknown decimals', async () => {
+    const verdict = await spendingVerdict(ctxWith({ dailyNotional: { USDC: '1000' } }), { planned: planned(1n, 6), amountUsd: '1', feesUsd: '0', decimalsOf: () => undefined });
     expect(verdict.ok).toBe(false);
     expect(!verdict.ok && verdict.detail).toContain('sent from chain bsc in 24 h and its decimals are unknown');
   });
 
-  it('only configured wallets receive, even without policy.limits.allowedRecipients', () => {
+  it('only configured wallets receive, even without policy.limits.allowedRecipients', async () => {
     const p = planned(1n, 6);
     const stranger = { ...p, to: { ...p.to, address: '0x000000000000000000000000000000000000dEaD' } };
-    const verdict = spendingVerdict(ctxWith({}), { planned: stranger, amountUsd: '1', feesUsd: '0', decimalsOf });
+    const verdict = await spendingVerdict(ctxWith({}), { planned: stranger, amountUsd: '1', feesUsd: '0', decimalsOf });
     expect(verdict.ok).toBe(false);
     expect(!verdict.ok && verdict.reason).toBe('recipient_not_allowed');
   });

@@ -6,11 +6,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import type Database from 'better-sqlite3';
 import { handleStalled, isStalled, isStalledByBlocks, requestIdForDeposit } from '../../../src/cycle/stalled.ts';
 import type { ChainAdapter } from '../../../src/chains/adapter.ts';
 import type { CycleContext } from '../../../src/cycle/context.ts';
 import type { RequestsResponse } from '../../../src/relay/schemas.ts';
+import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { createTransfer, getTransfer, markTxConfirmed, markTxSent, transitionTransfer, type TransferRow } from '../../../src/store/transfers.ts';
 import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
 
@@ -18,7 +18,7 @@ const DEPOSIT = `0x${'22'.repeat(32)}`;
 const MIN = 60_000;
 
 let t: TempDb;
-let db: Database.Database;
+let db: SqliteStoreDb;
 beforeEach(() => {
   t = tempDb();
   db = t.open();
@@ -26,14 +26,14 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 /** A transfer whose approve and deposit are mined, `deposited` at `atMs`. */
-function deposited(atMs: number, requestId = `0x${'ab'.repeat(32)}`): number {
-  const { transferId, txIds } = createTransfer(db, newTransfer(db, { nowMs: atMs - 10, requestId }));
+async function deposited(atMs: number, requestId = `0x${'ab'.repeat(32)}`): Promise<number> {
+  const { transferId, txIds } = await createTransfer(db, await newTransfer(db, { nowMs: atMs - 10, requestId }));
   for (const id of txIds) {
-    markTxSent(db, id, atMs - 5);
-    markTxConfirmed(db, id, { status: 'confirmed', blockNumber: 10n, nowMs: atMs - 1 });
+    await markTxSent(db, id, atMs - 5);
+    await markTxConfirmed(db, id, { status: 'confirmed', blockNumber: 10n, nowMs: atMs - 1 });
   }
-  transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: atMs - 5 });
-  transitionTransfer(db, transferId, 'broadcast', 'deposited', { nowMs: atMs });
+  await transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: atMs - 5 });
+  await transitionTransfer(db, transferId, 'broadcast', 'deposited', { nowMs: atMs });
   return transferId;
 }
 
@@ -64,9 +64,9 @@ function context(nowMs: number, relay: Partial<CycleContext['relay']>, chains: C
 }
 
 describe('isStalled', () => {
-  it('counts a deposited transfer from its deposited event and others from their creation', () => {
-    const id = deposited(100 * MIN);
-    const row = getTransfer(db, id)!;
+  it('counts a deposited transfer from its deposited event and others from their creation', async () => {
+    const id = await deposited(100 * MIN);
+    const row = (await getTransfer(db, id))!;
     expect(isStalled(row, 100 * MIN + 29 * MIN, 1800)).toBe(false);
     expect(isStalled(row, 100 * MIN + 30 * MIN, 1800)).toBe(true);
     const prepared: TransferRow = { ...row, status: 'broadcast' };
@@ -76,8 +76,8 @@ describe('isStalled', () => {
 });
 
 describe('isStalledByBlocks (Bitcoin: spec "Limits")', () => {
-  it('counts the depth of the deposit block, the including block counted', () => {
-    const row = getTransfer(db, deposited(100 * MIN))!; // deposit mined at block 10
+  it('counts the depth of the deposit block, the including block counted', async () => {
+    const row = (await getTransfer(db, await deposited(100 * MIN)))!; // deposit mined at block 10
     expect(isStalledByBlocks(row, 12n, 3)).toBe(false); // 3 blocks deep: still allowed
     expect(isStalledByBlocks(row, 13n, 3)).toBe(true);
     expect(isStalledByBlocks(row, 13n, 4)).toBe(false); // high value: one block more
@@ -85,17 +85,17 @@ describe('isStalledByBlocks (Bitcoin: spec "Limits")', () => {
   });
 
   it('flags a deposited transfer on a chain with a block policy before stalledAfterSec, and reads the head once', async () => {
-    const a = deposited(100 * MIN);
-    const b = deposited(100 * MIN, `0x${'cd'.repeat(32)}`);
+    const a = await deposited(100 * MIN);
+    const b = await deposited(100 * MIN, `0x${'cd'.repeat(32)}`);
     let headReads = 0;
     // The pass asks the origin chain only for its head and its block policy.
     const chain = { name: 'base', head: async () => (headReads++, 14n), stalledAfterBlocks: (amount: bigint) => (amount >= 10n ** 30n ? 6 : 3) } as unknown as ChainAdapter;
-    const rowA = getTransfer(db, a)!;
+    const rowA = (await getTransfer(db, a))!;
     const { ctx } = context(100 * MIN + 60_000, { getRequests: async () => ({ requests: [] }) }, new Map([[rowA.originChain, chain]]));
-    const count = await handleStalled(ctx, [getTransfer(db, a)!, getTransfer(db, b)!]);
+    const count = await handleStalled(ctx, [(await getTransfer(db, a))!, (await getTransfer(db, b))!]);
     expect(count).toBe(2);
     expect(headReads).toBe(1);
-    const flagged = getTransfer(db, a)!.events.find((e) => e.detail?.includes('blocks deep'));
+    const flagged = (await getTransfer(db, a))!.events.find((e) => e.detail?.includes('blocks deep'));
     expect(flagged?.detail).toContain('deposit mined 5 blocks deep without a final status (stalled after 3)');
   });
 });
@@ -110,18 +110,18 @@ describe('requestIdForDeposit', () => {
 
 describe('handleStalled', () => {
   it('leaves a transfer that is not stalled yet alone: no flag, no call', async () => {
-    const id = deposited(100 * MIN);
+    const id = await deposited(100 * MIN);
     const { ctx, calls } = context(100 * MIN + 10 * MIN, { getRequests: async () => ({ requests: [] }) });
-    expect(await handleStalled(ctx, [getTransfer(db, id)!])).toBe(0);
+    expect(await handleStalled(ctx, [(await getTransfer(db, id))!])).toBe(0);
     expect(calls).toEqual([]);
-    expect(getTransfer(db, id)?.stalledAtMs).toBeNull();
+    expect((await getTransfer(db, id))?.stalledAtMs).toBeNull();
   });
 
   it('flags it and adopts the request id the service files our deposit under', async () => {
-    const id = deposited(100 * MIN);
+    const id = await deposited(100 * MIN);
     const { ctx, calls } = context(140 * MIN, { getRequests: async () => ({ requests: [record('0xfiled-elsewhere', DEPOSIT)] }) });
-    expect(await handleStalled(ctx, [getTransfer(db, id)!])).toBe(1);
-    const row = getTransfer(db, id)!;
+    expect(await handleStalled(ctx, [(await getTransfer(db, id))!])).toBe(1);
+    const row = (await getTransfer(db, id))!;
     expect(row.status).toBe('deposited');
     expect(row.stalledAtMs).toBe(140 * MIN);
     expect(row.requestId).toBe('0xfiled-elsewhere');
@@ -133,31 +133,31 @@ describe('handleStalled', () => {
   });
 
   it('announces the deposit again when no request names it, every pass, and flags it only once', async () => {
-    const id = deposited(100 * MIN);
+    const id = await deposited(100 * MIN);
     const { ctx, calls } = context(140 * MIN, { getRequests: async () => ({ requests: [record('0xsomething-else', `0x${'44'.repeat(32)}`)] }) });
-    await handleStalled(ctx, [getTransfer(db, id)!]);
-    await handleStalled(ctx, [getTransfer(db, id)!]);
+    await handleStalled(ctx, [(await getTransfer(db, id))!]);
+    await handleStalled(ctx, [(await getTransfer(db, id))!]);
     expect(calls.filter((c) => c.startsWith('index'))).toEqual([`index 8453 ${DEPOSIT}`, `index 8453 ${DEPOSIT}`]);
-    const row = getTransfer(db, id)!;
+    const row = (await getTransfer(db, id))!;
     expect(row.requestId).toBe(`0x${'ab'.repeat(32)}`);
     expect(row.events.filter((e) => e.detail?.startsWith('stalled:'))).toHaveLength(1);
   });
 
   it('when the lookup fails, flags it and changes nothing else (no re-announce on a failed read)', async () => {
-    const id = deposited(100 * MIN);
+    const id = await deposited(100 * MIN);
     const { ctx, calls } = context(140 * MIN, { getRequests: async () => Promise.reject(new Error('503')) });
-    expect(await handleStalled(ctx, [getTransfer(db, id)!])).toBe(1);
+    expect(await handleStalled(ctx, [(await getTransfer(db, id))!])).toBe(1);
     expect(calls.filter((c) => c.startsWith('index'))).toEqual([]);
-    const row = getTransfer(db, id)!;
+    const row = (await getTransfer(db, id))!;
     expect(row.stalledAtMs).toBe(140 * MIN);
     expect(row.requestId).toBe(`0x${'ab'.repeat(32)}`);
   });
 
   it('asks GET /requests/v3 once per wallet per pass, however many of its transfers are stalled', async () => {
-    const a = deposited(100 * MIN);
-    const b = deposited(100 * MIN, `0x${'cd'.repeat(32)}`);
+    const a = await deposited(100 * MIN);
+    const b = await deposited(100 * MIN, `0x${'cd'.repeat(32)}`);
     const { ctx, calls } = context(140 * MIN, { getRequests: async () => ({ requests: [] }) });
-    expect(await handleStalled(ctx, [getTransfer(db, a)!, getTransfer(db, b)!])).toBe(2);
+    expect(await handleStalled(ctx, [(await getTransfer(db, a))!, (await getTransfer(db, b))!])).toBe(2);
     expect(calls.filter((c) => c.startsWith('requests'))).toHaveLength(1);
     expect(calls.filter((c) => c.startsWith('index'))).toHaveLength(2);
   });

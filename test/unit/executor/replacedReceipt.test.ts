@@ -24,12 +24,12 @@ describe('executeTransfer on a scripted node', () => {
     const { client, sent } = scriptedNode((n, hash) =>
       n === 1 ? { transactionHash: hash, status: 'success', blockNumber: 1n } : { transactionHash: REPLACEMENT, status: 'success', blockNumber: 2n },
     );
-    const { deps, args } = offlineExecution(db, client);
+    const { deps, args } = await offlineExecution(db, client);
     const result = await executeTransfer(deps, args);
     expect(sent).toHaveLength(2);
     expect(result.status).toBe('broadcast');
     expect(result.error).toContain(`was replaced by ${REPLACEMENT}`);
-    const transfer = getTransfer(db, result.transferId)!;
+    const transfer = (await getTransfer(db, result.transferId))!;
     expect(transfer.status).toBe('broadcast');
     expect(transfer.txs.map((x) => [x.stepId, x.status])).toEqual([
       ['approve', 'confirmed'],
@@ -44,11 +44,11 @@ describe('executeTransfer on a scripted node', () => {
       lost.abort(); // the lock is lost while the approve's receipt is awaited
       return { transactionHash: hash, status: 'success', blockNumber: 1n };
     });
-    const { deps, args } = offlineExecution(db, client, lost.signal);
+    const { deps, args } = await offlineExecution(db, client, lost.signal);
     const result = await executeTransfer(deps, args);
     expect(sent).toHaveLength(1);
     expect(result.status).toBe('origin_failed');
     expect(result.error).toContain('deposit not signed: the run lost its lock');
-    expect(getTransfer(db, result.transferId)!.txs.map((x) => [x.stepId, x.status])).toEqual([['approve', 'confirmed']]);
+    expect((await getTransfer(db, result.transferId))!.txs.map((x) => [x.stepId, x.status])).toEqual([['approve', 'confirmed']]);
   });
 });

@@ -2,13 +2,13 @@
  * An in-memory EVM node scripted for executor tests, and the executor's inputs for the offline quote, so the
  * real executor runs against a real SQLite store without a chain.
  */
-import type Database from 'better-sqlite3';
 import type { Hex, PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { pino } from 'pino';
 import type { ExecuteTransferArgs, ExecuteTransferDeps } from '../../../src/executor/executeTransfer.ts';
 import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
 import { startCycle } from '../../../src/store/cycles.ts';
+import type { StoreDb } from '../../../src/store/db.ts';
 import { OFFLINE_CASE, OFFLINE_NOW_SEC } from '../../fixtures/offlineQuote.ts';
 
 // anvil's public dev key 0: the offline quote's user (it holds nothing here; nothing leaves this process).
@@ -37,12 +37,15 @@ export function scriptedNode(receiptFor: (n: number, hash: Hex) => { transaction
   return { client: node as unknown as PublicClient, sent };
 }
 
-/** Executor dependencies and arguments for the offline quote; the clock advances 100 ms per reading. */
-export function offlineExecution(db: Database.Database, client: PublicClient, signal?: AbortSignal): { deps: ExecuteTransferDeps; args: ExecuteTransferArgs } {
+/**
+ * Executor dependencies and arguments for the offline quote (a Promise: the cycle is recorded first); the clock
+ * advances 100 ms per reading.
+ */
+export async function offlineExecution(db: StoreDb, client: PublicClient, signal?: AbortSignal): Promise<{ deps: ExecuteTransferDeps; args: ExecuteTransferArgs }> {
   const { quote } = OFFLINE_CASE.load();
   const f = OFFLINE_CASE.facts;
   let clockMs = OFFLINE_NOW_SEC * 1000;
-  const cycleId = startCycle(db, { mode: 'once', startedAtMs: clockMs });
+  const cycleId = await startCycle(db, { mode: 'once', startedAtMs: clockMs });
   return {
     deps: {
       db,

@@ -15,40 +15,40 @@ afterEach(() => {
 });
 
 describe('openDatabase', () => {
-  it('creates parent directories and sets WAL, durable commits, foreign keys and the busy timeout', () => {
+  it('creates parent directories and sets WAL, durable commits, foreign keys and the busy timeout', async () => {
     const db = t.open();
     expect(existsSync(t.file)).toBe(true);
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL: a commit is on disk before it returns
-    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
-    startCycle(db, { mode: 'once', startedAtMs: 1 });
+    expect(db.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.sqlite.pragma('synchronous', { simple: true })).toBe(2); // FULL: a commit is on disk before it returns
+    expect(db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.sqlite.pragma('busy_timeout', { simple: true })).toBe(5000);
+    await startCycle(db, { mode: 'once', startedAtMs: 1 });
     expect(existsSync(`${t.file}-wal`)).toBe(true);
   });
 
-  it('applies migrations once: reopening keeps data and does not re-run them', () => {
+  it('applies migrations once: reopening keeps data and does not re-run them', async () => {
     const db1 = t.open();
-    const id = startCycle(db1, { mode: 'daemon', startedAtMs: 5 });
-    db1.close();
+    const id = await startCycle(db1, { mode: 'daemon', startedAtMs: 5 });
+    await db1.close();
     const db2 = t.open();
-    const rows = db2.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
+    const rows = db2.sqlite.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
     expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
-    expect(db2.prepare('SELECT id, mode FROM cycles').all()).toEqual([{ id, mode: 'daemon' }]);
-    expect(schemaVersion(db2)).toBe(MIGRATIONS.length);
+    expect(db2.sqlite.prepare('SELECT id, mode FROM cycles').all()).toEqual([{ id, mode: 'daemon' }]);
+    expect(schemaVersion(db2.sqlite)).toBe(MIGRATIONS.length);
   });
 
   it('applies only the new migration when the code gains one', () => {
-    const db = t.open();
+    const db = t.open().sqlite;
     const extra = { version: MIGRATIONS.length + 1, name: 'test: extra table', sql: 'CREATE TABLE extra (x INTEGER)' };
     expect(migrate(db, t.file, [...MIGRATIONS, extra])).toBe(MIGRATIONS.length + 1);
     expect(migrate(db, t.file, [...MIGRATIONS, extra])).toBe(MIGRATIONS.length + 1);
     expect(db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'extra'").get()).toEqual({ n: 1 });
   });
 
-  it('refuses a database written by a newer version, without touching it', () => {
+  it('refuses a database written by a newer version, without touching it', async () => {
     const db = t.open();
-    db.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)').run(99, 'future', 1);
-    db.close();
+    db.sqlite.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)').run(99, 'future', 1);
+    await db.close();
     let err: unknown;
     try {
       t.open();
@@ -61,15 +61,16 @@ describe('openDatabase', () => {
   });
 
   it('rejects a migration list with a gap', () => {
-    const db = t.open();
+    const db = t.open().sqlite;
     expect(() => migrate(db, t.file, [{ version: 2, name: 'gap', sql: '' }])).toThrow(/has version 2, expected 1/);
   });
 });
 
 describe('CHECK constraints', () => {
-  it('reject an unknown transfer status, a malformed amount and an unknown cycle mode', () => {
-    const db = t.open();
-    const cycleId = startCycle(db, { mode: 'once', startedAtMs: 1 });
+  it('reject an unknown transfer status, a malformed amount and an unknown cycle mode', async () => {
+    const store = t.open();
+    const cycleId = await startCycle(store, { mode: 'once', startedAtMs: 1 });
+    const db = store.sqlite;
     const insert = (status: string, amount: string) =>
       db
         .prepare(
@@ -88,9 +89,10 @@ describe('CHECK constraints', () => {
     expect(db.prepare('SELECT COUNT(*) AS n FROM transfers').get()).toEqual({ n: 1 });
   });
 
-  it('enforce foreign keys', () => {
+  it('enforce foreign keys', async () => {
     const db = t.open();
-    expect(() => startCycle(db, { mode: 'once', startedAtMs: 1 }) && db.prepare(
+    await startCycle(db, { mode: 'once', startedAtMs: 1 });
+    expect(() => db.sqlite.prepare(
       "INSERT INTO plan_decisions (cycle_id, asset, kind, detail) VALUES (999, 'USDC', 'in_band', 'x')",
     ).run()).toThrow(/FOREIGN KEY constraint failed/);
   });

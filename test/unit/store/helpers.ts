@@ -1,20 +1,25 @@
 /**
- * Store test helpers: a fresh database file in a temp directory per test, and a valid new transfer.
+ * Store test helpers: a fresh SQLite store file in a temp directory per test, and a valid new transfer.
+ * Suites that run on both engines use test/helpers/storeEngines.ts instead of {@link tempDb}.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
-import { openDatabase } from '../../../src/store/database.ts';
 import { startCycle } from '../../../src/store/cycles.ts';
+import type { StoreDb } from '../../../src/store/db.ts';
+import { openSqliteStore } from '../../../src/store/openStore.ts';
+import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import type { NewTransfer } from '../../../src/store/transfers.ts';
 
-/** A temp directory with a database file path; `cleanup()` closes every opened connection and deletes it. */
+/**
+ * A temp directory with a database file path; `cleanup()` closes every opened store and deletes it. `cleanup()`
+ * is synchronous (it closes the raw connections), so `afterEach(() => t.cleanup())` needs no await.
+ */
 export interface TempDb {
   dir: string;
   file: string;
-  /** Opens (and tracks) a connection to `file`. */
-  open(): Database.Database;
+  /** Opens (and tracks) a store on `file` (created and migrated when missing); `.sqlite` is the raw connection. */
+  open(): SqliteStoreDb;
   cleanup(): void;
 }
 
@@ -22,17 +27,17 @@ export interface TempDb {
 export function tempDb(): TempDb {
   const dir = mkdtempSync(join(tmpdir(), 'ballast-store-'));
   const file = join(dir, 'nested', 'ballast.db');
-  const open: Database.Database[] = [];
+  const open: SqliteStoreDb[] = [];
   return {
     dir,
     file,
     open() {
-      const db = openDatabase(file);
+      const db = openSqliteStore(file);
       open.push(db);
       return db;
     },
     cleanup() {
-      for (const db of open) if (db.open) db.close();
+      for (const db of open) if (db.sqlite.open) db.sqlite.close(); // a store still open after its test
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -41,9 +46,13 @@ export function tempDb(): TempDb {
 /** 2^64 + 1: above every 64-bit integer type, to prove amounts are not squeezed through one. */
 export const BEYOND_U64 = 2n ** 64n + 1n;
 
-/** A new transfer of `amountIn` with two signed transactions (approve, deposit). */
-export function newTransfer(db: Database.Database, over: Partial<NewTransfer> = {}): NewTransfer {
-  const cycleId = over.cycleId ?? startCycle(db, { mode: 'once', startedAtMs: 1_000 });
+/**
+ * A new transfer of `amountIn` with two signed transactions (approve, deposit).
+ *
+ * @returns a Promise of it: without `over.cycleId` a cycle is started in `db` for it
+ */
+export async function newTransfer(db: StoreDb, over: Partial<NewTransfer> = {}): Promise<NewTransfer> {
+  const cycleId = over.cycleId ?? (await startCycle(db, { mode: 'once', startedAtMs: 1_000 }));
   return {
     cycleId,
     quoteId: null,

@@ -7,11 +7,12 @@
  */
 import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
-import type Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMetrics, type BallastMetrics } from '../../../src/metrics/metrics.ts';
 import { startMetricsServer } from '../../../src/metrics/server.ts';
+import type { StoreDb } from '../../../src/store/db.ts';
+import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { createTransfer, getTransfer, markTxConfirmed, markTxSent, transitionTransfer } from '../../../src/store/transfers.ts';
 import { createWebhookReceiver, type WebhookReceiver } from '../../../src/webhooks/receiver.ts';
 import { startWebhookServer, type WebhookServer } from '../../../src/webhooks/server.ts';
@@ -26,7 +27,7 @@ const FILL = `0x${'ee'.repeat(32)}`;
 const PATH = '/webhooks/relay';
 
 let t: TempDb;
-let db: Database.Database;
+let db: SqliteStoreDb;
 let metrics: BallastMetrics;
 let feed: StatusFeed;
 let receiver: WebhookReceiver;
@@ -50,7 +51,7 @@ beforeEach(async () => {
     now: () => NOW_MS,
   });
   server = await startWebhookServer('127.0.0.1:0', receiver);
-  transferId = depositedTransfer(db);
+  transferId = await depositedTransfer(db);
 });
 afterEach(async () => {
   await server.close();
@@ -58,14 +59,14 @@ afterEach(async () => {
 });
 
 /** A transfer whose approval and deposit are mined: `deposited`, tracked by its request id. */
-function depositedTransfer(d: Database.Database, over: Parameters<typeof newTransfer>[1] = {}): number {
-  const { transferId: id, txIds } = createTransfer(d, newTransfer(d, over));
+async function depositedTransfer(d: StoreDb, over: Parameters<typeof newTransfer>[1] = {}): Promise<number> {
+  const { transferId: id, txIds } = await createTransfer(d, await newTransfer(d, over));
   for (const tx of txIds) {
-    markTxSent(d, tx, 3_000);
-    markTxConfirmed(d, tx, { status: 'confirmed', blockNumber: 10n, nowMs: 4_000 });
+    await markTxSent(d, tx, 3_000);
+    await markTxConfirmed(d, tx, { status: 'confirmed', blockNumber: 10n, nowMs: 4_000 });
   }
-  transitionTransfer(d, id, 'prepared', 'broadcast', { nowMs: 3_000 });
-  transitionTransfer(d, id, 'broadcast', 'deposited', { nowMs: 4_000 });
+  await transitionTransfer(d, id, 'prepared', 'broadcast', { nowMs: 3_000 });
+  await transitionTransfer(d, id, 'broadcast', 'deposited', { nowMs: 4_000 });
   return id;
 }
 
@@ -110,8 +111,8 @@ async function post(body: string, headers: Record<string, string>, base = server
 }
 
 /** What a delivery could have written: the transfer's status, relay status, fill hashes and history length. */
-function state(id = transferId) {
-  const row = getTransfer(db, id)!;
+async function state(id = transferId) {
+  const row = (await getTransfer(db, id))!;
   return { status: row.status, relayStatus: row.relayStatus, outTxHashes: row.outTxHashes, events: row.events.length };
 }
 
@@ -138,11 +139,11 @@ describe('webhook receiver: refused deliveries write nothing', () => {
   ];
 
   it.each(cases)('refuses %s', async (_name, send, httpStatus, reason) => {
-    const before = state();
+    const before = await state();
     const res = await send();
     expect(res.status).toBe(httpStatus);
     expect(res.json.reason).toBe(reason);
-    expect(state()).toEqual(before);
+    expect(await state()).toEqual(before);
     expect(before.status).toBe('deposited');
     expect(await webhookCount(reason)).toBe(1);
   });
@@ -151,11 +152,11 @@ describe('webhook receiver: refused deliveries write nothing', () => {
     const pending = eventBody('pending');
     const headers = signed(pending);
     expect((await post(pending, headers)).json.result).toBe('recorded');
-    const after = state();
+    const after = await state();
     const replay = await post(pending, headers);
     expect(replay.status).toBe(401);
     expect(replay.json.reason).toBe('replay');
-    expect(state()).toEqual(after);
+    expect(await state()).toEqual(after);
   });
 
   it('refuses a body over the size cap with 413', async () => {
@@ -163,7 +164,7 @@ describe('webhook receiver: refused deliveries write nothing', () => {
     const res = await post(big, signed(big));
     expect(res.status).toBe(413);
     expect(res.json.reason).toBe('too_large');
-    expect(state().status).toBe('deposited');
+    expect((await state()).status).toBe('deposited');
   });
 
   it('refuses a streamed body (no content-length) once it grows over the cap', async () => {
@@ -179,7 +180,7 @@ describe('webhook receiver: refused deliveries write nothing', () => {
       req.end();
     });
     expect(answer).toEqual({ status: 413, reason: 'too_large' });
-    expect(state().status).toBe('deposited');
+    expect((await state()).status).toBe('deposited');
   });
 
   it('refuses a signed body that is not a request.status.updated payload', async () => {
@@ -188,7 +189,7 @@ describe('webhook receiver: refused deliveries write nothing', () => {
     expect(res.status).toBe(400);
     expect(res.json.reason).toBe('invalid_payload');
     expect(res.json.message).toContain('data.requestId');
-    expect(state().status).toBe('deposited');
+    expect((await state()).status).toBe('deposited');
   });
 
   it('answers 405 to anything but POST', async () => {
@@ -203,7 +204,7 @@ describe('webhook receiver: accepted events', () => {
     const body = eventBody('success');
     const res = await post(body, signed(body));
     expect(res).toEqual({ status: 200, json: { ok: true, result: 'closed' } });
-    const row = getTransfer(db, transferId)!;
+    const row = (await getTransfer(db, transferId))!;
     expect(row.status).toBe('success');
     expect(row.relayStatus).toBe('success');
     expect(row.outTxHashes).toEqual([FILL]);
@@ -216,7 +217,7 @@ describe('webhook receiver: accepted events', () => {
   it('records the failure reasons of a failed fill', async () => {
     const body = eventBody('failure', { failReason: 'DOUBLE_SPEND' });
     expect((await post(body, signed(body))).json.result).toBe('closed');
-    const row = getTransfer(db, transferId)!;
+    const row = (await getTransfer(db, transferId))!;
     expect(row.status).toBe('failure');
     expect(row.events.at(-1)!.detail).toBe('closed by webhook; failReason DOUBLE_SPEND');
   });
@@ -224,47 +225,47 @@ describe('webhook receiver: accepted events', () => {
   it('is idempotent under redelivery: the same event sent again later changes nothing', async () => {
     const body = eventBody('success');
     expect((await post(body, signed(body))).json.result).toBe('closed');
-    const after = state();
+    const after = await state();
     const again = await post(body, signed(body, NOW_MS + 2000)); // a retry: new timestamp, new signature
     expect(again).toEqual({ status: 200, json: { ok: true, result: 'already_final' } });
-    expect(state()).toEqual(after);
+    expect(await state()).toEqual(after);
   });
 
   it('stores a non-final status without moving the transfer, and skips an older one arriving late', async () => {
     const submitted = eventBody('submitted', { updatedAt: NOW_MS - 1000 });
     expect((await post(submitted, signed(submitted))).json.result).toBe('recorded');
-    expect(state()).toMatchObject({ status: 'deposited', relayStatus: 'submitted' });
+    expect(await state()).toMatchObject({ status: 'deposited', relayStatus: 'submitted' });
     const late = eventBody('pending', { updatedAt: NOW_MS - 5000 });
     expect((await post(late, signed(late))).json.result).toBe('out_of_order');
-    expect(state()).toMatchObject({ status: 'deposited', relayStatus: 'submitted' });
+    expect(await state()).toMatchObject({ status: 'deposited', relayStatus: 'submitted' });
   });
 
   it('acknowledges an event about a request that is not ours and writes nothing', async () => {
-    const before = state();
+    const before = await state();
     const body = eventBody('success', { requestId: `0x${'99'.repeat(32)}` });
     expect(await post(body, signed(body))).toEqual({ status: 200, json: { ok: true, result: 'not_ours' } });
-    expect(state()).toEqual(before);
+    expect(await state()).toEqual(before);
     expect(await webhookCount('not_ours')).toBe(1);
   });
 
   it('does not write a status whose inTxHashes name another deposit (same check as polled statuses)', async () => {
-    const before = state();
+    const before = await state();
     const body = eventBody('success', { inTxHashes: [`0x${'77'.repeat(32)}`] });
     expect(await post(body, signed(body))).toEqual({ status: 200, json: { ok: true, result: 'foreign_deposit' } });
-    expect(state()).toEqual(before);
+    expect(await state()).toEqual(before);
   });
 
   it('stores, but does not close on, a terminal status that names no deposit', async () => {
     const body = eventBody('success', { inTxHashes: [] });
     expect((await post(body, signed(body))).json.result).toBe('recorded');
-    expect(state()).toMatchObject({ status: 'deposited', relayStatus: 'success' });
+    expect(await state()).toMatchObject({ status: 'deposited', relayStatus: 'success' });
   });
 
   it('acknowledges and ignores an event kind it does not handle', async () => {
-    const before = state();
+    const before = await state();
     const body = eventBody('success', {}, { event: 'request.created' });
     expect(await post(body, signed(body))).toEqual({ status: 200, json: { ok: true, result: 'unknown_event' } });
-    expect(state()).toEqual(before);
+    expect(await state()).toEqual(before);
   });
 
   it('wakes a tracker following the request with the pushed status', async () => {
@@ -282,13 +283,13 @@ describe('webhook receiver: accepted events', () => {
   it('answers 500 when the event cannot be stored, and accepts the same delivery again once it can', async () => {
     const body = eventBody('success');
     const headers = signed(body);
-    db.exec('CREATE TRIGGER refuse_updates BEFORE UPDATE ON transfers BEGIN SELECT RAISE(ABORT, \'disk says no\'); END');
+    db.sqlite.exec('CREATE TRIGGER refuse_updates BEFORE UPDATE ON transfers BEGIN SELECT RAISE(ABORT, \'disk says no\'); END');
     const failed = await post(body, headers);
     expect(failed.status).toBe(500);
-    expect(state().status).toBe('deposited');
-    db.exec('DROP TRIGGER refuse_updates');
+    expect((await state()).status).toBe('deposited');
+    db.sqlite.exec('DROP TRIGGER refuse_updates');
     expect(await post(body, headers)).toEqual({ status: 200, json: { ok: true, result: 'closed' } });
-    expect(state().status).toBe('success');
+    expect((await state()).status).toBe('success');
   });
 
   it('is served on the metrics server when it has no address of its own', async () => {
@@ -296,7 +297,7 @@ describe('webhook receiver: accepted events', () => {
     try {
       const body = eventBody('refund', { failReason: 'UNKNOWN' });
       expect(await post(body, signed(body), shared.url)).toEqual({ status: 200, json: { ok: true, result: 'closed' } });
-      expect(state().status).toBe('refund');
+      expect((await state()).status).toBe('refund');
       const exposition = await (await fetch(`${shared.url}/metrics`)).text();
       expect(exposition).toMatch(/ballast_webhooks_received_total\{result="closed"\} 1/);
       expect((await fetch(`${shared.url}/elsewhere`)).status).toBe(404);

@@ -10,13 +10,13 @@ import { pino } from 'pino';
 import { createPublicClient, encodeFunctionData, erc20Abi, http, recoverMessageAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type Database from 'better-sqlite3';
 import type { ChainAdapter } from '../../../src/chains/adapter.ts';
 import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
 import { WITHDRAWALS_SECTION_DEFAULT } from '../../../src/config/withdrawalsSchema.ts';
 import { createMetrics } from '../../../src/metrics/metrics.ts';
 import { depositoryExecuteAbi } from '../../../src/protocol/depositoryExecute.ts';
 import { createRelayClient } from '../../../src/relay/client.ts';
+import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { createTransfer, getTransfer, transitionTransfer } from '../../../src/store/transfers.ts';
 import { createWithdrawal, getWithdrawal, recordJob, markAttested, recordSigned } from '../../../src/store/withdrawals.ts';
 import { advanceWithdrawal } from '../../../src/withdraw/advance.ts';
@@ -32,7 +32,7 @@ const DEPOSITORY = '0x1111111111111111111111111111111111111111' as Address;
 const AMOUNT = 100_000_000n;
 
 let tmp: TempDb;
-let db: Database.Database;
+let db: SqliteStoreDb;
 let server: TestServer;
 let clock: number;
 let sleeps: number[];
@@ -51,15 +51,15 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-function deposited(requestId = `0x${'ab'.repeat(32)}`): number {
-  const { transferId } = createTransfer(db, newTransfer(db, { requestId }));
-  transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: 2100 });
-  transitionTransfer(db, transferId, 'broadcast', 'deposited', { nowMs: 2200 });
+async function deposited(requestId = `0x${'ab'.repeat(32)}`): Promise<number> {
+  const { transferId } = await createTransfer(db, await newTransfer(db, { requestId }));
+  await transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: 2100 });
+  await transitionTransfer(db, transferId, 'broadcast', 'deposited', { nowMs: 2200 });
   return transferId;
 }
 
-function withdrawal(transferId: number): number {
-  const t = getTransfer(db, transferId)!;
+async function withdrawal(transferId: number): Promise<number> {
+  const t = (await getTransfer(db, transferId))!;
   return createWithdrawal(db, {
     transferId, requestId: t.requestId!, chain: 'base', chainId: 8453, chainSlug: 'base', wallet: 'treasury', owner: USER,
     recipient: USER, currency: TOKEN, amount: AMOUNT, depositTx: t.txs.at(-1)!.txHash, nowMs: clock,
@@ -109,8 +109,8 @@ async function metricValue(name: string, label: string): Promise<number> {
 
 describe('advanceWithdrawal', () => {
   it('waits out attest 503s, signs the digest, paces status polls and refuses a tampered ready transaction', async () => {
-    const transferId = deposited();
-    const id = withdrawal(transferId);
+    const transferId = await deposited();
+    const id = await withdrawal(transferId);
     server.on('/withdrawals/attest-deposit', { status: 503, body: { message: 'not yet finalized' } }, { status: 503, body: { message: 'not yet finalized' } }, ok({ success: true }));
     server.on('/withdrawals/request', prepared('0x5f3c'), job('job-1'));
     server.on('/withdrawals/status', ok({ status: 'initiating' }), { status: 429, body: { message: 'too fast' } }, ok({ status: 'ready', transaction: readyTx('0x4444444444444444444444444444444444444444') }));
@@ -121,10 +121,10 @@ describe('advanceWithdrawal', () => {
     expect(w.state).toBe('failed');
     expect(w.reason).toMatch(/^WITHDRAWAL_TX_REFUSED: ready transaction of job job-1 refused, nothing signed: calls: transfer pays 0x4444/);
     expect(w.txHash).toBeNull();
-    expect(getTransfer(db, transferId)!.status).toBe('deposited'); // still credited, nothing recovered
+    expect((await getTransfer(db, transferId))!.status).toBe('deposited'); // still credited, nothing recovered
     expect(await metricValue('ballast_withdrawals_total', 'refused')).toBe(1);
     // attest body: numeric chain id and our deposit.
-    expect(JSON.parse(server.requests.find((r) => r.path === '/withdrawals/attest-deposit')!.body)).toEqual({ chainId: 8453, transactionId: getTransfer(db, transferId)!.txs.at(-1)!.txHash });
+    expect(JSON.parse(server.requests.find((r) => r.path === '/withdrawals/attest-deposit')!.body)).toEqual({ chainId: 8453, transactionId: (await getTransfer(db, transferId))!.txs.at(-1)!.txHash });
     // The execute carries prepare's nonce and a personal-message signature over the raw digest of the hand-built text.
     const [prepare, execute] = requestBodies();
     expect(prepare).toEqual({ chainId: 'base', currency: TOKEN, amount: '100000000', ownerChainId: 'base', owner: USER, recipient: USER });
@@ -134,25 +134,25 @@ describe('advanceWithdrawal', () => {
   });
 
   it('adopts the job a 409 names and completes when it is executed: the transfer is withdrawn', async () => {
-    const transferId = deposited();
-    const id = withdrawal(transferId);
+    const transferId = await deposited();
+    const id = await withdrawal(transferId);
     server.on('/withdrawals/attest-deposit', ok({ success: true }));
     server.on('/withdrawals/request', prepared('0x01'), { status: 409, body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: 'job-9' } });
     server.on('/withdrawals/status', ok({ status: 'executed' }));
     const { withdrawal: w } = await advanceWithdrawal(deps(), id);
     expect(w).toMatchObject({ state: 'executed', jobId: 'job-9', jobStatus: 'executed' });
-    expect(getTransfer(db, transferId)).toMatchObject({ status: 'withdrawn', resolution: 'withdrawn: job job-9 executed' });
-    expect(getTransfer(db, transferId)!.events.some((e) => e.detail?.includes('resuming job job-9'))).toBe(true);
+    expect(await getTransfer(db, transferId)).toMatchObject({ status: 'withdrawn', resolution: 'withdrawn: job job-9 executed' });
+    expect((await getTransfer(db, transferId))!.events.some((e) => e.detail?.includes('resuming job job-9'))).toBe(true);
     expect(server.requests.filter((r) => r.path === '/withdrawals/status')[0]!.url).toBe('/withdrawals/status?id=job-9');
     expect(await metricValue('ballast_withdrawals_total', 'executed')).toBe(1);
   });
 
   it('does not adopt a job another of our withdrawals holds: it waits its turn', async () => {
-    const other = withdrawal(deposited('0xaa'));
-    markAttested(db, other, clock);
-    recordSigned(db, other, { nonce: '0x01', preparedAmount: AMOUNT, additionalData: null, signature: '0x01', nowMs: clock });
-    recordJob(db, other, { jobId: 'job-9', jobStatus: 'processing', adopted: false, nowMs: clock });
-    const id = withdrawal(deposited('0xbb'));
+    const other = await withdrawal(await deposited('0xaa'));
+    await markAttested(db, other, clock);
+    await recordSigned(db, other, { nonce: '0x01', preparedAmount: AMOUNT, additionalData: null, signature: '0x01', nowMs: clock });
+    await recordJob(db, other, { jobId: 'job-9', jobStatus: 'processing', adopted: false, nowMs: clock });
+    const id = await withdrawal(await deposited('0xbb'));
     server.on('/withdrawals/attest-deposit', ok({ success: true }));
     server.on('/withdrawals/request', prepared('0x02'), { status: 409, body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: 'job-9' } });
     const result = await advanceWithdrawal(deps(), id);
@@ -162,8 +162,8 @@ describe('advanceWithdrawal', () => {
   });
 
   it('starts again from prepare after an expired job and gives up when the second one fails (maxAttempts 2)', async () => {
-    const transferId = deposited();
-    const id = withdrawal(transferId);
+    const transferId = await deposited();
+    const id = await withdrawal(transferId);
     server.on('/withdrawals/attest-deposit', ok({ success: true }));
     server.on('/withdrawals/request', prepared('0x01'), job('job-1'), prepared('0x02'), job('job-2'));
     server.on('/withdrawals/status', ok({ status: 'processing' }), ok({ status: 'expired' }), ok({ status: 'failed', reason: 'allocator down' }));
@@ -175,20 +175,20 @@ describe('advanceWithdrawal', () => {
     expect(server.requests.filter((r) => r.path === '/withdrawals/status').map((r) => r.url)).toEqual([
       '/withdrawals/status?id=job-1', '/withdrawals/status?id=job-1', '/withdrawals/status?id=job-2',
     ]);
-    expect(getTransfer(db, transferId)!.events.some((e) => e.detail?.includes('job job-1 expired; starting again from prepare'))).toBe(true);
+    expect((await getTransfer(db, transferId))!.events.some((e) => e.detail?.includes('job job-1 expired; starting again from prepare'))).toBe(true);
     expect(await metricValue('ballast_withdrawal_restarts_total', 'expired')).toBe(1);
     expect(await metricValue('ballast_withdrawals_total', 'failed')).toBe(1);
-    expect(getTransfer(db, transferId)!.status).toBe('deposited');
+    expect((await getTransfer(db, transferId))!.status).toBe('deposited');
   });
 
   it('treats attest 400 as terminal and a stale-nonce 400 at execute as a reason to prepare again', async () => {
-    const refused = withdrawal(deposited('0xaa'));
+    const refused = await withdrawal(await deposited('0xaa'));
     server.on('/withdrawals/attest-deposit', { status: 400, body: { message: 'deposit was filled' } });
     const a = await advanceWithdrawal(deps(), refused);
     expect(a.withdrawal).toMatchObject({ state: 'failed', reason: 'WITHDRAWAL_ATTEST_REFUSED: attest-deposit refused deposit ' + a.withdrawal.depositTx + ': deposit was filled' });
     expect(requestBodies()).toEqual([]);
 
-    const id = withdrawal(deposited('0xbb'));
+    const id = await withdrawal(await deposited('0xbb'));
     server.on('/withdrawals/attest-deposit', ok({ success: true }));
     server.on('/withdrawals/request', prepared('0x01'), { status: 400, body: { message: 'stale nonce' } }, prepared('0x02'), job('job-2'));
     server.on('/withdrawals/status', ok({ status: 'executed' }));
@@ -198,7 +198,7 @@ describe('advanceWithdrawal', () => {
   });
 
   it('pauses after transientRetries failures in a row, and at maxWaitSec, leaving the state to resume', async () => {
-    const id = withdrawal(deposited());
+    const id = await withdrawal(await deposited());
     server.on('/withdrawals/attest-deposit', { status: 503, body: { message: 'recovery in progress' } });
     const a = await advanceWithdrawal(deps({}, { transientRetries: 2 }), id);
     expect(a.withdrawal.state).toBe('attesting');
@@ -216,8 +216,8 @@ describe('advanceWithdrawal', () => {
   it('resumes after a crash at every boundary without sending execute twice', async () => {
     for (const crashAt of ['attested', 'signed', 'job'] as WithdrawalCheckpoint[]) {
       server.requests.length = 0;
-      const transferId = deposited(`0x${crashAt}`);
-      const id = withdrawal(transferId);
+      const transferId = await deposited(`0x${crashAt}`);
+      const id = await withdrawal(transferId);
       server.on('/withdrawals/attest-deposit', ok({ success: true }));
       server.on('/withdrawals/request', prepared('0x01'), job(`job-${crashAt}`), { status: 409, body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: `job-${crashAt}` } });
       server.on('/withdrawals/status', ok({ status: 'executed' }));
@@ -231,13 +231,13 @@ describe('advanceWithdrawal', () => {
       const bodies = requestBodies();
       expect(bodies.filter((b) => b.signature !== undefined), crashAt).toHaveLength(1); // one execute only
       expect(bodies.filter((b) => b.signature === undefined), crashAt).toHaveLength(1); // one prepare only
-      expect(getTransfer(db, transferId)!.status, crashAt).toBe('withdrawn');
+      expect((await getTransfer(db, transferId))!.status, crashAt).toBe('withdrawn');
     }
   });
 
   it('signs no second ready transaction for a job whose first one reverted; a new job after it expires gets one', async () => {
-    const transferId = deposited();
-    const id = withdrawal(transferId);
+    const transferId = await deposited();
+    const id = await withdrawal(transferId);
     const real = deps().adapter;
     const signed: string[] = [];
     const landed = new Map<string, 'confirmed' | 'reverted'>();
@@ -262,23 +262,23 @@ describe('advanceWithdrawal', () => {
     const { withdrawal: w } = await advanceWithdrawal(deps({ adapter }), id);
     expect(w).toMatchObject({ state: 'executed', attempts: 2, jobId: 'job-2', txHash: `0x${'2'.padStart(64, '0')}`, revertedTx: null });
     expect(signed).toHaveLength(2); // one per job: the reverted one was not followed by another for job-1
-    const details = getTransfer(db, transferId)!.events.map((e) => e.detail ?? '');
+    const details = (await getTransfer(db, transferId))!.events.map((e) => e.detail ?? '');
     expect(details.some((d) => d.includes(`ready transaction 0x${'1'.padStart(64, '0')} of job job-1 reverted in block 9`))).toBe(true);
   });
 
   it('refuses a ready transaction when GET /chains lists no depository, and one whose shape is not EVM', async () => {
-    const id = withdrawal(deposited());
+    const id = await withdrawal(await deposited());
     server.on('/withdrawals/attest-deposit', ok({ success: true }));
     server.on('/withdrawals/request', prepared('0x01'), job('job-1'));
     server.on('/withdrawals/status', ok({ status: 'ready', transaction: readyTx(USER) }));
     const a = await advanceWithdrawal(deps({ depository: undefined }), id);
     expect(a.withdrawal.reason).toMatch(/^WITHDRAWAL_TX_REFUSED: GET \/chains lists no protocol.v2.depository/);
 
-    const id2 = withdrawal(deposited('0xcc'));
+    const id2 = await withdrawal(await deposited('0xcc'));
     server.on('/withdrawals/request', prepared('0x01'), job('job-2'));
     server.on('/withdrawals/status', ok({ status: 'ready', transaction: { instructions: [] } }));
     const b = await advanceWithdrawal(deps(), id2);
     expect(b.withdrawal.reason).toMatch(/^WITHDRAWAL_TX_REFUSED: the ready transaction is not an EVM transaction request/);
-    expect(getWithdrawal(db, id2)!.txHash).toBeNull();
+    expect((await getWithdrawal(db, id2))!.txHash).toBeNull();
   });
 });

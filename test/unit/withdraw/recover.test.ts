@@ -8,7 +8,6 @@ import { pino } from 'pino';
 import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type Database from 'better-sqlite3';
 import type { ChainAdapter } from '../../../src/chains/adapter.ts';
 import { createBvmAdapter } from '../../../src/chains/bvm/adapter.ts';
 import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
@@ -20,6 +19,7 @@ import { createMetrics } from '../../../src/metrics/metrics.ts';
 import { createRelayClient } from '../../../src/relay/client.ts';
 import type { ChainsResponse } from '../../../src/relay/schemas.ts';
 import { listUnresolvedFailures } from '../../../src/store/failures.ts';
+import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { createTransfer, transitionTransfer, type NewTransfer } from '../../../src/store/transfers.ts';
 import { getWithdrawalOfTransfer } from '../../../src/store/withdrawals.ts';
 import { recoverDeposits } from '../../../src/withdraw/recover.ts';
@@ -31,7 +31,7 @@ const BTC_USER = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 const BTC = 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8';
 
 let tmp: TempDb;
-let db: Database.Database;
+let db: SqliteStoreDb;
 let server: TestServer;
 beforeEach(async () => {
   tmp = tempDb();
@@ -72,16 +72,16 @@ function context(): CycleContext {
   };
 }
 
-function failedTransfer(over: Partial<NewTransfer>): number {
-  const { transferId } = createTransfer(db, newTransfer(db, over));
-  transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: 2100 });
-  transitionTransfer(db, transferId, 'broadcast', 'failure', { nowMs: 2200, relayStatus: 'failure' });
+async function failedTransfer(over: Partial<NewTransfer>): Promise<number> {
+  const { transferId } = await createTransfer(db, await newTransfer(db, over));
+  await transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: 2100 });
+  await transitionTransfer(db, transferId, 'broadcast', 'failure', { nowMs: 2200, relayStatus: 'failure' });
   return transferId;
 }
 
 describe('recoverDeposits', () => {
   it('refuses a Bitcoin owner before any API call, naming the chain, and does not ask again', async () => {
-    const id = failedTransfer({ originChain: 'bitcoin', originChainId: 8253038, originCurrency: BTC, user: BTC_USER, requestId: '0xbtc' });
+    const id = await failedTransfer({ originChain: 'bitcoin', originChainId: 8253038, originCurrency: BTC, user: BTC_USER, requestId: '0xbtc' });
     const ctx = context();
     const report = await recoverDeposits(ctx, { chainsDoc });
     expect(report).toHaveLength(1);
@@ -91,16 +91,16 @@ describe('recoverDeposits', () => {
         'Bitcoin and Lighter owners (spec "Withdrawal endpoints"); recover this deposit with the service\'s support',
     );
     expect(server.requests).toEqual([]);
-    expect(getWithdrawalOfTransfer(db, id)).toMatchObject({ state: 'failed', attempts: 0 });
+    expect(await getWithdrawalOfTransfer(db, id)).toMatchObject({ state: 'failed', attempts: 0 });
     expect(await recoverDeposits(ctx, { chainsDoc })).toEqual([]);
     expect(server.requests).toEqual([]);
-    expect(pausedRoutes(listUnresolvedFailures(db))).toHaveLength(1); // nothing recovered: still paused
+    expect(pausedRoutes(await listUnresolvedFailures(db))).toHaveLength(1); // nothing recovered: still paused
     expect(await ctx.metrics.registry.metrics()).toMatch(/^ballast_withdrawals_total\{outcome="refused"\} 1$/m);
   });
 
   it('refuses a record that names another depositor, and waits while a deposit is not withdrawable', async () => {
-    const mismatch = failedTransfer({ requestId: '0xaa' });
-    const waiting = failedTransfer({ requestId: '0xbb' });
+    const mismatch = await failedTransfer({ requestId: '0xaa' });
+    const waiting = await failedTransfer({ requestId: '0xbb' });
     const origin = (depositor: string) => ({ depositor, chainId: 8453, currency: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '100000000', transactionId: `0x${'22'.repeat(32)}` });
     server.on(
       '/requests/v3',
@@ -110,7 +110,7 @@ describe('recoverDeposits', () => {
     const report = await recoverDeposits(context(), { chainsDoc });
     expect(report.map((r) => [r.transferId, r.outcome])).toEqual([[mismatch, 'refused'], [waiting, 'not_withdrawable']]);
     expect(report[0]!.reason).toContain('WITHDRAWAL_NOT_ELIGIBLE: the record does not describe our deposit: depositor is 0x0000000000000000000000000000000000000001');
-    expect(getWithdrawalOfTransfer(db, waiting)).toBeUndefined();
+    expect(await getWithdrawalOfTransfer(db, waiting)).toBeUndefined();
     expect(server.requests.map((r) => r.url)).toEqual(['/requests/v3?id=0xaa', '/requests/v3?id=0xbb']);
   });
 

@@ -8,7 +8,7 @@
  *   guaranteed minimum, a balance that fell by more than its deposits less its fills;
  * - time back in band: from the fault to the first read with every target in band.
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from '../../../../src/store/db.ts';
 import { formatUnits, parseAbiItem, type Hex } from 'viem';
 import { decodeDepositLogs } from '../../../../src/sandbox/solver/depositLogs.ts';
 import type { Sandbox } from '../../../../src/sandbox/startSandbox.ts';
@@ -79,12 +79,12 @@ const IN_FLIGHT = new Set(['prepared', 'broadcast', 'deposited']);
  * @param db the case's store (its transfers only)
  * @param start balances and blocks when the case started
  */
-export async function auditCase(s: Sandbox, db: Database.Database, start: CaseStart): Promise<CaseAudit> {
+export async function auditCase(s: Sandbox, db: StoreDb, start: CaseStart): Promise<CaseAudit> {
   const after = { alpha: start.alphaBlock, beta: start.betaBlock };
   const deposits = (await Promise.all(SLUGS.map((c) => treasuryDeposits(s, after[c], c)))).flat();
   const fills = { alpha: await fillsToTreasury(s, 'alpha', after.alpha), beta: await fillsToTreasury(s, 'beta', after.beta) };
   const now = await readTreasury(s);
-  const transfers = listRecentTransfers(db, 100);
+  const transfers = await listRecentTransfers(db, 100);
   const lostWhy: string[] = [];
   let lost = 0n;
   const loss = (amount: bigint, why: string) => {

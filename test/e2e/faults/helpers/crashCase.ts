@@ -3,7 +3,7 @@
  * real CLI in a child process), then `run --once` again, as cron would, until the treasury is back in band and
  * the store has nothing in flight, or 30 s from the kill have passed.
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from '../../../../src/store/db.ts';
 import { CRASH_POINTS } from '../../../../src/core/crashPoints.ts';
 import { sandboxEnv } from '../../../../src/cli/sandboxEnv.ts';
 import type { Sandbox } from '../../../../src/sandbox/startSandbox.ts';
@@ -26,11 +26,13 @@ export const STATE_AT_KILL: Record<string, StoreState> = {
   'cycle:planned': { transfer: null, txs: [] },
   'quote:recorded': { transfer: null, txs: [] },
   'quote:verified': { transfer: null, txs: [] },
+  'tx:signed#1': { transfer: null, txs: [] },
   'tx:written#1': { transfer: 'prepared', txs: ['signed'] },
   'tx:sent#1': { transfer: 'prepared', txs: ['signed'] },
   'tx:recorded-sent#1': { transfer: 'broadcast', txs: ['sent'] },
   'tx:mined#1': { transfer: 'broadcast', txs: ['sent'] },
   'tx:confirmed#1': { transfer: 'broadcast', txs: ['confirmed'] },
+  'tx:signed#2': { transfer: 'broadcast', txs: ['confirmed'] },
   'tx:written#2': { transfer: 'broadcast', txs: ['confirmed', 'signed'] },
   'tx:sent#2': { transfer: 'broadcast', txs: ['confirmed', 'signed'] },
   'tx:recorded-sent#2': { transfer: 'broadcast', txs: ['confirmed', 'sent'] },
@@ -50,8 +52,8 @@ export const STATE_AT_SECOND_KILL: Record<string, StoreState> = {
 };
 
 /** The store's newest transfer (or none) as a {@link StoreState}. */
-export function storeState(db: Database.Database): StoreState {
-  const row = listRecentTransfers(db, 1)[0];
+export async function storeState(db: StoreDb): Promise<StoreState> {
+  const row = (await listRecentTransfers(db, 1))[0];
   return { transfer: row?.status ?? null, txs: row ? row.txs.map((t) => t.status) : [] };
 }
 
@@ -82,7 +84,7 @@ export async function crashAndRecover(s: Sandbox, dir: string, targets: string[]
     const statesAtKill: StoreState[] = [];
     const kill = async (target: string) => {
       kills.push(await runOnce(configFile, { ...env, BALLAST_CRASH_AT: target }));
-      statesAtKill.push(storeState(ballast.db));
+      statesAtKill.push(await storeState(ballast.db));
     };
     await kill(targets[0]!);
     const faultAtMs = kills[0]!.exitedAtMs;
@@ -93,7 +95,7 @@ export async function crashAndRecover(s: Sandbox, dir: string, targets: string[]
       await recoverUntil({
         faultAtMs,
         step: async () => void recoveries.push(await runOnce(configFile, env)),
-        done: async () => listInFlightTransfers(ballast.db).length === 0 && inBand(await readTreasury(s)),
+        done: async () => (await listInFlightTransfers(ballast.db)).length === 0 && inBand(await readTreasury(s)),
       });
     } finally {
       await band.stop();
@@ -109,7 +111,7 @@ export async function crashAndRecover(s: Sandbox, dir: string, targets: string[]
     console.log(formatRow(row));
     return { row, audit, kills, statesAtKill, recoveries };
   } finally {
-    ballast.close();
+    await ballast.close();
   }
 }
 

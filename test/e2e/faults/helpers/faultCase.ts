@@ -4,7 +4,7 @@
  * case (recovery cycles until back in band with nothing in flight or 30 s from the fault, then the audit and
  * the printed row).
  */
-import type Database from 'better-sqlite3';
+import type { StoreDb } from '../../../../src/store/db.ts';
 import { expect } from 'vitest';
 import { createBallast, type Ballast } from '../../../../src/app/createBallast.ts';
 import { loadConfig } from '../../../../src/config/loadConfig.ts';
@@ -33,7 +33,7 @@ export interface MeasureRecoveryOptions {
   /** When the fault happened (a kill, a reorg, the faulty cycle's start), unix ms. */
   faultAtMs: number;
   /** The case's store. */
-  db: Database.Database;
+  db: StoreDb;
   start: CaseStart;
   /** One recovery run, e.g. `() => ballast.runCycle('once')`. */
   step: () => Promise<unknown>;
@@ -63,7 +63,7 @@ export async function measureRecovery(s: Sandbox, o: MeasureRecoveryOptions): Pr
     steps = await recoverUntil({
       faultAtMs: o.faultAtMs,
       step: async () => void (await o.step()),
-      done: o.done ?? (async () => listInFlightTransfers(o.db).length === 0 && inBand(await readTreasury(s))),
+      done: o.done ?? (async () => (await listInFlightTransfers(o.db)).length === 0 && inBand(await readTreasury(s))),
       minSteps: o.minSteps ?? 1,
     });
   } finally {

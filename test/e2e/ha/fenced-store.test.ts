@@ -1,0 +1,72 @@
+/**
+ * The PostgreSQL store's write-ahead fencing against a real server: a write-ahead (a transfer row with its signed
+ * transactions, a withdrawal's signature or ready transaction) commits only while the token's owner holds the
+ * lease at the token's epoch; otherwise nothing is written. Other writes (guarded transitions) are not fenced.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPgStore } from '../../../src/store/openStore.ts';
+import type { PgStoreDb } from '../../../src/store/pg/pgDb.ts';
+import { tryAcquireLease, type FencingToken } from '../../../src/store/pg/lease.ts';
+import { addTransferTx, createTransfer, getTransfer, transitionTransfer } from '../../../src/store/transfers.ts';
+import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
+import { newTransfer } from '../../unit/store/helpers.ts';
+
+let server: PostgresServer;
+const stores: PgStoreDb[] = [];
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  for (const s of stores) await s.close().catch(() => undefined);
+  await server?.stop();
+});
+
+async function store(name: string): Promise<PgStoreDb> {
+  const db = await openPgStore(await createDatabase(server.url, name));
+  stores.push(db);
+  return db;
+}
+
+const count = async (db: PgStoreDb, table: string): Promise<number> => (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('PgStoreDb.writeAhead', () => {
+  it('commits under the held lease and refuses, writing nothing, once another replica took it', async () => {
+    const db = await store('fenced_taken');
+    const a = { name: 'ballast', owner: 'replica-a:1:x' };
+    const held = await tryAcquireLease(db.pool, a, 300, null);
+    expect(held.held).toBe(true);
+    let token: FencingToken | null = { ...a, epoch: held.epoch! };
+    db.setFencing(() => token);
+
+    const first = await createTransfer(db, await newTransfer(db));
+    expect(first.txIds).toHaveLength(2);
+
+    await sleep(400); // a's lease expires on the database clock; b takes it at the next epoch
+    const b = await tryAcquireLease(db.pool, { name: 'ballast', owner: 'replica-b:2:y' }, 10_000, null);
+    expect([b.held, b.epoch]).toEqual([true, held.epoch! + 1n]);
+
+    // a still presents its old token (a process that does not know yet): the database refuses it.
+    const before = { transfers: await count(db, 'transfers'), txs: await count(db, 'transfer_txs') };
+    await expect(createTransfer(db, await newTransfer(db, { requestId: `0x${'ef'.repeat(32)}` }))).rejects.toMatchObject({ code: 'STORE_LEASE_LOST' });
+    await expect(
+      addTransferTx(db, first.transferId, { stepId: 'deposit', itemIndex: 1, chainId: 8453, request: {}, txHash: `0x${'33'.repeat(32)}`, rawTx: '0x02', nowMs: 3_000 }),
+    ).rejects.toMatchObject({ code: 'STORE_LEASE_LOST' });
+    expect({ transfers: await count(db, 'transfers'), txs: await count(db, 'transfer_txs') }).toEqual(before);
+
+    // A process whose term ended locally presents no token at all.
+    token = null;
+    await expect(createTransfer(db, await newTransfer(db, { requestId: `0x${'ee'.repeat(32)}` }))).rejects.toMatchObject({ code: 'STORE_NOT_LEADER' });
+    expect(await count(db, 'transfers')).toBe(before.transfers);
+
+    // Guarded transitions are not write-aheads: the transfer can still be closed by whoever tracks it.
+    await transitionTransfer(db, first.transferId, 'prepared', 'broadcast', { nowMs: 4_000 });
+    expect((await getTransfer(db, first.transferId))?.status).toBe('broadcast');
+  });
+
+  it('refuses a write-ahead when no fencing source was set', async () => {
+    const db = await store('fenced_unset');
+    await expect(createTransfer(db, await newTransfer(db))).rejects.toThrow(/without a fencing source/);
+    expect(await count(db, 'transfers')).toBe(0);
+  });
+});
