@@ -2,7 +2,8 @@
  * Readers for the deployment kit's files (systemd unit, Dockerfile, .dockerignore) and a way to load its
  * configs with test secrets, for the deployKit tests.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,9 +136,9 @@ export function credentialRefs(text: string): { active: string[]; commented: str
 /**
  * Loads a config of the kit with the real loader: every `${VAR}` gets a placeholder (URLs for `*_RPC`, the
  * test address for `*_ADDRESS`), and CREDENTIALS_DIRECTORY is a temp directory holding a key file (mode 600)
- * for each credential the config names.
+ * for each credential the config names; `overrides` set the variables whose value matters (e.g. a store URL).
  */
-export function loadKitConfig(rel: string): LoadedConfig {
+export function loadKitConfig(rel: string, overrides: Record<string, string> = {}): LoadedConfig {
   const text = readRepo(rel);
   const creds = mkdtempSync(path.join(tmpdir(), 'ballast-kit-creds-'));
   try {
@@ -147,8 +148,41 @@ export function loadKitConfig(rel: string): LoadedConfig {
       if (name === 'CREDENTIALS_DIRECTORY') continue;
       env[name!] = name!.endsWith('_RPC') ? `https://${name!.toLowerCase()}.example/rpc` : name!.endsWith('_ADDRESS') ? TEST_ADDRESS : 'kit-test-value-123';
     }
-    return loadConfig(path.join(ROOT, rel), env);
+    return loadConfig(path.join(ROOT, rel), { ...env, ...overrides });
   } finally {
     rmSync(creds, { recursive: true, force: true });
   }
+}
+
+/** A compose file as the kit tests read it: services with their mounts and env files, named volumes, secrets. */
+export interface ComposeMounts {
+  services: Record<string, { volumes?: string[]; env_file?: string[] }>;
+  volumes?: Record<string, unknown>;
+  secrets?: Record<string, { file: string }>;
+}
+
+/**
+ * What a compose file under deploy/ mounts that is missing: bind-mount sources that do not exist, named volumes not
+ * declared, and env files or secret files that neither exist nor are ignored by git (the operator supplies them).
+ *
+ * @returns one line per problem (empty when every reference resolves)
+ */
+export function composeMountProblems(compose: ComposeMounts): string[] {
+  const deployDir = path.join(ROOT, 'deploy');
+  const problems: string[] = [];
+  for (const [name, svc] of Object.entries(compose.services)) {
+    for (const v of svc.volumes ?? []) {
+      const [src] = v.split(':');
+      if (!src!.startsWith('.')) {
+        if (!Object.keys(compose.volumes ?? {}).includes(src!)) problems.push(`${name}: named volume ${src} is not declared`);
+      } else if (!existsSync(path.join(deployDir, src!))) problems.push(`${name}: ${src} does not exist`);
+    }
+  }
+  const gitIgnored = (rel: string) => spawnSync('git', ['check-ignore', '-q', rel], { cwd: ROOT }).status === 0;
+  const supplied = [...Object.values(compose.services).flatMap((s) => s.env_file ?? []), ...Object.values(compose.secrets ?? {}).map((s) => s.file)];
+  for (const f of new Set(supplied)) {
+    const rel = path.relative(ROOT, path.join(deployDir, f));
+    if (!existsSync(path.join(ROOT, rel)) && !gitIgnored(rel)) problems.push(`${rel} neither exists nor is git-ignored`);
+  }
+  return problems;
 }
