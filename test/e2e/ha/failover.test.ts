@@ -156,6 +156,7 @@ describe('replicas sharing a PostgreSQL store', () => {
     const pausedAt = Date.now();
     const b = await replica('b', url);
     const next = await waitLeader(url, { name: 'b' }, TAKEOVER_BOUND_MS + 10_000);
+    expect(next.atMs - pausedAt).toBeLessThanOrEqual(TAKEOVER_BOUND_MS + 2_000); // b was started after the pause
     const db = await reader(url);
     const backInBandSec = await waitInBand(db, pausedAt);
     // The treasury is in band, paid by b. Now a wakes up with its verified quote in hand.
@@ -186,6 +187,7 @@ describe('replicas sharing a PostgreSQL store', () => {
     await server.resume();
     const resumedAt = Date.now();
     const next = await waitLeader(url, {}, TAKEOVER_BOUND_MS + 15_000);
+    expect(next.atMs - resumedAt).toBeLessThanOrEqual(TAKEOVER_BOUND_MS + 1_000);
     const backInBandSec = await waitInBand(db, haltedAt);
     const audit = await auditCase(sandbox, db, start);
     console.log(row('PostgreSQL restarted (4 s down) with a deposit in flight', next.atMs - resumedAt, audit, backInBandSec));
@@ -206,6 +208,7 @@ describe('replicas sharing a PostgreSQL store', () => {
     const cutAt = Date.now();
     proxy.cut();
     const next = await waitLeader(url, { name: 'b' }, TAKEOVER_BOUND_MS + 10_000);
+    expect(next.atMs - cutAt).toBeLessThanOrEqual(TAKEOVER_BOUND_MS + 1_000);
     expect(await leaderGauge(a)).toBe(0);
     const backInBandSec = await waitInBand(db, cutAt);
     proxy.restore();
