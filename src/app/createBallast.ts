@@ -3,6 +3,7 @@
  * (DESIGN.md "Wiring happens in one place"). Everything else receives what it needs from here.
  */
 import type { Logger } from 'pino';
+import { BallastError } from '../core/errors.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { isPostgresUrl, redactStoreUrl } from '../config/storeUrl.ts';
 import type { StoreDb } from '../store/db.ts';
@@ -35,6 +36,8 @@ export interface CreateBallastOptions {
   progress?: CycleContext['progress'];
   /** The store, already open (a PostgreSQL one, see {@link openBallastApp}); default: open the SQLite `store:` file. */
   store?: StoreDb;
+  /** Monitor-only mode (`daemon --monitor-only`), on top of `config.monitorOnly`: see {@link Ballast.monitorOnly}. */
+  monitorOnly?: boolean;
 }
 
 /** A wired Ballast instance. */
@@ -54,6 +57,12 @@ export interface Ballast {
    * @throws RunLockBusyError (`RUN_LOCK_BUSY`) when another run holds the lock, or another replica leads
    */
   runCycle(mode: 'once' | 'daemon' | 'plan'): Promise<CycleReport>;
+  /**
+   * Monitor-only mode (`monitorOnly: true` or `daemon --monitor-only`): `once` and `daemon` cycles plan, quote,
+   * verify and judge the limits but sign nothing (recorded as `plan` cycles, counted like daemon cycles, reported
+   * in `ballast_monitor_*`); they take no lock or lease. `exclusive` (withdraw) refuses.
+   */
+  monitorOnly: boolean;
   /** Runs `fn` under the same exclusion as a cycle (e.g. `ballast withdraw`), with the signal it must honour. */
   exclusive<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** The leader lease of a PostgreSQL store (src/app/leaderGuard.ts); null for SQLite. */
@@ -111,7 +120,10 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
           now,
         })
       : null;
-  const leadership = db instanceof PgStoreDb ? createLeadership({ url: config.store, ha: config.ha, store: db, metrics, logger }) : null;
+  const monitorOnly = config.monitorOnly || opts.monitorOnly === true;
+  // A monitor-only process never signs, so it takes no part in the election.
+  const leadership = db instanceof PgStoreDb && !monitorOnly ? createLeadership({ url: config.store, ha: config.ha, store: db, metrics, logger }) : null;
+  if (db instanceof PgStoreDb && monitorOnly) db.setFencing(() => null); // a write-ahead would be refused: it signs nothing
   const wallets = new Map<string, WalletRuntime>();
   for (const [name, w] of Object.entries(config.wallets)) wallets.set(name, { name, vm: w.vm, address: w.address });
   const ctx: CycleContext = {
@@ -131,8 +143,10 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     ...(opts.progress ? { progress: opts.progress } : {}),
     ...(leadership ? { leading: () => leadership.isLeader() } : {}),
   };
-  const exclusive = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> =>
-    leadership ? leadership.run(ctx.signal, fn) : withRunLock(ctx, fn);
+  const exclusive = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    if (monitorOnly) return Promise.reject(new MonitorOnlyError());
+    return leadership ? leadership.run(ctx.signal, fn) : withRunLock(ctx, fn);
+  };
   return {
     ctx,
     db,
@@ -140,7 +154,9 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     relay,
     statusFeed,
     webhooks,
-    runCycle: (mode) => (mode === 'plan' ? runCycle(ctx, { mode }) : exclusive((signal) => runCycle({ ...ctx, signal }, { mode }))),
+    runCycle: (mode) =>
+      mode === 'plan' || monitorOnly ? runCycle(ctx, { mode: 'plan', monitor: mode !== 'plan' }) : exclusive((signal) => runCycle({ ...ctx, signal }, { mode })),
+    monitorOnly,
     exclusive,
     leadership,
     storeOpen: () => open,
@@ -166,5 +182,13 @@ export async function openBallastApp(config: LoadedConfig, opts: Omit<CreateBall
   } catch (err) {
     await store.close();
     throw err;
+  }
+}
+
+/** An action that signs was asked of a monitor-only process (code `MONITOR_ONLY`, exit 2: the configuration says so). */
+export class MonitorOnlyError extends BallastError {
+  readonly code = 'MONITOR_ONLY';
+  constructor() {
+    super('monitorOnly is set (or --monitor-only was given): this process signs nothing; set monitorOnly: false to let it act');
   }
 }

@@ -88,6 +88,8 @@ export interface LoadedConfig {
   tracking: ConfigFile['tracking'];
   /** node-cron expression for the daemon. */
   schedule: string;
+  /** Monitor-only mode: cycles plan, quote and verify, sign nothing (`daemon --monitor-only` sets it too). */
+  monitorOnly: boolean;
   /**
    * Absolute path of the SQLite file, or a PostgreSQL URL as written (`postgres://…`, src/config/storeUrl.ts).
    */
@@ -310,6 +312,7 @@ function buildLoaded(
     policy: data.policy,
     tracking: data.tracking,
     schedule: data.schedule,
+    monitorOnly: data.monitorOnly,
     store: data.store === ':memory:' || isPostgresUrl(data.store) ? data.store : resolve(configDir, data.store),
     metrics: { listen, host, port: Number(listen.slice(colon + 1)), readyAfterSchedules: data.metrics.readyAfterSchedules },
     ...(data.prices !== undefined ? { prices: data.prices } : {}),

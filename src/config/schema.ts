@@ -210,6 +210,12 @@ export const ConfigSchema = z
       .describe('assets by symbol; one asset = the same value held on several chains'),
     policy: PolicySectionSchema,
     tracking: TrackingSectionSchema.default({ pollMs: 1000, timeoutSec: 300, stalledAfterSec: 1800 }),
+    monitorOnly: z
+      .boolean()
+      .default(false)
+      .describe(
+        'plan, quote and verify every cycle but sign nothing (daemon and run --once; withdraw refuses); what would have been done is logged and counted in ballast_monitor_* metrics. Same as daemon --monitor-only',
+      ),
     schedule: z
       .string()
       .default(DEFAULT_SCHEDULE)

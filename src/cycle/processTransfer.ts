@@ -58,7 +58,20 @@ export interface TransferAttempt {
 }
 
 /** Arguments of {@link processTransfer}. */
-type ProcessArgs = { cycleId: number; planId: number; planned: PlannedTransfer; chainsDoc: ChainsResponse; execute: boolean; decimalsOf?: DecimalsOf };
+/**
+ * One planned transfer to run. `execute: false` stops after verification (`ballast plan`); `monitor` (with
+ * `execute: false`, monitor-only mode) also judges the kill switch and the spending limits, read-only, so the
+ * outcome says what a normal cycle would have done: `quoted` (it would sign) or `skipped_limit`.
+ */
+type ProcessArgs = {
+  cycleId: number;
+  planId: number;
+  planned: PlannedTransfer;
+  chainsDoc: ChainsResponse;
+  execute: boolean;
+  monitor?: boolean;
+  decimalsOf?: DecimalsOf;
+};
 
 /**
  * Runs one planned transfer. With `execute: false` (ballast plan) it stops after verification. Emits its
@@ -147,14 +160,22 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
     return { ...attempt, outcome: 'refused_verification' };
   }
   emitProgress(ctx, args, 'verified', { minOut: guaranteedOut(quote) });
+  const spending = () =>
+    spendingVerdict(ctx, {
+      planned,
+      amountUsd: quote.details?.currencyIn?.amountUsd ?? null,
+      feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
+      decimalsOf: args.decimalsOf ?? (() => undefined),
+    });
+  if (!args.execute && args.monitor) {
+    // Monitor-only: the same gates a normal cycle applies next, read-only (no limit hit is recorded).
+    const halt = killSwitchVerdict(ctx);
+    const gate = halt ? { ok: false as const, ...halt } : await spending();
+    if (!gate.ok) return { ...attempt, outcome: 'skipped_limit', error: `${gate.reason}: ${gate.detail}` };
+  }
   if (!args.execute) return { ...attempt, outcome: 'quoted' };
   if (ctx.signal?.aborted) return { ...attempt, outcome: 'quote_error', error: 'shutdown requested before execution' };
-  const limits = await spendingVerdict(ctx, {
-    planned,
-    amountUsd: quote.details?.currencyIn?.amountUsd ?? null,
-    feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
-    decimalsOf: args.decimalsOf ?? (() => undefined),
-  });
+  const limits = await spending();
   if (!limits.ok) return await refuseOnLimit(ctx, attempt, { cycleId, quoteId, reason: limits.reason, detail: limits.detail });
 
   const wallet = ctx.wallets.get(planned.from.wallet)!;

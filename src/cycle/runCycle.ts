@@ -27,6 +27,9 @@ import { killSwitchVerdict } from './spendingGate.ts';
 import { readTargetBalances } from './readBalances.ts';
 import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
 import { recoverInCycle } from '../withdraw/recover.ts';
+import type { Logger } from 'pino';
+import { formatUsdMicros } from '../core/units.ts';
+import { countMonitorAttempt } from '../metrics/monitorMetrics.ts';
 
 /** Cycle outcome: `ok` completed; `refused` a needed transfer was refused by policy or verification; `error` otherwise. */
 export type CycleOutcome = 'ok' | 'refused' | 'error';
@@ -68,9 +71,12 @@ export function exitCodeForReport(report: Pick<CycleReport, 'outcome' | 'attempt
  * Runs one cycle.
  *
  * @param opts.mode recorded on the cycle row; `plan` quotes and verifies but signs nothing
+ * @param opts.monitor with `plan`: monitor-only mode (`daemon --monitor-only`): also judges the kill switch and the
+ *   spending limits read-only, counts the cycle like a daemon's, and reports what it would have done
+ *   (`ballast_monitor_*` metrics, one log line per planned transfer)
  * @returns the report; never throws for API or chain failures (they make the outcome `error`)
  */
-export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon' | 'plan' }): Promise<CycleReport> {
+export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon' | 'plan'; monitor?: boolean }): Promise<CycleReport> {
   const startedAtMs = ctx.now();
   const log = ctx.logger.child({ component: 'cycle' });
   if (opts.mode !== 'plan') {
@@ -171,8 +177,17 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
       }
       report.attempts.push(
         // A list refreshed for an earlier transfer of this cycle judges the later ones too.
-        await processTransfer(ctx, { cycleId, planId: planIds[i]!, planned, chainsDoc: ctx.chainsCache?.current() ?? chainsDoc, execute: opts.mode !== 'plan', decimalsOf }),
+        await processTransfer(ctx, {
+          cycleId,
+          planId: planIds[i]!,
+          planned,
+          chainsDoc: ctx.chainsCache?.current() ?? chainsDoc,
+          execute: opts.mode !== 'plan',
+          monitor: opts.mode === 'plan' && opts.monitor === true,
+          decimalsOf,
+        }),
       );
+      if (opts.monitor) reportMonitorAttempt(ctx, report.attempts.at(-1)!, log);
     }
     report.outcome = outcomeOf(report.attempts, report.plan.decisions);
   } catch (error) {
@@ -191,7 +206,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     },
     ...(report.error ? { error: report.error } : {}),
   });
-  if (opts.mode !== 'plan') {
+  if (opts.mode !== 'plan' || opts.monitor) {
     ctx.metrics.cyclesTotal.inc({ outcome: report.outcome });
     ctx.metrics.cycleDurationSeconds.observe((report.finishedAtMs - startedAtMs) / 1000);
     if (report.outcome !== 'error') ctx.metrics.lastSuccessfulCycleTimestampSeconds.set(report.finishedAtMs / 1000);
@@ -209,4 +224,20 @@ function outcomeOf(attempts: TransferAttempt[], decisions: readonly { kind: stri
   if (errors || decisions.some((d) => d.kind === 'chain_unreadable')) return 'error';
   if (attempts.some((a) => a.outcome === 'skipped_fee' || a.outcome === 'skipped_limit' || a.outcome === 'refused_verification')) return 'refused';
   return 'ok';
+}
+
+/** Monitor-only: counts an attempt and logs what a normal cycle would have done with it. */
+function reportMonitorAttempt(ctx: CycleContext, a: TransferAttempt, log: Logger): void {
+  countMonitorAttempt(ctx.metrics, a);
+  const what = {
+    asset: a.planned.asset,
+    from: a.planned.from.chain,
+    to: a.planned.to.chain,
+    amountIn: a.planned.amountIn.toString(),
+    reason: a.planned.reason,
+    outcome: a.outcome,
+    ...(a.fee?.breakdown ? { feesUsd: formatUsdMicros(a.fee.breakdown.totalMicros) } : {}),
+    ...(a.error ? { why: a.error } : {}),
+  };
+  log.info(what, a.outcome === 'quoted' ? 'monitor-only: would sign and send this transfer' : 'monitor-only: a normal cycle would not send this transfer');
 }

@@ -13,9 +13,13 @@ export function registerDaemon(program: Command): void {
     .command('daemon')
     .description('run cycles on the configured schedule until SIGTERM/SIGINT; serves /metrics and /healthz')
     .option('--run-at-start', 'run a cycle immediately instead of waiting for the first scheduled time')
-    .action(async (flags: { runAtStart?: boolean }, cmd: Command) => {
+    .option('--monitor-only', 'plan, quote and verify every cycle but sign nothing; report what would have been done (metrics, logs)')
+    .action(async (flags: { runAtStart?: boolean; monitorOnly?: boolean }, cmd: Command) => {
       const abort = new AbortController();
-      const { config, ballast, logger } = await openBallast(cmd.optsWithGlobals<GlobalFlags>(), { signal: abort.signal });
+      const { config, ballast, logger } = await openBallast(cmd.optsWithGlobals<GlobalFlags>(), {
+        signal: abort.signal,
+        ...(flags.monitorOnly ? { monitorOnly: true } : {}),
+      });
       const daemon = await runDaemon({ config, ballast, logger, abort, runAtStart: flags.runAtStart });
       const onSignal = (signal: NodeJS.Signals) => void daemon.stop(signal);
       process.once('SIGTERM', onSignal);
