@@ -15,6 +15,7 @@ import { createRelayClient, type RelayClient } from '../relay/client.ts';
 import { createChainsCache } from '../relay/chainsCache.ts';
 import type { CycleContext, WalletRuntime } from '../cycle/context.ts';
 import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
+import { runManualTransfer, type ManualTransferRequest } from '../cycle/manualTransfer.ts';
 import { createChainAdapters } from './chainAdapters.ts';
 import { countRpcErrorsAll } from '../chains/rpcErrorCounting.ts';
 import { UsdPriceBook } from '../cycle/metricsPrices.ts';
@@ -63,6 +64,14 @@ export interface Ballast {
    * in `ballast_monitor_*`); they take no lock or lease. `exclusive` (withdraw) refuses.
    */
   monitorOnly: boolean;
+  /**
+   * A one-off transfer asked by an operator (src/cycle/manualTransfer.ts), through the same policy, limits,
+   * verification and records as a cycle, under the same exclusion; `dryRun` takes none and signs nothing.
+   *
+   * @throws ManualTransferError (`TRANSFER_INVALID`) for a route or amount that cannot be done; RunLockBusyError;
+   *   MonitorOnlyError unless `dryRun`
+   */
+  transfer(req: ManualTransferRequest): Promise<CycleReport>;
   /** Runs `fn` under the same exclusion as a cycle (e.g. `ballast withdraw`), with the signal it must honour. */
   exclusive<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** The leader lease of a PostgreSQL store (src/app/leaderGuard.ts); null for SQLite. */
@@ -157,6 +166,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     runCycle: (mode) =>
       mode === 'plan' || monitorOnly ? runCycle(ctx, { mode: 'plan', monitor: mode !== 'plan' }) : exclusive((signal) => runCycle({ ...ctx, signal }, { mode })),
     monitorOnly,
+    transfer: (req) => (req.dryRun ? runManualTransfer(ctx, req) : exclusive((signal) => runManualTransfer({ ...ctx, signal }, req))),
     exclusive,
     leadership,
     storeOpen: () => open,

@@ -17,6 +17,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> 
   run: async () => (await import('./commands/run.ts')).registerRun,
   daemon: async () => (await import('./commands/daemon.ts')).registerDaemon,
   plan: async () => (await import('./commands/plan.ts')).registerPlan,
+  transfer: async () => (await import('./commands/transfer.ts')).registerTransfer,
   'verify-quote': async () => (await import('./commands/verifyQuote.ts')).registerVerifyQuote,
   'order-id': async () => (await import('./commands/orderId.ts')).registerOrderId,
   history: async () => (await import('./commands/history.ts')).registerHistory,

@@ -24,6 +24,7 @@ const EXIT_BY_CODE: Readonly<Record<string, number>> = {
   STORE_SCHEMA_TOO_NEW: EXIT_USAGE,
   RUN_LOCK_BUSY: EXIT_LOCKED,
   MONITOR_ONLY: EXIT_USAGE,
+  TRANSFER_INVALID: EXIT_USAGE,
 };
 
 /** `ballast --version`: `<version> (<first 12 hex of the commit>)`, e.g. `0.1.0 (81bc0ca1f2e3)`. */
