@@ -74,6 +74,15 @@ const minGasBalance = z
     'warn (log line, ballast_gas_balance_low = 1) when a signer wallet used on this chain holds less native token than this, in whole units (ETH, SOL, BTC); unset: no minimum',
   );
 
+/** `chains.<name>.gasReserve`: whole units of the native token the planner never moves out of a signer wallet. */
+const gasReserve = z
+  .string({ error: 'write gasReserve as a quoted decimal string in whole native units, e.g. "0.05"' })
+  .regex(WHOLE_AMOUNT_RE, 'gasReserve must be a non-negative decimal in whole native units, e.g. "0.05"')
+  .optional()
+  .describe(
+    'native token (ETH, SOL, BTC) a wallet keeps on this chain whatever its band says: a native holding under assets: never gives below it, so the wallet can always pay for its next transactions; default minGasBalance, else 0',
+  );
+
 /** An EVM chain. */
 export const EvmChainSchema = z
   .strictObject({
@@ -88,6 +97,7 @@ export const EvmChainSchema = z
         'blocks after which a mined origin transaction counts as final; until then it is re-checked every cycle and a deposit a reorg removed is sent again',
       ),
     minGasBalance,
+    gasReserve,
   })
   .describe('an EVM chain');
 
@@ -125,6 +135,7 @@ export const SvmChainSchema = z
         'swap source asked for last (includedOriginSwapSources) when a Solana deposit transaction is too large even with maxRouteLength 3; unset: give up after maxRouteLength 3',
       ),
     minGasBalance,
+    gasReserve,
   })
   .describe('a Solana chain');
 
@@ -170,6 +181,7 @@ export const BvmChainSchema = z
         'how long a cycle waits for a broadcast deposit to be mined before leaving it in flight for the next cycles (blocks take about 10 minutes)',
       ),
     minGasBalance,
+    gasReserve,
   })
   .describe('a Bitcoin chain');
 

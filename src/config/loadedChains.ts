@@ -16,6 +16,8 @@ export interface LoadedEvmChain {
   confirmations: number;
   /** Native balance below which a signer wallet is flagged, whole units (decimal string). */
   minGasBalance?: string;
+  /** Native balance the planner never moves out of a signer wallet, whole units (decimal string). */
+  gasReserve?: string;
 }
 
 /** A Solana chain. */
@@ -37,6 +39,8 @@ export interface LoadedSvmChain {
   originSwapSource?: string;
   /** Native balance below which a signer wallet is flagged, whole units (decimal string). */
   minGasBalance?: string;
+  /** Native balance the planner never moves out of a signer wallet, whole units (decimal string). */
+  gasReserve?: string;
 }
 
 /** A Bitcoin chain. */
@@ -61,6 +65,8 @@ export interface LoadedBvmChain {
   inclusionWaitSec: number;
   /** Native balance below which a signer wallet is flagged, whole units (decimal string). */
   minGasBalance?: string;
+  /** Native balance the planner never moves out of a signer wallet, whole units (decimal string). */
+  gasReserve?: string;
 }
 
 /** A chain as configured, by VM family. */
@@ -129,6 +135,9 @@ export function buildLoadedChain(name: string, c: ChainConfig): LoadedChain {
   }
 }
 
-function minGas(c: ChainConfig): { minGasBalance?: string } {
-  return c.minGasBalance !== undefined ? { minGasBalance: c.minGasBalance } : {};
+function minGas(c: ChainConfig): { minGasBalance?: string; gasReserve?: string } {
+  return {
+    ...(c.minGasBalance !== undefined ? { minGasBalance: c.minGasBalance } : {}),
+    ...(c.gasReserve !== undefined ? { gasReserve: c.gasReserve } : {}),
+  };
 }

@@ -104,6 +104,12 @@ export async function planManualTransfer(ctx: CycleContext, chainsDoc: Parameter
   if (balance.amount < amountIn) {
     throw new ManualTransferError(`--amount ${req.amount}: ${from.wallet} holds ${formatUnits(balance.amount, from.decimals)} ${from.asset} on ${from.chain}; nothing was done`);
   }
+  const reserve = from.reserve ?? 0n;
+  if (balance.amount - amountIn < reserve) {
+    throw new ManualTransferError(
+      `--amount ${req.amount}: it would leave ${formatUnits(balance.amount - amountIn, from.decimals)} ${from.asset} on ${from.chain}, below the gas reserve of ${formatUnits(reserve, from.decimals)} (chains.${from.chain}.gasReserve); nothing was done`,
+    );
+  }
   const reason = `manual transfer asked by the operator: ${req.amount} ${from.asset} ${from.chain} (${from.wallet}) → ${to.chain} (${to.wallet})`;
   return { asset: from.asset, from, to, amountIn, reason };
 }

@@ -123,6 +123,7 @@ export async function resolveTargets(
       min: wholeToBaseUnits(entry.min, decimals),
       target: wholeToBaseUnits(entry.target, decimals),
       max: wholeToBaseUnits(entry.max, decimals),
+      ...gasReserveOf(ctx, entry.chain, chain, entry.currency, decimals),
     });
   }
   return { targets, unresolved };
@@ -150,4 +151,16 @@ async function contractDecimals(ctx: CycleContext, chain: ChainAdapter, tokens: 
     }
   }
   return tokens.map((t) => cache.get(chain.currencyKey(t)) ?? null);
+}
+
+/**
+ * The gas reserve of a native holding (`chains.<name>.gasReserve`, default `minGasBalance`), base units; nothing for
+ * a token or a zero reserve.
+ */
+function gasReserveOf(ctx: CycleContext, chainName: string, chain: ChainAdapter, currency: string, decimals: number): { reserve?: bigint } {
+  if (chain.currencyKey(currency) !== chain.currencyKey(chain.nativeCurrency)) return {};
+  const cfg = ctx.config.chains[chainName];
+  const whole = cfg?.gasReserve ?? cfg?.minGasBalance;
+  const reserve = whole === undefined ? 0n : wholeToBaseUnits(whole, decimals);
+  return reserve > 0n ? { reserve } : {};
 }

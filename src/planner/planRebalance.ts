@@ -113,8 +113,16 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
       decisions.push({ asset, chain: t.chain, kind: 'deficit', detail: `${why}; needs ${fmt(t.target - forDeficit)} to reach target ${fmt(t.target)}` });
     } else if (forSurplus > t.max) {
       const why = `${label(t)} above max: ${fmt(forSurplus)} > ${fmt(t.max)} ${asset}`;
-      surpluses.push({ band: t, label: label(t), why, amountN: toScale(forSurplus - t.target), key: index.keyOf(t) });
-      decisions.push({ asset, chain: t.chain, kind: 'surplus', detail: `${why}; can give ${fmt(forSurplus - t.target)} down to target ${fmt(t.target)}` });
+      // Never below the gas reserve: the wallet must still pay for its transactions.
+      const reserve = t.reserve ?? 0n;
+      const floor = reserve > t.target ? reserve : t.target;
+      if (forSurplus > floor) {
+        surpluses.push({ band: t, label: label(t), why, amountN: toScale(forSurplus - floor), key: index.keyOf(t) });
+        const down = floor === t.target ? `down to target ${fmt(t.target)}` : `down to its gas reserve ${fmt(reserve)} (above target ${fmt(t.target)})`;
+        decisions.push({ asset, chain: t.chain, kind: 'surplus', detail: `${why}; can give ${fmt(forSurplus - floor)} ${down}` });
+      } else {
+        decisions.push({ asset, chain: t.chain, kind: 'surplus_unused', detail: `${why}; gives nothing: its gas reserve is ${fmt(reserve)}` });
+      }
     } else {
       decisions.push({ asset, chain: t.chain, kind: 'in_band', detail: `${label(t)}: ${fmt(eff.effective)} within [${fmt(t.min)}, ${fmt(t.max)}] ${asset}` });
     }

@@ -24,6 +24,11 @@ export interface TargetBand {
   target: bigint;
   /** Upper edge of the band, base units. Above it the target has a surplus. */
   max: bigint;
+  /**
+   * Base units the planner never moves out of this holding, whatever the band says: the gas reserve of a native
+   * holding (`chains.<name>.gasReserve`). A surplus gives at most `balance − reserve`. Absent: 0.
+   */
+  reserve?: bigint;
 }
 
 /** A balance read for one target; `amount: null` means the chain could not be read (`error` says why). */
