@@ -79,7 +79,26 @@ function checkChains(parts: ParsedParts, issues: ConfigIssue[]): void {
   }
 }
 
+/** An asset is held either by weights on every holding or by bands on every holding, never a mix. */
+function checkWeightForms(parts: ParsedParts, issues: ConfigIssue[]): void {
+  const forms = new Map<string, { weighted: number[]; banded: number[] }>();
+  for (const { symbol, index, entry } of parts.assets) {
+    const f = forms.get(symbol) ?? { weighted: [], banded: [] };
+    (entry.weight !== undefined ? f.weighted : f.banded).push(index);
+    forms.set(symbol, f);
+  }
+  for (const [symbol, f] of forms) {
+    if (f.weighted.length > 0 && f.banded.length > 0) {
+      issues.push({
+        path: `assets.${symbol}[${f.banded[0]!}]`,
+        message: `${symbol} mixes weighted holdings ([${f.weighted.join(', ')}]) with min/target/max bands ([${f.banded.join(', ')}]); give every holding of ${symbol} a weight, or none`,
+      });
+    }
+  }
+}
+
 function checkAssets(parts: ParsedParts, issues: ConfigIssue[]): void {
+  checkWeightForms(parts, issues);
   const seen = new Map<string, string>();
   for (const { symbol, index, entry } of parts.assets) {
     const at = `assets.${symbol}[${index}]`;
@@ -127,6 +146,21 @@ function checkAssets(parts: ParsedParts, issues: ConfigIssue[]): void {
 }
 
 function checkBand(at: string, entry: AssetEntryConfig, issues: ConfigIssue[]): void {
+  const banded = (['min', 'target', 'max'] as const).filter((f) => entry[f] !== undefined);
+  if (entry.weight !== undefined) {
+    for (const f of banded) issues.push({ path: `${at}.${f}`, message: `set either weight or min/target/max, not both; remove ${f} or weight` });
+    return;
+  }
+  if (entry.toleranceBps !== undefined) issues.push({ path: `${at}.toleranceBps`, message: 'toleranceBps applies to a weighted holding only; set weight or remove it' });
+  if (banded.length < 3) {
+    const missing = (['min', 'target', 'max'] as const).filter((f) => entry[f] === undefined);
+    issues.push({ path: `${at}.${missing[0]!}`, message: `missing; a holding needs min, target and max (whole units), or a weight (missing: ${missing.join(', ')})` });
+    return;
+  }
+  checkWholeBand(at, entry as AssetEntryConfig & { min: string; target: string; max: string }, issues);
+}
+
+function checkWholeBand(at: string, entry: AssetEntryConfig & { min: string; target: string; max: string }, issues: ConfigIssue[]): void {
   if (compareDecimals(entry.min, entry.target) > 0) {
     issues.push({
       path: `${at}.min`,

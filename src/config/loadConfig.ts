@@ -29,6 +29,7 @@ import { checkWebhooks, type WebhooksConfig } from './webhooksSchema.ts';
 import { loadWallet, type LoadedWallet } from './wallets.ts';
 import { issuesFromZod } from './zodIssues.ts';
 import { checkHa, DEFAULT_HA, type HaConfig } from './haSchema.ts';
+import { DEFAULT_WEIGHT_TOLERANCE_BPS } from '../planner/weights.ts';
 import { isPostgresUrl } from './storeUrl.ts';
 
 export { ConfigError } from './errors.ts';
@@ -61,9 +62,14 @@ export interface LoadedAssetEntry {
   wallet: string;
   /** Address of the wallet in its family's form: EIP-55 on EVM, base58 on Solana, lower-case bech32 on Bitcoin. */
   address: string;
+  /** Band in whole units; "0" for a weighted holding, whose band each cycle computes (src/planner/weights.ts). */
   min: string;
   target: string;
   max: string;
+  /** Weighted holding: its share of the asset's total, relative to the sum of the asset's weights. */
+  weight?: number;
+  /** Weighted holding: the band's half-width in bps of the asset's total (default 100). */
+  toleranceBps?: number;
   decimals?: number;
 }
 
@@ -286,9 +292,10 @@ function buildLoaded(
         currency: chain.vm === 'evm' ? getAddress(e.currency) : e.currency,
         wallet: e.wallet,
         address: wallet.address,
-        min: e.min,
-        target: e.target,
-        max: e.max,
+        min: e.min ?? '0',
+        target: e.target ?? '0',
+        max: e.max ?? '0',
+        ...(e.weight !== undefined ? { weight: e.weight, toleranceBps: e.toleranceBps ?? DEFAULT_WEIGHT_TOLERANCE_BPS } : {}),
         ...(e.decimals !== undefined ? { decimals: e.decimals } : {}),
       };
     });

@@ -85,9 +85,20 @@ export const AssetEntrySchema = z
         'token on that chain: EVM 0x address (0x000…000 native); Solana base58 mint (11111111111111111111111111111111 native SOL); Bitcoin bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8 (BTC)',
       ),
     wallet: z.string({ error: 'expected a wallet name defined under wallets:' }).describe('name under wallets:'),
-    min: wholeAmount('min').describe('below this balance the chain receives funds (whole units)'),
-    target: wholeAmount('target').describe('balance a rebalance aims for (whole units)'),
-    max: wholeAmount('max').describe('above this balance the chain gives funds (whole units)'),
+    min: wholeAmount('min').optional().describe('below this balance the chain receives funds (whole units); with target and max, or use weight'),
+    target: wholeAmount('target').optional().describe('balance a rebalance aims for (whole units)'),
+    max: wholeAmount('max').optional().describe('above this balance the chain gives funds (whole units)'),
+    weight: z
+      .number({ error: 'expected a positive number, e.g. 40 (weights of an asset are relative to their sum)' })
+      .positive('weight must be above 0')
+      .max(1_000_000)
+      .optional()
+      .describe(
+        'instead of min/target/max: this holding\'s share of the asset\'s total across its holdings, relative to the sum of their weights (e.g. 40 and 60); every holding of the asset then has a weight',
+      ),
+    toleranceBps: bps('toleranceBps')
+      .optional()
+      .describe('with weight: the band around the weighted target, in bps of the asset\'s total (default 100 = ±1 %)'),
     decimals: z
       .number()
       .int()

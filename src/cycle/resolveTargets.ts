@@ -5,6 +5,7 @@
  * with the config or GET /chains, or its chain plans nothing.
  * Decimals read once are kept for the life of the process (a token's decimals do not change).
  */
+import { DEFAULT_WEIGHT_TOLERANCE_BPS } from '../planner/weights.ts';
 import type { ChainsResponse } from '../relay/schemas.ts';
 import type { ChainAdapter } from '../chains/adapter.ts';
 import type { TargetBand } from '../planner/types.ts';
@@ -124,6 +125,7 @@ export async function resolveTargets(
       target: wholeToBaseUnits(entry.target, decimals),
       max: wholeToBaseUnits(entry.max, decimals),
       ...gasReserveOf(ctx, entry.chain, chain, entry.currency, decimals),
+      ...(entry.weight !== undefined ? { weight: entry.weight, toleranceBps: entry.toleranceBps ?? DEFAULT_WEIGHT_TOLERANCE_BPS } : {}),
     });
   }
   return { targets, unresolved };

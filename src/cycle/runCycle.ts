@@ -7,6 +7,7 @@
 import type { ChainsResponse } from '../relay/schemas.ts';
 import type { BalanceReading, Plan, TargetBand } from '../planner/types.ts';
 import { planRebalance } from '../planner/planRebalance.ts';
+import { applyWeights } from '../planner/weights.ts';
 import { readGasBalances } from './gasBalances.ts';
 import { setBalanceGauges } from './metricsBalances.ts';
 import { recordCycleEndMetrics } from './metricsCycleEnd.ts';
@@ -108,7 +109,9 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     } catch (error) {
       throw new Error(`GET /chains failed: ${shortErrorMessage(error)}`, { cause: error });
     }
-    const { targets, unresolved } = await resolveTargets(ctx, chainsDoc);
+    const resolved = await resolveTargets(ctx, chainsDoc);
+    let targets = resolved.targets;
+    const unresolved = resolved.unresolved;
     report.targets = targets;
     report.unresolved = unresolved;
     // Signer gas balances are read next to the targets; a failed gas read never fails the cycle.
@@ -120,6 +123,10 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     crashPoint('cycle:refreshed');
     await recoverInCycle(ctx, chainsDoc, opts.mode); // withdrawals.auto: unfilled deposits back to the treasury (the planner still credits them this cycle)
     const plannerInFlight = toPlannerInFlight(inFlightRows, readBlocks(report.balances), await fillBlocks(ctx, refreshed.closed));
+    // Weighted holdings get this cycle's bands from their asset's current total (src/planner/weights.ts).
+    const weighted = applyWeights(targets, report.balances, plannerInFlight);
+    targets = weighted.targets;
+    report.targets = targets;
     await recordBalances(
       ctx.db,
       cycleId,
@@ -149,6 +156,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
       }),
       paused,
     );
+    report.plan.decisions.unshift(...weighted.decisions);
     for (const d of report.plan.decisions.filter((x) => x.kind === 'route_paused')) log.error({ asset: d.asset }, d.detail);
     // A target whose decimals could not be resolved is not planned; say so next to the planner's decisions.
     for (const u of unresolved) {

@@ -29,6 +29,10 @@ export interface TargetBand {
    * holding (`chains.<name>.gasReserve`). A surplus gives at most `balance − reserve`. Absent: 0.
    */
   reserve?: bigint;
+  /** Weighted holding (src/planner/weights.ts): its share of the asset's total; min/target/max are computed each cycle. */
+  weight?: number;
+  /** Weighted holding: half-width of its band in bps of the asset's total. */
+  toleranceBps?: number;
 }
 
 /** A balance read for one target; `amount: null` means the chain could not be read (`error` says why). */
@@ -108,7 +112,9 @@ export type PlanDecisionKind =
   | 'in_flight_credited'
   | 'surplus_unused'
   /** Set by the cycle, not the planner: a failed deposit paused the route (src/cycle/pausedRoutes.ts). */
-  | 'route_paused';
+  | 'route_paused'
+  /** Set by the cycle before planning: how weighted holdings' bands were computed (src/planner/weights.ts). */
+  | 'weights';
 
 /** One decision with its reason. `chain` is the target's chain when the decision concerns one target. */
 export interface PlanDecision {
