@@ -65,23 +65,25 @@ const blocks = (what: string, example: number) =>
     .min(1, `${what} must be at least 1 (the block that includes the transaction)`)
     .max(10_000, `${what} must be at most 10000 blocks`);
 
+/** An optional amount of the chain's native token in whole units, written as a quoted decimal string. */
+const nativeAmount = (key: string, description: string) =>
+  z
+    .string({ error: `write ${key} as a quoted decimal string in whole native units, e.g. "0.05"` })
+    .regex(WHOLE_AMOUNT_RE, `${key} must be a non-negative decimal in whole native units, e.g. "0.05"`)
+    .optional()
+    .describe(description);
+
 /** `chains.<name>.minGasBalance`: whole units of the chain's native token (metric and warning only). */
-const minGasBalance = z
-  .string({ error: 'write minGasBalance as a quoted decimal string in whole native units, e.g. "0.05"' })
-  .regex(WHOLE_AMOUNT_RE, 'minGasBalance must be a non-negative decimal in whole native units, e.g. "0.05"')
-  .optional()
-  .describe(
-    'warn (log line, ballast_gas_balance_low = 1) when a signer wallet used on this chain holds less native token than this, in whole units (ETH, SOL, BTC); unset: no minimum',
-  );
+const minGasBalance = nativeAmount(
+  'minGasBalance',
+  'warn (log line, ballast_gas_balance_low = 1) when a signer wallet used on this chain holds less native token than this, in whole units (ETH, SOL, BTC); unset: no minimum',
+);
 
 /** `chains.<name>.gasReserve`: whole units of the native token the planner never moves out of a signer wallet. */
-const gasReserve = z
-  .string({ error: 'write gasReserve as a quoted decimal string in whole native units, e.g. "0.05"' })
-  .regex(WHOLE_AMOUNT_RE, 'gasReserve must be a non-negative decimal in whole native units, e.g. "0.05"')
-  .optional()
-  .describe(
-    'native token (ETH, SOL, BTC) a wallet keeps on this chain whatever its band says: a native holding under assets: never gives below it, so the wallet can always pay for its next transactions; default minGasBalance, else 0',
-  );
+const gasReserve = nativeAmount(
+  'gasReserve',
+  'native token (ETH, SOL, BTC) a wallet keeps on this chain whatever its band says: a native holding under assets: never gives below it, so the wallet can always pay for its next transactions; default minGasBalance, else 0',
+);
 
 /** An EVM chain. */
 export const EvmChainSchema = z
