@@ -209,6 +209,19 @@ function checkPolicy(policy: PolicyConfig, assets: ParsedParts['assets'], issues
     }
     checkTransferBounds(`policy.transferLimits.${asset}`, limits, issues);
   }
+  for (const [asset, home] of Object.entries(policy.sweepTo ?? {})) {
+    const [chain, wallet] = home.split(':') as [string, string | undefined];
+    const holdings = assets.filter((a) => a.symbol === asset && a.entry.chain === chain && (wallet === undefined || a.entry.wallet === wallet));
+    if (holdings.length !== 1) {
+      issues.push({
+        path: `policy.sweepTo.${asset}`,
+        message:
+          holdings.length === 0
+            ? `${home} is not a holding of ${asset} under assets:; name one of its chains (or <chain>:<wallet>), or remove the entry`
+            : `${asset} is held by ${holdings.length} wallets on ${chain}; name one as ${chain}:<wallet>`,
+      });
+    }
+  }
   if (policy.maxFees.totalBps === undefined) {
     issues.push({
       path: 'policy.maxFees.totalBps',

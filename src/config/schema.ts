@@ -146,6 +146,15 @@ export const PolicySectionSchema = z
       .record(z.string().regex(NAME_RE), TransferLimitsSchema)
       .optional()
       .describe('per-asset minTransfer/maxTransfer overriding the defaults (assets of different unit value, e.g. ETH)'),
+    sweepTo: z
+      .record(
+        z.string().regex(NAME_RE),
+        z.string().regex(/^[A-Za-z0-9_-]+(:[A-Za-z0-9_-]+)?$/, 'expected <chain> or <chain>:<wallet>, a holding of the asset under assets:'),
+      )
+      .optional()
+      .describe(
+        'per asset, the home holding (<chain> or <chain>:<wallet>) that receives any surplus no deficit took this cycle; absent: surpluses stay where they are',
+      ),
     slippageBps: bps('slippageBps').optional().describe('sent as slippageTolerance; omitted = automatic'),
     maxFees: MaxFeesSchema,
     maxDeadlineSec: z

@@ -153,6 +153,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
         minTransfer: ctx.config.policy.minTransfer,
         maxTransfer: ctx.config.policy.maxTransfer,
         transferLimits: ctx.config.policy.transferLimits,
+        sweepTo: sweepHomes(ctx.config.policy.sweepTo),
       }),
       paused,
     );
@@ -248,4 +249,15 @@ function reportMonitorAttempt(ctx: CycleContext, a: TransferAttempt, log: Logger
     ...(a.error ? { why: a.error } : {}),
   };
   log.info(what, a.outcome === 'quoted' ? 'monitor-only: would sign and send this transfer' : 'monitor-only: a normal cycle would not send this transfer');
+}
+
+/** `policy.sweepTo` as the planner takes it: per asset, the home chain and wallet (`<chain>[:<wallet>]`). */
+function sweepHomes(sweepTo: Readonly<Record<string, string>> | undefined): Record<string, { chain: string; wallet?: string }> | undefined {
+  if (!sweepTo) return undefined;
+  return Object.fromEntries(
+    Object.entries(sweepTo).map(([asset, home]) => {
+      const [chain, wallet] = home.split(':') as [string, string | undefined];
+      return [asset, wallet === undefined ? { chain } : { chain, wallet }];
+    }),
+  );
 }

@@ -5,6 +5,7 @@
 import { formatUnits } from 'viem';
 import { effectiveFromIndex, findUnreadableChains, indexInFlight, indexReadings, memoTargetKey, type InFlightIndex, type ReadingIndex } from './effective.ts';
 import { matchAsset, type MatchSide } from './match.ts';
+import { sweepLeftovers } from './sweep.ts';
 import type { Plan, PlanDecision, PlanInput, PlannedTransfer, TargetBand } from './types.ts';
 import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts';
 
@@ -129,5 +130,19 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
   }
 
   const matched = matchAsset({ asset, scale, minN, maxN, deficits, surpluses });
-  return { transfers: matched.transfers, decisions: [...decisions, ...matched.decisions] };
+  const home = input.sweepTo?.[asset];
+  if (!home) return { transfers: matched.transfers, decisions: [...decisions, ...matched.decisions] };
+  const swept = sweepLeftovers({ asset, scale, minN, maxN, home, targets, surpluses, transfers: matched.transfers });
+  // A swept surplus is no longer "unused": its decision gives way to the sweep's.
+  const sweptFrom = new Set(swept.transfers.map((t) => t.from.chain));
+  const kept = matched.decisions.filter((d) => !(d.kind === 'surplus_unused' && d.chain !== undefined && sweptFrom.has(d.chain)));
+  // A sweep on a route a deficit already uses joins that transfer when the sum stays within maxTransfer: one fee.
+  const transfers = [...matched.transfers];
+  for (const s of swept.transfers) {
+    const same = transfers.find((t) => index.keyOf(t.from) === index.keyOf(s.from) && index.keyOf(t.to) === index.keyOf(s.to));
+    const sumN = same ? (same.amountIn + s.amountIn) * 10n ** BigInt(scale - s.from.decimals) : 0n;
+    if (same && sumN <= maxN) transfers[transfers.indexOf(same)] = { ...same, amountIn: same.amountIn + s.amountIn, reason: `${same.reason}; plus ${formatUnits(s.amountIn, s.from.decimals)} ${asset} swept` };
+    else transfers.push(s);
+  }
+  return { transfers, decisions: [...decisions, ...kept, ...swept.decisions] };
 }

@@ -82,6 +82,8 @@ export interface PlanInput {
   maxTransfer: string;
   /** Per-asset bounds overriding `minTransfer` / `maxTransfer` (whole units of that asset). */
   transferLimits?: Readonly<Record<string, TransferLimits>>;
+  /** Per asset: where a surplus no deficit took goes (src/planner/sweep.ts); absent: it stays. */
+  sweepTo?: Readonly<Record<string, { chain: string; wallet?: string }>>;
 }
 
 /** Transfer bounds of one asset, whole units (e.g. `{ minTransfer: "0.05", maxTransfer: "20" }` for ETH). */
@@ -114,7 +116,9 @@ export type PlanDecisionKind =
   /** Set by the cycle, not the planner: a failed deposit paused the route (src/cycle/pausedRoutes.ts). */
   | 'route_paused'
   /** Set by the cycle before planning: how weighted holdings' bands were computed (src/planner/weights.ts). */
-  | 'weights';
+  | 'weights'
+  /** Unused surplus moved to the asset's home holding (`policy.sweepTo`, src/planner/sweep.ts). */
+  | 'sweep';
 
 /** One decision with its reason. `chain` is the target's chain when the decision concerns one target. */
 export interface PlanDecision {

@@ -1,5 +1,6 @@
 /**
- * Weighted holdings in the config (`weight`, `toleranceBps` instead of min/target/max): how they load, and the errors
+ * Planner settings in the config: weighted holdings (`weight`, `toleranceBps` instead of min/target/max) and
+ * `policy.sweepTo`: how they load, and the errors
  * for mixed or incomplete forms, each naming the YAML path and the fix.
  */
 import { describe, expect, it } from 'vitest';
@@ -41,5 +42,17 @@ describe('config weighted holdings', () => {
     const c = weightedConfig();
     c.assets.USDC[0].weight = 0;
     expect(issueLines(loadErrorIn(tmp, c, ENV)).join('\n')).toMatch(/assets\.USDC\[0\]\.weight: weight must be above 0/);
+  });
+});
+
+describe('config policy.sweepTo', () => {
+  it('names a holding of the asset; anything else is refused naming the key', () => {
+    const c = baseConfig();
+    c.policy.sweepTo = { USDC: 'arbitrum' };
+    expect(loadConfig(tmp.write(c), ENV).policy.sweepTo).toEqual({ USDC: 'arbitrum' });
+    c.policy.sweepTo = { USDC: 'optimism' };
+    expect(issueLines(loadErrorIn(tmp, c, ENV))).toEqual([
+      'policy.sweepTo.USDC: optimism is not a holding of USDC under assets:; name one of its chains (or <chain>:<wallet>), or remove the entry',
+    ]);
   });
 });
