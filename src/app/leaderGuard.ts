@@ -5,6 +5,7 @@
  * when the term ends. It is the PostgreSQL counterpart of the SQLite run lock (src/app/runLock.ts): a one-shot
  * run (`run --once`, `withdraw`) takes the same lease as the daemons, so a cron job and a daemon never act at once.
  */
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { HaConfig } from '../config/haSchema.ts';
@@ -45,7 +46,7 @@ export class LeaderGuard {
       ttlMs: opts.ha.ttlMs,
       ...(opts.ha.renewEveryMs !== undefined ? { renewEveryMs: opts.ha.renewEveryMs } : {}),
       ...(opts.ha.marginMs !== undefined ? { marginMs: opts.ha.marginMs } : {}),
-      owner: `${this.instance}:${process.pid}:${Math.random().toString(16).slice(2, 10)}`,
+      owner: `${this.instance}:${process.pid}:${randomUUID().slice(0, 8)}`,
       log: opts.logger,
       onGained: (term) => opts.onChange?.(true, { epoch: term.epoch }),
       onLost: (loss) => opts.onChange?.(false, { epoch: loss.epoch, reason: loss.reason }),

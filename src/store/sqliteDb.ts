@@ -71,7 +71,13 @@ export class SqliteStoreDb implements StoreDb {
         throw err;
       }
       scope.open = false;
-      this.sqlite.exec('COMMIT');
+      try {
+        this.sqlite.exec('COMMIT');
+      } catch (err) {
+        // A failed COMMIT can leave the transaction open on the connection: end it so the next one can begin.
+        if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+        throw err;
+      }
       return result;
     } finally {
       scope.open = false;

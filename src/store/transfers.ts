@@ -65,7 +65,10 @@ export interface TransitionOptions {
 export async function createTransfer(db: StoreDb, t: NewTransfer): Promise<{ transferId: number; txIds: number[] }> {
   const nowMs = checkMs(t.nowMs, 'nowMs');
   const amounts = [amountToText(t.amountIn, 'amountIn'), amountToText(t.expectedOut, 'expectedOut'), amountToText(t.minOut, 'minOut')];
-  return db.writeAhead(async () => {
+  // Fenced only when the row announces a signature: an attempt recorded with no transaction (it failed before
+  // signing) is history, which any process may write.
+  const write = t.txs.length > 0 ? db.writeAhead.bind(db) : db.transaction.bind(db);
+  return write(async () => {
     const row = await db.get<{ id: number }>(
       `INSERT INTO transfers (cycle_id, quote_id, asset, origin_chain, origin_chain_id, origin_currency,
          destination_chain, destination_chain_id, destination_currency, user_address, recipient,

@@ -64,6 +64,16 @@ describe('PgStoreDb.writeAhead', () => {
     expect((await getTransfer(db, first.transferId))?.status).toBe('broadcast');
   });
 
+  it('lets a non-leader record an attempt that signed nothing (no transaction: history, not a write-ahead)', async () => {
+    const db = await store('fenced_history');
+    db.setFencing(() => null); // not the leader
+    await expect(createTransfer(db, await newTransfer(db))).rejects.toMatchObject({ code: 'STORE_NOT_LEADER' });
+    const recorded = await createTransfer(db, { ...(await newTransfer(db)), txs: [] });
+    expect(recorded.txIds).toEqual([]);
+    expect(await count(db, 'transfers')).toBe(1);
+    expect(await count(db, 'transfer_txs')).toBe(0);
+  });
+
   it('refuses a write-ahead when no fencing source was set', async () => {
     const db = await store('fenced_unset');
     await expect(createTransfer(db, await newTransfer(db))).rejects.toThrow(/without a fencing source/);

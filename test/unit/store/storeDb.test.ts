@@ -229,4 +229,19 @@ describeEachEngine('StoreDb transactions', (engine) => {
     await closed;
     expect(await cycleTimes()).toEqual([5]);
   });
+
+  it('a COMMIT that fails (a deferred constraint) writes nothing and leaves the store usable', async () => {
+    const types = engine.name === 'postgres' ? 'BIGINT' : 'INTEGER';
+    await db.run(`CREATE TABLE dparent (id ${types} PRIMARY KEY)`);
+    await db.run(`CREATE TABLE dchild (pid ${types} REFERENCES dparent(id) DEFERRABLE INITIALLY DEFERRED)`);
+    await expect(
+      db.transaction(async () => {
+        await insertCycle(1);
+        await db.run('INSERT INTO dchild (pid) VALUES (?)', 99); // checked only at COMMIT
+      }),
+    ).rejects.toThrow(/foreign key/i);
+    expect(await cycleTimes()).toEqual([]);
+    await db.transaction(async () => insertCycle(2)); // the next transaction begins and commits
+    expect(await cycleTimes()).toEqual([2]);
+  });
 });
