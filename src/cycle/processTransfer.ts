@@ -57,9 +57,8 @@ export interface TransferAttempt {
   error?: string;
 }
 
-/** Arguments of {@link processTransfer}. */
 /**
- * One planned transfer to run. `execute: false` stops after verification (`ballast plan`); `monitor` (with
+ * Arguments of {@link processTransfer}: one planned transfer to run. `execute: false` stops after verification (`ballast plan`); `monitor` (with
  * `execute: false`, monitor-only mode) also judges the kill switch and the spending limits, read-only, so the
  * outcome says what a normal cycle would have done: `quoted` (it would sign) or `skipped_limit`.
  */
