@@ -112,7 +112,10 @@ export async function startReplica(o: ReplicaOptions): Promise<Replica> {
   const until = Date.now() + 30_000;
   for (;;) {
     if (!running) throw new Error(`replica ${o.name} exited at start:\n${stderr.slice(-3000)}`);
-    if (await fetch(metricsUrl).then((r) => r.ok, () => false)) break;
+    // A replica told to pause itself may stop before answering: its server is up but will not reply, so each
+    // probe has a deadline and a stopped replica counts as started.
+    if (isStopped(child.pid!)) break;
+    if (await fetch(metricsUrl, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)) break;
     if (Date.now() > until) throw new Error(`replica ${o.name} did not serve /metrics within 30 s:\n${stderr.slice(-3000)}`);
     await sleep(200);
   }

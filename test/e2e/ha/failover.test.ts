@@ -170,7 +170,7 @@ describe('replicas sharing a PostgreSQL store', () => {
     expect(a.alive()).toBe(true);
     expect(await leaderGauge(a)).toBe(0);
     expect(await leaderGauge(b)).toBe(1);
-  }, 120_000);
+  }, 200_000);
 
   it('PostgreSQL restarts while a transfer is in flight: the leader steps down, one replica leads again, nothing is paid twice', async () => {
     const { url, start } = await newCase();
