@@ -5,7 +5,7 @@
  * verification must refuse — spec "Local quote verification").
  */
 import { z } from 'zod';
-import { DECIMAL_STRING_RE } from '../core/units.ts';
+import { DECIMAL_STRING_RE, formatUsdMicros, parseUsdMicros } from '../core/units.ts';
 import { FAULT_FAIL_REASONS, FAULT_REFUND_FAIL_REASONS, type FailReason, type RefundFailReason } from './failReasons.ts';
 import type { SolanaTxTooLargeFault } from './quote/solanaSize.ts';
 
@@ -92,6 +92,8 @@ export interface HttpErrorBurst {
 /**
  * Every fault knob of the sandbox.
  * - `extraFees`: added to every new quote's fee components.
+ * - `extraFeesByOrigin`: per origin chain slug, added to the fees of every new quote from that chain (on top of
+ *   `extraFees`), so routes from different donors cost differently.
  * - `fillDelayMs`: milliseconds between the deposit being indexed (`pending`) and the fill being sent.
  * - `neverFill`: the request stays `pending` forever.
  * - `refund`: the solver returns the deposit on the origin chain instead of filling (status `refund`), to
@@ -130,6 +132,7 @@ export interface HttpErrorBurst {
  */
 export interface SandboxFaults {
   extraFees?: ExtraFees;
+  extraFeesByOrigin?: Record<string, ExtraFees>;
   fillDelayMs: number;
   neverFill: boolean;
   refund: boolean;
@@ -190,15 +193,16 @@ const Bps = z.number().int().min(0).max(10_000);
  * zod schema of a partial faults patch (body of `POST /_sandbox/faults`). Unknown keys are refused so a
  * misspelt knob is reported instead of silently ignored.
  */
+const ExtraFeesSchema = z.strictObject({
+  swapBps: Bps.optional(),
+  platformBps: Bps.optional(),
+  appBps: Bps.optional(),
+  executionUsd: z.string().regex(DECIMAL_STRING_RE).optional(),
+});
+
 export const SandboxFaultsPatchSchema = z.strictObject({
-  extraFees: z
-    .strictObject({
-      swapBps: Bps.optional(),
-      platformBps: Bps.optional(),
-      appBps: Bps.optional(),
-      executionUsd: z.string().regex(DECIMAL_STRING_RE).optional(),
-    })
-    .optional(),
+  extraFees: ExtraFeesSchema.optional(),
+  extraFeesByOrigin: z.record(z.string().regex(/^[a-z0-9-]{1,32}$/), ExtraFeesSchema).optional(),
   fillDelayMs: z.number().int().min(0).max(600_000).optional(),
   neverFill: z.boolean().optional(),
   refund: z.boolean().optional(),
@@ -228,6 +232,24 @@ export const SandboxFaultsPatchSchema = z.strictObject({
   webhookDuplicate: z.boolean().optional(),
   webhookDelayMs: z.number().int().min(0).max(600_000).optional(),
 });
+
+/**
+ * The extra fees of a quote from `originSlug`: `extraFees` plus `extraFeesByOrigin[originSlug]`, component by
+ * component (bps added, USD amounts added exactly).
+ */
+export function extraFeesFor(faults: Pick<SandboxFaults, 'extraFees' | 'extraFeesByOrigin'>, originSlug: string): ExtraFees {
+  const a = faults.extraFees ?? {};
+  const b = faults.extraFeesByOrigin?.[originSlug];
+  if (!b) return a;
+  const add = (x: number | undefined, y: number | undefined) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  const usd = a.executionUsd === undefined && b.executionUsd === undefined ? undefined : formatUsdMicros(parseUsdMicros(a.executionUsd ?? '0') + parseUsdMicros(b.executionUsd ?? '0'));
+  const out: ExtraFees = {};
+  for (const [k, v] of [['swapBps', add(a.swapBps, b.swapBps)], ['platformBps', add(a.platformBps, b.platformBps)], ['appBps', add(a.appBps, b.appBps)]] as const) {
+    if (v !== undefined) out[k] = v;
+  }
+  if (usd !== undefined) out.executionUsd = usd;
+  return out;
+}
 
 /**
  * Applies a partial patch to a faults value. Top-level keys replace (an `extraFees` object replaces the

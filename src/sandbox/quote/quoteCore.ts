@@ -9,7 +9,7 @@ import { formatUsdMicros } from '../../core/units.ts';
 import { computeOrderId } from '../../protocol/orderId.ts';
 import { signOrderId } from '../../protocol/orderSignature.ts';
 import type { OrderData } from '../../relay/schemas.ts';
-import type { SandboxFaults } from '../faults.ts';
+import { extraFeesFor, type SandboxFaults } from '../faults.ts';
 import type { QuotedOrder } from './buildQuote.ts';
 import { lower, type SandboxChainTable } from './chainTable.ts';
 import { currencyAmountJson, rateString } from './currencyJson.ts';
@@ -76,7 +76,7 @@ export async function priceOrder(input: QuoteCoreInput): Promise<PricedOrder> {
     ...('costNative' in fill ? { destinationFillCostNative: fill.costNative } : {}),
     nativeOut: currencyOut.isNative,
     pricing: input.pricing,
-    extra: input.faults.extraFees,
+    extra: extraFeesFor(input.faults, route.origin.slug),
     appBps: route.appBps,
   });
   const expectedOut = fees.expectedOut;
