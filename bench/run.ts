@@ -18,6 +18,8 @@
  * - a full cycle vs its parts, and fill detection with 250 ms polling (bench/cycleParts.ts).
  * - fill detection, webhook vs polling once a second (bench/webhookLatency.ts); target: under 0.2×.
  * - daemon heap and RSS over 10,000 idle cycles (bench/daemonMemory.ts): flat within 10 %.
+ * - route choice with donors whose fees differ (bench/routeChoice.ts): chosen ÷ cheapest fees 1.00, and the extra
+ *   latency of quoting three candidates in parallel under one single-candidate cycle.
  *
  * Quotes: the offline quote (built by the sandbox's pure quote builder, always available) and the genuine
  * published quote when its files are present (`BALLAST_RELAY_FIXTURES` or `../shared/fixtures/relay`).
@@ -39,6 +41,7 @@ import { cyclePartsRows } from './cycleParts.ts';
 import { daemonMemoryRows } from './daemonMemory.ts';
 import { formatValue, type BenchRow } from './lib.ts';
 import { plannerRows } from './planner.ts';
+import { routeChoiceRows } from './routeChoice.ts';
 import { machineLine, rowOk, targetText, verdictText, writeResults } from './results.ts';
 
 const startedMs = Date.now();
@@ -101,6 +104,7 @@ if (onSandbox) {
   const [label, value, limit] = await fillDetectionRow();
   rows.push({ label, value, limit, unit: '×' });
   rows.push(...(await daemonMemoryRows()));
+  rows.push(...(await routeChoiceRows()));
 }
 
 console.log('');

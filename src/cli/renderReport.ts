@@ -36,8 +36,10 @@ function verdictCell(a: TransferAttempt): string {
 /** Planned transfers with their quote, fees, verdict and outcome. */
 export function renderAttempts(report: CycleReport): string {
   if (report.plan.transfers.length === 0) return nothingPlanned(report);
-  const rows = report.plan.transfers.map((p, i) => {
+  const rows = report.plan.transfers.map((planned, i) => {
     const a = report.attempts[i];
+    // The transfer as attempted: route choice may have moved it to another donor.
+    const p = a?.planned ?? planned;
     // The guaranteed output as signed in the order (verified), not the informational details block.
     const payments = a?.quote?.protocol?.v2?.orderData.output.payments;
     const out = payments ? formatAmount(sumPayments(payments, 'minimumAmount'), p.to.decimals) : '—';
@@ -47,11 +49,18 @@ export function renderAttempts(report: CycleReport): string {
       out,
       a ? feeCell(a) : '—',
       a ? verdictCell(a) : '—',
-      a ? `${a.outcome}${a.error ? `: ${a.error}` : ''}` : 'not attempted',
+      a ? `${a.outcome}${a.error ? `: ${a.error}` : ''}${routeChoiceNote(a)}` : 'not attempted',
       (a?.originTxHashes ?? []).map(shortHash).join('\n') || '—',
     ];
   });
   return table(['transfer', 'amount in', 'min out', 'fees (USD)', 'verification', 'outcome', 'origin txs'], rows);
+}
+
+/** The candidates route choice weighed for an attempt, one line: "route choice: gamma 0.05 USD chosen; alpha 1.05 USD costlier". */
+function routeChoiceNote(a: TransferAttempt): string {
+  if (!a.candidates) return '';
+  const parts = a.candidates.map((c) => `${c.planned.from.chain}${c.feesMicros !== undefined ? ` ${formatUsdMicros(c.feesMicros)} USD` : ''} ${c.outcome}`);
+  return `\nroute choice: ${parts.join('; ')}`;
 }
 
 /** Planner decisions worth showing (everything but plain in-band). */

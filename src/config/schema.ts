@@ -137,6 +137,33 @@ export const TransferLimitsSchema = z
   })
   .describe('transfer bounds of one asset');
 
+/** Default `policy.routeChoice`: up to three donors quoted per transfer, all at once. */
+export const DEFAULT_ROUTE_CHOICE = Object.freeze({ maxCandidates: 3, parallelQuotes: 3 });
+
+/**
+ * `policy.routeChoice`: when several surpluses could fill a deficit, how many donors are quoted (the planner's pick
+ * included) and how many of those quotes run at once. Every quote also waits for the client's /quote rate limit.
+ */
+export const RouteChoiceSchema = z
+  .strictObject({
+    maxCandidates: z
+      .number({ error: 'maxCandidates must be an integer from 1 (off) to 8' })
+      .int('maxCandidates must be an integer from 1 (off) to 8')
+      .min(1, 'maxCandidates must be at least 1 (1 quotes only the planner\'s pick: route choice off)')
+      .max(8, 'maxCandidates must be at most 8: each candidate costs a quote of the /quote rate limit (50 per minute)')
+      .default(DEFAULT_ROUTE_CHOICE.maxCandidates)
+      .describe('donors quoted per planned transfer, the planner\'s pick included; the cheapest passing the fee policy and verification is sent; 1 = off'),
+    parallelQuotes: z
+      .number({ error: 'parallelQuotes must be an integer from 1 to 8' })
+      .int('parallelQuotes must be an integer from 1 to 8')
+      .min(1, 'parallelQuotes must be at least 1')
+      .max(8, 'parallelQuotes must be at most 8')
+      .default(DEFAULT_ROUTE_CHOICE.parallelQuotes)
+      .describe('candidate quotes of one transfer in flight at once'),
+  })
+  .default({ ...DEFAULT_ROUTE_CHOICE })
+  .describe('route choice: quote other donors of a transfer and keep the cheapest by total fees in USD that passes the fee policy and verification');
+
 /** `policy:` section. */
 export const PolicySectionSchema = z
   .strictObject({
@@ -165,6 +192,7 @@ export const PolicySectionSchema = z
       .default(86_400)
       .describe('refuse orders whose output or refund deadline lies further ahead than this (seconds; default 24 h)'),
     limits: SpendingLimitsSectionSchema.optional(),
+    routeChoice: RouteChoiceSchema,
   })
   .describe('spending rules');
 

@@ -42,7 +42,9 @@ export function withoutPausedRoutes(plan: Plan, routes: readonly PausedRoute[]):
   for (const t of plan.transfers) {
     const paused = pausedFor(routes, t);
     if (!paused) {
-      transfers.push(t);
+      // An alternative donor on a paused route is no alternative.
+      const alternatives = t.alternatives?.filter((a) => !pausedFor(routes, { ...t, from: a.from }));
+      transfers.push(alternatives === t.alternatives ? t : { ...t, alternatives: alternatives ?? [] });
       continue;
     }
     decisions.push({
@@ -54,5 +56,5 @@ export function withoutPausedRoutes(plan: Plan, routes: readonly PausedRoute[]):
         'their deposit is still in the depository; recover it, then run `ballast resume --transfer <id>`',
     });
   }
-  return { transfers, decisions };
+  return { transfers, decisions, ...(plan.spare ? { spare: plan.spare } : {}) };
 }

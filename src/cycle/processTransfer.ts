@@ -4,65 +4,28 @@
  * signed unless the fee policy accepted the quote and every verification rule passed.
  */
 import type { PlannedTransfer } from '../planner/types.ts';
-import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
-import { evaluateFees, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
-import type { Verdict } from '../verify/verifyQuote.ts';
-import { verifyWithFreshChains } from './chainsRefresh.ts';
-import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
-import type { TransferStatus } from '../store/transfers.ts';
+import type { ChainsResponse } from '../relay/schemas.ts';
 import { formatUsdMicros } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { crashPoint } from '../core/crashPoints.ts';
 import { executeTransfer } from '../executor/executeTransfer.ts';
-import { requiredLeadSec } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
 import { noteRelayStatus } from './inFlight.ts';
-import { buildQuoteRequest, expectationsFor, minimumAcceptableOutput } from './expectations.ts';
-import { requestQuote } from './requestQuote.ts';
 import { killSwitchVerdict, spendingVerdict, type DecimalsOf } from './spendingGate.ts';
 import { recordLimitHit } from '../store/limitHits.ts';
 import { recordLedger } from './recordLedger.ts';
 import type { TransferStage } from './progressEvent.ts';
+import { checkQuote, guaranteedOut, sumPayments, type AttemptOutcome, type CheckStage, type TransferAttempt } from './checkQuote.ts';
+import { chooseRoute } from './routeChoice.ts';
 
-
-/** How a planned transfer ended this cycle. */
-export type AttemptOutcome =
-  | 'quoted' // plan mode: quoted, checked, not executed
-  | 'success'
-  | 'in_flight'
-  | 'skipped_fee'
-  | 'skipped_limit' // a spending limit or the kill switch: nothing signed
-  | 'refused_verification'
-  | 'quote_error'
-  | 'origin_failed'
-  | 'failure'
-  | 'refund';
-
-/** The record of one planned transfer's way through the pipeline (for reports, CLI output and exit codes). */
-export interface TransferAttempt {
-  planned: PlannedTransfer;
-  planId: number;
-  outcome: AttemptOutcome;
-  request?: QuoteRequest;
-  quote?: QuoteResponse;
-  quoteId?: number;
-  requestId?: string | null;
-  /** Floor we required for the guaranteed output, destination base units. */
-  minOutRequired?: bigint;
-  fee?: FeeDecision;
-  verdict?: Verdict;
-  transferId?: number;
-  transferStatus?: TransferStatus;
-  originTxHashes?: string[];
-  error?: string;
-}
+export type { AttemptOutcome, TransferAttempt } from './checkQuote.ts';
+export { sumPayments } from './checkQuote.ts';
 
 /**
  * Arguments of {@link processTransfer}: one planned transfer to run. `execute: false` stops after verification (`ballast plan`); `monitor` (with
  * `execute: false`, monitor-only mode) also judges the kill switch and the spending limits, read-only, so the
  * outcome says what a normal cycle would have done: `quoted` (it would sign) or `skipped_limit`.
  */
-type ProcessArgs = {
+export type ProcessArgs = {
   cycleId: number;
   planId: number;
   planned: PlannedTransfer;
@@ -70,6 +33,11 @@ type ProcessArgs = {
   execute: boolean;
   monitor?: boolean;
   decimalsOf?: DecimalsOf;
+  /**
+   * Route choice: the cycle's spare surplus per donor holding (`Plan.spare`, donor base units). With it, a
+   * transfer that has alternatives has them quoted too, and the spare is updated for the donor chosen.
+   */
+  spare?: Map<string, bigint>;
 };
 
 /**
@@ -90,75 +58,27 @@ export async function processTransfer(ctx: CycleContext, args: ProcessArgs): Pro
 }
 
 async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<TransferAttempt> {
-  const { planned, cycleId, planId } = args;
-  const policy = ctx.config.policy;
+  const { cycleId, planId } = args;
+  const halted = args.execute ? killSwitchVerdict(ctx) : null;
+  if (halted) return await refuseOnLimit(ctx, { planned: args.planned, planId, outcome: 'quote_error' }, { cycleId, ...halted });
+
+  const onStage = (stage: CheckStage, minOut: bigint | undefined) => emitProgress(ctx, args, stage, { minOut });
+  const choice = ctx.config.policy.routeChoice;
+  const attempt =
+    args.planned.alternatives?.length && choice.maxCandidates > 1 && args.spare
+      ? await chooseRoute(ctx, args, { spare: args.spare, maxCandidates: choice.maxCandidates, parallelQuotes: choice.parallelQuotes }, onStage)
+      : await checkQuote(ctx, args, onStage);
+  if (attempt.outcome !== 'quoted') return attempt;
+  // From here on, the transfer is the one that passed (route choice may have picked another donor).
+  const planned = attempt.planned;
+  const quote = attempt.quote!; // a `quoted` check carries its quote, fee decision and verdict
+  const fee = attempt.fee!;
+  if (!fee.accepted) throw new Error('a checked quote always has an accepted fee decision');
+  const requestId = attempt.requestId ?? null;
+  const quoteId = attempt.quoteId!;
+  const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
   const labels = { asset: planned.asset, origin_chain: planned.from.chain, destination_chain: planned.to.chain };
   const log = ctx.logger.child({ component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain });
-  const request = buildQuoteRequest(planned, { referrer: ctx.config.relay.referrer, slippageBps: policy.slippageBps });
-  const attempt: TransferAttempt = { planned, planId, outcome: 'quote_error', request };
-  const halted = args.execute ? killSwitchVerdict(ctx) : null;
-  if (halted) return await refuseOnLimit(ctx, attempt, { cycleId, ...halted });
-
-  const quoted = await requestQuote(ctx, request, { cycleId, planId, singleSource: originSwapSource(ctx, planned.from.chain) });
-  attempt.request = quoted.request;
-  if (!quoted.ok) return { ...attempt, error: quoted.error };
-  const { quote, raw } = quoted;
-  ctx.metrics.quotesTotal.inc(labels);
-  ctx.prices?.noteQuote(planned.asset, quote.details);
-  const requestId = quote.requestId ?? quote.steps[0]?.requestId ?? null;
-  const orderId = quote.protocol?.v2?.orderId ?? null;
-  const quoteId = await recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request: quoted.request, raw, receivedAtMs: ctx.now() });
-  Object.assign(attempt, { quote, quoteId, requestId });
-  crashPoint('quote:recorded');
-  emitProgress(ctx, args, 'quoted', { minOut: guaranteedOut(quote) });
-
-  const fee = evaluateFees(quote.details, policy.maxFees ?? {}, orderGuarantee(quote, planned, policy.slippageBps));
-  await recordFeeDecision(ctx.db, quoteId, fee.accepted
-    ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
-    : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined });
-  attempt.fee = fee;
-  if (!fee.accepted) {
-    ctx.metrics.quotesSkippedTotal.inc({ reason: fee.reason });
-    log.warn({ requestId, reason: fee.reason, detail: fee.detail }, 'quote skipped by fee policy; nothing signed');
-    return { ...attempt, outcome: 'skipped_fee' };
-  }
-
-  // The loader requires totalBps; were it missing, 0 makes the floor strictest (fail closed).
-  const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: policy.maxFees.totalBps ?? 0 });
-  attempt.minOutRequired = minOut;
-  const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
-  let origin;
-  try {
-    origin = await originChain.originFacts(quote, planned.from.address);
-  } catch (error) {
-    const message = `reading what verification needs from chains.${planned.from.chain} failed: ${shortErrorMessage(error)}`;
-    log.error({ requestId, err: message }, 'quote not verified; nothing signed');
-    return { ...attempt, outcome: 'quote_error', error: message };
-  }
-  // Judged on the cached GET /chains list; a refusal the list may explain is judged once more on a fresh one.
-  const { verdict } = await verifyWithFreshChains({
-    quote,
-    chains: args.chainsDoc,
-    origin,
-    limits: originChain.depositLimits,
-    expect: expectationsFor(planned, minOut, {
-      ourWallets: [...ctx.wallets.values()].map((w) => w.address),
-      maxDeadlineSec: policy.maxDeadlineSec,
-    }),
-    // Deadlines must leave time to send every item and for the fill (src/executor/deadlines.ts): a quote
-    // whose order expires sooner is refused on `deadline` (its deposit would likely be refunded, not filled).
-    nowSec: Math.floor(ctx.now() / 1000) + requiredLeadSec(quote.steps.reduce((n, step) => n + step.items.length, 0)),
-  }, ctx.chainsCache, log, { requestId });
-  await recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
-  crashPoint('quote:verified');
-  attempt.verdict = verdict;
-  if (!verdict.ok) {
-    const failed = verdict.rules.filter((r) => !r.ok);
-    for (const r of failed) ctx.metrics.quotesRefusedTotal.inc({ rule: r.rule });
-    log.error({ requestId, orderId, failed }, 'quote refused by local verification; nothing signed');
-    return { ...attempt, outcome: 'refused_verification' };
-  }
-  emitProgress(ctx, args, 'verified', { minOut: guaranteedOut(quote) });
   const spending = () =>
     spendingVerdict(ctx, {
       planned,
@@ -270,46 +190,6 @@ async function refuseOnLimit(
   return { ...attempt, outcome: 'skipped_limit', error: hit.detail };
 }
 
-/**
- * What the quote's order guarantees for the planned transfer (payment amount and summed output
- * `minimumAmount`, base units), or undefined without `protocol.v2` (verification refuses such quotes).
- */
-function orderGuarantee(quote: QuoteResponse, planned: PlannedTransfer, slippageBps: number | undefined): OrderGuarantee | undefined {
-  const order = quote.protocol?.v2?.orderData;
-  const payment = order?.inputs[0]?.payment;
-  if (!order || !payment) return undefined;
-  return {
-    amountIn: BigInt(payment.amount), // schema: unsigned integer string
-    decimalsIn: planned.from.decimals,
-    minOut: sumPayments(order.output.payments, 'minimumAmount'),
-    decimalsOut: planned.to.decimals,
-    slippageBps: slippageBps ?? 0,
-  };
-}
-
-/** Sum of an amount field over the order's output payments (verification checked they are all ours, one currency). */
-export function sumPayments(
-  payments: readonly { minimumAmount: string; expectedAmount: string }[],
-  field: 'minimumAmount' | 'expectedAmount',
-): bigint {
-  return payments.reduce((sum, p) => sum + BigInt(p[field]), 0n); // schema: unsigned integer strings
-}
-
-function breakdownJson(b: { inputUsdMicros: bigint | null; components: Record<string, bigint>; sponsoredMicros: bigint; totalMicros: bigint }) {
-  return {
-    inputUsd: b.inputUsdMicros === null ? null : formatUsdMicros(b.inputUsdMicros),
-    components: Object.fromEntries(Object.entries(b.components).map(([k, v]) => [k, formatUsdMicros(v)])),
-    sponsoredUsd: formatUsdMicros(b.sponsoredMicros),
-    totalUsd: formatUsdMicros(b.totalMicros),
-  };
-}
-
-/** `chains.<name>.originSwapSource` of a Solana origin chain: the single swap source tried last on an oversized route. */
-function originSwapSource(ctx: CycleContext, chainName: string): string | undefined {
-  const chain = ctx.config.chains[chainName];
-  return chain?.vm === 'svm' ? chain.originSwapSource : undefined;
-}
-
 /** The progress stage each attempt outcome ends on. */
 const END_STAGE: Readonly<Record<AttemptOutcome, TransferStage>> = {
   quoted: 'checked',
@@ -323,12 +203,6 @@ const END_STAGE: Readonly<Record<AttemptOutcome, TransferStage>> = {
   failure: 'failed',
   refund: 'refunded',
 };
-
-/** The order's guaranteed output (summed `minimumAmount`), or undefined without `protocol.v2`. */
-function guaranteedOut(quote: QuoteResponse): bigint | undefined {
-  const payments = quote.protocol?.v2?.orderData.output.payments;
-  return payments ? sumPayments(payments, 'minimumAmount') : undefined;
-}
 
 /** Sends one progress event to `ctx.progress`; a sink that throws is ignored (progress never stops a transfer). */
 function emitProgress(ctx: CycleContext, args: ProcessArgs, stage: TransferStage, extra: { minOut?: bigint | undefined; detail?: string } = {}): void {

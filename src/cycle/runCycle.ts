@@ -154,6 +154,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
         maxTransfer: ctx.config.policy.maxTransfer,
         transferLimits: ctx.config.policy.transferLimits,
         sweepTo: sweepHomes(ctx.config.policy.sweepTo),
+        maxAlternatives: ctx.config.policy.routeChoice.maxCandidates - 1,
       }),
       paused,
     );
@@ -179,6 +180,8 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     log.info({ cycleId, planned: report.plan.transfers.length, inFlight: inFlightRows.length }, 'plan ready');
     const decimalsOf = (asset: string, chain: string) => targets.find((t) => t.asset === asset && t.chain === chain)?.decimals;
     ctx.metrics.killSwitchEngaged.set(killSwitchVerdict(ctx) ? 1 : 0);
+    // Route choice spends the donors' spare surplus as it moves transfers to alternative donors.
+    const spare = new Map(report.plan.spare ?? []);
     for (const [i, planned] of report.plan.transfers.entries()) {
       if (ctx.signal?.aborted) {
         log.warn('shutdown requested; remaining planned transfers wait for the next cycle');
@@ -194,6 +197,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
           execute: opts.mode !== 'plan',
           monitor: opts.mode === 'plan' && opts.monitor === true,
           decimalsOf,
+          spare,
         }),
       );
       if (opts.monitor) reportMonitorAttempt(ctx, report.attempts.at(-1)!, log);

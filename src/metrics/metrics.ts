@@ -15,6 +15,7 @@ import { isKnownRequestStatus } from '../relay/schemas.ts';
 import { buildInfo } from '../core/buildInfo.ts';
 import { createLeaderMetrics, type LeaderMetrics } from './leaderMetrics.ts';
 import { createMonitorMetrics, type MonitorMetrics } from './monitorMetrics.ts';
+import { createRouteChoiceMetrics, type RouteChoiceMetrics } from './routeChoiceMetrics.ts';
 import { createOperatorMetrics, type OperatorMetrics } from './operatorMetrics.ts';
 
 /** Outcomes of a cycle (same values as the store's `cycles.outcome`). */
@@ -28,7 +29,7 @@ const LINT_FAILING_DEFAULTS = [
 ] as const;
 
 /** All Ballast metrics plus the registry that exposes them (the operator metrics are in ./operatorMetrics.ts). */
-export interface BallastMetrics extends OperatorMetrics, LeaderMetrics, MonitorMetrics {
+export interface BallastMetrics extends OperatorMetrics, LeaderMetrics, MonitorMetrics, RouteChoiceMetrics {
   /** Registry to serve at /metrics. */
   registry: Registry;
   /** `ballast_cycles_total{outcome}`: finished cycles by outcome (ok, refused, error). */
@@ -119,6 +120,7 @@ export function createMetrics(): BallastMetrics {
     ...createOperatorMetrics(registry, buildInfo()),
     ...createLeaderMetrics(registry),
     ...createMonitorMetrics(registry),
+    ...createRouteChoiceMetrics(registry),
     cyclesTotal: new Counter({
       name: 'ballast_cycles_total',
       help: 'Rebalancing cycles finished, by outcome (ok, refused, error).',

@@ -6,6 +6,7 @@ import { formatUnits } from 'viem';
 import { effectiveFromIndex, findUnreadableChains, indexInFlight, indexReadings, memoTargetKey, type InFlightIndex, type ReadingIndex } from './effective.ts';
 import { matchAsset, type MatchSide } from './match.ts';
 import { sweepLeftovers } from './sweep.ts';
+import { attachAlternatives } from './alternatives.ts';
 import type { Plan, PlanDecision, PlanInput, PlannedTransfer, TargetBand } from './types.ts';
 import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts';
 
@@ -29,6 +30,10 @@ import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts'
  * No transfer takes a donor below its target or pushes a recipient above its target, and the amounts moved at
  * the common scale balance exactly (what leaves one target arrives, before fees, at another).
  *
+ * 5. With `maxAlternatives` > 0 (route choice), each transfer lists up to that many other donors whose surplus no
+ *    transfer takes could send the same value (src/planner/alternatives.ts), and the plan carries every donor's
+ *    `spare`.
+ *
  * @returns transfers (amountIn in origin base units) and decisions, grouped by asset in ascending asset order
  * @throws PlanInputError (code `PLAN_INPUT_INVALID`) on an inconsistent input (see `validatePlanInput`)
  */
@@ -41,6 +46,7 @@ export function planRebalance(input: PlanInput): Plan {
   const index: PlanIndex = { keyOf, unreadable, readings: indexReadings(input.balances), inFlight: indexInFlight(input.inFlight) };
   const transfers: PlannedTransfer[] = [];
   const decisions: PlanDecision[] = [];
+  const spare = new Map<string, bigint>();
   const byAsset = new Map<string, TargetBand[]>();
   for (const t of input.targets) {
     const list = byAsset.get(t.asset);
@@ -53,8 +59,10 @@ export function planRebalance(input: PlanInput): Plan {
     const out = planAsset(asset, targets, input, index);
     transfers.push(...out.transfers);
     decisions.push(...out.decisions);
+    for (const [k, v] of out.spare ?? []) spare.set(k, v);
   }
-  return { transfers, decisions };
+  // Spares matter only to route choice; without it the plan stays transfers and decisions.
+  return (input.maxAlternatives ?? 0) > 0 ? { transfers, decisions, spare } : { transfers, decisions };
 }
 
 /** Targets ordered by chain, currency, address (as given), each sort key built once. */
@@ -130,19 +138,29 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
   }
 
   const matched = matchAsset({ asset, scale, minN, maxN, deficits, surpluses });
+  /** Lists the alternative donors of the final transfers (none for those carrying a sweep). */
+  const withAlternatives = (final: PlannedTransfer[], sweeping: ReadonlySet<PlannedTransfer>) =>
+    attachAlternatives({ asset, scale, surpluses, transfers: final, sweeping, maxAlternatives: input.maxAlternatives ?? 0 });
   const home = input.sweepTo?.[asset];
-  if (!home) return { transfers: matched.transfers, decisions: [...decisions, ...matched.decisions] };
+  if (!home) {
+    const alt = withAlternatives(matched.transfers, new Set());
+    return { transfers: alt.transfers, decisions: [...decisions, ...matched.decisions], spare: alt.spare };
+  }
   const swept = sweepLeftovers({ asset, scale, minN, maxN, home, targets, surpluses, transfers: matched.transfers });
   // A swept surplus is no longer "unused": its decision gives way to the sweep's.
   const sweptFrom = new Set(swept.transfers.map((t) => t.from.chain));
   const kept = matched.decisions.filter((d) => !(d.kind === 'surplus_unused' && d.chain !== undefined && sweptFrom.has(d.chain)));
   // A sweep on a route a deficit already uses joins that transfer when the sum stays within maxTransfer: one fee.
   const transfers = [...matched.transfers];
+  const sweeping = new Set<PlannedTransfer>();
   for (const s of swept.transfers) {
     const same = transfers.find((t) => index.keyOf(t.from) === index.keyOf(s.from) && index.keyOf(t.to) === index.keyOf(s.to));
     const sumN = same ? (same.amountIn + s.amountIn) * 10n ** BigInt(scale - s.from.decimals) : 0n;
-    if (same && sumN <= maxN) transfers[transfers.indexOf(same)] = { ...same, amountIn: same.amountIn + s.amountIn, reason: `${same.reason}; plus ${formatUnits(s.amountIn, s.from.decimals)} ${asset} swept` };
+    const joined = same && sumN <= maxN ? { ...same, amountIn: same.amountIn + s.amountIn, reason: `${same.reason}; plus ${formatUnits(s.amountIn, s.from.decimals)} ${asset} swept` } : s;
+    if (joined !== s) transfers[transfers.indexOf(same!)] = joined;
     else transfers.push(s);
+    sweeping.add(joined);
   }
-  return { transfers, decisions: [...decisions, ...kept, ...swept.decisions] };
+  const alt = withAlternatives(transfers, sweeping);
+  return { transfers: alt.transfers, decisions: [...decisions, ...kept, ...swept.decisions], spare: alt.spare };
 }

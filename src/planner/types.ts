@@ -84,6 +84,11 @@ export interface PlanInput {
   transferLimits?: Readonly<Record<string, TransferLimits>>;
   /** Per asset: where a surplus no deficit took goes (src/planner/sweep.ts); absent: it stays. */
   sweepTo?: Readonly<Record<string, { chain: string; wallet?: string }>>;
+  /**
+   * Route choice: at most this many other donors are listed per transfer as {@link RouteAlternative}s
+   * (src/planner/alternatives.ts). Absent or 0: none.
+   */
+  maxAlternatives?: number;
 }
 
 /** Transfer bounds of one asset, whole units (e.g. `{ minTransfer: "0.05", maxTransfer: "20" }` for ETH). */
@@ -100,6 +105,18 @@ export interface PlannedTransfer {
   amountIn: bigint;
   /** Human explanation, e.g. "beta below min: 10000 < 20000 USDC; alpha above max: 90000 > 80000 USDC". */
   reason: string;
+  /** Other donors that could send the same value to `to` from surplus nothing else takes (route choice). */
+  alternatives?: RouteAlternative[];
+}
+
+/**
+ * Another donor for a planned transfer: `from` sends `amountIn` (its own base units, the same value as the
+ * planned amount) to the same recipient. `why` says in words why it qualifies.
+ */
+export interface RouteAlternative {
+  from: TargetBand;
+  amountIn: bigint;
+  why: string;
 }
 
 /** Kinds of planner decision; the caller logs and meters them (label values are this bounded set). */
@@ -132,4 +149,9 @@ export interface PlanDecision {
 export interface Plan {
   transfers: PlannedTransfer[];
   decisions: PlanDecision[];
+  /**
+   * Per donor holding (`targetKey`): surplus no planned transfer takes, in that donor's base units. Route choice
+   * spends it when it moves a transfer to an alternative donor. Absent: no spare anywhere.
+   */
+  spare?: ReadonlyMap<string, bigint>;
 }

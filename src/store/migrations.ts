@@ -364,6 +364,28 @@ CREATE TABLE transfer_ledger (
 CREATE INDEX transfer_ledger_settled ON transfer_ledger(settled_at_ms);
 `,
   },
+  {
+    version: 7,
+    name: 'route_candidates: the donors route choice quoted for a planned transfer, and why each won or lost',
+    sql: `
+CREATE TABLE route_candidates (
+  id                 INTEGER PRIMARY KEY,
+  cycle_id           INTEGER NOT NULL REFERENCES cycles(id),
+  plan_id            INTEGER NOT NULL REFERENCES planned_transfers(id),
+  rank               INTEGER NOT NULL CHECK (rank >= 0),
+  origin_chain       TEXT    NOT NULL,
+  origin_wallet      TEXT    NOT NULL,
+  amount_in          TEXT    NOT NULL ${uint('amount_in')},
+  quote_id           INTEGER REFERENCES quotes(id),
+  fees_usd           TEXT,
+  min_out            TEXT    ${uint('min_out')},
+  outcome            TEXT    NOT NULL CHECK (outcome IN ('chosen', 'costlier', 'skipped_fee', 'refused_verification', 'quote_error', 'no_spare', 'not_quoted')),
+  detail             TEXT    NOT NULL,
+  decided_at_ms      INTEGER NOT NULL
+);
+CREATE INDEX route_candidates_plan ON route_candidates(plan_id);
+`,
+  },
 ];
 
 /** Highest version this code knows. */

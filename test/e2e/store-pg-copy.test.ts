@@ -55,6 +55,14 @@ function fillQuietTables(db: Database.Database): void {
         'executing', 1, '0x01', '0xsig', '6999999', 1700000000002, 1700000000003)`,
     ).run(transfer);
   }
+  if (count('route_candidates') === 0) {
+    const quote = (db.prepare('SELECT MAX(id) AS id FROM quotes').get() as { id: number }).id;
+    db.prepare(
+      `INSERT INTO route_candidates (cycle_id, plan_id, rank, origin_chain, origin_wallet, amount_in, quote_id, fees_usd, min_out, outcome, detail, decided_at_ms)
+       VALUES (?, ?, 0, 'alpha', 'treasury', ?, ?, '0.52', '19999000000', 'chosen', 'the cheapest', 1700000000004),
+              (?, ?, 1, 'gamma', 'treasury', '20000000000', NULL, NULL, NULL, 'no_spare', 'spare gone', 1700000000004)`,
+    ).run(cycle, plan, HUGE, quote, cycle, plan);
+  }
   if (count('run_lock') === 0) db.prepare("INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, 'host:1', 1, 1, 2)").run();
 }
 

@@ -1,0 +1,198 @@
+/**
+ * The checking half of the pipeline for one planned transfer: quote → fee policy → local verification (DESIGN.md
+ * "The main job, as data flows"). Every step is recorded before the next runs. Nothing here signs: a transfer
+ * whose check ends `quoted` may go on to the spending gates and execution (src/cycle/processTransfer.ts); route
+ * choice (src/cycle/routeChoice.ts) checks several candidates this way and keeps one.
+ */
+import type { PlannedTransfer } from '../planner/types.ts';
+import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
+import { evaluateFees, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
+import type { Verdict } from '../verify/verifyQuote.ts';
+import { verifyWithFreshChains } from './chainsRefresh.ts';
+import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
+import type { TransferStatus } from '../store/transfers.ts';
+import { formatUsdMicros } from '../core/units.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
+import { crashPoint } from '../core/crashPoints.ts';
+import { requiredLeadSec } from '../executor/deadlines.ts';
+import type { CycleContext } from './context.ts';
+import { buildQuoteRequest, expectationsFor, minimumAcceptableOutput } from './expectations.ts';
+import { requestQuote } from './requestQuote.ts';
+import type { RouteCandidate } from './routeChoice.ts';
+
+/** How a planned transfer ended this cycle. */
+export type AttemptOutcome =
+  | 'quoted' // checked: quoted, fees accepted, verified; not (yet) executed
+  | 'success'
+  | 'in_flight'
+  | 'skipped_fee'
+  | 'skipped_limit' // a spending limit or the kill switch: nothing signed
+  | 'refused_verification'
+  | 'quote_error'
+  | 'origin_failed'
+  | 'failure'
+  | 'refund';
+
+/** The record of one planned transfer's way through the pipeline (for reports, CLI output and exit codes). */
+export interface TransferAttempt {
+  /** The transfer as attempted: route choice may have replaced the planner's donor with an alternative. */
+  planned: PlannedTransfer;
+  planId: number;
+  outcome: AttemptOutcome;
+  request?: QuoteRequest;
+  quote?: QuoteResponse;
+  quoteId?: number;
+  requestId?: string | null;
+  /** Floor we required for the guaranteed output, destination base units. */
+  minOutRequired?: bigint;
+  fee?: FeeDecision;
+  verdict?: Verdict;
+  transferId?: number;
+  transferStatus?: TransferStatus;
+  originTxHashes?: string[];
+  error?: string;
+  /** Route choice: every candidate quoted for this transfer and how it fared (src/cycle/routeChoice.ts). */
+  candidates?: RouteCandidate[];
+}
+
+/** Stages {@link checkQuote} reports as it passes them. */
+export type CheckStage = 'quoted' | 'verified';
+
+/** What {@link checkQuote} checks: one planned transfer of a cycle's plan row. */
+export interface CheckArgs {
+  cycleId: number;
+  planId: number;
+  planned: PlannedTransfer;
+  chainsDoc: ChainsResponse;
+}
+
+/**
+ * Quotes `planned` (EXACT_INPUT, spec "POST /quote/v2"), applies the fee policy and verifies the quote locally
+ * (spec "Local quote verification"), recording the quote, the fee decision and the verdict.
+ *
+ * @param onStage called when the quote is received and when it passed verification, with the order's
+ *   guaranteed output (destination base units)
+ * @returns the attempt: outcome `quoted` when every check passed (fee accepted, verdict ok, `minOutRequired`
+ *   set), else `quote_error`, `skipped_fee` or `refused_verification` with the reason
+ * @throws only on store failures
+ */
+export async function checkQuote(
+  ctx: CycleContext,
+  args: CheckArgs,
+  onStage: (stage: CheckStage, minOut: bigint | undefined) => void = () => {},
+): Promise<TransferAttempt> {
+  const { planned, cycleId, planId } = args;
+  const policy = ctx.config.policy;
+  const labels = { asset: planned.asset, origin_chain: planned.from.chain, destination_chain: planned.to.chain };
+  const log = ctx.logger.child({ component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain });
+  const request = buildQuoteRequest(planned, { referrer: ctx.config.relay.referrer, slippageBps: policy.slippageBps });
+  const attempt: TransferAttempt = { planned, planId, outcome: 'quote_error', request };
+
+  const quoted = await requestQuote(ctx, request, { cycleId, planId, singleSource: originSwapSource(ctx, planned.from.chain) });
+  attempt.request = quoted.request;
+  if (!quoted.ok) return { ...attempt, error: quoted.error };
+  const { quote, raw } = quoted;
+  ctx.metrics.quotesTotal.inc(labels);
+  ctx.prices?.noteQuote(planned.asset, quote.details);
+  const requestId = quote.requestId ?? quote.steps[0]?.requestId ?? null;
+  const orderId = quote.protocol?.v2?.orderId ?? null;
+  const quoteId = await recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request: quoted.request, raw, receivedAtMs: ctx.now() });
+  Object.assign(attempt, { quote, quoteId, requestId });
+  crashPoint('quote:recorded');
+  onStage('quoted', guaranteedOut(quote));
+
+  const fee = evaluateFees(quote.details, policy.maxFees ?? {}, orderGuarantee(quote, planned, policy.slippageBps));
+  await recordFeeDecision(ctx.db, quoteId, fee.accepted
+    ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
+    : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined });
+  attempt.fee = fee;
+  if (!fee.accepted) {
+    ctx.metrics.quotesSkippedTotal.inc({ reason: fee.reason });
+    log.warn({ requestId, reason: fee.reason, detail: fee.detail }, 'quote skipped by fee policy; nothing signed');
+    return { ...attempt, outcome: 'skipped_fee' };
+  }
+
+  // The loader requires totalBps; were it missing, 0 makes the floor strictest (fail closed).
+  const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: policy.maxFees.totalBps ?? 0 });
+  attempt.minOutRequired = minOut;
+  const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
+  let origin;
+  try {
+    origin = await originChain.originFacts(quote, planned.from.address);
+  } catch (error) {
+    const message = `reading what verification needs from chains.${planned.from.chain} failed: ${shortErrorMessage(error)}`;
+    log.error({ requestId, err: message }, 'quote not verified; nothing signed');
+    return { ...attempt, outcome: 'quote_error', error: message };
+  }
+  // Judged on the cached GET /chains list; a refusal the list may explain is judged once more on a fresh one.
+  const { verdict } = await verifyWithFreshChains({
+    quote,
+    chains: args.chainsDoc,
+    origin,
+    limits: originChain.depositLimits,
+    expect: expectationsFor(planned, minOut, {
+      ourWallets: [...ctx.wallets.values()].map((w) => w.address),
+      maxDeadlineSec: policy.maxDeadlineSec,
+    }),
+    // Deadlines must leave time to send every item and for the fill (src/executor/deadlines.ts): a quote
+    // whose order expires sooner is refused on `deadline` (its deposit would likely be refunded, not filled).
+    nowSec: Math.floor(ctx.now() / 1000) + requiredLeadSec(quote.steps.reduce((n, step) => n + step.items.length, 0)),
+  }, ctx.chainsCache, log, { requestId });
+  await recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
+  crashPoint('quote:verified');
+  attempt.verdict = verdict;
+  if (!verdict.ok) {
+    const failed = verdict.rules.filter((r) => !r.ok);
+    for (const r of failed) ctx.metrics.quotesRefusedTotal.inc({ rule: r.rule });
+    log.error({ requestId, orderId, failed }, 'quote refused by local verification; nothing signed');
+    return { ...attempt, outcome: 'refused_verification' };
+  }
+  onStage('verified', guaranteedOut(quote));
+  return { ...attempt, outcome: 'quoted' };
+}
+
+/**
+ * What the quote's order guarantees for the planned transfer (payment amount and summed output
+ * `minimumAmount`, base units), or undefined without `protocol.v2` (verification refuses such quotes).
+ */
+function orderGuarantee(quote: QuoteResponse, planned: PlannedTransfer, slippageBps: number | undefined): OrderGuarantee | undefined {
+  const order = quote.protocol?.v2?.orderData;
+  const payment = order?.inputs[0]?.payment;
+  if (!order || !payment) return undefined;
+  return {
+    amountIn: BigInt(payment.amount), // schema: unsigned integer string
+    decimalsIn: planned.from.decimals,
+    minOut: sumPayments(order.output.payments, 'minimumAmount'),
+    decimalsOut: planned.to.decimals,
+    slippageBps: slippageBps ?? 0,
+  };
+}
+
+/** Sum of an amount field over the order's output payments (verification checked they are all ours, one currency). */
+export function sumPayments(
+  payments: readonly { minimumAmount: string; expectedAmount: string }[],
+  field: 'minimumAmount' | 'expectedAmount',
+): bigint {
+  return payments.reduce((sum, p) => sum + BigInt(p[field]), 0n); // schema: unsigned integer strings
+}
+
+/** The order's guaranteed output (summed `minimumAmount`, destination base units), or undefined without `protocol.v2`. */
+export function guaranteedOut(quote: QuoteResponse): bigint | undefined {
+  const payments = quote.protocol?.v2?.orderData.output.payments;
+  return payments ? sumPayments(payments, 'minimumAmount') : undefined;
+}
+
+function breakdownJson(b: { inputUsdMicros: bigint | null; components: Record<string, bigint>; sponsoredMicros: bigint; totalMicros: bigint }) {
+  return {
+    inputUsd: b.inputUsdMicros === null ? null : formatUsdMicros(b.inputUsdMicros),
+    components: Object.fromEntries(Object.entries(b.components).map(([k, v]) => [k, formatUsdMicros(v)])),
+    sponsoredUsd: formatUsdMicros(b.sponsoredMicros),
+    totalUsd: formatUsdMicros(b.totalMicros),
+  };
+}
+
+/** `chains.<name>.originSwapSource` of a Solana origin chain: the single swap source tried last on an oversized route. */
+function originSwapSource(ctx: CycleContext, chainName: string): string | undefined {
+  const chain = ctx.config.chains[chainName];
+  return chain?.vm === 'svm' ? chain.originSwapSource : undefined;
+}
