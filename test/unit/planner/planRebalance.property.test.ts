@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { wholeToBaseUnits } from '../../../src/core/units.ts';
 import { planRebalance } from '../../../src/planner/planRebalance.ts';
+import { targetKey } from '../../../src/planner/effective.ts';
 import type { BalanceReading, InFlightTransfer, PlanInput, TargetBand } from '../../../src/planner/types.ts';
 
 /** mulberry32: small deterministic PRNG so failures reproduce from the seed. */
@@ -163,11 +164,34 @@ describe('planRebalance properties (seeded random inputs)', () => {
     expect(again.transfers).toEqual(plan.transfers);
   });
 
+  it.each(SEEDS.slice(0, 200).map((s) => [s]))('seed %i: route alternatives change nothing planned and each could replace its transfer', (seed) => {
+    const input = randomInput(seed);
+    const plain = planRebalance(input);
+    const plan = planRebalance({ ...input, maxAlternatives: 3 });
+    expect(plan.transfers.map(({ alternatives: _a, ...t }) => t)).toEqual(plain.transfers);
+    for (const tr of plan.transfers) {
+      const scale = Math.max(...input.targets.filter((t) => t.asset === tr.asset).map((t) => t.decimals));
+      const moved = tr.amountIn * 10n ** BigInt(scale - tr.from.decimals);
+      for (const alt of tr.alternatives ?? []) {
+        expect(alt.from.asset).toBe(tr.asset);
+        expect([key(alt.from) === key(tr.from), key(alt.from) === key(tr.to)]).toEqual([false, false]);
+        // The same value, and the donor's spare covers it: replacing the donor keeps it at or above its target.
+        expect(alt.amountIn * 10n ** BigInt(scale - alt.from.decimals)).toBe(moved);
+        expect(plan.spare!.get(targetKey(alt.from))!).toBeGreaterThanOrEqual(alt.amountIn);
+        const eff = effectiveOf(input, alt.from)!;
+        const given = plan.transfers.filter((t) => key(t.from) === key(alt.from)).reduce((n, t) => n + t.amountIn, 0n);
+        expect(eff - given - alt.amountIn).toBeGreaterThanOrEqual(alt.from.target);
+      }
+    }
+  });
+
   it('the random inputs exercise real transfers, splits and unreadable chains', () => {
     const plans = SEEDS.map((s) => planRebalance(randomInput(s)));
     expect(plans.reduce((n, p) => n + p.transfers.length, 0)).toBeGreaterThan(100);
     expect(plans.some((p) => p.decisions.some((d) => d.kind === 'chain_unreadable'))).toBe(true);
     expect(plans.some((p) => p.decisions.some((d) => d.kind === 'capped_max_transfer'))).toBe(true);
     expect(plans.some((p) => p.transfers.some((t) => t.from.decimals !== t.to.decimals))).toBe(true);
+    const withAlternatives = SEEDS.slice(0, 200).map((s) => planRebalance({ ...randomInput(s), maxAlternatives: 3 }));
+    expect(withAlternatives.filter((p) => p.transfers.some((t) => (t.alternatives ?? []).length > 0)).length).toBeGreaterThan(10);
   });
 });
