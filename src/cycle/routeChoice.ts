@@ -38,7 +38,8 @@ export interface RouteChoiceOptions {
  * Checks the planner's pick and its alternatives and returns the attempt of the one to go on with.
  *
  * Candidates: the planner's pick, then each alternative whose donor's spare still covers it, up to
- * `maxCandidates` (alternatives beyond are `not_quoted`, those without spare `no_spare`). The winner is the
+ * `maxCandidates` and to the /quote slots free now under the client's rate limit (alternatives beyond are
+ * `not_quoted`, those without spare `no_spare`). The winner is the
  * passing candidate with the lowest total fees in USD; ties go to the larger guaranteed output, then to the lower
  * rank (the planner's pick first). When an alternative wins, its spare shrinks by what it sends and the planner's
  * donor gets its amount back as spare, so later transfers of the cycle never count one surplus twice. When no
@@ -65,7 +66,13 @@ export async function chooseRoute(
     else if (candidates.filter((x) => x.outcome === 'not_quoted').length >= opts.maxCandidates) Object.assign(c, { detail: `${alt.why}; not quoted: policy.routeChoice.maxCandidates is ${opts.maxCandidates}` });
     candidates.push(c);
   }
-  const toQuote = candidates.filter((c) => c.outcome === 'not_quoted').slice(0, opts.maxCandidates);
+  // Rate-limit aware: alternatives are quoted only from /quote slots free right now, so route choice never makes
+  // a cycle wait for the limit (the planner's pick is always quoted, waiting if it must).
+  const free = ctx.relay.quoteSlotsFree?.() ?? Number.POSITIVE_INFINITY;
+  const quotable = Math.max(1, Math.min(opts.maxCandidates, free));
+  const open = candidates.filter((c) => c.outcome === 'not_quoted');
+  for (const c of open.slice(quotable, opts.maxCandidates)) c.detail = `${c.detail}; not quoted: only ${free} /quote slot(s) free under the rate limit this minute`;
+  const toQuote = open.slice(0, quotable);
   const limit = pLimit(opts.parallelQuotes);
   const attempts = new Map<RouteCandidate, TransferAttempt>();
   await Promise.all(toQuote.map((c) => limit(async () => void attempts.set(c, await checkQuote(ctx, { ...args, planned: c.planned })))));

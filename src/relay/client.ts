@@ -70,6 +70,11 @@ export interface RelayClient extends RelayWithdrawalApi {
   /** POST /quote/v2 (spec "POST /quote/v2"); adds the configured `referrer`. `raw` is the JSON as received. */
   quote(req: QuoteRequest): Promise<{ quote: QuoteResponse; raw: unknown }>;
   /**
+   * Quotes that could be sent now without waiting for the client-side /quote rate limit (DESIGN.md "Rate
+   * limits": 50 per minute). Absent on clients without a limiter.
+   */
+  quoteSlotsFree?(): number;
+  /**
    * Request status (spec "GET /intents/status/v3"). Polls `checkEndpoint` when it is a safe relative path under
    * /intents/status for this request id, else `/intents/status/v3?requestId=...`.
    */
@@ -148,6 +153,8 @@ export function createRelayClient(opts: RelayClientOptions): RelayClient {
       }
       return { chains, raw, skipped };
     },
+
+    quoteSlotsFree: () => quoteLimiter.free(),
 
     async quote(req) {
       const endpoint = 'POST /quote/v2';

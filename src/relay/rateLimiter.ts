@@ -6,6 +6,8 @@
 /** A limiter: `acquire()` resolves when a call may be made. */
 export interface RateLimiter {
   acquire(): Promise<void>;
+  /** Calls that could start now without waiting (0 while callers are queued for later slots). */
+  free(): number;
 }
 
 /** Options of {@link createRateLimiter}. */
@@ -43,6 +45,12 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       slots.push(at);
       if (slots.length > opts.limit) slots.splice(0, slots.length - opts.limit);
       if (at > now) await opts.sleep(at - now);
+    },
+    free(): number {
+      const now = opts.now();
+      const last = slots[slots.length - 1];
+      if (last !== undefined && last > now) return 0;
+      return opts.limit - slots.filter((at) => at > now - opts.windowMs).length;
     },
   };
 }

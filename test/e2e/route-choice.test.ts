@@ -84,6 +84,19 @@ describe('route choice', () => {
     expect(attempt!.candidates![1]!.detail).toMatch(/fee policy: total_usd: .*platform fee 80 USD \(40 bps/);
   }, 120_000);
 
+  it('quotes alternatives only from /quote slots free under the rate limit, so the cycle never waits for them', async () => {
+    const { ballast } = threeChains();
+    const first = await ballast.runCycle('plan');
+    // Spend the client's /quote budget (50 a minute) down to one free slot, with real quotes of the planned route.
+    const planned = first.attempts[0]!.request!;
+    while ((ballast.ctx.relay.quoteSlotsFree?.() ?? 0) > 1) await ballast.ctx.relay.quote(planned);
+    const report = await ballast.runCycle('plan');
+    const [attempt] = report.attempts;
+    expect(attempt!.outcome).toBe('quoted');
+    expect(attempt!.candidates?.map((c) => [c.planned.from.chain, c.outcome])).toEqual([['alpha', 'chosen'], ['gamma', 'not_quoted']]);
+    expect(attempt!.candidates![1]!.detail).toMatch(/not quoted: only 1 \/quote slot\(s\) free under the rate limit/);
+  }, 120_000);
+
   it('quotes only the planner\'s pick with policy.routeChoice.maxCandidates 1', async () => {
     sandbox.setFaults({ extraFeesByOrigin: { alpha: { executionUsd: '1.5' } } });
     const { ballast } = threeChains({ routeChoice: { maxCandidates: 1 } });

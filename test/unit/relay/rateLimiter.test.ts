@@ -43,6 +43,22 @@ describe('createRateLimiter', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
+  it('tells how many calls could start now without waiting', async () => {
+    const { clock, now, sleep } = fakeClock(0);
+    const limiter = createRateLimiter({ limit: 3, windowMs: 1000, now, sleep });
+    expect(limiter.free()).toBe(3);
+    await limiter.acquire();
+    await limiter.acquire();
+    expect(limiter.free()).toBe(1);
+    await limiter.acquire();
+    expect(limiter.free()).toBe(0);
+    await limiter.acquire(); // queued for the slot at 1000: nothing is free while it waits
+    clock.now = 999;
+    expect(limiter.free()).toBe(0);
+    clock.now = 1000; // the queued call started; the first three left the window
+    expect(limiter.free()).toBe(2);
+  });
+
   it('rejects a non-positive limit', () => {
     const { now, sleep } = fakeClock();
     expect(() => createRateLimiter({ limit: 0, windowMs: 1000, now, sleep })).toThrow(RangeError);
