@@ -15,6 +15,7 @@ import { createRelayClient, type RelayClient } from '../relay/client.ts';
 import { createChainsCache } from '../relay/chainsCache.ts';
 import type { CycleContext, WalletRuntime } from '../cycle/context.ts';
 import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
+import { runQueuedTransfers } from '../cycle/queuedTransfers.ts';
 import { runManualTransfer, type ManualTransferRequest } from '../cycle/manualTransfer.ts';
 import { createChainAdapters } from './chainAdapters.ts';
 import { countRpcErrorsAll } from '../chains/rpcErrorCounting.ts';
@@ -53,7 +54,8 @@ export interface Ballast {
   webhooks: WebhookReceiver | null;
   /**
    * Runs one cycle under the single-run lock (SQLite) or as the leader (PostgreSQL); `plan` mode takes neither
-   * and signs nothing.
+   * and signs nothing. After a `once` or `daemon` cycle, still under the lock, the manual transfers queued with
+   * `ballast transfer --queue` are run (src/cycle/queuedTransfers.ts).
    *
    * @throws RunLockBusyError (`RUN_LOCK_BUSY`) when another run holds the lock, or another replica leads
    */
@@ -164,7 +166,14 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     statusFeed,
     webhooks,
     runCycle: (mode) =>
-      mode === 'plan' || monitorOnly ? runCycle(ctx, { mode: 'plan', monitor: mode !== 'plan' }) : exclusive((signal) => runCycle({ ...ctx, signal }, { mode })),
+      mode === 'plan' || monitorOnly
+        ? runCycle(ctx, { mode: 'plan', monitor: mode !== 'plan' })
+        : exclusive(async (signal) => {
+            const report = await runCycle({ ...ctx, signal }, { mode });
+            // Manual transfers queued while this process held the lock or lease (`ballast transfer --queue`).
+            await runQueuedTransfers({ ...ctx, signal });
+            return report;
+          }),
     monitorOnly,
     transfer: (req) => (req.dryRun ? runManualTransfer(ctx, req) : exclusive((signal) => runManualTransfer({ ...ctx, signal }, req))),
     exclusive,

@@ -386,6 +386,27 @@ CREATE TABLE route_candidates (
 CREATE INDEX route_candidates_plan ON route_candidates(plan_id);
 `,
   },
+  {
+    version: 8,
+    name: 'transfer_requests: manual transfers queued by an operator for the process that holds the run lock or the lease',
+    sql: `
+CREATE TABLE transfer_requests (
+  id                 INTEGER PRIMARY KEY,
+  from_ref           TEXT    NOT NULL,
+  to_ref             TEXT    NOT NULL,
+  amount             TEXT    NOT NULL,
+  requested_by       TEXT    NOT NULL,
+  requested_at_ms    INTEGER NOT NULL,
+  state              TEXT    NOT NULL CHECK (state IN ('pending', 'taken', 'done', 'refused', 'abandoned')),
+  cycle_id           INTEGER REFERENCES cycles(id),
+  outcome            TEXT,
+  detail             TEXT,
+  finished_at_ms     INTEGER,
+  CHECK ((finished_at_ms IS NULL) = (state IN ('pending', 'taken')))
+);
+CREATE INDEX transfer_requests_open ON transfer_requests(state) WHERE state IN ('pending', 'taken');
+`,
+  },
 ];
 
 /** Highest version this code knows. */

@@ -63,6 +63,13 @@ function fillQuietTables(db: Database.Database): void {
               (?, ?, 1, 'gamma', 'treasury', '20000000000', NULL, NULL, NULL, 'no_spare', 'spare gone', 1700000000004)`,
     ).run(cycle, plan, HUGE, quote, cycle, plan);
   }
+  if (count('transfer_requests') === 0) {
+    db.prepare(
+      `INSERT INTO transfer_requests (from_ref, to_ref, amount, requested_by, requested_at_ms, state, cycle_id, outcome, detail, finished_at_ms)
+       VALUES ('alpha:USDC', 'beta:USDC', '100', 'ops@host', 1700000000005, 'done', ?, 'success', 'transfer 1: success', 1700000000006),
+              ('alpha:USDC', 'beta:USDC', '5', 'ops@host', 1700000000007, 'pending', NULL, NULL, NULL, NULL)`,
+    ).run(cycle);
+  }
   if (count('run_lock') === 0) db.prepare("INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, 'host:1', 1, 1, 2)").run();
 }
 

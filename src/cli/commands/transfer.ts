@@ -4,6 +4,8 @@
  * sign, track), recorded in the store like a cycle's transfer (src/cycle/manualTransfer.ts). It takes the run lock
  * (or the leader lease); `--dry-run` quotes and judges only. Exit codes as `run --once`; a route or amount that
  * cannot be done exits 2 before anything is recorded. `--pushgateway` / `--metrics-textfile` export the metrics.
+ * `--queue` leaves the transfer to the process that holds the run lock or the lease (a running daemon), which runs
+ * it after its next cycle; `--wait <sec>` then waits for its outcome (src/cycle/queuedTransfers.ts).
  */
 import type { Command } from 'commander';
 import { parseHoldingRef } from '../../cycle/manualTransfer.ts';
@@ -12,6 +14,12 @@ import { exportRunMetrics, type RunMetricsFlags } from '../../metrics/runExport.
 import { openBallast } from '../openBallast.ts';
 import { renderAttempts, reportJson } from '../renderReport.ts';
 import type { GlobalFlags } from '../session.ts';
+import os from 'node:os';
+import { checkQueuedRequest } from '../../cycle/queuedTransfers.ts';
+import { ManualTransferError } from '../../cycle/manualTransfer.ts';
+import type { StoreDb } from '../../store/db.ts';
+import { enqueueTransferRequest, getTransferRequest } from '../../store/transferRequests.ts';
+import { EXIT_ERROR, EXIT_USAGE } from '../exitCodes.ts';
 
 /** Registers the command. */
 export function registerTransfer(program: Command, out: (s: string) => void): void {
@@ -23,14 +31,31 @@ export function registerTransfer(program: Command, out: (s: string) => void): vo
     .requiredOption('--amount <whole units>', 'amount of the asset to send, in whole units (e.g. 1500.25)')
     .option('--dry-run', 'quote, judge the fees and limits and verify, but sign nothing')
     .option('--json', 'machine-readable report')
+    .option('--queue', 'queue it for the process holding the run lock or lease (a running daemon), which runs it after its next cycle')
+    .option('--wait <seconds>', 'with --queue: wait this long for the outcome (exit codes as without --queue; 1 when still waiting)')
     .option('--pushgateway <url>', 'afterwards, push the metrics to this Prometheus Pushgateway')
     .option('--push-job <name>', 'job grouping label of the push', 'ballast')
     .option('--push-instance <name>', 'instance grouping label of the push (default: this host\'s name)')
     .option('--metrics-textfile <path>', 'afterwards, write the metrics to this .prom file (atomic)')
-    .action(async (flags: { from: string; to: string; amount: string; dryRun?: boolean; json?: boolean } & RunMetricsFlags, cmd: Command) => {
+    .action(async (flags: { from: string; to: string; amount: string; dryRun?: boolean; json?: boolean; queue?: boolean; wait?: string } & RunMetricsFlags, cmd: Command) => {
       const from = parseHoldingRef(flags.from, '--from');
       const to = parseHoldingRef(flags.to, '--to');
+      if (flags.wait !== undefined && !flags.queue) throw new ManualTransferError('--wait applies to --queue only; add --queue or drop --wait');
+      if (flags.queue && flags.dryRun) throw new ManualTransferError('--queue and --dry-run: a dry run needs no lock, run it directly without --queue');
+      const waitSec = flags.wait === undefined ? 0 : Number(flags.wait);
+      if (!Number.isInteger(waitSec) || waitSec < 0 || waitSec > 86_400) throw new ManualTransferError(`--wait ${flags.wait}: expected whole seconds from 0 to 86400`);
       const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>());
+      if (flags.queue) {
+        try {
+          checkQueuedRequest(ballast.ctx.config, { from, to, amount: flags.amount });
+          const id = await enqueueTransferRequest(ballast.db, { fromRef: flags.from, toRef: flags.to, amount: flags.amount, requestedBy: requester(), requestedAtMs: Date.now() });
+          out(`queued as transfer request ${id}: the process holding the run lock or lease runs it after its next cycle`);
+          if (waitSec > 0) process.exitCode = await waitForRequest(ballast.db, id, waitSec * 1000, out);
+        } finally {
+          await ballast.close();
+        }
+        return;
+      }
       try {
         const report = await ballast.transfer({ from, to, amount: flags.amount, dryRun: flags.dryRun === true });
         out(flags.json ? reportJson(report) : renderAttempts(report));
@@ -40,4 +65,33 @@ export function registerTransfer(program: Command, out: (s: string) => void): vo
         await ballast.close();
       }
     });
+}
+
+/** Who queued a request: user@host. */
+function requester(): string {
+  return `${os.userInfo().username}@${os.hostname()}`;
+}
+
+/** Polls a queued request until it ends or `timeoutMs` passes; prints the end; returns the exit code. */
+async function waitForRequest(db: StoreDb, id: number, timeoutMs: number, out: (s: string) => void): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await getTransferRequest(db, id);
+    if (r && r.state !== 'pending' && r.state !== 'taken') {
+      out(`transfer request ${id}: ${r.state}${r.outcome ? ` (${r.outcome})` : ''}: ${r.detail ?? ''}`);
+      if (r.state === 'refused') return EXIT_USAGE;
+      if (r.state === 'abandoned') return EXIT_ERROR;
+      return exitCodeForReport({ outcome: outcomeOfAttempt(r.outcome ?? ''), attempts: [], ...(r.detail ? { error: r.detail } : {}) });
+    }
+    if (Date.now() >= deadline) {
+      out(`transfer request ${id}: still ${r?.state ?? 'unknown'} after the wait; it stays queued (see ballast history later)`);
+      return EXIT_ERROR;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+function outcomeOfAttempt(outcome: string): 'ok' | 'refused' | 'error' {
+  if (['skipped_fee', 'skipped_limit', 'refused_verification'].includes(outcome)) return 'refused';
+  return ['success', 'in_flight', 'quoted'].includes(outcome) ? 'ok' : 'error';
 }
