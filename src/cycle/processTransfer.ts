@@ -6,6 +6,7 @@
 import type { PlannedTransfer } from '../planner/types.ts';
 import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
 import { evaluateFees, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
+import { feeCapsFor } from '../policy/routeFees.ts';
 import type { Verdict } from '../verify/verifyQuote.ts';
 import { verifyWithFreshChains } from './chainsRefresh.ts';
 import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
@@ -112,7 +113,7 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
   crashPoint('quote:recorded');
   emitProgress(ctx, args, 'quoted', { minOut: guaranteedOut(quote) });
 
-  const fee = evaluateFees(quote.details, policy.maxFees ?? {}, orderGuarantee(quote, planned, policy.slippageBps));
+  const fee = evaluateFees(quote.details, feeCapsFor(policy, planned), orderGuarantee(quote, planned, policy.slippageBps));
   await recordFeeDecision(ctx.db, quoteId, fee.accepted
     ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
     : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined });
@@ -124,7 +125,7 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
   }
 
   // The loader requires totalBps; were it missing, 0 makes the floor strictest (fail closed).
-  const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: policy.maxFees.totalBps ?? 0 });
+  const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: feeCapsFor(policy, planned).totalBps ?? 0 });
   attempt.minOutRequired = minOut;
   const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
   let origin;

@@ -154,6 +154,9 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
         maxTransfer: ctx.config.policy.maxTransfer,
         transferLimits: ctx.config.policy.transferLimits,
         sweepTo: sweepHomes(ctx.config.policy.sweepTo),
+        routes: ctx.config.policy.routes,
+        onlyListedRoutes: ctx.config.policy.onlyListedRoutes,
+        batchSmallDeficits: ctx.config.policy.batchSmallDeficits,
       }),
       paused,
     );
