@@ -69,6 +69,16 @@ export function renderDecisions(report: CycleReport): string {
   return rows.length ? table(['asset', 'chain', 'decision', 'detail'], rows) : '';
 }
 
+/**
+ * Why each planned transfer is proposed, in words (the planner's reason: the deficit and surplus it closes, the
+ * route rule that set its bounds, a batched minimum), one numbered line per transfer in the attempts' order.
+ */
+export function renderReasons(report: CycleReport): string {
+  if (report.plan.transfers.length === 0) return '';
+  const lines = report.plan.transfers.map((p, i) => `  ${i + 1}. ${p.asset} ${p.from.chain} → ${p.to.chain}: ${p.reason}`);
+  return ['why:', ...lines].join('\n');
+}
+
 /** The full human report. */
 export function renderReport(report: CycleReport): string {
   return [
@@ -76,6 +86,7 @@ export function renderReport(report: CycleReport): string {
     renderBalances(report),
     renderDecisions(report),
     renderAttempts(report),
+    renderReasons(report),
   ]
     .filter(Boolean)
     .join('\n');
@@ -97,9 +108,11 @@ function nothingPlanned(report: CycleReport): string {
   const unreadable = [...new Set(report.plan.decisions.filter((d) => d.kind === 'chain_unreadable').map((d) => d.chain ?? d.asset))];
   const paused = report.plan.decisions.filter((d) => d.kind === 'route_paused').length;
   const unmet = report.plan.decisions.filter((d) => d.kind === 'deficit_unmet').length;
+  const refused = report.plan.decisions.filter((d) => d.kind === 'route_not_allowed').length;
   const problems = [
     unreadable.length ? `chain(s) ${unreadable.join(', ')} could not be read, so their targets were not planned` : '',
     paused ? `${paused} transfer(s) held back on routes paused by a failed deposit` : '',
+    refused ? `${refused} route(s) not allowed by policy.routes or policy.onlyListedRoutes (see the decisions)` : '',
     unmet ? `${unmet} deficit(s) could not be met` : '',
   ].filter(Boolean);
   return problems.length

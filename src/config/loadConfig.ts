@@ -11,6 +11,7 @@ import { getAddress } from 'viem';
 import { LineCounter, parseDocument } from 'yaml';
 import { ChainSchema, type ChainConfig } from './chainSchema.ts';
 import { checkConfig, type ParsedParts } from './checks.ts';
+import { checkRoutes } from './routeChecks.ts';
 import { protectEnvRefs, resolveEnvRefs, restoreEnvRefs, type EnvMap } from './env.ts';
 import { ConfigError, type ConfigIssue } from './errors.ts';
 import { buildLoadedChain, type LoadedChain } from './loadedChains.ts';
@@ -145,6 +146,7 @@ export function loadConfig(file: string, env: EnvMap = process.env): LoadedConfi
     if (loaded) wallets[name] = loaded;
   }
   checkConfig(parts, later);
+  if (parts.policy) checkRoutes(parts.policy, parts, later);
   checkWebhooks(tree, later);
   if (parsed.success) checkHa(parsed.data.ha, later);
   issues.push(...later.filter((i) => !envIssuePaths.has(i.path)));

@@ -164,6 +164,29 @@ export const RouteChoiceSchema = z
   .default({ ...DEFAULT_ROUTE_CHOICE })
   .describe('route choice: quote other donors of a transfer and keep the cheapest by total fees in USD that passes the fee policy and verification');
 
+/** One end of a `policy.routes` entry: a chain, a chain and wallet, or any holding. */
+const ROUTE_END_RE = /^(\*|[A-Za-z][A-Za-z0-9_.-]{0,63}(:[A-Za-z][A-Za-z0-9_.-]{0,63})?)$/;
+const routeEnd = (what: string) =>
+  z
+    .string({ error: `${what} must be "<chain>", "<chain>:<wallet>" or "*"` })
+    .regex(ROUTE_END_RE, `${what} must be "<chain>", "<chain>:<wallet>" or "*" (names as under chains: and wallets:)`);
+
+/**
+ * `policy.routes[i]`: what one route (or a family of routes) may do. Entries are tried in order, the first match
+ * wins (src/planner/routes.ts); cross references and entries that can never match are checked in routeChecks.ts.
+ */
+export const RouteRuleSchema = z
+  .strictObject({
+    from: routeEnd('from').describe('origin holding: <chain>, <chain>:<wallet> or "*" (any)'),
+    to: routeEnd('to').describe('destination holding: <chain>, <chain>:<wallet> or "*" (any)'),
+    asset: z.string().regex(NAME_RE, 'expected an asset name defined under assets:').optional().describe('asset this entry is for; absent: every asset'),
+    allow: z.boolean({ error: 'allow must be true or false' }).default(true).describe('false: nothing moves on a matching route (default true)'),
+    minTransfer: wholeAmount('minTransfer').optional().describe("smallest transfer on this route (whole units of the asset), instead of the asset's"),
+    maxTransfer: wholeAmount('maxTransfer').optional().describe("largest single transfer on this route (whole units of the asset), instead of the asset's"),
+    maxFees: MaxFeesSchema.optional().describe('fee caps on this route; each key given replaces the same key of policy.maxFees, the others stay'),
+  })
+  .describe('rules for the routes it matches (first matching entry wins)');
+
 /** `policy:` section. */
 export const PolicySectionSchema = z
   .strictObject({
@@ -181,6 +204,22 @@ export const PolicySectionSchema = z
       .optional()
       .describe(
         'per asset, the home holding (<chain> or <chain>:<wallet>) that receives any surplus no deficit took this cycle; absent: surpluses stay where they are',
+      ),
+    routes: z
+      .array(RouteRuleSchema)
+      .optional()
+      .describe(
+        'per-route overrides, tried in order, the first matching entry wins: allow, minTransfer/maxTransfer, maxFees; a route no entry matches keeps the defaults',
+      ),
+    onlyListedRoutes: z
+      .boolean({ error: 'onlyListedRoutes must be true or false' })
+      .default(false)
+      .describe('true: a route no policy.routes entry matches is not allowed (default false: allowed with the defaults)'),
+    batchSmallDeficits: z
+      .boolean({ error: 'batchSmallDeficits must be true or false' })
+      .default(true)
+      .describe(
+        'a deficit below minTransfer is raised to minTransfer when its band max allows, so one transfer pays the flat fee instead of many small ones; otherwise it waits (default true)',
       ),
     slippageBps: bps('slippageBps').optional().describe('sent as slippageTolerance; omitted = automatic'),
     maxFees: MaxFeesSchema,
@@ -289,3 +328,5 @@ export type ConfigFile = z.output<typeof ConfigSchema>;
 export type AssetEntryConfig = z.output<typeof AssetEntrySchema>;
 /** The `policy` section as written in the file. */
 export type PolicyConfig = z.output<typeof PolicySectionSchema>;
+/** One `policy.routes` entry as loaded. */
+export type RouteRuleConfig = z.output<typeof RouteRuleSchema>;

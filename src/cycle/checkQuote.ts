@@ -7,6 +7,7 @@
 import type { PlannedTransfer } from '../planner/types.ts';
 import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
 import { evaluateFees, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
+import { feeCapsFor } from '../policy/routeFees.ts';
 import type { Verdict } from '../verify/verifyQuote.ts';
 import { verifyWithFreshChains } from './chainsRefresh.ts';
 import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
@@ -101,7 +102,9 @@ export async function checkQuote(
   crashPoint('quote:recorded');
   onStage('quoted', guaranteedOut(quote));
 
-  const fee = evaluateFees(quote.details, policy.maxFees ?? {}, orderGuarantee(quote, planned, policy.slippageBps));
+  // The route's own caps where policy.routes gives some, else the global ones (src/policy/routeFees.ts).
+  const caps = feeCapsFor(policy, planned);
+  const fee = evaluateFees(quote.details, caps, orderGuarantee(quote, planned, policy.slippageBps));
   await recordFeeDecision(ctx.db, quoteId, fee.accepted
     ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
     : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined });
@@ -113,7 +116,7 @@ export async function checkQuote(
   }
 
   // The loader requires totalBps; were it missing, 0 makes the floor strictest (fail closed).
-  const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: policy.maxFees.totalBps ?? 0 });
+  const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
   attempt.minOutRequired = minOut;
   const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
   let origin;

@@ -10,6 +10,7 @@ import { wholeToBaseUnits } from '../core/units.ts';
 import { BallastError } from '../core/errors.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { PlannedTransfer, TargetBand } from '../planner/types.ts';
+import { routeRuleFor } from '../planner/routes.ts';
 import { finishCycle, startCycle } from '../store/cycles.ts';
 import { recordPlannedTransfers } from '../store/plans.ts';
 import type { CycleContext } from './context.ts';
@@ -70,8 +71,9 @@ function findHolding(targets: readonly TargetBand[], ref: HoldingRef, flag: stri
 }
 
 /**
- * Resolves the request into a planned transfer: both holdings configured, the same asset, an amount the token can
- * represent, and no more than the origin wallet holds now.
+ * Resolves the request into a planned transfer: both holdings configured, the same asset, a route `policy.routes`
+ * allows, an amount the token can represent within the route's (else the asset's) maxTransfer, and no more than
+ * the origin wallet holds now.
  *
  * @throws ManualTransferError naming the flag and the fix; nothing is recorded
  */
@@ -91,9 +93,16 @@ export async function planManualTransfer(ctx: CycleContext, chainsDoc: Parameter
   }
   if (amountIn === 0n) throw new ManualTransferError('--amount must be above 0');
   const policy = ctx.config.policy;
-  const { key, max } = policy.transferLimits?.[from.asset]
-    ? { key: `policy.transferLimits.${from.asset}.maxTransfer`, max: policy.transferLimits[from.asset]!.maxTransfer }
-    : { key: 'policy.maxTransfer', max: policy.maxTransfer };
+  // The route rules bind an operator's transfer like a planned one (the fee caps follow in processTransfer).
+  const route = routeRuleFor(policy, from, to);
+  if (!route.allowed) {
+    throw new ManualTransferError(`--from ${from.chain} --to ${to.chain}: ${from.asset} from ${from.chain} (${from.wallet}) to ${to.chain} (${to.wallet}) is not allowed by ${route.text}; nothing was done (allow the route in policy.routes to send it)`);
+  }
+  const { key, max } = route.maxTransfer !== undefined
+    ? { key: `${route.text}.maxTransfer`, max: route.maxTransfer }
+    : policy.transferLimits?.[from.asset]
+      ? { key: `policy.transferLimits.${from.asset}.maxTransfer`, max: policy.transferLimits[from.asset]!.maxTransfer }
+      : { key: 'policy.maxTransfer', max: policy.maxTransfer };
   if (amountIn > wholeToBaseUnits(max, from.decimals)) {
     throw new ManualTransferError(`--amount ${req.amount}: above ${key} (${max} ${from.asset}); send it in several transfers or raise the setting`);
   }
@@ -110,7 +119,8 @@ export async function planManualTransfer(ctx: CycleContext, chainsDoc: Parameter
       `--amount ${req.amount}: it would leave ${formatUnits(balance.amount - amountIn, from.decimals)} ${from.asset} on ${from.chain}, below the gas reserve of ${formatUnits(reserve, from.decimals)} (chains.${from.chain}.gasReserve); nothing was done`,
     );
   }
-  const reason = `manual transfer asked by the operator: ${req.amount} ${from.asset} ${from.chain} (${from.wallet}) → ${to.chain} (${to.wallet})`;
+  const rule = route.text !== undefined ? `; route ${from.chain} → ${to.chain} per ${route.text}` : '';
+  const reason = `manual transfer asked by the operator: ${req.amount} ${from.asset} ${from.chain} (${from.wallet}) → ${to.chain} (${to.wallet})${rule}`;
   return { asset: from.asset, from, to, amountIn, reason };
 }
 

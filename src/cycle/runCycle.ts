@@ -155,6 +155,9 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
         transferLimits: ctx.config.policy.transferLimits,
         sweepTo: sweepHomes(ctx.config.policy.sweepTo),
         maxAlternatives: ctx.config.policy.routeChoice.maxCandidates - 1,
+        routes: ctx.config.policy.routes,
+        onlyListedRoutes: ctx.config.policy.onlyListedRoutes,
+        batchSmallDeficits: ctx.config.policy.batchSmallDeficits,
       }),
       paused,
     );

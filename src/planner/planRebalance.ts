@@ -5,6 +5,7 @@
 import { formatUnits } from 'viem';
 import { effectiveFromIndex, findUnreadableChains, indexInFlight, indexReadings, memoTargetKey, type InFlightIndex, type ReadingIndex } from './effective.ts';
 import { matchAsset, type MatchSide } from './match.ts';
+import { lowestMinAt, pairBoundsAt } from './routes.ts';
 import { sweepLeftovers } from './sweep.ts';
 import { attachAlternatives } from './alternatives.ts';
 import type { Plan, PlanDecision, PlanInput, PlannedTransfer, TargetBand } from './types.ts';
@@ -26,9 +27,16 @@ import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts'
  *    at that scale. Deficits (largest first) are served from surpluses (largest first, ties by chain name), one
  *    transfer per (from, to) pair, each within [minTransfer, maxTransfer], rounded down into the origin's base
  *    units. Origin and destination are never the same holding.
+ * 5. Route rules (`routes`, `onlyListedRoutes`; src/planner/routes.ts): a pair whose route is not allowed is
+ *    skipped (`route_not_allowed`); an allowed pair uses its entry's min/maxTransfer (else the asset's), and the
+ *    transfer's reason names the entry.
+ * 6. Batching (`batchSmallDeficits`, default on): a deficit whose whole need is below its pair's minTransfer is
+ *    raised to that minimum when its band can take it (effective + minTransfer <= max) and a donor can give it
+ *    (`batched`); otherwise it waits (`below_min_transfer`).
  *
- * No transfer takes a donor below its target or pushes a recipient above its target, and the amounts moved at
- * the common scale balance exactly (what leaves one target arrives, before fees, at another).
+ * No transfer takes a donor below its target (or gas reserve); a recipient never passes its target, except by a
+ * batched transfer, which never takes it above its max. The amounts moved at the common scale balance exactly
+ * (what leaves one target arrives, before fees, at another).
  *
  * 5. With `maxAlternatives` > 0 (route choice), each transfer lists up to that many other donors whose surplus no
  *    transfer takes could send the same value (src/planner/alternatives.ts), and the plan carries every donor's
@@ -86,6 +94,9 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
   const decisions: PlanDecision[] = [];
   const scale = commonScale(targets);
   const { minN, maxN } = transferBoundsAt(input, scale, asset);
+  const boundsFor = pairBoundsAt(input, asset, scale, { minN, maxN });
+  const floorN = boundsFor ? lowestMinAt(input, asset, scale, minN) : minN;
+  const batching = input.batchSmallDeficits !== false;
   const chainCount = new Map<string, number>();
   for (const t of targets) chainCount.set(t.chain, (chainCount.get(t.chain) ?? 0) + 1);
   const label = (t: TargetBand): string => ((chainCount.get(t.chain) ?? 0) > 1 ? `${t.chain} (${t.wallet})` : t.chain);
@@ -118,7 +129,8 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
     const forSurplus = eff.effective < reading ? eff.effective : reading;
     if (forDeficit < t.min) {
       const why = `${label(t)} below min: ${fmt(forDeficit)} < ${fmt(t.min)} ${asset}`;
-      deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - forDeficit), key: index.keyOf(t) });
+      const roomN = batching ? { roomN: toScale(t.max - forDeficit) } : {};
+      deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - forDeficit), key: index.keyOf(t), ...roomN });
       decisions.push({ asset, chain: t.chain, kind: 'deficit', detail: `${why}; needs ${fmt(t.target - forDeficit)} to reach target ${fmt(t.target)}` });
     } else if (forSurplus > t.max) {
       const why = `${label(t)} above max: ${fmt(forSurplus)} > ${fmt(t.max)} ${asset}`;
@@ -137,26 +149,36 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
     }
   }
 
-  const matched = matchAsset({ asset, scale, minN, maxN, deficits, surpluses });
+  const bounds = { minN: floorN, maxN, ...(boundsFor ? { boundsFor } : {}) };
+  const matched = matchAsset({ asset, scale, ...bounds, deficits, surpluses });
+  /** An alternative donor must be allowed on its route, and the value must fit that route's bounds. */
+  const routeAllows = boundsFor
+    ? (from: TargetBand, to: TargetBand, n: bigint) => {
+        const pair = boundsFor(from, to);
+        return pair.allowed && n >= pair.minN && n <= pair.maxN;
+      }
+    : undefined;
   /** Lists the alternative donors of the final transfers (none for those carrying a sweep). */
   const withAlternatives = (final: PlannedTransfer[], sweeping: ReadonlySet<PlannedTransfer>) =>
-    attachAlternatives({ asset, scale, surpluses, transfers: final, sweeping, maxAlternatives: input.maxAlternatives ?? 0 });
+    attachAlternatives({ asset, scale, surpluses, transfers: final, sweeping, maxAlternatives: input.maxAlternatives ?? 0, ...(routeAllows ? { routeAllows } : {}) });
   const home = input.sweepTo?.[asset];
   if (!home) {
     const alt = withAlternatives(matched.transfers, new Set());
     return { transfers: alt.transfers, decisions: [...decisions, ...matched.decisions], spare: alt.spare };
   }
-  const swept = sweepLeftovers({ asset, scale, minN, maxN, home, targets, surpluses, transfers: matched.transfers });
+  const swept = sweepLeftovers({ asset, scale, ...bounds, home, targets, surpluses, transfers: matched.transfers });
   // A swept surplus is no longer "unused": its decision gives way to the sweep's.
   const sweptFrom = new Set(swept.transfers.map((t) => t.from.chain));
   const kept = matched.decisions.filter((d) => !(d.kind === 'surplus_unused' && d.chain !== undefined && sweptFrom.has(d.chain)));
-  // A sweep on a route a deficit already uses joins that transfer when the sum stays within maxTransfer: one fee.
+  // A sweep on a route a deficit already uses joins that transfer when the sum stays within the route's
+  // maxTransfer: one fee.
   const transfers = [...matched.transfers];
   const sweeping = new Set<PlannedTransfer>();
   for (const s of swept.transfers) {
     const same = transfers.find((t) => index.keyOf(t.from) === index.keyOf(s.from) && index.keyOf(t.to) === index.keyOf(s.to));
     const sumN = same ? (same.amountIn + s.amountIn) * 10n ** BigInt(scale - s.from.decimals) : 0n;
-    const joined = same && sumN <= maxN ? { ...same, amountIn: same.amountIn + s.amountIn, reason: `${same.reason}; plus ${formatUnits(s.amountIn, s.from.decimals)} ${asset} swept` } : s;
+    const pair = boundsFor?.(s.from, s.to);
+    const joined = same && sumN <= (pair?.allowed ? pair.maxN : maxN) ? { ...same, amountIn: same.amountIn + s.amountIn, reason: `${same.reason}; plus ${formatUnits(s.amountIn, s.from.decimals)} ${asset} swept` } : s;
     if (joined !== s) transfers[transfers.indexOf(same!)] = joined;
     else transfers.push(s);
     sweeping.add(joined);

@@ -7,6 +7,7 @@
 import { formatUnits } from 'viem';
 import { targetKey } from './effective.ts';
 import { matchAsset, type MatchSide } from './match.ts';
+import type { PairBounds } from './routes.ts';
 import type { PlanDecision, PlannedTransfer, TargetBand } from './types.ts';
 
 /** Where an asset's unused surpluses go: a chain, and the wallet when several hold the asset there. */
@@ -26,12 +27,15 @@ export interface SweepParameters {
   surpluses: readonly MatchSide[];
   /** The transfers the deficits already took this cycle. */
   transfers: readonly PlannedTransfer[];
+  /** Per-route bounds or refusal (`policy.routes`); absent: every route has [minN, maxN]. */
+  boundsFor?: (from: TargetBand, to: TargetBand) => PairBounds;
 }
 
 /**
  * The sweep transfers of one asset, and decisions saying what was swept or why not.
  *
- * @returns transfers donor → home (origin base units) and decisions (`sweep`, plus the matcher's bound decisions)
+ * @returns transfers donor → home (origin base units) and decisions (`sweep`, plus the matcher's bound and route
+ *   decisions: a route `policy.routes` refuses is not swept)
  */
 export function sweepLeftovers(p: SweepParameters): { transfers: PlannedTransfer[]; decisions: PlanDecision[] } {
   const home = p.targets.find((t) => t.chain === p.home.chain && (p.home.wallet === undefined || t.wallet === p.home.wallet));
@@ -52,11 +56,19 @@ export function sweepLeftovers(p: SweepParameters): { transfers: PlannedTransfer
   if (leftovers.length === 0) return { transfers: [], decisions: [] };
   const total = leftovers.reduce((n, s) => n + s.amountN, 0n);
   const sink: MatchSide = { band: home, label: home.chain, why: `sweep to home ${home.chain} (policy.sweepTo.${p.asset})`, amountN: total };
-  const matched = matchAsset({ asset: p.asset, scale: p.scale, minN: p.minN, maxN: p.maxN, deficits: [sink], surpluses: leftovers });
+  const matched = matchAsset({
+    asset: p.asset,
+    scale: p.scale,
+    minN: p.minN,
+    maxN: p.maxN,
+    deficits: [sink],
+    surpluses: leftovers,
+    ...(p.boundsFor ? { boundsFor: p.boundsFor } : {}),
+  });
   const swept = matched.transfers.reduce((n, t) => n + toScale(t.from, t.amountIn), 0n);
   const decisions: PlanDecision[] = [
     { asset: p.asset, chain: home.chain, kind: 'sweep', detail: `${p.asset}: ${formatUnits(swept, p.scale)} of ${formatUnits(total, p.scale)} unused surplus swept to home ${home.chain}` },
-    ...matched.decisions.filter((d) => d.kind === 'below_min_transfer' || d.kind === 'capped_max_transfer'),
+    ...matched.decisions.filter((d) => d.kind === 'below_min_transfer' || d.kind === 'capped_max_transfer' || d.kind === 'route_not_allowed'),
   ];
   return { transfers: matched.transfers, decisions };
 }

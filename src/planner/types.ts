@@ -2,6 +2,7 @@
  * Data shapes of the rebalancing planner (DESIGN.md "planner (pure: targets, bands, balances, in-flight →
  * transfers)"). Every amount is a `bigint` in the base units of the chain it belongs to.
  */
+import type { FeeCaps } from '../policy/feePolicy.ts';
 
 /**
  * One configured target, amounts resolved to the chain's base units.
@@ -74,7 +75,7 @@ export interface InFlightTransfer {
 }
 
 /** Planner input. `minTransfer` / `maxTransfer` are whole units of the asset per transfer (e.g. "1000"). */
-export interface PlanInput {
+export interface PlanInput extends RouteRules {
   targets: TargetBand[];
   balances: BalanceReading[];
   inFlight: InFlightTransfer[];
@@ -89,6 +90,39 @@ export interface PlanInput {
    * (src/planner/alternatives.ts). Absent or 0: none.
    */
   maxAlternatives?: number;
+  /**
+   * A deficit smaller than its route's minTransfer is raised to minTransfer when its band can take it: one transfer
+   * and one flat execution fee (spec "Fee components", "Limits": 0.02 USD on every request, plus the fill's gas)
+   * instead of a string of small ones; otherwise it waits. Absent: true.
+   */
+  batchSmallDeficits?: boolean;
+}
+
+/**
+ * One entry of `policy.routes` (src/planner/routes.ts): which (origin, destination) holdings it concerns and what
+ * it says about them. `from` / `to` are `"<chain>"`, `"<chain>:<wallet>"` or `"*"`; `asset` absent: every asset.
+ * `minTransfer` / `maxTransfer` are whole units of the asset moved (override the asset's bounds on this route);
+ * `maxFees` keys override the global `policy.maxFees` keys one by one (src/policy/routeFees.ts).
+ */
+export interface RouteRule {
+  from: string;
+  to: string;
+  asset?: string;
+  /** Absent: true. False: no transfer on a route this entry matches (the planner's, the sweep's, a manual one). */
+  allow?: boolean;
+  minTransfer?: string;
+  maxTransfer?: string;
+  maxFees?: FeeCaps;
+}
+
+/**
+ * Route rules as the config's `policy` section holds them: entries tried in order, the first match wins (like
+ * firewall rules); `onlyListedRoutes: true` refuses a route no entry matches (absent: false, such a route is
+ * allowed with the asset's bounds and the global fee caps).
+ */
+export interface RouteRules {
+  routes?: readonly RouteRule[];
+  onlyListedRoutes?: boolean;
 }
 
 /** Transfer bounds of one asset, whole units (e.g. `{ minTransfer: "0.05", maxTransfer: "20" }` for ETH). */
@@ -135,7 +169,11 @@ export type PlanDecisionKind =
   /** Set by the cycle before planning: how weighted holdings' bands were computed (src/planner/weights.ts). */
   | 'weights'
   /** Unused surplus moved to the asset's home holding (`policy.sweepTo`, src/planner/sweep.ts). */
-  | 'sweep';
+  | 'sweep'
+  /** A (donor, deficit) pair skipped because `policy.routes` / `policy.onlyListedRoutes` forbid its route. */
+  | 'route_not_allowed'
+  /** A deficit below minTransfer raised to minTransfer, one transfer instead of several small ones. */
+  | 'batched';
 
 /** One decision with its reason. `chain` is the target's chain when the decision concerns one target. */
 export interface PlanDecision {

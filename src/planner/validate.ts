@@ -11,7 +11,8 @@ import type { PlanInput, TargetBand, TransferLimits } from './types.ts';
  *
  * @throws PlanInputError (code `PLAN_INPUT_INVALID`) when decimals are not an integer in 0..255, a band is not
  *   `0 <= min <= target <= max`, two targets share (chain, currency, address), a balance or in-flight amount is
- *   negative, or `minTransfer` / `maxTransfer` are malformed, `maxTransfer` is zero or below `minTransfer`.
+ *   negative, or `minTransfer` / `maxTransfer` (global, per asset or of a `routes` entry) are malformed,
+ *   `maxTransfer` is zero or below `minTransfer`.
  * @param keyOf the target's `targetKey` (a planner passes one that computes each key once)
  */
 export function validatePlanInput(input: PlanInput, keyOf: (t: TargetBand) => string = targetKey): void {
@@ -52,6 +53,14 @@ export function validatePlanInput(input: PlanInput, keyOf: (t: TargetBand) => st
   });
   validateLimits('', input);
   for (const [asset, limits] of Object.entries(input.transferLimits ?? {})) validateLimits(`transferLimits.${asset}.`, limits);
+  (input.routes ?? []).forEach((r, i) => {
+    const min = r.minTransfer === undefined ? undefined : parseWhole(`routes[${i}].minTransfer`, r.minTransfer);
+    const max = r.maxTransfer === undefined ? undefined : parseWhole(`routes[${i}].maxTransfer`, r.maxTransfer);
+    if (max === 0n) throw new PlanInputError(`routes[${i}].maxTransfer`, 'is zero', 'set a positive per-transfer maximum or allow: false');
+    if (min !== undefined && max !== undefined && max < min) {
+      throw new PlanInputError(`routes[${i}].maxTransfer`, `${r.maxTransfer} is below minTransfer ${r.minTransfer}`, 'raise maxTransfer or lower minTransfer');
+    }
+  });
 }
 
 function validateLimits(prefix: string, limits: TransferLimits): void {
