@@ -92,7 +92,10 @@ export interface TransferLimits {
   maxTransfer: string;
 }
 
-/** A transfer the caller should quote and execute. `amountIn` is in the origin's base units. */
+/**
+ * A transfer the caller should quote and execute. `amountIn` is in the origin's base units. `asset` is the asset
+ * paid (the origin's); a rebalancing transfer receives the same asset, a gas top-up the destination's native token.
+ */
 export interface PlannedTransfer {
   asset: string;
   from: TargetBand;
@@ -100,6 +103,12 @@ export interface PlannedTransfer {
   amountIn: bigint;
   /** Human explanation, e.g. "beta below min: 10000 < 20000 USDC; alpha above max: 90000 > 80000 USDC". */
   reason: string;
+  /**
+   * Set on a gas top-up (src/planner/gasTopUp.ts): a cross-asset transfer buying `to`'s native token. Input and
+   * output are different assets, so the guaranteed-output floor is the operator's `minOut` (destination native
+   * base units, `chains.<name>.gasTopUp.minOut`), not the input converted to the destination's decimals.
+   */
+  gasTopUp?: { minOut: bigint };
 }
 
 /** Kinds of planner decision; the caller logs and meters them (label values are this bounded set). */
@@ -118,7 +127,9 @@ export type PlanDecisionKind =
   /** Set by the cycle before planning: how weighted holdings' bands were computed (src/planner/weights.ts). */
   | 'weights'
   /** Unused surplus moved to the asset's home holding (`policy.sweepTo`, src/planner/sweep.ts). */
-  | 'sweep';
+  | 'sweep'
+  /** A signer below `minGasBalance` topped up, or why not (`chains.<name>.gasTopUp`, src/planner/gasTopUp.ts). */
+  | 'gas_top_up';
 
 /** One decision with its reason. `chain` is the target's chain when the decision concerns one target. */
 export interface PlanDecision {
