@@ -43,10 +43,12 @@ export function renderAttempts(report: CycleReport): string {
     // The guaranteed output as signed in the order (verified), not the informational details block.
     const payments = a?.quote?.protocol?.v2?.orderData.output.payments;
     const out = payments ? formatAmount(sumPayments(payments, 'minimumAmount'), p.to.decimals) : '—';
+    // A gas top-up buys another asset (the destination's native token): say which, and for which signer.
+    const route = p.gasTopUp ? `gas top-up: ${p.asset} ${p.from.chain} → ${p.to.asset} ${p.to.chain} (${p.to.wallet})` : `${p.asset} ${p.from.chain} → ${p.to.chain}`;
     return [
-      `${p.asset} ${p.from.chain} → ${p.to.chain}`,
+      route,
       formatAmount(p.amountIn, p.from.decimals),
-      out,
+      p.gasTopUp && out !== '—' ? `${out} ${p.to.asset}` : out,
       a ? feeCell(a) : '—',
       a ? verdictCell(a) : '—',
       a ? `${a.outcome}${a.error ? `: ${a.error}` : ''}${routeChoiceNote(a)}` : 'not attempted',

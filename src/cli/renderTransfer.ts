@@ -8,19 +8,19 @@ import { formatWhole, table } from './format.ts';
 
 /**
  * Renders a transfer as a two-column table. Amounts are shown in whole units with the asset symbol when the
- * decimals are known, each followed by the store's exact base units.
+ * decimals are known (the output with the symbol of the asset a gas top-up bought), each followed by the store's exact base units.
  *
  * @param t the stored transfer
  * @param decimals decimals of its input and output currencies (src/store/ledgerUnits.ts); absent: base units only
  */
 export function renderTransfer(t: TransferRow, decimals: TransferDecimals = { decimalsIn: null, decimalsOut: null }): string {
-  const amount = (value: bigint, d: number | null) => (d === null ? `${value} base units` : `${formatWhole(value, d, t.asset)} (${value} base units)`);
+  const amount = (value: bigint, d: number | null, symbol = t.asset) => (d === null ? `${value} base units` : `${formatWhole(value, d, symbol)} (${value} base units)`);
   const rows: [string, string][] = [
     ['transfer', `#${t.id} (cycle ${t.cycleId}) ${t.asset} ${t.originChain} → ${t.destinationChain}`],
     ['status', `${t.status} (relay: ${t.relayStatus ?? '—'})`],
     ['amount in', amount(t.amountIn, decimals.decimalsIn)],
-    ['guaranteed out (minimumAmount)', amount(t.minOut, decimals.decimalsOut)],
-    ['quoted estimate (expectedAmount, not trusted)', amount(t.expectedOut, decimals.decimalsOut)],
+    ['guaranteed out (minimumAmount)', amount(t.minOut, decimals.decimalsOut, decimals.symbolOut)],
+    ['quoted estimate (expectedAmount, not trusted)', amount(t.expectedOut, decimals.decimalsOut, decimals.symbolOut)],
     ['fees (USD)', t.feesUsd ?? '—'],
     ['requestId', t.requestId ?? '—'],
     ['orderId', t.orderId ?? '—'],

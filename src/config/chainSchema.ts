@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { BVM_NETWORKS } from '../chains/bvm/wallet.ts';
 import { WHOLE_AMOUNT_RE } from './patterns.ts';
+import { GasTopUpSchema } from './gasTopUp.ts';
 
 /**
  * Default depth (blocks, the including block counted) at which a mined origin transaction is final on an EVM
@@ -85,6 +86,9 @@ const gasReserve = nativeAmount(
   'native token (ETH, SOL, BTC) a wallet keeps on this chain whatever its band says: a native holding under assets: never gives below it, so the wallet can always pay for its next transactions; default minGasBalance, else 0',
 );
 
+/** `chains.<name>.gasTopUp`: how a signer below `minGasBalance` on this chain is topped up (src/config/gasTopUp.ts). */
+const gasTopUp = GasTopUpSchema.optional();
+
 /** An EVM chain. */
 export const EvmChainSchema = z
   .strictObject({
@@ -100,6 +104,7 @@ export const EvmChainSchema = z
       ),
     minGasBalance,
     gasReserve,
+    gasTopUp,
   })
   .describe('an EVM chain');
 
@@ -138,6 +143,7 @@ export const SvmChainSchema = z
       ),
     minGasBalance,
     gasReserve,
+    gasTopUp,
   })
   .describe('a Solana chain');
 
@@ -184,6 +190,7 @@ export const BvmChainSchema = z
       ),
     minGasBalance,
     gasReserve,
+    gasTopUp,
   })
   .describe('a Bitcoin chain');
 

@@ -2,7 +2,7 @@
  * Cross-field checks of the configuration that a per-field schema cannot express: references from assets to
  * chains and wallets, VM and Bitcoin network agreement, token addresses per VM family, band ordering
  * (min <= target <= max), duplicate holdings, chain id reuse and the well-known Solana/Bitcoin chain ids,
- * transfer limits, fee ceilings and the cron schedule.
+ * transfer limits, fee ceilings, gas top-ups (src/config/gasTopUp.ts) and the cron schedule.
  *
  * Each check runs on whatever parsed cleanly, so one broken entry does not hide problems elsewhere; a reference
  * to an entry that exists but failed its own schema is not reported a second time.
@@ -11,6 +11,7 @@ import { validate as validateCron } from 'node-cron';
 import { currencyProblem } from './addresses.ts';
 import { BITCOIN_CHAIN_ID, SOLANA_CHAIN_ID, type ChainConfig } from './chainSchema.ts';
 import type { ConfigIssue } from './errors.ts';
+import { checkGasTopUps } from './gasTopUp.ts';
 import type { AssetEntryConfig, PolicyConfig } from './schema.ts';
 import type { WalletConfig } from './walletSchema.ts';
 
@@ -43,7 +44,9 @@ export interface ParsedParts {
 export function checkConfig(parts: ParsedParts, issues: ConfigIssue[]): void {
   checkChains(parts, issues);
   checkAssets(parts, issues);
+  checkGasTopUps(parts.chains, parts.assets, issues);
   if (parts.policy) checkPolicy(parts.policy, parts.assets, issues);
+  if (parts.policy) checkGasTopUpAmounts(parts, parts.policy, issues);
   if (parts.policy?.limits) checkLimits(parts.policy.limits, parts, issues);
   if (parts.schedule !== undefined && !validateCron(parts.schedule)) {
     issues.push({
@@ -233,6 +236,20 @@ function checkPolicy(policy: PolicyConfig, assets: ParsedParts['assets'], issues
       path: 'policy.maxFees.totalBps',
       message: `slippageBps + totalBps is ${(policy.slippageBps ?? 0) + policy.maxFees.totalBps} bps, which would accept losing the whole transfer; keep the sum well below 10000`,
     });
+  }
+}
+
+/** A gas top-up is a single transfer of its source asset: its `amount` stays within that asset's maxTransfer. */
+function checkGasTopUpAmounts(parts: ParsedParts, policy: PolicyConfig, issues: ConfigIssue[]): void {
+  for (const [name, chain] of parts.chains) {
+    const topUp = chain.gasTopUp;
+    if (topUp === undefined) continue;
+    const asset = topUp.from.split(':')[1]!; // <chain>:<asset>[:<wallet>], checked by the schema
+    const limit = policy.transferLimits?.[asset];
+    const [key, max] = limit ? [`policy.transferLimits.${asset}.maxTransfer`, limit.maxTransfer] : ['policy.maxTransfer', policy.maxTransfer];
+    if (compareDecimals(topUp.amount, max) > 0) {
+      issues.push({ path: `chains.${name}.gasTopUp.amount`, message: `${topUp.amount} ${asset} is above ${key} (${max}); lower it or raise the limit` });
+    }
   }
 }
 

@@ -15,6 +15,7 @@ import { checkRoutes } from './routeChecks.ts';
 import { protectEnvRefs, resolveEnvRefs, restoreEnvRefs, type EnvMap } from './env.ts';
 import { ConfigError, type ConfigIssue } from './errors.ts';
 import { buildLoadedChain, type LoadedChain } from './loadedChains.ts';
+import { resolveGasTopUp } from './gasTopUp.ts';
 import {
   AssetEntrySchema,
   ConfigSchema,
@@ -280,7 +281,11 @@ function buildLoaded(
     Object.defineProperty(relay, 'apiKey', { value: data.relay.apiKey, enumerable: false, writable: false });
   }
   const chains: Record<string, LoadedChain> = {};
-  for (const [name, c] of Object.entries(data.chains)) chains[name] = buildLoadedChain(name, c);
+  const holdings = Object.entries(data.assets).flatMap(([symbol, entries]) => entries.map((entry) => ({ symbol, entry })));
+  for (const [name, c] of Object.entries(data.chains)) {
+    const loaded = buildLoadedChain(name, c);
+    chains[name] = c.gasTopUp === undefined ? loaded : { ...loaded, gasTopUp: resolveGasTopUp(c.gasTopUp, holdings) };
+  }
   const assets: Record<string, LoadedAssetEntry[]> = {};
   for (const [asset, entries] of Object.entries(data.assets)) {
     assets[asset] = entries.map((e) => {

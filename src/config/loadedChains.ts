@@ -4,6 +4,7 @@
  */
 import type { BvmNetwork } from '../chains/bvm/wallet.ts';
 import { DEFAULT_BVM_HIGH_VALUE_CONFIRMATIONS, type ChainConfig } from './chainSchema.ts';
+import type { LoadedGasTopUp } from './gasTopUp.ts';
 
 /** An EVM chain. */
 export interface LoadedEvmChain {
@@ -18,6 +19,8 @@ export interface LoadedEvmChain {
   minGasBalance?: string;
   /** Native balance the planner never moves out of a signer wallet, whole units (decimal string). */
   gasReserve?: string;
+  /** Where a signer below `minGasBalance` is topped up from (src/config/gasTopUp.ts); set by the loader. */
+  gasTopUp?: LoadedGasTopUp;
 }
 
 /** A Solana chain. */
@@ -41,6 +44,8 @@ export interface LoadedSvmChain {
   minGasBalance?: string;
   /** Native balance the planner never moves out of a signer wallet, whole units (decimal string). */
   gasReserve?: string;
+  /** Where a signer below `minGasBalance` is topped up from (src/config/gasTopUp.ts); set by the loader. */
+  gasTopUp?: LoadedGasTopUp;
 }
 
 /** A Bitcoin chain. */
@@ -67,6 +72,8 @@ export interface LoadedBvmChain {
   minGasBalance?: string;
   /** Native balance the planner never moves out of a signer wallet, whole units (decimal string). */
   gasReserve?: string;
+  /** Where a signer below `minGasBalance` is topped up from (src/config/gasTopUp.ts); set by the loader. */
+  gasTopUp?: LoadedGasTopUp;
 }
 
 /** A chain as configured, by VM family. */

@@ -17,7 +17,7 @@ import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
 import { requiredLeadSec } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
-import { buildQuoteRequest, expectationsFor, minimumAcceptableOutput } from './expectations.ts';
+import { buildQuoteRequest, expectationsFor, guaranteedOutputFloor } from './expectations.ts';
 import { requestQuote } from './requestQuote.ts';
 import type { RouteCandidate } from './routeChoice.ts';
 
@@ -115,8 +115,9 @@ export async function checkQuote(
     return { ...attempt, outcome: 'skipped_fee' };
   }
 
-  // The loader requires totalBps; were it missing, 0 makes the floor strictest (fail closed).
-  const minOut = minimumAcceptableOutput(planned, { slippageBps: policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
+  // The loader requires totalBps; were it missing, 0 makes the floor strictest (fail closed). A gas top-up's
+  // floor is its configured minOut (two assets: the input converted is no floor).
+  const minOut = guaranteedOutputFloor(planned, { slippageBps: policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
   attempt.minOutRequired = minOut;
   const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
   let origin;
@@ -156,9 +157,12 @@ export async function checkQuote(
 
 /**
  * What the quote's order guarantees for the planned transfer (payment amount and summed output
- * `minimumAmount`, base units), or undefined without `protocol.v2` (verification refuses such quotes).
+ * `minimumAmount`, base units), or undefined without `protocol.v2` (verification refuses such quotes) or for a
+ * gas top-up: its input and output are different assets, so their difference is no loss; the top-up's bound is
+ * the configured `minOut`, which verification holds the order to, and every fee cap still applies.
  */
 function orderGuarantee(quote: QuoteResponse, planned: PlannedTransfer, slippageBps: number | undefined): OrderGuarantee | undefined {
+  if (planned.gasTopUp) return undefined;
   const order = quote.protocol?.v2?.orderData;
   const payment = order?.inputs[0]?.payment;
   if (!order || !payment) return undefined;

@@ -51,6 +51,22 @@ export function minimumAcceptableOutput(
   return floor > 0n ? floor : 1n;
 }
 
+/**
+ * The guaranteed-output floor of a planned transfer: a gas top-up's configured `minOut` (the operator's price
+ * floor between two assets, `chains.<name>.gasTopUp.minOut`), else {@link minimumAcceptableOutput} (one asset on
+ * both ends). Verification refuses a quote whose summed output `minimumAmount` is below it (spec "Local quote
+ * verification" 2).
+ *
+ * @returns the floor in destination base units
+ * @throws RangeError as {@link minimumAcceptableOutput}
+ */
+export function guaranteedOutputFloor(
+  planned: PlannedTransfer,
+  opts: { slippageBps?: number; totalFeeBps: number },
+): bigint {
+  return planned.gasTopUp ? planned.gasTopUp.minOut : minimumAcceptableOutput(planned, opts);
+}
+
 /** Converts base units between decimals, rounding down. */
 export function scaleDecimals(amount: bigint, fromDecimals: number, toDecimals: number): bigint {
   if (toDecimals >= fromDecimals) return amount * 10n ** BigInt(toDecimals - fromDecimals);

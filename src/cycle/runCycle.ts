@@ -1,7 +1,7 @@
 /**
  * One rebalancing cycle (DESIGN.md "One cycle = one pass of this pipeline"): read GET /chains, resolve targets,
- * read balances (each chain at one block), refresh in-flight transfers, plan, then quote/check/execute each
- * planned transfer.
+ * read balances (each chain at one block) and signer gas, refresh in-flight transfers, plan gas top-ups
+ * (src/cycle/gasTopUp.ts) and the rebalance, then quote/check/execute each planned transfer, top-ups first.
  * The caller holds the single-run lock.
  */
 import type { ChainsResponse } from '../relay/schemas.ts';
@@ -9,6 +9,7 @@ import type { BalanceReading, Plan, TargetBand } from '../planner/types.ts';
 import { planRebalance } from '../planner/planRebalance.ts';
 import { applyWeights } from '../planner/weights.ts';
 import { readGasBalances } from './gasBalances.ts';
+import { countGasTopUps, planCycleGasTopUps } from './gasTopUp.ts';
 import { setBalanceGauges } from './metricsBalances.ts';
 import { recordCycleEndMetrics } from './metricsCycleEnd.ts';
 import { closeAbandonedCycles, finishCycle, startCycle } from '../store/cycles.ts';
@@ -115,7 +116,8 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     report.targets = targets;
     report.unresolved = unresolved;
     // Signer gas balances are read next to the targets; a failed gas read never fails the cycle.
-    [report.balances] = await Promise.all([readTargetBalances(ctx, targets), readGasBalances(ctx)]);
+    const [balances, gas] = await Promise.all([readTargetBalances(ctx, targets), readGasBalances(ctx)]);
+    report.balances = balances;
     // In-flight transfers are refreshed after the balance read and judged against the blocks it was read at, so
     // a deposit or a fill that lands between the two reads is counted once (src/cycle/plannerInFlight.ts).
     const refreshed = opts.mode === 'plan' ? { inFlight: await listInFlightTransfers(ctx.db), closed: [] } : await refreshInFlight(ctx);
@@ -145,20 +147,24 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     setBalanceGauges(ctx.metrics, targets, report.balances);
     const paused = pausedRoutes(await listUnresolvedFailures(ctx.db));
     ctx.metrics.routesPaused.set(paused.length);
+    // Signers below minGasBalance are topped up first, so they can pay for their deposits later in this cycle;
+    // the planner counts the top-ups as under way, so it does not spend their source twice.
+    const topUps = planCycleGasTopUps(ctx, { targets, balances: report.balances, gas, inFlight: plannerInFlight, chainsDoc });
+    const rebalance = planRebalance({
+      targets,
+      balances: report.balances,
+      inFlight: [...plannerInFlight, ...topUps.inFlight],
+      minTransfer: ctx.config.policy.minTransfer,
+      maxTransfer: ctx.config.policy.maxTransfer,
+      transferLimits: ctx.config.policy.transferLimits,
+      sweepTo: sweepHomes(ctx.config.policy.sweepTo),
+      maxAlternatives: ctx.config.policy.routeChoice.maxCandidates - 1,
+      routes: ctx.config.policy.routes,
+      onlyListedRoutes: ctx.config.policy.onlyListedRoutes,
+      batchSmallDeficits: ctx.config.policy.batchSmallDeficits,
+    });
     report.plan = withoutPausedRoutes(
-      planRebalance({
-        targets,
-        balances: report.balances,
-        inFlight: plannerInFlight,
-        minTransfer: ctx.config.policy.minTransfer,
-        maxTransfer: ctx.config.policy.maxTransfer,
-        transferLimits: ctx.config.policy.transferLimits,
-        sweepTo: sweepHomes(ctx.config.policy.sweepTo),
-        maxAlternatives: ctx.config.policy.routeChoice.maxCandidates - 1,
-        routes: ctx.config.policy.routes,
-        onlyListedRoutes: ctx.config.policy.onlyListedRoutes,
-        batchSmallDeficits: ctx.config.policy.batchSmallDeficits,
-      }),
+      { transfers: [...topUps.transfers, ...rebalance.transfers], decisions: [...rebalance.decisions, ...topUps.decisions], ...(rebalance.spare ? { spare: rebalance.spare } : {}) },
       paused,
     );
     report.plan.decisions.unshift(...weighted.decisions);
@@ -206,6 +212,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
       if (opts.monitor) reportMonitorAttempt(ctx, report.attempts.at(-1)!, log);
     }
     report.outcome = outcomeOf(report.attempts, report.plan.decisions);
+    if (opts.mode !== 'plan') countGasTopUps(ctx, report.attempts, topUps.skipped);
   } catch (error) {
     report.outcome = 'error';
     report.error = shortErrorMessage(error);

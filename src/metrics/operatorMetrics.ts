@@ -54,6 +54,12 @@ export interface OperatorMetrics {
   gasBalanceMinUnits: Gauge<'chain' | 'wallet'>;
   /** `ballast_gas_balance_low{chain, wallet}`: 1 when the gas balance is below `minGasBalance`, else 0. */
   gasBalanceLow: Gauge<'chain' | 'wallet'>;
+  /**
+   * `ballast_gas_top_ups_total{chain, wallet, outcome}`: gas top-ups of signers below `minGasBalance` by how they
+   * ended: a transfer outcome (`success`, `in_flight`, `skipped_fee`, …) or, when none was sent, `source_short` /
+   * `source_unreadable` (src/cycle/gasTopUp.ts). Normal cycles only (not `plan` or monitor-only).
+   */
+  gasTopUpsTotal: Counter<'chain' | 'wallet' | 'outcome'>;
   /** `ballast_budget_used_ratio{budget, asset}`: used ÷ limit of a configured spending limit over its window. */
   budgetUsedRatio: Gauge<'budget' | 'asset'>;
   /** `ballast_withdrawals{state}`: withdrawals in the store by state (src/store/withdrawals.ts). */
@@ -165,6 +171,12 @@ export function createOperatorMetrics(registry: Registry, build: { version: stri
       name: 'ballast_gas_balance_low',
       help: '1 when the signer wallet holds less native token than chains.<name>.minGasBalance, else 0.',
       labelNames: ['chain', 'wallet'],
+      registers,
+    }),
+    gasTopUpsTotal: new Counter({
+      name: 'ballast_gas_top_ups_total',
+      help: 'Gas top-ups of signer wallets below chains.<name>.minGasBalance (chains.<name>.gasTopUp), by chain, wallet and outcome.',
+      labelNames: ['chain', 'wallet', 'outcome'],
       registers,
     }),
     budgetUsedRatio: new Gauge({

@@ -131,7 +131,10 @@ export interface TransferLimits {
   maxTransfer: string;
 }
 
-/** A transfer the caller should quote and execute. `amountIn` is in the origin's base units. */
+/**
+ * A transfer the caller should quote and execute. `amountIn` is in the origin's base units. `asset` is the asset
+ * paid (the origin's); a rebalancing transfer receives the same asset, a gas top-up the destination's native token.
+ */
 export interface PlannedTransfer {
   asset: string;
   from: TargetBand;
@@ -141,6 +144,12 @@ export interface PlannedTransfer {
   reason: string;
   /** Other donors that could send the same value to `to` from surplus nothing else takes (route choice). */
   alternatives?: RouteAlternative[];
+  /**
+   * Set on a gas top-up (src/planner/gasTopUp.ts): a cross-asset transfer buying `to`'s native token. Input and
+   * output are different assets, so the guaranteed-output floor is the operator's `minOut` (destination native
+   * base units, `chains.<name>.gasTopUp.minOut`), not the input converted to the destination's decimals.
+   */
+  gasTopUp?: { minOut: bigint };
 }
 
 /**
@@ -173,7 +182,9 @@ export type PlanDecisionKind =
   /** A (donor, deficit) pair skipped because `policy.routes` / `policy.onlyListedRoutes` forbid its route. */
   | 'route_not_allowed'
   /** A deficit below minTransfer raised to minTransfer, one transfer instead of several small ones. */
-  | 'batched';
+  | 'batched'
+  /** A signer below `minGasBalance` topped up, or why not (`chains.<name>.gasTopUp`, src/planner/gasTopUp.ts). */
+  | 'gas_top_up';
 
 /** One decision with its reason. `chain` is the target's chain when the decision concerns one target. */
 export interface PlanDecision {

@@ -1,6 +1,7 @@
 /**
  * Decimals of stored transfers' input and output currencies, for showing amounts in whole units: the ledger row's
- * (migration 6), else the stored quote's `details.currencyIn/currencyOut.currency.decimals` (spec "Currency").
+ * (migration 6), else the stored quote's `details.currencyIn/currencyOut.currency.decimals` (spec "Currency");
+ * and, for a transfer that bought another asset than it paid (a gas top-up), the output's symbol from the quote.
  */
 import type { StoreDb } from './db.ts';
 import { z } from 'zod';
@@ -9,19 +10,20 @@ import { z } from 'zod';
 export interface TransferDecimals {
   decimalsIn: number | null;
   decimalsOut: number | null;
+  /**
+   * Symbol of the output currency when the transfer bought another asset than it paid (the stored quote's
+   * `details.currencyIn` and `currencyOut` name different symbols: a gas top-up); absent within one asset.
+   */
+  symbolOut?: string;
 }
 
 const Decimals = z.number().int().min(0).max(255);
-const QuoteCurrencies = z.looseObject({
-  details: z.looseObject({
-    currencyIn: z.looseObject({ currency: z.looseObject({ decimals: Decimals }) }).optional(),
-    currencyOut: z.looseObject({ currency: z.looseObject({ decimals: Decimals }) }).optional(),
-  }),
-});
+const Leg = z.looseObject({ currency: z.looseObject({ decimals: Decimals, symbol: z.string().optional() }) }).optional();
+const QuoteCurrencies = z.looseObject({ details: z.looseObject({ currencyIn: Leg, currencyOut: Leg }) });
 
 /**
  * @param transferIds transfers to look up
- * @returns decimals per transfer id (every id present; unknown values null)
+ * @returns decimals (and a bought asset's symbol) per transfer id (every id present; unknown decimals null)
  */
 export async function decimalsOfTransfers(db: StoreDb, transferIds: readonly number[]): Promise<Map<number, TransferDecimals>> {
   const out = new Map<number, TransferDecimals>();
@@ -29,15 +31,17 @@ export async function decimalsOfTransfers(db: StoreDb, transferIds: readonly num
     const l = (await db.get('SELECT decimals_in, decimals_out FROM transfer_ledger WHERE transfer_id = ?', id)) as { decimals_in: number | null; decimals_out: number | null } | undefined; // columns named above
     let decimalsIn = l?.decimals_in ?? null;
     let decimalsOut = l?.decimals_out ?? null;
-    if (decimalsIn === null || decimalsOut === null) {
-      const q = (await db.get('SELECT q.raw_json FROM transfers t JOIN quotes q ON q.id = t.quote_id WHERE t.id = ?', id)) as { raw_json: string } | undefined; // one column
-      const parsed = q ? QuoteCurrencies.safeParse(safeJson(q.raw_json)) : null;
-      if (parsed?.success) {
-        decimalsIn ??= parsed.data.details.currencyIn?.currency.decimals ?? null;
-        decimalsOut ??= parsed.data.details.currencyOut?.currency.decimals ?? null;
-      }
+    const q = (await db.get('SELECT q.raw_json FROM transfers t JOIN quotes q ON q.id = t.quote_id WHERE t.id = ?', id)) as { raw_json: string } | undefined; // one column
+    const parsed = q ? QuoteCurrencies.safeParse(safeJson(q.raw_json)) : null;
+    let symbolOut: string | undefined;
+    if (parsed?.success) {
+      const { currencyIn, currencyOut } = parsed.data.details;
+      decimalsIn ??= currencyIn?.currency.decimals ?? null;
+      decimalsOut ??= currencyOut?.currency.decimals ?? null;
+      const [symIn, symOut] = [currencyIn?.currency.symbol, currencyOut?.currency.symbol];
+      if (symOut !== undefined && symIn !== undefined && symIn !== symOut) symbolOut = symOut;
     }
-    out.set(id, { decimalsIn, decimalsOut });
+    out.set(id, { decimalsIn, decimalsOut, ...(symbolOut !== undefined ? { symbolOut } : {}) });
   }
   return out;
 }

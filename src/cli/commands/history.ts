@@ -65,7 +65,7 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
                 r.asset,
                 `${r.originChain} → ${r.destinationChain}`,
                 flags.raw ? r.amountIn.toString() : formatWhole(r.amountIn, d.decimalsIn, r.asset),
-                flags.raw ? r.minOut.toString() : formatWhole(r.minOut, d.decimalsOut, r.asset),
+                flags.raw ? r.minOut.toString() : formatWhole(r.minOut, d.decimalsOut, d.symbolOut ?? r.asset),
                 r.feesUsd ?? '—',
                 r.status,
                 r.relayStatus ?? '—',
@@ -82,12 +82,16 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
     });
 }
 
-/** Fills decimals the store does not know from `assets.<asset>[i].decimals` of the config entry on that chain. */
+/**
+ * Fills decimals the store does not know from `assets.<asset>[i].decimals` of the config entry holding that
+ * currency on that chain (a gas top-up's output, another asset's native token, has none).
+ */
 function withConfigDecimals(r: TransferRow, stored: TransferDecimals | undefined, config: LoadedConfig | null): TransferDecimals {
-  const fromConfig = (chain: string): number | null =>
-    config?.assets[r.asset]?.find((e) => e.chain === chain)?.decimals ?? null;
+  const fromConfig = (chain: string, currency: string): number | null =>
+    config?.assets[r.asset]?.find((e) => e.chain === chain && e.currency.toLowerCase() === currency.toLowerCase())?.decimals ?? null;
   return {
-    decimalsIn: stored?.decimalsIn ?? fromConfig(r.originChain),
-    decimalsOut: stored?.decimalsOut ?? fromConfig(r.destinationChain),
+    decimalsIn: stored?.decimalsIn ?? fromConfig(r.originChain, r.originCurrency),
+    decimalsOut: stored?.decimalsOut ?? fromConfig(r.destinationChain, r.destinationCurrency),
+    ...(stored?.symbolOut !== undefined ? { symbolOut: stored.symbolOut } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildQuoteRequest, minimumAcceptableOutput, scaleDecimals } from '../../../src/cycle/expectations.ts';
+import { buildQuoteRequest, guaranteedOutputFloor, minimumAcceptableOutput, scaleDecimals } from '../../../src/cycle/expectations.ts';
 import type { PlannedTransfer, TargetBand } from '../../../src/planner/types.ts';
 import { QuoteRequestSchema } from '../../../src/relay/schemas.ts';
 
@@ -35,6 +35,13 @@ describe('quote expectations', () => {
     // 20000 USDC (6 dp) → 18 dp destination, 50 + 30 bps allowed loss → 19840 units
     expect(minimumAcceptableOutput(planned(6, 18, 20_000_000_000n), { slippageBps: 50, totalFeeBps: 30 })).toBe(19_840n * 10n ** 18n);
     expect(minimumAcceptableOutput(planned(18, 6, 20_000n * 10n ** 18n), { slippageBps: 50, totalFeeBps: 30 })).toBe(19_840_000_000n);
+  });
+
+  it("holds a gas top-up to its configured minOut: input and output are different assets", () => {
+    const topUp = { ...planned(6, 18, 200_000_000n), gasTopUp: { minOut: 5n * 10n ** 16n } };
+    expect(guaranteedOutputFloor(topUp, { slippageBps: 50, totalFeeBps: 30 })).toBe(5n * 10n ** 16n);
+    // Without it the floor is the input converted (200 units at 18 dp, less 80 bps): far above any native output.
+    expect(guaranteedOutputFloor(planned(6, 18, 200_000_000n), { slippageBps: 50, totalFeeBps: 30 })).toBe(1984n * 10n ** 17n);
   });
 
   it('never falls back to a token floor: an allowed loss of 100 % or more is refused', () => {
