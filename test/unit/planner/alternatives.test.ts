@@ -3,27 +3,16 @@
  * planned transfer's value from surplus nothing else takes, and every donor's spare.
  */
 import { describe, expect, it } from 'vitest';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
 import { targetKey } from '../../../src/planner/effective.ts';
 import type { PlanInput, TargetBand } from '../../../src/planner/types.ts';
-import { reading, target, units } from './presets.ts';
+import { planOf, target, units } from './presets.ts';
 
 const alpha = target('alpha');
 const beta = target('beta');
 const gamma = target('gamma');
 const delta18 = target('delta', { decimals: 18, currency: '0x' + 'd'.repeat(40) });
 
-function plan(targets: TargetBand[], balances: string[], extra: Partial<PlanInput> = {}) {
-  return planRebalance({
-    targets,
-    balances: targets.map((t, i) => reading(t, balances[i]!)),
-    inFlight: [],
-    minTransfer: '100',
-    maxTransfer: '1000000',
-    maxAlternatives: 2,
-    ...extra,
-  });
-}
+const plan = (targets: TargetBand[], balances: string[], extra: Partial<PlanInput> = {}) => planOf(targets, balances, { maxAlternatives: 2, ...extra });
 const alts = (p: ReturnType<typeof plan>) => p.transfers.map((t) => (t.alternatives ?? []).map((a) => `${a.from.chain}:${a.amountIn}`));
 
 describe('route alternatives', () => {

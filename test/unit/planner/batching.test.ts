@@ -5,9 +5,8 @@
  * execution fee is paid per transfer, so one transfer of minTransfer beats a string of small ones.
  */
 import { describe, expect, it } from 'vitest';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
 import type { Plan, PlanInput, TargetBand } from '../../../src/planner/types.ts';
-import { inFlight as inFlightOf, reading, target, units, type WholeBand } from './presets.ts';
+import { inFlight as inFlightOf, moves, planOf, said, target, units, type WholeBand } from './presets.ts';
 
 const DONOR: WholeBand = { min: '40000', target: '50000', max: '60000' };
 /** Needs 40 from 10000; room up to max: 9960. */
@@ -15,18 +14,7 @@ const ROOMY: WholeBand = { min: '10010', target: '10040', max: '20000' };
 /** Needs 40 from 10000; room up to max: only 50. */
 const TIGHT: WholeBand = { min: '10010', target: '10040', max: '10050' };
 
-function plan(targets: TargetBand[], balances: string[], extra: Partial<PlanInput> = {}): Plan {
-  return planRebalance({
-    targets,
-    balances: targets.map((t, i) => reading(t, balances[i]!)),
-    inFlight: [],
-    minTransfer: '100',
-    maxTransfer: '50000',
-    ...extra,
-  });
-}
-const moves = (p: Plan): string[] => p.transfers.map((t) => `${t.from.chain}→${t.to.chain}:${t.amountIn}`);
-const said = (p: Plan, kind: string): string[] => p.decisions.filter((d) => d.kind === kind).map((d) => d.detail);
+const plan = (targets: TargetBand[], balances: string[], extra: Partial<PlanInput> = {}): Plan => planOf(targets, balances, { maxTransfer: '50000', ...extra });
 
 describe('batching small deficits', () => {
   const alpha = target('alpha', { band: DONOR });

@@ -3,7 +3,8 @@
  * Default band for USDC: min 20000, target 50000, max 80000 (whole units).
  */
 import { wholeToBaseUnits } from '../../../src/core/units.ts';
-import type { BalanceReading, InFlightTransfer, TargetBand } from '../../../src/planner/types.ts';
+import { planRebalance } from '../../../src/planner/planRebalance.ts';
+import type { BalanceReading, InFlightTransfer, Plan, PlanInput, TargetBand } from '../../../src/planner/types.ts';
 
 /** Balance presets in whole units against the default band. */
 export const BAL = {
@@ -83,3 +84,24 @@ export function inFlight(
     originSettled: opts.settled,
   };
 }
+
+/**
+ * Plans `targets` with whole-unit `balances` (one per target, in order), no transfers in flight, minTransfer 100
+ * and maxTransfer 1 000 000 unless `extra` says otherwise.
+ */
+export function planOf(targets: TargetBand[], balances: readonly string[], extra: Partial<PlanInput> = {}): Plan {
+  return planRebalance({
+    targets,
+    balances: targets.map((t, i) => reading(t, balances[i]!)),
+    inFlight: [],
+    minTransfer: '100',
+    maxTransfer: '1000000',
+    ...extra,
+  });
+}
+
+/** The plan's transfers as `from→to:amountIn` lines. */
+export const moves = (p: Plan): string[] => p.transfers.map((t) => `${t.from.chain}→${t.to.chain}:${t.amountIn}`);
+
+/** The details of the plan's decisions of one kind. */
+export const said = (p: Plan, kind: string): string[] => p.decisions.filter((d) => d.kind === kind).map((d) => d.detail);

@@ -4,11 +4,10 @@
  * the asset's common scale, and name the entry in the transfer's reason.
  */
 import { describe, expect, it } from 'vitest';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
 import { PlanInputError } from '../../../src/planner/errors.ts';
 import { routeRuleFor } from '../../../src/planner/routes.ts';
 import type { Plan, PlanInput, RouteRule, TargetBand } from '../../../src/planner/types.ts';
-import { reading, target, units } from './presets.ts';
+import { moves, planOf, said, target, units } from './presets.ts';
 
 const alpha = target('alpha');
 const beta = target('beta');
@@ -16,18 +15,7 @@ const gamma = target('gamma');
 const ops = target('beta', { wallet: 'ops', address: '0x2222222222222222222222222222222222222222' });
 
 /** Plans USDC on alpha, beta, gamma (band 20000/50000/80000) with the given whole-unit balances. */
-function plan(balances: [string, string, string], extra: Partial<PlanInput> = {}, targets: TargetBand[] = [alpha, beta, gamma]): Plan {
-  return planRebalance({
-    targets,
-    balances: targets.map((t, i) => reading(t, balances[i]!)),
-    inFlight: [],
-    minTransfer: '100',
-    maxTransfer: '1000000',
-    ...extra,
-  });
-}
-const moves = (p: Plan): string[] => p.transfers.map((t) => `${t.from.chain}→${t.to.chain}:${t.amountIn}`);
-const said = (p: Plan, kind: string): string[] => p.decisions.filter((d) => d.kind === kind).map((d) => d.detail);
+const plan = (balances: [string, string, string], extra: Partial<PlanInput> = {}, targets: TargetBand[] = [alpha, beta, gamma]): Plan => planOf(targets, balances, extra);
 
 describe('routeRuleFor', () => {
   const rules: RouteRule[] = [
