@@ -120,9 +120,9 @@ describeEachEngine('StoreDb transactions', (engine) => {
       readDone = true;
       return rows.map((r) => r.started_at_ms);
     });
-    const outsideWrite = insertCycle(2);
     if (engine.name === 'sqlite') {
-      // One connection: outside calls wait until the transaction ends.
+      // One connection: outside calls wait until the transaction ends, in the order they were made.
+      const outsideWrite = insertCycle(2);
       await sleep(50);
       expect(readDone).toBe(false);
       finish.open();
@@ -130,10 +130,15 @@ describeEachEngine('StoreDb transactions', (engine) => {
       expect(await outsideRead).toEqual([]); // ran after the rollback
       await outsideWrite;
     } else {
-      // Pooled connections: outside calls run at once, on another connection, without the uncommitted row.
-      expect(await outsideRead).toEqual([]);
-      await outsideWrite;
-      finish.open();
+      // Pooled connections: outside calls run at once, on other connections, without the uncommitted row. The
+      // write is made once the read answered (two pooled calls may finish in any order), and the transaction is
+      // let go whatever the checks say, so a failure cannot leave its connection idle in the transaction.
+      try {
+        expect(await outsideRead).toEqual([]);
+        await insertCycle(2);
+      } finally {
+        finish.open();
+      }
       expect(await txDone).toMatchObject({ message: 'roll back' });
     }
     expect(await cycleTimes()).toEqual([2]); // the outside write survived the rollback: it was not part of it
@@ -149,8 +154,11 @@ describeEachEngine('StoreDb transactions', (engine) => {
     });
     await wrote.wait;
     const outsideRead = db.all<{ n: number }>('SELECT COUNT(*) AS n FROM cycles');
-    if (engine.name === 'postgres') expect(await outsideRead).toEqual([{ n: 0 }]);
-    finish.open();
+    try {
+      if (engine.name === 'postgres') expect(await outsideRead).toEqual([{ n: 0 }]);
+    } finally {
+      finish.open(); // whatever the check says, so the transaction's connection is never left idle in it
+    }
     await tx;
     if (engine.name === 'sqlite') expect(await outsideRead).toEqual([{ n: 1 }]);
     expect(await cycleTimes()).toEqual([1]);
