@@ -12,6 +12,7 @@
 import { formatUnits } from 'viem';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { wholeToBaseUnits } from '../core/units.ts';
+import { routeRuleFor } from '../planner/routes.ts';
 import { planGasTopUps, type GasTopUpPlan, type GasTopUpRule, type GasTopUpSkip, type SignerGas } from '../planner/gasTopUp.ts';
 import type { ChainAdapter } from '../chains/adapter.ts';
 import type { LoadedGasTopUp } from '../config/gasTopUp.ts';
@@ -22,7 +23,7 @@ import type { GasReading } from './gasBalances.ts';
 import type { TransferAttempt } from './processTransfer.ts';
 
 /** Outcomes of a low signer left without a top-up that `ballast_gas_top_ups_total` counts (not `in_flight`: one is under way). */
-const COUNTED_SKIPS: ReadonlySet<string> = new Set(['source_short', 'source_unreadable', 'amount_invalid']);
+const COUNTED_SKIPS: ReadonlySet<string> = new Set(['route_not_allowed', 'source_short', 'source_unreadable', 'amount_invalid']);
 
 /** Input of {@link planCycleGasTopUps}: this cycle's targets (bands applied), readings, gas readings and in-flight view. */
 export interface CycleGasTopUpInput {
@@ -57,7 +58,12 @@ export function planCycleGasTopUps(ctx: Pick<CycleContext, 'config' | 'chains' |
     const address = ctx.wallets.get(g.wallet)?.address;
     return address === undefined ? [] : [{ chain: g.chain, wallet: g.wallet, address, amount: g.amount, ...(g.min !== undefined ? { min: g.min } : {}) }];
   });
-  const plan = planGasTopUps({ rules, signers, balances: input.balances, inFlight: input.inFlight });
+  // A route policy.routes refuses is refused to a top-up as to any other transfer.
+  const routeRefusal = (source: TargetBand, to: { chain: string; wallet: string }) => {
+    const route = routeRuleFor(ctx.config.policy, source, { asset: source.asset, ...to });
+    return route.allowed ? undefined : route.text;
+  };
+  const plan = planGasTopUps({ rules, signers, balances: input.balances, inFlight: input.inFlight, routeRefusal });
   for (const t of plan.transfers) {
     log.info({ chain: t.to.chain, wallet: t.to.wallet, from: t.from.chain, asset: t.asset, amountIn: formatUnits(t.amountIn, t.from.decimals) }, t.reason);
   }

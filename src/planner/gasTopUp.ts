@@ -52,7 +52,7 @@ export interface SignerGas {
  * Why a low signer was not topped up this cycle (bounded: a metric label). `amount_invalid` is the cycle's
  * (src/cycle/gasTopUp.ts): the configured amounts could not be put in base units this cycle.
  */
-export type GasTopUpSkipReason = 'in_flight' | 'source_unreadable' | 'source_short' | 'amount_invalid';
+export type GasTopUpSkipReason = 'in_flight' | 'route_not_allowed' | 'source_unreadable' | 'source_short' | 'amount_invalid';
 
 /** A low signer left without a top-up: which, why (`reason`) and the decision's text (`detail`). */
 export interface GasTopUpSkip {
@@ -70,6 +70,11 @@ export interface PlanGasTopUpsInput {
   balances: readonly BalanceReading[];
   /** Transfers under way (src/cycle/plannerInFlight.ts), as the rebalancing planner sees them. */
   inFlight: readonly InFlightTransfer[];
+  /**
+   * Route rules (`policy.routes`, src/planner/routes.ts) as `from` → the signer's wallet on its chain: the text of
+   * the rule that refuses the route, or undefined when it is allowed. Absent: every route is allowed.
+   */
+  routeRefusal?: (source: TargetBand, signer: { chain: string; wallet: string }) => string | undefined;
 }
 
 /** Output of {@link planGasTopUps}. */
@@ -113,6 +118,11 @@ export function planGasTopUps(input: PlanGasTopUpsInput): GasTopUpPlan {
     const pending = input.inFlight.find((f) => f.destinationChain === signer.chain && sameId(f.destinationCurrency, native.currency) && sameId(f.destinationAddress, signer.address));
     if (pending) {
       skip('in_flight', `${low}; ${nat(pending.guaranteedOut)} (guaranteed) already on its way from ${pending.originChain}: no second top-up while it is in flight`);
+      continue;
+    }
+    const refused = input.routeRefusal?.(source, signer);
+    if (refused !== undefined) {
+      skip('route_not_allowed', `${low}; no top-up: ${source.asset} from ${source.chain} (${source.wallet}) to ${signer.chain} (${signer.wallet}) is not allowed by ${refused}`);
       continue;
     }
     const key = targetKey(source);

@@ -208,6 +208,18 @@ describe('chains.<name>.gasTopUp', () => {
     expect(await ballast.metrics.registry.metrics()).toContain('ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="skipped_limit"} 1');
   }, 60_000);
 
+  it('buys nothing on a route policy.routes refuses, and says which rule', async () => {
+    const { ballast } = topUpSetup({ policy: { routes: [{ from: 'alpha', to: 'beta', asset: 'USDC', allow: false }] } });
+    sandboxes.closeAfter(() => ballast.close());
+    const report = await ballast.runCycle('once');
+    expect(report.attempts).toEqual([]);
+    expect(report.plan.decisions.filter((d) => d.kind === 'gas_top_up').map((d) => d.detail)).toEqual([
+      'treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; no top-up: USDC from alpha (treasury) to beta (treasury) is not allowed by policy.routes[0]',
+    ]);
+    expect([await treasuryNonce(sandbox, 'alpha'), await ethOnBeta()]).toEqual([0, 0n]);
+    expect(await ballast.metrics.registry.metrics()).toContain('ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="route_not_allowed"} 1');
+  }, 60_000);
+
   it('pays nothing from a source that does not hold the amount; the signer stays low and it is said why', async () => {
     const { ballast } = topUpSetup({ from: 'beta:USDC', amount: '20000' }); // beta holds 10 000 USDC
     sandboxes.closeAfter(() => ballast.close());

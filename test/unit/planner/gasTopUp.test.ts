@@ -129,6 +129,20 @@ describe('planGasTopUps', () => {
     ]);
   });
 
+  it('plans nothing on a route the route rules refuse, and says which rule', () => {
+    const p = planGasTopUps({
+      rules: [rule()],
+      signers: [signer('treasury', TREASURY, '0')],
+      balances: [reading(usdcAlpha, '10000')],
+      inFlight: [],
+      routeRefusal: (source, to) => (source.chain === 'alpha' && to.chain === 'beta' ? 'policy.routes[0]' : undefined),
+    });
+    expect([p.transfers, p.inFlight]).toEqual([[], []]);
+    expect(p.skipped.map((s) => [s.reason, s.detail])).toEqual([
+      ['route_not_allowed', 'treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; no top-up: USDC from alpha (treasury) to beta (treasury) is not allowed by policy.routes[0]'],
+    ]);
+  });
+
   it('its in-flight entries keep the rebalancing planner from spending the same source twice', () => {
     const usdcBeta = target('beta', { band: { min: '1000', target: '5000', max: '9000' } });
     const balances = [reading(usdcAlpha, '10000'), reading(usdcBeta, '0')];
