@@ -37,10 +37,11 @@ export function checkQueuedRequest(config: Pick<LoadedConfig, 'assets' | 'policy
 
 /**
  * Runs the queued requests, oldest first. The caller holds the run lock or the leader lease. A request that cannot
- * be done ends `refused` with the reason; one left when shutdown is requested goes back to `pending`.
+ * be done ends `refused` with the reason, one that could not be run (an API, chain or store failure) `failed`; the
+ * next request still runs. One left when shutdown is requested goes back to `pending`.
  *
  * @returns the requests as they ended
- * @throws only on store failures
+ * @throws only on store failures taking or finishing a request
  */
 export async function runQueuedTransfers(ctx: CycleContext): Promise<TransferRequestRow[]> {
   const log = ctx.logger.child({ component: 'transfer-queue' });
@@ -52,14 +53,17 @@ export async function runQueuedTransfers(ctx: CycleContext): Promise<TransferReq
       await releaseTransferRequest(ctx.db, r.id);
       continue;
     }
-    let end: { state: 'done' | 'refused'; cycleId?: number; outcome?: string; detail: string };
+    let end: { state: 'done' | 'refused' | 'failed'; cycleId?: number; outcome?: string; detail: string };
     try {
       const report = await runManualTransfer(ctx, { from: parseHoldingRef(r.fromRef, '--from'), to: parseHoldingRef(r.toRef, '--to'), amount: r.amount, dryRun: false });
       const a = report.attempts[0]!; // a manual transfer's cycle has exactly one attempt
       end = { state: 'done', cycleId: report.cycleId, outcome: a.outcome, detail: a.error ?? (a.transferId !== undefined ? `transfer ${a.transferId}: ${a.outcome}` : a.outcome) };
     } catch (error) {
-      if (!(error instanceof ManualTransferError)) throw error;
-      end = { state: 'refused', detail: error.message };
+      // Anything else (GET /chains, a balance read, the store) failed before or around the transfer: it is not
+      // run again (a transfer it may have signed was written ahead and is reconciled like any other).
+      end = error instanceof ManualTransferError
+        ? { state: 'refused', detail: error.message }
+        : { state: 'failed', detail: `could not be run: ${shortErrorMessage(error)}; see ballast history, and queue it again if nothing was sent` };
     }
     await finishTransferRequest(ctx.db, r.id, { ...end, finishedAtMs: ctx.now() });
     log.info({ request: r.id, from: r.fromRef, to: r.toRef, amount: r.amount, state: end.state, outcome: end.outcome }, `queued transfer ${r.id}: ${end.detail}`);

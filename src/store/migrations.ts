@@ -397,7 +397,7 @@ CREATE TABLE transfer_requests (
   amount             TEXT    NOT NULL,
   requested_by       TEXT    NOT NULL,
   requested_at_ms    INTEGER NOT NULL,
-  state              TEXT    NOT NULL CHECK (state IN ('pending', 'taken', 'done', 'refused', 'abandoned')),
+  state              TEXT    NOT NULL CHECK (state IN ('pending', 'taken', 'done', 'refused', 'failed', 'abandoned')),
   cycle_id           INTEGER REFERENCES cycles(id),
   outcome            TEXT,
   detail             TEXT,

@@ -2,7 +2,8 @@
  * Manual transfers queued for the process that holds the run lock or the leader lease (migration 8,
  * `transfer_requests`): `ballast transfer --queue` writes one `pending`; that process takes it at its next cycle
  * (`taken`), runs it like `ballast transfer` and records how it ended (`done` with the one-transfer cycle it ran
- * in, or `refused` with the reason). A request still `taken` when a process starts belonged to a run that died
+ * in, `refused` with the reason it cannot be done, or `failed` when it could not be run, e.g. GET /chains or a
+ * balance read failed; neither is run again). A request still `taken` when a process starts belonged to a run that died
  * while running it; it is marked `abandoned`, never run again (its transfer, if one was signed, is reconciled like
  * any other).
  */
@@ -10,7 +11,7 @@ import type { StoreDb } from './db.ts';
 import { checkMs } from './values.ts';
 
 /** States of a queued request. */
-export type TransferRequestState = 'pending' | 'taken' | 'done' | 'refused' | 'abandoned';
+export type TransferRequestState = 'pending' | 'taken' | 'done' | 'refused' | 'failed' | 'abandoned';
 
 /** One queued request; `amount` in whole units of the asset, `fromRef`/`toRef` as `<chain>:<asset>[:<wallet>]`. */
 export interface TransferRequestRow {
@@ -70,7 +71,7 @@ export async function takePendingTransferRequests(db: StoreDb, nowMs: number): P
 export async function finishTransferRequest(
   db: StoreDb,
   id: number,
-  end: { state: 'done' | 'refused'; cycleId?: number; outcome?: string; detail: string; finishedAtMs: number },
+  end: { state: 'done' | 'refused' | 'failed'; cycleId?: number; outcome?: string; detail: string; finishedAtMs: number },
 ): Promise<void> {
   checkMs(end.finishedAtMs, 'finishedAtMs');
   await db.run(

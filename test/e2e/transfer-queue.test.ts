@@ -1,13 +1,13 @@
 /**
  * `ballast transfer --queue` while another process holds the run lock (a running daemon): the request is queued in
  * the store, and the lock holder runs it after its next cycle through the same pipeline, recording how it ended;
- * `--wait` reports that outcome. A request the holder cannot do ends `refused`; one left `taken` by a process that
- * died is never run again.
+ * `--wait` reports that outcome. A request the holder cannot do ends `refused`, one it could not run `failed`; one
+ * left `taken` by a process that died is never run again.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
 import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
-import { getTransferRequest } from '../../src/store/transferRequests.ts';
+import { enqueueTransferRequest, getTransferRequest } from '../../src/store/transferRequests.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 
@@ -76,6 +76,25 @@ describe('ballast transfer --queue', () => {
     const r = await getTransferRequest(ballast.db, 1);
     expect(r?.state).toBe('refused');
     expect(r?.detail).toMatch(/--amount 0.0000001: .*at most 6 decimals/);
+  }, 180_000);
+
+  it('marks a request that could not be run failed, goes on with the next, and sends nothing', async () => {
+    const out = ballastOnSandbox(sandbox, tmp.dir, { relay: { chainsCacheSec: 0 } });
+    sandboxes.closeAfter(() => out.ballast.close());
+    const { ballast } = out;
+    for (const amount of ['5', '6']) {
+      await enqueueTransferRequest(ballast.db, { fromRef: 'alpha:USDC', toRef: 'beta:USDC', amount, requestedBy: 'ops@host', requestedAtMs: Date.now() });
+    }
+    const before = await usdcBalance(sandbox, 'alpha');
+    sandbox.setFaults({ httpErrors: { status: 503, count: 1000 } }); // every API call answers 503: GET /chains fails
+    const report = await ballast.runCycle('once');
+    expect(report.outcome).toBe('error');
+    for (const id of [1, 2]) {
+      const r = await getTransferRequest(ballast.db, id);
+      expect(r?.state).toBe('failed');
+      expect(r?.detail).toMatch(/^could not be run: .*503.*; see ballast history, and queue it again if nothing was sent$/);
+    }
+    expect(await usdcBalance(sandbox, 'alpha')).toBe(before);
   }, 180_000);
 
   it('never runs again a request a stopped process left taken', async () => {

@@ -80,7 +80,7 @@ async function waitForRequest(db: StoreDb, id: number, timeoutMs: number, out: (
     if (r && r.state !== 'pending' && r.state !== 'taken') {
       out(`transfer request ${id}: ${r.state}${r.outcome ? ` (${r.outcome})` : ''}: ${r.detail ?? ''}`);
       if (r.state === 'refused') return EXIT_USAGE;
-      if (r.state === 'abandoned') return EXIT_ERROR;
+      if (r.state === 'abandoned' || r.state === 'failed') return EXIT_ERROR;
       return exitCodeForReport({ outcome: outcomeOfAttempt(r.outcome ?? ''), attempts: [], ...(r.detail ? { error: r.detail } : {}) });
     }
     if (Date.now() >= deadline) {

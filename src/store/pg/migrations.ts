@@ -349,7 +349,7 @@ CREATE TABLE transfer_requests (
   amount             TEXT    NOT NULL,
   requested_by       TEXT    NOT NULL,
   requested_at_ms    BIGINT  NOT NULL,
-  state              TEXT    NOT NULL CHECK (state IN ('pending', 'taken', 'done', 'refused', 'abandoned')),
+  state              TEXT    NOT NULL CHECK (state IN ('pending', 'taken', 'done', 'refused', 'failed', 'abandoned')),
   cycle_id           BIGINT  REFERENCES cycles(id),
   outcome            TEXT,
   detail             TEXT,
