@@ -10,10 +10,11 @@ import { wholeToBaseUnits } from '../core/units.ts';
 import { BallastError } from '../core/errors.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { PlannedTransfer, TargetBand } from '../planner/types.ts';
-import { routeRuleFor } from '../planner/routes.ts';
+import { routeRuleFor, type RouteHolding } from '../planner/routes.ts';
 import { finishCycle, startCycle } from '../store/cycles.ts';
 import { recordPlannedTransfers } from '../store/plans.ts';
 import type { CycleContext } from './context.ts';
+import type { LoadedConfig } from '../config/loadConfig.ts';
 import { processTransfer } from './processTransfer.ts';
 import { readTargetBalances } from './readBalances.ts';
 import { resolveTargets } from './resolveTargets.ts';
@@ -56,18 +57,41 @@ export function parseHoldingRef(text: string, flag: string): HoldingRef {
   return wallet === undefined ? { chain, asset } : { chain, asset, wallet };
 }
 
-function findHolding(targets: readonly TargetBand[], ref: HoldingRef, flag: string, ctx: CycleContext): TargetBand {
-  const configured = (ctx.config.assets[ref.asset] ?? []).filter((e) => e.chain === ref.chain && (ref.wallet === undefined || e.wallet === ref.wallet));
+/**
+ * The one `assets:` entry a holding reference names (the wallet may be left out when only one holds the asset on
+ * that chain).
+ *
+ * @param flag the flag's name, for the error (`--from`, `--to`)
+ * @throws ManualTransferError when no entry or several entries match, listing what is configured
+ */
+export function configuredHolding(assets: LoadedConfig['assets'], ref: HoldingRef, flag: string): { wallet: string } {
+  const configured = (assets[ref.asset] ?? []).filter((e) => e.chain === ref.chain && (ref.wallet === undefined || e.wallet === ref.wallet));
   if (configured.length === 0) {
-    const known = Object.entries(ctx.config.assets).flatMap(([asset, entries]) => entries.map((e) => `${e.chain}:${asset}:${e.wallet}`));
+    const known = Object.entries(assets).flatMap(([asset, entries]) => entries.map((e) => `${e.chain}:${asset}:${e.wallet}`));
     throw new ManualTransferError(`${flag} ${ref.chain}:${ref.asset}${ref.wallet ? `:${ref.wallet}` : ''}: no such holding under assets:; configured: ${known.join(', ')}`);
   }
   if (configured.length > 1) {
     throw new ManualTransferError(`${flag} ${ref.chain}:${ref.asset}: ${configured.length} wallets hold it there; name one as ${ref.chain}:${ref.asset}:<wallet> (${configured.map((e) => e.wallet).join(', ')})`);
   }
-  const found = targets.find((t) => t.asset === ref.asset && t.chain === ref.chain && t.wallet === configured[0]!.wallet);
+  return configured[0]!; // exactly one, checked above
+}
+
+function findHolding(targets: readonly TargetBand[], ref: HoldingRef, flag: string, ctx: CycleContext): TargetBand {
+  const { wallet } = configuredHolding(ctx.config.assets, ref, flag);
+  const found = targets.find((t) => t.asset === ref.asset && t.chain === ref.chain && t.wallet === wallet);
   if (!found) throw new ManualTransferError(`${flag} ${ref.chain}:${ref.asset}: its decimals cannot be resolved this time (the chain or GET /chains is unreadable); nothing was done, try again`);
   return found;
+}
+
+/**
+ * The largest single transfer from `from` to `to`: the matching `policy.routes` entry's maxTransfer, else the
+ * asset's (`policy.transferLimits.<asset>`), else `policy.maxTransfer`; whole units, with the setting's YAML path.
+ */
+export function maxTransferFor(policy: LoadedConfig['policy'], from: RouteHolding, to: RouteHolding): { key: string; max: string } {
+  const route = routeRuleFor(policy, from, to);
+  if (route.maxTransfer !== undefined) return { key: `${route.text}.maxTransfer`, max: route.maxTransfer };
+  const limits = policy.transferLimits?.[from.asset];
+  return limits ? { key: `policy.transferLimits.${from.asset}.maxTransfer`, max: limits.maxTransfer } : { key: 'policy.maxTransfer', max: policy.maxTransfer };
 }
 
 /**
@@ -98,11 +122,7 @@ export async function planManualTransfer(ctx: CycleContext, chainsDoc: Parameter
   if (!route.allowed) {
     throw new ManualTransferError(`--from ${from.chain} --to ${to.chain}: ${from.asset} from ${from.chain} (${from.wallet}) to ${to.chain} (${to.wallet}) is not allowed by ${route.text}; nothing was done (allow the route in policy.routes to send it)`);
   }
-  const { key, max } = route.maxTransfer !== undefined
-    ? { key: `${route.text}.maxTransfer`, max: route.maxTransfer }
-    : policy.transferLimits?.[from.asset]
-      ? { key: `policy.transferLimits.${from.asset}.maxTransfer`, max: policy.transferLimits[from.asset]!.maxTransfer }
-      : { key: 'policy.maxTransfer', max: policy.maxTransfer };
+  const { key, max } = maxTransferFor(policy, from, to);
   if (amountIn > wholeToBaseUnits(max, from.decimals)) {
     throw new ManualTransferError(`--amount ${req.amount}: above ${key} (${max} ${from.asset}); send it in several transfers or raise the setting`);
   }

@@ -8,21 +8,19 @@ import { wholeToBaseUnits } from '../core/units.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { finishTransferRequest, releaseTransferRequest, takePendingTransferRequests, type TransferRequestRow } from '../store/transferRequests.ts';
 import type { CycleContext } from './context.ts';
-import { ManualTransferError, parseHoldingRef, runManualTransfer, type HoldingRef } from './manualTransfer.ts';
+import { routeRuleFor } from '../planner/routes.ts';
+import { configuredHolding, ManualTransferError, maxTransferFor, parseHoldingRef, runManualTransfer, type HoldingRef } from './manualTransfer.ts';
 
 /**
  * Checks what can be checked of a request without the chains before it is queued: both holdings configured
- * (the wallet named when several hold the asset on a chain), one asset, a positive amount within the asset's
- * maxTransfer. The process that runs it checks the rest (decimals, balance, gas reserve) as `ballast transfer` does.
+ * (the wallet named when several hold the asset on a chain), one asset, a route `policy.routes` allows, a positive
+ * amount within the route's (else the asset's) maxTransfer. The process that runs it checks the rest (decimals, balance, gas reserve) as `ballast transfer` does.
  *
  * @throws ManualTransferError naming the flag and the fix
  */
 export function checkQueuedRequest(config: Pick<LoadedConfig, 'assets' | 'policy'>, req: { from: HoldingRef; to: HoldingRef; amount: string }): void {
-  for (const [ref, flag] of [[req.from, '--from'], [req.to, '--to']] as const) {
-    const held = (config.assets[ref.asset] ?? []).filter((e) => e.chain === ref.chain && (ref.wallet === undefined || e.wallet === ref.wallet));
-    if (held.length === 0) throw new ManualTransferError(`${flag} ${ref.chain}:${ref.asset}${ref.wallet ? `:${ref.wallet}` : ''}: no such holding under assets:`);
-    if (held.length > 1) throw new ManualTransferError(`${flag} ${ref.chain}:${ref.asset}: ${held.length} wallets hold it there; name one as ${ref.chain}:${ref.asset}:<wallet>`);
-  }
+  const from = { ...req.from, ...configuredHolding(config.assets, req.from, '--from') };
+  const to = { ...req.to, ...configuredHolding(config.assets, req.to, '--to') };
   if (req.from.asset !== req.to.asset) throw new ManualTransferError(`--from ${req.from.asset} and --to ${req.to.asset}: give the same asset on both sides`);
   let amount: bigint;
   try {
@@ -31,8 +29,10 @@ export function checkQueuedRequest(config: Pick<LoadedConfig, 'assets' | 'policy
     throw new ManualTransferError(`--amount ${req.amount}: ${shortErrorMessage(error)} (whole units, e.g. 1500.25)`);
   }
   if (amount === 0n) throw new ManualTransferError('--amount must be above 0');
-  const max = config.policy.transferLimits?.[req.from.asset]?.maxTransfer ?? config.policy.maxTransfer;
-  if (amount > wholeToBaseUnits(max, 36)) throw new ManualTransferError(`--amount ${req.amount}: above the maxTransfer of ${req.from.asset} (${max}); send it in several transfers or raise the setting`);
+  const route = routeRuleFor(config.policy, from, to);
+  if (!route.allowed) throw new ManualTransferError(`--from ${from.chain} --to ${to.chain}: not allowed by ${route.text}; nothing was queued`);
+  const { key, max } = maxTransferFor(config.policy, from, to);
+  if (amount > wholeToBaseUnits(max, 36)) throw new ManualTransferError(`--amount ${req.amount}: above ${key} (${max} ${from.asset}); send it in several transfers or raise the setting`);
 }
 
 /**
