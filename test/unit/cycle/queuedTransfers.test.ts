@@ -21,7 +21,7 @@ const req = (to: string, amount: string) => ({ from: { chain: 'alpha', asset: 'U
 
 describe('checkQueuedRequest', () => {
   it('accepts up to the route\'s own maxTransfer, above the asset\'s', () => {
-    const c = config({ routes: [{ from: 'alpha', to: 'beta', maxTransfer: '80000' }] });
+    const c = config({ routes: [{ from: 'alpha', to: 'beta', allow: true, maxTransfer: '80000' }] });
     expect(() => checkQueuedRequest(c, req('treasury', '70000'))).not.toThrow();
     expect(() => checkQueuedRequest(c, req('treasury', '80000.5'))).toThrow('--amount 80000.5: above policy.routes[0].maxTransfer (80000 USDC)');
     expect(() => checkQueuedRequest(config(), req('treasury', '70000'))).toThrow('above policy.maxTransfer (50000 USDC)');
