@@ -82,6 +82,7 @@ export function createChainAdapters(config: LoadedConfig, opts: ChainAdapterOpti
             confirmations: c.confirmations,
             highValueConfirmations: c.highValueConfirmations,
             highValueSats: c.highValueSats,
+            reorgDepth: c.reorgDepth,
             minerFeeReserveSats: c.minerFeeReserveSats,
             maxFeeRateSatPerVb: c.maxFeeRateSatPerVb,
             maxInclusionWaitMs: c.inclusionWaitSec * 1000,

@@ -12,8 +12,10 @@
  * The money-path contract every adapter keeps (issue "never double-send"): a transfer's funds are planned again
  * only once it is proven that no deposit for its order id exists or can still land. `lookup` answers `dropped`
  * only when the transaction provably can never land (EVM: its nonce is used by another transaction; Solana: its
- * blockhash expired on a node that has the slot; Bitcoin: an input is spent by a transaction that is not ours);
- * any error reaching the node throws, and an error proves nothing.
+ * blockhash expired on a node that has the slot; Bitcoin: an input is spent by a transaction that is not it,
+ * mined at the chain's reorg depth); any error reaching the node throws, and an error proves nothing. A passed
+ * order deadline proves nothing on Solana or Bitcoin (a Bitcoin transaction never expires): an unwanted Bitcoin
+ * deposit is ended by {@link ChainAdapter.cancel}, a replacement of ours that must be mined first.
  */
 import type { QuoteResponse } from '../relay/schemas.ts';
 import type { DepositLimits, OriginChainFacts } from '../verify/deposit/types.ts';
@@ -61,7 +63,7 @@ export type Inclusion = ({ kind: 'mined' } & Mined) | { kind: 'replaced'; by: st
  * What the chain says of one recorded transaction: mined; held by the node (`pending`); provably never able to
  * land (`dropped`); or unknown to the node (it may land if sent again).
  */
-export type TxLookup = ({ state: 'mined' } & Mined) | { state: 'pending' | 'dropped' | 'unknown' };
+export type TxLookup = ({ state: 'mined' } & Mined) | { state: 'pending'; detail?: string } | { state: 'dropped' | 'unknown' };
 
 /** A recorded origin transaction as the store holds it. */
 export interface RecordedTx {
@@ -165,6 +167,19 @@ export interface ChainAdapter {
    * final under the chain's confirmations policy), moved to another block, removed by a reorg, or unknown.
    */
   recheck(tx: RecordedTx & { status: 'confirmed' | 'reverted'; blockNumber: bigint; blockHash: string | null; amountIn?: bigint }, head: bigint): Promise<Recheck>;
+  /**
+   * Signs a transaction that ends an unmined deposit of ours for good: it spends every input of `tx` back to
+   * `user`'s own address at a fee that replaces it in any mempool (BIP-125 rules 3 and 4: at least the
+   * original's absolute fee plus the incremental relay fee of 1 sat/vB × its own vsize, and a higher fee rate),
+   * signalling replaceability itself. Once it is mined at the reorg depth, `lookup` of `tx` answers `dropped`.
+   * Like `sign`, the result is written ahead and then sent with `broadcast`. Present only where a passed
+   * deadline cannot end a transaction (Bitcoin).
+   *
+   * @param user the depositing wallet's address (the transfer's `user`)
+   * @throws when `user` is not one of this chain's signers, an input cannot be read, or what is left after
+   *   the fee would be dust (nothing was signed)
+   */
+  cancel?(user: string, tx: RecordedTx): Promise<SignedOriginTx>;
   /** Deposits for an order on this chain. @throws on any node error (then nothing is proven) */
   findDeposit(query: DepositQuery): Promise<DepositSearch>;
   /** The block of a destination transaction (a fill), or null when the chain does not have it. @throws on node errors */

@@ -25,6 +25,7 @@ export function renderTransfer(t: TransferRow, decimals: TransferDecimals = { de
     ['requestId', t.requestId ?? '—'],
     ['orderId', t.orderId ?? '—'],
     ...t.txs.map((tx): [string, string] => [`origin tx: ${tx.stepId}`, `${tx.txHash} (${tx.status})`]),
+    ...t.cancels.map((tx): [string, string] => [`replacement ending the deposit: ${tx.stepId}`, `${tx.txHash} (${tx.status})`]),
     ...t.outTxHashes.map((h): [string, string] => [t.status === 'refund' ? 'refund tx' : 'fill tx', h]),
     ['history', t.events.map((e) => `${e.fromStatus ?? '∅'} → ${e.toStatus} at ${new Date(e.atMs).toISOString()}`).join('\n')],
   ];

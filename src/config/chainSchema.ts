@@ -38,6 +38,8 @@ export const DEFAULT_MAX_MICRO_LAMPORTS_PER_CU = '1000000';
 export const DEFAULT_BVM_CONFIRMATIONS = 1;
 export const DEFAULT_BVM_HIGH_VALUE_CONFIRMATIONS = 2;
 export const DEFAULT_BVM_HIGH_VALUE_SATS = '100000000';
+/** Default depth, in blocks, of Bitcoin reorg re-checks and of a conflicting spend that proves a transaction dead. */
+export const DEFAULT_BVM_REORG_DEPTH = 6;
 /** Default satoshis kept back from planning to pay miner fees. */
 export const DEFAULT_BVM_MINER_FEE_RESERVE_SATS = '20000';
 /** Default cap on the fee rate of a Bitcoin transaction Ballast signs, in sat/vB. */
@@ -170,6 +172,11 @@ export const BvmChainSchema = z
     highValueSats: baseUnits('highValueSats', DEFAULT_BVM_HIGH_VALUE_SATS)
       .default(DEFAULT_BVM_HIGH_VALUE_SATS)
       .describe('deposits of at least this many satoshis wait for highValueConfirmations (decimal integer string)'),
+    reorgDepth: blocks('reorgDepth', DEFAULT_BVM_REORG_DEPTH)
+      .default(DEFAULT_BVM_REORG_DEPTH)
+      .describe(
+        'blocks a mined origin transaction is re-checked for reorgs (whatever confirmations the fill waits for), and the depth a conflicting spend must reach before it proves a lost transaction dead',
+      ),
     minerFeeReserveSats: baseUnits('minerFeeReserveSats', DEFAULT_BVM_MINER_FEE_RESERVE_SATS)
       .default(DEFAULT_BVM_MINER_FEE_RESERVE_SATS)
       .describe('satoshis kept out of planning to pay miner fees (decimal integer string)'),

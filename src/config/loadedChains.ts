@@ -62,6 +62,8 @@ export interface LoadedBvmChain {
   highValueConfirmations: number;
   /** Threshold of a high-value deposit, in satoshis. */
   highValueSats: bigint;
+  /** Blocks a mined transaction is re-checked for reorgs; depth at which a conflicting spend proves a lost one dead. */
+  reorgDepth: number;
   /** Satoshis kept out of planning to pay miner fees. */
   minerFeeReserveSats: bigint;
   /** Largest fee rate Ballast signs, in sat/vB. */
@@ -134,6 +136,7 @@ export function buildLoadedChain(name: string, c: ChainConfig): LoadedChain {
         confirmations: c.confirmations,
         highValueConfirmations: c.highValueConfirmations ?? Math.max(DEFAULT_BVM_HIGH_VALUE_CONFIRMATIONS, c.confirmations),
         highValueSats: BigInt(c.highValueSats),
+        reorgDepth: c.reorgDepth,
         minerFeeReserveSats: BigInt(c.minerFeeReserveSats),
         maxFeeRateSatPerVb: c.maxFeeRateSatPerVb,
         inclusionWaitSec: c.inclusionWaitSec,

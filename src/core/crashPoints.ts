@@ -40,6 +40,8 @@ export const CRASH_POINTS = [
   'transfer:final',
   /** Reconciliation moved a transfer (found its deposit, failed it, re-sent a transaction). */
   'reconcile:moved',
+  /** A replacement ending an unwanted deposit is written ahead; not broadcast yet. */
+  'cancel:written',
 ] as const;
 
 /** One step boundary. */

@@ -7,11 +7,16 @@
  * - every verified item mined successfully → `deposited` (the status endpoint takes over);
  * - a transaction reverted → `origin_failed`;
  * - a transaction that provably can never land (the adapter's `dropped`: EVM, its nonce used by another
- *   transaction; Solana, its blockhash expired; Bitcoin, an input spent by a transaction not ours), or one the
- *   node does not know whose order deadline has passed → `origin_failed`, but only once it is proven that no deposit for the order
+ *   transaction; Solana, its blockhash expired; Bitcoin, an input spent by another transaction mined at the reorg
+ *   depth), or, on EVM only, one the node does not know whose order deadline has passed (a later transaction
+ *   of ours takes its nonce, so the two cannot both land) → `origin_failed`, but only once it is proven that no deposit for the order
  *   exists: no depository event with its order id crediting our wallet, and the Relay request not known to
  *   have a deposit. A deposit found there (an operator's speed-up of our deposit, a backend that lagged) is
  *   recorded as the transfer's deposit (`<step>:replacement`) and the transfer goes on as `deposited`;
+ * - a Bitcoin deposit that is unmined once its order deadline has passed is ended provably: a replacement of
+ *   ours spending its inputs back to our wallet at a higher fee is signed, written ahead (`<step>:cancel`) and
+ *   broadcast (src/cycle/endDeposit.ts); only when that is mined at the reorg depth does `lookup` say `dropped`.
+ *   A passed deadline proves nothing on Bitcoin or Solana;
  * - the executor stopped before the deposit was ever signed → `origin_failed`;
  * - otherwise (still pending, unknown with time left, or any lookup failed) → unchanged, still in flight. An
  *   RPC error is never read as "not found".
@@ -25,6 +30,8 @@ import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems } from '../executor/collectItems.ts';
 import { deadlineRefusal, receiptWaitMs } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
+import { endUnwantedDeposit } from './endDeposit.ts';
+import { killSwitchVerdict } from './spendingGate.ts';
 
 /**
  * Where the verified quote's deposit is (its last item: approvals come first, spec "Step") and its order
@@ -113,8 +120,10 @@ async function laterTxStillAlive(chain: ChainAdapter, row: TransferRow, tx: Tran
 
 /**
  * Sends a recorded transaction again, exactly as signed, when the node does not know it (written ahead, then a
- * crash or a lost send) and the order deadline still leaves time for it and the deposit after it; then waits
- * for its receipt within that time. Nothing new is signed.
+ * crash or a lost send, or a Bitcoin deposit evicted from the node's mempool) and the order deadline still
+ * leaves time for it and the deposit after it; then waits for its receipt within that time. Nothing new is
+ * signed. At most once per transaction per cycle, never past the deadline, never while the kill switch is
+ * engaged; counted in `ballast_origin_rebroadcasts_total{chain, kind="deposit"}`.
  *
  * @returns true when it was sent again (its receipt may still be pending)
  */
@@ -129,6 +138,12 @@ async function rebroadcast(
   if (!facts || tx.rawTx === '0x' || tx.rawTx === '') return false;
   const later = row.txs.length - row.txs.indexOf(tx) - 1 + (depositWritten(row, facts) ? 0 : 1);
   if (deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1) !== null) return false;
+  const halted = killSwitchVerdict(ctx);
+  if (halted) {
+    log.warn({ txHash: tx.txHash, reason: halted.reason }, `recorded transaction unknown to the node; not sent again: ${halted.detail}`);
+    return false;
+  }
+  ctx.metrics.originRebroadcastsTotal.inc({ chain: row.originChain, kind: 'deposit' });
   try {
     await chain.broadcast(tx.rawTx); // stored by the executor exactly as signed
   } catch (error) {
@@ -151,7 +166,7 @@ function droppedReason(chain: ChainAdapter): string {
     case 'svm':
       return 'its blockhash expired before it landed';
     case 'bvm':
-      return 'an input it spends was spent by another transaction';
+      return 'an input it spends was spent by another transaction, mined at the reorg depth';
   }
 }
 
@@ -192,11 +207,18 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
       }
       continue;
     }
+    const pastDeadline = facts !== null && facts.deadlineSec * 1000 < ctx.now();
+    if (found.state !== 'dropped' && pastDeadline && chain.cancel) {
+      // Bitcoin: the deposit never expires. Past its deadline it is ended by a replacement of ours, and the
+      // transfer stays in flight until `lookup` proves the deposit dead (the replacement mined deep enough).
+      await endUnwantedDeposit(ctx, chain, row, tx, log, found.state === 'pending' ? found.detail : undefined);
+      return status;
+    }
     if (found.state === 'pending') return status;
     const why =
       found.state === 'dropped'
         ? `${tx.stepId} ${tx.txHash} was never mined: ${droppedReason(chain)}`
-        : facts && facts.deadlineSec * 1000 < ctx.now()
+        : pastDeadline && chain.vm === 'evm'
           ? `${tx.stepId} ${tx.txHash} unknown to the node and the order deadline has passed`
           : null;
     if (why === null) return status;

@@ -48,7 +48,9 @@ export async function recordLedger(deps: LedgerDeps, transferId: number): Promis
       }
     }
     const chain = deps.chains.get(t.originChain);
-    const gasPaid = chain ? await originGasPaid(chain, t.txs.filter((x) => x.status === 'confirmed' || x.status === 'reverted').map((x) => x.txHash), log) : null;
+    // A mined replacement that ended an unwanted deposit (`cancels`) was paid for too.
+    const mined = [...t.txs, ...t.cancels].filter((x) => x.status === 'confirmed' || x.status === 'reverted');
+    const gasPaid = chain ? await originGasPaid(chain, mined.map((x) => x.txHash), log) : null;
     const entry = computeLedgerEntry({
       transfer: t,
       quoteRaw,

@@ -74,6 +74,16 @@ export interface BallastMetrics extends OperatorMetrics, LeaderMetrics, MonitorM
   /** `ballast_origin_reorgs_total{chain}`: mined origin transactions a reorg removed before they were final. */
   originReorgsTotal: Counter<'chain'>;
   /**
+   * `ballast_origin_rebroadcasts_total{chain, kind}`: recorded transactions the node did not know, sent again
+   * exactly as signed by reconciliation (`deposit`: an item of the quote; `replacement`: one ending a deposit).
+   */
+  originRebroadcastsTotal: Counter<'chain' | 'kind'>;
+  /**
+   * `ballast_origin_replacements_total{chain, outcome}`: replacements signed to end a deposit still unmined past
+   * its order deadline (Bitcoin), by outcome (`sent`, `sign_failed`).
+   */
+  originReplacementsTotal: Counter<'chain' | 'outcome'>;
+  /**
    * `ballast_webhooks_received_total{result}`: webhook deliveries by what became of them: applied (`closed`,
    * `recorded`, `unchanged`), acknowledged and ignored (`not_ours`, `foreign_deposit`, `already_final`,
    * `out_of_order`, `unknown_event`) or refused (a signature reason such as `mismatch`, `stale`, `replay`;
@@ -221,6 +231,18 @@ export function createMetrics(): BallastMetrics {
       name: 'ballast_origin_reorgs_total',
       help: 'Mined origin transactions that a reorg removed before chains.<name>.confirmations blocks, by chain.',
       labelNames: ['chain'],
+      registers,
+    }),
+    originRebroadcastsTotal: new Counter({
+      name: 'ballast_origin_rebroadcasts_total',
+      help: 'Recorded origin transactions unknown to the node, sent again exactly as signed, by chain and kind (deposit, replacement).',
+      labelNames: ['chain', 'kind'],
+      registers,
+    }),
+    originReplacementsTotal: new Counter({
+      name: 'ballast_origin_replacements_total',
+      help: 'Replacements signed to end a Bitcoin deposit still unmined past its order deadline, by chain and outcome (sent, sign_failed).',
+      labelNames: ['chain', 'outcome'],
       registers,
     }),
     relayStatusesTotal: new Counter({

@@ -6,6 +6,9 @@ import { inList, type SqlValue, type StoreDb } from './db.ts';
 import type { TransferStatus, TransferTxStatus } from './transferStatus.ts';
 import { fromJsonText, textToAmount } from './values.ts';
 
+/** Step-id suffix of a transaction that ends an unwanted deposit of the transfer (`<deposit step>:cancel`). */
+export const CANCEL_STEP_SUFFIX = ':cancel';
+
 /** One origin transaction of a transfer. */
 export interface TransferTxRow {
   id: number;
@@ -89,7 +92,14 @@ export interface TransferRow extends TransferFields {
    * proof must confirm before the transfer is failed; null while there is none.
    */
   absenceProof: { block: bigint; atMs: number } | null;
+  /** The origin transactions of the quote's items (and recorded replacements found on chain), in order. */
   txs: TransferTxRow[];
+  /**
+   * Transactions Ballast signed to end an unwanted deposit of this transfer (Bitcoin: a replacement spending its
+   * inputs back to our wallet; step id `<step>:cancel`, {@link CANCEL_STEP_SUFFIX}), kept apart from `txs` so
+   * nothing takes one for the deposit.
+   */
+  cancels: TransferTxRow[];
   events: TransferEventRow[];
 }
 
@@ -167,12 +177,13 @@ export async function queryTransfers(db: StoreDb, sql: string, ...params: SqlVal
   const events = await db.all<EventDbRow>(`SELECT * FROM transfer_events WHERE transfer_id IN ${inList(ids)} ORDER BY id`, ...ids); // columns per migration 1
   return rows.map((r) => ({
     ...mapTransfer(r),
-    txs: txs.filter((t) => t.transfer_id === r.id).map(mapTx),
+    txs: txs.filter((t) => t.transfer_id === r.id && !t.step_id.endsWith(CANCEL_STEP_SUFFIX)).map(mapTx),
+    cancels: txs.filter((t) => t.transfer_id === r.id && t.step_id.endsWith(CANCEL_STEP_SUFFIX)).map(mapTx),
     events: events.filter((e) => e.transfer_id === r.id).map(mapEvent),
   }));
 }
 
-function mapTransfer(r: TransferDbRow): Omit<TransferRow, 'txs' | 'events'> {
+function mapTransfer(r: TransferDbRow): Omit<TransferRow, 'txs' | 'cancels' | 'events'> {
   return {
     id: r.id,
     cycleId: r.cycle_id,

@@ -15,8 +15,9 @@ import { BvmAdapterError, BvmEsploraError } from './errors.ts';
 import { findBvmDeposit } from './findDeposit.ts';
 import { readBvmBalances, specBalanceSats } from './readBalances.ts';
 import { signBvmPsbt } from './signPsbt.ts';
-import { bvmTxRecord } from './txRecord.ts';
-import { lookupBvmTx, readTxStatus, recheckBvmTx, requiredConfirmations, waitForBvmInclusion, type BvmFinalityPolicy } from './txState.ts';
+import { bvmTxRecord, recordedInputs } from './txRecord.ts';
+import { DEFAULT_BVM_REORG_DEPTH, lookupBvmTx, readTxStatus, recheckBvmTx, requiredConfirmations, waitForBvmInclusion, type BvmFinalityPolicy } from './txState.ts';
+import { buildCancelTx, type SpentOutput } from './cancelTx.ts';
 import { validateBvmAddress } from './validateAddress.ts';
 import type { BvmKey, BvmNetwork } from './wallet.ts';
 
@@ -48,6 +49,11 @@ export interface BvmAdapterOptions {
   highValueConfirmations?: number;
   /** Threshold of a high-value transfer, satoshis. */
   highValueSats: bigint;
+  /**
+   * Blocks a mined transaction is re-checked for reorgs, and the depth at which a conflicting spend proves a
+   * lost transaction dead (default {@link DEFAULT_BVM_REORG_DEPTH}).
+   */
+  reorgDepth?: number;
   /** Satoshis kept out of the planned balance to pay miner fees. */
   minerFeeReserveSats: bigint;
   /** Highest fee rate signed, sat/vB. */
@@ -99,6 +105,7 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     confirmations: opts.confirmations ?? 1,
     highValueConfirmations: opts.highValueConfirmations ?? 2,
     highValueSats: opts.highValueSats,
+    reorgDepth: opts.reorgDepth ?? DEFAULT_BVM_REORG_DEPTH,
   };
   const pollIntervalMs = opts.pollIntervalMs ?? DEFAULT_BVM_POLL_INTERVAL_MS;
   const validateAddress = (address: string): string | null => validateBvmAddress(address, network);
@@ -165,7 +172,22 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     waitForInclusion: (tx, timeoutMs): Promise<Inclusion> =>
       waitForBvmInclusion(esplora, tx.txHash, Math.min(timeoutMs, opts.maxInclusionWaitMs ?? 60_000), { pollIntervalMs }),
     head,
-    lookup: (tx): Promise<TxLookup> => lookupBvmTx(esplora, tx),
+    lookup: (tx): Promise<TxLookup> => lookupBvmTx(esplora, tx, finality.reorgDepth),
+    async cancel(user, tx): Promise<SignedOriginTx> {
+      const key = [...signers.values()].find((k) => k.address === user && k.network === network);
+      if (!key) throw new BvmAdapterError(`${user} is not a Bitcoin wallet of chain ${name}; its deposit cannot be replaced from here`);
+      const inputs = recordedInputs(tx);
+      if (!inputs) throw new BvmAdapterError(`the recorded deposit ${tx.txHash} names no inputs; it cannot be replaced`);
+      const spent: SpentOutput[] = [];
+      for (const input of inputs) {
+        const prev = await esplora.getJson(`/tx/${encodeURIComponent(input.txid)}`, TxSchema);
+        const out = prev.vout[input.vout];
+        if (!out) throw new BvmAdapterError(`transaction ${input.txid} has no output ${input.vout}; the deposit ${tx.txHash} cannot be replaced`);
+        spent.push({ txid: input.txid, vout: input.vout, value: out.value, script: Buffer.from(out.scriptpubkey, 'hex') });
+      }
+      const signed = buildCancelTx(key, { rawTx: tx.rawTx, spent });
+      return { chainId, txHash: signed.txid, rawTx: signed.rawTx, request: { ...bvmTxRecord(signed, key.address), replaces: tx.txHash } };
+    },
     recheck: (tx, tip): Promise<Recheck> => recheckBvmTx(esplora, tx, tip, finality),
     findDeposit: (query): Promise<DepositSearch> => findBvmDeposit(esplora, query),
     async txBlock(txHash) {

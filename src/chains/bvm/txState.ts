@@ -5,14 +5,16 @@
  * always `confirmed`.
  *
  * Proof that a transaction can never land (the money-path contract in src/chains/adapter.ts): the node does
- * not know it, and one of the outputs it spends is spent by another transaction *in a block*. Segwit txids do
- * not change with signatures, so another txid is another transaction. A conflicting spend still in the mempool
- * proves nothing yet (it may be replaced or evicted), so that answer is `unknown`. Every HTTP failure other
- * than a 404 throws: an error proves nothing.
+ * not know it, and one of the outputs it spends is spent by another transaction in a block at least
+ * `reorgDepth` deep (default 6), so no plausible reorg can bring it back. Segwit txids do not change with
+ * signatures, so another txid is another transaction. A conflicting spend still in the mempool proves nothing
+ * yet (it may be replaced or evicted), so that answer is `unknown`; one mined less deep is `pending` (wait for
+ * depth). A passed order deadline proves nothing: a Bitcoin transaction never expires. Every HTTP failure
+ * other than a 404 throws: an error proves nothing.
  */
 import type { Inclusion, Recheck, RecordedTx, TxLookup } from '../adapter.ts';
 import type { EsploraClient } from './esploraClient.ts';
-import { HashTextSchema, OutspendSchema, TxStatusSchema, type EsploraTxStatus } from './esploraSchemas.ts';
+import { HashTextSchema, HeightTextSchema, OutspendSchema, TxStatusSchema, type EsploraTxStatus } from './esploraSchemas.ts';
 import { BvmInclusionTimeoutError } from './errors.ts';
 import { recordedInputs } from './txRecord.ts';
 
@@ -23,7 +25,15 @@ export interface BvmFinalityPolicy {
   highValueConfirmations: number;
   /** Threshold of a high-value transfer, satoshis. */
   highValueSats: bigint;
+  /**
+   * Blocks (the including one counted) a mined transaction is re-checked for reorgs, whatever the confirmations
+   * the fill waits for, and the depth a conflicting spend must reach before it proves our transaction dead.
+   */
+  reorgDepth: number;
 }
+
+/** Default {@link BvmFinalityPolicy.reorgDepth}: six blocks, the customary depth beyond which Bitcoin reorgs are not expected. */
+export const DEFAULT_BVM_REORG_DEPTH = 6;
 
 /** Blocks a transfer of `amountSats` needs (unknown amount: the stricter high-value count). */
 export function requiredConfirmations(policy: BvmFinalityPolicy, amountSats: bigint | undefined): number {
@@ -38,29 +48,38 @@ export function readTxStatus(esplora: EsploraClient, txid: string): Promise<Espl
 }
 
 /**
- * What the chain says of a recorded transaction: mined (block and hash), pending (in the mempool), dropped (an
- * input spent by another, mined transaction) or unknown.
+ * What the chain says of a recorded transaction: mined (block and hash); pending (in the mempool, or an input
+ * spent by another transaction mined less than `reorgDepth` deep); dropped (an input spent by another
+ * transaction mined at least `reorgDepth` deep, so ours can never land); or unknown (the node does not know it
+ * and nothing proves it dead: it may still be mined from another node's mempool).
  *
+ * @param reorgDepth depth, in blocks counting the including one, at which a conflicting spend is proof
  * @throws BvmEsploraError on any failure other than a 404
  */
-export async function lookupBvmTx(esplora: EsploraClient, tx: RecordedTx): Promise<TxLookup> {
+export async function lookupBvmTx(esplora: EsploraClient, tx: RecordedTx, reorgDepth: number): Promise<TxLookup> {
   const status = await readTxStatus(esplora, tx.txHash);
   if (status?.confirmed) return { state: 'mined', status: 'confirmed', blockNumber: BigInt(status.block_height), blockHash: status.block_hash };
   if (status) return { state: 'pending' };
   const inputs = recordedInputs(tx);
   if (!inputs) return { state: 'unknown' };
   const ours = tx.txHash.toLowerCase();
+  let shallow: string | null = null;
   for (const input of inputs) {
     const spend = await esplora.getJsonOrNull(`${txPath(input.txid)}/outspend/${input.vout}`, OutspendSchema);
-    if (spend?.spent && spend.txid !== ours && spend.status?.confirmed) return { state: 'dropped' };
+    if (!spend?.spent || spend.txid === ours || !spend.status?.confirmed) continue;
+    const tip = await esplora.getText('/blocks/tip/height', HeightTextSchema);
+    const depth = tip - BigInt(spend.status.block_height) + 1n;
+    if (depth >= BigInt(reorgDepth)) return { state: 'dropped' };
+    shallow = `input ${input.txid}:${input.vout} is spent by ${spend.txid}, mined ${depth} block(s) deep (proof at ${reorgDepth})`;
   }
-  return { state: 'unknown' };
+  return shallow === null ? { state: 'unknown' } : { state: 'pending', detail: shallow };
 }
 
 /**
  * Re-checks a mined transaction recorded in block `blockNumber` (hash `blockHash`) against the chain at `head`.
  *
- * @returns `same` (final when `head` is deep enough under `policy`), `moved` (in another block), `removed`
+ * @returns `same` (final when `head` is at least the larger of the required confirmations and `policy.reorgDepth`
+ *   deep), `moved` (in another block), `removed`
  *   (no longer in a block and the block at its height has another hash), or `unknown` (the node lags)
  * @throws BvmEsploraError on any failure other than a 404
  */
@@ -74,7 +93,9 @@ export async function recheckBvmTx(
   if (status?.confirmed) {
     const height = BigInt(status.block_height);
     if (height === tx.blockNumber && (tx.blockHash === null || status.block_hash === tx.blockHash.toLowerCase())) {
-      return { kind: 'same', final: head - height + 1n >= BigInt(requiredConfirmations(policy, tx.amountIn)) };
+      // Final only once no reorg is expected: the fill may wait for fewer confirmations, the re-checks do not.
+      const depth = Math.max(requiredConfirmations(policy, tx.amountIn), policy.reorgDepth);
+      return { kind: 'same', final: head - height + 1n >= BigInt(depth) };
     }
     return { kind: 'moved', status: 'confirmed', blockNumber: height, blockHash: status.block_hash };
   }

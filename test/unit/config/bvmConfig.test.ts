@@ -134,7 +134,7 @@ describe('bvm wallet', () => {
 });
 
 describe('bvm chain', () => {
-  it('applies defaults: mainnet, 1 and 2 confirmations, amounts as bigint satoshis, trailing slash dropped', () => {
+  it('applies defaults: mainnet, 1 and 2 confirmations, reorg depth 6, amounts as bigint satoshis, trailing slash dropped', () => {
     const config = loadConfig(tmp.write(multiVmConfig()), MULTI_ENV);
     expect(config.chains.bitcoin).toEqual({
       name: 'bitcoin',
@@ -145,6 +145,7 @@ describe('bvm chain', () => {
       confirmations: 1,
       highValueConfirmations: 2,
       highValueSats: 100_000_000n,
+      reorgDepth: 6,
       minerFeeReserveSats: 20_000n,
       maxFeeRateSatPerVb: 200,
       inclusionWaitSec: 60,
@@ -153,9 +154,9 @@ describe('bvm chain', () => {
 
   it('takes every field; highValueConfirmations defaults to at least confirmations', () => {
     const c = multiVmConfig();
-    Object.assign(c.chains.bitcoin, { confirmations: 3, highValueSats: '50000000', minerFeeReserveSats: '0', maxFeeRateSatPerVb: 12.5 });
+    Object.assign(c.chains.bitcoin, { confirmations: 3, highValueSats: '50000000', reorgDepth: 10, minerFeeReserveSats: '0', maxFeeRateSatPerVb: 12.5 });
     const chain = vmOf(loadConfig(tmp.write(c), MULTI_ENV).chains.bitcoin, 'bvm');
-    expect(chain).toMatchObject({ confirmations: 3, highValueConfirmations: 3, highValueSats: 50_000_000n, minerFeeReserveSats: 0n, maxFeeRateSatPerVb: 12.5 });
+    expect(chain).toMatchObject({ confirmations: 3, highValueConfirmations: 3, highValueSats: 50_000_000n, reorgDepth: 10, minerFeeReserveSats: 0n, maxFeeRateSatPerVb: 12.5 });
     c.chains.bitcoin.highValueConfirmations = 6;
     expect(vmOf(loadConfig(tmp.write(c), MULTI_ENV).chains.bitcoin, 'bvm').highValueConfirmations).toBe(6);
   });

@@ -37,6 +37,7 @@ function row(over: Partial<TransferRow>): TransferRow {
     resolution: null,
     absenceProof: null,
     txs: [],
+    cancels: [],
     events: [],
     ...over,
   };

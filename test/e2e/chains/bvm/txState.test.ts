@@ -1,9 +1,11 @@
 /**
  * End-to-end: what the Bitcoin adapter says of recorded transactions on the sandbox Esplora node. `lookup`:
- * dropped only once another transaction spending one of our inputs is mined (a conflicting spend still in the
- * mempool proves nothing), unknown after a broadcast the node dropped, and an HTTP 503 throws. `recheck`:
- * final after 1 block, or 2 for a high-value transfer; moved, or removed, after the tip is invalidated; unknown
- * while the node lags.
+ * dropped only once another transaction spending one of our inputs is mined at the reorg depth (a conflicting
+ * spend still in the mempool proves nothing; one mined less deep is pending), unknown after a broadcast the node
+ * dropped, and an HTTP 503 throws. `cancel`: a replacement spending the deposit's inputs back to our wallet at a
+ * higher fee, which proves the deposit dead once mined deep enough. `recheck`: final only at the reorg depth
+ * (and never before the confirmations a high-value transfer needs); moved, or removed, after the tip is
+ * invalidated; unknown while the node lags.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedOriginTx } from '../../../../src/chains/adapter.ts';
@@ -49,12 +51,17 @@ describe('Bitcoin adapter lookup', () => {
     await adapter.broadcast(rival.rawTx);
     expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'unknown' }); // the rival may still be replaced
     node.mine();
+    // Mined one block deep: a reorg could still take the rival out and let ours in, so nothing is proven yet.
+    expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'pending', detail: expect.stringMatching(/mined 1 block\(s\) deep \(proof at 6\)/) });
+    for (let i = 0; i < 4; i++) node.mine();
+    expect(await adapter.lookup(signed, key.address)).toMatchObject({ state: 'pending', detail: expect.stringMatching(/mined 5 block/) });
+    node.mine();
     expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'dropped' });
     expect(await adapter.lookup({ txHash: signed.txHash, rawTx: signed.rawTx, request: null }, key.address)).toEqual({ state: 'dropped' });
     // Neither inputs in the record nor raw bytes: nothing can be proven.
     expect(await adapter.lookup({ txHash: signed.txHash, rawTx: '0x', request: { note: 'legacy' } }, key.address)).toEqual({ state: 'unknown' });
     // The rival itself is mined, not dropped, though its input is spent (by itself).
-    expect(await adapter.lookup(rival, key.address)).toMatchObject({ state: 'mined', status: 'confirmed', blockNumber: BigInt(node.tipHeight()) });
+    expect(await adapter.lookup(rival, key.address)).toMatchObject({ state: 'mined', status: 'confirmed', blockNumber: BigInt(node.tipHeight() - 5) });
   });
 
   it('unknown after a broadcast the node answered but dropped; pending once sent again', async () => {
@@ -91,17 +98,54 @@ describe('Bitcoin adapter lookup', () => {
   });
 });
 
+describe('Bitcoin adapter cancel', () => {
+  it('replaces an unmined deposit with a transaction returning its inputs to our wallet at a higher fee; the deposit is then dropped', async () => {
+    const { key, adapter, c, signed } = await signedDeposit();
+    node.dropNextBroadcasts(1); // the deposit reached other nodes, maybe, but not ours
+    await adapter.broadcast(signed.rawTx);
+    const replacement = await adapter.cancel!(key.address, signed);
+    const depositFee = BigInt(String(signed.request.fee));
+    const fee = BigInt(String(replacement.request.fee));
+    // BIP-125 rule 4: at least the original fee plus 1 sat/vB of the replacement's own size.
+    expect(fee).toBeGreaterThanOrEqual(depositFee + BigInt(Number(replacement.request.vsize)));
+    expect(replacement.request).toMatchObject({ inputs: signed.request.inputs, outputs: `${key.address}:${c.utxos[0]!.value - fee}`, replaces: signed.txHash });
+    await adapter.broadcast(replacement.rawTx);
+    for (let i = 0; i < 5; i++) node.mine();
+    expect(await adapter.lookup(signed, key.address)).toMatchObject({ state: 'pending' }); // 5 deep: not yet proof
+    node.mine();
+    expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'dropped' });
+    expect(await adapter.lookup(replacement, key.address)).toMatchObject({ state: 'mined' });
+    expect(await adapter.gasPaid!(replacement.txHash)).toBe(fee);
+  });
+
+  it('refuses a wallet that is not ours and a deposit whose inputs cannot be read', async () => {
+    const { adapter, signed } = await signedDeposit();
+    await expect(adapter.cancel!(regtestKey('p2wpkh', 0x7e).address, signed)).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED' });
+  });
+});
+
 describe('Bitcoin adapter recheck', () => {
-  it('final after 1 block below highValueSats, after 2 at or above it', async () => {
-    const { adapter, signed } = await signedDeposit({ highValueSats: AMOUNT });
+  it('final only at the reorg depth, and never before the confirmations a high-value transfer needs', async () => {
+    const { adapter, signed } = await signedDeposit({ highValueSats: AMOUNT, highValueConfirmations: 3, reorgDepth: 2 });
     const tx = await mined(adapter, signed);
     const head = await adapter.head();
     expect(head).toBe(tx.blockNumber);
-    expect(await adapter.recheck({ ...tx, amountIn: AMOUNT - 1n }, head)).toEqual({ kind: 'same', final: true });
-    expect(await adapter.recheck({ ...tx, amountIn: AMOUNT }, head)).toEqual({ kind: 'same', final: false });
-    expect(await adapter.recheck(tx, head)).toEqual({ kind: 'same', final: false }); // amount unknown: the stricter count
+    expect(await adapter.recheck({ ...tx, amountIn: AMOUNT - 1n }, head)).toEqual({ kind: 'same', final: false }); // 1 deep, reorg depth 2
+    node.mine();
+    expect(await adapter.recheck({ ...tx, amountIn: AMOUNT - 1n }, await adapter.head())).toEqual({ kind: 'same', final: true });
+    expect(await adapter.recheck({ ...tx, amountIn: AMOUNT }, await adapter.head())).toEqual({ kind: 'same', final: false }); // needs 3
+    expect(await adapter.recheck(tx, await adapter.head())).toEqual({ kind: 'same', final: false }); // amount unknown: the stricter count
     node.mine();
     expect(await adapter.recheck({ ...tx, amountIn: AMOUNT }, await adapter.head())).toEqual({ kind: 'same', final: true });
+  });
+
+  it('a deposit final for its fill is still re-checked until the default depth of 6', async () => {
+    const { adapter, signed } = await signedDeposit();
+    const tx = await mined(adapter, signed);
+    for (let i = 0; i < 4; i++) node.mine();
+    expect(await adapter.recheck({ ...tx, amountIn: 1n }, await adapter.head())).toEqual({ kind: 'same', final: false }); // 5 deep
+    node.mine();
+    expect(await adapter.recheck({ ...tx, amountIn: 1n }, await adapter.head())).toEqual({ kind: 'same', final: true });
   });
 
   it('moved when the invalidated block is replaced by one holding it again; removed when the new block lacks it', async () => {

@@ -48,7 +48,7 @@ describe('bvmTxRecord / recordedInputs', () => {
 });
 
 describe('requiredConfirmations', () => {
-  const policy = { confirmations: 1, highValueConfirmations: 3, highValueSats: 1_000_000n };
+  const policy = { confirmations: 1, highValueConfirmations: 3, highValueSats: 1_000_000n, reorgDepth: 6 };
   it('uses the high-value count at or above the threshold and when the amount is unknown', () => {
     expect(requiredConfirmations(policy, 999_999n)).toBe(1);
     expect(requiredConfirmations(policy, 1_000_000n)).toBe(3);

@@ -1,0 +1,148 @@
+/**
+ * A Bitcoin deposit the node does not know is never declared dead on a passed deadline (issue "never pay twice",
+ * item 1), on the sandbox with Ballast's real pipeline:
+ * - before its order deadline, a deposit the node lost is sent again exactly as signed, and lands;
+ * - past its deadline, Ballast does not fail the transfer (the old deposit can still be mined from any other
+ *   node's mempool): it replaces the deposit with a transaction returning its inputs to our wallet at a higher
+ *   fee, written ahead, and keeps the transfer in flight; the old deposit can then no longer be mined; only once
+ *   the replacement is mined at the reorg depth, and no deposit for the order is proven twice, is the transfer
+ *   failed and the need paid again: exactly one deposit reaches the depository;
+ * - under the kill switch, nothing is sent again and nothing is signed.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ABSENCE_RECHECK_MS } from '../../../src/cycle/reconcile.ts';
+import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
+import { sandboxPerTest, tempDir } from '../helpers/sandboxBallast.ts';
+import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';
+
+const sb = sandboxPerTest();
+const TIMEOUT_MS = 90_000;
+const tmp = tempDir('ballast-btc-lost-');
+
+const AMOUNT = 10_000_000n; // 0.1 BTC
+/** Deadline of the first quote, s: longer than any lead Ballast asks of a Bitcoin deposit. */
+const FIRST_DEADLINE_SEC = 4_000;
+
+const bitcoinChain = (extra: Record<string, unknown> = {}) => {
+  const chains = NON_EVM_CONFIG.chains as Record<string, Record<string, unknown>>;
+  return { ...chains, bitcoin: { ...chains.bitcoin, inclusionWaitSec: 1, ...extra } };
+};
+
+async function start(opts: { killSwitchFile?: string } = {}) {
+  const s = await sb.start({ solana: true, bitcoin: true, bitcoinBlockMs: 0 });
+  s.setFaults({ quoteDeadlineSec: FIRST_DEADLINE_SEC });
+  let clock = Date.now();
+  const t = await oneTransferTreasury(
+    s,
+    tmp.dir,
+    { asset: 'BTC', from: 'bitcoin', to: 'alpha', amount: AMOUNT, reserve: 100_000n, chains: bitcoinChain(), tracking: { pollMs: 200, timeoutSec: 10 } },
+    { now: () => clock },
+  );
+  if (opts.killSwitchFile) {
+    // The kill-switch file is looked for at every cycle; its presence engages the switch. Only the file's path
+    // is read from `limits` by the gate, so a limits object holding just that is what the loader would build.
+    (t.config.policy as { limits?: object }).limits = { ...t.config.policy.limits, killSwitchFile: opts.killSwitchFile };
+  }
+  return { s, t, advance: (ms: number) => (clock += ms), now: () => clock };
+}
+
+const depositsTo = (s: Awaited<ReturnType<typeof start>>['s']) => s.bitcoin!.node.listPayments(s.bitcoin!.depository);
+
+describe('a Bitcoin deposit the node lost', () => {
+  it('is sent again exactly as signed while its deadline allows, and lands', { timeout: TIMEOUT_MS }, async () => {
+    const { s, t } = await start();
+    try {
+      s.bitcoin!.node.dropNextBroadcasts(1); // answered, never kept: evicted at once
+      await t.ballast.runCycle('once');
+      const [row] = await listRecentTransfers(t.ballast.db, 1);
+      expect(row!.status).toBe('broadcast');
+      expect(s.bitcoin!.node.mempoolTxids()).not.toContain(row!.txs[0]!.txHash);
+      await t.ballast.runCycle('once'); // reconcile: unknown, deadline ahead → sent again
+      expect(s.bitcoin!.node.mempoolTxids()).toContain(row!.txs[0]!.txHash);
+      expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_rebroadcasts_total')).toMatch(/chain="bitcoin",kind="deposit"} 1/);
+      s.bitcoin!.node.mine(1);
+      for (let i = 0; i < 10 && (await getTransfer(t.ballast.db, row!.id))!.status !== 'success'; i++) await t.ballast.runCycle('once');
+      expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('success');
+      expect(depositsTo(s).map((p) => p.txid)).toEqual([row!.txs[0]!.txHash]);
+    } finally {
+      await t.ballast.close();
+    }
+  });
+
+  it('past its deadline is replaced, not declared dead; failed only once the replacement is mined deep, and the need is paid once', { timeout: TIMEOUT_MS }, async () => {
+    const { s, t, advance } = await start();
+    const node = s.bitcoin!.node;
+    try {
+      node.dropNextBroadcasts(1);
+      await t.ballast.runCycle('once');
+      const [row] = await listRecentTransfers(t.ballast.db, 1);
+      const deposit = row!.txs[0]!;
+      expect(row!.status).toBe('broadcast');
+
+      // The deadline passes with the deposit unknown to our node (another node may still hold it).
+      advance((FIRST_DEADLINE_SEC + 60) * 1000);
+      s.setFaults({ quoteDeadlineSec: 80_000 }); // later quotes are valid at the advanced clock
+      const replacing = await t.ballast.runCycle('once');
+      expect(replacing.plan.transfers).toEqual([]); // still in flight: nothing planned again
+      const after = (await getTransfer(t.ballast.db, row!.id))!;
+      expect(after.status).toBe('broadcast'); // before: origin_failed on "unknown + deadline passed"
+      expect(after.cancels).toHaveLength(1);
+      const replacement = after.cancels[0]!;
+      expect(replacement.stepId).toBe(`${deposit.stepId}:cancel`);
+      expect(node.mempoolTxids()).toContain(replacement.txHash);
+      // The old deposit can no longer be mined: its inputs are spent by the replacement.
+      expect(() => node.broadcast(deposit.rawTx)).toThrow();
+
+      // Mined, but not yet at the reorg depth: still in flight, nothing planned.
+      node.mine(5);
+      await t.ballast.runCycle('once');
+      expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('broadcast');
+      node.mine(1);
+      const proof = await t.ballast.runCycle('once'); // first proof of absence
+      expect(proof.plan.transfers).toEqual([]);
+      expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('broadcast');
+      advance(ABSENCE_RECHECK_MS + 1_000);
+      const again = await t.ballast.runCycle('once'); // second proof: failed, then planned and paid again
+      expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('origin_failed');
+      expect(again.attempts).toHaveLength(1);
+      const [second] = await listRecentTransfers(t.ballast.db, 1);
+      expect(second!.id).not.toBe(row!.id);
+      node.mine(1);
+      for (let i = 0; i < 10 && (await getTransfer(t.ballast.db, second!.id))!.status !== 'success'; i++) await t.ballast.runCycle('once');
+      expect((await getTransfer(t.ballast.db, second!.id))!.status).toBe('success');
+      // The treasury paid the amount once, plus two deposits' and one replacement's miner fees.
+      // Exactly one deposit reached the depository, the second transfer's (its amount is what the planner saw
+      // spare once the replacement's fee was paid); the treasury paid it, its fee and the replacement's fee once.
+      expect(depositsTo(s).map((p) => [p.txid, p.value])).toEqual([[second!.txs[0]!.txHash, second!.amountIn]]);
+      const feeOf = (x: { request: unknown }) => BigInt((x.request as { fee: string }).fee); // bvmTxRecord writes fee
+      expect(feeOf(replacement)).toBeGreaterThan(feeOf(deposit)); // BIP-125: it out-pays the deposit it replaces
+      expect(t.fromBefore - (await t.from.balance())).toBe(second!.amountIn + feeOf(second!.txs[0]!) + feeOf(replacement));
+      expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_replacements_total')).toMatch(/chain="bitcoin",outcome="sent"} 1/);
+    } finally {
+      await t.ballast.close();
+    }
+  });
+
+  it('under the kill switch is neither sent again nor replaced', { timeout: TIMEOUT_MS }, async () => {
+    const killFile = path.join(tmp.dir, 'halt');
+    const { s, t, advance } = await start({ killSwitchFile: killFile });
+    try {
+      s.bitcoin!.node.dropNextBroadcasts(1);
+      await t.ballast.runCycle('once');
+      const [row] = await listRecentTransfers(t.ballast.db, 1);
+      writeFileSync(killFile, 'halt');
+      await t.ballast.runCycle('once');
+      expect(s.bitcoin!.node.mempoolTxids()).toEqual([]); // not sent again
+      advance((FIRST_DEADLINE_SEC + 60) * 1000);
+      await t.ballast.runCycle('once');
+      const after = (await getTransfer(t.ballast.db, row!.id))!;
+      expect(after.cancels).toEqual([]); // nothing signed
+      expect(after.status).toBe('broadcast');
+      expect(s.bitcoin!.node.mempoolTxids()).toEqual([]);
+    } finally {
+      await t.ballast.close();
+    }
+  });
+});
