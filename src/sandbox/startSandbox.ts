@@ -5,7 +5,7 @@
  */
 import { pino, type Logger } from 'pino';
 import { createWalletClient, http, type LocalAccount } from 'viem';
-import { startVmNodes, type SandboxBitcoin, type SandboxSolana, type VmNodes } from './vmNodes.ts';
+import { startVmNodes, type BitcoinNodePolicy, type SandboxBitcoin, type SandboxSolana, type VmNodes } from './vmNodes.ts';
 import {
   startLocalChains,
   type BalancePreset,
@@ -13,6 +13,7 @@ import {
   type LocalEvmChain,
   type SandboxAccounts,
 } from './chains/localChains.ts';
+import { bitcoinFaultRoutes } from './api/bitcoinFaultRoutes.ts';
 import { createViemChainIo } from './api/chainIo.ts';
 import { FaultState } from './api/faultState.ts';
 import { RequestStore } from './api/requestStore.ts';
@@ -52,6 +53,11 @@ export interface SandboxOptions {
   bitcoinBlockMs?: number;
   /** Bitcoin: deposits of at least this many satoshis wait for 2 confirmations, smaller ones 1 (default 1 BTC). */
   bitcoinHighValueSats?: bigint;
+  /**
+   * Bitcoin node mempool policy: minimum relay fee rate (sat/vB, default 1n), incremental relay fee rate
+   * (sat/vB, default 1n), full replace-by-fee (default true). See `StartEsploraNodeOptions`.
+   */
+  bitcoinNode?: BitcoinNodePolicy;
   /**
    * Withdrawal endpoints timing, ms: `stepMs` per job step (default 1000), `minPollMs` between status polls of
    * one job before 429 (default 5000), `readyTtlMs` a ready transaction stays executable (default 10 min).
@@ -114,6 +120,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       solana: opts.solana === true,
       bitcoin: opts.bitcoin === true,
       bitcoinBlockMs: opts.bitcoinBlockMs ?? 1000,
+      ...(opts.bitcoinNode !== undefined ? { bitcoinNode: opts.bitcoinNode } : {}),
       logger,
     });
   } catch (error) {
@@ -156,7 +163,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return client.readContract({ address: depository, abi: depositoryExecuteAbi, functionName: 'callRequests', args: [id] });
     },
   });
-  const api = createSandboxApi(state, withdrawalRoutes(withdrawals));
+  const withdrawalApi = withdrawalRoutes(withdrawals);
+  const bitcoinApi = nodes.bitcoin ? bitcoinFaultRoutes(nodes.bitcoin.node) : {};
+  const api = createSandboxApi(state, { public: { ...withdrawalApi.public }, admin: { ...withdrawalApi.admin, ...bitcoinApi.admin } });
   let solver: Awaited<ReturnType<typeof startSolver>> | null = null;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>

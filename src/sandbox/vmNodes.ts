@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import * as ecc from 'tiny-secp256k1';
 import { createVmChainIo, esploraCoins, esploraFeeRate } from './api/vmIo.ts';
 import type { SandboxVmState } from './api/state.ts';
-import { startEsploraNode, type BitcoinSandboxNode } from './bvm/startEsploraNode.ts';
+import { startEsploraNode, type BitcoinSandboxNode, type StartEsploraNodeOptions } from './bvm/startEsploraNode.ts';
 import { sandboxBitcoinChain, sandboxSolanaChain, type SandboxNonEvmChain } from './quote/vmChains.ts';
 import { p2wpkhKeyWallet, type BtcKeyWallet } from './solver/btcWallet.ts';
 import type { SolverBitcoin } from './solver/solver.ts';
@@ -54,12 +54,17 @@ export interface SandboxBitcoin {
   solverAddress: string;
 }
 
+/** Mempool policy knobs of the sandbox's Bitcoin node (see `StartEsploraNodeOptions`). */
+export type BitcoinNodePolicy = Pick<StartEsploraNodeOptions, 'minFeeRateSatPerVb' | 'incrementalRelayFeeSatPerVb' | 'fullRbf'>;
+
 /** Options of {@link startVmNodes}. */
 export interface StartVmNodesOptions {
   solana: boolean;
   bitcoin: boolean;
   /** Milliseconds between mined Bitcoin blocks; 0 = only on demand. */
   bitcoinBlockMs: number;
+  /** Mempool policy of the Bitcoin node (defaults: Bitcoin Core 28's). */
+  bitcoinNode?: BitcoinNodePolicy;
   logger: Logger;
 }
 
@@ -95,8 +100,8 @@ async function startSolana(logger: Logger): Promise<SandboxSolana> {
   }
 }
 
-async function startBitcoin(logger: Logger): Promise<{ side: SandboxBitcoin; solver: BtcKeyWallet; depository: BtcKeyWallet }> {
-  const node = await startEsploraNode({ network: 'regtest', logger });
+async function startBitcoin(logger: Logger, policy: BitcoinNodePolicy = {}): Promise<{ side: SandboxBitcoin; solver: BtcKeyWallet; depository: BtcKeyWallet }> {
+  const node = await startEsploraNode({ ...policy, network: 'regtest', logger });
   try {
     const treasuryKey = ECPair.makeRandom({ network: networks.regtest });
     const treasury = p2wpkhKeyWallet(treasuryKey);
@@ -130,7 +135,7 @@ export async function startVmNodes(opts: StartVmNodesOptions): Promise<VmNodes> 
   const solana = opts.solana ? await startSolana(opts.logger) : undefined;
   let bitcoin: Awaited<ReturnType<typeof startBitcoin>> | undefined;
   try {
-    bitcoin = opts.bitcoin ? await startBitcoin(opts.logger) : undefined;
+    bitcoin = opts.bitcoin ? await startBitcoin(opts.logger, opts.bitcoinNode) : undefined;
   } catch (error) {
     await solana?.node.close();
     throw error;

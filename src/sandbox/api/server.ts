@@ -3,7 +3,8 @@
  * needs none, and none is installed). Public routes: GET /chains, POST /quote/v2, GET /intents/status/v3
  * (and /intents/status), GET /requests/v3, POST /transactions/index. Admin routes: GET|POST /_sandbox/faults,
  * POST /_sandbox/faults/reset, GET /_sandbox/requests, GET /_sandbox/solana-quotes; features add more through
- * `extra` routes (the withdrawal endpoints and GET /_sandbox/hub-balances, `src/sandbox/withdrawals`). HTTP error bursts
+ * `extra` routes (the withdrawal endpoints and GET /_sandbox/hub-balances, `src/sandbox/withdrawals`; GET|POST
+ * /_sandbox/bitcoin/faults, `bitcoinFaultRoutes.ts`). HTTP error bursts
  * (faults.httpErrors) apply to public routes only and answer 429 / 503 `{message}` with `retry-after: 1`.
  * Error bodies follow spec "Errors" (see `SandboxApiError`).
  */

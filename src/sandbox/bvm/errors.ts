@@ -21,7 +21,15 @@ import { BallastError } from '../../core/errors.ts';
  * - `BTC_TX_DUST` — an output below its dust threshold;
  * - `BTC_TX_NON_FINAL` — the lock time is not yet reached;
  * - `BTC_TX_INPUT_MISSING_OR_SPENT` — an input's previous output is unknown or spent in a block (RPC -25);
- * - `BTC_TX_MEMPOOL_CONFLICT` — an input is already spent by a mempool transaction (no replacement);
+ * - `BTC_TX_MEMPOOL_CONFLICT` — an input is already spent by a mempool transaction that may not be replaced
+ *   (the node runs without full-RBF and that transaction does not signal BIP-125);
+ * - `BTC_TX_REPLACEMENT_FEE_TOO_LOW` — a replacement (BIP-125) whose fee rate is not above each directly
+ *   replaced transaction's (rule 6), whose fee is below the replaced ones' total (rule 3), or whose extra fee
+ *   does not pay the incremental relay fee for its own vsize (rule 4): `insufficient fee`;
+ * - `BTC_TX_REPLACEMENT_TOO_MANY` — a replacement that would evict more than 100 transactions (rule 5);
+ * - `BTC_TX_REPLACEMENT_ADDS_UNCONFIRMED` — a replacement spending an unconfirmed output that none of the
+ *   replaced transactions spent (rule 2);
+ * - `BTC_TX_SPENDS_CONFLICTING` — a transaction spending an output of a transaction it would replace;
  * - `BTC_TX_IN_BELOW_OUT` — outputs add up to more than inputs;
  * - `BTC_TX_FEE_TOO_LOW` — the fee is under the minimum relay fee rate;
  * - `BTC_TX_UNSUPPORTED_INPUT` — an input spends a script type the sandbox does not verify (only P2WPKH and
@@ -46,6 +54,10 @@ export type BitcoinTxRejectCode =
   | 'BTC_TX_NON_FINAL'
   | 'BTC_TX_INPUT_MISSING_OR_SPENT'
   | 'BTC_TX_MEMPOOL_CONFLICT'
+  | 'BTC_TX_REPLACEMENT_FEE_TOO_LOW'
+  | 'BTC_TX_REPLACEMENT_TOO_MANY'
+  | 'BTC_TX_REPLACEMENT_ADDS_UNCONFIRMED'
+  | 'BTC_TX_SPENDS_CONFLICTING'
   | 'BTC_TX_IN_BELOW_OUT'
   | 'BTC_TX_FEE_TOO_LOW'
   | 'BTC_TX_UNSUPPORTED_INPUT'
@@ -98,11 +110,12 @@ export class BitcoinTxRejectedError extends BallastError {
 }
 
 /** Stable codes of {@link BitcoinNodeError}. */
-export type BitcoinNodeErrorCode = 'BTC_NODE_BAD_ADDRESS' | 'BTC_NODE_BAD_AMOUNT' | 'BTC_NODE_NO_BLOCK_TO_INVALIDATE';
+export type BitcoinNodeErrorCode = 'BTC_NODE_BAD_ADDRESS' | 'BTC_NODE_BAD_AMOUNT' | 'BTC_NODE_NO_BLOCK_TO_INVALIDATE' | 'BTC_NODE_NOT_IN_MEMPOOL';
 
 /**
  * A misuse of the node's in-process API: an address that is not Bitcoin (`BTC_NODE_BAD_ADDRESS`), a faucet
- * amount out of range (`BTC_NODE_BAD_AMOUNT`), `invalidateTip()` at genesis (`BTC_NODE_NO_BLOCK_TO_INVALIDATE`).
+ * amount out of range (`BTC_NODE_BAD_AMOUNT`), `invalidateTip()` at genesis (`BTC_NODE_NO_BLOCK_TO_INVALIDATE`),
+ * evicting a transaction that is not in the mempool (`BTC_NODE_NOT_IN_MEMPOOL`).
  */
 export class BitcoinNodeError extends BallastError {
   readonly code: BitcoinNodeErrorCode;

@@ -2,7 +2,10 @@
  * The in-memory chain behind the sandbox's Bitcoin node: blocks, confirmed transactions, the mempool and an
  * index of which transaction spends which output. Broadcasts go through {@link UtxoLedger.accept}, which
  * applies the shape, standardness and finality policy, resolves every input against the chain and the
- * mempool, checks the fee and verifies every signature before the transaction enters the mempool.
+ * mempool, checks the minimum relay fee, applies replace-by-fee (BIP-125 under full-RBF, as Bitcoin Core 28
+ * does by default; see `replacement.ts`) and verifies every signature before the transaction enters the
+ * mempool, evicting what it replaces. {@link UtxoLedger.evict} drops a mempool transaction (expiry, a fee
+ * spike) while it stays valid to broadcast again.
  *
  * The chain starts at Bitcoin regtest's genesis header (so `/block-height/0` answers regtest's genesis hash,
  * 0f9188f1…2206, which clients check to know which network a server serves; its coinbase is not held).
@@ -14,6 +17,7 @@
 import { Block, script as btcScript, Transaction } from 'bitcoinjs-lib';
 import { BitcoinNodeError, BitcoinTxRejectedError } from './errors.ts';
 import { checkFinal, checkStandard, checkTxShape, MAX_MONEY_SATS } from './policy.ts';
+import { checkMempoolReplacement, signalsOptInRbf, type MempoolView } from './replacement.ts';
 import { verifyInputSignatures, type Prevout } from './verifyInputs.ts';
 
 /** A transaction the ledger holds (confirmed or in the mempool). */
@@ -76,8 +80,27 @@ export interface InvalidatedBlock {
 
 /** Options of {@link UtxoLedger}. */
 export interface UtxoLedgerOptions {
-  /** Minimum relay fee rate, satoshis per virtual byte (default 1; 0 accepts fee-less transactions). */
+  /**
+   * Minimum relay fee rate, satoshis per virtual byte (default 1, Core's `-minrelaytxfee`; 0 accepts
+   * fee-less transactions). A transaction paying less than this × its vsize is refused.
+   */
   minFeeRateSatPerVb?: bigint;
+  /** Incremental relay fee rate a replacement pays on top, satoshis per virtual byte (default 1, Core's `-incrementalrelayfee`). */
+  incrementalRelayFeeSatPerVb?: bigint;
+  /**
+   * Full replace-by-fee (default true, Core 28's `-mempoolfullrbf=1`): any mempool transaction can be
+   * replaced. When false only transactions signalling BIP-125 (an input nSequence ≤ 0xfffffffd) can.
+   */
+  fullRbf?: boolean;
+}
+
+/** What {@link UtxoLedger.accept} did. */
+export interface AcceptResult {
+  txid: string;
+  /** True when the transaction was already in the mempool (nothing changed). */
+  known: boolean;
+  /** Mempool transactions it replaced and evicted (direct conflicts and their descendants); empty when none. */
+  replaced: string[];
 }
 
 const REGTEST_BITS = 0x207fffff;
@@ -115,11 +138,19 @@ export class UtxoLedger {
   #mempool = new Set<string>();
   readonly #spends = new Map<string, Spender>();
   readonly #minFeeRate: bigint;
+  readonly #incrementalFeeRate: bigint;
+  readonly #fullRbf: boolean;
   #seq = 0;
   #nonce = 0;
 
+  /** @throws RangeError when a fee rate is negative */
   constructor(opts: UtxoLedgerOptions = {}) {
     this.#minFeeRate = opts.minFeeRateSatPerVb ?? 1n;
+    this.#incrementalFeeRate = opts.incrementalRelayFeeSatPerVb ?? 1n;
+    if (this.#minFeeRate < 0n || this.#incrementalFeeRate < 0n) {
+      throw new RangeError('UtxoLedger: minFeeRateSatPerVb and incrementalRelayFeeSatPerVb must be ≥ 0 sat/vB');
+    }
+    this.#fullRbf = opts.fullRbf ?? true;
     this.#appendBlock([], REGTEST_GENESIS.timestampSec, REGTEST_GENESIS);
   }
 
@@ -167,32 +198,42 @@ export class UtxoLedger {
 
   /**
    * Validates a broadcast and adds it to the mempool. A transaction already in the mempool is accepted
-   * again without change (`known: true`), as bitcoind's sendrawtransaction does.
+   * again without change (`known: true`), as bitcoind's sendrawtransaction does. Checks, in Core's order:
+   * shape, standardness, finality (nLockTime), inputs (missing or spent in a block; spent in the mempool by
+   * a transaction that may not be replaced), value, minimum relay fee (integer satoshis against
+   * rate × vsize), then for a transaction spending what mempool transactions spend, the BIP-125 rules
+   * (`replacement.ts`), then signatures. An accepted replacement evicts its conflicts and their descendants.
    *
    * @param nowSec current time, unix seconds (recorded as first-seen)
-   * @returns the txid and whether it was already in the mempool
+   * @returns the txid, whether it was already in the mempool, and what it replaced
    * @throws BitcoinTxRejectedError with the first reason found (see {@link BitcoinTxRejectedError})
    */
-  accept(tx: Transaction, nowSec: number): { txid: string; known: boolean } {
+  accept(tx: Transaction, nowSec: number): AcceptResult {
     const txid = tx.getId();
-    if (this.#mempool.has(txid)) return { txid, known: true };
+    if (this.#mempool.has(txid)) return { txid, known: true, replaced: [] };
     if (this.#heightOf.has(txid)) {
       throw new BitcoinTxRejectedError('BTC_TX_ALREADY_CONFIRMED', { reason: 'Transaction already in block chain', rpcCode: -27 });
     }
     checkTxShape(tx);
     checkStandard(tx);
     checkFinal(tx, this.tip.height, this.tip.timestampSec);
+    const conflicts = new Set<string>();
     const prevouts = tx.ins.map((input, inputIndex): Prevout => {
       const prevTxid = displayHex(input.hash);
       const spender = this.#spends.get(outpointKey(prevTxid, input.index));
-      if (spender !== undefined && this.#mempool.has(spender.txid)) {
-        throw new BitcoinTxRejectedError(
-          'BTC_TX_MEMPOOL_CONFLICT',
-          { reason: 'txn-mempool-conflict', inputIndex },
-          `${prevTxid}:${input.index} is already spent by mempool transaction ${spender.txid}`,
-        );
-      }
       const prevOut = this.#txs.get(prevTxid)?.tx.outs[input.index];
+      if (spender !== undefined && this.#mempool.has(spender.txid) && prevOut !== undefined) {
+        const original = this.#txs.get(spender.txid)!; // mempool txids are held
+        if (!this.#fullRbf && !signalsOptInRbf(original.tx)) {
+          throw new BitcoinTxRejectedError(
+            'BTC_TX_MEMPOOL_CONFLICT',
+            { reason: 'txn-mempool-conflict', inputIndex },
+            `${prevTxid}:${input.index} is already spent by mempool transaction ${spender.txid}, which does not signal BIP-125 replaceability`,
+          );
+        }
+        conflicts.add(spender.txid);
+        return { script: prevOut.script, value: prevOut.value };
+      }
       if (spender !== undefined || prevOut === undefined) {
         throw new BitcoinTxRejectedError(
           'BTC_TX_INPUT_MISSING_OR_SPENT',
@@ -212,10 +253,37 @@ export class UtxoLedger {
     if (fee < minFee) {
       throw new BitcoinTxRejectedError('BTC_TX_FEE_TOO_LOW', { reason: `min relay fee not met, ${fee} < ${minFee}` }, `pay at least ${this.#minFeeRate} sat/vB`);
     }
+    if (conflicts.size > 0) {
+      const view: MempoolView = {
+        tx: (id) => this.#txs.get(id),
+        spenderOf: (id, vout) => this.spenderOf(id, vout),
+        inMempool: (id) => this.#mempool.has(id),
+      };
+      checkMempoolReplacement(view, { tx, txid, fee }, conflicts, this.#incrementalFeeRate);
+    }
     verifyInputSignatures(tx, prevouts);
+    const replaced: string[] = [];
+    for (const conflict of conflicts) this.#remove(conflict, replaced);
     this.#insert({ txid, tx, hex: tx.toHex(), prevouts, fee, isCoinbase: false, firstSeenSec: nowSec, seq: ++this.#seq });
     this.#mempool.add(txid);
-    return { txid, known: false };
+    return { txid, known: false, replaced };
+  }
+
+  /**
+   * Drops a mempool transaction and its mempool descendants, as a node does when they expire or are evicted
+   * in a fee spike: they are forgotten (no longer served), their inputs are unspent again, and each stays a
+   * valid transaction that can be broadcast again and mined.
+   *
+   * @returns the evicted txids, descendants before their parents
+   * @throws BitcoinNodeError `BTC_NODE_NOT_IN_MEMPOOL` when `txid` is not in the mempool (unknown or mined)
+   */
+  evict(txid: string): string[] {
+    if (!this.#mempool.has(txid)) {
+      throw new BitcoinNodeError('BTC_NODE_NOT_IN_MEMPOOL', `${txid} is not in the mempool (${this.#heightOf.has(txid) ? 'it is mined' : 'unknown'}); only mempool transactions can be evicted`);
+    }
+    const removed: string[] = [];
+    this.#remove(txid, removed);
+    return removed;
   }
 
   /**

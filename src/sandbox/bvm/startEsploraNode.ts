@@ -2,7 +2,9 @@
  * The sandbox's Bitcoin node (DESIGN.md "The local Relay sandbox"): an Esplora-compatible HTTP server on
  * 127.0.0.1 over an in-memory UTXO set that verifies every input signature (P2WPKH, P2TR key path), plus an
  * in-process control API for tests and the sandbox solver: faucet, mining, balances, deposit listing,
- * events, a one-block reorg, and fault hooks.
+ * events, a one-block reorg, and fault hooks. Its mempool follows Bitcoin Core 28's policy where Ballast's
+ * money path depends on it: the minimum relay fee, nLockTime finality, full replace-by-fee (BIP-125 rules
+ * 2–6) and eviction (`evict`, `evictNextBroadcasts`).
  *
  * Pointing Relay's Bitcoin wallet adapter here: `@relayprotocol/relay-bitcoin-wallet-adapter` broadcasts
  * with relay-sdk's exported `axios` instance to the fixed URL `https://mempool.space/api/tx` (raw hex body,
@@ -33,6 +35,14 @@ export interface StartEsploraNodeOptions {
   network?: BitcoinNetworkName;
   /** Minimum relay fee rate, satoshis per virtual byte (default 1n; 0n accepts fee-less transactions). */
   minFeeRateSatPerVb?: bigint;
+  /** Incremental relay fee rate a replacement pays on top of what it replaces, satoshis per vbyte (default 1n). */
+  incrementalRelayFeeSatPerVb?: bigint;
+  /**
+   * Full replace-by-fee (default true, as Bitcoin Core 28): any mempool transaction can be replaced by one
+   * paying more (BIP-125 rules 2–6). When false only transactions signalling BIP-125 (an input nSequence
+   * ≤ 0xfffffffd) can; a conflict with another is refused `txn-mempool-conflict`.
+   */
+  fullRbf?: boolean;
   /** Clock in unix seconds, for the times of mined blocks and first-seen times (default the system clock). */
   nowSec?: () => number;
 }
@@ -41,7 +51,9 @@ export interface StartEsploraNodeOptions {
 export type BitcoinNodeEvent =
   | { type: 'mempool'; txid: string }
   | { type: 'block'; height: number; hash: string; txids: readonly string[] }
-  | { type: 'reorg'; height: number; hash: string; returnedToMempool: readonly string[]; removed: readonly string[] };
+  | { type: 'reorg'; height: number; hash: string; returnedToMempool: readonly string[]; removed: readonly string[] }
+  /** Transactions gone from the mempool: replaced by `by` (BIP-125), or evicted (expiry, fee spike, fault). */
+  | { type: 'removed'; reason: 'replaced' | 'evicted'; txids: readonly string[]; by?: string };
 
 /** A running sandbox Bitcoin node. */
 export interface BitcoinSandboxNode {
@@ -93,6 +105,21 @@ export interface BitcoinSandboxNode {
   dropNextBroadcasts(n: number): void;
   /** The next `n` requests whose path (without `/api`) starts with `pathPrefix` answer 503. */
   failNextRequests(pathPrefix: string, n: number): void;
+  /**
+   * Evicts a mempool transaction and its mempool descendants (as after an expiry or a fee spike): GET
+   * /tx/:txid answers 404, its inputs are unspent again, the address stats drop it, and it stays valid to
+   * broadcast again and mine later.
+   *
+   * @returns the evicted txids, descendants first
+   * @throws BitcoinNodeError `BTC_NODE_NOT_IN_MEMPOOL` when it is not in the mempool
+   */
+  evict(txid: string): string[];
+  /** The next `n` POST /tx that the mempool accepts are answered with the txid, then evicted at once. */
+  evictNextBroadcasts(n: number): void;
+  /** The next `n` GET /tx/:txid… reads of a mempool transaction answer 404 (a backend that has not seen it). */
+  forgetMempoolReads(n: number): void;
+  /** Fault counts still pending. */
+  pendingFaults(): { dropNextBroadcasts: number; evictNextBroadcasts: number; forgetMempoolReads: number };
   /**
    * Drops the tip block; its transactions go back to the mempool (funding transactions and their spenders
    * vanish).
@@ -167,7 +194,11 @@ export async function startEsploraNode(opts: StartEsploraNodeOptions = {}): Prom
   const log = (opts.logger ?? pino({ level: 'silent' })).child({ component: 'sandbox-esplora' });
   const nowSec = opts.nowSec ?? (() => Math.floor(Date.now() / 1000));
   const network = opts.network ?? 'regtest';
-  const ledger = new UtxoLedger(opts.minFeeRateSatPerVb !== undefined ? { minFeeRateSatPerVb: opts.minFeeRateSatPerVb } : {});
+  const ledger = new UtxoLedger({
+    ...(opts.minFeeRateSatPerVb !== undefined ? { minFeeRateSatPerVb: opts.minFeeRateSatPerVb } : {}),
+    ...(opts.incrementalRelayFeeSatPerVb !== undefined ? { incrementalRelayFeeSatPerVb: opts.incrementalRelayFeeSatPerVb } : {}),
+    ...(opts.fullRbf !== undefined ? { fullRbf: opts.fullRbf } : {}),
+  });
   const faults = new EsploraFaults();
   const listeners = new Set<(event: BitcoinNodeEvent) => void>();
   let feeEstimates = { ...DEFAULT_FEE_ESTIMATES };
@@ -182,20 +213,33 @@ export async function startEsploraNode(opts: StartEsploraNodeOptions = {}): Prom
     }
   };
 
-  const broadcast = (rawHex: string): string => {
+  const evict = (txid: string, why: string): string[] => {
+    const txids = ledger.evict(txid);
+    log.info({ txid, evicted: txids }, why);
+    emit({ type: 'removed', reason: 'evicted', txids });
+    return txids;
+  };
+
+  /** Accepts into the mempool; `known` when it was there already. */
+  const accept = (rawHex: string): { txid: string; known: boolean } => {
     const tx = decodeTx(rawHex);
     try {
-      const { txid, known } = ledger.accept(tx, nowSec());
+      const { txid, known, replaced } = ledger.accept(tx, nowSec());
+      if (replaced.length > 0) {
+        log.debug({ txid, replaced }, 'transaction replaced mempool transactions');
+        emit({ type: 'removed', reason: 'replaced', txids: replaced, by: txid });
+      }
       if (!known) {
         log.debug({ txid }, 'transaction accepted into the mempool');
         emit({ type: 'mempool', txid });
       }
-      return txid;
+      return { txid, known };
     } catch (error) {
       if (error instanceof BitcoinTxRejectedError) log.debug({ code: error.code, reason: error.reason, inputIndex: error.inputIndex }, 'transaction rejected');
       throw error;
     }
   };
+  const broadcast = (rawHex: string): string => accept(rawHex).txid;
 
   const ctx: EsploraRouteContext = {
     ledger,
@@ -203,10 +247,19 @@ export async function startEsploraNode(opts: StartEsploraNodeOptions = {}): Prom
     feeEstimates: () => feeEstimates,
     broadcast: (rawHex) => {
       const txid = decodeTx(rawHex).getId();
-      if (!faults.takeDrop()) return broadcast(rawHex);
-      log.info({ txid }, 'fault: broadcast answered but dropped');
-      return txid;
+      if (faults.takeDrop()) {
+        log.info({ txid }, 'fault: broadcast answered but dropped');
+        return txid;
+      }
+      const accepted = accept(rawHex);
+      if (!accepted.known && faults.takeEvict()) evict(accepted.txid, 'fault: broadcast accepted then evicted from the mempool');
+      return accepted.txid;
     },
+  };
+  /** GET /tx/:txid… of a mempool transaction while a forgotten-read fault is pending. */
+  const forgetsRead = (method: string | undefined, path: string): boolean => {
+    const txid = method === 'GET' ? /^\/tx\/([0-9a-fA-F]{64})(?:\/|$)/.exec(path)?.[1]?.toLowerCase() : undefined;
+    return txid !== undefined && ledger.tx(txid) !== undefined && ledger.blockOf(txid) === undefined && faults.takeForgetRead();
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -220,6 +273,11 @@ export async function startEsploraNode(opts: StartEsploraNodeOptions = {}): Prom
     if (faults.takeFailure(path)) {
       log.info({ method: req.method, path }, 'fault: answering 503');
       sendText(res, 503, 'Service Unavailable');
+      return;
+    }
+    if (forgetsRead(req.method, path)) {
+      log.info({ path }, 'fault: mempool transaction read answered 404');
+      sendText(res, 404, 'Transaction not found');
       return;
     }
     const answer = routeEsplora(ctx, req.method ?? 'GET', url.pathname, body);
@@ -284,6 +342,10 @@ export async function startEsploraNode(opts: StartEsploraNodeOptions = {}): Prom
     },
     dropNextBroadcasts: (n) => faults.dropNextBroadcasts(n),
     failNextRequests: (prefix, n) => faults.failNextRequests(prefix, n),
+    evict: (txid) => evict(txid, 'mempool transaction evicted'),
+    evictNextBroadcasts: (n) => faults.evictNextBroadcasts(n),
+    forgetMempoolReads: (n) => faults.forgetMempoolReads(n),
+    pendingFaults: () => faults.pending(),
     invalidateTip() {
       const undone = ledger.invalidateTip();
       emit({ type: 'reorg', ...undone });

@@ -134,12 +134,18 @@ describe('POST /tx rejections', () => {
     expect(err.message).toContain(`${'ee'.repeat(32)}:0 does not exist`);
   });
 
-  it('double spends: of a mempool output (conflict) and of a mined output', async () => {
-    const c = coin('p2wpkh');
+  it('double spends: of a mempool output (a replacement paying less) and of a mined output', async () => {
+    const c = coin('p2tr');
     const first = buildSigned([c], [{ address: sink.address, value: 9_000n }]);
-    const second = buildSigned([c], [{ address: sink.address, value: 8_000n }]);
+    const second = buildSigned([c], [{ address: sink.address, value: 9_100n }]);
     expect(await postTx(node.url, first.toHex())).toEqual({ status: 200, text: first.getId() });
-    await expectRejected(second.toHex(), 'BTC_TX_MEMPOOL_CONFLICT', 'txn-mempool-conflict');
+    const vsize = BigInt(second.virtualSize()); // P2TR: the same vsize for both
+    const rate = (fee: bigint) => `0.${((fee * 1000n) / vsize).toString().padStart(8, '0')} BTC/kvB`;
+    await expectRejected(
+      second.toHex(),
+      'BTC_TX_REPLACEMENT_FEE_TOO_LOW',
+      `insufficient fee, rejecting replacement ${second.getId()}; new feerate ${rate(900n)} <= old feerate ${rate(1_000n)}`,
+    );
     expect(node.mempoolTxids()).toContain(first.getId());
     node.mine();
     expect(node.mempoolTxids()).toEqual([]);
