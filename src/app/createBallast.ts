@@ -152,7 +152,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     sleep: opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     signal: opts.signal,
     ...(opts.progress ? { progress: opts.progress } : {}),
-    ...(leadership ? { leading: () => leadership.isLeader() } : {}),
+    ...(leadership ? { leading: () => leadership.leadsRunTerm() } : {}),
   };
   const exclusive = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     if (monitorOnly) return Promise.reject(new MonitorOnlyError());

@@ -4,14 +4,20 @@
  * write-ahead (`PgStoreDb.setFencing`), and runs cycles only while this process leads, with a signal that aborts
  * when the term ends. It is the PostgreSQL counterpart of the SQLite run lock (src/app/runLock.ts): a one-shot
  * run (`run --once`, `withdraw`) takes the same lease as the daemons, so a cron job and a daemon never act at once.
+ *
+ * Fencing is tied to the term a run started in, not to "leads now": a replica that lost the lease while blocked
+ * (in signing, a long RPC call, a pause) and won it back in a later term is leader again, but the work started in
+ * the earlier term must neither write ahead nor broadcast what it signed then. Each {@link LeaderGuard.run} keeps its
+ * term's epoch in its async context; the write-ahead's fencing token and {@link LeaderGuard.leadsRunTerm} use it.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { HaConfig } from '../config/haSchema.ts';
 import { initLeaderMetrics, type LeaderMetrics } from '../metrics/leaderMetrics.ts';
 import { LeaderElector, type LeadershipLoss } from '../ha/elector.ts';
-import { readLease } from '../store/pg/lease.ts';
+import { readLease, type FencingToken } from '../store/pg/lease.ts';
 import type { PgStoreDb } from '../store/pg/pgDb.ts';
 import { RunLockBusyError } from './runLock.ts';
 
@@ -36,6 +42,8 @@ export class LeaderGuard {
   readonly instance: string;
   private readonly elector: LeaderElector;
   private started: Promise<void> | null = null;
+  /** The epoch of the term the enclosing {@link run} started in (its async context); absent outside a run. */
+  private readonly runTerm = new AsyncLocalStorage<bigint>();
 
   /** @throws LeaseOptionsError (`STORE_LEASE_INVALID`) on bad timing (already refused by the config checks) */
   constructor(private readonly opts: LeaderGuardOptions) {
@@ -51,7 +59,33 @@ export class LeaderGuard {
       onGained: (term) => opts.onChange?.(true, { epoch: term.epoch }),
       onLost: (loss) => opts.onChange?.(false, { epoch: loss.epoch, reason: loss.reason }),
     });
-    opts.store.setFencing(() => this.elector.fencingToken());
+    opts.store.setFencing(() => this.fencingToken());
+  }
+
+  /**
+   * The token a write-ahead presents to the store's fencing check (`assertLeaseHeld`): null when this replica has
+   * no current term (refused with `STORE_NOT_LEADER`); inside {@link run}, our owner with the epoch of the term the
+   * run STARTED in, so a run whose term ended is refused by the database (`STORE_LEASE_LOST`) even when this
+   * replica leads again in a later term (epochs only grow: the row never carries the old epoch again); outside a
+   * run, the current term's token.
+   */
+  fencingToken(): FencingToken | null {
+    const current = this.elector.fencingToken();
+    if (!current) return null;
+    const started = this.runTerm.getStore();
+    return started === undefined ? current : { ...current, epoch: started };
+  }
+
+  /**
+   * Whether the work calling it may still act as leader (the pre-broadcast check, `ctx.leading`): inside
+   * {@link run}, true only while this replica leads (local deadline ahead) in the same term the run started in;
+   * outside a run, {@link isLeader}. Reads the clock.
+   */
+  leadsRunTerm(): boolean {
+    const epoch = this.elector.epoch();
+    if (epoch === null) return false;
+    const started = this.runTerm.getStore();
+    return started === undefined || started === epoch;
   }
 
   /** Starts electing (first attempt awaited); later calls return the same promise. */
@@ -67,7 +101,9 @@ export class LeaderGuard {
 
   /**
    * Runs `fn` as leader. `fn` receives a signal aborted when the process shuts down (`outer`) or the term ends; every
-   * write-ahead inside it is fenced by the term's epoch whatever the signal says.
+   * write-ahead inside it (its async context) is fenced by the epoch of the term it started in, whatever the signal
+   * says, and {@link leadsRunTerm} inside it answers for that term: once the term ended, nothing `fn` signed is
+   * written ahead or broadcast, even after this replica won the lease back.
    *
    * @throws RunLockBusyError (`RUN_LOCK_BUSY`, exit 4) naming the holder when another replica leads
    */
@@ -75,7 +111,8 @@ export class LeaderGuard {
     await this.start();
     const term = this.elector.term();
     if (!term) throw await this.busy();
-    return fn(outer ? AbortSignal.any([outer, term.signal]) : term.signal);
+    const signal = outer ? AbortSignal.any([outer, term.signal]) : term.signal;
+    return this.runTerm.run(term.epoch, () => fn(signal));
   }
 
   /** Stops electing and releases the lease when held, so a follower takes over at its next attempt. */
@@ -107,6 +144,8 @@ export interface Leadership {
   readonly instance: string;
   start(): Promise<void>;
   isLeader(): boolean;
+  /** See {@link LeaderGuard.leadsRunTerm}: the pre-broadcast check of work started by {@link run}. */
+  leadsRunTerm(): boolean;
   /** See {@link LeaderGuard.run}. */
   run<T>(outer: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** Registers a callback run each time this replica becomes leader (e.g. to start a cycle at once). */
@@ -138,6 +177,7 @@ export function createLeadership(o: { url: string; ha: HaConfig; store: PgStoreD
     instance,
     start: () => guard.start(),
     isLeader: () => guard.isLeader(),
+    leadsRunTerm: () => guard.leadsRunTerm(),
     run: (outer, fn) => guard.run(outer, fn),
     onGained: (cb) => void gained.push(cb),
     stop: async () => {

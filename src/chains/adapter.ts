@@ -151,7 +151,11 @@ export interface ChainAdapter {
    * @throws when the item is not ours to sign or cannot be prepared (nothing was sent)
    */
   sign(wallet: string, item: PlannedItem, previous?: SignedOriginTx): Promise<SignedOriginTx>;
-  /** Sends a signed transaction's raw bytes. @throws the node's answer (the outcome is then unknown) */
+  /**
+   * Sends a signed transaction's raw bytes.
+   * @throws {@link BroadcastRefusal} when the adapter refused to send (nothing sent: a failed simulation);
+   *   otherwise the node's answer (the outcome is then unknown)
+   */
   broadcast(rawTx: string): Promise<void>;
   /** Whether the node holds the transaction (pending or mined). False on any error. */
   knows(txHash: string): Promise<boolean>;
@@ -225,4 +229,20 @@ export interface WithdrawalTransaction {
   to: string;
   data: string;
   value: string;
+}
+
+/**
+ * What `broadcast` throws when it refused to send and so proves that nothing was sent by this call: a
+ * simulation of the exact signed bytes failed (Solana `simulateTransaction`; the error carries the program
+ * logs), so sending them would only pay a fee for a transaction that fails. Any other broadcast error leaves
+ * the outcome unknown. `code` is the adapter's error code (e.g. `SVM_SIMULATION_FAILED`).
+ */
+export interface BroadcastRefusal {
+  readonly code: string;
+  readonly notSent: true;
+}
+
+/** Whether `error` is a {@link BroadcastRefusal} (nothing was sent by the call that threw it). */
+export function isBroadcastRefusal(error: unknown): error is BroadcastRefusal {
+  return typeof error === 'object' && error !== null && (error as { notSent?: unknown }).notSent === true; // duck-typed: adapters' own classes
 }

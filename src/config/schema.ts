@@ -221,6 +221,15 @@ export const PolicySectionSchema = z
       .describe(
         'a deficit below minTransfer is raised to minTransfer when its band max allows, so one transfer pays the flat fee instead of many small ones; otherwise it waits (default true)',
       ),
+    pauseRouteAfterOriginFailures: z
+      .number({ error: 'pauseRouteAfterOriginFailures must be a whole number from 1 to 100' })
+      .int()
+      .min(1)
+      .max(100)
+      .default(3)
+      .describe(
+        'pause a route after this many origin transactions in a row failed on chain (reverted; each paid its fee), until `ballast resume` (default 3)',
+      ),
     slippageBps: bps('slippageBps').optional().describe('sent as slippageTolerance; omitted = automatic'),
     maxFees: MaxFeesSchema,
     maxDeadlineSec: z

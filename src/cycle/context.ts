@@ -42,9 +42,11 @@ export interface CycleContext {
   /** Aborted on SIGTERM/SIGINT: no new transfer starts; tracking stops and leaves transfers in flight. */
   signal?: AbortSignal;
   /**
-   * With a PostgreSQL store shared by replicas: whether this process still leads (reads the clock; src/app/leaderGuard.ts).
-   * Checked right before each signature is broadcast, because a process that was paused may wake up after its
-   * term ended and before the timer that aborts `signal` has run. Absent for SQLite (the run lock).
+   * With a PostgreSQL store shared by replicas: whether this process still leads in the term the run started in
+   * (reads the clock; `LeaderGuard.leadsRunTerm`, src/app/leaderGuard.ts): false once that term ended, even when
+   * the process has won the lease back in a later term. Checked right before each signature is broadcast, because
+   * a process that was paused may wake up after its term ended and before the timer that aborts `signal` has run.
+   * Absent for SQLite (the run lock).
    */
   leading?: () => boolean;
   /** Receives each planned transfer's stages (src/cycle/progressEvent.ts), e.g. for a live terminal view. */

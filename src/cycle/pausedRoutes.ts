@@ -1,30 +1,56 @@
 /**
- * Routes paused by a failed deposit (Ballast): after a request ends `failure` its deposit stays in the depository
- * (spec "What the service does" 5), neither at the origin nor at the destination. Planning the same route again
- * would deposit again for the same need, cycle after cycle, so the route is paused until an operator resolves
- * the failure (`ballast resume`). Pure.
+ * Routes paused (Ballast), until an operator resolves what paused them (`ballast resume`). Pure.
+ *
+ * - A failed deposit: after a request ends `failure` its deposit stays in the depository (spec "What the service
+ *   does" 5), neither at the origin nor at the destination. Planning the same route again would deposit again for
+ *   the same need, cycle after cycle.
+ * - Origin transactions failing on chain: `policy.pauseRouteAfterOriginFailures` transfers in a row on the route
+ *   ended `origin_failed` with a transaction that was mined and failed (reverted), each paying its fee. Whatever
+ *   makes them fail (a program that refuses the deposit, a quote shape the chain rejects) is likely to fail the next
+ *   one too, so the route stops paying fees every cycle. Failures proven never to have landed (a dropped or unsent
+ *   transaction, a refused simulation) cost nothing and do not count.
  */
 import type { Plan, PlannedTransfer } from '../planner/types.ts';
 import type { TransferRow } from '../store/transferRows.ts';
 
-/** A paused route: asset, origin chain and destination chain, with the failed transfers that pause it. */
+/**
+ * A paused route: asset, origin chain and destination chain, with the transfers that pause it and why:
+ * `failure` (unresolved failed deposits) or `originFailures` (origin transactions that failed on chain in a row).
+ */
 export interface PausedRoute {
   asset: string;
   originChain: string;
   destinationChain: string;
   transferIds: number[];
+  reason?: 'failure' | 'originFailures';
 }
 
-/** Groups unresolved failures by route (asset, origin chain, destination chain), in first-failure order. */
-export function pausedRoutes(failures: readonly TransferRow[]): PausedRoute[] {
+function byRoute(rows: readonly TransferRow[], reason: NonNullable<PausedRoute['reason']>): PausedRoute[] {
   const byKey = new Map<string, PausedRoute>();
-  for (const f of failures) {
+  for (const f of rows) {
     const key = `${f.asset}\u0000${f.originChain}\u0000${f.destinationChain}`;
-    const route = byKey.get(key) ?? { asset: f.asset, originChain: f.originChain, destinationChain: f.destinationChain, transferIds: [] };
+    const route = byKey.get(key) ?? { asset: f.asset, originChain: f.originChain, destinationChain: f.destinationChain, transferIds: [], reason };
     route.transferIds.push(f.id);
     byKey.set(key, route);
   }
   return [...byKey.values()];
+}
+
+/** Groups unresolved failures by route (asset, origin chain, destination chain), in first-failure order. */
+export function pausedRoutes(failures: readonly TransferRow[]): PausedRoute[] {
+  return byRoute(failures, 'failure');
+}
+
+/**
+ * Routes whose origin transactions failed on chain `threshold` times in a row.
+ *
+ * @param failures the unresolved on-chain origin failures since each route's last landed deposit
+ *   (`listOriginFailureStreaks`, src/store/failures.ts), oldest first
+ * @param threshold `policy.pauseRouteAfterOriginFailures` (≥ 1)
+ * @returns the routes with at least `threshold` of them, with all their ids
+ */
+export function originFailurePauses(failures: readonly TransferRow[], threshold: number): PausedRoute[] {
+  return byRoute(failures, 'originFailures').filter((r) => r.transferIds.length >= threshold);
 }
 
 function pausedFor(routes: readonly PausedRoute[], t: PlannedTransfer): PausedRoute | undefined {
@@ -47,14 +73,22 @@ export function withoutPausedRoutes(plan: Plan, routes: readonly PausedRoute[]):
       transfers.push(alternatives === t.alternatives ? t : { ...t, alternatives: alternatives ?? [] });
       continue;
     }
-    decisions.push({
-      asset: t.asset,
-      chain: t.to.chain,
-      kind: 'route_paused',
-      detail:
-        `${t.asset} ${t.from.chain} → ${t.to.chain} is paused: transfer(s) ${paused.transferIds.join(', ')} ended in failure and ` +
-        'their deposit is still in the depository; recover it, then run `ballast resume --transfer <id>`',
-    });
+    decisions.push({ asset: t.asset, chain: t.to.chain, kind: 'route_paused', detail: pausedDetail(t, paused) });
   }
   return { transfers, decisions, ...(plan.spare ? { spare: plan.spare } : {}) };
+}
+
+function pausedDetail(t: PlannedTransfer, paused: PausedRoute): string {
+  const route = `${t.asset} ${t.from.chain} → ${t.to.chain} is paused`;
+  if (paused.reason === 'originFailures') {
+    const last = paused.transferIds[paused.transferIds.length - 1]!;
+    return (
+      `${route}: the origin transactions of transfers ${paused.transferIds.join(', ')} failed on chain, ${paused.transferIds.length} in a row ` +
+      `(policy.pauseRouteAfterOriginFailures), each paying its fee; find out why (\`ballast history\`), then run \`ballast resume --transfer ${last}\``
+    );
+  }
+  return (
+    `${route}: transfer(s) ${paused.transferIds.join(', ')} ended in failure and ` +
+    'their deposit is still in the depository; recover it, then run `ballast resume --transfer <id>`'
+  );
 }

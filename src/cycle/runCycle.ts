@@ -22,8 +22,8 @@ import type { CycleContext } from './context.ts';
 import { refreshInFlight } from './inFlight.ts';
 import { fillBlocks } from './fillBlocks.ts';
 import { readBlocks, toPlannerInFlight } from './plannerInFlight.ts';
-import { pausedRoutes, withoutPausedRoutes } from './pausedRoutes.ts';
-import { listUnresolvedFailures } from '../store/failures.ts';
+import { originFailurePauses, pausedRoutes, withoutPausedRoutes } from './pausedRoutes.ts';
+import { listOriginFailureStreaks, listUnresolvedFailures } from '../store/failures.ts';
 import { processTransfer, type TransferAttempt } from './processTransfer.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
 import { readTargetBalances } from './readBalances.ts';
@@ -145,8 +145,12 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
       })),
     );
     setBalanceGauges(ctx.metrics, targets, report.balances);
-    const paused = pausedRoutes(await listUnresolvedFailures(ctx.db));
-    ctx.metrics.routesPaused.set(paused.length);
+    // Paused by a failed deposit, or by origin transactions failing on chain in a row (src/cycle/pausedRoutes.ts).
+    const paused = [
+      ...pausedRoutes(await listUnresolvedFailures(ctx.db)),
+      ...originFailurePauses(await listOriginFailureStreaks(ctx.db), ctx.config.policy.pauseRouteAfterOriginFailures),
+    ];
+    ctx.metrics.routesPaused.set(new Set(paused.map((r) => `${r.asset}\u0000${r.originChain}\u0000${r.destinationChain}`)).size);
     // Signers below minGasBalance are topped up first, so they can pay for their deposits later in this cycle;
     // the planner counts the top-ups as under way, so it does not spend their source twice.
     const topUps = planCycleGasTopUps(ctx, { targets, balances: report.balances, gas, inFlight: plannerInFlight, chainsDoc });

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { QuoteResponse } from '../relay/schemas.ts';
 import type { RelayClient } from '../relay/client.ts';
-import type { ChainAdapter, PlannedItem, SignedOriginTx } from '../chains/adapter.ts';
+import { isBroadcastRefusal, type ChainAdapter, type PlannedItem, type SignedOriginTx } from '../chains/adapter.ts';
 import { deadlineRefusal, receiptWaitMs } from './deadlines.ts';
 import type { StoreDb } from '../store/db.ts';
 import { lockTransferStatus } from '../store/requestStatus.ts';
@@ -46,7 +46,8 @@ export interface ExecuteTransferDeps {
   tracking: { pollMs: number; timeoutMs: number; stuckWaitingMs?: number };
   signal?: AbortSignal;
   /**
-   * Whether this replica still leads (PostgreSQL store; src/app/leaderGuard.ts). Checked after the write-ahead
+   * Whether this replica still leads in the term the run started in (PostgreSQL store; src/app/leaderGuard.ts,
+   * `leadsRunTerm`: a term lost and won back does not count). Checked after the write-ahead
    * and right before the broadcast: a replica that lost the lease in between leaves the signed transaction
    * unsent, written ahead, for the leader to reconcile. Absent for SQLite.
    */
@@ -191,7 +192,9 @@ async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<
   try {
     await deps.chain.broadcast(signed.rawTx);
   } catch (error) {
-    // An error answer is not a refusal: the node may have taken the transaction anyway (a transport retry
+    // The adapter refused to send (a failed simulation): nothing left this process, so nothing can land.
+    if (isBroadcastRefusal(error)) return await fail(run, `${at.stepId} ${signed.txHash} not sent: ${shortErrorMessage(error)}`);
+    // Any other error answer is not a refusal: the node may have taken the transaction anyway (a transport retry
     // answered "already known" or "nonce too low" for our own transaction, a timeout, a backend that lags on
     // lookups). Unless the node shows it has the transaction, the outcome is unknown and the transfer stays in
     // flight until reconciliation (src/cycle/reconcile.ts) proves what happened; it is never failed here.

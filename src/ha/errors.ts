@@ -16,7 +16,8 @@ export interface LeaseFound {
 
 /**
  * The caller no longer holds the lease it acts under (code `STORE_LEASE_LOST`): another replica took it (a
- * higher epoch), or it expired on the database clock, or it was released. Raised by `assertLeaseHeld` inside
+ * higher epoch), or it expired on the database clock, or it was released, or the caller's own replica holds it
+ * again but in a later term than the one the work began in (src/app/leaderGuard.ts). Raised by `assertLeaseHeld` inside
  * the transaction that was about to write ahead; roll that transaction back and stop acting: nothing may be
  * signed under a lost lease. Leadership is decided again by the elector.
  */
@@ -32,15 +33,20 @@ export class LeaseLostError extends BallastError {
   readonly found: LeaseFound;
 
   constructor(lease: string, owner: string, epoch: bigint, found: LeaseFound) {
+    const laterTerm = found.owner === owner && found.epoch !== null && found.epoch !== epoch;
     const what =
       found.owner === null
         ? 'no lease row exists'
-        : found.owner !== owner || found.epoch !== epoch
-          ? `it is held by ${found.owner} at epoch ${String(found.epoch)}`
-          : 'it expired on the database clock';
+        : laterTerm
+          ? `this replica holds it again, but in a later term (epoch ${String(found.epoch)})`
+          : found.owner !== owner || found.epoch !== epoch
+            ? `it is held by ${found.owner} at epoch ${String(found.epoch)}`
+            : 'it expired on the database clock';
     super(
-      `leader lease "${lease}" is not held by ${owner} at epoch ${String(epoch)}: ${what}; ` +
-        'the write was refused (this replica is not the leader; it acts again only after winning the lease)',
+      `leader lease "${lease}" is not held by ${owner} at epoch ${String(epoch)}: ${what}; the write was refused ` +
+        (laterTerm
+          ? '(work begun in an earlier term never writes ahead or broadcasts; the current term plans afresh)'
+          : '(this replica is not the leader; it acts again only after winning the lease)'),
     );
     this.lease = lease;
     this.owner = owner;

@@ -1,11 +1,16 @@
 /**
- * Failed deposits an operator has not resolved yet. A request that ended `failure` left its deposit in the
- * depository (spec "What the service does" 5: unfilled deposits stay there until the depositor reclaims them),
- * so its route is paused until an operator says the funds are back or dealt with (`ballast resume`).
+ * Failures an operator has not resolved yet, which pause their route (src/cycle/pausedRoutes.ts) until
+ * `ballast resume`:
+ * - failed deposits: a request that ended `failure` left its deposit in the depository (spec "What the service
+ *   does" 5: unfilled deposits stay there until the depositor reclaims them);
+ * - origin transactions that failed on chain (`origin_failed` with a `reverted` transaction), in a row on one route.
  */
 import type { StoreDb } from './db.ts';
 import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
 import { queryTransfers, type TransferRow } from './transferRows.ts';
+
+/** The on-chain origin failure clause: the transfer `t` has a transaction that was mined and failed. */
+const REVERTED_TX = "EXISTS (SELECT 1 FROM transfer_txs x WHERE x.transfer_id = t.id AND x.status = 'reverted')";
 
 /** Transfers in status `failure` with no operator resolution, oldest first. */
 export async function listUnresolvedFailures(db: StoreDb): Promise<TransferRow[]> {
@@ -13,24 +18,68 @@ export async function listUnresolvedFailures(db: StoreDb): Promise<TransferRow[]
 }
 
 /**
- * Records an operator's resolution of a failed transfer (e.g. "withdrawn to treasury in 0xabc…"); its route is
- * planned again from the next cycle.
- *
- * @param note what the operator did, kept in the history
- * @throws StoreNotFoundError when there is no such transfer
- * @throws StoreTransitionError `STORE_TRANSITION_CONFLICT` when it is not an unresolved `failure`
+ * Unresolved on-chain origin failures since each route's last landed deposit, oldest first: transfers
+ * `origin_failed` with at least one transaction mined and failed (`reverted`: it paid its fee), no operator
+ * resolution, and no transfer of the same route (asset, origin chain, destination chain) after them whose deposit
+ * landed. A transfer whose deposit landed (`deposited`, `success`, `failure`, `refund`) ends the streak
+ * of the failures before it; failures proven never to have landed (dropped, never sent) are not listed.
  */
-export async function resolveFailure(db: StoreDb, id: number, note: string, nowMs: number): Promise<void> {
-  await db.transaction(async () => {
-    const row = (await db.get(`SELECT status, resolved_at_ms FROM transfers WHERE id = ?${db.forUpdate}`, id)) as
-      | { status: string; resolved_at_ms: number | null }
-      | undefined; // two columns of one row
+export async function listOriginFailureStreaks(db: StoreDb): Promise<TransferRow[]> {
+  return queryTransfers(
+    db,
+    `SELECT * FROM transfers t
+      WHERE t.status = 'origin_failed' AND t.resolved_at_ms IS NULL
+        AND ${REVERTED_TX}
+        AND t.id > COALESCE((SELECT MAX(o.id) FROM transfers o
+                              WHERE o.asset = t.asset AND o.origin_chain = t.origin_chain AND o.destination_chain = t.destination_chain
+                                AND o.status IN ('deposited', 'success', 'failure', 'refund')), 0)
+      ORDER BY t.id`,
+  );
+}
+
+/**
+ * Records an operator's resolution (e.g. "withdrawn to treasury in 0xabc…", "depositor account topped up"); the
+ * route it paused is planned again from the next cycle.
+ * - an unresolved `failure`: that transfer;
+ * - an unresolved on-chain origin failure (`origin_failed` with a `reverted` transaction): it and every earlier
+ *   unresolved one of the same route (asset, origin chain, destination chain), so the count of failures in a row
+ *   starts again from zero.
+ *
+ * @param note what the operator did, kept in the history of each transfer resolved
+ * @returns the ids resolved, ascending
+ * @throws StoreNotFoundError when there is no such transfer
+ * @throws StoreTransitionError `STORE_TRANSITION_CONFLICT` when it is neither an unresolved `failure` nor an
+ *   unresolved on-chain origin failure
+ */
+export async function resolveFailure(db: StoreDb, id: number, note: string, nowMs: number): Promise<number[]> {
+  return db.transaction(async () => {
+    const row = (await db.get(`SELECT status, resolved_at_ms, asset, origin_chain, destination_chain FROM transfers WHERE id = ?${db.forUpdate}`, id)) as
+      | { status: string; resolved_at_ms: number | null; asset: string; origin_chain: string; destination_chain: string }
+      | undefined; // five columns of one row
     if (!row) throw new StoreNotFoundError('transfers', id);
-    if (row.status !== 'failure' || row.resolved_at_ms !== null) {
+    const onChain =
+      row.status === 'origin_failed' &&
+      row.resolved_at_ms === null &&
+      (await db.get(`SELECT 1 AS one FROM transfers t WHERE t.id = ? AND ${REVERTED_TX}`, id)) !== undefined;
+    if ((row.status !== 'failure' || row.resolved_at_ms !== null) && !onChain) {
       throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'failure (unresolved)', row.status,
-        `transfer ${id} is ${row.status}${row.resolved_at_ms !== null ? ', already resolved' : ''}; only an unresolved failure can be resolved`);
+        `transfer ${id} is ${row.status}${row.resolved_at_ms !== null ? ', already resolved' : ''}; only an unresolved failure, or an origin failure on chain (a reverted transaction), can be resolved`);
     }
-    await db.run('UPDATE transfers SET resolved_at_ms = ?, resolution = ?, updated_at_ms = ? WHERE id = ?', nowMs, note, nowMs, id);
-    await db.run('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)', id, 'failure', 'failure', nowMs, `resolved by the operator: ${note}`);
+    const ids = onChain
+      ? (
+          await db.all<{ id: number }>(
+            `SELECT t.id FROM transfers t
+              WHERE t.status = 'origin_failed' AND t.resolved_at_ms IS NULL AND t.asset = ? AND t.origin_chain = ? AND t.destination_chain = ?
+                AND t.id <= ? AND ${REVERTED_TX}
+              ORDER BY t.id${db.forUpdate}`,
+            row.asset, row.origin_chain, row.destination_chain, id,
+          )
+        ).map((r) => r.id)
+      : [id];
+    for (const resolved of ids) {
+      await db.run('UPDATE transfers SET resolved_at_ms = ?, resolution = ?, updated_at_ms = ? WHERE id = ? AND resolved_at_ms IS NULL', nowMs, note, nowMs, resolved);
+      await db.run('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)', resolved, row.status, row.status, nowMs, `resolved by the operator: ${note}`);
+    }
+    return ids;
   });
 }

@@ -20,6 +20,7 @@ import { readSvmBalances, readSvmDecimals } from './readBalances.ts';
 import { createSvmRpc, nodeWords, type SvmFinality, type SvmRpc } from './rpc.ts';
 import { readSignatureStatus } from './signatureStatus.ts';
 import { signSvmStepItem } from './signStepItem.ts';
+import { simulateBeforeSend } from './simulate.ts';
 import { lookupSvmTx, recheckSvmTx, waitForSvmInclusion } from './txState.ts';
 import { validateSvmAddress } from './validateAddress.ts';
 import { signSvmWithdrawalDigest } from './withdrawalSigning.ts';
@@ -147,12 +148,15 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
       return { chainId, txHash: signed.signature, rawTx: signed.rawTx, request: signed.request };
     },
     async broadcast(rawTx) {
-      // skipPreflight: the transaction was verified and is sent exactly as signed; a preflight simulation on a
-      // backend that lags refuses it ("Blockhash not found") although another backend may already have it.
+      // Simulated first (src/chains/svm/simulate.ts): a transaction that would fail is refused here, nothing
+      // sent, no fee paid (SVM_SIMULATION_FAILED, a BroadcastRefusal with the program logs). The send then skips
+      // the node's preflight, which would only repeat that simulation (and on a backend that lags refuse it with
+      // "Blockhash not found" although another backend may already have it).
       // maxRetries 0: the node forwards it once and does not keep re-sending in the background; Ballast
       // re-sends the recorded bytes itself through reconciliation (src/cycle/reconcile.ts), within the order's
       // deadline, and proves a lost one dropped by its blockhash's expiry.
-      const { bytes, signature: expected } = decodeRaw(rawTx);
+      const { bytes, tx, signature: expected } = decodeRaw(rawTx);
+      await simulateBeforeSend(rpc, tx, expected, 'confirmed'); // recent state; the blockhash (read at `commitment`) is known there
       const answer = await rpc.call('sendTransaction', (c) => c.sendRawTransaction(bytes, { skipPreflight: true, maxRetries: 0 }));
       if (answer !== expected) throw new SvmAdapterError(`${rpc.at} answered sendTransaction with ${answer.slice(0, 90)}, not the signature ${expected}`);
     },
@@ -182,16 +186,17 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
 }
 
 /**
- * The wire bytes of a base64 transaction and its first signature, base58 (the transaction id).
+ * The wire bytes of a base64 transaction, the transaction and its first signature, base58 (the transaction id).
  *
  * @throws SvmAdapterError when `rawTx` is not a signed Solana transaction (nothing is sent)
  */
-function decodeRaw(rawTx: string): { bytes: Uint8Array; signature: string } {
+function decodeRaw(rawTx: string): { bytes: Uint8Array; tx: VersionedTransaction; signature: string } {
   try {
     const bytes = base64.decode(rawTx);
-    const first = VersionedTransaction.deserialize(bytes).signatures[0];
+    const tx = VersionedTransaction.deserialize(bytes);
+    const first = tx.signatures[0];
     if (first === undefined) throw new Error('it carries no signature');
-    return { bytes, signature: base58.encode(first) };
+    return { bytes, tx, signature: base58.encode(first) };
   } catch (error) {
     throw new SvmAdapterError(`not a signed Solana transaction in base64: ${nodeWords(error)}; nothing was sent`, { cause: error });
   }

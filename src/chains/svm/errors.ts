@@ -47,3 +47,22 @@ export class SvmBlockhashExpiredError extends BallastError {
 export class SvmDepositSearchIncompleteError extends BallastError {
   readonly code = 'SVM_DEPOSIT_SEARCH_INCOMPLETE';
 }
+
+/**
+ * `broadcast` simulated the exact signed transaction (`simulateTransaction`) and the simulation failed, so the
+ * transaction was NOT sent and no fee was paid (a `BroadcastRefusal`, src/chains/adapter.ts). `err` is the
+ * node's transaction error, `logs` the program logs of the simulation (the message holds their last lines).
+ * A `BlockhashNotFound` answer may come from a node that lags; the transaction is still not sent.
+ */
+export class SvmSimulationFailedError extends BallastError {
+  readonly code = 'SVM_SIMULATION_FAILED';
+  readonly notSent = true as const;
+  readonly err: unknown;
+  readonly logs: readonly string[];
+
+  constructor(message: string, opts: { err: unknown; logs: readonly string[] }) {
+    super(message);
+    this.err = opts.err;
+    this.logs = opts.logs;
+  }
+}

@@ -22,7 +22,7 @@ import { createDispatcher, startRpcHttpServer, type RpcHttpServer } from './rpcH
 import { transactionMethods } from './rpcTransactionMethods.ts';
 import { startRpcWebSocketServer, type RpcWebSocketServer } from './rpcWebSocket.ts';
 import { BLOCKHASH_VALIDITY_HEIGHTS, SlotClock } from './slotClock.ts';
-import { SvmEngine } from './svmEngine.ts';
+import { SvmEngine, type DepositFault } from './svmEngine.ts';
 
 /** Decimals of the test USDC mint. */
 export const SANDBOX_USDC_DECIMALS = 6;
@@ -88,6 +88,12 @@ export interface SolanaSandboxNode {
   failNextRpc(method: string, n: number): void;
   /** Fault: jumps the block height past the last valid height of every blockhash issued so far. */
   expireBlockhashes(): void;
+  /**
+   * Fault, until set back to `off`: depository deposits fail with the token program's insufficient funds, in
+   * every execution (`simulated`: simulation and preflight refuse them) or only when they land (`landing`:
+   * simulations pass, the transaction lands failed with its fee charged).
+   */
+  failDeposits(mode: DepositFault): void;
   /** Stops the slot timer and both servers, closing every connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -173,6 +179,7 @@ export async function startSolanaNode(opts: StartSolanaNodeOptions = {}): Promis
     dropNextSends: (n) => faults.dropNextSends(n),
     failNextRpc: (method, n) => faults.failNextRpc(method, n),
     expireBlockhashes: () => void engine.advanceSlot(BLOCKHASH_VALIDITY_HEIGHTS + 1),
+    failDeposits: (mode) => void (engine.depositFault = mode),
     close: () =>
       (closing ??= (async () => {
         clearInterval(timer);

@@ -16,6 +16,7 @@ import { FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } fro
 import { PublicKey } from '@solana/web3.js';
 import { depositoryPdas, type SvmAccountMeta } from '../../protocol/svmDepository.ts';
 import { checkDepositInstruction, type DepositPlan } from './depositoryRules.ts';
+import type { DepositFailure } from './anchorErrors.ts';
 import { asKitTransaction, buildExecutedTransaction, type ExecutedTransaction, type InstructionDecision, type KitTransaction } from './depositoryRewrite.ts';
 import { rewriteLogs, type DepositLogOutcome } from './depositoryLogs.ts';
 import { buildLandedTransaction, type ExecutionResult, type PreparedTransaction } from './landedTransaction.ts';
@@ -37,6 +38,24 @@ export interface SvmEngineOptions {
   logger: Logger;
 }
 
+/**
+ * Fault: which executions fail every depository deposit that passes the program's checks. `simulated`: every
+ * execution (simulation, preflight and landing), as when the deposit cannot succeed in the current state;
+ * `landing`: only the execution that lands (fee charged), while simulations and preflights still pass, as when
+ * the state changed between a simulation and the slot the transaction lands in.
+ */
+export type DepositFault = 'off' | 'simulated' | 'landing';
+
+/**
+ * How a deposit fails under a {@link DepositFault}: the token (or system) program's `InsufficientFunds`
+ * (custom error 1) through the depository's transfer CPI, as when the depositor's balance fell short.
+ */
+export const DEPOSIT_FAULT_FAILURE: DepositFailure = Object.freeze({
+  error: { Custom: 1 },
+  logs: ['Program log: Error: insufficient funds'],
+  reason: 'insufficient funds (deposit fault)',
+});
+
 /** Executes transactions against litesvm and keeps the ledger. */
 export class SvmEngine {
   readonly svm: LiteSVM;
@@ -48,6 +67,8 @@ export class SvmEngine {
   readonly #landedListeners = new Set<(tx: LandedTransaction) => void>();
   readonly #slotListeners = new Set<(slot: number) => void>();
   #transactionCount = 0;
+  /** Fault knob (tests): see {@link DepositFault}. */
+  depositFault: DepositFault = 'off';
 
   constructor(opts: SvmEngineOptions) {
     this.svm = opts.svm;
@@ -135,9 +156,9 @@ export class SvmEngine {
     if (!this.clock.isBlockhashValid(d.tx.message.recentBlockhash)) throw preflightError('BlockhashNotFound');
     // The transaction executes in a new slot; the checks below see that slot's state and sysvars.
     const slot = this.advanceSlot();
-    const prepared = this.#prepare(d, slot);
+    const prepared = this.#prepare(d, slot, this.depositFault !== 'off');
     if (!opts.skipPreflight) {
-      const sim = this.#execute(prepared, true);
+      const sim = this.#execute(this.depositFault === 'landing' ? this.#prepare(d, slot, false) : prepared, true);
       if (sim.err !== null) throw preflightError(sim.err, sim.logs, sim.unitsConsumed);
     }
     const pre = snapshotBalances(prepared.accountKeys, this.readAccount);
@@ -165,7 +186,7 @@ export class SvmEngine {
       return { err: 'BlockhashNotFound', logs: [], unitsConsumed: 0n };
     }
     try {
-      const { err, logs, unitsConsumed } = this.#execute(this.#prepare(d, this.clock.slot), true);
+      const { err, logs, unitsConsumed } = this.#execute(this.#prepare(d, this.clock.slot, this.depositFault === 'simulated'), true);
       return { err, logs, unitsConsumed };
     } catch (error) {
       if (error instanceof RpcError && error.rpcCode === RPC_ERROR.SEND_TRANSACTION_PREFLIGHT_FAILURE) {
@@ -181,7 +202,8 @@ export class SvmEngine {
     return this.ledger.deposits(fromSlot);
   }
 
-  #prepare(d: DecodedTransaction, slot: number): PreparedTransaction {
+  /** `failDeposits`: a deposit that passes the program's checks fails with {@link DEPOSIT_FAULT_FAILURE} (fault). */
+  #prepare(d: DecodedTransaction, slot: number, failDeposits: boolean): PreparedTransaction {
     const recent = new Set(this.clock.slotHashes().map((s) => s.slot));
     const lookups = resolveLookups(d.tx.message, this.readAccount, slot, recent);
     if ('error' in lookups) throw preflightError(lookups.error);
@@ -205,7 +227,11 @@ export class SvmEngine {
         readAccount: this.readAccount,
         epoch: this.epoch(),
       });
-      if (check.ok) {
+      if (check.ok && failDeposits) {
+        decisions.set(i, { kind: 'fail' });
+        outcomes.set(i, { kind: 'fail', instructionName: check.instructionName, failure: DEPOSIT_FAULT_FAILURE });
+        this.#logger.debug({ signature: d.signature, instruction: i }, 'depository deposit failed (fault)');
+      } else if (check.ok) {
         decisions.set(i, { kind: 'deposit', plan: check.plan });
         outcomes.set(i, { kind: 'deposit', instructionName: check.instructionName, event: check.plan.event });
         plans.set(i, check.plan);

@@ -68,7 +68,17 @@ const whole = (base: bigint, decimals: number) => formatUnits(base, decimals);
 export async function oneTransferTreasury(
   s: Sandbox,
   dir: string,
-  opts: { asset: 'USDC' | 'BTC'; from: Place; to: Place; amount: bigint; reserve?: bigint; chains?: Record<string, unknown>; tracking?: Record<string, unknown> },
+  opts: {
+    asset: 'USDC' | 'BTC';
+    from: Place;
+    to: Place;
+    amount: bigint;
+    reserve?: bigint;
+    chains?: Record<string, unknown>;
+    tracking?: Record<string, unknown>;
+    /** More `policy:` keys, beside the transfer bounds set here. */
+    policy?: Record<string, unknown>;
+  },
   wiring: { now?: () => number } = {},
 ) {
   const from = holding(s, opts.asset, opts.from);
@@ -88,7 +98,7 @@ export async function oneTransferTreasury(
         { ...to.entry, min: whole(toBefore + opts.amount, to.decimals), target: whole(toBefore + opts.amount, to.decimals), max: whole(toBefore + 10n * opts.amount, to.decimals) },
       ],
     },
-    policy: { minTransfer: whole(opts.amount / 10n, d), maxTransfer: whole(opts.amount * 10n, d) },
+    policy: { minTransfer: whole(opts.amount / 10n, d), maxTransfer: whole(opts.amount * 10n, d), ...opts.policy },
   };
   const wired = ballastOnSandbox(s, dir, overrides, {}, wiring);
   return { ...wired, from, to, fromBefore, toBefore };
