@@ -73,21 +73,26 @@ export const ABSENCE_RECHECK_MS = 15_000;
 /**
  * Whether a deposit for the transfer's order exists: a deposit on chain with its order id crediting our wallet
  * with the payment amount (`found`, the adapter's search), proof that none exists and the Relay request knows of none (`none`), or no
- * proof either way because a lookup failed or the request names a deposit we cannot see (`unknown`).
+ * proof either way because a lookup failed or the request names a deposit we cannot see (`unknown`). Hashes in
+ * `dead` (lower case) are our own transactions the adapter proved can never land (`dropped`): the request naming
+ * one of them (the service indexes a Bitcoin deposit at mempool time, before it was replaced) proves nothing.
  */
 async function depositProof(
   ctx: CycleContext,
   chain: ChainAdapter,
   row: TransferRow,
   facts: QuoteFacts | null,
+  dead: ReadonlySet<string>,
 ): Promise<{ kind: 'found'; deposit: FoundDeposit } | { kind: 'none'; atBlock: bigint } | { kind: 'unknown'; why: string }> {
   if (!facts?.depository || !row.orderId) return { kind: 'unknown', why: 'the stored quote names no depository or order id' };
   try {
     const search = await chain.findDeposit({ depository: facts.depository, orderId: row.orderId, user: row.user, amount: row.amountIn });
     if (search.kind === 'found') return search;
     if (row.requestId) {
+      // A deposit the service saw (Bitcoin: already at mempool time) that the adapter proved dead counts for nothing.
       const status = await ctx.relay.getStatus(row.requestId);
-      if (status.inTxHashes.length > 0) return { kind: 'unknown', why: `the Relay request names deposit(s) ${status.inTxHashes.join(', ')}` };
+      const named = status.inTxHashes.filter((h) => !dead.has(h.toLowerCase()));
+      if (named.length > 0) return { kind: 'unknown', why: `the Relay request names deposit(s) ${named.join(', ')}` };
     }
     return search;
   } catch (error) {
@@ -227,7 +232,7 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
       log.warn({ txHash: tx.txHash, later }, `${why}, but ${later}; transfer stays in flight`);
       return status;
     }
-    const proof = await depositProof(ctx, chain, row, facts);
+    const proof = await depositProof(ctx, chain, row, facts, new Set(found.state === 'dropped' ? [tx.txHash.toLowerCase()] : []));
     if (proof.kind === 'unknown') {
       log.warn({ txHash: tx.txHash, why: proof.why }, `${why}, but no deposit is proven absent; transfer stays in flight`);
       return status;

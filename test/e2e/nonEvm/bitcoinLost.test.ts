@@ -7,6 +7,7 @@
  *   fee, written ahead, and keeps the transfer in flight; the old deposit can then no longer be mined; only once
  *   the replacement is mined at the reorg depth, and no deposit for the order is proven twice, is the transfer
  *   failed and the need paid again: exactly one deposit reaches the depository;
+ * - a deposit still in the mempool past its deadline is replaced there by fee and can never come back;
  * - under the kill switch, nothing is sent again and nothing is signed.
  */
 import { writeFileSync } from 'node:fs';
@@ -120,6 +121,31 @@ describe('a Bitcoin deposit the node lost', () => {
       expect(feeOf(replacement)).toBeGreaterThan(feeOf(deposit)); // BIP-125: it out-pays the deposit it replaces
       expect(t.fromBefore - (await t.from.balance())).toBe(second!.amountIn + feeOf(second!.txs[0]!) + feeOf(replacement));
       expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_replacements_total')).toMatch(/chain="bitcoin",outcome="sent"} 1/);
+    } finally {
+      await t.ballast.close();
+    }
+  });
+
+  it('still in the mempool past its deadline is replaced there by fee (BIP-125), and never reaches the depository', { timeout: TIMEOUT_MS }, async () => {
+    const { s, t, advance } = await start();
+    const node = s.bitcoin!.node;
+    try {
+      await t.ballast.runCycle('once');
+      const [row] = await listRecentTransfers(t.ballast.db, 1);
+      const deposit = row!.txs[0]!;
+      expect(node.mempoolTxids()).toEqual([deposit.txHash]); // sent, not mined (no block comes)
+      advance((FIRST_DEADLINE_SEC + 60) * 1000);
+      s.setFaults({ quoteDeadlineSec: 80_000 });
+      await t.ballast.runCycle('once');
+      const replacement = (await getTransfer(t.ballast.db, row!.id))!.cancels[0]!;
+      expect(node.mempoolTxids()).toEqual([replacement.txHash]); // the deposit was evicted by the replacement
+      expect(() => node.broadcast(deposit.rawTx)).toThrow(/insufficient fee/); // and cannot come back
+      node.mine(6);
+      await t.ballast.runCycle('once');
+      advance(ABSENCE_RECHECK_MS + 1_000);
+      await t.ballast.runCycle('once');
+      expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('origin_failed');
+      expect(depositsTo(s).map((p) => p.txid)).not.toContain(deposit.txHash);
     } finally {
       await t.ballast.close();
     }
