@@ -128,7 +128,7 @@ async function rebroadcast(
 ): Promise<boolean> {
   if (!facts || tx.rawTx === '0x' || tx.rawTx === '') return false;
   const later = row.txs.length - row.txs.indexOf(tx) - 1 + (depositWritten(row, facts) ? 0 : 1);
-  if (deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1) !== null) return false;
+  if (deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1, chain.minDeadlineLeadSec(row.amountIn, later + 1)) !== null) return false;
   try {
     await chain.broadcast(tx.rawTx); // stored by the executor exactly as signed
   } catch (error) {
