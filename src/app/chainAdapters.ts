@@ -52,7 +52,7 @@ export function createChainAdapters(config: LoadedConfig, opts: ChainAdapterOpti
     switch (c.vm) {
       case 'evm': {
         const client = createEvmPublicClient({ name, chainId: c.chainId, rpcUrl: c.rpcUrl, pollingIntervalMs: opts.chainPollingIntervalMs });
-        adapters.set(name, createEvmAdapter({ name, chainId: c.chainId, client, accounts: signers.evm, confirmations: c.confirmations }));
+        adapters.set(name, createEvmAdapter({ name, chainId: c.chainId, client, accounts: signers.evm, confirmations: c.confirmations, ...(c.minDeadlineLeadSec !== undefined ? { minDeadlineLeadSec: c.minDeadlineLeadSec } : {}) }));
         break;
       }
       case 'svm':
@@ -67,6 +67,7 @@ export function createChainAdapters(config: LoadedConfig, opts: ChainAdapterOpti
             maxMicroLamportsPerCu: c.maxMicroLamportsPerCu,
             maxComputeUnits: c.maxComputeUnits,
             keypairs: signers.svm,
+            ...(c.minDeadlineLeadSec !== undefined ? { minDeadlineLeadSec: c.minDeadlineLeadSec } : {}),
             ...(opts.chainPollingIntervalMs !== undefined ? { pollIntervalMs: opts.chainPollingIntervalMs } : {}),
           }),
         );
@@ -87,6 +88,7 @@ export function createChainAdapters(config: LoadedConfig, opts: ChainAdapterOpti
             maxFeeRateSatPerVb: c.maxFeeRateSatPerVb,
             maxInclusionWaitMs: c.inclusionWaitSec * 1000,
             signers: signers.bvm,
+            ...(c.minDeadlineLeadSec !== undefined ? { minDeadlineLeadSec: c.minDeadlineLeadSec } : {}),
             ...(opts.chainPollingIntervalMs !== undefined ? { pollIntervalMs: opts.chainPollingIntervalMs } : {}),
           }),
         );

@@ -200,6 +200,20 @@ export interface ChainAdapter {
    * for high value); undefined where only `tracking.stalledAfterSec` applies.
    */
   stalledAfterBlocks?(amountIn: bigint): number;
+  /**
+   * Seconds that must be left before an order's deadline to start sending `itemsLeft` origin transactions of
+   * a transfer of `amountIn` (origin base units) on this chain, so the last one (the deposit) can be mined, reach
+   * the depth the fill waits for, and be filled before the deadline. `chains.<name>.minDeadlineLeadSec` (the
+   * deposit's own lead) when configured, else the VM default (src/executor/deadlines.ts
+   * `defaultLastItemLeadSec`: EVM and Solana 90 s; Bitcoin 600 s × the confirmations `amountIn` needs + 600 s),
+   * plus 30 s for each transaction before the deposit. Checked at verification (quotes whose deadline is nearer
+   * are refused on `deadline`), before each signature and before a re-broadcast. Pure.
+   *
+   * @param amountIn the transfer's payment, origin base units (Bitcoin: satoshis, compared with `highValueSats`)
+   * @param itemsLeft transactions still to send, the next one included (0 counts as 1)
+   * @returns seconds
+   */
+  minDeadlineLeadSec(amountIn: bigint, itemsLeft: number): number;
 
   /**
    * Signs the digest of a withdrawal request (spec "Withdrawal endpoints", Signing; digest from

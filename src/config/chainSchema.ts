@@ -88,6 +88,20 @@ const gasReserve = nativeAmount(
   'native token (ETH, SOL, BTC) a wallet keeps on this chain whatever its band says: a native holding under assets: never gives below it, so the wallet can always pay for its next transactions; default minGasBalance, else 0',
 );
 
+/**
+ * `chains.<name>.minDeadlineLeadSec`: seconds an order's deadline must be ahead when the deposit is verified,
+ * signed or sent again (src/executor/deadlines.ts); unset: the VM default.
+ */
+const minDeadlineLeadSec = z
+  .number({ error: 'expected a whole number of seconds, e.g. 1200' })
+  .int('minDeadlineLeadSec must be a whole number of seconds')
+  .min(1, 'minDeadlineLeadSec must be at least 1 s')
+  .max(86_400, 'minDeadlineLeadSec must be at most 86400 s (policy.maxDeadlineSec caps deadlines at 24 h by default)')
+  .optional()
+  .describe(
+    'seconds the order deadline must still be ahead to verify, sign or re-send the deposit: time for it to be mined, reach the depth the fill waits for and be filled (30 s more per transaction before it); default 90 on EVM and Solana, 600 × the confirmations the deposit needs + 600 on Bitcoin',
+  );
+
 /** `chains.<name>.gasTopUp`: how a signer below `minGasBalance` on this chain is topped up (src/config/gasTopUp.ts). */
 const gasTopUp = GasTopUpSchema.optional();
 
@@ -104,6 +118,7 @@ export const EvmChainSchema = z
       .describe(
         'blocks after which a mined origin transaction counts as final; until then it is re-checked every cycle and a deposit a reorg removed is sent again',
       ),
+    minDeadlineLeadSec,
     minGasBalance,
     gasReserve,
     gasTopUp,
@@ -143,6 +158,7 @@ export const SvmChainSchema = z
       .describe(
         'swap source asked for last (includedOriginSwapSources) when a Solana deposit transaction is too large even with maxRouteLength 3; unset: give up after maxRouteLength 3',
       ),
+    minDeadlineLeadSec,
     minGasBalance,
     gasReserve,
     gasTopUp,
@@ -195,6 +211,7 @@ export const BvmChainSchema = z
       .describe(
         'how long a cycle waits for a broadcast deposit to be mined before leaving it in flight for the next cycles (blocks take about 10 minutes)',
       ),
+    minDeadlineLeadSec,
     minGasBalance,
     gasReserve,
     gasTopUp,

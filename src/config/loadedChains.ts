@@ -21,6 +21,8 @@ export interface LoadedEvmChain {
   gasReserve?: string;
   /** Where a signer below `minGasBalance` is topped up from (src/config/gasTopUp.ts); set by the loader. */
   gasTopUp?: LoadedGasTopUp;
+  /** Seconds the order deadline must be ahead to verify, sign or re-send the deposit; unset: the VM default (src/executor/deadlines.ts). */
+  minDeadlineLeadSec?: number;
 }
 
 /** A Solana chain. */
@@ -46,6 +48,8 @@ export interface LoadedSvmChain {
   gasReserve?: string;
   /** Where a signer below `minGasBalance` is topped up from (src/config/gasTopUp.ts); set by the loader. */
   gasTopUp?: LoadedGasTopUp;
+  /** Seconds the order deadline must be ahead to verify, sign or re-send the deposit; unset: the VM default (src/executor/deadlines.ts). */
+  minDeadlineLeadSec?: number;
 }
 
 /** A Bitcoin chain. */
@@ -76,6 +80,8 @@ export interface LoadedBvmChain {
   gasReserve?: string;
   /** Where a signer below `minGasBalance` is topped up from (src/config/gasTopUp.ts); set by the loader. */
   gasTopUp?: LoadedGasTopUp;
+  /** Seconds the order deadline must be ahead to verify, sign or re-send the deposit; unset: the VM default (src/executor/deadlines.ts). */
+  minDeadlineLeadSec?: number;
 }
 
 /** A chain as configured, by VM family. */
@@ -145,9 +151,11 @@ export function buildLoadedChain(name: string, c: ChainConfig): LoadedChain {
   }
 }
 
-function minGas(c: ChainConfig): { minGasBalance?: string; gasReserve?: string } {
+/** The optional keys every VM family shares, copied when set. */
+function minGas(c: ChainConfig): { minGasBalance?: string; gasReserve?: string; minDeadlineLeadSec?: number } {
   return {
     ...(c.minGasBalance !== undefined ? { minGasBalance: c.minGasBalance } : {}),
     ...(c.gasReserve !== undefined ? { gasReserve: c.gasReserve } : {}),
+    ...(c.minDeadlineLeadSec !== undefined ? { minDeadlineLeadSec: c.minDeadlineLeadSec } : {}),
   };
 }

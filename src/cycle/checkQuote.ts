@@ -6,8 +6,9 @@
  */
 import type { PlannedTransfer } from '../planner/types.ts';
 import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
-import { evaluateFees, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
+import { evaluateFees, type FeeBreakdown, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
+import { originCostOf } from '../policy/originCost.ts';
 import type { Verdict } from '../verify/verifyQuote.ts';
 import { verifyWithFreshChains } from './chainsRefresh.ts';
 import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
@@ -15,7 +16,6 @@ import type { TransferStatus } from '../store/transfers.ts';
 import { formatUsdMicros } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
-import { requiredLeadSec } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
 import { buildQuoteRequest, expectationsFor, guaranteedOutputFloor } from './expectations.ts';
 import { requestQuote } from './requestQuote.ts';
@@ -102,9 +102,16 @@ export async function checkQuote(
   crashPoint('quote:recorded');
   onStage('quoted', guaranteedOut(quote));
 
-  // The route's own caps where policy.routes gives some, else the global ones (src/policy/routeFees.ts).
+  // The route's own caps where policy.routes gives some, else the global ones (src/policy/routeFees.ts). The
+  // total counts what the origin chain charges on top of the API's account (src/policy/originCost.ts).
   const caps = feeCapsFor(policy, planned);
-  const fee = evaluateFees(quote.details, caps, orderGuarantee(quote, planned, policy.slippageBps));
+  const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
+  const originCost = originCostOf(
+    quote,
+    { vm: originChain.vm, isNative: (c) => originChain.currencyKey(c) === originChain.currencyKey(originChain.nativeCurrency) },
+    planned.from.address,
+  );
+  const fee = evaluateFees(quote.details, caps, orderGuarantee(quote, planned, policy.slippageBps), originCost);
   await recordFeeDecision(ctx.db, quoteId, fee.accepted
     ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
     : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined });
@@ -119,7 +126,6 @@ export async function checkQuote(
   // floor is its configured minOut (two assets: the input converted is no floor).
   const minOut = guaranteedOutputFloor(planned, { slippageBps: policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
   attempt.minOutRequired = minOut;
-  const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
   let origin;
   try {
     origin = await originChain.originFacts(quote, planned.from.address);
@@ -128,8 +134,13 @@ export async function checkQuote(
     log.error({ requestId, err: message }, 'quote not verified; nothing signed');
     return { ...attempt, outcome: 'quote_error', error: message };
   }
+  // Deadlines must leave time to send every item, for the deposit to reach the depth the fill waits for, and for
+  // the fill (the origin chain's lead, ChainAdapter.minDeadlineLeadSec): a quote whose order expires sooner is
+  // refused on `deadline` (its deposit would likely be refunded, not filled; a Bitcoin one would sit unfilled).
+  const items = quote.steps.reduce((n, step) => n + step.items.length, 0);
+  const leadSec = originChain.minDeadlineLeadSec(planned.amountIn, items);
   // Judged on the cached GET /chains list; a refusal the list may explain is judged once more on a fresh one.
-  const { verdict } = await verifyWithFreshChains({
+  const { verdict: judged } = await verifyWithFreshChains({
     quote,
     chains: args.chainsDoc,
     origin,
@@ -138,10 +149,9 @@ export async function checkQuote(
       ourWallets: [...ctx.wallets.values()].map((w) => w.address),
       maxDeadlineSec: policy.maxDeadlineSec,
     }),
-    // Deadlines must leave time to send every item and for the fill (src/executor/deadlines.ts): a quote
-    // whose order expires sooner is refused on `deadline` (its deposit would likely be refunded, not filled).
-    nowSec: Math.floor(ctx.now() / 1000) + requiredLeadSec(quote.steps.reduce((n, step) => n + step.items.length, 0)),
+    nowSec: Math.floor(ctx.now() / 1000) + leadSec,
   }, ctx.chainsCache, log, { requestId });
+  const verdict = withLeadNote(judged, `now includes chains.${planned.from.chain}'s minimum deadline lead of ${leadSec} s for ${items} transaction(s), the deposit's confirmations and the fill`);
   await recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
   crashPoint('quote:verified');
   attempt.verdict = verdict;
@@ -189,13 +199,24 @@ export function guaranteedOut(quote: QuoteResponse): bigint | undefined {
   return payments ? sumPayments(payments, 'minimumAmount') : undefined;
 }
 
-function breakdownJson(b: { inputUsdMicros: bigint | null; components: Record<string, bigint>; sponsoredMicros: bigint; totalMicros: bigint }) {
+/**
+ * The fee decision's breakdown as recorded (`fee_decisions.breakdown_json`): USD decimal strings. `totalUsd`
+ * includes `originCostUsd` when that is a string; `originCostUsd` null means the origin cost was unknown.
+ */
+function breakdownJson(b: FeeBreakdown) {
   return {
     inputUsd: b.inputUsdMicros === null ? null : formatUsdMicros(b.inputUsdMicros),
     components: Object.fromEntries(Object.entries(b.components).map(([k, v]) => [k, formatUsdMicros(v)])),
     sponsoredUsd: formatUsdMicros(b.sponsoredMicros),
     totalUsd: formatUsdMicros(b.totalMicros),
+    ...(b.originCostMicros !== undefined ? { originCostUsd: b.originCostMicros === null ? null : formatUsdMicros(b.originCostMicros) } : {}),
   };
+}
+
+/** The verdict with `note` added to a failed `deadline` rule's detail (its "now" is shifted by the chain's lead). */
+function withLeadNote(verdict: Verdict, note: string): Verdict {
+  if (verdict.rules.every((r) => r.rule !== 'deadline' || r.ok)) return verdict;
+  return { ...verdict, rules: verdict.rules.map((r) => (r.rule === 'deadline' && !r.ok ? { ...r, detail: `${r.detail}; ${note}` } : r)) };
 }
 
 /** `chains.<name>.originSwapSource` of a Solana origin chain: the single swap source tried last on an oversized route. */

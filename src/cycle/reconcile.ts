@@ -142,7 +142,7 @@ async function rebroadcast(
 ): Promise<boolean> {
   if (!facts || tx.rawTx === '0x' || tx.rawTx === '') return false;
   const later = row.txs.length - row.txs.indexOf(tx) - 1 + (depositWritten(row, facts) ? 0 : 1);
-  if (deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1) !== null) return false;
+  if (deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1, chain.minDeadlineLeadSec(row.amountIn, later + 1)) !== null) return false;
   const halted = killSwitchVerdict(ctx);
   if (halted) {
     log.warn({ txHash: tx.txHash, reason: halted.reason }, `recorded transaction unknown to the node; not sent again: ${halted.detail}`);

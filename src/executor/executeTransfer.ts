@@ -153,9 +153,11 @@ async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<
   const { deps, args, log, hashes } = run;
   // A run that lost the run lock (or is shutting down) signs nothing more: another run may be acting now.
   if (deps.signal?.aborted) return await fail(run, `${at.stepId} not signed: the run lost its lock or is shutting down; the next run re-plans`);
-  // Re-checked before every signature: waits before this item may have used the time the deposit needs.
-  const late = deadlineRefusal(deps.now(), run.deadlineSec, itemsAfter + 1);
-  if (late) return await fail(run, `${at.stepId} not signed: ${late}; the next cycle re-quotes`);
+  // Re-checked before every signature: waits before this item may have used the time the deposit needs. The
+  // lead is the origin chain's (ChainAdapter.minDeadlineLeadSec): a Bitcoin deposit needs its blocks.
+  const leadSec = deps.chain.minDeadlineLeadSec(args.amountIn, itemsAfter + 1);
+  const late = deadlineRefusal(deps.now(), run.deadlineSec, itemsAfter + 1, leadSec);
+  if (late) return await fail(run, `${at.stepId} not signed: ${late} (chains.${deps.chain.name} minimum deadline lead); the next cycle re-quotes`);
   let signed: SignedOriginTx;
   try {
     signed = await deps.chain.sign(deps.wallet, at, run.previous);

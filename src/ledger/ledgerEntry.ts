@@ -3,7 +3,7 @@
  * API recorded. Pure; no I/O. Amounts are bigint base units, USD values micro-USD bigints (formatted to
  * decimal strings only when stored).
  */
-import { QuoteResponseSchema } from '../relay/schemas.ts';
+import { QuoteResponseSchema, type QuoteResponse } from '../relay/schemas.ts';
 import { parseUsdMicros } from '../core/units.ts';
 import type { TransferRow } from '../store/transferRows.ts';
 import { actualFeesOf, feesFromComponents, receivedAmountOf, type ComponentCosts } from './requestRecord.ts';
@@ -75,8 +75,9 @@ export interface LedgerInputs {
  * - received: `requests_v3_route_actual` for a `success` whose request record carries the delivered amount, else
  *   `order_minimum` (the order's guaranteed `minimumAmount`, a lower bound) for a success, else `none`.
  * - fees (success only): `data.fees.actual` when complete, else the quote's `details.expandedPriceImpact`.
- * - gas USD: `gasPaid × fees.gas.amountUsd ÷ fees.gas.amount` of the quote's deprecated fee set (its origin gas
- *   estimate, priced by the API in the origin's native currency), when that member is in the native currency.
+ * - gas USD: `gasPaid` priced by {@link originNativeUsdPrice}: `fees.gas.amountUsd ÷ fees.gas.amount` of the
+ *   quote's deprecated fee set (its origin gas estimate, priced by the API in the origin's native currency), else
+ *   the input's own price when the payment is the native currency (a BTC or SOL transfer).
  * - settle: first `transfer_txs.signed_at_ms` → the transition to the final status.
  *
  * @throws Error when the transfer's status is not success, failure or refund
@@ -106,7 +107,7 @@ export function computeLedgerEntry(input: LedgerInputs): LedgerEntry {
     else if (quoted) [fees, feesSource] = [quoted, 'quote_breakdown'];
   }
 
-  const price = quote ? nativeUsdPrice(quote.fees?.gas, input.isOriginNative) : null;
+  const price = quote ? originNativeUsdPrice(quote, input.isOriginNative) : null;
   const gasUsdMicros = input.gasPaid !== null && price ? (input.gasPaid * price.usdMicros) / price.amount : null;
   const totalFeesUsdMicros = Object.values(fees ?? {}).reduce((s, v) => s + v, 0n) + (gasUsdMicros ?? 0n);
 
@@ -135,6 +136,23 @@ export function computeLedgerEntry(input: LedgerInputs): LedgerEntry {
     settledAtMs,
     settleMs: signedAtMs === null ? null : Math.max(0, settledAtMs - signedAtMs),
   };
+}
+
+/**
+ * The USD price of the origin's native currency a quote implies: {@link nativeUsdPrice} of its deprecated
+ * `fees.gas` member, else of `details.currencyIn` when the payment is in the native currency (`amountUsd` per
+ * `amount`). Used for the origin cost before signing (src/policy/originCost.ts) and for the gas paid after.
+ *
+ * @param quote the parsed quote
+ * @param isNative whether a currency id is the origin's native currency
+ * @returns micro-USD per `amount` base units, or null when the quote prices the native currency nowhere
+ */
+export function originNativeUsdPrice(
+  quote: Pick<QuoteResponse, 'fees' | 'details'>,
+  isNative: (currency: string) => boolean,
+): { usdMicros: bigint; amount: bigint } | null {
+  const input = quote.details.currencyIn;
+  return nativeUsdPrice(quote.fees?.['gas'], isNative) ?? nativeUsdPrice({ currency: input.currency, amount: input.amount, amountUsd: input.amountUsd }, isNative);
 }
 
 /**

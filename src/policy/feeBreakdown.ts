@@ -33,7 +33,17 @@ export interface FeeBreakdown {
   components: Record<FeeComponent, bigint>;
   /** Portion subsidised by the integrator (`expandedPriceImpact.sponsored.usd`), informational. */
   sponsoredMicros: bigint;
+  /**
+   * The total cost. From {@link extractFees}: the API's own account (above). From the fee policy with an origin
+   * cost (src/policy/feePolicy.ts): that plus `originCostMicros` when it is known.
+   */
   totalMicros: bigint;
+  /**
+   * What the origin chain charges for the quote's transactions (miner fee, Solana fees, EVM gas estimate),
+   * micro-USD, counted in `totalMicros`; null when it is unknown (then not counted); absent when the fee policy
+   * was not given it. See src/policy/originCost.ts.
+   */
+  originCostMicros?: bigint | null;
 }
 
 /** A breakdown plus what the quote did not say, so a policy can fail closed. */

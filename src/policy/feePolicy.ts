@@ -8,9 +8,11 @@ import type { QuoteDetails } from '../relay/schemas.ts';
 import { extractFees, FEE_COMPONENTS, type FeeBreakdown, type FeeComponent } from './feeBreakdown.ts';
 import { BallastError } from '../core/errors.ts';
 import { checkGuaranteedLoss, type OrderGuarantee } from './guaranteedLoss.ts';
+import type { OriginCost } from './originCost.ts';
 
 export type { FeeBreakdown, FeeComponent } from './feeBreakdown.ts';
 export type { OrderGuarantee } from './guaranteedLoss.ts';
+export type { OriginCost } from './originCost.ts';
 
 /** A cap on one cost: `usd` a non-negative USD decimal string, `bps` integer basis points of the input USD. */
 export interface FeeCap {
@@ -43,6 +45,7 @@ export const FEE_SKIP_REASONS = [
   'guaranteed_loss_bps',
   'guaranteed_loss_usd',
   'fee_data_missing',
+  'origin_cost_unknown',
   'input_usd_missing',
 ] as const;
 /** One of {@link FEE_SKIP_REASONS}. */
@@ -103,13 +106,14 @@ function isExceeded(cap: Cap, costMicros: bigint, inputMicros: bigint): boolean 
   return cap.kind === 'usd' ? costMicros > cap.micros : costMicros * BPS_DENOMINATOR > cap.bps * inputMicros;
 }
 
-function describeExceeded(check: CapCheck, costMicros: bigint, inputMicros: bigint | null): string {
+function describeExceeded(check: CapCheck, costMicros: bigint, inputMicros: bigint | null, originMicros: bigint | null): string {
   const ratio =
     inputMicros !== null && inputMicros > 0n
       ? ` (${formatBps(costMicros, inputMicros)} bps of ${formatUsdMicros(inputMicros)} USD)`
       : '';
+  const origin = check.subject === 'total' && originMicros !== null ? `, origin cost ${formatUsdMicros(originMicros)} USD included` : '';
   const cap = check.cap.kind === 'usd' ? `${formatUsdMicros(check.cap.micros)} USD` : `${check.cap.bps} bps`;
-  return `${check.subject} fee ${formatUsdMicros(costMicros)} USD${ratio} exceeds cap ${cap}`;
+  return `${check.subject} fee ${formatUsdMicros(costMicros)} USD${ratio}${origin} exceeds cap ${cap}`;
 }
 
 function configuredChecks(caps: FeeCaps): CapCheck[] {
@@ -137,18 +141,36 @@ function configuredChecks(caps: FeeCaps): CapCheck[] {
  * signed order guarantees at worst (payment − `minimumAmount`) is also bounded by `totalBps` + slippage and
  * `totalUsd` + slippage (`guaranteed_loss_bps`, `guaranteed_loss_usd`; see guaranteedLoss.ts).
  *
+ * The total cost of the transfer is the API's total plus `originCost` (src/policy/originCost.ts: miner fee,
+ * Solana signature and priority fees, EVM gas), counted once: the spec's `details.totalImpact` is the
+ * "difference between input and output value including fees" (spec "details (quote response)"), and origin gas
+ * is not in it — spec "Fee components": `execution` holds the origin gas estimate "only for gasless
+ * transactions; in regular transactions the user pays origin gas directly to the network", and Ballast signs
+ * and pays its own regular transactions; the deprecated `fees.gas` member (spec "Deprecated fee set") is that
+ * same origin gas stated apart, not a part of `totalImpact`. A Bitcoin miner fee is paid from our outputs beyond
+ * the payment (`currencyIn`), so it is outside the input/output difference too. With a total cap
+ * (`totalUsd`, `totalBps`) configured, an unknown origin cost (`usdMicros` null) skips with
+ * `origin_cost_unknown` (fail closed); without one, it is recorded as unknown and not counted.
+ *
  * @param details parsed quote `details`
  * @param caps configured caps (USD strings, integer bps)
  * @param guarantee what the quote's order guarantees (base units), for a transfer within one asset
+ * @param originCost the quote's origin cost; absent: the total is the API's alone and `breakdown` has no
+ *   `originCostMicros`
  * @returns accept with the breakdown, or skip with the reason(s)
  * @throws FeePolicyConfigError when a cap is malformed (negative, fractional bps, non-decimal USD)
  * @example
  * const decision = evaluateFees(quote.details, { totalBps: 50, components: { swap: { bps: 20 } } });
  * if (!decision.accepted) log.info({ reason: decision.reason }, decision.detail);
  */
-export function evaluateFees(details: QuoteDetails, caps: FeeCaps, guarantee?: OrderGuarantee): FeeDecision {
+export function evaluateFees(details: QuoteDetails, caps: FeeCaps, guarantee?: OrderGuarantee, originCost?: OriginCost): FeeDecision {
   const checks = configuredChecks(caps);
-  const { breakdown, missingComponents, hasTotal } = extractFees(details);
+  const extracted = extractFees(details);
+  const { missingComponents, hasTotal } = extracted;
+  const originMicros = originCost?.usdMicros ?? null;
+  const breakdown: FeeBreakdown = originCost
+    ? { ...extracted.breakdown, originCostMicros: originMicros, totalMicros: extracted.breakdown.totalMicros + (originMicros ?? 0n) }
+    : extracted.breakdown;
   if (checks.length === 0) return { accepted: true, breakdown };
 
   const lacking = new Set<string>();
@@ -163,6 +185,15 @@ export function evaluateFees(details: QuoteDetails, caps: FeeCaps, guarantee?: O
       detail: `quote details lack ${what}, needed by the configured fee caps`,
       exceeded: [],
       breakdown: null,
+    };
+  }
+  if (originCost && originMicros === null && checks.some((c) => c.subject === 'total')) {
+    return {
+      accepted: false,
+      reason: 'origin_cost_unknown',
+      detail: `the origin cost of this quote is unknown (${originCost.detail}); maxFees.totalUsd / totalBps count it, so the quote is skipped`,
+      exceeded: [],
+      breakdown,
     };
   }
   const input = breakdown.inputUsdMicros;
@@ -183,7 +214,7 @@ export function evaluateFees(details: QuoteDetails, caps: FeeCaps, guarantee?: O
     // A bps cap only reaches here with input > 0; a usd cap ignores the input.
     if (isExceeded(check.cap, costMicros, input ?? 0n)) {
       reasons.push(check.reason);
-      exceeded.push(describeExceeded(check, costMicros, input));
+      exceeded.push(describeExceeded(check, costMicros, input, originMicros));
     }
   }
   if (guarantee) {

@@ -7,6 +7,12 @@
  * (a signed transaction that later failed or was refunded still left the signer). An attempt refused or failed
  * before signing has no such row and does not count.
  *
+ * Fees of a transfer: `transfers.fees_usd`, the fee decision's total when it was signed — the API's total plus
+ * the origin cost estimated before signing (the recorded breakdown's `originCostUsd`, src/policy/originCost.ts).
+ * Once the transfer's ledger entry holds the origin gas really paid in USD (`transfer_ledger.gas_usd`: Bitcoin
+ * miner fee, Solana fee, EVM `gasUsed × effectiveGasPrice`), that replaces the estimate: the real amount is
+ * preferred once known.
+ *
  * Windows, by `created_at_ms` against `nowMs`: the 24 h window holds `created_at_ms > nowMs - 24 h` and the 1 h
  * window `created_at_ms > nowMs - 1 h` (a transfer exactly 24 h / 1 h old has left it). There is no upper bound:
  * a row stamped after `nowMs` (the clock stepped back) still counts, so a clock change cannot free budget.
@@ -44,16 +50,43 @@ interface SignedTransferDbRow {
   amount_in: string;
   fees_usd: string | null;
   created_at_ms: number;
+  /** `transfer_ledger.gas_usd`: origin gas paid, USD decimal string; null without an entry or a price. */
+  paid_gas_usd: string | null;
+  /** `fee_decisions.breakdown_json` of the transfer's quote. */
+  breakdown_json: string | null;
 }
 
-/** Fees of one row in micro-USD: null is 0, and a negative value (a rebate) counts as 0. */
-function feeMicros(row: SignedTransferDbRow): bigint {
-  if (row.fees_usd === null) return 0n;
-  if (!DECIMAL_STRING_RE.test(row.fees_usd)) {
-    throw new StoreValueError('fees_usd', `transfer ${row.id} has a fee that is not a USD decimal string: ${JSON.stringify(row.fees_usd)}`);
+function usdColumn(row: SignedTransferDbRow, value: string, column: string): bigint {
+  if (!DECIMAL_STRING_RE.test(value)) {
+    throw new StoreValueError(column, `transfer ${row.id} has a ${column} that is not a USD decimal string: ${JSON.stringify(value)}`);
   }
-  const micros = parseUsdMicros(row.fees_usd);
-  return micros > 0n ? micros : 0n;
+  return parseUsdMicros(value);
+}
+
+/** The origin cost estimated before signing (`originCostUsd` of the recorded breakdown), micro-USD; null when not recorded. */
+function estimatedOriginMicros(row: SignedTransferDbRow): bigint | null {
+  if (row.breakdown_json === null) return null;
+  let breakdown: unknown;
+  try {
+    breakdown = JSON.parse(row.breakdown_json);
+  } catch {
+    return null; // not ours to judge here; the fee stays as recorded
+  }
+  const value = breakdown !== null && typeof breakdown === 'object' ? (breakdown as { originCostUsd?: unknown }).originCostUsd : undefined; // reading one key of a parsed object
+  return typeof value === 'string' && DECIMAL_STRING_RE.test(value) ? parseUsdMicros(value) : null;
+}
+
+/**
+ * Fees of one row in micro-USD: null is 0, and a negative value (a rebate) counts as 0. With the real origin
+ * gas of its ledger entry, the estimate recorded in `fees_usd` is swapped for it.
+ */
+function feeMicros(row: SignedTransferDbRow): bigint {
+  const recorded = row.fees_usd === null ? 0n : usdColumn(row, row.fees_usd, 'fees_usd');
+  const paid = row.paid_gas_usd === null ? null : usdColumn(row, row.paid_gas_usd, 'gas_usd');
+  const estimate = paid === null ? null : estimatedOriginMicros(row);
+  if (paid === null || estimate === null) return recorded > 0n ? recorded : 0n;
+  const api = recorded - estimate;
+  return (api > 0n ? api : 0n) + (paid > 0n ? paid : 0n);
 }
 
 /**
@@ -61,7 +94,7 @@ function feeMicros(row: SignedTransferDbRow): bigint {
  *
  * @returns `notional24h`: sum of `amount_in` per asset over 24 h (origin base units, summed as bigint), and
  *   `notional24hByOrigin` the same per asset and origin chain;
- *   `feesUsd24hMicros`: sum of `fees_usd` over 24 h in micro-USD (null = 0); `transfersLastHour`: count over 1 h
+ *   `feesUsd24hMicros`: sum of the fees over 24 h in micro-USD (null = 0; real origin gas once the ledger has it); `transfersLastHour`: count over 1 h
  * @throws StoreValueError when `nowMs` is not integer milliseconds, or a stored amount or fee is malformed
  * @example
  * const history = readSpendingHistory(db, { nowMs: Date.now() });
@@ -71,11 +104,14 @@ export async function readSpendingHistory(db: StoreDb, { nowMs }: ReadSpendingHi
   checkMs(nowMs, 'nowMs');
   const dayStartMs = nowMs - SPENDING_DAY_MS;
   const hourStartMs = nowMs - SPENDING_HOUR_MS;
-  const rows = await db.all(`SELECT t.id, t.asset, t.origin_chain, t.amount_in, t.fees_usd, t.created_at_ms
+  const rows = await db.all(`SELECT t.id, t.asset, t.origin_chain, t.amount_in, t.fees_usd, t.created_at_ms,
+              l.gas_usd AS paid_gas_usd, f.breakdown_json
          FROM transfers t
+         LEFT JOIN transfer_ledger l ON l.transfer_id = t.id
+         LEFT JOIN fee_decisions f ON f.quote_id = t.quote_id
         WHERE t.created_at_ms > ?
           AND EXISTS (SELECT 1 FROM transfer_txs x WHERE x.transfer_id = t.id)
-        ORDER BY t.id`, dayStartMs) as SignedTransferDbRow[]; // the six selected columns, types per migration 1
+        ORDER BY t.id`, dayStartMs) as SignedTransferDbRow[]; // the eight selected columns, types per migrations 1 and 6 (both are primary keys: one row per transfer)
 
   const notional24h = new Map<string, bigint>();
   const byOrigin = new Map<string, Map<string, bigint>>();

@@ -19,6 +19,7 @@ import { bvmTxRecord, recordedInputs } from './txRecord.ts';
 import { DEFAULT_BVM_REORG_DEPTH, lookupBvmTx, readTxStatus, recheckBvmTx, requiredConfirmations, waitForBvmInclusion, type BvmFinalityPolicy } from './txState.ts';
 import { buildCancelTx, type SpentOutput } from './cancelTx.ts';
 import { validateBvmAddress } from './validateAddress.ts';
+import { chainLeadSec, defaultLastItemLeadSec } from '../../executor/deadlines.ts';
 import type { BvmKey, BvmNetwork } from './wallet.ts';
 
 /** Native BTC's currency id (spec "Currency"). */
@@ -72,6 +73,11 @@ export interface BvmAdapterOptions {
   maxInclusionWaitMs?: number;
   /** Time between status reads in `waitForInclusion`, ms (default {@link DEFAULT_BVM_POLL_INTERVAL_MS}). */
   pollIntervalMs?: number;
+  /**
+   * `chains.<name>.minDeadlineLeadSec`: lead of the deposit, seconds (default 600 × the confirmations the amount
+   * needs + 600; see `ChainAdapter.minDeadlineLeadSec`).
+   */
+  minDeadlineLeadSec?: number;
 }
 
 /** Whether `adapter` is a Bitcoin adapter. */
@@ -132,6 +138,8 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     // Spec "Limits": allow 2 to 3 blocks (3 to 4 for high value) before treating a deposit as stalled, i.e. the
     // confirmations the fill waits for plus two more blocks.
     stalledAfterBlocks: (amountIn) => requiredConfirmations(finality, amountIn) + 2,
+    minDeadlineLeadSec: (amountIn, itemsLeft) =>
+      chainLeadSec(opts.minDeadlineLeadSec ?? defaultLastItemLeadSec('bvm', requiredConfirmations(finality, amountIn)), itemsLeft),
     currencyKey: (currency) => currency,
     validateAddress,
     readBalances: (holdings) =>

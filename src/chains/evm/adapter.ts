@@ -30,6 +30,7 @@ import { readEvmBalances, readEvmDecimals } from './readBalances.ts';
 import { signEvmStepItem, signedTxRecord } from './signTransaction.ts';
 import type { AmountResult } from './multicallAmounts.ts';
 import { signEvmWithdrawalDigest, signEvmWithdrawalTx } from './withdrawalSigning.ts';
+import { chainLeadSec, defaultLastItemLeadSec } from '../../executor/deadlines.ts';
 
 /** How far back deposit events are searched for an order, in blocks. */
 export const DEPOSIT_LOOKBACK_BLOCKS = 100_000n;
@@ -64,6 +65,7 @@ export function isEvmAdapter(adapter: ChainAdapter): adapter is EvmChainAdapter 
  * @param opts.client the chain's public client (its `chain.contracts.multicall3` is used for balances)
  * @param opts.accounts signing accounts by wallet name (EVM wallets only)
  * @param opts.confirmations `chains.<name>.confirmations`
+ * @param opts.minDeadlineLeadSec `chains.<name>.minDeadlineLeadSec`, seconds (unset: 90)
  */
 export function createEvmAdapter(opts: {
   name: string;
@@ -71,6 +73,8 @@ export function createEvmAdapter(opts: {
   client: PublicClient;
   accounts: ReadonlyMap<string, LocalAccount>;
   confirmations: number;
+  /** `chains.<name>.minDeadlineLeadSec`: lead of the deposit, seconds (default 90; see `ChainAdapter.minDeadlineLeadSec`). */
+  minDeadlineLeadSec?: number;
 }): EvmChainAdapter {
   const { name, chainId, client, accounts, confirmations } = opts;
   const at = `chains.${name}.rpcUrl`;
@@ -125,6 +129,7 @@ export function createEvmAdapter(opts: {
     chainId,
     vm: 'evm',
     confirmations,
+    minDeadlineLeadSec: (_amountIn, itemsLeft) => chainLeadSec(opts.minDeadlineLeadSec ?? defaultLastItemLeadSec('evm'), itemsLeft),
     nativeCurrency: zeroAddress,
     nativeDecimals: 18,
     currencyKey: (currency) => currency.toLowerCase(),

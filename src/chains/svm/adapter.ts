@@ -24,6 +24,7 @@ import { simulateBeforeSend } from './simulate.ts';
 import { lookupSvmTx, recheckSvmTx, waitForSvmInclusion } from './txState.ts';
 import { validateSvmAddress } from './validateAddress.ts';
 import { signSvmWithdrawalDigest } from './withdrawalSigning.ts';
+import { chainLeadSec, defaultLastItemLeadSec } from '../../executor/deadlines.ts';
 
 /** Relay's chain id of Solana mainnet (spec "Resources"). */
 export const SOLANA_CHAIN_ID = 792703809;
@@ -74,6 +75,8 @@ export interface SvmAdapterOptions {
   timeoutMs?: number;
   /** Time between status reads in `waitForInclusion`, ms (default {@link DEFAULT_SVM_POLL_INTERVAL_MS}). */
   pollIntervalMs?: number;
+  /** `chains.<name>.minDeadlineLeadSec`: lead of the deposit, seconds (default 90; see `ChainAdapter.minDeadlineLeadSec`). */
+  minDeadlineLeadSec?: number;
 }
 
 /**
@@ -125,6 +128,7 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
     chainId,
     vm: 'svm',
     commitment,
+    minDeadlineLeadSec: (_amountIn, itemsLeft) => chainLeadSec(opts.minDeadlineLeadSec ?? defaultLastItemLeadSec('svm'), itemsLeft),
     nativeCurrency: SYSTEM_PROGRAM_ID,
     nativeDecimals: 9,
     currencyKey: (currency) => currency, // base58 is case-sensitive

@@ -2,14 +2,15 @@
  * Compute-budget instructions of a Solana step item and the `fee-cap` rule: the quote may set a compute-unit
  * limit and price (the priority fee we would pay) only within Ballast's caps. Decoded with @solana/web3.js
  * `ComputeBudgetInstruction`; `SetLoadedAccountsDataSizeLimit` (type 4), which web3.js 1.x does not know, is
- * read directly (u32 little-endian after the type byte). Pure.
+ * read directly (u32 little-endian after the type byte). Also what a step item's transaction pays the network
+ * (base fee + priority fee), for the fee policy's origin cost (src/verify/deposit/originCost.ts). Pure.
  */
 import { ComputeBudgetInstruction, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import { COMPUTE_BUDGET_PROGRAM_ID } from '../../protocol/svmDepository.ts';
 import { outcome } from '../ruleResult.ts';
 import type { RuleResult } from '../types.ts';
 import type { DepositLimits } from './types.ts';
-import { allInstructions, parsedItems, type SvmItem } from './svmItems.ts';
+import { allInstructions, parsedItems, type ParsedSvmItem, type SvmItem } from './svmItems.ts';
 
 /** A decoded compute-budget instruction: units in compute units, price in micro-lamports per CU, sizes in bytes. */
 export type ComputeBudgetSetting =
@@ -99,4 +100,43 @@ export function checkSvmFeeCap(items: readonly SvmItem[], limits: DepositLimits)
     ? `compute budget within caps: ${settings.join(', ')}`
     : 'no compute-budget instructions (default limit, no priority fee)';
   return outcome('fee-cap', problems, okDetail);
+}
+
+/** Solana's base fee per signature, lamports (the runtime's `lamports_per_signature`). */
+export const SVM_LAMPORTS_PER_SIGNATURE = 5_000n;
+/** Compute units the runtime grants each non-compute-budget instruction when no limit is set. */
+export const SVM_DEFAULT_UNITS_PER_INSTRUCTION = 200_000;
+/** Largest compute-unit limit of one transaction (the runtime's cap). */
+const SVM_MAX_TX_UNITS = 1_400_000;
+
+/**
+ * What one Solana step item's transaction pays the network when signed as Ballast signs it (our wallet the fee
+ * payer and only signer, verified by `origin-inputs`): the base fee of 5,000 lamports per signature (the fee
+ * payer plus any other account marked signer) plus the priority fee `ceil(price × limit / 1,000,000)` lamports,
+ * where price is `SetComputeUnitPrice` (micro-lamports per CU, 0 when absent) and limit is
+ * `SetComputeUnitLimit`, else the runtime default of 200,000 CU per other instruction up to 1,400,000.
+ *
+ * @param item a parsed step item
+ * @param feePayer our wallet (base58), counted as one signature
+ * @returns lamports, or a string saying why it cannot be told (a compute-budget instruction that does not decode)
+ */
+export function svmNetworkFeeLamports(item: ParsedSvmItem, feePayer: string): bigint | string {
+  const signers = new Set<string>([feePayer]);
+  let limit: number | null = null;
+  let price = 0n;
+  let others = 0;
+  for (const ix of item.stepData.instructions) {
+    for (const key of ix.keys) if (key.isSigner) signers.add(key.pubkey);
+    if (ix.programId !== COMPUTE_BUDGET_PROGRAM_ID) {
+      others += 1;
+      continue;
+    }
+    const setting = decodeComputeBudget(ix.data);
+    if (typeof setting === 'string') return `${item.path}: ${setting}`;
+    if (setting.type === 'SetComputeUnitLimit') limit = setting.units;
+    if (setting.type === 'SetComputeUnitPrice') price = setting.microLamports;
+  }
+  const units = BigInt(limit ?? Math.min(SVM_MAX_TX_UNITS, SVM_DEFAULT_UNITS_PER_INSTRUCTION * others));
+  const priority = (price * units + 999_999n) / 1_000_000n; // micro-lamports → lamports, rounded up
+  return SVM_LAMPORTS_PER_SIGNATURE * BigInt(signers.size) + priority;
 }

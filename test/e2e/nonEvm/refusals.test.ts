@@ -23,22 +23,26 @@ afterAll(async () => {
 
 const RESERVE_SATS = 100_000n;
 
-/** Each tamper and the rule that must refuse it. */
-const TAMPERS: { kind: VmTamperKind; rule: string }[] = [
+/**
+ * Each tamper and the rule that must refuse it. A PSBT that overpays its miner is already skipped by the fee
+ * policy (`fee`: its miner fee counts in the total against maxFees.totalUsd and totalBps), before verification would refuse
+ * it on `fee-cap`.
+ */
+const TAMPERS: { kind: VmTamperKind; rule: string; fee?: string }[] = [
   { kind: 'psbtExtraOutput', rule: 'change' },
   { kind: 'psbtAmount', rule: 'deposit-kind' },
   { kind: 'psbtDepository', rule: 'deposit-call' },
   { kind: 'psbtNoOpReturn', rule: 'deposit-id' },
   { kind: 'psbtForeignInput', rule: 'origin-inputs' },
   { kind: 'psbtChangeStranger', rule: 'change' },
-  { kind: 'psbtHighFee', rule: 'fee-cap' },
+  { kind: 'psbtHighFee', rule: 'fee-cap', fee: 'total_usd' },
   { kind: 'svmExtraTransfer', rule: 'no-unexpected-steps' },
   { kind: 'svmVault', rule: 'deposit-call' },
   { kind: 'svmAmount', rule: 'deposit-kind' },
 ];
 
 describe('tampered Solana and Bitcoin quotes', () => {
-  it.each(TAMPERS)('$kind is refused on $rule and nothing is signed', async ({ kind, rule }) => {
+  it.each(TAMPERS)('$kind is refused on $rule and nothing is signed', async ({ kind, rule, fee }) => {
     const bitcoin = kind.startsWith('psbt');
     const from = bitcoin ? 'bitcoin' : 'solana';
     const t = await oneTransferTreasury(sandbox, tmp.dir, { asset: bitcoin ? 'BTC' : 'USDC', from, to: 'alpha', amount: bitcoin ? 10_000_000n : 1_000_000_000n, reserve: bitcoin ? RESERVE_SATS : 0n });
@@ -48,9 +52,14 @@ describe('tampered Solana and Bitcoin quotes', () => {
     try {
       const report = await t.ballast.runCycle('once');
       const attempt = report.attempts[0]!;
-      expect(attempt.outcome).toBe('refused_verification');
-      expect(attempt.verdict?.rules.filter((r) => !r.ok).map((r) => r.rule)).toContain(rule);
-      expect(report.outcome).toBe('refused');
+      if (fee) {
+        expect(attempt.outcome).toBe('skipped_fee');
+        expect(attempt.fee).toMatchObject({ accepted: false, reason: fee, detail: expect.stringContaining('origin cost') });
+      } else {
+        expect(attempt.outcome).toBe('refused_verification');
+        expect(attempt.verdict?.rules.filter((r) => !r.ok).map((r) => r.rule)).toContain(rule);
+        expect(report.outcome).toBe('refused');
+      }
       expect(await listRecentTransfers(t.ballast.db, 5)).toEqual([]);
       expect(sandbox.bitcoin!.node.mempoolTxids()).toHaveLength(mempoolBefore);
       expect(sandbox.solana!.node.listDeposits()).toHaveLength(depositsBefore);
@@ -108,6 +117,55 @@ describe('an oversized Solana route', () => {
       expect(attempt.error).toContain('originSwapSource');
       expect(await listRecentTransfers(t.ballast.db, 5)).toEqual([]);
       expect(await t.from.balance()).toBe(t.fromBefore);
+    } finally {
+      sandbox.resetFaults();
+      await t.ballast.close();
+    }
+  });
+});
+
+describe('deadlines that leave time for the chain', () => {
+  const chains = NON_EVM_CONFIG.chains as Record<string, Record<string, unknown>>;
+  /** The chains with Bitcoin's lead at its mainnet default (600 s × 1 confirmation + 600 s). */
+  const { minDeadlineLeadSec: _testLead, ...bitcoinDefault } = chains.bitcoin!;
+
+  it('a Bitcoin quote whose order deadline is 95 s ahead is refused on deadline, naming chains.bitcoin\'s lead; nothing is signed', async () => {
+    const t = await oneTransferTreasury(sandbox, tmp.dir, {
+      asset: 'BTC',
+      from: 'bitcoin',
+      to: 'alpha',
+      amount: 10_000_000n,
+      reserve: RESERVE_SATS,
+      chains: { ...chains, bitcoin: bitcoinDefault },
+    });
+    const mempoolBefore = sandbox.bitcoin!.node.mempoolTxids().length;
+    sandbox.setFaults({ quoteDeadlineSec: 95 });
+    try {
+      const report = await t.ballast.runCycle('once');
+      const attempt = report.attempts[0]!;
+      expect(attempt.outcome).toBe('refused_verification');
+      const failed = attempt.verdict!.rules.filter((r) => !r.ok);
+      expect(failed.map((r) => r.rule)).toEqual(['deadline']);
+      expect(failed[0]!.detail).toContain("chains.bitcoin's minimum deadline lead of 1200 s");
+      expect(await listRecentTransfers(t.ballast.db, 5)).toEqual([]);
+      expect(sandbox.bitcoin!.node.mempoolTxids()).toHaveLength(mempoolBefore);
+      expect(await t.from.balance()).toBe(t.fromBefore);
+    } finally {
+      sandbox.resetFaults();
+      await t.ballast.close();
+    }
+  });
+
+  it('an EVM quote with a deadline 125 s ahead passes verification and is sent (its lead is 60 s + 30 s per transaction)', async () => {
+    // A USDC deposit from alpha is an approval and a deposit: 120 s of lead; 125 s leaves it 5 s to spare, while
+    // the Bitcoin default above needs 1200 s.
+    const t = await oneTransferTreasury(sandbox, tmp.dir, { asset: 'USDC', from: 'alpha', to: 'solana', amount: 1_000_000_000n });
+    sandbox.setFaults({ quoteDeadlineSec: 125 });
+    try {
+      const report = await t.ballast.runCycle('once');
+      const attempt = report.attempts[0]!;
+      expect(attempt.verdict?.ok, JSON.stringify(attempt.verdict?.rules.filter((r) => !r.ok))).toBe(true);
+      expect(attempt.outcome, attempt.error).toBe('success');
     } finally {
       sandbox.resetFaults();
       await t.ballast.close();

@@ -163,7 +163,7 @@ describe('bvm chain', () => {
 
   it.each([
     ['an RPC URL instead of Esplora', (c: any) => { c.chains.bitcoin.rpcUrl = 'https://btc.example'; delete c.chains.bitcoin.esploraUrl; }, ['chains.bitcoin.esploraUrl: required but missing', 'chains.bitcoin.rpcUrl: unknown key for vm: bvm; it is a setting of vm: evm or svm (set vm: evm if that is what you meant, or remove it)']],
-    ['esploraUrl on an EVM chain', (c: any) => (c.chains.base.esploraUrl = 'https://e.example'), ['chains.base.esploraUrl: unknown key for vm: evm; it is a setting of vm: bvm (set vm: bvm if that is what you meant, or remove it) (allowed: chainId, vm, rpcUrl, confirmations, minGasBalance, gasReserve, gasTopUp)']],
+    ['esploraUrl on an EVM chain', (c: any) => (c.chains.base.esploraUrl = 'https://e.example'), ['chains.base.esploraUrl: unknown key for vm: evm; it is a setting of vm: bvm (set vm: bvm if that is what you meant, or remove it) (allowed: chainId, vm, rpcUrl, confirmations, minDeadlineLeadSec, minGasBalance, gasReserve, gasTopUp)']],
     ['Bitcoin declared as svm', (c: any) => { c.chains.bitcoin = { chainId: 8253038, vm: 'svm', rpcUrl: 'https://x.example' }; }, ['chains.bitcoin.vm: chain 8253038 is Bitcoin but vm is svm; set vm: bvm']],
     ['Bitcoin declared as evm', (c: any) => { c.chains.bitcoin = { chainId: 8253038, rpcUrl: 'https://x.example' }; }, ['chains.bitcoin.vm: chain 8253038 is Bitcoin but vm is evm; set vm: bvm']],
     ['a non-http Esplora URL', (c: any) => (c.chains.bitcoin.esploraUrl = 'tcp://e.example'), ['chains.bitcoin.esploraUrl: expected an http(s) URL (base URL of an Esplora API, e.g. https://blockstream.info/api)']],

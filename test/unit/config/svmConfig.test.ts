@@ -156,7 +156,7 @@ describe('svm chain', () => {
     ['too many compute units', (c: any) => (c.chains.solana.maxComputeUnits = 1_400_001), 'chains.solana.maxComputeUnits: maxComputeUnits must be at most 1400000'],
     ['a Bitcoin field', (c: any) => (c.chains.solana.esploraUrl = 'https://e.example'), 'chains.solana.esploraUrl: unknown key for vm: svm; it is a setting of vm: bvm (set vm: bvm if that is what you meant, or remove it)'],
     ['an EVM/Bitcoin field', (c: any) => (c.chains.solana.confirmations = 3), 'chains.solana.confirmations: unknown key for vm: svm; it is a setting of vm: evm or bvm'],
-    ['a typo', (c: any) => (c.chains.solana.comitment = 'confirmed'), 'chains.solana.comitment: unknown key; did you mean "commitment"? (allowed: chainId, vm, rpcUrl, wsUrl, commitment, maxMicroLamportsPerCu, maxComputeUnits, originSwapSource, minGasBalance, gasReserve, gasTopUp)'],
+    ['a typo', (c: any) => (c.chains.solana.comitment = 'confirmed'), 'chains.solana.comitment: unknown key; did you mean "commitment"? (allowed: chainId, vm, rpcUrl, wsUrl, commitment, maxMicroLamportsPerCu, maxComputeUnits, originSwapSource, minDeadlineLeadSec, minGasBalance, gasReserve, gasTopUp)'],
     ['Solana declared as evm', (c: any) => delete c.chains.solana.vm, 'chains.solana.vm: chain 792703809 is Solana but vm is evm; set vm: svm'],
     ['Solana fields without vm: svm', (c: any) => { delete c.chains.solana.vm; c.chains.solana.commitment = 'confirmed'; }, 'chains.solana.commitment: unknown key for vm: evm; it is a setting of vm: svm (set vm: svm'],
   ])('refuses %s', (_name, mutate, expected) => {

@@ -3,7 +3,7 @@
  * receipt wait eats into the time of the items that follow.
  */
 import { describe, expect, it } from 'vitest';
-import { deadlineRefusal, receiptWaitMs, requiredLeadSec, RECEIPT_TIMEOUT_MS } from '../../../src/executor/deadlines.ts';
+import { chainLeadSec, deadlineRefusal, defaultLastItemLeadSec, receiptWaitMs, requiredLeadSec, RECEIPT_TIMEOUT_MS } from '../../../src/executor/deadlines.ts';
 
 const NOW_MS = 1_800_000_000_000;
 const inSec = (s: number) => NOW_MS / 1000 + s;
@@ -28,5 +28,25 @@ describe('deadlines', () => {
     expect(receiptWaitMs(NOW_MS, inSec(200), 1)).toBe(110_000);
     expect(receiptWaitMs(NOW_MS, inSec(95), 0)).toBe(35_000);
     expect(receiptWaitMs(NOW_MS, inSec(10), 1)).toBe(1000);
+  });
+});
+
+describe('per-chain deadline lead', () => {
+  it('Bitcoin needs its blocks: 600 s × confirmations + 600 s for the fill; EVM and Solana keep 60 s + 30 s per item', () => {
+    expect(defaultLastItemLeadSec('bvm', 1)).toBe(1200);
+    expect(defaultLastItemLeadSec('bvm', 2)).toBe(1800);
+    expect(defaultLastItemLeadSec('evm')).toBe(requiredLeadSec(1));
+    expect(defaultLastItemLeadSec('svm')).toBe(90);
+    // each transaction before the deposit adds ITEM_BUDGET_SEC; 0 items left counts as the deposit alone
+    expect(chainLeadSec(90, 2)).toBe(requiredLeadSec(2));
+    expect(chainLeadSec(90, 3)).toBe(requiredLeadSec(3));
+    expect(chainLeadSec(1200, 0)).toBe(1200);
+  });
+
+  it('a deadline 95 s ahead lets an EVM deposit be signed but not a Bitcoin one', () => {
+    expect(deadlineRefusal(NOW_MS, inSec(95), 1, defaultLastItemLeadSec('evm'))).toBeNull();
+    expect(deadlineRefusal(NOW_MS, inSec(95), 1, defaultLastItemLeadSec('bvm', 1))).toBe(
+      `the order deadline ${inSec(95)} is 95 s away; 1 transaction(s) still to send need 1200 s`,
+    );
   });
 });

@@ -304,3 +304,42 @@ describe('evaluateFees: malformed caps', () => {
     expect(() => evaluateFees(baseDetails(), { components: { swap: { bps: 1.5 } } })).toThrow(/components\.swap\.bps/);
   });
 });
+
+describe('evaluateFees with the origin cost (miner fee, Solana fees, EVM gas)', () => {
+  const known = (usdMicros: bigint) => ({ baseUnits: 39_000n, usdMicros, detail: 'PSBT miner fee (inputs − outputs) 39000 sat' });
+  const unknown = { baseUnits: null, usdMicros: null, detail: 'no step item carries data.psbt' };
+
+  it('counts the origin cost into the total against totalUsd and totalBps, and records it', () => {
+    // API total 0.5 USD on a 200 USD input; a 0.6 USD miner fee makes 1.1 USD = 55 bps.
+    const d = synthetic({ execution: '-0.5' }, '-0.5');
+    const withOrigin = evaluateFees(d, { totalBps: 50 }, undefined, known(600_000n));
+    const skip = skipped(withOrigin);
+    expect(skip.reason).toBe('total_bps');
+    expect(skip.detail).toBe('total fee 1.1 USD (55 bps of 200 USD), origin cost 0.6 USD included exceeds cap 50 bps');
+    expect(skip.breakdown).toMatchObject({ totalMicros: 1_100_000n, originCostMicros: 600_000n });
+    // The same quote without the origin cost passes: it is the miner fee that breaks the cap.
+    expect(evaluateFees(d, { totalBps: 50 }).accepted).toBe(true);
+    expect(skipped(evaluateFees(d, { totalUsd: '1' }, undefined, known(600_000n))).reason).toBe('total_usd');
+    const ok = evaluateFees(d, { totalUsd: '1.1' }, undefined, known(600_000n));
+    expect(ok).toMatchObject({ accepted: true, breakdown: { totalMicros: 1_100_000n, originCostMicros: 600_000n } });
+  });
+
+  it('fails closed with origin_cost_unknown when a total cap needs a cost it cannot tell', () => {
+    const d = synthetic({ execution: '-0.5' }, '-0.5');
+    for (const caps of [{ totalBps: 50 }, { totalUsd: '5' }] satisfies FeeCaps[]) {
+      const skip = skipped(evaluateFees(d, caps, undefined, unknown));
+      expect(skip.reason).toBe('origin_cost_unknown');
+      expect(skip.detail).toContain('no step item carries data.psbt');
+      expect(skip.breakdown).toMatchObject({ totalMicros: 500_000n, originCostMicros: null });
+    }
+  });
+
+  it('accepts an unknown origin cost when no total cap is configured, recording it as unknown', () => {
+    const d = synthetic({ execution: '-0.5' }, '-0.5');
+    expect(evaluateFees(d, { components: { execution: { usd: '1' } } }, undefined, unknown)).toMatchObject({
+      accepted: true,
+      breakdown: { totalMicros: 500_000n, originCostMicros: null },
+    });
+    expect(evaluateFees(d, {}, undefined, known(250_000n))).toMatchObject({ accepted: true, breakdown: { totalMicros: 750_000n, originCostMicros: 250_000n } });
+  });
+});
