@@ -117,6 +117,8 @@ export interface HttpErrorBurst {
  *   `feeSponsorship.quoted.components` (`relay` like the live API, or the spec's neutral `service`).
  * - `httpErrors`: a burst of 429 or 503 answers.
  * - `quoteDeadlineSec`: seconds from quote time to `orderData.output.deadline` (and refund deadlines).
+ * - `bitcoinQuoteDeadlineSec`: the same for Bitcoin-origin quotes (default one hour: a deposit waits for a
+ *   block, about ten minutes each, before the fill, so a ten-minute order could not be met).
  * - `solanaTxTooLarge`: Solana-origin quotes answer 400 `SOLANA_TX_TOO_LARGE` unless the request narrows the
  *   origin route as far as the value says (see `src/sandbox/quote/solanaSize.ts`); null = off.
  * - `attestUnavailable`: POST /withdrawals/attest-deposit answers 503 ("not yet finalized") this many more
@@ -147,6 +149,7 @@ export interface SandboxFaults {
   platformKey: 'relay' | 'service';
   httpErrors?: HttpErrorBurst | null;
   quoteDeadlineSec: number;
+  bitcoinQuoteDeadlineSec: number;
   solanaTxTooLarge?: SolanaTxTooLargeFault | null;
   attestUnavailable?: number;
   withdrawalFail?: number;
@@ -177,6 +180,7 @@ export const DEFAULT_SANDBOX_FAULTS: Readonly<SandboxFaults> = Object.freeze({
   platformKey: 'relay',
   httpErrors: null,
   quoteDeadlineSec: 600,
+  bitcoinQuoteDeadlineSec: 3_600,
   solanaTxTooLarge: null,
   attestUnavailable: 0,
   withdrawalFail: 0,
@@ -220,6 +224,7 @@ export const SandboxFaultsPatchSchema = z.strictObject({
     .nullable()
     .optional(),
   quoteDeadlineSec: z.number().int().min(1).max(86_400 * 30).optional(),
+  bitcoinQuoteDeadlineSec: z.number().int().min(1).max(86_400 * 30).optional(),
   solanaTxTooLarge: z
     .strictObject({ fitsAtMaxRouteLength: z.number().int().min(1).nullable(), fitsWithSingleSource: z.boolean() })
     .nullable()

@@ -89,7 +89,8 @@ export async function priceOrder(input: QuoteCoreInput): Promise<PricedOrder> {
     );
   }
   const minimumOut = minimumAfterSlippage(expectedOut, route.slippageBps);
-  const deadlineSec = input.nowSec + input.faults.quoteDeadlineSec;
+  const bitcoinOrigin = 'vmType' in route.origin && route.origin.vmType === 'bvm';
+  const deadlineSec = input.nowSec + (bitcoinOrigin ? input.faults.bitcoinQuoteDeadlineSec : input.faults.quoteDeadlineSec);
   const requestId = input.random();
   const orderData = buildOrderData(route, input.chains, {
     solver: lower(input.solver.address),

@@ -33,7 +33,7 @@ const bitcoinChain = (extra: Record<string, unknown> = {}) => {
 
 async function start(opts: { killSwitchFile?: string } = {}) {
   const s = await sb.start({ solana: true, bitcoin: true, bitcoinBlockMs: 0 });
-  s.setFaults({ quoteDeadlineSec: FIRST_DEADLINE_SEC });
+  s.setFaults({ bitcoinQuoteDeadlineSec: FIRST_DEADLINE_SEC });
   let clock = Date.now();
   const t = await oneTransferTreasury(
     s,
@@ -84,7 +84,7 @@ describe('a Bitcoin deposit the node lost', () => {
 
       // The deadline passes with the deposit unknown to our node (another node may still hold it).
       advance((FIRST_DEADLINE_SEC + 60) * 1000);
-      s.setFaults({ quoteDeadlineSec: 80_000 }); // later quotes are valid at the advanced clock
+      s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 }); // later quotes are valid at the advanced clock
       const replacing = await t.ballast.runCycle('once');
       expect(replacing.plan.transfers).toEqual([]); // still in flight: nothing planned again
       const after = (await getTransfer(t.ballast.db, row!.id))!;
@@ -135,7 +135,7 @@ describe('a Bitcoin deposit the node lost', () => {
       const deposit = row!.txs[0]!;
       expect(node.mempoolTxids()).toEqual([deposit.txHash]); // sent, not mined (no block comes)
       advance((FIRST_DEADLINE_SEC + 60) * 1000);
-      s.setFaults({ quoteDeadlineSec: 80_000 });
+      s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 });
       await t.ballast.runCycle('once');
       const replacement = (await getTransfer(t.ballast.db, row!.id))!.cancels[0]!;
       expect(node.mempoolTxids()).toEqual([replacement.txHash]); // the deposit was evicted by the replacement

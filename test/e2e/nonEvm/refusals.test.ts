@@ -125,9 +125,7 @@ describe('an oversized Solana route', () => {
 });
 
 describe('deadlines that leave time for the chain', () => {
-  const chains = NON_EVM_CONFIG.chains as Record<string, Record<string, unknown>>;
-  /** The chains with Bitcoin's lead at its mainnet default (600 s × 1 confirmation + 600 s). */
-  const { minDeadlineLeadSec: _testLead, ...bitcoinDefault } = chains.bitcoin!;
+  /** The test chains leave Bitcoin's lead at its default (600 s × 1 confirmation + 600 s). */
 
   it('a Bitcoin quote whose order deadline is 95 s ahead is refused on deadline, naming chains.bitcoin\'s lead; nothing is signed', async () => {
     const t = await oneTransferTreasury(sandbox, tmp.dir, {
@@ -136,10 +134,9 @@ describe('deadlines that leave time for the chain', () => {
       to: 'alpha',
       amount: 10_000_000n,
       reserve: RESERVE_SATS,
-      chains: { ...chains, bitcoin: bitcoinDefault },
     });
     const mempoolBefore = sandbox.bitcoin!.node.mempoolTxids().length;
-    sandbox.setFaults({ quoteDeadlineSec: 95 });
+    sandbox.setFaults({ bitcoinQuoteDeadlineSec: 95 });
     try {
       const report = await t.ballast.runCycle('once');
       const attempt = report.attempts[0]!;

@@ -20,7 +20,7 @@ export const NON_EVM_CONFIG: Pick<ConfigOverrides, 'wallets' | 'chains'> = {
     solana: { chainId: 792703809, vm: 'svm', rpcUrl: '${SANDBOX_SOLANA_RPC}', wsUrl: '${SANDBOX_SOLANA_WS}', commitment: 'confirmed' },
     // The sandbox mines a block about every second and quotes ten-minute deadlines: a 300 s lead stands in for
     // mainnet's default (600 s a block × confirmations + 600 s), which the sandbox's deadlines could never meet.
-    bitcoin: { chainId: 8253038, vm: 'bvm', esploraUrl: '${SANDBOX_ESPLORA_URL}', network: 'regtest', minerFeeReserveSats: '100000', minDeadlineLeadSec: 300 },
+    bitcoin: { chainId: 8253038, vm: 'bvm', esploraUrl: '${SANDBOX_ESPLORA_URL}', network: 'regtest', minerFeeReserveSats: '100000' },
   },
 };
 
