@@ -11,7 +11,7 @@ import { feeCapsFor } from '../policy/routeFees.ts';
 import type { Verdict } from '../verify/verifyQuote.ts';
 import { verifyWithFreshChains } from './chainsRefresh.ts';
 import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
-import type { TransferStatus } from '../store/transfers.ts';
+import { listInFlightTransfersFrom, type TransferStatus } from '../store/transfers.ts';
 import { formatUsdMicros } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
@@ -120,9 +120,13 @@ export async function checkQuote(
   const minOut = guaranteedOutputFloor(planned, { slippageBps: policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
   attempt.minOutRequired = minOut;
   const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
+  // Our deposits still in flight from this chain: a Bitcoin PSBT spending one of their inputs is refused.
+  const inFlight = (await listInFlightTransfersFrom(ctx.db, planned.from.chain)).flatMap((t) =>
+    t.txs.map((tx) => ({ txHash: tx.txHash, rawTx: tx.rawTx, request: tx.request })),
+  );
   let origin;
   try {
-    origin = await originChain.originFacts(quote, planned.from.address);
+    origin = await originChain.originFacts(quote, planned.from.address, inFlight);
   } catch (error) {
     const message = `reading what verification needs from chains.${planned.from.chain} failed: ${shortErrorMessage(error)}`;
     log.error({ requestId, err: message }, 'quote not verified; nothing signed');

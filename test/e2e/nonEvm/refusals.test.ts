@@ -32,6 +32,7 @@ const TAMPERS: { kind: VmTamperKind; rule: string }[] = [
   { kind: 'psbtForeignInput', rule: 'origin-inputs' },
   { kind: 'psbtChangeStranger', rule: 'change' },
   { kind: 'psbtHighFee', rule: 'fee-cap' },
+  { kind: 'psbtMinerFee', rule: 'miner-fee-cap' },
   { kind: 'svmExtraTransfer', rule: 'no-unexpected-steps' },
   { kind: 'svmVault', rule: 'deposit-call' },
   { kind: 'svmAmount', rule: 'deposit-kind' },
