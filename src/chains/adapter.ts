@@ -135,8 +135,15 @@ export interface ChainAdapter {
    */
   readNativeBalance?(address: string): Promise<bigint>;
 
-  /** Facts the verifier needs from this origin chain for `quote` (Solana lookup tables, our Bitcoin outputs). @throws on node errors */
-  originFacts(quote: QuoteResponse, user: string): Promise<OriginChainFacts>;
+  /**
+   * Facts the verifier needs from this origin chain for `quote` (Solana lookup tables; Bitcoin: our outputs,
+   * the tip height, the node's fee estimate, and the outpoints `inFlight` already spends).
+   *
+   * @param inFlight the recorded origin transactions of our transfers still in flight (`prepared`, `broadcast`,
+   *   `deposited`) from this chain; only Bitcoin reads them (an input they spend is refused)
+   * @throws on node errors
+   */
+  originFacts(quote: QuoteResponse, user: string, inFlight?: readonly RecordedTx[]): Promise<OriginChainFacts>;
   /** Caps on what an origin transaction on this chain may pay (from `chains.<name>`); unset ones use the defaults. */
   readonly depositLimits: Partial<DepositLimits>;
 

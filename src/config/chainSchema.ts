@@ -6,8 +6,8 @@
  * - evm: JSON-RPC over HTTP, finality by block depth.
  * - svm: Solana JSON-RPC over HTTP plus a websocket for signature subscriptions, finality by commitment level,
  *   and caps on the priority fee a transaction may bid.
- * - bvm: an Esplora HTTP API (no JSON-RPC), finality by confirmations (more for large deposits), and a miner
- *   fee reserve and fee-rate cap.
+ * - bvm: an Esplora HTTP API (no JSON-RPC), finality by confirmations (more for large deposits), a miner fee
+ *   reserve, a fee-rate cap and floor, miner-fee caps (satoshis and bps) and BIP-125 replaceability.
  *
  * Lamport, satoshi and micro-lamport amounts are written as quoted decimal integer strings and become `bigint`
  * when the configuration is loaded; counts and rates are numbers.
@@ -44,6 +44,12 @@ export const DEFAULT_BVM_REORG_DEPTH = 6;
 export const DEFAULT_BVM_MINER_FEE_RESERVE_SATS = '20000';
 /** Default cap on the fee rate of a Bitcoin transaction Ballast signs, in sat/vB. */
 export const DEFAULT_BVM_MAX_FEE_RATE_SAT_PER_VB = 200;
+/** Default floor under the fee rate of a Bitcoin deposit, sat/vB (Bitcoin Core's default minimum relay fee). */
+export const DEFAULT_BVM_MIN_FEE_RATE_SAT_PER_VB = 1;
+/** Default cap on the miner fee of one Bitcoin deposit, satoshis. */
+export const DEFAULT_BVM_MAX_MINER_FEE_SATS = '100000';
+/** Default cap on the miner fee of one Bitcoin deposit, bps of the payment amount. */
+export const DEFAULT_BVM_MAX_MINER_FEE_BPS = 500;
 
 /** Decimal integer string of base units (`^[0-9]+$`). */
 export const BASE_UNITS_RE = /^[0-9]+$/;
@@ -202,6 +208,30 @@ export const BvmChainSchema = z
       .max(100_000, 'maxFeeRateSatPerVb must be at most 100000 sat/vB')
       .default(DEFAULT_BVM_MAX_FEE_RATE_SAT_PER_VB)
       .describe('refuse to sign a Bitcoin transaction paying more than this fee rate, in sat/vB'),
+    minFeeRateSatPerVb: z
+      .number({ error: 'expected a fee rate in sat/vB, e.g. 1' })
+      .min(0, 'minFeeRateSatPerVb must be at least 0')
+      .max(10_000, 'minFeeRateSatPerVb must be at most 10000 sat/vB')
+      .default(DEFAULT_BVM_MIN_FEE_RATE_SAT_PER_VB)
+      .describe(
+        "refuse a deposit paying less than this fee rate, in sat/vB; raised to the Esplora node's estimate for its slowest target (GET /fee-estimates) when that can be read",
+      ),
+    maxMinerFeeSats: baseUnits('maxMinerFeeSats', DEFAULT_BVM_MAX_MINER_FEE_SATS)
+      .default(DEFAULT_BVM_MAX_MINER_FEE_SATS)
+      .describe('refuse a deposit whose miner fee (inputs − outputs) is above this many satoshis (decimal integer string)'),
+    maxMinerFeeBps: z
+      .number({ error: 'expected a whole number of basis points, e.g. 500' })
+      .int('maxMinerFeeBps must be a whole number of basis points')
+      .min(0, 'maxMinerFeeBps must be at least 0')
+      .max(10_000, 'maxMinerFeeBps must be at most 10000 (100 %)')
+      .default(DEFAULT_BVM_MAX_MINER_FEE_BPS)
+      .describe('refuse a deposit whose miner fee is above this share of the payment amount, in basis points (500 = 5 %)'),
+    requireReplaceable: z
+      .boolean({ error: 'expected true or false' })
+      .default(true)
+      .describe(
+        'require every deposit input to signal BIP-125 replaceability (nSequence at most 0xfffffffd), so an unwanted deposit can be replaced; turn off only if your nodes and their peers run full-RBF',
+      ),
     inclusionWaitSec: z
       .number({ error: 'expected a whole number of seconds, e.g. 60' })
       .int('inclusionWaitSec must be a whole number of seconds')

@@ -79,6 +79,12 @@ function checkChains(parts: ParsedParts, issues: ConfigIssue[]): void {
         message: `${chain.highValueConfirmations} is below confirmations (${chain.confirmations}); a large deposit must wait at least as long as a small one`,
       });
     }
+    if (chain.vm === 'bvm' && chain.minFeeRateSatPerVb > chain.maxFeeRateSatPerVb) {
+      issues.push({
+        path: `chains.${name}.minFeeRateSatPerVb`,
+        message: `${chain.minFeeRateSatPerVb} sat/vB is above maxFeeRateSatPerVb (${chain.maxFeeRateSatPerVb}); no deposit could pass both; lower minFeeRateSatPerVb or raise maxFeeRateSatPerVb`,
+      });
+    }
   }
 }
 

@@ -72,6 +72,14 @@ export interface LoadedBvmChain {
   minerFeeReserveSats: bigint;
   /** Largest fee rate Ballast signs, in sat/vB. */
   maxFeeRateSatPerVb: number;
+  /** Lowest fee rate of a deposit, in sat/vB (raised to the node's slowest-target estimate). */
+  minFeeRateSatPerVb: number;
+  /** Largest miner fee of a deposit, in satoshis. */
+  maxMinerFeeSats: bigint;
+  /** Largest miner fee of a deposit, in bps of the payment amount. */
+  maxMinerFeeBps: number;
+  /** Whether deposit inputs must signal BIP-125 replaceability. */
+  requireReplaceable: boolean;
   /** Seconds a cycle waits for a broadcast transaction to be mined before leaving it in flight. */
   inclusionWaitSec: number;
   /** Native balance below which a signer wallet is flagged, whole units (decimal string). */
@@ -145,6 +153,10 @@ export function buildLoadedChain(name: string, c: ChainConfig): LoadedChain {
         reorgDepth: c.reorgDepth,
         minerFeeReserveSats: BigInt(c.minerFeeReserveSats),
         maxFeeRateSatPerVb: c.maxFeeRateSatPerVb,
+        minFeeRateSatPerVb: c.minFeeRateSatPerVb,
+        maxMinerFeeSats: BigInt(c.maxMinerFeeSats),
+        maxMinerFeeBps: c.maxMinerFeeBps,
+        requireReplaceable: c.requireReplaceable,
         inclusionWaitSec: c.inclusionWaitSec,
         ...minGas(c),
       };

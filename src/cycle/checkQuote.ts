@@ -12,7 +12,7 @@ import { originCostOf } from '../policy/originCost.ts';
 import type { Verdict } from '../verify/verifyQuote.ts';
 import { verifyWithFreshChains } from './chainsRefresh.ts';
 import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
-import type { TransferStatus } from '../store/transfers.ts';
+import { listInFlightTransfersFrom, type TransferStatus } from '../store/transfers.ts';
 import { formatUsdMicros } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
@@ -126,9 +126,13 @@ export async function checkQuote(
   // floor is its configured minOut (two assets: the input converted is no floor).
   const minOut = guaranteedOutputFloor(planned, { slippageBps: policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
   attempt.minOutRequired = minOut;
+  // Our deposits still in flight from this chain: a Bitcoin PSBT spending one of their inputs is refused.
+  const inFlight = (await listInFlightTransfersFrom(ctx.db, planned.from.chain)).flatMap((t) =>
+    t.txs.map((tx) => ({ txHash: tx.txHash, rawTx: tx.rawTx, request: tx.request })),
+  );
   let origin;
   try {
-    origin = await originChain.originFacts(quote, planned.from.address);
+    origin = await originChain.originFacts(quote, planned.from.address, inFlight);
   } catch (error) {
     const message = `reading what verification needs from chains.${planned.from.chain} failed: ${shortErrorMessage(error)}`;
     log.error({ requestId, err: message }, 'quote not verified; nothing signed');

@@ -51,9 +51,9 @@ export type TamperKind = (typeof TAMPER_KINDS)[number];
  * Tampers of Solana- and Bitcoin-origin quotes, applied after signing like {@link TAMPER_KINDS} (see
  * `src/sandbox/quote/vmTamper.ts`): Bitcoin PSBT — an extra output to a stranger, a deposit amount other than
  * the payment, the deposit paid to a stranger instead of the depository, no order-id OP_RETURN, an input that
- * is not the user's, the change paid to a stranger, a fee far above any cap; Solana — an extra System transfer
- * to a stranger, a vault account that is not the depository's vault PDA, an instruction amount other than
- * the payment.
+ * is not the user's, the change paid to a stranger, a fee far above any cap, a miner fee of 39 % of the
+ * payment; Solana — an extra System transfer to a stranger, a vault account that is not the depository's vault
+ * PDA, an instruction amount other than the payment.
  */
 export const VM_TAMPER_KINDS = [
   'psbtExtraOutput',
@@ -63,6 +63,7 @@ export const VM_TAMPER_KINDS = [
   'psbtForeignInput',
   'psbtChangeStranger',
   'psbtHighFee',
+  'psbtMinerFee',
   'svmExtraTransfer',
   'svmVault',
   'svmAmount',

@@ -329,6 +329,19 @@ export async function listInFlightTransfers(db: StoreDb): Promise<TransferRow[]>
 }
 
 /**
+ * Transfers still moving (`prepared`, `broadcast`, `deposited`) whose origin is `originChain` (config name),
+ * oldest first, with transactions and events.
+ */
+export async function listInFlightTransfersFrom(db: StoreDb, originChain: string): Promise<TransferRow[]> {
+  return queryTransfers(
+    db,
+    `SELECT * FROM transfers WHERE status IN ${inList(IN_FLIGHT_STATUSES)} AND origin_chain = ? ORDER BY id`,
+    ...IN_FLIGHT_STATUSES,
+    originChain,
+  );
+}
+
+/**
  * The most recent transfers, newest first, with transactions and events.
  *
  * @param limit maximum number of transfers (non-negative integer)

@@ -69,7 +69,8 @@ export interface VerifyQuoteInput {
  *   `deadline` (2), `deadline-horizon`, `extra-data`;
  * - protocol: `order-id` (3), `depository` (4), `solver`;
  * - steps: `deposit-call` (5), `deposit-id` (6), `depositor` (6), `deposit-kind` (7), `approve`,
- *   `approve-spender`, `approve-needed`, `origin-inputs`, `fee-cap`, `tx-size`, `change`,
+ *   `approve-spender`, `approve-needed`, `origin-inputs`, `fee-cap`, `fee-floor`, `miner-fee-cap`,
+ *   `rbf-signal`, `locktime`, `tx-size`, `change`,
  *   `no-unexpected-steps`;
  * - `order-signature` (onchain alternative).
  */
@@ -101,6 +102,10 @@ export const VERIFY_RULE_IDS = [
   'approve-needed',
   'origin-inputs',
   'fee-cap',
+  'fee-floor',
+  'miner-fee-cap',
+  'rbf-signal',
+  'locktime',
   'tx-size',
   'change',
   'no-unexpected-steps',

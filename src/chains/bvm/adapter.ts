@@ -1,20 +1,23 @@
 /**
  * The Bitcoin {@link ChainAdapter} (API `vmType` `bvm`): an Esplora HTTP API and local P2WPKH / P2TR keys behind
  * the chain-adapter seam. Balances follow the spec's Bitcoin rule minus a miner-fee reserve, read at one tip
- * after checking the server's network by its genesis block; deposits are PSBTs signed locally (every input,
- * SIGHASH_ALL) and posted to `/tx`; a lost transaction is proven unable to land when another mined
- * transaction spends one of its inputs; reorgs are seen by block hash; deposits are found by the order-id
- * OP_RETURN memo among the depository address's transactions.
+ * after checking the server's network by its genesis block; verification reads our outputs, the tip, the
+ * node's fee estimate and what our in-flight deposits spend (originFacts.ts); deposits are PSBTs signed locally
+ * (every input, SIGHASH_ALL, within the fee caps, replaceable and final) and posted to `/tx`; a lost
+ * transaction is proven unable to land when another mined transaction spends one of its inputs; reorgs are seen
+ * by block hash; deposits are found by the order-id OP_RETURN memo among the depository address's transactions.
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { z } from 'zod';
 import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, SignedOriginTx, TxLookup } from '../adapter.ts';
+import { DEFAULT_DEPOSIT_LIMITS } from '../../verify/deposit/types.ts';
 import { createEsploraClient, type EsploraClient } from './esploraClient.ts';
-import { AddressStatsSchema, HeightTextSchema, TxSchema, UtxoListSchema } from './esploraSchemas.ts';
+import { AddressStatsSchema, HeightTextSchema, TxSchema } from './esploraSchemas.ts';
 import { BvmAdapterError, BvmEsploraError } from './errors.ts';
 import { findBvmDeposit } from './findDeposit.ts';
 import { readBvmBalances, specBalanceSats } from './readBalances.ts';
-import { signBvmPsbt } from './signPsbt.ts';
+import { readBvmOriginFacts } from './originFacts.ts';
+import { needsTipHeight, signBvmPsbt, type BvmSignLimits } from './signPsbt.ts';
 import { bvmTxRecord, recordedInputs } from './txRecord.ts';
 import { DEFAULT_BVM_REORG_DEPTH, lookupBvmTx, readTxStatus, recheckBvmTx, requiredConfirmations, waitForBvmInclusion, type BvmFinalityPolicy } from './txState.ts';
 import { buildCancelTx, type SpentOutput } from './cancelTx.ts';
@@ -59,6 +62,14 @@ export interface BvmAdapterOptions {
   minerFeeReserveSats: bigint;
   /** Highest fee rate signed, sat/vB. */
   maxFeeRateSatPerVb: number;
+  /** Lowest fee rate verified, sat/vB (raised to the node's slowest-target estimate; default 1). */
+  minFeeRateSatPerVb?: number;
+  /** Highest miner fee verified and signed, satoshis (default 100,000). */
+  maxMinerFeeSats?: bigint;
+  /** Highest miner fee verified and signed, bps of the payment (default 500). */
+  maxMinerFeeBps?: number;
+  /** Whether deposits must signal BIP-125 replaceability (default true). */
+  requireReplaceable?: boolean;
   /** Signing keys by wallet name (Bitcoin wallets only). */
   signers: ReadonlyMap<string, BvmKey>;
   /** The fetch to use (default the global fetch). */
@@ -126,6 +137,13 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
   };
 
   const head = (): Promise<bigint> => esplora.getText('/blocks/tip/height', HeightTextSchema);
+  const limits = {
+    maxFeeRateSatPerVb: opts.maxFeeRateSatPerVb,
+    minFeeRateSatPerVb: opts.minFeeRateSatPerVb ?? DEFAULT_DEPOSIT_LIMITS.bvmMinFeeRateSatPerVb,
+    maxMinerFeeSats: opts.maxMinerFeeSats ?? DEFAULT_DEPOSIT_LIMITS.bvmMaxMinerFeeSats,
+    maxMinerFeeBps: opts.maxMinerFeeBps ?? DEFAULT_DEPOSIT_LIMITS.bvmMaxMinerFeeBps,
+    requireReplaceable: opts.requireReplaceable ?? DEFAULT_DEPOSIT_LIMITS.bvmRequireReplaceable,
+  };
 
   return {
     name,
@@ -148,11 +166,14 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     async readDecimals(currencies) {
       return currencies.map(() => null); // Bitcoin has no tokens whose decimals could be read
     },
-    async originFacts(_quote, user) {
-      const utxos = await esplora.getJson(`/address/${encodeURIComponent(user)}/utxo`, UtxoListSchema);
-      return { utxos: utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value })) };
+    originFacts: (_quote, user, inFlight = []) => readBvmOriginFacts(esplora, { name, network }, user, inFlight),
+    depositLimits: {
+      bvmMaxFeeRateSatPerVb: limits.maxFeeRateSatPerVb,
+      bvmMinFeeRateSatPerVb: limits.minFeeRateSatPerVb,
+      bvmMaxMinerFeeSats: limits.maxMinerFeeSats,
+      bvmMaxMinerFeeBps: limits.maxMinerFeeBps,
+      bvmRequireReplaceable: limits.requireReplaceable,
     },
-    depositLimits: { bvmMaxFeeRateSatPerVb: opts.maxFeeRateSatPerVb },
     async planItem(item: PlannedItem) {
       return [item];
     },
@@ -160,7 +181,9 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
       const key = keyOf(wallet);
       const data = PsbtItemSchema.safeParse(item.data);
       if (!data.success) throw new BvmAdapterError(`${item.stepId} item ${item.itemIndex} has no data.psbt; only Bitcoin deposit PSBTs are signed on chain ${name}`);
-      const signed = signBvmPsbt(key, data.data.psbt, opts.maxFeeRateSatPerVb);
+      const psbtHex = data.data.psbt;
+      const signLimits: BvmSignLimits = { ...limits, ...(needsTipHeight(psbtHex) ? { tipHeight: await head() } : {}) };
+      const signed = signBvmPsbt(key, psbtHex, signLimits);
       return { chainId, txHash: signed.txid, rawTx: signed.rawTx, request: bvmTxRecord(signed, key.address) };
     },
     async broadcast(rawTx) {

@@ -96,8 +96,10 @@ export function buildCancelTx(key: BvmKey, deposit: CancelledDeposit): SignedBvm
   if (back < CANCEL_DUST_SATS) {
     throw new BvmAdapterError(`replacing the deposit needs a ${fee} sat fee, leaving ${back} sat of its ${inputSat} sat: below dust; it cannot be replaced`);
   }
-  // The fee rate the replacement pays is above the original's by construction; the signer's rate cap is set to
-  // exactly that rate (rounded up), since the replacement's absolute fee is bounded by the original's plus its size.
+  // The signer's caps are set to exactly what this replacement pays: its fee is bounded by construction (the
+  // original's, which passed the configured caps when it was signed, plus 1 sat/vB of a smaller transaction), and
+  // a replacement that must out-pay the original cannot also stay under a cap the original may have reached.
+  // Nothing is paid away, so no bps cap applies; the signer still checks every input is ours.
   const rateCap = Number((fee + BigInt(sized.psbt.size.vsize) - 1n) / BigInt(sized.psbt.size.vsize)) + 1;
-  return signBvmPsbt(key, build(back).toHex(), rateCap);
+  return signBvmPsbt(key, build(back).toHex(), { maxFeeRateSatPerVb: rateCap, maxMinerFeeSats: fee, maxMinerFeeBps: 10_000, requireReplaceable: true });
 }

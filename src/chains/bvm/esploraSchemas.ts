@@ -88,3 +88,6 @@ export type EsploraAddressStats = z.output<typeof AddressStatsSchema>;
 export const UtxoListSchema = z.array(
   z.object({ txid: HashSchema, vout: z.number().int().nonnegative(), value: SatsSchema, status: TxStatusSchema }),
 );
+
+/** `/fee-estimates`: confirmation target in blocks (decimal text) → fee rate, sat/vB (may be fractional). */
+export const FeeEstimatesSchema = z.record(z.string().regex(/^[0-9]{1,6}$/, 'expected a confirmation target in blocks'), z.number().nonnegative().finite());

@@ -10,12 +10,17 @@
  *
  * The quote was verified before this runs (src/verify/deposit/bvmVerifier.ts); this module still refuses, and
  * signs nothing, when an input does not spend our wallet's script, already carries signing data, or asks for a
- * sighash other than ALL (or taproot DEFAULT), or when the fee rate is above the configured cap. The PSBT is
- * read with the verifier's parser (src/verify/deposit/bvmPsbt.ts). Pure: no I/O.
+ * sighash other than ALL (or taproot DEFAULT); when the fee rate is above the configured cap; when the miner
+ * fee is above `maxMinerFeeSats` or above `maxMinerFeeBps` of what the transaction pays away (outputs to other
+ * scripts than ours, OP_RETURN excluded; when nothing is paid away, the absolute cap alone); when an input does not signal BIP-125 replaceability while that is
+ * required; or when the transaction is not final in the next block (nLockTime, BIP-68 relative locks: the
+ * verifier's `locktime` rule). The PSBT is read with the verifier's parser (src/verify/deposit/bvmPsbt.ts).
+ * Pure: no I/O.
  */
 import { address as btcAddress, Psbt, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { decodeOrderIdMemoScript, sameScript } from '../../protocol/bitcoinDeposit.ts';
+import { checkBvmLocktime, checkBvmRbfSignal, LOCKTIME_THRESHOLD } from '../../verify/deposit/bvmLocks.ts';
 import { parseBvmPsbt, type BvmPsbtInput, type ParsedBvmPsbt } from '../../verify/deposit/bvmPsbt.ts';
 import { BvmAdapterError } from './errors.ts';
 import { BVM_NETWORK_PARAMS, type BvmKey } from './wallet.ts';
@@ -76,16 +81,60 @@ function feeRefusal(parsed: ParsedBvmPsbt, maxFeeRateSatPerVb: number): string |
 }
 
 /**
+ * The miner fee is at most `maxMinerFeeSats` and at most `maxMinerFeeBps` of the value paid away (outputs whose
+ * script is not ours, OP_RETURN excluded), compared in integers. A transaction paying nothing away (every
+ * output ours, e.g. a replacement spending back to our wallet) is held to the absolute cap only.
+ */
+function minerFeeRefusal(parsed: ParsedBvmPsbt, ourScript: Uint8Array, limits: BvmSignLimits): string | null {
+  const fee = parsed.feeSat;
+  if (fee === null || fee < 0n) return null; // refused by feeRefusal
+  const paidAway = parsed.outputs.filter((o) => !o.opReturn && !sameScript(o.script, ourScript)).reduce((sum, o) => sum + o.value, 0n);
+  if (fee > limits.maxMinerFeeSats) return `miner fee ${fee} sat is above the cap of ${limits.maxMinerFeeSats} sat (maxMinerFeeSats)`;
+  if (paidAway > 0n && fee * 10_000n > paidAway * BigInt(limits.maxMinerFeeBps)) {
+    return `miner fee ${fee} sat is above ${limits.maxMinerFeeBps} bps (maxMinerFeeBps) of the ${paidAway} sat paid away`;
+  }
+  return null;
+}
+
+/** Caps and chain facts a PSBT is held to before it is signed (from `chains.<name>`; amounts in satoshis). */
+export interface BvmSignLimits {
+  /** Highest fee rate, sat/vB (`maxFeeRateSatPerVb`). */
+  maxFeeRateSatPerVb: number;
+  /** Highest miner fee, satoshis (`maxMinerFeeSats`). */
+  maxMinerFeeSats: bigint;
+  /** Highest miner fee in bps of the value paid away (`maxMinerFeeBps`). */
+  maxMinerFeeBps: number;
+  /** Whether every input must signal BIP-125 replaceability (`requireReplaceable`). */
+  requireReplaceable: boolean;
+  /** The tip height; needed only for a non-zero height nLockTime (see {@link needsTipHeight}). */
+  tipHeight?: bigint;
+}
+
+/**
+ * Whether signing `psbtHex` needs the tip height: its nLockTime is a non-zero block height. False for text
+ * that does not parse ({@link signBvmPsbt} refuses it with the reason).
+ */
+export function needsTipHeight(psbtHex: string): boolean {
+  try {
+    const locktime = Psbt.fromHex(psbtHex).locktime;
+    return locktime !== 0 && locktime < LOCKTIME_THRESHOLD;
+  } catch {
+    return false; // not a PSBT: signBvmPsbt refuses it and says why
+  }
+}
+
+/**
  * Signs every input of a deposit PSBT with `key`, validates the signatures, finalizes and extracts.
  *
  * @param key the wallet (`bvmKeyFromWif`), P2WPKH or P2TR
  * @param psbtHex the quote item's `data.psbt` (BIP-174, hex)
- * @param maxFeeRateSatPerVb `chains.<name>.maxFeeRateSatPerVb`
+ * @param limits the chain's caps ({@link BvmSignLimits})
  * @returns the signed transaction and what its write-ahead record needs
  * @throws BvmAdapterError when the PSBT does not parse, is not ours to sign as it stands, pays too high a fee
- *   rate, or a signature does not verify (nothing is signed for sending then)
+ *   rate or miner fee, is not replaceable while required, is not final in the next block, or a signature does
+ *   not verify (nothing is signed for sending then)
  */
-export function signBvmPsbt(key: BvmKey, psbtHex: string, maxFeeRateSatPerVb: number): SignedBvmTx {
+export function signBvmPsbt(key: BvmKey, psbtHex: string, limits: BvmSignLimits): SignedBvmTx {
   const network = BVM_NETWORK_PARAMS[key.network];
   const parsed = parseBvmPsbt(psbtHex, network);
   if (!parsed.psbt) throw new BvmAdapterError(`cannot sign: ${parsed.problem}`);
@@ -93,8 +142,13 @@ export function signBvmPsbt(key: BvmKey, psbtHex: string, maxFeeRateSatPerVb: nu
   if (facts.inputs.length === 0) throw new BvmAdapterError('cannot sign: the PSBT has no inputs');
   const ourScript = btcAddress.toOutputScript(key.address, network);
   const refusals = facts.inputs.map((i) => inputRefusal(i, key, ourScript)).filter((r): r is string => r !== null);
-  const fee = feeRefusal(facts, maxFeeRateSatPerVb);
+  const fee = feeRefusal(facts, limits.maxFeeRateSatPerVb);
   if (fee !== null) refusals.push(fee);
+  const minerFee = minerFeeRefusal(facts, ourScript, limits);
+  if (minerFee !== null) refusals.push(minerFee);
+  for (const rule of [checkBvmRbfSignal(facts, limits.requireReplaceable), checkBvmLocktime(facts, limits.tipHeight)]) {
+    if (!rule.ok) refusals.push(rule.detail);
+  }
   if (refusals.length > 0) throw new BvmAdapterError(`refusing to sign the PSBT with wallet ${key.address}: ${refusals.join('; ')}`);
 
   const psbt = Psbt.fromHex(psbtHex, { network });

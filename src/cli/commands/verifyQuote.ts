@@ -29,6 +29,9 @@ interface VerifyQuoteFlags {
   maxMicroLamportsPerCu?: string;
   maxComputeUnits?: string;
   maxFeeRate?: string;
+  minFeeRate?: string;
+  maxMinerFee?: string;
+  maxMinerFeeBps?: string;
 }
 
 function uintFlag(value: string | undefined, flag: string): bigint | undefined {
@@ -56,11 +59,14 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
     .option('--max-deadline-sec <seconds>', 'refuse deadlines further ahead than this (default 86400)')
     .option(
       '--origin-facts <file>',
-      'what the origin chain says, as JSON: Solana {"lookupTables": {"<table>": ["<address>", …]}}, Bitcoin {"utxos": [{"txid", "vout", "value"}]} (our unspent outputs)',
+      'what the origin chain says, as JSON: Solana {"lookupTables": {"<table>": ["<address>", …]}}, Bitcoin {"utxos": [{"txid", "vout", "value", "confirmed"?, "parentOurs"?}] (our unspent outputs; confirmed unless "confirmed": false), "tipHeight"?, "feeEstimate"?: {"targetBlocks", "satPerVb"}, "reservedOutpoints"?: ["<txid>:<vout>"] (spent by our in-flight deposits)}',
     )
     .option('--max-micro-lamports-per-cu <n>', 'Solana: highest compute-unit price allowed (default 1000000)')
     .option('--max-compute-units <n>', 'Solana: highest compute-unit limit allowed (default 1400000)')
     .option('--max-fee-rate <satPerVb>', 'Bitcoin: highest fee rate allowed, sat/vB (default 200)')
+    .option('--min-fee-rate <satPerVb>', 'Bitcoin: lowest fee rate allowed, sat/vB (default 1; raised to the origin facts\' feeEstimate)')
+    .option('--max-miner-fee <sats>', 'Bitcoin: highest miner fee allowed, satoshis (default 100000)')
+    .option('--max-miner-fee-bps <bps>', 'Bitcoin: highest miner fee allowed, bps of the payment (default 500)')
     .option('--json', 'machine-readable output')
     .action(async (flags: VerifyQuoteFlags) => {
       const quote = readJsonFile(flags.quote, QuoteResponseSchema, 'POST /quote/v2 response');
@@ -84,6 +90,9 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
         ...(flags.maxMicroLamportsPerCu !== undefined ? { svmMaxMicroLamportsPerCu: uintFlag(flags.maxMicroLamportsPerCu, '--max-micro-lamports-per-cu') } : {}),
         ...(flags.maxComputeUnits !== undefined ? { svmMaxComputeUnits: Number(uintFlag(flags.maxComputeUnits, '--max-compute-units')) } : {}),
         ...(flags.maxFeeRate !== undefined ? { bvmMaxFeeRateSatPerVb: Number(uintFlag(flags.maxFeeRate, '--max-fee-rate')) } : {}),
+        ...(flags.minFeeRate !== undefined ? { bvmMinFeeRateSatPerVb: Number(uintFlag(flags.minFeeRate, '--min-fee-rate')) } : {}),
+        ...(flags.maxMinerFee !== undefined ? { bvmMaxMinerFeeSats: uintFlag(flags.maxMinerFee, '--max-miner-fee') } : {}),
+        ...(flags.maxMinerFeeBps !== undefined ? { bvmMaxMinerFeeBps: Number(uintFlag(flags.maxMinerFeeBps, '--max-miner-fee-bps')) } : {}),
       };
       const verdict = await verifyQuote({ quote, chains, expect, nowSec, ...(origin ? { origin } : {}), limits });
       if (flags.json) {

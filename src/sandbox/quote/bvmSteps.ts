@@ -2,9 +2,10 @@
  * The step of a Bitcoin-origin quote (spec "Step item": `data.psbt`; DESIGN.md "Bitcoin step data"): one item
  * whose PSBT (BIP-174, hex, built with bitcoinjs-lib) spends the user's confirmed unspent outputs (each with its
  * `witnessUtxo`; a P2TR input carries no `tapInternalKey`, which the API cannot know) and pays, in order, the
- * depository, the order-id OP_RETURN ("0x" + 64 hex digits as UTF-8) and the change back to the user. The fee
- * is the fee rate × the signed virtual size, estimated with worst-case witnesses. Pure: the coins and the fee
- * rate are passed in.
+ * depository, the order-id OP_RETURN ("0x" + 64 hex digits as UTF-8) and the change back to the user. Every
+ * input signals BIP-125 replaceability (nSequence {@link RBF_SEQUENCE}) and nLockTime is 0, so the deposit is
+ * final at once and can be replaced. The fee is the fee rate × the signed virtual size, estimated with
+ * worst-case witnesses. Pure: the coins and the fee rate are passed in.
  */
 import { Psbt, Transaction, networks } from 'bitcoinjs-lib';
 import type { Hex } from 'viem';
@@ -20,6 +21,9 @@ export interface BitcoinCoin {
   vout: number;
   value: bigint;
 }
+
+/** nSequence of every deposit input: the highest value that signals BIP-125 replaceability. */
+export const RBF_SEQUENCE = 0xfffffffd;
 
 /** Smallest change output kept, satoshis (the node's dust threshold for P2WPKH and P2TR); less is left to the fee. */
 export const CHANGE_DUST_SATS = 330n;
@@ -114,7 +118,8 @@ export function buildDepositPsbt(p: DepositPsbtParams): DepositPsbt {
   else change = 0n;
 
   const psbt = new Psbt({ network: networks.regtest });
-  for (const coin of chosen) psbt.addInput({ hash: coin.txid, index: coin.vout, witnessUtxo: { script: userScript, value: coin.value } });
+  psbt.setLocktime(0);
+  for (const coin of chosen) psbt.addInput({ hash: coin.txid, index: coin.vout, sequence: RBF_SEQUENCE, witnessUtxo: { script: userScript, value: coin.value } });
   for (const o of outputs) psbt.addOutput({ script: o.script, value: o.value });
   const outTotal = outputs.reduce((sum, o) => sum + o.value, 0n);
   return { psbtHex: psbt.toHex(), inputs: chosen, feeSat: total - outTotal, changeSat: change, vsize: estimateVsize(kind, chosen.length, outputs) };

@@ -12,6 +12,7 @@
  * | psbtForeignInput | a stranger's coin added as the last input, its value added to the change | origin-inputs |
  * | psbtChangeStranger | the change output pays a stranger | change |
  * | psbtHighFee | the change cut so the fee rate is about 1000 sat/vB | fee-cap |
+ * | psbtMinerFee | the change cut so the miner fee is 39 % of the payment (issue 22's reproduced case) | miner-fee-cap |
  * | svmExtraTransfer | a System transfer of 1 lamport from the user to a stranger, after the deposit | no-unexpected-steps |
  * | svmVault | the deposit's vault account (index 3) → a stranger's key | deposit-call |
  * | svmAmount | the deposit instruction's amount + 1 | deposit-kind |
@@ -145,7 +146,7 @@ function tamperPsbt(data: BvmStepDataJson, kind: AnyTamperKind, depository: Uint
       }
       case 'psbtForeignInput':
         if (!change) return void (problem = 'psbtForeignInput needs a change output to carry the extra value');
-        ins.push({ hash: hexToBytes(`0x${'cd'.repeat(32)}`), index: 0, sequence: 0xffffffff, witnessUtxo: { script: BVM_STRANGER.script, value: 50_000n } });
+        ins.push({ hash: hexToBytes(`0x${'cd'.repeat(32)}`), index: 0, sequence: 0xfffffffd, witnessUtxo: { script: BVM_STRANGER.script, value: 50_000n } });
         change.value += 50_000n;
         return;
       case 'psbtChangeStranger':
@@ -156,6 +157,15 @@ function tamperPsbt(data: BvmStepDataJson, kind: AnyTamperKind, depository: Uint
         // ~1000 sat/vB on a transaction of at most ~400 vB: 400 000 sat more fee than the honest one.
         const extra = 400_000n;
         if (!change || change.value < extra + 330n) return void (problem = 'psbtHighFee needs a change output above 400330 sat');
+        change.value -= extra;
+        return;
+      }
+      case 'psbtMinerFee': {
+        // The fee becomes 39 % of the payment: inputs − outputs = 0.39 × amount, the rest of the change kept.
+        const inSat = ins.reduce((sum, i) => sum + i.witnessUtxo.value, 0n);
+        const outSat = outs.reduce((sum, o) => sum + o.value, 0n);
+        const extra = (amount * 39n) / 100n - (inSat - outSat);
+        if (!change || extra <= 0n || change.value < extra + 330n) return void (problem = `psbtMinerFee needs a change output above ${extra + 330n} sat`);
         change.value -= extra;
         return;
       }

@@ -1,14 +1,15 @@
 /**
  * What the Bitcoin deposit transaction spends and where the rest goes (Ballast's bvm rules, docs/errors.md):
- * every input is one of our own unspent outputs at its true value (`origin-inputs`), the fee rate stays under
- * the configured cap (`fee-cap`), the transaction is within the standard weight limit (`tx-size`), and every
- * output other than the deposit and the order-id OP_RETURN returns change to our own address (`change`).
- * Amounts in satoshis; fee rates in sat/vB (BIP-141 virtual bytes).
+ * every input is one of our own unspent outputs at its true value, confirmed or our own unconfirmed change,
+ * and not already spent by an in-flight deposit of ours (`origin-inputs`), the transaction is within the
+ * standard weight limit (`tx-size`), and every output other than the deposit and the order-id OP_RETURN
+ * returns change to our own address (`change`). The fee rules are in bvmFees.ts. Amounts in satoshis.
  */
 import { p2trKeyPathScript, sameScript } from '../../protocol/bitcoinDeposit.ts';
 import { fail, outcome } from '../ruleResult.ts';
 import type { RuleResult } from '../types.ts';
-import type { BitcoinUtxo, DepositLimits } from './types.ts';
+import { outpointKey as outpoint } from './bvmFees.ts';
+import type { BitcoinUtxo } from './types.ts';
 import type { BvmWallet } from './bvmItems.ts';
 import type { BvmPsbtInput, ParsedBvmPsbt } from './bvmPsbt.ts';
 
@@ -16,10 +17,6 @@ import type { BvmPsbtInput, ParsedBvmPsbt } from './bvmPsbt.ts';
 export const MAX_STANDARD_TX_WEIGHT = 400_000;
 
 const KIND_NAMES = { p2wpkh: 'a P2WPKH script', p2tr: 'a P2TR script', other: 'a script neither P2WPKH nor P2TR' } as const;
-
-function outpoint(txid: string, vout: number): string {
-  return `${txid.toLowerCase()}:${vout}`;
-}
 
 /** Our unspent outputs by `txid:vout` (txid lower-case). */
 function utxoIndex(utxos: readonly BitcoinUtxo[]): Map<string, BitcoinUtxo> {
@@ -34,6 +31,13 @@ function inputProblems(input: BvmPsbtInput, wallet: BvmWallet | string, ours: Ma
     if (!utxo) problems.push(`${at} is not one of our ${ours.size} unspent output(s)`);
     else if (input.witnessUtxo && input.witnessUtxo.value !== utxo.value) {
       problems.push(`${at} witnessUtxo says ${input.witnessUtxo.value} sat, but our unspent output holds ${utxo.value} sat`);
+    }
+    if (utxo && !utxo.confirmed && utxo.parentOurs !== true) {
+      problems.push(
+        utxo.parentOurs === false
+          ? `${at} spends an unconfirmed output of a transaction that is not ours (an input of ${utxo.txid} spends another script); a stranger would decide when our deposit confirms`
+          : `${at} spends an unconfirmed output whose parent transaction ${utxo.txid} was not read; only confirmed outputs or our own unconfirmed change are spent`,
+      );
     }
   }
   if (!input.witnessUtxo) {
@@ -58,9 +62,20 @@ function inputProblems(input: BvmPsbtInput, wallet: BvmWallet | string, ours: Ma
  * `origin-inputs`: `utxos` (our wallet's unspent outputs, read from the chain) are given; the PSBT has at
  * least one input and no outpoint twice; every input spends one of `utxos` (txid + vout), its witnessUtxo
  * value equals that output's value and its witnessUtxo script is our wallet's (P2WPKH, or P2TR key path whose
- * tapInternalKey, if given, tweaks to our key); a carried previous transaction agrees with both.
+ * tapInternalKey, if given, tweaks to our key); a carried previous transaction agrees with both. That output
+ * is confirmed, or unconfirmed change of a transaction all of whose inputs are ours (`parentOurs`); and no
+ * input is one of `reservedOutpoints` (spent by an in-flight deposit of ours, whatever a lagging UTXO view
+ * says), since signing it would replace our own earlier deposit (BIP-125) or conflict with it.
+ *
+ * @param reservedOutpoints `txid:vout` (txid lower-case) spent by our in-flight deposits; absent means none
  */
-export function checkBvmOriginInputs(psbt: ParsedBvmPsbt, wallet: BvmWallet | string, utxos: readonly BitcoinUtxo[] | undefined): RuleResult {
+export function checkBvmOriginInputs(
+  psbt: ParsedBvmPsbt,
+  wallet: BvmWallet | string,
+  utxos: readonly BitcoinUtxo[] | undefined,
+  reservedOutpoints: readonly string[] = [],
+): RuleResult {
+  const reserved = new Set(reservedOutpoints.map((o) => o.toLowerCase()));
   const problems: string[] = [];
   if (utxos === undefined) problems.push('our unspent outputs were not read (origin.utxos absent); cannot tell whose coins the PSBT spends');
   if (typeof wallet === 'string') problems.push(wallet);
@@ -72,42 +87,15 @@ export function checkBvmOriginInputs(psbt: ParsedBvmPsbt, wallet: BvmWallet | st
     seen.add(key);
   }
   const ours = utxos === undefined ? null : utxoIndex(utxos);
-  for (const input of psbt.inputs) problems.push(...inputProblems(input, wallet, ours));
-  const total = psbt.inputTotalSat ?? 0n;
-  return outcome('origin-inputs', problems, `all ${psbt.inputs.length} input(s) spend our unspent outputs (${total} sat)`);
-}
-
-/** Integer sat/vB with two decimals, for details. */
-function formatRate(feeSat: bigint, vsize: number): string {
-  const centi = (feeSat * 100n) / BigInt(vsize);
-  return `${centi / 100n}.${(centi % 100n).toString().padStart(2, '0')}`;
-}
-
-/**
- * `fee-cap`: fee ÷ estimated signed vsize ≤ `limits.bvmMaxFeeRateSatPerVb`. The fee is Σ inputs − Σ outputs,
- * each input valued at our own unspent output's value when `utxos` lists it (else its witnessUtxo value), so a
- * PSBT cannot understate its fee; a negative fee (outputs above inputs) is refused.
- */
-export function checkBvmFeeCap(psbt: ParsedBvmPsbt, utxos: readonly BitcoinUtxo[] | undefined, limits: DepositLimits): RuleResult {
-  const cap = limits.bvmMaxFeeRateSatPerVb;
-  if (!Number.isFinite(cap) || cap < 0) return fail('fee-cap', `limits.bvmMaxFeeRateSatPerVb is ${cap}; expected a non-negative number of sat/vB`);
-  const ours = utxos === undefined ? null : utxoIndex(utxos);
-  let inputSat = 0n;
   for (const input of psbt.inputs) {
-    const value = ours?.get(outpoint(input.txid, input.vout))?.value ?? input.witnessUtxo?.value;
-    if (value === undefined) return fail('fee-cap', `input ${input.index} has no known value (no witnessUtxo, not one of our outputs); the fee is unknown`);
-    inputSat += value;
+    problems.push(...inputProblems(input, wallet, ours));
+    const key = outpoint(input.txid, input.vout);
+    if (reserved.has(key)) {
+      problems.push(`input ${input.index} (${key}) is already spent by an in-flight deposit of ours; signing it would replace or conflict with that deposit`);
+    }
   }
-  const fee = inputSat - psbt.outputTotalSat;
-  if (fee < 0n) return fail('fee-cap', `outputs total ${psbt.outputTotalSat} sat, more than the ${inputSat} sat of inputs: negative fee`);
-  if ('problem' in psbt.size) return fail('fee-cap', `cannot estimate the signed size: ${psbt.size.problem}`);
-  const { vsize } = psbt.size;
-  // fee / vsize <= cap, compared in integers: fee × 1000 <= cap in milli-sat/vB × vsize.
-  const capMilli = BigInt(Math.round(cap * 1000));
-  const rate = `${fee} sat over ~${vsize} vB = ${formatRate(fee, vsize)} sat/vB`;
-  return fee * 1000n > capMilli * BigInt(vsize)
-    ? fail('fee-cap', `fee ${rate}, above the cap of ${cap} sat/vB`)
-    : outcome('fee-cap', [], `fee ${rate}, within the cap of ${cap} sat/vB`);
+  const total = psbt.inputTotalSat ?? 0n;
+  return outcome('origin-inputs', problems, `all ${psbt.inputs.length} input(s) spend our unspent outputs (${total} sat), confirmed or our own change, none spent by an in-flight deposit of ours`);
 }
 
 /**

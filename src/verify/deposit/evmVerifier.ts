@@ -39,6 +39,10 @@ export function verifyEvmDeposit(input: DepositCheckInput): DepositCheckResult {
       // Solana and Bitcoin transaction-level checks.
       'origin-inputs': pass('origin-inputs', 'not applicable to evm: every item is checked to be from our wallet (no-unexpected-steps)'),
       'fee-cap': pass('fee-cap', 'not applicable to evm: gas is priced by the signer, not taken from the quote'),
+      'fee-floor': pass('fee-floor', 'not applicable to evm: gas is priced by the signer'),
+      'miner-fee-cap': pass('miner-fee-cap', 'not applicable to evm: gas is priced by the signer'),
+      'rbf-signal': pass('rbf-signal', 'not applicable to evm'),
+      locktime: pass('locktime', 'not applicable to evm'),
       'tx-size': pass('tx-size', 'not applicable to evm'),
       change: pass('change', 'not applicable to evm'),
       'no-unexpected-steps': checkEvmNoUnexpectedSteps(items, stepProblems, deposit, facts),

@@ -19,6 +19,10 @@ export const DEPOSIT_RULE_IDS = [
   'approve-needed',
   'origin-inputs',
   'fee-cap',
+  'fee-floor',
+  'miner-fee-cap',
+  'rbf-signal',
+  'locktime',
   'tx-size',
   'change',
   'no-unexpected-steps',
@@ -45,12 +49,25 @@ export interface DepositCheckInput {
   limits: DepositLimits;
 }
 
-/** One unspent output of our Bitcoin wallet, as Esplora `/address/:a/utxo` lists it; value in satoshis. */
+/**
+ * One unspent output of our Bitcoin wallet, as Esplora `/address/:a/utxo` lists it; value in satoshis.
+ * `confirmed` is its `status.confirmed`. For an unconfirmed output, `parentOurs` says whether every input of
+ * the transaction that created it spends our wallet's script (read from `/tx/:txid`): only then does no stranger
+ * decide when that parent, and so our deposit spending its output, confirms. Absent means not read (refused).
+ */
 export interface BitcoinUtxo {
   txid: string;
   vout: number;
   value: bigint;
+  confirmed: boolean;
+  parentOurs?: boolean;
 }
+
+/**
+ * The node's fee estimate for its slowest confirmation target (Esplora `GET /fee-estimates`: confirmation
+ * target in blocks → sat/vB; the largest target's value), or why it could not be read.
+ */
+export type BitcoinFeeEstimate = { targetBlocks: number; satPerVb: number } | { problem: string };
 
 /**
  * Facts about the origin chain that a deposit checker needs and the quote must not supply, read by the chain
@@ -64,6 +81,15 @@ export interface OriginChainFacts {
   lookupTables?: Readonly<Record<string, readonly string[]>>;
   /** bvm: our wallet's unspent outputs; every PSBT input must spend one of them, at its value. */
   utxos?: readonly BitcoinUtxo[];
+  /** bvm: the chain tip's height (`/blocks/tip/height`); a height-based nLockTime must not exceed it. */
+  tipHeight?: bigint;
+  /** bvm: the node's slowest-target fee estimate, a floor under the PSBT's fee rate (with the configured one). */
+  feeEstimate?: BitcoinFeeEstimate;
+  /**
+   * bvm: outpoints (`txid:vout`, txid lower-case hex) that in-flight deposits of ours already spend, from their
+   * write-ahead records; a PSBT spending one would replace (or conflict with) our own earlier deposit.
+   */
+  reservedOutpoints?: readonly string[];
 }
 
 /** Caps on what an origin transaction may pay beyond the payment itself. */
@@ -74,16 +100,30 @@ export interface DepositLimits {
   svmMaxComputeUnits: number;
   /** bvm: highest fee rate the PSBT may pay, satoshis per virtual byte (BIP-141 vsize). */
   bvmMaxFeeRateSatPerVb: number;
+  /** bvm: lowest fee rate the PSBT may pay, sat/vB (raised to the node's slowest-target estimate when read). */
+  bvmMinFeeRateSatPerVb: number;
+  /** bvm: highest absolute miner fee, satoshis. */
+  bvmMaxMinerFeeSats: bigint;
+  /** bvm: highest miner fee as a share of the payment amount, basis points (integer). */
+  bvmMaxMinerFeeBps: number;
+  /** bvm: whether every input must signal BIP-125 replaceability (nSequence ≤ 0xfffffffd). */
+  bvmRequireReplaceable: boolean;
 }
 
 /**
  * Default {@link DepositLimits}: 1,000,000 micro-lamports (1 lamport) per CU, so at most 0.0014 SOL of priority
- * fee at the protocol's ceiling of 1,400,000 CU; that ceiling; and 200 sat/vB.
+ * fee at the protocol's ceiling of 1,400,000 CU; that ceiling; 200 sat/vB at most and 1 sat/vB (Bitcoin Core's
+ * default minimum relay fee) at least; a miner fee of at most 100,000 sat and 500 bps of the payment (the
+ * public Relay docs' Bitcoin example pays 3,639 sat on 100,000 sat, 364 bps); BIP-125 replaceability required.
  */
 export const DEFAULT_DEPOSIT_LIMITS: DepositLimits = {
   svmMaxMicroLamportsPerCu: 1_000_000n,
   svmMaxComputeUnits: 1_400_000,
   bvmMaxFeeRateSatPerVb: 200,
+  bvmMinFeeRateSatPerVb: 1,
+  bvmMaxMinerFeeSats: 100_000n,
+  bvmMaxMinerFeeBps: 500,
+  bvmRequireReplaceable: true,
 };
 
 /** A deposit checker's report: one result per {@link DepositRuleId}, and where the deposit item is. */

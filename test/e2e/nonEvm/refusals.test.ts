@@ -36,6 +36,7 @@ const TAMPERS: { kind: VmTamperKind; rule: string; fee?: string }[] = [
   { kind: 'psbtForeignInput', rule: 'origin-inputs' },
   { kind: 'psbtChangeStranger', rule: 'change' },
   { kind: 'psbtHighFee', rule: 'fee-cap', fee: 'total_usd' },
+  { kind: 'psbtMinerFee', rule: 'miner-fee-cap', fee: 'total_usd' },
   { kind: 'svmExtraTransfer', rule: 'no-unexpected-steps' },
   { kind: 'svmVault', rule: 'deposit-call' },
   { kind: 'svmAmount', rule: 'deposit-kind' },

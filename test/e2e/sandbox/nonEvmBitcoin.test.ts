@@ -197,6 +197,7 @@ describe('sandbox with Bitcoin', () => {
     ['psbtForeignInput', 'origin-inputs'],
     ['psbtChangeStranger', 'change'],
     ['psbtHighFee', 'fee-cap'],
+    ['psbtMinerFee', 'miner-fee-cap'],
     ['farDeadline', 'deadline-horizon'],
   ] as const)('a PSBT tampered with %s is refused on %s (nothing is signed)', async (tamper, rule) => {
     s.setFaults({ tamper, tamperCount: 1 });

@@ -56,8 +56,8 @@ export async function chains(s: Sandbox): Promise<ChainsResponse> {
 
 /** Our unspent outputs on the sandbox's Bitcoin node (Esplora), as the verifier's origin facts. */
 export async function bitcoinUtxos(s: Sandbox, address: string): Promise<OriginChainFacts> {
-  const list = (await (await fetch(`${s.bitcoin!.esploraUrl}/address/${address}/utxo`)).json()) as { txid: string; vout: number; value: number }[]; // Esplora utxo JSON
-  return { utxos: list.map((u) => ({ txid: u.txid, vout: u.vout, value: BigInt(u.value) })) };
+  const list = (await (await fetch(`${s.bitcoin!.esploraUrl}/address/${address}/utxo`)).json()) as { txid: string; vout: number; value: number; status: { confirmed: boolean } }[]; // Esplora utxo JSON
+  return { utxos: list.map((u) => ({ txid: u.txid, vout: u.vout, value: BigInt(u.value), confirmed: u.status.confirmed })) };
 }
 
 /** Verifies a quote against our own expectations and GET /chains. */

@@ -148,6 +148,10 @@ describe('bvm chain', () => {
       reorgDepth: 6,
       minerFeeReserveSats: 20_000n,
       maxFeeRateSatPerVb: 200,
+      minFeeRateSatPerVb: 1,
+      maxMinerFeeSats: 100_000n,
+      maxMinerFeeBps: 500,
+      requireReplaceable: true,
       inclusionWaitSec: 60,
     });
   });
@@ -159,6 +163,8 @@ describe('bvm chain', () => {
     expect(chain).toMatchObject({ confirmations: 3, highValueConfirmations: 3, highValueSats: 50_000_000n, reorgDepth: 10, minerFeeReserveSats: 0n, maxFeeRateSatPerVb: 12.5 });
     c.chains.bitcoin.highValueConfirmations = 6;
     expect(vmOf(loadConfig(tmp.write(c), MULTI_ENV).chains.bitcoin, 'bvm').highValueConfirmations).toBe(6);
+    Object.assign(c.chains.bitcoin, { minFeeRateSatPerVb: 2.5, maxMinerFeeSats: '50000', maxMinerFeeBps: 250, requireReplaceable: false });
+    expect(vmOf(loadConfig(tmp.write(c), MULTI_ENV).chains.bitcoin, 'bvm')).toMatchObject({ minFeeRateSatPerVb: 2.5, maxMinerFeeSats: 50_000n, maxMinerFeeBps: 250, requireReplaceable: false });
   });
 
   it.each([
@@ -171,6 +177,12 @@ describe('bvm chain', () => {
     ['a threshold in exponent notation', (c: any) => (c.chains.bitcoin.highValueSats = '1e8'), ['chains.bitcoin.highValueSats: highValueSats must be a non-negative decimal integer string, e.g. "100000000"']],
     ['a numeric fee reserve', (c: any) => (c.chains.bitcoin.minerFeeReserveSats = 20000), ['chains.bitcoin.minerFeeReserveSats: write minerFeeReserveSats as a quoted decimal integer string, e.g. "20000"']],
     ['a zero fee-rate cap', (c: any) => (c.chains.bitcoin.maxFeeRateSatPerVb = 0), ['chains.bitcoin.maxFeeRateSatPerVb: maxFeeRateSatPerVb must be above 0']],
+    ['a numeric miner-fee cap', (c: any) => (c.chains.bitcoin.maxMinerFeeSats = 100000), ['chains.bitcoin.maxMinerFeeSats: write maxMinerFeeSats as a quoted decimal integer string, e.g. "100000"']],
+    ['a fractional miner-fee share', (c: any) => (c.chains.bitcoin.maxMinerFeeBps = 2.5), ['chains.bitcoin.maxMinerFeeBps: maxMinerFeeBps must be a whole number of basis points']],
+    ['a miner-fee share above 100 %', (c: any) => (c.chains.bitcoin.maxMinerFeeBps = 10_001), ['chains.bitcoin.maxMinerFeeBps: maxMinerFeeBps must be at most 10000 (100 %)']],
+    ['a negative fee-rate floor', (c: any) => (c.chains.bitcoin.minFeeRateSatPerVb = -1), ['chains.bitcoin.minFeeRateSatPerVb: minFeeRateSatPerVb must be at least 0']],
+    ['a fee-rate floor above the cap', (c: any) => Object.assign(c.chains.bitcoin, { minFeeRateSatPerVb: 50, maxFeeRateSatPerVb: 20 }), ['chains.bitcoin.minFeeRateSatPerVb: 50 sat/vB is above maxFeeRateSatPerVb (20); no deposit could pass both; lower minFeeRateSatPerVb or raise maxFeeRateSatPerVb']],
+    ['requireReplaceable as text', (c: any) => (c.chains.bitcoin.requireReplaceable = 'yes'), ['chains.bitcoin.requireReplaceable: expected true or false']],
     ['zero confirmations', (c: any) => (c.chains.bitcoin.confirmations = 0), ['chains.bitcoin.confirmations: confirmations must be at least 1 (the block that includes the transaction)']],
     ['an unknown network', (c: any) => (c.chains.bitcoin.network = 'signet'), ['chains.bitcoin.network: expected one of mainnet, testnet, regtest']],
   ])('refuses %s', (_name, mutate, expected) => {

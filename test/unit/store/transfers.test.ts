@@ -8,6 +8,7 @@ import {
   createTransfer,
   getTransfer,
   listInFlightTransfers,
+  listInFlightTransfersFrom,
   listRecentTransfers,
   markTxConfirmed,
   markTxSent,
@@ -246,6 +247,14 @@ describeEachEngine('transfers store', (engine) => {
       expect(recent[1]!.events).toHaveLength(4);
       expect(await listRecentTransfers(db, 0)).toEqual([]);
       expect(await getTransfer(db, 12345)).toBeUndefined();
+      // By origin chain: only in-flight transfers from that chain, with their recorded transactions.
+      const btc = (await createTransfer(db, await newTransfer(db, { originChain: 'bitcoin', requestId: '0xbtc' }))).transferId;
+      const fromBitcoin = await listInFlightTransfersFrom(db, 'bitcoin');
+      expect(fromBitcoin.map((r) => r.id)).toEqual([btc]);
+      expect(fromBitcoin[0]!.txs.map((t) => t.txHash)).toEqual([`0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`]);
+      expect((await listInFlightTransfersFrom(db, 'base')).map((r) => r.id)).toEqual([ids.prepared, ids.broadcast, ids.deposited]);
+      await transitionTransfer(db, btc, 'prepared', 'origin_failed', { nowMs: 20 });
+      expect(await listInFlightTransfersFrom(db, 'bitcoin')).toEqual([]);
     });
   });
 });

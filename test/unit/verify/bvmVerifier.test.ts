@@ -19,6 +19,7 @@ import {
   checkInput,
   FEE,
   memoScript,
+  RBF_SEQUENCE,
   standardSpec,
   strangerAddress,
   testWallet,
@@ -189,9 +190,11 @@ describe.each(WALLETS.map((w) => [w.name, w] as const))('verifyBvmDeposit, %s wa
     spec.inputs[0] = { ...spec.inputs[0]!, witnessValue: UTXO_VALUES[0] + 10_000n };
     spec.outputs[2] = change(total + 10_000n - AMOUNT - FEE); // the PSBT alone shows the usual fee
     const result = run(spec);
-    expect(failing(result)).toEqual(['origin-inputs', 'fee-cap']);
+    expect(failing(result)).toEqual(['origin-inputs', 'fee-cap', 'fee-floor', 'miner-fee-cap']);
     expect(detail(result, 'origin-inputs')).toBe(`input 0 (${'a1'.repeat(32)}:0) witnessUtxo says 70000 sat, but our unspent output holds 60000 sat`);
-    expect(detail(result, 'fee-cap')).toBe('outputs total 148000 sat, more than the 140000 sat of inputs: negative fee');
+    for (const rule of ['fee-cap', 'fee-floor', 'miner-fee-cap'] as const) {
+      expect(detail(result, rule)).toBe('outputs total 148000 sat, more than the 140000 sat of inputs: negative fee');
+    }
   });
 
   it('origin-inputs: our unspent outputs were not read', () => {
@@ -217,8 +220,9 @@ describe.each(WALLETS.map((w) => [w.name, w] as const))('verifyBvmDeposit, %s wa
 
   it('fee-cap: no change output, so 40,000 sat of fee, above a cap of 100 sat/vB', () => {
     const result = run(withOutputs(deposit(), memo()), { limits: { ...DEFAULT_DEPOSIT_LIMITS, bvmMaxFeeRateSatPerVb: 100 } });
-    expect(failing(result)).toEqual(['fee-cap']);
+    expect(failing(result)).toEqual(['fee-cap', 'miner-fee-cap']);
     expect(detail(result, 'fee-cap')).toMatch(/^fee 40000 sat over ~\d+ vB = 1\d\d\.\d\d sat\/vB, above the cap of 100 sat\/vB$/);
+    expect(detail(result, 'miner-fee-cap')).toBe('miner fee 40000 sat is 4000 bps of the 100000-sat payment, above the cap of 500 bps (maxMinerFeeBps)');
   });
 
   it('fee-cap: a cap that is not a number of sat/vB refuses', () => {
@@ -315,14 +319,15 @@ describe('verifyBvmDeposit, inputs bitcoinjs will not build', () => {
     const prev = new Transaction();
     prev.addInput(new Uint8Array(32).fill(5), 0);
     prev.addOutput(wallet.script, UTXO_VALUES[0]);
-    const utxos = [{ txid: prev.getId(), vout: 0, value: UTXO_VALUES[0] }, c.utxos[1]!];
+    const utxos = [{ txid: prev.getId(), vout: 0, value: UTXO_VALUES[0], confirmed: true }, c.utxos[1]!];
     const psbt = buildPsbt({ ...c, utxos }, { ...standardSpec(c), inputs: [] });
-    psbt.addInput({ hash: prev.getId(), index: 0, nonWitnessUtxo: prev.toBuffer() });
-    psbt.addInput({ hash: c.utxos[1]!.txid, index: 3, witnessUtxo: { script: wallet.script, value: UTXO_VALUES[1] } });
+    psbt.addInput({ hash: prev.getId(), index: 0, sequence: RBF_SEQUENCE, nonWitnessUtxo: prev.toBuffer() });
+    psbt.addInput({ hash: c.utxos[1]!.txid, index: 3, sequence: RBF_SEQUENCE, witnessUtxo: { script: wallet.script, value: UTXO_VALUES[1] } });
     const result = verifyBvmDeposit(checkInput(c, bvmQuote(c, psbt.toHex()), { origin: { utxos } }));
     expect(detail(result, 'origin-inputs')).toBe(`input 0 (${prev.getId()}:0) has no witnessUtxo; non-witness inputs are refused`);
     expect(detail(result, 'fee-cap')).toBe('cannot estimate the signed size: input 0 has no witnessUtxo; its signed size is unknown');
-    expect(failing(result)).toEqual(['depositor', 'origin-inputs', 'fee-cap', 'tx-size']);
+    expect(detail(result, 'fee-floor')).toBe('cannot estimate the signed size: input 0 has no witnessUtxo; its signed size is unknown');
+    expect(failing(result)).toEqual(['depositor', 'origin-inputs', 'fee-cap', 'fee-floor', 'tx-size']);
   });
 
   it('a P2SH-wrapped input is refused as not our script', () => {
@@ -331,14 +336,14 @@ describe('verifyBvmDeposit, inputs bitcoinjs will not build', () => {
     spec.inputs[1] = { ...spec.inputs[1]!, script: p2sh };
     const result = verifyBvmDeposit(checkInput(c, bvmQuote(c, buildPsbt(c, spec).toHex())));
     expect(detail(result, 'origin-inputs')).toContain('spends a script neither P2WPKH nor P2TR that is not our address');
-    expect(failing(result)).toEqual(['origin-inputs', 'fee-cap', 'tx-size']);
+    expect(failing(result)).toEqual(['origin-inputs', 'fee-cap', 'fee-floor', 'tx-size']);
   });
 });
 
 describe('verifyBvmDeposit on bad PSBT text', () => {
   const c = bvmCase(testWallet('p2wpkh', 'bitcoin'));
   const good = buildPsbt(c, standardSpec(c)).toHex();
-  const SKIPPED: DepositRuleId[] = ['deposit-id', 'depositor', 'deposit-kind', 'origin-inputs', 'fee-cap', 'tx-size', 'change'];
+  const SKIPPED: DepositRuleId[] = ['deposit-id', 'depositor', 'deposit-kind', 'origin-inputs', 'fee-cap', 'fee-floor', 'miner-fee-cap', 'rbf-signal', 'locktime', 'tx-size', 'change'];
 
   it.each([
     ['garbage', 'zz', 'not an even-length hex string'],

@@ -171,9 +171,13 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote on the 
         'depository',
         'details-consistency',
         'fee-cap',
+        'fee-floor',
         'input-payment',
+        'locktime',
+        'miner-fee-cap',
         'no-unexpected-steps',
         'origin-inputs',
+        'rbf-signal',
         'refund-terms',
         'tx-size',
       ]);
@@ -270,8 +274,12 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote on the 
         'depositor',
         'depository',
         'fee-cap',
+        'fee-floor',
+        'locktime',
+        'miner-fee-cap',
         'no-unexpected-steps',
         'origin-inputs',
+        'rbf-signal',
         'tx-size',
       ]);
       expect(detailOf(verdict, 'approve')).toBe('skipped: depository failed');

@@ -34,9 +34,15 @@ describe.each(WALLETS)('Bitcoin adapter deposit path, $label wallet', ({ type, b
     const c = fundedCase(node, key, [60_000n, 80_000n]);
     const quote = depositQuote(c, depositSpec(c, { tapInternalKey }));
 
-    // originFacts: exactly the two faucet outputs, values in satoshis as bigint.
+    // originFacts: exactly the two faucet outputs (confirmed), values in satoshis as bigint; the tip; the node's
+    // slowest-target fee estimate; nothing reserved by in-flight deposits.
     const facts = await adapter.originFacts(quote, key.address);
-    expect(facts).toEqual({ utxos: c.utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value })) });
+    expect(facts).toEqual({
+      utxos: c.utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value, confirmed: true })),
+      tipHeight: BigInt(node.tipHeight()),
+      feeEstimate: { targetBlocks: expect.any(Number), satPerVb: expect.any(Number) },
+      reservedOutpoints: [],
+    });
 
     // The quote passes the verifier with the facts the adapter read.
     const verdict = await verifyQuote({ ...verifyInput(c, quote), origin: facts, limits: adapter.depositLimits });
@@ -109,7 +115,10 @@ describe('Bitcoin adapter refuses to sign what is not ours', () => {
     const greedy = depositItem(depositQuote(c, depositSpec(c, { fee: 19_000n })));
     const capped = adapterFor(node, { hot: ours }, { maxFeeRateSatPerVb: 50 });
     await expect(capped.sign('hot', greedy)).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(/above the cap of 50 sat\/vB/) });
-    expect((await adapter.sign('hot', greedy)).request.fee).toBe('19000'); // within the default 200 sat/vB
+    // 19,000 sat is 1,900 bps of the 100,000-sat deposit: the default miner-fee cap (500 bps) refuses it too.
+    await expect(adapter.sign('hot', greedy)).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(/miner fee 19000 sat is above 500 bps \(maxMinerFeeBps\) of the 100000 sat paid away/) });
+    const generous = adapterFor(node, { hot: ours }, { maxMinerFeeBps: 2_000 });
+    expect((await generous.sign('hot', greedy)).request.fee).toBe('19000'); // within 200 sat/vB and 2,000 bps
   });
 
   it('a broadcast the node refuses throws the node’s reason', async () => {

@@ -11,7 +11,7 @@ import { createEsploraClient } from '../../../../src/chains/bvm/esploraClient.ts
 import { findBvmDeposit } from '../../../../src/chains/bvm/findDeposit.ts';
 import { signBvmPsbt } from '../../../../src/chains/bvm/signPsbt.ts';
 import { startEsploraNode, type BitcoinSandboxNode } from '../../../../src/sandbox/bvm/startEsploraNode.ts';
-import { AMOUNT, buildPsbt, type BvmCase } from '../../../fixtures/bvmQuote.ts';
+import { AMOUNT, buildPsbt, SIGN_LIMITS, type BvmCase } from '../../../fixtures/bvmQuote.ts';
 import { adapterFor, depositSpec, fundedCase, regtestKey, type DepositVariant } from './harness.ts';
 
 let node: BitcoinSandboxNode;
@@ -27,7 +27,7 @@ const freshKey = (type: 'p2wpkh' | 'p2tr' = 'p2wpkh'): BvmKey => regtestKey(type
 
 /** Signs and broadcasts (in-process) a deposit from `key`'s funded case `c`. @returns the txid */
 function send(key: BvmKey, c: BvmCase, variant: DepositVariant = {}): string {
-  const signed = signBvmPsbt(key, buildPsbt(c, depositSpec(c, variant)).toHex(), 200);
+  const signed = signBvmPsbt(key, buildPsbt(c, depositSpec(c, variant)).toHex(), SIGN_LIMITS);
   return node.broadcast(signed.rawTx);
 }
 

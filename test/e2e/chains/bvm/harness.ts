@@ -63,7 +63,7 @@ export function adapterFor(node: BitcoinSandboxNode, signers: Record<string, Bvm
 
 /** Funds `key` with one faucet output per value and returns the quote case whose inputs are those outputs. */
 export function fundedCase(node: BitcoinSandboxNode, key: BvmKey, values: readonly bigint[]): BvmCase {
-  const utxos: BitcoinUtxo[] = values.map((value) => ({ ...node.faucet(key.address, value), value }));
+  const utxos: BitcoinUtxo[] = values.map((value) => ({ ...node.faucet(key.address, value), value, confirmed: true }));
   return { ...bvmCase(asTestWallet(key)), utxos };
 }
 

@@ -8,7 +8,7 @@ import { networks } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEsploraNode, type BitcoinSandboxNode } from '../../../../src/sandbox/bvm/startEsploraNode.ts';
 import { signBvmPsbt } from '../../../../src/chains/bvm/signPsbt.ts';
-import { buildPsbt, memoScript, strangerAddress } from '../../../fixtures/bvmQuote.ts';
+import { buildPsbt, memoScript, SIGN_LIMITS, strangerAddress } from '../../../fixtures/bvmQuote.ts';
 import { adapterFor, depositQuote, depositSpec, fundedCase, regtestKey } from './harness.ts';
 
 let node: BitcoinSandboxNode;
@@ -43,7 +43,7 @@ describe('Bitcoin adapter readBalances', () => {
         { script: c.wallet.script, value: 39_000n },
       ],
     });
-    await adapter.broadcast(signBvmPsbt(key, spend.toHex(), 200).rawTx);
+    await adapter.broadcast(signBvmPsbt(key, spend.toHex(), SIGN_LIMITS).rawTx);
     // 150,000 funded − 100,000 pending spent = 50,000; − 20,000 reserve.
     expect(await adapter.readBalances(holdings)).toMatchObject({ ok: true, amounts: [{ amount: 30_000n }, { amount: 0n }] });
     expect(node.specBalance(key.address)).toBe(50_000n);
@@ -55,7 +55,7 @@ describe('Bitcoin adapter readBalances', () => {
     // originFacts: the unspent outputs left, values in satoshis.
     const facts = await adapter.originFacts(depositQuote(c, depositSpec(c)), key.address);
     expect(facts.utxos?.map((u) => u.value).sort()).toEqual([39_000n, 50_000n]);
-    expect(facts.utxos?.find((u) => u.value === 50_000n)).toEqual({ txid: c.utxos[1]!.txid, vout: c.utxos[1]!.vout, value: 50_000n });
+    expect(facts.utxos?.find((u) => u.value === 50_000n)).toEqual({ txid: c.utxos[1]!.txid, vout: c.utxos[1]!.vout, value: 50_000n, confirmed: true });
   });
 
   it('reports a non-BTC currency and a non-Bitcoin address per holding, and reads the rest', async () => {
@@ -143,6 +143,12 @@ describe('Bitcoin adapter readBalances', () => {
     expect(adapter.nativeCurrency).toBe(BTC);
     expect(adapter.nativeDecimals).toBe(8);
     expect(adapter.currencyKey('BC1Q')).toBe('BC1Q');
-    expect(adapter.depositLimits).toEqual({ bvmMaxFeeRateSatPerVb: 200 });
+    expect(adapter.depositLimits).toEqual({
+      bvmMaxFeeRateSatPerVb: 200,
+      bvmMinFeeRateSatPerVb: 1,
+      bvmMaxMinerFeeSats: 100_000n,
+      bvmMaxMinerFeeBps: 500,
+      bvmRequireReplaceable: true,
+    });
   });
 });

@@ -9,9 +9,9 @@ import { networks, payments, Psbt, script as btcScript, Transaction, toXOnly } f
 import { ECPairFactory } from 'ecpair';
 import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
-import { signBvmPsbt } from '../../../../src/chains/bvm/signPsbt.ts';
+import { signBvmPsbt, type BvmSignLimits } from '../../../../src/chains/bvm/signPsbt.ts';
 import { bvmKeyFromWif, BVM_NETWORK_PARAMS, type BvmAddressType, type BvmKey, type BvmNetwork } from '../../../../src/chains/bvm/wallet.ts';
-import { AMOUNT, buildPsbt, bvmCase, FEE, standardSpec, strangerAddress, UTXO_VALUES, type BvmCase, type PsbtSpec } from '../../../fixtures/bvmQuote.ts';
+import { AMOUNT, buildPsbt, bvmCase, FEE, SIGN_LIMITS, standardSpec, strangerAddress, UTXO_VALUES, type BvmCase, type PsbtSpec } from '../../../fixtures/bvmQuote.ts';
 
 const ECPair = ECPairFactory(ecc);
 
@@ -67,7 +67,7 @@ describe.each(CASES)('signBvmPsbt, %s on %s', (type, network) => {
   it.each([true, false])('signs every input with a signature that verifies (tapInternalKey in the PSBT: %s)', (withInternalKey) => {
     const spec = standardSpec(c);
     if (!withInternalKey) spec.inputs = spec.inputs.map(({ tapInternalKey: _drop, ...rest }) => rest);
-    const signed = signBvmPsbt(key, buildPsbt(c, spec).toHex(), 200);
+    const signed = signBvmPsbt(key, buildPsbt(c, spec).toHex(), SIGN_LIMITS);
     const tx = Transaction.fromHex(signed.rawTx);
     expect(signed.txid).toBe(tx.getId());
     const scripts = spec.inputs.map(() => c.wallet.script);
@@ -90,8 +90,8 @@ describe.each(CASES)('signBvmPsbt, %s on %s', (type, network) => {
 describe('signBvmPsbt refusals', () => {
   const key = keyOf('p2wpkh', 'regtest');
   const c = caseOf(key);
-  const refuse = (spec: PsbtSpec | string, pattern: RegExp, cap = 200) =>
-    expect(() => signBvmPsbt(key, typeof spec === 'string' ? spec : buildPsbt(c, spec).toHex(), cap)).toThrow(expect.objectContaining({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(pattern) }));
+  const refuse = (spec: PsbtSpec | string, pattern: RegExp, limits: Partial<BvmSignLimits> = {}) =>
+    expect(() => signBvmPsbt(key, typeof spec === 'string' ? spec : buildPsbt(c, spec).toHex(), { ...SIGN_LIMITS, ...limits })).toThrow(expect.objectContaining({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(pattern) }));
 
   it('an input that does not spend our script', () => {
     const spec = standardSpec(c);
@@ -105,7 +105,7 @@ describe('signBvmPsbt refusals', () => {
     refuse(none, /input 0 .* asks for sighash 0x2; only ALL/);
     const all = standardSpec(c);
     all.inputs[0] = { ...all.inputs[0]!, sighashType: Transaction.SIGHASH_ALL };
-    expect(signBvmPsbt(key, buildPsbt(c, all).toHex(), 200).inputs).toHaveLength(2);
+    expect(signBvmPsbt(key, buildPsbt(c, all).toHex(), SIGN_LIMITS).inputs).toHaveLength(2);
   });
 
   it('an input already signed', () => {
@@ -119,13 +119,58 @@ describe('signBvmPsbt refusals', () => {
     const trCase = caseOf(tr);
     const spec = standardSpec(trCase);
     spec.inputs[0] = { ...spec.inputs[0]!, tapInternalKey: toXOnly(keyOf('p2tr', 'regtest', 9).publicKey) };
-    expect(() => signBvmPsbt(tr, buildPsbt(trCase, spec).toHex(), 200)).toThrow(/input 0 .* names another taproot internal key/);
+    expect(() => signBvmPsbt(tr, buildPsbt(trCase, spec).toHex(), SIGN_LIMITS)).toThrow(/input 0 .* names another taproot internal key/);
   });
 
   it('a fee rate above the cap; the same PSBT signs under a higher cap', () => {
     // FEE (2,000 sat) over ~250 vB is about 8 sat/vB.
-    refuse(standardSpec(c), /fee 2000 sat over ~\d+ vB is above the cap of 5 sat\/vB/, 5);
-    expect(signBvmPsbt(key, buildPsbt(c, standardSpec(c)).toHex(), 10).feeSat).toBe(FEE);
+    refuse(standardSpec(c), /fee 2000 sat over ~\d+ vB is above the cap of 5 sat\/vB/, { maxFeeRateSatPerVb: 5 });
+    expect(signBvmPsbt(key, buildPsbt(c, standardSpec(c)).toHex(), { ...SIGN_LIMITS, maxFeeRateSatPerVb: 10 }).feeSat).toBe(FEE);
+  });
+
+  /** The standard PSBT with its change cut to `changeSat` (the rest goes to miners). */
+  function withChange(changeSat: bigint): PsbtSpec {
+    const spec = standardSpec(c);
+    spec.outputs[2] = { ...spec.outputs[2]!, value: changeSat };
+    return spec;
+  }
+
+  it('the issue case: a 100,000-sat deposit paying 39,000 sat to miners (~137 sat/vB, under the rate cap) is refused', () => {
+    refuse(withChange(1_000n), /miner fee 39000 sat is above 500 bps \(maxMinerFeeBps\) of the 100000 sat paid away/);
+    // The public Relay docs' example share (3,639 sat on 100,000 sat, 364 bps) is signed under the defaults.
+    expect(signBvmPsbt(key, buildPsbt(c, withChange(140_000n - AMOUNT - 3_639n)).toHex(), SIGN_LIMITS).feeSat).toBe(3_639n);
+  });
+
+  it('a transaction paying nothing away (all outputs ours) is held to the absolute cap only', () => {
+    const spec: PsbtSpec = { ...standardSpec(c), outputs: [{ script: c.wallet.script, value: 140_000n - 3_000n }] };
+    expect(signBvmPsbt(key, buildPsbt(c, spec).toHex(), SIGN_LIMITS).feeSat).toBe(3_000n);
+    refuse(spec, /miner fee 3000 sat is above the cap of 2999 sat \(maxMinerFeeSats\)/, { maxMinerFeeSats: 2_999n });
+  });
+
+  it('a miner fee above maxMinerFeeSats is refused whatever its share', () => {
+    refuse(standardSpec(c), /miner fee 2000 sat is above the cap of 1999 sat \(maxMinerFeeSats\)/, { maxMinerFeeSats: 1_999n });
+    expect(signBvmPsbt(key, buildPsbt(c, standardSpec(c)).toHex(), { ...SIGN_LIMITS, maxMinerFeeSats: 2_000n }).feeSat).toBe(FEE);
+  });
+
+  it('an input not signalling BIP-125 replaceability, unless requireReplaceable is false', () => {
+    const spec = standardSpec(c);
+    spec.inputs[1] = { ...spec.inputs[1]!, sequence: 0xfffffffe };
+    refuse(spec, /input 1 nSequence 0xfffffffe does not signal BIP-125 replaceability/);
+    expect(signBvmPsbt(key, buildPsbt(c, spec).toHex(), { ...SIGN_LIMITS, requireReplaceable: false }).inputs).toHaveLength(2);
+  });
+
+  it('the issue case: nLockTime far in the future is refused; a height at the tip signs', () => {
+    refuse({ ...standardSpec(c), locktime: 499_999_999 }, /nLockTime 499999999 is a block height, but the tip height was not read/);
+    refuse({ ...standardSpec(c), locktime: 900_000 }, /nLockTime 900000 is above the tip height 870000: not final/, { tipHeight: 870_000n });
+    refuse({ ...standardSpec(c), locktime: 1_900_000_000 }, /nLockTime 1900000000 is a unix time/, { tipHeight: 870_000n });
+    const signed = signBvmPsbt(key, buildPsbt(c, { ...standardSpec(c), locktime: 870_000 }).toHex(), { ...SIGN_LIMITS, tipHeight: 870_000n });
+    expect(Transaction.fromHex(signed.rawTx).locktime).toBe(870_000);
+  });
+
+  it('a BIP-68 relative lock on an input is refused', () => {
+    const spec = standardSpec(c);
+    spec.inputs[0] = { ...spec.inputs[0]!, sequence: 10 };
+    refuse(spec, /input 0 nSequence 0x0000000a is a BIP-68 relative lock of 10 block\(s\)/);
   });
 
   it('text that is not a PSBT (not hex; a PSBT without inputs, which does not parse)', () => {

@@ -19,7 +19,7 @@ import { BITCOIN_ID, BTC, BTC_DEPOSITORY, BTC_RECIPIENT, BTC_USER, buildVm, SOL,
 
 const solanaToEvm = { user: SVM_USER, recipient: RECIPIENT, originChainId: SOLANA_ID, destinationChainId: 31002, originCurrency: SOL, destinationCurrency: ZERO, amount: '2000000000', tradeType: 'EXACT_INPUT' as const, includeProtocolData: true };
 const bitcoinToEvm = { user: BTC_USER, recipient: RECIPIENT, originChainId: BITCOIN_ID, destinationChainId: 31001, originCurrency: BTC, destinationCurrency: USDC, amount: '800000', tradeType: 'EXACT_INPUT' as const, includeProtocolData: true };
-const UTXOS: OriginChainFacts = { utxos: USER_COINS };
+const UTXOS: OriginChainFacts = { utxos: USER_COINS.map((c) => ({ ...c, confirmed: true })) };
 
 /** Verifies against our expectations; `minOut` defaults to what the untampered quote guaranteed. */
 async function verdict(response: unknown, user: string, origin: OriginChainFacts, minOut = 1n) {
@@ -134,13 +134,25 @@ describe('Bitcoin-origin quote', () => {
     expect(failing(await verdict(t.response, BTC_USER, UTXOS))).toContain(rule);
   });
 
-  it('psbtHighFee needs enough change; on a large change it breaks fee-cap', async () => {
+  it('psbtHighFee needs enough change; on a large change it breaks fee-cap and miner-fee-cap', async () => {
     const big = await buildVm(bitcoinToEvm, { coins: [{ txid: 'd4'.repeat(32), vout: 2, value: 5_000_000n }] });
     const t = await tamperVmQuote(big.response as VmOriginQuote, 'psbtHighFee', { chains: TABLE, vmChains: VM_CHAINS, solver: SOLVER, nowSec: NOW_SEC });
     expect(t.applied).toBe(true);
-    expect(failing(await verdict(t.response, BTC_USER, { utxos: [{ txid: 'd4'.repeat(32), vout: 2, value: 5_000_000n }] }))).toEqual(['fee-cap']);
+    expect(failing(await verdict(t.response, BTC_USER, { utxos: [{ txid: 'd4'.repeat(32), vout: 2, value: 5_000_000n, confirmed: true }] }))).toEqual(['fee-cap', 'miner-fee-cap']);
     const small = await buildVm(bitcoinToEvm);
     expect((await tamperVmQuote(small.response as VmOriginQuote, 'psbtHighFee', { chains: TABLE, vmChains: VM_CHAINS, solver: SOLVER, nowSec: NOW_SEC })).applied).toBe(false);
+  });
+
+  it('psbtMinerFee makes the miner fee 39 % of the payment, refused by miner-fee-cap', async () => {
+    const coin = { txid: 'd4'.repeat(32), vout: 2, value: 5_000_000n };
+    const big = await buildVm(bitcoinToEvm, { coins: [coin] });
+    const t = await tamperVmQuote(big.response as VmOriginQuote, 'psbtMinerFee', { chains: TABLE, vmChains: VM_CHAINS, solver: SOLVER, nowSec: NOW_SEC });
+    expect(t.applied).toBe(true);
+    const result = await verdict(t.response, BTC_USER, { utxos: [{ ...coin, confirmed: true }] });
+    expect(failing(result)).toContain('miner-fee-cap');
+    expect(result.rules.find((r) => r.rule === 'miner-fee-cap')?.detail).toBe(
+      'miner fee 312000 sat is above the cap of 100000 sat (maxMinerFeeSats); miner fee 312000 sat is 3900 bps of the 800000-sat payment, above the cap of 500 bps (maxMinerFeeBps)',
+    );
   });
 });
 
