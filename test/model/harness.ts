@@ -4,7 +4,8 @@
  * a virtual clock, and processes that crash at the schedule's step boundaries. A crash closes the process's
  * database and kills its chain and Relay handles, so nothing after it can write or send; the next cycle runs in
  * a new process on the reopened file. After the faulty cycles, faults stop and settling cycles run with time
- * moved past every deadline. The invariants (invariants.ts) are checked after every cycle.
+ * moved past every deadline. The invariants (invariants.ts) are checked after every cycle. The driver
+ * ({@link driveSchedule}, {@link ModelProcess}) is shared with the Bitcoin model (test/model/bvm).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -50,10 +51,12 @@ export interface ModelEnv {
  * loopback placeholders: nothing is contacted.
  *
  * @param logLevel pino level for Ballast's logs (default silent; `BALLAST_MODEL_LOG` in the test file)
+ * @param config another model's config instead (the Bitcoin model's): its YAML lines and the variables they use
  */
-export function createModelEnv(logLevel = 'silent'): ModelEnv {
+export function createModelEnv(logLevel = 'silent', config?: { yaml: string; vars: Record<string, string> }): ModelEnv {
   const base = existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
   const root = mkdtempSync(path.join(base, 'ballast-model-'));
+  if (config) return loadModelEnv(root, config.yaml, config.vars, logLevel);
   const band = (chain: ChainName, asset: 'USDC' | 'USDT') =>
     `    - { chain: ${chain}, currency: "${ADDR[asset]}", wallet: treasury, min: "${BANDS[chain].min}", target: "${BANDS[chain].target}", max: "${BANDS[chain].max}" }`;
   const yaml = [
@@ -79,9 +82,13 @@ export function createModelEnv(logLevel = 'silent'): ModelEnv {
     'store: "./unused.db"',
     'metrics: { listen: "127.0.0.1:9464" }',
   ].join('\n');
+  return loadModelEnv(root, yaml, { MODEL_TREASURY_KEY: ACCOUNTS.treasury.privateKey }, logLevel);
+}
+
+function loadModelEnv(root: string, yaml: string, vars: Record<string, string>, logLevel: string): ModelEnv {
   const file = path.join(root, 'ballast.yaml');
   writeFileSync(file, `${yaml}\n`);
-  const config = loadConfig(file, { MODEL_TREASURY_KEY: ACCOUNTS.treasury.privateKey });
+  const config = loadConfig(file, vars);
   // createMetrics has no registry option and registers process collectors: one instance serves every process.
   const metrics = createMetrics();
   const logger = pino({ level: logLevel }, pino.destination(2));
@@ -95,41 +102,21 @@ export class ModelCrash extends Error {
   }
 }
 
+/** Builds a process's cycle context on its database connection and handle (the model's chains and Relay). */
+export type ContextBuilder = (db: SqliteStoreDb, handle: ProcessHandle) => CycleContext;
+
 /** One Ballast process: its database connection, handles and cycle context. */
-class ModelProcess {
+export class ModelProcess {
   readonly handle: ProcessHandle;
   readonly db: SqliteStoreDb;
   readonly ctx: CycleContext;
 
-  constructor(env: ModelEnv, world: World, dbFile: string, id: number) {
+  constructor(dbFile: string, id: number, build: ContextBuilder) {
     this.handle = { id, alive: true };
     this.db = openSqliteStore(dbFile);
     // A process crash, not a power loss, is modelled: committed rows are in the OS cache either way.
     this.db.sqlite.pragma('synchronous = OFF');
-    const treasury = env.config.wallets.treasury!; // the model config names it
-    if (treasury.vm !== 'evm') throw new Error('the model treasury is an evm wallet');
-    const accounts = new Map([['treasury', treasury.account]]);
-    const chains = new Map<string, ChainAdapter>();
-    for (const name of ['alpha', 'beta'] as const) {
-      const client = inMemoryNode(world, world.chains[name], this.handle);
-      chains.set(name, createEvmAdapter({ name, chainId: CHAIN_IDS[name], client, accounts, confirmations: FINALITY_BLOCKS }));
-    }
-    const wallets = new Map<string, WalletRuntime>([['treasury', { name: 'treasury', vm: 'evm', address: treasury.address }]]);
-    const handle = this.handle;
-    this.ctx = {
-      config: env.config,
-      db: this.db,
-      relay: inMemoryRelayClient(world, handle),
-      chains,
-      wallets,
-      metrics: env.metrics,
-      logger: env.logger.child({ process: id }),
-      now: () => world.nowMs,
-      sleep: async (ms) => {
-        if (!handle.alive) throw new Error(`process ${id} has ended; no more waiting`);
-        world.advance(ms);
-      },
-    };
+    this.ctx = build(this.db, this.handle);
   }
 
   /**
@@ -143,6 +130,40 @@ class ModelProcess {
     this.handle.alive = false;
     if (this.db.sqlite.open) this.db.sqlite.close();
   }
+}
+
+/** The EVM model's process context: alpha and beta through in-memory nodes, the in-memory Relay, the virtual clock. */
+function evmContext(env: ModelEnv, world: World): ContextBuilder {
+  return (db, handle) => {
+    const treasury = env.config.wallets.treasury!; // the model config names it
+    if (treasury.vm !== 'evm') throw new Error('the model treasury is an evm wallet');
+    const accounts = new Map([['treasury', treasury.account]]);
+    const chains = new Map<string, ChainAdapter>();
+    for (const name of ['alpha', 'beta'] as const) {
+      const client = inMemoryNode(world, world.chains[name], handle);
+      chains.set(name, createEvmAdapter({ name, chainId: CHAIN_IDS[name], client, accounts, confirmations: FINALITY_BLOCKS }));
+    }
+    const wallets = new Map<string, WalletRuntime>([['treasury', { name: 'treasury', vm: 'evm', address: treasury.address }]]);
+    return {
+      config: env.config,
+      db,
+      relay: inMemoryRelayClient(world, handle),
+      chains,
+      wallets,
+      metrics: env.metrics,
+      logger: env.logger.child({ process: handle.id }),
+      now: () => world.nowMs,
+      sleep: modelSleep(world, handle),
+    };
+  };
+}
+
+/** `ctx.sleep` of a model process: virtual time passes; a dead process cannot wait. */
+export function modelSleep(world: { advance(ms: number): void }, handle: ProcessHandle): (ms: number) => Promise<void> {
+  return async (ms) => {
+    if (!handle.alive) throw new Error(`process ${handle.id} has ended; no more waiting`);
+    world.advance(ms);
+  };
 }
 
 /** What a schedule did, for the test's own checks and reports. */
@@ -159,23 +180,51 @@ export interface ScheduleOutcome {
 
 let runCount = 0;
 
+/** What {@link driveSchedule} needs of a model: its world, the schedule's timing and crashes, and its checks. */
+export interface ModelDrive {
+  world: { faultsOn: boolean; readonly journal: string[]; advance(ms: number): void };
+  /** The schedule as one line, for failure reports. */
+  described: string;
+  gapsMs: readonly number[];
+  crashes: readonly number[];
+  crashAt?: readonly { point: CrashPoint; hit: number }[];
+  build: ContextBuilder;
+  checkAlways(db: SqliteStoreDb): Promise<string[]>;
+  checkSettled(db: SqliteStoreDb): Promise<string[]>;
+  /** Settling cycles and the virtual time before each, ms (default {@link SETTLE_CYCLES}, {@link SETTLE_GAP_MS}). */
+  settleCycles?: number;
+  settleGapMs?: number;
+  /** Counters of calls made while faults were on, read when the faults stop. */
+  counters(): Record<string, number>;
+}
+
+/** What {@link driveSchedule} saw: cycles, crashes, calls while faults were on, transfers by status. */
+export interface DriveOutcome {
+  cycles: number;
+  crashes: number;
+  calls: Record<string, number>;
+  transfers: number;
+  statuses: Record<string, number>;
+}
+
 /**
- * Runs a schedule to the end and checks the invariants after every cycle.
+ * Runs a model's schedule through the real cycle: its faulty cycles with crashes at step boundaries, then the
+ * settling cycles with faults off, checking the invariants after every cycle.
  *
  * @throws Error naming every violated invariant, with the schedule and the faults injected, on the first cycle
  *   after which one fails; or when `runCycle` throws while its process is alive (it must not)
  */
-export async function runSchedule(env: ModelEnv, schedule: Schedule): Promise<ScheduleOutcome> {
-  const world = new World(schedule);
+export async function driveSchedule(env: ModelEnv, drive: ModelDrive): Promise<DriveOutcome> {
+  const { world } = drive;
   const dir = mkdtempSync(path.join(env.root, `run-${++runCount}-`));
   const dbFile = path.join(dir, 'ballast.db');
   let processes = 1;
-  let proc = new ModelProcess(env, world, dbFile, processes);
+  let proc = new ModelProcess(dbFile, processes, drive.build);
   let passes = 0;
   let crashes = 0;
   let cycles = 0;
-  const crashAt = new Set(schedule.crashes);
-  const crashAtPoint = (point: CrashPoint, hit: number) => (schedule.crashAt ?? []).some((c) => c.point === point && c.hit === hit);
+  const crashAt = new Set(drive.crashes);
+  const crashAtPoint = (point: CrashPoint, hit: number) => (drive.crashAt ?? []).some((c) => c.point === point && c.hit === hit);
   armCrashPoints((point, hit) => {
     if (!world.faultsOn) return;
     passes += 1;
@@ -187,7 +236,7 @@ export async function runSchedule(env: ModelEnv, schedule: Schedule): Promise<Sc
   });
   const fail = (when: string, violations: string[]) => {
     throw new Error(
-      [`${when}:`, ...violations.map((v) => `  - ${v}`), `schedule: ${describeSchedule(schedule)}`, `injected: ${world.journal.join(' | ') || 'nothing'}`].join('\n'),
+      [`${when}:`, ...violations.map((v) => `  - ${v}`), `schedule: ${drive.described}`, `injected: ${world.journal.join(' | ') || 'nothing'}`].join('\n'),
     );
   };
   const cycle = async (label: string, settled: boolean) => {
@@ -198,26 +247,49 @@ export async function runSchedule(env: ModelEnv, schedule: Schedule): Promise<Sc
     } catch (error) {
       if (running.handle.alive) fail(`${label}: runCycle threw while its process was alive`, [shortErrorMessage(error)]);
     }
-    if (!proc.handle.alive) proc = new ModelProcess(env, world, dbFile, ++processes);
-    const violations = settled ? await checkSettled(world, proc.db) : await checkAlways(world, proc.db);
+    if (!proc.handle.alive) proc = new ModelProcess(dbFile, ++processes, drive.build);
+    const violations = settled ? await drive.checkSettled(proc.db) : await drive.checkAlways(proc.db);
     if (violations.length > 0) fail(`after ${label}`, violations);
   };
   try {
-    for (const [i, gapMs] of schedule.gapsMs.entries()) {
+    for (const [i, gapMs] of drive.gapsMs.entries()) {
       world.advance(gapMs);
       await cycle(`cycle ${i + 1}`, false);
     }
     world.faultsOn = false;
-    const calls = { ...world.counters, boundaries: passes };
-    for (let i = 0; i < SETTLE_CYCLES; i++) {
-      world.advance(SETTLE_GAP_MS);
-      await cycle(`settling cycle ${i + 1}`, i === SETTLE_CYCLES - 1);
+    const calls = { ...drive.counters(), boundaries: passes };
+    const settleCycles = drive.settleCycles ?? SETTLE_CYCLES;
+    for (let i = 0; i < settleCycles; i++) {
+      world.advance(drive.settleGapMs ?? SETTLE_GAP_MS);
+      await cycle(`settling cycle ${i + 1}`, i === settleCycles - 1);
     }
     const rows = await proc.db.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM transfers GROUP BY status');
-    return { cycles, crashes, calls, injected: [...world.journal], transfers: rows.reduce((s, r) => s + r.n, 0), statuses: Object.fromEntries(rows.map((r) => [r.status, r.n])) };
+    return { cycles, crashes, calls, transfers: rows.reduce((s, r) => s + r.n, 0), statuses: Object.fromEntries(rows.map((r) => [r.status, r.n])) };
   } finally {
     armCrashPoints(null);
     proc.kill();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Runs an EVM schedule to the end and checks the invariants after every cycle (see {@link driveSchedule}).
+ *
+ * @throws Error as {@link driveSchedule}
+ */
+export async function runSchedule(env: ModelEnv, schedule: Schedule): Promise<ScheduleOutcome> {
+  const world = new World(schedule);
+  const outcome = await driveSchedule(env, {
+    world,
+    described: describeSchedule(schedule),
+    gapsMs: schedule.gapsMs,
+    crashes: schedule.crashes,
+    ...(schedule.crashAt ? { crashAt: schedule.crashAt } : {}),
+    build: evmContext(env, world),
+    checkAlways: (db) => checkAlways(world, db),
+    checkSettled: (db) => checkSettled(world, db),
+    counters: () => ({ ...world.counters }),
+  });
+  const calls = outcome.calls as ScheduleOutcome['calls']; // the EVM world's counters plus boundaries
+  return { ...outcome, calls, injected: [...world.journal] };
 }

@@ -59,10 +59,13 @@ export interface Block {
 /** What happens to the transactions of the blocks a reorg removes. */
 export type ReorgMode = 'reinclude' | 'mempool' | 'vanish';
 
-/** The contracts of a chain: the depository and the tokens (`tether`: approve reverts non-zero → non-zero). */
+/**
+ * The contracts of a chain: the depository and the tokens (`tether`: approve reverts non-zero → non-zero;
+ * `decimals` default 6).
+ */
 export interface ChainContracts {
   depository: Address;
-  tokens: readonly { address: Address; tether: boolean }[];
+  tokens: readonly { address: Address; tether: boolean; decimals?: number }[];
 }
 
 const ERC20_DEPOSIT_TOPIC = encodeEventTopics({ abi: depositoryAbi, eventName: 'RelayErc20Deposit' })[0] as Hex; // event without indexed args: one topic

@@ -24,7 +24,18 @@ import { MULTICALL3_ADDRESS } from '../../src/chains/evm/client.ts';
 import { lowerHex, type Block, type ChainTx, type InMemoryChain, type MinedTx } from './inMemoryChain.ts';
 import { MODEL_FEES } from './inMemoryRelay.ts';
 import type { LookupFault, SendFault } from './schedule.ts';
-import { ACCOUNTS, assetOfToken, type World } from './world.ts';
+import { ACCOUNTS } from './world.ts';
+
+/**
+ * What a node needs of its world: the virtual clock, time passing while it waits, and the fault of each call.
+ * The EVM model's `World` is one; the Bitcoin model's world serves its EVM destination chain without faults.
+ */
+export interface NodeWorld {
+  readonly nowMs: number;
+  advance(ms: number): void;
+  nextLookupFault(method: string): LookupFault | undefined;
+  nextSendFault(): SendFault | undefined;
+}
 
 /** A running process: its handles refuse every call once `alive` is false (it crashed). */
 export interface ProcessHandle {
@@ -84,7 +95,7 @@ function logView(block: Block, mined: MinedTx, l: MinedTx['logs'][number]) {
  *
  * @returns an object with the PublicClient methods Ballast uses, typed as a PublicClient
  */
-export function inMemoryNode(world: World, chain: InMemoryChain, proc: ProcessHandle): PublicClient {
+export function inMemoryNode(world: NodeWorld, chain: InMemoryChain, proc: ProcessHandle): PublicClient {
   const alive = () => {
     if (!proc.alive) throw new Error(`process ${proc.id} has ended; no RPC call`);
   };
@@ -103,8 +114,9 @@ export function inMemoryNode(world: World, chain: InMemoryChain, proc: ProcessHa
   const read = (functionName: string, address: string, args: readonly unknown[], at: bigint): bigint | number => {
     const a = args.map((x) => String(x));
     if (functionName === 'getEthBalance') return 10n ** 21n;
-    if (!assetOfToken(address)) throw new Error(`execution reverted: no contract at ${address}`);
-    if (functionName === 'decimals') return 6;
+    const token = chain.contracts.tokens.find((t) => t.address === address.toLowerCase());
+    if (!token) throw new Error(`execution reverted: no contract at ${address}`);
+    if (functionName === 'decimals') return token.decimals ?? 6;
     if (functionName === 'balanceOf') return chain.balanceOf(address, a[0]!, at);
     if (functionName === 'allowance') return chain.allowance(address, a[0]!, a[1]!, at);
     throw new Error(`execution reverted: ${functionName} not modelled`);

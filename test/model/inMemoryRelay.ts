@@ -60,7 +60,7 @@ export interface OrderRecord {
 }
 
 /** The service's state, shared by every process of a schedule. */
-export class RelayModel {
+export class RelayModel implements RelayService {
   readonly orders: OrderRecord[] = [];
   private randomCount = 0;
 
@@ -152,43 +152,12 @@ export class RelayModel {
   /** GET /intents/status/v3 as the service would answer it now. */
   status(requestId: string): IntentStatus {
     this.tick();
-    const r = this.find(requestId);
-    const base = { updatedAt: this.world.nowMs, failReason: 'N/A', refundFailReason: 'N/A' };
-    if (!r) return IntentStatusSchema.parse({ status: 'waiting', ...base });
-    const inTxHashes = r.deposit ? [r.deposit.txHash] : [];
-    const ids = { originChainId: r.order.originChainId, destinationChainId: r.order.destinationChainId, requestId: r.order.requestId };
-    const a = r.action;
-    let status = r.deposit ? 'pending' : 'waiting';
-    let txHashes: Hex[] = [];
-    if (a?.kind === 'failure') status = 'failure';
-    if (a?.kind === 'fill' || a?.kind === 'refund') {
-      txHashes = [a.txHash];
-      status = r.settled ? (a.kind === 'fill' ? 'success' : 'refund') : a.kind === 'fill' ? 'submitted' : 'pending';
-    }
-    const failed = status === 'failure' || status === 'refund';
-    return IntentStatusSchema.parse({ status, inTxHashes, txHashes, ...ids, ...base, ...(failed ? { failReason: 'UNKNOWN' } : {}) });
+    return intentStatusOf(this.find(requestId), this.world.nowMs);
   }
 
   /** GET /requests/v3 records (v3 shape: `data.inTxs[].txHash`) by id or by user. */
   requests(q: { id: string } | { user: string; status?: string }) {
-    const rows = 'id' in q ? [this.find(q.id)].filter((r): r is OrderRecord => r !== undefined) : this.orders.filter((r) => r.order.user.toLowerCase() === q.user.toLowerCase());
-    const requests = rows
-      .map((r) => ({ r, s: this.status(r.order.requestId) }))
-      .filter(({ s }) => !('status' in q) || q.status === undefined || s.status === q.status)
-      .map(({ r, s }) => ({
-        id: r.order.requestId,
-        status: s.status,
-        user: r.order.user,
-        recipient: r.order.recipient,
-        data: {
-          inTxs: r.deposit ? [{ txHash: r.deposit.txHash, chainId: r.order.originChainId, block: Number(r.deposit.blockNumber), type: 'onchain', status: 'success' }] : [],
-          outTxs: s.txHashes.map((txHash) => ({ txHash, type: 'onchain' })),
-        },
-        protocol: { orderId: r.order.orderId },
-        createdAt: new Date(r.createdAtMs).toISOString(),
-        updatedAt: new Date(this.world.nowMs).toISOString(),
-      }));
-    return RequestsResponseSchema.parse({ requests });
+    return requestsOf(this, q, this.world.nowMs);
   }
 
   /** POST /transactions/index: a deposit announced again is indexed at once. */
@@ -203,10 +172,78 @@ export class RelayModel {
 }
 
 /**
+ * What the status and requests endpoints read of an order, whatever its origin VM: transaction ids are the
+ * origin chain's (0x hex on EVM, a txid on Bitcoin).
+ */
+export interface StatusRecord {
+  order: QuotedOrder;
+  deposit: { txHash: string; blockNumber: bigint } | null;
+  action: { kind: 'fill' | 'refund'; chainId: number; txHash: string; amount: bigint } | { kind: 'failure' } | { kind: 'never' } | null;
+  settled: boolean;
+  createdAtMs: number;
+}
+
+/** The Relay service of a model, as its clients call it. */
+export interface RelayService {
+  quote(body: unknown): Promise<{ quote: QuoteResponse; raw: unknown }>;
+  status(requestId: string): IntentStatus;
+  requests(q: { id: string } | { user: string; status?: string }): ReturnType<typeof RequestsResponseSchema.parse>;
+  index(body: { chainId: number; txHash: string }): { message: string };
+}
+
+/** GET /intents/status/v3 of an order record (unknown: `waiting`) at `nowMs`. */
+export function intentStatusOf(r: StatusRecord | undefined, nowMs: number): IntentStatus {
+  const base = { updatedAt: nowMs, failReason: 'N/A', refundFailReason: 'N/A' };
+  if (!r) return IntentStatusSchema.parse({ status: 'waiting', ...base });
+  const inTxHashes = r.deposit ? [r.deposit.txHash] : [];
+  const ids = { originChainId: r.order.originChainId, destinationChainId: r.order.destinationChainId, requestId: r.order.requestId };
+  const a = r.action;
+  let status = r.deposit ? 'pending' : 'waiting';
+  let txHashes: string[] = [];
+  if (a?.kind === 'failure') status = 'failure';
+  if (a?.kind === 'fill' || a?.kind === 'refund') {
+    txHashes = [a.txHash];
+    status = r.settled ? (a.kind === 'fill' ? 'success' : 'refund') : a.kind === 'fill' ? 'submitted' : 'pending';
+  }
+  const failed = status === 'failure' || status === 'refund';
+  return IntentStatusSchema.parse({ status, inTxHashes, txHashes, ...ids, ...base, ...(failed ? { failReason: 'UNKNOWN' } : {}) });
+}
+
+/** GET /requests/v3 over a service's orders: by id (request or order id) or by user, optionally by status. */
+export function requestsOf(
+  service: { readonly orders: readonly StatusRecord[]; find(id: string): StatusRecord | undefined; status(requestId: string): IntentStatus },
+  q: { id: string } | { user: string; status?: string },
+  nowMs: number,
+) {
+  const rows = 'id' in q ? [service.find(q.id)].filter((r): r is StatusRecord => r !== undefined) : service.orders.filter((r) => r.order.user.toLowerCase() === q.user.toLowerCase());
+  const requests = rows
+    .map((r) => ({ r, s: service.status(r.order.requestId) }))
+    .filter(({ s }) => !('status' in q) || q.status === undefined || s.status === q.status)
+    .map(({ r, s }) => ({
+      id: r.order.requestId,
+      status: s.status,
+      user: r.order.user,
+      recipient: r.order.recipient,
+      data: {
+        inTxs: r.deposit ? [{ txHash: r.deposit.txHash, chainId: r.order.originChainId, block: Number(r.deposit.blockNumber), type: 'onchain', status: 'success' }] : [],
+        outTxs: s.txHashes.map((txHash) => ({ txHash, type: 'onchain' })),
+      },
+      protocol: { orderId: r.order.orderId },
+      createdAt: new Date(r.createdAtMs).toISOString(),
+      updatedAt: new Date(nowMs).toISOString(),
+    }));
+  return RequestsResponseSchema.parse({ requests });
+}
+
+/**
  * One process's Relay client over the shared service: every call fails once the process is dead, and calls the
  * schedule marks fail with a network error (as the real client's after its retries).
  */
-export function inMemoryRelayClient(world: World, proc: ProcessHandle): RelayClient {
+export function inMemoryRelayClient(
+  world: { nextRelayFails(endpoint: string): boolean; readonly relay: RelayService },
+  proc: ProcessHandle,
+  chainsDoc: unknown = CHAINS_DOC,
+): RelayClient {
   const enter = (endpoint: string) => {
     if (!proc.alive) throw new Error(`process ${proc.id} has ended; ${endpoint} not sent`);
     if (world.nextRelayFails(endpoint)) throw new RelayNetworkError(endpoint, 'socket hang up (model fault)', false);
@@ -214,7 +251,7 @@ export function inMemoryRelayClient(world: World, proc: ProcessHandle): RelayCli
   return {
     async getChains() {
       enter('GET /chains');
-      const raw: unknown = JSON.parse(JSON.stringify(CHAINS_DOC));
+      const raw: unknown = JSON.parse(JSON.stringify(chainsDoc));
       const { chains, skipped } = parseChainsLeniently(raw);
       return { chains, raw, skipped };
     },

@@ -117,7 +117,8 @@ const minedReorgArb: fc.Arbitrary<MinedReorg> = fc
   .record({ afterMined: fc.nat({ max: 12 }), delayBlocks: fc.nat({ max: 1 }), depth: fc.integer({ min: 1, max: 2 }), mode: reorgModeArb })
   .map((r) => ({ ...r, depth: Math.max(r.depth, r.delayBlocks + 1) }));
 
-const fillArb: fc.Arbitrary<FillPlan> = fc.record({
+/** A solver plan: mostly a fill, sometimes a failure, a refund or nothing, after the given delays. */
+export const fillArb: fc.Arbitrary<FillPlan> = fc.record({
   outcome: fc.oneof(
     { weight: 5, arbitrary: fc.constant('success' as const) },
     { weight: 1, arbitrary: fc.constantFrom('failure' as const, 'refund' as const, 'never' as const) },

@@ -1,0 +1,198 @@
+/**
+ * The in-memory Relay service of the Bitcoin model: GET /chains for alpha (with WBTC) and Bitcoin (the sandbox's
+ * own document), quotes for BTC → WBTC on alpha built by the sandbox's pure builders (`buildVmQuote`, whose
+ * Bitcoin step is `buildDepositPsbt` over the treasury's confirmed coins at 5 sat/vB), so Ballast's local
+ * verification passes; statuses through the EVM model's `intentStatusOf` / `requestsOf`. The solver indexes a
+ * deposit once mined (by the order-id OP_RETURN and the exact payment to the depository) and acts per the
+ * schedule's {@link FillPlan} once it is final (1 block): a WBTC fill on alpha, a refund on Bitcoin (the
+ * depository output sent back to `refundTo`), a failure, or nothing. A deposit mined after its order's
+ * deadline is refunded whatever the plan.
+ */
+import { Psbt, networks } from 'bitcoinjs-lib';
+import { keccak256, stringToHex, type Hex } from 'viem';
+import { decodeOrderIdMemoScript } from '../../../src/protocol/bitcoinDeposit.ts';
+import { RelayApiError } from '../../../src/relay/errors.ts';
+import { QuoteRequestSchema, QuoteResponseSchema, type IntentStatus, type QuoteResponse } from '../../../src/relay/schemas.ts';
+import { buildChainsDocument } from '../../../src/sandbox/api/chainsDocument.ts';
+import { DEFAULT_LOCAL_CHAINS, sandboxContractAddresses } from '../../../src/sandbox/chains/localChains.ts';
+import { DEFAULT_SANDBOX_FAULTS } from '../../../src/sandbox/faults.ts';
+import type { BitcoinCoin } from '../../../src/sandbox/quote/bvmSteps.ts';
+import { sandboxChainInfo, type SandboxChainTable } from '../../../src/sandbox/quote/chainTable.ts';
+import { SandboxApiError } from '../../../src/sandbox/quote/errors.ts';
+import { DEFAULT_SANDBOX_PRICING } from '../../../src/sandbox/quote/fees.ts';
+import { DEFAULT_PRICES_USD, parsePrices } from '../../../src/sandbox/quote/prices.ts';
+import { resolveQuoteRoute, SandboxQuoteRequestSchema } from '../../../src/sandbox/quote/request.ts';
+import { sandboxBitcoinChain, BITCOIN_CHAIN_ID } from '../../../src/sandbox/quote/vmChains.ts';
+import { buildVmQuote } from '../../../src/sandbox/quote/vmQuote.ts';
+import { intentStatusOf, MODEL_FEES, requestsOf, type RelayService, type StatusRecord } from '../inMemoryRelay.ts';
+import type { FillPlan } from '../schedule.ts';
+import { ACCOUNTS } from '../world.ts';
+import type { BtcTx } from './btcChain.ts';
+import { ALPHA, BTC_KEYS } from './btcAccounts.ts';
+import type { BtcWorld } from './btcWorld.ts';
+
+/** Fee rate of the Relay's deposit PSBTs and refunds, sat/vB. */
+export const RELAY_FEE_RATE_SAT_PER_VB = 5n;
+
+const TABLE: SandboxChainTable = [sandboxChainInfo(DEFAULT_LOCAL_CHAINS[0]!, 'http://127.0.0.1:9', sandboxContractAddresses(ACCOUNTS.deployer.address), { wbtc: true })];
+const BITCOIN = sandboxBitcoinChain('http://127.0.0.1:9/api', BTC_KEYS.depository);
+/** GET /chains of the Bitcoin model: alpha and Bitcoin. */
+export const BTC_CHAINS_DOC = buildChainsDocument(TABLE, ACCOUNTS.solver.address, [BITCOIN]);
+const PRICES = parsePrices(DEFAULT_PRICES_USD);
+const DEFAULT_FILL: FillPlan = { outcome: 'success', payMinimum: false, delayMs: 0, indexDelayMs: 0 };
+
+/** What the service knows about one quoted order. */
+export interface BtcOrderRecord extends StatusRecord {
+  index: number;
+  plan: FillPlan;
+  /** The outpoints its PSBT spends (`txid:vout`). */
+  inputs: string[];
+  indexedAtMs: number | null;
+  reindexed: boolean;
+}
+
+/** The service, shared by every process of a schedule. */
+export class BtcRelayModel implements RelayService {
+  readonly orders: BtcOrderRecord[] = [];
+  private randomCount = 0;
+
+  constructor(private readonly world: BtcWorld) {}
+
+  /** POST /quote/v2 for BTC (Bitcoin) → WBTC (alpha). @throws RelayApiError 400 for anything else or too few coins */
+  async quote(body: unknown): Promise<{ quote: QuoteResponse; raw: unknown }> {
+    const request = SandboxQuoteRequestSchema.parse(QuoteRequestSchema.parse(body));
+    const refuse = (message: string, code = 'UNSUPPORTED_ROUTE') =>
+      new RelayApiError({ endpoint: 'POST /quote/v2', httpStatus: 400, body: { message, errorCode: code }, bodyText: message, retryAfterMs: undefined });
+    if (request.originChainId !== BITCOIN_CHAIN_ID || request.destinationChainId !== ALPHA.chainId) throw refuse('the model quotes Bitcoin → alpha only');
+    const chain = this.world.bitcoin;
+    const view = { height: chain.head(), mempool: true };
+    const confirmed = chain.utxos(BTC_KEYS.treasuryScript, view).filter((u) => u.height !== null);
+    const quoted = new Set(this.orders.filter((r) => r.deposit === null).flatMap((r) => r.inputs));
+    const fresh = confirmed.filter((u) => !quoted.has(`${u.txid}:${u.vout}`));
+    const pick = this.world.schedule.coinSelection === 'avoidQuoted' && fresh.reduce((s, u) => s + u.value, 0n) > BigInt(request.amount) * 11n / 10n ? fresh : confirmed;
+    const coins: BitcoinCoin[] = pick.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
+    let built;
+    try {
+      const route = resolveQuoteRoute(request, TABLE, DEFAULT_SANDBOX_PRICING.defaultSlippageBps, [BITCOIN]);
+      built = await buildVmQuote({
+        route,
+        chains: TABLE,
+        vmChains: [BITCOIN],
+        prices: PRICES,
+        solver: ACCOUNTS.solver,
+        nowSec: Math.floor(this.world.nowMs / 1000),
+        faults: { ...DEFAULT_SANDBOX_FAULTS },
+        destinationFill: { gasPriceWei: MODEL_FEES.maxFeePerGas },
+        balances: { userIn: coins.reduce((s, c) => s + c.value, 0n), solverOut: this.world.alpha.balanceOf(ALPHA.wbtc, ALPHA.solver) },
+        bitcoinOrigin: { coins, feeRateSatPerVb: RELAY_FEE_RATE_SAT_PER_VB },
+        random: () => keccak256(stringToHex(`btc-model-random-${this.randomCount++}`)),
+      });
+    } catch (error) {
+      if (error instanceof SandboxApiError) throw refuse(error.message, error.code ?? 'UNKNOWN');
+      throw error;
+    }
+    const psbtInputs = coinsOf(built.response);
+    const index = this.orders.length;
+    const plan = this.world.schedule.fills[index] ?? DEFAULT_FILL;
+    this.orders.push({ index, order: built.order, plan, inputs: psbtInputs, deposit: null, indexedAtMs: null, action: null, settled: false, reindexed: false, createdAtMs: this.world.nowMs });
+    const raw: unknown = JSON.parse(JSON.stringify(built.response));
+    return { quote: QuoteResponseSchema.parse(raw), raw };
+  }
+
+  /** The record of a request id or order id (any case). */
+  find(id: string): BtcOrderRecord | undefined {
+    const want = id.toLowerCase();
+    return this.orders.find((r) => r.order.requestId.toLowerCase() === want || r.order.orderId.toLowerCase() === want);
+  }
+
+  /** The canonical mined deposit of an order: pays the depository exactly `amountIn`, with its order-id memo. */
+  depositOf(r: BtcOrderRecord): { tx: BtcTx; height: number } | undefined {
+    const chain = this.world.bitcoin;
+    for (const tx of chain.addressTxs(BTC_KEYS.depositoryScript, chain.tipView()).chain.reverse()) {
+      const height = chain.heightOf(tx.txid);
+      if (height !== undefined && isDepositOf(tx, r.order.orderId, r.order.amountIn)) return { tx, height };
+    }
+    return undefined;
+  }
+
+  /** Looks at the chains: indexes deposits (after the plan's lag), acts once one is final, notes settlements. */
+  tick(): void {
+    const chain = this.world.bitcoin;
+    for (const r of this.orders) {
+      if (r.action === null) {
+        const deposit = this.depositOf(r);
+        if (!deposit || (r.deposit && r.deposit.txHash !== deposit.tx.txid)) {
+          r.deposit = null;
+          r.indexedAtMs = null;
+          if (!deposit) continue;
+        }
+        const minedMs = chain.blocks[deposit.height]!.timeMs;
+        if (this.world.nowMs < minedMs + (r.reindexed ? 0 : r.plan.indexDelayMs)) continue;
+        r.indexedAtMs ??= this.world.nowMs;
+        r.deposit = { txHash: deposit.tx.txid, blockNumber: BigInt(deposit.height) };
+        if (this.world.nowMs >= r.indexedAtMs + r.plan.delayMs) this.act(r, deposit.tx, minedMs);
+      }
+      const a = r.action;
+      if (a && (a.kind === 'fill' || a.kind === 'refund')) {
+        r.settled = a.kind === 'fill' ? this.world.alpha.minedTx(a.txHash as Hex) !== undefined : chain.heightOf(a.txHash) !== undefined; // fills are alpha hashes
+      }
+    }
+  }
+
+  private act(r: BtcOrderRecord, deposit: BtcTx, minedMs: number): void {
+    const o = r.order;
+    const late = minedMs > o.deadlineSec * 1000;
+    if (late || r.plan.outcome === 'refund') {
+      const vout = deposit.outputs.findIndex((out) => out.script === BTC_KEYS.depositoryScript && out.value === o.amountIn);
+      const fee = 150n * RELAY_FEE_RATE_SAT_PER_VB;
+      const refund = this.world.bitcoin.systemSpend([{ txid: deposit.txid, vout }], [{ script: BTC_KEYS.treasuryScript, value: o.amountIn - fee }], `refund-${r.index}`);
+      r.action = { kind: 'refund', chainId: BITCOIN_CHAIN_ID, txHash: refund.txid, amount: o.amountIn - fee };
+      return;
+    }
+    if (r.plan.outcome === 'failure' || r.plan.outcome === 'never') {
+      r.action = { kind: r.plan.outcome };
+      return;
+    }
+    const amount = r.plan.payMinimum ? o.minimumOut : o.expectedOut;
+    const txHash = this.world.alpha.payout(ALPHA.solver, ALPHA.wbtc, ALPHA.treasury, amount, `fill-${r.index}`);
+    r.action = { kind: 'fill', chainId: ALPHA.chainId, txHash, amount };
+  }
+
+  status(requestId: string): IntentStatus {
+    this.tick();
+    return intentStatusOf(this.find(requestId), this.world.nowMs);
+  }
+
+  requests(q: { id: string } | { user: string; status?: string }) {
+    return requestsOf(this, q, this.world.nowMs);
+  }
+
+  /** POST /transactions/index: a deposit announced again is indexed at once. */
+  index(body: { chainId: number; txHash: string }): { message: string } {
+    const tx = this.world.bitcoin.txs.get(body.txHash.toLowerCase());
+    const r = tx ? this.orders.find((o) => isDepositOf(tx, o.order.orderId, o.order.amountIn)) : undefined;
+    if (r) r.reindexed = true;
+    this.tick();
+    return { message: 'Success' };
+  }
+}
+
+/** Whether `tx` pays the depository `amount` with the order-id memo of `orderId` in its first OP_RETURN. */
+export function isDepositOf(tx: BtcTx, orderId: string, amount: bigint): boolean {
+  if (!tx.outputs.some((o) => o.script === BTC_KEYS.depositoryScript && o.value === amount)) return false;
+  const memo = tx.outputs.find((o) => o.script.startsWith('6a'));
+  return memo !== undefined && decodeOrderIdMemoScript(Buffer.from(memo.script, 'hex'))?.orderId === orderId.toLowerCase();
+}
+
+/** The outpoints the quote's PSBT spends, from the sandbox's `data.psbt`. */
+function coinsOf(response: unknown): string[] {
+  const text = JSON.stringify(response);
+  const psbt = /"psbt":"([0-9a-f]+)"/.exec(text)?.[1];
+  if (!psbt) return [];
+  const unsigned = psbtInputs(psbt);
+  return unsigned.map((i) => `${i.txid}:${i.vout}`);
+}
+
+function psbtInputs(psbtHex: string): { txid: string; vout: number }[] {
+  return Psbt.fromHex(psbtHex, { network: networks.regtest }).txInputs.map((i) => ({ txid: Buffer.from(i.hash).reverse().toString('hex'), vout: i.index }));
+}
