@@ -19,7 +19,7 @@ import { inMemoryEsplora } from './btcEsplora.ts';
 import { checkBtcAlways, checkBtcSettled } from './btcInvariants.ts';
 import { BTC_CHAINS_DOC } from './btcRelay.ts';
 import { BTC_BANDS, describeBtcSchedule, type BtcSchedule } from './btcSchedule.ts';
-import { ALPHA, BTC_KEYS, BtcWorld, MAX_FEE_RATE_SAT_PER_VB, MINER_FEE_RESERVE_SATS } from './btcWorld.ts';
+import { ALPHA, BTC_KEYS, BtcWorld, MAX_FEE_RATE_SAT_PER_VB, MAX_MINER_FEE_SATS, MINER_FEE_RESERVE_SATS, MODEL_DEADLINE_LEAD_SEC } from './btcWorld.ts';
 
 /** Settling cycles and the time before each: room for a cancel to be mined 6 deep, a re-plan, a fill. */
 const SETTLE_CYCLES = 6;
@@ -73,6 +73,9 @@ function btcContext(env: ModelEnv, world: BtcWorld): ContextBuilder {
           highValueSats: 1_000n * 100_000_000n,
           minerFeeReserveSats: MINER_FEE_RESERVE_SATS,
           maxFeeRateSatPerVb: MAX_FEE_RATE_SAT_PER_VB,
+          maxMinerFeeSats: MAX_MINER_FEE_SATS,
+          // The model's blocks come every minute, not ten: one block and a minute for the fill.
+          minDeadlineLeadSec: MODEL_DEADLINE_LEAD_SEC,
           signers: new Map([['treasury_btc', key.key]]),
           fetch: inMemoryEsplora(world, handle),
           // The adapter waits on the wall clock: one status read, then the transfer stays in flight.

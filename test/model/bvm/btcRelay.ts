@@ -29,7 +29,7 @@ import type { FillPlan } from '../schedule.ts';
 import { ACCOUNTS } from '../world.ts';
 import type { BtcTx } from './btcChain.ts';
 import { ALPHA, BTC_KEYS } from './btcAccounts.ts';
-import type { BtcWorld } from './btcWorld.ts';
+import { MODEL_QUOTE_DEADLINE_SEC, type BtcWorld } from './btcWorld.ts';
 
 /** Fee rate of the Relay's deposit PSBTs and refunds, sat/vB. */
 export const RELAY_FEE_RATE_SAT_PER_VB = 5n;
@@ -81,7 +81,7 @@ export class BtcRelayModel implements RelayService {
         prices: PRICES,
         solver: ACCOUNTS.solver,
         nowSec: Math.floor(this.world.nowMs / 1000),
-        faults: { ...DEFAULT_SANDBOX_FAULTS },
+        faults: { ...DEFAULT_SANDBOX_FAULTS, bitcoinQuoteDeadlineSec: MODEL_QUOTE_DEADLINE_SEC },
         destinationFill: { gasPriceWei: MODEL_FEES.maxFeePerGas },
         balances: { userIn: coins.reduce((s, c) => s + c.value, 0n), solverOut: this.world.alpha.balanceOf(ALPHA.wbtc, ALPHA.solver) },
         bitcoinOrigin: { coins, feeRateSatPerVb: RELAY_FEE_RATE_SAT_PER_VB },

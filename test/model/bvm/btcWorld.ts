@@ -24,6 +24,10 @@ export const MINER_FEE_RESERVE_SATS = 1_000_000n;
 /** The highest rate Ballast signs (`chains.bitcoin.maxFeeRateSatPerVb`) and the absolute cap the model holds every fee to. */
 export const MAX_FEE_RATE_SAT_PER_VB = 50;
 export const MAX_MINER_FEE_SATS = 50_000n;
+/** Seconds from quote to order deadline: ten of the model's one-minute blocks. */
+export const MODEL_QUOTE_DEADLINE_SEC = 600;
+/** Ballast's minimum deadline lead on the model's chain (`minDeadlineLeadSec`): one block and a minute for the fill. */
+export const MODEL_DEADLINE_LEAD_SEC = 120;
 export { ALPHA, BTC_KEYS };
 
 /** Height of the block holding the treasury's coins; reorgs never reach it. */

@@ -3,11 +3,11 @@
  * through the same harness and invariants and must pass; each also checks that its faults still land where
  * they were aimed, so a replay never passes without reproducing its situation.
  *
- * KNOWN BUG, EXPECTED TO FAIL until reconcile stops failing Bitcoin transfers on a passed deadline (issue 22,
- * item 1): an evicted deposit is unknown to Esplora; once the order deadline has passed, reconcile fails the
- * transfer (`origin_failed`: "unknown to the node and the order deadline has passed") although the deposit is
- * still valid; the planner pays the need again with other coins, and the old deposit is mined later from
- * another node's mempool. Expected failure today: "the need is paid 2 times" (btcInvariants.ts).
+ * The first two are the double pay the model found when reconciliation still read "unknown to the node and the
+ * order deadline has passed" as proof on Bitcoin: an evicted (or never sent) deposit was failed (`origin_failed`)
+ * although still valid, the planner paid the need again with other coins, and the old deposit could be mined
+ * later from another node's mempool ("the need is paid 2 times", btcInvariants.ts). Now the deposit is replaced
+ * by a transaction of ours spending its inputs, and the transfer is failed only once that is mined deep.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelEnv } from '../harness.ts';
@@ -44,7 +44,7 @@ async function replay(schedule: BtcSchedule, expected: RegExp[]): Promise<void> 
 }
 
 describe('Bitcoin money-path replays', () => {
-  it('an evicted deposit whose deadline passed is not failed and paid again while it can still be mined elsewhere (KNOWN BUG: fails until issue 22 item 1 is fixed)', async () => {
+  it('an evicted deposit whose deadline passed is not failed and paid again while it can still be mined elsewhere', async () => {
     // The deposit is taken, then evicted before the next block; another node keeps it and brings it back 25
     // blocks later. The next cycle comes 12 minutes on, past the 10-minute deadline: the node does not know the
     // deposit, its coin is unspent. The Relay picks other coins for the next quote, so both deposits can land.
@@ -58,7 +58,7 @@ describe('Bitcoin money-path replays', () => {
     );
   });
 
-  it('a deposit written ahead and never sent, whose deadline passed, is not failed while it is still valid (KNOWN BUG: fails until issue 22 item 1 is fixed)', async () => {
+  it('a deposit written ahead and never sent, whose deadline passed, is not failed while it is still valid', async () => {
     // Found by the property (seed 7): the process dies right after the write-ahead of the deposit; the next
     // cycle comes after the deadline, reconcile fails the transfer and the need is paid with other coins while
     // the signed deposit could still be sent.
