@@ -47,16 +47,36 @@ describe('money path under faults (model-based)', () => {
   it(
     `every schedule (${runs}) ends with at most one deposit per need and every transfer final or provably in flight`,
     async () => {
-      const seen = { schedules: 0, crashes: 0, statuses: new Map<string, number>() };
-      await fc.assert(
-        fc.asyncProperty(scheduleArb, async (schedule) => {
-          const outcome = await runSchedule(env, schedule);
-          seen.schedules += 1;
-          seen.crashes += outcome.crashes;
-          for (const [status, n] of Object.entries(outcome.statuses)) seen.statuses.set(status, (seen.statuses.get(status) ?? 0) + n);
-        }),
-        { numRuns: runs, ...(seed !== undefined ? { seed } : {}), ...(replayPath !== undefined ? { path: replayPath } : {}) },
-      );
+      const seen = { schedules: 0, crashes: 0, failures: 0, violations: new Map<string, number>(), statuses: new Map<string, number>() };
+      const started = Date.now();
+      try {
+        await fc.assert(
+          fc.asyncProperty(scheduleArb, async (schedule) => {
+            seen.schedules += 1;
+            try {
+              const outcome = await runSchedule(env, schedule);
+              seen.crashes += outcome.crashes;
+              for (const [status, n] of Object.entries(outcome.statuses)) seen.statuses.set(status, (seen.statuses.get(status) ?? 0) + n);
+            } catch (error) {
+              seen.failures += 1;
+              const text = error instanceof Error ? error.message : String(error);
+              // The invariants' words (invariants.ts): an order paid twice or more deposits than a need; a
+              // deposit on chain its transfer does not know; money the treasury no longer holds.
+              const kinds = [['double pays', /was paid [0-9]+ times|deposit\(s\) not refunded totalling/], ['strandings', /is on chain but its transfer|origin_failed but deposit/], ['money lost', /the treasury holds/]] as const;
+              for (const [kind, re] of kinds) if (re.test(text)) seen.violations.set(kind, (seen.violations.get(kind) ?? 0) + 1);
+              throw error;
+            }
+          }),
+          { numRuns: runs, ...(seed !== undefined ? { seed } : {}), ...(replayPath !== undefined ? { path: replayPath } : {}) },
+        );
+      } finally {
+        const outcomes = [...seen.statuses].map(([s, n]) => `${s} ${n}`).join(', ');
+        const v = (k: string) => seen.violations.get(k) ?? 0;
+        console.log(
+          `evm model: ${seen.schedules} schedules (seed ${seed ?? 'random'}), ${seen.crashes} crashes, ${v('double pays')} double pays, ${v('strandings')} strandings, ` +
+            `${v('money lost')} money lost, ${seen.failures} failing runs (shrinking included); outcomes: ${outcomes || 'none'}; ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
+      }
       if (replayPath !== undefined || runs < COVERAGE_MIN_RUNS) return;
       // The generator must keep reaching every ending, or the property above says little.
       expect(seen.crashes, 'process crashes').toBeGreaterThan(runs / 10);
