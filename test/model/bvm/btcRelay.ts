@@ -4,7 +4,7 @@
  * Bitcoin step is `buildDepositPsbt` over the treasury's confirmed coins at 5 sat/vB), so Ballast's local
  * verification passes; statuses through the EVM model's `intentStatusOf` / `requestsOf`. The solver indexes a
  * deposit once mined (by the order-id OP_RETURN and the exact payment to the depository) and acts per the
- * schedule's {@link FillPlan} once it is final (1 block): a WBTC fill on alpha, a refund on Bitcoin (the
+ * schedule's {@link FillPlan} once it is final ({@link SOLVER_FINAL_BLOCKS} blocks, deeper than any reorg of the schedule): a WBTC fill on alpha, a refund on Bitcoin (the
  * depository output sent back to `refundTo`), a failure, or nothing. A deposit mined after its order's
  * deadline is refunded whatever the plan.
  */
@@ -30,6 +30,9 @@ import { ACCOUNTS } from '../world.ts';
 import type { BtcTx } from './btcChain.ts';
 import { ALPHA, BTC_KEYS } from './btcAccounts.ts';
 import { MODEL_QUOTE_DEADLINE_SEC, type BtcWorld } from './btcWorld.ts';
+
+/** Blocks (the including one counted) after which the solver acts on a deposit: one more than the deepest reorg a schedule makes (3). */
+export const SOLVER_FINAL_BLOCKS = 4;
 
 /** Fee rate of the Relay's deposit PSBTs and refunds, sat/vB. */
 export const RELAY_FEE_RATE_SAT_PER_VB = 5n;
@@ -130,7 +133,10 @@ export class BtcRelayModel implements RelayService {
         if (this.world.nowMs < minedMs + (r.reindexed ? 0 : r.plan.indexDelayMs)) continue;
         r.indexedAtMs ??= this.world.nowMs;
         r.deposit = { txHash: deposit.tx.txid, blockNumber: BigInt(deposit.height) };
-        if (this.world.nowMs >= r.indexedAtMs + r.plan.delayMs) this.act(r, deposit.tx, minedMs);
+        // The solver acts only on a deposit deeper than any reorg the schedule makes (like the EVM model's
+        // finality): a fill paid for a deposit a reorg then removes would hand the treasury the solver's money.
+        const final = chain.head() - deposit.height + 1 >= SOLVER_FINAL_BLOCKS;
+        if (final && this.world.nowMs >= r.indexedAtMs + r.plan.delayMs) this.act(r, deposit.tx, minedMs);
       }
       const a = r.action;
       if (a && (a.kind === 'fill' || a.kind === 'refund')) {
