@@ -5,13 +5,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CRASH_POINTS } from '../../../src/core/crashPoints.ts';
-import { crashSequences, killsBeforeDeposit } from './helpers/crashCase.ts';
+import { BITCOIN_ONLY_POINTS, crashSequences, killsBeforeDeposit } from './helpers/crashCase.ts';
+import { NON_EVM_TARGETS } from './helpers/nonEvmCrash.ts';
 import { describeCrashCases } from './helpers/crashSuite.ts';
 
 describe('the kill sequences', () => {
   it('cover every crash point, each tx:* boundary for the approve and the deposit', () => {
     const sequences = crashSequences();
     const killed = new Set(sequences.flat().map((t) => t.replace(/#\d+$/, '')));
+    // An EVM run never passes the Bitcoin-only boundaries: crash-bitcoin.test.ts kills there instead.
+    for (const point of BITCOIN_ONLY_POINTS) {
+      expect(killed).not.toContain(point);
+      expect(NON_EVM_TARGETS.bitcoin).toContain(point);
+      killed.add(point);
+    }
     expect([...killed].sort()).toEqual([...CRASH_POINTS].sort());
     for (const point of CRASH_POINTS.filter((p) => p.startsWith('tx:'))) {
       expect(sequences).toContainEqual([`${point}#1`]);
