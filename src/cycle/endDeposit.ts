@@ -110,3 +110,23 @@ async function keepAlive(ctx: CycleContext, chain: ChainAdapter, row: TransferRo
   log.warn({ replacement: cancel.txHash }, 'replacement unknown to the node; sent again exactly as signed');
   return 'resent' as const;
 }
+
+/**
+ * Records the receipt of every replacement of `row` the chain has mined and the store does not know of yet:
+ * reconciliation calls it when the deposit is proven dead (`dropped`), which may be the first look after the
+ * replacement was mined (Ballast down for the reorg depth or longer), so the transfer's record names the
+ * transaction that ended its deposit, with its block. A lookup error is logged; nothing else is sent or signed.
+ */
+export async function recordReplacementsMined(ctx: CycleContext, chain: ChainAdapter, row: TransferRow, log: CycleContext['logger']): Promise<void> {
+  for (const cancel of row.cancels) {
+    if (cancel.status === 'confirmed') continue;
+    try {
+      const found = await chain.lookup(cancel, row.user);
+      if (found.state !== 'mined') continue;
+      if (cancel.status === 'signed') await markTxSent(ctx.db, cancel.id, ctx.now());
+      await markTxConfirmed(ctx.db, cancel.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
+    } catch (error) {
+      log.warn({ replacement: cancel.txHash, err: shortErrorMessage(error) }, 'looking up the replacement failed; its receipt is recorded later');
+    }
+  }
+}

@@ -30,7 +30,7 @@ import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems } from '../executor/collectItems.ts';
 import { deadlineRefusal, receiptWaitMs } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
-import { endUnwantedDeposit } from './endDeposit.ts';
+import { endUnwantedDeposit, recordReplacementsMined } from './endDeposit.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
 
 /**
@@ -220,6 +220,7 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
       return status;
     }
     if (found.state === 'pending') return status;
+    if (found.state === 'dropped' && row.cancels.length > 0) await recordReplacementsMined(ctx, chain, row, log);
     const why =
       found.state === 'dropped'
         ? `${tx.stepId} ${tx.txHash} was never mined: ${droppedReason(chain)}`

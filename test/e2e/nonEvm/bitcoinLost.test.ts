@@ -144,7 +144,10 @@ describe('a Bitcoin deposit the node lost', () => {
       await t.ballast.runCycle('once');
       advance(ABSENCE_RECHECK_MS + 1_000);
       await t.ballast.runCycle('once');
-      expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('origin_failed');
+      const failed = (await getTransfer(t.ballast.db, row!.id))!;
+      expect(failed.status).toBe('origin_failed');
+      // First looked at once mined 6 deep: its receipt is recorded all the same, block included.
+      expect(failed.cancels[0]).toMatchObject({ txHash: replacement.txHash, status: 'confirmed', blockNumber: BigInt(node.tipHeight() - 5) });
       expect(depositsTo(s).map((p) => p.txid)).not.toContain(deposit.txHash);
     } finally {
       await t.ballast.close();
