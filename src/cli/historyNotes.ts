@@ -3,6 +3,7 @@
  * from its row, its events and its withdrawal (src/store/withdrawals.ts). Pure.
  */
 import type { TransferRow } from '../store/transferRows.ts';
+import { openRemainder } from '../store/withdrawalAmounts.ts';
 import type { WithdrawalRow } from '../store/withdrawals.ts';
 
 /** The detail of the event that moved the transfer into its current status, when there is one. */
@@ -42,6 +43,8 @@ export function transferNotes(row: TransferRow, withdrawal: WithdrawalRow | unde
   if (withdrawal && withdrawal.state !== 'executed') {
     const job = withdrawal.jobId !== null ? ` (job ${withdrawal.jobId}${withdrawal.jobStatus ? ` ${withdrawal.jobStatus}` : ''})` : '';
     notes.push(`withdrawal ${withdrawal.state}${job}${withdrawal.reason ? `: ${withdrawal.reason}` : ''}`);
+    const open = withdrawal.receivedAmount > 0n ? openRemainder(withdrawal) : 0n;
+    if (open > 0n) notes.push(`withdrawal came back short: ${withdrawal.receivedAmount} of ${withdrawal.amount} back, ${open} still open in the hub`);
   }
   return notes;
 }

@@ -96,10 +96,19 @@ export interface BallastMetrics extends OperatorMetrics, LeaderMetrics, MonitorM
    * every attempt expired/failed). See src/withdraw/.
    */
   withdrawalsTotal: Counter<'outcome'>;
-  /** `ballast_withdrawal_restarts_total{reason}`: withdrawal jobs started again from prepare (`expired`, `failed`, `rejected`). */
+  /**
+   * `ballast_withdrawal_restarts_total{reason}`: withdrawal jobs started again from prepare (`expired`, `failed`,
+   * `rejected`, `short`: the job executed for less than what was open, the remainder is withdrawn next).
+   */
   withdrawalRestartsTotal: Counter<'reason'>;
   /** `ballast_withdrawals_open`: withdrawals under way (attesting through sending). */
   withdrawalsOpen: Gauge<string>;
+  /**
+   * `ballast_withdrawal_remainders_open`: withdrawals that brought part of their deposit back and leave the rest
+   * open in the hub (src/store/withdrawalAmounts.ts); their transfers are not `withdrawn`. Refreshed after each
+   * withdrawal pass.
+   */
+  withdrawalRemaindersOpen: Gauge<string>;
 }
 
 /**
@@ -265,7 +274,7 @@ export function createMetrics(): BallastMetrics {
     }),
     withdrawalRestartsTotal: new Counter({
       name: 'ballast_withdrawal_restarts_total',
-      help: 'Withdrawal jobs started again from prepare, by reason (expired, failed, rejected).',
+      help: 'Withdrawal jobs started again from prepare, by reason (expired, failed, rejected, short).',
       labelNames: ['reason'],
       registers,
     }),
@@ -274,12 +283,18 @@ export function createMetrics(): BallastMetrics {
       help: 'Withdrawals of unfilled deposits under way (attesting through sending the ready transaction).',
       registers,
     }),
+    withdrawalRemaindersOpen: new Gauge({
+      name: 'ballast_withdrawal_remainders_open',
+      help: 'Withdrawals that brought part of their deposit back and leave the rest open in the hub (transfer not withdrawn).',
+      registers,
+    }),
   };
   for (const outcome of CYCLE_OUTCOMES) metrics.cyclesTotal.inc({ outcome }, 0);
   metrics.transfersInFlight.set(0);
   metrics.transfersStalled.set(0);
   metrics.routesPaused.set(0);
   metrics.withdrawalsOpen.set(0);
+  metrics.withdrawalRemaindersOpen.set(0);
   return metrics;
 }
 

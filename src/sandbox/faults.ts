@@ -128,6 +128,9 @@ export interface HttpErrorBurst {
  *   amount goes back to the hub balance.
  * - `withdrawalExpire`: this many next withdrawal jobs end `expired` instead of `ready`; the amount goes back
  *   to the hub balance.
+ * - `withdrawalShortfall`: prepare (POST /withdrawals/request without a signature) offers this many base units
+ *   (decimal string) less than asked, floored at 0, while the amount asked stays in the hub: a job executed for
+ *   the offer leaves the rest of the deposit there, to be withdrawn later (null = offer what is asked).
  * - `unfilledWithdrawableAfterMs`: a deposit still unfilled this many milliseconds after it was seen is
  *   withdrawable (`protocol.isWithdrawable`); null = only once its order's output deadline has passed.
  * - `webhookDrop` / `webhookDuplicate` / `webhookDelayMs`: webhook deliveries (startSandbox `webhook`) are
@@ -155,6 +158,7 @@ export interface SandboxFaults {
   attestUnavailable?: number;
   withdrawalFail?: number;
   withdrawalExpire?: number;
+  withdrawalShortfall?: string | null;
   unfilledWithdrawableAfterMs?: number | null;
   webhookDrop?: boolean;
   webhookDuplicate?: boolean;
@@ -186,6 +190,7 @@ export const DEFAULT_SANDBOX_FAULTS: Readonly<SandboxFaults> = Object.freeze({
   attestUnavailable: 0,
   withdrawalFail: 0,
   withdrawalExpire: 0,
+  withdrawalShortfall: null,
   unfilledWithdrawableAfterMs: null,
   webhookDrop: false,
   webhookDuplicate: false,
@@ -233,6 +238,7 @@ export const SandboxFaultsPatchSchema = z.strictObject({
   attestUnavailable: z.number().int().min(0).optional(),
   withdrawalFail: z.number().int().min(0).optional(),
   withdrawalExpire: z.number().int().min(0).optional(),
+  withdrawalShortfall: z.string().regex(/^(0|[1-9][0-9]{0,77})$/, 'expected base units as a decimal string').nullable().optional(),
   unfilledWithdrawableAfterMs: z.number().int().min(0).max(86_400_000).nullable().optional(),
   webhookDrop: z.boolean().optional(),
   webhookDuplicate: z.boolean().optional(),

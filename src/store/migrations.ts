@@ -407,6 +407,14 @@ CREATE TABLE transfer_requests (
 CREATE INDEX transfer_requests_open ON transfer_requests(state) WHERE state IN ('pending', 'taken');
 `,
   },
+  {
+    version: 9,
+    name: 'withdrawals: received_amount (what executed jobs returned so far; the rest of the deposit is still open)',
+    sql: `
+ALTER TABLE withdrawals ADD COLUMN received_amount TEXT NOT NULL DEFAULT '0' ${uint('received_amount')};
+UPDATE withdrawals SET received_amount = COALESCE(prepared_amount, amount) WHERE state = 'executed';
+`,
+  },
 ];
 
 /** Highest version this code knows. */

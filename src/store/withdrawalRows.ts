@@ -1,5 +1,5 @@
 /**
- * Reading withdrawals: SQLite rows (migration 5) → {@link WithdrawalRow}, amounts as bigint and JSON columns
+ * Reading withdrawals: rows (migration 5; `received_amount` since migration 9) → {@link WithdrawalRow}, amounts as bigint and JSON columns
  * parsed. States and their meaning: src/store/withdrawals.ts.
  */
 import type { SqlValue, StoreDb } from './db.ts';
@@ -39,8 +39,13 @@ export interface WithdrawalRow extends WithdrawalFields {
   /** Withdrawal jobs started (execute calls) so far. */
   attempts: number;
   nonce: string | null;
-  /** The amount prepare returned (what the owner signed and the job pays). */
+  /** The amount prepare returned for the current job (what the owner signed and the job pays). */
   preparedAmount: bigint | null;
+  /**
+   * What executed jobs returned so far (0 until the first executes). Below `amount` while not `executed`: the rest
+   * of the deposit is still open in the hub (src/store/withdrawalAmounts.ts).
+   */
+  receivedAmount: bigint;
   additionalData: Record<string, unknown> | null;
   signature: string | null;
   jobId: string | null;
@@ -77,6 +82,7 @@ interface WithdrawalDbRow {
   attempts: number;
   nonce: string | null;
   prepared_amount: string | null;
+  received_amount: string;
   additional_json: string | null;
   signature: string | null;
   job_id: string | null;
@@ -110,6 +116,7 @@ function mapRow(r: WithdrawalDbRow): WithdrawalRow {
     attempts: r.attempts,
     nonce: r.nonce,
     preparedAmount: r.prepared_amount === null ? null : textToAmount(r.prepared_amount, 'prepared_amount'),
+    receivedAmount: textToAmount(r.received_amount, 'received_amount'),
     additionalData: fromJsonText(r.additional_json) as Record<string, unknown> | null, // written from a prepare's object or null
     signature: r.signature,
     jobId: r.job_id,
@@ -132,5 +139,5 @@ function mapRow(r: WithdrawalDbRow): WithdrawalRow {
  * @returns the rows mapped, amounts as bigint and JSON columns parsed
  */
 export async function queryWithdrawals(db: StoreDb, sql: string, ...params: SqlValue[]): Promise<WithdrawalRow[]> {
-  return (await db.all<WithdrawalDbRow>(sql, ...params)).map(mapRow); // SELECT * FROM withdrawals: columns per migration 5
+  return (await db.all<WithdrawalDbRow>(sql, ...params)).map(mapRow); // SELECT * FROM withdrawals: columns per migrations 5 and 9
 }

@@ -16,15 +16,19 @@
  * execute call is about to be sent (resumed by sending it again: a 409 then names the job it started).
  * `processing`: the job id is known; its status is polled. `sending`: the verified `ready` transaction is signed
  * and written (hash and raw bytes) before it is broadcast (resumed by looking up its receipt before sending it
- * again). `executed`: the funds are back; the transfer is `withdrawn` (or its failure resolved) in the same
- * transaction. Amounts are TEXT base units.
+ * again). `executed`: the whole deposit is back; the transfer is `withdrawn` (or its failure resolved) in the same
+ * transaction. A job that executed for less than what was still open (prepare offered less) adds what it paid to
+ * `received_amount` and goes back to `attested` for the remainder ({@link recordPartialReturn}); the transfer keeps
+ * its status meanwhile. Amounts are TEXT base units.
  */
 import { inList, type StoreDb } from './db.ts';
 import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
 import { amountToText, checkMs, toJsonText } from './values.ts';
+import { settleJob } from './withdrawalAmounts.ts';
 import { queryWithdrawals, type WithdrawalFields, type WithdrawalRow, type WithdrawalState } from './withdrawalRows.ts';
 
 export { FINAL_WITHDRAWAL_STATES, WITHDRAWAL_STATES, type WithdrawalRow, type WithdrawalState } from './withdrawalRows.ts';
+export { openRemainder, remainingToWithdraw } from './withdrawalAmounts.ts';
 
 /** A withdrawal about to start (state `attesting`). */
 export interface NewWithdrawal extends WithdrawalFields {
@@ -215,6 +219,38 @@ export async function restartWithdrawal(db: StoreDb, id: number, r: { from: read
   }, r.nowMs, `${r.reason}; starting again from prepare`);
 }
 
+/**
+ * `processing|sending → attested`: the job executed but paid less than what was still open of the deposit. What it
+ * paid is added to `received_amount`, the job's fields are cleared, the attempt count starts again (the job made
+ * progress) and the remainder is withdrawn by a new attempt from prepare. The transfer keeps its status.
+ *
+ * @param p.detail what proves the job paid (job id, transaction)
+ * @returns what came back so far and what is still open, base units
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the withdrawal is in another state, or when the
+ *   job would close the deposit (use {@link completeWithdrawal}); nothing changes
+ */
+export async function recordPartialReturn(db: StoreDb, id: number, p: { detail: string; nowMs: number }): Promise<{ received: bigint; remainder: bigint }> {
+  let settled = { received: 0n, remainder: 0n };
+  await move(db, id, ['processing', 'sending'], 'attested', (current) => {
+    settled = settleJob(current.amount, current.receivedAmount, current.preparedAmount);
+    if (settled.remainder === 0n) {
+      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'withdrawals', id, current.state, 'attested',
+        `withdrawal ${id}: the job closes the deposit (${settled.received} of ${current.amount} back); complete it instead`);
+    }
+    return {
+      received_amount: amountToText(settled.received, 'received'), attempts: 0, reason: `short return: ${settled.remainder} of ${current.amount} still open`,
+      nonce: null, prepared_amount: null, additional_json: null, signature: null, job_id: null, job_status: null,
+      tx_json: null, tx_hash: null, raw_tx: null, tx_status: null, reverted_tx: null,
+    };
+  }, p.nowMs, (current) => `${p.detail} paid ${current.preparedAmount} of the deposit's ${current.amount}: ${settled.received} back, ${settled.remainder} still open in the hub; withdrawing the remainder from prepare`);
+  return settled;
+}
+
+/** Withdrawals that brought part of their deposit back but not all of it (any state but `executed`), oldest first. */
+export async function listOpenRemainders(db: StoreDb): Promise<WithdrawalRow[]> {
+  return queryWithdrawals(db, "SELECT * FROM withdrawals WHERE state <> 'executed' AND received_amount <> '0' ORDER BY id");
+}
+
 /** Any non-final state → `failed` with its reason (terminal until an operator reopens it). */
 export async function failWithdrawal(db: StoreDb, id: number, r: { reason: string; nowMs: number }): Promise<void> {
   await move(db, id, ['attesting', 'attested', 'executing', 'processing', 'sending'], 'failed',
@@ -273,14 +309,25 @@ export type TransferOutcome = 'withdrawn' | 'failure_resolved' | 'untouched';
 /**
  * `processing|sending → executed`, and in the same transaction the transfer: `deposited → withdrawn`, or an
  * unresolved `failure` resolved as `withdrawn` (its route pause ends). A transfer in any other status is left
- * as it is (and the returned outcome says so).
+ * as it is (and the returned outcome says so). `received_amount` becomes the total returned, which covers the
+ * deposit: a job that paid less is recorded by {@link recordPartialReturn} instead.
  *
  * @param detail what proves the funds are back (job, transaction)
+ * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the withdrawal is not `processing|sending`, or
+ *   when its current job leaves part of the deposit open; nothing changes
  */
 export async function completeWithdrawal(db: StoreDb, id: number, c: { detail: string; nowMs: number }): Promise<TransferOutcome> {
   const nowMs = checkMs(c.nowMs, 'nowMs');
   return db.transaction(async (): Promise<TransferOutcome> => {
-    await guardedUpdate(db, id, ['processing', 'sending'], 'executed', { finished_at_ms: nowMs, job_status: 'executed', reason: null }, nowMs);
+    const before = (await queryWithdrawals(db, `SELECT * FROM withdrawals WHERE id = ?${db.forUpdate}`, id))[0];
+    if (!before) throw new StoreNotFoundError('withdrawals', id);
+    const settled = settleJob(before.amount, before.receivedAmount, before.preparedAmount);
+    if (settled.remainder > 0n) {
+      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'withdrawals', id, before.state, 'executed',
+        `withdrawal ${id}: only ${settled.received} of ${before.amount} is back, ${settled.remainder} still open; record the short return instead`);
+    }
+    await guardedUpdate(db, id, ['processing', 'sending'], 'executed',
+      { finished_at_ms: nowMs, job_status: 'executed', reason: null, received_amount: amountToText(settled.received, 'received') }, nowMs);
     const w = (await getWithdrawal(db, id))!; // updated just above
     const note = `withdrawn: ${c.detail}`;
     const moved = await db.run(

@@ -14,6 +14,12 @@
  *    jobs in all, then give up with the reason.
  * 5. `sending`: the verified ready transaction is on its way (src/withdraw/readyTx.ts).
  *
+ * Prepare is asked for what is still open of the deposit (`amount - receivedAmount`) and may offer less. A job
+ * that executed for less than that leaves the rest in the hub: what it paid is recorded, the remainder is logged at
+ * error level and withdrawn by a new attempt from prepare (src/store/withdrawals.ts `recordPartialReturn`); the
+ * withdrawal is `executed`, and its transfer `withdrawn`, only once the whole deposit is back. While part came back,
+ * a prepare that offers nothing or refuses (400) leaves the remainder open for the next pass instead of failing.
+ *
  * The pass ends when the withdrawal is `executed` or `failed`, when `maxWaitSec` has passed, after
  * `transientRetries` transient errors in a row, or on the abort signal; an unfinished withdrawal is resumed from
  * its stored state by the next pass (a cycle or `ballast withdraw`).
@@ -22,6 +28,7 @@ import { shortErrorMessage } from '../core/errorMessage.ts';
 import { withdrawalDigest } from '../protocol/withdrawalDigest.ts';
 import { RelayApiError } from '../relay/errors.ts';
 import { existingJobIdOf } from '../relay/withdrawalErrors.ts';
+import { remainingToWithdraw, settleJob } from '../store/withdrawalAmounts.ts';
 import {
   completeWithdrawal,
   failWithdrawal,
@@ -29,6 +36,7 @@ import {
   getWithdrawalByJob,
   markAttested,
   recordJob,
+  recordPartialReturn,
   recordSigned,
   restartWithdrawal,
   setJobStatus,
@@ -91,6 +99,16 @@ export async function advanceWithdrawal(deps: WithdrawalDeps, id: number): Promi
         log.error({ reason: step.reason }, 'withdrawal gave up; the deposit needs an operator');
         continue;
       case 'complete': {
+        const settled = settleJob(w.amount, w.receivedAmount, w.preparedAmount);
+        if (settled.remainder > 0n) {
+          await recordPartialReturn(deps.db, w.id, { detail: step.detail, nowMs: deps.now() });
+          deps.metrics?.withdrawalRestartsTotal.inc({ reason: 'short' });
+          log.error(
+            { detail: step.detail, deposit: String(w.amount), paid: String(w.preparedAmount), received: String(settled.received), remainder: String(settled.remainder) },
+            'withdrawal job returned less than the deposit; the remainder is still open in the hub and is withdrawn next',
+          );
+          continue;
+        }
         const transfer = await completeWithdrawal(deps.db, w.id, { detail: step.detail, nowMs: deps.now() });
         deps.checkpoint?.('completed');
         deps.metrics?.withdrawalsTotal.inc({ outcome: 'executed' });
@@ -143,7 +161,8 @@ async function prepareAndSign(deps: WithdrawalDeps, w: WithdrawalRow): Promise<S
   if (!sign) {
     return { next: 'fail', reason: reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `owners on ${w.chain} (${deps.adapter.vm}) cannot sign a withdrawal`), outcome: 'refused' };
   }
-  const fields = { chainId: w.chainSlug, currency: w.currency, amount: w.amount.toString(), ownerChainId: w.chainSlug, owner: w.owner, recipient: w.recipient };
+  const open = remainingToWithdraw(w.amount, w.receivedAmount);
+  const fields = { chainId: w.chainSlug, currency: w.currency, amount: open.toString(), ownerChainId: w.chainSlug, owner: w.owner, recipient: w.recipient };
   let prepared;
   try {
     prepared = await deps.relay.prepareWithdrawal(fields);
@@ -152,10 +171,14 @@ async function prepareAndSign(deps: WithdrawalDeps, w: WithdrawalRow): Promise<S
     return { next: 'transient', why: `prepare: ${shortErrorMessage(error)}` };
   }
   const amount = BigInt(prepared.amount);
-  if (amount === 0n || amount > w.amount) {
-    return { next: 'fail', reason: reasonText('WITHDRAWAL_PREPARE_REFUSED', `prepare offers ${amount}, expected at most the deposit's ${w.amount} and more than 0`), outcome: 'failed' };
+  if (amount > open) {
+    return { next: 'fail', reason: reasonText('WITHDRAWAL_PREPARE_REFUSED', `prepare offers ${amount}, expected at most the ${open} still open of the deposit's ${w.amount}`), outcome: 'failed' };
   }
-  if (amount < w.amount) deps.logger.warn({ withdrawalId: w.id, deposit: String(w.amount), prepared: String(amount) }, 'prepare offers less than the deposit; withdrawing what it offers');
+  if (amount === 0n) {
+    if (w.receivedAmount > 0n) return remainderWaits(deps, w, open, 'prepare offers 0');
+    return { next: 'fail', reason: reasonText('WITHDRAWAL_PREPARE_REFUSED', `prepare offers 0, expected more than 0 and at most the deposit's ${w.amount}`), outcome: 'failed' };
+  }
+  if (amount < open) deps.logger.warn({ withdrawalId: w.id, deposit: String(w.amount), open: String(open), prepared: String(amount) }, 'prepare offers less than is still open; withdrawing what it offers, the rest stays open');
   const digest = withdrawalDigest({ ...fields, amount: prepared.amount, nonce: prepared.nonce, ...(prepared.additionalData !== undefined ? { additionalData: prepared.additionalData } : {}) });
   let signature: string;
   try {
@@ -176,10 +199,21 @@ async function prepareAndSign(deps: WithdrawalDeps, w: WithdrawalRow): Promise<S
  * service's records of such a job are gone (spec "Limits": 24 hours).
  */
 function prepareRefused(deps: WithdrawalDeps, w: WithdrawalRow, message: string): Step {
+  if (w.receivedAmount > 0n) return remainderWaits(deps, w, remainingToWithdraw(w.amount, w.receivedAmount), `prepare refused (${message})`);
   if (w.attempts > 0 && deps.now() - w.updatedAtMs < JOB_RECORDS_KEPT_MS) {
     return { next: 'stop', why: `prepare refused (${message}); a job an earlier execute started may hold the balance until it ends: asked again by the next pass` };
   }
   return { next: 'fail', reason: reasonText('WITHDRAWAL_PREPARE_REFUSED', `prepare refused: ${message}`), outcome: 'failed' };
+}
+
+/**
+ * Part of the deposit came back but the service offers nothing more now: the remainder stays open (state
+ * `attested`, logged at error level) and prepare is asked again by the next pass; it is never given up on its own.
+ */
+function remainderWaits(deps: WithdrawalDeps, w: WithdrawalRow, open: bigint, why: string): Step {
+  deps.logger.error({ withdrawalId: w.id, transferId: w.transferId, deposit: String(w.amount), received: String(w.receivedAmount), remainder: String(open), why },
+    'withdrawal remainder still open: the service offers no more of the deposit now; asked again by the next pass');
+  return { next: 'stop', why: `${why}: ${open} of the deposit's ${w.amount} is still open (${w.receivedAmount} back); asked again by the next pass` };
 }
 
 /** How long the service keeps withdrawal jobs (spec "Limits": status retention 24 hours), ms. */

@@ -16,7 +16,9 @@ import {
   createRefusedWithdrawal,
   createWithdrawal,
   getWithdrawalOfTransfer,
+  listOpenRemainders,
   listOpenWithdrawals,
+  openRemainder,
   reopenWithdrawal,
   transferIdOfRequest,
   withdrawalsOfTransfers,
@@ -42,6 +44,10 @@ export interface WithdrawalReportItem {
   state: WithdrawalState | null;
   chain: string;
   amount: string;
+  /** What executed jobs returned so far (base units; "0" before the first executes). */
+  received: string;
+  /** What is still open of a deposit that came back only in part (base units; "0" when none is). */
+  remainder: string;
   jobId: string | null;
   txHash: string | null;
   /** Why it is not executed (yet), or what the withdrawal's last reason was. */
@@ -78,6 +84,7 @@ export async function recoverDeposits(ctx: CycleContext, opts: RecoverOptions = 
     }
   }
   ctx.metrics.withdrawalsOpen.set((await listOpenWithdrawals(ctx.db)).length);
+  ctx.metrics.withdrawalRemaindersOpen.set((await listOpenRemainders(ctx.db)).length);
   return report;
 }
 
@@ -237,6 +244,8 @@ function line(t: TransferRow, w: WithdrawalRow | undefined | null, outcome: With
     state: w?.state ?? null,
     chain: t.originChain,
     amount: (w?.preparedAmount ?? w?.amount ?? t.amountIn).toString(),
+    received: (w?.receivedAmount ?? 0n).toString(),
+    remainder: (w ? openRemainder(w) : 0n).toString(),
     jobId: w?.jobId ?? null,
     txHash: w?.txHash ?? null,
     reason,

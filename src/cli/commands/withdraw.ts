@@ -5,7 +5,8 @@
  * with it, only that request's transfer, whatever its age, and a failed withdrawal of it is started again.
  * Takes the run lock (no cycle runs meanwhile). Exit 0 when every deposit looked at was withdrawn (or none was
  * withdrawable), 3 when one was refused by Ballast's checks (owner VM, record mismatch, ready transaction), 1
- * otherwise (failed, unfinished, not withdrawable when asked by request id).
+ * otherwise (failed, unfinished, not withdrawable when asked by request id). Each line shows what came back so far
+ * and the remainder still open when a job returned less than the deposit (the transfer is not `withdrawn` then).
  */
 import type { Command } from 'commander';
 import { transferIdOfRequest } from '../../store/withdrawals.ts';
@@ -60,12 +61,14 @@ export function exitCodeFor(items: readonly WithdrawalReportItem[], requested: b
 function render(items: readonly WithdrawalReportItem[]): string {
   if (items.length === 0) return 'no unfilled deposit to look at (see withdrawals.unfilledAfterSec, or pass --request)';
   return table(
-    ['transfer', 'request', 'chain', 'amount (base units)', 'outcome', 'state', 'job', 'tx', 'reason'],
+    ['transfer', 'request', 'chain', 'amount (base units)', 'received', 'open remainder', 'outcome', 'state', 'job', 'tx', 'reason'],
     items.map((i) => [
       i.transferId,
       shortHash(i.requestId),
       i.chain,
       i.amount,
+      i.received,
+      i.remainder === '0' ? '—' : i.remainder,
       i.outcome,
       i.state ?? '—',
       i.jobId ?? '—',

@@ -270,7 +270,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
       await Promise.all(jobsOf(key).map(refresh));
       checkAmount(w, key);
       const nonce = withdrawalNonce(secret, tuple, generations.get(nonceTupleKey(tuple)) ?? 0, state.nowMs());
-      return ok({ nonce, amount: w.amount.toString() });
+      return ok({ nonce, amount: offeredAmount(w.amount, state.faults.get().withdrawalShortfall ?? null).toString() });
     },
 
     async status(query) {
@@ -295,4 +295,14 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
       return ok({ balances });
     },
   };
+}
+
+/**
+ * What prepare offers for `asked` base units: all of it, or `shortfall` less (fault `withdrawalShortfall`,
+ * floored at 0).
+ */
+export function offeredAmount(asked: bigint, shortfall: string | null): bigint {
+  if (shortfall === null) return asked;
+  const short = BigInt(shortfall);
+  return asked > short ? asked - short : 0n;
 }

@@ -1,7 +1,8 @@
 /**
  * The sandbox withdrawal service in-process, over a hand-moved clock and a fake `callRequests` read: a Solana
  * owner's ed25519-signed withdrawal, Bitcoin refusals, nonce windows, job steps, 429 pacing, unknown and
- * evicted ids, expiry and execution of an EVM job, and attest-deposit's 503 / idempotence.
+ * evicted ids, expiry and execution of an EVM job, attest-deposit's 503 / idempotence, and a prepare that offers
+ * less than asked (fault `withdrawalShortfall`).
  */
 import { ed25519 } from '@noble/curves/ed25519';
 import { base58 } from '@scure/base';
@@ -11,12 +12,13 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { withdrawalDigest } from '../../../src/protocol/withdrawalDigest.ts';
 import { FaultState } from '../../../src/sandbox/api/faultState.ts';
+import { SandboxFaultsPatchSchema } from '../../../src/sandbox/faults.ts';
 import { RequestStore, type ObservedDeposit } from '../../../src/sandbox/api/requestStore.ts';
 import type { SandboxState } from '../../../src/sandbox/api/state.ts';
 import { SandboxApiError } from '../../../src/sandbox/quote/errors.ts';
 import { DEFAULT_SANDBOX_PRICING } from '../../../src/sandbox/quote/fees.ts';
 import { sandboxBitcoinChain, sandboxSolanaChain, SOLANA_CHAIN_ID } from '../../../src/sandbox/quote/vmChains.ts';
-import { createWithdrawalService, JOB_RETENTION_MS } from '../../../src/sandbox/withdrawals/service.ts';
+import { createWithdrawalService, JOB_RETENTION_MS, offeredAmount } from '../../../src/sandbox/withdrawals/service.ts';
 import { NONCE_WINDOW_MS } from '../../../src/sandbox/withdrawals/nonce.ts';
 import { DEPOSITORY_ALPHA, PRICES, SOLVER, TABLE, USDC } from './quote/fixtures.ts';
 
@@ -213,5 +215,39 @@ describe('withdrawal jobs over time', () => {
     r.clock.now += 3 * STEP_MS;
     expect((await r.poll(failing)).body).toEqual({ status: 'failed', reason: expect.stringMatching(/withdrawalFail/) });
     expect(await r.balances()).toEqual([expect.objectContaining({ amount: '50', locked: '0' })]);
+  });
+
+  it('the withdrawalShortfall fault makes prepare offer less; the rest stays in the hub and is offered once the fault is cleared', async () => {
+    expect(offeredAmount(100n, null)).toBe(100n);
+    expect(offeredAmount(100n, '30')).toBe(70n);
+    expect(offeredAmount(30n, '30')).toBe(0n);
+    expect(SandboxFaultsPatchSchema.safeParse({ withdrawalShortfall: '-1' }).success).toBe(false);
+    expect(SandboxFaultsPatchSchema.safeParse({ withdrawalShortfall: 30 }).success).toBe(false);
+    expect(SandboxFaultsPatchSchema.safeParse({ withdrawalShortfall: '30' }).success).toBe(true);
+
+    const r = rig();
+    const owner = privateKeyToAccount(generatePrivateKey());
+    r.failedDeposit(evmDeposit(owner.address.toLowerCase(), 100n));
+    expect((await answer(r.service.attest({ chainId: 31001, transactionId: `0x${'ee'.repeat(32)}` }))).status).toBe(200);
+    r.state.faults.set({ withdrawalShortfall: '30' });
+    const prepare = async (amount: bigint) => {
+      const fields = { chainId: 'alpha', currency: USDC, amount: amount.toString(), ownerChainId: 'alpha', owner: owner.address, recipient: owner.address };
+      return { fields, body: (await answer(r.service.request(fields))).body as { nonce: string; amount: string } };
+    };
+    const first = await prepare(100n);
+    expect(first.body.amount).toBe('70');
+    const signed = { ...first.fields, amount: first.body.amount, nonce: first.body.nonce };
+    const job = await answer(r.service.request({ ...signed, signature: await owner.signMessage({ message: { raw: `0x${withdrawalDigest(signed)}` } }) }));
+    expect(job.status).toBe(200);
+    expect(await r.balances()).toEqual([expect.objectContaining({ amount: '30', locked: '70' })]);
+    r.clock.now += 3 * STEP_MS;
+    expect((await r.poll(job.body.jobId as string)).body.status).toBe('ready');
+    r.chain.executed = true;
+    r.clock.now += MIN_POLL_MS;
+    expect((await r.poll(job.body.jobId as string)).body).toEqual({ status: 'executed' });
+    expect(await r.balances()).toEqual([expect.objectContaining({ amount: '30', locked: '0' })]);
+    expect((await prepare(30n)).body.amount).toBe('0');
+    r.state.faults.set({ withdrawalShortfall: null });
+    expect((await prepare(30n)).body.amount).toBe('30');
   });
 });

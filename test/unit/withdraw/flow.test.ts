@@ -3,7 +3,8 @@
  * attest 503 waited out, 400 terminal; prepare → signature over the digest (checked independently) → execute;
  * status paced at pollMs and rateLimitedPollMs after a 429; 409 adopts the job in flight; expired and failed jobs
  * start again from prepare until maxAttempts; a stale nonce starts again; a tampered ready transaction is refused
- * with nothing signed; a crash after any write resumes without repeating what was done.
+ * with nothing signed; a crash after any write resumes without repeating what was done; a prepare offering less
+ * than the deposit leaves the remainder open (transfer not withdrawn) until a later job returns the rest.
  */
 import { createHash } from 'node:crypto';
 import { pino } from 'pino';
@@ -145,6 +146,52 @@ describe('advanceWithdrawal', () => {
     expect((await getTransfer(db, transferId))!.events.some((e) => e.detail?.includes('resuming job job-9'))).toBe(true);
     expect(server.requests.filter((r) => r.path === '/withdrawals/status')[0]!.url).toBe('/withdrawals/status?id=job-9');
     expect(await metricValue('ballast_withdrawals_total', 'executed')).toBe(1);
+  });
+
+  it('keeps the remainder of a short prepare open, asks for exactly the rest, and withdraws the transfer only when all is back', async () => {
+    const transferId = await deposited();
+    const id = await withdrawal(transferId);
+    server.on('/withdrawals/attest-deposit', ok({ success: true }));
+    server.on('/withdrawals/request', ok({ nonce: '0x01', amount: '75000000' }), job('job-1'), ok({ nonce: '0x02', amount: '0' }));
+    server.on('/withdrawals/status', ok({ status: 'executed' }));
+
+    const logged: { level: number; msg: string; remainder?: string }[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line) as { level: number; msg: string }) });
+    const first = await advanceWithdrawal(deps({ logger }, { maxAttempts: 1 }), id);
+    expect(logged.map((l) => [l.level, l.remainder])).toEqual([[50, '25000000'], [50, '25000000']]); // the short job, then the empty offer
+    expect(logged[0]!.msg).toMatch(/returned less than the deposit; the remainder is still open/);
+    expect(first.withdrawal).toMatchObject({ state: 'attested', receivedAmount: 75_000_000n, attempts: 0, jobId: null, preparedAmount: null });
+    expect(first.pausedBecause).toBe("prepare offers 0: 25000000 of the deposit's 100000000 is still open (75000000 back); asked again by the next pass");
+    expect((await getTransfer(db, transferId))!.status).toBe('deposited');
+    expect(requestBodies().map((b) => [b.nonce ?? 'prepare', b.amount])).toEqual([['prepare', '100000000'], ['0x01', '75000000'], ['prepare', '25000000']]);
+    expect((await getTransfer(db, transferId))!.events.some((e) => e.detail?.includes('job job-1 executed paid 75000000 of the deposit\'s 100000000: 75000000 back, 25000000 still open'))).toBe(true);
+    expect(await metricValue('ballast_withdrawal_restarts_total', 'short')).toBe(1);
+    expect(await metricValue('ballast_withdrawals_total', 'executed')).toBe(0);
+
+    server.on('/withdrawals/request', ok({ nonce: '0x03', amount: '25000000' }), job('job-2'));
+    const second = await advanceWithdrawal(deps({}, { maxAttempts: 1 }), id);
+    expect(second.withdrawal).toMatchObject({ state: 'executed', receivedAmount: AMOUNT, jobId: 'job-2', attempts: 1 });
+    expect(requestBodies().slice(3).map((b) => [b.nonce ?? 'prepare', b.amount])).toEqual([['prepare', '25000000'], ['0x03', '25000000']]);
+    expect(await getTransfer(db, transferId)).toMatchObject({ status: 'withdrawn', resolution: 'withdrawn: job job-2 executed' });
+    expect(await metricValue('ballast_withdrawals_total', 'executed')).toBe(1);
+  });
+
+  it('leaves a remainder open when prepare refuses it, and still refuses an offer above what is open', async () => {
+    const transferId = await deposited();
+    const id = await withdrawal(transferId);
+    server.on('/withdrawals/attest-deposit', ok({ success: true }));
+    server.on('/withdrawals/request', ok({ nonce: '0x01', amount: '60000000' }), job('job-1'), { status: 400, body: { message: 'amount above the available hub balance' } });
+    server.on('/withdrawals/status', ok({ status: 'executed' }));
+    const first = await advanceWithdrawal(deps(), id);
+    expect(first.withdrawal).toMatchObject({ state: 'attested', receivedAmount: 60_000_000n });
+    expect(first.pausedBecause).toContain('prepare refused (amount above the available hub balance): 40000000 of the deposit');
+    expect((await getTransfer(db, transferId))!.status).toBe('deposited');
+
+    server.on('/withdrawals/request', ok({ nonce: '0x02', amount: '40000001' }));
+    const second = await advanceWithdrawal(deps(), id);
+    expect(second.withdrawal).toMatchObject({ state: 'failed', receivedAmount: 60_000_000n });
+    expect(second.withdrawal.reason).toBe("WITHDRAWAL_PREPARE_REFUSED: prepare offers 40000001, expected at most the 40000000 still open of the deposit's 100000000");
+    expect((await getTransfer(db, transferId))!.status).toBe('deposited');
   });
 
   it('does not adopt a job another of our withdrawals holds: it waits its turn', async () => {

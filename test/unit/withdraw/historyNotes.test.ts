@@ -1,6 +1,7 @@
 /**
  * The notes `ballast history` prints for transfers that need an operator's eye: stalled, failed (and whether the
- * route is paused), refunded, withdrawn, and a withdrawal under way or given up, each with its reason.
+ * route is paused), refunded, withdrawn, and a withdrawal under way or given up, each with its reason, and the
+ * remainder still open of one that came back short.
  */
 import { describe, expect, it } from 'vitest';
 import { transferNotes } from '../../../src/cli/historyNotes.ts';
@@ -38,5 +39,15 @@ describe('transferNotes', () => {
     const gaveUp = { state: 'failed', jobId: null, jobStatus: null, reason: 'WITHDRAWAL_GAVE_UP: job x failed' } as WithdrawalRow; // as above
     expect(transferNotes(row({}), gaveUp)).toEqual(['withdrawal failed: WITHDRAWAL_GAVE_UP: job x failed']);
     expect(transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: r' }), { state: 'executed' } as WithdrawalRow)).toEqual(['withdrawn: r']); // as above
+  });
+
+  it('shows the remainder still open of a withdrawal that came back short, and none once all is back', () => {
+    const short = { state: 'attested', jobId: null, jobStatus: null, reason: 'short return: 25 of 100 still open', amount: 100n, receivedAmount: 75n } as WithdrawalRow; // the fields the notes read
+    expect(transferNotes(row({}), short)).toEqual([
+      'withdrawal attested: short return: 25 of 100 still open',
+      'withdrawal came back short: 75 of 100 back, 25 still open in the hub',
+    ]);
+    expect(transferNotes(row({}), { ...short, receivedAmount: 0n })).toEqual(['withdrawal attested: short return: 25 of 100 still open']);
+    expect(transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: r' }), { ...short, state: 'executed', receivedAmount: 100n })).toEqual(['withdrawn: r']);
   });
 });

@@ -2,7 +2,8 @@
  * The withdrawals table (migration 5) on a real store, SQLite and PostgreSQL: guarded transitions written with
  * their history events, the write-ahead fields each state requires, and what completing a withdrawal does to its
  * transfer (a deposited transfer becomes `withdrawn` and leaves the in-flight set; a failure is resolved and its
- * route pause ends).
+ * route pause ends); a job that paid less than the deposit leaves the remainder open (migration 9,
+ * `received_amount`) and the transfer as it is.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { pausedRoutes } from '../../../src/cycle/pausedRoutes.ts';
@@ -17,9 +18,11 @@ import {
   dropReadyTx,
   failWithdrawal,
   getWithdrawal,
+  listOpenRemainders,
   listOpenWithdrawals,
   markAttested,
   recordJob,
+  recordPartialReturn,
   recordReadyTx,
   recordSigned,
   reopenWithdrawal,
@@ -138,6 +141,36 @@ describeEachEngine('withdrawals table', (engine) => {
       await recordSigned(db, idB, { nonce: '0x01', preparedAmount: 1n, additionalData: null, signature: '0xs', nowMs: 3200 });
       await expectConstraint(recordJob(db, idB, { jobId: 'job-1', jobStatus: 'processing', adopted: false, nowMs: 3300 }), 'unique');
       expect((await getWithdrawal(db, idB))!.state).toBe('executing');
+    });
+
+    it('records a short job as received with the remainder open, and withdraws the transfer only when all is back', async () => {
+      expect(await tableColumns(db, 'withdrawals')).toContain('received_amount');
+      const transferId = await deposited();
+      const id = await createWithdrawal(db, await fields(transferId));
+      expect(await getWithdrawal(db, id)).toMatchObject({ receivedAmount: 0n });
+      await markAttested(db, id, 3100);
+      await recordSigned(db, id, { nonce: '0x01', preparedAmount: 70_000_000n, additionalData: null, signature: '0xs', nowMs: 3200 });
+      await recordJob(db, id, { jobId: 'job-1', jobStatus: 'processing', adopted: false, nowMs: 3300 });
+      await expect(completeWithdrawal(db, id, { detail: 'job job-1 executed', nowMs: 3400 })).rejects.toThrow(/only 70000000 of 100000000 is back, 30000000 still open/);
+      expect(await getWithdrawal(db, id)).toMatchObject({ state: 'processing', receivedAmount: 0n });
+      expect(await recordPartialReturn(db, id, { detail: 'job job-1 executed', nowMs: 3500 })).toEqual({ received: 70_000_000n, remainder: 30_000_000n });
+      expect(await getWithdrawal(db, id)).toMatchObject({ state: 'attested', receivedAmount: 70_000_000n, attempts: 0, jobId: null, preparedAmount: null, nonce: null });
+      expect((await listOpenRemainders(db)).map((w) => w.id)).toEqual([id]);
+      let t = (await getTransfer(db, transferId))!;
+      expect(t.status).toBe('deposited');
+      expect(t.events.at(-1)!.detail).toContain('30000000 still open in the hub');
+      // A restart keeps what came back; the last 30,000,000 closes it.
+      await recordSigned(db, id, { nonce: '0x02', preparedAmount: 30_000_000n, additionalData: null, signature: '0xs', nowMs: 3600 });
+      await restartWithdrawal(db, id, { from: ['executing'], reason: 'stale nonce', nowMs: 3700 });
+      expect((await getWithdrawal(db, id))!.receivedAmount).toBe(70_000_000n);
+      await recordSigned(db, id, { nonce: '0x03', preparedAmount: 30_000_000n, additionalData: null, signature: '0xs', nowMs: 3800 });
+      await recordJob(db, id, { jobId: 'job-2', jobStatus: 'processing', adopted: false, nowMs: 3900 });
+      await expect(recordPartialReturn(db, id, { detail: 'job job-2 executed', nowMs: 4000 })).rejects.toThrow(/closes the deposit/);
+      expect(await completeWithdrawal(db, id, { detail: 'job job-2 executed', nowMs: 4100 })).toBe('withdrawn');
+      expect(await getWithdrawal(db, id)).toMatchObject({ state: 'executed', receivedAmount: 100_000_000n });
+      expect(await listOpenRemainders(db)).toEqual([]);
+      t = (await getTransfer(db, transferId))!;
+      expect(t.status).toBe('withdrawn');
     });
 
     it('records a refusal as a failed withdrawal with its reason, once', async () => {
