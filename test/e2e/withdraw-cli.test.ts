@@ -15,7 +15,7 @@ afterAll(() => tmp.cleanup());
 const sandboxes = sandboxPerTest();
 
 describe('ballast withdraw', () => {
-  it('withdraws an unfilled deposit on request and history shows it withdrawn', async () => {
+  it('withdraws an unfilled deposit on request and history shows it withdrawn', { timeout: 180_000 }, async () => {
     const sandbox = await sandboxes.start({ faults: { neverFill: true, fillDelayMs: 0 }, withdrawals: { stepMs: 100, minPollMs: 100 } });
     const withdrawals = { pollMs: 150, rateLimitedPollMs: 400, maxWaitSec: 60 };
     const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 }, withdrawals } as ConfigOverrides); // `withdrawals` passes through as a top-level key
