@@ -174,7 +174,8 @@ describe('replicas sharing a PostgreSQL store', () => {
 
   it('PostgreSQL restarts while a transfer is in flight: the leader steps down, one replica leads again, nothing is paid twice', async () => {
     const { url, start } = await newCase();
-    sandbox.setFaults({ fillDelayMs: 3_000 });
+    // Long enough that the deposit is still unfilled once both replicas have started (each a fresh node process).
+    sandbox.setFaults({ fillDelayMs: 15_000 });
     const a = await replica('a', url);
     const b = await replica('b', url);
     await waitLeader(url);
