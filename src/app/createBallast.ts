@@ -1,6 +1,6 @@
 /**
  * The one place where Ballast is wired: config → database, metrics, Relay client, chain adapters, wallets
- * (DESIGN.md "Wiring happens in one place"). Everything else receives what it needs from here.
+ * (docs/design.md "Wiring happens in one place"). Everything else receives what it needs from here.
  */
 import type { Logger } from 'pino';
 import { BallastError } from '../core/errors.ts';

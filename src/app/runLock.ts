@@ -1,5 +1,5 @@
 /**
- * The single-run lock shared by `run --once` and the daemon (DESIGN.md: "Both take the same single-run lock
+ * The single-run lock shared by `run --once` and the daemon (docs/design.md: "Both take the same single-run lock
  * (in SQLite), so a cron run and a daemon never act at once"). A lease: it records its owner (host, pid) and
  * is renewed while a cycle runs, so a crashed holder cannot block forever; a holder whose process is gone on
  * this host is taken over at once instead of waiting for the lease to run out.

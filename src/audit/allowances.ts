@@ -1,5 +1,5 @@
 /**
- * The treasury's ERC-20 allowances to every contract GET /chains names (Ballast; DESIGN.md "Approvals"): an
+ * The treasury's ERC-20 allowances to every contract GET /chains names (Ballast; docs/design.md "Approvals"): an
  * allowance left with a router or approval proxy can be spent by anyone, so an operator needs to see it and
  * revoke it. Reads only; signs nothing.
  */

@@ -1,7 +1,7 @@
 /**
  * The chain-adapter seam: one implementation per API `vmType` (`src/chains/evm|svm|bvm/`). The cycle, executor
  * and reconciler reach chains only through this interface; only adapters hold chain clients and signers
- * (DESIGN.md "Only src/chains/<vm>/ speaks viem, @solana/web3.js or bitcoinjs-lib").
+ * (docs/design.md "Only src/chains/<vm>/ speaks viem, @solana/web3.js or bitcoinjs-lib").
  *
  * Vocabulary shared by every VM:
  * - a *block* is a position in the chain's history as a bigint: EVM block number, Solana slot, Bitcoin height;

@@ -24,7 +24,7 @@ export { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.t
 /** pino log levels. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** Default Relay API base URL (mainnet; DESIGN.md "Base URLs"). */
+/** Default Relay API base URL (mainnet; docs/design.md "Base URLs"). */
 export const DEFAULT_RELAY_BASE_URL = 'https://api.relay.link';
 /** Default cron schedule of the daemon: every five minutes. */
 export const DEFAULT_SCHEDULE = '*/5 * * * *';

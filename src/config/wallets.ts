@@ -2,7 +2,7 @@
  * Wallet key loading: the key text comes from the config value (normally `${ENV_VAR}`) or from a key file
  * (`keyFile.ts` checks its permissions), is parsed per VM family here, and is turned into a signer by
  * `src/chains/<vm>/wallet.ts` (the only place that constructs signers). The derived address is checked against
- * the configured `address` at load time (DESIGN.md: "Check at boot that each configured wallet address equals
+ * the configured `address` at load time (docs/design.md: "Check at boot that each configured wallet address equals
  * the address derived from its key").
  *
  * Key formats: evm `0x` + 64 hex digits; svm the 64-byte secret key as base58 (Phantom's export) or as a JSON

@@ -1,5 +1,5 @@
 /**
- * The checking half of the pipeline for one planned transfer: quote → fee policy → local verification (DESIGN.md
+ * The checking half of the pipeline for one planned transfer: quote → fee policy → local verification (docs/design.md
  * "The main job, as data flows"). Every step is recorded before the next runs. Nothing here signs: a transfer
  * whose check ends `quoted` may go on to the spending gates and execution (src/cycle/processTransfer.ts); route
  * choice (src/cycle/routeChoice.ts) checks several candidates this way and keeps one.

@@ -1,6 +1,6 @@
 /**
  * In-flight transfers: refreshed from the status endpoint at the start of a cycle, then handed to the planner
- * as already moved (DESIGN.md "Count in-flight transfers as already moved").
+ * as already moved (docs/design.md "Count in-flight transfers as already moved").
  */
 import { isKnownRequestStatus } from '../relay/schemas.ts';
 import { relayStatusLabel } from '../metrics/metrics.ts';
@@ -69,7 +69,7 @@ export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFli
 
 /**
  * Meters a status read from the API and warns about a value Ballast does not know (it stays non-final and is
- * tracked on; spec "States and transitions", DESIGN.md "Status enum").
+ * tracked on; spec "States and transitions", docs/design.md "Status enum").
  */
 export function noteRelayStatus(
   ctx: Pick<CycleContext, 'metrics' | 'logger'>,

@@ -1,5 +1,5 @@
 /**
- * The planner's view of transfers under way (DESIGN.md "Count in-flight transfers as already moved"), judged
+ * The planner's view of transfers under way (docs/design.md "Count in-flight transfers as already moved"), judged
  * against the blocks the balances were read at, so nothing is counted twice or missed: a deposit mined at or
  * before the origin's read block is already in the origin balance, and a fill mined at or before the
  * destination's read block is already in the destination balance. Pure: no I/O.

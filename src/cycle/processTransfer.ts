@@ -1,6 +1,6 @@
 /**
  * One planned transfer through the pipeline: quote → fee policy → local verification → execution → tracking
- * (DESIGN.md "The main job, as data flows"). Every decision is recorded before the next step runs; nothing is
+ * (docs/design.md "The main job, as data flows"). Every decision is recorded before the next step runs; nothing is
  * signed unless the fee policy accepted the quote and every verification rule passed.
  */
 import type { PlannedTransfer } from '../planner/types.ts';

@@ -1,5 +1,5 @@
 /**
- * Reads the live balance of every target: one batched read per chain through its adapter (DESIGN.md "balances"),
+ * Reads the live balance of every target: one batched read per chain through its adapter (docs/design.md "balances"),
  * every balance of a chain at one block (the node's head when the read starts), recorded on each reading.
  * A chain that cannot be read yields `amount: null` for all its targets, so the planner leaves it alone.
  */

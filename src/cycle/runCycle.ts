@@ -1,5 +1,5 @@
 /**
- * One rebalancing cycle (DESIGN.md "One cycle = one pass of this pipeline"): read GET /chains, resolve targets,
+ * One rebalancing cycle (docs/design.md "One cycle = one pass of this pipeline"): read GET /chains, resolve targets,
  * read balances (each chain at one block) and signer gas, refresh in-flight transfers, plan gas top-ups
  * (src/cycle/gasTopUp.ts) and the rebalance, then quote/check/execute each planned transfer, top-ups first.
  * The caller holds the single-run lock.

@@ -1,5 +1,5 @@
 /**
- * Readability and effective balances of planner targets (DESIGN.md "Lessons": count in-flight transfers as
+ * Readability and effective balances of planner targets (docs/design.md "Lessons": count in-flight transfers as
  * already moved; fail closed when a chain cannot be read). Pure.
  */
 import type { BalanceReading, InFlightTransfer, TargetBand } from './types.ts';

@@ -1,5 +1,5 @@
 /**
- * The rebalancing planner (DESIGN.md "planner"): targets, bands, balances and in-flight transfers in; transfers
+ * The rebalancing planner (docs/design.md "planner"): targets, bands, balances and in-flight transfers in; transfers
  * and the decisions behind them out. Pure: no clock, no network, no database; deterministic for a given input.
  */
 import { formatUnits } from 'viem';
@@ -16,7 +16,7 @@ import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts'
  *
  * Per asset:
  * 1. A chain whose reading is null (or missing) is unreadable: nothing is planned for any target on it, in any
- *    asset (`chain_unreadable`); other chains are still planned (DESIGN.md "Fail closed").
+ *    asset (`chain_unreadable`); other chains are still planned (docs/design.md "Fail closed").
  * 2. effective = reading + Σ in-flight `guaranteedOut` to the target − Σ in-flight `amountIn` from it whose origin
  *    is not settled (`in_flight_credited` when either is non-zero).
  * 3. In-flight transfers may cancel a need, never create one: max(reading, effective) < min → deficit of

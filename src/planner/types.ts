@@ -1,5 +1,5 @@
 /**
- * Data shapes of the rebalancing planner (DESIGN.md "planner (pure: targets, bands, balances, in-flight →
+ * Data shapes of the rebalancing planner (docs/design.md "planner (pure: targets, bands, balances, in-flight →
  * transfers)"). Every amount is a `bigint` in the base units of the chain it belongs to.
  */
 import type { FeeCaps } from '../policy/feePolicy.ts';
@@ -54,7 +54,7 @@ export interface BalanceReading {
 /**
  * A transfer already under way (from SQLite). `originSettled`: the origin deposit is confirmed on chain, so the
  * origin balance already reflects it and must NOT be debited again. The destination is always credited with
- * `guaranteedOut` until the transfer is final (DESIGN.md "Count in-flight transfers as already moved").
+ * `guaranteedOut` until the transfer is final (docs/design.md "Count in-flight transfers as already moved").
  */
 export interface InFlightTransfer {
   asset: string;

@@ -1,5 +1,5 @@
 /**
- * The Bitcoin side of a Relay deposit (DESIGN.md "Bitcoin step data"): the deposit is an ordinary transaction
+ * The Bitcoin side of a Relay deposit (docs/design.md "Bitcoin step data"): the deposit is an ordinary transaction
  * paying the depository address, and the order id travels in its first OP_RETURN output as UTF-8 text:
  * `"0x" + 64 hex digits` (66 bytes), optionally followed by `"|depositor=<address>"`. Without that suffix the
  * depositor is the address the first input spends from.

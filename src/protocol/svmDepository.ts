@@ -3,7 +3,7 @@
  * program-derived addresses, the `deposit_native` / `deposit_token` instruction layout and the `DepositEvent`
  * it emits. Pure: PDAs are computed with @solana/web3.js `PublicKey` (hashing only, no connection).
  *
- * Layout (DESIGN.md "Solana step data"; Anchor discriminators are sha256("global:<name>")[0..8] and
+ * Layout (docs/design.md "Solana step data"; Anchor discriminators are sha256("global:<name>")[0..8] and
  * sha256("event:<Name>")[0..8]):
  * - data = discriminator ‖ amount u64 LE ‖ id [u8; 32] (48 bytes);
  * - `deposit_native` accounts: relay_depository PDA, sender (signer, writable), depositor, vault PDA (writable),

@@ -5,7 +5,7 @@
  * Every response is validated with the zod schemas of `schemas.ts` before it is returned. Errors are
  * `RelayApiError` (non-2xx), `RelaySchemaError` (body invalid), `RelayNetworkError` (unreachable/timeout),
  * `RelayRequestError` (bad argument). 429/502/503/504 and network errors are retried with backoff honouring
- * `retry-after`; calls are spaced by client-side limiters (DESIGN.md "Rate limits": /quote 50/min, others
+ * `retry-after`; calls are spaced by client-side limiters (docs/design.md "Rate limits": /quote 50/min, others
  * 200/min). The API key and URL credentials never appear in errors or logs.
  */
 import type { Logger } from 'pino';
@@ -32,7 +32,7 @@ import { createWithdrawalApi, type RelayWithdrawalApi } from './withdrawalApi.ts
 
 /** Options of {@link createRelayClient}. */
 export interface RelayClientOptions {
-  /** API base, e.g. `https://api.relay.link` (DESIGN.md "Base URLs") or the sandbox URL. */
+  /** API base, e.g. `https://api.relay.link` (docs/design.md "Base URLs") or the sandbox URL. */
   baseUrl: string;
   /** Sent as `x-api-key` (spec "Authentication" 1). Never logged. */
   apiKey?: string;
@@ -70,7 +70,7 @@ export interface RelayClient extends RelayWithdrawalApi {
   /** POST /quote/v2 (spec "POST /quote/v2"); adds the configured `referrer`. `raw` is the JSON as received. */
   quote(req: QuoteRequest): Promise<{ quote: QuoteResponse; raw: unknown }>;
   /**
-   * Quotes that could be sent now without waiting for the client-side /quote rate limit (DESIGN.md "Rate
+   * Quotes that could be sent now without waiting for the client-side /quote rate limit (docs/design.md "Rate
    * limits": 50 per minute). Absent on clients without a limiter.
    */
   quoteSlotsFree?(): number;

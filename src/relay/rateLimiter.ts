@@ -1,5 +1,5 @@
 /**
- * Client-side sliding-window rate limiter (DESIGN.md "Rate limits": /quote 50/min per key, other endpoints
+ * Client-side sliding-window rate limiter (docs/design.md "Rate limits": /quote 50/min per key, other endpoints
  * 200/min). Keeps Ballast under the service's limits so it rarely meets a 429 at all.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Retry with exponential backoff and jitter for Relay calls (DESIGN.md "Rate limits": back off on 429).
+ * Retry with exponential backoff and jitter for Relay calls (docs/design.md "Rate limits": back off on 429).
  *
  * Retried: HTTP 429 and 503 (the spec's "wait and retry" answers, e.g. attest-deposit 503 and status 429),
  * 502 and 504 (gateway failures) and network errors/timeouts. Never retried: any other 4xx or 5xx, schema

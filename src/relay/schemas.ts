@@ -295,7 +295,7 @@ export function parseChainsLeniently(raw: unknown): { chains: ChainsResponse; sk
 
 /**
  * Request status values Ballast knows (spec "States and transitions", plus `delayed`, which the live API
- * also sends; DESIGN.md "Status enum"). The API may send others (e.g. `fallback`, named in the spec's
+ * also sends; docs/design.md "Status enum"). The API may send others (e.g. `fallback`, named in the spec's
  * `failReason` description): any value outside {@link TERMINAL_REQUEST_STATUSES} is non-final.
  */
 export const REQUEST_STATUSES = [

@@ -106,7 +106,7 @@ export interface HttpErrorBurst {
  * - `refundFailReason`: with `refund`, the refund leg fails with this published reason: nothing is returned,
  *   the request ends `failure` (failReason per `failReason`) and the deposit stays withdrawable.
  * - `delayed`: after the deposit is indexed the status goes `pending` → `delayed` (the live API's status for a
- *   fill running late, DESIGN.md "Status enum") before the fill is sent.
+ *   fill running late, docs/design.md "Status enum") before the fill is sent.
  * - `unknownStatus`: while a request waits for its fill (pending or delayed), GET /intents/status/v3 reports
  *   this value instead (e.g. `fallback`, named by the spec's failReason description, or any value a client
  *   does not know yet), so clients can show they treat statuses outside the spec's table as not final.

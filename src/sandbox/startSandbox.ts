@@ -1,5 +1,5 @@
 /**
- * Starts the whole local Relay sandbox (DESIGN.md "The local Relay sandbox"): anvil chains with the
+ * Starts the whole local Relay sandbox (docs/design.md "The local Relay sandbox"): anvil chains with the
  * depository, test USDC, USDT and WBTC and the router contracts (`src/sandbox/chains`), optionally the Solana
  * node (litesvm) and the Bitcoin Esplora node (`vmNodes.ts`), the Relay-compatible HTTP API and the solver.
  */

@@ -1,6 +1,6 @@
 /**
  * The `balances` table: every balance read of a cycle, including failed reads (amount null + error), so the
- * history shows why a chain was left alone (DESIGN.md "Fail closed").
+ * history shows why a chain was left alone (docs/design.md "Fail closed").
  */
 import type { StoreDb } from './db.ts';
 import { amountToText, checkMs } from './values.ts';

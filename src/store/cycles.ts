@@ -1,5 +1,5 @@
 /**
- * The `cycles` table: one row per pass of the pipeline (DESIGN.md "One cycle = one pass of this pipeline").
+ * The `cycles` table: one row per pass of the pipeline (docs/design.md "One cycle = one pass of this pipeline").
  * A row is written when the cycle starts and completed when it ends, so a crashed cycle is visible as a row
  * without `finished_at_ms`.
  */

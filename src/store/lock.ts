@@ -1,5 +1,5 @@
 /**
- * The single-run lock shared by `run --once` and the daemon (DESIGN.md: "Both take the same single-run lock
+ * The single-run lock shared by `run --once` and the daemon (docs/design.md: "Both take the same single-run lock
  * (in SQLite), so a cron run and a daemon never act at once").
  *
  * One row (`id = 1`) in `run_lock`. Taking it is one atomic statement (INSERT … ON CONFLICT DO UPDATE … WHERE

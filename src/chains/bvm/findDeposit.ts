@@ -1,7 +1,7 @@
 /**
  * Finds the Bitcoin deposit of one order among the depository address's transactions (Esplora
  * `/address/:a/txs`, then `/address/:a/txs/chain/:last_seen_txid` pages, newest first). A transaction is the
- * order's deposit when (DESIGN.md "Bitcoin step data"):
+ * order's deposit when (docs/design.md "Bitcoin step data"):
  * - one output pays the depository's script exactly the payment amount;
  * - its first OP_RETURN output is the order-id memo of this order;
  * - its depositor is our wallet: the memo's `|depositor=` address when present, else the address the first

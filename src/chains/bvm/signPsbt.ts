@@ -1,6 +1,6 @@
 /**
  * Signs a verified Bitcoin deposit PSBT (`data.psbt`, hex) with one wallet's key, the way relay-kit's Bitcoin
- * adapter does (DESIGN.md "Bitcoin step data": every input, SIGHASH_ALL, finalize, extract), through bitcoinjs
+ * adapter does (docs/design.md "Bitcoin step data": every input, SIGHASH_ALL, finalize, extract), through bitcoinjs
  * `Psbt`:
  * - P2WPKH inputs get an ECDSA signature over the BIP-143 sighash (SIGHASH_ALL);
  * - P2TR inputs are spent by key path: the wallet's signer holds the BIP-86 tweaked key, which bitcoinjs

@@ -1,5 +1,5 @@
 /**
- * What to do about an ERC-20 approval step before signing it (Ballast; DESIGN.md "Approvals"). The quote's
+ * What to do about an ERC-20 approval step before signing it (Ballast; docs/design.md "Approvals"). The quote's
  * approval names the depository (verification rule `approve-spender`); the token's current allowance decides
  * whether it is sent at all, and whether the allowance must first go to zero: tokens such as USDT revert an
  * `approve` that changes one non-zero allowance to another. Pure.

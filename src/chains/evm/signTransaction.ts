@@ -1,6 +1,6 @@
 /**
  * Turns a verified EVM step item into a locally signed transaction whose hash is known before broadcast,
- * so the executor can write it ahead (DESIGN.md "Write the intent row before broadcasting").
+ * so the executor can write it ahead (docs/design.md "Write the intent row before broadcasting").
  *
  * Gas limit and fee caps come from our own node, not from the quote: a quote's `maxFeePerGas` is advisory and
  * must not let a tampered response set what the hot wallet pays for gas.

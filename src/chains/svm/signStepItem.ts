@@ -1,5 +1,5 @@
 /**
- * Signs one Solana step item the way the verifier checked it (DESIGN.md "Solana step data"): exactly the
+ * Signs one Solana step item the way the verifier checked it (docs/design.md "Solana step data"): exactly the
  * item's instructions, in order, nothing added; fee payer and only signer = our wallet; a fresh blockhash
  * from the node at the configured commitment; compiled as a v0 message against the lookup tables the item
  * names, read on chain right now (`buildSvmV0Transaction`, the builder the verifier measured). Before signing

@@ -3,7 +3,7 @@
  * did not pay a waiting quote exactly (its own request id; the quote it named is left untouched). Status
  * transitions only move forward (spec "States and transitions"): waiting → depositing → pending → delayed →
  * submitted → success | failure | refund; terminal states never change. `delayed` is the live API's status for
- * a fill running late (DESIGN.md "Status enum"); the sandbox enters it only under the `delayed` fault.
+ * a fill running late (docs/design.md "Status enum"); the sandbox enters it only under the `delayed` fault.
  */
 import type { Hex } from 'viem';
 import type { KnownRequestStatus } from '../../relay/schemas.ts';

@@ -1,5 +1,5 @@
 /**
- * The sandbox's Bitcoin node (DESIGN.md "The local Relay sandbox"): an Esplora-compatible HTTP server on
+ * The sandbox's Bitcoin node (docs/design.md "The local Relay sandbox"): an Esplora-compatible HTTP server on
  * 127.0.0.1 over an in-memory UTXO set that verifies every input signature (P2WPKH, P2TR key path), plus an
  * in-process control API for tests and the sandbox solver: faucet, mining, balances, deposit listing,
  * events, a one-block reorg, and fault hooks. Its mempool follows Bitcoin Core 28's policy where Ballast's

@@ -1,5 +1,5 @@
 /**
- * The step of a Solana-origin quote (DESIGN.md "Solana step data", relay-kit's shape): one item whose data is
+ * The step of a Solana-origin quote (docs/design.md "Solana step data", relay-kit's shape): one item whose data is
  * `{instructions: [deposit_native | deposit_token], addressLookupTableAddresses: []}`, the instruction built
  * with `depositAccounts` / `encodeDepositData` for sender = depositor = the user, its data as hex without
  * `0x`. Also measures the wire size of the v0 transaction a client compiles from it (fee payer = the user;

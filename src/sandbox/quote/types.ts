@@ -38,7 +38,7 @@ export interface EvmStepDataJson {
 }
 
 /**
- * Solana-origin step data (DESIGN.md "Solana step data", relay-kit's shape): instructions with base58 keys and
+ * Solana-origin step data (docs/design.md "Solana step data", relay-kit's shape): instructions with base58 keys and
  * hex data (no 0x), and the lookup tables the message may use.
  */
 export interface SvmStepDataJson {

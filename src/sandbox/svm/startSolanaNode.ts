@@ -1,5 +1,5 @@
 /**
- * Starts the sandbox's Solana node (DESIGN.md "The local Relay sandbox"): litesvm behind a JSON-RPC HTTP
+ * Starts the sandbox's Solana node (docs/design.md "The local Relay sandbox"): litesvm behind a JSON-RPC HTTP
  * server and a websocket server that an unmodified `@solana/web3.js` `Connection(rpcUrl, { wsEndpoint:
  * wsUrl })` and the Relay SDK's Solana adapter can use, with a test USDC mint, a funded solver wallet and a
  * stand-in for the Relay depository program (see svmEngine.ts and depositoryRules.ts).

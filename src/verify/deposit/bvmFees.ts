@@ -1,5 +1,5 @@
 /**
- * The Bitcoin fee rules (Ballast's own; DESIGN.md "Bitcoin step data": the API chooses the inputs and the fee):
+ * The Bitcoin fee rules (Ballast's own; docs/design.md "Bitcoin step data": the API chooses the inputs and the fee):
  * - `fee-cap`: the fee rate is at most `bvmMaxFeeRateSatPerVb`;
  * - `fee-floor`: the fee rate is at least the larger of `bvmMinFeeRateSatPerVb` and the node's estimate for its
  *   slowest confirmation target (Esplora `GET /fee-estimates`), so the deposit propagates and confirms;

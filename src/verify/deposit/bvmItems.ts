@@ -1,5 +1,5 @@
 /**
- * Finds the Bitcoin deposit in a quote (DESIGN.md "Bitcoin step data": one `transaction` step item whose
+ * Finds the Bitcoin deposit in a quote (docs/design.md "Bitcoin step data": one `transaction` step item whose
  * `data.psbt` is hex; maybe also `from` and `chainId`), parses its PSBT and locates the output paying the
  * depository from GET /chains: rule `deposit-call`. Also resolves our own wallet (`expect.user`) to its output
  * script, which every other bvm rule compares against.

@@ -1,7 +1,7 @@
 /**
  * `no-unexpected-steps` for Bitcoin: the quote is one fresh PSBT to sign and nothing else, and that PSBT asks
  * only for signatures that commit to the whole transaction. relay-kit's Bitcoin adapter signs every input
- * with SIGHASH_ALL (DESIGN.md "Bitcoin step data"); SIGHASH_NONE, SIGHASH_SINGLE or ANYONECANPAY would let
+ * with SIGHASH_ALL (docs/design.md "Bitcoin step data"); SIGHASH_NONE, SIGHASH_SINGLE or ANYONECANPAY would let
  * whoever holds the signed transaction change its outputs or inputs afterwards.
  */
 import { Transaction } from 'bitcoinjs-lib';

@@ -1,6 +1,6 @@
 /**
  * The Bitcoin {@link DepositVerifier} (API `vmType` `bvm`): spec "Local quote verification" 5–7 in their
- * Bitcoin form (DESIGN.md "Bitcoin step data": a PSBT paying the depository address, the order id in the first
+ * Bitcoin form (docs/design.md "Bitcoin step data": a PSBT paying the depository address, the order id in the first
  * OP_RETURN) plus Ballast's transaction rules: our own confirmed coins (or our own change) in, none spent by an
  * in-flight deposit of ours, change back to us, a fee rate between the relay floor and the cap, a miner fee
  * capped in satoshis and in bps of the payment, BIP-125 replaceable, final in the next block, only SIGHASH_ALL

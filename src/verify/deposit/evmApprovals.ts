@@ -92,7 +92,7 @@ export function checkEvmApprovals(items: readonly EvmItem[], deposit: LocatedDep
 /**
  * `approve-spender`: every approval names the payment chain's depository (`protocol.v2.depository` of GET
  * /chains) as spender and nothing else. The routers and approval proxies GET /chains also lists execute
- * arbitrary calls for any caller, so an allowance left with them can be taken by anyone (DESIGN.md
+ * arbitrary calls for any caller, so an allowance left with them can be taken by anyone (docs/design.md
  * "Approvals"); the zero address and unknown contracts are refused alike.
  */
 export function checkEvmApproveSpender(items: readonly EvmItem[], deposit: LocatedDeposit | null, facts: EvmStepFacts): RuleResult {

@@ -1,5 +1,5 @@
 /**
- * Reads the quote's steps as Solana step items (DESIGN.md "Solana step data"), keeping each item's position
+ * Reads the quote's steps as Solana step items (docs/design.md "Solana step data"), keeping each item's position
  * so rules can name it (`steps[0].items[0].data.instructions[1]`). Pure.
  */
 import type { QuoteResponse } from '../../relay/schemas.ts';

@@ -1,5 +1,5 @@
 /**
- * The `data` of a Solana-origin step item (DESIGN.md "Solana step data", the shape relay-kit's svm adapter
+ * The `data` of a Solana-origin step item (docs/design.md "Solana step data", the shape relay-kit's svm adapter
  * signs): `{instructions: [{keys: [{pubkey, isSigner, isWritable}], programId, data}], addressLookupTableAddresses}`
  * with `data` as hex without `0x` and every key base58. Parsed with zod; public keys validated with
  * @solana/web3.js `PublicKey` (32 bytes, canonical base58). Pure.

@@ -1,5 +1,5 @@
 /**
- * The Solana deposit transaction as a client builds it from a step item (DESIGN.md "Solana step data"): a v0
+ * The Solana deposit transaction as a client builds it from a step item (docs/design.md "Solana step data"): a v0
  * message of exactly the quote's instructions, fee payer = our wallet, a fresh blockhash, compiled against the
  * lookup tables the quote names (contents read on chain) with @solana/web3.js `TransactionMessage
  * .compileToV0Message`. Used by the verifier to measure the wire size against the 1232-byte limit (spec

@@ -80,7 +80,7 @@ export function checkInputPayment(ctx: VerifyContext): RuleResult {
 
 /**
  * `payment-weight`: every input's `payment.weight` is "1", as real single-input orders carry it (spec
- * "protocol.v2" orderData; DESIGN.md "Real orderData"). The weight shares a multi-input order's output among
+ * "protocol.v2" orderData; docs/design.md "Real orderData"). The weight shares a multi-input order's output among
  * its inputs; Ballast pays with exactly one input, so any other value is an order it did not ask for.
  */
 export function checkPaymentWeight(ctx: VerifyContext): RuleResult {
