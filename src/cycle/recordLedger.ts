@@ -6,7 +6,7 @@
  */
 import type { ChainAdapter } from '../chains/adapter.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { computeLedgerEntry, type LedgerEntry } from '../ledger/ledgerEntry.ts';
+import { computeLedgerEntry, isLedgerStatus, type LedgerEntry } from '../ledger/ledgerEntry.ts';
 import { FEE_COMPONENTS } from '../policy/feeBreakdown.ts';
 import type { RelayClient } from '../relay/client.ts';
 import { getLedgerEntry, insertLedgerEntry, transfersMissingLedger } from '../store/ledger.ts';
@@ -23,11 +23,13 @@ export type LedgerDeps = Pick<CycleContext, 'db' | 'chains' | 'metrics' | 'logge
 export const LEDGER_BACKFILL_WINDOW_MS = 7 * 86_400_000;
 
 /**
- * Records the ledger entry of transfer `transferId` if it is final (success, failure, refund) and has none yet.
- * Reads GET /requests/v3 (realized fees, delivered amount; success only) and the origin chain (gas paid per
- * origin transaction); a failed read leaves that part to its fallback (quoted fees, guaranteed minimum, no gas).
- * On the first write of a success it increments `ballast_fees_paid_usd_total{component}` (execution, swap,
- * platform, app, gas) and observes `ballast_transfer_fees_usd` and `ballast_transfer_settle_seconds`.
+ * Records the ledger entry of transfer `transferId` if it is final (success, failure, refund, origin_failed) and
+ * has none yet. Reads GET /requests/v3 (realized fees, delivered amount; success only) and the origin chain (gas
+ * paid per mined origin transaction, replacements included); a failed read leaves that part to its fallback
+ * (quoted fees, guaranteed minimum, no gas). On the first write it increments
+ * `ballast_fees_paid_usd_total{component="gas"}` by the origin gas paid (whatever the outcome: the chain charged
+ * it), and for a success also the other components (execution, swap, platform, app) and observes
+ * `ballast_transfer_fees_usd` and `ballast_transfer_settle_seconds`.
  *
  * @returns the entry written now, or null (not final, already recorded, or an error, which is logged)
  */
@@ -35,7 +37,7 @@ export async function recordLedger(deps: LedgerDeps, transferId: number): Promis
   const log = deps.logger.child({ component: 'ledger', transferId });
   try {
     const t = await getTransfer(deps.db, transferId);
-    if (!t || (t.status !== 'success' && t.status !== 'failure' && t.status !== 'refund')) return null;
+    if (!t || !isLedgerStatus(t.status)) return null;
     if (await getLedgerEntry(deps.db, transferId)) return null;
     const quoteRaw = t.quoteId === null ? null : ((await getQuote(deps.db, t.quoteId))?.raw ?? null);
     let requestData: unknown = null;
@@ -61,7 +63,7 @@ export async function recordLedger(deps: LedgerDeps, transferId: number): Promis
       nowMs: deps.now(),
     });
     if (!(await insertLedgerEntry(deps.db, entry, deps.now()))) return null;
-    if (entry.status === 'success') meter(deps, entry);
+    meter(deps, entry);
     log.info(
       { status: entry.status, received: entry.receivedOut, receivedSource: entry.receivedSource, feesSource: entry.feesSource, gasPaid: entry.gasPaid, settleMs: entry.settleMs },
       'ledger entry recorded',
@@ -108,6 +110,10 @@ function usd(micros: bigint): number {
 }
 
 function meter(deps: LedgerDeps, e: LedgerEntry): void {
+  if (e.status !== 'success') {
+    deps.metrics.feesPaidUsdTotal.inc({ component: 'gas' }, usd(e.gasUsdMicros ?? 0n));
+    return;
+  }
   for (const c of FEE_COMPONENTS) deps.metrics.feesPaidUsdTotal.inc({ component: c }, usd(e.fees?.[c] ?? 0n));
   deps.metrics.feesPaidUsdTotal.inc({ component: 'gas' }, usd(e.gasUsdMicros ?? 0n));
   deps.metrics.transferFeesUsd.observe(usd(e.totalFeesUsdMicros));

@@ -1,5 +1,5 @@
 /**
- * The ledger entry of one finished transfer (success, failure or refund), computed from what the store and the
+ * The ledger entry of one finished transfer (success, failure, refund or origin_failed), computed from what the store and the
  * API recorded. Pure; no I/O. Amounts are bigint base units, USD values micro-USD bigints (formatted to
  * decimal strings only when stored).
  */
@@ -8,8 +8,20 @@ import { parseUsdMicros } from '../core/units.ts';
 import type { TransferRow } from '../store/transferRows.ts';
 import { actualFeesOf, feesFromComponents, receivedAmountOf, type ComponentCosts } from './requestRecord.ts';
 
-/** Transfer statuses a ledger entry is written for. */
-export type LedgerStatus = 'success' | 'failure' | 'refund';
+/**
+ * Transfer statuses a ledger entry is written for. `origin_failed` entries carry only what the origin chain
+ * charged (a reverted deposit's gas, the miner fee of a replacement that ended an unwanted Bitcoin deposit): no
+ * order was filled, so there is nothing received and no Relay fee.
+ */
+export type LedgerStatus = 'success' | 'failure' | 'refund' | 'origin_failed';
+
+/** The final statuses a ledger entry is written for, as a list (see {@link LedgerStatus}). */
+export const LEDGER_STATUSES: readonly LedgerStatus[] = ['success', 'failure', 'refund', 'origin_failed'];
+
+/** Whether a transfer status is one a ledger entry is written for. */
+export function isLedgerStatus(status: string): status is LedgerStatus {
+  return (LEDGER_STATUSES as readonly string[]).includes(status);
+}
 
 /** Where the received amount comes from (see src/ledger/requestRecord.ts). */
 export type ReceivedSource = 'requests_v3_route_actual' | 'order_minimum' | 'none';
@@ -34,7 +46,7 @@ export interface LedgerEntry {
   /** Destination base units received, null when unknown (failure, refund, or no source). */
   receivedOut: bigint | null;
   receivedSource: ReceivedSource;
-  /** Fee costs per component, micro-USD; null when no source gave them (failure, refund). */
+  /** Fee costs per component, micro-USD; null when no source gave them (failure, refund, origin_failed). */
   fees: ComponentCosts | null;
   feesSource: FeesSource;
   /** Gas paid on the origin chain over every origin transaction, native base units; null when not read. */
@@ -70,7 +82,7 @@ export interface LedgerInputs {
 }
 
 /**
- * Computes the ledger entry of a final transfer.
+ * Computes the ledger entry of a final transfer (success, failure, refund or origin_failed).
  *
  * - received: `requests_v3_route_actual` for a `success` whose request record carries the delivered amount, else
  *   `order_minimum` (the order's guaranteed `minimumAmount`, a lower bound) for a success, else `none`.
@@ -80,16 +92,17 @@ export interface LedgerInputs {
  *   the input's own price when the payment is the native currency (a BTC or SOL transfer).
  * - settle: first `transfer_txs.signed_at_ms` → the transition to the final status.
  *
- * @throws Error when the transfer's status is not success, failure or refund
+ * @throws Error when the transfer's status is not one of {@link LEDGER_STATUSES}
  */
 export function computeLedgerEntry(input: LedgerInputs): LedgerEntry {
   const t = input.transfer;
-  if (t.status !== 'success' && t.status !== 'failure' && t.status !== 'refund') {
-    throw new Error(`transfer ${t.id} is ${t.status}; a ledger entry is written for success, failure or refund only`);
+  const status = t.status;
+  if (!isLedgerStatus(status)) {
+    throw new Error(`transfer ${t.id} is ${status}; a ledger entry is written for ${LEDGER_STATUSES.join(', ')} only`);
   }
   const parsed = QuoteResponseSchema.safeParse(input.quoteRaw);
   const quote = parsed.success ? parsed.data : null;
-  const success = t.status === 'success';
+  const success = status === 'success';
 
   let receivedOut: bigint | null = null;
   let receivedSource: ReceivedSource = 'none';
@@ -115,7 +128,7 @@ export function computeLedgerEntry(input: LedgerInputs): LedgerEntry {
   const settledAtMs = t.events.filter((e) => e.toStatus === t.status).at(-1)?.atMs ?? input.nowMs;
   return {
     transferId: t.id,
-    status: t.status,
+    status,
     asset: t.asset,
     originChain: t.originChain,
     destinationChain: t.destinationChain,

@@ -64,7 +64,7 @@ export interface OperatorMetrics {
   budgetUsedRatio: Gauge<'budget' | 'asset'>;
   /** `ballast_withdrawals{state}`: withdrawals in the store by state (src/store/withdrawals.ts). */
   withdrawalsByState: Gauge<'state'>;
-  /** `ballast_fees_paid_usd_total{component}`: USD fees of successful transfers, by component. */
+  /** `ballast_fees_paid_usd_total{component}`: USD fees paid, by component (Relay components of successes; `gas` of every ledger entry). */
   feesPaidUsdTotal: Counter<'component'>;
   /** `ballast_transfer_fees_usd`: total USD fees of each successful transfer. */
   transferFeesUsd: Histogram<string>;
@@ -193,7 +193,7 @@ export function createOperatorMetrics(registry: Registry, build: { version: stri
     }),
     feesPaidUsdTotal: new Counter({
       name: 'ballast_fees_paid_usd_total',
-      help: 'USD fees paid by successful transfers, by component (execution, swap, platform, app, gas).',
+      help: 'USD fees paid, by component: execution, swap, platform, app of successful transfers; gas (origin gas or miner fee) of every finished transfer.',
       labelNames: ['component'],
       registers,
     }),

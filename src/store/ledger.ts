@@ -96,12 +96,12 @@ export async function listLedgerSince(db: StoreDb, sinceMs: number): Promise<Led
 }
 
 /**
- * Finished transfers (success, failure, refund) updated at or after `sinceMs` that have no ledger row yet, oldest
+ * Finished transfers (success, failure, refund, origin_failed) updated at or after `sinceMs` that have no ledger row yet, oldest
  * first, at most `limit` ids (a ledger write that failed, or a transfer closed by a webhook with no tracker).
  */
 export async function transfersMissingLedger(db: StoreDb, sinceMs: number, limit: number): Promise<number[]> {
   const rows = await db.all(`SELECT t.id FROM transfers t LEFT JOIN transfer_ledger l ON l.transfer_id = t.id
-       WHERE l.transfer_id IS NULL AND t.status IN ('success', 'failure', 'refund') AND t.updated_at_ms >= ?
+       WHERE l.transfer_id IS NULL AND t.status IN ('success', 'failure', 'refund', 'origin_failed') AND t.updated_at_ms >= ?
        ORDER BY t.id LIMIT ?`, sinceMs, limit) as { id: number }[]; // one column
   return rows.map((r) => r.id);
 }

@@ -415,6 +415,45 @@ ALTER TABLE withdrawals ADD COLUMN received_amount TEXT NOT NULL DEFAULT '0' ${u
 UPDATE withdrawals SET received_amount = COALESCE(prepared_amount, amount) WHERE state = 'executed';
 `,
   },
+  {
+    version: 10,
+    name: 'transfer_ledger: origin_failed entries (the origin gas or miner fee paid by a transfer whose deposit never landed, e.g. a mined replacement)',
+    sql: `
+CREATE TABLE transfer_ledger_v10 (
+  transfer_id          INTEGER PRIMARY KEY REFERENCES transfers(id),
+  status               TEXT    NOT NULL CHECK (status IN ('success', 'failure', 'refund', 'origin_failed')),
+  asset                TEXT    NOT NULL,
+  origin_chain         TEXT    NOT NULL,
+  destination_chain    TEXT    NOT NULL,
+  amount_in            TEXT    NOT NULL ${uint('amount_in')},
+  decimals_in          INTEGER,
+  decimals_out         INTEGER,
+  quoted_expected_out  TEXT    NOT NULL ${uint('quoted_expected_out')},
+  quoted_min_out       TEXT    NOT NULL ${uint('quoted_min_out')},
+  received_out         TEXT    ${uint('received_out')},
+  received_source      TEXT    NOT NULL CHECK (received_source IN ('requests_v3_route_actual', 'order_minimum', 'none')),
+  fee_execution_usd    TEXT,
+  fee_swap_usd         TEXT,
+  fee_platform_usd     TEXT,
+  fee_app_usd          TEXT,
+  fees_source          TEXT    NOT NULL CHECK (fees_source IN ('requests_v3_actual', 'quote_breakdown', 'none')),
+  gas_paid             TEXT    ${uint('gas_paid')},
+  gas_decimals         INTEGER,
+  gas_usd              TEXT,
+  total_fees_usd       TEXT    NOT NULL,
+  signed_at_ms         INTEGER,
+  settled_at_ms        INTEGER NOT NULL,
+  settle_ms            INTEGER CHECK (settle_ms IS NULL OR settle_ms >= 0),
+  recorded_at_ms       INTEGER NOT NULL,
+  CHECK ((received_out IS NULL) = (received_source = 'none')),
+  CHECK ((fee_execution_usd IS NULL) = (fees_source = 'none'))
+);
+INSERT INTO transfer_ledger_v10 SELECT * FROM transfer_ledger;
+DROP TABLE transfer_ledger;
+ALTER TABLE transfer_ledger_v10 RENAME TO transfer_ledger;
+CREATE INDEX transfer_ledger_settled ON transfer_ledger(settled_at_ms);
+`,
+  },
 ];
 
 /** Highest version this code knows. */

@@ -367,6 +367,14 @@ ALTER TABLE withdrawals ADD COLUMN received_amount TEXT NOT NULL DEFAULT '0' ${u
 UPDATE withdrawals SET received_amount = COALESCE(prepared_amount, amount) WHERE state = 'executed';
 `,
   },
+  {
+    version: 10,
+    name: 'transfer_ledger: origin_failed entries (the origin gas or miner fee paid by a transfer whose deposit never landed, e.g. a mined replacement)',
+    sql: `
+ALTER TABLE transfer_ledger DROP CONSTRAINT transfer_ledger_status_check;
+ALTER TABLE transfer_ledger ADD CONSTRAINT transfer_ledger_status_check CHECK (status IN ('success', 'failure', 'refund', 'origin_failed'));
+`,
+  },
 ];
 
 /** Highest PostgreSQL schema version this code knows (equal to the SQLite one). */

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ABSENCE_RECHECK_MS } from '../../../src/cycle/reconcile.ts';
 import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
+import { getLedgerEntry } from '../../../src/store/ledger.ts';
 import { sandboxPerTest, tempDir } from '../helpers/sandboxBallast.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';
 
@@ -121,6 +122,11 @@ describe('a Bitcoin deposit the node lost', () => {
       expect(feeOf(replacement)).toBeGreaterThan(feeOf(deposit)); // BIP-125: it out-pays the deposit it replaces
       expect(t.fromBefore - (await t.from.balance())).toBe(second!.amountIn + feeOf(second!.txs[0]!) + feeOf(replacement));
       expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_replacements_total')).toMatch(/chain="bitcoin",outcome="sent"} 1/);
+      // The failed transfer's ledger entry holds the replacement's miner fee (all it cost): nothing received, no Relay fee.
+      const entry = await getLedgerEntry(t.ballast.db, row!.id);
+      expect(entry).toMatchObject({ status: 'origin_failed', gasPaid: feeOf(replacement), receivedOut: null, fees: null });
+      expect(entry!.gasUsdMicros).toBeGreaterThan(0n);
+      expect(entry!.totalFeesUsdMicros).toBe(entry!.gasUsdMicros);
     } finally {
       await t.ballast.close();
     }

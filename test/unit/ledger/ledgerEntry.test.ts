@@ -97,6 +97,16 @@ describe('computeLedgerEntry', () => {
     expect(e.settleMs).toBe(3_000);
   });
 
+  it('records an origin_failed transfer with only the origin gas it paid, priced, and neither fees nor a received amount', () => {
+    const failed = transfer({ status: 'origin_failed', relayStatus: null, outTxHashes: [], events: [{ id: 1, fromStatus: 'broadcast', toStatus: 'origin_failed', atMs: 8_000, detail: null }] });
+    const e = computeLedgerEntry(inputs({ transfer: failed, requestData: null }));
+    expect(e.status).toBe('origin_failed');
+    expect([e.fees, e.feesSource, e.receivedOut, e.receivedSource]).toEqual([null, 'none', null, 'none']);
+    expect(e.gasUsdMicros).toBe(1_500_000n); // 0.0005 ETH at 3 USD per 0.001 ETH
+    expect(e.totalFeesUsdMicros).toBe(1_500_000n);
+    expect(e.settledAtMs).toBe(8_000);
+  });
+
   it('refuses a transfer that is not final', () => {
     expect(() => computeLedgerEntry(inputs({ transfer: transfer({ status: 'deposited' }) }))).toThrow(/deposited/);
   });

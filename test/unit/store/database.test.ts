@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreSchemaError } from '../../../src/store/errors.ts';
 import { migrate, schemaVersion } from '../../../src/store/database.ts';
@@ -58,6 +60,41 @@ describe('openDatabase', () => {
     expect(err).toBeInstanceOf(StoreSchemaError);
     expect((err as StoreSchemaError).code).toBe('STORE_SCHEMA_TOO_NEW');
     expect((err as Error).message).toContain(`has schema version 99 but this Ballast knows up to ${MIGRATIONS.length}`);
+  });
+
+  it('version 10 rebuilds transfer_ledger keeping its rows, its index and the transfers it references, and admits origin_failed', () => {
+    mkdirSync(path.dirname(t.file), { recursive: true });
+    const db = new Database(t.file);
+    try {
+      const v9 = MIGRATIONS.filter((m) => m.version <= 9);
+      expect(migrate(db, t.file, v9)).toBe(9);
+      db.exec(`INSERT INTO cycles (id, mode, started_at_ms) VALUES (1, 'once', 1);
+        INSERT INTO transfers (id, cycle_id, asset, origin_chain, origin_chain_id, origin_currency, destination_chain, destination_chain_id,
+          destination_currency, user_address, recipient, amount_in, expected_out, min_out, status, created_at_ms, updated_at_ms)
+          VALUES (1, 1, 'USDC', 'a', 1, '0xa', 'b', 2, '0xb', '0xu', '0xr', '10', '9', '8', 'success', 1, 2),
+                 (2, 1, 'BTC', 'bitcoin', 8253038, 'bc1q', 'b', 2, '0xb', 'bc1q', '0xr', '10', '9', '8', 'origin_failed', 1, 2);
+        INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, quoted_expected_out, quoted_min_out,
+          received_out, received_source, fees_source, total_fees_usd, settled_at_ms, recorded_at_ms)
+          VALUES (1, 'success', 'USDC', 'a', 'b', '10', '9', '8', '9', 'order_minimum', 'none', '0', 5, 6);`);
+      const originFailed = `INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, quoted_expected_out,
+          quoted_min_out, received_source, fees_source, gas_paid, gas_decimals, total_fees_usd, settled_at_ms, recorded_at_ms)
+          VALUES (2, 'origin_failed', 'BTC', 'bitcoin', 'b', '10', '9', '8', 'none', 'none', '2500', 8, '2.5', 7, 8)`;
+      expect(() => db.exec(originFailed)).toThrow(/CHECK constraint failed/);
+      const before = db.prepare('SELECT * FROM transfer_ledger').all();
+      expect(migrate(db, t.file, MIGRATIONS)).toBe(MIGRATIONS.length);
+      expect(db.prepare('SELECT * FROM transfer_ledger').all()).toEqual(before);
+      db.exec(originFailed);
+      expect(db.prepare('SELECT transfer_id, status, gas_paid FROM transfer_ledger ORDER BY transfer_id').all()).toEqual([
+        { transfer_id: 1, status: 'success', gas_paid: null },
+        { transfer_id: 2, status: 'origin_failed', gas_paid: '2500' },
+      ]);
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'transfer_ledger' AND type = 'index' AND sql IS NOT NULL").all()).toEqual([
+        { name: 'transfer_ledger_settled' },
+      ]);
+      expect(() => db.exec("INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, quoted_expected_out, quoted_min_out, received_source, fees_source, total_fees_usd, settled_at_ms, recorded_at_ms) VALUES (99, 'success', 'X', 'a', 'b', '1', '1', '1', 'none', 'none', '0', 1, 1)")).toThrow(/FOREIGN KEY constraint failed/);
+    } finally {
+      db.close();
+    }
   });
 
   it('rejects a migration list with a gap', () => {

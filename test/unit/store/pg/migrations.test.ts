@@ -147,10 +147,10 @@ describe('PostgreSQL migrations', () => {
       `INSERT INTO withdrawals (id, transfer_id, request_id, chain, chain_id, chain_slug, wallet, owner, recipient, currency, amount, deposit_tx, state,
         nonce, signature, prepared_amount, finished_at_ms, created_at_ms, updated_at_ms)
         VALUES (${id}, 1, '0xreq', 'alpha', 1, 'alpha', 'w', '0xo', '0xr', '0xc', '7', '0xd', '${state}', ${extra}, 1, 2)`;
-    const ledger = (receivedOut: string, source: string) =>
+    const ledger = (receivedOut: string, source: string, status = 'success', transferId = 1) =>
       `INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, quoted_expected_out, quoted_min_out,
         received_out, received_source, fees_source, total_fees_usd, settled_at_ms, recorded_at_ms)
-        VALUES (1, 'success', 'USDC', 'alpha', 'beta', '10', '9', '8', ${receivedOut}, '${source}', 'none', '0', 5, 6)`;
+        VALUES (${transferId}, '${status}', 'USDC', 'alpha', 'beta', '10', '9', '8', ${receivedOut}, '${source}', 'none', '0', 5, 6)`;
     const cases: { name: string; sql: string; ok: boolean }[] = [
       { name: 'cycle mode outside the list', sql: "INSERT INTO cycles (id, mode, started_at_ms) VALUES (2, 'weekly', 1)", ok: false },
       { name: 'cycle finished without outcome', sql: "INSERT INTO cycles (id, mode, started_at_ms, finished_at_ms) VALUES (3, 'once', 1, 2)", ok: false },
@@ -170,6 +170,8 @@ describe('PostgreSQL migrations', () => {
       { name: 'withdrawal executed without finish time', sql: withdrawal(3, 'executed', 'NULL, NULL, NULL, NULL'), ok: false },
       { name: 'ledger received amount missing with source order_minimum', sql: ledger('NULL', 'order_minimum'), ok: false },
       { name: 'ledger with a received amount', sql: ledger("'9'", 'order_minimum'), ok: true },
+      { name: 'ledger status outside the list', sql: ledger('NULL', 'none', 'lost', 11), ok: false },
+      { name: "ledger status 'origin_failed' (version 10)", sql: ledger('NULL', 'none', 'origin_failed', 11), ok: true },
       {
         name: 'transfer tx with a negative item index',
         sql: "INSERT INTO transfer_txs (transfer_id, step_id, item_index, chain_id, request_json, tx_hash, raw_tx, status, signed_at_ms) VALUES (1, 'deposit', -1, 1, '{}', '0xh', '0xr', 'signed', 1)",
