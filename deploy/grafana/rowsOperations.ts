@@ -88,7 +88,7 @@ export const cycles = [
   }),
 ];
 
-/** Relay API rates, errors and latency. */
+/** Relay API rates, errors, latency and announced endpoint sunsets. */
 export const relayApi = [
   row('Relay API'),
   timeseries({
@@ -122,6 +122,18 @@ export const relayApi = [
     ],
     unit: 's',
     w: 8,
+  }),
+  bargauge({
+    title: 'Days until Relay endpoint sunset',
+    description:
+      'Days left before each Relay API endpoint Ballast calls stops answering, from the Sunset header of its responses (ballast_relay_endpoint_sunset_timestamp_seconds; RFC 8594). Red under 30 days (alert BallastRelayEndpointSunset); the logs name the successor once a day.',
+    queries: [{ expr: `(max by (endpoint) (${sel('ballast_relay_endpoint_sunset_timestamp_seconds')}) - time()) / 86400`, legend: '{{endpoint}}' }],
+    unit: 'd',
+    min: 0,
+    decimals: 0,
+    steps: [[null, 'red'], [30, 'orange'], [90, 'green']],
+    w: 24,
+    h: 5,
   }),
 ];
 

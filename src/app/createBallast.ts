@@ -18,6 +18,7 @@ import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
 import { runQueuedTransfers } from '../cycle/queuedTransfers.ts';
 import { runManualTransfer, type ManualTransferRequest } from '../cycle/manualTransfer.ts';
 import { createChainAdapters } from './chainAdapters.ts';
+import { createRelayDeprecationWatch } from './relayDeprecationWatch.ts';
 import { countRpcErrorsAll } from '../chains/rpcErrorCounting.ts';
 import { UsdPriceBook } from '../cycle/metricsPrices.ts';
 import { withRunLock } from './runLock.ts';
@@ -99,17 +100,20 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
   const db = opts.store ?? openSqliteStore(config.store);
   let open = true;
   const metrics = opts.metrics ?? createMetrics();
+  const relayLogger = logger.child({ component: 'relay' });
   const relay = createRelayClient({
     baseUrl: config.relay.baseUrl,
     apiKey: config.relay.apiKey,
     referrer: config.relay.referrer,
     timeoutMs: config.relay.timeoutMs,
-    logger: logger.child({ component: 'relay' }),
+    logger: relayLogger,
     onResponse: (e) => {
       metrics.relayHttpRequestsTotal.inc({ endpoint: e.endpoint, status: String(e.status) });
       metrics.relayRequestDurationSeconds.observe({ endpoint: e.endpoint }, e.durationMs / 1000);
       if (e.endpoint === 'POST /quote/v2') metrics.quoteDurationSeconds.observe(e.durationMs / 1000);
     },
+    // Deprecation / Sunset / Link headers of any response: gauges and one warning per endpoint per UTC day.
+    onDeprecation: createRelayDeprecationWatch({ metrics, logger: relayLogger, ...(opts.now ? { now: opts.now } : {}) }),
   });
   for (const chain of Object.keys(config.chains)) metrics.rpcErrorsTotal.inc({ chain }, 0);
   const chains = countRpcErrorsAll(createChainAdapters(config, { chainPollingIntervalMs: opts.chainPollingIntervalMs }), (chain) =>

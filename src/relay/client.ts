@@ -10,6 +10,7 @@
  */
 import type { Logger } from 'pino';
 import { parseWith, RelayError, RelayRequestError, requireText, schemaIssuesFromZod } from './errors.ts';
+import type { DeprecationNotice } from './deprecation.ts';
 import { createHttpTarget, sendOnce, type HttpCall, type HttpEnv } from './http.ts';
 import { createRateLimiter, type RateLimiter } from './rateLimiter.ts';
 import { DEFAULT_MAX_RETRIES, withRetry } from './retry.ts';
@@ -47,6 +48,12 @@ export interface RelayClientOptions {
   logger?: Logger;
   /** Called once per HTTP attempt, for metrics. `endpoint` is `METHOD /route` (bounded set). */
   onResponse?: (e: { endpoint: string; status: number | 'network_error'; durationMs: number }) => void;
+  /**
+   * Called for every HTTP attempt whose response (2xx or not) carries `Deprecation`, `Sunset` or a deprecation
+   * `Link` header (RFC 9745, RFC 8594, RFC 8288; src/relay/deprecation.ts), for metrics and warnings. Exceptions
+   * it throws are logged, never raised into the call.
+   */
+  onDeprecation?: (notice: DeprecationNotice) => void;
   /** Clock, unix ms: `retry-after` HTTP dates and rate limiting (default `Date.now`). */
   now?: () => number;
   /** Uniform [0, 1) source for backoff jitter (default `Math.random`). */
@@ -113,6 +120,7 @@ export function createRelayClient(opts: RelayClientOptions): RelayClient {
     now,
     ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
     ...(opts.onResponse !== undefined ? { onResponse: opts.onResponse } : {}),
+    ...(opts.onDeprecation !== undefined ? { onDeprecation: opts.onDeprecation } : {}),
   };
   const quoteLimiter = createRateLimiter({ limit: opts.quotesPerMinute ?? 50, windowMs: MINUTE_MS, now, sleep });
   const otherLimiter = createRateLimiter({ limit: opts.otherCallsPerMinute ?? 200, windowMs: MINUTE_MS, now, sleep });

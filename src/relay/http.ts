@@ -3,6 +3,7 @@
  * outcome into data or a Relay error. Retries and rate limiting are layered on top by the client.
  */
 import type { Logger } from 'pino';
+import { readDeprecationNotice, type DeprecationNotice } from './deprecation.ts';
 import { RelayErrorBodySchema, type RelayErrorBody } from './schemas.ts';
 import { RelayApiError, RelayNetworkError, RelayRequestError, RelaySchemaError, redactSecrets } from './errors.ts';
 import { parseRetryAfter } from './retry.ts';
@@ -67,6 +68,11 @@ export interface HttpEnv {
   now: () => number;
   logger?: Logger;
   onResponse?: (e: { endpoint: string; status: number | 'network_error'; durationMs: number }) => void;
+  /**
+   * Called for every response (any status) that carries `Deprecation`, `Sunset` or a deprecation `Link` header
+   * (./deprecation.ts), before its body is read. An exception it throws is logged and does not reach the call.
+   */
+  onDeprecation?: (notice: DeprecationNotice) => void;
 }
 
 /** Keeps at most `n` characters of an error body for messages. */
@@ -106,6 +112,7 @@ export async function sendOnce(env: HttpEnv, call: HttpCall, signal?: AbortSigna
     });
     status = res.status;
     retryAfter = res.headers.get('retry-after');
+    if (env.onDeprecation !== undefined) reportDeprecation(env, call, res.headers);
     text = await res.text();
   } catch (cause) {
     report('network_error');
@@ -136,6 +143,20 @@ export async function sendOnce(env: HttpEnv, call: HttpCall, signal?: AbortSigna
   } catch (cause) {
     const start = scrub(text.slice(0, 80));
     throw new RelaySchemaError(call.endpoint, [{ path: '', message: `body is not JSON (starts with ${JSON.stringify(start)})` }], { cause });
+  }
+}
+
+/**
+ * Reads the deprecation headers of a response and hands a notice to `env.onDeprecation`. Never throws: the
+ * parser does not, and an exception of the callback is logged at warn.
+ */
+function reportDeprecation(env: HttpEnv, call: HttpCall, headers: Headers): void {
+  const notice = readDeprecationNotice(call.endpoint, headers, `${env.target.base}${call.pathAndQuery}`);
+  if (notice === null) return;
+  try {
+    env.onDeprecation?.(notice);
+  } catch (err) {
+    env.logger?.warn({ endpoint: call.endpoint, err: err instanceof Error ? err.message : String(err) }, 'deprecation notice handler failed');
   }
 }
 

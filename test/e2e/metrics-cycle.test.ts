@@ -1,8 +1,8 @@
 /**
  * The operator metrics after a real cycle on the sandbox: balances and bands in whole units and USD, distance,
  * deficit and surplus, signer gas balances against chains.<name>.minGasBalance, Relay latencies, budget usage,
- * withdrawals by state and build info, all accepted by `promtool check metrics`; and a chain whose node is down
- * counts RPC errors without the gas read breaking the cycle.
+ * withdrawals by state, build info and the Relay endpoint sunset gauges, all accepted by `promtool check metrics`;
+ * and a chain whose node is down counts RPC errors without the gas read breaking the cycle.
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -100,6 +100,15 @@ describe('operator metrics after a cycle', () => {
       const fees = sample(text, 'ballast_budget_used_ratio', 'budget="daily_fees_usd",asset=""')!;
       expect(fees).toBeGreaterThanOrEqual(0);
       expect(fees).toBeLessThan(0.1);
+
+      // The sandbox sends Relay's deprecation headers on POST /quote/v2: Sunset Tue, 23 Feb 2027 00:00:00 GMT,
+      // Deprecation @1795564800 (2026-11-25, so deprecated = 0 before that day); one warning names the successor.
+      expect(sample(text, 'ballast_relay_endpoint_sunset_timestamp_seconds', 'endpoint="POST /quote/v2"')).toBe(1803340800);
+      expect(sample(text, 'ballast_relay_endpoint_deprecated', 'endpoint="POST /quote/v2"')).toBe(Date.now() >= 1795564800_000 ? 1 : 0);
+      expect(sample(text, 'ballast_relay_endpoint_sunset_timestamp_seconds', 'endpoint="GET /chains"')).toBeUndefined();
+      const sunsetWarnings = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.sunsetAt !== undefined);
+      expect(sunsetWarnings).toHaveLength(1);
+      expect(sunsetWarnings[0]).toMatchObject({ level: 40, endpoint: 'POST /quote/v2', sunsetAt: '2027-02-23T00:00:00.000Z', successor: `${sandbox.apiUrl}/quote/v3` });
 
       expect(sample(text, 'ballast_withdrawals', 'state="attesting"')).toBe(0);
       expect(sample(text, 'ballast_withdrawals', 'state="failed"')).toBe(0);

@@ -6,11 +6,13 @@
  * `extra` routes (the withdrawal endpoints and GET /_sandbox/hub-balances, `src/sandbox/withdrawals`; GET|POST
  * /_sandbox/bitcoin/faults, `bitcoinFaultRoutes.ts`). HTTP error bursts
  * (faults.httpErrors) apply to public routes only and answer 429 / 503 `{message}` with `retry-after: 1`.
- * Error bodies follow spec "Errors" (see `SandboxApiError`).
+ * Error bodies follow spec "Errors" (see `SandboxApiError`). Every response on /quote/v2, errors and bursts included,
+ * carries the deprecation headers Relay documents for it (`deprecationHeaders.ts`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SandboxApiError } from '../quote/errors.ts';
+import { DEPRECATED_SANDBOX_PATHS, quoteV2DeprecationHeaders } from './deprecationHeaders.ts';
 import { readJsonBody, sendJson } from './http.ts';
 import { checkApiKey, handleQuote } from './quoteHandler.ts';
 import {
@@ -86,7 +88,21 @@ function routeTable(extra: SandboxApiRoutes): RouteTable {
   return { public: pub, admin, knownPaths: new Set([...Object.keys(pub), ...Object.keys(admin)].map((k) => k.split(' ')[1])) };
 }
 
-async function dispatch(state: SandboxState, req: IncomingMessage, res: ServerResponse, routes: RouteTable): Promise<void> {
+/** Extra headers of every response to `req`: the deprecation headers on a retiring path, else none. */
+function responseHeaders(server: Server, req: IncomingMessage): Record<string, string | string[]> {
+  const pathname = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+  if (!DEPRECATED_SANDBOX_PATHS.has(pathname)) return {};
+  const addr = server.address() as AddressInfo; // a request arrived, so the server listens on TCP
+  return quoteV2DeprecationHeaders(`http://127.0.0.1:${addr.port}`);
+}
+
+async function dispatch(
+  state: SandboxState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  routes: RouteTable,
+  headers: Record<string, string | string[]>,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const key = `${req.method ?? 'GET'} ${url.pathname}`;
   const admin = routes.admin[key];
@@ -94,21 +110,21 @@ async function dispatch(state: SandboxState, req: IncomingMessage, res: ServerRe
   if (!admin) {
     const burst = state.faults.takeHttpError();
     if (burst === 429) {
-      sendJson(res, 429, { message: 'Rate limit exceeded; retry after 1 s' }, { 'retry-after': '1' });
+      sendJson(res, 429, { message: 'Rate limit exceeded; retry after 1 s' }, { ...headers, 'retry-after': '1' });
       return;
     }
     if (burst === 503) {
-      sendJson(res, 503, { message: 'Service temporarily unavailable; retry after 1 s' }, { 'retry-after': '1' });
+      sendJson(res, 503, { message: 'Service temporarily unavailable; retry after 1 s' }, { ...headers, 'retry-after': '1' });
       return;
     }
   }
   if (!handler) {
     if (routes.knownPaths.has(url.pathname)) throw new SandboxApiError(405, null, `${req.method} is not allowed on ${url.pathname}`);
-    sendJson(res, 404, { message: `Not found: ${url.pathname}` });
+    sendJson(res, 404, { message: `Not found: ${url.pathname}` }, headers);
     return;
   }
   const result = await handler(state, req, url);
-  sendJson(res, result.status, result.body);
+  sendJson(res, result.status, result.body, headers);
 }
 
 /**
@@ -121,14 +137,15 @@ export function createSandboxApi(state: SandboxState, extra: SandboxApiRoutes = 
   const log = state.logger.child({ component: 'sandbox-api' });
   const routes = routeTable(extra);
   const server = createServer((req, res) => {
-    dispatch(state, req, res, routes).catch((error: unknown) => {
+    const headers = responseHeaders(server, req);
+    dispatch(state, req, res, routes, headers).catch((error: unknown) => {
       if (error instanceof SandboxApiError) {
         log.debug({ method: req.method, url: req.url, code: error.code }, error.message);
-        if (!res.headersSent) sendJson(res, error.status, error.toBody());
+        if (!res.headersSent) sendJson(res, error.status, error.toBody(), headers);
         return;
       }
       log.error({ err: error, method: req.method, url: req.url }, 'sandbox API handler failed');
-      if (!res.headersSent) sendJson(res, 500, new SandboxApiError(500, 'UNKNOWN_ERROR', 'Internal sandbox error').toBody());
+      if (!res.headersSent) sendJson(res, 500, new SandboxApiError(500, 'UNKNOWN_ERROR', 'Internal sandbox error').toBody(), headers);
       else res.destroy();
     });
   });

@@ -65,6 +65,7 @@ describe('deploy/prometheus/alerts.yml', () => {
         'BallastRelayApiErrors',
         'BallastGasLow',
         'BallastKillSwitchEngaged',
+        'BallastRelayEndpointSunset',
       ]),
     );
     const tests = (parse(readFileSync(path.join(DIR, 'alerts.test.yml'), 'utf8')) as { tests: RuleTest[] }).tests.flatMap((t) => t.alert_rule_test ?? []);
