@@ -16,6 +16,7 @@ import { buildInfo } from '../core/buildInfo.ts';
 import { createLeaderMetrics, type LeaderMetrics } from './leaderMetrics.ts';
 import { createMonitorMetrics, type MonitorMetrics } from './monitorMetrics.ts';
 import { createRouteChoiceMetrics, type RouteChoiceMetrics } from './routeChoiceMetrics.ts';
+import { createScreeningMetrics, type ScreeningMetrics } from './screeningMetrics.ts';
 import { createOperatorMetrics, type OperatorMetrics } from './operatorMetrics.ts';
 
 /** Outcomes of a cycle (same values as the store's `cycles.outcome`). */
@@ -29,7 +30,7 @@ const LINT_FAILING_DEFAULTS = [
 ] as const;
 
 /** All Ballast metrics plus the registry that exposes them (the operator metrics are in ./operatorMetrics.ts). */
-export interface BallastMetrics extends OperatorMetrics, LeaderMetrics, MonitorMetrics, RouteChoiceMetrics {
+export interface BallastMetrics extends OperatorMetrics, LeaderMetrics, MonitorMetrics, RouteChoiceMetrics, ScreeningMetrics {
   /** Registry to serve at /metrics. */
   registry: Registry;
   /** `ballast_cycles_total{outcome}`: finished cycles by outcome (ok, refused, error). */
@@ -140,6 +141,7 @@ export function createMetrics(): BallastMetrics {
     ...createLeaderMetrics(registry),
     ...createMonitorMetrics(registry),
     ...createRouteChoiceMetrics(registry),
+    ...createScreeningMetrics(registry),
     cyclesTotal: new Counter({
       name: 'ballast_cycles_total',
       help: 'Rebalancing cycles finished, by outcome (ok, refused, error).',

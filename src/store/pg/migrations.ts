@@ -367,6 +367,25 @@ ALTER TABLE withdrawals ADD COLUMN received_amount TEXT NOT NULL DEFAULT '0' ${u
 UPDATE withdrawals SET received_amount = COALESCE(prepared_amount, amount) WHERE state = 'executed';
 `,
   },
+  {
+    version: 11,
+    name: 'wallet_pauses: wallets paused by Relay address screening (quote refused, or fill blocked) until an operator resumes them',
+    sql: `
+CREATE TABLE wallet_pauses (
+  id                 ${ID},
+  address            TEXT    NOT NULL,
+  stage              TEXT    NOT NULL CHECK (stage IN ('quote', 'fill')),
+  code               TEXT    NOT NULL,
+  detail             TEXT    NOT NULL,
+  transfer_id        BIGINT  REFERENCES transfers(id),
+  created_at_ms      BIGINT  NOT NULL,
+  resolved_at_ms     BIGINT,
+  resolution         TEXT,
+  CHECK ((resolved_at_ms IS NULL) = (resolution IS NULL))
+);
+CREATE INDEX wallet_pauses_open ON wallet_pauses(address) WHERE resolved_at_ms IS NULL;
+`,
+  },
 ];
 
 /** Highest PostgreSQL schema version this code knows (equal to the SQLite one). */
