@@ -106,6 +106,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     apiKey: config.relay.apiKey,
     referrer: config.relay.referrer,
     timeoutMs: config.relay.timeoutMs,
+    quotesPerMinute: config.relay.quotesPerMinute,
     logger: relayLogger,
     onResponse: (e) => {
       metrics.relayHttpRequestsTotal.inc({ endpoint: e.endpoint, status: String(e.status) });

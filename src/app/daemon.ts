@@ -20,6 +20,7 @@ import { DEFAULT_READY_AFTER_SCHEDULES, readiness, scheduleIntervalMs } from '..
 import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { authRefusalLine } from '../relay/authRefusal.ts';
 
 /** Options for {@link runDaemon}. */
 export interface DaemonOptions {
@@ -40,6 +41,13 @@ export interface DaemonHandle {
   stop(reason: string): Promise<void>;
   /** Resolves after stop() completed. */
   stopped: Promise<void>;
+  /**
+   * Why the daemon stopped by itself, or null: the Relay API refused the API key (401/403) in the first cycle,
+   * a configuration error the CLI turns into exit 2 (src/relay/authRefusal.ts). A refusal in a later cycle (a key
+   * revoked while running) does not stop it: it is logged at error level every cycle and counted in
+   * `ballast_relay_http_requests_total{status="401"|"403"}` and `ballast_cycles_total{outcome="error"}`.
+   */
+  readonly fatal: string | null;
 }
 
 /**
@@ -53,6 +61,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   let current: Promise<unknown> | null = null;
   let lastCycleOk: boolean | null = null;
   let lastCycleFinishedAtMs: number | null = null;
+  let cyclesRun = 0;
+  let fatal: string | null = null;
   const now = ballast.ctx.now;
   const startedAtMs = now();
   const maxAgeMs = (config.metrics?.readyAfterSchedules ?? DEFAULT_READY_AFTER_SCHEDULES) * (await cronIntervalMs(config.schedule));
@@ -90,6 +100,12 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         lastCycleOk = report.outcome !== 'error';
         lastCycleFinishedAtMs = now();
         log.info({ cycleId: report.cycleId, outcome: report.outcome, transfers: report.attempts.map((a) => a.outcome) }, 'cycle finished');
+        if (report.authRefusal) {
+          const line = authRefusalLine(report.authRefusal);
+          log.error({ cycleId: report.cycleId, endpoint: report.authRefusal.endpoint, httpStatus: report.authRefusal.httpStatus, errorCode: report.authRefusal.errorCode }, line);
+          if (cyclesRun === 0) fatal = line; // first cycle: misconfigured from the start, stop (exit 2)
+        }
+        cyclesRun++;
       })
       .catch((error: unknown) => {
         if (error instanceof RunLockBusyError && leadership) lastCycleFinishedAtMs = now(); // the term ended just before
@@ -102,6 +118,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       })
       .finally(() => {
         current = null;
+        if (fatal !== null) void handle.stop('relay.apiKey refused by the Relay API in the first cycle');
       });
     current = run;
     await run;
@@ -121,10 +138,13 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   let stopping = false;
-  return {
+  const handle: DaemonHandle = {
     metricsUrl: metricsServer?.url ?? null,
     webhookUrl,
     stopped,
+    get fatal() {
+      return fatal;
+    },
     async stop(reason: string) {
       if (stopping) return stopped;
       stopping = true;
@@ -139,6 +159,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       resolveStopped();
     },
   };
+  return handle;
 }
 
 /** The longest gap between the next ten run times of a cron schedule, ms (a never-started task is asked). */

@@ -1,6 +1,7 @@
 /**
  * The `ballast` command line (commander). Exit codes (README "Exit codes", src/cli/exitCodes.ts): 0 ok, 1 error
- * (a restart or the next run may succeed: a port in use, the API unreachable), 2 bad usage, config or a store
+ * (a restart or the next run may succeed: a port in use, the API unreachable), 2 bad usage, config (a Relay API
+ * key refused with 401/403 included) or a store
  * that cannot be opened (a restart does not fix it: systemd's `RestartPreventExitStatus=2` stops there), 3
  * refused by policy or verification, 4 the run lock is held by another run.
  *
@@ -13,6 +14,7 @@ import { BallastError } from '../core/errors.ts';
 import { CliError, EXIT_ERROR, EXIT_LOCKED, EXIT_USAGE } from './exitCodes.ts';
 import { COMMANDS, COMMAND_NAMES, commandsFor } from './commandTable.ts';
 import { armCrashFromEnv } from '../config/crashAt.ts';
+import { authRefusalLine, relayAuthRefusal } from '../relay/authRefusal.ts';
 
 /**
  * Exit codes of coded errors that reach the top level; other coded errors exit 1. Codes, not classes, so
@@ -83,6 +85,11 @@ export async function main(argv: string[]): Promise<number> {
     // Coded errors (config, store, Relay API, listen addresses) carry a complete message; anything else is a
     // bug: show the stack.
     if (error instanceof BallastError) {
+      const refusedKey = relayAuthRefusal(error);
+      if (refusedKey) {
+        process.stderr.write(`ballast: ${authRefusalLine(refusedKey)}\n`);
+        return EXIT_USAGE;
+      }
       process.stderr.write(`ballast: ${error.message}\n`);
       return EXIT_BY_CODE[error.code] ?? EXIT_ERROR;
     }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { openBallastApp, type Ballast, type CreateBallastOptions } from '../app/createBallast.ts';
 import { cliLogger, loadCliConfig, type GlobalFlags } from './session.ts';
+import { isLoopbackUrl } from '../relay/authRefusal.ts';
 
 /** Loads config, opens the store (SQLite or PostgreSQL) and wires Ballast for a command. The caller closes it. */
 export async function openBallast(
@@ -15,5 +16,22 @@ export async function openBallast(
   const config = loadCliConfig(flags);
   const logger = cliLogger(config, flags);
   for (const warning of config.warnings) logger.warn({ component: 'config' }, warning);
+  const keyWarning = missingKeyWarning(config.relay);
+  if (keyWarning) logger.warn({ component: 'config' }, keyWarning);
   return { config, ballast: await openBallastApp(config, { logger, ...extra }), logger };
+}
+
+/**
+ * The start-up warning when no Relay API key is configured for a remote API: keys are mandatory on /quote/v3
+ * and public clients report 401 `UNAUTHORIZED_QUOTE` on the older quote endpoints without one
+ * (https://docs.relay.link/references/api/api-keys). None for a loopback base URL (a local sandbox).
+ *
+ * @returns the warning, or undefined when a key is set or the API is on this machine
+ */
+export function missingKeyWarning(relay: { baseUrl: string; apiKey?: string | undefined }): string | undefined {
+  if (relay.apiKey !== undefined || isLoopbackUrl(relay.baseUrl)) return undefined;
+  return (
+    `relay.apiKey is not set and relay.baseUrl (${new URL(relay.baseUrl).host}) is not this machine: the Relay API may refuse quotes ` +
+    'with 401 UNAUTHORIZED_QUOTE; set relay.apiKey: ${RELAY_API_KEY} with a key from dashboard.relay.link'
+  );
 }

@@ -46,6 +46,8 @@ export interface LoadedRelayConfig {
   timeoutMs: number;
   /** How long a fetched GET /chains list is reused, seconds (0: fetched every cycle). */
   chainsCacheSec: number;
+  /** Client-side cap on quote requests per minute (default 50, the documented per-key default). */
+  quotesPerMinute: number;
 }
 
 /**
@@ -275,6 +277,7 @@ function buildLoaded(
     baseUrl: data.relay.baseUrl.replace(/\/+$/, ''),
     timeoutMs: data.relay.timeoutMs,
     chainsCacheSec: data.relay.chainsCacheSec,
+    quotesPerMinute: data.relay.quotesPerMinute,
     ...(data.relay.referrer !== undefined ? { referrer: data.relay.referrer } : {}),
   };
   if (data.relay.apiKey !== undefined) {

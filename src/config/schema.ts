@@ -48,6 +48,12 @@ const bps = (what: string) =>
 /** Default `relay.chainsCacheSec`: GET /chains is fetched at most every five minutes (and when a quote needs it). */
 export const DEFAULT_CHAINS_CACHE_SEC = 300;
 
+/**
+ * Default `relay.quotesPerMinute`: the documented default quote rate limit of an API key, 50 requests per minute
+ * (https://docs.relay.link/references/api/api-keys; elevated keys: 10 per second).
+ */
+export const DEFAULT_QUOTES_PER_MINUTE = 50;
+
 /** `relay:` section (spec "Authentication": the API key travels in `x-api-key`). */
 export const RelaySectionSchema = z
   .strictObject({
@@ -70,6 +76,15 @@ export const RelaySectionSchema = z
       .default(DEFAULT_CHAINS_CACHE_SEC)
       .describe(
         'seconds a fetched GET /chains list is reused (0: fetch every cycle); a quote naming a chain or contract the list lacks fetches it again at once',
+      ),
+    quotesPerMinute: z
+      .number({ error: 'quotesPerMinute must be a whole number of quote requests per minute, e.g. 50' })
+      .int('quotesPerMinute must be a whole number of quote requests per minute, e.g. 50')
+      .min(1, 'quotesPerMinute must be between 1 and 6000 (a key with elevated limits allows 10 per second = 600)')
+      .max(6_000, 'quotesPerMinute must be between 1 and 6000 (a key with elevated limits allows 10 per second = 600)')
+      .default(DEFAULT_QUOTES_PER_MINUTE)
+      .describe(
+        'client-side cap on quote requests per minute; Relay allows 50 per minute per key by default, more on request (https://docs.relay.link/references/api/api-keys)',
       ),
   })
   .describe('Relay API client');
@@ -298,7 +313,7 @@ export const LogSectionSchema = z
 /** Whole configuration file. */
 export const ConfigSchema = z
   .strictObject({
-    relay: RelaySectionSchema.default({ baseUrl: DEFAULT_RELAY_BASE_URL, timeoutMs: 15_000, chainsCacheSec: DEFAULT_CHAINS_CACHE_SEC }),
+    relay: RelaySectionSchema.default({ baseUrl: DEFAULT_RELAY_BASE_URL, timeoutMs: 15_000, chainsCacheSec: DEFAULT_CHAINS_CACHE_SEC, quotesPerMinute: DEFAULT_QUOTES_PER_MINUTE }),
     wallets: z.record(z.string().regex(NAME_RE), WalletSchema).describe('signing wallets by name'),
     chains: z.record(z.string().regex(NAME_RE), ChainSchema).describe('chains by name'),
     assets: z

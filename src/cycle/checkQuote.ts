@@ -20,6 +20,9 @@ import type { CycleContext } from './context.ts';
 import { buildQuoteRequest, expectationsFor, guaranteedOutputFloor } from './expectations.ts';
 import { requestQuote } from './requestQuote.ts';
 import type { RouteCandidate } from './routeChoice.ts';
+import { relayAuthRefusal, type RelayAuthRefusal } from '../relay/authRefusal.ts';
+import { screeningRefusal } from '../relay/screening.ts';
+import { pauseScreenedQuote } from './screeningPause.ts';
 
 /** How a planned transfer ended this cycle. */
 export type AttemptOutcome =
@@ -52,6 +55,8 @@ export interface TransferAttempt {
   transferStatus?: TransferStatus;
   originTxHashes?: string[];
   error?: string;
+  /** The Relay API refused the API key (401/403) for this transfer's quote: a configuration error (exit 2). */
+  authRefusal?: RelayAuthRefusal;
   /** Route choice: every candidate quoted for this transfer and how it fared (src/cycle/routeChoice.ts). */
   candidates?: RouteCandidate[];
 }
@@ -91,7 +96,12 @@ export async function checkQuote(
 
   const quoted = await requestQuote(ctx, request, { cycleId, planId, singleSource: originSwapSource(ctx, planned.from.chain) });
   attempt.request = quoted.request;
-  if (!quoted.ok) return { ...attempt, error: quoted.error };
+  if (!quoted.ok) {
+    const screened = screeningRefusal(quoted.cause);
+    if (screened) return await pauseScreenedQuote(ctx, attempt, screened);
+    const authRefusal = relayAuthRefusal(quoted.cause);
+    return { ...attempt, error: quoted.error, ...(authRefusal ? { authRefusal } : {}) };
+  }
   const { quote, raw } = quoted;
   ctx.metrics.quotesTotal.inc(labels);
   ctx.prices?.noteQuote(planned.asset, quote.details);

@@ -181,5 +181,6 @@ export async function runManualTransfer(ctx: CycleContext, req: ManualTransferRe
     balances: [],
     plan: { transfers: [planned], decisions: [] },
     attempts: [attempt],
+    ...(attempt.authRefusal ? { authRefusal: attempt.authRefusal } : {}),
   };
 }

@@ -3,7 +3,8 @@
  * too large (spec "Errors" `SOLANA_TX_TOO_LARGE`, "Limits"): re-quoting unchanged usually yields another oversized
  * route, so Ballast asks again with `maxRouteLength` 4, then 3, then a single `includedOriginSwapSources` entry
  * (when `chains.<name>.originSwapSource` names one), records every attempt, and gives up with the reason.
- * Any other error (e.g. `INSUFFICIENT_FUNDS`) is recorded once and not retried this cycle.
+ * Any other error (e.g. `INSUFFICIENT_FUNDS`, or a screening refusal `BLOCKED_WALLET_ADDRESS`, which is final:
+ * src/relay/screening.ts) is recorded once and not retried this cycle.
  */
 import type { QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
 import { recordQuoteError } from '../store/quotes.ts';
@@ -14,8 +15,13 @@ export function solanaNarrowing(singleSource: string | undefined): Partial<Quote
   return [{ maxRouteLength: 4 }, { maxRouteLength: 3 }, ...(singleSource ? [{ maxRouteLength: 3, includedOriginSwapSources: [singleSource] }] : [])];
 }
 
-/** Outcome of {@link requestQuote}: the quote and the request that obtained it, or the error text. */
-export type QuoteOutcome = { ok: true; quote: QuoteResponse; raw: unknown; request: QuoteRequest } | { ok: false; error: string; request: QuoteRequest };
+/**
+ * Outcome of {@link requestQuote}: the quote and the request that obtained it, or the error text and the error
+ * itself (`cause`, for typed checks such as a refused API key or a screening refusal).
+ */
+export type QuoteOutcome =
+  | { ok: true; quote: QuoteResponse; raw: unknown; request: QuoteRequest }
+  | { ok: false; error: string; cause: unknown; request: QuoteRequest };
 
 /**
  * Quotes `request`, narrowing Solana routing on `SOLANA_TX_TOO_LARGE`. Every failed attempt is written to
@@ -46,7 +52,7 @@ export async function requestQuote(
         const tried = attempt > 0 ? ` (after ${attempt + 1} attempts narrowing Solana routing: ${describe(current)})` : '';
         const hint = tooLarge && !opts.singleSource ? '; set chains.<solana chain>.originSwapSource to try a single swap source' : '';
         ctx.logger.error({ err: e.message, code, requestId: e.requestId }, 'quote failed');
-        return { ok: false, error: `${code}: ${e.message ?? String(error)}${tried}${hint}`, request: current };
+        return { ok: false, error: `${code}: ${e.message ?? String(error)}${tried}${hint}`, cause: error, request: current };
       }
       current = { ...request, ...next };
       ctx.logger.warn({ errorCode: e.errorCode, next: describe(current) }, 'Solana deposit transaction too large; quoting again with narrower routing');

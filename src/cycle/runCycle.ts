@@ -22,7 +22,10 @@ import type { CycleContext } from './context.ts';
 import { refreshInFlight } from './inFlight.ts';
 import { fillBlocks } from './fillBlocks.ts';
 import { readBlocks, toPlannerInFlight } from './plannerInFlight.ts';
-import { originFailurePauses, pausedRoutes, withoutPausedRoutes } from './pausedRoutes.ts';
+import { originFailurePauses, pausedRoutes, pausedWallets, withoutPausedRoutes } from './pausedRoutes.ts';
+import { listOpenWalletPauses } from '../store/walletPauses.ts';
+import { setScreeningPaused } from '../metrics/screeningMetrics.ts';
+import { relayAuthRefusal, type RelayAuthRefusal } from '../relay/authRefusal.ts';
 import { listOriginFailureStreaks, listUnresolvedFailures } from '../store/failures.ts';
 import { processTransfer, type TransferAttempt } from './processTransfer.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
@@ -49,6 +52,11 @@ export interface CycleReport {
   plan: Plan;
   attempts: TransferAttempt[];
   error?: string;
+  /**
+   * Set when the Relay API refused the API key (HTTP 401/403) during the cycle, on GET /chains or a quote: a
+   * configuration error (`relay.apiKey`), exit 2 (src/relay/authRefusal.ts).
+   */
+  authRefusal?: RelayAuthRefusal;
 }
 
 /** Exit code a cron wrapper acts on: 0 ok, 1 error, 3 refused (README "Exit codes"). */
@@ -56,16 +64,13 @@ export function exitCodeFor(outcome: CycleOutcome): number {
   return outcome === 'ok' ? 0 : outcome === 'refused' ? 3 : 1;
 }
 
-/** Relay answers that mean the configuration is wrong (spec "Authentication": a bad or missing API key). */
-const CONFIG_ERROR_CODES = ['RELAY_HTTP_401', 'RELAY_HTTP_403'];
-
 /**
  * The process exit code of a cycle report: {@link exitCodeFor} its outcome, except 2 (bad configuration) when
- * the Relay API refused the API key (401/403): retrying will not help until `relay.apiKey` is fixed.
+ * the Relay API refused the API key (401/403, `report.authRefusal`): retrying will not help until `relay.apiKey`
+ * is fixed.
  */
-export function exitCodeForReport(report: Pick<CycleReport, 'outcome' | 'attempts' | 'error'>): number {
-  const texts = [report.error ?? '', ...report.attempts.map((a) => a.error ?? '')];
-  if (texts.some((t) => CONFIG_ERROR_CODES.some((c) => t.includes(c)))) return 2;
+export function exitCodeForReport(report: Pick<CycleReport, 'outcome' | 'authRefusal'>): number {
+  if (report.authRefusal !== undefined) return 2;
   return exitCodeFor(report.outcome);
 }
 
@@ -151,6 +156,9 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
       ...originFailurePauses(await listOriginFailureStreaks(ctx.db), ctx.config.policy.pauseRouteAfterOriginFailures),
     ];
     ctx.metrics.routesPaused.set(new Set(paused.map((r) => `${r.asset}\u0000${r.originChain}\u0000${r.destinationChain}`)).size);
+    // Wallets refused by Relay address screening: every route they send from or receive on waits (pausedRoutes.ts).
+    const screened = pausedWallets(await listOpenWalletPauses(ctx.db), ctx.wallets.values());
+    setScreeningPaused(ctx.metrics, screened.map((w) => w.wallet));
     // Signers below minGasBalance are topped up first, so they can pay for their deposits later in this cycle;
     // the planner counts the top-ups as under way, so it does not spend their source twice.
     const topUps = planCycleGasTopUps(ctx, { targets, balances: report.balances, gas, inFlight: plannerInFlight, chainsDoc });
@@ -170,6 +178,7 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
     report.plan = withoutPausedRoutes(
       { transfers: [...topUps.transfers, ...rebalance.transfers], decisions: [...rebalance.decisions, ...topUps.decisions], ...(rebalance.spare ? { spare: rebalance.spare } : {}) },
       paused,
+      screened,
     );
     report.plan.decisions.unshift(...weighted.decisions);
     for (const d of report.plan.decisions.filter((x) => x.kind === 'route_paused')) log.error({ asset: d.asset }, d.detail);
@@ -216,10 +225,14 @@ export async function runCycle(ctx: CycleContext, opts: { mode: 'once' | 'daemon
       if (opts.monitor) reportMonitorAttempt(ctx, report.attempts.at(-1)!, log);
     }
     report.outcome = outcomeOf(report.attempts, report.plan.decisions);
+    const refusedKey = report.attempts.find((a) => a.authRefusal !== undefined)?.authRefusal;
+    if (refusedKey) report.authRefusal = refusedKey;
     if (opts.mode !== 'plan') countGasTopUps(ctx, report.attempts, topUps.skipped);
   } catch (error) {
     report.outcome = 'error';
     report.error = shortErrorMessage(error);
+    const refusedKey = relayAuthRefusal(error);
+    if (refusedKey) report.authRefusal = refusedKey;
     log.error({ cycleId, err: report.error }, 'cycle failed');
   }
   report.finishedAtMs = ctx.now();

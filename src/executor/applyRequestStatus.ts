@@ -3,7 +3,8 @@
  * the ownership check every status gets (src/executor/statusOwnership.ts): a status naming other origin
  * transactions is never written, and a terminal status closes a `deposited` transfer only when it names our
  * deposit. Status and transition are written in one transaction; a transfer already final (closed meanwhile by
- * another path) is left untouched rather than raising a transition conflict.
+ * another path) is left untouched rather than raising a transition conflict. A fill blocked by address screening
+ * (`failReason` `BLOCKED_WALLET`) also pauses the transfer's wallets in the same transaction (screeningBlock.ts).
  */
 import type { StoreDb } from '../store/db.ts';
 import { isTerminalRequestStatus, type IntentStatus } from '../relay/schemas.ts';
@@ -11,6 +12,7 @@ import { IN_FLIGHT_STATUSES } from '../store/transferStatus.ts';
 import { lockTransferStatus } from '../store/requestStatus.ts';
 import { setRelayStatus, transitionTransfer, type TransferRow } from '../store/transfers.ts';
 import { statusIsForeign, statusNamesDeposit, statusReasons } from './statusOwnership.ts';
+import { recordFillScreeningBlock } from './screeningBlock.ts';
 
 /** What {@link applyRequestStatus} did. */
 export type ApplyStatusResult =
@@ -47,6 +49,7 @@ export async function applyRequestStatus(
       relayStatus: status.status,
       detail: [opts.closedBy, status.txHashes.join(','), statusReasons(status)].filter(Boolean).join('; '),
     });
+    await recordFillScreeningBlock(db, row, status, opts.nowMs);
     return 'closed';
   });
 }

@@ -28,6 +28,7 @@ import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems, findCheckEndpoint } from './collectItems.ts';
 import { statusIsForeign, statusNamesDeposit, statusReasons } from './statusOwnership.ts';
+import { recordFillScreeningBlock } from './screeningBlock.ts';
 import { trackRequest } from './trackRequest.ts';
 import type { StatusFeed } from '../webhooks/statusFeed.ts';
 
@@ -305,6 +306,7 @@ async function track(
       relayStatus: final,
       detail: [result.last?.txHashes.join(',') ?? '', result.last ? statusReasons(result.last) : ''].filter(Boolean).join('; '),
     });
+    if (result.last) await recordFillScreeningBlock(deps.db, { id: transferId, user: args.user, recipient: args.recipient }, result.last, deps.now());
     return { transferId, status: final, relayStatus: final, originTxHashes: hashes, closedNow: true };
   });
   const { closedNow, ...outcome } = ended;

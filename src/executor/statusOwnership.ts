@@ -5,6 +5,8 @@
  */
 import type { IntentStatus } from '../relay/schemas.ts';
 import { sameTxId } from '../core/txId.ts';
+import { isScreeningFailReason } from '../relay/screening.ts';
+import { FILL_BLOCKED_NOTE } from './screeningBlock.ts';
 
 /**
  * @param status a status record from GET /intents/status/v3
@@ -27,11 +29,13 @@ export function statusIsForeign(status: IntentStatus, depositTxHash: string): bo
 
 /**
  * The reasons a final status gives (spec "Events": `failReason` on failure, fallback and refund;
- * `refundFailReason` when a refund leg failed; `N/A` otherwise), as text for the transfer's history, or ''.
+ * `refundFailReason` when a refund leg failed; `N/A` otherwise), as text for the transfer's history, or ''. A
+ * fill blocked by address screening (`BLOCKED_WALLET`) adds that the funds are in compliance review.
  */
 export function statusReasons(status: IntentStatus): string {
   const parts: string[] = [];
   if (status.failReason && status.failReason !== 'N/A') parts.push(`failReason ${status.failReason}`);
   if (status.refundFailReason && status.refundFailReason !== 'N/A') parts.push(`refundFailReason ${status.refundFailReason}`);
+  if (isScreeningFailReason(status.failReason)) parts.push(FILL_BLOCKED_NOTE);
   return parts.join('; ');
 }

@@ -16,6 +16,7 @@ import { buildInfo } from '../core/buildInfo.ts';
 import { createLeaderMetrics, type LeaderMetrics } from './leaderMetrics.ts';
 import { createMonitorMetrics, type MonitorMetrics } from './monitorMetrics.ts';
 import { createRouteChoiceMetrics, type RouteChoiceMetrics } from './routeChoiceMetrics.ts';
+import { createScreeningMetrics, type ScreeningMetrics } from './screeningMetrics.ts';
 import { createOperatorMetrics, type OperatorMetrics } from './operatorMetrics.ts';
 import { createRelayDeprecationMetrics, type RelayDeprecationMetrics } from './relayDeprecationMetrics.ts';
 
@@ -30,7 +31,8 @@ const LINT_FAILING_DEFAULTS = [
 ] as const;
 
 /** All Ballast metrics plus the registry that exposes them (the operator metrics are in ./operatorMetrics.ts). */
-export interface BallastMetrics extends OperatorMetrics, LeaderMetrics, MonitorMetrics, RouteChoiceMetrics, RelayDeprecationMetrics {
+export interface BallastMetrics
+  extends OperatorMetrics, LeaderMetrics, MonitorMetrics, RouteChoiceMetrics, RelayDeprecationMetrics, ScreeningMetrics {
   /** Registry to serve at /metrics. */
   registry: Registry;
   /** `ballast_cycles_total{outcome}`: finished cycles by outcome (ok, refused, error). */
@@ -142,6 +144,7 @@ export function createMetrics(): BallastMetrics {
     ...createMonitorMetrics(registry),
     ...createRouteChoiceMetrics(registry),
     ...createRelayDeprecationMetrics(registry),
+    ...createScreeningMetrics(registry),
     cyclesTotal: new Counter({
       name: 'ballast_cycles_total',
       help: 'Rebalancing cycles finished, by outcome (ok, refused, error).',

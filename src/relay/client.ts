@@ -58,7 +58,10 @@ export interface RelayClientOptions {
   now?: () => number;
   /** Uniform [0, 1) source for backoff jitter (default `Math.random`). */
   random?: () => number;
-  /** Client-side cap on POST /quote/v2 calls per minute (default 50). */
+  /**
+   * Client-side cap on POST /quote/v2 calls per minute (default 50, the documented default per key:
+   * https://docs.relay.link/references/api/api-keys; config `relay.quotesPerMinute`).
+   */
   quotesPerMinute?: number;
   /** Client-side cap on all other calls per minute (default 200). */
   otherCallsPerMinute?: number;

@@ -3,9 +3,12 @@
  *
  * Retried: HTTP 429 and 503 (the spec's "wait and retry" answers, e.g. attest-deposit 503 and status 429),
  * 502 and 504 (gateway failures) and network errors/timeouts. Never retried: any other 4xx or 5xx, schema
- * errors, invalid requests. A `retry-after` header (seconds or HTTP date, RFC 9110 §10.2.3) sets the wait.
+ * errors, invalid requests, and, whatever their status, a screening refusal (`BLOCKED_WALLET_ADDRESS`,
+ * `SANCTIONED_WALLET_ADDRESS`: src/relay/screening.ts) — final until an operator acts. A `retry-after` header
+ * (seconds or HTTP date, RFC 9110 §10.2.3) sets the wait.
  */
 import { RelayApiError, RelayNetworkError, RelayRetryAfterError } from './errors.ts';
+import { screeningRefusal } from './screening.ts';
 import { raceAbort } from '../core/abortable.ts';
 
 /** HTTP statuses that are retried. */
@@ -20,6 +23,7 @@ export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 /** Whether an error from a Relay call may be retried (see module doc). */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof RelayNetworkError) return true;
+  if (screeningRefusal(error)) return false;
   return error instanceof RelayApiError && RETRYABLE_STATUSES.has(error.httpStatus);
 }
 

@@ -21,6 +21,7 @@ export const FAIL_REASONS = [
   'NO_QUOTES',
   'EXECUTION_REVERTED',
   'AMOUNT_TOO_LOW_TO_REFUND',
+  'BLOCKED_WALLET', // address screening blocked the fill (https://docs.relay.link/references/api/api_core_concepts/execution-errors)
 ] as const;
 /** One of {@link FAIL_REASONS}. */
 export type FailReason = (typeof FAIL_REASONS)[number];

@@ -133,6 +133,10 @@ export interface HttpErrorBurst {
  *   the offer leaves the rest of the deposit there, to be withdrawn later (null = offer what is asked).
  * - `unfilledWithdrawableAfterMs`: a deposit still unfilled this many milliseconds after it was seen is
  *   withdrawable (`protocol.isWithdrawable`); null = only once its order's output deadline has passed.
+ * - `blockedWallets`: addresses on a sandbox screening blocklist: a quote whose `user`, `recipient` or `refundTo`
+ *   is listed answers HTTP 400 `BLOCKED_WALLET_ADDRESS` (https://docs.relay.link/security/transaction-screening,
+ *   quote-time block). The fill-time block is the `failure` fault with `failReason` `BLOCKED_WALLET`: the request
+ *   ends `failure` and the deposit stays in the depository (held for compliance review).
  * - `webhookDrop` / `webhookDuplicate` / `webhookDelayMs`: webhook deliveries (startSandbox `webhook`) are
  *   not sent at all / sent twice / sent this many milliseconds late (src/sandbox/webhooks/sender.ts).
  */
@@ -163,6 +167,7 @@ export interface SandboxFaults {
   webhookDrop?: boolean;
   webhookDuplicate?: boolean;
   webhookDelayMs?: number;
+  blockedWallets?: string[];
 }
 
 /** Which quoted output a fill pays: `expected` (`expectedAmount`) or `minimum` (`minimumAmount`). */
@@ -243,6 +248,7 @@ export const SandboxFaultsPatchSchema = z.strictObject({
   webhookDrop: z.boolean().optional(),
   webhookDuplicate: z.boolean().optional(),
   webhookDelayMs: z.number().int().min(0).max(600_000).optional(),
+  blockedWallets: z.array(z.string().min(1).max(128)).max(100).optional(),
 });
 
 /**

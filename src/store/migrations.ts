@@ -454,6 +454,25 @@ ALTER TABLE transfer_ledger_v10 RENAME TO transfer_ledger;
 CREATE INDEX transfer_ledger_settled ON transfer_ledger(settled_at_ms);
 `,
   },
+  {
+    version: 11,
+    name: 'wallet_pauses: wallets paused by Relay address screening (quote refused, or fill blocked) until an operator resumes them',
+    sql: `
+CREATE TABLE wallet_pauses (
+  id                 INTEGER PRIMARY KEY,
+  address            TEXT    NOT NULL,
+  stage              TEXT    NOT NULL CHECK (stage IN ('quote', 'fill')),
+  code               TEXT    NOT NULL,
+  detail             TEXT    NOT NULL,
+  transfer_id        INTEGER REFERENCES transfers(id),
+  created_at_ms      INTEGER NOT NULL,
+  resolved_at_ms     INTEGER,
+  resolution         TEXT,
+  CHECK ((resolved_at_ms IS NULL) = (resolution IS NULL))
+);
+CREATE INDEX wallet_pauses_open ON wallet_pauses(address) WHERE resolved_at_ms IS NULL;
+`,
+  },
 ];
 
 /** Highest version this code knows. */

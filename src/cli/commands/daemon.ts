@@ -1,11 +1,13 @@
 /**
  * `ballast daemon`: cycles on `schedule`; SIGTERM/SIGINT stop it gracefully (the current step finishes or
- * parks, transfers in flight stay recorded, the DB is closed).
+ * parks, transfers in flight stay recorded, the DB is closed). Exit 2 when the Relay API refuses the API key in
+ * the first cycle (later refusals are logged every cycle and the daemon keeps running).
  */
 import type { Command } from 'commander';
 import { runDaemon } from '../../app/daemon.ts';
 import { openBallast } from '../openBallast.ts';
 import type { GlobalFlags } from '../session.ts';
+import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 
 /** Registers the command. */
 export function registerDaemon(program: Command): void {
@@ -25,5 +27,7 @@ export function registerDaemon(program: Command): void {
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
       await daemon.stopped;
+      // The Relay API refused the key in the first cycle: a configuration error (README "Exit codes": 2).
+      if (daemon.fatal !== null) throw new CliError(daemon.fatal, EXIT_USAGE);
     });
 }

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { exitCodeForReport } from '../../cycle/runCycle.ts';
+import { endOnKeyRefusal } from '../keyRefusal.ts';
 import { renderReport, reportJson } from '../renderReport.ts';
 import { openBallast } from '../openBallast.ts';
 import type { GlobalFlags } from '../session.ts';
@@ -20,6 +21,7 @@ export function registerPlan(program: Command, out: (s: string) => void): void {
         const report = await ballast.runCycle('plan');
         out(flags.json ? reportJson(report) : renderReport(report));
         process.exitCode = exitCodeForReport(report);
+        endOnKeyRefusal(report);
       } finally {
         await ballast.close();
       }

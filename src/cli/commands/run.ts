@@ -8,6 +8,7 @@
  */
 import type { Command } from 'commander';
 import { exitCodeForReport } from '../../cycle/runCycle.ts';
+import { endOnKeyRefusal } from '../keyRefusal.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { renderReport, reportJson } from '../renderReport.ts';
 import { openBallast } from '../openBallast.ts';
@@ -40,6 +41,7 @@ export function registerRun(program: Command, out: (s: string) => void): void {
         out(flags.json ? reportJson(report) : renderReport(report));
         process.exitCode = exitCodeForReport(report);
         await exportRunMetrics(ballast.metrics.registry, flags, (line) => process.stderr.write(`${line}\n`));
+        endOnKeyRefusal(report);
       } finally {
         await ballast.close();
       }

@@ -10,6 +10,7 @@
 import type { Command } from 'commander';
 import { parseHoldingRef } from '../../cycle/manualTransfer.ts';
 import { exitCodeForReport } from '../../cycle/runCycle.ts';
+import { endOnKeyRefusal } from '../keyRefusal.ts';
 import { exportRunMetrics, type RunMetricsFlags } from '../../metrics/runExport.ts';
 import { openBallast } from '../openBallast.ts';
 import { renderAttempts, reportJson } from '../renderReport.ts';
@@ -61,6 +62,7 @@ export function registerTransfer(program: Command, out: (s: string) => void): vo
         out(flags.json ? reportJson(report) : renderAttempts(report));
         process.exitCode = exitCodeForReport(report);
         await exportRunMetrics(ballast.metrics.registry, flags, (line) => process.stderr.write(`${line}\n`));
+        endOnKeyRefusal(report);
       } finally {
         await ballast.close();
       }
@@ -81,7 +83,7 @@ async function waitForRequest(db: StoreDb, id: number, timeoutMs: number, out: (
       out(`transfer request ${id}: ${r.state}${r.outcome ? ` (${r.outcome})` : ''}: ${r.detail ?? ''}`);
       if (r.state === 'refused') return EXIT_USAGE;
       if (r.state === 'abandoned' || r.state === 'failed') return EXIT_ERROR;
-      return exitCodeForReport({ outcome: outcomeOfAttempt(r.outcome ?? ''), attempts: [], ...(r.detail ? { error: r.detail } : {}) });
+      return exitCodeForReport({ outcome: outcomeOfAttempt(r.outcome ?? '') });
     }
     if (Date.now() >= deadline) {
       out(`transfer request ${id}: still ${r?.state ?? 'unknown'} after the wait; it stays queued (see ballast history later)`);

@@ -34,6 +34,24 @@ export function checkApiKey(state: SandboxState, header: string | string[] | und
   }
 }
 
+/**
+ * The `blockedWallets` fault: quote-time address screening (https://docs.relay.link/security/transaction-screening
+ * screens the depositor, the recipient and `refundTo`). EVM addresses compare case-insensitively.
+ *
+ * @throws SandboxApiError 400 `BLOCKED_WALLET_ADDRESS` when one of them is listed
+ */
+function checkScreening(state: SandboxState, request: { user: string; recipient?: string | undefined; refundTo?: string | undefined }): void {
+  const listed = state.faults.get().blockedWallets ?? [];
+  if (listed.length === 0) return;
+  const canon = (a: string) => (/^0x[0-9a-fA-F]{40}$/.test(a) ? a.toLowerCase() : a);
+  const blocked = new Set(listed.map(canon));
+  const hit = [request.user, request.recipient, request.refundTo].find((a) => a !== undefined && blocked.has(canon(a)));
+  if (hit !== undefined) {
+    state.logger.warn({ address: hit }, 'quote refused: address on the sandbox screening blocklist (fault)');
+    throw new SandboxApiError(400, 'BLOCKED_WALLET_ADDRESS', `Address ${hit} is blocked by screening`);
+  }
+}
+
 function kindIsEvm(kind: AnyTamperKind): kind is TamperKind {
   return (TAMPER_KINDS as readonly string[]).includes(kind);
 }
@@ -47,6 +65,7 @@ function kindIsEvm(kind: AnyTamperKind): kind is TamperKind {
  */
 export async function handleQuote(state: SandboxState, body: unknown): Promise<SandboxQuoteResponse<AnyStepDataJson>> {
   const request = parseQuoteRequest(body);
+  checkScreening(state, request);
   const anyRoute = resolveQuoteRoute(request, state.chains, state.pricing.defaultSlippageBps, state.vm?.chains ?? []);
   const route = asEvmRoute(anyRoute);
   if (!route) {

@@ -22,6 +22,8 @@
  * - `INSUFFICIENT_FUNDS` — a Bitcoin user's balance does not exceed the amount plus the deposit's fee (spec
  *   "Errors"; 400 here, the spec does not state the status);
  * - `SOLANA_TX_TOO_LARGE` — the compiled Solana deposit transaction exceeds 1232 bytes (spec "Errors": 400);
+ * - `BLOCKED_WALLET_ADDRESS` — an address of the request is on the screening blocklist (the `blockedWallets`
+ *   fault; https://docs.relay.link/security/transaction-screening: HTTP 400);
  * - `UNAUTHORIZED` — missing or invalid API key (spec "Authentication" 3: 401 `{message, errorCode}`);
  * - `UNKNOWN_ERROR` — an unexpected error (500; spec: `{message, errorCode}`).
  */
@@ -36,6 +38,7 @@ export type SandboxErrorCode =
   | 'INVALID_SLIPPAGE_TOLERANCE'
   | 'INSUFFICIENT_FUNDS'
   | 'SOLANA_TX_TOO_LARGE'
+  | 'BLOCKED_WALLET_ADDRESS'
   | 'UNAUTHORIZED'
   | 'UNKNOWN_ERROR';
 

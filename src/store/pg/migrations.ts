@@ -375,6 +375,25 @@ ALTER TABLE transfer_ledger DROP CONSTRAINT transfer_ledger_status_check;
 ALTER TABLE transfer_ledger ADD CONSTRAINT transfer_ledger_status_check CHECK (status IN ('success', 'failure', 'refund', 'origin_failed'));
 `,
   },
+  {
+    version: 11,
+    name: 'wallet_pauses: wallets paused by Relay address screening (quote refused, or fill blocked) until an operator resumes them',
+    sql: `
+CREATE TABLE wallet_pauses (
+  id                 ${ID},
+  address            TEXT    NOT NULL,
+  stage              TEXT    NOT NULL CHECK (stage IN ('quote', 'fill')),
+  code               TEXT    NOT NULL,
+  detail             TEXT    NOT NULL,
+  transfer_id        BIGINT  REFERENCES transfers(id),
+  created_at_ms      BIGINT  NOT NULL,
+  resolved_at_ms     BIGINT,
+  resolution         TEXT,
+  CHECK ((resolved_at_ms IS NULL) = (resolution IS NULL))
+);
+CREATE INDEX wallet_pauses_open ON wallet_pauses(address) WHERE resolved_at_ms IS NULL;
+`,
+  },
 ];
 
 /** Highest PostgreSQL schema version this code knows (equal to the SQLite one). */

@@ -53,13 +53,19 @@ describe('loadConfig: a valid file', () => {
     delete c.chains.base;
     c.assets.USDC.splice(0, 1);
     const config = loadConfig(tmp.write(c), { TREASURY_EVM_KEY: KEY });
-    expect(config.relay).toEqual({ baseUrl: 'https://api.relay.link', timeoutMs: 15000, chainsCacheSec: 300 });
+    expect(config.relay).toEqual({ baseUrl: 'https://api.relay.link', timeoutMs: 15000, chainsCacheSec: 300, quotesPerMinute: 50 });
     expect(config.relay.apiKey).toBeUndefined();
     expect(config.tracking).toEqual({ pollMs: 1000, timeoutSec: 300, stalledAfterSec: 1800 });
     expect(config.schedule).toBe('*/5 * * * *');
     expect(config.store).toBe(join(tmp.dir, 'ballast.db'));
     expect(config.metrics).toEqual({ listen: '127.0.0.1:9464', host: '127.0.0.1', port: 9464, readyAfterSchedules: 3 });
     expect(config.log).toEqual({ level: 'info' });
+  });
+
+  it('takes relay.quotesPerMinute (a key with elevated limits) and defaults it to the documented 50 per minute', () => {
+    const c = baseConfig();
+    c.relay.quotesPerMinute = 600;
+    expect(loadConfig(tmp.write(c), ENV).relay.quotesPerMinute).toBe(600);
   });
 
   it('normalises lower-case EVM token addresses to EIP-55 and keeps whole-unit strings', () => {
@@ -184,7 +190,9 @@ describe('loadConfig: errors name the path and the fix', () => {
     ['chain id used twice', (c: any) => (c.chains.arbitrum.chainId = 8453), 'chains.arbitrum.chainId: 8453 is already used by chains.base'],
     ['invalid cron schedule', (c: any) => (c.schedule = '*/5 * * *  * * *'), 'schedule: "*/5 * * *  * * *" is not a valid cron expression'],
     ['unknown top-level key', (c: any) => (c.polcy = {}), 'polcy: unknown key; did you mean "policy"?'],
-    ['unknown nested key', (c: any) => (c.relay.baseurl = 'x'), 'relay.baseurl: unknown key; did you mean "baseUrl"? (allowed: baseUrl, apiKey, referrer, timeoutMs, chainsCacheSec)'],
+    ['unknown nested key', (c: any) => (c.relay.baseurl = 'x'), 'relay.baseurl: unknown key; did you mean "baseUrl"? (allowed: baseUrl, apiKey, referrer, timeoutMs, chainsCacheSec, quotesPerMinute)'],
+    ['quotesPerMinute not a whole number', (c: any) => (c.relay.quotesPerMinute = 2.5), 'relay.quotesPerMinute: quotesPerMinute must be a whole number of quote requests per minute, e.g. 50'],
+    ['quotesPerMinute zero', (c: any) => (c.relay.quotesPerMinute = 0), 'relay.quotesPerMinute: quotesPerMinute must be between 1 and 6000'],
     ['unknown key in an asset entry', (c: any) => (c.assets.USDC[1].tagret = '1'), 'assets.USDC[1].tagret: unknown key; did you mean "target"?'],
     ['amount written as a number', (c: any) => (c.assets.USDC[0].max = 60000), 'assets.USDC[0].max: write max as a quoted decimal string in whole units'],
     ['missing required section', (c: any) => delete c.policy, 'policy: required but missing'],

@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createRelayClient } from '../../../src/relay/client.ts';
 import { requestQuote } from '../../../src/cycle/requestQuote.ts';
+import { screeningRefusal } from '../../../src/relay/screening.ts';
+import { relayAuthRefusal } from '../../../src/relay/authRefusal.ts';
 import { startCycle } from '../../../src/store/cycles.ts';
 import { recordPlannedTransfers } from '../../../src/store/plans.ts';
 import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
@@ -98,5 +100,26 @@ describe('requestQuote', () => {
     expect(out.error).toContain('INSUFFICIENT_FUNDS');
     expect(sentBodies()).toHaveLength(1);
     expect(await recordedErrors()).toEqual([{ code: 'RELAY_HTTP_400', message: expect.stringContaining('INSUFFICIENT_FUNDS') }]);
+  });
+});
+
+describe('requestQuote: answers that are final', () => {
+  it('sends a screening refusal (400 BLOCKED_WALLET_ADDRESS) once, and hands back the typed error', async () => {
+    server.on('/quote/v2', { status: 400, body: { message: 'Address is blocked', errorCode: 'BLOCKED_WALLET_ADDRESS' } });
+    const out = await requestQuote(ctx(), REQUEST, ids);
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(sentBodies()).toHaveLength(1);
+    expect(screeningRefusal(out.cause)?.errorCode).toBe('BLOCKED_WALLET_ADDRESS');
+    expect(relayAuthRefusal(out.cause)).toBeUndefined();
+  });
+
+  it('sends a refused key (401 UNAUTHORIZED_QUOTE) once, and hands back the typed error', async () => {
+    server.on('/quote/v2', { status: 401, body: { message: 'Please provide an api key', errorCode: 'UNAUTHORIZED_QUOTE' } });
+    const out = await requestQuote(ctx(), REQUEST, ids);
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(sentBodies()).toHaveLength(1);
+    expect(relayAuthRefusal(out.cause)).toEqual({ endpoint: 'POST /quote/v2', httpStatus: 401, errorCode: 'UNAUTHORIZED_QUOTE' });
   });
 });

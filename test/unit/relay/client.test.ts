@@ -6,6 +6,7 @@ import { RelayApiError, RelayNetworkError, RelayRequestError, RelaySchemaError }
 import type { QuoteRequest } from '../../../src/relay/schemas.ts';
 import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
 import { FIXTURE, readChainsFixtureJson, readQuoteFixtureJson, relayFixturesPresent } from '../../fixtures/relay.ts';
+import { relayAuthRefusal } from '../../../src/relay/authRefusal.ts';
 import { startTestServer, type TestServer } from './testServer.ts';
 
 /** Response bodies the test server serves: the offline quote and its GET /chains document, as the sandbox serves them. */
@@ -398,5 +399,29 @@ describe.skipIf(!relayFixturesPresent)('createRelayClient on the genuine fixture
     expect(raw).toEqual(body);
     await client().getStatus(REQUEST_ID, quote.steps[1]!.items[0]!.check!.endpoint);
     expect(server.requests[1]!.url).toBe(`/intents/status/v3?requestId=${REQUEST_ID}`);
+  });
+});
+
+describe('API key on every endpoint (https://docs.relay.link/references/api/api-keys)', () => {
+  it('sends x-api-key on chains, quote, status, requests/v3, transactions/index and the withdrawal calls; a 401 is a typed key refusal', async () => {
+    const refused = { status: 401, body: { message: 'Please provide an api key', errorCode: 'UNAUTHORIZED_QUOTE' } };
+    const paths = ['/chains', '/quote/v2', '/intents/status/v3', '/requests/v3', '/transactions/index', '/withdrawals/attest-deposit', '/withdrawals/status'];
+    for (const p of paths) server.on(p, refused);
+    const c = client();
+    const calls: (() => Promise<unknown>)[] = [
+      () => c.getChains(),
+      () => c.quote(quoteRequest),
+      () => c.getStatus('0x' + 'ab'.repeat(32)),
+      () => c.getRequests({ id: '0x' + 'ab'.repeat(32) }),
+      () => c.indexTransaction({ chainId: 8453, txHash: '0x' + 'cd'.repeat(32) }),
+      () => c.attestDeposit({ chainId: 8453, transactionId: '0x' + 'cd'.repeat(32) }),
+      () => c.withdrawalStatus('job-1'),
+    ];
+    for (const call of calls) {
+      const e = await failure(call);
+      expect(relayAuthRefusal(e), e.message).toMatchObject({ httpStatus: 401, errorCode: 'UNAUTHORIZED_QUOTE' });
+    }
+    expect(server.requests.map((r) => r.path)).toEqual(paths); // one request each: a refused key is not retried
+    for (const r of server.requests) expect(r.headers['x-api-key'], r.path).toBe(API_KEY);
   });
 });
