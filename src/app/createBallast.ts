@@ -104,11 +104,12 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     apiKey: config.relay.apiKey,
     referrer: config.relay.referrer,
     timeoutMs: config.relay.timeoutMs,
+    quoteApi: config.relay.quoteApi,
     logger: logger.child({ component: 'relay' }),
     onResponse: (e) => {
       metrics.relayHttpRequestsTotal.inc({ endpoint: e.endpoint, status: String(e.status) });
       metrics.relayRequestDurationSeconds.observe({ endpoint: e.endpoint }, e.durationMs / 1000);
-      if (e.endpoint === 'POST /quote/v2') metrics.quoteDurationSeconds.observe(e.durationMs / 1000);
+      if (e.endpoint === 'POST /quote/v2' || e.endpoint === 'POST /quote/v3') metrics.quoteDurationSeconds.observe(e.durationMs / 1000);
     },
   });
   for (const chain of Object.keys(config.chains)) metrics.rpcErrorsTotal.inc({ chain }, 0);

@@ -46,6 +46,8 @@ export interface LoadedRelayConfig {
   timeoutMs: number;
   /** How long a fetched GET /chains list is reused, seconds (0: fetched every cycle). */
   chainsCacheSec: number;
+  /** Quote endpoint: `v2` POST /quote/v2 (default) or `v3` POST /quote/v3 (src/relay/quoteApi/). */
+  quoteApi: 'v2' | 'v3';
 }
 
 /**
@@ -275,6 +277,7 @@ function buildLoaded(
     baseUrl: data.relay.baseUrl.replace(/\/+$/, ''),
     timeoutMs: data.relay.timeoutMs,
     chainsCacheSec: data.relay.chainsCacheSec,
+    quoteApi: data.relay.quoteApi,
     ...(data.relay.referrer !== undefined ? { referrer: data.relay.referrer } : {}),
   };
   if (data.relay.apiKey !== undefined) {

@@ -53,7 +53,7 @@ describe('loadConfig: a valid file', () => {
     delete c.chains.base;
     c.assets.USDC.splice(0, 1);
     const config = loadConfig(tmp.write(c), { TREASURY_EVM_KEY: KEY });
-    expect(config.relay).toEqual({ baseUrl: 'https://api.relay.link', timeoutMs: 15000, chainsCacheSec: 300 });
+    expect(config.relay).toEqual({ baseUrl: 'https://api.relay.link', timeoutMs: 15000, chainsCacheSec: 300, quoteApi: 'v2' });
     expect(config.relay.apiKey).toBeUndefined();
     expect(config.tracking).toEqual({ pollMs: 1000, timeoutSec: 300, stalledAfterSec: 1800 });
     expect(config.schedule).toBe('*/5 * * * *');
@@ -184,7 +184,7 @@ describe('loadConfig: errors name the path and the fix', () => {
     ['chain id used twice', (c: any) => (c.chains.arbitrum.chainId = 8453), 'chains.arbitrum.chainId: 8453 is already used by chains.base'],
     ['invalid cron schedule', (c: any) => (c.schedule = '*/5 * * *  * * *'), 'schedule: "*/5 * * *  * * *" is not a valid cron expression'],
     ['unknown top-level key', (c: any) => (c.polcy = {}), 'polcy: unknown key; did you mean "policy"?'],
-    ['unknown nested key', (c: any) => (c.relay.baseurl = 'x'), 'relay.baseurl: unknown key; did you mean "baseUrl"? (allowed: baseUrl, apiKey, referrer, timeoutMs, chainsCacheSec)'],
+    ['unknown nested key', (c: any) => (c.relay.baseurl = 'x'), 'relay.baseurl: unknown key; did you mean "baseUrl"? (allowed: baseUrl, apiKey, referrer, timeoutMs, chainsCacheSec, quoteApi)'],
     ['unknown key in an asset entry', (c: any) => (c.assets.USDC[1].tagret = '1'), 'assets.USDC[1].tagret: unknown key; did you mean "target"?'],
     ['amount written as a number', (c: any) => (c.assets.USDC[0].max = 60000), 'assets.USDC[0].max: write max as a quoted decimal string in whole units'],
     ['missing required section', (c: any) => delete c.policy, 'policy: required but missing'],
