@@ -107,11 +107,12 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     referrer: config.relay.referrer,
     timeoutMs: config.relay.timeoutMs,
     quotesPerMinute: config.relay.quotesPerMinute,
+    quoteApi: config.relay.quoteApi,
     logger: relayLogger,
     onResponse: (e) => {
       metrics.relayHttpRequestsTotal.inc({ endpoint: e.endpoint, status: String(e.status) });
       metrics.relayRequestDurationSeconds.observe({ endpoint: e.endpoint }, e.durationMs / 1000);
-      if (e.endpoint === 'POST /quote/v2') metrics.quoteDurationSeconds.observe(e.durationMs / 1000);
+      if (e.endpoint === 'POST /quote/v2' || e.endpoint === 'POST /quote/v3') metrics.quoteDurationSeconds.observe(e.durationMs / 1000);
     },
     // Deprecation / Sunset / Link headers of any response: gauges and one warning per endpoint per UTC day.
     onDeprecation: createRelayDeprecationWatch({ metrics, logger: relayLogger, ...(opts.now ? { now: opts.now } : {}) }),

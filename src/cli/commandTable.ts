@@ -24,6 +24,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> 
   report: async () => (await import('./commands/report.ts')).registerReport,
   limits: async () => (await import('./commands/limits.ts')).registerLimits,
   allowances: async () => (await import('./commands/allowances.ts')).registerAllowances,
+  'api-check': async () => (await import('./commands/apiCheck.ts')).registerApiCheck,
   resume: async () => (await import('./commands/resume.ts')).registerResume,
   withdraw: async () => (await import('./commands/withdraw.ts')).registerWithdraw,
   sandbox: async () => (await import('./commands/sandbox.ts')).registerSandbox,

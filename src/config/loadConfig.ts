@@ -48,6 +48,8 @@ export interface LoadedRelayConfig {
   chainsCacheSec: number;
   /** Client-side cap on quote requests per minute (default 50, the documented per-key default). */
   quotesPerMinute: number;
+  /** Quote endpoint: `v2` POST /quote/v2 (default) or `v3` POST /quote/v3 (src/relay/quoteApi/). */
+  quoteApi: 'v2' | 'v3';
 }
 
 /**
@@ -278,6 +280,7 @@ function buildLoaded(
     timeoutMs: data.relay.timeoutMs,
     chainsCacheSec: data.relay.chainsCacheSec,
     quotesPerMinute: data.relay.quotesPerMinute,
+    quoteApi: data.relay.quoteApi,
     ...(data.relay.referrer !== undefined ? { referrer: data.relay.referrer } : {}),
   };
   if (data.relay.apiKey !== undefined) {

@@ -86,6 +86,12 @@ export const RelaySectionSchema = z
       .describe(
         'client-side cap on quote requests per minute; Relay allows 50 per minute per key by default, more on request (https://docs.relay.link/references/api/api-keys)',
       ),
+    quoteApi: z
+      .enum(['v2', 'v3'], { error: 'expected v2 or v3' })
+      .default('v2')
+      .describe(
+        'quote endpoint: v2 (POST /quote/v2, default) or v3 (POST /quote/v3, mapped into the same checks; v3 until its response is confirmed against the live API, see ballast api-check)',
+      ),
   })
   .describe('Relay API client');
 
@@ -313,7 +319,7 @@ export const LogSectionSchema = z
 /** Whole configuration file. */
 export const ConfigSchema = z
   .strictObject({
-    relay: RelaySectionSchema.default({ baseUrl: DEFAULT_RELAY_BASE_URL, timeoutMs: 15_000, chainsCacheSec: DEFAULT_CHAINS_CACHE_SEC, quotesPerMinute: DEFAULT_QUOTES_PER_MINUTE }),
+    relay: RelaySectionSchema.default({ baseUrl: DEFAULT_RELAY_BASE_URL, timeoutMs: 15_000, chainsCacheSec: DEFAULT_CHAINS_CACHE_SEC, quotesPerMinute: DEFAULT_QUOTES_PER_MINUTE, quoteApi: 'v2' }),
     wallets: z.record(z.string().regex(NAME_RE), WalletSchema).describe('signing wallets by name'),
     chains: z.record(z.string().regex(NAME_RE), ChainSchema).describe('chains by name'),
     assets: z

@@ -1,5 +1,6 @@
 /**
- * Typed Relay API client (spec "Endpoints"): GET /chains, POST /quote/v2, GET /intents/status/v3 (or a safe
+ * Typed Relay API client (spec "Endpoints"): GET /chains, POST /quote/v2 or /quote/v3 (`quoteApi`, mapped into one
+ * quote model by src/relay/quoteApi/), GET /intents/status/v3 (or a safe
  * `check.endpoint`), GET /requests/v3, POST /transactions/index, and the withdrawal endpoints (`withdrawalApi.ts`).
  *
  * Every response is validated with the zod schemas of `schemas.ts` before it is returned. Errors are
@@ -19,7 +20,6 @@ import {
   IntentStatusSchema,
   parseChainsLeniently,
   QuoteRequestSchema,
-  QuoteResponseSchema,
   RequestsResponseSchema,
   type ChainsResponse,
   type IntentStatus,
@@ -29,6 +29,7 @@ import {
   type SkippedChain,
 } from './schemas.ts';
 import { resolveStatusPath } from './statusPath.ts';
+import { selectQuoteApi, type QuoteApiVersion } from './quoteApi/selectQuoteApi.ts';
 import { createWithdrawalApi, type RelayWithdrawalApi } from './withdrawalApi.ts';
 
 /** Options of {@link createRelayClient}. */
@@ -59,7 +60,12 @@ export interface RelayClientOptions {
   /** Uniform [0, 1) source for backoff jitter (default `Math.random`). */
   random?: () => number;
   /**
-   * Client-side cap on POST /quote/v2 calls per minute (default 50, the documented default per key:
+   * The quote endpoint (`relay.quoteApi`): `v2` (default) POST /quote/v2, `v3` POST /quote/v3 mapped into the same
+   * quote model (src/relay/quoteApi/v3.ts, which refuses responses lacking what verification needs).
+   */
+  quoteApi?: QuoteApiVersion;
+  /**
+   * Client-side cap on quote calls (POST /quote/v2 or /quote/v3) per minute (default 50, the documented default per key:
    * https://docs.relay.link/references/api/api-keys; config `relay.quotesPerMinute`).
    */
   quotesPerMinute?: number;
@@ -77,7 +83,13 @@ export interface RelayClient extends RelayWithdrawalApi {
    * chain with an unexpected shape is left out, listed in `skipped` and logged, and the others are returned.
    */
   getChains(): Promise<{ chains: ChainsResponse; raw: unknown; skipped: SkippedChain[] }>;
-  /** POST /quote/v2 (spec "POST /quote/v2"); adds the configured `referrer`. `raw` is the JSON as received. */
+  /**
+   * POST /quote/v2 (spec "POST /quote/v2"), or POST /quote/v3 with `quoteApi: 'v3'`; adds the configured
+   * `referrer`. `raw` is what to store: for v2 the JSON as received; for v3 the internal model as JSON with the
+   * body as received under `quoteV3Response` (it parses as a `QuoteResponse`, like a v2 body).
+   * v3 also throws QuoteV3UnverifiableError (`RELAY_QUOTE_V3_UNVERIFIABLE`) when the response lacks what local
+   * verification needs.
+   */
   quote(req: QuoteRequest): Promise<{ quote: QuoteResponse; raw: unknown }>;
   /**
    * Quotes that could be sent now without waiting for the client-side /quote rate limit (docs/design.md "Rate
@@ -168,15 +180,17 @@ export function createRelayClient(opts: RelayClientOptions): RelayClient {
     quoteSlotsFree: () => quoteLimiter.free(),
 
     async quote(req) {
-      const endpoint = 'POST /quote/v2';
+      const api = selectQuoteApi(opts.quoteApi ?? 'v2');
+      const endpoint = api.endpoint;
       const withReferrer = req.referrer === undefined && opts.referrer !== undefined ? { ...req, referrer: opts.referrer } : req;
       const checked = QuoteRequestSchema.safeParse(withReferrer);
       if (!checked.success) {
         const issue = schemaIssuesFromZod(checked.error.issues)[0];
         throw new RelayRequestError(endpoint, `request.${issue?.path ?? ''}`, issue?.message ?? 'is invalid');
       }
-      const raw = await send({ method: 'POST', endpoint, pathAndQuery: '/quote/v2', body: checked.data }, quoteLimiter);
-      return { quote: parseWith(QuoteResponseSchema, endpoint, raw), raw };
+      const raw = await send({ method: 'POST', endpoint, pathAndQuery: api.path, body: checked.data }, quoteLimiter);
+      const { quote, stored } = api.map(raw, checked.data);
+      return { quote, raw: stored };
     },
 
     async getStatus(requestId, checkEndpoint, callOpts) {

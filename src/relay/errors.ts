@@ -26,7 +26,8 @@ export class RelayError extends BallastError {
 
 /**
  * The API answered with a non-2xx status (spec "Errors"). Code `RELAY_HTTP_<status>`. When the body parses as
- * `RelayErrorBodySchema`, its `errorCode`, `message`, `requestId` and `errorData` are kept as fields.
+ * `RelayErrorBodySchema`, its `errorCode`, `message`, `requestId` and `errorData` are kept as fields (an
+ * object `errorData`, the v3 shape, as its JSON text; the object itself stays in `body`).
  * `retryAfterMs` is the parsed `retry-after` header, when the response had one.
  */
 export class RelayApiError extends RelayError {
@@ -63,7 +64,7 @@ export class RelayApiError extends RelayError {
     this.errorCode = body?.errorCode;
     this.apiMessage = body?.message;
     this.requestId = body?.requestId;
-    this.errorData = body?.errorData;
+    this.errorData = typeof body?.errorData === 'object' ? JSON.stringify(body.errorData) : body?.errorData;
     this.body = body;
     this.retryAfterMs = args.retryAfterMs;
   }

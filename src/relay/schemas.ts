@@ -362,11 +362,15 @@ export const RequestsResponseSchema = z.looseObject({
 });
 export type RequestsResponse = z.infer<typeof RequestsResponseSchema>;
 
-/** Error body (spec "Errors": every shape has `message`; most add `errorCode`, some `requestId`). */
+/**
+ * Error body (spec "Errors": every shape has `message`; most add `errorCode`, some `requestId`). `errorData` is a
+ * string in the v2 shapes and an object in the single v3 shape `{message, errorCode, requestId, errorData}`
+ * (https://docs.relay.link/references/api/api_guides/migrating-to-quote-v3).
+ */
 export const RelayErrorBodySchema = z.looseObject({
   message: z.string(),
   errorCode: z.string().optional(),
-  errorData: z.string().optional(),
+  errorData: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
   requestId: z.string().optional(),
   approxSimulatedBlock: z.number().optional(),
   failedCallData: z.looseObject({}).optional(),

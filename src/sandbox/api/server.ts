@@ -1,6 +1,7 @@
 /**
  * The sandbox's Relay-compatible HTTP API on node:http, bound to 127.0.0.1 (no framework: a handful of routes
- * needs none, and none is installed). Public routes: GET /chains, POST /quote/v2, GET /intents/status/v3
+ * needs none, and none is installed). Public routes: GET /chains, POST /quote/v2, POST /quote/v3
+ * (`quoteV3Handler.ts`: key mandatory, v3 error shape), GET /intents/status/v3
  * (and /intents/status), GET /requests/v3, POST /transactions/index. Admin routes: GET|POST /_sandbox/faults,
  * POST /_sandbox/faults/reset, GET /_sandbox/requests, GET /_sandbox/solana-quotes; features add more through
  * `extra` routes (the withdrawal endpoints and GET /_sandbox/hub-balances, `src/sandbox/withdrawals`; GET|POST
@@ -15,6 +16,7 @@ import { SandboxApiError } from '../quote/errors.ts';
 import { DEPRECATED_SANDBOX_PATHS, quoteV2DeprecationHeaders } from './deprecationHeaders.ts';
 import { readJsonBody, sendJson } from './http.ts';
 import { checkApiKey, handleQuote } from './quoteHandler.ts';
+import { handleQuoteV3 } from './quoteV3Handler.ts';
 import {
   getAllRequests,
   getChains,
@@ -62,6 +64,7 @@ const PUBLIC_ROUTES: Record<string, Handler> = {
     checkApiKey(s, req.headers['x-api-key']);
     return { status: 200, body: await handleQuote(s, await readJsonBody(req)) };
   },
+  'POST /quote/v3': async (s, req) => ({ status: 200, body: await handleQuoteV3(s, req) }),
   'GET /intents/status/v3': (s, _req, url) => getStatus(s, url.searchParams),
   'GET /intents/status': (s, _req, url) => getStatus(s, url.searchParams),
   'GET /requests/v3': (s, _req, url) => getRequests(s, url.searchParams),

@@ -47,7 +47,9 @@ export type SandboxErrorBody =
   | { message: string }
   | { message: string; errorCode: string }
   | { message: string; errorCode: string; errorData: string }
-  | { message: string; errorCode: string; requestId: string };
+  | { message: string; errorCode: string; requestId: string }
+  /** The single v3 shape of POST /quote/v3 (src/sandbox/api/quoteV3Handler.ts): `errorData` is an object. */
+  | { message: string; errorCode: string; requestId?: string; errorData: Record<string, unknown> };
 
 /** Context that selects the body shape: `errorData` (string) or `requestId`; needs a code. */
 export type SandboxErrorContext = { errorData: string } | { requestId: string };

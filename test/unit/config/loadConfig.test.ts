@@ -53,7 +53,7 @@ describe('loadConfig: a valid file', () => {
     delete c.chains.base;
     c.assets.USDC.splice(0, 1);
     const config = loadConfig(tmp.write(c), { TREASURY_EVM_KEY: KEY });
-    expect(config.relay).toEqual({ baseUrl: 'https://api.relay.link', timeoutMs: 15000, chainsCacheSec: 300, quotesPerMinute: 50 });
+    expect(config.relay).toEqual({ baseUrl: 'https://api.relay.link', timeoutMs: 15000, chainsCacheSec: 300, quotesPerMinute: 50, quoteApi: 'v2' });
     expect(config.relay.apiKey).toBeUndefined();
     expect(config.tracking).toEqual({ pollMs: 1000, timeoutSec: 300, stalledAfterSec: 1800 });
     expect(config.schedule).toBe('*/5 * * * *');
@@ -190,7 +190,7 @@ describe('loadConfig: errors name the path and the fix', () => {
     ['chain id used twice', (c: any) => (c.chains.arbitrum.chainId = 8453), 'chains.arbitrum.chainId: 8453 is already used by chains.base'],
     ['invalid cron schedule', (c: any) => (c.schedule = '*/5 * * *  * * *'), 'schedule: "*/5 * * *  * * *" is not a valid cron expression'],
     ['unknown top-level key', (c: any) => (c.polcy = {}), 'polcy: unknown key; did you mean "policy"?'],
-    ['unknown nested key', (c: any) => (c.relay.baseurl = 'x'), 'relay.baseurl: unknown key; did you mean "baseUrl"? (allowed: baseUrl, apiKey, referrer, timeoutMs, chainsCacheSec, quotesPerMinute)'],
+    ['unknown nested key', (c: any) => (c.relay.baseurl = 'x'), 'relay.baseurl: unknown key; did you mean "baseUrl"? (allowed: baseUrl, apiKey, referrer, timeoutMs, chainsCacheSec, quotesPerMinute, quoteApi)'],
     ['quotesPerMinute not a whole number', (c: any) => (c.relay.quotesPerMinute = 2.5), 'relay.quotesPerMinute: quotesPerMinute must be a whole number of quote requests per minute, e.g. 50'],
     ['quotesPerMinute zero', (c: any) => (c.relay.quotesPerMinute = 0), 'relay.quotesPerMinute: quotesPerMinute must be between 1 and 6000'],
     ['unknown key in an asset entry', (c: any) => (c.assets.USDC[1].tagret = '1'), 'assets.USDC[1].tagret: unknown key; did you mean "target"?'],

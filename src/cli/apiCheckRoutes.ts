@@ -1,0 +1,119 @@
+/**
+ * The routes `ballast api-check` quotes and how it verifies them: every ordered pair of an asset's holdings the
+ * route rules allow (`policy.routes`, `policy.onlyListedRoutes`), for the smallest transfer the policy would send
+ * (the route's `minTransfer`, else `policy.transferLimits.<asset>.minTransfer`, else `policy.minTransfer`), and
+ * the real verifier (src/verify/verifyQuote.ts) with the same expectations, origin facts, deposit limits and
+ * deadline lead as a cycle (src/cycle/checkQuote.ts). Reads chains (origin facts); signs nothing.
+ */
+import type { ChainAdapter } from '../chains/adapter.ts';
+import type { LoadedConfig } from '../config/loadConfig.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
+import { wholeToBaseUnits } from '../core/units.ts';
+import { buildQuoteRequest, expectationsFor, guaranteedOutputFloor } from '../cycle/expectations.ts';
+import { decimalsFromChains } from '../cycle/resolveTargets.ts';
+import { routeRuleFor } from '../planner/routes.ts';
+import type { PlannedTransfer, TargetBand } from '../planner/types.ts';
+import { feeCapsFor } from '../policy/routeFees.ts';
+import type { ApiCheckRoute, ApiCheckVerify } from '../relay/apiCheck/apiCheck.ts';
+import type { ChainsResponse } from '../relay/schemas.ts';
+import { verifyQuote } from '../verify/verifyQuote.ts';
+
+/** A route as api-check plans it: the planned transfer (for expectations) keyed by its label. */
+export type PlannedRoutes = Map<string, PlannedTransfer>;
+
+/**
+ * Lists the routes to quote.
+ *
+ * @param chains GET /chains when it parsed (decimals not in the config come from it), else null
+ * @returns the routes (unquotable ones say why) and the planned transfers behind the quotable ones
+ */
+export function apiCheckRoutes(
+  config: LoadedConfig,
+  adapters: ReadonlyMap<string, ChainAdapter>,
+  chains: ChainsResponse | null,
+): { routes: ApiCheckRoute[]; planned: PlannedRoutes } {
+  const routes: ApiCheckRoute[] = [];
+  const planned: PlannedRoutes = new Map();
+  const policy = config.policy;
+  for (const [asset, entries] of Object.entries(config.assets)) {
+    for (const from of entries) {
+      for (const to of entries) {
+        if (from === to || (from.chain === to.chain && from.wallet === to.wallet)) continue;
+        const label = `${asset} ${from.chain}:${from.wallet}→${to.chain}:${to.wallet}`;
+        const rule = routeRuleFor(policy, { asset, chain: from.chain, wallet: from.wallet }, { asset, chain: to.chain, wallet: to.wallet });
+        if (!rule.allowed) continue; // a route the policy forbids is never quoted by a cycle either
+        const band = (e: typeof from): TargetBand | string => {
+          const adapter = adapters.get(e.chain);
+          const decimals =
+            e.decimals ?? (chains && adapter ? decimalsFromChains(chains, e.chainId, e.currency, (c) => adapter.currencyKey(c)) : null);
+          if (decimals === null) return `the decimals of ${asset} on ${e.chain} are unknown (set assets.${asset}[].decimals, or GET /chains must list it)`;
+          return { asset, chain: e.chain, chainId: e.chainId, currency: e.currency, wallet: e.wallet, address: e.address, decimals, min: 0n, target: 0n, max: 0n };
+        };
+        const fromBand = band(from);
+        const toBand = band(to);
+        if (typeof fromBand === 'string' || typeof toBand === 'string') {
+          routes.push({ label, unquotable: typeof fromBand === 'string' ? fromBand : (toBand as string) });
+          continue;
+        }
+        const minWhole = rule.minTransfer ?? policy.transferLimits?.[asset]?.minTransfer ?? policy.minTransfer;
+        let amountIn: bigint;
+        try {
+          amountIn = wholeToBaseUnits(minWhole, fromBand.decimals);
+        } catch (error) {
+          routes.push({ label, unquotable: `minTransfer ${minWhole}: ${shortErrorMessage(error)}` });
+          continue;
+        }
+        const transfer: PlannedTransfer = { asset, from: fromBand, to: toBand, amountIn, reason: 'api-check: smallest transfer of the route' };
+        planned.set(label, transfer);
+        routes.push({
+          label,
+          request: buildQuoteRequest(transfer, {
+            ...(config.relay.referrer !== undefined ? { referrer: config.relay.referrer } : {}),
+            ...(policy.slippageBps !== undefined ? { slippageBps: policy.slippageBps } : {}),
+          }),
+        });
+      }
+    }
+  }
+  return { routes, planned };
+}
+
+/**
+ * The verifier for api-check: origin facts from the origin chain, the policy's output floor and deadline
+ * horizon, the chain's deposit limits and deadline lead, as a cycle verifies.
+ *
+ * @returns a function that never throws: a failed origin read is reported as a refusal
+ */
+export function apiCheckVerifier(
+  config: LoadedConfig,
+  adapters: ReadonlyMap<string, ChainAdapter>,
+  planned: PlannedRoutes,
+  chains: ChainsResponse,
+  now: () => number,
+): ApiCheckVerify {
+  const ourWallets = Object.values(config.wallets).map((w) => w.address);
+  return async (label, quote) => {
+    const transfer = planned.get(label);
+    const adapter = transfer ? adapters.get(transfer.from.chain) : undefined;
+    if (!transfer || !adapter) return { ok: false, detail: `no planned transfer or chain adapter for ${label}` };
+    try {
+      const origin = await adapter.originFacts(quote, transfer.from.address, []);
+      const caps = feeCapsFor(config.policy, transfer);
+      const minOut = guaranteedOutputFloor(transfer, { slippageBps: config.policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
+      const items = quote.steps.reduce((n, step) => n + step.items.length, 0);
+      const verdict = await verifyQuote({
+        quote,
+        chains,
+        origin,
+        limits: adapter.depositLimits,
+        expect: expectationsFor(transfer, minOut, { ourWallets, maxDeadlineSec: config.policy.maxDeadlineSec }),
+        nowSec: Math.floor(now() / 1000) + adapter.minDeadlineLeadSec(transfer.amountIn, items),
+      });
+      if (verdict.ok) return { ok: true, detail: `verified (${verdict.rules.length} rules)` };
+      const failed = verdict.rules.filter((r) => !r.ok);
+      return { ok: false, detail: `refused by ${failed.map((r) => r.rule).join(', ')}: ${failed[0]!.detail}` };
+    } catch (error) {
+      return { ok: false, detail: `not verified: ${shortErrorMessage(error)}` };
+    }
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * `ballast api-check` against `ballast sandbox` running as its own process: with a key, GET /chains, POST
+ * /quote/v2 and POST /quote/v3 are each one line saying usable (every route quoted, mapped and verified), exit 0,
+ * and `--save` writes the raw responses with no trace of the key; without a key the /quote/v3 line says the key
+ * was refused (exit 1); with an unreachable base URL every line says unreachable (exit 1). Nothing is signed.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { createPublicClient, http } from 'viem';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli } from './helpers/cli.ts';
+import { tempDir } from './helpers/sandboxBallast.ts';
+
+const tmp = tempDir('ballast-api-check-');
+afterAll(() => tmp.cleanup());
+
+const KEY = 'sk-api-check-7f3e9d21';
+const TREASURY = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port; // listening on TCP
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('ballast api-check', () => {
+  it('reports one line per endpoint against the sandbox, saves redacted responses, and reports failures', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'sandbox', '--store', path.join(tmp.dir, 's.db')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      const until = Date.now() + 30_000;
+      while (!stdout.includes('export BALLAST_DEMO_STORE') && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      const env = Object.fromEntries([...stdout.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+      expect(env.SANDBOX_API_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      // The demo config with a key, and 1000 USDC as the smallest transfer (at 100 USDC the flat fees exceed
+      // the demo's 30 bps cap on the Solana routes, which verification rightly refuses).
+      const demo = readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8');
+      const withKey = demo
+        .replace('  referrer: ballast-demo\n', '  referrer: ballast-demo\n  apiKey: "${RELAY_API_KEY}"\n')
+        .replace(/^  minTransfer: "100"$/m, '  minTransfer: "1000"');
+      expect(withKey).toContain('apiKey: "${RELAY_API_KEY}"');
+      const config = path.join(tmp.dir, 'ballast.yaml');
+      writeFileSync(config, withKey);
+      const alpha = createPublicClient({ transport: http(env.SANDBOX_ALPHA_RPC) });
+      const nonceBefore = await alpha.getTransactionCount({ address: TREASURY });
+
+      const saveDir = path.join(tmp.dir, 'saved');
+      const ok = await runCli(['api-check', '--config', config, '--save', saveDir], { env: { ...env, RELAY_API_KEY: KEY } });
+      expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+      const lines = ok.stdout.trim().split('\n');
+      expect(lines.slice(0, 3).map((l) => l.split(';')[0])).toEqual(['GET /chains: usable', 'POST /quote/v2: usable', 'POST /quote/v3: usable']);
+      // demo.yaml: USDC on alpha, beta and Solana (6 routes), BTC on Bitcoin and alpha (2 routes).
+      expect(lines[1]).toContain('schema parsed 8/8; verification 8/8 verified');
+      expect(lines[2]).toContain('key accepted; schema parsed 8/8; verification 8/8 verified');
+      expect(await alpha.getTransactionCount({ address: TREASURY })).toBe(nonceBefore); // signs nothing
+
+      const files = readdirSync(saveDir).sort();
+      expect(files).toContain('chains.json');
+      expect(files).toContain('chains.headers.json');
+      expect(files.filter((f) => /^quote-v3-.*\.headers\.json$/.test(f))).toHaveLength(8);
+      const v3 = JSON.parse(readFileSync(path.join(saveDir, 'quote-v3-USDC-alpha-treasury-beta-treasury.json'), 'utf8')) as { steps: { data: object }[]; fees: { quoted: object } };
+      expect(v3.steps.every((s) => !('items' in s))).toBe(true); // the raw v3 body, flat steps
+      expect(Object.keys(v3.fees.quoted)).toContain('platform');
+      for (const f of files) expect(readFileSync(path.join(saveDir, f), 'utf8')).not.toContain(KEY);
+
+      const noKey = await runCli(['api-check', '--config', path.join(ROOT, 'config/demo.yaml')], { env });
+      expect(noKey.code).toBe(1);
+      const noKeyLines = noKey.stdout.trim().split('\n');
+      expect(noKeyLines).toHaveLength(3);
+      expect(noKeyLines[2]).toMatch(/^POST \/quote\/v3: NOT usable; reachable yes; key refused;/);
+      expect(noKeyLines[2]).toContain('HTTP 401 UNAUTHORIZED_QUOTE: Please provide an api key');
+      expect(noKeyLines[0]).toMatch(/^GET \/chains: usable/);
+
+      const down = await runCli(['api-check', '--config', config], { env: { ...env, RELAY_API_KEY: KEY, SANDBOX_API_URL: `http://127.0.0.1:${await closedPort()}` } });
+      expect(down.code).toBe(1);
+      const downLines = down.stdout.trim().split('\n');
+      expect(downLines.map((l) => l.split(';').slice(0, 2).join(';'))).toEqual([
+        'GET /chains: NOT usable; reachable no',
+        'POST /quote/v2: NOT usable; reachable no',
+        'POST /quote/v3: NOT usable; reachable no',
+      ]);
+      expect(downLines.every((l) => l.includes('ECONNREFUSED'))).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    }
+  }, 180_000);
+});
