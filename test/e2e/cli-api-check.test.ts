@@ -62,6 +62,9 @@ describe('ballast api-check', () => {
       // demo.yaml: USDC on alpha, beta and Solana (6 routes), BTC on Bitcoin and alpha (2 routes).
       expect(lines[1]).toContain('schema parsed 8/8; verification 8/8 verified');
       expect(lines[2]).toContain('key accepted; schema parsed 8/8; verification 8/8 verified');
+      // The retiring endpoint says so (RFC 9745 / RFC 8594 headers, parsed); its successor does not.
+      expect(lines[1]).toMatch(/Deprecation 2026-11-25 \(@1795564800\); Sunset 2027-02-23 \(Tue, 23 Feb 2027 00:00:00 GMT\); successor http:\/\/127\.0\.0\.1:\d+\/quote\/v3/);
+      expect(lines[2]).toContain('Deprecation -; Sunset -');
       expect(await alpha.getTransactionCount({ address: TREASURY })).toBe(nonceBefore); // signs nothing
 
       const files = readdirSync(saveDir).sort();

@@ -10,7 +10,7 @@ import type { HttpTarget } from '../http.ts';
 import { QuoteV3UnverifiableError } from '../quoteApi/errors.ts';
 import { QUOTE_API_VERSIONS, selectQuoteApi, type QuoteApiVersion } from '../quoteApi/selectQuoteApi.ts';
 import { parseChainsLeniently, type ChainsResponse, type QuoteRequest, type QuoteResponse } from '../schemas.ts';
-import { readDeprecationHeaders, type DeprecationHeaders } from './deprecationHeaders.ts';
+import { readDeprecationHeaders, renderDeprecationHeaders, type DeprecationHeaders } from './deprecationHeaders.ts';
 import { probe, type ProbeResult } from './probe.ts';
 
 /** A route to quote: a label (`USDC alpha→beta`) and the request body, or why it cannot be quoted. */
@@ -113,7 +113,7 @@ export async function runApiCheck(input: ApiCheckInput): Promise<ApiCheckResult>
 }
 
 function judgeChains(result: ProbeResult): { report: EndpointReport; chains: ChainsResponse | null } {
-  const base = { endpoint: 'GET /chains', verified: null, headers: readDeprecationHeaders(result.headers) };
+  const base = { endpoint: 'GET /chains', verified: null, headers: readDeprecationHeaders(result.headers, 'GET /chains') };
   if (result.status === null) {
     return { report: { ...base, usable: false, reachable: false, keyAccepted: null, parsed: { ok: 0, of: 0 }, problem: `unreachable: ${result.error}` }, chains: null };
   }
@@ -160,7 +160,7 @@ function summarise(endpoint: string, outcomes: RouteOutcome[], seen: ProbeResult
   const twoxx = answered.filter((r) => r.status! >= 200 && r.status! <= 299).length; // filtered on non-null just above
   const parsedOk = outcomes.filter((o) => o.stage === 'unverifiable' || o.stage === 'refused' || o.stage === 'verified').length;
   const verifiedOk = outcomes.filter((o) => o.stage === 'verified').length;
-  const headers = seen.map((r) => readDeprecationHeaders(r.headers)).find((h) => h.deprecation !== undefined || h.sunset !== undefined) ?? {};
+  const headers = seen.map((r) => readDeprecationHeaders(r.headers, endpoint)).find((h) => h.deprecation !== undefined || h.sunset !== undefined) ?? {};
   const firstProblem = outcomes.find((o) => o.stage !== 'verified');
   const usable = outcomes.length > 0 && firstProblem === undefined && chainsUsable;
   const problem =
@@ -197,7 +197,7 @@ export function slug(label: string): string {
 }
 
 /**
- * One line per endpoint: usable or not, then reachable, key, schema, verification, the raw deprecation headers
+ * One line per endpoint: usable or not, then reachable, key, schema, verification, the deprecation headers
  * and the first problem.
  */
 export function renderApiCheckLine(r: EndpointReport): string {
@@ -207,8 +207,7 @@ export function renderApiCheckLine(r: EndpointReport): string {
     `key ${yesNo(r.keyAccepted, 'accepted', 'refused')}`,
     `schema ${r.parsed.of === 0 && r.parsed.ok === 0 ? 'not checked' : `parsed ${r.parsed.ok}/${r.parsed.of}`}`,
     `verification ${r.verified === null ? 'n/a' : r.verified.of === 0 ? 'not run' : `${r.verified.ok}/${r.verified.of} verified`}`,
-    `Deprecation ${r.headers.deprecation ?? '-'}`,
-    `Sunset ${r.headers.sunset ?? '-'}`,
+    ...renderDeprecationHeaders(r.headers),
   ];
   return `${r.endpoint}: ${r.usable ? 'usable' : 'NOT usable'}; ${parts.join('; ')}${r.problem ? ` — ${r.problem}` : ''}`;
 }
