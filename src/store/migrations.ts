@@ -415,6 +415,16 @@ ALTER TABLE withdrawals ADD COLUMN received_amount TEXT NOT NULL DEFAULT '0' ${u
 UPDATE withdrawals SET received_amount = COALESCE(prepared_amount, amount) WHERE state = 'executed';
 `,
   },
+  {
+    version: 12,
+    name: 'transfers: refund follow-up (refunded_amount, refund_tx_hash, refund_fail_reason, refund_checked_at_ms)',
+    sql: `
+ALTER TABLE transfers ADD COLUMN refunded_amount TEXT ${uint('refunded_amount')};
+ALTER TABLE transfers ADD COLUMN refund_tx_hash TEXT;
+ALTER TABLE transfers ADD COLUMN refund_fail_reason TEXT;
+ALTER TABLE transfers ADD COLUMN refund_checked_at_ms INTEGER;
+`,
+  },
 ];
 
 /** Highest version this code knows. */

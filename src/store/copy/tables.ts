@@ -28,7 +28,7 @@ export const COPY_TABLES: readonly CopyTable[] = [
   { name: 'fee_decisions', key: 'quote_id', identity: false, amounts: [] },
   { name: 'verdicts', key: 'quote_id', identity: false, amounts: [] },
   { name: 'quote_errors', key: 'id', identity: true, amounts: [] },
-  { name: 'transfers', key: 'id', identity: true, amounts: ['amount_in', 'expected_out', 'min_out', 'absence_block'] },
+  { name: 'transfers', key: 'id', identity: true, amounts: ['amount_in', 'expected_out', 'min_out', 'absence_block', 'refunded_amount'] },
   { name: 'transfer_txs', key: 'id', identity: true, amounts: ['block_number'] },
   { name: 'transfer_events', key: 'id', identity: true, amounts: [] },
   { name: 'run_lock', key: 'id', identity: false, amounts: [] },
