@@ -12,6 +12,20 @@ function enteredDetail(row: TransferRow): string | null {
   return e?.detail ?? null;
 }
 
+/** What the refund follow-up (src/cycle/followRefund.ts) recorded of a `refund`. */
+function refundNotes(row: TransferRow): string[] {
+  const r = row.refund;
+  if (!r) return ['refund not followed up yet (amount unknown)'];
+  if (r.failReason !== null) {
+    return [
+      `refund NOT paid (refundFailReason ${r.failReason}): the deposit awaits manual recovery`,
+      row.resolvedAtMs === null ? 'route paused until resolved (`ballast resume`)' : `resolved: ${row.resolution ?? ''}`,
+    ];
+  }
+  const amount = r.amount === null ? 'amount unknown' : `${r.amount} base units of ${row.originCurrency}`;
+  return [`refunded to ${row.user} on ${row.originChain}: ${amount}${r.txHash ? ` in ${r.txHash}` : ''}`];
+}
+
 /**
  * One line per fact worth an operator's attention, e.g. `stalled since 2025-01-01T00:00:00.000Z`,
  * `failed: solver failed; route paused until resolved`, `withdrawn: job 7, transaction 0x…`.
@@ -26,10 +40,12 @@ export function transferNotes(row: TransferRow, withdrawal: WithdrawalRow | unde
   switch (row.status) {
     case 'failure':
       notes.push(`failed: ${entered ?? row.relayStatus ?? 'the request ended in failure'}`);
+      if (row.refund?.failReason) notes.push(`not refunded automatically (refundFailReason ${row.refund.failReason})`);
       notes.push(row.resolvedAtMs === null ? 'deposit still in the depository; route paused until resolved' : `resolved: ${row.resolution ?? ''}`);
       break;
     case 'refund':
       notes.push(`refunded: ${entered ?? 'the service refunded the deposit'}`);
+      notes.push(...refundNotes(row));
       break;
     case 'origin_failed':
       notes.push(`origin failed: ${row.error ?? entered ?? ''}`);

@@ -43,6 +43,7 @@ export async function writeSandboxFixtures(sandbox: Sandbox, dir: string): Promi
   const request: QuoteRequest = {
     user: wallet,
     recipient: wallet,
+    refundTo: wallet,
     originChainId: origin.def.chainId,
     destinationChainId: destination.def.chainId,
     originCurrency: origin.usdc,
@@ -86,6 +87,7 @@ export function verifyCommandLine(f: SandboxFixtures): string {
     '--chains', f.chainsFile,
     '--user', f.request.user,
     '--recipient', f.request.recipient,
+    ...(f.request.refundTo !== undefined ? ['--refund-to', f.request.refundTo] : []),
     '--now', String(f.quotedAtSec),
     '--amount', f.request.amount,
     '--origin-currency', f.request.originCurrency,

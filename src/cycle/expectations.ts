@@ -10,7 +10,11 @@ export const BPS = 10_000n;
 
 /**
  * Builds the POST /quote/v2 body: EXACT_INPUT of `amountIn` from our origin wallet to our destination wallet,
- * with protocol data so the quote can be verified (spec "POST /quote/v2").
+ * with protocol data so the quote can be verified (spec "POST /quote/v2"), and `refundTo` = the origin wallet:
+ * since 2026-05-01 refunds are paid on the origin chain to `refundTo`, and without it automatic refund is off
+ * (https://docs.relay.link/references/api/api_core_concepts/refunds). The wallet itself, never the
+ * native-currency "refund to depositor" sentinel (that form belongs to deposit addresses,
+ * https://docs.relay.link/features/deposit-addresses), for EVM, Solana and Bitcoin origins alike.
  */
 export function buildQuoteRequest(
   planned: PlannedTransfer,
@@ -19,6 +23,7 @@ export function buildQuoteRequest(
   return {
     user: planned.from.address,
     recipient: planned.to.address,
+    refundTo: planned.from.address,
     originChainId: planned.from.chainId,
     destinationChainId: planned.to.chainId,
     originCurrency: planned.from.currency,
@@ -74,7 +79,8 @@ export function scaleDecimals(amount: bigint, fromDecimals: number, toDecimals: 
 }
 
 /**
- * The verifier's expectations for a planned transfer.
+ * The verifier's expectations for a planned transfer; `refundTo` is the origin wallet, as
+ * {@link buildQuoteRequest} asks.
  *
  * @param planned the planner's decision (our wallets, chains, currencies, input in origin base units)
  * @param minOut the guaranteed-output floor, destination base units
@@ -90,6 +96,7 @@ export function expectationsFor(
     ...options,
     user: planned.from.address,
     recipient: planned.to.address,
+    refundTo: planned.from.address,
     originChainId: planned.from.chainId,
     originCurrency: planned.from.currency,
     amount: planned.amountIn,

@@ -2,6 +2,7 @@
  * In-flight transfers: refreshed from the status endpoint at the start of a cycle, then handed to the planner
  * as already moved (docs/design.md "Count in-flight transfers as already moved").
  */
+import { followRefund, followRefunds } from './followRefund.ts';
 import { isKnownRequestStatus } from '../relay/schemas.ts';
 import { relayStatusLabel } from '../metrics/metrics.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
@@ -52,12 +53,14 @@ export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFli
         });
         ctx.logger.info({ transferId: row.id, requestId: row.requestId, status: status.status }, 'in-flight transfer closed');
         await recordLedger(ctx, row.id); // after the close is committed; never throws
+        if (status.status !== 'success') await followRefund(ctx, row.id); // never throws
       }
     } catch (error) {
       ctx.logger.warn({ transferId: row.id, requestId: row.requestId, err: shortErrorMessage(error) }, 'in-flight status read failed');
     }
   }
   await backfillLedger(ctx); // closed by a webhook with no tracker, or a ledger write that failed
+  await followRefunds(ctx); // the same for refund follow-ups
   const still = await listInFlightTransfers(ctx.db);
   ctx.metrics.transfersInFlight.set(still.length);
   ctx.metrics.transfersStalled.set(still.filter((r) => r.stalledAtMs !== null).length);

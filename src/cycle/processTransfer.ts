@@ -12,6 +12,7 @@ import type { CycleContext } from './context.ts';
 import { noteRelayStatus } from './inFlight.ts';
 import { killSwitchVerdict, spendingVerdict, type DecimalsOf } from './spendingGate.ts';
 import { recordLimitHit } from '../store/limitHits.ts';
+import { followRefund } from './followRefund.ts';
 import { recordLedger } from './recordLedger.ts';
 import type { TransferStage } from './progressEvent.ts';
 import { checkQuote, guaranteedOut, sumPayments, type AttemptOutcome, type CheckStage, type TransferAttempt } from './checkQuote.ts';
@@ -156,6 +157,7 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
   if (outcome !== 'in_flight') ctx.metrics.transfersTotal.inc({ outcome, ...labels });
   // After the close is committed; never throws (failures are logged and retried by the next cycle's backfill).
   if (outcome === 'success' || outcome === 'failure' || outcome === 'refund') await recordLedger(ctx, result.transferId);
+  if (outcome === 'failure' || outcome === 'refund') await followRefund(ctx, result.transferId); // never throws
   return {
     ...attempt,
     outcome,

@@ -112,6 +112,12 @@ export interface BallastMetrics
    * withdrawal pass.
    */
   withdrawalRemaindersOpen: Gauge<string>;
+  /**
+   * `ballast_refunds_total{chain, outcome, reason}`: refunds followed up (src/cycle/followRefund.ts), by origin
+   * chain (config name); outcome `refunded` (reason `none`) or `not_refunded` (reason: the published
+   * `refundFailReason`, `OTHER` for one not known here).
+   */
+  refundsTotal: Counter<'chain' | 'outcome' | 'reason'>;
 }
 
 /**
@@ -291,6 +297,12 @@ export function createMetrics(): BallastMetrics {
     withdrawalRemaindersOpen: new Gauge({
       name: 'ballast_withdrawal_remainders_open',
       help: 'Withdrawals that brought part of their deposit back and leave the rest open in the hub (transfer not withdrawn).',
+      registers,
+    }),
+    refundsTotal: new Counter({
+      name: 'ballast_refunds_total',
+      help: 'Refunds followed up, by origin chain: refunded to the origin wallet, or not refunded (reason: refundFailReason).',
+      labelNames: ['chain', 'outcome', 'reason'],
       registers,
     }),
   };

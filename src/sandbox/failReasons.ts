@@ -26,13 +26,18 @@ export const FAIL_REASONS = [
 /** One of {@link FAIL_REASONS}. */
 export type FailReason = (typeof FAIL_REASONS)[number];
 
-/** Published `refundFailReason` values (relay-kit's enum in full), plus `N/A` (spec "Events": the default). */
+/**
+ * Published `refundFailReason` values (relay-kit's enum, plus `MANUAL_REFUND_REQUIRED`, added 2026-08-07:
+ * https://docs.relay.link/references/api/api_core_concepts/execution-errors), plus `N/A` (spec "Events": the
+ * default).
+ */
 export const REFUND_FAIL_REASONS = [
   'N/A',
   'AMOUNT_TOO_LOW_TO_REFUND',
   'NEGATIVE_NEW_AMOUNT_AFTER_FEES',
   'SWAP_CURRENCY_NOT_ON_ORIGIN',
   'REFUND_RECIPIENT_IS_VASP',
+  'MANUAL_REFUND_REQUIRED',
 ] as const;
 /** One of {@link REFUND_FAIL_REASONS}. */
 export type RefundFailReason = (typeof REFUND_FAIL_REASONS)[number];

@@ -3,6 +3,9 @@
  * `ballast resume`:
  * - failed deposits: a request that ended `failure` left its deposit in the depository (spec "What the service
  *   does" 5: unfilled deposits stay there until the depositor reclaims them);
+ * - refunds that did not happen: a request that ended `refund` with a `refundFailReason` (recorded by the refund
+ *   follow-up, src/cycle/followRefund.ts) left its deposit where an operator must recover it
+ *   (https://docs.relay.link/references/api/api_core_concepts/refunds);
  * - origin transactions that failed on chain (`origin_failed` with a `reverted` transaction), in a row on one route.
  */
 import type { StoreDb } from './db.ts';
@@ -12,9 +15,12 @@ import { queryTransfers, type TransferRow } from './transferRows.ts';
 /** The on-chain origin failure clause: the transfer `t` has a transaction that was mined and failed. */
 const REVERTED_TX = "EXISTS (SELECT 1 FROM transfer_txs x WHERE x.transfer_id = t.id AND x.status = 'reverted')";
 
-/** Transfers in status `failure` with no operator resolution, oldest first. */
+/** A stored `refund` whose refund did not happen: its follow-up recorded a `refundFailReason`. */
+const UNPAID_REFUND = "(status = 'refund' AND refund_fail_reason IS NOT NULL)";
+
+/** Transfers in status `failure`, or `refund` with a `refundFailReason`, with no operator resolution, oldest first. */
 export async function listUnresolvedFailures(db: StoreDb): Promise<TransferRow[]> {
-  return queryTransfers(db, "SELECT * FROM transfers WHERE status = 'failure' AND resolved_at_ms IS NULL ORDER BY id");
+  return queryTransfers(db, `SELECT * FROM transfers WHERE (status = 'failure' OR ${UNPAID_REFUND}) AND resolved_at_ms IS NULL ORDER BY id`);
 }
 
 /**
@@ -40,7 +46,7 @@ export async function listOriginFailureStreaks(db: StoreDb): Promise<TransferRow
 /**
  * Records an operator's resolution (e.g. "withdrawn to treasury in 0xabc…", "depositor account topped up"); the
  * route it paused is planned again from the next cycle.
- * - an unresolved `failure`: that transfer;
+ * - an unresolved `failure`, or a `refund` with a `refundFailReason`: that transfer;
  * - an unresolved on-chain origin failure (`origin_failed` with a `reverted` transaction): it and every earlier
  *   unresolved one of the same route (asset, origin chain, destination chain), so the count of failures in a row
  *   starts again from zero.
@@ -53,17 +59,18 @@ export async function listOriginFailureStreaks(db: StoreDb): Promise<TransferRow
  */
 export async function resolveFailure(db: StoreDb, id: number, note: string, nowMs: number): Promise<number[]> {
   return db.transaction(async () => {
-    const row = (await db.get(`SELECT status, resolved_at_ms, asset, origin_chain, destination_chain FROM transfers WHERE id = ?${db.forUpdate}`, id)) as
-      | { status: string; resolved_at_ms: number | null; asset: string; origin_chain: string; destination_chain: string }
-      | undefined; // five columns of one row
+    const row = (await db.get(`SELECT status, resolved_at_ms, asset, origin_chain, destination_chain, refund_fail_reason FROM transfers WHERE id = ?${db.forUpdate}`, id)) as
+      | { status: string; resolved_at_ms: number | null; asset: string; origin_chain: string; destination_chain: string; refund_fail_reason: string | null }
+      | undefined; // six columns of one row
     if (!row) throw new StoreNotFoundError('transfers', id);
     const onChain =
       row.status === 'origin_failed' &&
       row.resolved_at_ms === null &&
       (await db.get(`SELECT 1 AS one FROM transfers t WHERE t.id = ? AND ${REVERTED_TX}`, id)) !== undefined;
-    if ((row.status !== 'failure' || row.resolved_at_ms !== null) && !onChain) {
+    const pausing = row.status === 'failure' || (row.status === 'refund' && row.refund_fail_reason !== null);
+    if ((!pausing || row.resolved_at_ms !== null) && !onChain) {
       throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'failure (unresolved)', row.status,
-        `transfer ${id} is ${row.status}${row.resolved_at_ms !== null ? ', already resolved' : ''}; only an unresolved failure, or an origin failure on chain (a reverted transaction), can be resolved`);
+        `transfer ${id} is ${row.status}${row.resolved_at_ms !== null ? ', already resolved' : ''}; only an unresolved failure, a refund that was not paid (refundFailReason), or an origin failure on chain (a reverted transaction), can be resolved`);
     }
     const ids = onChain
       ? (

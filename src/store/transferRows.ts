@@ -71,6 +71,19 @@ export interface TransferFields {
   feesUsd: string | null;
 }
 
+/**
+ * What became of a `refund` or `failure` request's way back (src/cycle/followRefund.ts), read from GET
+ * /requests/v3 (else the status endpoint): the refund transaction on the origin chain (the first of `outTxs`
+ * there), what it paid back (origin base units; null when the record does not say), and `refundFailReason`
+ * (null for `N/A`). https://docs.relay.link/references/api/api_core_concepts/refunds
+ */
+export interface TransferRefund {
+  amount: bigint | null;
+  txHash: string | null;
+  failReason: string | null;
+  checkedAtMs: number;
+}
+
 /** A transfer with its transactions and history. Amounts are bigint base units. */
 export interface TransferRow extends TransferFields {
   id: number;
@@ -92,6 +105,8 @@ export interface TransferRow extends TransferFields {
    * proof must confirm before the transfer is failed; null while there is none.
    */
   absenceProof: { block: bigint; atMs: number } | null;
+  /** The refund follow-up of a `refund` or `failure` (see {@link TransferRefund}); null until it is done. */
+  refund: TransferRefund | null;
   /** The origin transactions of the quote's items (and recorded replacements found on chain), in order. */
   txs: TransferTxRow[];
   /**
@@ -133,6 +148,10 @@ interface TransferDbRow {
   resolution: string | null;
   absence_block: string | null;
   absence_at_ms: number | null;
+  refunded_amount: string | null;
+  refund_tx_hash: string | null;
+  refund_fail_reason: string | null;
+  refund_checked_at_ms: number | null;
 }
 
 interface TxDbRow {
@@ -216,6 +235,15 @@ function mapTransfer(r: TransferDbRow): Omit<TransferRow, 'txs' | 'cancels' | 'e
       r.absence_block === null || r.absence_at_ms === null
         ? null
         : { block: textToAmount(r.absence_block, 'absence_block'), atMs: r.absence_at_ms },
+    refund:
+      r.refund_checked_at_ms === null
+        ? null
+        : {
+            amount: r.refunded_amount === null ? null : textToAmount(r.refunded_amount, 'refunded_amount'),
+            txHash: r.refund_tx_hash,
+            failReason: r.refund_fail_reason,
+            checkedAtMs: Number(r.refund_checked_at_ms), // PostgreSQL BIGINT may come back as a string
+          },
   };
 }
 

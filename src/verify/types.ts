@@ -15,6 +15,14 @@ export interface QuoteExpectations {
   user: string;
   /** Our destination wallet (the `recipient` sent in the quote request). */
   recipient: string;
+  /**
+   * The `refundTo` sent in the quote request: our origin wallet (normally `user`). If given, every refund of the
+   * order on the payment chain in the payment currency must pay exactly this address, and one must exist
+   * (refunds go to `refundTo` on the origin chain:
+   * https://docs.relay.link/references/api/api_core_concepts/refunds). Absent (a quote asked for without
+   * `refundTo`): one such refund must pay one of our wallets.
+   */
+  refundTo?: string;
   /** Numeric origin chain id (e.g. 8453); if given, the payment chain must be this chain. */
   originChainId?: number;
   /** If given, the input payment currency must equal it. */

@@ -133,6 +133,11 @@ export class RelayModel implements RelayService {
       deposit.deposit.amount === o.amountIn && deposit.deposit.token === o.currencyIn.address.toLowerCase() && deposit.deposit.from === o.user.toLowerCase();
     const late = deposit.block.timestampMs > o.deadlineSec * 1000;
     const refund = () => {
+      // No refundTo: automatic refund is off (https://docs.relay.link/references/api/api_core_concepts/refunds).
+      if (o.refundTo === null) {
+        r.action = { kind: 'failure' };
+        return;
+      }
       const chain = this.world.chainById(o.originChainId);
       const txHash = chain.payout(ADDR.depository, deposit.deposit.token, lowerHex(o.refundTo), deposit.deposit.amount, `refund-${r.index}`);
       r.action = { kind: 'refund', chainId: o.originChainId, txHash, amount: deposit.deposit.amount };

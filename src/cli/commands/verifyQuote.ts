@@ -16,6 +16,7 @@ interface VerifyQuoteFlags {
   chains: string;
   user: string;
   recipient: string;
+  refundTo?: string;
   now?: string;
   json?: boolean;
   amount?: string;
@@ -49,6 +50,7 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
     .requiredOption('--chains <file>', 'GET /chains response JSON')
     .requiredOption('--user <address>', 'our depositing wallet (the quote request `user`)')
     .requiredOption('--recipient <address>', 'our destination wallet')
+    .option('--refund-to <address>', 'the quote request `refundTo`: every origin refund must pay exactly this address (ballast sends the --user wallet)')
     .option('--now <unixSeconds>', 'evaluate deadlines at this time instead of the clock')
     .option('--amount <baseUnits>', 'expected input payment amount')
     .option('--origin-currency <address>', 'expected input payment currency')
@@ -76,6 +78,7 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
       const expect: QuoteExpectations = {
         user: flags.user,
         recipient: flags.recipient,
+        ...(flags.refundTo !== undefined ? { refundTo: flags.refundTo } : {}),
         ...(flags.amount !== undefined ? { amount: uintFlag(flags.amount, '--amount') } : {}),
         ...(flags.originCurrency ? { originCurrency: flags.originCurrency } : {}),
         ...(destinationChainId !== undefined ? { destinationChainId } : {}),

@@ -9,6 +9,8 @@ import type { SandboxChainTable } from '../quote/chainTable.ts';
 import { depositWithdrawability } from '../withdrawals/eligibility.ts';
 import { findAnyChain, type SandboxNonEvmChain } from '../quote/vmChains.ts';
 import type { UsdPrices } from '../quote/prices.ts';
+import { currencyAmountJson } from '../quote/currencyJson.ts';
+import { priceOf } from '../quote/prices.ts';
 import { feesJson, inTxJson, outTxJson, routeJson } from './requestData.ts';
 import type { RequestRecord, SandboxRequestStatus } from './requestStore.ts';
 
@@ -63,6 +65,10 @@ function requestType(r: RequestRecord): string | null {
  * - `status`: as the status endpoint, `delayed` shown as `pending`.
  * - `data.failReason` / `refundFailReason`: null when `N/A` (v3 uses null); `failedTxHash` /
  *   `failedTxBlockNumber` name a reverted fill or refund.
+ * - `refundTo`: the quote request's (null when it named none: then nothing is refunded automatically).
+ * - `data.refundCurrencyData`: once a refund of a quoted order is mined, what it paid back on the origin chain
+ *   (`currency`, `amount` in base units, `amountFormatted`, `amountUsd`, `minimumAmount`), as relay-kit's
+ *   generated API types describe the request record; null otherwise. `outTxs` then holds that refund first.
  * - `data.inTxs` / `outTxs`: `{txHash, block, type, chainId (number), timestamp, status, data, stateChanges}`;
  *   outTxs add `fee` (wei).
  * - `protocol.isWithdrawable`: true when the request ended `failure` with its deposit still in the depository
@@ -80,6 +86,11 @@ export function requestJson(r: RequestRecord, ctx: RecordContext) {
   const failed = r.outTxs.find((o) => o.status === 'failure');
   const settled = (kind: 'fill' | 'refund') =>
     r.outTxs.filter((o) => o.kind === kind && o.status === 'success').map((o) => ({ chainId: o.chainId, transactionId: o.txHash }));
+  const refunded = r.outTxs.find((o) => o.kind === 'refund' && o.status === 'success' && o.amount !== null);
+  const refundCurrencyData =
+    order && refunded?.amount != null
+      ? currencyAmountJson(refunded.chainId, order.currencyIn, refunded.amount, priceOf(ctx.prices, order.currencyIn.symbol))
+      : null;
   const solverChain = order ? ctx.chains.find((c) => c.slug === order.orderData.solverChainId) : undefined;
   return {
     id: r.requestId,
@@ -87,7 +98,7 @@ export function requestJson(r: RequestRecord, ctx: RecordContext) {
     user: r.user,
     sender: order?.user ?? deposit?.from ?? r.user,
     recipient: r.recipient,
-    refundTo: null,
+    refundTo: order?.refundTo ?? null,
     depositAddress: null,
     requestType: requestType(r),
     data: {
@@ -100,6 +111,7 @@ export function requestJson(r: RequestRecord, ctx: RecordContext) {
       usesExternalLiquidity: false,
       inTxs: deposit ? [inTxJson(deposit)] : [],
       outTxs: r.outTxs.map(outTxJson),
+      refundCurrencyData,
       fees: order ? feesJson(order, r.status === 'success') : null,
       route: order ? routeJson(order, r.status === 'success' ? r.filledAmount : null, ctx.prices) : null,
     },

@@ -49,6 +49,8 @@ export interface OutTx {
   txHash: string;
   chainId: number;
   kind: 'fill' | 'refund';
+  /** What it pays its recipient, base units of the currency sent (a refund: the deposit, less any fee taken). */
+  amount: bigint | null;
   block: number | null;
   timestampSec: number | null;
   /** Network fee paid, native base units (EVM: gas used × effective gas price, wei; lamports; satoshis). */

@@ -47,7 +47,8 @@ export interface QuotedOrder {
   orderData: OrderData;
   user: string;
   recipient: string;
-  refundTo: string;
+  /** The request's `refundTo` (origin chain); null: none was given, so nothing is refunded automatically. */
+  refundTo: string | null;
   originChainId: number;
   destinationChainId: number;
   currencyIn: SandboxVmCurrency;

@@ -42,11 +42,14 @@ export interface OrderTerms {
 }
 
 /**
- * Builds the order of a route. The destination refund pays `refundTo` when origin and destination share a VM,
- * else the recipient (an origin-chain address cannot receive on the destination chain).
+ * Builds the order of a route. The origin refund pays `refundTo`, else `user` (as the documented quote without
+ * `refundTo` shows: both its refunds name the user, although the service then refunds nothing automatically);
+ * the destination refund pays the same when origin and destination share a VM, else the recipient (an
+ * origin-chain address cannot receive on the destination chain).
  */
 export function buildOrderData(route: QuoteRoute, table: SandboxChainTable, terms: OrderTerms): OrderData {
   const sameVm = vmTypeOf(route.origin) === vmTypeOf(route.destination);
+  const refundTo = route.refundTo ?? route.user;
   const deadline = terms.deadlineSec;
   return {
     version: 'v1',
@@ -59,7 +62,7 @@ export function buildOrderData(route: QuoteRoute, table: SandboxChainTable, term
         refunds: [
           {
             chainId: route.origin.slug,
-            recipient: route.refundTo,
+            recipient: refundTo,
             currency: route.currencyIn.address,
             minimumAmount: '0',
             deadline,
@@ -67,7 +70,7 @@ export function buildOrderData(route: QuoteRoute, table: SandboxChainTable, term
           },
           {
             chainId: route.destination.slug,
-            recipient: sameVm ? route.refundTo : route.recipient,
+            recipient: sameVm ? refundTo : route.recipient,
             currency: route.currencyOut.address,
             minimumAmount: '0',
             deadline,

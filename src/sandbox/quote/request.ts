@@ -75,8 +75,11 @@ export interface QuoteRoute<O extends SandboxAnyChain = SandboxAnyChain, D exten
   user: string;
   /** Receiving wallet on the destination chain. */
   recipient: string;
-  /** Where refunds go on the origin chain (`refundTo`, else `user`). */
-  refundTo: string;
+  /**
+   * The request's `refundTo`: where refunds are paid on the origin chain; null when the request named none, and
+   * then automatic refund is disabled (https://docs.relay.link/references/api/api_core_concepts/refunds).
+   */
+  refundTo: string | null;
   /** Input amount, origin-currency base units. */
   amountIn: bigint;
   /** Slippage tolerance in bps (request value, else the default). */
@@ -165,7 +168,7 @@ export function resolveQuoteRoute(
       'recipient',
     );
   }
-  const refundTo = request.refundTo === undefined ? user : checkVmAddress(request.refundTo, originVm, 'refundTo');
+  const refundTo = request.refundTo === undefined ? null : checkVmAddress(request.refundTo, originVm, 'refundTo');
   const amountIn = BigInt(request.amount); // schema checked ^[0-9]+$
   if (amountIn === 0n) {
     throw new SandboxApiError(400, 'AMOUNT_TOO_LOW', 'amount must be greater than 0', 'amount=0');

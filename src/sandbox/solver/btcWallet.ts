@@ -67,13 +67,13 @@ export function buildPayment(wallet: BtcKeyWallet, coins: readonly BitcoinCoin[]
 }
 
 /**
- * Sweeps one output of `wallet` to `to`, less the fee.
+ * Sweeps one output of `wallet` to `to`, less the fee; `value` is what the one output pays `to`, satoshis.
  *
  * @throws Error when what is left after the fee is below the dust threshold
  */
-export function buildSweep(wallet: BtcKeyWallet, coin: BitcoinCoin, to: Uint8Array, feeRateSatPerVb: bigint): SignedTx {
+export function buildSweep(wallet: BtcKeyWallet, coin: BitcoinCoin, to: Uint8Array, feeRateSatPerVb: bigint): SignedTx & { value: bigint } {
   const fee = BigInt(estimateVsize('p2wpkh', 1, [{ script: to, value: coin.value }])) * feeRateSatPerVb;
   const value = coin.value - fee;
   if (value < CHANGE_DUST_SATS) throw new Error(`${coin.value} sat less a ${fee} sat fee is below the dust threshold`);
-  return signSpend(wallet, [coin], [{ script: to, value }]);
+  return { ...signSpend(wallet, [coin], [{ script: to, value }]), value };
 }

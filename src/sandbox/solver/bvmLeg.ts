@@ -46,14 +46,15 @@ export function createBvmLeg(o: BvmLegOptions): SolverLeg {
         const [coins, rate] = await Promise.all([o.coins(o.wallet.address), o.feeRate()]);
         return o.node.broadcast(buildPayment(o.wallet, coins, scriptOf(to), amount, rate).hex);
       });
-      return sentOutTx(txid, o.chainId, 'fill');
+      return sentOutTx(txid, o.chainId, 'fill', amount);
     },
     async refund(deposit, to) {
-      const txid = await o.queue.run('bitcoin', async () => {
+      const { txid, value } = await o.queue.run('bitcoin', async () => {
         const coin = { txid: deposit.txHash, vout: deposit.logIndex, value: deposit.amount };
-        return o.node.broadcast(buildSweep(o.depository, coin, scriptOf(to), await o.feeRate()).hex);
+        const sweep = buildSweep(o.depository, coin, scriptOf(to), await o.feeRate());
+        return { txid: await o.node.broadcast(sweep.hex), value: sweep.value };
       });
-      return sentOutTx(txid, o.chainId, 'refund');
+      return sentOutTx(txid, o.chainId, 'refund', value);
     },
     async settle(sent) {
       while (!o.signal.aborted) {

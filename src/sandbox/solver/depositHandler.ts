@@ -2,7 +2,7 @@
  * What the solver does with each deposit, on any VM: match it to a quoted order (`matchDeposit`) and fill it on
  * the destination chain, or — when it pays no order exactly — track it as a request of its own that ends
  * `failure` (the deposit stays in the depository, withdrawable) or, under the `refund` fault, is returned on
- * its origin chain. Drives the request status waiting → pending (→ delayed) → submitted → success (or failure /
+ * its origin chain to the quote's `refundTo`. Drives the request status waiting → pending (→ delayed) → submitted → success (or failure /
  * refund), forward only; failed and refunded requests carry a published failReason (see `failReasons.ts`).
  *
  * A deposit may come with a readiness wait (Bitcoin: the confirmation rule): the request turns `pending` as soon
@@ -12,6 +12,13 @@
  * chain (`SolverLeg.settle`). A deposit whose handling throws before anything is sent is retried. A deposit
  * attested for withdrawal (`RequestStore.claimDeposit`) is never filled or refunded: the solver claims the
  * deposit right before it acts and stops when the claim fails.
+ *
+ * Refunds follow https://docs.relay.link/references/api/api_core_concepts/refunds: they are paid on the origin
+ * chain to the quote's `refundTo`; with no `refundTo` automatic refund is disabled, so such a request ends
+ * `failure` with refundFailReason `MANUAL_REFUND_REQUIRED` (the refund leg could not run automatically;
+ * https://docs.relay.link/references/api/api_core_concepts/execution-errors) and the deposit stays in the
+ * depository, withdrawable. A quote requested with `referrer` {@link DEBUG_FORCE_REFUND} is refunded instead of
+ * filled, as the same page documents for testing.
  */
 import type { Logger } from 'pino';
 import type { ObservedDeposit, OutTx, RequestRecord } from '../api/requestStore.ts';
@@ -21,6 +28,9 @@ import { randomBytes32 } from '../quote/buildQuote.ts';
 import type { SolverLeg } from './legs.ts';
 import { matchDeposit, type UnfilledReason } from './matchDeposit.ts';
 import { sleep } from './sleep.ts';
+
+/** The documented `referrer` that forces a refund (refunds page, "Testing"). */
+export const DEBUG_FORCE_REFUND = 'debug-force-refund';
 
 /** Waits until a deposit may be processed; resolves the deposit as then observed, or null when the solver stops. */
 export type DepositReadiness = () => Promise<ObservedDeposit | null>;
@@ -68,12 +78,19 @@ export function createDepositHandler(o: DepositHandlerOptions): DepositHandler {
   };
 
   /**
-   * Returns a deposit on its chain to `to`; the request ends `refund` with `failReason`, or `failure` when that
-   * cannot happen (`UNKNOWN` when it cannot be sent, `TRANSACTION_REVERTED` when it fails). Under the
-   * `refundFailReason` fault nothing is sent: the request ends `failure` with that refundFailReason.
+   * Returns a deposit on its chain to `to` (the quote's `refundTo`); the request ends `refund` with `failReason`,
+   * or `failure` when that cannot happen (`UNKNOWN` when it cannot be sent, `TRANSACTION_REVERTED` when it
+   * fails). With no `refundTo` (`to` null) nothing is sent: the request ends `failure` with refundFailReason
+   * `MANUAL_REFUND_REQUIRED`. Under the `refundFailReason` fault nothing is sent either: the request ends
+   * `failure` with that refundFailReason.
    */
-  async function refund(record: RequestRecord, deposit: ObservedDeposit, to: string, failReason: FailReason, why: string) {
+  async function refund(record: RequestRecord, deposit: ObservedDeposit, to: string | null, failReason: FailReason, why: string) {
     const rlog = log.child({ requestId: record.requestId, orderId: deposit.id, chainId: deposit.chainId });
+    if (to === null) {
+      state.requests.advance(record, 'failure', { failReason, refundFailReason: 'MANUAL_REFUND_REQUIRED' }, nowMs());
+      rlog.warn({ why }, 'no refundTo on the quote: automatic refund is disabled; the deposit stays in the depository');
+      return;
+    }
     const refundFailReason = state.faults.get().refundFailReason;
     if (refundFailReason !== null) {
       state.requests.advance(record, 'failure', { failReason, refundFailReason }, nowMs());
@@ -124,7 +141,7 @@ export function createDepositHandler(o: DepositHandlerOptions): DepositHandler {
       flog.warn({ failReason: faults.failReason }, 'fill failed (fault mode); the deposit stays in the depository');
       return;
     }
-    if (faults.refund) return refund(record, deposit, order.refundTo, faults.failReason, 'REFUND_REQUESTED');
+    if (faults.refund || order.referrer === DEBUG_FORCE_REFUND) return refund(record, deposit, order.refundTo, faults.failReason, 'REFUND_REQUESTED');
     const amount = faults.fillAmount === 'minimum' ? order.minimumOut : order.expectedOut;
     let sent: OutTx;
     try {
@@ -146,8 +163,9 @@ export function createDepositHandler(o: DepositHandlerOptions): DepositHandler {
 
   /**
    * A deposit that pays no waiting order exactly: its own request, which ends `failure` with the deposit left
-   * in the depository, or (refund fault) is returned to the named order's refund recipient, else the
-   * depositor. Either way its failReason is the published one closest to `reason`.
+   * in the depository, or (refund fault) is returned to the `refundTo` of the order the deposit names; with no
+   * such order or no `refundTo` nothing is returned (`failure`, `MANUAL_REFUND_REQUIRED`): there is no fallback
+   * to the depositor. Either way its failReason is the published one closest to `reason`.
    */
   async function unfilled(seenDeposit: ObservedDeposit, reason: UnfilledReason, failReason: FailReason, refundTo: string | null, ready: DepositReadiness | undefined) {
     const record = state.requests.addUnmatchedDeposit(randomBytes32(), seenDeposit, nowMs());
@@ -161,7 +179,7 @@ export function createDepositHandler(o: DepositHandlerOptions): DepositHandler {
     }
     if (!state.requests.claimDeposit(record, 'solver')) return; // attested for withdrawal meanwhile
     ulog.warn({ txHash: deposit.txHash }, 'deposit not filled; returning it (refund fault)');
-    await refund(record, deposit, refundTo ?? deposit.from, failReason, reason);
+    await refund(record, deposit, refundTo, failReason, reason);
   }
 
   function handle(deposit: ObservedDeposit, ready?: DepositReadiness): void {

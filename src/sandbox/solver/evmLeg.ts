@@ -35,7 +35,7 @@ export function createEvmLeg(c: SolverChain, ctx: LegContext): SolverLeg {
           ? c.walletClient.sendTransaction({ to: recipient, value: amount })
           : c.walletClient.writeContract({ address: lower(currency.address), abi: erc20Abi, functionName: 'transfer', args: [recipient, amount] }),
       );
-      return sentOutTx(hash, c.chainId, 'fill');
+      return sentOutTx(hash, c.chainId, 'fill', amount);
     },
     async refund(deposit, to) {
       const recipient = lower(to);
@@ -51,7 +51,7 @@ export function createEvmLeg(c: SolverChain, ctx: LegContext): SolverLeg {
               args: [lower(deposit.currency), recipient, deposit.amount, id],
             }),
       );
-      return sentOutTx(hash, c.chainId, 'refund');
+      return sentOutTx(hash, c.chainId, 'refund', deposit.amount);
     },
     async settle(sent) {
       const hash = sent.txHash as Hex; // this leg only settles what it sent: viem transaction hashes

@@ -10,9 +10,12 @@ export interface BlockSource {
   getBlock(args: { blockNumber: bigint }): Promise<{ timestamp: bigint }>;
 }
 
-/** A just-broadcast transaction (EVM hash, Solana signature or Bitcoin txid): nothing known about its outcome yet. */
-export function sentOutTx(txHash: string, chainId: number, kind: OutTx['kind']): OutTx {
-  return { txHash, chainId, kind, block: null, timestampSec: null, feeWei: null, status: null };
+/**
+ * A just-broadcast transaction (EVM hash, Solana signature or Bitcoin txid) paying `amount` (base units) to its
+ * recipient: nothing known about its outcome yet.
+ */
+export function sentOutTx(txHash: string, chainId: number, kind: OutTx['kind'], amount: bigint | null = null): OutTx {
+  return { txHash, chainId, kind, amount, block: null, timestampSec: null, feeWei: null, status: null };
 }
 
 /**

@@ -2,7 +2,7 @@
  * The tables `ballast store copy` moves, in an order that inserts every referenced row before the rows that
  * reference it (foreign keys stay checked during the copy), with the key that orders and identifies each row and
  * the columns holding base-unit amounts (TEXT digit strings, summed exactly when the copy is compared).
- * Schema version 11 (src/store/migrations.ts, src/store/pg/migrations.ts). `schema_migrations` is not copied:
+ * Schema version 12 (src/store/migrations.ts, src/store/pg/migrations.ts). `schema_migrations` is not copied:
  * `ballast migrate` writes it on the target.
  */
 
@@ -28,7 +28,7 @@ export const COPY_TABLES: readonly CopyTable[] = [
   { name: 'fee_decisions', key: 'quote_id', identity: false, amounts: [] },
   { name: 'verdicts', key: 'quote_id', identity: false, amounts: [] },
   { name: 'quote_errors', key: 'id', identity: true, amounts: [] },
-  { name: 'transfers', key: 'id', identity: true, amounts: ['amount_in', 'expected_out', 'min_out', 'absence_block'] },
+  { name: 'transfers', key: 'id', identity: true, amounts: ['amount_in', 'expected_out', 'min_out', 'absence_block', 'refunded_amount'] },
   { name: 'transfer_txs', key: 'id', identity: true, amounts: ['block_number'] },
   { name: 'transfer_events', key: 'id', identity: true, amounts: [] },
   { name: 'run_lock', key: 'id', identity: false, amounts: [] },

@@ -394,6 +394,16 @@ CREATE TABLE wallet_pauses (
 CREATE INDEX wallet_pauses_open ON wallet_pauses(address) WHERE resolved_at_ms IS NULL;
 `,
   },
+  {
+    version: 12,
+    name: 'transfers: refund follow-up (refunded_amount, refund_tx_hash, refund_fail_reason, refund_checked_at_ms)',
+    sql: `
+ALTER TABLE transfers ADD COLUMN refunded_amount TEXT ${uint('refunded_amount')};
+ALTER TABLE transfers ADD COLUMN refund_tx_hash TEXT;
+ALTER TABLE transfers ADD COLUMN refund_fail_reason TEXT;
+ALTER TABLE transfers ADD COLUMN refund_checked_at_ms BIGINT;
+`,
+  },
 ];
 
 /** Highest PostgreSQL schema version this code knows (equal to the SQLite one). */

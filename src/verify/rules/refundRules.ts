@@ -10,9 +10,10 @@ import type { VerifyContext } from '../context.ts';
 import { outcome, skipped } from '../ruleResult.ts';
 import type { RuleResult } from '../types.ts';
 
-/** Our wallets a refund may pay: `user`, `recipient` and `ourWallets` of the expectations. */
+/** Our wallets a refund may pay: `user`, `recipient`, `refundTo` and `ourWallets` of the expectations. */
 function ourWallets(ctx: VerifyContext): string[] {
-  return [ctx.expect.user, ctx.expect.recipient, ...(ctx.expect.ourWallets ?? [])];
+  const e = ctx.expect;
+  return [e.user, e.recipient, ...(e.refundTo !== undefined ? [e.refundTo] : []), ...(e.ourWallets ?? [])];
 }
 
 function paysUs(ctx: VerifyContext, recipient: string, vmType: string | undefined): boolean {
@@ -21,8 +22,8 @@ function paysUs(ctx: VerifyContext, recipient: string, vmType: string | undefine
 
 /**
  * `refund-recipient`: every refund option pays back to one of our own wallets (`expect.user`,
- * `expect.recipient` or `expect.ourWallets`), so a quote cannot route refunds to a third party. Ballast does
- * not set `refundTo`.
+ * `expect.recipient`, `expect.refundTo` or `expect.ourWallets`), so a quote cannot route refunds to a third party.
+ * Ballast sets `refundTo` to the origin wallet; which refund must pay exactly that wallet is `refund-terms`'s.
  */
 export function checkRefundRecipients(ctx: VerifyContext): RuleResult {
   if (!ctx.order) return skipped('refund-recipient', 'protocol-present');
@@ -43,8 +44,12 @@ export function checkRefundRecipients(ctx: VerifyContext): RuleResult {
 /**
  * `refund-terms`: each refund is either on the payment chain in the payment currency or on the output chain
  * in the output currency; no refund deadline is before `output.deadline` (a refund that lapses first would
- * leave an unfilled deposit with no way back); and at least one refund pays one of our wallets on the payment
- * chain in the payment currency (the way back for a deposit that is never filled). Deadlines in unix seconds.
+ * leave an unfilled deposit with no way back); and the way back for a deposit that is never filled exists: a
+ * refund on the payment chain in the payment currency. Refunds are paid on the origin chain to the quote's
+ * `refundTo` (https://docs.relay.link/references/api/api_core_concepts/refunds), so with `expect.refundTo` set
+ * every such origin refund must pay exactly that address (another of our wallets, or the native-currency
+ * "refund to depositor" sentinel, is refused); without it one of them must pay one of our wallets. Deadlines in
+ * unix seconds.
  */
 export function checkRefundTerms(ctx: VerifyContext): RuleResult {
   const order = ctx.order;
@@ -54,6 +59,7 @@ export function checkRefundTerms(ctx: VerifyContext): RuleResult {
   const paymentVm = ctx.paymentChain?.vmType;
   const outputVm = ctx.outputChain?.vmType;
   const outCurrency = order.output.payments[0]?.currency;
+  const refundTo = ctx.expect.refundTo;
   const problems: string[] = [];
   let originRefundToUs = false;
   order.inputs.forEach((input, i) =>
@@ -67,16 +73,23 @@ export function checkRefundTerms(ctx: VerifyContext): RuleResult {
           `${at} refunds ${refund.currency} on "${refund.chainId}"; expected the payment currency on "${payment.chainSlug}" or the output currency on "${order.output.chainId}"`,
         );
       }
-      if (onOrigin && paysUs(ctx, refund.recipient, paymentVm)) originRefundToUs = true;
+      if (onOrigin && refundTo !== undefined) {
+        if (sameAddress(refund.recipient, refundTo, paymentVm)) originRefundToUs = true;
+        else problems.push(`${at}.recipient is ${refund.recipient}; the origin refund must pay the refundTo we asked for, ${refundTo}`);
+      } else if (onOrigin && paysUs(ctx, refund.recipient, paymentVm)) originRefundToUs = true;
       if (refund.deadline < order.output.deadline) {
         problems.push(`${at}.deadline ${refund.deadline} is before output.deadline ${order.output.deadline}`);
       }
     }),
   );
   if (!originRefundToUs) {
-    problems.push(`no refund pays our wallet on the payment chain "${payment.chainSlug}" in the payment currency ${payment.currency}`);
+    const whom = refundTo !== undefined ? `refundTo ${refundTo}` : 'our wallet';
+    problems.push(`no refund pays ${whom} on the payment chain "${payment.chainSlug}" in the payment currency ${payment.currency}`);
   }
-  return outcome('refund-terms', problems, `refunds stay on the payment or output leg, last until output.deadline, and one returns the payment to us`);
+  const ok = refundTo !== undefined
+    ? `origin refunds pay refundTo ${refundTo} in the payment currency; refunds last until output.deadline`
+    : 'refunds stay on the payment or output leg, last until output.deadline, and one returns the payment to us';
+  return outcome('refund-terms', problems, ok);
 }
 
 const EVM_WORD_ADDRESS_RE = /^0x0{24}([0-9a-fA-F]{40})$/;

@@ -32,7 +32,11 @@ const beta = () => sandbox.chains[1]!;
 const treasury = () => sandbox.accounts.treasury;
 
 /** Quotes `amount` base units alpha → beta (USDC → USDC unless the tokens are given). */
-async function quote(amount: string, tokens: { in?: 'usdc' | 'usdt'; out?: 'usdc' | 'usdt' } = {}): Promise<QuoteResponse> {
+async function quote(
+  amount: string,
+  tokens: { in?: 'usdc' | 'usdt'; out?: 'usdc' | 'usdt' } = {},
+  extra: { refundTo?: string; referrer?: string } = {},
+): Promise<QuoteResponse> {
   const res = await fetch(`${sandbox.apiUrl}/quote/v2`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -46,6 +50,7 @@ async function quote(amount: string, tokens: { in?: 'usdc' | 'usdt'; out?: 'usdc
       amount,
       tradeType: 'EXACT_INPUT',
       includeProtocolData: true,
+      ...extra,
     }),
   });
   expect(res.status).toBe(200);
@@ -106,7 +111,7 @@ async function pollUntil<T>(what: string, read: () => Promise<T>, done: (v: T) =
 const waitForTerminal = (requestId: string): Promise<IntentStatus> =>
   pollUntil(`request ${requestId}`, () => status(requestId), (s) => ['success', 'failure', 'refund'].includes(s.status));
 
-type RequestView = { id: string; status: string; data?: unknown; protocol?: unknown };
+type RequestView = { id: string; status: string; refundTo?: unknown; data?: unknown; protocol?: unknown };
 
 /** The GET /requests/v3 record (by user) whose first deposit tx is `txHash`, once it is terminal. */
 const requestOfDeposit = (user: Address, txHash: Hex): Promise<RequestView | undefined> =>
@@ -271,12 +276,12 @@ describe('sandbox API on anvil', () => {
     expect(s.txHashes).toEqual([]);
   });
 
-  it('refund mode returns the USDC on alpha and ends refund', async () => {
+  it('refund mode returns the USDC on alpha to refundTo and ends refund', async () => {
     sandbox.resetFaults();
     sandbox.setFaults({ refund: true, fillDelayMs: 0 });
     const before = await usdcOf(alpha(), treasury().address);
     const betaBefore = await usdcOf(beta(), treasury().address);
-    const q = await quote('7000000');
+    const q = await quote('7000000', {}, { refundTo: treasury().address });
     await execute(q);
     const final = await waitForTerminal(q.requestId!);
     expect(final.status).toBe('refund');
@@ -285,16 +290,47 @@ describe('sandbox API on anvil', () => {
     const refundTx = await alpha().publicClient.getTransactionReceipt({ hash: final.txHashes[0] as Hex });
     expect(refundTx.to?.toLowerCase()).toBe(alpha().depository.toLowerCase());
     expect(final).toMatchObject({ failReason: 'UNKNOWN' });
-    expect((await requestRecord(q.requestId!)).protocol).toMatchObject({
+    const record = await requestRecord(q.requestId!);
+    expect(record.protocol).toMatchObject({
       settlement: { destination: { fills: [], refunds: [{ chainId: alpha().def.chainId, transactionId: final.txHashes[0] }] } },
     });
+    expect(record.refundTo).toBe(treasury().address.toLowerCase());
+    expect(record.data).toMatchObject({
+      outTxs: [{ txHash: final.txHashes[0], chainId: alpha().def.chainId, status: 'success' }],
+      refundCurrencyData: { amount: '7000000', currency: { chainId: alpha().def.chainId, address: alpha().usdc.toLowerCase() } },
+      refundFailReason: null,
+    });
+  });
+
+  it('refund mode without refundTo: nothing is refunded; failure with MANUAL_REFUND_REQUIRED, withdrawable', async () => {
+    sandbox.resetFaults();
+    sandbox.setFaults({ refund: true, fillDelayMs: 0 });
+    const held = await usdcOf(alpha(), alpha().depository);
+    const q = await quote('6000000');
+    await execute(q);
+    const final = await pollUntil('the unrefunded request', () => rawStatus(q.requestId!), (s) => s.status === 'failure');
+    expect(final).toMatchObject({ failReason: 'UNKNOWN', refundFailReason: 'MANUAL_REFUND_REQUIRED', txHashes: [] });
+    expect((await usdcOf(alpha(), alpha().depository)) - held).toBe(6_000_000n);
+    const record = await requestRecord(q.requestId!);
+    expect(record).toMatchObject({ refundTo: null, data: { refundFailReason: 'MANUAL_REFUND_REQUIRED', outTxs: [], refundCurrencyData: null }, protocol: { isWithdrawable: true } });
+  });
+
+  it("referrer 'debug-force-refund' forces a refund to refundTo without any fault", async () => {
+    sandbox.resetFaults();
+    sandbox.setFaults({ fillDelayMs: 0 });
+    const before = await usdcOf(alpha(), treasury().address);
+    const q = await quote('4000000', {}, { refundTo: treasury().address, referrer: 'debug-force-refund' });
+    await execute(q);
+    const final = await waitForTerminal(q.requestId!);
+    expect(final.status).toBe('refund');
+    expect(await usdcOf(alpha(), treasury().address)).toBe(before);
   });
 
   it('refund with a failing refund leg: nothing comes back, failure with the published refundFailReason, withdrawable', async () => {
     sandbox.resetFaults();
     sandbox.setFaults({ refund: true, refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND', fillDelayMs: 0 });
     const held = await usdcOf(alpha(), alpha().depository);
-    const q = await quote('8000000');
+    const q = await quote('8000000', {}, { refundTo: treasury().address });
     await execute(q);
     const final = await pollUntil('the failed refund', () => rawStatus(q.requestId!), (s) => s.status === 'failure');
     expect(final).toMatchObject({ failReason: 'UNKNOWN', refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND', txHashes: [] });

@@ -211,10 +211,10 @@ describe('sandbox with Bitcoin', () => {
     s.setFaults({ fillDelayMs: 0 });
   });
 
-  it('refund fault: the deposit is swept back from the depository to the user, less the fee', async () => {
+  it('refund fault: the deposit is swept back from the depository to refundTo (the user), less the fee', async () => {
     const user = fundedWallet(2_000_000n);
     s.setFaults({ refund: true, fillDelayMs: 0 });
-    const q = await quote(s, toWbtc(user.address, 1_000_000n));
+    const q = await quote(s, { ...toWbtc(user.address, 1_000_000n), refundTo: user.address });
     const depositFee = BigInt(q.fees!.gas!.amount);
     await broadcastBitcoin(s, signPsbt(q, user.wif).hex);
     await statusUntil(s, q.requestId!, (st) => st.status === 'pending');

@@ -229,11 +229,11 @@ describe('sandbox with Solana', () => {
     s.setFaults({ fillDelayMs: 0 });
   });
 
-  it('refund fault: a Solana deposit is returned to the user in SOL; failure fault: it stays in the vault, withdrawable', async () => {
+  it('refund fault: a Solana deposit is returned to refundTo (the user) in SOL; failure fault: it stays in the vault, withdrawable', async () => {
     const user = await fundedSolanaWallet(s, 3_000_000_000n);
     const address = user.publicKey.toBase58();
     s.setFaults({ refund: true, fillDelayMs: 0 });
-    const refunded = await quote(s, fromSolana(user, SOL, 1_000_000_000n));
+    const refunded = await quote(s, { ...fromSolana(user, SOL, 1_000_000_000n), refundTo: address });
     await sendSolanaDeposit(s, refunded, user);
     const r = await terminal(s, refunded.requestId!);
     expect(r.status).toBe('refund');

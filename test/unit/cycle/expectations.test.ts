@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildQuoteRequest, guaranteedOutputFloor, minimumAcceptableOutput, scaleDecimals } from '../../../src/cycle/expectations.ts';
+import { buildQuoteRequest, expectationsFor, guaranteedOutputFloor, minimumAcceptableOutput, scaleDecimals } from '../../../src/cycle/expectations.ts';
 import type { PlannedTransfer, TargetBand } from '../../../src/planner/types.ts';
 import { QuoteRequestSchema } from '../../../src/relay/schemas.ts';
 
@@ -29,6 +29,15 @@ describe('quote expectations', () => {
     const req = buildQuoteRequest(planned(6, 6, 20_000_000_000n), { referrer: 'ballast', slippageBps: 50 });
     expect(QuoteRequestSchema.parse(req)).toEqual(req);
     expect(req).toMatchObject({ tradeType: 'EXACT_INPUT', includeProtocolData: true, amount: '20000000000', slippageTolerance: '50', referrer: 'ballast', originChainId: 31001, destinationChainId: 31002 });
+  });
+
+  it('asks for refunds to the origin wallet (refundTo = user), and expects exactly that refund address', () => {
+    const p = { ...planned(6, 6, 1_000_000n), from: { ...band('alpha', 31001, 6), address: '0x' + '33'.repeat(20) } };
+    const req = buildQuoteRequest(p, {});
+    expect(req.refundTo).toBe('0x' + '33'.repeat(20));
+    expect(req.refundTo).toBe(req.user);
+    expect(req.refundTo).not.toBe(req.recipient);
+    expect(expectationsFor(p, 1n).refundTo).toBe(req.refundTo);
   });
 
   it('requires at least the input less slippage and the total fee cap, in destination decimals', () => {

@@ -36,6 +36,7 @@ function row(over: Partial<TransferRow>): TransferRow {
     resolvedAtMs: null,
     resolution: null,
     absenceProof: null,
+    refund: null,
     txs: [],
     cancels: [],
     events: [],

@@ -87,6 +87,6 @@ describe('listOriginFailureStreaks', () => {
 
   it('refuses to resolve an origin failure that never reached the chain', async () => {
     const unsent = await transfer('unsent');
-    await expect(resolveFailure(db, unsent, 'nothing to do', 9_000)).rejects.toThrow(/only an unresolved failure, or an origin failure on chain/);
+    await expect(resolveFailure(db, unsent, 'nothing to do', 9_000)).rejects.toThrow(/only an unresolved failure, a refund that was not paid \(refundFailReason\), or an origin failure on chain/);
   });
 });

@@ -25,12 +25,12 @@ function chains(): ChainsResponse {
   return doc;
 }
 
-async function verdictOf(name: string, nowSec: number) {
+async function verdictOf(name: string, nowSec: number, opts: { refundToUser?: boolean } = {}) {
   const quote = QuoteResponseSchema.parse(read(name));
   const order = quote.protocol!.v2!.orderData;
   const recipient = order.output.payments[0]!.recipient;
   const user = quote.details.sender ?? recipient;
-  return verifyQuote({ quote, chains: chains(), expect: { user, recipient }, nowSec });
+  return verifyQuote({ quote, chains: chains(), expect: { user, recipient, ...(opts.refundToUser ? { refundTo: user } : {}) }, nowSec });
 }
 
 describe.skipIf(!present)('real quotes from real/', () => {
@@ -38,6 +38,12 @@ describe.skipIf(!present)('real quotes from real/', () => {
     const verdict = await verdictOf('relay-docs-price-stabilization-L696-base-usdc-to-arbitrum-usdt.json', 1777339000);
     expect(failing(verdict)).toEqual([]);
     expect(verdict.ok).toBe(true);
+  });
+
+  it('the price-stabilization quote also passes when Ballast expects refundTo = the user (its origin refund pays the user)', async () => {
+    const verdict = await verdictOf('relay-docs-price-stabilization-L696-base-usdc-to-arbitrum-usdt.json', 1777339000, { refundToUser: true });
+    expect(failing(verdict)).toEqual([]);
+    expect(verdict.rules.find((r) => r.rule === 'refund-terms')?.detail).toContain('origin refunds pay refundTo');
   });
 
   it('the origin swap through the v3 ApprovalProxy (README: refused) is refused, its approval among the reasons', async () => {

@@ -83,6 +83,41 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote on the 
       );
     });
 
+    it('refund-terms with refundTo: the untampered quote, whose origin refund pays the user, passes', async () => {
+      const input = caseInput(c);
+      input.expect.refundTo = f.user;
+      const verdict = await verifyQuote(input);
+      expect(failing(verdict)).toEqual([]);
+      expect(detailOf(verdict, 'refund-terms')).toContain(`origin refunds pay refundTo ${f.user}`);
+    });
+
+    it('refund-terms with refundTo: an origin refund to another wallet of ours is refused', async () => {
+      const input = caseInput(c);
+      const { refunds, origin } = refundLegs(input, c);
+      refunds[origin]!.recipient = OTHER_WALLET;
+      reseal(input);
+      input.expect.ourWallets = [OTHER_WALLET];
+      // without refundTo any wallet of ours will do
+      expect(failing(await verifyQuote(input))).toEqual([]);
+      input.expect.refundTo = f.user;
+      const verdict = await verifyQuote(input);
+      expect(failing(verdict)).toEqual(['refund-terms']);
+      expect(detailOf(verdict, 'refund-terms')).toContain(
+        `inputs[0].refunds[${origin}].recipient is ${OTHER_WALLET}; the origin refund must pay the refundTo we asked for, ${f.user}`,
+      );
+      expect(detailOf(verdict, 'refund-terms')).toContain(`no refund pays refundTo ${f.user} on the payment chain`);
+    });
+
+    it('refund-terms with refundTo: the native-currency "refund to depositor" sentinel is refused', async () => {
+      const input = caseInput(c);
+      const { refunds, origin } = refundLegs(input, c);
+      refunds[origin]!.recipient = '0x0000000000000000000000000000000000000000';
+      reseal(input);
+      input.expect.refundTo = f.user;
+      const verdict = await verifyQuote(input);
+      expect(failing(verdict)).toEqual(['refund-recipient', 'refund-terms']);
+    });
+
     it('payment-weight: a weight other than "1" is refused', async () => {
       const input = caseInput(c);
       v2Of(input.quote).orderData.inputs[0]!.payment.weight = '2';

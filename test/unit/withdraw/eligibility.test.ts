@@ -19,7 +19,7 @@ function transfer(over: Partial<TransferRow> = {}): TransferRow {
     destinationChain: 'beta', destinationChainId: 31002, destinationCurrency: TOKEN, user: USER, recipient: USER,
     amountIn: 25_000_000n, expectedOut: 24_900_000n, minOut: 24_800_000n, requestId: '0xreq', orderId: '0xorder', feesUsd: '0.1',
     status: 'deposited', relayStatus: 'pending', outTxHashes: [], error: null, createdAtMs: 1_000, updatedAtMs: 1_000,
-    stalledAtMs: null, resolvedAtMs: null, resolution: null, absenceProof: null, txs: [], cancels: [],
+    stalledAtMs: null, resolvedAtMs: null, resolution: null, absenceProof: null, refund: null, txs: [], cancels: [],
     events: [
       { id: 1, fromStatus: null, toStatus: 'prepared', atMs: 1_000, detail: 'created' },
       { id: 2, fromStatus: 'broadcast', toStatus: 'deposited', atMs: 5_000, detail: null },

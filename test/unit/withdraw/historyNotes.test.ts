@@ -13,7 +13,7 @@ function row(over: Partial<TransferRow>): TransferRow {
     id: 1, cycleId: 1, quoteId: 1, asset: 'USDC', originChain: 'alpha', originChainId: 31001, originCurrency: '0xa', destinationChain: 'beta',
     destinationChainId: 31002, destinationCurrency: '0xb', user: '0xu', recipient: '0xu', amountIn: 1n, expectedOut: 1n, minOut: 1n,
     requestId: '0xr', orderId: '0xo', feesUsd: null, status: 'deposited', relayStatus: null, outTxHashes: [], error: null, createdAtMs: 0,
-    updatedAtMs: 0, stalledAtMs: null, resolvedAtMs: null, resolution: null, absenceProof: null, txs: [], cancels: [], events: [], ...over,
+    updatedAtMs: 0, stalledAtMs: null, resolvedAtMs: null, resolution: null, absenceProof: null, refund: null, txs: [], cancels: [], events: [], ...over,
   };
 }
 const event = (fromStatus: TransferRow['status'] | null, toStatus: TransferRow['status'], detail: string) => ({ id: 1, fromStatus, toStatus, atMs: 5, detail });
@@ -28,7 +28,10 @@ describe('transferNotes', () => {
       'deposit still in the depository; route paused until resolved',
     ]);
     expect(transferNotes({ ...failed, resolvedAtMs: 9, resolution: 'withdrawn: job j, transaction 0xt' }, undefined)[1]).toBe('resolved: withdrawn: job j, transaction 0xt');
-    expect(transferNotes(row({ status: 'refund', events: [event('deposited', 'refund', 'refunded on origin')] }), undefined)).toEqual(['refunded: refunded on origin']);
+    expect(transferNotes(row({ status: 'refund', events: [event('deposited', 'refund', 'refunded on origin')] }), undefined)).toEqual([
+      'refunded: refunded on origin',
+      'refund not followed up yet (amount unknown)',
+    ]);
     expect(transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: job j, transaction 0xt' }), undefined)).toEqual(['withdrawn: job j, transaction 0xt']);
     expect(transferNotes(row({ status: 'origin_failed', error: 'deposit reverted' }), undefined)).toEqual(['origin failed: deposit reverted']);
   });

@@ -46,7 +46,15 @@ describe('resolveQuoteRoute across VMs', () => {
       50,
       VM_CHAINS,
     );
-    expect([route.origin.slug, route.destination.slug, route.currencyIn.symbol, route.refundTo]).toEqual(['solana', 'bitcoin', 'USDC', SVM_USER]);
+    // no refundTo in the request: none is assumed (automatic refund is off without one)
+    expect([route.origin.slug, route.destination.slug, route.currencyIn.symbol, route.refundTo]).toEqual(['solana', 'bitcoin', 'USDC', null]);
+    const withRefundTo = resolveQuoteRoute(
+      { ...base, user: SVM_USER, recipient: BTC_RECIPIENT, refundTo: SVM_USER, originChainId: SOLANA_ID, destinationChainId: BITCOIN_ID, originCurrency: SVM_USDC, destinationCurrency: BTC },
+      TABLE,
+      50,
+      VM_CHAINS,
+    );
+    expect(withRefundTo.refundTo).toBe(SVM_USER);
     const noRecipient = { ...base, user: SVM_USER, originChainId: SOLANA_ID, destinationChainId: 31001, originCurrency: SOL, destinationCurrency: USDC };
     expect(codeOf(() => resolveQuoteRoute(noRecipient, TABLE, 50, VM_CHAINS))).toEqual(['INVALID_ADDRESS', 'recipient']);
     const lowerMint = { ...noRecipient, recipient: RECIPIENT, originCurrency: SVM_USDC.toLowerCase() };
