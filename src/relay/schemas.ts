@@ -236,6 +236,11 @@ export const ChainSchema = z.looseObject({
   erc20Currencies: z.array(ChainCurrencySchema).optional(),
   solverCurrencies: z.array(ChainCurrencySchema).optional(),
   featuredTokens: z.array(z.looseObject({})).optional(),
+  /**
+   * Contract addresses by name, with nested groups kept as given: `v3` (spec) and, since Router 3.2, `v3.2`
+   * (https://docs.relay.link/references/api/api_resources/contract-addresses); any group is accepted so a new
+   * generation never fails the parse. Read through `listedContracts` (src/verify/chainsIndex.ts).
+   */
   contracts: z.record(z.string(), z.unknown()).optional(),
   solverAddresses: z.array(z.string()).optional(),
   protocol: z

@@ -46,16 +46,23 @@ export function depositoryOf(chain: Chain): string | undefined {
   return depository ? depository : undefined;
 }
 
-/** A contract address GET /chains names for a chain, with where it was named (e.g. `contracts.v3.erc20Router`). */
+/**
+ * A contract address GET /chains names for a chain, with where it was named: a JavaScript-style path such as
+ * `contracts.v3.erc20Router`, or `contracts["v3.2"].approvalProxy` for a key that is not a plain identifier.
+ */
 export interface ListedContract {
   name: string;
   address: string;
 }
 
+/** A key that can follow a dot in a path; any other (`v3.2`) is written in brackets so the path stays unambiguous. */
+const IDENTIFIER_RE = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
 /**
  * Every contract GET /chains names for a chain: each non-empty string under `chain.contracts` (spec "Chain
  * object": multicall3, multicaller, onlyOwnerMulticaller, relayReceiver, erc20Router, approvalProxy and the
- * nested `v3` group), then `protocol.v2.depository`. Addresses are returned as listed (not normalised), in
+ * nested `v3` group; since Router 3.2 also the `v3.2` group, docs/design.md "Router 3.2"; any other group is
+ * walked the same way), then `protocol.v2.depository`. Addresses are returned as listed (not normalised), in
  * document order.
  */
 export function listedContracts(chain: Chain): ListedContract[] {
@@ -66,7 +73,7 @@ export function listedContracts(chain: Chain): ListedContract[] {
     } else if (Array.isArray(value)) {
       value.forEach((v, i) => walk(v, `${path}[${i}]`));
     } else if (value !== null && typeof value === 'object') {
-      Object.entries(value).forEach(([k, v]) => walk(v, `${path}.${k}`));
+      Object.entries(value).forEach(([k, v]) => walk(v, IDENTIFIER_RE.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`));
     }
   };
   walk(chain.contracts ?? {}, 'contracts');

@@ -134,6 +134,8 @@ describe('ballast allowances', () => {
           'contracts.approvalProxy',
           'contracts.v3.erc20Router',
           'contracts.v3.approvalProxy',
+          'contracts["v3.2"].erc20Router',
+          'contracts["v3.2"].approvalProxy',
           'protocol.v2.depository',
         ]),
       );

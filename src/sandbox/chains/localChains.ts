@@ -9,7 +9,8 @@
  *   allocator = solver (signs the `execute` call requests of withdrawals);
  * - `TestStablecoin` ("USDC") at nonce 1 and `TestTetherToken` ("USDT") at nonce 2, owner (minter) = deployer;
  * - `RelayRouter` at nonce 3 + `ApprovalProxy` (over it) at nonce 4: GET /chains `contracts.erc20Router` /
- *   `contracts.approvalProxy`; a second pair at nonces 5 and 6: `contracts.v3.erc20Router` / `v3.approvalProxy`;
+ *   `contracts.approvalProxy`, the Router 3.2 pair (also listed as `contracts["v3.2"]`); a second pair at
+ *   nonces 5 and 6: `contracts.v3.erc20Router` / `v3.approvalProxy`, the previous generation;
  * - `TestToken` ("WBTC", 8 decimals) at nonce 7;
  * - Multicall3 runtime code at the canonical 0xcA11bde05977b3631167028862bE2a173976CA11.
  */
@@ -63,13 +64,13 @@ export interface LocalEvmChain {
    */
   usdt: Address;
   /**
-   * Router that executes anyone's calls (GET /chains `contracts.erc20Router`): an allowance granted to it can
-   * be taken by any caller of its `multicall`.
+   * Router that executes anyone's calls (GET /chains `contracts.erc20Router`, the Router 3.2 pair, also listed as
+   * `contracts["v3.2"].erc20Router`): an allowance granted to it can be taken by any caller of its `multicall`.
    */
   erc20Router: Address;
-  /** Approval proxy over {@link erc20Router} (GET /chains `contracts.approvalProxy`). */
+  /** Approval proxy over {@link erc20Router} (GET /chains `contracts.approvalProxy` and `contracts["v3.2"].approvalProxy`). */
   approvalProxy: Address;
-  /** The v3 pair (GET /chains `contracts.v3`): another router and an approval proxy over it. */
+  /** The v3 pair (GET /chains `contracts.v3`, the generation before Router 3.2): another router and an approval proxy over it. */
   v3: { erc20Router: Address; approvalProxy: Address };
   /** Wrapped bitcoin test token "WBTC", 8 decimals (same address on every chain); minter = the deployer. */
   wbtc: Address;

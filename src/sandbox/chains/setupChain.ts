@@ -1,9 +1,9 @@
 /**
  * Prepares one freshly started anvil chain for the sandbox: installs Multicall3 at its canonical address,
  * deploys the depository, the stablecoins "USDC" and "USDT" (Tether style), two router + approval proxy
- * pairs (the `erc20Router`/`approvalProxy` and `v3` groups of GET /chains) and a wrapped bitcoin "WBTC"
- * (8 decimals) from the deployer at fixed nonces (so every contract lands at the same address on every chain),
- * mints USDC/USDT/WBTC and sets ETH balances per the preset.
+ * pairs (the top-level `erc20Router`/`approvalProxy`, also listed as `v3.2`, and the `v3` group of GET /chains)
+ * and a wrapped bitcoin "WBTC" (8 decimals) from the deployer at fixed nonces (so every contract lands at the
+ * same address on every chain), mints USDC/USDT/WBTC and sets ETH balances per the preset.
  */
 import {
   createTestClient,

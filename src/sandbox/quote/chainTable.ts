@@ -24,11 +24,15 @@ export interface SandboxCurrency {
 
 /**
  * The router contracts of a chain (spec "Chain object": `contracts.erc20Router`, `contracts.approvalProxy` and
- * the `v3` group). Lower-case 0x addresses of deployed contracts.
+ * the `v3` group). Lower-case 0x addresses of deployed contracts. The top-level pair is the sandbox's Router 3.2
+ * pair: GET /chains lists it both at the top level and as `contracts["v3.2"]` (docs/design.md "Router 3.2").
  */
 export interface SandboxRouterContracts {
+  /** Router 3.2 (GET /chains `contracts.erc20Router` and `contracts["v3.2"].erc20Router`). */
   erc20Router: Address;
+  /** Approval proxy over {@link erc20Router} (`contracts.approvalProxy` and `contracts["v3.2"].approvalProxy`). */
   approvalProxy: Address;
+  /** The previous generation, still live during the transition (`contracts.v3`). */
   v3: { erc20Router: Address; approvalProxy: Address };
 }
 

@@ -158,10 +158,13 @@ describe('sandbox API on anvil', () => {
         ['USDC', chain.usdc.toLowerCase(), 6],
         ['USDT', chain.usdt.toLowerCase(), 6],
       ]);
-      const contracts = listed.contracts as { multicall3: Address; erc20Router: Address; approvalProxy: Address; v3: { erc20Router: Address; approvalProxy: Address } };
-      expect(Object.keys(contracts).sort()).toEqual(['approvalProxy', 'erc20Router', 'multicall3', 'v3']);
+      type Pair = { erc20Router: Address; approvalProxy: Address };
+      const contracts = listed.contracts as { multicall3: Address; erc20Router: Address; approvalProxy: Address; v3: Pair; 'v3.2': Pair }; // sandbox document shape
+      expect(Object.keys(contracts).sort()).toEqual(['approvalProxy', 'erc20Router', 'multicall3', 'v3', 'v3.2']);
       expect(contracts.erc20Router.toLowerCase()).toBe(chain.erc20Router.toLowerCase());
       expect(contracts.v3.erc20Router.toLowerCase()).toBe(chain.v3.erc20Router.toLowerCase());
+      // Router 3.2: the top-level pair is the 3.2 pair (since 2026-10-26); v3 keeps the previous generation
+      expect(contracts['v3.2']).toEqual({ erc20Router: contracts.erc20Router, approvalProxy: contracts.approvalProxy });
       const addresses = [contracts.multicall3, contracts.erc20Router, contracts.approvalProxy, contracts.v3.erc20Router, contracts.v3.approvalProxy];
       expect(new Set(addresses.map((a) => a.toLowerCase())).size).toBe(5);
       for (const address of [...addresses, listed.protocol!.v2!.depository as Address]) {

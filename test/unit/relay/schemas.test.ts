@@ -1,14 +1,17 @@
 /**
  * Shapes the real API sends: `delayed` and statuses Ballast does not know are parsed (non-final), never a parse
- * failure; a chain of GET /chains with an unexpected shape is skipped without taking the others down.
+ * failure; a chain of GET /chains with an unexpected shape is skipped without taking the others down; contract
+ * groups of every router generation (`v3`, `v3.2`) are kept.
  */
 import { describe, expect, it } from 'vitest';
 import {
+  ChainsResponseSchema,
   IntentStatusSchema,
   isKnownRequestStatus,
   isTerminalRequestStatus,
   parseChainsLeniently,
 } from '../../../src/relay/schemas.ts';
+import { GENUINE_V3_CONTRACTS, ROUTER_32_CONTRACTS } from '../../fixtures/relay.ts';
 
 function chain(id: number, name: string) {
   return {
@@ -60,6 +63,21 @@ describe('parseChainsLeniently', () => {
       [2, undefined],
     ]);
     expect(skipped[0]!.reason).toContain('currency.address');
+  });
+
+  it('keeps both router generations of a chain, contracts.v3 and contracts["v3.2"] (Router 3.2), as sent', () => {
+    const contracts = {
+      multicall3: '0xca11bde05977b3631167028862be2a173976ca11',
+      erc20Router: ROUTER_32_CONTRACTS.erc20Router,
+      approvalProxy: ROUTER_32_CONTRACTS.approvalProxy,
+      v3: { ...GENUINE_V3_CONTRACTS },
+      'v3.2': { ...ROUTER_32_CONTRACTS },
+    };
+    const body = { chains: [{ ...chain(8453, 'base'), contracts }, chain(42161, 'arbitrum')] };
+    const { chains, skipped } = parseChainsLeniently(body);
+    expect(skipped).toEqual([]);
+    expect(chains.chains[0]!.contracts).toEqual(contracts);
+    expect(ChainsResponseSchema.parse(body).chains[0]!.contracts?.['v3.2']).toEqual(ROUTER_32_CONTRACTS);
   });
 
   it('refuses a body that is not {chains: [...]}', () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { nativeCurrencyOf, sameAddress } from '../../../src/verify/addresses.ts';
 import { depositoryOf, indexChains, listedContracts } from '../../../src/verify/chainsIndex.ts';
 import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
-import { GENUINE_V3_CONTRACTS, loadChainsFixture, relayFixturesPresent } from '../../fixtures/relay.ts';
+import { OFFLINE_CASE } from '../../fixtures/offlineQuote.ts';
+import { GENUINE_V3_CONTRACTS, loadChainsFixture, relayFixturesPresent, ROUTER_32_CONTRACTS as ROUTER_32 } from '../../fixtures/relay.ts';
 
 describe('sameAddress', () => {
   it('ignores hex case on EVM and Hyperliquid, and when the VM is unknown', () => {
@@ -51,6 +52,38 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('chainsIndex on the 
     ]);
     delete chain.contracts;
     expect(listedContracts(chain)).toEqual([depository]);
+  });
+
+  it('lists both router generations, v3 and v3.2 (Router 3.2), under unambiguous names', () => {
+    const chain = c.load().chains.chains[0]!;
+    chain.contracts = {
+      erc20Router: ROUTER_32.erc20Router,
+      approvalProxy: ROUTER_32.approvalProxy,
+      v3: { erc20Router: '0xbb', approvalProxy: '0xcc' },
+      'v3.2': { ...ROUTER_32 },
+    };
+    expect(listedContracts(chain)).toEqual([
+      { name: 'contracts.erc20Router', address: ROUTER_32.erc20Router },
+      { name: 'contracts.approvalProxy', address: ROUTER_32.approvalProxy },
+      { name: 'contracts.v3.erc20Router', address: '0xbb' },
+      { name: 'contracts.v3.approvalProxy', address: '0xcc' },
+      { name: 'contracts["v3.2"].erc20Router', address: ROUTER_32.erc20Router },
+      { name: 'contracts["v3.2"].approvalProxy', address: ROUTER_32.approvalProxy },
+      { name: 'protocol.v2.depository', address: depositoryOf(chain)! },
+    ]);
+  });
+});
+
+describe('chainsIndex on the sandbox /chains document', () => {
+  it('lists the sandbox\'s v3 pair and its Router 3.2 pair (top level and contracts["v3.2"]), each deployed address once per name', () => {
+    const chain = OFFLINE_CASE.load().chains.chains[0]!;
+    const contracts = chain.contracts as { erc20Router: string; approvalProxy: string; v3: Record<string, string> }; // the sandbox lists both groups
+    const byName = Object.fromEntries(listedContracts(chain).map((x) => [x.name, x.address]));
+    expect(byName['contracts["v3.2"].erc20Router']).toBe(contracts.erc20Router);
+    expect(byName['contracts["v3.2"].approvalProxy']).toBe(contracts.approvalProxy);
+    expect(byName['contracts.v3.erc20Router']).toBe(contracts.v3['erc20Router']);
+    expect(byName['contracts.v3.erc20Router']).not.toBe(byName['contracts["v3.2"].erc20Router']);
+    expect(Object.keys(byName)).toHaveLength(8); // multicall3, top-level pair, v3 pair, v3.2 pair, depository
   });
 });
 

@@ -2,7 +2,7 @@
  * verifyQuote on copies of the test quotes tampered in the steps: the deposit transaction, approvals and extra
  * items (spec "Local quote verification" 5–7 and Ballast's step rules). Runs on every quote case (`QUOTE_CASES`).
  */
-import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, getAddress, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
 import type { VerifyQuoteInput } from '../../../src/verify/types.ts';
@@ -19,11 +19,14 @@ import {
   writeApprove,
   writeDepositCall,
 } from '../../fixtures/quoteTamper.ts';
+import { ROUTER_32_CONTRACTS } from '../../fixtures/relay.ts';
 
 const STRANGER: Hex = '0x000000000000000000000000000000000000dead';
 const ZERO: Hex = '0x0000000000000000000000000000000000000000';
 const STRANGER_TOKEN: Hex = '0x000000000000000000000000000000000000beef';
 const DEPOSIT_SKIPS = ['deposit-call', 'deposit-id', 'deposit-kind', 'depositor'];
+/** Where rule details name a step item (`EvmItem.path`). */
+const itemPath = (at: { stepIndex: number; itemIndex: number }) => `steps[${at.stepIndex}].items[${at.itemIndex}]`;
 
 function erc20Deposit(depositor: Hex, token: Hex, amount: bigint, id: Hex) {
   return { functionName: 'depositErc20', args: [depositor, token, amount, id] } as const;
@@ -249,6 +252,54 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote on the 
       const v3 = chainById(input, f.originChainId).contracts?.['v3'] as { erc20Router: Hex }; // both quote cases list it
       writeApprove(input.quote, APPROVE_AT, v3.erc20Router, f.amount);
       expect(failing(await verifyQuote(input))).toEqual(['approve-spender']);
+    });
+  });
+
+  describe('Router 3.2: both generations listed in GET /chains (contracts.v3 and contracts["v3.2"])', () => {
+    /** The case's input with the 3.2 pair listed beside v3 on both chains, at the top level too (as since 2026-10-26). */
+    function bothGenerations(): VerifyQuoteInput {
+      const input = freshInput();
+      for (const chain of input.chains.chains) {
+        chain.contracts = { ...chain.contracts, ...ROUTER_32_CONTRACTS, 'v3.2': { ...ROUTER_32_CONTRACTS } };
+      }
+      return input;
+    }
+
+    it('the quote with its approval to the depository still passes every rule', async () => {
+      const verdict = await verifyQuote(bothGenerations());
+      expect(failing(verdict)).toEqual([]);
+      expect(detailOf(verdict, 'approve-spender')).toBe(`every approval names the depository ${f.depository}`);
+    });
+
+    it.each([
+      ['contracts["v3.2"].approvalProxy', ROUTER_32_CONTRACTS.approvalProxy],
+      ['contracts["v3.2"].erc20Router', ROUTER_32_CONTRACTS.erc20Router],
+    ] as const)('approve-spender: an approval to %s is refused, like one to the v3 pair', async (_name, spender) => {
+      const input = bothGenerations();
+      writeApprove(input.quote, APPROVE_AT, spender, f.amount);
+      const verdict = await verifyQuote(input);
+      expect(failing(verdict)).toEqual(['approve-spender']);
+      expect(detailOf(verdict, 'approve-spender')).toBe(
+        `${itemPath(APPROVE_AT)} approves spender ${getAddress(spender)}; the only accepted spender is the depository ${f.depository} of chain ${f.originChainId} (GET /chains)`,
+      );
+    });
+
+    it('approve-spender: the v3 approval proxy stays refused with both generations listed', async () => {
+      const input = bothGenerations();
+      const v3 = chainById(input, f.originChainId).contracts?.['v3'] as { approvalProxy: Hex }; // both quote cases list it
+      writeApprove(input.quote, APPROVE_AT, v3.approvalProxy, f.amount);
+      const verdict = await verifyQuote(input);
+      expect(failing(verdict)).toEqual(['approve-spender']);
+      expect(detailOf(verdict, 'approve-spender').toLowerCase()).toContain(`spender ${v3.approvalProxy.toLowerCase()}`);
+    });
+
+    it('deposit-call: the deposit sent to the listed Router 3.2 instead of the depository is refused', async () => {
+      const input = bothGenerations();
+      itemData(input.quote, DEPOSIT_AT)['to'] = ROUTER_32_CONTRACTS.erc20Router;
+      const verdict = await verifyQuote(input);
+      expect(failing(verdict)).toEqual([...DEPOSIT_SKIPS, 'no-unexpected-steps']);
+      expect(detailOf(verdict, 'deposit-call')).toBe(`no transaction step item has to == depository ${f.depository} (from GET /chains)`);
+      expect(detailOf(verdict, 'no-unexpected-steps')).toContain(`unexpected transaction to ${ROUTER_32_CONTRACTS.erc20Router}`);
     });
   });
 

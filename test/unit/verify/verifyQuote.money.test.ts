@@ -10,6 +10,7 @@ import type { VerifyQuoteInput } from '../../../src/verify/types.ts';
 import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
 import { QUOTE_CASES, type QuoteCase } from '../../fixtures/quoteCase.ts';
 import { caseInput, chainById, detailOf, failing, reseal, v2Of } from '../../fixtures/quoteTamper.ts';
+import { ROUTER_32_CONTRACTS } from '../../fixtures/relay.ts';
 
 const STRANGER = '0x000000000000000000000000000000000000dead';
 const OTHER_WALLET = '0x1111111111111111111111111111111111111111';
@@ -180,6 +181,40 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote on the 
       expect(failing(verdict)).toEqual(['extra-data']);
       expect(detailOf(verdict, 'extra-data')).toContain(`inputs[0].refunds[${origin}].extraData names`);
       expect(detailOf(verdict, 'extra-data')).not.toContain(`refunds[${destination}]`);
+    });
+
+    it('extra-data: Router 3.2 named by every extraData passes where GET /chains lists contracts["v3.2"] beside v3', async () => {
+      const input = caseInput(c);
+      for (const chain of input.chains.chains) chain.contracts = { ...chain.contracts, 'v3.2': { ...ROUTER_32_CONTRACTS } };
+      const order = v2Of(input.quote).orderData;
+      order.output.extraData = padded(ROUTER_32_CONTRACTS.erc20Router);
+      for (const refund of order.inputs[0]!.refunds) refund.extraData = padded(ROUTER_32_CONTRACTS.erc20Router);
+      reseal(input);
+      expect(failing(await verifyQuote(input))).toEqual([]);
+    });
+
+    it('extra-data: with both groups listed, the v3 router and the 3.2 approval proxy may be named side by side', async () => {
+      const input = caseInput(c);
+      for (const chain of input.chains.chains) chain.contracts = { ...chain.contracts, 'v3.2': { ...ROUTER_32_CONTRACTS } };
+      const { refunds, origin } = refundLegs(input, c);
+      refunds[origin]!.extraData = padded(ROUTER_32_CONTRACTS.approvalProxy); // the other legs keep the v3 router
+      reseal(input);
+      expect(failing(await verifyQuote(input))).toEqual([]);
+    });
+
+    it('extra-data: Router 3.2 is refused on a chain whose GET /chains entry does not list it', async () => {
+      const input = caseInput(c);
+      chainById(input, f.destinationChainId).contracts = { 'v3.2': { ...ROUTER_32_CONTRACTS } }; // origin lists v3 only
+      const { refunds, origin, destination } = refundLegs(input, c);
+      refunds[origin]!.extraData = padded(ROUTER_32_CONTRACTS.erc20Router);
+      refunds[destination]!.extraData = padded(ROUTER_32_CONTRACTS.erc20Router);
+      v2Of(input.quote).orderData.output.extraData = padded(ROUTER_32_CONTRACTS.erc20Router);
+      reseal(input);
+      const verdict = await verifyQuote(input);
+      expect(failing(verdict)).toEqual(['extra-data']);
+      expect(detailOf(verdict, 'extra-data')).toBe(
+        `inputs[0].refunds[${origin}].extraData names ${ROUTER_32_CONTRACTS.erc20Router}, which GET /chains does not list as a contract of chain ${f.originChainId}`,
+      );
     });
 
     it('extra-data: empty extraData passes', async () => {

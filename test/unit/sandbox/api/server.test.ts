@@ -92,6 +92,8 @@ describe('sandbox API (in-process, fake chain reads)', () => {
       erc20Router: ROUTERS_ALPHA.erc20Router,
       approvalProxy: ROUTERS_ALPHA.approvalProxy,
       v3: { erc20Router: ROUTERS_ALPHA.v3.erc20Router, approvalProxy: ROUTERS_ALPHA.v3.approvalProxy },
+      // Router 3.2: the sandbox's top-level pair, listed again under its generation (docs/design.md "Router 3.2")
+      'v3.2': { erc20Router: ROUTERS_ALPHA.erc20Router, approvalProxy: ROUTERS_ALPHA.approvalProxy },
     });
   });
 
