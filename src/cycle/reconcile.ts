@@ -9,7 +9,8 @@
  * - a transaction that provably can never land (the adapter's `dropped`: EVM, its nonce used by another
  *   transaction; Solana, its blockhash expired; Bitcoin, an input spent by another transaction mined at the reorg
  *   depth), or, on EVM only, one the node does not know whose order deadline has passed (a later transaction
- *   of ours takes its nonce, so the two cannot both land) → `origin_failed`, but only once it is proven that no deposit for the order
+ *   of ours takes its nonce, so the two cannot both land) and that has no unmined transaction of the transfer
+ *   signed after it (see below) → `origin_failed`, but only once it is proven that no deposit for the order
  *   exists: no depository event with its order id crediting our wallet, and the Relay request not known to
  *   have a deposit. A deposit found there (an operator's speed-up of our deposit, a backend that lagged) is
  *   recorded as the transfer's deposit (`<step>:replacement`) and the transfer goes on as `deposited`;
@@ -17,6 +18,13 @@
  *   ours spending its inputs back to our wallet at a higher fee is signed, written ahead (`<step>:cancel`) and
  *   broadcast (src/cycle/endDeposit.ts); only when that is mined at the reorg depth does `lookup` say `dropped`.
  *   A passed deadline proves nothing on Bitcoin or Solana;
+ * - EVM: a transaction the node does not know with an unmined transaction of the transfer signed after it (at a
+ *   higher nonce: the deposit after a reorg dropped its approval) proves nothing, deadline or not. That later
+ *   transaction, or a replacement of it signed elsewhere (an operator's speed-up, whose hash we cannot look up),
+ *   may wait in any node's pool behind the nonce gap and lands as soon as anything takes the free nonce, such as
+ *   the next transfer's approval. The earlier transaction is sent again exactly as signed, past the deadline
+ *   too, so the gap closes while the transfer is still in flight: what waited behind it lands (a deposit mined
+ *   after the deadline is refunded by the service, and tracked) or is then judged by its own nonce;
  * - the executor stopped before the deposit was ever signed → `origin_failed`;
  * - otherwise (still pending, unknown with time left, or any lookup failed) → unchanged, still in flight. An
  *   RPC error is never read as "not found".
@@ -124,12 +132,22 @@ async function laterTxStillAlive(chain: ChainAdapter, row: TransferRow, tx: Tran
 }
 
 /**
+ * The first unmined transaction of the transfer recorded after `tx` (EVM: signed at a higher nonce), or
+ * undefined. While `tx`'s nonce is free, it (or a replacement of it with another hash) may wait behind the gap.
+ */
+function unminedAfter(row: TransferRow, tx: TransferRow['txs'][number]): TransferRow['txs'][number] | undefined {
+  return row.txs.slice(row.txs.indexOf(tx) + 1).find((t) => t.status !== 'confirmed' && t.status !== 'reverted');
+}
+
+/**
  * Sends a recorded transaction again, exactly as signed, when the node does not know it (written ahead, then a
  * crash or a lost send, or a Bitcoin deposit evicted from the node's mempool) and the order deadline still
  * leaves time for it and the deposit after it; then waits for its receipt within that time. Nothing new is
- * signed. At most once per transaction per cycle, never past the deadline, never while the kill switch is
- * engaged; counted in `ballast_origin_rebroadcasts_total{chain, kind="deposit"}`.
+ * signed. At most once per transaction per cycle, never while the kill switch is engaged, and never past the
+ * deadline unless `fillsGap`; counted in `ballast_origin_rebroadcasts_total{chain, kind="deposit"}`.
  *
+ * @param fillsGap EVM: an unmined transaction of the transfer was signed after `tx`, so `tx` is sent again
+ *   whatever the deadline, to take its nonce before anything else does (see the module comment)
  * @returns true when it was sent again (its receipt may still be pending)
  */
 async function rebroadcast(
@@ -139,10 +157,11 @@ async function rebroadcast(
   tx: TransferRow['txs'][number],
   facts: QuoteFacts | null,
   log: CycleContext['logger'],
+  fillsGap: boolean,
 ): Promise<boolean> {
   if (!facts || tx.rawTx === '0x' || tx.rawTx === '') return false;
   const later = row.txs.length - row.txs.indexOf(tx) - 1 + (depositWritten(row, facts) ? 0 : 1);
-  if (deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1, chain.minDeadlineLeadSec(row.amountIn, later + 1)) !== null) return false;
+  if (!fillsGap && deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1, chain.minDeadlineLeadSec(row.amountIn, later + 1)) !== null) return false;
   const halted = killSwitchVerdict(ctx);
   if (halted) {
     log.warn({ txHash: tx.txHash, reason: halted.reason }, `recorded transaction unknown to the node; not sent again: ${halted.detail}`);
@@ -158,7 +177,12 @@ async function rebroadcast(
     await markTxSent(ctx.db, tx.id, ctx.now());
     tx.status = 'sent'; // keep the row read at the start in step with the store
   }
-  log.warn({ txHash: tx.txHash, step: tx.stepId }, 'recorded transaction unknown to the node; sent again exactly as signed');
+  log.warn(
+    { txHash: tx.txHash, step: tx.stepId },
+    fillsGap
+      ? 'recorded transaction unknown to the node, with a later one of the transfer waiting on its nonce; sent again exactly as signed to close the gap'
+      : 'recorded transaction unknown to the node; sent again exactly as signed',
+  );
   await chain.waitForInclusion(tx, receiptWaitMs(ctx.now(), facts.deadlineSec, later)).catch(() => null); // not mined yet: the lookup below says so
   return true;
 }
@@ -199,7 +223,9 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
     }
     if (tx.status === 'confirmed') continue;
     let found = await chain.lookup(tx, row.user);
-    if (found.state === 'unknown' && (await rebroadcast(ctx, chain, row, tx, facts, log))) {
+    // EVM nonces: a later transaction of the transfer may wait behind this one's free nonce (module comment).
+    const waiting = chain.vm === 'evm' ? unminedAfter(row, tx) : undefined;
+    if (found.state === 'unknown' && (await rebroadcast(ctx, chain, row, tx, facts, log, waiting !== undefined))) {
       found = await chain.lookup(tx, row.user);
     }
     if (found.state === 'mined') {
@@ -220,6 +246,13 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
       return status;
     }
     if (found.state === 'pending') return status;
+    if (found.state === 'unknown' && waiting !== undefined) {
+      log.warn(
+        { txHash: tx.txHash, waiting: waiting.txHash },
+        `${tx.stepId} ${tx.txHash} unknown to the node, but ${waiting.stepId} ${waiting.txHash} was signed after it and may land (or a replacement of it) once its nonce is taken; transfer stays in flight`,
+      );
+      return status;
+    }
     if (found.state === 'dropped' && row.cancels.length > 0) await recordReplacementsMined(ctx, chain, row, log);
     const why =
       found.state === 'dropped'

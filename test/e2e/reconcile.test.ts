@@ -4,7 +4,7 @@
  * not repeated); a transaction that can never be mined ends `origin_failed` so the funds are planned again.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createWalletClient, erc20Abi, http, type Hex } from 'viem';
+import { createWalletClient, erc20Abi, http, keccak256, type Hex } from 'viem';
 import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { signEvmStepItem, signedTxRecord } from '../../src/chains/evm/signTransaction.ts';
 import { EvmTxDataSchema } from '../../src/relay/schemas.ts';
@@ -299,6 +299,59 @@ describe('reconciliation of interrupted transfers', () => {
       expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(1);
       expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
       expect(await usdcBalance(sandbox, 'beta')).toBeGreaterThanOrEqual(29_900n * USDC);
+    } finally {
+      await ballast.close();
+    }
+  });
+
+  it("sends an approve again past the deadline while a speed-up of the deposit waits behind its nonce, and tracks that deposit instead of failing the transfer", async () => {
+    sandbox = await startSandbox({ faults: { quoteDeadlineSec: 2 } });
+    let skewMs = 0;
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, {}, { now: () => Date.now() + skewMs });
+    try {
+      // The approve is recorded but the node never got it (a reorg took it and the node lost its pool); the
+      // deposit signed after it at the next nonce, and then the operator's speed-up of it, wait behind the gap.
+      const w = await writeAheadWithoutExecuting(ballast);
+      const item = EvmTxDataSchema.parse(w.items[1]!.item.data);
+      const signDeposit = async (feeFactor: bigint) => {
+        const fields = {
+          chainId: 31001,
+          from: w.account.address,
+          to: item.to as Hex,
+          data: item.data as Hex,
+          value: BigInt(item.value),
+          nonce: w.approve.nonce + 1,
+          gas: 300_000n, // set here: the node cannot estimate a deposit before its approve is mined
+          maxFeePerGas: w.approve.maxFeePerGas * feeFactor,
+          maxPriorityFeePerGas: w.approve.maxPriorityFeePerGas * feeFactor,
+        };
+        const rawTx = await w.account.signTransaction!({ type: 'eip1559', ...fields });
+        return { ...fields, rawTx, txHash: keccak256(rawTx) };
+      };
+      const deposit = await signDeposit(1n);
+      await addTransferTx(ballast.db, w.transferId, { stepId: 'deposit', itemIndex: 0, chainId: 31001, request: signedTxRecord(deposit), txHash: deposit.txHash, rawTx: deposit.rawTx, nowMs: Date.now() });
+      await w.alpha.sendRawTransaction({ serializedTransaction: deposit.rawTx });
+      const sped = await signDeposit(2n);
+      await w.alpha.sendRawTransaction({ serializedTransaction: sped.rawTx });
+      await new Promise((r) => setTimeout(r, 3_000)); // the order deadline passes
+      sandbox.setFaults({ quoteDeadlineSec: 600 });
+      expect(await usdcBalance(sandbox, 'alpha')).toBe(90_000n * USDC); // nothing mined yet
+
+      for (let i = 0; i < 4 && ['prepared', 'broadcast'].includes((await getTransfer(ballast.db, w.transferId))!.status); i++) {
+        await ballast.runCycle('once');
+        skewMs += ABSENCE_RECHECK_MS + 1_000;
+      }
+      const transfer = (await getTransfer(ballast.db, w.transferId))!;
+      // Mined after its deadline, the deposit is not filled by the sandbox's solver: tracked, and still credited.
+      expect(transfer.status).toBe('deposited');
+      expect(transfer.txs.map((t) => [t.stepId, t.txHash, t.status])).toEqual([
+        ['approve', w.approve.txHash, 'confirmed'],
+        ['deposit', deposit.txHash, 'signed'], // replaced before it was mined: stays as written ahead
+        ['deposit:replacement', sped.txHash, 'confirmed'],
+      ]);
+      // The order was paid once, by the speed-up; no other transfer was planned while it was in flight.
+      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(1);
+      expect(await usdcBalance(sandbox, 'alpha')).toBe(70_000n * USDC);
     } finally {
       await ballast.close();
     }

@@ -18,7 +18,12 @@
  *    old deposit lands after all (src/cycle/reconcile.ts failed a transfer while a later transaction of it
  *    could still land);
  * 5. the same guard must not wait on a later transaction that was mined and reverted (it can never land again):
- *    the transfer stayed `broadcast` for good.
+ *    the transfer stayed `broadcast` for good;
+ * 6. a reorg drops a mined approve, the deposit sent again behind the gap is sped up by the operator (another
+ *    hash), and once the deadline passes the unknown approve was taken as proof: the transfer is failed while the
+ *    speed-up waits on the free nonce, and it lands once the next transfer's approve takes it
+ *    (src/cycle/reconcile.ts looked only for the recorded hashes of later transactions; it now sends the earlier
+ *    one again, past the deadline too, so the gap closes while the transfer is in flight).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelEnv, runSchedule, type ModelEnv } from './harness.ts';
@@ -125,6 +130,38 @@ describe('money-path replays', () => {
         crashes: [],
       },
       [/estimateGas .*"kind":"error"/, /estimateFeesPerGas .*"kind":"reorg","chain":"alpha"/],
+    );
+  });
+
+  it('a transfer is not failed while a speed-up of its deposit waits behind the nonce of an approve a reorg erased', async () => {
+    // Alpha: the approve is mined; a reorg drops it while the deposit waits for its receipt, and the node loses
+    // its pool. The next cycle's reorg re-check fails, so the deposit is sent again and the operator speeds it up
+    // (same nonce, another hash). Once the deadline has passed, the approve is unknown to the node and the speed-up
+    // waits behind its free nonce: the next transfer's approve would take that nonce and let the old deposit land.
+    await replay(
+      {
+        needs: [
+          { asset: 'USDC', from: 'beta', amount: 15_001n * UNIT },
+          { asset: 'USDT', from: 'alpha', amount: 15_001n * UNIT },
+        ],
+        gapsMs: [20_000, 20_000],
+        lookupFaults: [
+          { at: 0, method: 'waitForTransactionReceipt', fault: { kind: 'notFound' } },
+          { at: 2, method: 'waitForTransactionReceipt', fault: { kind: 'reorg', chain: 'alpha', depth: 1, mode: 'vanish' } },
+          { at: 4, method: 'getBlockNumber', fault: { kind: 'error' } },
+        ],
+        reorgs: [],
+        sendFaults: [{ at: 3, fault: 'speedUp' }],
+        relayFaults: [],
+        fills: [],
+        crashes: [],
+      },
+      [
+        /waitForTransactionReceipt \(#0 of waitForTransactionReceipt\): \{"kind":"notFound"\}$/,
+        /waitForTransactionReceipt \(#2 of waitForTransactionReceipt\): .*"kind":"reorg","chain":"alpha"/,
+        /getBlockNumber \(#4 of getBlockNumber\): \{"kind":"error"\}$/,
+        /^send #3: speedUp$/,
+      ],
     );
   });
 });
