@@ -70,6 +70,13 @@ function fillQuietTables(db: Database.Database): void {
               ('alpha:USDC', 'beta:USDC', '5', 'ops@host', 1700000000007, 'pending', NULL, NULL, NULL, NULL)`,
     ).run(cycle);
   }
+  if (count('wallet_pauses') === 0) {
+    db.prepare(
+      `INSERT INTO wallet_pauses (address, stage, code, detail, transfer_id, created_at_ms, resolved_at_ms, resolution)
+       VALUES ('0xwallet', 'quote', 'BLOCKED_WALLET_ADDRESS', 'quote refused by screening', NULL, 1700000000008, 1700000000009, 'resumed by ops'),
+              ('0xwallet', 'fill', 'BLOCKED_WALLET', 'fill blocked; funds in compliance review', ?, 1700000000010, NULL, NULL)`,
+    ).run(transfer);
+  }
   if (count('run_lock') === 0) db.prepare("INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, 'host:1', 1, 1, 2)").run();
 }
 
