@@ -203,19 +203,21 @@ describe('replicas sharing a PostgreSQL store', () => {
     const proxy = await startTcpProxy(server.port);
     proxies.push(proxy);
     const viaProxy = url.replace(`:${server.port}/`, `:${proxy.port}/`);
-    sandbox.setFaults({ fillDelayMs: 8_000 }); // the first transfer is still in flight at the cut
+    // The first transfer is still in flight at the cut: its fill waits 20 s, a window wide enough to be seen from
+    // here on a loaded machine (replica starts and the first cycle may take tens of seconds there).
+    sandbox.setFaults({ fillDelayMs: 20_000 });
     const a = await replica('a', viaProxy);
     await waitLeader(url, { name: 'a' });
     await replica('b', url);
     const db = await reader(url);
-    await waitFor('a deposit in flight', async () => ((await listInFlightTransfers(db)).some((t) => t.status === 'deposited') ? true : null), 30_000);
+    await waitFor('a deposit in flight', async () => ((await listInFlightTransfers(db)).some((t) => t.status === 'deposited') ? true : null), 90_000);
     const cutAt = Date.now();
     proxy.cut();
     const next = await waitLeader(url, { name: 'b' }, TAKEOVER_BOUND_MS + 10_000);
     // The takeover time is measured, printed and kept in bench/RESULTS.md, not asserted: it includes process and
     // scheduling delays that grow with machine load. The wait above bounds it (no takeover at all fails the case).
     expect(await leaderGauge(a)).toBe(0);
-    const backInBandSec = await waitInBand(db, cutAt);
+    const backInBandSec = await waitInBand(db, cutAt, 120_000);
     proxy.restore();
     await sleep(2_500); // a reconnects as a follower
     expect(await leaderGauge(a)).toBe(0);
@@ -223,5 +225,5 @@ describe('replicas sharing a PostgreSQL store', () => {
     const audit = await auditCase(sandbox, db, start);
     console.log(row("leader's database connection cut", next.atMs - cutAt, audit, backInBandSec));
     expectPaidOnce(audit);
-  }, 120_000);
+  }, 300_000);
 });
