@@ -12,7 +12,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ABSENCE_RECHECK_MS } from '../../../src/cycle/reconcile.ts';
 import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
 import { getLedgerEntry } from '../../../src/store/ledger.ts';
@@ -22,6 +22,7 @@ import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';
 const sb = sandboxPerTest();
 const TIMEOUT_MS = 90_000;
 const tmp = tempDir('ballast-btc-lost-');
+afterAll(() => tmp.cleanup());
 
 const AMOUNT = 10_000_000n; // 0.1 BTC
 /** Deadline of the first quote, s: longer than any lead Ballast asks of a Bitcoin deposit. */

@@ -5,7 +5,7 @@
  * - a Solana deposit whose send was lost and whose blockhash then expired is proven unable to land (no deposit for
  *   its order, twice, 15 s apart) before its funds are planned again: one deposit in total, never two.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ABSENCE_RECHECK_MS } from '../../../src/cycle/reconcile.ts';
 import type { Sandbox } from '../../../src/sandbox/startSandbox.ts';
 import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
@@ -14,6 +14,7 @@ import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';
 
 const sb = sandboxPerTest();
 const tmp = tempDir('ballast-nonevm-life-');
+afterAll(() => tmp.cleanup());
 
 async function relayStatus(s: Sandbox, requestId: string): Promise<string> {
   const body = (await (await fetch(`${s.apiUrl}/intents/status/v3?requestId=${requestId}`)).json()) as { status: string };
