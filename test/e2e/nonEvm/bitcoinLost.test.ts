@@ -20,7 +20,7 @@ import { sandboxPerTest, tempDir } from '../helpers/sandboxBallast.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';
 
 const sb = sandboxPerTest();
-const TIMEOUT_MS = 90_000;
+const TIMEOUT_MS = 150_000;
 const tmp = tempDir('ballast-btc-lost-');
 afterAll(() => tmp.cleanup());
 
@@ -51,6 +51,18 @@ async function start(opts: { killSwitchFile?: string } = {}) {
   return { s, t, advance: (ms: number) => (clock += ms), now: () => clock };
 }
 
+/**
+ * Runs cycles until the transfer is final as success, or `boundMs` of wall time passed. The sandbox's solver
+ * fills on its own (wall-clock) schedule, so a fixed count of cycles is not enough on a loaded machine.
+ */
+async function cycleUntilSuccess(t: Awaited<ReturnType<typeof start>>['t'], id: number, boundMs = 60_000): Promise<void> {
+  const until = Date.now() + boundMs;
+  while ((await getTransfer(t.ballast.db, id))!.status !== 'success' && Date.now() < until) {
+    await t.ballast.runCycle('once');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 const depositsTo = (s: Awaited<ReturnType<typeof start>>['s']) => s.bitcoin!.node.listPayments(s.bitcoin!.depository);
 
 describe('a Bitcoin deposit the node lost', () => {
@@ -66,7 +78,7 @@ describe('a Bitcoin deposit the node lost', () => {
       expect(s.bitcoin!.node.mempoolTxids()).toContain(row!.txs[0]!.txHash);
       expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_rebroadcasts_total')).toMatch(/chain="bitcoin",kind="deposit"} 1/);
       s.bitcoin!.node.mine(1);
-      for (let i = 0; i < 10 && (await getTransfer(t.ballast.db, row!.id))!.status !== 'success'; i++) await t.ballast.runCycle('once');
+      await cycleUntilSuccess(t, row!.id);
       expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('success');
       expect(depositsTo(s).map((p) => p.txid)).toEqual([row!.txs[0]!.txHash]);
     } finally {
@@ -113,7 +125,7 @@ describe('a Bitcoin deposit the node lost', () => {
       const [second] = await listRecentTransfers(t.ballast.db, 1);
       expect(second!.id).not.toBe(row!.id);
       node.mine(1);
-      for (let i = 0; i < 10 && (await getTransfer(t.ballast.db, second!.id))!.status !== 'success'; i++) await t.ballast.runCycle('once');
+      await cycleUntilSuccess(t, second!.id);
       expect((await getTransfer(t.ballast.db, second!.id))!.status).toBe('success');
       // The treasury paid the amount once, plus two deposits' and one replacement's miner fees.
       // Exactly one deposit reached the depository, the second transfer's (its amount is what the planner saw
