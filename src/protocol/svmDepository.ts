@@ -60,16 +60,33 @@ export interface SvmDepositoryPdas {
 }
 
 /**
+ * Derived addresses already computed, by their inputs. A program-address derivation tries bump seeds until a
+ * hash falls off the ed25519 curve (a point decompression each), which costs far more than a lookup, and the
+ * same few owners, mints and programs are derived every cycle. Only successful derivations are kept; the map
+ * is emptied when it reaches {@link DERIVED_CACHE_LIMIT} entries.
+ */
+const derived = new Map<string, string>();
+const DERIVED_CACHE_LIMIT = 4_096;
+
+function memoDerive(key: string, derive: () => string): string {
+  const hit = derived.get(key);
+  if (hit !== undefined) return hit;
+  const value = derive();
+  if (derived.size >= DERIVED_CACHE_LIMIT) derived.clear();
+  derived.set(key, value);
+  return value;
+}
+
+/**
  * Derives the depository's PDAs.
  *
  * @param programId depository program id, base58 (from GET /chains `protocol.v2.depository`)
  * @throws Error when `programId` is not a valid public key
  */
 export function depositoryPdas(programId: string): SvmDepositoryPdas {
-  const program = new PublicKey(programId);
-  const [relayDepository] = PublicKey.findProgramAddressSync([Buffer.from('relay_depository')], program);
-  const [vault] = PublicKey.findProgramAddressSync([Buffer.from('vault')], program);
-  return { relayDepository: relayDepository.toBase58(), vault: vault.toBase58() };
+  const derive = (seed: string) =>
+    memoDerive(`pda:${programId}:${seed}`, () => PublicKey.findProgramAddressSync([Buffer.from(seed)], new PublicKey(programId))[0].toBase58());
+  return { relayDepository: derive('relay_depository'), vault: derive('vault') };
 }
 
 /**
@@ -79,11 +96,13 @@ export function depositoryPdas(programId: string): SvmDepositoryPdas {
  * @throws Error when an argument is not a valid public key
  */
 export function associatedTokenAddress(owner: string, mint: string, tokenProgram: string = TOKEN_PROGRAM_ID): string {
-  const [ata] = PublicKey.findProgramAddressSync(
-    [new PublicKey(owner).toBuffer(), new PublicKey(tokenProgram).toBuffer(), new PublicKey(mint).toBuffer()],
-    new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID),
-  );
-  return ata.toBase58();
+  return memoDerive(`ata:${owner}:${tokenProgram}:${mint}`, () => {
+    const [ata] = PublicKey.findProgramAddressSync(
+      [new PublicKey(owner).toBuffer(), new PublicKey(tokenProgram).toBuffer(), new PublicKey(mint).toBuffer()],
+      new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID),
+    );
+    return ata.toBase58();
+  });
 }
 
 /**

@@ -1,13 +1,14 @@
 /**
  * Runs one model schedule against the real cycle (`runCycle` with its planner, executor and reconciler): a
- * config loaded the way `loadConfig` loads it, a SQLite file per schedule, in-memory chains and Relay service,
+ * config loaded the way `loadConfig` loads it, a SQLite file per schedule (a copy of a store migrated once per
+ * test file), in-memory chains and Relay service,
  * a virtual clock, and processes that crash at the schedule's step boundaries. A crash closes the process's
  * database and kills its chain and Relay handles, so nothing after it can write or send; the next cycle runs in
  * a new process on the reopened file. After the faulty cycles, faults stop and settling cycles run with time
  * moved past every deadline. The invariants (invariants.ts) are checked after every cycle. The driver
  * ({@link driveSchedule}, {@link ModelProcess}) is shared with the Bitcoin model (test/model/bvm).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -35,12 +36,20 @@ import { ACCOUNTS, ADDR, CHAIN_IDS, FINALITY_BLOCKS, World } from './world.ts';
 const SETTLE_CYCLES = 6;
 const SETTLE_GAP_MS = 6 * 60_000;
 
-/** What every schedule of a test file shares: the loaded config, one metrics registry, a logger, a temp root. */
+/**
+ * What every schedule of a test file shares: the loaded config, one metrics registry, a logger, a temp root and
+ * the bytes of a freshly migrated store.
+ */
 export interface ModelEnv {
   root: string;
   config: LoadedConfig;
   metrics: BallastMetrics;
   logger: Logger;
+  /**
+   * A SQLite store file as `openSqliteStore` leaves a new one (every migration applied, no rows, WAL mode),
+   * checkpointed into its main file: each schedule starts from a copy instead of migrating a new file.
+   */
+  migratedStore: Buffer;
   /** Removes the temp root. */
   close(): void;
 }
@@ -92,7 +101,25 @@ function loadModelEnv(root: string, yaml: string, vars: Record<string, string>, 
   // createMetrics has no registry option and registers process collectors: one instance serves every process.
   const metrics = createMetrics();
   const logger = pino({ level: logLevel }, pino.destination(2));
-  return { root, config, metrics, logger, close: () => rmSync(root, { recursive: true, force: true }) };
+  return { root, config, metrics, logger, migratedStore: migratedStoreBytes(root), close: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * Creates and migrates a store file with `openSqliteStore`, moves its WAL into the main file and returns the
+ * file's bytes (the file is removed). A copy of them opens, through `openSqliteStore`, as the same schema at the
+ * latest version with nothing left to migrate.
+ */
+function migratedStoreBytes(root: string): Buffer {
+  const file = path.join(root, 'migrated-template.db');
+  const store = openSqliteStore(file);
+  try {
+    store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    store.sqlite.close();
+  }
+  const bytes = readFileSync(file);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  return bytes;
 }
 
 /** Thrown by the crash handler at the boundary where the process dies. */
@@ -218,6 +245,8 @@ export async function driveSchedule(env: ModelEnv, drive: ModelDrive): Promise<D
   const { world } = drive;
   const dir = mkdtempSync(path.join(env.root, `run-${++runCount}-`));
   const dbFile = path.join(dir, 'ballast.db');
+  // The first process opens a copy of a migrated store: the same schema as migrating a new file, without the cost.
+  writeFileSync(dbFile, env.migratedStore);
   let processes = 1;
   let proc = new ModelProcess(dbFile, processes, drive.build);
   let passes = 0;

@@ -50,12 +50,26 @@ const OPERATOR = privateKeyToAccount(ACCOUNTS.treasury.privateKey);
 
 const lower = (a: string): Address => lowerHex(a);
 
+/**
+ * The sender of a signed transaction. ECDSA signing here is deterministic (RFC 6979), so a transaction the
+ * treasury key signed is exactly the one that key signs again: when re-signing the unsigned fields with it gives
+ * the same bytes, the treasury is the sender, at the cost of one signature (fixed-base point multiplications)
+ * instead of a public-key recovery. Any other signature is recovered as before.
+ */
+async function senderOf(tx: ReturnType<typeof parseTransaction>, raw: Hex): Promise<Address> {
+  if (tx.type === 'eip1559') {
+    const { r: _r, s: _s, v: _v, yParity: _y, ...unsigned } = tx;
+    if ((await OPERATOR.signTransaction(unsigned)) === raw) return lower(OPERATOR.address);
+  }
+  return lower(await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized })); // parsed by the caller
+}
+
 /** Decodes a signed EIP-1559 transaction of `chain` and recovers its sender. */
 async function decodeSigned(chain: InMemoryChain, raw: Hex): Promise<ChainTx> {
   const tx = parseTransaction(raw);
   if (tx.chainId !== chain.chainId) throw new Error(`invalid chain id ${tx.chainId} for chain ${chain.chainId}`);
   if (tx.nonce === undefined || !tx.to) throw new Error('invalid transaction: no nonce or no recipient');
-  const from = lower(await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized })); // parsed just above
+  const from = await senderOf(tx, raw);
   return { hash: keccak256(raw), from, nonce: tx.nonce, to: lower(tx.to), data: tx.data ?? '0x', value: tx.value ?? 0n, maxFeePerGas: tx.maxFeePerGas ?? 0n, notBeforeMs: 0 };
 }
 

@@ -11,7 +11,7 @@
  * `BALLAST_MODEL_SEED=<seed>` with `BALLAST_MODEL_PATH=<path>` replays a reported failure;
  * `BALLAST_MODEL_LOG=<pino level>` shows Ballast's logs on stderr.
  */
-import { fc } from '@fast-check/vitest';
+import fc from 'fast-check';
 import { ModelTally, modelRunSettings } from './modelRun.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelEnv, runSchedule, type ModelEnv } from './harness.ts';
