@@ -18,12 +18,13 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { LeaseOptionsError } from './errors.ts';
 import { FOLLOWER, isLeaderAt, renewEpoch, stepElector, type ElectorEvent, type ElectorState, type LossReason } from './leaseState.ts';
 import { resolveLeaseTiming, type LeaseTiming, type LeaseTimingInput } from './leaseTiming.ts';
 import { ensureLeaseTable, releaseLease, tryAcquireLease, type FencingToken } from '../store/pg/lease.ts';
+import { loadPg } from '../store/pg/pgModule.ts';
 
 /** Default lease name. */
 export const DEFAULT_LEASE_NAME = 'ballast';
@@ -101,7 +102,7 @@ export class LeaderElector {
     this.now = opts.nowMs ?? (() => performance.now());
     this.log = opts.log?.child({ component: 'leader', lease: this.name, owner: this.owner });
     this.opts = opts;
-    this.pool = new pg.Pool({
+    this.pool = new (loadPg().Pool)({
       connectionString: opts.connectionString,
       max: 1,
       connectionTimeoutMillis: this.timing.renewEveryMs,

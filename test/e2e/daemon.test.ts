@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
 import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
-import { ROOT, runCli } from './helpers/cli.ts';
+import { CLI_ENTRY, ROOT, runCli } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { freePort } from './helpers/freePort.ts';
@@ -45,7 +45,7 @@ describe('ballast daemon', () => {
       stringify({ ...doc, schedule: '0 0 1 1 *', metrics: { listen: `127.0.0.1:${port}` }, tracking: { pollMs: 200, timeoutSec: 120 } }),
     );
     const env = { ...process.env, ...sandboxEnv(sandbox, store) };
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'daemon', '--run-at-start', '--log-level', 'info', '--config', configFile], {
+    const child = spawn(process.execPath, [CLI_ENTRY, 'daemon', '--run-at-start', '--log-level', 'info', '--config', configFile], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

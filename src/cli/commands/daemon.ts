@@ -1,11 +1,10 @@
 /**
  * `ballast daemon`: cycles on `schedule`; SIGTERM/SIGINT stop it gracefully (the current step finishes or
  * parks, transfers in flight stay recorded, the DB is closed). Exit 2 when the Relay API refuses the API key in
- * the first cycle (later refusals are logged every cycle and the daemon keeps running).
+ * the first cycle (later refusals are logged every cycle and the daemon keeps running). The action imports the
+ * app and the scheduler (node-cron) when it runs, so `daemon --help` loads neither.
  */
 import type { Command } from 'commander';
-import { runDaemon } from '../../app/daemon.ts';
-import { openBallast } from '../openBallast.ts';
 import type { GlobalFlags } from '../session.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 
@@ -17,6 +16,7 @@ export function registerDaemon(program: Command): void {
     .option('--run-at-start', 'run a cycle immediately instead of waiting for the first scheduled time')
     .option('--monitor-only', 'plan, quote and verify every cycle but sign nothing; report what would have been done (metrics, logs)')
     .action(async (flags: { runAtStart?: boolean; monitorOnly?: boolean }, cmd: Command) => {
+      const [{ runDaemon }, { openBallast }] = await Promise.all([import('../../app/daemon.ts'), import('../openBallast.ts')]);
       const abort = new AbortController();
       const { config, ballast, logger } = await openBallast(cmd.optsWithGlobals<GlobalFlags>(), {
         signal: abort.signal,

@@ -1,12 +1,9 @@
 /**
  * `ballast plan`: balances, planned transfers, their quotes, fee breakdown and verification verdicts. Signs
- * nothing and takes no lock. Exit codes as `run --once`.
+ * nothing and takes no lock. Exit codes as `run --once`. The action imports the app when it runs, so
+ * `plan --help` loads none of it.
  */
 import type { Command } from 'commander';
-import { exitCodeForReport } from '../../cycle/runCycle.ts';
-import { endOnKeyRefusal } from '../keyRefusal.ts';
-import { renderReport, reportJson } from '../renderReport.ts';
-import { openBallast } from '../openBallast.ts';
 import type { GlobalFlags } from '../session.ts';
 
 /** Registers the command. */
@@ -16,6 +13,12 @@ export function registerPlan(program: Command, out: (s: string) => void): void {
     .description('show balances, planned transfers, quotes, fees and verdicts; signs nothing')
     .option('--json', 'machine-readable output')
     .action(async (flags: { json?: boolean }, cmd: Command) => {
+      const [{ exitCodeForReport }, { endOnKeyRefusal }, { renderReport, reportJson }, { openBallast }] = await Promise.all([
+        import('../../cycle/runCycle.ts'),
+        import('../keyRefusal.ts'),
+        import('../renderReport.ts'),
+        import('../openBallast.ts'),
+      ]);
       const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>());
       try {
         const report = await ballast.runCycle('plan');

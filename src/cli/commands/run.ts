@@ -5,16 +5,14 @@
  * After the cycle, `--pushgateway` pushes the metrics to a Pushgateway (group `job`/`instance`) and
  * `--metrics-textfile` writes them for node_exporter's textfile collector. An export failure prints one
  * `ballast: warning: …` line on stderr and leaves the exit code to the cycle (docs/metrics.md "One-shot runs").
+ *
+ * The action imports the app (store, Relay client, chain adapters, metrics) when it runs, so `run --help` loads
+ * none of it.
  */
 import type { Command } from 'commander';
-import { exitCodeForReport } from '../../cycle/runCycle.ts';
-import { endOnKeyRefusal } from '../keyRefusal.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
-import { renderReport, reportJson } from '../renderReport.ts';
-import { openBallast } from '../openBallast.ts';
 import type { GlobalFlags } from '../session.ts';
-import { createProgressRenderer } from '../progress.ts';
-import { exportRunMetrics, type RunMetricsFlags } from '../../metrics/runExport.ts';
+import type { RunMetricsFlags } from '../../metrics/runExport.ts';
 
 /** Registers the command. */
 export function registerRun(program: Command, out: (s: string) => void): void {
@@ -30,6 +28,15 @@ export function registerRun(program: Command, out: (s: string) => void): void {
     .option('--metrics-textfile <path>', 'after the cycle, write the metrics to this .prom file for node_exporter\'s textfile collector (atomic)')
     .action(async (flags: { once?: boolean; json?: boolean; progress: boolean } & RunMetricsFlags, cmd: Command) => {
       if (!flags.once) throw new CliError('ballast run needs --once (use `ballast daemon` for scheduled cycles)', EXIT_USAGE);
+      const [{ exitCodeForReport }, { endOnKeyRefusal }, { renderReport, reportJson }, { openBallast }, { createProgressRenderer }, { exportRunMetrics }] =
+        await Promise.all([
+          import('../../cycle/runCycle.ts'),
+          import('../keyRefusal.ts'),
+          import('../renderReport.ts'),
+          import('../openBallast.ts'),
+          import('../progress.ts'),
+          import('../../metrics/runExport.ts'),
+        ]);
       // Progress goes to stdout: live lines on a terminal, plain lines (through `out`) otherwise; none with --json.
       const progress = flags.json || !flags.progress
         ? null

@@ -2,9 +2,10 @@
  * Connecting to a PostgreSQL store (node-postgres `pg.Client`): one client per command, the URL's password
  * kept out of every message.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { redactStoreUrl } from '../../config/storeUrl.ts';
 import { StoreOpenError } from '../openError.ts';
+import { loadPg } from './pgModule.ts';
 
 /**
  * Opens one connection to the database named by `url`.
@@ -15,7 +16,7 @@ import { StoreOpenError } from '../openError.ts';
  *   message names the URL without its password, the server's reason and the fix)
  */
 export async function connectPostgres(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  const client = new (loadPg().Client)({ connectionString: url, connectionTimeoutMillis: 10_000 });
   // A connection that drops later surfaces as a failed query; without a listener the 'error' event would crash.
   client.on('error', () => {});
   try {

@@ -15,11 +15,12 @@
  *   (src/store/pg/lease.ts, docs/ha.md) with the token of the term the process holds.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import pg from 'pg';
+import type pg from 'pg';
 import { redactStoreUrl } from '../../config/storeUrl.ts';
 import { NotLeaderError } from '../../ha/errors.ts';
 import { StoreTxError, type RunResult, type SqlValue, type StoreDb } from '../db.ts';
 import { assertLeaseHeld, type FencingToken } from './lease.ts';
+import { loadPg } from './pgModule.ts';
 
 /** Options of {@link PgStoreDb}. */
 export interface PgStoreDbOptions {
@@ -58,7 +59,8 @@ function parseInt8(text: string): number {
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID && format !== 'binary') return parseInt8;
-    return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
+    const pgTypes = loadPg().types;
+    return format === 'binary' ? pgTypes.getTypeParser(oid, 'binary') : pgTypes.getTypeParser(oid, 'text');
   },
 } as pg.CustomTypesConfig;
 
@@ -230,7 +232,7 @@ export class PgStoreDb implements StoreDb {
  * @param url `postgres://user[:password]@host[:port]/database[?params]`
  */
 export function openPgStoreDb(url: string, options: PgStoreDbOptions = {}): PgStoreDb {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: url,
     max: options.max ?? 5,
     connectionTimeoutMillis: 10_000,
