@@ -17,7 +17,8 @@ describe('ballast demo', () => {
     const started = Date.now();
     const r = await runCli(['demo', '--json', '--store', store]);
     expect(r.code, r.stderr).toBe(0);
-    expect(Date.now() - started).toBeLessThan(60_000);
+    // How long it took grows with machine load: printed, not asserted (the test timeout bounds it).
+    console.log(`ballast demo: ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const out = JSON.parse(r.stdout) as {
       outcome: string;
       before: { chain: string; currency: string; amount: string }[];

@@ -2,7 +2,7 @@
  * Runs one store test suite against both engines: SQLite (a temp file, `openSqliteStore`) and PostgreSQL (a real
  * server on loopback, `openPgStore`, one database per store).
  *
- * Usage (wrap the whole file in ONE call, so the file starts one PostgreSQL server):
+ * Usage (wrap the whole file in ONE call, so the file starts at most one PostgreSQL server):
  *
  * ```ts
  * describeEachEngine('transfers store', (engine) => {
@@ -14,13 +14,16 @@
  *
  * - `engine.open()` gives a fresh, migrated, empty store; every store opened is closed (and its temp directory
  *   removed) in afterEach. PostgreSQL stores are unfenced (`setFencing(null)`): a test is alone by construction.
- * - The PostgreSQL server is started in beforeAll of the postgres block only and stopped in its afterAll.
+ * - PostgreSQL: the run's shared server when the tier provides one (`inject('ballastPostgresUrl')`, see
+ *   postgresRun.ts), else a server started in beforeAll of the postgres block and stopped in its afterAll. Each
+ *   store is a database of its own, named `store_<random>_<n>` so that files sharing a server never collide.
  * - `BALLAST_TEST_ENGINES=sqlite` (or `postgres`) limits the engines, e.g. on a machine without PostgreSQL.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject } from 'vitest';
 import type { StoreDb, StoreDialect } from '../../src/store/db.ts';
 import { openPgStore, openSqliteStore } from '../../src/store/openStore.ts';
 import { createDatabase, startPostgres, type PostgresServer } from './postgres.ts';
@@ -87,14 +90,22 @@ function sqliteEngine(): StoreEngine {
   };
 }
 
-/** Registers its hooks in the calling describe block: the server lives as long as the block. */
+/**
+ * Registers its hooks in the calling describe block: the run's shared server when provided, else a server that
+ * lives as long as the block.
+ */
 function postgresEngine(): StoreEngine {
   let server: PostgresServer | undefined;
+  let serverUrl: string | undefined;
   let count = 0;
+  const prefix = `store_${randomBytes(4).toString('hex')}_`; // unique per file on a shared server
   const opened: StoreDb[] = [];
   const settings = new Map<StoreDb, string>();
   beforeAll(async () => {
+    serverUrl = inject('ballastPostgresUrl');
+    if (serverUrl) return;
     server = await startPostgres();
+    serverUrl = server.url;
   }, 60_000);
   afterEach(async () => {
     // A test may have closed a store itself; a pool ended twice rejects, which is no failure here.
@@ -114,8 +125,8 @@ function postgresEngine(): StoreEngine {
   return {
     name: 'postgres',
     async open() {
-      if (!server) throw new Error('postgres test server not started (engine.open() outside a test?)');
-      return track(await createDatabase(server.url, `store_${++count}`));
+      if (!serverUrl) throw new Error('postgres test server not started (engine.open() outside a test?)');
+      return track(await createDatabase(serverUrl, `${prefix}${++count}`));
     },
     async openAgain(db) {
       return track(settingOf(settings, db));

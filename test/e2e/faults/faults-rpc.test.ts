@@ -2,7 +2,7 @@
  * Fault injection on the origin chain's RPC and blocks: lookup errors, a lagging backend, a send retried after
  * a timeout, and a reorg of a confirmed deposit. Each case starts from a fresh need on one shared sandbox,
  * injects its fault, recovers with `run --once` cycles, and prints duplicates, lost and the time back in band
- * (all duplicates and lost must be 0, back in band within 30 s).
+ * (all duplicates and lost must be 0 and the treasury back in band; the time is printed, not asserted).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
@@ -17,7 +17,8 @@ import { expectPaidOnce, measureRecovery, openBallast, type MeasuredCase } from 
 import { anvilReorg as reorg } from '../helpers/anvilReorg.ts';
 import { BETA_START, NEED_BALANCES, chainOf, freshNeed } from './helpers/treasuryNeed.ts';
 
-const CASE_TIMEOUT_MS = 120_000;
+/** Longest a case may take on a busy two-core machine (setup, the fault, the recovery budget, the audit), ms. */
+const CASE_TIMEOUT_MS = 180_000;
 const tmp = tempDir('ballast-faults-rpc-');
 const rows: CaseRow[] = [];
 let sandbox: Sandbox;

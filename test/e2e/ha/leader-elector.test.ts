@@ -96,8 +96,10 @@ describe('LeaderElector', () => {
     const leader = await waitFor('a leader', () => leaders(replicas)[0]);
     const epoch = leader.elector.epoch()!;
     const signal = leader.elector.signal();
+    const held = await readLease(pool, 'ballast');
     const stoppedAt = performance.now();
     await leader.elector.stop();
+    const afterStop = await readLease(pool, 'ballast');
     expect(signal.aborted).toBe(true);
     expect(leader.lost.map((l) => l.reason)).toEqual(['stopped']);
     const rest = replicas.filter((r) => r !== leader);
@@ -105,7 +107,15 @@ describe('LeaderElector', () => {
     const tookMs = next.gained[0]!.atMs - stoppedAt;
     console.log(`lease handover after a clean stop: ${tookMs.toFixed(0)} ms (renew interval ${TIMING.renewEveryMs} ms, ttl ${TIMING.ttlMs} ms)`);
     expect(next.elector.epoch()).toBe(epoch + 1n);
-    expect(tookMs).toBeLessThan(TIMING.ttlMs); // released, not left to expire
+    // Released, not left to expire (on the database clock, whatever the machine's load): right after stop() the
+    // row is our lease ended at once (expires_at = renewed_at = now()), or already a successor's, taken before
+    // our lease would have run out. The handover time above is printed, not asserted.
+    if (afterStop!.epoch === epoch) {
+      expect(afterStop!.expiresAt.getTime()).toBe(afterStop!.renewedAt.getTime()); // a lapsed one: renewed_at + ttl
+    } else {
+      expect(afterStop!.epoch).toBe(epoch + 1n);
+      expect(afterStop!.acquiredAt.getTime()).toBeLessThan(held!.expiresAt.getTime());
+    }
     expect((await readLease(pool, 'ballast'))?.owner).toBe(next.elector.owner);
     expect(leaders(rest)).toHaveLength(1);
   });

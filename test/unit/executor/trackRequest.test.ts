@@ -139,8 +139,10 @@ describe('trackRequest', () => {
     });
     const tookMs = Date.now() - started;
     expect(r.final).toBeNull();
-    expect(tookMs).toBeGreaterThanOrEqual(140);
-    expect(tookMs).toBeLessThan(2_000);
+    expect(tookMs).toBeGreaterThanOrEqual(140); // not before the window ends
+    // A hung read would keep it waiting for ever: this bound tells the two apart and leaves room for a loaded
+    // machine (how fast the window ends is not what is tested).
+    expect(tookMs).toBeLessThan(30_000);
     expect(readSignal?.aborted).toBe(true);
   });
 

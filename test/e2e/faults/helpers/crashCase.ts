@@ -1,7 +1,8 @@
 /**
  * One SIGKILL case: a fresh need, `ballast run --once` killed by `BALLAST_CRASH_AT` at a step boundary (the
  * real CLI in a child process), then `run --once` again, as cron would, until the treasury is back in band and
- * the store has nothing in flight, or 30 s from the kill have passed.
+ * the store has nothing in flight, or the recovery budget (RECOVERY_BUDGET_MS, caseAudit.ts) from the kill has
+ * passed.
  */
 import type { StoreDb } from '../../../../src/store/db.ts';
 import { CRASH_POINTS, type CrashPoint } from '../../../../src/core/crashPoints.ts';

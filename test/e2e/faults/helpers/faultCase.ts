@@ -1,7 +1,8 @@
 /**
  * Shared steps of the chain, API and operator fault cases: an in-process Ballast over a case's config and
  * store (optionally through an RPC fault proxy or with a test clock), and the measured recovery that ends every
- * case (recovery cycles until back in band with nothing in flight or 30 s from the fault, then the audit and
+ * case (recovery cycles until back in band with nothing in flight or the recovery budget from the fault has
+ * passed (RECOVERY_BUDGET_MS, caseAudit.ts), then the audit and
  * the printed row).
  */
 import type { StoreDb } from '../../../../src/store/db.ts';
@@ -81,7 +82,10 @@ export async function measureRecovery(s: Sandbox, o: MeasureRecoveryOptions): Pr
   return { row, audit, steps };
 }
 
-/** One deposit for the need, tracked by a transfer that ended `success`; nothing lost, nothing in flight. */
+/**
+ * One deposit for the need, tracked by a transfer that ended `success`; nothing lost, nothing in flight; back in
+ * band within the recovery budget (the time is printed in the case's row, not asserted: it grows with load).
+ */
 export function expectPaidOnce(m: MeasuredCase): TransferRow {
   expect(m.audit.lostWhy).toEqual([]);
   expect(m.row.lost).toBe(0n);
@@ -92,6 +96,5 @@ export function expectPaidOnce(m: MeasuredCase): TransferRow {
   expect(paid.map((t) => t.status)).toEqual(['success']);
   expect(m.audit.inFlight).toEqual([]);
   expect(m.row.backInBandSec).not.toBeNull();
-  expect(m.row.backInBandSec!).toBeLessThanOrEqual(30);
   return paid[0]!;
 }
