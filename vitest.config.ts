@@ -14,6 +14,7 @@ import { durationSequencer } from './test/helpers/durationSequencer.ts';
  */
 const INTEGRATION_UNIT = [
   'test/unit/app/runLock.test.ts',
+  'test/unit/architecture/lintRules.test.ts',
   'test/unit/cli/ledgerReport.test.ts',
   'test/unit/cycle/followRefund.test.ts',
   'test/unit/cycle/pausedRoutes.test.ts',

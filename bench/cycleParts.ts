@@ -116,7 +116,7 @@ export async function cyclePartsRows(): Promise<BenchRow[]> {
       console.log(`cycle ${i + 1}: ${total} ms = ${PARTS.map((p) => `${p} ${parts[p]}`).join(', ')}; fill read ${seenMs - status.updatedAt} ms, recorded ${closedMs - status.updatedAt} ms after the sandbox`);
     }
   } finally {
-    ballast.close();
+    await ballast.close();
     await sandbox.stop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -52,7 +52,7 @@ async function child(configFile: string, cycles: number): Promise<void> {
     process.stdout.write(`${JSON.stringify({ done: true, msPerCycle: (Date.now() - started) / cycles })}\n`);
   } finally {
     abort.abort();
-    ballast.close();
+    await ballast.close();
   }
 }
 

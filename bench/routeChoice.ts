@@ -124,8 +124,8 @@ export async function routeChoiceRows(): Promise<BenchRow[]> {
       );
     }
   } finally {
-    withChoice.close();
-    without.close();
+    await withChoice.close();
+    await without.close();
     sandbox.child.stdin!.end();
     await new Promise((resolve) => sandbox.child.once('exit', resolve));
     rmSync(dir, { recursive: true, force: true });

@@ -113,8 +113,8 @@ export async function measureFillDetection(rounds = 5): Promise<FillDetection> {
     }
   } finally {
     await server.close();
-    withHooks.close();
-    pollOnly.close();
+    await withHooks.close();
+    await pollOnly.close();
     await sandbox.stop();
     rmSync(dir, { recursive: true, force: true });
   }

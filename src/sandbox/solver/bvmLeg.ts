@@ -52,7 +52,7 @@ export function createBvmLeg(o: BvmLegOptions): SolverLeg {
       const { txid, value } = await o.queue.run('bitcoin', async () => {
         const coin = { txid: deposit.txHash, vout: deposit.logIndex, value: deposit.amount };
         const sweep = buildSweep(o.depository, coin, scriptOf(to), await o.feeRate());
-        return { txid: await o.node.broadcast(sweep.hex), value: sweep.value };
+        return { txid: o.node.broadcast(sweep.hex), value: sweep.value };
       });
       return sentOutTx(txid, o.chainId, 'refund', value);
     },
