@@ -5,7 +5,7 @@
  * account are provably harmless; an SPL `Approve` is `approve`'s to refuse; everything else is refused with the
  * reason. Decoded with @solana/web3.js `SystemInstruction` and @solana/spl-token's instruction decoders. Pure.
  */
-import { PublicKey, SystemInstruction, TransactionInstruction } from '@solana/web3.js';
+import { type PublicKey, SystemInstruction, type TransactionInstruction } from '@solana/web3.js';
 import {
   decodeApproveCheckedInstruction,
   decodeApproveInstruction,

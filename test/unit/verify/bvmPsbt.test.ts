@@ -3,7 +3,7 @@
  * values, scripts, OP_RETURN data, fee), problems instead of throws on text that is not a PSBT, and the
  * signed-size estimate checked against the same transactions really signed, finalized and extracted.
  */
-import { Psbt, Transaction } from 'bitcoinjs-lib';
+import { type Psbt, type Transaction } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
 import { parseBvmPsbt, P2TR_KEY_PATH_WITNESS_WU, P2WPKH_WITNESS_WU, type ParsedBvmPsbt } from '../../../src/verify/deposit/bvmPsbt.ts';
 import { AMOUNT, buildPsbt, bvmCase, FEE, standardSpec, testWallet, UTXO_VALUES, type BvmCase } from '../../fixtures/bvmQuote.ts';

@@ -3,7 +3,7 @@
  * PSBT building and signing the way a wallet does it (witnessUtxo / tapInternalKey, signInput, finalize,
  * extract), and small HTTP helpers for the Esplora API.
  */
-import { crypto as btcCrypto, initEccLib, networks, payments, Psbt, script as btcScript, toXOnly, Transaction } from 'bitcoinjs-lib';
+import { crypto as btcCrypto, initEccLib, networks, payments, Psbt, script as btcScript, toXOnly, type Transaction } from 'bitcoinjs-lib';
 import { ECPairFactory, type ECPairInterface } from 'ecpair';
 import * as ecc from 'tiny-secp256k1';
 

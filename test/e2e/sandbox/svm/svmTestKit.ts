@@ -4,7 +4,7 @@
  */
 import {
   Connection,
-  Keypair,
+  type Keypair,
   PublicKey,
   TransactionInstruction,
   TransactionMessage,
