@@ -63,7 +63,7 @@ describe.skipIf(!present)('verifySvmDeposit on the real Solana step data', () =>
     expect(result.results['deposit-call'].detail).toContain(`deposit_native to program ${RELAY_DEPOSITORY_PROGRAM_ID} with the 5 expected accounts`);
     expect(result.results['deposit-id'].detail).toContain(ORDER_ID);
     expect(result.results['deposit-kind'].detail).toBe('deposit_native of 10000000 lamports');
-    // The PDAs derived from the program id are the ones the real item names (DESIGN.md: vault 7uTT…).
+    // The PDAs derived from the program id are the ones the real item names (the vault 7uTT… of the published Solana depository).
     expect(PDAS.vault).toBe('7uTT8Xi5RWXzy7h9XL244GRgEycDYDhLjr3ZyNdXi8pZ');
     expect(PDAS.relayDepository).toBe('Dodg2HifwU8rmaVVyMyUZDGTRbqAJTyVYxXPwcbNpBKc');
   });
