@@ -41,6 +41,7 @@ const INTEGRATION_UNIT = [
   'test/unit/store/originFailures.test.ts',
   'test/unit/store/pg/migrations.test.ts',
   'test/unit/store/records.test.ts',
+  'test/unit/store/rowTypes.test.ts',
   'test/unit/store/spendingHistory.test.ts',
   'test/unit/store/storeDb.test.ts',
   'test/unit/store/transfers.test.ts',

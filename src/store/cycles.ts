@@ -5,6 +5,7 @@
  */
 import type { StoreDb } from './db.ts';
 import { StoreTransitionError } from './errors.ts';
+import { rowShape } from './rowColumns.ts';
 import { checkMs, fromJsonText, toJsonText } from './values.ts';
 
 /** How the cycle was started. */
@@ -75,6 +76,10 @@ export async function closeAbandonedCycles(db: StoreDb, nowMs: number): Promise<
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
+/**
+ * A `cycles` row as read (`SELECT *`): times integer ms, the summary JSON text. Query results are cast to it
+ * unchecked; {@link CYCLE_ROW} ties it to the migrated schema of both engines (test/unit/store/rowTypes.test.ts).
+ */
 interface CycleDbRow {
   id: number;
   mode: CycleMode;
@@ -85,13 +90,29 @@ interface CycleDbRow {
   error: string | null;
 }
 
+/** Columns of {@link CycleDbRow}: every column of `cycles`. */
+export const CYCLE_ROW = rowShape<CycleDbRow>({
+  name: 'CycleDbRow',
+  table: 'cycles',
+  allColumns: true,
+  columns: {
+    id: 'integer',
+    mode: 'text',
+    started_at_ms: 'integer',
+    finished_at_ms: 'integer?',
+    outcome: 'text?',
+    summary_json: 'text?',
+    error: 'text?',
+  },
+});
+
 /**
  * Reads one cycle.
  *
  * @returns the cycle, or undefined when there is none with that id
  */
 export async function getCycle(db: StoreDb, id: number): Promise<CycleRow | undefined> {
-  const row = await db.get('SELECT * FROM cycles WHERE id = ?', id) as CycleDbRow | undefined; // columns per migration 1
+  const row = await db.get('SELECT * FROM cycles WHERE id = ?', id) as CycleDbRow | undefined; // columns checked by CYCLE_ROW
   if (!row) return undefined;
   return {
     id: row.id,

@@ -10,6 +10,7 @@
  */
 import type { StoreDb } from './db.ts';
 import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
+import { rowShape } from './rowColumns.ts';
 import { queryTransfers, type TransferRow } from './transferRows.ts';
 
 /** The on-chain origin failure clause: the transfer `t` has a transaction that was mined and failed. */
@@ -44,6 +45,35 @@ export async function listOriginFailureStreaks(db: StoreDb): Promise<TransferRow
 }
 
 /**
+ * What {@link resolveFailure} reads of the transfer to resolve: six columns of `transfers`. Query results are cast
+ * to it unchecked; {@link FAILURE_CHECK_ROW} ties it to the migrated schema of both engines
+ * (test/unit/store/rowTypes.test.ts).
+ */
+interface FailureCheckDbRow {
+  status: string;
+  resolved_at_ms: number | null;
+  asset: string;
+  origin_chain: string;
+  destination_chain: string;
+  refund_fail_reason: string | null;
+}
+
+/** Columns of {@link FailureCheckDbRow}: the select list of {@link resolveFailure}. */
+export const FAILURE_CHECK_ROW = rowShape<FailureCheckDbRow>({
+  name: 'FailureCheckDbRow',
+  table: 'transfers',
+  allColumns: false,
+  columns: {
+    status: 'text',
+    resolved_at_ms: 'integer?',
+    asset: 'text',
+    origin_chain: 'text',
+    destination_chain: 'text',
+    refund_fail_reason: 'text?',
+  },
+});
+
+/**
  * Records an operator's resolution (e.g. "withdrawn to treasury in 0xabc…", "depositor account topped up"); the
  * route it paused is planned again from the next cycle.
  * - an unresolved `failure`, or a `refund` with a `refundFailReason`: that transfer;
@@ -60,8 +90,8 @@ export async function listOriginFailureStreaks(db: StoreDb): Promise<TransferRow
 export async function resolveFailure(db: StoreDb, id: number, note: string, nowMs: number): Promise<number[]> {
   return db.transaction(async () => {
     const row = (await db.get(`SELECT status, resolved_at_ms, asset, origin_chain, destination_chain, refund_fail_reason FROM transfers WHERE id = ?${db.forUpdate}`, id)) as
-      | { status: string; resolved_at_ms: number | null; asset: string; origin_chain: string; destination_chain: string; refund_fail_reason: string | null }
-      | undefined; // six columns of one row
+      | FailureCheckDbRow
+      | undefined; // six columns of one row, checked by FAILURE_CHECK_ROW
     if (!row) throw new StoreNotFoundError('transfers', id);
     const onChain =
       row.status === 'origin_failed' &&

@@ -5,6 +5,7 @@
 import type { StoreDb } from './db.ts';
 import { formatUsdMicros, parseUsdMicros } from '../core/units.ts';
 import type { FeesSource, LedgerEntry, LedgerStatus, ReceivedSource } from '../ledger/ledgerEntry.ts';
+import { rowShape } from './rowColumns.ts';
 import { amountToText, checkMs, textToAmount } from './values.ts';
 
 /** A stored ledger row as read back (amounts bigint, USD micro-USD bigint). */
@@ -12,6 +13,11 @@ export interface LedgerRow extends LedgerEntry {
   recordedAtMs: number;
 }
 
+/**
+ * A `transfer_ledger` row as read (`SELECT *` / `l.*`): amounts TEXT base units, USD values TEXT decimal strings,
+ * times integer ms. Query results are cast to it unchecked; {@link LEDGER_ROW} ties it to the migrated schema of
+ * both engines (test/unit/store/rowTypes.test.ts).
+ */
 interface LedgerDbRow {
   transfer_id: number;
   status: LedgerStatus;
@@ -39,6 +45,40 @@ interface LedgerDbRow {
   settle_ms: number | null;
   recorded_at_ms: number;
 }
+
+/** Columns of {@link LedgerDbRow}: every column of `transfer_ledger`. */
+export const LEDGER_ROW = rowShape<LedgerDbRow>({
+  name: 'LedgerDbRow',
+  table: 'transfer_ledger',
+  allColumns: true,
+  columns: {
+    transfer_id: 'integer',
+    status: 'text',
+    asset: 'text',
+    origin_chain: 'text',
+    destination_chain: 'text',
+    amount_in: 'text',
+    decimals_in: 'integer?',
+    decimals_out: 'integer?',
+    quoted_expected_out: 'text',
+    quoted_min_out: 'text',
+    received_out: 'text?',
+    received_source: 'text',
+    fee_execution_usd: 'text?',
+    fee_swap_usd: 'text?',
+    fee_platform_usd: 'text?',
+    fee_app_usd: 'text?',
+    fees_source: 'text',
+    gas_paid: 'text?',
+    gas_decimals: 'integer?',
+    gas_usd: 'text?',
+    total_fees_usd: 'text',
+    signed_at_ms: 'integer?',
+    settled_at_ms: 'integer',
+    settle_ms: 'integer?',
+    recorded_at_ms: 'integer',
+  },
+});
 
 /**
  * Inserts the ledger row of a transfer unless one exists (idempotent: a second close path or a retry writes
@@ -84,14 +124,14 @@ export async function insertLedgerEntry(db: StoreDb, e: LedgerEntry, recordedAtM
 
 /** The ledger row of a transfer, or undefined. */
 export async function getLedgerEntry(db: StoreDb, transferId: number): Promise<LedgerRow | undefined> {
-  const row = await db.get('SELECT * FROM transfer_ledger WHERE transfer_id = ?', transferId) as LedgerDbRow | undefined; // columns per migration 6
+  const row = await db.get('SELECT * FROM transfer_ledger WHERE transfer_id = ?', transferId) as LedgerDbRow | undefined; // columns checked by LEDGER_ROW
   return row ? fromDb(row) : undefined;
 }
 
 /** Ledger rows of transfers created at or after `sinceMs`, oldest first. */
 export async function listLedgerSince(db: StoreDb, sinceMs: number): Promise<LedgerRow[]> {
   const rows = await db.all(`SELECT l.* FROM transfer_ledger l JOIN transfers t ON t.id = l.transfer_id
-       WHERE t.created_at_ms >= ? ORDER BY l.transfer_id`, sinceMs) as LedgerDbRow[]; // columns per migration 6
+       WHERE t.created_at_ms >= ? ORDER BY l.transfer_id`, sinceMs) as LedgerDbRow[]; // columns checked by LEDGER_ROW
   return rows.map(fromDb);
 }
 

@@ -5,6 +5,7 @@
  */
 import type { StoreDb } from './db.ts';
 import { z } from 'zod';
+import { rowShape } from './rowColumns.ts';
 
 /** Decimals of a transfer's input and output currencies; null where the store does not know them. */
 export interface TransferDecimals {
@@ -17,6 +18,24 @@ export interface TransferDecimals {
   symbolOut?: string;
 }
 
+/**
+ * The decimals a ledger row recorded, as read by {@link decimalsOfTransfers}. Query results are cast to it
+ * unchecked; {@link LEDGER_DECIMALS_ROW} ties it to the migrated schema of both engines
+ * (test/unit/store/rowTypes.test.ts).
+ */
+interface LedgerDecimalsDbRow {
+  decimals_in: number | null;
+  decimals_out: number | null;
+}
+
+/** Columns of {@link LedgerDecimalsDbRow}: two columns of `transfer_ledger`. */
+export const LEDGER_DECIMALS_ROW = rowShape<LedgerDecimalsDbRow>({
+  name: 'LedgerDecimalsDbRow',
+  table: 'transfer_ledger',
+  allColumns: false,
+  columns: { decimals_in: 'integer?', decimals_out: 'integer?' },
+});
+
 const Decimals = z.number().int().min(0).max(255);
 const Leg = z.looseObject({ currency: z.looseObject({ decimals: Decimals, symbol: z.string().optional() }) }).optional();
 const QuoteCurrencies = z.looseObject({ details: z.looseObject({ currencyIn: Leg, currencyOut: Leg }) });
@@ -28,7 +47,7 @@ const QuoteCurrencies = z.looseObject({ details: z.looseObject({ currencyIn: Leg
 export async function decimalsOfTransfers(db: StoreDb, transferIds: readonly number[]): Promise<Map<number, TransferDecimals>> {
   const out = new Map<number, TransferDecimals>();
   for (const id of transferIds) {
-    const l = (await db.get('SELECT decimals_in, decimals_out FROM transfer_ledger WHERE transfer_id = ?', id)) as { decimals_in: number | null; decimals_out: number | null } | undefined; // columns named above
+    const l = (await db.get('SELECT decimals_in, decimals_out FROM transfer_ledger WHERE transfer_id = ?', id)) as LedgerDecimalsDbRow | undefined; // columns checked by LEDGER_DECIMALS_ROW
     let decimalsIn = l?.decimals_in ?? null;
     let decimalsOut = l?.decimals_out ?? null;
     const q = (await db.get('SELECT q.raw_json FROM transfers t JOIN quotes q ON q.id = t.quote_id WHERE t.id = ?', id)) as { raw_json: string } | undefined; // one column

@@ -3,6 +3,7 @@
  * limit (src/policy/spendingLimits.ts `SPENDING_LIMIT_REASONS`) and the detail naming the config field.
  */
 import type { StoreDb } from './db.ts';
+import { rowShape } from './rowColumns.ts';
 import { amountToText, checkMs, textToAmount } from './values.ts';
 
 /** One refusal. `amountIn` in origin base units; `quoteId` when the refusal came after quoting. */
@@ -35,6 +36,11 @@ export async function recordLimitHit(db: StoreDb, hit: LimitHit): Promise<number
   return (row as { id: number }).id; // RETURNING always yields the inserted row
 }
 
+/**
+ * A `limit_hits` row as read (`SELECT *`): amounts TEXT base units, times integer ms. Query results are cast to
+ * it unchecked; {@link LIMIT_HIT_ROW} ties it to the migrated schema of both engines
+ * (test/unit/store/rowTypes.test.ts).
+ */
 interface LimitHitDbRow {
   id: number;
   cycle_id: number;
@@ -49,9 +55,29 @@ interface LimitHitDbRow {
   decided_at_ms: number;
 }
 
+/** Columns of {@link LimitHitDbRow}: every column of `limit_hits`. */
+export const LIMIT_HIT_ROW = rowShape<LimitHitDbRow>({
+  name: 'LimitHitDbRow',
+  table: 'limit_hits',
+  allColumns: true,
+  columns: {
+    id: 'integer',
+    cycle_id: 'integer',
+    plan_id: 'integer',
+    quote_id: 'integer?',
+    asset: 'text',
+    origin_chain: 'text',
+    destination_chain: 'text',
+    amount_in: 'text',
+    reason: 'text',
+    detail: 'text',
+    decided_at_ms: 'integer',
+  },
+});
+
 /** The most recent refusals, newest first (at most `limit`). */
 export async function listLimitHits(db: StoreDb, limit: number): Promise<Array<LimitHit & { id: number }>> {
-  const rows = await db.all('SELECT * FROM limit_hits ORDER BY id DESC LIMIT ?', limit) as LimitHitDbRow[]; // columns of migration 4
+  const rows = await db.all('SELECT * FROM limit_hits ORDER BY id DESC LIMIT ?', limit) as LimitHitDbRow[]; // columns checked by LIMIT_HIT_ROW
   return rows.map((r) => ({
     id: r.id,
     cycleId: r.cycle_id,

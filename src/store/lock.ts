@@ -8,6 +8,7 @@
  * while it is held returns false (use {@link refreshRunLock} to extend it).
  */
 import type { StoreDb } from './db.ts';
+import { rowShape } from './rowColumns.ts';
 import { checkMs } from './values.ts';
 
 /** Who holds the lock. */
@@ -75,14 +76,32 @@ export async function releaseRunLock(db: StoreDb, owner: string): Promise<boolea
 }
 
 /**
+ * The `run_lock` row as read by {@link readRunLock} (every column but `id`, always 1): times integer ms. Query
+ * results are cast to it unchecked; {@link RUN_LOCK_ROW} ties it to the migrated schema of both engines
+ * (test/unit/store/rowTypes.test.ts).
+ */
+interface RunLockDbRow {
+  owner: string;
+  pid: number;
+  acquired_at_ms: number;
+  expires_at_ms: number;
+}
+
+/** Columns of {@link RunLockDbRow}: the select list of {@link readRunLock}. */
+export const RUN_LOCK_ROW = rowShape<RunLockDbRow>({
+  name: 'RunLockDbRow',
+  table: 'run_lock',
+  allColumns: false,
+  columns: { owner: 'text', pid: 'integer', acquired_at_ms: 'integer', expires_at_ms: 'integer' },
+});
+
+/**
  * Reads the current holder (expired or not), for status output.
  *
  * @returns the holder, or undefined when nobody holds the lock
  */
 export async function readRunLock(db: StoreDb): Promise<RunLockHolder | undefined> {
-  const row = await db.get('SELECT owner, pid, acquired_at_ms, expires_at_ms FROM run_lock WHERE id = 1') as
-    | { owner: string; pid: number; acquired_at_ms: number; expires_at_ms: number }
-    | undefined; // columns per migration 1
+  const row = await db.get('SELECT owner, pid, acquired_at_ms, expires_at_ms FROM run_lock WHERE id = 1') as RunLockDbRow | undefined; // columns checked by RUN_LOCK_ROW
   return row && { owner: row.owner, pid: row.pid, acquiredAtMs: row.acquired_at_ms, expiresAtMs: row.expires_at_ms };
 }
 

@@ -3,7 +3,9 @@
  *
  * Rules: never edit a migration that has shipped; add a new one. Amounts are TEXT decimal strings of base
  * units (CHECKed to be digits only, so they survive values beyond 2^64); times are integer milliseconds since
- * the epoch in `*_ms` columns; status columns carry CHECK constraints listing every allowed value.
+ * the epoch in `*_ms` columns; status columns carry CHECK constraints listing every allowed value. The row types
+ * store reads are cast to declare their columns (src/store/rowColumns.ts); test/unit/store/rowTypes.test.ts fails
+ * until they follow a migration that adds, renames, drops or retypes a column they read.
  */
 
 /**

@@ -7,6 +7,7 @@
  * quote it came from.
  */
 import type { StoreDb } from './db.ts';
+import { rowShape } from './rowColumns.ts';
 import { checkMs, fromJsonText, toJsonText } from './values.ts';
 
 /** A received quote. `request` is the body sent; `raw` the unparsed JSON response. */
@@ -113,6 +114,11 @@ export interface QuoteRow {
   verdict: { ok: boolean; rules: unknown } | null;
 }
 
+/**
+ * A `quotes` row (`q.*`) with its fee decision and verdict (`LEFT JOIN fee_decisions`, `LEFT JOIN verdicts`:
+ * their columns are null when there is none), as read by {@link getQuote}. Query results are cast to it
+ * unchecked; {@link QUOTE_ROW} ties it to the migrated schema of both engines (test/unit/store/rowTypes.test.ts).
+ */
 interface QuoteDbRow {
   id: number;
   cycle_id: number;
@@ -130,6 +136,37 @@ interface QuoteDbRow {
   rules_json: string | null;
 }
 
+/** Columns of {@link QuoteDbRow}: every column of `quotes`, and the joined ones of `fee_decisions` and `verdicts`. */
+export const QUOTE_ROW = rowShape<QuoteDbRow>({
+  name: 'QuoteDbRow',
+  table: 'quotes',
+  allColumns: true,
+  columns: {
+    id: 'integer',
+    cycle_id: 'integer',
+    plan_id: 'integer?',
+    request_id: 'text?',
+    order_id: 'text?',
+    request_json: 'text',
+    raw_json: 'text',
+    received_at_ms: 'integer',
+    accepted: 'integer?',
+    reason: 'text?',
+    detail: 'text?',
+    breakdown_json: 'text?',
+    ok: 'integer?',
+    rules_json: 'text?',
+  },
+  from: {
+    accepted: 'fee_decisions.accepted',
+    reason: 'fee_decisions.reason',
+    detail: 'fee_decisions.detail',
+    breakdown_json: 'fee_decisions.breakdown_json',
+    ok: 'verdicts.ok',
+    rules_json: 'verdicts.rules_json',
+  },
+});
+
 /**
  * Reads one quote with its fee decision and verdict.
  *
@@ -138,7 +175,7 @@ interface QuoteDbRow {
 export async function getQuote(db: StoreDb, id: number): Promise<QuoteRow | undefined> {
   const row = await db.get(`SELECT q.*, f.accepted, f.reason, f.detail, f.breakdown_json, v.ok, v.rules_json
        FROM quotes q LEFT JOIN fee_decisions f ON f.quote_id = q.id LEFT JOIN verdicts v ON v.quote_id = q.id
-       WHERE q.id = ?`, id) as QuoteDbRow | undefined; // columns per migration 1
+       WHERE q.id = ?`, id) as QuoteDbRow | undefined; // columns checked by QUOTE_ROW
   if (!row) return undefined;
   return {
     id: row.id,

@@ -4,6 +4,7 @@
  * guarantees, and why it was chosen or lost (src/cycle/routeChoice.ts).
  */
 import type { StoreDb } from './db.ts';
+import { rowShape } from './rowColumns.ts';
 import { amountToText, checkMs, textToAmount } from './values.ts';
 
 /** How a candidate fared: `chosen`, or why it lost. */
@@ -47,7 +48,13 @@ export async function recordRouteCandidates(db: StoreDb, rows: readonly RouteCan
   });
 }
 
+/**
+ * A `route_candidates` row as read (`SELECT *`): amounts TEXT base units, `fees_usd` a USD decimal string, times
+ * integer ms. Query results are cast to it unchecked; {@link ROUTE_CANDIDATE_ROW} ties it to the migrated schema
+ * of both engines (test/unit/store/rowTypes.test.ts).
+ */
 interface RouteCandidateDbRow {
+  id: number;
   cycle_id: number;
   plan_id: number;
   rank: number;
@@ -62,9 +69,31 @@ interface RouteCandidateDbRow {
   decided_at_ms: number;
 }
 
+/** Columns of {@link RouteCandidateDbRow}: every column of `route_candidates`. */
+export const ROUTE_CANDIDATE_ROW = rowShape<RouteCandidateDbRow>({
+  name: 'RouteCandidateDbRow',
+  table: 'route_candidates',
+  allColumns: true,
+  columns: {
+    id: 'integer',
+    cycle_id: 'integer',
+    plan_id: 'integer',
+    rank: 'integer',
+    origin_chain: 'text',
+    origin_wallet: 'text',
+    amount_in: 'text',
+    quote_id: 'integer?',
+    fees_usd: 'text?',
+    min_out: 'text?',
+    outcome: 'text',
+    detail: 'text',
+    decided_at_ms: 'integer',
+  },
+});
+
 /** The candidates recorded for a planned transfer, by rank. */
 export async function listRouteCandidates(db: StoreDb, planId: number): Promise<RouteCandidateRecord[]> {
-  const rows = (await db.all('SELECT * FROM route_candidates WHERE plan_id = ? ORDER BY rank, id', planId)) as RouteCandidateDbRow[]; // columns of migration 7
+  const rows = (await db.all('SELECT * FROM route_candidates WHERE plan_id = ? ORDER BY rank, id', planId)) as RouteCandidateDbRow[]; // columns checked by ROUTE_CANDIDATE_ROW
   return rows.map((r) => ({
     cycleId: r.cycle_id,
     planId: r.plan_id,

@@ -21,6 +21,7 @@ import type { StoreDb } from './db.ts';
 import { DECIMAL_STRING_RE, parseUsdMicros } from '../core/units.ts';
 import type { SpendingHistory } from '../policy/spendingLimits.ts';
 import { StoreValueError } from './errors.ts';
+import { rowShape } from './rowColumns.ts';
 import { checkMs, textToAmount } from './values.ts';
 
 /** Length of the notional and fee window, milliseconds. */
@@ -43,6 +44,12 @@ export interface ReadSpendingHistoryParameters {
   nowMs: number;
 }
 
+/**
+ * One signed transfer as read by {@link readSpendingHistory}: six columns of `transfers`, the ledger's
+ * `gas_usd` and the fee decision's `breakdown_json` (both `LEFT JOIN`ed on a primary key, so one row per
+ * transfer). Query results are cast to it unchecked; {@link SIGNED_TRANSFER_ROW} ties it to the migrated schema of
+ * both engines (test/unit/store/rowTypes.test.ts).
+ */
 interface SignedTransferDbRow {
   id: number;
   asset: string;
@@ -55,6 +62,24 @@ interface SignedTransferDbRow {
   /** `fee_decisions.breakdown_json` of the transfer's quote. */
   breakdown_json: string | null;
 }
+
+/** Columns of {@link SignedTransferDbRow}: the select list of {@link readSpendingHistory}. */
+export const SIGNED_TRANSFER_ROW = rowShape<SignedTransferDbRow>({
+  name: 'SignedTransferDbRow',
+  table: 'transfers',
+  allColumns: false,
+  columns: {
+    id: 'integer',
+    asset: 'text',
+    origin_chain: 'text',
+    amount_in: 'text',
+    fees_usd: 'text?',
+    created_at_ms: 'integer',
+    paid_gas_usd: 'text?',
+    breakdown_json: 'text?',
+  },
+  from: { paid_gas_usd: 'transfer_ledger.gas_usd', breakdown_json: 'fee_decisions.breakdown_json' },
+});
 
 function usdColumn(row: SignedTransferDbRow, value: string, column: string): bigint {
   if (!DECIMAL_STRING_RE.test(value)) {
@@ -111,7 +136,7 @@ export async function readSpendingHistory(db: StoreDb, { nowMs }: ReadSpendingHi
          LEFT JOIN fee_decisions f ON f.quote_id = t.quote_id
         WHERE t.created_at_ms > ?
           AND EXISTS (SELECT 1 FROM transfer_txs x WHERE x.transfer_id = t.id)
-        ORDER BY t.id`, dayStartMs) as SignedTransferDbRow[]; // the eight selected columns, types per migrations 1 and 6 (both are primary keys: one row per transfer)
+        ORDER BY t.id`, dayStartMs) as SignedTransferDbRow[]; // the eight selected columns, checked by SIGNED_TRANSFER_ROW
 
   const notional24h = new Map<string, bigint>();
   const byOrigin = new Map<string, Map<string, bigint>>();

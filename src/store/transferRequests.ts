@@ -8,6 +8,7 @@
  * any other).
  */
 import type { StoreDb } from './db.ts';
+import { rowShape } from './rowColumns.ts';
 import { checkMs } from './values.ts';
 
 /** States of a queued request. */
@@ -61,7 +62,7 @@ export async function takePendingTransferRequests(db: StoreDb, nowMs: number): P
         nowMs, id,
       );
     }
-    const pending = await db.all<DbRow>(`SELECT * FROM transfer_requests WHERE state = 'pending' ORDER BY id${db.forUpdate}`);
+    const pending = await db.all<TransferRequestDbRow>(`SELECT * FROM transfer_requests WHERE state = 'pending' ORDER BY id${db.forUpdate}`);
     for (const r of pending) await db.run(`UPDATE transfer_requests SET state = 'taken' WHERE id = ? AND state = 'pending'`, r.id);
     return { abandoned: stale.map((s) => s.id), taken: pending.map((r) => ({ ...fromDb(r), state: 'taken' as const })) };
   });
@@ -82,11 +83,16 @@ export async function finishTransferRequest(
 
 /** One request by id, or undefined. */
 export async function getTransferRequest(db: StoreDb, id: number): Promise<TransferRequestRow | undefined> {
-  const row = await db.get<DbRow>('SELECT * FROM transfer_requests WHERE id = ?', id);
+  const row = await db.get<TransferRequestDbRow>('SELECT * FROM transfer_requests WHERE id = ?', id);
   return row ? fromDb(row) : undefined;
 }
 
-interface DbRow {
+/**
+ * A `transfer_requests` row as read (`SELECT *`): times integer ms, `amount` whole units as typed by the
+ * operator. Query results are typed as it unchecked; {@link TRANSFER_REQUEST_ROW} ties it to the migrated schema
+ * of both engines (test/unit/store/rowTypes.test.ts).
+ */
+interface TransferRequestDbRow {
   id: number;
   from_ref: string;
   to_ref: string;
@@ -100,7 +106,27 @@ interface DbRow {
   finished_at_ms: number | null;
 }
 
-function fromDb(r: DbRow): TransferRequestRow {
+/** Columns of {@link TransferRequestDbRow}: every column of `transfer_requests`. */
+export const TRANSFER_REQUEST_ROW = rowShape<TransferRequestDbRow>({
+  name: 'TransferRequestDbRow',
+  table: 'transfer_requests',
+  allColumns: true,
+  columns: {
+    id: 'integer',
+    from_ref: 'text',
+    to_ref: 'text',
+    amount: 'text',
+    requested_by: 'text',
+    requested_at_ms: 'integer',
+    state: 'text',
+    cycle_id: 'integer?',
+    outcome: 'text?',
+    detail: 'text?',
+    finished_at_ms: 'integer?',
+  },
+});
+
+function fromDb(r: TransferRequestDbRow): TransferRequestRow {
   return {
     id: r.id,
     fromRef: r.from_ref,

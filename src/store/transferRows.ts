@@ -3,6 +3,7 @@
  * transfer's transactions and events attached.
  */
 import { inList, type SqlValue, type StoreDb } from './db.ts';
+import { rowShape } from './rowColumns.ts';
 import type { TransferStatus, TransferTxStatus } from './transferStatus.ts';
 import { fromJsonText, textToAmount } from './values.ts';
 
@@ -118,6 +119,11 @@ export interface TransferRow extends TransferFields {
   events: TransferEventRow[];
 }
 
+/**
+ * A `transfers` row as read (`SELECT *`): amounts and the absence block TEXT base units / digits, `fees_usd` a
+ * USD decimal string, times integer ms. Query results are typed as it unchecked; {@link TRANSFER_ROW} ties it to
+ * the migrated schema of both engines (test/unit/store/rowTypes.test.ts).
+ */
 interface TransferDbRow {
   id: number;
   cycle_id: number;
@@ -154,6 +160,53 @@ interface TransferDbRow {
   refund_checked_at_ms: number | null;
 }
 
+/** Columns of {@link TransferDbRow}: every column of `transfers`. */
+export const TRANSFER_ROW = rowShape<TransferDbRow>({
+  name: 'TransferDbRow',
+  table: 'transfers',
+  allColumns: true,
+  columns: {
+    id: 'integer',
+    cycle_id: 'integer',
+    quote_id: 'integer?',
+    asset: 'text',
+    origin_chain: 'text',
+    origin_chain_id: 'integer',
+    origin_currency: 'text',
+    destination_chain: 'text',
+    destination_chain_id: 'integer',
+    destination_currency: 'text',
+    user_address: 'text',
+    recipient: 'text',
+    amount_in: 'text',
+    expected_out: 'text',
+    min_out: 'text',
+    request_id: 'text?',
+    order_id: 'text?',
+    fees_usd: 'text?',
+    status: 'text',
+    relay_status: 'text?',
+    out_tx_hashes_json: 'text',
+    error: 'text?',
+    created_at_ms: 'integer',
+    updated_at_ms: 'integer',
+    stalled_at_ms: 'integer?',
+    resolved_at_ms: 'integer?',
+    resolution: 'text?',
+    absence_block: 'text?',
+    absence_at_ms: 'integer?',
+    refunded_amount: 'text?',
+    refund_tx_hash: 'text?',
+    refund_fail_reason: 'text?',
+    refund_checked_at_ms: 'integer?',
+  },
+});
+
+/**
+ * A `transfer_txs` row as read (`SELECT *`): `block_number` TEXT digits, the signed request JSON text, times
+ * integer ms. Query results are typed as it unchecked; {@link TRANSFER_TX_ROW} ties it to the migrated schema of
+ * both engines (test/unit/store/rowTypes.test.ts).
+ */
 interface TxDbRow {
   id: number;
   transfer_id: number;
@@ -172,6 +225,34 @@ interface TxDbRow {
   confirmed_at_ms: number | null;
 }
 
+/** Columns of {@link TxDbRow}: every column of `transfer_txs`. */
+export const TRANSFER_TX_ROW = rowShape<TxDbRow>({
+  name: 'TxDbRow',
+  table: 'transfer_txs',
+  allColumns: true,
+  columns: {
+    id: 'integer',
+    transfer_id: 'integer',
+    step_id: 'text',
+    item_index: 'integer',
+    chain_id: 'integer',
+    request_json: 'text',
+    tx_hash: 'text',
+    raw_tx: 'text',
+    status: 'text',
+    block_number: 'text?',
+    block_hash: 'text?',
+    final_at_ms: 'integer?',
+    signed_at_ms: 'integer',
+    sent_at_ms: 'integer?',
+    confirmed_at_ms: 'integer?',
+  },
+});
+
+/**
+ * A `transfer_events` row as read (`SELECT *`): times integer ms. Query results are typed as it unchecked;
+ * {@link TRANSFER_EVENT_ROW} ties it to the migrated schema of both engines (test/unit/store/rowTypes.test.ts).
+ */
 interface EventDbRow {
   id: number;
   transfer_id: number;
@@ -181,6 +262,21 @@ interface EventDbRow {
   detail: string | null;
 }
 
+/** Columns of {@link EventDbRow}: every column of `transfer_events`. */
+export const TRANSFER_EVENT_ROW = rowShape<EventDbRow>({
+  name: 'EventDbRow',
+  table: 'transfer_events',
+  allColumns: true,
+  columns: {
+    id: 'integer',
+    transfer_id: 'integer',
+    from_status: 'text?',
+    to_status: 'text',
+    at_ms: 'integer',
+    detail: 'text?',
+  },
+});
+
 /**
  * Runs a transfers query and attaches transactions and events.
  *
@@ -189,11 +285,11 @@ interface EventDbRow {
  * @returns rows in the query's order
  */
 export async function queryTransfers(db: StoreDb, sql: string, ...params: SqlValue[]): Promise<TransferRow[]> {
-  const rows = await db.all<TransferDbRow>(sql, ...params); // SELECT * FROM transfers: columns per migrations 1-3
+  const rows = await db.all<TransferDbRow>(sql, ...params); // SELECT * FROM transfers: columns checked by TRANSFER_ROW
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const txs = await db.all<TxDbRow>(`SELECT * FROM transfer_txs WHERE transfer_id IN ${inList(ids)} ORDER BY id`, ...ids); // columns per migration 1
-  const events = await db.all<EventDbRow>(`SELECT * FROM transfer_events WHERE transfer_id IN ${inList(ids)} ORDER BY id`, ...ids); // columns per migration 1
+  const txs = await db.all<TxDbRow>(`SELECT * FROM transfer_txs WHERE transfer_id IN ${inList(ids)} ORDER BY id`, ...ids); // columns checked by TRANSFER_TX_ROW
+  const events = await db.all<EventDbRow>(`SELECT * FROM transfer_events WHERE transfer_id IN ${inList(ids)} ORDER BY id`, ...ids); // columns checked by TRANSFER_EVENT_ROW
   return rows.map((r) => ({
     ...mapTransfer(r),
     txs: txs.filter((t) => t.transfer_id === r.id && !t.step_id.endsWith(CANCEL_STEP_SUFFIX)).map(mapTx),

@@ -8,6 +8,7 @@
  * Addresses are stored in a canonical form ({@link canonicalAddress}): EVM hex lower-cased, others as given.
  */
 import type { StoreDb } from './db.ts';
+import { rowShape } from './rowColumns.ts';
 import { checkMs } from './values.ts';
 
 /** Where screening refused: at quote time, or before the fill (after our deposit). */
@@ -70,9 +71,40 @@ export async function recordWalletPause(db: StoreDb, p: WalletPauseRecord): Prom
   });
 }
 
+/**
+ * An open `wallet_pauses` row as read by {@link listOpenWalletPauses} (every column but the resolution's): times
+ * integer ms. Query results are typed as it unchecked; {@link WALLET_PAUSE_ROW} ties it to the migrated schema
+ * of both engines (test/unit/store/rowTypes.test.ts).
+ */
+interface WalletPauseDbRow {
+  id: number;
+  address: string;
+  stage: WalletPauseStage;
+  code: string;
+  detail: string;
+  transfer_id: number | null;
+  created_at_ms: number;
+}
+
+/** Columns of {@link WalletPauseDbRow}: the select list of {@link listOpenWalletPauses}. */
+export const WALLET_PAUSE_ROW = rowShape<WalletPauseDbRow>({
+  name: 'WalletPauseDbRow',
+  table: 'wallet_pauses',
+  allColumns: false,
+  columns: {
+    id: 'integer',
+    address: 'text',
+    stage: 'text',
+    code: 'text',
+    detail: 'text',
+    transfer_id: 'integer?',
+    created_at_ms: 'integer',
+  },
+});
+
 /** Open pauses (no resolution), oldest first. */
 export async function listOpenWalletPauses(db: StoreDb): Promise<WalletPauseRow[]> {
-  const rows = await db.all<{ id: number; address: string; stage: WalletPauseStage; code: string; detail: string; transfer_id: number | null; created_at_ms: number }>(
+  const rows = await db.all<WalletPauseDbRow>(
     'SELECT id, address, stage, code, detail, transfer_id, created_at_ms FROM wallet_pauses WHERE resolved_at_ms IS NULL ORDER BY id',
   );
   return rows.map((r) => ({

@@ -1,8 +1,9 @@
 /**
- * Reading withdrawals: rows (migration 5; `received_amount` since migration 9) → {@link WithdrawalRow}, amounts as bigint and JSON columns
- * parsed. States and their meaning: src/store/withdrawals.ts.
+ * Reading withdrawals: rows of `withdrawals` ({@link WITHDRAWAL_ROW}) → {@link WithdrawalRow}, amounts as bigint
+ * and JSON columns parsed. States and their meaning: src/store/withdrawals.ts.
  */
 import type { SqlValue, StoreDb } from './db.ts';
+import { rowShape } from './rowColumns.ts';
 import { fromJsonText, textToAmount } from './values.ts';
 
 /** Every withdrawal state, as stored (CHECK constraint in migration 5). */
@@ -65,6 +66,11 @@ export interface WithdrawalRow extends WithdrawalFields {
   finishedAtMs: number | null;
 }
 
+/**
+ * A `withdrawals` row as read (`SELECT *`): amounts TEXT base units, JSON columns text, times integer ms. Query
+ * results are typed as it unchecked; {@link WITHDRAWAL_ROW} ties it to the migrated schema of both engines
+ * (test/unit/store/rowTypes.test.ts).
+ */
 interface WithdrawalDbRow {
   id: number;
   transfer_id: number;
@@ -97,6 +103,45 @@ interface WithdrawalDbRow {
   updated_at_ms: number;
   finished_at_ms: number | null;
 }
+
+/** Columns of {@link WithdrawalDbRow}: every column of `withdrawals`. */
+export const WITHDRAWAL_ROW = rowShape<WithdrawalDbRow>({
+  name: 'WithdrawalDbRow',
+  table: 'withdrawals',
+  allColumns: true,
+  columns: {
+    id: 'integer',
+    transfer_id: 'integer',
+    request_id: 'text',
+    chain: 'text',
+    chain_id: 'integer',
+    chain_slug: 'text',
+    wallet: 'text',
+    owner: 'text',
+    recipient: 'text',
+    currency: 'text',
+    amount: 'text',
+    deposit_tx: 'text',
+    state: 'text',
+    attempts: 'integer',
+    nonce: 'text?',
+    prepared_amount: 'text?',
+    received_amount: 'text',
+    additional_json: 'text?',
+    signature: 'text?',
+    job_id: 'text?',
+    job_status: 'text?',
+    tx_json: 'text?',
+    tx_hash: 'text?',
+    raw_tx: 'text?',
+    tx_status: 'text?',
+    reverted_tx: 'text?',
+    reason: 'text?',
+    created_at_ms: 'integer',
+    updated_at_ms: 'integer',
+    finished_at_ms: 'integer?',
+  },
+});
 
 function mapRow(r: WithdrawalDbRow): WithdrawalRow {
   return {
@@ -139,5 +184,5 @@ function mapRow(r: WithdrawalDbRow): WithdrawalRow {
  * @returns the rows mapped, amounts as bigint and JSON columns parsed
  */
 export async function queryWithdrawals(db: StoreDb, sql: string, ...params: SqlValue[]): Promise<WithdrawalRow[]> {
-  return (await db.all<WithdrawalDbRow>(sql, ...params)).map(mapRow); // SELECT * FROM withdrawals: columns per migrations 5 and 9
+  return (await db.all<WithdrawalDbRow>(sql, ...params)).map(mapRow); // SELECT * FROM withdrawals: columns checked by WITHDRAWAL_ROW
 }

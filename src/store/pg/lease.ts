@@ -14,6 +14,7 @@
  */
 import type pg from 'pg';
 import { LeaseLostError, LeaseOptionsError } from '../../ha/errors.ts';
+import { rowShape } from '../rowColumns.ts';
 
 /**
  * DDL of the lease table, idempotent. Run through {@link ensureLeaseTable} by `migratePostgres`
@@ -62,6 +63,36 @@ export interface LeaseRow {
   renewedAt: Date;
   expiresAt: Date;
 }
+
+/**
+ * A `leader_lease` row as read by {@link readLease}: every column, `epoch` selected as text (`epoch::text`, exact
+ * beyond 2^53), times as `Date`. Query results are cast to it unchecked; {@link LEASE_ROW} ties it to the
+ * migrated PostgreSQL schema (test/unit/store/rowTypes.test.ts).
+ */
+interface LeaseDbRow {
+  name: string;
+  owner: string;
+  epoch: string;
+  acquired_at: Date;
+  renewed_at: Date;
+  expires_at: Date;
+}
+
+/** Columns of {@link LeaseDbRow}: every column of `leader_lease` (PostgreSQL only). */
+export const LEASE_ROW = rowShape<LeaseDbRow>({
+  name: 'LeaseDbRow',
+  table: 'leader_lease',
+  allColumns: true,
+  columns: {
+    name: 'text',
+    owner: 'text',
+    epoch: 'integer_text',
+    acquired_at: 'timestamptz',
+    renewed_at: 'timestamptz',
+    expires_at: 'timestamptz',
+  },
+  engines: ['postgres'],
+});
 
 function checkClaim(claim: LeaseClaim): void {
   for (const field of ['name', 'owner'] as const) {
@@ -155,9 +186,7 @@ export async function readLease(q: PgQueryable, name: string): Promise<LeaseRow 
     'SELECT name, owner, epoch::text AS epoch, acquired_at, renewed_at, expires_at FROM leader_lease WHERE name = $1',
     [name],
   );
-  const row = r.rows[0] as // shape of the select list above
-    | { name: string; owner: string; epoch: string; acquired_at: Date; renewed_at: Date; expires_at: Date }
-    | undefined;
+  const row = r.rows[0] as LeaseDbRow | undefined; // the select list above, checked by LEASE_ROW
   if (!row) return null;
   return {
     name: row.name,

@@ -17,7 +17,8 @@
  *   constraint instead, which leaves the column order as SQLite's rebuild does.
  *
  * Rules: never edit a migration that has shipped; add a new one, with the same number as its SQLite twin.
- * PostgreSQL-only tables (the leader lease) are created by `migratePostgres` outside these versions.
+ * PostgreSQL-only tables (the leader lease) are created by `migratePostgres` outside these versions. The row
+ * types store reads are cast to are checked against this schema too (test/unit/store/rowTypes.test.ts).
  */
 import type { Migration } from '../migrations.ts';
 
