@@ -4,8 +4,7 @@
  * revoke it. Reads only; signs nothing.
  */
 import { getAddress, isAddressEqual, zeroAddress, type Address } from 'viem';
-import type { AllowanceQuery } from '../chains/evm/readAllowances.ts';
-import { isEvmAdapter } from '../chains/evm/adapter.ts';
+import { allowanceReaderOf, type AllowanceQuery } from '../chains/capabilities.ts';
 import type { CycleContext } from '../cycle/context.ts';
 import type { ChainsResponse } from '../relay/schemas.ts';
 import { depositoryOf, indexChains, listedContracts } from '../verify/chainsIndex.ts';
@@ -72,8 +71,8 @@ export async function listAllowances(ctx: Pick<CycleContext, 'config' | 'chains'
   const out: AllowanceRow[] = [];
   for (const [chainName, { rows, queries }] of perChain) {
     const chain = ctx.chains.get(chainName);
-    const results =
-      chain && isEvmAdapter(chain) ? await chain.readAllowances(queries) : queries.map(() => ({ amount: null, error: `chain ${chainName} is not an evm chain` }));
+    const reader = chain && allowanceReaderOf(chain);
+    const results = reader ? await reader.readAllowances(queries) : queries.map(() => ({ amount: null, error: `chain ${chainName} is not an evm chain` }));
     rows.forEach((row, i) => {
       const r = results[i]!;
       out.push({ ...row, allowance: r.amount, ...(r.error ? { error: r.error } : {}) });

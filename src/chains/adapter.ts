@@ -9,16 +9,14 @@
  *   Bitcoin txid), known before broadcast so it can be written ahead;
  * - the *raw* form is what `broadcast` sends (hex for EVM and Bitcoin, base64 wire bytes for Solana).
  *
- * The money-path contract every adapter keeps (issue "never double-send"): a transfer's funds are planned again
- * only once it is proven that no deposit for its order id exists or can still land. `lookup` answers `dropped`
- * only when the transaction provably can never land (EVM: its nonce is used by another transaction; Solana: its
- * blockhash expired on a node that has the slot; Bitcoin: an input is spent by a transaction that is not it,
- * mined at the chain's reorg depth); any error reaching the node throws, and an error proves nothing. A passed
- * order deadline proves nothing on Solana or Bitcoin (a Bitcoin transaction never expires): an unwanted Bitcoin
- * deposit is ended by {@link ChainAdapter.cancel}, a replacement of ours that must be mined first.
+ * An adapter is a set of roles ({@link ChainAdapter}): {@link ChainIdentity}, {@link ChainReader},
+ * {@link OriginPolicy}, {@link OriginSender} and {@link AbsenceProver}, which keeps the money-path contract
+ * (never double-send). Roles only some VMs play sit in `capabilities` ({@link ChainCapabilities}) and are read
+ * with the typed accessors of src/chains/capabilities.ts.
  */
 import type { QuoteResponse } from '../relay/schemas.ts';
 import type { DepositLimits, OriginChainFacts } from '../verify/deposit/types.ts';
+import type { ChainCapabilities } from './capabilities.ts';
 
 /** API `vmType` values Ballast has adapters for. */
 export type AdapterVm = 'evm' | 'svm' | 'bvm';
@@ -99,10 +97,9 @@ export type Recheck =
   | { kind: 'unknown'; why: string };
 
 /**
- * One chain as Ballast uses it. Every method that talks to the node throws the node's error (wrapped with the
- * YAML path where it helps); none turns an error into a "not found".
+ * Who a chain is: its config name, chain id, VM, address and currency forms. Pure, no node call.
  */
-export interface ChainAdapter {
+export interface ChainIdentity {
   /** Config name (`chains.<name>`). */
   readonly name: string;
   readonly chainId: number;
@@ -116,7 +113,13 @@ export interface ChainAdapter {
   readonly nativeDecimals: number;
   /** The form under which two spellings of one currency compare equal (EVM hex: lower case; others: as is). */
   currencyKey(currency: string): string;
+}
 
+/**
+ * Reading balances and chain facts. Every method that talks to the node throws the node's error (wrapped with the
+ * YAML path where it helps); none turns an error into a "not found".
+ */
+export interface ChainReader {
   /**
    * Checks the node serves this chain and reads every holding at one block.
    * Never throws: a failure of the whole read is `{ ok: false, error }` naming the YAML path.
@@ -127,14 +130,17 @@ export interface ChainAdapter {
    * @returns decimals per currency, null where that read failed
    */
   readDecimals(currencies: readonly string[]): Promise<(number | null)[]>;
-  /**
-   * The whole native balance of `address` at the node's head, base units (wei, lamports, satoshis: the spec's
-   * Bitcoin balance, without subtracting `minerFeeReserveSats`): what the signer has to pay gas with. Absent on
-   * an adapter that has no cheaper read than `readBalances` of `nativeCurrency`.
-   * @throws the node's error
-   */
-  readNativeBalance?(address: string): Promise<bigint>;
+  /** The chain's head block. @throws the node's error */
+  head(): Promise<bigint>;
+  /** The block of a destination transaction (a fill), or null when the chain does not have it. @throws on node errors */
+  txBlock(txHash: string): Promise<bigint | null>;
+}
 
+/**
+ * What the verifier and the executor need to know of this chain as an origin: the facts a quote is checked
+ * against, the caps on what an origin transaction may pay, and the lead a deadline must leave.
+ */
+export interface OriginPolicy {
   /**
    * Facts the verifier needs from this origin chain for `quote` (Solana lookup tables; Bitcoin: our outputs,
    * the tip height, the node's fee estimate, and the outpoints `inFlight` already spends).
@@ -147,6 +153,27 @@ export interface ChainAdapter {
   /** Caps on what an origin transaction on this chain may pay (from `chains.<name>`); unset ones use the defaults. */
   readonly depositLimits: Partial<DepositLimits>;
 
+  /**
+   * Seconds that must be left before an order's deadline to start sending `itemsLeft` origin transactions of
+   * a transfer of `amountIn` (origin base units) on this chain, so the last one (the deposit) can be mined, reach
+   * the depth the fill waits for, and be filled before the deadline. `chains.<name>.minDeadlineLeadSec` (the
+   * deposit's own lead) when configured, else the VM default (src/executor/deadlines.ts
+   * `defaultLastItemLeadSec`: EVM and Solana 90 s; Bitcoin 600 s × the confirmations `amountIn` needs + 600 s),
+   * plus 30 s for each transaction before the deposit. Checked at verification (quotes whose deadline is nearer
+   * are refused on `deadline`), before each signature and before a re-broadcast. Pure.
+   *
+   * @param amountIn the transfer's payment, origin base units (Bitcoin: satoshis, compared with `highValueSats`)
+   * @param itemsLeft transactions still to send, the next one included (0 counts as 1)
+   * @returns seconds
+   */
+  minDeadlineLeadSec(amountIn: bigint, itemsLeft: number): number;
+}
+
+/**
+ * Signing, sending and following our origin transactions. A signed transaction's id is known before broadcast so
+ * it can be written ahead; the send itself may leave the outcome unknown (see {@link BroadcastRefusal}).
+ */
+export interface OriginSender {
   /**
    * What to sign for one verified quote item, read against the chain right before signing: EVM may skip an
    * approval the allowance already covers or put a reset to zero before it.
@@ -168,80 +195,38 @@ export interface ChainAdapter {
   knows(txHash: string): Promise<boolean>;
   /** Waits until the transaction (or one replacing it) is mined. @throws on timeout or node error */
   waitForInclusion(tx: SignedOriginTx | RecordedTx, timeoutMs: number): Promise<Inclusion>;
-
-  /** The chain's head block. @throws the node's error */
-  head(): Promise<bigint>;
-  /** What the chain says of a recorded transaction of `user`. @throws on any node error */
-  lookup(tx: RecordedTx, user: string): Promise<TxLookup>;
   /**
    * Re-checks a mined transaction recorded at `recorded` against the chain at `head`: still there (and whether
    * final under the chain's confirmations policy), moved to another block, removed by a reorg, or unknown.
    */
   recheck(tx: RecordedTx & { status: 'confirmed' | 'reverted'; blockNumber: bigint; blockHash: string | null; amountIn?: bigint }, head: bigint): Promise<Recheck>;
-  /**
-   * Signs a transaction that ends an unmined deposit of ours for good: it spends every input of `tx` back to
-   * `user`'s own address at a fee that replaces it in any mempool (BIP-125 rules 3 and 4: at least the
-   * original's absolute fee plus the incremental relay fee of 1 sat/vB × its own vsize, and a higher fee rate),
-   * signalling replaceability itself. Once it is mined at the reorg depth, `lookup` of `tx` answers `dropped`.
-   * Like `sign`, the result is written ahead and then sent with `broadcast`. Present only where a passed
-   * deadline cannot end a transaction (Bitcoin).
-   *
-   * @param user the depositing wallet's address (the transfer's `user`)
-   * @throws when `user` is not one of this chain's signers, an input cannot be read, or what is left after
-   *   the fee would be dust (nothing was signed)
-   */
-  cancel?(user: string, tx: RecordedTx): Promise<SignedOriginTx>;
+}
+
+/**
+ * Proving absence: the money-path contract every adapter keeps (never double-send). A transfer's funds are planned
+ * again only once it is proven that no deposit for its order id exists or can still land. `lookup` answers
+ * `dropped` only when the transaction provably can never land (EVM: its nonce is used by another transaction;
+ * Solana: its blockhash expired on a node that has the slot; Bitcoin: an input is spent by a transaction that is
+ * not it, mined at the chain's reorg depth); any error reaching the node throws, and an error proves nothing. A
+ * passed order deadline proves nothing on Solana or Bitcoin (a Bitcoin transaction never expires): an unwanted
+ * Bitcoin deposit is ended by the `depositCanceller` capability (src/chains/capabilities.ts), a replacement of ours
+ * that must be mined first.
+ */
+export interface AbsenceProver {
+  /** What the chain says of a recorded transaction of `user`. @throws on any node error */
+  lookup(tx: RecordedTx, user: string): Promise<TxLookup>;
   /** Deposits for an order on this chain. @throws on any node error (then nothing is proven) */
   findDeposit(query: DepositQuery): Promise<DepositSearch>;
-  /** The block of a destination transaction (a fill), or null when the chain does not have it. @throws on node errors */
-  txBlock(txHash: string): Promise<bigint | null>;
-  /**
-   * Fee paid to the network by one of our origin transactions, native base units: EVM `gasUsed ×
-   * effectiveGasPrice` of its receipt (wei), Solana `meta.fee` (lamports), Bitcoin inputs − outputs (satoshis).
-   * @returns null when the chain does not have it (yet). @throws on node errors
-   */
-  gasPaid?(txHash: string): Promise<bigint | null>;
-  /**
-   * Blocks after its deposit's block at which a transfer of `amountIn` (base units) whose request is not final
-   * counts as stalled, for chains whose policy is stated in blocks (Bitcoin: spec "Limits", 2 to 3 blocks, 3 to 4
-   * for high value); undefined where only `tracking.stalledAfterSec` applies.
-   */
-  stalledAfterBlocks?(amountIn: bigint): number;
-  /**
-   * Seconds that must be left before an order's deadline to start sending `itemsLeft` origin transactions of
-   * a transfer of `amountIn` (origin base units) on this chain, so the last one (the deposit) can be mined, reach
-   * the depth the fill waits for, and be filled before the deadline. `chains.<name>.minDeadlineLeadSec` (the
-   * deposit's own lead) when configured, else the VM default (src/executor/deadlines.ts
-   * `defaultLastItemLeadSec`: EVM and Solana 90 s; Bitcoin 600 s × the confirmations `amountIn` needs + 600 s),
-   * plus 30 s for each transaction before the deposit. Checked at verification (quotes whose deadline is nearer
-   * are refused on `deadline`), before each signature and before a re-broadcast. Pure.
-   *
-   * @param amountIn the transfer's payment, origin base units (Bitcoin: satoshis, compared with `highValueSats`)
-   * @param itemsLeft transactions still to send, the next one included (0 counts as 1)
-   * @returns seconds
-   */
-  minDeadlineLeadSec(amountIn: bigint, itemsLeft: number): number;
+}
 
-  /**
-   * Signs the digest of a withdrawal request (spec "Withdrawal endpoints", Signing; digest from
-   * src/protocol/withdrawalDigest.ts) with the named wallet, the deposit's owner. EVM: EIP-191 personal message
-   * over the raw 32 digest bytes; Solana: ed25519 over the UTF-8 bytes of the 64-character hex digest. Absent
-   * where the API accepts no withdrawal from owners of this VM (Bitcoin).
-   *
-   * @param digestHex 64 hex digits, no 0x
-   * @returns the signature, 0x-prefixed hex
-   * @throws when the wallet is not one of this VM's signers or the digest is malformed (nothing was sent)
-   */
-  signWithdrawalDigest?(wallet: string, digestHex: string): Promise<string>;
-  /**
-   * Signs the transaction a `ready` withdrawal job hands the owner (spec "Withdrawal job status"), already
-   * verified by src/verify/withdrawalTx.ts, with the named wallet paying the gas. Like `sign`, the result is
-   * written ahead and then sent with `broadcast`. Absent where this VM's ready transactions are not broadcast by
-   * Ballast.
-   *
-   * @throws when the wallet is not ours, the chain id is not this chain's or the call would revert (nothing was sent)
-   */
-  signWithdrawalTransaction?(wallet: string, tx: WithdrawalTransaction): Promise<SignedOriginTx>;
+/**
+ * One chain as Ballast uses it: the roles every adapter plays, plus the optional ones in `capabilities`. Every
+ * method that talks to the node throws the node's error (wrapped with the YAML path where it helps); none turns an
+ * error into a "not found".
+ */
+export interface ChainAdapter extends ChainIdentity, ChainReader, OriginPolicy, OriginSender, AbsenceProver {
+  /** The optional roles this adapter plays. */
+  readonly capabilities: ChainCapabilities;
 }
 
 /** The EVM transaction request of a `ready` withdrawal job: chain id, the depository, calldata, value in wei. */

@@ -4,14 +4,16 @@
  * without each one counting. Wraps an adapter in a Proxy: every other property (including VM-specific ones such
  * as an EVM adapter's `confirmations`) passes through unchanged.
  *
- * Counted: a throw from `readNativeBalance`, `readDecimals`, `originFacts`, `planItem`, `broadcast`, `head`,
- * `lookup`, `recheck`, `findDeposit`, `txBlock`; a `readBalances` answer of `{ ok: false }` or with any holding
- * unread (one count per read). Not counted: `sign` (local), `waitForInclusion` (a timeout is not a node error)
- * and `knows` (false on error by contract).
+ * Counted: a throw from `readDecimals`, `originFacts`, `planItem`, `broadcast`, `head`, `lookup`, `recheck`,
+ * `findDeposit`, `txBlock`, and of the capabilities (src/chains/capabilities.ts) `readNativeBalance` and
+ * `gasPaid`; a `readBalances` answer of `{ ok: false }` or with any holding unread (one count per read). Not
+ * counted: `sign` (local), `waitForInclusion` (a timeout is not a node error), `knows` (false on error by
+ * contract), and the other capabilities (signing, cancels, the allowance audit's reads, which never throw).
  */
 import type { ChainAdapter } from './adapter.ts';
+import type { ChainCapabilities } from './capabilities.ts';
 
-/** Adapter methods whose throw is a failed node call. */
+/** Adapter and capability methods whose throw is a failed node call. */
 const THROWING_CALLS = new Set<string>(['readNativeBalance', 'readDecimals', 'originFacts', 'planItem', 'broadcast', 'head', 'lookup', 'recheck', 'findDeposit', 'txBlock', 'gasPaid']);
 
 /**
@@ -27,8 +29,35 @@ export function countRpcErrors<A extends ChainAdapter>(adapter: A, onError: (cha
       // a metrics failure must not change the call's outcome
     }
   };
+  /** `fn` called on `self`, counting a throw. */
+  const counted =
+    (fn: (...a: unknown[]) => unknown, self: object) =>
+    async (...args: unknown[]) => {
+      try {
+        return await fn.apply(self, args);
+      } catch (error) {
+        count();
+        throw error;
+      }
+    };
+  /** Wraps one capability role so its node calls in {@link THROWING_CALLS} count their throws. */
+  const countRole = <T extends object>(role: T): T =>
+    new Proxy(role, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function' || typeof prop !== 'string' || !THROWING_CALLS.has(prop)) return value;
+        return counted(value as (...a: unknown[]) => unknown, target);
+      },
+    });
+  let capabilities: ChainCapabilities | undefined; // wrapped on first use
   return new Proxy(adapter, {
     get(target, prop, receiver) {
+      if (prop === 'capabilities') {
+        capabilities ??= Object.fromEntries(
+          Object.entries(target.capabilities).map(([role, impl]) => [role, impl === undefined ? impl : countRole(impl as object)]),
+        ) as ChainCapabilities;
+        return capabilities;
+      }
       const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function' || typeof prop !== 'string') return value;
       if (prop === 'readBalances') {
@@ -45,15 +74,7 @@ export function countRpcErrors<A extends ChainAdapter>(adapter: A, onError: (cha
         };
       }
       if (!THROWING_CALLS.has(prop)) return value;
-      const fn = value as (...a: unknown[]) => unknown;
-      return async (...args: unknown[]) => {
-        try {
-          return await fn.apply(target, args);
-        } catch (error) {
-          count();
-          throw error;
-        }
-      };
+      return counted(value as (...a: unknown[]) => unknown, target);
     },
   });
 }

@@ -10,6 +10,7 @@
  * Nothing is signed or sent while the kill switch is engaged, nor by a replica that no longer leads.
  */
 import type { ChainAdapter, SignedOriginTx } from '../chains/adapter.ts';
+import { depositCancellerOf } from '../chains/capabilities.ts';
 import { crashPoint } from '../core/crashPoints.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { CANCEL_STEP_SUFFIX } from '../store/transferRows.ts';
@@ -46,11 +47,12 @@ export async function endUnwantedDeposit(
   }
   const recorded = row.cancels.at(-1);
   if (recorded) return await keepAlive(ctx, chain, row, recorded, log);
-  if (!chain.cancel) return 'failed';
+  const canceller = depositCancellerOf(chain);
+  if (!canceller) return 'failed';
   if (ctx.leading && !ctx.leading()) return 'halted';
   let signed: SignedOriginTx;
   try {
-    signed = await chain.cancel(row.user, deposit);
+    signed = await canceller.cancel(row.user, deposit);
   } catch (error) {
     log.error({ txHash: deposit.txHash, err: shortErrorMessage(error) }, 'deposit unmined past its order deadline; replacing it failed, tried again next cycle');
     ctx.metrics.originReplacementsTotal.inc({ ...labels, outcome: 'sign_failed' });

@@ -10,6 +10,7 @@
  */
 import { formatUnits, parseUnits } from 'viem';
 import type { ChainAdapter } from '../chains/adapter.ts';
+import { nativeBalanceReaderOf } from '../chains/capabilities.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { unitsToGauge } from '../metrics/units.ts';
 import type { CycleContext } from './context.ts';
@@ -81,7 +82,8 @@ export async function readGasBalances(ctx: Pick<CycleContext, 'config' | 'chains
 
 /** The whole native balance through the adapter's own read, else through `readBalances` of the native currency. */
 async function nativeBalance(adapter: ChainAdapter, address: string): Promise<bigint> {
-  if (adapter.readNativeBalance) return adapter.readNativeBalance(address);
+  const reader = nativeBalanceReaderOf(adapter);
+  if (reader) return reader.readNativeBalance(address);
   const read = await adapter.readBalances([{ address, currency: adapter.nativeCurrency }]);
   if (!read.ok) throw new Error(read.error);
   const first = read.amounts[0];

@@ -30,6 +30,7 @@
  *   RPC error is never read as "not found".
  */
 import type { ChainAdapter, FoundDeposit, TxLookup } from '../chains/adapter.ts';
+import { depositCancellerOf } from '../chains/capabilities.ts';
 import { QuoteResponseSchema } from '../relay/schemas.ts';
 import { getQuote } from '../store/quotes.ts';
 import { addTransferTx, markTxConfirmed, markTxSent, recordAbsenceProof, transitionTransfer, type TransferRow } from '../store/transfers.ts';
@@ -239,7 +240,7 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
       continue;
     }
     const pastDeadline = facts !== null && facts.deadlineSec * 1000 < ctx.now();
-    if (found.state !== 'dropped' && pastDeadline && chain.cancel) {
+    if (found.state !== 'dropped' && pastDeadline && depositCancellerOf(chain)) {
       // Bitcoin: the deposit never expires. Past its deadline it is ended by a replacement of ours, and the
       // transfer stays in flight until `lookup` proves the deposit dead (the replacement mined deep enough).
       await endUnwantedDeposit(ctx, chain, row, tx, log, found.state === 'pending' ? found.detail : undefined);

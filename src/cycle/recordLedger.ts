@@ -5,6 +5,7 @@
  * failure is logged, and the transfer is picked up again by {@link backfillLedger}.
  */
 import type { ChainAdapter } from '../chains/adapter.ts';
+import { gasMeterOf } from '../chains/capabilities.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { computeLedgerEntry, isLedgerStatus, type LedgerEntry } from '../ledger/ledgerEntry.ts';
 import { FEE_COMPONENTS } from '../policy/feeBreakdown.ts';
@@ -89,11 +90,12 @@ export async function backfillLedger(deps: LedgerDeps, limit = 20): Promise<numb
 
 /** Sum of the network fees of the given origin transactions; null when any is unknown or unreadable. */
 async function originGasPaid(chain: ChainAdapter, hashes: string[], log: CycleContext['logger']): Promise<bigint | null> {
-  if (!chain.gasPaid || hashes.length === 0) return null;
+  const meter = gasMeterOf(chain);
+  if (!meter || hashes.length === 0) return null;
   let sum = 0n;
   for (const hash of hashes) {
     try {
-      const paid = await chain.gasPaid(hash);
+      const paid = await meter.gasPaid(hash);
       if (paid === null) return null;
       sum += paid;
     } catch (error) {

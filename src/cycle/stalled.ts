@@ -8,6 +8,7 @@
  *   deposit is adopted, so the status polls that follow read the right request;
  * - when no record names the deposit, it is announced again (spec "POST /transactions/index").
  */
+import { stallPolicyOf } from '../chains/capabilities.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { sameTxId } from '../core/txId.ts';
 import type { RequestsResponse } from '../relay/schemas.ts';
@@ -96,7 +97,7 @@ export async function handleStalled(ctx: CycleContext, rows: TransferRow[]): Pro
  */
 async function stalledBlocks(ctx: CycleContext, row: TransferRow, heads: Map<string, Promise<bigint | null>>): Promise<string | null> {
   const chain = ctx.chains.get(row.originChain);
-  const afterBlocks = chain?.stalledAfterBlocks?.(row.amountIn);
+  const afterBlocks = chain ? stallPolicyOf(chain)?.stalledAfterBlocks(row.amountIn) : undefined;
   if (!chain || afterBlocks === undefined || row.status !== 'deposited') return null;
   if (!heads.has(chain.name)) heads.set(chain.name, chain.head().catch(() => null));
   const head = await heads.get(chain.name)!; // set just above

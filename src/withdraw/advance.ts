@@ -24,6 +24,7 @@
  * `transientRetries` transient errors in a row, or on the abort signal; an unfinished withdrawal is resumed from
  * its stored state by the next pass (a cycle or `ballast withdraw`).
  */
+import { withdrawalSignerOf } from '../chains/capabilities.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { withdrawalDigest } from '../protocol/withdrawalDigest.ts';
 import { RelayApiError } from '../relay/errors.ts';
@@ -157,8 +158,8 @@ async function prepareAndSign(deps: WithdrawalDeps, w: WithdrawalRow): Promise<S
   if (w.attempts >= deps.config.maxAttempts) {
     return { next: 'fail', reason: reasonText('WITHDRAWAL_GAVE_UP', `${w.attempts} withdrawal job(s) did not complete (withdrawals.maxAttempts ${deps.config.maxAttempts}); last: ${w.reason ?? 'unknown'}`), outcome: 'failed' };
   }
-  const sign = deps.adapter.signWithdrawalDigest;
-  if (!sign) {
+  const signer = withdrawalSignerOf(deps.adapter);
+  if (!signer) {
     return { next: 'fail', reason: reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `owners on ${w.chain} (${deps.adapter.vm}) cannot sign a withdrawal`), outcome: 'refused' };
   }
   const open = remainingToWithdraw(w.amount, w.receivedAmount);
@@ -182,7 +183,7 @@ async function prepareAndSign(deps: WithdrawalDeps, w: WithdrawalRow): Promise<S
   const digest = withdrawalDigest({ ...fields, amount: prepared.amount, nonce: prepared.nonce, ...(prepared.additionalData !== undefined ? { additionalData: prepared.additionalData } : {}) });
   let signature: string;
   try {
-    signature = await sign(w.wallet, digest);
+    signature = await signer.signWithdrawalDigest(w.wallet, digest);
   } catch (error) {
     return { next: 'fail', reason: reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `wallet ${w.wallet} could not sign the withdrawal: ${shortErrorMessage(error)}`), outcome: 'refused' };
   }

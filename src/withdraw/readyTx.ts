@@ -7,6 +7,7 @@
  * only while its call request has not expired.
  */
 import type { RecordedTx } from '../chains/adapter.ts';
+import { withdrawalTxSignerOf } from '../chains/capabilities.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { EvmWithdrawalTxSchema } from '../relay/withdrawalSchemas.ts';
 import { dropReadyTx, recordReadyTx, setReadyTxStatus, type WithdrawalRow } from '../store/withdrawals.ts';
@@ -37,7 +38,8 @@ export async function onReady(deps: WithdrawalDeps, w: WithdrawalRow, transactio
     // Signing again would most likely revert again and spend gas each time: the job must end (expire, fail) first.
     return { next: 'poll', ms: deps.config.pollMs };
   }
-  if (!adapter.signWithdrawalTransaction) {
+  const txSigner = withdrawalTxSignerOf(adapter);
+  if (!txSigner) {
     return {
       next: 'fail',
       reason: reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `the ready transaction of job ${w.jobId} is on ${w.chain} (${adapter.vm}); Ballast broadcasts ready transactions on EVM chains only: broadcast it with the owner wallet by hand`),
@@ -64,7 +66,7 @@ export async function onReady(deps: WithdrawalDeps, w: WithdrawalRow, transactio
   }
   let signed;
   try {
-    signed = await adapter.signWithdrawalTransaction(w.wallet, parsed.data);
+    signed = await txSigner.signWithdrawalTransaction(w.wallet, parsed.data);
   } catch (error) {
     // Gas estimation reverts when the request was executed or expired meanwhile: the job status says which.
     return { next: 'transient', why: `signing the ready transaction failed: ${shortErrorMessage(error)}` };

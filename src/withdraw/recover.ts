@@ -5,6 +5,7 @@
  * writes the withdrawal ahead and drives it (src/withdraw/advance.ts). Used by the cycle when
  * `withdrawals.auto` is on (`recoverInCycle`) and by `ballast withdraw`.
  */
+import { withdrawalSignerOf } from '../chains/capabilities.ts';
 import { killSwitchVerdict } from '../cycle/spendingGate.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { CycleContext } from '../cycle/context.ts';
@@ -178,7 +179,7 @@ async function start(
     return line(t, (await getWithdrawalOfTransfer(ctx.db, t.id)) ?? null, 'refused', reason, id);
   };
   // Before any API call: an owner whose VM cannot sign a withdrawal (spec: Bitcoin and Lighter owners are rejected).
-  if (!adapter.signWithdrawalDigest) {
+  if (!withdrawalSignerOf(adapter)) {
     const family = listed?.vmType ?? adapter.vm;
     return refuse(reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `the deposit's owner ${t.user} is on ${t.originChain} (vmType ${family}): the Relay API rejects withdrawals by Bitcoin and Lighter owners (spec "Withdrawal endpoints"); recover this deposit with the service's support`));
   }

@@ -9,7 +9,8 @@
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { z } from 'zod';
-import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, SignedOriginTx, TxLookup } from '../adapter.ts';
+import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, RecordedTx, SignedOriginTx, TxLookup } from '../adapter.ts';
+import type { ChainCapabilities } from '../capabilities.ts';
 import { DEFAULT_DEPOSIT_LIMITS } from '../../verify/deposit/types.ts';
 import { createEsploraClient, type EsploraClient } from './esploraClient.ts';
 import { AddressStatsSchema, HeightTextSchema, TxSchema } from './esploraSchemas.ts';
@@ -30,12 +31,16 @@ export const BTC_CURRENCY = 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8';
 /** Default time between transaction status reads while waiting for a block, ms. */
 export const DEFAULT_BVM_POLL_INTERVAL_MS = 5_000;
 
-/** The Bitcoin adapter: the seam plus its confirmations policy. */
+/** The roles a Bitcoin adapter always plays beyond the seam: balance and fee reads, a stall policy in blocks, cancels. */
+export type BvmCapabilities = Required<Pick<ChainCapabilities, 'nativeBalanceReader' | 'gasMeter' | 'stallPolicy' | 'depositCanceller'>>;
+
+/** The Bitcoin adapter: the seam plus its confirmations policy and the roles Bitcoin plays. */
 export interface BvmChainAdapter extends ChainAdapter {
   readonly vm: 'bvm';
   readonly network: BvmNetwork;
   /** Blocks (the including one counted) after which a transaction below / at or above `highValueSats` is final. */
   readonly finality: BvmFinalityPolicy;
+  readonly capabilities: BvmCapabilities;
 }
 
 /** Options of {@link createBvmAdapter}, as `chains.<name>` and the wallets supply them. */
@@ -91,11 +96,6 @@ export interface BvmAdapterOptions {
   minDeadlineLeadSec?: number;
 }
 
-/** Whether `adapter` is a Bitcoin adapter. */
-export function isBvmAdapter(adapter: ChainAdapter): adapter is BvmChainAdapter {
-  return adapter.vm === 'bvm' && 'finality' in adapter;
-}
-
 /** `data` of a Bitcoin deposit item: the PSBT to sign, hex. */
 const PsbtItemSchema = z.looseObject({ psbt: z.string().min(1) });
 
@@ -145,6 +145,22 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     requireReplaceable: opts.requireReplaceable ?? DEFAULT_DEPOSIT_LIMITS.bvmRequireReplaceable,
   };
 
+  async function cancel(user: string, tx: RecordedTx): Promise<SignedOriginTx> {
+    const key = [...signers.values()].find((k) => k.address === user && k.network === network);
+    if (!key) throw new BvmAdapterError(`${user} is not a Bitcoin wallet of chain ${name}; its deposit cannot be replaced from here`);
+    const inputs = recordedInputs(tx);
+    if (!inputs) throw new BvmAdapterError(`the recorded deposit ${tx.txHash} names no inputs; it cannot be replaced`);
+    const spent: SpentOutput[] = [];
+    for (const input of inputs) {
+      const prev = await esplora.getJson(`/tx/${encodeURIComponent(input.txid)}`, TxSchema);
+      const out = prev.vout[input.vout];
+      if (!out) throw new BvmAdapterError(`transaction ${input.txid} has no output ${input.vout}; the deposit ${tx.txHash} cannot be replaced`);
+      spent.push({ txid: input.txid, vout: input.vout, value: out.value, script: Buffer.from(out.scriptpubkey, 'hex') });
+    }
+    const signed = buildCancelTx(key, { rawTx: tx.rawTx, spent });
+    return { chainId, txHash: signed.txid, rawTx: signed.rawTx, request: { ...bvmTxRecord(signed, key.address), replaces: tx.txHash } };
+  }
+
   return {
     name,
     chainId,
@@ -153,16 +169,12 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     finality,
     nativeCurrency: BTC_CURRENCY,
     nativeDecimals: 8,
-    // Spec "Limits": allow 2 to 3 blocks (3 to 4 for high value) before treating a deposit as stalled, i.e. the
-    // confirmations the fill waits for plus two more blocks.
-    stalledAfterBlocks: (amountIn) => requiredConfirmations(finality, amountIn) + 2,
     minDeadlineLeadSec: (amountIn, itemsLeft) =>
       chainLeadSec(opts.minDeadlineLeadSec ?? defaultLastItemLeadSec('bvm', requiredConfirmations(finality, amountIn)), itemsLeft),
     currencyKey: (currency) => currency,
     validateAddress,
     readBalances: (holdings) =>
       readBvmBalances(esplora, { name, network, nativeCurrency: BTC_CURRENCY, minerFeeReserveSats: opts.minerFeeReserveSats, validateAddress }, holdings),
-    readNativeBalance: async (address) => specBalanceSats(await esplora.getJson(`/address/${encodeURIComponent(address)}`, AddressStatsSchema)),
     async readDecimals(currencies) {
       return currencies.map(() => null); // Bitcoin has no tokens whose decimals could be read
     },
@@ -204,32 +216,26 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
       waitForBvmInclusion(esplora, tx.txHash, Math.min(timeoutMs, opts.maxInclusionWaitMs ?? 60_000), { pollIntervalMs }),
     head,
     lookup: (tx): Promise<TxLookup> => lookupBvmTx(esplora, tx, finality.reorgDepth),
-    async cancel(user, tx): Promise<SignedOriginTx> {
-      const key = [...signers.values()].find((k) => k.address === user && k.network === network);
-      if (!key) throw new BvmAdapterError(`${user} is not a Bitcoin wallet of chain ${name}; its deposit cannot be replaced from here`);
-      const inputs = recordedInputs(tx);
-      if (!inputs) throw new BvmAdapterError(`the recorded deposit ${tx.txHash} names no inputs; it cannot be replaced`);
-      const spent: SpentOutput[] = [];
-      for (const input of inputs) {
-        const prev = await esplora.getJson(`/tx/${encodeURIComponent(input.txid)}`, TxSchema);
-        const out = prev.vout[input.vout];
-        if (!out) throw new BvmAdapterError(`transaction ${input.txid} has no output ${input.vout}; the deposit ${tx.txHash} cannot be replaced`);
-        spent.push({ txid: input.txid, vout: input.vout, value: out.value, script: Buffer.from(out.scriptpubkey, 'hex') });
-      }
-      const signed = buildCancelTx(key, { rawTx: tx.rawTx, spent });
-      return { chainId, txHash: signed.txid, rawTx: signed.rawTx, request: { ...bvmTxRecord(signed, key.address), replaces: tx.txHash } };
-    },
     recheck: (tx, tip): Promise<Recheck> => recheckBvmTx(esplora, tx, tip, finality),
     findDeposit: (query): Promise<DepositSearch> => findBvmDeposit(esplora, query),
     async txBlock(txHash) {
       const status = await readTxStatus(esplora, txHash);
       return status?.confirmed ? BigInt(status.block_height) : null;
     },
-    async gasPaid(txHash) {
-      const tx = await esplora.getJsonOrNull(`/tx/${encodeURIComponent(txHash)}`, TxSchema);
-      if (!tx || tx.vin.some((i) => i.prevout === null)) return null;
-      const spent = tx.vin.reduce((s, i) => s + i.prevout!.value, 0n); // null prevouts returned above
-      return spent - tx.vout.reduce((s, o) => s + o.value, 0n);
+    capabilities: {
+      nativeBalanceReader: { readNativeBalance: async (address) => specBalanceSats(await esplora.getJson(`/address/${encodeURIComponent(address)}`, AddressStatsSchema)) },
+      gasMeter: {
+        async gasPaid(txHash) {
+          const tx = await esplora.getJsonOrNull(`/tx/${encodeURIComponent(txHash)}`, TxSchema);
+          if (!tx || tx.vin.some((i) => i.prevout === null)) return null;
+          const spent = tx.vin.reduce((s, i) => s + i.prevout!.value, 0n); // null prevouts returned above
+          return spent - tx.vout.reduce((s, o) => s + o.value, 0n);
+        },
+      },
+      // Spec "Limits": allow 2 to 3 blocks (3 to 4 for high value) before treating a deposit as stalled, i.e. the
+      // confirmations the fill waits for plus two more blocks.
+      stallPolicy: { stalledAfterBlocks: (amountIn) => requiredConfirmations(finality, amountIn) + 2 },
+      depositCanceller: { cancel },
     },
   };
 }

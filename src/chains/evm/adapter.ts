@@ -18,6 +18,7 @@ import type {
   RecordedTx,
   TxLookup,
 } from '../adapter.ts';
+import type { ChainCapabilities } from '../capabilities.ts';
 import { EvmTxDataSchema, type EvmTxData } from '../../relay/schemas.ts';
 import { shortErrorMessage } from '../../core/errorMessage.ts';
 import { BallastError } from '../../core/errors.ts';
@@ -28,7 +29,6 @@ import { readAllowance } from './readAllowance.ts';
 import { readEvmAllowances } from './readAllowances.ts';
 import { readEvmBalances, readEvmDecimals } from './readBalances.ts';
 import { signEvmStepItem, signedTxRecord } from './signTransaction.ts';
-import type { AmountResult } from './multicallAmounts.ts';
 import { signEvmWithdrawalDigest, signEvmWithdrawalTx } from './withdrawalSigning.ts';
 import { chainLeadSec, defaultLastItemLeadSec } from '../../executor/deadlines.ts';
 
@@ -45,18 +45,17 @@ export function belowFinality(blockNumber: bigint, head: bigint, confirmations: 
   return head - blockNumber + 1n < BigInt(confirmations);
 }
 
-/** The EVM adapter: the seam plus the allowance audit only EVM has. */
+/** The roles an EVM adapter always plays beyond the seam: every optional one but the Bitcoin-only ones. */
+export type EvmCapabilities = Required<
+  Pick<ChainCapabilities, 'nativeBalanceReader' | 'gasMeter' | 'allowanceReader' | 'withdrawalSigner' | 'withdrawalTxSigner'>
+>;
+
+/** The EVM adapter: the seam plus its confirmations and the roles only EVM plays (allowance audit, ready withdrawals). */
 export interface EvmChainAdapter extends ChainAdapter {
   readonly vm: 'evm';
   /** Blocks (the including one counted) at which a mined transaction is final. */
   readonly confirmations: number;
-  /** ERC-20 allowances (owner → spender) in one multicall; base units or the error of that read. */
-  readAllowances(queries: readonly { token: Address; owner: Address; spender: Address }[]): Promise<AmountResult[]>;
-}
-
-/** Whether `adapter` is an EVM adapter (and so offers the allowance audit). */
-export function isEvmAdapter(adapter: ChainAdapter): adapter is EvmChainAdapter {
-  return adapter.vm === 'evm' && 'readAllowances' in adapter;
+  readonly capabilities: EvmCapabilities;
 }
 
 /**
@@ -135,7 +134,6 @@ export function createEvmAdapter(opts: {
     currencyKey: (currency) => currency.toLowerCase(),
     validateAddress: (address) => (isAddress(address) ? null : `not an EVM address: ${address}`),
     readBalances,
-    readNativeBalance: (address) => client.getBalance({ address: address as Address, blockTag: 'latest' }),
     async readDecimals(currencies) {
       return readEvmDecimals(client, currencies.map((c) => getAddress(c)));
     },
@@ -212,12 +210,17 @@ export function createEvmAdapter(opts: {
       const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash: txHash as Hex })); // a malformed hash fails the lookup
       return receipt ? receipt.blockNumber : null;
     },
-    async gasPaid(txHash) {
-      const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash: txHash as Hex })); // a malformed hash fails the lookup
-      return receipt ? receipt.gasUsed * receipt.effectiveGasPrice : null;
+    capabilities: {
+      nativeBalanceReader: { readNativeBalance: (address) => client.getBalance({ address: address as Address, blockTag: 'latest' }) },
+      gasMeter: {
+        async gasPaid(txHash) {
+          const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash: txHash as Hex })); // a malformed hash fails the lookup
+          return receipt ? receipt.gasUsed * receipt.effectiveGasPrice : null;
+        },
+      },
+      allowanceReader: { readAllowances: (queries) => readEvmAllowances(client, queries) },
+      withdrawalSigner: { signWithdrawalDigest: async (wallet, digestHex) => signEvmWithdrawalDigest(account(wallet), digestHex) },
+      withdrawalTxSigner: { signWithdrawalTransaction: async (wallet, tx) => signEvmWithdrawalTx(client, account(wallet), tx) },
     },
-    readAllowances: (queries) => readEvmAllowances(client, [...queries]),
-    signWithdrawalDigest: async (wallet, digestHex) => signEvmWithdrawalDigest(account(wallet), digestHex),
-    signWithdrawalTransaction: async (wallet, tx) => signEvmWithdrawalTx(client, account(wallet), tx),
   };
 }

@@ -12,6 +12,7 @@
 import { base58, base64 } from '@scure/base';
 import { PublicKey, VersionedTransaction, type Keypair } from '@solana/web3.js';
 import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, SignedOriginTx, TxLookup } from '../adapter.ts';
+import type { ChainCapabilities } from '../capabilities.ts';
 import { SYSTEM_PROGRAM_ID } from '../../protocol/svmDepository.ts';
 import { SvmAdapterError } from './errors.ts';
 import { findSvmDeposit } from './findDeposit.ts';
@@ -33,16 +34,15 @@ export const DEFAULT_SVM_POLL_INTERVAL_MS = 500;
 /** Least time between two blockhash-expiry checks while waiting for an unknown transaction, ms. */
 export const SVM_EXPIRY_CHECK_MS = 5_000;
 
-/** The Solana adapter: the seam plus its finality commitment. */
+/** The roles a Solana adapter always plays beyond the seam: native balance and fee reads, withdrawal digests. */
+export type SvmCapabilities = Required<Pick<ChainCapabilities, 'nativeBalanceReader' | 'gasMeter' | 'withdrawalSigner'>>;
+
+/** The Solana adapter: the seam plus its finality commitment and the roles Solana plays. */
 export interface SvmChainAdapter extends ChainAdapter {
   readonly vm: 'svm';
   /** Commitment at which a transaction is final (`chains.<name>.commitment`). */
   readonly commitment: SvmFinality;
-}
-
-/** Whether `adapter` is a Solana adapter. */
-export function isSvmAdapter(adapter: ChainAdapter): adapter is SvmChainAdapter {
-  return adapter.vm === 'svm' && 'commitment' in adapter;
+  readonly capabilities: SvmCapabilities;
 }
 
 /** Options of {@link createSvmAdapter}, as `chains.<name>` and the wallets supply them. */
@@ -139,7 +139,6 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
       return readSvmBalances(rpc, holdings, commitment);
     },
     readDecimals: (mints) => readSvmDecimals(rpc, mints, commitment),
-    readNativeBalance: async (address) => BigInt(await rpc.call('getBalance', (c) => c.getBalance(new PublicKey(address), commitment))),
     async originFacts(quote) {
       return { lookupTables: await readLookupTables(rpc, quoteLookupTableAddresses(quote), commitment) };
     },
@@ -181,11 +180,16 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
       const { status } = await readSignatureStatus(rpc, txHash);
       return status && status.level !== 'processed' ? status.slot : null;
     },
-    async gasPaid(txHash) {
-      const tx = await rpc.call('getTransaction', (c) => c.getTransaction(txHash, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }));
-      return tx?.meta ? BigInt(tx.meta.fee) : null;
+    capabilities: {
+      nativeBalanceReader: { readNativeBalance: async (address) => BigInt(await rpc.call('getBalance', (c) => c.getBalance(new PublicKey(address), commitment))) },
+      gasMeter: {
+        async gasPaid(txHash) {
+          const tx = await rpc.call('getTransaction', (c) => c.getTransaction(txHash, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }));
+          return tx?.meta ? BigInt(tx.meta.fee) : null;
+        },
+      },
+      withdrawalSigner: { signWithdrawalDigest: async (wallet, digestHex) => signSvmWithdrawalDigest(keypairOf(wallet), digestHex) },
     },
-    signWithdrawalDigest: async (wallet, digestHex) => signSvmWithdrawalDigest(keypairOf(wallet), digestHex),
   };
 }
 

@@ -89,7 +89,7 @@ describe('isStalledByBlocks (Bitcoin: spec "Limits")', () => {
     const b = await deposited(100 * MIN, `0x${'cd'.repeat(32)}`);
     let headReads = 0;
     // The pass asks the origin chain only for its head and its block policy.
-    const chain = { name: 'base', head: async () => (headReads++, 14n), stalledAfterBlocks: (amount: bigint) => (amount >= 10n ** 30n ? 6 : 3) } as unknown as ChainAdapter;
+    const chain = { name: 'base', head: async () => (headReads++, 14n), capabilities: { stallPolicy: { stalledAfterBlocks: (amount: bigint) => (amount >= 10n ** 30n ? 6 : 3) } } } as unknown as ChainAdapter;
     const rowA = (await getTransfer(db, a))!;
     const { ctx } = context(100 * MIN + 60_000, { getRequests: async () => ({ requests: [] }) }, new Map([[rowA.originChain, chain]]));
     const count = await handleStalled(ctx, [(await getTransfer(db, a))!, (await getTransfer(db, b))!]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BalancesRead, ChainAdapter } from '../../../src/chains/adapter.ts';
+import { gasMeterOf, nativeBalanceReaderOf, withdrawalSignerOf } from '../../../src/chains/capabilities.ts';
 import { countRpcErrors } from '../../../src/chains/rpcErrorCounting.ts';
 
 /** An adapter whose node calls answer as told (only the members this test calls). */
@@ -23,6 +24,25 @@ function adapter(read: BalancesRead, fail: boolean) {
     async sign() {
       throw new Error('not our wallet');
     },
+    capabilities: {
+      nativeBalanceReader: {
+        async readNativeBalance() {
+          if (fail) throw new Error('ETIMEDOUT');
+          return 5n;
+        },
+      },
+      gasMeter: {
+        async gasPaid() {
+          if (fail) throw new Error('ECONNRESET');
+          return 21_000n;
+        },
+      },
+      withdrawalSigner: {
+        async signWithdrawalDigest() {
+          throw new Error('digest is not 64 hex digits');
+        },
+      },
+    },
   } as unknown as ChainAdapter & { confirmations: number };
 }
 
@@ -37,6 +57,20 @@ describe('countRpcErrors', () => {
     expect(counted).toEqual(['base', 'base', 'base']);
     expect(a.confirmations).toBe(12); // VM-specific members pass through
     expect('confirmations' in a).toBe(true);
+  });
+
+  it('counts failed node calls of the capabilities, not their local signing, and passes answers through', async () => {
+    const counted: string[] = [];
+    const a = countRpcErrors(adapter({ ok: true, atBlock: 1n, amounts: [] }, true), (c) => counted.push(c));
+    await expect(nativeBalanceReaderOf(a)!.readNativeBalance('0x1')).rejects.toThrow('ETIMEDOUT');
+    await expect(gasMeterOf(a)!.gasPaid('0x2')).rejects.toThrow('ECONNRESET');
+    await expect(withdrawalSignerOf(a)!.signWithdrawalDigest('w', 'ab')).rejects.toThrow('64 hex digits'); // local: not counted
+    expect(counted).toEqual(['base', 'base']);
+    const fine = countRpcErrors(adapter({ ok: true, atBlock: 1n, amounts: [] }, false), (c) => counted.push(c));
+    expect(await nativeBalanceReaderOf(fine)!.readNativeBalance('0x1')).toBe(5n);
+    expect(await gasMeterOf(fine)!.gasPaid('0x2')).toBe(21_000n);
+    expect(gasMeterOf(fine)).toBe(gasMeterOf(fine)); // wrapped once
+    expect(counted).toEqual(['base', 'base']);
   });
 
   it('counts a read with an unread holding once, and nothing when all answered', async () => {

@@ -61,7 +61,7 @@ describe('withdrawal digest', () => {
 describe('owner signatures', () => {
   it('EVM: a personal-message signature over the raw 32 digest bytes that recovers to the owner', async () => {
     const digest = sha256Hex(handText);
-    const signature = (await evmAdapter().signWithdrawalDigest!('treasury', digest)) as Hex;
+    const signature = (await evmAdapter().capabilities.withdrawalSigner.signWithdrawalDigest('treasury', digest)) as Hex;
     expect(signature).toMatch(/^0x[0-9a-f]{130}$/);
     expect(await recoverMessageAddress({ message: { raw: `0x${digest}` }, signature })).toBe(owner.address);
     // Not a signature over the hex text: that recovers to someone else.
@@ -69,8 +69,8 @@ describe('owner signatures', () => {
   });
 
   it('EVM: refuses a malformed digest and a wallet it does not hold', async () => {
-    await expect(evmAdapter().signWithdrawalDigest!('treasury', `0x${sha256Hex(handText)}`)).rejects.toThrow(/64 hex digits/);
-    await expect(evmAdapter().signWithdrawalDigest!('other', sha256Hex(handText))).rejects.toThrow(/not an evm wallet/);
+    await expect(evmAdapter().capabilities.withdrawalSigner.signWithdrawalDigest('treasury', `0x${sha256Hex(handText)}`)).rejects.toThrow(/64 hex digits/);
+    await expect(evmAdapter().capabilities.withdrawalSigner.signWithdrawalDigest('other', sha256Hex(handText))).rejects.toThrow(/not an evm wallet/);
   });
 
   it('Solana: ed25519 over the UTF-8 hex text, hex-encoded with 0x', async () => {
@@ -80,7 +80,7 @@ describe('owner signatures', () => {
       maxMicroLamportsPerCu: 1n, maxComputeUnits: 1, keypairs: new Map([['sol', keypair]]),
     });
     const digest = withdrawalDigest({ ...fields, owner: keypair.publicKey.toBase58(), recipient: keypair.publicKey.toBase58(), chainId: 'solana', ownerChainId: 'solana' });
-    const signature = await adapter.signWithdrawalDigest!('sol', digest);
+    const signature = await adapter.capabilities.withdrawalSigner.signWithdrawalDigest('sol', digest);
     expect(signature).toMatch(/^0x[0-9a-f]{128}$/);
     const sig = hexToBytes(signature as Hex);
     const message = new TextEncoder().encode(digest);

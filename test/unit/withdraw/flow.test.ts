@@ -290,10 +290,15 @@ describe('advanceWithdrawal', () => {
     const landed = new Map<string, 'confirmed' | 'reverted'>();
     const adapter: ChainAdapter = {
       ...real,
-      signWithdrawalTransaction: async (_wallet, tx) => {
-        const txHash = `0x${String(signed.length + 1).padStart(64, '0')}`;
-        signed.push(tx.data);
-        return { chainId: tx.chainId, txHash, rawTx: `0x02${txHash.slice(2)}`, request: { nonce: signed.length } };
+      capabilities: {
+        ...real.capabilities,
+        withdrawalTxSigner: {
+          signWithdrawalTransaction: async (_wallet, tx) => {
+            const txHash = `0x${String(signed.length + 1).padStart(64, '0')}`;
+            signed.push(tx.data);
+            return { chainId: tx.chainId, txHash, rawTx: `0x02${txHash.slice(2)}`, request: { nonce: signed.length } };
+          },
+        },
       },
       broadcast: async (raw) => void landed.set(`0x${raw.slice(4)}`, landed.size === 0 ? 'reverted' : 'confirmed'),
       lookup: async (tx) => {

@@ -103,7 +103,7 @@ describe('Bitcoin adapter cancel', () => {
     const { key, adapter, c, signed } = await signedDeposit();
     node.dropNextBroadcasts(1); // the deposit reached other nodes, maybe, but not ours
     await adapter.broadcast(signed.rawTx);
-    const replacement = await adapter.cancel!(key.address, signed);
+    const replacement = await adapter.capabilities.depositCanceller.cancel(key.address, signed);
     const depositFee = BigInt(String(signed.request.fee));
     const fee = BigInt(String(replacement.request.fee));
     // BIP-125 rule 4: at least the original fee plus 1 sat/vB of the replacement's own size.
@@ -115,12 +115,12 @@ describe('Bitcoin adapter cancel', () => {
     node.mine();
     expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'dropped' });
     expect(await adapter.lookup(replacement, key.address)).toMatchObject({ state: 'mined' });
-    expect(await adapter.gasPaid!(replacement.txHash)).toBe(fee);
+    expect(await adapter.capabilities.gasMeter.gasPaid(replacement.txHash)).toBe(fee);
   });
 
   it('refuses a wallet that is not ours and a deposit whose inputs cannot be read', async () => {
     const { adapter, signed } = await signedDeposit();
-    await expect(adapter.cancel!(regtestKey('p2wpkh', 0x7e).address, signed)).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED' });
+    await expect(adapter.capabilities.depositCanceller.cancel(regtestKey('p2wpkh', 0x7e).address, signed)).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED' });
   });
 });
 

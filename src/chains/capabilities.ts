@@ -1,0 +1,153 @@
+/**
+ * The optional roles of a chain adapter ({@link ChainCapabilities}): what only some VMs do, held in the adapter's
+ * `capabilities` object, with one typed accessor per role that returns the role or undefined. The per-VM adapter
+ * types (src/chains/evm|svm|bvm/adapter.ts) state which roles each VM has, so code holding one needs no check.
+ */
+import type { ChainAdapter, RecordedTx, SignedOriginTx, WithdrawalTransaction } from './adapter.ts';
+
+/** A cheaper read of the whole native balance than `readBalances` (every VM Ballast has). */
+export interface NativeBalanceReader {
+  /**
+   * The whole native balance of `address` at the node's head, base units (wei, lamports, satoshis: the spec's
+   * Bitcoin balance, without subtracting `minerFeeReserveSats`): what the signer has to pay gas with.
+   * An adapter without it has no cheaper read than `readBalances` of `nativeCurrency`.
+   * @throws the node's error
+   */
+  readNativeBalance(address: string): Promise<bigint>;
+}
+
+/** The network fee an origin transaction paid (every VM Ballast has). */
+export interface GasMeter {
+  /**
+   * Fee paid to the network by one of our origin transactions, native base units: EVM `gasUsed ×
+   * effectiveGasPrice` of its receipt (wei), Solana `meta.fee` (lamports), Bitcoin inputs − outputs (satoshis).
+   * @returns null when the chain does not have it (yet). @throws on node errors
+   */
+  gasPaid(txHash: string): Promise<bigint | null>;
+}
+
+/** A stall threshold stated in blocks (Bitcoin). */
+export interface StallPolicy {
+  /**
+   * Blocks after its deposit's block at which a transfer of `amountIn` (base units) whose request is not final
+   * counts as stalled, for chains whose policy is stated in blocks (Bitcoin: spec "Limits", 2 to 3 blocks, 3 to 4
+   * for high value). Adapters without this role leave only `tracking.stalledAfterSec`.
+   */
+  stalledAfterBlocks(amountIn: bigint): number;
+}
+
+/**
+ * Ending an unmined deposit of ours for good where a passed deadline cannot (Bitcoin). Part of the money-path
+ * contract of {@link AbsenceProver}: the cancel must be mined at the reorg depth before `lookup` says `dropped`.
+ */
+export interface DepositCanceller {
+  /**
+   * Signs a transaction that ends an unmined deposit of ours for good: it spends every input of `tx` back to
+   * `user`'s own address at a fee that replaces it in any mempool (BIP-125 rules 3 and 4: at least the
+   * original's absolute fee plus the incremental relay fee of 1 sat/vB × its own vsize, and a higher fee rate),
+   * signalling replaceability itself. Once it is mined at the reorg depth, `lookup` of `tx` answers `dropped`.
+   * Like `sign`, the result is written ahead and then sent with `broadcast`. Present only where a passed
+   * deadline cannot end a transaction (Bitcoin).
+   *
+   * @param user the depositing wallet's address (the transfer's `user`)
+   * @throws when `user` is not one of this chain's signers, an input cannot be read, or what is left after
+   *   the fee would be dust (nothing was signed)
+   */
+  cancel(user: string, tx: RecordedTx): Promise<SignedOriginTx>;
+}
+
+/** Signing withdrawal-request digests as a deposit owner (EVM, Solana). */
+export interface WithdrawalSigner {
+  /**
+   * Signs the digest of a withdrawal request (spec "Withdrawal endpoints", Signing; digest from
+   * src/protocol/withdrawalDigest.ts) with the named wallet, the deposit's owner. EVM: EIP-191 personal message
+   * over the raw 32 digest bytes; Solana: ed25519 over the UTF-8 bytes of the 64-character hex digest. Absent
+   * where the API accepts no withdrawal from owners of this VM (Bitcoin).
+   *
+   * @param digestHex 64 hex digits, no 0x
+   * @returns the signature, 0x-prefixed hex
+   * @throws when the wallet is not one of this VM's signers or the digest is malformed (nothing was sent)
+   */
+  signWithdrawalDigest(wallet: string, digestHex: string): Promise<string>;
+}
+
+/** Signing the transaction a `ready` withdrawal job hands the owner (EVM). */
+export interface WithdrawalTxSigner {
+  /**
+   * Signs the transaction a `ready` withdrawal job hands the owner (spec "Withdrawal job status"), already
+   * verified by src/verify/withdrawalTx.ts, with the named wallet paying the gas. Like `sign`, the result is
+   * written ahead and then sent with `broadcast`. Absent where this VM's ready transactions are not broadcast by
+   * Ballast.
+   *
+   * @throws when the wallet is not ours, the chain id is not this chain's or the call would revert (nothing was sent)
+   */
+  signWithdrawalTransaction(wallet: string, tx: WithdrawalTransaction): Promise<SignedOriginTx>;
+}
+
+/** One ERC-20 allowance to read: token, owner and spender addresses (EVM hex). */
+export interface AllowanceQuery {
+  token: `0x${string}`;
+  owner: `0x${string}`;
+  spender: `0x${string}`;
+}
+
+/** One allowance read: base units, or null and the error of that read. */
+export interface AllowanceResult {
+  amount: bigint | null;
+  error?: string;
+}
+
+/** Reading ERC-20 allowances for the allowance audit (EVM). */
+export interface AllowanceReader {
+  /** ERC-20 allowances (owner → spender) in one multicall; base units or the error of that read. */
+  readAllowances(queries: readonly AllowanceQuery[]): Promise<AllowanceResult[]>;
+}
+
+/**
+ * The optional roles of an adapter, each present only where the VM has it. Read them with the accessors below
+ * ({@link nativeBalanceReaderOf}, ...), never by probing the adapter's members.
+ */
+export interface ChainCapabilities {
+  readonly nativeBalanceReader?: NativeBalanceReader;
+  readonly gasMeter?: GasMeter;
+  readonly stallPolicy?: StallPolicy;
+  readonly depositCanceller?: DepositCanceller;
+  readonly withdrawalSigner?: WithdrawalSigner;
+  readonly withdrawalTxSigner?: WithdrawalTxSigner;
+  readonly allowanceReader?: AllowanceReader;
+}
+
+/** The adapter's {@link NativeBalanceReader}, or undefined where it has none. */
+export function nativeBalanceReaderOf(adapter: ChainAdapter): NativeBalanceReader | undefined {
+  return adapter.capabilities.nativeBalanceReader;
+}
+
+/** The adapter's {@link GasMeter}, or undefined where it has none. */
+export function gasMeterOf(adapter: ChainAdapter): GasMeter | undefined {
+  return adapter.capabilities.gasMeter;
+}
+
+/** The adapter's {@link StallPolicy}, or undefined where only `tracking.stalledAfterSec` applies. */
+export function stallPolicyOf(adapter: ChainAdapter): StallPolicy | undefined {
+  return adapter.capabilities.stallPolicy;
+}
+
+/** The adapter's {@link DepositCanceller}, or undefined where a passed deadline ends a transaction. */
+export function depositCancellerOf(adapter: ChainAdapter): DepositCanceller | undefined {
+  return adapter.capabilities.depositCanceller;
+}
+
+/** The adapter's {@link WithdrawalSigner}, or undefined where the API accepts no withdrawal from its owners. */
+export function withdrawalSignerOf(adapter: ChainAdapter): WithdrawalSigner | undefined {
+  return adapter.capabilities.withdrawalSigner;
+}
+
+/** The adapter's {@link WithdrawalTxSigner}, or undefined where Ballast does not broadcast ready transactions. */
+export function withdrawalTxSignerOf(adapter: ChainAdapter): WithdrawalTxSigner | undefined {
+  return adapter.capabilities.withdrawalTxSigner;
+}
+
+/** The adapter's {@link AllowanceReader}, or undefined outside EVM. */
+export function allowanceReaderOf(adapter: ChainAdapter): AllowanceReader | undefined {
+  return adapter.capabilities.allowanceReader;
+}
