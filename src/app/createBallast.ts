@@ -17,6 +17,7 @@ import type { CycleContext, WalletRuntime } from '../cycle/context.ts';
 import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
 import { runQueuedTransfers } from '../cycle/queuedTransfers.ts';
 import { runManualTransfer, type ManualTransferRequest } from '../cycle/manualTransfer.ts';
+import { cycleRun, processMode } from '../cycle/mode.ts';
 import { createChainAdapters } from './chainAdapters.ts';
 import { createRelayDeprecationWatch } from './relayDeprecationWatch.ts';
 import { countRpcErrorsAll } from '../chains/rpcErrorCounting.ts';
@@ -39,7 +40,7 @@ export interface CreateBallastOptions {
   progress?: CycleContext['progress'];
   /** The store, already open (a PostgreSQL one, see {@link openBallastApp}); default: open the SQLite `store:` file. */
   store?: StoreDb;
-  /** Monitor-only mode (`daemon --monitor-only`), on top of `config.monitorOnly`: see {@link Ballast.monitorOnly}. */
+  /** `daemon --monitor-only`, on top of `config.monitorOnly`: makes the process's mode `monitor` (see {@link Ballast.mode}). */
   monitorOnly?: boolean;
 }
 
@@ -62,11 +63,12 @@ export interface Ballast {
    */
   runCycle(mode: 'once' | 'daemon' | 'plan'): Promise<CycleReport>;
   /**
-   * Monitor-only mode (`monitorOnly: true` or `daemon --monitor-only`): `once` and `daemon` cycles plan, quote,
-   * verify and judge the limits but sign nothing (recorded as `plan` cycles, counted like daemon cycles, reported
-   * in `ballast_monitor_*`); they take no lock or lease. `exclusive` (withdraw) refuses.
+   * The process's mode (src/cycle/mode.ts): `monitor` when `monitorOnly: true` is configured or `daemon
+   * --monitor-only` was given: `once` and `daemon` cycles plan, quote, verify and judge the limits but sign nothing
+   * (recorded as `plan` cycles, counted like daemon cycles, reported in `ballast_monitor_*`); they take no lock or
+   * lease, and `exclusive` (withdraw) refuses. Else `execute`.
    */
-  monitorOnly: boolean;
+  mode: 'execute' | 'monitor';
   /**
    * A one-off transfer asked by an operator (src/cycle/manualTransfer.ts), through the same policy, limits,
    * verification and records as a cycle, under the same exclusion; `dryRun` takes none and signs nothing.
@@ -137,10 +139,10 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
           now,
         })
       : null;
-  const monitorOnly = config.monitorOnly || opts.monitorOnly === true;
+  const mode = processMode(config.monitorOnly, opts.monitorOnly);
   // A monitor-only process never signs, so it takes no part in the election.
-  const leadership = db instanceof PgStoreDb && !monitorOnly ? createLeadership({ url: config.store, ha: config.ha, store: db, metrics, logger }) : null;
-  if (db instanceof PgStoreDb && monitorOnly) db.setFencing(() => null); // a write-ahead would be refused: it signs nothing
+  const leadership = db instanceof PgStoreDb && mode === 'execute' ? createLeadership({ url: config.store, ha: config.ha, store: db, metrics, logger }) : null;
+  if (db instanceof PgStoreDb && mode === 'monitor') db.setFencing(() => null); // a write-ahead would be refused: it signs nothing
   const wallets = new Map<string, WalletRuntime>();
   for (const [name, w] of Object.entries(config.wallets)) wallets.set(name, { name, vm: w.vm, address: w.address });
   const ctx: CycleContext = {
@@ -161,7 +163,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     ...(leadership ? { leading: () => leadership.leadsRunTerm() } : {}),
   };
   const exclusive = <T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> => {
-    if (monitorOnly) return Promise.reject(new MonitorOnlyError());
+    if (mode === 'monitor') return Promise.reject(new MonitorOnlyError());
     return leadership ? leadership.run(ctx.signal, fn) : withRunLock(ctx, fn);
   };
   return {
@@ -171,16 +173,17 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     relay,
     statusFeed,
     webhooks,
-    runCycle: (mode) =>
-      mode === 'plan' || monitorOnly
-        ? runCycle(ctx, { mode: 'plan', monitor: mode !== 'plan' })
-        : exclusive(async (signal) => {
-            const report = await runCycle({ ...ctx, signal }, { mode });
-            // Manual transfers queued while this process held the lock or lease (`ballast transfer --queue`).
-            await runQueuedTransfers({ ...ctx, signal });
-            return report;
-          }),
-    monitorOnly,
+    runCycle: (requested) => {
+      const run = cycleRun(requested, mode);
+      if (run.mode !== 'execute') return runCycle(ctx, run);
+      return exclusive(async (signal) => {
+        const report = await runCycle({ ...ctx, signal }, run);
+        // Manual transfers queued while this process held the lock or lease (`ballast transfer --queue`).
+        await runQueuedTransfers({ ...ctx, signal });
+        return report;
+      });
+    },
+    mode,
     transfer: (req) => (req.dryRun ? runManualTransfer(ctx, req) : exclusive((signal) => runManualTransfer({ ...ctx, signal }, req))),
     exclusive,
     leadership,

@@ -130,7 +130,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     await leadership.start();
   }
   log.info(
-    { schedule: config.schedule, metrics: metricsServer?.url ?? null, webhooks: webhookUrl, monitorOnly: ballast.monitorOnly, ...(leadership ? { instance: leadership.instance, leader: leadership.isLeader() } : {}) },
+    { schedule: config.schedule, metrics: metricsServer?.url ?? null, webhooks: webhookUrl, monitorOnly: ballast.mode === 'monitor', ...(leadership ? { instance: leadership.instance, leader: leadership.isLeader() } : {}) },
     'daemon started',
   );
   if (opts.runAtStart) void cycle();

@@ -5,61 +5,32 @@
  * choice (src/cycle/routeChoice.ts) checks several candidates this way and keeps one.
  */
 import type { PlannedTransfer } from '../planner/types.ts';
-import type { ChainsResponse, QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
+import type { ChainsResponse, QuoteResponse } from '../relay/schemas.ts';
 import { evaluateFees, type FeeBreakdown, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
 import { originCostOf } from '../policy/originCost.ts';
 import type { Verdict } from '../verify/verifyQuote.ts';
 import { verifyWithFreshChains } from './chainsRefresh.ts';
 import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
-import { listInFlightTransfersFrom, type TransferStatus } from '../store/transfers.ts';
+import { listInFlightTransfersFrom } from '../store/transfers.ts';
 import { formatUsdMicros } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
 import type { CycleContext } from './context.ts';
 import { buildQuoteRequest, expectationsFor, guaranteedOutputFloor } from './expectations.ts';
 import { requestQuote } from './requestQuote.ts';
-import type { RouteCandidate } from './routeChoice.ts';
-import { relayAuthRefusal, type RelayAuthRefusal } from '../relay/authRefusal.ts';
+import { relayAuthRefusal } from '../relay/authRefusal.ts';
 import { screeningRefusal } from '../relay/screening.ts';
 import { pauseScreenedQuote } from './screeningPause.ts';
+import type { CheckedAttempt, FeeStep, QuoteFailedAttempt, QuoteStep } from './transferAttempt.ts';
 
-/** How a planned transfer ended this cycle. */
-export type AttemptOutcome =
-  | 'quoted' // checked: quoted, fees accepted, verified; not (yet) executed
-  | 'success'
-  | 'in_flight'
-  | 'skipped_fee'
-  | 'skipped_limit' // a spending limit or the kill switch: nothing signed
-  | 'refused_verification'
-  | 'quote_error'
-  | 'origin_failed'
-  | 'failure'
-  | 'refund';
+export type { AttemptOutcome, TransferAttempt } from './transferAttempt.ts';
 
-/** The record of one planned transfer's way through the pipeline (for reports, CLI output and exit codes). */
-export interface TransferAttempt {
-  /** The transfer as attempted: route choice may have replaced the planner's donor with an alternative. */
-  planned: PlannedTransfer;
-  planId: number;
-  outcome: AttemptOutcome;
-  request?: QuoteRequest;
-  quote?: QuoteResponse;
-  quoteId?: number;
-  requestId?: string | null;
-  /** Floor we required for the guaranteed output, destination base units. */
-  minOutRequired?: bigint;
-  fee?: FeeDecision;
-  verdict?: Verdict;
-  transferId?: number;
-  transferStatus?: TransferStatus;
-  originTxHashes?: string[];
-  error?: string;
-  /** The Relay API refused the API key (401/403) for this transfer's quote: a configuration error (exit 2). */
-  authRefusal?: RelayAuthRefusal;
-  /** Route choice: every candidate quoted for this transfer and how it fared (src/cycle/routeChoice.ts). */
-  candidates?: RouteCandidate[];
-}
+/**
+ * What {@link checkQuote} uses of the cycle's runtime: the config (policy, referrer, chains), the store, the Relay
+ * client and the GET /chains cache, the chain adapters and wallets, metrics, prices, the logger and the clock.
+ */
+export type CheckQuoteDeps = Pick<CycleContext, 'config' | 'db' | 'relay' | 'chainsCache' | 'chains' | 'wallets' | 'metrics' | 'prices' | 'logger' | 'now'>;
 
 /** Stages {@link checkQuote} reports as it passes them. */
 export type CheckStage = 'quoted' | 'verified';
@@ -83,24 +54,23 @@ export interface CheckArgs {
  * @throws only on store failures
  */
 export async function checkQuote(
-  ctx: CycleContext,
+  ctx: CheckQuoteDeps,
   args: CheckArgs,
   onStage: (stage: CheckStage, minOut: bigint | undefined) => void = () => {},
-): Promise<TransferAttempt> {
+): Promise<CheckedAttempt> {
   const { planned, cycleId, planId } = args;
   const policy = ctx.config.policy;
   const labels = { asset: planned.asset, origin_chain: planned.from.chain, destination_chain: planned.to.chain };
   const log = ctx.logger.child({ component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain });
   const request = buildQuoteRequest(planned, { referrer: ctx.config.relay.referrer, slippageBps: policy.slippageBps });
-  const attempt: TransferAttempt = { planned, planId, outcome: 'quote_error', request };
 
   const quoted = await requestQuote(ctx, request, { cycleId, planId, singleSource: originSwapSource(ctx, planned.from.chain) });
-  attempt.request = quoted.request;
   if (!quoted.ok) {
     const screened = screeningRefusal(quoted.cause);
-    if (screened) return await pauseScreenedQuote(ctx, attempt, screened);
+    if (screened) return await pauseScreenedQuote(ctx, { planned, planId, request: quoted.request }, screened);
     const authRefusal = relayAuthRefusal(quoted.cause);
-    return { ...attempt, error: quoted.error, ...(authRefusal ? { authRefusal } : {}) };
+    const failed: QuoteFailedAttempt = { planned, planId, outcome: 'quote_error', request: quoted.request, error: quoted.error };
+    return authRefusal ? { ...failed, authRefusal } : failed;
   }
   const { quote, raw } = quoted;
   ctx.metrics.quotesTotal.inc(labels);
@@ -108,7 +78,7 @@ export async function checkQuote(
   const requestId = quote.requestId ?? quote.steps[0]?.requestId ?? null;
   const orderId = quote.protocol?.v2?.orderId ?? null;
   const quoteId = await recordQuote(ctx.db, { cycleId, planId, requestId, orderId, request: quoted.request, raw, receivedAtMs: ctx.now() });
-  Object.assign(attempt, { quote, quoteId, requestId });
+  const step: QuoteStep = { request: quoted.request, quote, quoteId, requestId };
   crashPoint('quote:recorded');
   onStage('quoted', guaranteedOut(quote));
 
@@ -125,17 +95,16 @@ export async function checkQuote(
   await recordFeeDecision(ctx.db, quoteId, fee.accepted
     ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
     : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined });
-  attempt.fee = fee;
   if (!fee.accepted) {
     ctx.metrics.quotesSkippedTotal.inc({ reason: fee.reason });
     log.warn({ requestId, reason: fee.reason, detail: fee.detail }, 'quote skipped by fee policy; nothing signed');
-    return { ...attempt, outcome: 'skipped_fee' };
+    return { planned, planId, outcome: 'skipped_fee', ...step, fee };
   }
 
   // The loader requires totalBps; were it missing, 0 makes the floor strictest (fail closed). A gas top-up's
   // floor is its configured minOut (two assets: the input converted is no floor).
   const minOut = guaranteedOutputFloor(planned, { slippageBps: policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
-  attempt.minOutRequired = minOut;
+  const passed: FeeStep = { ...step, fee, minOutRequired: minOut };
   // Our deposits still in flight from this chain: a Bitcoin PSBT spending one of their inputs is refused.
   const inFlight = (await listInFlightTransfersFrom(ctx.db, planned.from.chain)).flatMap((t) =>
     t.txs.map((tx) => ({ txHash: tx.txHash, rawTx: tx.rawTx, request: tx.request })),
@@ -146,7 +115,7 @@ export async function checkQuote(
   } catch (error) {
     const message = `reading what verification needs from chains.${planned.from.chain} failed: ${shortErrorMessage(error)}`;
     log.error({ requestId, err: message }, 'quote not verified; nothing signed');
-    return { ...attempt, outcome: 'quote_error', error: message };
+    return { planned, planId, outcome: 'quote_error', ...passed, error: message };
   }
   // Deadlines must leave time to send every item, for the deposit to reach the depth the fill waits for, and for
   // the fill (the origin chain's lead, ChainAdapter.minDeadlineLeadSec): a quote whose order expires sooner is
@@ -168,15 +137,14 @@ export async function checkQuote(
   const verdict = withLeadNote(judged, `now includes chains.${planned.from.chain}'s minimum deadline lead of ${leadSec} s for ${items} transaction(s), the deposit's confirmations and the fill`);
   await recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
   crashPoint('quote:verified');
-  attempt.verdict = verdict;
   if (!verdict.ok) {
     const failed = verdict.rules.filter((r) => !r.ok);
     for (const r of failed) ctx.metrics.quotesRefusedTotal.inc({ rule: r.rule });
     log.error({ requestId, orderId, failed }, 'quote refused by local verification; nothing signed');
-    return { ...attempt, outcome: 'refused_verification' };
+    return { planned, planId, outcome: 'refused_verification', ...passed, verdict };
   }
   onStage('verified', guaranteedOut(quote));
-  return { ...attempt, outcome: 'quoted' };
+  return { planned, planId, outcome: 'quoted', ...passed, verdict };
 }
 
 /**
@@ -234,7 +202,7 @@ function withLeadNote(verdict: Verdict, note: string): Verdict {
 }
 
 /** `chains.<name>.originSwapSource` of a Solana origin chain: the single swap source tried last on an oversized route. */
-function originSwapSource(ctx: CycleContext, chainName: string): string | undefined {
+function originSwapSource(ctx: Pick<CycleContext, 'config'>, chainName: string): string | undefined {
   const chain = ctx.config.chains[chainName];
   return chain?.vm === 'svm' ? chain.originSwapSource : undefined;
 }

@@ -18,6 +18,9 @@ import { addTransferTx, markTxConfirmed, markTxReorged, markTxSent, type Transfe
 import type { CycleContext } from './context.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
 
+/** What ending an unwanted deposit uses: the store, the kill switch config, the leader check, metrics and the clock. */
+export type EndDepositDeps = Pick<CycleContext, 'db' | 'config' | 'leading' | 'metrics' | 'now'>;
+
 type Tx = TransferRow['txs'][number];
 
 /**
@@ -32,7 +35,7 @@ type Tx = TransferRow['txs'][number];
  *   and known to the node, or mined), `halted` (kill switch or lost lead) or `failed` (see the log)
  */
 export async function endUnwantedDeposit(
-  ctx: CycleContext,
+  ctx: EndDepositDeps,
   chain: ChainAdapter,
   row: TransferRow,
   deposit: Tx,
@@ -84,7 +87,7 @@ export async function endUnwantedDeposit(
 }
 
 /** Looks a recorded replacement up: mined → recorded; unknown → sent again exactly as signed; else nothing. */
-async function keepAlive(ctx: CycleContext, chain: ChainAdapter, row: TransferRow, cancel: Tx, log: CycleContext['logger']) {
+async function keepAlive(ctx: EndDepositDeps, chain: ChainAdapter, row: TransferRow, cancel: Tx, log: CycleContext['logger']) {
   let found; // looked up even when recorded as mined: a reorg may have removed it since
 
   try {
@@ -119,7 +122,7 @@ async function keepAlive(ctx: CycleContext, chain: ChainAdapter, row: TransferRo
  * replacement was mined (Ballast down for the reorg depth or longer), so the transfer's record names the
  * transaction that ended its deposit, with its block. A lookup error is logged; nothing else is sent or signed.
  */
-export async function recordReplacementsMined(ctx: CycleContext, chain: ChainAdapter, row: TransferRow, log: CycleContext['logger']): Promise<void> {
+export async function recordReplacementsMined(ctx: EndDepositDeps, chain: ChainAdapter, row: TransferRow, log: CycleContext['logger']): Promise<void> {
   for (const cancel of row.cancels) {
     if (cancel.status === 'confirmed') continue;
     try {

@@ -7,6 +7,9 @@ import type { TransferRow } from '../store/transferRows.ts';
 import type { CycleContext } from './context.ts';
 import type { ClosedTransfer } from './plannerInFlight.ts';
 
+/** What looking up fill blocks uses: the chain adapters and the logger. */
+export type FillBlocksDeps = Pick<CycleContext, 'chains' | 'logger'>;
+
 /**
  * Looks up the blocks of the fill transactions (`outTxHashes`, spec "GET /intents/status/v3" `txHashes`) of
  * each transfer closed with `success`, on its destination chain.
@@ -15,11 +18,11 @@ import type { ClosedTransfer } from './plannerInFlight.ts';
  *   found, cannot be looked up, or the transfer did not end in `success` (the planner then keeps crediting it
  *   for this cycle: counting a fill twice under-sends once, missing it would pay twice)
  */
-export async function fillBlocks(ctx: CycleContext, closed: readonly TransferRow[]): Promise<ClosedTransfer[]> {
+export async function fillBlocks(ctx: FillBlocksDeps, closed: readonly TransferRow[]): Promise<ClosedTransfer[]> {
   return Promise.all(closed.map(async (row) => ({ row, fillBlock: row.status === 'success' ? await fillBlock(ctx, row) : null })));
 }
 
-async function fillBlock(ctx: CycleContext, row: TransferRow): Promise<bigint | null> {
+async function fillBlock(ctx: FillBlocksDeps, row: TransferRow): Promise<bigint | null> {
   const chain = ctx.chains.get(row.destinationChain);
   if (!chain || row.outTxHashes.length === 0) return null;
   try {

@@ -15,6 +15,12 @@ import { getTransfer, listInFlightTransfers, type TransferRow } from '../store/t
 import type { CycleContext } from './context.ts';
 import { backfillLedger, recordLedger } from './recordLedger.ts';
 
+/**
+ * What {@link refreshInFlight} uses: the store, the Relay client, the chain adapters, the config (tracking, kill
+ * switch), the leader check, metrics, the logger and the clock.
+ */
+export type RefreshDeps = Pick<CycleContext, 'config' | 'db' | 'relay' | 'chains' | 'leading' | 'metrics' | 'logger' | 'now'>;
+
 /** What a refresh leaves: transfers still in flight, and those it closed (final now, in flight before). */
 export interface RefreshedInFlight {
   inFlight: TransferRow[];
@@ -29,7 +35,7 @@ export interface RefreshedInFlight {
  *
  * @returns the transfers still in flight after the refresh, and those it closed
  */
-export async function refreshInFlight(ctx: CycleContext): Promise<RefreshedInFlight> {
+export async function refreshInFlight(ctx: RefreshDeps): Promise<RefreshedInFlight> {
   const before = await listInFlightTransfers(ctx.db);
   await recheckReorgs(ctx, before);
   await reconcileOrigins(ctx, await listInFlightTransfers(ctx.db));

@@ -19,6 +19,8 @@ import { processTransfer } from './processTransfer.ts';
 import { readTargetBalances } from './readBalances.ts';
 import { resolveTargets } from './resolveTargets.ts';
 import type { CycleOutcome, CycleReport } from './runCycle.ts';
+import { cycleKind, signs, transferMode } from './mode.ts';
+import { outcomeClass } from './transferAttempt.ts';
 
 /** One end of a manual transfer: a configured holding, `<chain>:<asset>[:<wallet>]`. */
 export interface HoldingRef {
@@ -145,7 +147,8 @@ export async function planManualTransfer(ctx: CycleContext, chainsDoc: Parameter
 }
 
 /**
- * Runs a manual transfer as a one-transfer cycle (mode `once`, or `plan` with `dryRun`) and reports it like a cycle.
+ * Runs a manual transfer as a one-transfer cycle and reports it like a cycle: mode `execute` (recorded as a `once`
+ * cycle), or with `dryRun` mode `monitor` (src/cycle/mode.ts: judged like monitor-only mode, recorded as `plan`).
  * The caller holds the run lock or the leader lease unless `dryRun`.
  *
  * @returns the cycle report (its single attempt is the transfer)
@@ -154,25 +157,22 @@ export async function planManualTransfer(ctx: CycleContext, chainsDoc: Parameter
 export async function runManualTransfer(ctx: CycleContext, req: ManualTransferRequest): Promise<CycleReport> {
   const chainsDoc = ctx.chainsCache ? await ctx.chainsCache.get() : (await ctx.relay.getChains()).chains;
   const planned = await planManualTransfer(ctx, chainsDoc, req);
-  const mode = req.dryRun ? 'plan' : 'once';
+  const mode = transferMode(req.dryRun);
+  const kind = cycleKind(mode === 'execute' ? { mode, trigger: 'once' } : { mode });
   const startedAtMs = ctx.now();
-  const cycleId = await startCycle(ctx.db, { mode, startedAtMs });
+  const cycleId = await startCycle(ctx.db, { mode: kind, startedAtMs });
   const [planId] = await recordPlannedTransfers(ctx.db, cycleId, [
     { asset: planned.asset, originChain: planned.from.chain, destinationChain: planned.to.chain, amountIn: planned.amountIn, reason: planned.reason },
   ]);
   const decimalsOf = (asset: string, chain: string) => (asset === planned.asset && chain === planned.from.chain ? planned.from.decimals : undefined);
-  const attempt = await processTransfer(ctx, { cycleId, planId: planId!, planned, chainsDoc, execute: !req.dryRun, monitor: req.dryRun, decimalsOf });
-  const outcome: CycleOutcome = ['quote_error', 'origin_failed', 'failure', 'refund'].includes(attempt.outcome)
-    ? 'error'
-    : ['skipped_fee', 'skipped_limit', 'refused_verification'].includes(attempt.outcome)
-      ? 'refused'
-      : 'ok';
+  const attempt = await processTransfer(ctx, { cycleId, planId: planId!, planned, chainsDoc, mode, decimalsOf });
+  const outcome: CycleOutcome = outcomeClass(attempt.outcome);
   const finishedAtMs = ctx.now();
   await finishCycle(ctx.db, cycleId, { outcome, finishedAtMs, summary: { manual: true, planned: 1, outcomes: [attempt.outcome] } });
-  if (!req.dryRun) ctx.metrics.cyclesTotal.inc({ outcome });
+  if (signs(mode)) ctx.metrics.cyclesTotal.inc({ outcome });
   return {
     cycleId,
-    mode,
+    mode: kind,
     outcome,
     startedAtMs,
     finishedAtMs,

@@ -17,6 +17,9 @@ import { withdrawalCountsByState } from '../store/metricsReads.ts';
 import { UsdPriceBook } from './metricsPrices.ts';
 import { NOTIONAL_DECIMALS, normaliseNotional } from './spendingGate.ts';
 
+/** What the end-of-cycle gauges use: the config, the store, the clock, metrics, prices and the logger. */
+export type CycleEndMetricsDeps = Pick<CycleContext, 'config' | 'db' | 'now' | 'metrics' | 'prices' | 'logger'>;
+
 /** One budget's usage: used ÷ limit (1 = exhausted; a limit of 0 reads 1). */
 export interface BudgetUsage {
   budget: BudgetName;
@@ -73,7 +76,7 @@ export async function budgetUsage(
  * @param cycle this cycle's targets and readings (empty when it failed before reading), its mode and end time
  */
 export async function recordCycleEndMetrics(
-  ctx: CycleContext,
+  ctx: CycleEndMetricsDeps,
   cycle: { mode: 'once' | 'daemon' | 'plan'; finishedAtMs: number; targets: readonly TargetBand[]; balances: readonly BalanceReading[] },
 ): Promise<void> {
   const log = ctx.logger.child({ component: 'metrics' });

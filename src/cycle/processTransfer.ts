@@ -15,24 +15,31 @@ import { recordLimitHit } from '../store/limitHits.ts';
 import { followRefund } from './followRefund.ts';
 import { recordLedger } from './recordLedger.ts';
 import type { TransferStage } from './progressEvent.ts';
-import { checkQuote, guaranteedOut, sumPayments, type AttemptOutcome, type CheckStage, type TransferAttempt } from './checkQuote.ts';
+import { checkQuote, guaranteedOut, sumPayments, type CheckQuoteDeps, type CheckStage } from './checkQuote.ts';
 import { chooseRoute } from './routeChoice.ts';
+import type { Mode } from './mode.ts';
+import { executedAttempt, haltedAttempt, heldAttempt, type AttemptOutcome, type QuotedAttempt, type TransferAttempt } from './transferAttempt.ts';
 
-export type { AttemptOutcome, TransferAttempt } from './checkQuote.ts';
+export type { AttemptOutcome, TransferAttempt } from './transferAttempt.ts';
 export { sumPayments } from './checkQuote.ts';
 
 /**
- * Arguments of {@link processTransfer}: one planned transfer to run. `execute: false` stops after verification (`ballast plan`); `monitor` (with
- * `execute: false`, monitor-only mode) also judges the kill switch and the spending limits, read-only, so the
- * outcome says what a normal cycle would have done: `quoted` (it would sign) or `skipped_limit`.
+ * What {@link processTransfer} uses of the cycle's runtime: what checking a quote uses ({@link CheckQuoteDeps}),
+ * and for execution the sleep, the shutdown signal, the leader check, the webhook status feed and the progress sink.
+ */
+export type ProcessTransferDeps = CheckQuoteDeps & Pick<CycleContext, 'sleep' | 'signal' | 'leading' | 'statusFeed' | 'progress'>;
+
+/**
+ * Arguments of {@link processTransfer}: one planned transfer to run. `mode` `plan` stops after verification
+ * (`ballast plan`); `monitor` also judges the kill switch and the spending limits, read-only, so the outcome says
+ * what a normal cycle would have done: `quoted` (it would sign) or `skipped_limit`; `execute` signs.
  */
 export type ProcessArgs = {
   cycleId: number;
   planId: number;
   planned: PlannedTransfer;
   chainsDoc: ChainsResponse;
-  execute: boolean;
-  monitor?: boolean;
+  mode: Mode;
   decimalsOf?: DecimalsOf;
   /**
    * Route choice: the cycle's spare surplus per donor holding (`Plan.spare`, donor base units). With it, a
@@ -42,12 +49,13 @@ export type ProcessArgs = {
 };
 
 /**
- * Runs one planned transfer. With `execute: false` (ballast plan) it stops after verification. Emits its
- * stages to `ctx.progress` when set (planned, quoted, verified, deposited, then the end state).
+ * Runs one planned transfer. Unless `args.mode` is `execute` it stops before signing. Emits its stages to
+ * `ctx.progress` when set (planned, quoted, verified, deposited, then the end state).
  *
+ * @returns the attempt, tagged by its outcome
  * @throws only on store failures; API and chain failures become the attempt's outcome
  */
-export async function processTransfer(ctx: CycleContext, args: ProcessArgs): Promise<TransferAttempt> {
+export async function processTransfer(ctx: ProcessTransferDeps, args: ProcessArgs): Promise<TransferAttempt> {
   emitProgress(ctx, args, 'planned');
   const attempt = await runAttempt(ctx, args);
   emitProgress(ctx, args, END_STAGE[attempt.outcome], {
@@ -58,10 +66,13 @@ export async function processTransfer(ctx: CycleContext, args: ProcessArgs): Pro
   return attempt;
 }
 
-async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<TransferAttempt> {
+async function runAttempt(ctx: ProcessTransferDeps, args: ProcessArgs): Promise<TransferAttempt> {
   const { cycleId, planId } = args;
-  const halted = args.execute ? killSwitchVerdict(ctx) : null;
-  if (halted) return await refuseOnLimit(ctx, { planned: args.planned, planId, outcome: 'quote_error' }, { cycleId, ...halted });
+  const halted = args.mode === 'execute' ? killSwitchVerdict(ctx) : null;
+  if (halted) {
+    await recordRefusal(ctx, args.planned, planId, { cycleId, ...halted });
+    return haltedAttempt(args.planned, planId, halted.detail);
+  }
 
   const onStage = (stage: CheckStage, minOut: bigint | undefined) => emitProgress(ctx, args, stage, { minOut });
   const choice = ctx.config.policy.routeChoice;
@@ -70,13 +81,14 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
       ? await chooseRoute(ctx, args, { spare: args.spare, maxCandidates: choice.maxCandidates, parallelQuotes: choice.parallelQuotes }, onStage)
       : await checkQuote(ctx, args, onStage);
   if (attempt.outcome !== 'quoted') return attempt;
+  return await afterChecks(ctx, args, attempt);
+}
+
+/** The spending gates, then (in `execute` mode) execution and tracking, of an attempt that passed every check. */
+async function afterChecks(ctx: ProcessTransferDeps, args: ProcessArgs, attempt: QuotedAttempt): Promise<TransferAttempt> {
+  const { cycleId } = args;
   // From here on, the transfer is the one that passed (route choice may have picked another donor).
-  const planned = attempt.planned;
-  const quote = attempt.quote!; // a `quoted` check carries its quote, fee decision and verdict
-  const fee = attempt.fee!;
-  if (!fee.accepted) throw new Error('a checked quote always has an accepted fee decision');
-  const requestId = attempt.requestId ?? null;
-  const quoteId = attempt.quoteId!;
+  const { planned, quote, fee, requestId, quoteId } = attempt;
   const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
   const labels = { asset: planned.asset, origin_chain: planned.from.chain, destination_chain: planned.to.chain };
   const log = ctx.logger.child({ component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain });
@@ -87,16 +99,19 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
       feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
       decimalsOf: args.decimalsOf ?? (() => undefined),
     });
-  if (!args.execute && args.monitor) {
+  if (args.mode === 'monitor') {
     // Monitor-only: the same gates a normal cycle applies next, read-only (no limit hit is recorded).
     const halt = killSwitchVerdict(ctx);
     const gate = halt ? { ok: false as const, ...halt } : await spending();
-    if (!gate.ok) return { ...attempt, outcome: 'skipped_limit', error: `${gate.reason}: ${gate.detail}` };
+    if (!gate.ok) return heldAttempt(attempt, 'skipped_limit', `${gate.reason}: ${gate.detail}`);
   }
-  if (!args.execute) return { ...attempt, outcome: 'quoted' };
-  if (ctx.signal?.aborted) return { ...attempt, outcome: 'quote_error', error: 'shutdown requested before execution' };
+  if (args.mode !== 'execute') return attempt;
+  if (ctx.signal?.aborted) return heldAttempt(attempt, 'quote_error', 'shutdown requested before execution');
   const limits = await spending();
-  if (!limits.ok) return await refuseOnLimit(ctx, attempt, { cycleId, quoteId, reason: limits.reason, detail: limits.detail });
+  if (!limits.ok) {
+    await recordRefusal(ctx, planned, attempt.planId, { cycleId, quoteId, reason: limits.reason, detail: limits.detail });
+    return heldAttempt(attempt, 'skipped_limit', limits.detail);
+  }
 
   const wallet = ctx.wallets.get(planned.from.wallet)!;
   const v2 = quote.protocol!.v2!; // verification passed, so protocol.v2 is present
@@ -150,34 +165,25 @@ async function runAttempt(ctx: CycleContext, args: ProcessArgs): Promise<Transfe
     log.error({ requestId, err: message }, 'execution failed');
     return { ...attempt, outcome: 'origin_failed', error: `execution error: ${message}` };
   }
-  const outcome: AttemptOutcome =
-    result.status === 'success' || result.status === 'failure' || result.status === 'refund' || result.status === 'origin_failed'
-      ? result.status
-      : 'in_flight';
+  const executed = executedAttempt(attempt, result);
+  const { outcome } = executed;
   if (outcome !== 'in_flight') ctx.metrics.transfersTotal.inc({ outcome, ...labels });
   // After the close is committed; never throws (failures are logged and retried by the next cycle's backfill).
   if (outcome === 'success' || outcome === 'failure' || outcome === 'refund') await recordLedger(ctx, result.transferId);
   if (outcome === 'failure' || outcome === 'refund') await followRefund(ctx, result.transferId); // never throws
-  return {
-    ...attempt,
-    outcome,
-    transferId: result.transferId,
-    transferStatus: result.status,
-    originTxHashes: result.originTxHashes,
-    ...(result.error ? { error: result.error } : {}),
-  };
+  return executed;
 }
 
-/** Records a spending-limit refusal, meters it and ends the attempt as `skipped_limit`; nothing is signed. */
-async function refuseOnLimit(
-  ctx: CycleContext,
-  attempt: TransferAttempt,
+/** Records a spending-limit refusal (or the kill switch) and meters it; the attempt ends `skipped_limit`, nothing signed. */
+async function recordRefusal(
+  ctx: Pick<ProcessTransferDeps, 'db' | 'metrics' | 'logger' | 'now'>,
+  planned: PlannedTransfer,
+  planId: number,
   hit: { cycleId: number; quoteId?: number; reason: string; detail: string },
-): Promise<TransferAttempt> {
-  const { planned } = attempt;
+): Promise<void> {
   await recordLimitHit(ctx.db, {
     cycleId: hit.cycleId,
-    planId: attempt.planId,
+    planId,
     ...(hit.quoteId === undefined ? {} : { quoteId: hit.quoteId }),
     asset: planned.asset,
     originChain: planned.from.chain,
@@ -189,7 +195,6 @@ async function refuseOnLimit(
   });
   ctx.metrics.spendingLimitHitsTotal.inc({ reason: hit.reason });
   ctx.logger.warn({ component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain, reason: hit.reason }, `spending limit: ${hit.detail}; nothing signed`);
-  return { ...attempt, outcome: 'skipped_limit', error: hit.detail };
 }
 
 /** The progress stage each attempt outcome ends on. */
@@ -207,7 +212,7 @@ const END_STAGE: Readonly<Record<AttemptOutcome, TransferStage>> = {
 };
 
 /** Sends one progress event to `ctx.progress`; a sink that throws is ignored (progress never stops a transfer). */
-function emitProgress(ctx: CycleContext, args: ProcessArgs, stage: TransferStage, extra: { minOut?: bigint | undefined; detail?: string } = {}): void {
+function emitProgress(ctx: Pick<ProcessTransferDeps, 'progress' | 'now' | 'logger'>, args: ProcessArgs, stage: TransferStage, extra: { minOut?: bigint | undefined; detail?: string } = {}): void {
   if (!ctx.progress) return;
   const { planned } = args;
   try {

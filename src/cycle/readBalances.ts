@@ -8,12 +8,15 @@ import type { BalancesRead } from '../chains/adapter.ts';
 import type { CycleContext } from './context.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 
+/** What reading target balances uses: the chain adapters, metrics and the logger. */
+export type ReadBalancesDeps = Pick<CycleContext, 'chains' | 'metrics' | 'logger'>;
+
 /**
  * Reads balances for `targets`, grouped by chain, chains in parallel.
  *
  * @returns one reading per target, in the targets' order; base units as bigint or null with the error
  */
-export async function readTargetBalances(ctx: CycleContext, targets: TargetBand[]): Promise<BalanceReading[]> {
+export async function readTargetBalances(ctx: ReadBalancesDeps, targets: TargetBand[]): Promise<BalanceReading[]> {
   const byChain = new Map<string, TargetBand[]>();
   for (const t of targets) {
     const list = byChain.get(t.chain);

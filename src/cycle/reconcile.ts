@@ -42,6 +42,9 @@ import type { CycleContext } from './context.ts';
 import { endUnwantedDeposit, recordReplacementsMined } from './endDeposit.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
 
+/** What origin reconciliation uses: the store, the chain adapters, the kill switch config, the leader check, the Relay client, the logger, metrics and the clock. */
+export type ReconcileDeps = Pick<CycleContext, 'db' | 'chains' | 'config' | 'leading' | 'logger' | 'metrics' | 'now' | 'relay'>;
+
 /**
  * Where the verified quote's deposit is (its last item: approvals come first, spec "Step") and its order
  * deadline (unix seconds). The executor may skip an approval the allowance already covers, or add a reset to
@@ -54,7 +57,7 @@ interface QuoteFacts {
   depository: string | null;
 }
 
-async function quoteFacts(ctx: CycleContext, row: TransferRow): Promise<QuoteFacts | null> {
+async function quoteFacts(ctx: ReconcileDeps, row: TransferRow): Promise<QuoteFacts | null> {
   if (row.quoteId === null) return null;
   const parsed = QuoteResponseSchema.safeParse((await getQuote(ctx.db, row.quoteId))?.raw);
   if (!parsed.success) return null;
@@ -87,7 +90,7 @@ export const ABSENCE_RECHECK_MS = 15_000;
  * one of them (the service indexes a Bitcoin deposit at mempool time, before it was replaced) proves nothing.
  */
 async function depositProof(
-  ctx: CycleContext,
+  ctx: ReconcileDeps,
   chain: ChainAdapter,
   row: TransferRow,
   facts: QuoteFacts | null,
@@ -152,7 +155,7 @@ function unminedAfter(row: TransferRow, tx: TransferRow['txs'][number]): Transfe
  * @returns true when it was sent again (its receipt may still be pending)
  */
 async function rebroadcast(
-  ctx: CycleContext,
+  ctx: ReconcileDeps,
   chain: ChainAdapter,
   row: TransferRow,
   tx: TransferRow['txs'][number],
@@ -205,7 +208,7 @@ function droppedReason(chain: ChainAdapter): string {
  *
  * @returns the status after reconciliation
  */
-export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Promise<TransferRow['status']> {
+export async function reconcileOrigin(ctx: ReconcileDeps, row: TransferRow): Promise<TransferRow['status']> {
   const chain = ctx.chains.get(row.originChain);
   if (!chain) return row.status;
   const log = ctx.logger.child({ component: 'reconcile', transferId: row.id, requestId: row.requestId });
@@ -316,7 +319,7 @@ export async function reconcileOrigin(ctx: CycleContext, row: TransferRow): Prom
  * Reconciles every transfer left `prepared` or `broadcast`; a chain that cannot be asked leaves its transfers
  * as they are (still in flight, still counted by the planner).
  */
-export async function reconcileOrigins(ctx: CycleContext, rows: TransferRow[]): Promise<void> {
+export async function reconcileOrigins(ctx: ReconcileDeps, rows: TransferRow[]): Promise<void> {
   for (const row of rows) {
     if (row.status !== 'prepared' && row.status !== 'broadcast') continue;
     try {

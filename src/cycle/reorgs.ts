@@ -16,13 +16,16 @@ import { lockTransferStatus } from '../store/requestStatus.ts';
 import { markTxConfirmed, markTxFinal, markTxReorged, transitionTransfer, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
 
+/** What re-checking unfinal origin transactions uses: the store, the chain adapters, the logger, metrics and the clock. */
+export type ReorgDeps = Pick<CycleContext, 'db' | 'chains' | 'logger' | 'metrics' | 'now'>;
+
 /**
  * Re-checks the mined, not yet final transactions of one in-flight transfer.
  *
  * @returns how many of its transactions a reorg removed or moved to another block
  * @throws the node's error when the head block cannot be read (the caller leaves the transfer as it is)
  */
-export async function recheckUnfinal(ctx: CycleContext, row: TransferRow): Promise<number> {
+export async function recheckUnfinal(ctx: ReorgDeps, row: TransferRow): Promise<number> {
   const chain = ctx.chains.get(row.originChain);
   const mined = row.txs.filter((t) => (t.status === 'confirmed' || t.status === 'reverted') && t.blockNumber !== null && t.finalAtMs === null);
   if (!chain || mined.length === 0) return 0;
@@ -75,7 +78,7 @@ export async function recheckUnfinal(ctx: CycleContext, row: TransferRow): Promi
  * {@link recheckUnfinal} for every in-flight transfer; a chain that cannot be asked leaves its transfers as
  * they are.
  */
-export async function recheckReorgs(ctx: CycleContext, rows: TransferRow[]): Promise<void> {
+export async function recheckReorgs(ctx: ReorgDeps, rows: TransferRow[]): Promise<void> {
   for (const row of rows) {
     try {
       await recheckUnfinal(ctx, row);

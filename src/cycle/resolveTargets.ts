@@ -13,6 +13,9 @@ import { wholeToBaseUnits } from '../core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { CycleContext } from './context.ts';
 
+/** What resolving targets uses: the config's assets and chains, the chain adapters, the wallets and the logger. */
+export type ResolveTargetsDeps = Pick<CycleContext, 'config' | 'chains' | 'wallets' | 'logger'>;
+
 /** A target that could not be resolved (its chain plans nothing this cycle). */
 export interface UnresolvedTarget {
   asset: string;
@@ -45,7 +48,7 @@ export function decimalsFromChains(
  * @returns bands in base units (bigint) plus the entries that could not be resolved, with the reason
  */
 export async function resolveTargets(
-  ctx: CycleContext,
+  ctx: ResolveTargetsDeps,
   chainsDoc: ChainsResponse | null,
 ): Promise<{ targets: TargetBand[]; unresolved: UnresolvedTarget[] }> {
   const targets: TargetBand[] = [];
@@ -139,7 +142,7 @@ const decimalsCache = new WeakMap<ChainAdapter, Map<string, number | null>>();
  *
  * @returns decimals in order, or null (logged) when the node could not be asked
  */
-async function contractDecimals(ctx: CycleContext, chain: ChainAdapter, tokens: string[]): Promise<(number | null)[] | null> {
+async function contractDecimals(ctx: ResolveTargetsDeps, chain: ChainAdapter, tokens: string[]): Promise<(number | null)[] | null> {
   const cache = decimalsCache.get(chain) ?? new Map<string, number | null>();
   decimalsCache.set(chain, cache);
   const unread = tokens.filter((t) => !cache.has(chain.currencyKey(t)));
@@ -159,7 +162,7 @@ async function contractDecimals(ctx: CycleContext, chain: ChainAdapter, tokens: 
  * The gas reserve of a native holding (`chains.<name>.gasReserve`, default `minGasBalance`), base units; nothing for
  * a token or a zero reserve.
  */
-function gasReserveOf(ctx: CycleContext, chainName: string, chain: ChainAdapter, currency: string, decimals: number): { reserve?: bigint } {
+function gasReserveOf(ctx: ResolveTargetsDeps, chainName: string, chain: ChainAdapter, currency: string, decimals: number): { reserve?: bigint } {
   if (chain.currencyKey(currency) !== chain.currencyKey(chain.nativeCurrency)) return {};
   const cfg = ctx.config.chains[chainName];
   const whole = cfg?.gasReserve ?? cfg?.minGasBalance;

@@ -11,8 +11,8 @@ import type { PlannedTransfer } from '../planner/types.ts';
 import { targetKey } from '../planner/effective.ts';
 import { formatUsdMicros } from '../core/units.ts';
 import { recordRouteCandidates, type RouteCandidateOutcome } from '../store/routeCandidates.ts';
-import { checkQuote, guaranteedOut, type CheckArgs, type CheckStage, type TransferAttempt } from './checkQuote.ts';
-import type { CycleContext } from './context.ts';
+import { checkQuote, guaranteedOut, type CheckArgs, type CheckQuoteDeps, type CheckStage } from './checkQuote.ts';
+import type { CheckedAttempt } from './transferAttempt.ts';
 
 /** One candidate route of a planned transfer and how it fared. `rank` 0 is the planner's pick. */
 export interface RouteCandidate {
@@ -50,11 +50,11 @@ export interface RouteChoiceOptions {
  * @throws only on store failures
  */
 export async function chooseRoute(
-  ctx: CycleContext,
+  ctx: CheckQuoteDeps,
   args: CheckArgs,
   opts: RouteChoiceOptions,
   onStage: (stage: CheckStage, minOut: bigint | undefined) => void = () => {},
-): Promise<TransferAttempt> {
+): Promise<CheckedAttempt> {
   const pick = args.planned;
   const candidates: RouteCandidate[] = [{ rank: 0, planned: pick, outcome: 'not_quoted', detail: "the planner's pick" }];
   for (const [i, alt] of (pick.alternatives ?? []).entries()) {
@@ -74,7 +74,7 @@ export async function chooseRoute(
   for (const c of open.slice(quotable, opts.maxCandidates)) c.detail = `${c.detail}; not quoted: only ${free} /quote slot(s) free under the rate limit this minute`;
   const toQuote = open.slice(0, quotable);
   const limit = pLimit(opts.parallelQuotes);
-  const attempts = new Map<RouteCandidate, TransferAttempt>();
+  const attempts = new Map<RouteCandidate, CheckedAttempt>();
   await Promise.all(toQuote.map((c) => limit(async () => void attempts.set(c, await checkQuote(ctx, { ...args, planned: c.planned })))));
 
   for (const [c, a] of attempts) {
@@ -125,7 +125,7 @@ function cheaperFirst(a: RouteCandidate, b: RouteCandidate): number {
 }
 
 /** Writes the candidates, counts them and logs the choice in one line. */
-async function record(ctx: CycleContext, args: CheckArgs, candidates: readonly RouteCandidate[], pick: PlannedTransfer): Promise<void> {
+async function record(ctx: Pick<CheckQuoteDeps, 'db' | 'metrics' | 'logger' | 'now'>, args: CheckArgs, candidates: readonly RouteCandidate[], pick: PlannedTransfer): Promise<void> {
   const decidedAtMs = ctx.now();
   await recordRouteCandidates(
     ctx.db,
@@ -167,8 +167,8 @@ function usd(micros: bigint | undefined): string {
 }
 
 /** Why a checked candidate did not pass, in one line. */
-function whyNot(a: TransferAttempt): string {
-  if (a.outcome === 'skipped_fee' && a.fee && !a.fee.accepted) return `fee policy: ${a.fee.reason}: ${a.fee.detail}`;
-  if (a.outcome === 'refused_verification' && a.verdict) return `verification refused: ${a.verdict.rules.filter((r) => !r.ok).map((r) => r.rule).join(', ')}`;
+function whyNot(a: CheckedAttempt): string {
+  if (a.outcome === 'skipped_fee') return `fee policy: ${a.fee.reason}: ${a.fee.detail}`;
+  if (a.outcome === 'refused_verification') return `verification refused: ${a.verdict.rules.filter((r) => !r.ok).map((r) => r.rule).join(', ')}`;
   return a.error ?? a.outcome;
 }

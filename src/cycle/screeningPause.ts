@@ -8,19 +8,19 @@
 import type { RelayApiError } from '../relay/errors.ts';
 import { recordWalletPause } from '../store/walletPauses.ts';
 import type { CycleContext } from './context.ts';
-import type { TransferAttempt } from './checkQuote.ts';
+import type { QuoteFailedAttempt } from './transferAttempt.ts';
 
 /**
  * Records the pauses of both wallets of `attempt.planned`, counts and logs them, and returns the attempt as a
- * `quote_error` whose text says the quote was refused by screening.
+ * `quote_error` (no quote) whose text says the quote was refused by screening.
  *
  * @throws store errors
  */
 export async function pauseScreenedQuote(
   ctx: Pick<CycleContext, 'db' | 'now' | 'logger' | 'metrics'>,
-  attempt: TransferAttempt,
+  attempt: Pick<QuoteFailedAttempt, 'planned' | 'planId' | 'request'>,
   refusal: RelayApiError,
-): Promise<TransferAttempt> {
+): Promise<QuoteFailedAttempt> {
   const { planned } = attempt;
   const code = refusal.errorCode ?? 'BLOCKED_WALLET_ADDRESS';
   const wallets = [...new Map([[planned.from.address, planned.from.wallet], [planned.to.address, planned.to.wallet]]).entries()];
@@ -39,5 +39,5 @@ export async function pauseScreenedQuote(
     { component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain, errorCode: code, requestId: refusal.requestId, wallets: names },
     error,
   );
-  return { ...attempt, outcome: 'quote_error', error };
+  return { planned, planId: attempt.planId, outcome: 'quote_error', request: attempt.request, error };
 }

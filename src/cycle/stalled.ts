@@ -15,6 +15,9 @@ import type { RequestsResponse } from '../relay/schemas.ts';
 import { IN_FLIGHT_STATUSES, adoptRequestId, markTransferStalled, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
 
+/** What handling stalled transfers uses: the store, the chain adapters, `tracking` config, the Relay client, the logger and the clock. */
+export type StalledDeps = Pick<CycleContext, 'db' | 'chains' | 'config' | 'logger' | 'now' | 'relay'>;
+
 /**
  * Whether an in-flight transfer counts as stalled at `nowMs`: in flight for at least `stalledAfterSec`, counted
  * from its creation for one not yet deposited and from its `deposited` event for a deposited one. Pure.
@@ -61,7 +64,7 @@ export function requestIdForDeposit(records: RequestsResponse['requests'], txHas
  *
  * @returns how many of `rows` are stalled
  */
-export async function handleStalled(ctx: CycleContext, rows: TransferRow[]): Promise<number> {
+export async function handleStalled(ctx: StalledDeps, rows: TransferRow[]): Promise<number> {
   const stalledAfterSec = ctx.config.tracking.stalledAfterSec;
   // One GET /requests/v3 per wallet per pass, however many of its transfers are stalled.
   const requestsOf = new Map<string, Promise<RequestsResponse['requests']>>();
@@ -95,7 +98,7 @@ export async function handleStalled(ctx: CycleContext, rows: TransferRow[]): Pro
  * Why a deposited transfer on a chain with a block-based stall policy is stalled (its deposit's depth), or null.
  * The head of each such chain is read once per pass; a head that cannot be read decides nothing.
  */
-async function stalledBlocks(ctx: CycleContext, row: TransferRow, heads: Map<string, Promise<bigint | null>>): Promise<string | null> {
+async function stalledBlocks(ctx: StalledDeps, row: TransferRow, heads: Map<string, Promise<bigint | null>>): Promise<string | null> {
   const chain = ctx.chains.get(row.originChain);
   const afterBlocks = chain ? stallPolicyOf(chain)?.stalledAfterBlocks(row.amountIn) : undefined;
   if (!chain || afterBlocks === undefined || row.status !== 'deposited') return null;
@@ -106,7 +109,7 @@ async function stalledBlocks(ctx: CycleContext, row: TransferRow, heads: Map<str
 }
 
 async function helpDeposited(
-  ctx: CycleContext,
+  ctx: StalledDeps,
   row: TransferRow,
   requestsOf: (user: string) => Promise<RequestsResponse['requests']>,
   log: CycleContext['logger'],

@@ -38,7 +38,7 @@ describe('monitor-only mode', () => {
     const logs = memoryLogger();
     const monitor = createBallast(config, { logger: logs.logger, chainPollingIntervalMs: 50, monitorOnly: true });
     sandboxes.closeAfter(() => monitor.close());
-    expect(monitor.monitorOnly).toBe(true);
+    expect(monitor.mode).toBe('monitor');
     expect(monitor.leadership).toBeNull();
 
     const before = await chainState();

@@ -272,7 +272,7 @@ export async function driveSchedule(env: ModelEnv, drive: ModelDrive): Promise<D
     cycles += 1;
     const running = proc;
     try {
-      await runCycle(running.ctx, { mode: 'once' });
+      await runCycle(running.ctx, { mode: 'execute', trigger: 'once' });
     } catch (error) {
       if (running.handle.alive) fail(`${label}: runCycle threw while its process was alive`, [shortErrorMessage(error)]);
     }

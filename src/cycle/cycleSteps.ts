@@ -1,0 +1,285 @@
+/**
+ * The steps of one cycle (src/cycle/runCycle.ts reads as their list; docs/design.md "One cycle = one pass of this
+ * pipeline"). Each step takes only the parts of the cycle's runtime it uses.
+ */
+import type { Logger } from 'pino';
+import type { ChainsResponse } from '../relay/schemas.ts';
+import type { BalanceReading, InFlightTransfer, Plan, PlanDecision, TargetBand } from '../planner/types.ts';
+import type { GasTopUpPlan } from '../planner/gasTopUp.ts';
+import { planRebalance } from '../planner/planRebalance.ts';
+import { shortErrorMessage } from '../core/errorMessage.ts';
+import { formatUsdMicros } from '../core/units.ts';
+import { closeAbandonedCycles } from '../store/cycles.ts';
+import { recordBalances } from '../store/balances.ts';
+import { recordPlanDecisions, recordPlannedTransfers } from '../store/plans.ts';
+import { listInFlightTransfers } from '../store/transfers.ts';
+import { listOpenWalletPauses } from '../store/walletPauses.ts';
+import { listOriginFailureStreaks, listUnresolvedFailures } from '../store/failures.ts';
+import { setScreeningPaused } from '../metrics/screeningMetrics.ts';
+import { countMonitorAttempt } from '../metrics/monitorMetrics.ts';
+import type { CycleContext } from './context.ts';
+import { readGasBalances, type GasReading } from './gasBalances.ts';
+import { planCycleGasTopUps } from './gasTopUp.ts';
+import { setBalanceGauges } from './metricsBalances.ts';
+import { refreshInFlight, type RefreshDeps, type RefreshedInFlight } from './inFlight.ts';
+import { fillBlocks } from './fillBlocks.ts';
+import { readBlocks, toPlannerInFlight } from './plannerInFlight.ts';
+import { originFailurePauses, pausedRoutes, pausedWallets, withoutPausedRoutes, type PausedRoute, type PausedWallet } from './pausedRoutes.ts';
+import { processTransfer, type ProcessTransferDeps } from './processTransfer.ts';
+import { killSwitchVerdict } from './spendingGate.ts';
+import { readTargetBalances } from './readBalances.ts';
+import type { UnresolvedTarget } from './resolveTargets.ts';
+import type { Mode } from './mode.ts';
+import { outcomeClass, type TransferAttempt } from './transferAttempt.ts';
+
+/** Cycle outcome: `ok` completed; `refused` a needed transfer was refused by policy or verification; `error` otherwise. */
+export type CycleOutcome = 'ok' | 'refused' | 'error';
+
+/**
+ * Closes the cycles a run that died mid-way left unfinished (call under the run lock, before a cycle that signs):
+ * their transfers are reconciled by this cycle.
+ */
+export async function closeAbandoned(ctx: Pick<CycleContext, 'db' | 'metrics'>, log: Logger, startedAtMs: number): Promise<void> {
+  const aborted = await closeAbandonedCycles(ctx.db, startedAtMs);
+  if (aborted.length > 0) {
+    ctx.metrics.cyclesAbortedTotal.inc(aborted.length);
+    log.warn({ cycleIds: aborted }, 'cycles of a run that died mid-way closed as aborted; their transfers are reconciled now');
+  }
+}
+
+/**
+ * GET /chains, from the cache when there is one.
+ *
+ * @throws Error "GET /chains failed: …" with the client's error as `cause` (a refused key stays recognisable)
+ */
+export async function readChainsDoc(ctx: Pick<CycleContext, 'chainsCache' | 'relay'>): Promise<ChainsResponse> {
+  try {
+    return ctx.chainsCache ? await ctx.chainsCache.get() : (await ctx.relay.getChains()).chains;
+  } catch (error) {
+    throw new Error(`GET /chains failed: ${shortErrorMessage(error)}`, { cause: error });
+  }
+}
+
+/** Reads the targets' balances (each chain at one block) and the signers' gas; a failed gas read never fails the cycle. */
+export async function readHoldings(
+  ctx: Pick<CycleContext, 'config' | 'chains' | 'wallets' | 'metrics' | 'logger'>,
+  targets: TargetBand[],
+): Promise<{ balances: BalanceReading[]; gas: GasReading[] }> {
+  const [balances, gas] = await Promise.all([readTargetBalances(ctx, targets), readGasBalances(ctx)]);
+  return { balances, gas };
+}
+
+/**
+ * The transfers in flight: refreshed (reorgs, reconciliation, stalled ones, statuses) in `execute` mode, read
+ * as they are otherwise (a cycle that signs nothing changes no transfer).
+ */
+export async function inFlightTransfers(ctx: RefreshDeps, mode: Mode): Promise<RefreshedInFlight> {
+  return mode === 'execute' ? await refreshInFlight(ctx) : { inFlight: await listInFlightTransfers(ctx.db), closed: [] };
+}
+
+/**
+ * The in-flight transfers as the planner counts them, judged against the blocks the balances were read at, so a
+ * deposit or a fill that lands between the two reads is counted once (src/cycle/plannerInFlight.ts).
+ */
+export async function plannerInFlight(
+  ctx: Pick<CycleContext, 'chains' | 'logger'>,
+  refreshed: RefreshedInFlight,
+  balances: readonly BalanceReading[],
+): Promise<InFlightTransfer[]> {
+  return toPlannerInFlight(refreshed.inFlight, readBlocks(balances), await fillBlocks(ctx, refreshed.closed));
+}
+
+/** Records this cycle's balance readings (one row per target) and sets the balance gauges. */
+export async function recordReadings(
+  ctx: Pick<CycleContext, 'db' | 'metrics' | 'now'>,
+  cycleId: number,
+  targets: readonly TargetBand[],
+  balances: readonly BalanceReading[],
+): Promise<void> {
+  await recordBalances(
+    ctx.db,
+    cycleId,
+    targets.map((t, i) => ({
+      chain: t.chain,
+      chainId: t.chainId,
+      asset: t.asset,
+      wallet: t.wallet,
+      address: t.address,
+      currency: t.currency,
+      amount: balances[i]!.amount, // one reading per target, in order
+      error: balances[i]!.error,
+      readAtMs: ctx.now(),
+    })),
+  );
+  setBalanceGauges(ctx.metrics, targets, balances);
+}
+
+/** Routes and wallets that wait this cycle (src/cycle/pausedRoutes.ts). */
+export interface CyclePauses {
+  routes: PausedRoute[];
+  wallets: PausedWallet[];
+}
+
+/**
+ * Routes paused by a failed deposit or by origin transactions failing on chain in a row, and wallets refused by
+ * Relay address screening (every route they send from or receive on waits); sets their gauges.
+ */
+export async function readPauses(ctx: Pick<CycleContext, 'db' | 'metrics' | 'wallets' | 'config'>): Promise<CyclePauses> {
+  const routes = [
+    ...pausedRoutes(await listUnresolvedFailures(ctx.db)),
+    ...originFailurePauses(await listOriginFailureStreaks(ctx.db), ctx.config.policy.pauseRouteAfterOriginFailures),
+  ];
+  ctx.metrics.routesPaused.set(new Set(routes.map((r) => `${r.asset}\u0000${r.originChain}\u0000${r.destinationChain}`)).size);
+  const wallets = pausedWallets(await listOpenWalletPauses(ctx.db), ctx.wallets.values());
+  setScreeningPaused(ctx.metrics, wallets.map((w) => w.wallet));
+  return { routes, wallets };
+}
+
+/** What {@link planTransfers} plans from. Amounts are bigint base units. */
+export interface PlanInput {
+  targets: TargetBand[];
+  balances: BalanceReading[];
+  gas: GasReading[];
+  inFlight: InFlightTransfer[];
+  chainsDoc: ChainsResponse;
+  pauses: CyclePauses;
+  /** The weights' decisions (src/planner/weights.ts), listed first. */
+  weightDecisions: readonly PlanDecision[];
+  unresolved: readonly UnresolvedTarget[];
+}
+
+/**
+ * Plans gas top-ups first (signers below minGasBalance, so they can pay for their deposits later in this cycle;
+ * the planner counts them as under way, so it does not spend their source twice), then the rebalance; drops paused
+ * routes and wallets, and adds a `chain_unreadable` decision per target whose decimals could not be resolved.
+ *
+ * @returns the cycle's plan and the top-up plan (its skipped signers are counted after the transfers)
+ */
+export function planTransfers(
+  ctx: Pick<CycleContext, 'config' | 'chains' | 'wallets' | 'logger'>,
+  input: PlanInput,
+  log: Logger,
+): { plan: Plan; topUps: GasTopUpPlan } {
+  const { targets, balances } = input;
+  const policy = ctx.config.policy;
+  const topUps = planCycleGasTopUps(ctx, { targets, balances, gas: input.gas, inFlight: input.inFlight, chainsDoc: input.chainsDoc });
+  const rebalance = planRebalance({
+    targets,
+    balances,
+    inFlight: [...input.inFlight, ...topUps.inFlight],
+    minTransfer: policy.minTransfer,
+    maxTransfer: policy.maxTransfer,
+    transferLimits: policy.transferLimits,
+    sweepTo: sweepHomes(policy.sweepTo),
+    maxAlternatives: policy.routeChoice.maxCandidates - 1,
+    routes: policy.routes,
+    onlyListedRoutes: policy.onlyListedRoutes,
+    batchSmallDeficits: policy.batchSmallDeficits,
+  });
+  const plan = withoutPausedRoutes(
+    { transfers: [...topUps.transfers, ...rebalance.transfers], decisions: [...rebalance.decisions, ...topUps.decisions], ...(rebalance.spare ? { spare: rebalance.spare } : {}) },
+    input.pauses.routes,
+    input.pauses.wallets,
+  );
+  plan.decisions.unshift(...input.weightDecisions);
+  for (const d of plan.decisions.filter((x) => x.kind === 'route_paused')) log.error({ asset: d.asset }, d.detail);
+  // A target whose decimals could not be resolved is not planned; say so next to the planner's decisions.
+  for (const u of input.unresolved) plan.decisions.push({ asset: u.asset, chain: u.chain, kind: 'chain_unreadable', detail: u.error });
+  return { plan, topUps };
+}
+
+/**
+ * Records the plan's decisions and planned transfers.
+ *
+ * @returns the planned transfers' row ids, in the plan's order
+ */
+export async function recordPlan(ctx: Pick<CycleContext, 'db'>, cycleId: number, plan: Plan): Promise<number[]> {
+  await recordPlanDecisions(ctx.db, cycleId, plan.decisions);
+  return await recordPlannedTransfers(
+    ctx.db,
+    cycleId,
+    plan.transfers.map((p) => ({ asset: p.asset, originChain: p.from.chain, destinationChain: p.to.chain, amountIn: p.amountIn, reason: p.reason })),
+  );
+}
+
+/** What {@link runTransfers} runs: the cycle's plan, its rows and the context the transfers are judged in. */
+export interface TransfersInput {
+  cycleId: number;
+  mode: Mode;
+  plan: Plan;
+  planIds: readonly number[];
+  chainsDoc: ChainsResponse;
+  /** This cycle's targets (weighted): the decimals the spending gates read. */
+  targets: readonly TargetBand[];
+}
+
+/**
+ * Runs each planned transfer in the plan's order (top-ups first), pushing each attempt onto `attempts` as it ends;
+ * stops early when shutdown is requested (the rest wait for the next cycle). Sets the kill switch gauge first; in
+ * `monitor` mode, counts and logs what a normal cycle would have done with each attempt.
+ *
+ * @throws only on store failures (the attempts so far stay in `attempts`)
+ */
+export async function runTransfers(ctx: ProcessTransferDeps, input: TransfersInput, attempts: TransferAttempt[], log: Logger): Promise<void> {
+  const decimalsOf = (asset: string, chain: string) => input.targets.find((t) => t.asset === asset && t.chain === chain)?.decimals;
+  ctx.metrics.killSwitchEngaged.set(killSwitchVerdict(ctx) ? 1 : 0);
+  // Route choice spends the donors' spare surplus as it moves transfers to alternative donors.
+  const spare = new Map(input.plan.spare ?? []);
+  for (const [i, planned] of input.plan.transfers.entries()) {
+    if (ctx.signal?.aborted) {
+      log.warn('shutdown requested; remaining planned transfers wait for the next cycle');
+      break;
+    }
+    const attempt = await processTransfer(ctx, {
+      cycleId: input.cycleId,
+      planId: input.planIds[i]!, // one row per planned transfer
+      planned,
+      // A list refreshed for an earlier transfer of this cycle judges the later ones too.
+      chainsDoc: ctx.chainsCache?.current() ?? input.chainsDoc,
+      mode: input.mode,
+      decimalsOf,
+      spare,
+    });
+    attempts.push(attempt);
+    if (input.mode === 'monitor') reportMonitorAttempt(ctx, attempt, log);
+  }
+}
+
+/**
+ * A cycle is `error` when a transfer failed or when a chain could not be read: its targets were not planned, so
+ * the cycle cannot claim the treasury is in band (a partial failure, exit 1); `refused` when a transfer was
+ * refused on purpose (fee policy, a spending limit, verification) and none failed.
+ */
+export function outcomeOf(attempts: readonly TransferAttempt[], decisions: readonly { kind: string }[]): CycleOutcome {
+  const classes = attempts.map((a) => outcomeClass(a.outcome));
+  if (classes.includes('error') || decisions.some((d) => d.kind === 'chain_unreadable')) return 'error';
+  if (classes.includes('refused')) return 'refused';
+  return 'ok';
+}
+
+/** Monitor-only: counts an attempt and logs what a normal cycle would have done with it. */
+function reportMonitorAttempt(ctx: Pick<CycleContext, 'metrics'>, a: TransferAttempt, log: Logger): void {
+  countMonitorAttempt(ctx.metrics, a);
+  const what = {
+    asset: a.planned.asset,
+    from: a.planned.from.chain,
+    to: a.planned.to.chain,
+    amountIn: a.planned.amountIn.toString(),
+    reason: a.planned.reason,
+    outcome: a.outcome,
+    ...(a.fee?.breakdown ? { feesUsd: formatUsdMicros(a.fee.breakdown.totalMicros) } : {}),
+    ...(a.error ? { why: a.error } : {}),
+  };
+  log.info(what, a.outcome === 'quoted' ? 'monitor-only: would sign and send this transfer' : 'monitor-only: a normal cycle would not send this transfer');
+}
+
+/** `policy.sweepTo` as the planner takes it: per asset, the home chain and wallet (`<chain>[:<wallet>]`). */
+function sweepHomes(sweepTo: Readonly<Record<string, string>> | undefined): Record<string, { chain: string; wallet?: string }> | undefined {
+  if (!sweepTo) return undefined;
+  return Object.fromEntries(
+    Object.entries(sweepTo).map(([asset, home]) => {
+      const [chain, wallet] = home.split(':') as [string, string | undefined];
+      return [asset, wallet === undefined ? { chain } : { chain, wallet }];
+    }),
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * reconcileOrigins (src/cycle/reconcile.ts) on its own: a process dies right after the node accepted the deposit
+ * (before the store says `sent`), leaving the transfer `broadcast`; once the deposit is mined on the in-memory
+ * chain, reconciliation finds it and moves the transfer to `deposited`. A transfer that is not `prepared` or
+ * `broadcast` is left alone.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { armCrashPoints, type CrashPoint } from '../../../src/core/crashPoints.ts';
+import { processTransfer } from '../../../src/cycle/processTransfer.ts';
+import { reconcileOrigins, type ReconcileDeps } from '../../../src/cycle/reconcile.ts';
+import { getTransfer, listInFlightTransfers } from '../../../src/store/transfers.ts';
+import { createModelEnv, type ModelEnv } from '../../model/harness.ts';
+import { pipelineWorld, type PipelineWorld } from './pipelineWorld.ts';
+
+let env: ModelEnv;
+let w: PipelineWorld | undefined;
+
+beforeAll(() => {
+  env = createModelEnv();
+});
+afterEach(() => {
+  armCrashPoints(null);
+  w?.close();
+});
+afterAll(() => env.close());
+
+/** Just what reconcileOrigins declares, taken from the world's parts. */
+function reconcileDeps(p: PipelineWorld): ReconcileDeps {
+  const { config, db, relay, chains, metrics, logger, now } = p.deps;
+  return { config, db, relay, chains, metrics, logger, now };
+}
+
+class Died extends Error {}
+
+/** Executes the world's transfer; execution stops with an error at the `hit`-th pass of `point`. */
+async function executeUntil(p: PipelineWorld, point: CrashPoint, hit: number) {
+  armCrashPoints((at, n) => {
+    if (at === point && n === hit) throw new Died(`died at ${at}#${n}`);
+  });
+  const attempt = await processTransfer(p.deps, { cycleId: p.cycleId, planId: p.planId, planned: p.planned, chainsDoc: p.chainsDoc, mode: 'execute' });
+  armCrashPoints(null);
+  return attempt;
+}
+
+describe('reconcileOrigins', () => {
+  it('moves a transfer left `broadcast` to `deposited` once its deposit is mined', async () => {
+    w = await pipelineWorld(env, 'reconcile-mined');
+    const attempt = await executeUntil(w, 'tx:sent', 2); // the approval, then the deposit
+    expect(attempt.outcome).toBe('origin_failed');
+    expect(attempt.error).toMatch(/^execution error: .*died at tx:sent#2/);
+    expect(attempt.transferId).toBeUndefined();
+    const [left, ...others] = await listInFlightTransfers(w.db);
+    expect(others).toEqual([]);
+    expect(left?.status).toBe('broadcast');
+    expect(left?.txs.map((t) => t.status)).toEqual(['confirmed', 'signed']);
+    w.world.advance(20_000); // the node mines what it accepted
+    await reconcileOrigins(reconcileDeps(w), [left!]);
+    expect((await getTransfer(w.db, left!.id))?.status).toBe('deposited');
+  });
+
+  it('leaves a transfer that is already `deposited` as it is', async () => {
+    w = await pipelineWorld(env, 'reconcile-deposited');
+    await executeUntil(w, 'transfer:deposited', 1);
+    const [row] = await listInFlightTransfers(w.db);
+    expect(row?.status).toBe('deposited');
+    w.world.advance(20_000);
+    await reconcileOrigins(reconcileDeps(w), [row!]);
+    expect(await getTransfer(w.db, row!.id)).toEqual(row);
+  });
+});
