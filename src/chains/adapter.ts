@@ -110,7 +110,7 @@ export interface ChainAdapter {
 
   /** Null when `address` is a valid wallet address of this VM, else why not (case-sensitive outside EVM). */
   validateAddress(address: string): string | null;
-  /** The chain's native currency id (spec "Currency"). */
+  /** The chain's native currency id (docs/relay-api.md "Currency"). */
   readonly nativeCurrency: string;
   /** Decimals of the native currency (18 on EVM chains, 9 for SOL, 8 for BTC). */
   readonly nativeDecimals: number;
@@ -128,9 +128,9 @@ export interface ChainAdapter {
    */
   readDecimals(currencies: readonly string[]): Promise<(number | null)[]>;
   /**
-   * The whole native balance of `address` at the node's head, base units (wei, lamports, satoshis: the spec's
-   * Bitcoin balance, without subtracting `minerFeeReserveSats`): what the signer has to pay gas with. Absent on
-   * an adapter that has no cheaper read than `readBalances` of `nativeCurrency`.
+   * The whole native balance of `address` at the node's head, base units (wei, lamports, satoshis: the Bitcoin
+   * balance of docs/relay-api.md "POST /quote/v2", without subtracting `minerFeeReserveSats`): what the signer has to
+   * pay gas with. Absent on an adapter that has no cheaper read than `readBalances` of `nativeCurrency`.
    * @throws the node's error
    */
   readNativeBalance?(address: string): Promise<bigint>;
@@ -203,8 +203,8 @@ export interface ChainAdapter {
   gasPaid?(txHash: string): Promise<bigint | null>;
   /**
    * Blocks after its deposit's block at which a transfer of `amountIn` (base units) whose request is not final
-   * counts as stalled, for chains whose policy is stated in blocks (Bitcoin: spec "Limits", 2 to 3 blocks, 3 to 4
-   * for high value); undefined where only `tracking.stalledAfterSec` applies.
+   * counts as stalled, for chains whose policy is stated in blocks (Bitcoin: docs/relay-api.md "Limits", 2 to 3 blocks,
+   * 3 to 4 for high value); undefined where only `tracking.stalledAfterSec` applies.
    */
   stalledAfterBlocks?(amountIn: bigint): number;
   /**
@@ -223,7 +223,7 @@ export interface ChainAdapter {
   minDeadlineLeadSec(amountIn: bigint, itemsLeft: number): number;
 
   /**
-   * Signs the digest of a withdrawal request (spec "Withdrawal endpoints", Signing; digest from
+   * Signs the digest of a withdrawal request (docs/relay-api.md "Withdrawal endpoints", Signing; digest from
    * src/protocol/withdrawalDigest.ts) with the named wallet, the deposit's owner. EVM: EIP-191 personal message
    * over the raw 32 digest bytes; Solana: ed25519 over the UTF-8 bytes of the 64-character hex digest. Absent
    * where the API accepts no withdrawal from owners of this VM (Bitcoin).
@@ -234,7 +234,7 @@ export interface ChainAdapter {
    */
   signWithdrawalDigest?(wallet: string, digestHex: string): Promise<string>;
   /**
-   * Signs the transaction a `ready` withdrawal job hands the owner (spec "Withdrawal job status"), already
+   * Signs the transaction a `ready` withdrawal job hands the owner (docs/relay-api.md "Withdrawal job status"), already
    * verified by src/verify/withdrawalTx.ts, with the named wallet paying the gas. Like `sign`, the result is
    * written ahead and then sent with `broadcast`. Absent where this VM's ready transactions are not broadcast by
    * Ballast.
