@@ -40,7 +40,10 @@ export interface LoadedSvmChain {
   maxMicroLamportsPerCu: bigint;
   /** Cap on a transaction's compute-unit limit. */
   maxComputeUnits: number;
-  /** Swap source tried alone, last, when a quote's Solana transaction is too large (spec "Errors" SOLANA_TX_TOO_LARGE). */
+  /**
+   * Swap source tried alone, last, when a quote's Solana transaction is too large (docs/relay-api.md "Errors"
+   * SOLANA_TX_TOO_LARGE).
+   */
   originSwapSource?: string;
   /** Native balance below which a signer wallet is flagged, whole units (decimal string). */
   minGasBalance?: string;

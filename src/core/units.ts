@@ -7,7 +7,10 @@
 import { formatUnits, parseUnits } from 'viem';
 import { z } from 'zod';
 
-/** Regex for an unsigned integer string in base units (spec: "Amounts are integer strings in the smallest unit"). */
+/**
+ * Regex for an unsigned integer string in base units (docs/relay-api.md: "Amounts are integer strings in the smallest
+ * unit").
+ */
 export const UINT_STRING_RE = /^[0-9]+$/;
 /** Regex for a signed integer string (the deprecated `fees.relayerService` may be negative). */
 export const INT_STRING_RE = /^-?[0-9]+$/;

@@ -11,8 +11,8 @@ import type { ClosedTransfer } from './plannerInFlight.ts';
 export type FillBlocksDeps = Pick<CycleContext, 'chains' | 'logger'>;
 
 /**
- * Looks up the blocks of the fill transactions (`outTxHashes`, spec "GET /intents/status/v3" `txHashes`) of
- * each transfer closed with `success`, on its destination chain.
+ * Looks up the blocks of the fill transactions (`outTxHashes`, docs/relay-api.md "GET /intents/status/v3" `txHashes`)
+ * of each transfer closed with `success`, on its destination chain.
  *
  * @returns one entry per closed transfer; `fillBlock` is the highest fill block, or null when a fill is not
  *   found, cannot be looked up, or the transfer did not end in `success` (the planner then keeps crediting it

@@ -1,9 +1,9 @@
 /**
  * Routes paused (Ballast), until an operator resolves what paused them (`ballast resume`). Pure.
  *
- * - A failed deposit: after a request ends `failure` its deposit stays in the depository (spec "What the service
- *   does" 5), neither at the origin nor at the destination. Planning the same route again would deposit again for
- *   the same need, cycle after cycle.
+ * - A failed deposit: after a request ends `failure` its deposit stays in the depository (docs/relay-api.md "What the
+ *   service does" 5), neither at the origin nor at the destination. Planning the same route again would deposit again
+ *   for the same need, cycle after cycle.
  * - Origin transactions failing on chain: `policy.pauseRouteAfterOriginFailures` transfers in a row on the route
  *   ended `origin_failed` with a transaction that was mined and failed (reverted), each paying its fee. Whatever
  *   makes them fail (a program that refuses the deposit, a quote shape the chain rejects) is likely to fail the next

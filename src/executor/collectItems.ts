@@ -1,6 +1,6 @@
 /**
  * Orders the transaction items of a verified quote for execution: steps in the order the API returned them
- * (approve before deposit), items in order within a step (spec "Step").
+ * (approve before deposit), items in order within a step (docs/relay-api.md "Step").
  */
 import type { QuoteResponse, StepItem } from '../relay/schemas.ts';
 import { BallastError } from '../core/errors.ts';

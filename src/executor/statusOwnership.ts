@@ -1,7 +1,7 @@
 /**
  * Whether a request status is about our deposit. A quote's `requestId` is the API's word; before Ballast closes
- * a transfer on a terminal status it checks that the status names our origin transaction (spec "Request status
- * record": `inTxHashes` are the origin deposit transactions).
+ * a transfer on a terminal status it checks that the status names our origin transaction (docs/relay-api.md "Request
+ * status record": `inTxHashes` are the origin deposit transactions).
  */
 import type { IntentStatus } from '../relay/schemas.ts';
 import { sameTxId } from '../core/txId.ts';
@@ -28,7 +28,7 @@ export function statusIsForeign(status: IntentStatus, depositTxHash: string): bo
 }
 
 /**
- * The reasons a final status gives (spec "Events": `failReason` on failure, fallback and refund;
+ * The reasons a final status gives (docs/relay-api.md "Events": `failReason` on failure, fallback and refund;
  * `refundFailReason` when a refund leg failed; `N/A` otherwise), as text for the transfer's history, or ''. A
  * fill blocked by address screening (`BLOCKED_WALLET`) adds that the funds are in compliance review.
  */

@@ -2,10 +2,10 @@
  * What a GET /requests/v3 record says about a finished request, for the ledger. Pure; no I/O.
  *
  * Sources:
- * - realized fees: `data.fees.actual` (spec "Full fee breakdown (`data.fees` in GET /requests/v3)": `actual` is
- *   computed at fill time; components `execution`, `swap`, `platform`, `app`, `sponsored`, each `usd` negative
- *   for a cost). The platform component is read under `platform`, else `service` / `relay` like the quote API.
- * - received amount: the spec's records (status record, request record, quote `details`) carry no delivered
+ * - realized fees: `data.fees.actual` (docs/relay-api.md "Full fee breakdown (`data.fees` in GET /requests/v3)":
+ *   `actual` is computed at fill time; components `execution`, `swap`, `platform`, `app`, `sponsored`, each `usd`
+ *   negative for a cost). The platform component is read under `platform`, else `service` / `relay` like the quote API.
+ * - received amount: the Relay API's records (status record, request record, quote `details`) carry no delivered
  *   amount. Relay's published v3 record (`data.route.actual.destination.outputCurrency.amount`, destination base
  *   units) is read when present and the request is `success`; otherwise the caller falls back to the order's
  *   guaranteed `minimumAmount` and records that source.

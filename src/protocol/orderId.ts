@@ -1,7 +1,7 @@
 /**
  * Order id: the EIP-712 struct hash (keccak256, no domain) of a protocol.v2 `orderData`, with every address
- * and currency encoded as bytes by the VM type of the chain it belongs to (spec "Local quote verification" 3;
- * settlement SDK `getOrderId`; EIP-712 `hashStruct`).
+ * and currency encoded as bytes by the VM type of the chain it belongs to (docs/relay-api.md "Local quote verification"
+ * 3; settlement SDK `getOrderId`; EIP-712 `hashStruct`).
  */
 import { hashStruct, type Hex } from 'viem';
 import type { OrderData } from '../relay/schemas.ts';

@@ -19,7 +19,8 @@ export interface HttpTarget {
 
 /**
  * Parses `baseUrl` into an {@link HttpTarget}. URL credentials (`https://user:pass@host`) are removed from the
- * URL and sent as HTTP Basic authorization instead; the API key goes in `x-api-key` (spec "Authentication" 1).
+ * URL and sent as HTTP Basic authorization instead; the API key goes in `x-api-key` (docs/relay-api.md "Authentication"
+ * 1).
  *
  * @throws RelayRequestError (code `RELAY_REQUEST_INVALID`) when `baseUrl` is not an absolute http(s) URL
  */
@@ -83,7 +84,8 @@ const MAX_BODY_TEXT = 300;
  *
  * @param signal aborts the exchange early (the caller's own deadline); reported as a RelayNetworkError
  * @throws RelayNetworkError on connection failure or when `timeoutMs` elapses (reading the body included)
- * @throws RelayApiError on a non-2xx status, keeping the spec error body fields and `retry-after`
+ * @throws RelayApiError on a non-2xx status, keeping the error body fields of docs/relay-api.md "Errors" and
+ * `retry-after`
  * @throws RelaySchemaError when a 2xx body is not JSON
  */
 export async function sendOnce(env: HttpEnv, call: HttpCall, signal?: AbortSignal): Promise<unknown> {
@@ -160,7 +162,7 @@ function reportDeprecation(env: HttpEnv, call: HttpCall, headers: Headers): void
   }
 }
 
-/** Parses an error body as a spec error shape, or undefined. */
+/** Parses an error body as a Relay API error shape, or undefined. */
 function parseErrorBody(text: string): RelayErrorBody | undefined {
   try {
     const parsed = RelayErrorBodySchema.safeParse(JSON.parse(text));

@@ -1,8 +1,8 @@
 /**
  * Retry with exponential backoff and jitter for Relay calls (docs/design.md "Rate limits": back off on 429).
  *
- * Retried: HTTP 429 and 503 (the spec's "wait and retry" answers, e.g. attest-deposit 503 and status 429),
- * 502 and 504 (gateway failures) and network errors/timeouts. Never retried: any other 4xx or 5xx, schema
+ * Retried: HTTP 429 and 503 (the "wait and retry" answers of docs/relay-api.md "Errors", e.g. attest-deposit 503 and
+ * status 429), 502 and 504 (gateway failures) and network errors/timeouts. Never retried: any other 4xx or 5xx, schema
  * errors, invalid requests, and, whatever their status, a screening refusal (`BLOCKED_WALLET_ADDRESS`,
  * `SANCTIONED_WALLET_ADDRESS`: src/relay/screening.ts) — final until an operator acts. A `retry-after` header
  * (seconds or HTTP date, RFC 9110 §10.2.3) sets the wait.

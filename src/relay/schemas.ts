@@ -1,5 +1,5 @@
 /**
- * zod schemas for the Relay API responses Ballast reads (spec "Resources and their fields").
+ * zod schemas for the Relay API responses Ballast reads (docs/relay-api.md "Resources and their fields").
  *
  * Untrusted JSON stays `unknown` until one of these schemas parses it, so an unparsed quote cannot reach
  * signing. Objects are "loose": unknown fields are kept (the API adds fields over time) and the raw JSON is
@@ -8,7 +8,10 @@
 import { z } from 'zod';
 import { Bytes32Hex, DecimalString, HexString, IntString, UintString } from '../core/units.ts';
 
-/** Currency record (spec "Currency"). `address` is the token address; native tokens use the VM's identifier. */
+/**
+ * Currency record (docs/relay-api.md "Currency"). `address` is the token address; native tokens use the VM's
+ * identifier.
+ */
 export const CurrencySchema = z.looseObject({
   chainId: z.number().int(),
   address: z.string().min(1),
@@ -20,8 +23,8 @@ export const CurrencySchema = z.looseObject({
 export type Currency = z.infer<typeof CurrencySchema>;
 
 /**
- * Currency amount (spec "Currency amount"). `amount` is a base-unit integer string; in the deprecated fee set
- * it may be negative (`relayerService`), so this schema accepts a sign. `amountUsd` is a decimal string.
+ * Currency amount (docs/relay-api.md "Currency amount"). `amount` is a base-unit integer string; in the deprecated fee
+ * set it may be negative (`relayerService`), so this schema accepts a sign. `amountUsd` is a decimal string.
  */
 export const CurrencyAmountSchema = z.looseObject({
   currency: CurrencySchema,
@@ -32,11 +35,11 @@ export const CurrencyAmountSchema = z.looseObject({
 });
 export type CurrencyAmount = z.infer<typeof CurrencyAmountSchema>;
 
-/** `check` of a step item: the status endpoint to poll (spec "Step item"). */
+/** `check` of a step item: the status endpoint to poll (docs/relay-api.md "Step item"). */
 export const StepCheckSchema = z.looseObject({ endpoint: z.string().min(1), method: z.string() });
 
 /**
- * Step item (spec "Step item"). `data` differs by VM (EVM calldata, Solana instructions, Bitcoin `psbt`),
+ * Step item (docs/relay-api.md "Step item"). `data` differs by VM (EVM calldata, Solana instructions, Bitcoin `psbt`),
  * so it stays an open object here and each VM adapter parses it with its own schema before signing.
  */
 export const StepItemSchema = z.looseObject({
@@ -46,7 +49,7 @@ export const StepItemSchema = z.looseObject({
 });
 export type StepItem = z.infer<typeof StepItemSchema>;
 
-/** Step (spec "Step"): `approve`, `deposit`, ...; `kind` is `transaction` or `signature`. */
+/** Step (docs/relay-api.md "Step"): `approve`, `deposit`, ...; `kind` is `transaction` or `signature`. */
 export const StepSchema = z.looseObject({
   id: z.string(),
   action: z.string().optional(),
@@ -59,8 +62,8 @@ export const StepSchema = z.looseObject({
 export type Step = z.infer<typeof StepSchema>;
 
 /**
- * EVM transaction payload of a step item (spec "Step item": from, to, data, value, chainId, gas, maxFeePerGas,
- * maxPriorityFeePerGas; an approval has from, to, chainId plus data).
+ * EVM transaction payload of a step item (docs/relay-api.md "Step item": from, to, data, value, chainId, gas,
+ * maxFeePerGas, maxPriorityFeePerGas; an approval has from, to, chainId plus data).
  */
 export const EvmTxDataSchema = z.looseObject({
   from: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
@@ -74,18 +77,18 @@ export const EvmTxDataSchema = z.looseObject({
 });
 export type EvmTxData = z.infer<typeof EvmTxDataSchema>;
 
-/** `{usd, percent}` impact pair (spec "details": totalImpact, swapImpact). */
+/** `{usd, percent}` impact pair (docs/relay-api.md "details": totalImpact, swapImpact). */
 export const ImpactSchema = z.looseObject({ usd: DecimalString, percent: DecimalString.optional() });
 
 /**
- * `details.expandedPriceImpact` (spec "Full fee breakdown"): component name → `{usd}`. The spec names
- * `swap`, `execution`, `service`, `app`, `sponsored`; live responses key the platform component `relay`.
+ * `details.expandedPriceImpact` (docs/relay-api.md "Full fee breakdown"): component name → `{usd}`. docs/relay-api.md
+ * names `swap`, `execution`, `service`, `app`, `sponsored`; live responses key the platform component `relay`.
  * Costs are negative USD strings; `sponsored` is positive.
  */
 export const ExpandedPriceImpactSchema = z.record(z.string(), z.looseObject({ usd: DecimalString }));
 export type ExpandedPriceImpact = z.infer<typeof ExpandedPriceImpactSchema>;
 
-/** Quote `details` (spec "details (quote response)"); only the fields Ballast reads are required. */
+/** Quote `details` (docs/relay-api.md "details (quote response)"); only the fields Ballast reads are required. */
 export const QuoteDetailsSchema = z.looseObject({
   operation: z.string().optional(),
   sender: z.string().optional(),
@@ -102,7 +105,7 @@ export const QuoteDetailsSchema = z.looseObject({
 });
 export type QuoteDetails = z.infer<typeof QuoteDetailsSchema>;
 
-/** orderData input payment (spec "protocol.v2"); `chainId` is a protocol chain slug. */
+/** orderData input payment (docs/relay-api.md "protocol.v2"); `chainId` is a protocol chain slug. */
 export const OrderInputPaymentSchema = z.looseObject({
   chainId: z.string().min(1),
   currency: z.string().min(1),
@@ -137,7 +140,7 @@ export const OrderFeeSchema = z.looseObject({
   amount: UintString,
 });
 
-/** The canonical order (spec "protocol.v2" orderData, version `v1`). */
+/** The canonical order (docs/relay-api.md "protocol.v2" orderData, version `v1`). */
 export const OrderDataSchema = z.looseObject({
   version: z.literal('v1'),
   solverChainId: z.string().min(1),
@@ -175,7 +178,7 @@ export const ProtocolV2Schema = z.looseObject({
 });
 export type ProtocolV2 = z.infer<typeof ProtocolV2Schema>;
 
-/** POST /quote/v2 response (spec "Quote response"). */
+/** POST /quote/v2 response (docs/relay-api.md "Quote response"). */
 export const QuoteResponseSchema = z.looseObject({
   requestId: z.string().optional(),
   steps: z.array(StepSchema).min(1),
@@ -186,7 +189,7 @@ export const QuoteResponseSchema = z.looseObject({
 });
 export type QuoteResponse = z.infer<typeof QuoteResponseSchema>;
 
-/** POST /quote/v2 request body (spec "POST /quote/v2"), the fields Ballast sends. */
+/** POST /quote/v2 request body (docs/relay-api.md "POST /quote/v2"), the fields Ballast sends. */
 export const QuoteRequestSchema = z.object({
   user: z.string().min(1),
   recipient: z.string().min(1),
@@ -200,7 +203,7 @@ export const QuoteRequestSchema = z.object({
   referrer: z.string().optional(),
   refundTo: z.string().optional(),
   slippageTolerance: z.string().regex(/^([0-9]{1,4}|10000)$/).optional(),
-  /** Solana origin: at most this many swap hops (spec "POST /quote/v2"; recommended 4, then 3). */
+  /** Solana origin: at most this many swap hops (docs/relay-api.md "POST /quote/v2"; recommended 4, then 3). */
   maxRouteLength: z.number().int().positive().optional(),
   /** Solana origin: only these swap sources (a single one is the size-conservative option). */
   includedOriginSwapSources: z.array(z.string().min(1)).optional(),
@@ -218,11 +221,11 @@ export const ChainCurrencySchema = z.looseObject({
 });
 export type ChainCurrency = z.infer<typeof ChainCurrencySchema>;
 
-/** `vmType` values (spec "What the service does" 4). Unknown families are kept as strings. */
+/** `vmType` values (docs/relay-api.md "What the service does" 4). Unknown families are kept as strings. */
 export const VM_TYPES = ['evm', 'svm', 'bvm', 'tvm', 'tonvm', 'hypevm', 'lvm', 'xrpvm'] as const;
 export type VmType = (typeof VM_TYPES)[number];
 
-/** Chain object (spec "Chain object (GET /chains, array `chains`)"). */
+/** Chain object (docs/relay-api.md "Chain object (GET /chains, array `chains`)"). */
 export const ChainSchema = z.looseObject({
   id: z.number().int(),
   name: z.string(),
@@ -237,9 +240,9 @@ export const ChainSchema = z.looseObject({
   solverCurrencies: z.array(ChainCurrencySchema).optional(),
   featuredTokens: z.array(z.looseObject({})).optional(),
   /**
-   * Contract addresses by name, with nested groups kept as given: `v3` (spec) and, since Router 3.2, `v3.2`
-   * (https://docs.relay.link/references/api/api_resources/contract-addresses); any group is accepted so a new
-   * generation never fails the parse. Read through `listedContracts` (src/verify/chainsIndex.ts).
+   * Contract addresses by name, with nested groups kept as given: `v3` (docs/relay-api.md "Chain object") and, since
+   * Router 3.2, `v3.2` (https://docs.relay.link/references/api/api_resources/contract-addresses); any group is accepted
+   * so a new generation never fails the parse. Read through `listedContracts` (src/verify/chainsIndex.ts).
    */
   contracts: z.record(z.string(), z.unknown()).optional(),
   solverAddresses: z.array(z.string()).optional(),
@@ -299,9 +302,9 @@ export function parseChainsLeniently(raw: unknown): { chains: ChainsResponse; sk
 }
 
 /**
- * Request status values Ballast knows (spec "States and transitions", plus `delayed`, which the live API
- * also sends; docs/design.md "Status enum"). The API may send others (e.g. `fallback`, named in the spec's
- * `failReason` description): any value outside {@link TERMINAL_REQUEST_STATUSES} is non-final.
+ * Request status values Ballast knows (docs/relay-api.md "States and transitions", plus `delayed`, which the live API
+ * also sends; docs/design.md "Status enum"). The API may send others (e.g. `fallback`, named in the
+ * `failReason` of docs/relay-api.md "Webhooks"): any value outside {@link TERMINAL_REQUEST_STATUSES} is non-final.
  */
 export const REQUEST_STATUSES = [
   'waiting',
@@ -332,9 +335,9 @@ export function isKnownRequestStatus(status: string): status is KnownRequestStat
 }
 
 /**
- * GET /intents/status/v3 response (spec "Request status record"). `updatedAt` is milliseconds. `status` is
+ * GET /intents/status/v3 response (docs/relay-api.md "Request status record"). `updatedAt` is milliseconds. `status` is
  * any non-empty string: an unknown value is recorded and tracked on as non-final, never a parse failure.
- * `failReason` / `refundFailReason` mirror the webhook payload (spec "Events": `N/A` when not failed).
+ * `failReason` / `refundFailReason` mirror the webhook payload (docs/relay-api.md "Events": `N/A` when not failed).
  */
 export const IntentStatusSchema = z.looseObject({
   status: z.string().min(1),
@@ -349,7 +352,7 @@ export const IntentStatusSchema = z.looseObject({
 });
 export type IntentStatus = z.infer<typeof IntentStatusSchema>;
 
-/** GET /requests/v3 response: `requests` array of request records (spec "Request record"). */
+/** GET /requests/v3 response: `requests` array of request records (docs/relay-api.md "Request record"). */
 export const RequestsResponseSchema = z.looseObject({
   requests: z.array(
     z.looseObject({
@@ -368,9 +371,9 @@ export const RequestsResponseSchema = z.looseObject({
 export type RequestsResponse = z.infer<typeof RequestsResponseSchema>;
 
 /**
- * Error body (spec "Errors": every shape has `message`; most add `errorCode`, some `requestId`). `errorData` is a
- * string in the v2 shapes and an object in the single v3 shape `{message, errorCode, requestId, errorData}`
- * (https://docs.relay.link/references/api/api_guides/migrating-to-quote-v3).
+ * Error body (docs/relay-api.md "Errors": every shape has `message`; most add `errorCode`, some `requestId`).
+ * `errorData` is a string in the v2 shapes and an object in the single v3 shape `{message, errorCode, requestId,
+ * errorData}` (https://docs.relay.link/references/api/api_guides/migrating-to-quote-v3).
  */
 export const RelayErrorBodySchema = z.looseObject({
   message: z.string(),

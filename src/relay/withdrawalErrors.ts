@@ -1,7 +1,7 @@
 /**
  * The 409 answer of POST /withdrawals/request when a job is already in flight for the same (chain, owner,
- * currency) (spec "Errors": `WITHDRAWAL_IN_PROGRESS`, body includes `existingJobId`), surfaced as its own type so
- * a caller can resume that job instead of starting another.
+ * currency) (docs/relay-api.md "Errors": `WITHDRAWAL_IN_PROGRESS`, body includes `existingJobId`), surfaced as its own
+ * type so a caller can resume that job instead of starting another.
  */
 import { RelayApiError } from './errors.ts';
 import { WithdrawalInProgressBodySchema } from './withdrawalSchemas.ts';

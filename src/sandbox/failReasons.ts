@@ -1,8 +1,8 @@
 /**
  * The `failReason` and `refundFailReason` values the sandbox records, limited to the ones Relay publishes:
  * relay-kit's generated API types (`packages/sdk/src/types/api.ts`, GET /requests `data.failReason` /
- * `data.refundFailReason` enums) and spec "Events" (`N/A` on non-failure statuses, `UNKNOWN` when no reason
- * was recorded, `DOUBLE_SPEND` as an example).
+ * `data.refundFailReason` enums) and docs/relay-api.md "Events" (`N/A` on non-failure statuses, `UNKNOWN` when no
+ * reason was recorded, `DOUBLE_SPEND` as an example).
  */
 
 /** Published `failReason` values the sandbox can produce (a subset of relay-kit's enum), plus `N/A`. */
@@ -28,8 +28,8 @@ export type FailReason = (typeof FAIL_REASONS)[number];
 
 /**
  * Published `refundFailReason` values (relay-kit's enum, plus `MANUAL_REFUND_REQUIRED`, added 2026-08-07:
- * https://docs.relay.link/references/api/api_core_concepts/execution-errors), plus `N/A` (spec "Events": the
- * default).
+ * https://docs.relay.link/references/api/api_core_concepts/execution-errors), plus `N/A` (docs/relay-api.md "Events":
+ * the default).
  */
 export const REFUND_FAIL_REASONS = [
   'N/A',

@@ -1,8 +1,8 @@
 /**
  * Failures an operator has not resolved yet, which pause their route (src/cycle/pausedRoutes.ts) until
  * `ballast resume`:
- * - failed deposits: a request that ended `failure` left its deposit in the depository (spec "What the service
- *   does" 5: unfilled deposits stay there until the depositor reclaims them);
+ * - failed deposits: a request that ended `failure` left its deposit in the depository (docs/relay-api.md "What the
+ *   service does" 5: unfilled deposits stay there until the depositor reclaims them);
  * - refunds that did not happen: a request that ended `refund` with a `refundFailReason` (recorded by the refund
  *   follow-up, src/cycle/followRefund.ts) left its deposit where an operator must recover it
  *   (https://docs.relay.link/references/api/api_core_concepts/refunds);

@@ -1,6 +1,6 @@
 /**
- * Public types of local quote verification (spec "Local quote verification" 1–8, plus Ballast's extra rules).
- * Re-exported by `verifyQuote.ts`, the module callers import.
+ * Public types of local quote verification (docs/relay-api.md "Local quote verification" 1–8, plus Ballast's extra
+ * rules). Re-exported by `verifyQuote.ts`, the module callers import.
  */
 import type { Hex } from 'viem';
 import type { ChainsResponse, QuoteResponse } from '../relay/schemas.ts';

@@ -1,6 +1,6 @@
 /**
- * Whether a transfer's deposit may be withdrawn, and with which fields (spec "Withdrawal endpoints", eligibility
- * check: read `protocol.isWithdrawable` and `protocol.deposit.origin` from GET /requests/v3). Pure.
+ * Whether a transfer's deposit may be withdrawn, and with which fields (docs/relay-api.md "Withdrawal endpoints",
+ * eligibility check: read `protocol.isWithdrawable` and `protocol.deposit.origin` from GET /requests/v3). Pure.
  *
  * A deposit is attested only when the service's record describes exactly our deposit: the record is our
  * transfer's request, `isWithdrawable` is true, the depositor is our origin wallet, the transaction is our

@@ -1,6 +1,6 @@
 /**
- * The `ready` step of a withdrawal job (spec "Withdrawal job status": on non-TON chains the owner wallet signs
- * and broadcasts the transaction, paying its own gas): verify the transaction (src/verify/withdrawalTx.ts),
+ * The `ready` step of a withdrawal job (docs/relay-api.md "Withdrawal job status": on non-TON chains the owner wallet
+ * signs and broadcasts the transaction, paying its own gas): verify the transaction (src/verify/withdrawalTx.ts),
  * sign it through the owner's chain adapter, write it ahead (hash and raw bytes), broadcast, and follow its
  * receipt. A transaction that fails verification is never signed: the reason is recorded and nothing is sent.
  * After a crash, a written transaction is looked up on chain before it is ever sent again, and is sent again

@@ -30,7 +30,7 @@ const BITCOIN_ID = 8253038;
 const MEMPOOL_ORIGIN = 'https://mempool.space';
 const ECPair = ECPairFactory(ecc);
 
-/** GET /intents/status/v3, the fields checked here (spec "Request status record"). */
+/** GET /intents/status/v3, the fields checked here (docs/relay-api.md "Request status record"). */
 const StatusSchema = z.looseObject({
   status: z.string(),
   inTxHashes: z.array(z.string()).default([]),
@@ -289,7 +289,7 @@ describe('@relayprotocol/relay-sdk with Relay wallet adapters: non-EVM origins o
     expect((await wbtcOf()) - wbtcBefore).toBeGreaterThanOrEqual(t.minimumOut);
 
     // the SDK's requests: the quote, the broadcast, one deposit notification naming the txid; nothing else. The
-    // notification follows the broadcast at once, so it normally finds the deposit unmined and gets the spec's
+    // notification follows the broadcast at once, so it normally finds the deposit unmined and gets the Relay API's
     // 404 (which the SDK ignores); 200 only if a block landed in between
     const isIndex = (c: SdkCall) => c.url.endsWith('/transactions/index');
     const calls = await pollFor(t.calls, (cs) => cs.some((c) => isIndex(c) && c.status !== -1));

@@ -1,9 +1,9 @@
 /**
  * The Bitcoin {@link ChainAdapter} (API `vmType` `bvm`): an Esplora HTTP API and local P2WPKH / P2TR keys behind
- * the chain-adapter seam. Balances follow the spec's Bitcoin rule minus a miner-fee reserve, read at one tip
- * after checking the server's network by its genesis block; verification reads our outputs, the tip, the
- * node's fee estimate and what our in-flight deposits spend (originFacts.ts); deposits are PSBTs signed locally
- * (every input, SIGHASH_ALL, within the fee caps, replaceable and final) and posted to `/tx`; a lost
+ * the chain-adapter seam. Balances follow the Bitcoin rule of docs/relay-api.md "POST /quote/v2" minus a miner-fee
+ * reserve, read at one tip after checking the server's network by its genesis block; verification reads our outputs,
+ * the tip, the node's fee estimate and what our in-flight deposits spend (originFacts.ts); deposits are PSBTs signed
+ * locally (every input, SIGHASH_ALL, within the fee caps, replaceable and final) and posted to `/tx`; a lost
  * transaction is proven unable to land when another mined transaction spends one of its inputs; reorgs are seen
  * by block hash; deposits are found by the order-id OP_RETURN memo among the depository address's transactions.
  */
@@ -26,7 +26,7 @@ import { validateBvmAddress } from './validateAddress.ts';
 import { chainLeadSec, defaultLastItemLeadSec } from '../../executor/deadlines.ts';
 import type { BvmKey, BvmNetwork } from './wallet.ts';
 
-/** Native BTC's currency id (spec "Currency"). */
+/** Native BTC's currency id (docs/relay-api.md "Currency"). */
 export const BTC_CURRENCY = 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8';
 /** Default time between transaction status reads while waiting for a block, ms. */
 export const DEFAULT_BVM_POLL_INTERVAL_MS = 5_000;
@@ -102,8 +102,8 @@ const PsbtItemSchema = z.looseObject({ psbt: z.string().min(1) });
 /**
  * Creates the adapter of one Bitcoin chain.
  *
- * Balances handed to the planner are *spendable* satoshis: the spec's balance (confirmed funded − confirmed
- * spent − mempool spent) minus `minerFeeReserveSats`, floored at 0.
+ * Balances handed to the planner are *spendable* satoshis: the balance of docs/relay-api.md "POST /quote/v2" (confirmed
+ * funded − confirmed spent − mempool spent) minus `minerFeeReserveSats`, floored at 0.
  *
  * @throws TypeError when `esploraUrl` is not a URL
  * @example

@@ -1,6 +1,6 @@
 /**
- * `ballast order-id`: prints the order id of an `orderData` JSON (spec "Local quote verification" 3). The file may
- * hold a bare orderData object or a whole /quote/v2 response (its `protocol.v2.orderData` is used).
+ * `ballast order-id`: prints the order id of an `orderData` JSON (docs/relay-api.md "Local quote verification" 3). The
+ * file may hold a bare orderData object or a whole /quote/v2 response (its `protocol.v2.orderData` is used).
  */
 import type { Command } from 'commander';
 import { z } from 'zod';

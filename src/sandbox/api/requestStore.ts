@@ -1,8 +1,8 @@
 /**
  * In-memory request records of the sandbox: one per served quote (from `waiting`), plus one per deposit that
  * did not pay a waiting quote exactly (its own request id; the quote it named is left untouched). Status
- * transitions only move forward (spec "States and transitions"): waiting → depositing → pending → delayed →
- * submitted → success | failure | refund; terminal states never change. `delayed` is the live API's status for
+ * transitions only move forward (docs/relay-api.md "States and transitions"): waiting → depositing → pending → delayed
+ * → submitted → success | failure | refund; terminal states never change. `delayed` is the live API's status for
  * a fill running late (docs/design.md "Status enum"); the sandbox enters it only under the `delayed` fault.
  */
 import type { Hex } from 'viem';
@@ -10,7 +10,7 @@ import type { KnownRequestStatus } from '../../relay/schemas.ts';
 import type { FailReason, RefundFailReason } from '../failReasons.ts';
 import type { QuotedOrder } from '../quote/buildQuote.ts';
 
-/** Request statuses the sandbox reports on GET /intents/status/v3: the spec's seven plus `delayed`. */
+/** Request statuses the sandbox reports on GET /intents/status/v3 (docs/relay-api.md "Request status"). */
 export type SandboxRequestStatus = KnownRequestStatus;
 
 /**
@@ -60,7 +60,8 @@ export interface OutTx {
 
 /**
  * Who took a deposit out of the solver's reach: `solver` (it started filling, refunding or failing it) or
- * `withdrawal` (attested for withdrawal: hub balance from then on, never filled; spec "Withdrawal endpoints").
+ * `withdrawal` (attested for withdrawal: hub balance from then on, never filled; docs/relay-api.md "Withdrawal
+ * endpoints").
  */
 export type DepositClaim = 'solver' | 'withdrawal';
 
@@ -81,9 +82,11 @@ export interface RequestRecord {
   deposit: ObservedDeposit | null;
   /** Transactions the solver sent (fill or refund), with their receipts once mined. */
   outTxs: OutTx[];
-  /** `N/A` unless failed or refunded, then the published reason or `UNKNOWN` (spec "Events" failReason). */
+  /**
+   * `N/A` unless failed or refunded, then the published reason or `UNKNOWN` (docs/relay-api.md "Events" failReason).
+   */
   failReason: FailReason;
-  /** Why a refund leg failed; `N/A` by default (spec "Events" refundFailReason). */
+  /** Why a refund leg failed; `N/A` by default (docs/relay-api.md "Events" refundFailReason). */
   refundFailReason: RefundFailReason;
   /** Output actually delivered, destination base units (set on success). */
   filledAmount: bigint | null;

@@ -1,6 +1,6 @@
 /**
- * POST /quote/v2 for routes touching Solana or Bitcoin: the Solana size check (spec "Limits": 1232 bytes; the
- * `solanaTxTooLarge` fault), the chain reads (balances, EVM fee data, the Bitcoin user's coins and fee rate),
+ * POST /quote/v2 for routes touching Solana or Bitcoin: the Solana size check (docs/relay-api.md "Limits": 1232 bytes;
+ * the `solanaTxTooLarge` fault), the chain reads (balances, EVM fee data, the Bitcoin user's coins and fee rate),
  * the build (`vmQuote.ts`), and the tamper faults of Solana- and Bitcoin-origin quotes.
  */
 import type { Hex } from 'viem';

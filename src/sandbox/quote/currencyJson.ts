@@ -1,5 +1,5 @@
 /**
- * Builders for the currency records of a quote (spec "Currency", "Currency amount").
+ * Builders for the currency records of a quote (docs/relay-api.md "Currency", "Currency amount").
  */
 import { formatUnits } from 'viem';
 import { formatUsdMicros } from '../../core/units.ts';
@@ -43,7 +43,8 @@ export function currencyAmountJson(
 }
 
 /**
- * One input unit expressed in output units (spec "details": rate), with 18 fractional digits, rounded down.
+ * One input unit expressed in output units (docs/relay-api.md "details": rate), with 18 fractional digits, rounded
+ * down.
  *
  * @param amountIn input, base units (> 0)
  * @param amountOut output, base units

@@ -1,8 +1,8 @@
 /**
- * Errors the sandbox API answers with, in the body shapes of spec "Errors": `{message, errorCode, errorData}`,
- * `{message, errorCode}`, `{message}` and `{message, errorCode, requestId}`.
+ * Errors the sandbox API answers with, in the body shapes of docs/relay-api.md "Errors": `{message, errorCode,
+ * errorData}`, `{message, errorCode}`, `{message}` and `{message, errorCode, requestId}`.
  *
- * Every `errorCode` is one the public material names: the spec ("Errors", "Authentication" 3) or Relay's
+ * Every `errorCode` is one the public material names: docs/relay-api.md "Errors" and "Authentication" 3 or Relay's
  * published quote error list (relayprotocol/relay-docs `references/api/api_core_concepts/handling-errors.mdx`;
  * relay-kit's generated API types type `errorCode` as a plain string). Where no public code fits the
  * condition — malformed bodies and queries, unknown request ids, rate limiting, sandbox-only limits — the
@@ -19,13 +19,14 @@
  * - `AMOUNT_TOO_LOW` — the amount is below what a quote needs;
  * - `INSUFFICIENT_LIQUIDITY` — not enough solver liquidity to fill;
  * - `INVALID_SLIPPAGE_TOLERANCE` — slippage is not an integer string of basis points;
- * - `INSUFFICIENT_FUNDS` — a Bitcoin user's balance does not exceed the amount plus the deposit's fee (spec
- *   "Errors"; 400 here, the spec does not state the status);
- * - `SOLANA_TX_TOO_LARGE` — the compiled Solana deposit transaction exceeds 1232 bytes (spec "Errors": 400);
+ * - `INSUFFICIENT_FUNDS` — a Bitcoin user's balance does not exceed the amount plus the deposit's fee
+ *   (docs/relay-api.md "Errors"; 400 here, the Relay docs state no status);
+ * - `SOLANA_TX_TOO_LARGE` — the compiled Solana deposit transaction exceeds 1232 bytes (docs/relay-api.md "Errors":
+ *   400);
  * - `BLOCKED_WALLET_ADDRESS` — an address of the request is on the screening blocklist (the `blockedWallets`
  *   fault; https://docs.relay.link/security/transaction-screening: HTTP 400);
- * - `UNAUTHORIZED` — missing or invalid API key (spec "Authentication" 3: 401 `{message, errorCode}`);
- * - `UNKNOWN_ERROR` — an unexpected error (500; spec: `{message, errorCode}`).
+ * - `UNAUTHORIZED` — missing or invalid API key (docs/relay-api.md "Authentication" 3: 401 `{message, errorCode}`);
+ * - `UNKNOWN_ERROR` — an unexpected error (500; docs/relay-api.md "Errors": `{message, errorCode}`).
  */
 export type SandboxErrorCode =
   | 'INVALID_ADDRESS'
@@ -42,7 +43,9 @@ export type SandboxErrorCode =
   | 'UNAUTHORIZED'
   | 'UNKNOWN_ERROR';
 
-/** Body of an error answer (spec "Errors"): always `message`; `errorCode` with at most one of the others. */
+/**
+ * Body of an error answer (docs/relay-api.md "Errors"): always `message`; `errorCode` with at most one of the others.
+ */
 export type SandboxErrorBody =
   | { message: string }
   | { message: string; errorCode: string }
@@ -56,7 +59,7 @@ export type SandboxErrorContext = { errorData: string } | { requestId: string };
 
 /**
  * An error answered to the API caller. `status` is the HTTP status; `code` the `errorCode` (null: the
- * message-only shape); `errorData` / `requestId` optional context (spec "Errors": both strings).
+ * message-only shape); `errorData` / `requestId` optional context (docs/relay-api.md "Errors": both strings).
  */
 export class SandboxApiError extends Error {
   readonly code: SandboxErrorCode | null;
@@ -77,7 +80,10 @@ export class SandboxApiError extends Error {
     this.requestId = ctx !== undefined && 'requestId' in ctx ? ctx.requestId : undefined;
   }
 
-  /** The JSON body answered for this error, in one of the spec's shapes ({@link SandboxErrorBody}). */
+  /**
+   * The JSON body answered for this error, in one of the shapes of docs/relay-api.md "Errors" ({@link
+   * SandboxErrorBody}).
+   */
   toBody(): SandboxErrorBody {
     if (this.code === null) return { message: this.message };
     if (this.errorData !== undefined) return { message: this.message, errorCode: this.code, errorData: this.errorData };

@@ -1,6 +1,6 @@
 /**
- * The VM-independent part of a sandbox quote (spec "Quote response", "protocol.v2", "Fee components"): prices
- * the route, signs the order, and assembles the response around the origin VM's steps (EVM calls, Solana
+ * The VM-independent part of a sandbox quote (docs/relay-api.md "Quote response", "protocol.v2", "Fee components"):
+ * prices the route, signs the order, and assembles the response around the origin VM's steps (EVM calls, Solana
  * instructions or a Bitcoin PSBT): the deprecated fee set, `feeSponsorship`, `details` with
  * `expandedPriceImpact`, and `protocol.v2`. No I/O: chain reads are passed in, `nowSec` is given.
  */

@@ -1,16 +1,19 @@
 /**
- * The `solanaTxTooLarge` fault (spec "Errors": `SOLANA_TX_TOO_LARGE`; "Limits": 1232 bytes, `maxRouteLength`
- * recommended 4 then 3, a single `includedOriginSwapSources` entry as the size-conservative option). While it
- * is set, a Solana-origin quote behaves as if the origin swap route added accounts and data to the deposit
+ * The `solanaTxTooLarge` fault (docs/relay-api.md "Errors": `SOLANA_TX_TOO_LARGE`; "Limits": 1232 bytes,
+ * `maxRouteLength` recommended 4 then 3, a single `includedOriginSwapSources` entry as the size-conservative option).
+ * While it is set, a Solana-origin quote behaves as if the origin swap route added accounts and data to the deposit
  * transaction: each hop of the route (the request's `maxRouteLength`, 4 when absent; 1 with a single swap
  * source) adds {@link SIMULATED_HOP_BYTES} bytes on top of the measured deposit transaction, and the quote
  * is refused unless the request narrows the route as far as the fault demands. Pure.
  */
 import { SandboxApiError } from './errors.ts';
 
-/** Largest Solana transaction on the wire, bytes (spec "Limits"). */
+/** Largest Solana transaction on the wire, bytes (docs/relay-api.md "Limits"). */
 export const SOLANA_TX_LIMIT_BYTES = 1232;
-/** Hops of the simulated origin route when the request does not limit them (the spec's first recommendation). */
+/**
+ * Hops of the simulated origin route when the request does not limit them (docs/relay-api.md "Limits": the first
+ * recommendation).
+ */
 export const DEFAULT_ROUTE_HOPS = 4;
 /** Bytes a simulated route adds per hop (accounts, lookup-table indexes and swap data). */
 export const SIMULATED_HOP_BYTES = 400;
@@ -66,7 +69,7 @@ export function judgeSolanaSize(
 }
 
 /**
- * The error answered for an oversized Solana deposit transaction (spec "Errors": the message reports the
+ * The error answered for an oversized Solana deposit transaction (docs/relay-api.md "Errors": the message reports the
  * measured size and the bytes over the limit).
  */
 export function solanaTxTooLargeError(sizeBytes: number): SandboxApiError {

@@ -1,7 +1,7 @@
 /**
- * Bitcoin deposit checks (spec "Local quote verification" 6–7, in their Bitcoin form; docs/design.md "Bitcoin step
- * data"): the order id in the first OP_RETURN, who the deposit credits (the memo's `|depositor=` or else the
- * first input's address), and that a native BTC payment of exactly the payment amount reaches the depository.
+ * Bitcoin deposit checks (docs/relay-api.md "Local quote verification" 6–7, in their Bitcoin form; docs/design.md
+ * "Bitcoin step data"): the order id in the first OP_RETURN, who the deposit credits (the memo's `|depositor=` or else
+ * the first input's address), and that a native BTC payment of exactly the payment amount reaches the depository.
  */
 import type { Hex } from 'viem';
 import { decodeOrderIdMemo, sameScript, type OrderIdMemo } from '../../protocol/bitcoinDeposit.ts';

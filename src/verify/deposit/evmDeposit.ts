@@ -1,5 +1,5 @@
 /**
- * EVM deposit checks (spec "Local quote verification" 5–7): find the single step item sent to the
+ * EVM deposit checks (docs/relay-api.md "Local quote verification" 5–7): find the single step item sent to the
  * depository from GET /chains, decode its calldata, and compare the id, depositor and the native/ERC-20 form
  * with the order.
  */
@@ -19,8 +19,9 @@ export interface LocatedDeposit {
 }
 
 /**
- * `deposit-call` (spec 5): exactly one transaction item has `to` equal to the depository; its `chainId` is
- * the payment chain's numeric id; its calldata decodes canonically as `depositNative` or `depositErc20`.
+ * `deposit-call` (docs/relay-api.md "Local quote verification" 5): exactly one transaction item has `to` equal to the
+ * depository; its `chainId` is the payment chain's numeric id; its calldata decodes canonically as `depositNative` or
+ * `depositErc20`.
  *
  * @param items every transaction step item of the quote
  * @param depository the payment chain's depository from GET /chains
@@ -50,7 +51,10 @@ export function locateEvmDeposit(
   };
 }
 
-/** `deposit-id` (spec 6): the decoded `id` equals the recomputed order id (skipped when that is unknown). */
+/**
+ * `deposit-id` (docs/relay-api.md "Local quote verification" 6): the decoded `id` equals the recomputed order id
+ * (skipped when that is unknown).
+ */
 export function checkEvmDepositId(deposit: LocatedDeposit, orderId: Hex | null): RuleResult {
   if (orderId === null) return skipped('deposit-id', 'order-id');
   const id = deposit.call.id.toLowerCase();
@@ -59,7 +63,10 @@ export function checkEvmDepositId(deposit: LocatedDeposit, orderId: Hex | null):
     : fail('deposit-id', `${deposit.item.path} ${deposit.call.functionName} id is ${id}, expected recomputed order id ${orderId}`);
 }
 
-/** `depositor` (spec 6): the decoded `depositor` equals our own wallet (`expect.user`). */
+/**
+ * `depositor` (docs/relay-api.md "Local quote verification" 6): the decoded `depositor` equals our own wallet
+ * (`expect.user`).
+ */
 export function checkEvmDepositor(deposit: LocatedDeposit, user: string): RuleResult {
   const { depositor } = deposit.call;
   return sameAddress(depositor, user, 'evm')
@@ -68,9 +75,9 @@ export function checkEvmDepositor(deposit: LocatedDeposit, user: string): RuleRe
 }
 
 /**
- * `deposit-kind` (spec 7): `depositNative` iff the payment currency is the VM's native currency. Native: the
- * transaction `value` equals the payment amount. ERC-20: `token` equals the payment currency, `amount` equals
- * the payment amount and `value` is 0. Amounts in base units.
+ * `deposit-kind` (docs/relay-api.md "Local quote verification" 7): `depositNative` iff the payment currency is the VM's
+ * native currency. Native: the transaction `value` equals the payment amount. ERC-20: `token` equals the payment
+ * currency, `amount` equals the payment amount and `value` is 0. Amounts in base units.
  */
 export function checkEvmDepositKind(deposit: LocatedDeposit, payment: PaymentFacts, vmType: string): RuleResult {
   const { call, item } = deposit;

@@ -1,6 +1,6 @@
 /**
- * Solana deposit checks (spec "Local quote verification" 5–7 on a Solana origin): find the single instruction
- * to the depository program from GET /chains, decode its data (`deposit_native` / `deposit_token`) and its
+ * Solana deposit checks (docs/relay-api.md "Local quote verification" 5–7 on a Solana origin): find the single
+ * instruction to the depository program from GET /chains, decode its data (`deposit_native` / `deposit_token`) and its
  * accounts against the exact list the program expects (`depositAccounts`), and compare the id, depositor and
  * native/token form with the order. Pure.
  */
@@ -57,11 +57,11 @@ function accountProblems(path: string, actual: readonly SvmAccountMeta[], expect
 }
 
 /**
- * `deposit-call` (spec 5): exactly one instruction of the quote calls the depository program (GET /chains
- * `protocol.v2.depository`); its data decodes as `deposit_native` or `deposit_token`; its accounts are exactly
- * `depositAccounts({programId: depository, sender: user, depositor, mint, tokenProgram})` (order, keys, signer
- * and writable flags), with the depositor (account 2) and mint (account 4) as the instruction names them
- * (judged by `depositor` and `deposit-kind`) and the token program SPL Token or Token-2022.
+ * `deposit-call` (docs/relay-api.md "Local quote verification" 5): exactly one instruction of the quote calls the
+ * depository program (GET /chains `protocol.v2.depository`); its data decodes as `deposit_native` or `deposit_token`;
+ * its accounts are exactly `depositAccounts({programId: depository, sender: user, depositor, mint, tokenProgram})`
+ * (order, keys, signer and writable flags), with the depositor (account 2) and mint (account 4) as the instruction
+ * names them (judged by `depositor` and `deposit-kind`) and the token program SPL Token or Token-2022.
  *
  * @param items every transaction step item of the quote
  * @param depository depository program id, base58, from GET /chains
@@ -120,7 +120,10 @@ export function locateSvmDeposit(
   };
 }
 
-/** `deposit-id` (spec 6): the instruction's `id` equals the recomputed order id (skipped when that is unknown). */
+/**
+ * `deposit-id` (docs/relay-api.md "Local quote verification" 6): the instruction's `id` equals the recomputed order id
+ * (skipped when that is unknown).
+ */
 export function checkSvmDepositId(deposit: LocatedSvmDeposit, orderId: Hex | null): RuleResult {
   if (orderId === null) return skipped('deposit-id', 'order-id');
   const id = deposit.decoded.id.toLowerCase();
@@ -129,7 +132,10 @@ export function checkSvmDepositId(deposit: LocatedSvmDeposit, orderId: Hex | nul
     : fail('deposit-id', `${deposit.at.path} deposit_${deposit.decoded.kind} id is ${id}, expected recomputed order id ${orderId}`);
 }
 
-/** `depositor` (spec 6): the depositor account (index 2) is our wallet, compared exactly (base58 is case-sensitive). */
+/**
+ * `depositor` (docs/relay-api.md "Local quote verification" 6): the depositor account (index 2) is our wallet, compared
+ * exactly (base58 is case-sensitive).
+ */
 export function checkSvmDepositor(deposit: LocatedSvmDeposit, user: string): RuleResult {
   return deposit.depositor === user
     ? pass('depositor', `${deposit.at.path} credits depositor ${user}`)
@@ -137,9 +143,9 @@ export function checkSvmDepositor(deposit: LocatedSvmDeposit, user: string): Rul
 }
 
 /**
- * `deposit-kind` (spec 7): `deposit_native` iff the payment currency is Solana's native id (the system program,
- * spec "Currency"); the instruction amount equals the payment amount (lamports or token base units); for a
- * token, the mint (account 4) equals the payment currency.
+ * `deposit-kind` (docs/relay-api.md "Local quote verification" 7): `deposit_native` iff the payment currency is
+ * Solana's native id (the system program, docs/relay-api.md "Currency"); the instruction amount equals the payment
+ * amount (lamports or token base units); for a token, the mint (account 4) equals the payment currency.
  */
 export function checkSvmDepositKind(deposit: LocatedSvmDeposit, payment: PaymentFacts): RuleResult {
   const { decoded, at } = deposit;

@@ -1,6 +1,7 @@
 /**
  * Ballast's transaction-level rules on a Solana step item: no approvals, only our wallet signs, the compiled
- * v0 transaction fits in 1232 bytes (spec "Limits"), and nothing besides the deposit touches our funds. Pure.
+ * v0 transaction fits in 1232 bytes (docs/relay-api.md "Limits"), and nothing besides the deposit touches our funds.
+ * Pure.
  */
 import { PublicKey } from '@solana/web3.js';
 import { fail, outcome, pass } from '../ruleResult.ts';

@@ -1,7 +1,8 @@
 /**
- * Rules on the protocol block itself: its presence (spec "Local quote verification" 1), the recomputed order
- * id (spec 3), the canonical depository from GET /chains (spec 4), the order's solver (Ballast) and the optional solver signature
- * (spec "onchain alternative", EIP-191 over the 32 raw order-id bytes).
+ * Rules on the protocol block itself: its presence (docs/relay-api.md "Local quote verification" 1), the recomputed
+ * order id (docs/relay-api.md "Local quote verification" 3), the canonical depository from GET /chains
+ * (docs/relay-api.md "Local quote verification" 4), the order's solver (Ballast) and the optional solver signature
+ * (docs/relay-api.md "Onchain alternative", EIP-191 over the 32 raw order-id bytes).
  */
 import type { Hex } from 'viem';
 import { recoverOrderSigner } from '../../protocol/orderSignature.ts';

@@ -86,7 +86,7 @@ export async function oneTransferTreasury(
   const from = holding(s, opts.asset, opts.from);
   const to = holding(s, opts.asset, opts.to);
   const [fromBefore, toBefore] = [await from.balance(), await to.balance()];
-  // The Bitcoin adapter plans with the spendable balance: the spec's balance less the miner-fee reserve.
+  // The Bitcoin adapter plans with the spendable balance: the Relay API's balance less the miner-fee reserve.
   const fromPlanned = fromBefore - (opts.reserve ?? 0n);
   const fromTarget = fromPlanned - opts.amount;
   const d = from.decimals;

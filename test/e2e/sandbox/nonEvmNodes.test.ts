@@ -1,7 +1,7 @@
 /**
  * The sandbox's non-EVM nodes on their own (no anvil): both treasuries are funded as documented, the Bitcoin
  * node mines on its timer and stops mining when stopped, and the chain reads the quote path uses agree with
- * the nodes (the spec's Bitcoin balance, confirmed coins only).
+ * the nodes (the Relay API's Bitcoin balance, confirmed coins only).
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -42,7 +42,7 @@ describe('feeCapsFor', () => {
   });
 
   it("a route's stricter cap skips a quote the global caps accept", () => {
-    // 1000 USD in, execution 0.02 USD (the spec's flat fee), total 0.02 USD.
+    // 1000 USD in, execution 0.02 USD (the Relay API's flat fee), total 0.02 USD.
     const details = {
       currencyIn: { amountUsd: '1000' },
       totalImpact: { usd: '-0.02', percent: '-0.002' },

@@ -1,7 +1,7 @@
 /**
- * Webhook delivery verification (spec "Events" → "Webhooks"): HMAC-SHA256(api key, `<timestamp>.<body>`),
+ * Webhook delivery verification (docs/relay-api.md "Events" → "Webhooks"): HMAC-SHA256(api key, `<timestamp>.<body>`),
  * constant-time compare on equal lengths, a timestamp window and replay refusal. The expected signatures are
- * computed here independently with node:crypto over the spec's text.
+ * computed here independently with node:crypto over the Relay API's text.
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

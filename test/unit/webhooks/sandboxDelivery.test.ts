@@ -1,8 +1,9 @@
 /**
- * The sandbox's webhook delivery (src/sandbox/webhooks/sender.ts, spec "Events" → "Webhooks"), against a real
- * loopback HTTP receiver: each status change is posted as a signed `request.status.updated` payload that the
- * spec's verification accepts; non-2xx answers and network errors are retried (up to 10 retries, exponential
- * backoff, signed afresh) until a 2xx; deliveries of one request arrive in order; the drop and duplicate faults.
+ * The sandbox's webhook delivery (src/sandbox/webhooks/sender.ts, docs/relay-api.md "Events" → "Webhooks"), against a
+ * real loopback HTTP receiver: each status change is posted as a signed `request.status.updated` payload that the
+ * verification of docs/relay-api.md "Webhooks" accepts; non-2xx answers and network errors are retried (up to 10
+ * retries, exponential backoff, signed afresh) until a 2xx; deliveries of one request arrive in order; the drop and
+ * duplicate faults.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

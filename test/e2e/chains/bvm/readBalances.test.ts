@@ -1,6 +1,6 @@
 /**
  * End-to-end: Bitcoin balances and unspent outputs read by the adapter from the sandbox Esplora node. The amount
- * is the spec's rule (confirmed funded − confirmed spent − mempool spent) minus the miner-fee reserve, floored
+ * is the Relay API's rule (confirmed funded − confirmed spent − mempool spent) minus the miner-fee reserve, floored
  * at 0; a server of another network, a 503, a non-BTC currency and a non-Bitcoin address are each reported
  * where they belong, and credentials in the Esplora URL never reach a message.
  */

@@ -10,7 +10,7 @@ import {
 } from '../../../../src/sandbox/quote/prices.ts';
 import { mergeFaults, DEFAULT_SANDBOX_FAULTS, SandboxFaultsPatchSchema } from '../../../../src/sandbox/faults.ts';
 
-describe('classifyPair (spec "Limits" platform fee table)', () => {
+describe('classifyPair (docs/relay-api.md "Limits" platform fee table)', () => {
   it.each([
     ['USDC', 'USDC', 'bridge', 0],
     ['ETH', 'WETH', 'bridge', 0],
