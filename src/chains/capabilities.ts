@@ -30,8 +30,8 @@ export interface GasMeter {
 export interface StallPolicy {
   /**
    * Blocks after its deposit's block at which a transfer of `amountIn` (base units) whose request is not final
-   * counts as stalled, for chains whose policy is stated in blocks (Bitcoin: docs/relay-api.md "Limits", 2 to 3 blocks, 3 to 4
-   * for high value). Adapters without this role leave only `tracking.stalledAfterSec`.
+   * counts as stalled, for chains whose policy is stated in blocks (Bitcoin: docs/relay-api.md "Limits", 2 to 3
+   * blocks, 3 to 4 for high value). Adapters without this role leave only `tracking.stalledAfterSec`.
    */
   stalledAfterBlocks(amountIn: bigint): number;
 }

@@ -1,5 +1,5 @@
 /**
- * Ends an unwanted deposit provably (issue "never pay twice"): a Bitcoin transaction never expires, so a deposit
+ * Ends an unwanted deposit provably (never pay twice): a Bitcoin transaction never expires, so a deposit
  * still unmined after its order deadline could land at any later time from any node's mempool, after the need
  * was planned and paid again. Instead of reading the passed deadline as proof, Ballast replaces the deposit with
  * a transaction of its own spending the same inputs back to our wallet at a higher fee (the adapter's `cancel`,

@@ -1,5 +1,5 @@
 /**
- * The spending-limit gate of the pipeline (issue "Guard rails"): reads what the pure check needs — the
+ * The spending-limit gate of the pipeline: reads what the pure check needs — the
  * kill-switch file, the rolling history of signed transfers, the asset decimals of each origin chain — and asks
  * src/policy/spendingLimits.ts whether a transfer may be signed. Only configured wallets may ever receive
  * (`policy.limits.allowedRecipients` narrows that to a subset).
