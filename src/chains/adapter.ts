@@ -17,7 +17,7 @@
  * order deadline proves nothing on Solana or Bitcoin (a Bitcoin transaction never expires): an unwanted Bitcoin
  * deposit is ended by {@link ChainAdapter.cancel}, a replacement of ours that must be mined first.
  */
-import type { QuoteResponse } from '../relay/schemas.ts';
+import type { QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { DepositLimits, OriginChainFacts } from '../verify/deposit/types.ts';
 
 /** API `vmType` values Ballast has adapters for. */

@@ -4,7 +4,7 @@
  * (src/cycle/gasTopUp.ts) and the rebalance, then quote/check/execute each planned transfer, top-ups first.
  * The caller holds the single-run lock.
  */
-import type { ChainsResponse } from '../relay/schemas.ts';
+import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { BalanceReading, Plan, TargetBand } from '../planner/types.ts';
 import { planRebalance } from '../planner/planRebalance.ts';
 import { applyWeights } from '../planner/weights.ts';
@@ -33,7 +33,7 @@ import { readTargetBalances } from './readBalances.ts';
 import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
 import { recoverInCycle } from '../withdraw/recover.ts';
 import type { Logger } from 'pino';
-import { formatUsdMicros } from '../core/units.ts';
+import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { countMonitorAttempt } from '../metrics/monitorMetrics.ts';
 
 /** Cycle outcome: `ok` completed; `refused` a needed transfer was refused by policy or verification; `error` otherwise. */

@@ -10,7 +10,7 @@
  */
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { sameTxId } from '../core/txId.ts';
-import type { RequestsResponse } from '../relay/schemas.ts';
+import type { RequestsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { IN_FLIGHT_STATUSES, adoptRequestId, markTransferStalled, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
 

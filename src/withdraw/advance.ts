@@ -25,7 +25,7 @@
  * its stored state by the next pass (a cycle or `ballast withdraw`).
  */
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { withdrawalDigest } from '../protocol/withdrawalDigest.ts';
+import { withdrawalDigest } from '@ballast/protocol/protocol/withdrawalDigest.ts';
 import { RelayApiError } from '../relay/errors.ts';
 import { existingJobIdOf } from '../relay/withdrawalErrors.ts';
 import { remainingToWithdraw, settleJob } from '../store/withdrawalAmounts.ts';
