@@ -6,13 +6,17 @@
  *   handled or marked `void` (a dropped store write runs detached, outside its transaction); no Promise where a
  *   plain value or a void callback is expected; a `switch` over a union names every member; type-only imports
  *   say so.
- * - layer boundaries on src/ (docs/design.md, README "How one cycle works"), as `no-restricted-imports` and
- *   `no-restricted-syntax` per top-level folder of src/:
- *   - chain clients, signers and Esplora calls only under src/chains/ (and src/sandbox/, which plays the chains);
+ * - layer boundaries on src/ and the workspace packages (docs/design.md, README "How one cycle works"), as
+ *   `no-restricted-imports` and `no-restricted-syntax` per top-level folder of src/, packages/protocol/src/ and
+ *   packages/sandbox/src/ (the `sandbox` folder):
+ *   - chain clients, signers and Esplora calls only under src/chains/ (and the sandbox, which plays the chains);
  *   - the cycle and the executor reach chains only through src/chains/adapter.ts;
  *   - database drivers and SQL only under src/store/ (and src/ha/ may hold a PostgreSQL pool);
  *   - the pure core (planner, fee policy, verification, protocol encodings) imports no I/O;
- *   - the product does not import the sandbox, except the CLI files that start or describe it.
+ *   - the product does not import the sandbox (@ballast/sandbox), except the two CLI commands that start it
+ *     (`ballast demo`, `ballast sandbox`), and those only by a dynamic `import()` (a production install omits it);
+ *   - the workspace packages import nothing of the product: @ballast/protocol stands alone, @ballast/sandbox
+ *     imports only @ballast/protocol.
  *
  * test/unit/architecture/lintRules.test.ts plants a violation of each kind and checks it is reported.
  */
@@ -27,14 +31,23 @@ const SRC_DIRS = readdirSync(new URL('./src/', import.meta.url), { withFileTypes
 /** Folders whose code runs with no I/O: pure functions of their inputs. */
 const PURE_CORE = ['planner', 'policy', 'verify', 'protocol'];
 
-/** CLI files that start the sandbox or read its fixtures (`ballast demo`, `ballast sandbox`). */
-const SANDBOX_CLI_FILES = ['src/cli/sandboxFixtures.ts', 'src/cli/sandboxEnv.ts', 'src/cli/commands/demo.ts', 'src/cli/commands/sandbox.ts'];
+/** Folders of the @ballast/protocol package (packages/protocol/src/): protocol encodings, units, error base, API schemas. */
+const PROTOCOL_DIRS = ['core', 'protocol', 'relay'];
+
+/** CLI commands that start the sandbox (`ballast demo`, `ballast sandbox`): they load @ballast/sandbox by a dynamic import. */
+const SANDBOX_CLI_FILES = ['src/cli/commands/demo.ts', 'src/cli/commands/sandbox.ts'];
+
+const SANDBOX_MESSAGE = 'The product does not depend on the sandbox (a test double of the chains and the Relay API, package @ballast/sandbox); only `ballast demo` and `ballast sandbox` load it, by a dynamic import.';
+/** A dynamic import of the sandbox package. */
+const sandboxImportSyntax = { selector: 'ImportExpression[source.value=/^@ballast\\/sandbox(\\/|$)/]', message: SANDBOX_MESSAGE };
+/** Relative imports leaving a workspace package's src/ for the product or another package. */
+const leavePackage = { regex: '^(\\.\\./)+(src|packages|protocol|sandbox|test)/', message: 'A workspace package imports only its own files and its dependencies (@ballast/protocol), never the product.' };
 
 const CHAINS_ONLY = 'Chain clients and signers live only under src/chains/<vm>/ (docs/design.md): reach the chain through the ChainAdapter of src/chains/adapter.ts, or move this code into the adapter.';
 const STORE_ONLY = 'Database access lives in src/store/: call a store function (or add one there) instead of opening a database or issuing SQL here.';
 const PURE_ONLY = 'The planner, fee policy, verification and protocol encodings are pure (no I/O): pass the data in from the cycle instead of reading it here.';
 
-/** Value imports allowed only under src/chains/ and src/sandbox/ (type-only imports are fine everywhere). */
+/** Value imports allowed only under src/chains/ and the sandbox (type-only imports are fine everywhere). */
 const chainImports = [
   { name: 'viem', importNames: ['createPublicClient', 'createWalletClient', 'createClient', 'createTestClient', 'http', 'webSocket', 'fallback', 'custom'], allowTypeImports: true, message: CHAINS_ONLY },
   { name: 'viem/accounts', allowTypeImports: true, message: CHAINS_ONLY },
@@ -42,7 +55,7 @@ const chainImports = [
   { name: 'ecpair', allowTypeImports: true, message: CHAINS_ONLY },
 ];
 
-/** PSBT or raw-key signing, only under src/chains/ and src/sandbox/. */
+/** PSBT or raw-key signing, only under src/chains/ and the sandbox. */
 const signingSyntax = {
   selector: 'CallExpression[callee.property.name=/^(signInput|signAllInputs|signInputAsync|signAllInputsAsync|signSchnorr)$/]',
   message: CHAINS_ONLY,
@@ -68,7 +81,7 @@ const IO_PACKAGES = ['pg', 'better-sqlite3', 'pino', 'prom-client', 'ws', 'node-
  * (A flat-config rule setting replaces an earlier one for the same file, so each folder gets all its
  * restrictions in one setting.)
  */
-function boundaries(dir, { sandboxAllowed = false } = {}) {
+function boundaries(dir, { sandboxAllowed = false, inPackage = false } = {}) {
   const paths = [];
   const patterns = [];
   const syntax = [];
@@ -83,8 +96,9 @@ function boundaries(dir, { sandboxAllowed = false } = {}) {
     if (dir !== 'ha') paths.push({ name: 'pg', allowTypeImports: true, message: STORE_ONLY });
     syntax.push(...sqlSyntax);
   }
-  if (dir !== 'sandbox' && !sandboxAllowed) {
-    patterns.push({ regex: '(^|/)sandbox/', message: 'The product does not depend on the sandbox (a test double of the chains and the Relay API); only the CLI files that start it import it.' });
+  if (dir !== 'sandbox') {
+    patterns.push({ regex: '(^|/)sandbox(/|$)', message: SANDBOX_MESSAGE });
+    if (!sandboxAllowed) syntax.push(sandboxImportSyntax);
   }
   if (dir === 'cycle' || dir === 'executor') {
     patterns.push({ regex: '(^|/)chains/(evm|svm|bvm)/', allowTypeImports: false, message: 'The cycle and the executor reach chains only through the ChainAdapter interface (src/chains/adapter.ts).' });
@@ -95,6 +109,7 @@ function boundaries(dir, { sandboxAllowed = false } = {}) {
     patterns.push({ regex: '(^|/)(store|cli|app|cycle|executor|metrics|log|webhooks|withdraw|ha|chains/(evm|svm|bvm))/', allowTypeImports: true, message: PURE_ONLY });
     patterns.push({ regex: '(^|/)relay/(?!schemas\\.ts$|withdrawalSchemas\\.ts$)', allowTypeImports: true, message: `${PURE_ONLY} (Only the response schemas of src/relay/ are shared.)` });
   }
+  if (inPackage) patterns.push(leavePackage);
   return {
     '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }],
     'no-restricted-syntax': ['error', ...syntax],
@@ -102,7 +117,7 @@ function boundaries(dir, { sandboxAllowed = false } = {}) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', '.dist-build-*/', '.dist-old-*/'] },
+  { ignores: ['node_modules/', 'dist/', 'coverage/', '.dist-build-*/', '.dist-old-*/', 'packages/*/dist/', 'packages/*/.dist-build-*/', 'packages/*/.dist-old-*/'] },
   {
     files: ['**/*.ts'],
     languageOptions: {
@@ -123,4 +138,6 @@ export default tseslint.config(
   { files: ['src/*.ts'], rules: boundaries('') },
   ...SRC_DIRS.map((dir) => ({ files: [`src/${dir}/**/*.ts`], rules: boundaries(dir) })),
   { files: SANDBOX_CLI_FILES, rules: boundaries('cli', { sandboxAllowed: true }) },
+  ...PROTOCOL_DIRS.map((dir) => ({ files: [`packages/protocol/src/${dir}/**/*.ts`], rules: boundaries(dir === 'core' || dir === 'protocol' ? 'protocol' : dir, { inPackage: true }) })),
+  { files: ['packages/sandbox/src/**/*.ts'], rules: boundaries('sandbox', { inPackage: true }) },
 );

@@ -13,8 +13,8 @@
 import { createWalletClient, erc20Abi, http, type Address, type Hash, type PublicClient } from 'viem';
 import { createEvmAdapter } from '../src/chains/evm/adapter.ts';
 import { createEvmPublicClient } from '../src/chains/evm/client.ts';
-import { getArtifacts } from '../src/sandbox/contracts/compile.ts';
-import { DEFAULT_LOCAL_CHAINS, startLocalChains, type LocalChains } from '../src/sandbox/chains/localChains.ts';
+import { getArtifacts } from '../packages/sandbox/src/contracts/compile.ts';
+import { DEFAULT_LOCAL_CHAINS, startLocalChains, type LocalChains } from '../packages/sandbox/src/chains/localChains.ts';
 import { median, timeMs, type BenchRow } from './lib.ts';
 import { startRpcCounter, type RpcCounter } from './rpcCounter.ts';
 

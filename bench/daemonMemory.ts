@@ -16,8 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { sandboxEnv } from '../src/cli/sandboxEnv.ts';
-import { DEMO_BALANCES } from '../src/sandbox/chains/localChains.ts';
-import { startSandbox } from '../src/sandbox/startSandbox.ts';
+import { DEMO_BALANCES } from '../packages/sandbox/src/chains/localChains.ts';
+import { startSandbox } from '../packages/sandbox/src/startSandbox.ts';
 import { demoConfigFor } from '../test/e2e/helpers/demoConfig.ts';
 import type { BenchRow } from './lib.ts';
 

@@ -5,8 +5,8 @@
  * (`sandboxEnv`), then runs until its parent closes stdin or kills it.
  */
 import { sandboxEnv } from '../src/cli/sandboxEnv.ts';
-import { DEFAULT_LOCAL_CHAINS, DEMO_BALANCES } from '../src/sandbox/chains/localChains.ts';
-import { startSandbox } from '../src/sandbox/startSandbox.ts';
+import { DEFAULT_LOCAL_CHAINS, DEMO_BALANCES } from '../packages/sandbox/src/chains/localChains.ts';
+import { startSandbox } from '../packages/sandbox/src/startSandbox.ts';
 
 const treasury = { usdc: '90000', eth: '10' };
 const solver = { usdc: '1000000', eth: '100' };

@@ -25,8 +25,8 @@
  * published quote when its files are present (`BALLAST_RELAY_FIXTURES` or `../shared/fixtures/relay`).
  */
 import { getOrderId } from '@reservoir0x/relay-protocol-sdk';
-import { computeOrderId } from '../src/protocol/orderId.ts';
-import { slugVmTypesFromChains } from '../src/protocol/vmTypes.ts';
+import { computeOrderId } from '../packages/protocol/src/protocol/orderId.ts';
+import { slugVmTypesFromChains } from '../packages/protocol/src/protocol/vmTypes.ts';
 import { verifyQuote } from '../src/verify/verifyQuote.ts';
 import { planRebalance } from '../src/planner/planRebalance.ts';
 import type { TargetBand } from '../src/planner/types.ts';

@@ -6,18 +6,24 @@
 // restarted after an upgrade that skipped the build keeps working (only its start is slower, about a second).
 //
 // "Complete and current": build-info.json (written last by the build, dated when the build started) exists and
-// no file or directory under src/ was modified after it. The check stats the few hundred entries of src/, a few
+// no file or directory under src/ or a workspace package's src/ (packages/protocol, packages/sandbox) was
+// modified after it. The check stats the few hundred entries of src/, a few
 // milliseconds; without src/ (a package shipped as dist/ only) the build is used as it is.
+//
+// The workspace packages (@ballast/protocol, @ballast/sandbox) export their TypeScript sources by default (what
+// tsx, vitest and tsc load) and their compiled dist/ under the `ballast-dist` condition, which this file adds
+// (a module resolve hook, Node.js 20.6 or later) before it loads the build.
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { register } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = new URL('../', import.meta.url);
 const distMain = new URL('dist/cli/main.js', root);
 const marker = new URL('build-info.json', root);
-const srcDir = fileURLToPath(new URL('src/', root));
+const srcDirs = ['src/', 'packages/protocol/src/', 'packages/sandbox/src/'].map((dir) => fileURLToPath(new URL(dir, root)));
 
-/** Newest modification time (ms) of src/ and everything under it; -1 when src/ does not exist. */
-function newestSourceMtime() {
+/** Newest modification time (ms) of a source directory and everything under it; -1 when it does not exist. */
+function newestMtimeUnder(srcDir) {
   let newest;
   try {
     newest = statSync(srcDir).mtimeMs;
@@ -31,6 +37,16 @@ function newestSourceMtime() {
   return newest;
 }
 
+/** Newest modification time (ms) of the product's and the workspace packages' sources; -1 when there are none. */
+function newestSourceMtime() {
+  return Math.max(...srcDirs.map(newestMtimeUnder));
+}
+
+/** Resolve hook adding the `ballast-dist` export condition: workspace packages resolve to their compiled dist/. */
+const DIST_CONDITION_HOOK =
+  'export async function resolve(specifier, context, next) {' +
+  " return next(specifier, { ...context, conditions: [...context.conditions, 'ballast-dist'] }); }";
+
 function buildIsCurrent() {
   try {
     if (!existsSync(distMain)) return false;
@@ -42,6 +58,7 @@ function buildIsCurrent() {
 
 let main;
 if (buildIsCurrent()) {
+  register(`data:text/javascript,${encodeURIComponent(DIST_CONDITION_HOOK)}`);
   ({ main } = await import(distMain.href));
 } else if (existsSync(new URL('src/cli/main.ts', root))) {
   const { register } = await import('tsx/esm/api');

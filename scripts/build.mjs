@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 /**
- * Builds the runnable package: compiles src/ with tsc (tsconfig.build.json: type-checked, `.ts` import
- * specifiers rewritten to `.js`) into dist/, copies the non-TypeScript files the code reads at run time (the
- * sandbox's `.sol` sources, located through `import.meta.url`), then writes build-info.json
+ * Builds the runnable package: compiles src/ and the workspace packages' sources (packages/protocol/src,
+ * packages/sandbox/src) in one tsc run (tsconfig.build.json: type-checked, relative `.ts` import specifiers
+ * rewritten to `.js`), puts src/ into dist/ and each package's src/ into its own dist/ (packages/<name>/dist,
+ * where its package.json `exports` points under the `ballast-dist` condition that bin/ballast.mjs sets), copies
+ * the non-TypeScript files the code reads at run time (the sandbox's `.sol` sources, located through
+ * `import.meta.url`) beside them, then writes build-info.json
  * (`{"commit": "<40-hex sha or unknown>"}`, read by src/core/buildInfo.ts) at the package root.
  *
  * build-info.json doubles as the "dist/ is complete" marker read by bin/ballast.mjs: it is removed before the
@@ -11,7 +14,9 @@
  * and swapped in by rename, so a process starting meanwhile never sees half a build.
  *
  * Usage: node scripts/build.mjs [--root <dir>] [--if-possible]
- *   --root <dir>    write <dir>/dist and <dir>/build-info.json instead of the package's own (tests)
+ *   --root <dir>    write <dir>/dist and <dir>/build-info.json instead of the package's own (tests); the
+ *                   workspace packages' dist/ are always written in their own directories, where node_modules
+ *                   links them
  *   --if-possible   exit 0 with one notice when TypeScript is not installed (`npm ci --omit=dev`); used by
  *                   the `prepare` script, since bin/ballast.mjs then runs the sources through tsx instead
  * Commit: $BALLAST_BUILD_COMMIT, else `git rev-parse HEAD` in the package, else `unknown`.
@@ -25,6 +30,8 @@ import { fileURLToPath } from 'node:url';
 
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(PKG, 'src');
+/** Workspace packages compiled with the product: directory under PKG → its dist/ receives `<dir>/src` compiled. */
+const WORKSPACE_PACKAGES = ['packages/protocol', 'packages/sandbox'].filter((dir) => existsSync(join(PKG, dir, 'src')));
 
 function fail(message, code = 1) {
   process.stderr.write(`build: ${message}\n`);
@@ -60,13 +67,13 @@ function commit() {
   return /^[0-9a-f]{40}$/.test(sha) ? sha : 'unknown';
 }
 
-/** Copies every file under src/ that tsc does not emit (anything but `.ts`) to the same place under `out`. */
-function copyAssets(out) {
+/** Copies every file under `src` that tsc does not emit (anything but `.ts`) to the same place under `out`. */
+function copyAssets(src, out) {
   let copied = 0;
-  for (const entry of readdirSync(SRC, { recursive: true, withFileTypes: true })) {
+  for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || entry.name.endsWith('.ts')) continue;
     const from = join(entry.parentPath, entry.name);
-    const to = join(out, relative(SRC, from));
+    const to = join(out, relative(src, from));
     mkdirSync(dirname(to), { recursive: true });
     cpSync(from, to);
     copied++;
@@ -98,11 +105,25 @@ if (compiled.status !== 0) {
   rmSync(staging, { recursive: true, force: true });
   fail('tsc reported errors (above); dist/ was left unchanged');
 }
-const assets = copyAssets(staging);
+// tsconfig.build.json's rootDir is the package root: staging/src is the product, staging/<package>/src a package.
+let assets = copyAssets(SRC, join(staging, 'src'));
+for (const dir of WORKSPACE_PACKAGES) assets += copyAssets(join(PKG, dir, 'src'), join(staging, dir, 'src'));
 
-if (existsSync(dist)) renameSync(dist, retired);
-renameSync(staging, dist);
-rmSync(retired, { recursive: true, force: true });
+/** Swaps `built` in as `target` (a directory) by rename, the previous one removed after. */
+function swapIn(built, target, old) {
+  if (existsSync(target)) renameSync(target, old);
+  renameSync(built, target);
+  rmSync(old, { recursive: true, force: true });
+}
+for (const dir of WORKSPACE_PACKAGES) {
+  // Copied first beside the package (the build root may be on another file system), then swapped in by rename.
+  const next = join(PKG, dir, `.dist-build-${process.pid}`);
+  rmSync(next, { recursive: true, force: true });
+  cpSync(join(staging, dir, 'src'), next, { recursive: true });
+  swapIn(next, join(PKG, dir, 'dist'), join(PKG, dir, `.dist-old-${process.pid}`));
+}
+swapIn(join(staging, 'src'), dist, retired);
+rmSync(staging, { recursive: true, force: true });
 
 const sha = commit();
 writeFileSync(marker, `${JSON.stringify({ commit: sha })}\n`);

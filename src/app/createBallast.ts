@@ -3,7 +3,7 @@
  * (docs/design.md "Wiring happens in one place"). Everything else receives what it needs from here.
  */
 import type { Logger } from 'pino';
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { isPostgresUrl, redactStoreUrl } from '../config/storeUrl.ts';
 import type { StoreDb } from '../store/db.ts';

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { acquireRunLock, readRunLock, refreshRunLock, releaseRunLock, takeOverRunLock, type RunLockHolder } from '../store/lock.ts';
 import type { CycleContext } from '../cycle/context.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** Lock lifetime without refresh, ms. */
 export const RUN_LOCK_TTL_MS = 120_000;

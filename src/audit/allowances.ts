@@ -6,7 +6,7 @@
 import { getAddress, isAddressEqual, zeroAddress, type Address } from 'viem';
 import { allowanceReaderOf, type AllowanceQuery } from '../chains/capabilities.ts';
 import type { CycleContext } from '../cycle/context.ts';
-import type { ChainsResponse } from '../relay/schemas.ts';
+import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { depositoryOf, indexChains, listedContracts } from '../verify/chainsIndex.ts';
 
 /** One allowance of a configured wallet on a configured token to a contract GET /chains names. */

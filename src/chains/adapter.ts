@@ -14,7 +14,7 @@
  * (never double-send). Roles only some VMs play sit in `capabilities` ({@link ChainCapabilities}) and are read
  * with the typed accessors of src/chains/capabilities.ts.
  */
-import type { QuoteResponse } from '../relay/schemas.ts';
+import type { QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { DepositLimits, OriginChainFacts } from '../verify/deposit/types.ts';
 import type { ChainCapabilities } from './capabilities.ts';
 

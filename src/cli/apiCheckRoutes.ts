@@ -8,14 +8,14 @@
 import type { ChainAdapter } from '../chains/adapter.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { wholeToBaseUnits } from '../core/units.ts';
+import { wholeToBaseUnits } from '@ballast/protocol/core/units.ts';
 import { buildQuoteRequest, expectationsFor, guaranteedOutputFloor } from '../cycle/expectations.ts';
 import { decimalsFromChains } from '../cycle/resolveTargets.ts';
 import { routeRuleFor } from '../planner/routes.ts';
 import type { PlannedTransfer, TargetBand } from '../planner/types.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
 import type { ApiCheckRoute, ApiCheckVerify } from '../relay/apiCheck/apiCheck.ts';
-import type { ChainsResponse } from '../relay/schemas.ts';
+import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { verifyQuote } from '../verify/verifyQuote.ts';
 
 /** A route as api-check plans it: the planned transfer (for expectations) keyed by its label. */

@@ -10,7 +10,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { buildInfo } from '../core/buildInfo.ts';
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 import { CliError, EXIT_ERROR, EXIT_LOCKED, EXIT_USAGE } from './exitCodes.ts';
 import { COMMANDS, COMMAND_NAMES, commandsFor } from './commandTable.ts';
 import { armCrashFromEnv } from '../config/crashAt.ts';

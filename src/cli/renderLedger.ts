@@ -3,7 +3,7 @@
  * (RFC 4180, header row first) for spreadsheets. USD values are decimal strings; amounts whole units.
  */
 import { formatUnits } from 'viem';
-import { formatUsdMicros } from '../core/units.ts';
+import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import type { RouteReport } from '../ledger/routeReport.ts';
 import { formatWhole, table } from './format.ts';
 

@@ -3,7 +3,7 @@
  */
 import type { CycleReport } from '../cycle/runCycle.ts';
 import { sumPayments, type TransferAttempt } from '../cycle/processTransfer.ts';
-import { formatUsdMicros } from '../core/units.ts';
+import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { formatAmount, shortHash, table, toJson } from './format.ts';
 
 /** Balance table: one row per target with its band and state. */

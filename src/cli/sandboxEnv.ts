@@ -7,10 +7,10 @@
  * - Bitcoin (regtest): `SANDBOX_ESPLORA_URL`, `SANDBOX_BITCOIN_TREASURY_WIF`, `SANDBOX_BITCOIN_TREASURY_ADDRESS`
  *   (P2WPKH), `SANDBOX_WBTC` (the EVM chains' WBTC).
  */
-import type { Sandbox } from '../sandbox/startSandbox.ts';
+import type { SandboxHandle } from './sandboxHandle.ts';
 
 /** Variable name → value. Contains the sandbox's dev keys (sandbox-only funds; never use them on a real chain). */
-export function sandboxEnv(sandbox: Sandbox, store: string): Record<string, string> {
+export function sandboxEnv(sandbox: SandboxHandle, store: string): Record<string, string> {
   const env: Record<string, string> = {
     SANDBOX_API_URL: sandbox.apiUrl,
     SANDBOX_TREASURY_KEY: sandbox.accounts.treasury.privateKey,

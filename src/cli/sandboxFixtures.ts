@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRelayClient } from '../relay/client.ts';
-import type { QuoteRequest } from '../relay/schemas.ts';
-import type { Sandbox } from '../sandbox/startSandbox.ts';
+import type { QuoteRequest } from '@ballast/protocol/relay/schemas.ts';
+import type { SandboxHandle } from './sandboxHandle.ts';
 
 /** Input of the saved quote: 100 USDC (6 decimals), base units. */
 const AMOUNT = 100_000_000n;
@@ -36,7 +36,7 @@ export interface SandboxFixtures {
  * @throws RelayApiError / RelaySchemaError when the sandbox refuses or serves something unparsable; a file
  *   system error when `dir` cannot be written
  */
-export async function writeSandboxFixtures(sandbox: Sandbox, dir: string): Promise<SandboxFixtures> {
+export async function writeSandboxFixtures(sandbox: SandboxHandle, dir: string): Promise<SandboxFixtures> {
   const [origin, destination] = sandbox.chains;
   if (!origin || !destination) throw new Error('the sandbox runs fewer than two chains');
   const wallet = sandbox.accounts.treasury.address;

@@ -3,7 +3,7 @@
  * usage/config). All problems found in one load are reported together, one per line, each starting with the
  * YAML path it concerns (`assets.USDC[1].chain: …`) and ending with the fix.
  */
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** One problem in the configuration file. `path` is a YAML path such as `assets.USDC[1].chain` ("" = file). */
 export interface ConfigIssue {

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { ChainsCache } from '../relay/chainsCache.ts';
-import type { ChainsResponse } from '../relay/schemas.ts';
+import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { verifyQuote, type Verdict, type VerifyQuoteInput, type VerifyRuleId } from '../verify/verifyQuote.ts';
 
 /**

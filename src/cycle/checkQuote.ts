@@ -5,7 +5,7 @@
  * choice (src/cycle/routeChoice.ts) checks several candidates this way and keeps one.
  */
 import type { PlannedTransfer } from '../planner/types.ts';
-import type { ChainsResponse, QuoteResponse } from '../relay/schemas.ts';
+import type { ChainsResponse, QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import { evaluateFees, type FeeBreakdown, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
 import { originCostOf } from '../policy/originCost.ts';
@@ -13,7 +13,7 @@ import type { Verdict } from '../verify/verifyQuote.ts';
 import { verifyWithFreshChains } from './chainsRefresh.ts';
 import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
 import { listInFlightTransfersFrom } from '../store/transfers.ts';
-import { formatUsdMicros } from '../core/units.ts';
+import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
 import type { CycleContext } from './context.ts';

@@ -3,12 +3,12 @@
  * pipeline"). Each step takes only the parts of the cycle's runtime it uses.
  */
 import type { Logger } from 'pino';
-import type { ChainsResponse } from '../relay/schemas.ts';
+import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { BalanceReading, InFlightTransfer, Plan, PlanDecision, TargetBand } from '../planner/types.ts';
 import type { GasTopUpPlan } from '../planner/gasTopUp.ts';
 import { planRebalance } from '../planner/planRebalance.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { formatUsdMicros } from '../core/units.ts';
+import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { closeAbandonedCycles } from '../store/cycles.ts';
 import { recordBalances } from '../store/balances.ts';
 import { recordPlanDecisions, recordPlannedTransfers } from '../store/plans.ts';

@@ -3,7 +3,7 @@
  * verification" 2).
  */
 import type { PlannedTransfer } from '../planner/types.ts';
-import type { QuoteRequest } from '../relay/schemas.ts';
+import type { QuoteRequest } from '@ballast/protocol/relay/schemas.ts';
 import type { QuoteExpectations } from '../verify/verifyQuote.ts';
 
 /** Basis points in one whole (100 %). */

@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { RelayClient } from '../relay/client.ts';
-import type { RequestsResponse } from '../relay/schemas.ts';
+import type { RequestsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { listRefundsToFollow, recordRefund, type RefundRecord } from '../store/refunds.ts';
 import { getTransfer } from '../store/transfers.ts';
 import type { TransferRow } from '../store/transferRows.ts';

@@ -12,13 +12,13 @@
  */
 import { formatUnits } from 'viem';
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { wholeToBaseUnits } from '../core/units.ts';
+import { wholeToBaseUnits } from '@ballast/protocol/core/units.ts';
 import { routeRuleFor } from '../planner/routes.ts';
 import { planGasTopUps, type GasTopUpPlan, type GasTopUpRule, type GasTopUpSkip, type SignerGas } from '../planner/gasTopUp.ts';
 import type { ChainAdapter } from '../chains/adapter.ts';
 import type { LoadedGasTopUp } from '../config/gasTopUp.ts';
 import type { BalanceReading, InFlightTransfer, TargetBand } from '../planner/types.ts';
-import type { ChainsResponse } from '../relay/schemas.ts';
+import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { CycleContext } from './context.ts';
 import type { GasReading } from './gasBalances.ts';
 import type { TransferAttempt } from './processTransfer.ts';

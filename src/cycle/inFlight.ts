@@ -3,7 +3,7 @@
  * as already moved (docs/design.md "Count in-flight transfers as already moved").
  */
 import { followRefund, followRefunds } from './followRefund.ts';
-import { isKnownRequestStatus } from '../relay/schemas.ts';
+import { isKnownRequestStatus } from '@ballast/protocol/relay/schemas.ts';
 import { relayStatusLabel } from '../metrics/metrics.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';

@@ -6,8 +6,8 @@
  * operator names the route and the amount instead of the bands.
  */
 import { formatUnits } from 'viem';
-import { wholeToBaseUnits } from '../core/units.ts';
-import { BallastError } from '../core/errors.ts';
+import { wholeToBaseUnits } from '@ballast/protocol/core/units.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { PlannedTransfer, TargetBand } from '../planner/types.ts';
 import { routeRuleFor, type RouteHolding } from '../planner/routes.ts';

@@ -6,7 +6,7 @@
  */
 import { parseUnits } from 'viem';
 import type { BalanceReading, TargetBand } from '../planner/types.ts';
-import { parseUsdMicros } from '../core/units.ts';
+import { parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { BudgetName } from '../metrics/operatorMetrics.ts';
 import type { UsdPrice } from '../metrics/units.ts';

@@ -4,8 +4,8 @@
  * signed unless the fee policy accepted the quote and every verification rule passed.
  */
 import type { PlannedTransfer } from '../planner/types.ts';
-import type { ChainsResponse } from '../relay/schemas.ts';
-import { formatUsdMicros } from '../core/units.ts';
+import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
+import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { executeTransfer } from '../executor/executeTransfer.ts';
 import type { CycleContext } from './context.ts';

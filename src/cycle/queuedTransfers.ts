@@ -4,7 +4,7 @@
  * and records how each ended on its request row (src/store/transferRequests.ts).
  */
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { wholeToBaseUnits } from '../core/units.ts';
+import { wholeToBaseUnits } from '@ballast/protocol/core/units.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { finishTransferRequest, releaseTransferRequest, takePendingTransferRequests, type TransferRequestRow } from '../store/transferRequests.ts';
 import type { CycleContext } from './context.ts';

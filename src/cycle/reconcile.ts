@@ -31,7 +31,7 @@
  */
 import type { ChainAdapter, FoundDeposit, TxLookup } from '../chains/adapter.ts';
 import { depositCancellerOf } from '../chains/capabilities.ts';
-import { QuoteResponseSchema } from '../relay/schemas.ts';
+import { QuoteResponseSchema } from '@ballast/protocol/relay/schemas.ts';
 import { getQuote } from '../store/quotes.ts';
 import { addTransferTx, markTxConfirmed, markTxSent, recordAbsenceProof, transitionTransfer, type TransferRow } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';

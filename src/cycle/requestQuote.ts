@@ -6,7 +6,7 @@
  * Any other error (e.g. `INSUFFICIENT_FUNDS`, or a screening refusal `BLOCKED_WALLET_ADDRESS`, which is final:
  * src/relay/screening.ts) is recorded once and not retried this cycle.
  */
-import type { QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
+import type { QuoteRequest, QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import { recordQuoteError } from '../store/quotes.ts';
 import type { CycleContext } from './context.ts';
 

@@ -6,10 +6,10 @@
  * Decimals read once are kept for the life of the process (a token's decimals do not change).
  */
 import { DEFAULT_WEIGHT_TOLERANCE_BPS } from '../planner/weights.ts';
-import type { ChainsResponse } from '../relay/schemas.ts';
+import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { ChainAdapter } from '../chains/adapter.ts';
 import type { TargetBand } from '../planner/types.ts';
-import { wholeToBaseUnits } from '../core/units.ts';
+import { wholeToBaseUnits } from '@ballast/protocol/core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { CycleContext } from './context.ts';
 

@@ -9,7 +9,7 @@ import pLimit from 'p-limit';
 import { formatUnits } from 'viem';
 import type { PlannedTransfer } from '../planner/types.ts';
 import { targetKey } from '../planner/effective.ts';
-import { formatUsdMicros } from '../core/units.ts';
+import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { recordRouteCandidates, type RouteCandidateOutcome } from '../store/routeCandidates.ts';
 import { checkQuote, guaranteedOut, type CheckArgs, type CheckQuoteDeps, type CheckStage } from './checkQuote.ts';
 import type { CheckedAttempt } from './transferAttempt.ts';

@@ -11,7 +11,7 @@
 import { stallPolicyOf } from '../chains/capabilities.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { sameTxId } from '../core/txId.ts';
-import type { RequestsResponse } from '../relay/schemas.ts';
+import type { RequestsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { IN_FLIGHT_STATUSES, adoptRequestId, markTransferStalled, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
 

@@ -8,7 +8,7 @@
  * narrowed on the outcome reads what exists there without `!` or `?.`. Pure: types and constructors only.
  */
 import type { PlannedTransfer } from '../planner/types.ts';
-import type { QuoteRequest, QuoteResponse } from '../relay/schemas.ts';
+import type { QuoteRequest, QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { FeeDecision } from '../policy/feePolicy.ts';
 import type { Verdict } from '../verify/verifyQuote.ts';
 import type { TransferStatus } from '../store/transfers.ts';

@@ -7,7 +7,7 @@
  * (`failReason` `BLOCKED_WALLET`) also pauses the transfer's wallets in the same transaction (screeningBlock.ts).
  */
 import type { StoreDb } from '../store/db.ts';
-import { isTerminalRequestStatus, type IntentStatus } from '../relay/schemas.ts';
+import { isTerminalRequestStatus, type IntentStatus } from '@ballast/protocol/relay/schemas.ts';
 import { IN_FLIGHT_STATUSES } from '../store/transferStatus.ts';
 import { lockTransferStatus } from '../store/requestStatus.ts';
 import { setRelayStatus, transitionTransfer, type TransferRow } from '../store/transfers.ts';

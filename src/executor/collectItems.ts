@@ -2,8 +2,8 @@
  * Orders the transaction items of a verified quote for execution: steps in the order the API returned them
  * (approve before deposit), items in order within a step (docs/relay-api.md "Step").
  */
-import type { QuoteResponse, StepItem } from '../relay/schemas.ts';
-import { BallastError } from '../core/errors.ts';
+import type { QuoteResponse, StepItem } from '@ballast/protocol/relay/schemas.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** One item to execute, with where it sits in the quote. */
 export interface ExecutableItem {

@@ -7,7 +7,7 @@
  * transaction to look for.
  */
 import type { Logger } from 'pino';
-import type { QuoteResponse } from '../relay/schemas.ts';
+import type { QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { RelayClient } from '../relay/client.ts';
 import { isBroadcastRefusal, type ChainAdapter, type PlannedItem, type SignedOriginTx } from '../chains/adapter.ts';
 import { deadlineRefusal, receiptWaitMs } from './deadlines.ts';

@@ -4,7 +4,7 @@
  * refunded, so Ballast pauses every route of both wallets of the transfer (the depositor and the recipient;
  * the status does not say which address was blocked) until an operator resumes them (src/store/walletPauses.ts).
  */
-import type { IntentStatus } from '../relay/schemas.ts';
+import type { IntentStatus } from '@ballast/protocol/relay/schemas.ts';
 import { isScreeningFailReason, SCREENING_FAIL_REASON } from '../relay/screening.ts';
 import type { StoreDb } from '../store/db.ts';
 import { recordWalletPause } from '../store/walletPauses.ts';

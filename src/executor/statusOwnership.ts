@@ -3,7 +3,7 @@
  * a transfer on a terminal status it checks that the status names our origin transaction (docs/relay-api.md "Request
  * status record": `inTxHashes` are the origin deposit transactions).
  */
-import type { IntentStatus } from '../relay/schemas.ts';
+import type { IntentStatus } from '@ballast/protocol/relay/schemas.ts';
 import { sameTxId } from '../core/txId.ts';
 import { isScreeningFailReason } from '../relay/screening.ts';
 import { FILL_BLOCKED_NOTE } from './screeningBlock.ts';

@@ -4,7 +4,7 @@
  * "Events" → "Webhooks") can end a wait early: between two reads the tracker awaits them instead of sleeping, and
  * handles a pushed status like one it read.
  */
-import { isTerminalRequestStatus, type IntentStatus, type TerminalRequestStatus } from '../relay/schemas.ts';
+import { isTerminalRequestStatus, type IntentStatus, type TerminalRequestStatus } from '@ballast/protocol/relay/schemas.ts';
 import { ABORTED, raceAbort } from '../core/abortable.ts';
 
 /** Inputs of {@link trackRequest}. Times in milliseconds; `now` and `sleep` are injected for testability. */

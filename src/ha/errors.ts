@@ -2,7 +2,7 @@
  * Errors of the leader lease (docs/ha.md). Codes are in the store family because the lease lives in the
  * PostgreSQL store and fences its writes.
  */
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** What the fencing check found instead of our lease. */
 export interface LeaseFound {

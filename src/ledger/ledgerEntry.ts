@@ -3,8 +3,8 @@
  * API recorded. Pure; no I/O. Amounts are bigint base units, USD values micro-USD bigints (formatted to
  * decimal strings only when stored).
  */
-import { QuoteResponseSchema, type QuoteResponse } from '../relay/schemas.ts';
-import { parseUsdMicros } from '../core/units.ts';
+import { QuoteResponseSchema, type QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
+import { parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import type { TransferRow } from '../store/transferRows.ts';
 import { actualFeesOf, feesFromComponents, receivedAmountOf, type ComponentCosts } from './requestRecord.ts';
 

@@ -11,7 +11,7 @@
  *   guaranteed `minimumAmount` and records that source.
  */
 import { z } from 'zod';
-import { DecimalString, parseUsdMicros, UintString } from '../core/units.ts';
+import { DecimalString, parseUsdMicros, UintString } from '@ballast/protocol/core/units.ts';
 import { COMPONENT_KEYS, FEE_COMPONENTS, type FeeComponent } from '../policy/feeBreakdown.ts';
 
 /** Fee costs in micro-USD per component (positive = a cost; a rebate reads 0), see {@link feesFromComponents}. */

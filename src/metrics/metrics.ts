@@ -11,7 +11,7 @@
  * 18) and within one part in 10^16 above. They are for dashboards and alerts; the SQLite store holds exact values.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { isKnownRequestStatus } from '../relay/schemas.ts';
+import { isKnownRequestStatus } from '@ballast/protocol/relay/schemas.ts';
 import { buildInfo } from '../core/buildInfo.ts';
 import { createLeaderMetrics, type LeaderMetrics } from './leaderMetrics.ts';
 import { createMonitorMetrics, type MonitorMetrics } from './monitorMetrics.ts';

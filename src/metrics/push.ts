@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { Pushgateway, type Registry } from 'prom-client';
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** Default `--push-job`. */
 export const DEFAULT_PUSH_JOB = 'ballast';

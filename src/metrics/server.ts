@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenOn } from './listen.ts';
 import type { BallastMetrics } from './metrics.ts';
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** What `/healthz` reports. `detail` is serialised as JSON (bigints as decimal strings). */
 export interface HealthReport {

@@ -6,7 +6,7 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Registry } from 'prom-client';
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** The textfile could not be written. Code `METRICS_TEXTFILE_FAILED`. */
 export class MetricsTextfileError extends BallastError {

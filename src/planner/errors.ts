@@ -2,7 +2,7 @@
  * Errors raised by the planner. The planner is pure; it throws only when its input is inconsistent (a config or
  * wiring bug), never because of balances.
  */
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /**
  * The planner input is inconsistent: a band with `min > target` or `target > max`, negative amounts, bad

@@ -4,7 +4,7 @@
  * entry matches is allowed with the asset's own bounds and the global fee caps, unless `onlyListedRoutes` is set.
  */
 import { formatUnits } from 'viem';
-import { wholeToBaseUnits } from '../core/units.ts';
+import { wholeToBaseUnits } from '@ballast/protocol/core/units.ts';
 import type { FeeCaps } from '../policy/feePolicy.ts';
 import { PlanInputError } from './errors.ts';
 import type { RouteRule, RouteRules, TargetBand } from './types.ts';

@@ -1,7 +1,7 @@
 /**
  * Consistency checks on planner input, run before any planning. Pure.
  */
-import { wholeToBaseUnits } from '../core/units.ts';
+import { wholeToBaseUnits } from '@ballast/protocol/core/units.ts';
 import { targetKey } from './effective.ts';
 import { PlanInputError } from './errors.ts';
 import type { PlanInput, TargetBand, TransferLimits } from './types.ts';

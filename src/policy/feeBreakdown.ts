@@ -3,8 +3,8 @@
  * `details.expandedPriceImpact` holds `{usd}` per component (`execution`, `swap`, platform, `app`,
  * `sponsored`), and `details.totalImpact.usd` the total value lost. Pure; no I/O.
  */
-import { parseUsdMicros } from '../core/units.ts';
-import type { QuoteDetails } from '../relay/schemas.ts';
+import { parseUsdMicros } from '@ballast/protocol/core/units.ts';
+import type { QuoteDetails } from '@ballast/protocol/relay/schemas.ts';
 
 /** Fee components Ballast caps (docs/relay-api.md "Fee components"; `sponsored` is informational only). */
 export type FeeComponent = 'execution' | 'swap' | 'platform' | 'app';

@@ -3,10 +3,10 @@
  * Pure: no clock, no I/O. USD compared as micro-USD bigints; basis points compared exactly by
  * cross-multiplication (`cost * 10000 > capBps * inputUsd`), never by floating point.
  */
-import { formatUsdMicros, parseUsdMicros } from '../core/units.ts';
-import type { QuoteDetails } from '../relay/schemas.ts';
+import { formatUsdMicros, parseUsdMicros } from '@ballast/protocol/core/units.ts';
+import type { QuoteDetails } from '@ballast/protocol/relay/schemas.ts';
 import { extractFees, FEE_COMPONENTS, type FeeBreakdown, type FeeComponent } from './feeBreakdown.ts';
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 import { checkGuaranteedLoss, type OrderGuarantee } from './guaranteedLoss.ts';
 import type { OriginCost } from './originCost.ts';
 

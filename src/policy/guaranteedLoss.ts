@@ -4,7 +4,7 @@
  * settlement). `details` are the API's own account of fees and could understate them; the order cannot.
  * Pure; exact integer arithmetic on base units, micro-USD and bps.
  */
-import { formatUsdMicros } from '../core/units.ts';
+import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 
 const BPS = 10_000n;
 

@@ -9,9 +9,9 @@
  * itself (`amountUsd` per `amount`). Neither: the cost is unknown (the fee policy fails closed when a total
  * cap needs it).
  */
-import { formatUsdMicros } from '../core/units.ts';
+import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { originNativeUsdPrice } from '../ledger/ledgerEntry.ts';
-import type { QuoteResponse } from '../relay/schemas.ts';
+import type { QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import { estimateOriginCost, type OriginCostChain } from '../verify/deposit/originCost.ts';
 
 export type { OriginCostChain } from '../verify/deposit/originCost.ts';

@@ -7,8 +7,8 @@
  * Every limit passes at its exact boundary (`used + this transfer <= limit`).
  */
 import { formatUnits } from 'viem';
-import { BallastError } from '../core/errors.ts';
-import { DECIMAL_STRING_RE, formatUsdMicros, parseUsdMicros, USD_MICROS_DECIMALS } from '../core/units.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
+import { DECIMAL_STRING_RE, formatUsdMicros, parseUsdMicros, USD_MICROS_DECIMALS } from '@ballast/protocol/core/units.ts';
 
 /** Where the limits live in the configuration; every refusal detail names its field under it. */
 export const SPENDING_LIMITS_CONFIG_PATH = 'policy.limits';

@@ -6,7 +6,7 @@
  * or contract the cached list does not know is judged once more against a list fetched on the spot
  * ({@link ChainsCache.refresh}); the fresh list then replaces the cached one, whatever it says.
  */
-import type { ChainsResponse } from './schemas.ts';
+import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 
 /** Options of {@link createChainsCache}. */
 export interface ChainsCacheOptions {

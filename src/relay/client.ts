@@ -27,7 +27,7 @@ import {
   type QuoteResponse,
   type RequestsResponse,
   type SkippedChain,
-} from './schemas.ts';
+} from '@ballast/protocol/relay/schemas.ts';
 import { resolveStatusPath } from './statusPath.ts';
 import { selectQuoteApi, type QuoteApiVersion } from './quoteApi/selectQuoteApi.ts';
 import { createWithdrawalApi, type RelayWithdrawalApi } from './withdrawalApi.ts';

@@ -7,8 +7,8 @@
  * {@link stripUrlCredentials}.
  */
 import type { core, z } from 'zod';
-import type { RelayErrorBody } from './schemas.ts';
-import { BallastError } from '../core/errors.ts';
+import type { RelayErrorBody } from '@ballast/protocol/relay/schemas.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** Base class of all Relay client errors. `code` is stable and safe to use as a metric label. */
 export class RelayError extends BallastError {

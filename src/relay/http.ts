@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { readDeprecationNotice, type DeprecationNotice } from './deprecation.ts';
-import { RelayErrorBodySchema, type RelayErrorBody } from './schemas.ts';
+import { RelayErrorBodySchema, type RelayErrorBody } from '@ballast/protocol/relay/schemas.ts';
 import { RelayApiError, RelayNetworkError, RelayRequestError, RelaySchemaError, redactSecrets } from './errors.ts';
 import { parseRetryAfter } from './retry.ts';
 

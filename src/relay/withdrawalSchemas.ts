@@ -6,8 +6,8 @@
  * fields kept) and only the fields Ballast acts on are required. Amounts are base-unit integer strings.
  */
 import { z } from 'zod';
-import { UintString } from '../core/units.ts';
-import type { WithdrawalRequestFields } from '../protocol/withdrawalDigest.ts';
+import { UintString } from '@ballast/protocol/core/units.ts';
+import type { WithdrawalRequestFields } from '@ballast/protocol/protocol/withdrawalDigest.ts';
 
 /**
  * `protocol.deposit.origin` of a request record: the deposit a withdrawal would recover. `chainId` is the

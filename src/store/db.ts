@@ -15,7 +15,7 @@
  * while a cycle is inside a transaction) are not part of it: on SQLite they wait until it ends (one connection),
  * on PostgreSQL they run on another pooled connection. A transaction must never wait on the network.
  */
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** A value bound to a `?`: text, number, bigint (bound as its decimal text on PostgreSQL) or null. */
 export type SqlValue = string | number | bigint | null;

@@ -2,7 +2,7 @@
  * Store errors. Each family has a class with a stable `code`; SQLite's own errors (constraint violations,
  * I/O) are rethrown unchanged as `SqliteError` from better-sqlite3 with their `SQLITE_*` code.
  */
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** Codes of {@link StoreTransitionError}. */
 export type StoreTransitionCode = 'STORE_TRANSITION_CONFLICT' | 'STORE_TRANSITION_ILLEGAL';

@@ -3,7 +3,7 @@
  * Amounts are TEXT base units, USD values TEXT decimal strings, times integer ms.
  */
 import type { StoreDb } from './db.ts';
-import { formatUsdMicros, parseUsdMicros } from '../core/units.ts';
+import { formatUsdMicros, parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import type { FeesSource, LedgerEntry, LedgerStatus, ReceivedSource } from '../ledger/ledgerEntry.ts';
 import { rowShape } from './rowColumns.ts';
 import { amountToText, checkMs, textToAmount } from './values.ts';

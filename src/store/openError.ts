@@ -11,7 +11,7 @@
  */
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** Codes of {@link StoreOpenError}. */
 export type StoreOpenCode = 'STORE_OPEN_FAILED' | 'STORE_UNAVAILABLE';

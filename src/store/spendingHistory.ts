@@ -18,7 +18,7 @@
  * a row stamped after `nowMs` (the clock stepped back) still counts, so a clock change cannot free budget.
  */
 import type { StoreDb } from './db.ts';
-import { DECIMAL_STRING_RE, parseUsdMicros } from '../core/units.ts';
+import { DECIMAL_STRING_RE, parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import type { SpendingHistory } from '../policy/spendingLimits.ts';
 import { StoreValueError } from './errors.ts';
 import { rowShape } from './rowColumns.ts';

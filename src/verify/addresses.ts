@@ -3,7 +3,7 @@
  * (EIP-55 case is only a checksum); Solana, Bitcoin and the other families are case-sensitive (docs/relay-api.md
  * "POST /quote/v2": "case sensitive on Solana and Bitcoin").
  */
-import { API_TO_PROTOCOL_VM, NATIVE_CURRENCY_BY_VM } from '../protocol/vmTypes.ts';
+import { API_TO_PROTOCOL_VM, NATIVE_CURRENCY_BY_VM } from '@ballast/protocol/protocol/vmTypes.ts';
 
 const HEX_VM_TYPES: ReadonlySet<string> = new Set(['evm', 'hypevm']);
 const HEX_RE = /^0x[0-9a-fA-F]*$/;

@@ -2,8 +2,8 @@
  * Lookups over a GET /chains document (docs/relay-api.md "Chain object"): by protocol slug (`protocol.v2.chainId`), by
  * numeric id, the canonical depository of a chain, and every contract address a chain lists.
  */
-import type { Chain, ChainsResponse } from '../relay/schemas.ts';
-import { slugVmTypesFromChains, type SlugVmTypes } from '../protocol/vmTypes.ts';
+import type { Chain, ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
+import { slugVmTypesFromChains, type SlugVmTypes } from '@ballast/protocol/protocol/vmTypes.ts';
 
 /** Read-only index of a parsed GET /chains response. */
 export interface ChainsIndex {

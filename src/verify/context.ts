@@ -5,8 +5,8 @@
  * report "skipped: <prerequisite> failed".
  */
 import type { Hex } from 'viem';
-import { computeOrderId } from '../protocol/orderId.ts';
-import type { Chain, OrderData, ProtocolV2 } from '../relay/schemas.ts';
+import { computeOrderId } from '@ballast/protocol/protocol/orderId.ts';
+import type { Chain, OrderData, ProtocolV2 } from '@ballast/protocol/relay/schemas.ts';
 import { depositoryOf, indexChains, type ChainsIndex } from './chainsIndex.ts';
 import type { QuoteExpectations, VerifyQuoteInput } from './types.ts';
 

@@ -3,7 +3,7 @@
  * rules). Re-exported by `verifyQuote.ts`, the module callers import.
  */
 import type { Hex } from 'viem';
-import type { ChainsResponse, QuoteResponse } from '../relay/schemas.ts';
+import type { ChainsResponse, QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { DepositLimits, OriginChainFacts } from './deposit/types.ts';
 
 /**

@@ -19,7 +19,7 @@
  * Pure: no clock (pass `nowSec`), no network.
  */
 import { decodeFunctionData, encodeFunctionData, erc20Abi, isAddress, isAddressEqual, zeroAddress, type Hex } from 'viem';
-import { depositoryExecuteAbi, type DepositoryCall } from '../protocol/depositoryExecute.ts';
+import { depositoryExecuteAbi, type DepositoryCall } from '@ballast/protocol/protocol/depositoryExecute.ts';
 import type { EvmWithdrawalTx } from '../relay/withdrawalSchemas.ts';
 
 /** Check ids of {@link verifyWithdrawalTx}, in the order they run. */

@@ -11,7 +11,7 @@
  * - a final transfer is never touched again, and a non-final event older (`data.updatedAt`) than one already
  *   applied for the request is skipped, so redeliveries and late retries cannot move a transfer back.
  */
-import { isTerminalRequestStatus, type IntentStatus } from '../relay/schemas.ts';
+import { isTerminalRequestStatus, type IntentStatus } from '@ballast/protocol/relay/schemas.ts';
 import { applyRequestStatus } from '../executor/applyRequestStatus.ts';
 import type { StoreDb } from '../store/db.ts';
 import { transferByRequestId } from '../store/requestStatus.ts';

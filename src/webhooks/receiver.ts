@@ -16,8 +16,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { BallastMetrics } from '../metrics/metrics.ts';
-import { RequestStatusUpdatedSchema, REQUEST_STATUS_UPDATED, WebhookEnvelopeSchema, statusFromEvent } from '../relay/webhookSchemas.ts';
-import { verifyWebhookSignature, WebhookReplayGuard, type WebhookRejectReason } from '../relay/webhookSignature.ts';
+import { RequestStatusUpdatedSchema, REQUEST_STATUS_UPDATED, WebhookEnvelopeSchema, statusFromEvent } from '@ballast/protocol/relay/webhookSchemas.ts';
+import { verifyWebhookSignature, WebhookReplayGuard, type WebhookRejectReason } from '@ballast/protocol/relay/webhookSignature.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { StoreDb } from '../store/db.ts';
 import { applyStatusEvent, AppliedEvents, type ApplyOutcome } from './applyStatusEvent.ts';

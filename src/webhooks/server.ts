@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import { listenOn } from '../metrics/listen.ts';
-import { BallastError } from '../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 import { parseListen } from '../metrics/server.ts';
 import type { WebhookReceiver } from './receiver.ts';
 

@@ -7,7 +7,7 @@
  * One feed per wired instance (`createBallast`): the receiver publishes to it and the cycle context hands it to
  * the executor (`CycleContext.statusFeed`).
  */
-import type { IntentStatus } from '../relay/schemas.ts';
+import type { IntentStatus } from '@ballast/protocol/relay/schemas.ts';
 
 /** Most statuses a subscription keeps while its tracker is busy (the oldest are dropped beyond it). */
 const MAX_QUEUED = 16;

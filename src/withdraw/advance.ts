@@ -26,7 +26,7 @@
  */
 import { withdrawalSignerOf } from '../chains/capabilities.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
-import { withdrawalDigest } from '../protocol/withdrawalDigest.ts';
+import { withdrawalDigest } from '@ballast/protocol/protocol/withdrawalDigest.ts';
 import { RelayApiError } from '../relay/errors.ts';
 import { existingJobIdOf } from '../relay/withdrawalErrors.ts';
 import { remainingToWithdraw, settleJob } from '../store/withdrawalAmounts.ts';

@@ -8,7 +8,7 @@
  * wallet: the funds return to the treasury, never elsewhere.
  */
 import { sameTxId } from '../core/txId.ts';
-import type { RequestsResponse } from '../relay/schemas.ts';
+import type { RequestsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { RequestProtocolSchema, type DepositOrigin } from '../relay/withdrawalSchemas.ts';
 import type { TransferRow } from '../store/transferRows.ts';
 

@@ -10,7 +10,7 @@ import { killSwitchVerdict } from '../cycle/spendingGate.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { CycleContext } from '../cycle/context.ts';
 import { depositTxHash } from '../cycle/stalled.ts';
-import type { ChainsResponse } from '../relay/schemas.ts';
+import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { listUnresolvedFailures } from '../store/failures.ts';
 import { getTransfer, listInFlightTransfers, type TransferRow } from '../store/transfers.ts';
 import {

@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Ballast } from '../../src/app/createBallast.ts';
 import type { ChainAdapter } from '../../src/chains/adapter.ts';
 import { createChainsCache } from '../../src/relay/chainsCache.ts';
-import type { ChainsResponse } from '../../src/relay/schemas.ts';
-import { DEMO_BALANCES } from '../../src/sandbox/chains/localChains.ts';
+import type { ChainsResponse } from '../../packages/protocol/src/relay/schemas.ts';
+import { DEMO_BALANCES } from '../../packages/sandbox/src/chains/localChains.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-chains-cache-');

@@ -98,17 +98,20 @@ describe('the build', () => {
     expect(JSON.parse(readFileSync(path.join(pkg, 'build-info.json'), 'utf8'))).toEqual({ commit: COMMIT });
     const main = readFileSync(path.join(pkg, 'dist/cli/main.js'), 'utf8');
     expect(main).toContain('"./commandTable.js"');
-    expect(main).not.toMatch(/from ["'][^"']+\.ts["']/);
+    expect(main).not.toMatch(/from ["']\.[^"']+\.ts["']/); // relative ones; the workspace packages' resolve by `exports`
+    expect(main).toContain("from '@ballast/protocol/core/errors.ts'");
     const table = readFileSync(path.join(pkg, 'dist/cli/commandTable.js'), 'utf8');
     expect(table).toContain('import("./commands/history.js")');
-    const sources = readdirSync(path.join(ROOT, 'src/sandbox/contracts')).filter((f) => f.endsWith('.sol'));
+    const sources = readdirSync(path.join(ROOT, 'packages/sandbox/src/contracts')).filter((f) => f.endsWith('.sol'));
     expect(sources.length).toBeGreaterThan(0);
-    for (const sol of sources) expect(existsSync(path.join(pkg, 'dist/sandbox/contracts', sol)), sol).toBe(true);
+    for (const sol of sources) expect(existsSync(path.join(ROOT, 'packages/sandbox/dist/contracts', sol)), sol).toBe(true);
+    expect(existsSync(path.join(ROOT, 'packages/protocol/dist/core/units.js'))).toBe(true);
     expect(readdirSync(pkg).filter((f) => f.startsWith('.dist-'))).toEqual([]); // staging and retired copies removed
   });
 
   it('resolves the demo config from dist/ to <package>/config/demo.yaml, as from src/', () => {
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(path.join(pkg, 'dist/cli/commands/demo.js'))}); console.log(m.DEMO_CONFIG)`], { encoding: 'utf8' });
+    // `ballast-dist`: the export condition bin/ballast.mjs sets, under which the workspace packages resolve to dist/.
+    const r = spawnSync(process.execPath, ['--conditions=ballast-dist', '--input-type=module', '-e', `const m = await import(${JSON.stringify(path.join(pkg, 'dist/cli/commands/demo.js'))}); console.log(m.DEMO_CONFIG)`], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe(path.join(pkg, 'config/demo.yaml'));
   });

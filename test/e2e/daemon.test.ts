@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
 import { CLI_ENTRY, ROOT, runCli } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';

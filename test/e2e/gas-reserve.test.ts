@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseEther } from 'viem';
-import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir } from './helpers/sandboxBallast.ts';
 

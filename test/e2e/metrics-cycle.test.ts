@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { buildInfo } from '../../src/core/buildInfo.ts';
 import { UsdPriceBook } from '../../src/cycle/metricsPrices.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';

@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { createBallast } from '../../src/app/createBallast.ts';
 import { loadConfig } from '../../src/config/loadConfig.ts';
 import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
-import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { runCli } from './helpers/cli.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';

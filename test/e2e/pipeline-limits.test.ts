@@ -11,7 +11,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
-import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { listLimitHits } from '../../src/store/limitHits.ts';
 import type { Ballast } from '../../src/app/createBallast.ts';

@@ -4,8 +4,8 @@
  * counted once. Counted twice, the destination looks above its band; missed, the same need is paid again.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { IntentStatus } from '../../src/relay/schemas.ts';
-import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
+import type { IntentStatus } from '../../packages/protocol/src/relay/schemas.ts';
+import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 

@@ -3,8 +3,8 @@
  * breaks one rule; the cycle must refuse it, record why, and sign nothing (treasury nonce and balances unchanged).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
-import type { TamperKind } from '../../src/sandbox/faults.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
+import type { TamperKind } from '../../packages/sandbox/src/faults.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { exitCodeFor } from '../../src/cycle/runCycle.ts';
 import { renderAttempts } from '../../src/cli/renderReport.ts';

@@ -4,8 +4,8 @@
  * them, tracks on as not final, and closes the transfer when the terminal status arrives.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { IntentStatusSchema } from '../../src/relay/schemas.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { IntentStatusSchema } from '../../packages/protocol/src/relay/schemas.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
 

@@ -3,7 +3,7 @@
  * is recorded with its transactions and state history, and a slow fill is never repeated by the next cycle.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { exitCodeForReport } from '../../src/cycle/runCycle.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { dashboardQueries, expandVariables } from '../../deploy/grafana/queries.ts';
 import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { expositionMetricNames, promqlMetricNames } from '../unit/deploy/metricNames.ts';
 import { ROOT } from './helpers/cli.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';

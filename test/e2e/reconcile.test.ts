@@ -5,9 +5,9 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, keccak256, type Hex } from 'viem';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { signEvmStepItem, signedTxRecord } from '../../src/chains/evm/signTransaction.ts';
-import { EvmTxDataSchema } from '../../src/relay/schemas.ts';
+import { EvmTxDataSchema } from '../../packages/protocol/src/relay/schemas.ts';
 import { collectExecutableItems } from '../../src/executor/collectItems.ts';
 import { buildQuoteRequest } from '../../src/cycle/expectations.ts';
 import { recordQuote } from '../../src/store/quotes.ts';

@@ -9,9 +9,9 @@
 import type { Execute, ProgressData, RelayChain } from '@relayprotocol/relay-sdk';
 import { createWalletClient, erc20Abi, http, isHex, size, zeroAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IntentStatusSchema } from '../../src/relay/schemas.ts';
-import type { LocalEvmChain } from '../../src/sandbox/chains/localChains.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { IntentStatusSchema } from '../../packages/protocol/src/relay/schemas.ts';
+import type { LocalEvmChain } from '../../packages/sandbox/src/chains/localChains.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { isLoopbackUrl, type LoopbackGuard } from './helpers/loopbackGuard.ts';
 import { createSandboxRelayClient, importGuardedRelaySdk, type RelaySdk } from './helpers/relaySdkSetup.ts';
 

@@ -20,7 +20,7 @@ import * as ecc from 'tiny-secp256k1';
 import { erc20Abi, zeroAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { isLoopbackUrl, type LoopbackGuard } from './helpers/loopbackGuard.ts';
 import { createSandboxRelayClient, importGuardedRelaySdk, type RelaySdk } from './helpers/relaySdkSetup.ts';
 

@@ -4,7 +4,7 @@
  * the amount.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { getLedgerEntry } from '../../src/store/ledger.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 import { oneTransferTreasury } from './nonEvm/treasury.ts';

@@ -6,12 +6,12 @@
  */
 import { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { getLedgerEntry } from '../../src/store/ledger.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { registerReport } from '../../src/cli/commands/report.ts';
 import { REPORT_CSV_HEADER } from '../../src/cli/renderLedger.ts';
-import { formatUsdMicros } from '../../src/core/units.ts';
+import { formatUsdMicros } from '../../packages/protocol/src/core/units.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-ledger-');

@@ -4,9 +4,9 @@
  * alpha; the alternatives and why they lost are recorded and counted.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { formatUsdMicros } from '../../src/core/units.ts';
-import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
-import { DEFAULT_LOCAL_CHAINS, DEMO_BALANCES } from '../../src/sandbox/chains/localChains.ts';
+import { formatUsdMicros } from '../../packages/protocol/src/core/units.ts';
+import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
+import { DEFAULT_LOCAL_CHAINS, DEMO_BALANCES } from '../../packages/sandbox/src/chains/localChains.ts';
 import { listRouteCandidates } from '../../src/store/routeCandidates.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 

@@ -4,7 +4,7 @@
  * report. `ballast history` then shows the same transfer in whole units, and in base units with --raw.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';

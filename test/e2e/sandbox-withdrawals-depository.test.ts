@@ -1,6 +1,6 @@
 /**
  * End-to-end: the sandbox depository's allocator-signed `execute(CallRequest, bytes)` (the real relay-depository
- * semantics, `src/protocol/depositoryExecute.ts`) on anvil, called with requests signed here by the allocator
+ * semantics, `packages/protocol/src/protocol/depositoryExecute.ts`) on anvil, called with requests signed here by the allocator
  * (the sandbox solver key) or by others; and a `ready` withdrawal transaction left unexecuted past its short
  * expiration: it reverts on chain and the job ends `expired` with the amount back in the hub.
  */
@@ -22,16 +22,16 @@ import {
   type LocalAccount,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depositoryAbi } from '../../src/protocol/depositoryAbi.ts';
+import { depositoryAbi } from '../../packages/protocol/src/protocol/depositoryAbi.ts';
 import {
   CALL_REQUEST_TYPES,
   depositoryDomain,
   depositoryExecuteAbi,
   type DepositoryCall,
   type DepositoryCallRequest,
-} from '../../src/protocol/depositoryExecute.ts';
-import { withdrawalDigest } from '../../src/protocol/withdrawalDigest.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+} from '../../packages/protocol/src/protocol/depositoryExecute.ts';
+import { withdrawalDigest } from '../../packages/protocol/src/protocol/withdrawalDigest.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 
 const MIN_POLL_MS = 60;
 let sandbox: Sandbox;

@@ -19,11 +19,11 @@ import {
   type Hex,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depositoryExecuteAbi } from '../../src/protocol/depositoryExecute.ts';
-import { withdrawalDigest, type WithdrawalRequestFields } from '../../src/protocol/withdrawalDigest.ts';
-import { EvmTxDataSchema, QuoteResponseSchema, type QuoteResponse } from '../../src/relay/schemas.ts';
-import type { SandboxAccount } from '../../src/sandbox/chains/localChains.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { depositoryExecuteAbi } from '../../packages/protocol/src/protocol/depositoryExecute.ts';
+import { withdrawalDigest, type WithdrawalRequestFields } from '../../packages/protocol/src/protocol/withdrawalDigest.ts';
+import { EvmTxDataSchema, QuoteResponseSchema, type QuoteResponse } from '../../packages/protocol/src/relay/schemas.ts';
+import type { SandboxAccount } from '../../packages/sandbox/src/chains/localChains.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 
 const MIN_POLL_MS = 300;
 let sandbox: Sandbox;

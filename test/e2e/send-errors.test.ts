@@ -4,7 +4,7 @@
  * flight until reconciliation finds out, and the money is never sent twice.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../src/store/transfers.ts';
 import { DEPOSIT_SEND_ALREADY_KNOWN, startRpcFaultProxy, type RpcFaultProxy } from './helpers/rpcFaultProxy.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';

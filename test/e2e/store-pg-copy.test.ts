@@ -12,7 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
 import { COPY_TABLES } from '../../src/store/copy/tables.ts';
 import { copyStore } from '../../src/store/copy/copyStore.ts';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
-import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { enqueueTransferRequest, getTransferRequest } from '../../src/store/transferRequests.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';

@@ -10,7 +10,7 @@ import { createBallast } from '../../src/app/createBallast.ts';
 import { runDaemon, type DaemonHandle } from '../../src/app/daemon.ts';
 import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
 import { loadConfig } from '../../src/config/loadConfig.ts';
-import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { memoryLogger } from './helpers/sandboxBallast.ts';
 export { freePort } from './helpers/freePort.ts';

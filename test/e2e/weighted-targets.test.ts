@@ -3,7 +3,7 @@
  * tolerance in one cycle, and `plan` says in words how the bands were computed and why the transfer is proposed.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const sandboxes = sandboxPerTest();

@@ -8,7 +8,7 @@
  * block and reorgs are exact. Amounts are bigint base units; addresses are lower-case.
  */
 import { decodeFunctionData, encodeAbiParameters, encodeEventTopics, erc20Abi, keccak256, stringToHex, type Address, type Hex } from 'viem';
-import { depositoryAbi } from '../../src/protocol/depositoryAbi.ts';
+import { depositoryAbi } from '../../packages/protocol/src/protocol/depositoryAbi.ts';
 
 /** Chain state: `b|token|holder`, `a|token|owner|spender`, `n|account` → amount or nonce. */
 export type State = ReadonlyMap<string, bigint>;

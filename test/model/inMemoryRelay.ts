@@ -17,15 +17,15 @@ import {
   parseChainsLeniently,
   type IntentStatus,
   type QuoteResponse,
-} from '../../src/relay/schemas.ts';
-import { buildChainsDocument } from '../../src/sandbox/api/chainsDocument.ts';
-import { DEFAULT_SANDBOX_FAULTS } from '../../src/sandbox/faults.ts';
-import { buildQuote, type QuotedOrder } from '../../src/sandbox/quote/buildQuote.ts';
-import { sandboxChainInfo, type SandboxChainTable } from '../../src/sandbox/quote/chainTable.ts';
-import { DEFAULT_SANDBOX_PRICING } from '../../src/sandbox/quote/fees.ts';
-import { DEFAULT_PRICES_USD, parsePrices } from '../../src/sandbox/quote/prices.ts';
-import { SandboxQuoteRequestSchema } from '../../src/sandbox/quote/request.ts';
-import { sandboxContractAddresses, DEFAULT_LOCAL_CHAINS } from '../../src/sandbox/chains/localChains.ts';
+} from '../../packages/protocol/src/relay/schemas.ts';
+import { buildChainsDocument } from '../../packages/sandbox/src/api/chainsDocument.ts';
+import { DEFAULT_SANDBOX_FAULTS } from '../../packages/sandbox/src/faults.ts';
+import { buildQuote, type QuotedOrder } from '../../packages/sandbox/src/quote/buildQuote.ts';
+import { sandboxChainInfo, type SandboxChainTable } from '../../packages/sandbox/src/quote/chainTable.ts';
+import { DEFAULT_SANDBOX_PRICING } from '../../packages/sandbox/src/quote/fees.ts';
+import { DEFAULT_PRICES_USD, parsePrices } from '../../packages/sandbox/src/quote/prices.ts';
+import { SandboxQuoteRequestSchema } from '../../packages/sandbox/src/quote/request.ts';
+import { sandboxContractAddresses, DEFAULT_LOCAL_CHAINS } from '../../packages/sandbox/src/chains/localChains.ts';
 import { lowerHex, type InMemoryChain } from './inMemoryChain.ts';
 import type { FillPlan } from './schedule.ts';
 import type { ProcessHandle } from './inMemoryNode.ts';

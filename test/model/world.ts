@@ -5,7 +5,7 @@
  * {@link BLOCK_MS} of virtual time each chain mines a block and the solver looks at the chains.
  */
 import { getAddress, type Address } from 'viem';
-import { sandboxAccounts, sandboxContractAddresses, DEFAULT_LOCAL_CHAINS } from '../../src/sandbox/chains/localChains.ts';
+import { sandboxAccounts, sandboxContractAddresses, DEFAULT_LOCAL_CHAINS } from '../../packages/sandbox/src/chains/localChains.ts';
 import { InMemoryChain, balanceKey } from './inMemoryChain.ts';
 import { RelayModel } from './inMemoryRelay.ts';
 import { BANDS, UNIT, type AssetName, type ChainName, type LookupFault, type MinedReorg, type Schedule, type SendFault } from './schedule.ts';

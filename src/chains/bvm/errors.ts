@@ -2,7 +2,7 @@
  * Error families of the Bitcoin chain adapter. Messages name the YAML path to fix (`chains.<name>.…`) and never
  * hold the Esplora base URL (a provider key may sit in it) or key material.
  */
-import { BallastError } from '../../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /**
  * An Esplora request failed: no answer in time, a transport error, a non-2xx status, or a body that does not

@@ -12,7 +12,7 @@
  * search that cannot cover that throws, and so does a deposit seen only in the mempool.
  */
 import type { DepositQuery, DepositSearch } from '../adapter.ts';
-import { bitcoinOutputScript, decodeOrderIdMemoScript } from '../../protocol/bitcoinDeposit.ts';
+import { bitcoinOutputScript, decodeOrderIdMemoScript } from '@ballast/protocol/protocol/bitcoinDeposit.ts';
 import type { EsploraClient } from './esploraClient.ts';
 import { HeightTextSchema, TxListSchema, type EsploraTx } from './esploraSchemas.ts';
 import { BvmDepositSearchIncompleteError, BvmDepositUnconfirmedError } from './errors.ts';

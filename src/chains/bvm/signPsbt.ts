@@ -19,7 +19,7 @@
  */
 import { address as btcAddress, Psbt, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
-import { decodeOrderIdMemoScript, sameScript } from '../../protocol/bitcoinDeposit.ts';
+import { decodeOrderIdMemoScript, sameScript } from '@ballast/protocol/protocol/bitcoinDeposit.ts';
 import { checkBvmLocktime, checkBvmRbfSignal, LOCKTIME_THRESHOLD } from '../../verify/deposit/bvmLocks.ts';
 import { parseBvmPsbt, type BvmPsbtInput, type ParsedBvmPsbt } from '../../verify/deposit/bvmPsbt.ts';
 import { BvmAdapterError } from './errors.ts';

@@ -19,9 +19,9 @@ import type {
   TxLookup,
 } from '../adapter.ts';
 import type { ChainCapabilities } from '../capabilities.ts';
-import { EvmTxDataSchema, type EvmTxData } from '../../relay/schemas.ts';
+import { EvmTxDataSchema, type EvmTxData } from '@ballast/protocol/relay/schemas.ts';
 import { shortErrorMessage } from '../../core/errorMessage.ts';
-import { BallastError } from '../../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 import { planAllowance, readApproval, resetApprovalItem } from './allowance.ts';
 import { findDepositsForOrder } from './findDeposits.ts';
 import { orNullIfNotFound } from './orNullIfNotFound.ts';

@@ -5,7 +5,7 @@
  * `approve` that changes one non-zero allowance to another. Pure.
  */
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem';
-import type { EvmTxData } from '../../relay/schemas.ts';
+import type { EvmTxData } from '@ballast/protocol/relay/schemas.ts';
 import { decodeApproveCall, isApproveSelector } from '../../verify/deposit/evmItems.ts';
 
 /**

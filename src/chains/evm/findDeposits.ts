@@ -3,7 +3,7 @@
  * events (relayprotocol/relay-depository; no indexed arguments, so the id is matched after decoding).
  */
 import { parseEventLogs, type Hex, type PublicClient } from 'viem';
-import { depositoryAbi } from '../../protocol/depositoryAbi.ts';
+import { depositoryAbi } from '@ballast/protocol/protocol/depositoryAbi.ts';
 
 /** A deposit event for the order: who was credited, how much (base units), where it was mined. */
 export interface FoundDeposit {

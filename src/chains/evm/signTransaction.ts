@@ -13,8 +13,8 @@ import {
   type LocalAccount,
   type PublicClient,
 } from 'viem';
-import type { EvmTxData } from '../../relay/schemas.ts';
-import { BallastError } from '../../core/errors.ts';
+import type { EvmTxData } from '@ballast/protocol/relay/schemas.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /** A signed EVM transaction ready to broadcast. Amount and gas fields are bigint (wei / gas units). */
 export interface SignedEvmTransaction {

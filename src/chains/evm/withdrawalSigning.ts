@@ -5,7 +5,7 @@
  */
 import { isHex, type Hex, type LocalAccount, type PublicClient } from 'viem';
 import type { SignedOriginTx, WithdrawalTransaction } from '../adapter.ts';
-import { EvmTxDataSchema } from '../../relay/schemas.ts';
+import { EvmTxDataSchema } from '@ballast/protocol/relay/schemas.ts';
 import { EvmSignError, signEvmStepItem, signedTxRecord } from './signTransaction.ts';
 
 /**

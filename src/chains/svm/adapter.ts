@@ -13,7 +13,7 @@ import { base58, base64 } from '@scure/base';
 import { PublicKey, VersionedTransaction, type Keypair } from '@solana/web3.js';
 import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, SignedOriginTx, TxLookup } from '../adapter.ts';
 import type { ChainCapabilities } from '../capabilities.ts';
-import { SYSTEM_PROGRAM_ID } from '../../protocol/svmDepository.ts';
+import { SYSTEM_PROGRAM_ID } from '@ballast/protocol/protocol/svmDepository.ts';
 import { SvmAdapterError } from './errors.ts';
 import { findSvmDeposit } from './findDeposit.ts';
 import { quoteLookupTableAddresses, readLookupTables } from './lookupTables.ts';

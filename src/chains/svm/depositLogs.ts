@@ -7,7 +7,7 @@
  * Pure.
  */
 import { base64 } from '@scure/base';
-import { decodeDepositEvent, type SvmDepositEvent } from '../../protocol/svmDepository.ts';
+import { decodeDepositEvent, type SvmDepositEvent } from '@ballast/protocol/protocol/svmDepository.ts';
 
 const INVOKE_RE = /^Program ([1-9A-HJ-NP-Za-km-z]{32,44}) invoke \[(\d+)\]$/;
 const END_RE = /^Program ([1-9A-HJ-NP-Za-km-z]{32,44}) (?:success|failed: .*)$/;

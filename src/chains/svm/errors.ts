@@ -2,7 +2,7 @@
  * Error families of the Solana chain adapter. Messages name the YAML path to fix (`chains.<name>.rpcUrl`) and
  * never hold the RPC URL itself (a provider key may sit in it) or key material.
  */
-import { BallastError } from '../../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 
 /**
  * A JSON-RPC call to the Solana node failed: no answer in time, a transport error, an HTTP error status, a

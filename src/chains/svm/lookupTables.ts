@@ -6,7 +6,7 @@
  * transaction) is left out, so the verifier refuses a quote that needs it (`tx-size`) and signing refuses too.
  */
 import { AddressLookupTableAccount, AddressLookupTableProgram, PublicKey } from '@solana/web3.js';
-import type { QuoteResponse } from '../../relay/schemas.ts';
+import type { QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import { parseSvmStepData } from '../../verify/deposit/svmStepData.ts';
 import { readAccounts } from './readBalances.ts';
 import type { SvmFinality, SvmRpc } from './rpc.ts';

@@ -11,7 +11,7 @@
 import { PublicKey, type AccountInfo } from '@solana/web3.js';
 import { unpackAccount, unpackMint } from '@solana/spl-token';
 import type { BalancesRead, Holding } from '../adapter.ts';
-import { associatedTokenAddress, SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../protocol/svmDepository.ts';
+import { associatedTokenAddress, SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@ballast/protocol/protocol/svmDepository.ts';
 import { nodeWords, type SvmFinality, type SvmRpc } from './rpc.ts';
 import { parseSvmAddress } from './wallet.ts';
 

@@ -6,7 +6,6 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { startSandbox } from '../../sandbox/startSandbox.ts';
 import { loadConfig } from '../../config/loadConfig.ts';
 import { createBallast } from '../../app/createBallast.ts';
 import { exitCodeForReport } from '../../cycle/runCycle.ts';
@@ -18,6 +17,7 @@ import { renderAttempts, renderDecisions } from '../renderReport.ts';
 import { renderTransfer } from '../renderTransfer.ts';
 import { cliLogger, type GlobalFlags } from '../session.ts';
 import { sandboxEnv } from '../sandboxEnv.ts';
+import { loadSandbox } from '../sandboxHandle.ts';
 
 /** config/demo.yaml, resolved from this file so the demo works from any working directory. */
 export const DEMO_CONFIG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../config/demo.yaml');
@@ -32,6 +32,7 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
     .action(async (flags: { store: string; json?: boolean }, cmd: Command) => {
       const store = path.resolve(flags.store);
       for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true });
+      const startSandbox = await loadSandbox('demo', () => import('@ballast/sandbox/startSandbox.ts'));
       const sandbox = await startSandbox({ solana: true, bitcoin: true, bitcoinBlockMs: 500 });
       // A signal must not leave anvil processes behind: stop the sandbox, then exit.
       const onSignal = () => void sandbox.stop().finally(() => process.exit(130));

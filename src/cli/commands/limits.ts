@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { killSwitchPath, killSwitchVerdict } from '../../cycle/spendingGate.ts';
-import { formatUsdMicros } from '../../core/units.ts';
+import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { openExistingStore } from '../storeFile.ts';
 import { listLimitHits } from '../../store/limitHits.ts';
 import { readSpendingHistory } from '../../store/spendingHistory.ts';

@@ -4,9 +4,9 @@
  */
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { ChainsResponseSchema, OrderDataSchema } from '../../relay/schemas.ts';
-import { computeOrderId } from '../../protocol/orderId.ts';
-import { slugVmTypesFromChains } from '../../protocol/vmTypes.ts';
+import { ChainsResponseSchema, OrderDataSchema } from '@ballast/protocol/relay/schemas.ts';
+import { computeOrderId } from '@ballast/protocol/protocol/orderId.ts';
+import { slugVmTypesFromChains } from '@ballast/protocol/protocol/vmTypes.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { toJson } from '../format.ts';
 import { readJsonFile } from '../readJsonFile.ts';

@@ -7,11 +7,11 @@
  * into DIR, prints the `verify-quote` command that checks them and stops (unless `--keep-running`).
  */
 import type { Command } from 'commander';
-import { startSandbox, type Sandbox } from '../../sandbox/startSandbox.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { table } from '../format.ts';
 import { sandboxEnv } from '../sandboxEnv.ts';
 import { verifyCommandLine, writeSandboxFixtures } from '../sandboxFixtures.ts';
+import { loadSandbox, type SandboxHandle } from '../sandboxHandle.ts';
 
 interface SandboxFlags {
   port: string;
@@ -25,7 +25,7 @@ interface SandboxFlags {
   webhookSecret?: string;
 }
 
-function printInfo(sandbox: Sandbox, store: string, out: (s: string) => void): void {
+function printInfo(sandbox: SandboxHandle, store: string, out: (s: string) => void): void {
   out(table(['chain', 'chainId', 'rpcUrl', 'depository', 'USDC'], sandbox.chains.map((c) => [c.def.slug, c.def.chainId, c.rpcUrl, c.depository, c.usdc])));
   const a = sandbox.accounts;
   out(table(['role', 'address', 'private key (anvil dev key — never use on a real chain)'], [
@@ -80,6 +80,7 @@ export function registerSandbox(program: Command, out: (s: string) => void): voi
       }
       // The saved fixtures are one EVM quote and its GET /chains document: the non-EVM nodes stay off for them.
       const evmOnly = flags.writeFixtures !== undefined;
+      const startSandbox = await loadSandbox('sandbox', () => import('@ballast/sandbox/startSandbox.ts'));
       const sandbox = await startSandbox({
         port: Number(flags.port),
         solana: flags.solana && !evmOnly,

@@ -3,7 +3,7 @@
  * (docs/relay-api.md "Local quote verification"). Exit 0 verified, 3 refused, 2 unreadable input.
  */
 import type { Command } from 'commander';
-import { ChainsResponseSchema, QuoteResponseSchema } from '../../relay/schemas.ts';
+import { ChainsResponseSchema, QuoteResponseSchema } from '@ballast/protocol/relay/schemas.ts';
 import { verifyQuote, type QuoteExpectations } from '../../verify/verifyQuote.ts';
 import { CliError, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from '../exitCodes.ts';
 import { table, toJson } from '../format.ts';

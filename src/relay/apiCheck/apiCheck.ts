@@ -9,7 +9,7 @@ import { RelayError } from '../errors.ts';
 import type { HttpTarget } from '../http.ts';
 import { QuoteV3UnverifiableError } from '../quoteApi/errors.ts';
 import { QUOTE_API_VERSIONS, selectQuoteApi, type QuoteApiVersion } from '../quoteApi/selectQuoteApi.ts';
-import { parseChainsLeniently, type ChainsResponse, type QuoteRequest, type QuoteResponse } from '../schemas.ts';
+import { parseChainsLeniently, type ChainsResponse, type QuoteRequest, type QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import { readDeprecationHeaders, renderDeprecationHeaders, type DeprecationHeaders } from './deprecationHeaders.ts';
 import { probe, type ProbeResult } from './probe.ts';
 

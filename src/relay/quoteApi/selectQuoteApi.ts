@@ -3,7 +3,7 @@
  * confirmed against the live API; https://docs.relay.link/references/api/api_guides/migrating-to-quote-v3).
  * Both map into the one internal quote model (`QuoteResponse`).
  */
-import type { QuoteRequest, QuoteResponse } from '../schemas.ts';
+import type { QuoteRequest, QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import { parseQuoteV2, QUOTE_V2_ENDPOINT, QUOTE_V2_PATH } from './v2.ts';
 import { mapQuoteV3, QUOTE_V3_ENDPOINT, QUOTE_V3_PATH } from './v3.ts';
 

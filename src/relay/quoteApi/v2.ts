@@ -4,7 +4,7 @@
  * the verifier and the executor read `details`, `steps[].items[]` and `protocol.v2` as docs/relay-api.md gives them.
  */
 import { parseWith } from '../errors.ts';
-import { QuoteResponseSchema, type QuoteResponse } from '../schemas.ts';
+import { QuoteResponseSchema, type QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 
 /** Endpoint label of POST /quote/v2 (errors, logs, metrics). */
 export const QUOTE_V2_ENDPOINT = 'POST /quote/v2';

@@ -24,7 +24,7 @@
  * (`transaction`, `signature`), or any request id (top level, step, or the `check.endpoint` query).
  */
 import { parseWith } from '../errors.ts';
-import { QuoteResponseSchema, type QuoteRequest, type QuoteResponse } from '../schemas.ts';
+import { QuoteResponseSchema, type QuoteRequest, type QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import { QuoteV3UnverifiableError } from './errors.ts';
 import { QuoteV3ResponseSchema, type QuoteV3Fees, type QuoteV3Response, type QuoteV3Step } from './v3Schemas.ts';
 

@@ -10,8 +10,8 @@
  * needs is there is decided by the mapping (`v3.ts`), which refuses the quote when it is not.
  */
 import { z } from 'zod';
-import { DecimalString, IntString } from '../../core/units.ts';
-import { CurrencySchema } from '../schemas.ts';
+import { DecimalString, IntString } from '@ballast/protocol/core/units.ts';
+import { CurrencySchema } from '@ballast/protocol/relay/schemas.ts';
 
 /**
  * `depositAddress` of a v3 step: an object (v2 had a string). Every member is shown as a string; whether the

@@ -8,7 +8,7 @@
  * - `STORE_COPY_MISMATCH`: after copying, a table's row count, maximum id or an amount column's sum differs
  *   between source and target; the target transaction was rolled back, so the target is as empty as before.
  */
-import { BallastError } from '../../core/errors.ts';
+import { BallastError } from '@ballast/protocol/core/errors.ts';
 import type { TableComparison } from './compare.ts';
 
 /** Codes of {@link StoreCopyError}. */

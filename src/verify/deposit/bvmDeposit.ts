@@ -4,7 +4,7 @@
  * the first input's address), and that a native BTC payment of exactly the payment amount reaches the depository.
  */
 import type { Hex } from 'viem';
-import { decodeOrderIdMemo, sameScript, type OrderIdMemo } from '../../protocol/bitcoinDeposit.ts';
+import { decodeOrderIdMemo, sameScript, type OrderIdMemo } from '@ballast/protocol/protocol/bitcoinDeposit.ts';
 import { nativeCurrencyOf, sameAddress } from '../addresses.ts';
 import type { PaymentFacts } from '../context.ts';
 import { fail, outcome, pass, skipped } from '../ruleResult.ts';

@@ -5,8 +5,8 @@
  * script, which every other bvm rule compares against.
  */
 import { networks, type Network } from 'bitcoinjs-lib';
-import type { Chain, QuoteResponse } from '../../relay/schemas.ts';
-import { bitcoinNetworkOf, bitcoinOutputScript, sameScript } from '../../protocol/bitcoinDeposit.ts';
+import type { Chain, QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
+import { bitcoinNetworkOf, bitcoinOutputScript, sameScript } from '@ballast/protocol/protocol/bitcoinDeposit.ts';
 import { fail, pass } from '../ruleResult.ts';
 import type { RuleResult, StepItemRef } from '../types.ts';
 import { collectStepItems } from './stepItems.ts';

@@ -14,7 +14,7 @@
  * plus 2 WU for the segwit marker and flag. Other input types are not estimated.
  */
 import { Psbt, Transaction, type Network } from 'bitcoinjs-lib';
-import { bitcoinAddressOf, isOpReturnScript, opReturnPayload, sameScript } from '../../protocol/bitcoinDeposit.ts';
+import { bitcoinAddressOf, isOpReturnScript, opReturnPayload, sameScript } from '@ballast/protocol/protocol/bitcoinDeposit.ts';
 
 /** Worst-case witness of a P2WPKH input, weight units: 1 + (1 + 72) + (1 + 33). */
 export const P2WPKH_WITNESS_WU = 108;

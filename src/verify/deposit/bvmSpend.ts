@@ -5,7 +5,7 @@
  * standard weight limit (`tx-size`), and every output other than the deposit and the order-id OP_RETURN
  * returns change to our own address (`change`). The fee rules are in bvmFees.ts. Amounts in satoshis.
  */
-import { p2trKeyPathScript, sameScript } from '../../protocol/bitcoinDeposit.ts';
+import { p2trKeyPathScript, sameScript } from '@ballast/protocol/protocol/bitcoinDeposit.ts';
 import { fail, outcome } from '../ruleResult.ts';
 import type { RuleResult } from '../types.ts';
 import { outpointKey as outpoint } from './bvmFees.ts';

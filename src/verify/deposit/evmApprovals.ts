@@ -4,7 +4,7 @@
  * every item is sent from our own wallet.
  */
 import type { Hex } from 'viem';
-import type { Chain } from '../../relay/schemas.ts';
+import type { Chain } from '@ballast/protocol/relay/schemas.ts';
 import { nativeCurrencyOf, sameAddress } from '../addresses.ts';
 import type { PaymentFacts } from '../context.ts';
 import { outcome } from '../ruleResult.ts';

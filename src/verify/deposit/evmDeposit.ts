@@ -4,7 +4,7 @@
  * with the order.
  */
 import type { Hex } from 'viem';
-import type { EvmTxData } from '../../relay/schemas.ts';
+import type { EvmTxData } from '@ballast/protocol/relay/schemas.ts';
 import { nativeCurrencyOf, sameAddress } from '../addresses.ts';
 import type { PaymentFacts } from '../context.ts';
 import { fail, outcome, pass, skipped } from '../ruleResult.ts';

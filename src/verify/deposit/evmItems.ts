@@ -3,8 +3,8 @@
  * value, chainId, ...), keeping each item's position so rules can name it (`steps[1].items[0]`).
  */
 import { decodeFunctionData, encodeFunctionData, erc20Abi, toFunctionSelector, type Hex } from 'viem';
-import { depositoryAbi } from '../../protocol/depositoryAbi.ts';
-import { EvmTxDataSchema, type EvmTxData, type QuoteResponse } from '../../relay/schemas.ts';
+import { depositoryAbi } from '@ballast/protocol/protocol/depositoryAbi.ts';
+import { EvmTxDataSchema, type EvmTxData, type QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { StepItemRef } from '../types.ts';
 import { collectStepItems } from './stepItems.ts';
 

@@ -14,8 +14,8 @@
  *   receipt's `gasUsed × effectiveGasPrice`).
  */
 import { networks } from 'bitcoinjs-lib';
-import type { QuoteResponse } from '../../relay/schemas.ts';
-import { bitcoinNetworkOf } from '../../protocol/bitcoinDeposit.ts';
+import type { QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
+import { bitcoinNetworkOf } from '@ballast/protocol/protocol/bitcoinDeposit.ts';
 import { collectBvmSteps } from './bvmItems.ts';
 import { parseBvmPsbt } from './bvmPsbt.ts';
 import { svmNetworkFeeLamports } from './svmFees.ts';

@@ -4,7 +4,7 @@
  * quote unexecutable whatever the VM (`signature` steps, deposit-address steps, a `requestId` other than the
  * quote's and, on request, items not `incomplete`). How an item's `data` is read is left to the caller. Pure.
  */
-import type { QuoteResponse, StepItem } from '../../relay/schemas.ts';
+import type { QuoteResponse, StepItem } from '@ballast/protocol/relay/schemas.ts';
 import type { StepItemRef } from '../types.ts';
 
 /** Options of {@link collectStepItems}. */

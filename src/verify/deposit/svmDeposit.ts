@@ -15,7 +15,7 @@ import {
   TOKEN_PROGRAM_ID,
   type SvmAccountMeta,
   type SvmDepositData,
-} from '../../protocol/svmDepository.ts';
+} from '@ballast/protocol/protocol/svmDepository.ts';
 import { nativeCurrencyOf, sameAddress } from '../addresses.ts';
 import type { PaymentFacts } from '../context.ts';
 import { fail, outcome, pass, skipped } from '../ruleResult.ts';

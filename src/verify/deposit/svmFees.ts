@@ -6,7 +6,7 @@
  * (base fee + priority fee), for the fee policy's origin cost (src/verify/deposit/originCost.ts). Pure.
  */
 import { ComputeBudgetInstruction, PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { COMPUTE_BUDGET_PROGRAM_ID } from '../../protocol/svmDepository.ts';
+import { COMPUTE_BUDGET_PROGRAM_ID } from '@ballast/protocol/protocol/svmDepository.ts';
 import { outcome } from '../ruleResult.ts';
 import type { RuleResult } from '../types.ts';
 import type { DepositLimits } from './types.ts';

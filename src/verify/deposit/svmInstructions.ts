@@ -24,7 +24,7 @@ import {
   associatedTokenAddress,
   COMPUTE_BUDGET_PROGRAM_ID,
   SYSTEM_PROGRAM_ID,
-} from '../../protocol/svmDepository.ts';
+} from '@ballast/protocol/protocol/svmDepository.ts';
 import { SVM_TOKEN_PROGRAMS } from './svmDeposit.ts';
 import type { SvmInstruction } from './svmStepData.ts';
 import { toTransactionInstruction } from './svmTransaction.ts';

@@ -2,7 +2,7 @@
  * Reads the quote's steps as Solana step items (docs/design.md "Solana step data"), keeping each item's position
  * so rules can name it (`steps[0].items[0].data.instructions[1]`). Pure.
  */
-import type { QuoteResponse } from '../../relay/schemas.ts';
+import type { QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { StepItemRef } from '../types.ts';
 import { collectStepItems } from './stepItems.ts';
 import { parseSvmStepData, type SvmInstruction, type SvmStepData } from './svmStepData.ts';

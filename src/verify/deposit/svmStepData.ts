@@ -7,7 +7,7 @@
 import { PublicKey } from '@solana/web3.js';
 import { hexToBytes } from 'viem';
 import { z } from 'zod';
-import type { SvmAccountMeta } from '../../protocol/svmDepository.ts';
+import type { SvmAccountMeta } from '@ballast/protocol/protocol/svmDepository.ts';
 
 /** One instruction of a step item: program, accounts in order (web3.js `AccountMeta` as text) and raw data bytes. */
 export interface SvmInstruction {

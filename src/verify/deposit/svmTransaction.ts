@@ -13,7 +13,7 @@ import {
   VersionedTransaction,
   type MessageV0,
 } from '@solana/web3.js';
-import type { SvmAccountMeta } from '../../protocol/svmDepository.ts';
+import type { SvmAccountMeta } from '@ballast/protocol/protocol/svmDepository.ts';
 import type { SvmInstruction } from './svmStepData.ts';
 
 /**

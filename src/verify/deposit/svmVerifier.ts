@@ -4,7 +4,7 @@
  * approvals, only our wallet signs, compute budget within caps, at most 1232 bytes, nothing else touches our
  * funds). Pure and synchronous.
  */
-import { depositoryPdas } from '../../protocol/svmDepository.ts';
+import { depositoryPdas } from '@ballast/protocol/protocol/svmDepository.ts';
 import { pass, skipped } from '../ruleResult.ts';
 import type { DepositCheckInput, DepositCheckResult } from './types.ts';
 import { checkSvmDepositId, checkSvmDepositKind, checkSvmDepositor, locateSvmDeposit } from './svmDeposit.ts';

@@ -4,7 +4,7 @@
  * reports the same six rules, so the orchestrator stays VM-agnostic.
  */
 import type { Hex } from 'viem';
-import type { Chain, QuoteResponse } from '../../relay/schemas.ts';
+import type { Chain, QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { PaymentFacts } from '../context.ts';
 import type { QuoteExpectations, RuleResult, StepItemRef, VerifyRuleId } from '../types.ts';
 

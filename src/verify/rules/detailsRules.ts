@@ -4,9 +4,9 @@
  * signed order actually says (`protocol.v2.orderData`), or a quote could understate its fees and pass every
  * cap: amounts exactly, USD figures within a small tolerance.
  */
-import { parseUsdMicros } from '../../core/units.ts';
+import { parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import { COMPONENT_KEYS, FEE_COMPONENTS } from '../../policy/feeBreakdown.ts';
-import type { CurrencyAmount } from '../../relay/schemas.ts';
+import type { CurrencyAmount } from '@ballast/protocol/relay/schemas.ts';
 import { sameAddress } from '../addresses.ts';
 import type { VerifyContext } from '../context.ts';
 import { outcome, skipped } from '../ruleResult.ts';

@@ -5,7 +5,7 @@
  * (docs/relay-api.md "Onchain alternative", EIP-191 over the 32 raw order-id bytes).
  */
 import type { Hex } from 'viem';
-import { recoverOrderSigner } from '../../protocol/orderSignature.ts';
+import { recoverOrderSigner } from '@ballast/protocol/protocol/orderSignature.ts';
 import { sameAddress } from '../addresses.ts';
 import type { VerifyContext } from '../context.ts';
 import { fail, pass, skipped } from '../ruleResult.ts';

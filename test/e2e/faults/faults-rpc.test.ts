@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
 import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../../src/store/transfers.ts';
 import { DEPOSIT_SEND_ALREADY_KNOWN, startRpcFaultProxy, type RpcFault, type RpcFaultProxy } from '../helpers/rpcFaultProxy.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from '../helpers/sandboxBallast.ts';

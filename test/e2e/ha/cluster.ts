@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { stringify } from 'yaml';
 import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
-import type { Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { readLease } from '../../../src/store/pg/lease.ts';
 import { ROOT } from '../helpers/cli.ts';
 import { demoConfigFor } from '../helpers/demoConfig.ts';

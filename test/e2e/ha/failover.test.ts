@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { openPgStore } from '../../../src/store/openStore.ts';
 import type { PgStoreDb } from '../../../src/store/pg/pgDb.ts';
 import { listInFlightTransfers } from '../../../src/store/transfers.ts';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import type { Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { ROOT } from './cli.ts';
 
 type Doc = Record<string, unknown>;

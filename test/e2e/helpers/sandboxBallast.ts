@@ -13,7 +13,7 @@ import { loadConfig } from '../../../src/config/loadConfig.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
 import { afterEach } from 'vitest';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../../packages/sandbox/src/startSandbox.ts';
 import { demoConfigFor, withoutUnknownLimits } from './demoConfig.ts';
 
 /** Overrides merged into config/demo.yaml (top-level keys replaced; `wallets` and `chains` entries added). */

@@ -6,7 +6,7 @@
  * the guaranteed output, and the rows were written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../../src/store/transfers.ts';
 import { tempDir } from '../helpers/sandboxBallast.ts';
 import { oneTransferTreasury, type Place } from './treasury.ts';

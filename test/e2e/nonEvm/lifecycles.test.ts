@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ABSENCE_RECHECK_MS } from '../../../src/cycle/reconcile.ts';
-import type { Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
 import { sandboxPerTest, tempDir } from '../helpers/sandboxBallast.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';

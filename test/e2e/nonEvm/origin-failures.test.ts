@@ -8,7 +8,7 @@
  *   `ballast resume` resolves them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { listOriginFailureStreaks, resolveFailure } from '../../../src/store/failures.ts';
 import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
 import { tempDir } from '../helpers/sandboxBallast.ts';

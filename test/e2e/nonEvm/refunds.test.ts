@@ -6,7 +6,7 @@
  * exactly that amount after the deposit left it.
  */
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
 import type { TransferRow } from '../../../src/store/transferRows.ts';
 import { sandboxPerTest, tempDir } from '../helpers/sandboxBallast.ts';

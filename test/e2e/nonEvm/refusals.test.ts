@@ -5,8 +5,8 @@
  * then 3, then one swap source), recorded attempt by attempt, before the transfer goes through.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VmTamperKind } from '../../../src/sandbox/faults.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import type { VmTamperKind } from '../../../packages/sandbox/src/faults.ts';
+import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../../src/store/transfers.ts';
 import { tempDir } from '../helpers/sandboxBallast.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';

@@ -4,7 +4,7 @@
  * from the balances read at the start so that exactly one transfer of `amount` is needed, from `from` to `to`.
  */
 import { erc20Abi, formatUnits, type Address } from 'viem';
-import type { Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { ballastOnSandbox, type ConfigOverrides } from '../helpers/sandboxBallast.ts';
 
 /** Where an asset is held in these tests. */

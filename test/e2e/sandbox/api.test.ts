@@ -12,11 +12,11 @@ import {
   RequestsResponseSchema,
   type IntentStatus,
   type QuoteResponse,
-} from '../../../src/relay/schemas.ts';
-import { depositoryAbi } from '../../../src/protocol/depositoryAbi.ts';
-import type { SandboxAccount } from '../../../src/sandbox/chains/localChains.ts';
-import { relayRouterAbi } from '../../../src/sandbox/contracts/abis.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
+} from '../../../packages/protocol/src/relay/schemas.ts';
+import { depositoryAbi } from '../../../packages/protocol/src/protocol/depositoryAbi.ts';
+import type { SandboxAccount } from '../../../packages/sandbox/src/chains/localChains.ts';
+import { relayRouterAbi } from '../../../packages/sandbox/src/contracts/abis.ts';
+import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 
 let sandbox: Sandbox;
 

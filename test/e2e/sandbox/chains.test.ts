@@ -18,9 +18,9 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { wholeToBaseUnits } from '../../../src/core/units.ts';
-import { depositoryAbi } from '../../../src/protocol/depositoryAbi.ts';
-import { startAnvil } from '../../../src/sandbox/chains/anvil.ts';
+import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
+import { depositoryAbi } from '../../../packages/protocol/src/protocol/depositoryAbi.ts';
+import { startAnvil } from '../../../packages/sandbox/src/chains/anvil.ts';
 import {
   DEMO_BALANCES,
   sandboxContractAddresses,
@@ -28,7 +28,7 @@ import {
   type LocalChains,
   type LocalEvmChain,
   type SandboxAccount,
-} from '../../../src/sandbox/chains/localChains.ts';
+} from '../../../packages/sandbox/src/chains/localChains.ts';
 import {
   approvalProxyAbi,
   MULTICALL3_ADDRESS,
@@ -36,8 +36,8 @@ import {
   sandboxDepositoryAbi,
   testStablecoinAbi,
   testTetherAbi,
-} from '../../../src/sandbox/contracts/abis.ts';
-import { getArtifacts, type SandboxArtifacts } from '../../../src/sandbox/contracts/compile.ts';
+} from '../../../packages/sandbox/src/contracts/abis.ts';
+import { getArtifacts, type SandboxArtifacts } from '../../../packages/sandbox/src/contracts/compile.ts';
 
 const USDC = (whole: string): bigint => wholeToBaseUnits(whole, 6);
 const ETH = (whole: string): bigint => wholeToBaseUnits(whole, 18);

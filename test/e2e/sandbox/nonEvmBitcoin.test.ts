@@ -9,7 +9,7 @@
 import { crypto as btcCrypto, networks, payments, Psbt, toXOnly } from 'bitcoinjs-lib';
 import { erc20Abi, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import {
   BITCOIN_ID,
   bitcoinUtxos,

@@ -17,8 +17,8 @@ import {
   type ChainsResponse,
   type IntentStatus,
   type QuoteResponse,
-} from '../../../src/relay/schemas.ts';
-import type { Sandbox } from '../../../src/sandbox/startSandbox.ts';
+} from '../../../packages/protocol/src/relay/schemas.ts';
+import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import type { OriginChainFacts } from '../../../src/verify/deposit/types.ts';
 import { verifyQuote, type QuoteExpectations, type Verdict } from '../../../src/verify/verifyQuote.ts';
 

@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BITCOIN_TREASURY_COINS_SATS, SOLANA_TREASURY_LAMPORTS, SOLANA_TREASURY_USDC, startVmNodes, type VmNodes } from '../../../src/sandbox/vmNodes.ts';
+import { BITCOIN_TREASURY_COINS_SATS, SOLANA_TREASURY_LAMPORTS, SOLANA_TREASURY_USDC, startVmNodes, type VmNodes } from '../../../packages/sandbox/src/vmNodes.ts';
 import { BITCOIN_ID, SOLANA_ID } from './nonEvmKit.ts';
 
 let nodes: VmNodes;

@@ -8,8 +8,8 @@
 import type { Keypair } from '@solana/web3.js';
 import { erc20Abi, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestsResponseSchema } from '../../../src/relay/schemas.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/startSandbox.ts';
+import { RequestsResponseSchema } from '../../../packages/protocol/src/relay/schemas.ts';
+import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import {
   chains,
   expectedOut,

@@ -18,10 +18,10 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { wholeToBaseUnits } from '../../../src/core/units.ts';
-import { depositoryAbi } from '../../../src/protocol/depositoryAbi.ts';
-import { startLocalChains, type LocalChains, type LocalEvmChain, type SandboxAccount } from '../../../src/sandbox/chains/localChains.ts';
-import { approvalProxyAbi, relayRouterAbi, sandboxDepositoryAbi, testTetherAbi } from '../../../src/sandbox/contracts/abis.ts';
+import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
+import { depositoryAbi } from '../../../packages/protocol/src/protocol/depositoryAbi.ts';
+import { startLocalChains, type LocalChains, type LocalEvmChain, type SandboxAccount } from '../../../packages/sandbox/src/chains/localChains.ts';
+import { approvalProxyAbi, relayRouterAbi, sandboxDepositoryAbi, testTetherAbi } from '../../../packages/sandbox/src/contracts/abis.ts';
 
 const USDC = (whole: string): bigint => wholeToBaseUnits(whole, 6);
 const ETH = (whole: string): bigint => wholeToBaseUnits(whole, 18);

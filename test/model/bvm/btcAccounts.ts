@@ -6,7 +6,7 @@ import { ECPairFactory } from 'ecpair';
 import { networks, payments } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { getAddress, type Address } from 'viem';
-import { sandboxContractAddresses, DEFAULT_LOCAL_CHAINS } from '../../../src/sandbox/chains/localChains.ts';
+import { sandboxContractAddresses, DEFAULT_LOCAL_CHAINS } from '../../../packages/sandbox/src/chains/localChains.ts';
 import { ACCOUNTS } from '../world.ts';
 
 const ECPair = ECPairFactory(ecc);

@@ -10,7 +10,7 @@ import { createBvmAdapter } from '../../../src/chains/bvm/adapter.ts';
 import { bvmKeyFromWif } from '../../../src/chains/bvm/wallet.ts';
 import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
 import type { WalletRuntime } from '../../../src/cycle/context.ts';
-import { BITCOIN_CHAIN_ID, BTC_NATIVE_ADDRESS } from '../../../src/sandbox/quote/vmChains.ts';
+import { BITCOIN_CHAIN_ID, BTC_NATIVE_ADDRESS } from '../../../packages/sandbox/src/quote/vmChains.ts';
 import { createModelEnv, driveSchedule, modelSleep, type ContextBuilder, type DriveOutcome, type ModelEnv } from '../harness.ts';
 import { inMemoryNode } from '../inMemoryNode.ts';
 import { inMemoryRelayClient } from '../inMemoryRelay.ts';

@@ -16,7 +16,7 @@
  */
 import type { StoreDb } from '../../../src/store/db.ts';
 import { listRecentTransfers, type TransferRow } from '../../../src/store/transfers.ts';
-import { decodeOrderIdMemoScript } from '../../../src/protocol/bitcoinDeposit.ts';
+import { decodeOrderIdMemoScript } from '../../../packages/protocol/src/protocol/bitcoinDeposit.ts';
 import { parseBtcTx, type BtcTx } from './btcChain.ts';
 import { BTC_BANDS, SATS } from './btcSchedule.ts';
 import { ALPHA, BTC_KEYS, BTC_PROOF_DEPTH, MAX_FEE_RATE_SAT_PER_VB, MAX_MINER_FEE_SATS, MINER_FEE_RESERVE_SATS, type BtcWorld } from './btcWorld.ts';

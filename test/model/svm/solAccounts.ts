@@ -6,8 +6,8 @@
 import { Keypair } from '@solana/web3.js';
 import { base58 } from '@scure/base';
 import { getAddress, type Address } from 'viem';
-import { associatedTokenAddress, depositoryPdas, RELAY_DEPOSITORY_PROGRAM_ID } from '../../../src/protocol/svmDepository.ts';
-import { DEFAULT_LOCAL_CHAINS, sandboxContractAddresses } from '../../../src/sandbox/chains/localChains.ts';
+import { associatedTokenAddress, depositoryPdas, RELAY_DEPOSITORY_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDepository.ts';
+import { DEFAULT_LOCAL_CHAINS, sandboxContractAddresses } from '../../../packages/sandbox/src/chains/localChains.ts';
 import { ACCOUNTS } from '../world.ts';
 
 const treasury = Keypair.fromSeed(new Uint8Array(32).fill(0x61));

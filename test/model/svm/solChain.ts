@@ -13,8 +13,8 @@ import { ed25519 } from '@noble/curves/ed25519';
 import { sha256 } from '@noble/hashes/sha256';
 import { base58, base64 } from '@scure/base';
 import { VersionedTransaction } from '@solana/web3.js';
-import { decodeDepositData, encodeDepositEvent, type SvmDepositEvent } from '../../../src/protocol/svmDepository.ts';
-import { transactionFee } from '../../../src/sandbox/svm/fees.ts';
+import { decodeDepositData, encodeDepositEvent, type SvmDepositEvent } from '../../../packages/protocol/src/protocol/svmDepository.ts';
+import { transactionFee } from '../../../packages/sandbox/src/svm/fees.ts';
 import { SOL } from './solAccounts.ts';
 
 /** Virtual time per slot, ms. */

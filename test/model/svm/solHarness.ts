@@ -10,7 +10,7 @@ import type { ChainAdapter } from '../../../src/chains/adapter.ts';
 import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
 import { createSvmAdapter } from '../../../src/chains/svm/adapter.ts';
 import type { WalletRuntime } from '../../../src/cycle/context.ts';
-import { SOLANA_CHAIN_ID } from '../../../src/sandbox/quote/vmChains.ts';
+import { SOLANA_CHAIN_ID } from '../../../packages/sandbox/src/quote/vmChains.ts';
 import { createModelEnv, driveSchedule, modelSleep, type ContextBuilder, type DriveOutcome, type ModelEnv } from '../harness.ts';
 import { inMemoryNode, type ProcessHandle } from '../inMemoryNode.ts';
 import { inMemoryRelayClient } from '../inMemoryRelay.ts';

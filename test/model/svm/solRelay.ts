@@ -10,17 +10,17 @@
  */
 import { keccak256, stringToHex, type Hex } from 'viem';
 import { RelayApiError } from '../../../src/relay/errors.ts';
-import { QuoteRequestSchema, QuoteResponseSchema, type IntentStatus, type QuoteResponse } from '../../../src/relay/schemas.ts';
-import { buildChainsDocument } from '../../../src/sandbox/api/chainsDocument.ts';
-import { DEFAULT_LOCAL_CHAINS, sandboxContractAddresses } from '../../../src/sandbox/chains/localChains.ts';
-import { DEFAULT_SANDBOX_FAULTS } from '../../../src/sandbox/faults.ts';
-import { sandboxChainInfo, type SandboxChainTable } from '../../../src/sandbox/quote/chainTable.ts';
-import { SandboxApiError } from '../../../src/sandbox/quote/errors.ts';
-import { DEFAULT_SANDBOX_PRICING } from '../../../src/sandbox/quote/fees.ts';
-import { DEFAULT_PRICES_USD, parsePrices } from '../../../src/sandbox/quote/prices.ts';
-import { resolveQuoteRoute, SandboxQuoteRequestSchema } from '../../../src/sandbox/quote/request.ts';
-import { sandboxSolanaChain, SOLANA_CHAIN_ID } from '../../../src/sandbox/quote/vmChains.ts';
-import { buildVmQuote } from '../../../src/sandbox/quote/vmQuote.ts';
+import { QuoteRequestSchema, QuoteResponseSchema, type IntentStatus, type QuoteResponse } from '../../../packages/protocol/src/relay/schemas.ts';
+import { buildChainsDocument } from '../../../packages/sandbox/src/api/chainsDocument.ts';
+import { DEFAULT_LOCAL_CHAINS, sandboxContractAddresses } from '../../../packages/sandbox/src/chains/localChains.ts';
+import { DEFAULT_SANDBOX_FAULTS } from '../../../packages/sandbox/src/faults.ts';
+import { sandboxChainInfo, type SandboxChainTable } from '../../../packages/sandbox/src/quote/chainTable.ts';
+import { SandboxApiError } from '../../../packages/sandbox/src/quote/errors.ts';
+import { DEFAULT_SANDBOX_PRICING } from '../../../packages/sandbox/src/quote/fees.ts';
+import { DEFAULT_PRICES_USD, parsePrices } from '../../../packages/sandbox/src/quote/prices.ts';
+import { resolveQuoteRoute, SandboxQuoteRequestSchema } from '../../../packages/sandbox/src/quote/request.ts';
+import { sandboxSolanaChain, SOLANA_CHAIN_ID } from '../../../packages/sandbox/src/quote/vmChains.ts';
+import { buildVmQuote } from '../../../packages/sandbox/src/quote/vmQuote.ts';
 import { intentStatusOf, MODEL_FEES, requestsOf, type RelayService, type StatusRecord } from '../inMemoryRelay.ts';
 import type { FillPlan } from '../schedule.ts';
 import { ACCOUNTS, START_MS } from '../world.ts';

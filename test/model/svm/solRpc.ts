@@ -9,10 +9,10 @@
  */
 import { base64 } from '@scure/base';
 import type { ProcessHandle } from '../inMemoryNode.ts';
-import type { LandedTransaction } from '../../../src/sandbox/svm/ledger.ts';
-import { transactionJson } from '../../../src/sandbox/svm/transactionJson.ts';
-import type { TransactionErrorJson } from '../../../src/sandbox/svm/txErrors.ts';
-import { TOKEN_PROGRAM_ID } from '../../../src/protocol/svmDepository.ts';
+import type { LandedTransaction } from '../../../packages/sandbox/src/svm/ledger.ts';
+import { transactionJson } from '../../../packages/sandbox/src/svm/transactionJson.ts';
+import type { TransactionErrorJson } from '../../../packages/sandbox/src/svm/txErrors.ts';
+import { TOKEN_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDepository.ts';
 import { ACCOUNT_SIZE, AccountLayout, MINT_SIZE, MintLayout } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import { SOL } from './solAccounts.ts';

@@ -63,7 +63,7 @@ describe('type-aware rules (eslint.config.js)', { timeout: 180_000 }, () => {
 });
 
 describe('layer boundaries (eslint.config.js)', { timeout: 180_000 }, () => {
-  it('chain clients and signers only under src/chains/ and src/sandbox/', async () => {
+  it('chain clients and signers only under src/chains/ and the sandbox', async () => {
     expect(await ruleIds('cycle', "import { createWalletClient, http } from 'viem';\nexport const f = (): unknown => createWalletClient({ transport: http() });\n")).toEqual([
       RESTRICTED_IMPORT,
       RESTRICTED_IMPORT,
@@ -99,14 +99,20 @@ describe('layer boundaries (eslint.config.js)', { timeout: 180_000 }, () => {
     expect(await ruleIds('planner', "import { readFileSync } from 'node:fs';\nexport const f = readFileSync;\n")).toEqual([RESTRICTED_IMPORT]);
     expect(await ruleIds('verify', "import { createRelayClient } from '../relay/client.ts';\nexport const f = createRelayClient;\n")).toEqual([RESTRICTED_IMPORT]);
     expect(await ruleIds('policy', "import { getTransfer } from '../store/transfers.ts';\nexport const f = getTransfer;\n")).toEqual([RESTRICTED_IMPORT]);
-    expect(await ruleIds('policy', "import type { QuoteResponse } from '../relay/schemas.ts';\nexport type F = QuoteResponse;\n")).toEqual([]);
+    expect(await ruleIds('policy', "import type { QuoteResponse } from '@ballast/protocol/relay/schemas.ts';\nexport type F = QuoteResponse;\n")).toEqual([]);
   });
 
-  it('the product imports the sandbox only from the CLI files that start it', async () => {
-    expect(await ruleIds('cycle', "import { startSandbox } from '../sandbox/startSandbox.ts';\nexport const f = startSandbox;\n")).toEqual([RESTRICTED_IMPORT]);
-    const [sandboxCommand] = await eslint.lintText("import { startSandbox } from '../../sandbox/startSandbox.ts';\nexport const f = startSandbox;\n", {
-      filePath: path.join(root, 'src/cli/commands/sandbox.ts'),
-    });
-    expect(sandboxCommand!.messages.filter((m) => m.ruleId === RESTRICTED_IMPORT)).toEqual([]);
+  it('the product loads the sandbox only from the CLI commands that start it, by a dynamic import', async () => {
+    const dynamic = "export const f = async (): Promise<unknown> => (await import('@ballast/sandbox/startSandbox.ts')).startSandbox;\n";
+    expect(await ruleIds('cycle', "import { startSandbox } from '@ballast/sandbox/startSandbox.ts';\nexport const f = startSandbox;\n")).toEqual([RESTRICTED_IMPORT]);
+    expect(await ruleIds('cli', "import type { Sandbox } from '@ballast/sandbox/startSandbox.ts';\nexport type F = Sandbox;\n")).toEqual([RESTRICTED_IMPORT]);
+    expect(await ruleIds('cycle', "import { startSandbox } from '../../packages/sandbox/src/startSandbox.ts';\nexport const f = startSandbox;\n")).toEqual([RESTRICTED_IMPORT]);
+    expect(await ruleIds('cli', dynamic)).toEqual(['no-restricted-syntax']);
+    const lintCommand = async (code: string) => {
+      const [result] = await eslint.lintText(code, { filePath: path.join(root, 'src/cli/commands/sandbox.ts') });
+      return result!.messages.filter((m) => m.ruleId === RESTRICTED_IMPORT || m.ruleId === 'no-restricted-syntax').map((m) => m.ruleId);
+    };
+    expect(await lintCommand(dynamic)).toEqual([]);
+    expect(await lintCommand("import { startSandbox } from '@ballast/sandbox/startSandbox.ts';\nexport const f = startSandbox;\n")).toEqual([RESTRICTED_IMPORT]);
   });
 });

@@ -238,7 +238,7 @@ export function unawaitedStoreCalls(file: string, text: string, storeFns: Readon
 }
 
 const storeFns = new Set(sourceFiles(storeDir).flatMap((f) => asyncStoreExports(readFileSync(f, 'utf8'), f)));
-const scanned = [...sourceFiles(path.join(root, 'src')), ...sourceFiles(path.join(root, 'test'))].filter((f) => !f.startsWith(storeDir + path.sep));
+const scanned = ['src', 'packages/protocol/src', 'packages/sandbox/src', 'test'].flatMap((dir) => sourceFiles(path.join(root, dir))).filter((f) => !f.startsWith(storeDir + path.sep));
 
 describe('every call of an async store function is awaited', () => {
   it('finds the async store functions (the scan is not empty)', () => {

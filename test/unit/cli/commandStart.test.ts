@@ -6,7 +6,8 @@
  * lease is opened (src/store/pg/pgModule.ts), so wiring the app on a SQLite store does not load it.
  *
  * The check walks the static value imports of src/ (`import type` and `import()` excluded), as Node's module
- * loader evaluates them at start.
+ * loader evaluates them at start, and into the workspace packages' sources (`@ballast/<name>/x.ts` is
+ * packages/<name>/src/x.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,9 +37,15 @@ function staticImports(text: string): string[] {
   return out;
 }
 
-/** Package name of a bare specifier (`@scope/name/sub` → `@scope/name`), or null for relative and node: ones. */
+/** Path under the root of a workspace package module (`@ballast/protocol/core/units.ts`), or null for another specifier. */
+function workspaceFile(spec: string): string | null {
+  const m = /^@ballast\/([a-z-]+)\/(.+)$/.exec(spec);
+  return m ? `packages/${m[1]!}/src/${m[2]!}` : null;
+}
+
+/** Package name of a bare specifier (`@scope/name/sub` → `@scope/name`), or null for relative, node: and workspace ones. */
 function packageOf(spec: string): string | null {
-  if (spec.startsWith('.') || spec.startsWith('node:')) return null;
+  if (spec.startsWith('.') || spec.startsWith('node:') || workspaceFile(spec) !== null) return null;
   return spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
 }
 
@@ -64,7 +71,7 @@ function reachedPackages(entry: string): Map<string, string[]> {
         continue;
       }
       if (spec.startsWith('node:')) continue;
-      const next = path.relative(root, path.resolve(path.dirname(path.join(root, file)), spec)).split(path.sep).join('/');
+      const next = workspaceFile(spec) ?? path.relative(root, path.resolve(path.dirname(path.join(root, file)), spec)).split(path.sep).join('/');
       if (!existsSync(path.join(root, next))) throw new Error(`${file}: import ${spec} does not resolve to a file`);
       if (!via.has(next)) {
         via.set(next, file);
@@ -84,6 +91,8 @@ describe('the start of a command', () => {
   it('the walker sees what the app loads (the check is not empty)', () => {
     const app = [...reachedPackages('src/cli/openBallast.ts').keys()];
     expect(app).toEqual(expect.arrayContaining(['viem', '@solana/web3.js', '@solana/spl-token', 'bitcoinjs-lib', 'better-sqlite3', 'prom-client']));
+    // src/policy/guaranteedLoss.ts imports only @ballast/protocol modules: viem is found through their sources.
+    expect(reachedPackages('src/policy/guaranteedLoss.ts').get('viem')).toEqual(['src/policy/guaranteedLoss.ts', 'packages/protocol/src/core/units.ts']);
     expect(staticImports("import { type A, type B } from 'x';\nimport type { C } from 'y';\nimport { d, type E } from 'z';\nexport { f } from './f.ts';\nimport 'side';\nconst g = await import('lazy');"))
       .toEqual(['z', './f.ts', 'side']);
   });

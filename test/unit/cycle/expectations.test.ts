@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildQuoteRequest, expectationsFor, guaranteedOutputFloor, minimumAcceptableOutput, scaleDecimals } from '../../../src/cycle/expectations.ts';
 import type { PlannedTransfer, TargetBand } from '../../../src/planner/types.ts';
-import { QuoteRequestSchema } from '../../../src/relay/schemas.ts';
+import { QuoteRequestSchema } from '../../../packages/protocol/src/relay/schemas.ts';
 
 const band = (chain: string, chainId: number, decimals: number): TargetBand => ({
   asset: 'USDC',

@@ -10,7 +10,7 @@ import { followRefund, followRefunds, refundFromRequestRecord } from '../../../s
 import { pausedRoutes } from '../../../src/cycle/pausedRoutes.ts';
 import { transferNotes } from '../../../src/cli/historyNotes.ts';
 import { createMetrics, type BallastMetrics } from '../../../src/metrics/metrics.ts';
-import type { IntentStatus, RequestsResponse } from '../../../src/relay/schemas.ts';
+import type { IntentStatus, RequestsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import { listUnresolvedFailures, resolveFailure } from '../../../src/store/failures.ts';
 import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { createTransfer, getTransfer, markTxConfirmed, markTxSent, transitionTransfer } from '../../../src/store/transfers.ts';

@@ -13,7 +13,7 @@ import type { WalletRuntime } from '../../../src/cycle/context.ts';
 import type { ProcessTransferDeps } from '../../../src/cycle/processTransfer.ts';
 import { resolveTargets } from '../../../src/cycle/resolveTargets.ts';
 import type { PlannedTransfer } from '../../../src/planner/types.ts';
-import type { ChainsResponse } from '../../../src/relay/schemas.ts';
+import type { ChainsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import { startCycle } from '../../../src/store/cycles.ts';
 import { openSqliteStore } from '../../../src/store/openStore.ts';
 import { recordPlannedTransfers } from '../../../src/store/plans.ts';

@@ -12,7 +12,7 @@ import { relayAuthRefusal } from '../../../src/relay/authRefusal.ts';
 import { startCycle } from '../../../src/store/cycles.ts';
 import { recordPlannedTransfers } from '../../../src/store/plans.ts';
 import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import type { QuoteRequest } from '../../../src/relay/schemas.ts';
+import type { QuoteRequest } from '../../../packages/protocol/src/relay/schemas.ts';
 import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
 import { startTestServer, type TestServer } from '../relay/testServer.ts';
 import { tempDb, type TempDb } from '../store/helpers.ts';

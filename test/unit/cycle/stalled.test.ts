@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { handleStalled, isStalled, isStalledByBlocks, requestIdForDeposit } from '../../../src/cycle/stalled.ts';
 import type { ChainAdapter } from '../../../src/chains/adapter.ts';
 import type { CycleContext } from '../../../src/cycle/context.ts';
-import type { RequestsResponse } from '../../../src/relay/schemas.ts';
+import type { RequestsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { createTransfer, getTransfer, markTxConfirmed, markTxSent, transitionTransfer, type TransferRow } from '../../../src/store/transfers.ts';
 import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';

@@ -66,7 +66,7 @@ describe('deploy/Dockerfile and .dockerignore', () => {
   it('has a build stage and a runtime stage on node:20-bookworm-slim', () => {
     expect(stages).toEqual(['build', 'runtime']);
     expect(steps.find((s) => s.op === 'ARG')?.args).toBe('NODE_IMAGE=node:20-bookworm-slim');
-    expect(inStage('build', 'RUN').map((s) => s.args).join('\n')).toMatch(/python3 make g\+\+[\s\S]*npm ci[\s\S]*npm run build[\s\S]*npm prune --omit=dev/);
+    expect(inStage('build', 'RUN').map((s) => s.args).join('\n')).toMatch(/python3 make g\+\+[\s\S]*npm ci[\s\S]*npm run build[\s\S]*npm ci --omit=dev --workspace=@ballast\/protocol --include-workspace-root/);
   });
 
   it('copies only sources that exist in the context and that .dockerignore lets through', () => {
@@ -88,10 +88,11 @@ describe('deploy/Dockerfile and .dockerignore', () => {
   });
 
   it('runs, in the runtime stage, what the build stage produced', () => {
-    // The build stage's outputs: what it copied in, plus npm ci (node_modules) and npm run build (dist/, build-info.json).
+    // The build stage's outputs: what it copied in, plus npm ci (node_modules) and npm run build (dist/,
+    // packages/protocol/dist, build-info.json).
     const buildTsconfig = JSON.parse(readRepo('tsconfig.build.json')) as { compilerOptions: { outDir: string; rootDir: string } };
-    expect(buildTsconfig.compilerOptions).toMatchObject({ outDir: 'dist', rootDir: 'src' });
-    const produced = new Set(['node_modules', buildTsconfig.compilerOptions.outDir, 'build-info.json']);
+    expect(buildTsconfig.compilerOptions).toMatchObject({ outDir: 'dist', rootDir: '.' });
+    const produced = new Set(['node_modules', buildTsconfig.compilerOptions.outDir, 'packages/protocol/dist', 'build-info.json']);
     for (const step of inStage('build', 'COPY')) for (const s of copyParts(step.args).sources) produced.add(s.replace(/\/$/, ''));
     const runtimeCopies = inStage(runtime, 'COPY').filter((s) => copyParts(s.args).from === 'build');
     const copied = runtimeCopies.flatMap((s) => copyParts(s.args).sources.map((src) => path.relative('/opt/ballast', src.replace(/\/$/, ''))));
@@ -103,7 +104,9 @@ describe('deploy/Dockerfile and .dockerignore', () => {
     const bin = readRepo('bin/ballast.mjs');
     expect(bin).toContain("'dist/cli/main.js'");
     expect(bin).toContain("'build-info.json'");
-    expect(existsSync(path.join(ROOT, 'src/cli/main.ts'))).toBe(true); // compiled to dist/cli/main.js (rootDir src)
+    expect(existsSync(path.join(ROOT, 'src/cli/main.ts'))).toBe(true); // compiled to dist/cli/main.js (scripts/build.mjs)
+    // No sandbox in the image: neither the package nor its dependencies (the production install leaves them out).
+    expect(copied.filter((c) => c.includes('sandbox'))).toEqual([]);
     expect(JSON.parse(inStage(runtime, 'CMD')[0]!.args)).toEqual(['daemon']);
   });
 

@@ -26,7 +26,7 @@ function sourceFiles(dir: string): string[] {
 
 function codesInSource(): Set<string> {
   const codes = new Set<string>();
-  for (const file of sourceFiles(path.join(root, 'src'))) {
+  for (const file of ['src', 'packages/protocol/src', 'packages/sandbox/src'].flatMap((dir) => sourceFiles(path.join(root, dir)))) {
     for (const m of readFileSync(file, 'utf8').matchAll(CODE_RE)) codes.add(m[1]!);
   }
   return codes;

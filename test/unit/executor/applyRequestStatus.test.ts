@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyRequestStatus } from '../../../src/executor/applyRequestStatus.ts';
-import type { IntentStatus } from '../../../src/relay/schemas.ts';
+import type { IntentStatus } from '../../../packages/protocol/src/relay/schemas.ts';
 import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { createTransfer, getTransfer, transitionTransfer } from '../../../src/store/transfers.ts';
 import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { trackRequest } from '../../../src/executor/trackRequest.ts';
-import type { IntentStatus, RequestStatus } from '../../../src/relay/schemas.ts';
+import type { IntentStatus, RequestStatus } from '../../../packages/protocol/src/relay/schemas.ts';
 
 /** A fake clock whose sleep advances time instantly. */
 function clock() {

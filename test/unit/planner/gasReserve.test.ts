@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { planRebalance } from '../../../src/planner/planRebalance.ts';
 import type { TargetBand } from '../../../src/planner/types.ts';
-import { wholeToBaseUnits } from '../../../src/core/units.ts';
+import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
 import { reading, target } from './presets.ts';
 
 const band = { min: '1', target: '2', max: '3' };

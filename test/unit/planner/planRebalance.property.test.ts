@@ -5,7 +5,7 @@
  * unreadable chain, and conserves the total held per asset.
  */
 import { describe, expect, it } from 'vitest';
-import { wholeToBaseUnits } from '../../../src/core/units.ts';
+import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
 import { planRebalance } from '../../../src/planner/planRebalance.ts';
 import { targetKey } from '../../../src/planner/effective.ts';
 import type { BalanceReading, InFlightTransfer, PlanInput, TargetBand } from '../../../src/planner/types.ts';

@@ -2,7 +2,7 @@
  * Named targets and balance presets for planner tests, so tests read as scenarios rather than raw base units.
  * Default band for USDC: min 20000, target 50000, max 80000 (whole units).
  */
-import { wholeToBaseUnits } from '../../../src/core/units.ts';
+import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
 import { planRebalance } from '../../../src/planner/planRebalance.ts';
 import type { BalanceReading, InFlightTransfer, Plan, PlanInput, TargetBand } from '../../../src/planner/types.ts';
 

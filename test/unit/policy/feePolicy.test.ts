@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFees, FeePolicyConfigError, type FeeCaps, type FeeDecision } from '../../../src/policy/feePolicy.ts';
-import type { QuoteDetails } from '../../../src/relay/schemas.ts';
+import type { QuoteDetails } from '../../../packages/protocol/src/relay/schemas.ts';
 import { offlineQuote } from '../../fixtures/offlineQuote.ts';
 import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
 import { loadQuoteFixture, relayFixturesPresent } from '../../fixtures/relay.ts';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFees } from '../../../src/policy/feePolicy.ts';
 import { checkGuaranteedLoss, guaranteedLossFraction, type OrderGuarantee } from '../../../src/policy/guaranteedLoss.ts';
-import type { QuoteDetails } from '../../../src/relay/schemas.ts';
+import type { QuoteDetails } from '../../../packages/protocol/src/relay/schemas.ts';
 
 const usdc = (chainId: number) => ({ chainId, address: '0x0000000000000000000000000000000000000001', symbol: 'USDC', decimals: 6 });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { feeCapsFor } from '../../../src/policy/routeFees.ts';
 import { evaluateFees, type FeeCaps } from '../../../src/policy/feePolicy.ts';
 import { minimumAcceptableOutput } from '../../../src/cycle/expectations.ts';
-import type { QuoteDetails } from '../../../src/relay/schemas.ts';
+import type { QuoteDetails } from '../../../packages/protocol/src/relay/schemas.ts';
 import type { RouteRule } from '../../../src/planner/types.ts';
 import { target } from '../planner/presets.ts';
 

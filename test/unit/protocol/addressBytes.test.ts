@@ -1,7 +1,7 @@
 import { bech32, bech32m } from '@scure/base';
 import { describe, expect, it } from 'vitest';
-import { AddressEncodingError, encodeAddressBytes } from '../../../src/protocol/addressBytes.ts';
-import type { ProtocolVmType } from '../../../src/protocol/vmTypes.ts';
+import { AddressEncodingError, encodeAddressBytes } from '../../../packages/protocol/src/protocol/addressBytes.ts';
+import type { ProtocolVmType } from '../../../packages/protocol/src/protocol/vmTypes.ts';
 
 describe('encodeAddressBytes', () => {
   it('encodes EVM hex as its lower-case bytes regardless of case', () => {

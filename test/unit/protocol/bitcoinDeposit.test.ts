@@ -7,7 +7,7 @@ import { bech32 } from '@scure/base';
 import { networks } from 'bitcoinjs-lib';
 import type { Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { AddressEncodingError } from '../../../src/protocol/addressBytes.ts';
+import { AddressEncodingError } from '../../../packages/protocol/src/protocol/addressBytes.ts';
 import {
   bitcoinAddressOf,
   bitcoinNetworkOf,
@@ -20,8 +20,8 @@ import {
   orderIdMemoScript,
   p2trKeyPathScript,
   sameScript,
-} from '../../../src/protocol/bitcoinDeposit.ts';
-import { OrderIdError } from '../../../src/protocol/orderId.ts';
+} from '../../../packages/protocol/src/protocol/bitcoinDeposit.ts';
+import { OrderIdError } from '../../../packages/protocol/src/protocol/orderId.ts';
 
 const ID: Hex = `0x${'ab'.repeat(16)}${'0123456789cdef00'.repeat(2)}`;
 /** BIP-86 test vector m/86'/0'/0'/0/0 of the "abandon … about" mnemonic: internal key, output key, address. */

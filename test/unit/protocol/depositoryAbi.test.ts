@@ -4,7 +4,7 @@ import {
   DEPOSIT_ERC20_SELECTOR,
   DEPOSIT_NATIVE_SELECTOR,
   depositoryAbi,
-} from '../../../src/protocol/depositoryAbi.ts';
+} from '../../../packages/protocol/src/protocol/depositoryAbi.ts';
 import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
 import { itemData } from '../../fixtures/quoteTamper.ts';
 

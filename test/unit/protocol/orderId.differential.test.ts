@@ -9,9 +9,9 @@ import { base58, bech32, bech32m, createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2';
 import { getAddress, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { computeOrderId } from '../../../src/protocol/orderId.ts';
-import type { ProtocolVmType } from '../../../src/protocol/vmTypes.ts';
-import type { OrderData } from '../../../src/relay/schemas.ts';
+import { computeOrderId } from '../../../packages/protocol/src/protocol/orderId.ts';
+import type { ProtocolVmType } from '../../../packages/protocol/src/protocol/vmTypes.ts';
+import type { OrderData } from '../../../packages/protocol/src/relay/schemas.ts';
 import { SeededRandom } from '../../fixtures/seededRandom.ts';
 
 const SEED = 'ballast-order-id-differential-v1';

@@ -1,8 +1,8 @@
 import { getOrderId } from '@reservoir0x/relay-protocol-sdk';
 import { describe, expect, it } from 'vitest';
-import { computeOrderId, OrderIdError } from '../../../src/protocol/orderId.ts';
-import { slugVmTypesFromChains } from '../../../src/protocol/vmTypes.ts';
-import { OrderDataSchema, type OrderData } from '../../../src/relay/schemas.ts';
+import { computeOrderId, OrderIdError } from '../../../packages/protocol/src/protocol/orderId.ts';
+import { slugVmTypesFromChains } from '../../../packages/protocol/src/protocol/vmTypes.ts';
+import { OrderDataSchema, type OrderData } from '../../../packages/protocol/src/relay/schemas.ts';
 import { offlineQuote } from '../../fixtures/offlineQuote.ts';
 import { FIXTURE, loadChainsFixture, loadQuoteFixture, relayFixturesPresent } from '../../fixtures/relay.ts';
 

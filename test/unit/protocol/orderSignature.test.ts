@@ -1,7 +1,7 @@
 import { isAddressEqual, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { recoverOrderSigner, signOrderId } from '../../../src/protocol/orderSignature.ts';
+import { recoverOrderSigner, signOrderId } from '../../../packages/protocol/src/protocol/orderSignature.ts';
 import { FIXTURE } from '../../fixtures/relay.ts';
 
 // Throwaway keys generated for these tests; they hold nothing.

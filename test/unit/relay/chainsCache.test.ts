@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createChainsCache } from '../../../src/relay/chainsCache.ts';
-import type { ChainsResponse } from '../../../src/relay/schemas.ts';
+import type { ChainsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import { RelaySectionSchema } from '../../../src/config/schema.ts';
 
 /** A counting fetch returning a new list (tagged by its number) on every call. */

@@ -5,7 +5,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createChainsCache } from '../../../src/relay/chainsCache.ts';
-import type { ChainsResponse } from '../../../src/relay/schemas.ts';
+import type { ChainsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import { refusalMayBeStaleChains, verifyWithFreshChains } from '../../../src/cycle/chainsRefresh.ts';
 import { OFFLINE_CASE } from '../../fixtures/offlineQuote.ts';
 

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRelayClient, type RelayClientOptions } from '../../../src/relay/client.ts';
 import { RelayApiError, RelayNetworkError, RelayRequestError, RelaySchemaError } from '../../../src/relay/errors.ts';
-import type { QuoteRequest } from '../../../src/relay/schemas.ts';
+import type { QuoteRequest } from '../../../packages/protocol/src/relay/schemas.ts';
 import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
 import { FIXTURE, readChainsFixtureJson, readQuoteFixtureJson, relayFixturesPresent } from '../../fixtures/relay.ts';
 import { relayAuthRefusal } from '../../../src/relay/authRefusal.ts';

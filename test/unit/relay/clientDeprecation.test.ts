@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRelayClient, type RelayClientOptions } from '../../../src/relay/client.ts';
 import type { DeprecationNotice } from '../../../src/relay/deprecation.ts';
 import { RelayApiError } from '../../../src/relay/errors.ts';
-import type { QuoteRequest } from '../../../src/relay/schemas.ts';
+import type { QuoteRequest } from '../../../packages/protocol/src/relay/schemas.ts';
 import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
 import { startTestServer, type TestServer } from './testServer.ts';
 

@@ -10,7 +10,7 @@ import {
   isKnownRequestStatus,
   isTerminalRequestStatus,
   parseChainsLeniently,
-} from '../../../src/relay/schemas.ts';
+} from '../../../packages/protocol/src/relay/schemas.ts';
 import { GENUINE_V3_CONTRACTS, ROUTER_32_CONTRACTS } from '../../fixtures/relay.ts';
 
 function chain(id: number, name: string) {

@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signWebhook, verifyWebhookSignature, WebhookReplayGuard } from '../../../src/relay/webhookSignature.ts';
+import { signWebhook, verifyWebhookSignature, WebhookReplayGuard } from '../../../packages/protocol/src/relay/webhookSignature.ts';
 
 const SECRET = 'relay-api-key-for-tests';
 const NOW_MS = 1_790_000_000_000;

@@ -6,7 +6,7 @@
 import { payments, Transaction } from 'bitcoinjs-lib';
 import type { Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import type { QuoteResponse } from '../../../src/relay/schemas.ts';
+import type { QuoteResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import { parseBvmPsbt } from '../../../src/verify/deposit/bvmPsbt.ts';
 import { verifyBvmDeposit } from '../../../src/verify/deposit/bvmVerifier.ts';
 import { DEFAULT_DEPOSIT_LIMITS, DEPOSIT_RULE_IDS, type DepositCheckInput, type DepositCheckResult, type DepositRuleId } from '../../../src/verify/deposit/types.ts';

@@ -6,7 +6,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
-import { depositAccounts, depositoryPdas, encodeDepositData, SYSTEM_PROGRAM_ID } from '../../../src/protocol/svmDepository.ts';
+import { depositAccounts, depositoryPdas, encodeDepositData, SYSTEM_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDepository.ts';
 import { MEMO_PROGRAM_ID } from '../../../src/verify/deposit/svmInstructions.ts';
 import type { SvmInstruction } from '../../../src/verify/deposit/svmStepData.ts';
 import {

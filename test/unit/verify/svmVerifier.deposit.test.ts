@@ -4,7 +4,7 @@
  * rule about it and no other.
  */
 import { describe, expect, it } from 'vitest';
-import { depositAccounts, RELAY_DEPOSITORY_PROGRAM_ID, TOKEN_2022_PROGRAM_ID } from '../../../src/protocol/svmDepository.ts';
+import { depositAccounts, RELAY_DEPOSITORY_PROGRAM_ID, TOKEN_2022_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDepository.ts';
 import { DEPOSIT_RULE_IDS } from '../../../src/verify/deposit/types.ts';
 import { verifySvmDeposit } from '../../../src/verify/deposit/svmVerifier.ts';
 import {

@@ -16,7 +16,7 @@ import {
 } from '@solana/spl-token';
 import { Keypair, PublicKey, SystemProgram } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
-import { associatedTokenAddress } from '../../../src/protocol/svmDepository.ts';
+import { associatedTokenAddress } from '../../../packages/protocol/src/protocol/svmDepository.ts';
 import { MEMO_PROGRAM_ID } from '../../../src/verify/deposit/svmInstructions.ts';
 import type { SvmInstruction } from '../../../src/verify/deposit/svmStepData.ts';
 import {

@@ -5,7 +5,7 @@
  * only the rule about the changed field can catch it. Runs on every quote case (`QUOTE_CASES`).
  */
 import { describe, expect, it } from 'vitest';
-import { formatUsdMicros, parseUsdMicros } from '../../../src/core/units.ts';
+import { formatUsdMicros, parseUsdMicros } from '../../../packages/protocol/src/core/units.ts';
 import type { VerifyQuoteInput } from '../../../src/verify/types.ts';
 import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
 import { QUOTE_CASES, type QuoteCase } from '../../fixtures/quoteCase.ts';

@@ -5,7 +5,7 @@
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { signOrderId } from '../../../src/protocol/orderSignature.ts';
+import { signOrderId } from '../../../packages/protocol/src/protocol/orderSignature.ts';
 import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
 import type { VerifyQuoteInput } from '../../../src/verify/types.ts';
 import { OFFLINE_CASE } from '../../fixtures/offlineQuote.ts';

@@ -1,5 +1,5 @@
 /**
- * The sandbox's webhook delivery (src/sandbox/webhooks/sender.ts, docs/relay-api.md "Events" → "Webhooks"), against a
+ * The sandbox's webhook delivery (packages/sandbox/src/webhooks/sender.ts, docs/relay-api.md "Events" → "Webhooks"), against a
  * real loopback HTTP receiver: each status change is posted as a signed `request.status.updated` payload that the
  * verification of docs/relay-api.md "Webhooks" accepts; non-2xx answers and network errors are retried (up to 10
  * retries, exponential backoff, signed afresh) until a 2xx; deliveries of one request arrive in order; the drop and
@@ -10,11 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
-import { RequestStatusUpdatedSchema } from '../../../src/relay/webhookSchemas.ts';
-import { verifyWebhookSignature, WebhookReplayGuard } from '../../../src/relay/webhookSignature.ts';
-import { RequestStore, type ObservedDeposit } from '../../../src/sandbox/api/requestStore.ts';
-import { DEFAULT_SANDBOX_FAULTS, type SandboxFaults } from '../../../src/sandbox/faults.ts';
-import { WebhookSender } from '../../../src/sandbox/webhooks/sender.ts';
+import { RequestStatusUpdatedSchema } from '../../../packages/protocol/src/relay/webhookSchemas.ts';
+import { verifyWebhookSignature, WebhookReplayGuard } from '../../../packages/protocol/src/relay/webhookSignature.ts';
+import { RequestStore, type ObservedDeposit } from '../../../packages/sandbox/src/api/requestStore.ts';
+import { DEFAULT_SANDBOX_FAULTS, type SandboxFaults } from '../../../packages/sandbox/src/faults.ts';
+import { WebhookSender } from '../../../packages/sandbox/src/webhooks/sender.ts';
 
 const SECRET = 'sandbox-api-key';
 const REQUEST_ID: Hex = `0x${'ab'.repeat(32)}`;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { trackRequest } from '../../../src/executor/trackRequest.ts';
-import type { IntentStatus } from '../../../src/relay/schemas.ts';
+import type { IntentStatus } from '../../../packages/protocol/src/relay/schemas.ts';
 import { StatusFeed } from '../../../src/webhooks/statusFeed.ts';
 
 const OURS = '0xdeposit';

@@ -3,7 +3,7 @@
  * service's record describes exactly our deposit.
  */
 import { describe, expect, it } from 'vitest';
-import type { RequestsResponse } from '../../../src/relay/schemas.ts';
+import type { RequestsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import type { TransferRow } from '../../../src/store/transferRows.ts';
 import type { WithdrawalRow } from '../../../src/store/withdrawals.ts';
 import { depositedSinceMs, selectCandidates } from '../../../src/withdraw/candidates.ts';

@@ -15,7 +15,7 @@ import type { ChainAdapter } from '../../../src/chains/adapter.ts';
 import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
 import { WITHDRAWALS_SECTION_DEFAULT } from '../../../src/config/withdrawalsSchema.ts';
 import { createMetrics } from '../../../src/metrics/metrics.ts';
-import { depositoryExecuteAbi } from '../../../src/protocol/depositoryExecute.ts';
+import { depositoryExecuteAbi } from '../../../packages/protocol/src/protocol/depositoryExecute.ts';
 import { createRelayClient } from '../../../src/relay/client.ts';
 import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { createTransfer, getTransfer, transitionTransfer } from '../../../src/store/transfers.ts';

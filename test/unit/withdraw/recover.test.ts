@@ -17,7 +17,7 @@ import type { CycleContext, WalletRuntime } from '../../../src/cycle/context.ts'
 import { pausedRoutes } from '../../../src/cycle/pausedRoutes.ts';
 import { createMetrics } from '../../../src/metrics/metrics.ts';
 import { createRelayClient } from '../../../src/relay/client.ts';
-import type { ChainsResponse } from '../../../src/relay/schemas.ts';
+import type { ChainsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import { listUnresolvedFailures } from '../../../src/store/failures.ts';
 import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { createTransfer, transitionTransfer, type NewTransfer } from '../../../src/store/transfers.ts';

@@ -4,7 +4,7 @@
  */
 import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { depositoryExecuteAbi, type DepositoryCall } from '../../../src/protocol/depositoryExecute.ts';
+import { depositoryExecuteAbi, type DepositoryCall } from '../../../packages/protocol/src/protocol/depositoryExecute.ts';
 import type { EvmWithdrawalTx } from '../../../src/relay/withdrawalSchemas.ts';
 import { verifyWithdrawalTx, type WithdrawalTxExpectations } from '../../../src/verify/withdrawalTx.ts';
 

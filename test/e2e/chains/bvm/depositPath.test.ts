@@ -7,7 +7,7 @@
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEsploraNode, type BitcoinSandboxNode } from '../../../../src/sandbox/bvm/startEsploraNode.ts';
+import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import { verifyQuote } from '../../../../src/verify/verifyQuote.ts';
 import { AMOUNT, verifyInput } from '../../../fixtures/bvmQuote.ts';
 import { failing } from '../../../fixtures/quoteTamper.ts';

@@ -10,7 +10,7 @@ import type { BvmKey } from '../../../../src/chains/bvm/wallet.ts';
 import { createEsploraClient } from '../../../../src/chains/bvm/esploraClient.ts';
 import { findBvmDeposit } from '../../../../src/chains/bvm/findDeposit.ts';
 import { signBvmPsbt } from '../../../../src/chains/bvm/signPsbt.ts';
-import { startEsploraNode, type BitcoinSandboxNode } from '../../../../src/sandbox/bvm/startEsploraNode.ts';
+import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import { AMOUNT, buildPsbt, SIGN_LIMITS, type BvmCase } from '../../../fixtures/bvmQuote.ts';
 import { adapterFor, depositSpec, fundedCase, regtestKey, type DepositVariant } from './harness.ts';
 

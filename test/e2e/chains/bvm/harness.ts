@@ -9,8 +9,8 @@ import { ECPairFactory } from 'ecpair';
 import * as ecc from 'tiny-secp256k1';
 import { createBvmAdapter, type BvmAdapterOptions, type BvmChainAdapter } from '../../../../src/chains/bvm/adapter.ts';
 import { bvmKeyFromWif, type BvmAddressType, type BvmKey } from '../../../../src/chains/bvm/wallet.ts';
-import type { QuoteResponse } from '../../../../src/relay/schemas.ts';
-import type { BitcoinSandboxNode } from '../../../../src/sandbox/bvm/startEsploraNode.ts';
+import type { QuoteResponse } from '../../../../packages/protocol/src/relay/schemas.ts';
+import type { BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import type { BitcoinUtxo } from '../../../../src/verify/deposit/types.ts';
 import { AMOUNT, bvmCase, bvmQuote, buildPsbt, memoScript, type BvmCase, type PsbtSpec, type TestWallet } from '../../../fixtures/bvmQuote.ts';
 

@@ -12,7 +12,7 @@ import { base58, base64 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import { SvmAdapterError } from '../../../../src/chains/svm/errors.ts';
 import { parseSvmTxRecord } from '../../../../src/chains/svm/txRecord.ts';
-import { depositAccounts, encodeDepositData } from '../../../../src/protocol/svmDepository.ts';
+import { depositAccounts, encodeDepositData } from '../../../../packages/protocol/src/protocol/svmDepository.ts';
 import { verifyQuote } from '../../../../src/verify/verifyQuote.ts';
 import { instructionJson } from '../../../fixtures/svmQuote.ts';
 import { orderId } from '../../sandbox/svm/svmTestKit.ts';

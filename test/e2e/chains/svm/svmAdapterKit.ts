@@ -11,16 +11,16 @@ import type { Hex } from 'viem';
 import { afterAll, beforeAll } from 'vitest';
 import { createSvmAdapter, type SvmChainAdapter } from '../../../../src/chains/svm/adapter.ts';
 import type { SvmFinality } from '../../../../src/chains/svm/rpc.ts';
-import { computeOrderId } from '../../../../src/protocol/orderId.ts';
+import { computeOrderId } from '../../../../packages/protocol/src/protocol/orderId.ts';
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
   associatedTokenAddress,
   SYSTEM_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
-} from '../../../../src/protocol/svmDepository.ts';
-import { slugVmTypesFromChains } from '../../../../src/protocol/vmTypes.ts';
-import { ChainsResponseSchema, QuoteResponseSchema } from '../../../../src/relay/schemas.ts';
-import { startSolanaNode, type SolanaSandboxNode } from '../../../../src/sandbox/svm/startSolanaNode.ts';
+} from '../../../../packages/protocol/src/protocol/svmDepository.ts';
+import { slugVmTypesFromChains } from '../../../../packages/protocol/src/protocol/vmTypes.ts';
+import { ChainsResponseSchema, QuoteResponseSchema } from '../../../../packages/protocol/src/relay/schemas.ts';
+import { startSolanaNode, type SolanaSandboxNode } from '../../../../packages/sandbox/src/svm/startSolanaNode.ts';
 import type { SvmInstruction } from '../../../../src/verify/deposit/svmStepData.ts';
 import type { VerifyQuoteInput } from '../../../../src/verify/types.ts';
 import {

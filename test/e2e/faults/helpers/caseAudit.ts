@@ -10,8 +10,8 @@
  */
 import type { StoreDb } from '../../../../src/store/db.ts';
 import { formatUnits, parseAbiItem, type Hex } from 'viem';
-import { decodeDepositLogs } from '../../../../src/sandbox/solver/depositLogs.ts';
-import type { Sandbox } from '../../../../src/sandbox/startSandbox.ts';
+import { decodeDepositLogs } from '../../../../packages/sandbox/src/solver/depositLogs.ts';
+import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers, type TransferRow } from '../../../../src/store/transfers.ts';
 import { chainOf, inBand, readTreasury, type CaseStart } from './treasuryNeed.ts';
 

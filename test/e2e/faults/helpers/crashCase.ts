@@ -7,7 +7,7 @@
 import type { StoreDb } from '../../../../src/store/db.ts';
 import { CRASH_POINTS, type CrashPoint } from '../../../../src/core/crashPoints.ts';
 import { sandboxEnv } from '../../../../src/cli/sandboxEnv.ts';
-import type { Sandbox } from '../../../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
 import { listInFlightTransfers, listRecentTransfers, type TransferStatus, type TransferTxStatus } from '../../../../src/store/transfers.ts';
 import { ballastOnSandbox } from '../../helpers/sandboxBallast.ts';
 import { auditCase, formatRow, recoverUntil, watchBand, type CaseAudit, type CaseRow } from './caseAudit.ts';

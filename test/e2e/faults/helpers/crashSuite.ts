@@ -4,7 +4,7 @@
  * sequences so that vitest can run them side by side.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
 import { tempDir } from '../../helpers/sandboxBallast.ts';
 import { formatSummary, type CaseRow } from './caseAudit.ts';
 import { stopChildren } from './cliChild.ts';

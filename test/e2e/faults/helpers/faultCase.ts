@@ -9,7 +9,7 @@ import type { StoreDb } from '../../../../src/store/db.ts';
 import { expect } from 'vitest';
 import { createBallast, type Ballast } from '../../../../src/app/createBallast.ts';
 import { loadConfig } from '../../../../src/config/loadConfig.ts';
-import type { Sandbox } from '../../../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
 import { listInFlightTransfers, type TransferRow } from '../../../../src/store/transfers.ts';
 import { NEED } from './treasuryNeed.ts';
 import { memoryLogger } from '../../helpers/sandboxBallast.ts';

@@ -13,7 +13,7 @@
 import { DEFAULT_BVM_REORG_DEPTH } from '../../../../src/config/chainSchema.ts';
 import { sandboxEnv } from '../../../../src/cli/sandboxEnv.ts';
 import { ABSENCE_RECHECK_MS } from '../../../../src/cycle/reconcile.ts';
-import type { Sandbox } from '../../../../src/sandbox/startSandbox.ts';
+import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
 import { listInFlightTransfers, listRecentTransfers, type TransferRow } from '../../../../src/store/transfers.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from '../../nonEvm/treasury.ts';
 import { recoverUntil } from './caseAudit.ts';

@@ -7,7 +7,7 @@
  * (amount + fees) and the destination received at least the guaranteed minimum.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../../src/sandbox/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
 import { CANCEL_STEP_SUFFIX } from '../../../../src/store/transferRows.ts';
 import { tempDir } from '../../helpers/sandboxBallast.ts';
 import { stopChildren } from './cliChild.ts';

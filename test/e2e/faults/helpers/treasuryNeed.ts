@@ -4,9 +4,9 @@
  * config/demo.yaml, so one transfer of 20 000 alpha → beta (an approve, then a deposit) brings both into band.
  */
 import { createWalletClient, erc20Abi, http, type Address } from 'viem';
-import type { BalancePreset } from '../../../../src/sandbox/chains/localChains.ts';
-import { testStablecoinAbi } from '../../../../src/sandbox/contracts/abis.ts';
-import type { Sandbox } from '../../../../src/sandbox/startSandbox.ts';
+import type { BalancePreset } from '../../../../packages/sandbox/src/chains/localChains.ts';
+import { testStablecoinAbi } from '../../../../packages/sandbox/src/contracts/abis.ts';
+import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
 import { usdcBalance } from '../../helpers/sandboxBallast.ts';
 
 /** One USDC in base units (6 decimals). */

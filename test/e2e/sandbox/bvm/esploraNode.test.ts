@@ -5,9 +5,9 @@
  * before and after mining and after a one-block reorg.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressToScript, scriptToAddress } from '../../../../src/sandbox/bvm/address.ts';
-import type { EsploraAddress, EsploraBlock, EsploraOutspend, EsploraStatus, EsploraTx, EsploraUtxo } from '../../../../src/sandbox/bvm/esploraJson.ts';
-import { startEsploraNode, type BitcoinNodeEvent, type BitcoinSandboxNode } from '../../../../src/sandbox/bvm/startEsploraNode.ts';
+import { addressToScript, scriptToAddress } from '../../../../packages/sandbox/src/bvm/address.ts';
+import type { EsploraAddress, EsploraBlock, EsploraOutspend, EsploraStatus, EsploraTx, EsploraUtxo } from '../../../../packages/sandbox/src/bvm/esploraJson.ts';
+import { startEsploraNode, type BitcoinNodeEvent, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import { buildSigned, getJson, getText, p2trWallet, p2wpkhWallet, postTx, type TestWallet } from './btcWallets.ts';
 
 let node: BitcoinSandboxNode;

@@ -3,8 +3,8 @@
  * smaller routes (`/api` prefix, fee estimates, method and path errors, address validation).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BitcoinNodeError } from '../../../../src/sandbox/bvm/errors.ts';
-import { startEsploraNode, type BitcoinSandboxNode } from '../../../../src/sandbox/bvm/startEsploraNode.ts';
+import { BitcoinNodeError } from '../../../../packages/sandbox/src/bvm/errors.ts';
+import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import { buildSigned, getJson, getText, p2wpkhWallet, postTx } from './btcWallets.ts';
 
 let node: BitcoinSandboxNode;

@@ -8,10 +8,10 @@
  */
 import { Psbt, type Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postBitcoinFaults } from '../../../../src/sandbox/api/bitcoinFaultRoutes.ts';
-import type { EsploraAddress, EsploraOutspend, EsploraStatus } from '../../../../src/sandbox/bvm/esploraJson.ts';
-import { startEsploraNode, type BitcoinNodeEvent, type BitcoinSandboxNode } from '../../../../src/sandbox/bvm/startEsploraNode.ts';
-import { SandboxApiError } from '../../../../src/sandbox/quote/errors.ts';
+import { postBitcoinFaults } from '../../../../packages/sandbox/src/api/bitcoinFaultRoutes.ts';
+import type { EsploraAddress, EsploraOutspend, EsploraStatus } from '../../../../packages/sandbox/src/bvm/esploraJson.ts';
+import { startEsploraNode, type BitcoinNodeEvent, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
+import { SandboxApiError } from '../../../../packages/sandbox/src/quote/errors.ts';
 import { getJson, getText, p2trWallet, p2wpkhWallet, postTx, regtest, rpcError, type Coin, type TestWallet } from './btcWallets.ts';
 
 let node: BitcoinSandboxNode;

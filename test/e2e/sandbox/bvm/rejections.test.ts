@@ -7,9 +7,9 @@
 import { payments, script as btcScript, Transaction } from 'bitcoinjs-lib';
 import type { ECPairInterface } from 'ecpair';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BitcoinTxRejectedError, type BitcoinTxRejectCode } from '../../../../src/sandbox/bvm/errors.ts';
-import type { EsploraOutspend } from '../../../../src/sandbox/bvm/esploraJson.ts';
-import { startEsploraNode, type BitcoinSandboxNode } from '../../../../src/sandbox/bvm/startEsploraNode.ts';
+import { BitcoinTxRejectedError, type BitcoinTxRejectCode } from '../../../../packages/sandbox/src/bvm/errors.ts';
+import type { EsploraOutspend } from '../../../../packages/sandbox/src/bvm/esploraJson.ts';
+import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import { buildSigned, ECPair, getJson, getText, p2trWallet, p2wpkhWallet, postTx, regtest, rpcError, type Coin, type TestWallet } from './btcWallets.ts';
 
 let node: BitcoinSandboxNode;

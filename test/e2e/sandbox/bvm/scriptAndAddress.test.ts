@@ -3,9 +3,9 @@
  * addresses, Esplora's assembly notation) and edge cases of OP_RETURN parsing.
  */
 import { describe, expect, it } from 'vitest';
-import { addressToScript, scriptToAddress } from '../../../../src/sandbox/bvm/address.ts';
-import { BitcoinNodeError } from '../../../../src/sandbox/bvm/errors.ts';
-import { classifyScript, opReturnData, scriptAsm } from '../../../../src/sandbox/bvm/script.ts';
+import { addressToScript, scriptToAddress } from '../../../../packages/sandbox/src/bvm/address.ts';
+import { BitcoinNodeError } from '../../../../packages/sandbox/src/bvm/errors.ts';
+import { classifyScript, opReturnData, scriptAsm } from '../../../../packages/sandbox/src/bvm/script.ts';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const bytes = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));

@@ -9,7 +9,7 @@
  */
 import { networks, payments, Psbt, script as btcScript } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEsploraNode, type BitcoinSandboxNode } from '../../../../src/sandbox/bvm/startEsploraNode.ts';
+import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import { ECPair } from './btcWallets.ts';
 
 type Sdk = typeof import('@relayprotocol/relay-sdk');

@@ -18,8 +18,8 @@ import {
   encodeDepositData,
   type SvmAccountMeta,
   type SvmDepositEvent,
-} from '../../../../src/protocol/svmDepository.ts';
-import { startSolanaNode, type SolanaSandboxNode } from '../../../../src/sandbox/svm/startSolanaNode.ts';
+} from '../../../../packages/protocol/src/protocol/svmDepository.ts';
+import { startSolanaNode, type SolanaSandboxNode } from '../../../../packages/sandbox/src/svm/startSolanaNode.ts';
 import { connect, instruction, orderId, rawRpc, signedV0 } from './svmTestKit.ts';
 
 let node: SolanaSandboxNode;

@@ -16,8 +16,8 @@ import {
 import { base58 } from '@scure/base';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINALIZATION_DEPTH_SLOTS } from '../../../../src/sandbox/svm/slotClock.ts';
-import { startSolanaNode, type SolanaSandboxNode } from '../../../../src/sandbox/svm/startSolanaNode.ts';
+import { FINALIZATION_DEPTH_SLOTS } from '../../../../packages/sandbox/src/svm/slotClock.ts';
+import { startSolanaNode, type SolanaSandboxNode } from '../../../../packages/sandbox/src/svm/startSolanaNode.ts';
 import { connect, rawRpc, signedV0, waitFor } from './svmTestKit.ts';
 
 let node: SolanaSandboxNode;

@@ -12,8 +12,8 @@ import {
   type AddressLookupTableAccount,
   type Commitment,
 } from '@solana/web3.js';
-import type { SvmAccountMeta } from '../../../../src/protocol/svmDepository.ts';
-import type { SolanaSandboxNode } from '../../../../src/sandbox/svm/startSolanaNode.ts';
+import type { SvmAccountMeta } from '../../../../packages/protocol/src/protocol/svmDepository.ts';
+import type { SolanaSandboxNode } from '../../../../packages/sandbox/src/svm/startSolanaNode.ts';
 
 /** A plain web3.js connection to the node (HTTP + websocket). */
 export function connect(node: SolanaSandboxNode, commitment: Commitment = 'confirmed'): Connection {

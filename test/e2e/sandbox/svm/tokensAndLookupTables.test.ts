@@ -22,8 +22,8 @@ import {
   transferChecked,
 } from '@solana/spl-token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { associatedTokenAddress } from '../../../../src/protocol/svmDepository.ts';
-import { SANDBOX_USDC_DECIMALS, SOLVER_START_USDC, startSolanaNode, type SolanaSandboxNode } from '../../../../src/sandbox/svm/startSolanaNode.ts';
+import { associatedTokenAddress } from '../../../../packages/protocol/src/protocol/svmDepository.ts';
+import { SANDBOX_USDC_DECIMALS, SOLVER_START_USDC, startSolanaNode, type SolanaSandboxNode } from '../../../../packages/sandbox/src/svm/startSolanaNode.ts';
 import { connect, signedV0, waitFor } from './svmTestKit.ts';
 
 let node: SolanaSandboxNode;

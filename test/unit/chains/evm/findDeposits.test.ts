@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeAbiParameters, encodeEventTopics, type Hex, type PublicClient } from 'viem';
 import { findDepositsForOrder, LOG_RANGE_BLOCKS } from '../../../../src/chains/evm/findDeposits.ts';
-import { depositoryAbi } from '../../../../src/protocol/depositoryAbi.ts';
+import { depositoryAbi } from '../../../../packages/protocol/src/protocol/depositoryAbi.ts';
 
 const DEPOSITORY = '0x00000000000000000000000000000000000000de' as const;
 const TOKEN = '0x00000000000000000000000000000000000000C0' as const; // checksummed, as decoded

@@ -10,7 +10,7 @@ import { createRelayClient } from '../../../../src/relay/client.ts';
 import { RelayApiError, RelaySchemaError } from '../../../../src/relay/errors.ts';
 import { QuoteV3UnverifiableError } from '../../../../src/relay/quoteApi/errors.ts';
 import { mapQuoteV3, V3_RESPONSE_KEY } from '../../../../src/relay/quoteApi/v3.ts';
-import { QuoteResponseSchema, type QuoteRequest } from '../../../../src/relay/schemas.ts';
+import { QuoteResponseSchema, type QuoteRequest } from '../../../../packages/protocol/src/relay/schemas.ts';
 import { verifyQuote } from '../../../../src/verify/verifyQuote.ts';
 import { offlineQuote, offlineQuoteJson, OFFLINE_CASE } from '../../../fixtures/offlineQuote.ts';
 import { caseInput } from '../../../fixtures/quoteTamper.ts';

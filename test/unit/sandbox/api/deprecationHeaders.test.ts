@@ -1,17 +1,17 @@
 /**
  * The sandbox sends Relay's documented deprecation headers on every /quote/v2 response (200, 400, 401, 405, 429,
- * 500) and on no other route (src/sandbox/api/deprecationHeaders.ts,
+ * 500) and on no other route (packages/sandbox/src/api/deprecationHeaders.ts,
  * https://docs.relay.link/references/api/api_guides/migrating-to-quote-v3); Ballast's parser reads them back.
  */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readDeprecationNotice } from '../../../../src/relay/deprecation.ts';
-import { QUOTE_V3_MIGRATION_GUIDE_URL } from '../../../../src/sandbox/api/deprecationHeaders.ts';
-import { FaultState } from '../../../../src/sandbox/api/faultState.ts';
-import { RequestStore } from '../../../../src/sandbox/api/requestStore.ts';
-import { createSandboxApi, type SandboxApi } from '../../../../src/sandbox/api/server.ts';
-import type { SandboxState } from '../../../../src/sandbox/api/state.ts';
-import { DEFAULT_SANDBOX_PRICING } from '../../../../src/sandbox/quote/fees.ts';
+import { QUOTE_V3_MIGRATION_GUIDE_URL } from '../../../../packages/sandbox/src/api/deprecationHeaders.ts';
+import { FaultState } from '../../../../packages/sandbox/src/api/faultState.ts';
+import { RequestStore } from '../../../../packages/sandbox/src/api/requestStore.ts';
+import { createSandboxApi, type SandboxApi } from '../../../../packages/sandbox/src/api/server.ts';
+import type { SandboxState } from '../../../../packages/sandbox/src/api/state.ts';
+import { DEFAULT_SANDBOX_PRICING } from '../../../../packages/sandbox/src/quote/fees.ts';
 import { GWEI, PRICES, SOLVER, TABLE, usdcRequest } from '../quote/fixtures.ts';
 
 let api: SandboxApi | null = null;

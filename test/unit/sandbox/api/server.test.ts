@@ -1,11 +1,11 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChainsResponseSchema, IntentStatusSchema, QuoteResponseSchema, RequestsResponseSchema } from '../../../../src/relay/schemas.ts';
-import { FaultState } from '../../../../src/sandbox/api/faultState.ts';
-import { RequestStore } from '../../../../src/sandbox/api/requestStore.ts';
-import { createSandboxApi, type SandboxApi } from '../../../../src/sandbox/api/server.ts';
-import type { SandboxState } from '../../../../src/sandbox/api/state.ts';
-import { DEFAULT_SANDBOX_PRICING } from '../../../../src/sandbox/quote/fees.ts';
+import { ChainsResponseSchema, IntentStatusSchema, QuoteResponseSchema, RequestsResponseSchema } from '../../../../packages/protocol/src/relay/schemas.ts';
+import { FaultState } from '../../../../packages/sandbox/src/api/faultState.ts';
+import { RequestStore } from '../../../../packages/sandbox/src/api/requestStore.ts';
+import { createSandboxApi, type SandboxApi } from '../../../../packages/sandbox/src/api/server.ts';
+import type { SandboxState } from '../../../../packages/sandbox/src/api/state.ts';
+import { DEFAULT_SANDBOX_PRICING } from '../../../../packages/sandbox/src/quote/fees.ts';
 import { GWEI, PRICES, ROUTERS_ALPHA, SOLVER, TABLE, usdcRequest, USDC, USDT } from '../quote/fixtures.ts';
 
 /** The error body shapes of docs/relay-api.md "Errors" (key sets) and the codes the sandbox may use in them. */

@@ -5,12 +5,12 @@
 import { pino } from 'pino';
 import type { Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { FaultState } from '../../../../src/sandbox/api/faultState.ts';
-import { RequestStore } from '../../../../src/sandbox/api/requestStore.ts';
-import { postTransactionsIndex } from '../../../../src/sandbox/api/routes.ts';
-import type { SandboxState } from '../../../../src/sandbox/api/state.ts';
-import { DEFAULT_SANDBOX_PRICING } from '../../../../src/sandbox/quote/fees.ts';
-import { SandboxApiError } from '../../../../src/sandbox/quote/errors.ts';
+import { FaultState } from '../../../../packages/sandbox/src/api/faultState.ts';
+import { RequestStore } from '../../../../packages/sandbox/src/api/requestStore.ts';
+import { postTransactionsIndex } from '../../../../packages/sandbox/src/api/routes.ts';
+import type { SandboxState } from '../../../../packages/sandbox/src/api/state.ts';
+import { DEFAULT_SANDBOX_PRICING } from '../../../../packages/sandbox/src/quote/fees.ts';
+import { SandboxApiError } from '../../../../packages/sandbox/src/quote/errors.ts';
 import { GWEI, PRICES, SOLVER, TABLE } from '../quote/fixtures.ts';
 
 const TX: Hex = `0x${'ab'.repeat(32)}`;

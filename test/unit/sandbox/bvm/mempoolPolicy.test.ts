@@ -7,9 +7,9 @@
  */
 import { Psbt, type Transaction } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
-import { BitcoinNodeError, BitcoinTxRejectedError, type BitcoinTxRejectCode } from '../../../../src/sandbox/bvm/errors.ts';
-import { UtxoLedger, type UtxoLedgerOptions } from '../../../../src/sandbox/bvm/ledger.ts';
-import { formatMoney, MAX_REPLACEMENT_CANDIDATES } from '../../../../src/sandbox/bvm/replacement.ts';
+import { BitcoinNodeError, BitcoinTxRejectedError, type BitcoinTxRejectCode } from '../../../../packages/sandbox/src/bvm/errors.ts';
+import { UtxoLedger, type UtxoLedgerOptions } from '../../../../packages/sandbox/src/bvm/ledger.ts';
+import { formatMoney, MAX_REPLACEMENT_CANDIDATES } from '../../../../packages/sandbox/src/bvm/replacement.ts';
 import { p2trWallet, p2wpkhWallet, regtest, type Coin, type TestWallet } from '../../../e2e/sandbox/bvm/btcWallets.ts';
 
 const NOW = 1_700_000_000;

@@ -1,11 +1,11 @@
 import { decodeFunctionData, erc20Abi, isAddressEqual, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { computeOrderId } from '../../../../src/protocol/orderId.ts';
-import { depositoryAbi } from '../../../../src/protocol/depositoryAbi.ts';
-import { recoverOrderSigner } from '../../../../src/protocol/orderSignature.ts';
-import { QuoteResponseSchema } from '../../../../src/relay/schemas.ts';
-import { sandboxSlugVmTypes } from '../../../../src/sandbox/quote/chainTable.ts';
-import { SandboxApiError } from '../../../../src/sandbox/quote/errors.ts';
+import { computeOrderId } from '../../../../packages/protocol/src/protocol/orderId.ts';
+import { depositoryAbi } from '../../../../packages/protocol/src/protocol/depositoryAbi.ts';
+import { recoverOrderSigner } from '../../../../packages/protocol/src/protocol/orderSignature.ts';
+import { QuoteResponseSchema } from '../../../../packages/protocol/src/relay/schemas.ts';
+import { sandboxSlugVmTypes } from '../../../../packages/sandbox/src/quote/chainTable.ts';
+import { SandboxApiError } from '../../../../packages/sandbox/src/quote/errors.ts';
 import {
   build,
   DEPOSITORY_ALPHA,

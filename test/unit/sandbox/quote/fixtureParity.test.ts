@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPercent } from '../../../../src/sandbox/quote/prices.ts';
+import { formatPercent } from '../../../../packages/sandbox/src/quote/prices.ts';
 import { loadQuoteFixture, relayFixturesPresent } from '../../../fixtures/relay.ts';
 import { build, USDC } from './fixtures.ts';
 

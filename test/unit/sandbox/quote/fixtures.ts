@@ -5,11 +5,11 @@
  */
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { DEFAULT_SANDBOX_FAULTS, type SandboxFaults } from '../../../../src/sandbox/faults.ts';
-import { buildQuote, type BuildQuoteInput, type BuiltQuote } from '../../../../src/sandbox/quote/buildQuote.ts';
-import { SANDBOX_ETH, sandboxUsdc, sandboxUsdt, type SandboxChainTable } from '../../../../src/sandbox/quote/chainTable.ts';
-import { parsePrices } from '../../../../src/sandbox/quote/prices.ts';
-import type { SandboxQuoteRequest } from '../../../../src/sandbox/quote/request.ts';
+import { DEFAULT_SANDBOX_FAULTS, type SandboxFaults } from '../../../../packages/sandbox/src/faults.ts';
+import { buildQuote, type BuildQuoteInput, type BuiltQuote } from '../../../../packages/sandbox/src/quote/buildQuote.ts';
+import { SANDBOX_ETH, sandboxUsdc, sandboxUsdt, type SandboxChainTable } from '../../../../packages/sandbox/src/quote/chainTable.ts';
+import { parsePrices } from '../../../../packages/sandbox/src/quote/prices.ts';
+import type { SandboxQuoteRequest } from '../../../../packages/sandbox/src/quote/request.ts';
 
 export const SOLVER = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 export const USER: Address = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';

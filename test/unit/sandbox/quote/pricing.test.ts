@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyPair, PLATFORM_BPS_BY_PAIR } from '../../../../src/sandbox/quote/pairType.ts';
+import { classifyPair, PLATFORM_BPS_BY_PAIR } from '../../../../packages/sandbox/src/quote/pairType.ts';
 import {
   convertAmount,
   formatPercent,
@@ -7,8 +7,8 @@ import {
   parsePrices,
   SandboxPriceError,
   toUsdMicros,
-} from '../../../../src/sandbox/quote/prices.ts';
-import { mergeFaults, DEFAULT_SANDBOX_FAULTS, SandboxFaultsPatchSchema } from '../../../../src/sandbox/faults.ts';
+} from '../../../../packages/sandbox/src/quote/prices.ts';
+import { mergeFaults, DEFAULT_SANDBOX_FAULTS, SandboxFaultsPatchSchema } from '../../../../packages/sandbox/src/faults.ts';
 
 describe('classifyPair (docs/relay-api.md "Limits" platform fee table)', () => {
   it.each([

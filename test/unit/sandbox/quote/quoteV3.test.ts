@@ -1,13 +1,13 @@
 /**
- * The sandbox's /quote/v3 body (src/sandbox/quote/quoteV3.ts) from the offline /quote/v2 body: flat steps, no
+ * The sandbox's /quote/v3 body (packages/sandbox/src/quote/quoteV3.ts) from the offline /quote/v2 body: flat steps, no
  * `from`, GET /requests/v3-style fees in the input currency; Ballast's v3 mapping turns it back into a quote the
  * real verifier passes, with the same fee breakdown.
  */
 import { describe, expect, it } from 'vitest';
 import { extractFees } from '../../../../src/policy/feeBreakdown.ts';
 import { mapQuoteV3 } from '../../../../src/relay/quoteApi/v3.ts';
-import { toQuoteV3 } from '../../../../src/sandbox/quote/quoteV3.ts';
-import type { AnyStepDataJson, SandboxQuoteResponse } from '../../../../src/sandbox/quote/types.ts';
+import { toQuoteV3 } from '../../../../packages/sandbox/src/quote/quoteV3.ts';
+import type { AnyStepDataJson, SandboxQuoteResponse } from '../../../../packages/sandbox/src/quote/types.ts';
 import { verifyQuote } from '../../../../src/verify/verifyQuote.ts';
 import { offlineQuote, offlineQuoteJson, OFFLINE_CASE } from '../../../fixtures/offlineQuote.ts';
 import { caseInput } from '../../../fixtures/quoteTamper.ts';

@@ -3,11 +3,11 @@
  * rule. It is a test oracle, deliberately independent of Ballast's own verifier.
  */
 import { decodeFunctionData, erc20Abi, isAddressEqual, type Address, type Hex } from 'viem';
-import { computeOrderId } from '../../../../src/protocol/orderId.ts';
-import { depositoryAbi } from '../../../../src/protocol/depositoryAbi.ts';
-import { recoverOrderSigner } from '../../../../src/protocol/orderSignature.ts';
-import { sandboxSlugVmTypes, type SandboxChainTable } from '../../../../src/sandbox/quote/chainTable.ts';
-import type { SandboxQuoteResponse } from '../../../../src/sandbox/quote/types.ts';
+import { computeOrderId } from '../../../../packages/protocol/src/protocol/orderId.ts';
+import { depositoryAbi } from '../../../../packages/protocol/src/protocol/depositoryAbi.ts';
+import { recoverOrderSigner } from '../../../../packages/protocol/src/protocol/orderSignature.ts';
+import { sandboxSlugVmTypes, type SandboxChainTable } from '../../../../packages/sandbox/src/quote/chainTable.ts';
+import type { SandboxQuoteResponse } from '../../../../packages/sandbox/src/quote/types.ts';
 
 export interface Expectation {
   user: Address;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TAMPER_KINDS, type TamperKind } from '../../../../src/sandbox/faults.ts';
-import { STRANGER_ADDRESS, STRANGER_TOKEN, tamperQuote } from '../../../../src/sandbox/quote/tamper.ts';
+import { TAMPER_KINDS, type TamperKind } from '../../../../packages/sandbox/src/faults.ts';
+import { STRANGER_ADDRESS, STRANGER_TOKEN, tamperQuote } from '../../../../packages/sandbox/src/quote/tamper.ts';
 import { brokenRules, type Expectation } from './ruleCheck.ts';
 import { build, counterRandom, NOW_SEC, RECIPIENT, SOLVER, TABLE, USDC, USER, usdcRequest, ZERO } from './fixtures.ts';
 

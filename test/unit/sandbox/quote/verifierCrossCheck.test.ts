@@ -3,10 +3,10 @@
  * refused on its matching rule (docs/relay-api.md "Local quote verification").
  */
 import { describe, expect, it } from 'vitest';
-import { ChainsResponseSchema, QuoteResponseSchema } from '../../../../src/relay/schemas.ts';
-import { buildChainsDocument } from '../../../../src/sandbox/api/chainsDocument.ts';
-import { TAMPER_KINDS, type TamperKind } from '../../../../src/sandbox/faults.ts';
-import { tamperQuote } from '../../../../src/sandbox/quote/tamper.ts';
+import { ChainsResponseSchema, QuoteResponseSchema } from '../../../../packages/protocol/src/relay/schemas.ts';
+import { buildChainsDocument } from '../../../../packages/sandbox/src/api/chainsDocument.ts';
+import { TAMPER_KINDS, type TamperKind } from '../../../../packages/sandbox/src/faults.ts';
+import { tamperQuote } from '../../../../packages/sandbox/src/quote/tamper.ts';
 import { verifyQuote, type VerifyRuleId } from '../../../../src/verify/verifyQuote.ts';
 import { build, counterRandom, NOW_SEC, RECIPIENT, SOLVER, TABLE, USDC, USER, usdcRequest, ZERO } from './fixtures.ts';
 

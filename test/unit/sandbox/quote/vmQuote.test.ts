@@ -5,13 +5,13 @@
  */
 import { networks, Psbt } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
-import { decodeDepositData } from '../../../../src/protocol/svmDepository.ts';
-import { decodeOrderIdMemoScript, orderIdMemoScript } from '../../../../src/protocol/bitcoinDeposit.ts';
-import { QuoteResponseSchema } from '../../../../src/relay/schemas.ts';
-import { estimateVsize } from '../../../../src/sandbox/quote/bvmSteps.ts';
-import { SandboxApiError } from '../../../../src/sandbox/quote/errors.ts';
-import type { VmTamperKind } from '../../../../src/sandbox/faults.ts';
-import { tamperVmQuote, type VmOriginQuote } from '../../../../src/sandbox/quote/vmTamper.ts';
+import { decodeDepositData } from '../../../../packages/protocol/src/protocol/svmDepository.ts';
+import { decodeOrderIdMemoScript, orderIdMemoScript } from '../../../../packages/protocol/src/protocol/bitcoinDeposit.ts';
+import { QuoteResponseSchema } from '../../../../packages/protocol/src/relay/schemas.ts';
+import { estimateVsize } from '../../../../packages/sandbox/src/quote/bvmSteps.ts';
+import { SandboxApiError } from '../../../../packages/sandbox/src/quote/errors.ts';
+import type { VmTamperKind } from '../../../../packages/sandbox/src/faults.ts';
+import { tamperVmQuote, type VmOriginQuote } from '../../../../packages/sandbox/src/quote/vmTamper.ts';
 import { verifyQuote, type VerifyRuleId } from '../../../../src/verify/verifyQuote.ts';
 import type { OriginChainFacts } from '../../../../src/verify/deposit/types.ts';
 import { counterRandom, NOW_SEC, RECIPIENT, SOLVER, TABLE, USDC, USER, ZERO } from './fixtures.ts';

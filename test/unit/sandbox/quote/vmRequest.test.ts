@@ -3,12 +3,12 @@
  * the `solanaTxTooLarge` fault's judgement, and the Bitcoin deposit reading and confirmation rule.
  */
 import { describe, expect, it } from 'vitest';
-import { encodeOrderIdMemo } from '../../../../src/protocol/bitcoinDeposit.ts';
-import { SandboxApiError } from '../../../../src/sandbox/quote/errors.ts';
-import { resolveQuoteRoute } from '../../../../src/sandbox/quote/request.ts';
-import { judgeSolanaSize, solanaTxTooLargeError } from '../../../../src/sandbox/quote/solanaSize.ts';
-import { checkVmAddress } from '../../../../src/sandbox/quote/vmAddress.ts';
-import { bitcoinDeposit, requiredConfirmations } from '../../../../src/sandbox/solver/bvmWatch.ts';
+import { encodeOrderIdMemo } from '../../../../packages/protocol/src/protocol/bitcoinDeposit.ts';
+import { SandboxApiError } from '../../../../packages/sandbox/src/quote/errors.ts';
+import { resolveQuoteRoute } from '../../../../packages/sandbox/src/quote/request.ts';
+import { judgeSolanaSize, solanaTxTooLargeError } from '../../../../packages/sandbox/src/quote/solanaSize.ts';
+import { checkVmAddress } from '../../../../packages/sandbox/src/quote/vmAddress.ts';
+import { bitcoinDeposit, requiredConfirmations } from '../../../../packages/sandbox/src/solver/bvmWatch.ts';
 import { RECIPIENT, TABLE, USDC, USER } from './fixtures.ts';
 import { BITCOIN_ID, BTC, BTC_RECIPIENT, BTC_USER, SOL, SOLANA_ID, SVM_USDC, SVM_USER, VM_CHAINS } from './vmFixtures.ts';
 

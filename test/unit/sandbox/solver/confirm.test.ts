@@ -1,6 +1,6 @@
 import type { Hex, TransactionReceipt } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { waitMined, type ReceiptSource } from '../../../../src/sandbox/solver/confirm.ts';
+import { waitMined, type ReceiptSource } from '../../../../packages/sandbox/src/solver/confirm.ts';
 
 const HASH: Hex = `0x${'ab'.repeat(32)}`;
 

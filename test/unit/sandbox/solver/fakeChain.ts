@@ -11,8 +11,8 @@ import {
   type Log,
   type TransactionReceipt,
 } from 'viem';
-import { depositoryAbi } from '../../../../src/protocol/depositoryAbi.ts';
-import type { SolverChain } from '../../../../src/sandbox/solver/solver.ts';
+import { depositoryAbi } from '../../../../packages/protocol/src/protocol/depositoryAbi.ts';
+import type { SolverChain } from '../../../../packages/sandbox/src/solver/solver.ts';
 
 /** A transaction the fake solver wallet sent. */
 export interface SentTx {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RequestStore, type ObservedDeposit } from '../../../../src/sandbox/api/requestStore.ts';
-import { matchDeposit } from '../../../../src/sandbox/solver/matchDeposit.ts';
-import { SerialQueue } from '../../../../src/sandbox/solver/serialQueue.ts';
+import { RequestStore, type ObservedDeposit } from '../../../../packages/sandbox/src/api/requestStore.ts';
+import { matchDeposit } from '../../../../packages/sandbox/src/solver/matchDeposit.ts';
+import { SerialQueue } from '../../../../packages/sandbox/src/solver/serialQueue.ts';
 import { build, NOW_SEC, USDC, USER } from '../quote/fixtures.ts';
 
 async function setup() {

@@ -1,14 +1,14 @@
 import { pino } from 'pino';
 import type { Address, Hex } from 'viem';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FaultState } from '../../../../src/sandbox/api/faultState.ts';
-import { requestJson } from '../../../../src/sandbox/api/records.ts';
-import { RequestStore, type RequestRecord } from '../../../../src/sandbox/api/requestStore.ts';
-import type { SandboxState } from '../../../../src/sandbox/api/state.ts';
-import type { SandboxFaults } from '../../../../src/sandbox/faults.ts';
-import type { QuotedOrder } from '../../../../src/sandbox/quote/buildQuote.ts';
-import { DEFAULT_SANDBOX_PRICING } from '../../../../src/sandbox/quote/fees.ts';
-import { startSolver, type Solver } from '../../../../src/sandbox/solver/solver.ts';
+import { FaultState } from '../../../../packages/sandbox/src/api/faultState.ts';
+import { requestJson } from '../../../../packages/sandbox/src/api/records.ts';
+import { RequestStore, type RequestRecord } from '../../../../packages/sandbox/src/api/requestStore.ts';
+import type { SandboxState } from '../../../../packages/sandbox/src/api/state.ts';
+import type { SandboxFaults } from '../../../../packages/sandbox/src/faults.ts';
+import type { QuotedOrder } from '../../../../packages/sandbox/src/quote/buildQuote.ts';
+import { DEFAULT_SANDBOX_PRICING } from '../../../../packages/sandbox/src/quote/fees.ts';
+import { startSolver, type Solver } from '../../../../packages/sandbox/src/solver/solver.ts';
 import { build, DEPOSITORY_ALPHA, DEPOSITORY_BETA, NOW_SEC, PRICES, SOLVER, TABLE, USDC, USER, usdcRequest } from '../quote/fixtures.ts';
 import { fakeChain, type FakeChain } from './fakeChain.ts';
 
