@@ -2,8 +2,8 @@
  * Fill detection latency on the sandbox (real anvil chains), webhook vs polling, side by side in one run:
  * the time from the request turning `success` at the sandbox (its `updatedAt`) to the transfer being closed
  * in Ballast's store (the closing event's time). Both Ballast instances poll the status endpoint every second
- * (docs/relay-api.md "GET /intents/status/v3": about once per second); one also receives the sandbox's signed webhooks
- * (docs/relay-api.md "Events" → "Webhooks") and closes the transfer when the event arrives. Rounds alternate between
+ * (docs/relay-contract.md "GET /intents/status/v3": about once per second); one also receives the sandbox's signed webhooks
+ * (docs/relay-contract.md "Events" → "Webhooks") and closes the transfer when the event arrives. Rounds alternate between
  * the two so both see the same chains and load.
  *
  * Run alone with `npx tsx bench/webhookLatency.ts`, or as part of `npm run bench`

@@ -107,7 +107,7 @@ export interface ChainIdentity {
 
   /** Null when `address` is a valid wallet address of this VM, else why not (case-sensitive outside EVM). */
   validateAddress(address: string): string | null;
-  /** The chain's native currency id (docs/relay-api.md "Currency"). */
+  /** The chain's native currency id (docs/relay-contract.md "Currency"). */
   readonly nativeCurrency: string;
   /** Decimals of the native currency (18 on EVM chains, 9 for SOL, 8 for BTC). */
   readonly nativeDecimals: number;

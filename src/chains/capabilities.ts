@@ -30,7 +30,7 @@ export interface GasMeter {
 export interface StallPolicy {
   /**
    * Blocks after its deposit's block at which a transfer of `amountIn` (base units) whose request is not final
-   * counts as stalled, for chains whose policy is stated in blocks (Bitcoin: docs/relay-api.md "Limits", 2 to 3
+   * counts as stalled, for chains whose policy is stated in blocks (Bitcoin: docs/relay-contract.md "Limits", 2 to 3
    * blocks, 3 to 4 for high value). Adapters without this role leave only `tracking.stalledAfterSec`.
    */
   stalledAfterBlocks(amountIn: bigint): number;
@@ -59,7 +59,7 @@ export interface DepositCanceller {
 /** Signing withdrawal-request digests as a deposit owner (EVM, Solana). */
 export interface WithdrawalSigner {
   /**
-   * Signs the digest of a withdrawal request (docs/relay-api.md "Withdrawal endpoints", Signing; digest from
+   * Signs the digest of a withdrawal request (docs/relay-contract.md "Withdrawal endpoints", Signing; digest from
    * src/protocol/withdrawalDigest.ts) with the named wallet, the deposit's owner. EVM: EIP-191 personal message
    * over the raw 32 digest bytes; Solana: ed25519 over the UTF-8 bytes of the 64-character hex digest. Absent
    * where the API accepts no withdrawal from owners of this VM (Bitcoin).
@@ -74,7 +74,7 @@ export interface WithdrawalSigner {
 /** Signing the transaction a `ready` withdrawal job hands the owner (EVM). */
 export interface WithdrawalTxSigner {
   /**
-   * Signs the transaction a `ready` withdrawal job hands the owner (docs/relay-api.md "Withdrawal job status"), already
+   * Signs the transaction a `ready` withdrawal job hands the owner (docs/relay-contract.md "Withdrawal job status"), already
    * verified by src/verify/withdrawalTx.ts, with the named wallet paying the gas. Like `sign`, the result is
    * written ahead and then sent with `broadcast`. Absent where this VM's ready transactions are not broadcast by
    * Ballast.

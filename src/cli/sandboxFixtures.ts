@@ -1,7 +1,7 @@
 /**
  * `ballast sandbox --write-fixtures DIR`: asks a running sandbox for one quote with protocol data, as Ballast
- * would (docs/relay-api.md "POST /quote/v2", "GET /chains"), saves the two responses as received, and builds the
- * `verify-quote` command line that checks them (docs/relay-api.md "Local quote verification").
+ * would (docs/relay-contract.md "POST /quote/v2", "GET /chains"), saves the two responses as received, and builds the
+ * `verify-quote` command line that checks them (docs/relay-contract.md "Local quote verification").
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

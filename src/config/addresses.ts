@@ -4,7 +4,7 @@
  * belongs, a testnet address on a mainnet wallet, …) and how to fix it. Pure; decoding is delegated to
  * `src/chains/<vm>/wallet.ts` and viem.
  *
- * Native currency identifiers (docs/relay-api.md "Currency"): EVM the zero address, Solana
+ * Native currency identifiers (docs/relay-contract.md "Currency"): EVM the zero address, Solana
  * `11111111111111111111111111111111`, Bitcoin `bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8`.
  */
 import { isAddress } from 'viem';

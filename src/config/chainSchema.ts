@@ -22,9 +22,9 @@ import { GasTopUpSchema } from './gasTopUp.ts';
  * chain. Deep enough for the reorgs L2 sequencers and PoS chains show in practice; set it per chain.
  */
 export const DEFAULT_CONFIRMATIONS = 12;
-/** Relay chain id of Solana (docs/relay-api.md "POST /quote/v2"). */
+/** Relay chain id of Solana (docs/relay-contract.md "POST /quote/v2"). */
 export const SOLANA_CHAIN_ID = 792703809;
-/** Relay chain id of Bitcoin (docs/relay-api.md "POST /quote/v2"). */
+/** Relay chain id of Bitcoin (docs/relay-contract.md "POST /quote/v2"). */
 export const BITCOIN_CHAIN_ID = 8253038;
 /** VM families Ballast can read and sign on. */
 export const SUPPORTED_VMS = ['evm', 'svm', 'bvm'] as const;

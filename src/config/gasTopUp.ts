@@ -1,8 +1,8 @@
 /**
  * `chains.<name>.gasTopUp`: where the native token of a signer below `chains.<name>.minGasBalance` is bought
- * from. The top-up is a cross-asset `EXACT_INPUT` quote (docs/relay-api.md "POST /quote/v2"): `amount` whole units of
+ * from. The top-up is a cross-asset `EXACT_INPUT` quote (docs/relay-contract.md "POST /quote/v2"): `amount` whole units of
  * the source holding `from` in, at least `minOut` whole units of this chain's native token guaranteed out
- * (`minimumAmount`, docs/relay-api.md "protocol.v2"). `minOut` is the operator's price floor: it is what lets local
+ * (`minimumAmount`, docs/relay-contract.md "protocol.v2"). `minOut` is the operator's price floor: it is what lets local
  * verification judge a quote between two assets without trusting the API's prices.
  *
  * This module holds the schema of the key, its cross-field checks (run by src/config/checks.ts) and its
@@ -68,7 +68,7 @@ function matchingHoldings(from: string, assets: readonly HoldingEntry[]): Holdin
   return assets.filter((a) => a.symbol === ref.asset && a.entry.chain === ref.chain && (ref.wallet === undefined || a.entry.wallet === ref.wallet));
 }
 
-/** Whether `currency` is the native token of a chain of family `vm` (docs/relay-api.md "Currency"). */
+/** Whether `currency` is the native token of a chain of family `vm` (docs/relay-contract.md "Currency"). */
 export function isNativeCurrency(currency: string, vm: ChainConfig['vm']): boolean {
   if (vm === 'evm') return /^0x0{40}$/i.test(currency);
   return currency === (vm === 'svm' ? SVM_NATIVE_CURRENCY : BVM_NATIVE_CURRENCY);

@@ -41,7 +41,7 @@ export interface LoadedSvmChain {
   /** Cap on a transaction's compute-unit limit. */
   maxComputeUnits: number;
   /**
-   * Swap source tried alone, last, when a quote's Solana transaction is too large (docs/relay-api.md "Errors"
+   * Swap source tried alone, last, when a quote's Solana transaction is too large (docs/relay-contract.md "Errors"
    * SOLANA_TX_TOO_LARGE).
    */
   originSwapSource?: string;

@@ -8,7 +8,7 @@
  * `config/ballast.schema.json` (see `jsonSchema.ts`) for editor completion.
  *
  * Amounts are whole-unit decimal strings ("50000", "0.5"): the token's decimals come from GET /chains or the
- * chain itself (docs/relay-api.md "Currency": `decimals`), so conversion to base units happens later, never through a
+ * chain itself (docs/relay-contract.md "Currency": `decimals`), so conversion to base units happens later, never through a
  * float.
  */
 import { HaSectionSchema } from './haSchema.ts';
@@ -55,7 +55,7 @@ export const DEFAULT_CHAINS_CACHE_SEC = 300;
  */
 export const DEFAULT_QUOTES_PER_MINUTE = 50;
 
-/** `relay:` section (docs/relay-api.md "Authentication": the API key travels in `x-api-key`). */
+/** `relay:` section (docs/relay-contract.md "Authentication": the API key travels in `x-api-key`). */
 export const RelaySectionSchema = z
   .strictObject({
     baseUrl: z
@@ -134,7 +134,7 @@ export const AssetEntrySchema = z
 /** A per-component fee cap (policy `FeeCap`): USD and/or bps of the input value. */
 export const FeeCapSchema = z.strictObject({ usd: usdAmount.optional(), bps: bps('bps').optional() });
 
-/** `policy.maxFees` (docs/relay-api.md "Fee components": execution, swap, platform, app). */
+/** `policy.maxFees` (docs/relay-contract.md "Fee components": execution, swap, platform, app). */
 export const MaxFeesSchema = z
   .strictObject({
     totalBps: bps('totalBps').optional().describe('cap on total cost in bps of the input USD value'),
@@ -147,7 +147,7 @@ export const MaxFeesSchema = z
         app: FeeCapSchema.optional(),
       })
       .optional()
-      .describe('per-component caps (docs/relay-api.md "Fee components")'),
+      .describe('per-component caps (docs/relay-contract.md "Fee components")'),
   })
   .describe('fee ceilings; a quote above any cap is skipped');
 
@@ -267,7 +267,7 @@ export const PolicySectionSchema = z
   .describe('spending rules');
 
 /**
- * `tracking:` section: how transfers are followed (docs/relay-api.md "GET /intents/status/v3": poll about once per
+ * `tracking:` section: how transfers are followed (docs/relay-contract.md "GET /intents/status/v3": poll about once per
  * second).
  */
 export const TrackingSectionSchema = z

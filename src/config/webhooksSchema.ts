@@ -1,7 +1,7 @@
 /**
  * `webhooks:` section of `ballast.yaml`: the receiver of Relay's signed `request.status.updated` deliveries
- * (docs/relay-api.md "Events" → "Webhooks"). The daemon serves it on the metrics server (`metrics.listen`) unless
- * `webhooks.listen` names an address of its own. The HMAC secret is the API key (docs/relay-api.md "Authentication" 1:
+ * (docs/relay-contract.md "Events" → "Webhooks"). The daemon serves it on the metrics server (`metrics.listen`) unless
+ * `webhooks.listen` names an address of its own. The HMAC secret is the API key (docs/relay-contract.md "Authentication" 1:
  * "The key is also the HMAC secret for webhook verification"), so enabling webhooks needs `relay.apiKey`:
  * {@link checkWebhooks} reports that as a configuration problem.
  */
@@ -59,7 +59,7 @@ export const WebhooksSectionSchema = z
       .default(DEFAULT_WEBHOOKS.maxBodyBytes)
       .describe('largest delivery body accepted, bytes; larger ones are answered 413'),
   })
-  .describe('Relay webhook receiver (docs/relay-api.md "Events" → "Webhooks"); polling stays the fallback');
+  .describe('Relay webhook receiver (docs/relay-contract.md "Events" → "Webhooks"); polling stays the fallback');
 
 /** The `webhooks` section as loaded (defaults applied). */
 export type WebhooksConfig = z.output<typeof WebhooksSectionSchema>;

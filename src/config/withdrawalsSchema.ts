@@ -1,12 +1,12 @@
 /**
- * `withdrawals:` section of `ballast.yaml`: recovery of deposits the service never filled (docs/relay-api.md
+ * `withdrawals:` section of `ballast.yaml`: recovery of deposits the service never filled (docs/relay-contract.md
  * "Withdrawal endpoints", "Withdrawal job status", "Limits"). See docs/withdrawals.md.
  *
  * Times carry their unit in the name: `*Ms` milliseconds, `*Sec` seconds.
  */
 import { z } from 'zod';
 
-/** Defaults of the section (docs/relay-api.md "Limits": status polled about every 5 s, about 15 s after a 429). */
+/** Defaults of the section (docs/relay-contract.md "Limits": status polled about every 5 s, about 15 s after a 429). */
 export const WITHDRAWALS_DEFAULTS = {
   auto: false,
   unfilledAfterSec: 3600,
@@ -41,14 +41,14 @@ export const WithdrawalsSectionSchema = z
       .min(10)
       .max(600_000)
       .default(WITHDRAWALS_DEFAULTS.pollMs)
-      .describe('withdrawal job status poll interval and wait between attest-deposit retries, milliseconds (docs/relay-api.md "Limits": about 5 s)'),
+      .describe('withdrawal job status poll interval and wait between attest-deposit retries, milliseconds (docs/relay-contract.md "Limits": about 5 s)'),
     rateLimitedPollMs: z
       .number()
       .int()
       .min(10)
       .max(600_000)
       .default(WITHDRAWALS_DEFAULTS.rateLimitedPollMs)
-      .describe('wait after a 429 from the withdrawal status endpoint, milliseconds (docs/relay-api.md "Limits": about 15 s)'),
+      .describe('wait after a 429 from the withdrawal status endpoint, milliseconds (docs/relay-contract.md "Limits": about 15 s)'),
     maxAttempts: z
       .number()
       .int()

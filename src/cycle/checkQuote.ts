@@ -44,8 +44,8 @@ export interface CheckArgs {
 }
 
 /**
- * Quotes `planned` (EXACT_INPUT, docs/relay-api.md "POST /quote/v2"), applies the fee policy and verifies the quote
- * locally (docs/relay-api.md "Local quote verification"), recording the quote, the fee decision and the verdict.
+ * Quotes `planned` (EXACT_INPUT, docs/relay-contract.md "POST /quote/v2"), applies the fee policy and verifies the quote
+ * locally (docs/relay-contract.md "Local quote verification"), recording the quote, the fee decision and the verdict.
  *
  * @param onStage called when the quote is received and when it passed verification, with the order's
  *   guaranteed output (destination base units)

@@ -1,5 +1,5 @@
 /**
- * What Ballast expects of a quote for a planned transfer, from its own state (docs/relay-api.md "Local quote
+ * What Ballast expects of a quote for a planned transfer, from its own state (docs/relay-contract.md "Local quote
  * verification" 2).
  */
 import type { PlannedTransfer } from '../planner/types.ts';
@@ -11,7 +11,7 @@ export const BPS = 10_000n;
 
 /**
  * Builds the POST /quote/v2 body: EXACT_INPUT of `amountIn` from our origin wallet to our destination wallet,
- * with protocol data so the quote can be verified (docs/relay-api.md "POST /quote/v2"), and `refundTo` = the origin
+ * with protocol data so the quote can be verified (docs/relay-contract.md "POST /quote/v2"), and `refundTo` = the origin
  * wallet: since 2026-05-01 refunds are paid on the origin chain to `refundTo`, and without it automatic refund is off
  * (https://docs.relay.link/references/api/api_core_concepts/refunds). The wallet itself, never the
  * native-currency "refund to depositor" sentinel (that form belongs to deposit addresses,
@@ -60,7 +60,7 @@ export function minimumAcceptableOutput(
 /**
  * The guaranteed-output floor of a planned transfer: a gas top-up's configured `minOut` (the operator's price
  * floor between two assets, `chains.<name>.gasTopUp.minOut`), else {@link minimumAcceptableOutput} (one asset on
- * both ends). Verification refuses a quote whose summed output `minimumAmount` is below it (docs/relay-api.md "Local
+ * both ends). Verification refuses a quote whose summed output `minimumAmount` is below it (docs/relay-contract.md "Local
  * quote verification" 2).
  *
  * @returns the floor in destination base units

@@ -11,7 +11,7 @@ import type { ClosedTransfer } from './plannerInFlight.ts';
 export type FillBlocksDeps = Pick<CycleContext, 'chains' | 'logger'>;
 
 /**
- * Looks up the blocks of the fill transactions (`outTxHashes`, docs/relay-api.md "GET /intents/status/v3" `txHashes`)
+ * Looks up the blocks of the fill transactions (`outTxHashes`, docs/relay-contract.md "GET /intents/status/v3" `txHashes`)
  * of each transfer closed with `success`, on its destination chain.
  *
  * @returns one entry per closed transfer; `fillBlock` is the highest fill block, or null when a fill is not

@@ -7,7 +7,7 @@
  * monitor-only mode the top-up is quoted and judged, never signed.
  *
  * This module resolves the configured amounts to base units with this cycle's decimals, names the native token
- * (GET /chains, docs/relay-api.md "Chain object"), logs every decision and counts the outcomes in
+ * (GET /chains, docs/relay-contract.md "Chain object"), logs every decision and counts the outcomes in
  * `ballast_gas_top_ups_total`.
  */
 import { formatUnits } from 'viem';

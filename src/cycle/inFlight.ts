@@ -78,7 +78,7 @@ export async function refreshInFlight(ctx: RefreshDeps): Promise<RefreshedInFlig
 
 /**
  * Meters a status read from the API and warns about a value Ballast does not know (it stays non-final and is
- * tracked on; docs/relay-api.md "States and transitions", docs/design.md "Status enum").
+ * tracked on; docs/relay-contract.md "States and transitions", docs/design.md "Status enum").
  */
 export function noteRelayStatus(
   ctx: Pick<CycleContext, 'metrics' | 'logger'>,

@@ -1,7 +1,7 @@
 /**
  * USD prices of the configured assets for `ballast_balance_usd`. The Relay API has no price endpoint, so the
  * price of an asset is the one its latest quote carried (`details.currencyIn`: `amountUsd` for `amount`,
- * docs/relay-api.md "Currency amount"), kept in memory as quotes arrive and read back from the `quotes` table on first
+ * docs/relay-contract.md "Currency amount"), kept in memory as quotes arrive and read back from the `quotes` table on first
  * use (so a one-shot run has the price of earlier runs). A configured pin `prices.<asset>` (USD per whole unit) wins.
  * Without either the asset has no price and its USD gauge is absent.
  */

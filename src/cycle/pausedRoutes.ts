@@ -1,7 +1,7 @@
 /**
  * Routes paused (Ballast), until an operator resolves what paused them (`ballast resume`). Pure.
  *
- * - A failed deposit: after a request ends `failure` its deposit stays in the depository (docs/relay-api.md "What the
+ * - A failed deposit: after a request ends `failure` its deposit stays in the depository (docs/relay-contract.md "What the
  *   service does" 5), neither at the origin nor at the destination. Planning the same route again would deposit again
  *   for the same need, cycle after cycle.
  * - Origin transactions failing on chain: `policy.pauseRouteAfterOriginFailures` transfers in a row on the route

@@ -46,7 +46,7 @@ import { killSwitchVerdict } from './spendingGate.ts';
 export type ReconcileDeps = Pick<CycleContext, 'db' | 'chains' | 'config' | 'leading' | 'logger' | 'metrics' | 'now' | 'relay'>;
 
 /**
- * Where the verified quote's deposit is (its last item: approvals come first, docs/relay-api.md "Step") and its order
+ * Where the verified quote's deposit is (its last item: approvals come first, docs/relay-contract.md "Step") and its order
  * deadline (unix seconds). The executor may skip an approval the allowance already covers, or add a reset to
  * zero before one, so the number of recorded transactions says nothing; whether the deposit was written does.
  */

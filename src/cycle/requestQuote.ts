@@ -1,6 +1,6 @@
 /**
  * Asks POST /quote/v2 for a planned transfer, narrowing Solana routing when the compiled deposit transaction is
- * too large (docs/relay-api.md "Errors" `SOLANA_TX_TOO_LARGE`, "Limits"): re-quoting unchanged usually yields another
+ * too large (docs/relay-contract.md "Errors" `SOLANA_TX_TOO_LARGE`, "Limits"): re-quoting unchanged usually yields another
  * oversized route, so Ballast asks again with `maxRouteLength` 4, then 3, then a single `includedOriginSwapSources`
  * entry (when `chains.<name>.originSwapSource` names one), records every attempt, and gives up with the reason.
  * Any other error (e.g. `INSUFFICIENT_FUNDS`, or a screening refusal `BLOCKED_WALLET_ADDRESS`, which is final:

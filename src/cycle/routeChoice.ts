@@ -1,6 +1,6 @@
 /**
  * Route choice: when several donors could fill a deficit, quote them in parallel (bounded by
- * `policy.routeChoice.parallelQuotes`, every quote also waiting for the client's /quote rate limit, docs/relay-api.md
+ * `policy.routeChoice.parallelQuotes`, every quote also waiting for the client's /quote rate limit, docs/relay-contract.md
  * "Limits"), put each through the fee policy and local verification (src/cycle/checkQuote.ts), and keep the
  * cheapest by total fees in USD that passed. The alternatives and why each lost are recorded
  * (`route_candidates`), counted (`ballast_route_candidates_total`) and logged. Nothing here signs.

@@ -3,10 +3,10 @@
  * request the service files under another id than the quote's, a deposit it never indexed. They are never
  * dropped (their funds stay credited, so nothing is paid twice); they are flagged once (history event, metric
  * `ballast_transfers_stalled`, error log) for an operator, and a `deposited` one is helped along each cycle:
- * - its request is looked up by the deposit's transaction hash among the wallet's requests (docs/relay-api.md "GET
+ * - its request is looked up by the deposit's transaction hash among the wallet's requests (docs/relay-contract.md "GET
  *   /requests/v3": by `user`; a record's `data.inTxs[].txHash`); a record under another id that names our
  *   deposit is adopted, so the status polls that follow read the right request;
- * - when no record names the deposit, it is announced again (docs/relay-api.md "POST /transactions/index").
+ * - when no record names the deposit, it is announced again (docs/relay-contract.md "POST /transactions/index").
  */
 import { stallPolicyOf } from '../chains/capabilities.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';

@@ -1,6 +1,6 @@
 /**
  * Orders the transaction items of a verified quote for execution: steps in the order the API returned them
- * (approve before deposit), items in order within a step (docs/relay-api.md "Step").
+ * (approve before deposit), items in order within a step (docs/relay-contract.md "Step").
  */
 import type { QuoteResponse, StepItem } from '@ballast/protocol/relay/schemas.ts';
 import { BallastError } from '@ballast/protocol/core/errors.ts';

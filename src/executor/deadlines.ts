@@ -1,5 +1,5 @@
 /**
- * Time budget of an order's deadline (`orderData.output.deadline`, unix seconds; docs/relay-api.md "protocol.v2"): a
+ * Time budget of an order's deadline (`orderData.output.deadline`, unix seconds; docs/relay-contract.md "protocol.v2"): a
  * deposit mined after it is refunded, not filled, so every item is signed only while enough time is left for it and the
  * items after it, and no wait may eat into the time of the items that follow. Pure.
  */

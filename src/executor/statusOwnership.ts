@@ -1,6 +1,6 @@
 /**
  * Whether a request status is about our deposit. A quote's `requestId` is the API's word; before Ballast closes
- * a transfer on a terminal status it checks that the status names our origin transaction (docs/relay-api.md "Request
+ * a transfer on a terminal status it checks that the status names our origin transaction (docs/relay-contract.md "Request
  * status record": `inTxHashes` are the origin deposit transactions).
  */
 import type { IntentStatus } from '@ballast/protocol/relay/schemas.ts';
@@ -28,7 +28,7 @@ export function statusIsForeign(status: IntentStatus, depositTxHash: string): bo
 }
 
 /**
- * The reasons a final status gives (docs/relay-api.md "Events": `failReason` on failure, fallback and refund;
+ * The reasons a final status gives (docs/relay-contract.md "Events": `failReason` on failure, fallback and refund;
  * `refundFailReason` when a refund leg failed; `N/A` otherwise), as text for the transfer's history, or ''. A
  * fill blocked by address screening (`BLOCKED_WALLET`) adds that the funds are in compliance review.
  */

@@ -1,6 +1,6 @@
 /**
- * Polls a request's status until it is terminal or a deadline passes (docs/relay-api.md "GET /intents/status/v3": poll
- * about once per second, or use the step item's `check.endpoint`). Statuses pushed by webhooks (docs/relay-api.md
+ * Polls a request's status until it is terminal or a deadline passes (docs/relay-contract.md "GET /intents/status/v3": poll
+ * about once per second, or use the step item's `check.endpoint`). Statuses pushed by webhooks (docs/relay-contract.md
  * "Events" → "Webhooks") can end a wait early: between two reads the tracker awaits them instead of sleeping, and
  * handles a pushed status like one it read.
  */

@@ -169,7 +169,7 @@ export function originNativeUsdPrice(
 }
 
 /**
- * The USD price of the origin's native currency implied by the quote's deprecated `fees.gas` member (docs/relay-api.md
+ * The USD price of the origin's native currency implied by the quote's deprecated `fees.gas` member (docs/relay-contract.md
  * "Deprecated fee set": origin chain gas fee, a Currency amount): `amountUsd` micro-USD per `amount` base units.
  *
  * @returns null when the member is absent, not in the native currency, zero, or without `amountUsd`

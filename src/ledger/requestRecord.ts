@@ -2,7 +2,7 @@
  * What a GET /requests/v3 record says about a finished request, for the ledger. Pure; no I/O.
  *
  * Sources:
- * - realized fees: `data.fees.actual` (docs/relay-api.md "Full fee breakdown (`data.fees` in GET /requests/v3)":
+ * - realized fees: `data.fees.actual` (docs/relay-contract.md "Full fee breakdown (`data.fees` in GET /requests/v3)":
  *   `actual` is computed at fill time; components `execution`, `swap`, `platform`, `app`, `sponsored`, each `usd`
  *   negative for a cost). The platform component is read under `platform`, else `service` / `relay` like the quote API.
  * - received amount: the Relay API's records (status record, request record, quote `details`) carry no delivered

@@ -17,7 +17,7 @@ export function unitsToGauge(amount: bigint, decimals: number): number {
 
 /**
  * A USD price of an asset: `amount` base units (with `decimals`) are worth `usd` USD. From a quote's
- * `details.currencyIn` (docs/relay-api.md "Currency amount": `amount`, `amountUsd`, `currency.decimals`) or a config
+ * `details.currencyIn` (docs/relay-contract.md "Currency amount": `amount`, `amountUsd`, `currency.decimals`) or a config
  * pin (`prices.<asset>`: one whole unit, i.e. `amount` 1 with `decimals` 0).
  */
 export interface UsdPrice {

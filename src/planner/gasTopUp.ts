@@ -1,7 +1,7 @@
 /**
  * Gas top-ups (pure): a signer wallet whose native balance is below its chain's `minGasBalance` gets native
  * token bought for it from a configured source holding (`chains.<name>.gasTopUp`), as one cross-asset
- * `EXACT_INPUT` transfer (docs/relay-api.md "POST /quote/v2") that then goes through the same pipeline as any other:
+ * `EXACT_INPUT` transfer (docs/relay-contract.md "POST /quote/v2") that then goes through the same pipeline as any other:
  * quote, fee policy, verification, spending limits, write-ahead, signing, tracking. No clock, no I/O.
  *
  * For each low signer, in the order given:
@@ -16,7 +16,7 @@ import { formatUnits } from 'viem';
 import { effectiveFromIndex, indexInFlight, indexReadings, normalizeAddress, targetKey } from './effective.ts';
 import type { BalanceReading, InFlightTransfer, PlanDecision, PlannedTransfer, TargetBand } from './types.ts';
 
-/** The native token of a chain: its currency id (docs/relay-api.md "Currency"), decimals and symbol (for messages). */
+/** The native token of a chain: its currency id (docs/relay-contract.md "Currency"), decimals and symbol (for messages). */
 export interface NativeToken {
   currency: string;
   decimals: number;

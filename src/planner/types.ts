@@ -8,7 +8,7 @@ import type { FeeCaps } from '../policy/feePolicy.ts';
  * One configured target, amounts resolved to the chain's base units.
  *
  * `asset` groups targets that hold the same value (e.g. "USDC" on several chains, possibly with different
- * `decimals`). `currency` is the token address on that chain (native: the VM's identifier, docs/relay-api.md
+ * `decimals`). `currency` is the token address on that chain (native: the VM's identifier, docs/relay-contract.md
  * "Currency"). The band must satisfy `min <= target <= max`.
  */
 export interface TargetBand {
@@ -92,7 +92,7 @@ export interface PlanInput extends RouteRules {
   maxAlternatives?: number;
   /**
    * A deficit smaller than its route's minTransfer is raised to minTransfer when its band can take it: one transfer
-   * and one flat execution fee (docs/relay-api.md "Fee components", "Limits": 0.02 USD on every request, plus the
+   * and one flat execution fee (docs/relay-contract.md "Fee components", "Limits": 0.02 USD on every request, plus the
    * fill's gas) instead of a string of small ones; otherwise it waits. Absent: true.
    */
   batchSmallDeficits?: boolean;

@@ -1,12 +1,12 @@
 /**
- * Extraction of a quote's fee breakdown in micro-USD (docs/relay-api.md "Full fee breakdown", "Fee components"):
+ * Extraction of a quote's fee breakdown in micro-USD (docs/relay-contract.md "Full fee breakdown", "Fee components"):
  * `details.expandedPriceImpact` holds `{usd}` per component (`execution`, `swap`, platform, `app`,
  * `sponsored`), and `details.totalImpact.usd` the total value lost. Pure; no I/O.
  */
 import { parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import type { QuoteDetails } from '@ballast/protocol/relay/schemas.ts';
 
-/** Fee components Ballast caps (docs/relay-api.md "Fee components"; `sponsored` is informational only). */
+/** Fee components Ballast caps (docs/relay-contract.md "Fee components"; `sponsored` is informational only). */
 export type FeeComponent = 'execution' | 'swap' | 'platform' | 'app';
 
 /** Components in reporting order. */
@@ -14,7 +14,7 @@ export const FEE_COMPONENTS: readonly FeeComponent[] = ['execution', 'swap', 'pl
 
 /**
  * Keys under which each component may appear in `expandedPriceImpact`, first match wins. The platform
- * component is `platform` in GET /requests/v3, `service` in the documented quote API (docs/relay-api.md "Full fee
+ * component is `platform` in GET /requests/v3, `service` in the documented quote API (docs/relay-contract.md "Full fee
  * breakdown"), and `relay` in live quotes.
  */
 export const COMPONENT_KEYS: Readonly<Record<FeeComponent, readonly string[]>> = {

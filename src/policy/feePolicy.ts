@@ -1,5 +1,5 @@
 /**
- * Fee caps: accept or skip a quote by its fee breakdown (docs/relay-api.md "Full fee breakdown", "Fee components").
+ * Fee caps: accept or skip a quote by its fee breakdown (docs/relay-contract.md "Full fee breakdown", "Fee components").
  * Pure: no clock, no I/O. USD compared as micro-USD bigints; basis points compared exactly by
  * cross-multiplication (`cost * 10000 > capBps * inputUsd`), never by floating point.
  */
@@ -142,11 +142,11 @@ function configuredChecks(caps: FeeCaps): CapCheck[] {
  * `totalUsd` + slippage (`guaranteed_loss_bps`, `guaranteed_loss_usd`; see guaranteedLoss.ts).
  *
  * The total cost of the transfer is the API's total plus `originCost` (src/policy/originCost.ts: miner fee,
- * Solana signature and priority fees, EVM gas), counted once: `details.totalImpact` (docs/relay-api.md "details") is
- * the "difference between input and output value including fees" (docs/relay-api.md "details (quote response)"), and
- * origin gas is not in it — docs/relay-api.md "Fee components": `execution` holds the origin gas estimate "only for
+ * Solana signature and priority fees, EVM gas), counted once: `details.totalImpact` (docs/relay-contract.md "details") is
+ * the "difference between input and output value including fees" (docs/relay-contract.md "details (quote response)"), and
+ * origin gas is not in it — docs/relay-contract.md "Fee components": `execution` holds the origin gas estimate "only for
  * gasless transactions; in regular transactions the user pays origin gas directly to the network", and Ballast signs
- * and pays its own regular transactions; the deprecated `fees.gas` member (docs/relay-api.md "Deprecated fee set") is
+ * and pays its own regular transactions; the deprecated `fees.gas` member (docs/relay-contract.md "Deprecated fee set") is
  * that same origin gas stated apart, not a part of `totalImpact`. A Bitcoin miner fee is paid from our outputs beyond
  * the payment (`currencyIn`), so it is outside the input/output difference too. With a total cap
  * (`totalUsd`, `totalBps`) configured, an unknown origin cost (`usdMicros` null) skips with

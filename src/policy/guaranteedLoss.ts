@@ -1,6 +1,6 @@
 /**
  * The loss a quote's signed order guarantees at worst, independent of what its `details` claim: the payment
- * amount less the output's `minimumAmount` (docs/relay-api.md "protocol.v2": minimumAmount is the floor enforced at
+ * amount less the output's `minimumAmount` (docs/relay-contract.md "protocol.v2": minimumAmount is the floor enforced at
  * settlement). `details` are the API's own account of fees and could understate them; the order cannot.
  * Pure; exact integer arithmetic on base units, micro-USD and bps.
  */

@@ -4,7 +4,7 @@
  * origin's native currency. Pure; no I/O.
  *
  * Price (src/ledger/ledgerEntry.ts `originNativeUsdPrice`, which also prices the gas the ledger records as paid),
- * first that applies: the deprecated `fees.gas` member (docs/relay-api.md "Deprecated fee set": origin chain gas fee,
+ * first that applies: the deprecated `fees.gas` member (docs/relay-contract.md "Deprecated fee set": origin chain gas fee,
  * `amountUsd` per `amount` base units of the native currency), else `details.currencyIn` when the payment is the native currency
  * itself (`amountUsd` per `amount`). Neither: the cost is unknown (the fee policy fails closed when a total
  * cap needs it).

@@ -1,6 +1,6 @@
 /**
  * The fee caps that judge one transfer's quote: the global `policy.maxFees`, with the keys of the matching
- * `policy.routes` entry's `maxFees` put over them one by one (docs/relay-api.md "Fee components": execution, swap,
+ * `policy.routes` entry's `maxFees` put over them one by one (docs/relay-contract.md "Fee components": execution, swap,
  * platform, app). Pure.
  */
 import { routeRuleFor, type RouteHolding } from '../planner/routes.ts';

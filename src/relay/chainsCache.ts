@@ -1,5 +1,5 @@
 /**
- * In-memory cache of GET /chains for the life of the process (docs/relay-api.md "GET /chains"; docs/design.md "Rate
+ * In-memory cache of GET /chains for the life of the process (docs/relay-contract.md "GET /chains"; docs/design.md "Rate
  * limits": the client spends at most 200 non-quote calls a minute, and a list fetched every cycle would use them up).
  *
  * The list is kept for `ttlMs` and fetched again on first use after that. A quote that names a chain, depository

@@ -1,5 +1,5 @@
 /**
- * Typed Relay API client (docs/relay-api.md "Endpoints"): GET /chains, POST /quote/v2 or /quote/v3 (`quoteApi`, mapped
+ * Typed Relay API client (docs/relay-contract.md "Endpoints"): GET /chains, POST /quote/v2 or /quote/v3 (`quoteApi`, mapped
  * into one quote model by src/relay/quoteApi/), GET /intents/status/v3 (or a safe
  * `check.endpoint`), GET /requests/v3, POST /transactions/index, and the withdrawal endpoints (`withdrawalApi.ts`).
  *
@@ -36,7 +36,7 @@ import { createWithdrawalApi, type RelayWithdrawalApi } from './withdrawalApi.ts
 export interface RelayClientOptions {
   /** API base, e.g. `https://api.relay.link` (docs/design.md "Base URLs") or the sandbox URL. */
   baseUrl: string;
-  /** Sent as `x-api-key` (docs/relay-api.md "Authentication" 1). Never logged. */
+  /** Sent as `x-api-key` (docs/relay-contract.md "Authentication" 1). Never logged. */
   apiKey?: string;
   /** Added to quote requests that do not set `referrer` themselves. */
   referrer?: string;
@@ -75,17 +75,17 @@ export interface RelayClientOptions {
 
 /**
  * The Relay API as Ballast uses it. Every method throws the `Relay*Error` families of `errors.ts`. The withdrawal
- * calls (docs/relay-api.md "Withdrawal endpoints") are sent once each, paced by the caller
+ * calls (docs/relay-contract.md "Withdrawal endpoints") are sent once each, paced by the caller
  * (src/relay/withdrawalApi.ts).
  */
 export interface RelayClient extends RelayWithdrawalApi {
   /**
-   * GET /chains (docs/relay-api.md "GET /chains"). `raw` is the JSON as received, for storage. Parsed chain by chain: a
+   * GET /chains (docs/relay-contract.md "GET /chains"). `raw` is the JSON as received, for storage. Parsed chain by chain: a
    * chain with an unexpected shape is left out, listed in `skipped` and logged, and the others are returned.
    */
   getChains(): Promise<{ chains: ChainsResponse; raw: unknown; skipped: SkippedChain[] }>;
   /**
-   * POST /quote/v2 (docs/relay-api.md "POST /quote/v2"), or POST /quote/v3 with `quoteApi: 'v3'`; adds the configured
+   * POST /quote/v2 (docs/relay-contract.md "POST /quote/v2"), or POST /quote/v3 with `quoteApi: 'v3'`; adds the configured
    * `referrer`. `raw` is what to store: for v2 the JSON as received; for v3 the internal model as JSON with the
    * body as received under `quoteV3Response` (it parses as a `QuoteResponse`, like a v2 body).
    * v3 also throws QuoteV3UnverifiableError (`RELAY_QUOTE_V3_UNVERIFIABLE`) when the response lacks what local
@@ -98,17 +98,17 @@ export interface RelayClient extends RelayWithdrawalApi {
    */
   quoteSlotsFree?(): number;
   /**
-   * Request status (docs/relay-api.md "GET /intents/status/v3"). Polls `checkEndpoint` when it is a safe relative path
+   * Request status (docs/relay-contract.md "GET /intents/status/v3"). Polls `checkEndpoint` when it is a safe relative path
    * under
    * /intents/status for this request id, else `/intents/status/v3?requestId=...`.
    */
   getStatus(requestId: string, checkEndpoint?: string, opts?: CallOptions): Promise<IntentStatus>;
   /**
-   * GET /requests/v3 by request id, or by user with an optional status filter (docs/relay-api.md "GET /requests/v3").
+   * GET /requests/v3 by request id, or by user with an optional status filter (docs/relay-contract.md "GET /requests/v3").
    */
   getRequests(q: { id: string } | { user: string; status?: string }): Promise<RequestsResponse>;
   /**
-   * POST /transactions/index: asks the service to reindex a deposit it missed (docs/relay-api.md "POST
+   * POST /transactions/index: asks the service to reindex a deposit it missed (docs/relay-contract.md "POST
    * /transactions/index").
    */
   indexTransaction(body: { chainId: number; txHash: string }): Promise<unknown>;

@@ -1,5 +1,5 @@
 /**
- * Error families of the Relay API client (docs/relay-api.md "Errors"; conventions "Errors").
+ * Error families of the Relay API client (docs/relay-contract.md "Errors"; conventions "Errors").
  *
  * Every error carries a stable `code`, the endpoint it concerns (a route such as `POST /quote/v2`, never a full
  * URL with credentials), a message that names the field and the fix, and the cause. Messages never contain the
@@ -25,7 +25,7 @@ export class RelayError extends BallastError {
 }
 
 /**
- * The API answered with a non-2xx status (docs/relay-api.md "Errors"). Code `RELAY_HTTP_<status>`. When the body parses
+ * The API answered with a non-2xx status (docs/relay-contract.md "Errors"). Code `RELAY_HTTP_<status>`. When the body parses
  * as `RelayErrorBodySchema`, its `errorCode`, `message`, `requestId` and `errorData` are kept as fields (an
  * object `errorData`, the v3 shape, as its JSON text; the object itself stays in `body`).
  * `retryAfterMs` is the parsed `retry-after` header, when the response had one.
@@ -36,7 +36,7 @@ export class RelayApiError extends RelayError {
   readonly apiMessage: string | undefined;
   readonly requestId: string | undefined;
   readonly errorData: string | undefined;
-  /** The parsed error body, when it matched the shapes of docs/relay-api.md "Errors". */
+  /** The parsed error body, when it matched the shapes of docs/relay-contract.md "Errors". */
   readonly body: RelayErrorBody | undefined;
   readonly retryAfterMs: number | undefined;
 

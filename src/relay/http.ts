@@ -19,7 +19,7 @@ export interface HttpTarget {
 
 /**
  * Parses `baseUrl` into an {@link HttpTarget}. URL credentials (`https://user:pass@host`) are removed from the
- * URL and sent as HTTP Basic authorization instead; the API key goes in `x-api-key` (docs/relay-api.md "Authentication"
+ * URL and sent as HTTP Basic authorization instead; the API key goes in `x-api-key` (docs/relay-contract.md "Authentication"
  * 1).
  *
  * @throws RelayRequestError (code `RELAY_REQUEST_INVALID`) when `baseUrl` is not an absolute http(s) URL
@@ -84,7 +84,7 @@ const MAX_BODY_TEXT = 300;
  *
  * @param signal aborts the exchange early (the caller's own deadline); reported as a RelayNetworkError
  * @throws RelayNetworkError on connection failure or when `timeoutMs` elapses (reading the body included)
- * @throws RelayApiError on a non-2xx status, keeping the error body fields of docs/relay-api.md "Errors" and
+ * @throws RelayApiError on a non-2xx status, keeping the error body fields of docs/relay-contract.md "Errors" and
  * `retry-after`
  * @throws RelaySchemaError when a 2xx body is not JSON
  */

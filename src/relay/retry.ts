@@ -1,7 +1,7 @@
 /**
  * Retry with exponential backoff and jitter for Relay calls (docs/design.md "Rate limits": back off on 429).
  *
- * Retried: HTTP 429 and 503 (the "wait and retry" answers of docs/relay-api.md "Errors", e.g. attest-deposit 503 and
+ * Retried: HTTP 429 and 503 (the "wait and retry" answers of docs/relay-contract.md "Errors", e.g. attest-deposit 503 and
  * status 429), 502 and 504 (gateway failures) and network errors/timeouts. Never retried: any other 4xx or 5xx, schema
  * errors, invalid requests, and, whatever their status, a screening refusal (`BLOCKED_WALLET_ADDRESS`,
  * `SANCTIONED_WALLET_ADDRESS`: src/relay/screening.ts) — final until an operator acts. A `retry-after` header

@@ -1,5 +1,5 @@
 /**
- * Safe resolution of a step item's `check.endpoint` (docs/relay-api.md "Step item": "endpoint (string path with
+ * Safe resolution of a step item's `check.endpoint` (docs/relay-contract.md "Step item": "endpoint (string path with
  * requestId query)"; "GET /intents/status/v3": an older `/intents/status?requestId=<id>` path also appears).
  *
  * The check endpoint comes from an untrusted quote, so it is followed only when it is a plain relative path to
@@ -7,7 +7,7 @@
  * path, extra parameters, another request id) falls back to `/intents/status/v3?requestId=<id>`.
  */
 
-/** Current status route (docs/relay-api.md "Versioning": `/intents/status/v3` current). */
+/** Current status route (docs/relay-contract.md "Versioning": `/intents/status/v3` current). */
 export const STATUS_V3_PATH = '/intents/status/v3';
 
 /** Status paths a check endpoint may name: `/intents/status` or `/intents/status/v<N>`. */
@@ -26,7 +26,7 @@ export interface ResolvedStatusPath {
 /**
  * Picks the status path to poll for `requestId`.
  *
- * @param requestId the request id being tracked (docs/relay-api.md "Step": same for all steps of a quote)
+ * @param requestId the request id being tracked (docs/relay-contract.md "Step": same for all steps of a quote)
  * @param checkEndpoint `check.endpoint` from the quote, if any
  */
 export function resolveStatusPath(requestId: string, checkEndpoint?: string): ResolvedStatusPath {

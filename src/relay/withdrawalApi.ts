@@ -1,8 +1,8 @@
 /**
- * The withdrawal calls of the Relay client (docs/relay-api.md "Withdrawal endpoints"): POST
+ * The withdrawal calls of the Relay client (docs/relay-contract.md "Withdrawal endpoints"): POST
  * /withdrawals/attest-deposit, POST /withdrawals/request (prepare, then execute) and GET /withdrawals/status.
  *
- * These calls are sent once each, without the client's automatic retries: docs/relay-api.md "Limits" gives them their
+ * These calls are sent once each, without the client's automatic retries: docs/relay-contract.md "Limits" gives them their
  * own pacing (attest 503 = wait and retry; status about every 5 s and about 15 s after a 429) and execute is not
  * idempotent (a second execute answers 409 `WITHDRAWAL_IN_PROGRESS`). The withdrawal flow (src/withdraw/) decides when
  * to call again. Every body is validated by the schemas of `withdrawalSchemas.ts`.
@@ -87,7 +87,7 @@ export function createWithdrawalApi(sendOnce: (call: HttpCall) => Promise<unknow
       const body: Record<string, unknown> = requestBody(endpoint, fields);
       requireText(endpoint, 'nonce', fields.nonce);
       if (!/^0x[0-9a-fA-F]+$/.test(fields.signature)) {
-        throw new RelayRequestError(endpoint, 'signature', 'must be 0x-prefixed hex (docs/relay-api.md "Withdrawal endpoints")');
+        throw new RelayRequestError(endpoint, 'signature', 'must be 0x-prefixed hex (docs/relay-contract.md "Withdrawal endpoints")');
       }
       body.nonce = fields.nonce;
       if (fields.additionalData !== undefined) body.additionalData = fields.additionalData;

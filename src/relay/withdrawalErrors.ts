@@ -1,6 +1,6 @@
 /**
  * The 409 answer of POST /withdrawals/request when a job is already in flight for the same (chain, owner,
- * currency) (docs/relay-api.md "Errors": `WITHDRAWAL_IN_PROGRESS`, body includes `existingJobId`), surfaced as its own
+ * currency) (docs/relay-contract.md "Errors": `WITHDRAWAL_IN_PROGRESS`, body includes `existingJobId`), surfaced as its own
  * type so a caller can resume that job instead of starting another.
  */
 import { RelayApiError } from './errors.ts';

@@ -1,8 +1,8 @@
 /**
- * zod schemas of the withdrawal surface of the Relay API (docs/relay-api.md "Withdrawal endpoints", "Withdrawal
+ * zod schemas of the withdrawal surface of the Relay API (docs/relay-contract.md "Withdrawal endpoints", "Withdrawal
  * objects", "Withdrawal job status", "Request record (GET /requests/v3), fields used by withdrawals").
  *
- * The withdrawal endpoints are not a versioned surface (docs/relay-api.md "Versioning"): objects are loose (unknown
+ * The withdrawal endpoints are not a versioned surface (docs/relay-contract.md "Versioning"): objects are loose (unknown
  * fields kept) and only the fields Ballast acts on are required. Amounts are base-unit integer strings.
  */
 import { z } from 'zod';
@@ -50,7 +50,7 @@ export const ExecuteResponseSchema = z.looseObject({ jobId: z.string().min(1), s
 export type ExecuteResponse = z.infer<typeof ExecuteResponseSchema>;
 
 /**
- * GET /withdrawals/status response. `status` is any non-empty string: docs/relay-api.md "Withdrawal job status" names
+ * GET /withdrawals/status response. `status` is any non-empty string: docs/relay-contract.md "Withdrawal job status" names
  * processing, initiating, attesting, ready and the terminal executed, expired, failed; any other value is treated as
  * not terminal. `transaction` (when `ready`) stays `unknown` here: it is an EVM transaction
  * request, Solana instructions or a Tron payload depending on the chain, parsed by the caller for its VM.

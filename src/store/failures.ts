@@ -1,7 +1,7 @@
 /**
  * Failures an operator has not resolved yet, which pause their route (src/cycle/pausedRoutes.ts) until
  * `ballast resume`:
- * - failed deposits: a request that ended `failure` left its deposit in the depository (docs/relay-api.md "What the
+ * - failed deposits: a request that ended `failure` left its deposit in the depository (docs/relay-contract.md "What the
  *   service does" 5: unfilled deposits stay there until the depositor reclaims them);
  * - refunds that did not happen: a request that ended `refund` with a `refundFailReason` (recorded by the refund
  *   follow-up, src/cycle/followRefund.ts) left its deposit where an operator must recover it

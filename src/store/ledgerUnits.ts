@@ -1,6 +1,6 @@
 /**
  * Decimals of stored transfers' input and output currencies, for showing amounts in whole units: the ledger row's
- * (migration 6), else the stored quote's `details.currencyIn/currencyOut.currency.decimals` (docs/relay-api.md
+ * (migration 6), else the stored quote's `details.currencyIn/currencyOut.currency.decimals` (docs/relay-contract.md
  * "Currency"); and, for a transfer that bought another asset than it paid (a gas top-up), the output's symbol from the
  * quote.
  */

@@ -1,7 +1,7 @@
 /**
- * Quotes and what Ballast made of them: the raw /quote/v2 response (docs/relay-api.md "POST /quote/v2") as received,
- * the fee-policy decision, the local verification verdict (docs/relay-api.md "Local quote verification"), and quote
- * errors (docs/relay-api.md "Errors": `errorCode`, `message`, `requestId` kept).
+ * Quotes and what Ballast made of them: the raw /quote/v2 response (docs/relay-contract.md "POST /quote/v2") as received,
+ * the fee-policy decision, the local verification verdict (docs/relay-contract.md "Local quote verification"), and quote
+ * errors (docs/relay-contract.md "Errors": `errorCode`, `message`, `requestId` kept).
  *
  * The raw response is stored before it is acted on, so every signed transfer can be traced to the exact
  * quote it came from.

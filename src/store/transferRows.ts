@@ -89,7 +89,7 @@ export interface TransferRefund {
 export interface TransferRow extends TransferFields {
   id: number;
   status: TransferStatus;
-  /** Last status reported by the Relay status endpoint (docs/relay-api.md "Request status"). */
+  /** Last status reported by the Relay status endpoint (docs/relay-contract.md "Request status"). */
   relayStatus: string | null;
   /** Destination (fill) transaction hashes from the status endpoint. */
   outTxHashes: string[];

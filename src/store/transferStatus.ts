@@ -10,10 +10,10 @@
  * `broadcast`: at least one origin transaction was sent. `deposited`: every origin transaction confirmed.
  * A reorg that removes a confirmed origin transaction before it is final (`chains.<name>.confirmations`) moves
  * `deposited` back to `broadcast`, and reconciliation sends the recorded transaction again.
- * `success`/`failure`/`refund` mirror the terminal request statuses (docs/relay-api.md "Request status").
+ * `success`/`failure`/`refund` mirror the terminal request statuses (docs/relay-contract.md "Request status").
  * `origin_failed`: an origin transaction could not be sent or reverted; no deposit was made.
  * `withdrawn` (from `deposited`): the service never filled the deposit and Ballast withdrew it back to the origin
- * wallet (docs/relay-api.md "Withdrawal endpoints"; src/withdraw/). A `failure` whose deposit is withdrawn keeps its
+ * wallet (docs/relay-contract.md "Withdrawal endpoints"; src/withdraw/). A `failure` whose deposit is withdrawn keeps its
  * status and gets the resolution `withdrawn` instead (src/store/withdrawals.ts), which ends the route pause.
  */
 

@@ -47,7 +47,7 @@ export interface TransitionOptions {
   nowMs: number;
   /** Free text for the event (e.g. tx hashes). */
   detail?: string;
-  /** Relay status to store with the change (docs/relay-api.md "Request status"). */
+  /** Relay status to store with the change (docs/relay-contract.md "Request status"). */
   relayStatus?: string;
   /** Error to store on the transfer (e.g. why the origin failed). */
   error?: string;
@@ -223,7 +223,7 @@ export async function markTxFinal(db: StoreDb, txId: number, nowMs: number): Pro
 }
 
 /**
- * Stores the latest Relay status of a transfer (docs/relay-api.md "GET /intents/status/v3": `status`, `txHashes`)
+ * Stores the latest Relay status of a transfer (docs/relay-contract.md "GET /intents/status/v3": `status`, `txHashes`)
  * without changing the transfer's own status (use {@link transitionTransfer} for that).
  *
  * @param outTxHashes destination transaction hashes; replaces the stored list when given

@@ -2,8 +2,8 @@
  * How much of a deposit a withdrawal has brought back and how much is still open. Pure; amounts are bigint base
  * units (wei, lamports, token units).
  *
- * The service's prepare answers the amount a job will pay (docs/relay-api.md "Withdrawal endpoints": "at execute use
- * the amount returned by prepare"), and nothing in docs/relay-api.md promises it equals the amount asked. A job that
+ * The service's prepare answers the amount a job will pay (docs/relay-contract.md "Withdrawal endpoints": "at execute use
+ * the amount returned by prepare"), and nothing in docs/relay-contract.md promises it equals the amount asked. A job that
  * executed for less than what was still open leaves the rest in the hub balance: the withdrawal records what came back
  * (`received_amount`, migration 9), stays open for the remainder, and its transfer becomes `withdrawn` only once
  * the whole deposit is back (src/store/withdrawals.ts, src/withdraw/advance.ts).

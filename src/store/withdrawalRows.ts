@@ -50,7 +50,7 @@ export interface WithdrawalRow extends WithdrawalFields {
   additionalData: Record<string, unknown> | null;
   signature: string | null;
   jobId: string | null;
-  /** Last job status read (docs/relay-api.md "Withdrawal job status"). */
+  /** Last job status read (docs/relay-contract.md "Withdrawal job status"). */
   jobStatus: string | null;
   /** The `ready` transaction as the job gave it. */
   tx: unknown;

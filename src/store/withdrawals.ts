@@ -1,5 +1,5 @@
 /**
- * Withdrawals: the write-ahead record of recovering a deposit the service never filled (docs/relay-api.md "Withdrawal
+ * Withdrawals: the write-ahead record of recovering a deposit the service never filled (docs/relay-contract.md "Withdrawal
  * endpoints"; flow in src/withdraw/). One row per transfer. Every change is a guarded transition (`UPDATE … WHERE
  * id = ? AND state IN (…)`, exactly one row or nothing) recorded as an event of the transfer in the same
  * transaction, so `ballast history` tells the whole story.

@@ -1,6 +1,6 @@
 /**
  * Address and currency comparison per VM family. EVM-style hex (vmType `evm`, `hypevm`) is case-insensitive
- * (EIP-55 case is only a checksum); Solana, Bitcoin and the other families are case-sensitive (docs/relay-api.md
+ * (EIP-55 case is only a checksum); Solana, Bitcoin and the other families are case-sensitive (docs/relay-contract.md
  * "POST /quote/v2": "case sensitive on Solana and Bitcoin").
  */
 import { API_TO_PROTOCOL_VM, NATIVE_CURRENCY_BY_VM } from '@ballast/protocol/protocol/vmTypes.ts';
@@ -24,7 +24,7 @@ export function sameAddress(a: string, b: string, vmType: string | undefined): b
 }
 
 /**
- * Native currency identifier of an API `vmType` (docs/relay-api.md "Currency": EVM zero address, Solana system program,
+ * Native currency identifier of an API `vmType` (docs/relay-contract.md "Currency": EVM zero address, Solana system program,
  * Bitcoin `bc1qqq…mql8k8`), or undefined when Ballast does not know it.
  */
 export function nativeCurrencyOf(vmType: string): string | undefined {

@@ -1,5 +1,5 @@
 /**
- * Lookups over a GET /chains document (docs/relay-api.md "Chain object"): by protocol slug (`protocol.v2.chainId`), by
+ * Lookups over a GET /chains document (docs/relay-contract.md "Chain object"): by protocol slug (`protocol.v2.chainId`), by
  * numeric id, the canonical depository of a chain, and every contract address a chain lists.
  */
 import type { Chain, ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
@@ -11,7 +11,7 @@ export interface ChainsIndex {
   bySlug(slug: string): Chain | undefined;
   /** Chain whose numeric `id` equals `id`. */
   byId(id: number): Chain | undefined;
-  /** Protocol slug → protocol VM type, for order-id hashing (docs/relay-api.md "Local quote verification" 3). */
+  /** Protocol slug → protocol VM type, for order-id hashing (docs/relay-contract.md "Local quote verification" 3). */
   readonly slugVmTypes: SlugVmTypes;
 }
 
@@ -36,7 +36,7 @@ export function indexChains(chains: ChainsResponse): ChainsIndex {
 }
 
 /**
- * The canonical depository of a chain, `protocol.v2.depository` of GET /chains (docs/relay-api.md "Local quote
+ * The canonical depository of a chain, `protocol.v2.depository` of GET /chains (docs/relay-contract.md "Local quote
  * verification" 4: never taken from the quote alone).
  *
  * @returns the address, or undefined when the chain lists none
@@ -59,7 +59,7 @@ export interface ListedContract {
 const IDENTIFIER_RE = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**
- * Every contract GET /chains names for a chain: each non-empty string under `chain.contracts` (docs/relay-api.md "Chain
+ * Every contract GET /chains names for a chain: each non-empty string under `chain.contracts` (docs/relay-contract.md "Chain
  * object": multicall3, multicaller, onlyOwnerMulticaller, relayReceiver, erc20Router, approvalProxy and the
  * nested `v3` group; since Router 3.2 also the `v3.2` group, docs/design.md "Router 3.2"; any other group is
  * walked the same way), then `protocol.v2.depository`. Addresses are returned as listed (not normalised), in

@@ -1,5 +1,5 @@
 /**
- * Public types of local quote verification (docs/relay-api.md "Local quote verification" 1–8, plus Ballast's extra
+ * Public types of local quote verification (docs/relay-contract.md "Local quote verification" 1–8, plus Ballast's extra
  * rules). Re-exported by `verifyQuote.ts`, the module callers import.
  */
 import type { Hex } from 'viem';

@@ -1,10 +1,10 @@
 /**
- * Local verification of a Relay quote before anything is signed (docs/relay-api.md "Local quote verification" 1–8, plus
+ * Local verification of a Relay quote before anything is signed (docs/relay-contract.md "Local quote verification" 1–8, plus
  * Ballast's extra rules: chain status, details vs order, payment weight, refunds, deadline horizon, extraData,
  * solver, approvals and unexpected steps). Pure: no clock
  * (takes `nowSec`), no network, no database.
  *
- * Verification confirms what the quote encodes; it does not guarantee the order will fill (docs/relay-api.md "Local
+ * Verification confirms what the quote encodes; it does not guarantee the order will fill (docs/relay-contract.md "Local
  * quote verification" 8).
  */
 import { buildContext, type VerifyContext } from './context.ts';

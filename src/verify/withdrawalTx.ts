@@ -1,5 +1,5 @@
 /**
- * Verification of the EVM transaction a `ready` withdrawal job hands the owner to broadcast (docs/relay-api.md
+ * Verification of the EVM transaction a `ready` withdrawal job hands the owner to broadcast (docs/relay-contract.md
  * "Withdrawal job status": on non-TON chains the owner wallet signs and broadcasts it). Nothing is signed unless every
  * check passes: the transaction must be exactly "the depository of the withdrawal chain pays `amount` of `currency` to
  * our recipient", expressed as the depository's allocator-signed `execute(CallRequest, bytes)`

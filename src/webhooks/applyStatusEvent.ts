@@ -1,5 +1,5 @@
 /**
- * Applies a verified `request.status.updated` event (docs/relay-api.md "Events" → "Webhooks") to the transfer it is
+ * Applies a verified `request.status.updated` event (docs/relay-contract.md "Events" → "Webhooks") to the transfer it is
  * about, through the same function as a status polled by the next cycle (src/executor/applyRequestStatus.ts):
  * - the transfer is found by its request id; an event for a request that is not ours changes nothing;
  * - ownership: an event naming origin transactions (`inTxHashes`) none of which is our deposit is not written

@@ -1,5 +1,5 @@
 /**
- * The webhook receiver (docs/relay-api.md "Events" → "Webhooks"): an HTTP handler for `POST <webhooks.path>` that
+ * The webhook receiver (docs/relay-contract.md "Events" → "Webhooks"): an HTTP handler for `POST <webhooks.path>` that
  * 1. reads the raw body, capped at `webhooks.maxBodyBytes` (413 beyond);
  * 2. verifies `X-Signature-SHA256` = HMAC-SHA256(`relay.apiKey`, `<X-Signature-Timestamp>.<raw body>`) in
  *    constant time on equal lengths, the timestamp within `webhooks.toleranceSec` of now, and no replay

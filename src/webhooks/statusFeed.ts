@@ -1,5 +1,5 @@
 /**
- * In-process feed of request statuses pushed by webhooks (docs/relay-api.md "Events" → "Webhooks"): the receiver
+ * In-process feed of request statuses pushed by webhooks (docs/relay-contract.md "Events" → "Webhooks"): the receiver
  * publishes each accepted status under its request id, and a tracker following that request in the current cycle
  * (src/executor/trackRequest.ts) awaits the feed instead of sleeping its whole poll interval, so the pushed
  * status is handled at once. Polling stays the fallback: a tracker that hears nothing polls on schedule.

@@ -1,5 +1,5 @@
 /**
- * Drives one withdrawal from its stored state as far as it can go in one pass (docs/relay-api.md "Withdrawal
+ * Drives one withdrawal from its stored state as far as it can go in one pass (docs/relay-contract.md "Withdrawal
  * endpoints", "Withdrawal job status"; states in src/store/withdrawals.ts):
  *
  * 1. `attesting`: POST /withdrawals/attest-deposit; 503 = not finalized yet, wait and retry; 400 = terminal.
@@ -197,7 +197,7 @@ async function prepareAndSign(deps: WithdrawalDeps, w: WithdrawalRow): Promise<S
  * that execute started although its answer was lost (a crash, a timeout; the service may answer the re-sent
  * execute "nonce already used" rather than 409): that job ends on its own (executed, or expired since nobody
  * broadcasts its transaction) and unlocks the balance, so prepare is asked again by later passes, until the
- * service's records of such a job are gone (docs/relay-api.md "Limits": 24 hours).
+ * service's records of such a job are gone (docs/relay-contract.md "Limits": 24 hours).
  */
 function prepareRefused(deps: WithdrawalDeps, w: WithdrawalRow, message: string): Step {
   if (w.receivedAmount > 0n) return remainderWaits(deps, w, remainingToWithdraw(w.amount, w.receivedAmount), `prepare refused (${message})`);
@@ -217,7 +217,7 @@ function remainderWaits(deps: WithdrawalDeps, w: WithdrawalRow, open: bigint, wh
   return { next: 'stop', why: `${why}: ${open} of the deposit's ${w.amount} is still open (${w.receivedAmount} back); asked again by the next pass` };
 }
 
-/** How long the service keeps withdrawal jobs (docs/relay-api.md "Limits": status retention 24 hours), ms. */
+/** How long the service keeps withdrawal jobs (docs/relay-contract.md "Limits": status retention 24 hours), ms. */
 const JOB_RECORDS_KEPT_MS = 86_400_000;
 
 async function execute(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {

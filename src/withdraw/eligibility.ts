@@ -1,5 +1,5 @@
 /**
- * Whether a transfer's deposit may be withdrawn, and with which fields (docs/relay-api.md "Withdrawal endpoints",
+ * Whether a transfer's deposit may be withdrawn, and with which fields (docs/relay-contract.md "Withdrawal endpoints",
  * eligibility check: read `protocol.isWithdrawable` and `protocol.deposit.origin` from GET /requests/v3). Pure.
  *
  * A deposit is attested only when the service's record describes exactly our deposit: the record is our

@@ -1,5 +1,5 @@
 /**
- * The `ready` step of a withdrawal job (docs/relay-api.md "Withdrawal job status": on non-TON chains the owner wallet
+ * The `ready` step of a withdrawal job (docs/relay-contract.md "Withdrawal job status": on non-TON chains the owner wallet
  * signs and broadcasts the transaction, paying its own gas): verify the transaction (src/verify/withdrawalTx.ts),
  * sign it through the owner's chain adapter, write it ahead (hash and raw bytes), broadcast, and follow its
  * receipt. A transaction that fails verification is never signed: the reason is recorded and nothing is sent.

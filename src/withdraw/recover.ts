@@ -178,11 +178,11 @@ async function start(
     const id = await createRefusedWithdrawal(ctx.db, { ...described, transferId: t.id, requestId: t.requestId ?? '', reason, nowMs: ctx.now() });
     return line(t, (await getWithdrawalOfTransfer(ctx.db, t.id)) ?? null, 'refused', reason, id);
   };
-  // Before any API call: an owner whose VM cannot sign a withdrawal (docs/relay-api.md "Withdrawal endpoints": Bitcoin
+  // Before any API call: an owner whose VM cannot sign a withdrawal (docs/relay-contract.md "Withdrawal endpoints": Bitcoin
   // and Lighter owners are rejected).
   if (!withdrawalSignerOf(adapter)) {
     const family = listed?.vmType ?? adapter.vm;
-    return refuse(reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `the deposit's owner ${t.user} is on ${t.originChain} (vmType ${family}): the Relay API rejects withdrawals by Bitcoin and Lighter owners (docs/relay-api.md "Withdrawal endpoints"); recover this deposit with the service's support`));
+    return refuse(reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `the deposit's owner ${t.user} is on ${t.originChain} (vmType ${family}): the Relay API rejects withdrawals by Bitcoin and Lighter owners (docs/relay-contract.md "Withdrawal endpoints"); recover this deposit with the service's support`));
   }
   if (wallet === '') return refuse(reasonText('WITHDRAWAL_NOT_ELIGIBLE', `no configured ${adapter.vm} wallet has the address ${t.user} that made the deposit`));
   if (slug === '') return line(t, existing, 'skipped', `GET /chains lists no protocol.v2.chainId for chain ${t.originChainId}; the withdrawal needs it`);

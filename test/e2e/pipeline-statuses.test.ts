@@ -1,5 +1,5 @@
 /**
- * Statuses the real API sends besides the table of docs/relay-api.md "Request status": `delayed`, and values a client
+ * Statuses the real API sends besides the table of docs/relay-contract.md "Request status": `delayed`, and values a client
  * does not know yet (the sandbox's `unknownStatus` fault, e.g. `fallback`). Ballast parses them, records and meters
  * them, tracks on as not final, and closes the transfer when the terminal status arrives.
  */

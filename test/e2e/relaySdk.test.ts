@@ -131,7 +131,7 @@ async function sdkTransfer(fromToken: Address, toToken: Address, amount: bigint)
     wallet,
   });
   const minimumOut = BigInt(quote.details?.currencyOut?.minimumAmount ?? '0');
-  const requestId = bytes32(quote.steps.at(-1)?.requestId, 'quote request id'); // docs/relay-api.md "Step"
+  const requestId = bytes32(quote.steps.at(-1)?.requestId, 'quote request id'); // docs/relay-contract.md "Step"
   const progress: ProgressData[] = [];
   const { data: result } = await sdk.execute({ quote, wallet, onProgress: (p) => progress.push(structuredClone(p)) });
 

@@ -30,7 +30,7 @@ const BITCOIN_ID = 8253038;
 const MEMPOOL_ORIGIN = 'https://mempool.space';
 const ECPair = ECPairFactory(ecc);
 
-/** GET /intents/status/v3, the fields checked here (docs/relay-api.md "Request status record"). */
+/** GET /intents/status/v3, the fields checked here (docs/relay-contract.md "Request status record"). */
 const StatusSchema = z.looseObject({
   status: z.string(),
   inTxHashes: z.array(z.string()).default([]),

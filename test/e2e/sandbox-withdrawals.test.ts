@@ -1,5 +1,5 @@
 /**
- * End-to-end: the sandbox's withdrawal endpoints (docs/relay-api.md "Withdrawal endpoints", "Withdrawal job status") on
+ * End-to-end: the sandbox's withdrawal endpoints (docs/relay-contract.md "Withdrawal endpoints", "Withdrawal job status") on
  * real anvil chains, driven over HTTP with a viem wallet (the treasury dev key) acting as the owner: a deposit the
  * solver never fills (USDC) and one whose fill fails (native ETH) are attested into the hub, withdrawn with an
  * owner-signed request, and the `ready` transaction is broadcast through the depository's allocator-signed

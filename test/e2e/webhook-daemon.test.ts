@@ -1,5 +1,5 @@
 /**
- * Webhooks end to end (docs/relay-api.md "Events" → "Webhooks"): the sandbox, on real anvil chains, posts signed
+ * Webhooks end to end (docs/relay-contract.md "Events" → "Webhooks"): the sandbox, on real anvil chains, posts signed
  * `request.status.updated` deliveries to the daemon's receiver. With status polling set to once a minute, the
  * transfer reaches `success` right after the fill because of the webhook: the receiver closes it (its history
  * says so) and wakes the tracker, so the cycle ends long before the next poll would have. Served on the metrics

@@ -1,7 +1,7 @@
 /**
  * The `failReason` and `refundFailReason` values the sandbox records, limited to the ones Relay publishes:
  * relay-kit's generated API types (`packages/sdk/src/types/api.ts`, GET /requests `data.failReason` /
- * `data.refundFailReason` enums) and docs/relay-api.md "Events" (`N/A` on non-failure statuses, `UNKNOWN` when no
+ * `data.refundFailReason` enums) and docs/relay-contract.md "Events" (`N/A` on non-failure statuses, `UNKNOWN` when no
  * reason was recorded, `DOUBLE_SPEND` as an example).
  */
 
@@ -28,7 +28,7 @@ export type FailReason = (typeof FAIL_REASONS)[number];
 
 /**
  * Published `refundFailReason` values (relay-kit's enum, plus `MANUAL_REFUND_REQUIRED`, added 2026-08-07:
- * https://docs.relay.link/references/api/api_core_concepts/execution-errors), plus `N/A` (docs/relay-api.md "Events":
+ * https://docs.relay.link/references/api/api_core_concepts/execution-errors), plus `N/A` (docs/relay-contract.md "Events":
  * the default).
  */
 export const REFUND_FAIL_REASONS = [

@@ -2,7 +2,7 @@
  * Fault modes of the local Relay sandbox: knobs that make the sandbox API and solver misbehave on purpose so
  * tests and rehearsals can exercise every path of a client (extra fees, slow or missing fills, refunds,
  * failures, 429/503 bursts, oversized Solana transactions, and quotes tampered after signing that local
- * verification must refuse — docs/relay-api.md "Local quote verification").
+ * verification must refuse — docs/relay-contract.md "Local quote verification").
  */
 import { z } from 'zod';
 import { DECIMAL_STRING_RE, formatUsdMicros, parseUsdMicros } from '@ballast/protocol/core/units.ts';
@@ -11,7 +11,7 @@ import type { SolanaTxTooLargeFault } from './quote/solanaSize.ts';
 
 /**
  * Ways a served quote can be tampered with AFTER the solver signed it. Each one breaks exactly one rule of
- * docs/relay-api.md "Local quote verification" (see `src/sandbox/quote/tamper.ts` for what each changes):
+ * docs/relay-contract.md "Local quote verification" (see `src/sandbox/quote/tamper.ts` for what each changes):
  * recipient, guaranteed output (minimumAmount), output currency, output chain, input payment amount,
  * deadline, order id, depository, depositor, deposit id, native-vs-ERC-20 value, approve amount / spender /
  * token, unexpected extra step, solver signature; refund recipient and currency, a deadline parked far
@@ -74,7 +74,7 @@ export type VmTamperKind = (typeof VM_TAMPER_KINDS)[number];
 export type AnyTamperKind = TamperKind | VmTamperKind;
 
 /**
- * Extra fees added on top of the normal pricing (docs/relay-api.md "Fee components"). Basis points are integers
+ * Extra fees added on top of the normal pricing (docs/relay-contract.md "Fee components"). Basis points are integers
  * (100 bps = 1 %); `executionUsd` is a USD decimal string added to the execution component.
  */
 export interface ExtraFees {
@@ -108,15 +108,15 @@ export interface HttpErrorBurst {
  * - `delayed`: after the deposit is indexed the status goes `pending` → `delayed` (the live API's status for a
  *   fill running late, docs/design.md "Status enum") before the fill is sent.
  * - `unknownStatus`: while a request waits for its fill (pending or delayed), GET /intents/status/v3 reports
- *   this value instead (e.g. `fallback`, named in the failReason of docs/relay-api.md "Events", or any value a client
- *   does not know yet), so clients can show they treat statuses outside docs/relay-api.md "Request status" as not
+ *   this value instead (e.g. `fallback`, named in the failReason of docs/relay-contract.md "Events", or any value a client
+ *   does not know yet), so clients can show they treat statuses outside docs/relay-contract.md "Request status" as not
  *   final.
  * - `fillAmount`: what a fill pays the recipient: the quote's `expectedAmount` (default) or only its
- *   `minimumAmount`, the floor the real service guarantees (docs/relay-api.md "protocol.v2": orderData).
+ *   `minimumAmount`, the floor the real service guarantees (docs/relay-contract.md "protocol.v2": orderData).
  * - `tamper` / `tamperCount`: tamper the next `tamperCount` served quotes (every quote while `tamperCount`
  *   is null/undefined) with the given kind.
  * - `platformKey`: key of the platform component in `details.expandedPriceImpact` and
- *   `feeSponsorship.quoted.components` (`relay` like the live API, or the documented `service`, docs/relay-api.md "Full
+ *   `feeSponsorship.quoted.components` (`relay` like the live API, or the documented `service`, docs/relay-contract.md "Full
  *   fee breakdown").
  * - `httpErrors`: a burst of 429 or 503 answers.
  * - `quoteDeadlineSec`: seconds from quote time to `orderData.output.deadline` (and refund deadlines).
@@ -125,7 +125,7 @@ export interface HttpErrorBurst {
  * - `solanaTxTooLarge`: Solana-origin quotes answer 400 `SOLANA_TX_TOO_LARGE` unless the request narrows the
  *   origin route as far as the value says (see `src/sandbox/quote/solanaSize.ts`); null = off.
  * - `attestUnavailable`: POST /withdrawals/attest-deposit answers 503 ("not yet finalized") this many more
- *   times (count, consumed one per call; docs/relay-api.md "Withdrawal endpoints": 503 means wait and retry).
+ *   times (count, consumed one per call; docs/relay-contract.md "Withdrawal endpoints": 503 means wait and retry).
  * - `withdrawalFail`: this many next withdrawal jobs end `failed` (with a reason) instead of `ready`; the
  *   amount goes back to the hub balance.
  * - `withdrawalExpire`: this many next withdrawal jobs end `expired` instead of `ready`; the amount goes back

@@ -64,7 +64,7 @@ export interface SandboxOptions {
    */
   withdrawals?: WithdrawalOptions;
   /**
-   * Deliver signed `request.status.updated` webhooks to `url` on each status change (docs/relay-api.md "Events" →
+   * Deliver signed `request.status.updated` webhooks to `url` on each status change (docs/relay-contract.md "Events" →
    * "Webhooks"); `secret` defaults to `apiKey`. See src/sandbox/webhooks/sender.ts.
    */
   webhook?: SandboxWebhookOptions;

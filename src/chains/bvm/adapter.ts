@@ -1,6 +1,6 @@
 /**
  * The Bitcoin {@link ChainAdapter} (API `vmType` `bvm`): an Esplora HTTP API and local P2WPKH / P2TR keys behind
- * the chain-adapter seam. Balances follow the Bitcoin rule of docs/relay-api.md "POST /quote/v2" minus a miner-fee
+ * the chain-adapter seam. Balances follow the Bitcoin rule of docs/relay-contract.md "POST /quote/v2" minus a miner-fee
  * reserve, read at one tip after checking the server's network by its genesis block; verification reads our outputs,
  * the tip, the node's fee estimate and what our in-flight deposits spend (originFacts.ts); deposits are PSBTs signed
  * locally (every input, SIGHASH_ALL, within the fee caps, replaceable and final) and posted to `/tx`; a lost
@@ -26,7 +26,7 @@ import { validateBvmAddress } from './validateAddress.ts';
 import { chainLeadSec, defaultLastItemLeadSec } from '../../executor/deadlines.ts';
 import type { BvmKey, BvmNetwork } from './wallet.ts';
 
-/** Native BTC's currency id (docs/relay-api.md "Currency"). */
+/** Native BTC's currency id (docs/relay-contract.md "Currency"). */
 export const BTC_CURRENCY = 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8';
 /** Default time between transaction status reads while waiting for a block, ms. */
 export const DEFAULT_BVM_POLL_INTERVAL_MS = 5_000;
@@ -102,7 +102,7 @@ const PsbtItemSchema = z.looseObject({ psbt: z.string().min(1) });
 /**
  * Creates the adapter of one Bitcoin chain.
  *
- * Balances handed to the planner are *spendable* satoshis: the balance of docs/relay-api.md "POST /quote/v2" (confirmed
+ * Balances handed to the planner are *spendable* satoshis: the balance of docs/relay-contract.md "POST /quote/v2" (confirmed
  * funded − confirmed spent − mempool spent) minus `minerFeeReserveSats`, floored at 0.
  *
  * @throws TypeError when `esploraUrl` is not a URL

@@ -1,5 +1,5 @@
 /**
- * Bitcoin balances as the planner sees them. The Bitcoin balance of docs/relay-api.md "POST /quote/v2" is
+ * Bitcoin balances as the planner sees them. The Bitcoin balance of docs/relay-contract.md "POST /quote/v2" is
  * funded outputs − spent outputs − pending spent outputs, in satoshis, i.e. from Esplora's `/address/:a`:
  * `chain_stats.funded_txo_sum − chain_stats.spent_txo_sum − mempool_stats.spent_txo_sum` (unconfirmed incoming
  * outputs do not count, unconfirmed spends do). The planner is handed the *spendable* balance: that amount
@@ -20,7 +20,7 @@ import type { BvmNetwork } from './wallet.ts';
 export const BALANCE_READ_ATTEMPTS = 3;
 
 /**
- * The Bitcoin balance (docs/relay-api.md "POST /quote/v2") of one address, satoshis: confirmed funded − confirmed spent
+ * The Bitcoin balance (docs/relay-contract.md "POST /quote/v2") of one address, satoshis: confirmed funded − confirmed spent
  * − mempool spent. Can be negative only if the server's statistics are inconsistent.
  */
 export function specBalanceSats(stats: EsploraAddressStats): bigint {

@@ -46,7 +46,7 @@ export const GAS_LIMIT_MARGIN_PERCENT = 20n;
  *
  * @param client public client of the item's chain (nonce, gas and fee estimates)
  * @param account hot-wallet account; must equal the item's `from`
- * @param item parsed step item `data` (docs/relay-api.md "Step item", EVM fields)
+ * @param item parsed step item `data` (docs/relay-contract.md "Step item", EVM fields)
  * @param nonceOverride nonce to use instead of the node's pending count (sequential items)
  * @returns the signed transaction, its raw bytes and hash
  * @throws EvmSignError when `from` or `chainId` do not match; viem errors when estimation fails (e.g. the call reverts)

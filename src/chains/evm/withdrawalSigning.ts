@@ -1,7 +1,7 @@
 /**
- * Withdrawal signing for EVM owners (docs/relay-api.md "Withdrawal endpoints", Signing by chain family: EVM /
+ * Withdrawal signing for EVM owners (docs/relay-contract.md "Withdrawal endpoints", Signing by chain family: EVM /
  * Hyperliquid sign a personal message over the raw digest bytes) and the signed `ready` transaction the owner
- * broadcasts (docs/relay-api.md "Withdrawal job status").
+ * broadcasts (docs/relay-contract.md "Withdrawal job status").
  */
 import { isHex, type Hex, type LocalAccount, type PublicClient } from 'viem';
 import type { SignedOriginTx, WithdrawalTransaction } from '../adapter.ts';

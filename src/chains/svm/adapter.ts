@@ -27,7 +27,7 @@ import { validateSvmAddress } from './validateAddress.ts';
 import { signSvmWithdrawalDigest } from './withdrawalSigning.ts';
 import { chainLeadSec, defaultLastItemLeadSec } from '../../executor/deadlines.ts';
 
-/** Relay's chain id of Solana mainnet (docs/relay-api.md "What the service does" 4). */
+/** Relay's chain id of Solana mainnet (docs/relay-contract.md "What the service does" 4). */
 export const SOLANA_CHAIN_ID = 792703809;
 /** Default time between status reads while waiting for a transaction, ms (a slot is about 400 ms). */
 export const DEFAULT_SVM_POLL_INTERVAL_MS = 500;

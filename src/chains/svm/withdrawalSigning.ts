@@ -1,5 +1,5 @@
 /**
- * Withdrawal digest signature of a Solana owner (docs/relay-api.md "Withdrawal endpoints", Signing by chain family:
+ * Withdrawal digest signature of a Solana owner (docs/relay-contract.md "Withdrawal endpoints", Signing by chain family:
  * "sign the digest as a UTF-8 string, hex-encode the ed25519 signature"): ed25519 (RFC 8032) over the UTF-8 bytes of
  * the 64-character lower-case hex digest, returned as 0x-prefixed hex.
  */

@@ -1,5 +1,5 @@
 /**
- * `ballast order-id`: prints the order id of an `orderData` JSON (docs/relay-api.md "Local quote verification" 3). The
+ * `ballast order-id`: prints the order id of an `orderData` JSON (docs/relay-contract.md "Local quote verification" 3). The
  * file may hold a bare orderData object or a whole /quote/v2 response (its `protocol.v2.orderData` is used).
  */
 import type { Command } from 'commander';

@@ -1,6 +1,6 @@
 /**
  * `ballast verify-quote`: verifies a saved POST /quote/v2 response against a saved GET /chains response
- * (docs/relay-api.md "Local quote verification"). Exit 0 verified, 3 refused, 2 unreadable input.
+ * (docs/relay-contract.md "Local quote verification"). Exit 0 verified, 3 refused, 2 unreadable input.
  */
 import type { Command } from 'commander';
 import { ChainsResponseSchema, QuoteResponseSchema } from '@ballast/protocol/relay/schemas.ts';

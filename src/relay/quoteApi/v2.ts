@@ -1,7 +1,7 @@
 /**
- * POST /quote/v2 → Ballast's internal quote model (docs/relay-api.md "POST /quote/v2", "Quote response"). The internal
+ * POST /quote/v2 → Ballast's internal quote model (docs/relay-contract.md "POST /quote/v2", "Quote response"). The internal
  * model IS the v2 response as `QuoteResponseSchema` parses it, so the mapping is the parse itself: the fee policy,
- * the verifier and the executor read `details`, `steps[].items[]` and `protocol.v2` as docs/relay-api.md gives them.
+ * the verifier and the executor read `details`, `steps[].items[]` and `protocol.v2` as docs/relay-contract.md gives them.
  */
 import { parseWith } from '../errors.ts';
 import { QuoteResponseSchema, type QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
@@ -16,7 +16,7 @@ export const QUOTE_V2_PATH = '/quote/v2';
  *
  * @param raw the JSON body as received
  * @returns the parsed quote; the form to store is `raw` itself (it parses the same way again)
- * @throws RelaySchemaError (code `RELAY_SCHEMA_INVALID`) naming the first paths that do not match docs/relay-api.md
+ * @throws RelaySchemaError (code `RELAY_SCHEMA_INVALID`) naming the first paths that do not match docs/relay-contract.md
  */
 export function parseQuoteV2(raw: unknown): QuoteResponse {
   return parseWith(QuoteResponseSchema, QUOTE_V2_ENDPOINT, raw);

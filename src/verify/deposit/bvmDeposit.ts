@@ -1,5 +1,5 @@
 /**
- * Bitcoin deposit checks (docs/relay-api.md "Local quote verification" 6–7, in their Bitcoin form; docs/design.md
+ * Bitcoin deposit checks (docs/relay-contract.md "Local quote verification" 6–7, in their Bitcoin form; docs/design.md
  * "Bitcoin step data"): the order id in the first OP_RETURN, who the deposit credits (the memo's `|depositor=` or else
  * the first input's address), and that a native BTC payment of exactly the payment amount reaches the depository.
  */

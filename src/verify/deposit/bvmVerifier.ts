@@ -1,5 +1,5 @@
 /**
- * The Bitcoin {@link DepositVerifier} (API `vmType` `bvm`): docs/relay-api.md "Local quote verification" 5–7 in their
+ * The Bitcoin {@link DepositVerifier} (API `vmType` `bvm`): docs/relay-contract.md "Local quote verification" 5–7 in their
  * Bitcoin form (docs/design.md "Bitcoin step data": a PSBT paying the depository address, the order id in the first
  * OP_RETURN) plus Ballast's transaction rules: our own confirmed coins (or our own change) in, none spent by an
  * in-flight deposit of ours, change back to us, a fee rate between the relay floor and the cap, a miner fee

@@ -1,5 +1,5 @@
 /**
- * EVM deposit checks (docs/relay-api.md "Local quote verification" 5–7): find the single step item sent to the
+ * EVM deposit checks (docs/relay-contract.md "Local quote verification" 5–7): find the single step item sent to the
  * depository from GET /chains, decode its calldata, and compare the id, depositor and the native/ERC-20 form
  * with the order.
  */
@@ -19,7 +19,7 @@ export interface LocatedDeposit {
 }
 
 /**
- * `deposit-call` (docs/relay-api.md "Local quote verification" 5): exactly one transaction item has `to` equal to the
+ * `deposit-call` (docs/relay-contract.md "Local quote verification" 5): exactly one transaction item has `to` equal to the
  * depository; its `chainId` is the payment chain's numeric id; its calldata decodes canonically as `depositNative` or
  * `depositErc20`.
  *
@@ -52,7 +52,7 @@ export function locateEvmDeposit(
 }
 
 /**
- * `deposit-id` (docs/relay-api.md "Local quote verification" 6): the decoded `id` equals the recomputed order id
+ * `deposit-id` (docs/relay-contract.md "Local quote verification" 6): the decoded `id` equals the recomputed order id
  * (skipped when that is unknown).
  */
 export function checkEvmDepositId(deposit: LocatedDeposit, orderId: Hex | null): RuleResult {
@@ -64,7 +64,7 @@ export function checkEvmDepositId(deposit: LocatedDeposit, orderId: Hex | null):
 }
 
 /**
- * `depositor` (docs/relay-api.md "Local quote verification" 6): the decoded `depositor` equals our own wallet
+ * `depositor` (docs/relay-contract.md "Local quote verification" 6): the decoded `depositor` equals our own wallet
  * (`expect.user`).
  */
 export function checkEvmDepositor(deposit: LocatedDeposit, user: string): RuleResult {
@@ -75,7 +75,7 @@ export function checkEvmDepositor(deposit: LocatedDeposit, user: string): RuleRe
 }
 
 /**
- * `deposit-kind` (docs/relay-api.md "Local quote verification" 7): `depositNative` iff the payment currency is the VM's
+ * `deposit-kind` (docs/relay-contract.md "Local quote verification" 7): `depositNative` iff the payment currency is the VM's
  * native currency. Native: the transaction `value` equals the payment amount. ERC-20: `token` equals the payment
  * currency, `amount` equals the payment amount and `value` is 0. Amounts in base units.
  */

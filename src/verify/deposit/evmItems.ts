@@ -1,5 +1,5 @@
 /**
- * Reads the quote's steps as EVM transactions (docs/relay-api.md "Step", "Step item": EVM `data` holds from, to, data,
+ * Reads the quote's steps as EVM transactions (docs/relay-contract.md "Step", "Step item": EVM `data` holds from, to, data,
  * value, chainId, ...), keeping each item's position so rules can name it (`steps[1].items[0]`).
  */
 import { decodeFunctionData, encodeFunctionData, erc20Abi, toFunctionSelector, type Hex } from 'viem';
@@ -30,8 +30,8 @@ export interface EvmSteps {
 /**
  * Collects every item of every `transaction` step ({@link collectStepItems}), parsing `data` with {@link EvmTxDataSchema}.
  * `signature` steps and steps with a non-empty `depositAddress` (not locally verifiable,
- * docs/relay-api.md "Local quote verification") are reported in `stepProblems` instead, as are items whose status is
- * not `incomplete` (docs/relay-api.md "Step item": the value on a fresh quote) and steps whose `requestId` differs from
+ * docs/relay-contract.md "Local quote verification") are reported in `stepProblems` instead, as are items whose status is
+ * not `incomplete` (docs/relay-contract.md "Step item": the value on a fresh quote) and steps whose `requestId` differs from
  * the quote's.
  */
 export function collectEvmSteps(quote: QuoteResponse): EvmSteps {

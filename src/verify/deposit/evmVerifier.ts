@@ -1,5 +1,5 @@
 /**
- * The EVM {@link DepositVerifier}: docs/relay-api.md "Local quote verification" 5–7 plus Ballast's step rules.
+ * The EVM {@link DepositVerifier}: docs/relay-contract.md "Local quote verification" 5–7 plus Ballast's step rules.
  */
 import { pass, skipped } from '../ruleResult.ts';
 import {

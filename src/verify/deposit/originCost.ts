@@ -2,14 +2,14 @@
  * What the origin chain charges the treasury for a quote's transactions, beyond the payment itself, in the
  * origin's native base units, read from the quote's own step data with the per-VM verifier's decoders (Bitcoin
  * PSBT: bvmPsbt.ts; Solana compute budget: svmFees.ts). The quote's `details` do not hold it: the user pays
- * origin gas directly to the network (docs/relay-api.md "Fee components", execution). Pure; never throws for a bad
+ * origin gas directly to the network (docs/relay-contract.md "Fee components", execution). Pure; never throws for a bad
  * quote.
  *
  * - bvm: the miner fee of the deposit PSBT, inputs − outputs (BIP-174 `witnessUtxo` values; verification's
  *   `origin-inputs` then holds each to our own unspent output), satoshis; exact.
  * - svm: per transaction item, 5,000 lamports per signature + compute-unit price × limit (micro-lamports,
  *   rounded up to lamports), lamports; exact for the transaction as signed.
- * - evm: the quote's deprecated `fees.gas` (docs/relay-api.md "Deprecated fee set": origin chain gas fee) when it is in
+ * - evm: the quote's deprecated `fees.gas` (docs/relay-contract.md "Deprecated fee set": origin chain gas fee) when it is in
  *   the chain's native currency, wei; an estimate (the gas price is only known once mined: the ledger records the
  *   receipt's `gasUsed × effectiveGasPrice`).
  */

@@ -1,5 +1,5 @@
 /**
- * Walks a quote's steps (docs/relay-api.md "Step", "Step item") for every VM's verifier: collects each item of every
+ * Walks a quote's steps (docs/relay-contract.md "Step", "Step item") for every VM's verifier: collects each item of every
  * `transaction` step with its position (`steps[i].items[j]`) and reports the step-level problems that make a
  * quote unexecutable whatever the VM (`signature` steps, deposit-address steps, a `requestId` other than the
  * quote's and, on request, items not `incomplete`). How an item's `data` is read is left to the caller. Pure.
@@ -14,7 +14,7 @@ export interface CollectStepItemsOptions {
    * `steps[i] ("id") is a signature step; <expected>` (e.g. `only transactions are expected`).
    */
   expected: string;
-  /** Report items whose `status` is not `incomplete` (docs/relay-api.md "Step item": the value on a fresh quote). */
+  /** Report items whose `status` is not `incomplete` (docs/relay-contract.md "Step item": the value on a fresh quote). */
   requireIncomplete: boolean;
 }
 
@@ -27,7 +27,7 @@ export interface CollectedStepItems<T> {
 /**
  * Calls `read` on every item of every `transaction` step, in quote order. A non-transaction step is reported
  * in `stepProblems` and its items are skipped; a step with a non-empty `depositAddress` (not locally
- * verifiable, docs/relay-api.md "Local quote verification") or a `requestId` other than the quote's (the quote's own,
+ * verifiable, docs/relay-contract.md "Local quote verification") or a `requestId` other than the quote's (the quote's own,
  * else the first step's) is reported there too while its items are still read; so is an item whose status is not
  * `incomplete` when `opts.requireIncomplete` is set (before that item is read).
  *

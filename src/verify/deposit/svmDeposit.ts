@@ -1,5 +1,5 @@
 /**
- * Solana deposit checks (docs/relay-api.md "Local quote verification" 5–7 on a Solana origin): find the single
+ * Solana deposit checks (docs/relay-contract.md "Local quote verification" 5–7 on a Solana origin): find the single
  * instruction to the depository program from GET /chains, decode its data (`deposit_native` / `deposit_token`) and its
  * accounts against the exact list the program expects (`depositAccounts`), and compare the id, depositor and
  * native/token form with the order. Pure.
@@ -57,7 +57,7 @@ function accountProblems(path: string, actual: readonly SvmAccountMeta[], expect
 }
 
 /**
- * `deposit-call` (docs/relay-api.md "Local quote verification" 5): exactly one instruction of the quote calls the
+ * `deposit-call` (docs/relay-contract.md "Local quote verification" 5): exactly one instruction of the quote calls the
  * depository program (GET /chains `protocol.v2.depository`); its data decodes as `deposit_native` or `deposit_token`;
  * its accounts are exactly `depositAccounts({programId: depository, sender: user, depositor, mint, tokenProgram})`
  * (order, keys, signer and writable flags), with the depositor (account 2) and mint (account 4) as the instruction
@@ -121,7 +121,7 @@ export function locateSvmDeposit(
 }
 
 /**
- * `deposit-id` (docs/relay-api.md "Local quote verification" 6): the instruction's `id` equals the recomputed order id
+ * `deposit-id` (docs/relay-contract.md "Local quote verification" 6): the instruction's `id` equals the recomputed order id
  * (skipped when that is unknown).
  */
 export function checkSvmDepositId(deposit: LocatedSvmDeposit, orderId: Hex | null): RuleResult {
@@ -133,7 +133,7 @@ export function checkSvmDepositId(deposit: LocatedSvmDeposit, orderId: Hex | nul
 }
 
 /**
- * `depositor` (docs/relay-api.md "Local quote verification" 6): the depositor account (index 2) is our wallet, compared
+ * `depositor` (docs/relay-contract.md "Local quote verification" 6): the depositor account (index 2) is our wallet, compared
  * exactly (base58 is case-sensitive).
  */
 export function checkSvmDepositor(deposit: LocatedSvmDeposit, user: string): RuleResult {
@@ -143,8 +143,8 @@ export function checkSvmDepositor(deposit: LocatedSvmDeposit, user: string): Rul
 }
 
 /**
- * `deposit-kind` (docs/relay-api.md "Local quote verification" 7): `deposit_native` iff the payment currency is
- * Solana's native id (the system program, docs/relay-api.md "Currency"); the instruction amount equals the payment
+ * `deposit-kind` (docs/relay-contract.md "Local quote verification" 7): `deposit_native` iff the payment currency is
+ * Solana's native id (the system program, docs/relay-contract.md "Currency"); the instruction amount equals the payment
  * amount (lamports or token base units); for a token, the mint (account 4) equals the payment currency.
  */
 export function checkSvmDepositKind(deposit: LocatedSvmDeposit, payment: PaymentFacts): RuleResult {

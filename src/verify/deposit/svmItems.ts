@@ -32,7 +32,7 @@ export interface SvmSteps {
 
 /**
  * Collects every item of every `transaction` step ({@link collectStepItems}), parsing `data` with `parseSvmStepData`.
- * `signature` steps, steps with a non-empty `depositAddress`, items not `incomplete` (docs/relay-api.md "Step item":
+ * `signature` steps, steps with a non-empty `depositAddress`, items not `incomplete` (docs/relay-contract.md "Step item":
  * the value on a fresh quote) and steps whose `requestId` differs from the quote's go to `stepProblems`.
  */
 export function collectSvmSteps(quote: QuoteResponse): SvmSteps {

@@ -1,6 +1,6 @@
 /**
  * Ballast's transaction-level rules on a Solana step item: no approvals, only our wallet signs, the compiled
- * v0 transaction fits in 1232 bytes (docs/relay-api.md "Limits"), and nothing besides the deposit touches our funds.
+ * v0 transaction fits in 1232 bytes (docs/relay-contract.md "Limits"), and nothing besides the deposit touches our funds.
  * Pure.
  */
 import { PublicKey } from '@solana/web3.js';

@@ -2,7 +2,7 @@
  * The Solana deposit transaction as a client builds it from a step item (docs/design.md "Solana step data"): a v0
  * message of exactly the quote's instructions, fee payer = our wallet, a fresh blockhash, compiled against the
  * lookup tables the quote names (contents read on chain) with @solana/web3.js `TransactionMessage
- * .compileToV0Message`. Used by the verifier to measure the wire size against the 1232-byte limit (docs/relay-api.md
+ * .compileToV0Message`. Used by the verifier to measure the wire size against the 1232-byte limit (docs/relay-contract.md
  * "Limits", `SOLANA_TX_TOO_LARGE`) and by the Solana chain adapter to sign. Pure: no connection.
  */
 import {
@@ -17,7 +17,7 @@ import type { SvmAccountMeta } from '@ballast/protocol/protocol/svmDepository.ts
 import type { SvmInstruction } from './svmStepData.ts';
 
 /**
- * Largest Solana transaction on the wire, bytes, signatures included (docs/relay-api.md "Limits"; web3.js
+ * Largest Solana transaction on the wire, bytes, signatures included (docs/relay-contract.md "Limits"; web3.js
  * `PACKET_DATA_SIZE`).
  */
 export const SOLANA_TX_MAX_BYTES = 1232;

@@ -1,5 +1,5 @@
 /**
- * The Solana {@link DepositVerifier} (payment chain `vmType` `svm`): docs/relay-api.md "Local quote verification" 5–7
+ * The Solana {@link DepositVerifier} (payment chain `vmType` `svm`): docs/relay-contract.md "Local quote verification" 5–7
  * on the depository program's `deposit_native` / `deposit_token` instruction, plus Ballast's transaction rules (no
  * approvals, only our wallet signs, compute budget within caps, at most 1232 bytes, nothing else touches our
  * funds). Pure and synchronous.

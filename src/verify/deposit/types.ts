@@ -1,5 +1,5 @@
 /**
- * Contract between the verifier and a per-VM deposit checker (docs/relay-api.md "Local quote verification" 5–7). Each
+ * Contract between the verifier and a per-VM deposit checker (docs/relay-contract.md "Local quote verification" 5–7). Each
  * VM family (EVM now; Solana and Bitcoin later) locates the deposit among the quote's steps, decodes it, and
  * reports the same six rules, so the orchestrator stays VM-agnostic.
  */

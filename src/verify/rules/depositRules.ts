@@ -1,5 +1,5 @@
 /**
- * Runs the per-VM deposit checker (docs/relay-api.md "Local quote verification" 5–7) once its prerequisites hold, and
+ * Runs the per-VM deposit checker (docs/relay-contract.md "Local quote verification" 5–7) once its prerequisites hold, and
  * otherwise reports each deposit rule as skipped, naming the prerequisite that failed.
  */
 import type { VerifyContext } from '../context.ts';

@@ -1,5 +1,5 @@
 /**
- * `details-consistency` (Ballast): the quote's `details` (docs/relay-api.md "details (quote response)") are the API's
+ * `details-consistency` (Ballast): the quote's `details` (docs/relay-contract.md "details (quote response)") are the API's
  * own account of value and fees, and the fee policy reads its caps from them. They must agree with what the
  * signed order actually says (`protocol.v2.orderData`), or a quote could understate its fees and pass every
  * cap: amounts exactly, USD figures within a small tolerance.

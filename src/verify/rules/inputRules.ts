@@ -1,7 +1,7 @@
 /**
  * Rules on the order's input side and timing: the origin chain's status in GET /chains (Ballast), the input
- * payment against expectations and `paymentDetails` (docs/relay-api.md "Local quote verification" 2), its weight
- * (Ballast) and deadlines (docs/relay-api.md "Local quote verification" 2; their horizon: Ballast).
+ * payment against expectations and `paymentDetails` (docs/relay-contract.md "Local quote verification" 2), its weight
+ * (Ballast) and deadlines (docs/relay-contract.md "Local quote verification" 2; their horizon: Ballast).
  */
 import { sameAddress } from '../addresses.ts';
 import type { VerifyContext } from '../context.ts';
@@ -79,7 +79,7 @@ export function checkInputPayment(ctx: VerifyContext): RuleResult {
 }
 
 /**
- * `payment-weight`: every input's `payment.weight` is "1", as real single-input orders carry it (docs/relay-api.md
+ * `payment-weight`: every input's `payment.weight` is "1", as real single-input orders carry it (docs/relay-contract.md
  * "protocol.v2" orderData; docs/design.md "Real orderData"). The weight shares a multi-input order's output among
  * its inputs; Ballast pays with exactly one input, so any other value is an order it did not ask for.
  */
@@ -92,7 +92,7 @@ export function checkPaymentWeight(ctx: VerifyContext): RuleResult {
 }
 
 /**
- * `deadline`: `output.deadline` is after `nowSec` (docs/relay-api.md "Local quote verification" 2), and so is every
+ * `deadline`: `output.deadline` is after `nowSec` (docs/relay-contract.md "Local quote verification" 2), and so is every
  * refund deadline (Ballast: a refund option that already expired cannot protect the deposit). Unix seconds.
  */
 export function checkDeadlines(ctx: VerifyContext): RuleResult {

@@ -1,5 +1,5 @@
 /**
- * Rules on the order's output (docs/relay-api.md "Local quote verification" 2): who is paid, on which chain, in which
+ * Rules on the order's output (docs/relay-contract.md "Local quote verification" 2): who is paid, on which chain, in which
  * currency, and the guaranteed amount (`minimumAmount`, never `expectedAmount`).
  */
 import { sameAddress } from '../addresses.ts';
@@ -52,7 +52,7 @@ export function checkOutputCurrency(ctx: VerifyContext): RuleResult {
 }
 
 /**
- * `min-output`: the guaranteed output is the sum of `output.payments[].minimumAmount` (docs/relay-api.md "protocol.v2":
+ * `min-output`: the guaranteed output is the sum of `output.payments[].minimumAmount` (docs/relay-contract.md "protocol.v2":
  * the floor enforced at settlement; `expectedAmount` is only an estimate and is ignored). All payments must share one
  * currency, the total must be > 0 and, when `expect.minOut` is given, ≥ it (base units).
  */

@@ -1,8 +1,8 @@
 /**
- * Rules on the protocol block itself: its presence (docs/relay-api.md "Local quote verification" 1), the recomputed
- * order id (docs/relay-api.md "Local quote verification" 3), the canonical depository from GET /chains
- * (docs/relay-api.md "Local quote verification" 4), the order's solver (Ballast) and the optional solver signature
- * (docs/relay-api.md "Onchain alternative", EIP-191 over the 32 raw order-id bytes).
+ * Rules on the protocol block itself: its presence (docs/relay-contract.md "Local quote verification" 1), the recomputed
+ * order id (docs/relay-contract.md "Local quote verification" 3), the canonical depository from GET /chains
+ * (docs/relay-contract.md "Local quote verification" 4), the order's solver (Ballast) and the optional solver signature
+ * (docs/relay-contract.md "Onchain alternative", EIP-191 over the 32 raw order-id bytes).
  */
 import type { Hex } from 'viem';
 import { recoverOrderSigner } from '@ballast/protocol/protocol/orderSignature.ts';

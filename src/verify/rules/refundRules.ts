@@ -2,7 +2,7 @@
  * Rules on what the order does when it cannot fill (Ballast): who its refunds pay, on which chain, in which
  * currency and until when, and which contracts its `extraData` fields name. Real orders carry two refunds, one
  * per chain (origin: the payment currency; destination: the output currency), `minimumAmount` "0", and
- * `extraData` = a Relay contract left-padded to 32 bytes (docs/design.md "Real orderData"; docs/relay-api.md
+ * `extraData` = a Relay contract left-padded to 32 bytes (docs/design.md "Real orderData"; docs/relay-contract.md
  * "protocol.v2").
  */
 import { sameAddress } from '../addresses.ts';

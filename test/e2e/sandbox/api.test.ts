@@ -439,7 +439,7 @@ describe('sandbox API on anvil', () => {
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ message: expect.stringContaining('999'), errorCode: 'UNSUPPORTED_CHAIN' });
 
-    // POST /transactions/index: chainId is a number (docs/relay-api.md) or its decimal string (published OpenAPI); a
+    // POST /transactions/index: chainId is a number (docs/relay-contract.md) or its decimal string (published OpenAPI); a
     // slug is refused naming the field
     const stringId = await fetch(`${sandbox.apiUrl}/transactions/index`, {
       method: 'POST',

@@ -43,7 +43,7 @@ export const BTC_P2TR = 'bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpx
 /** BIP-84 m/84'/1'/0'/0/0: testnet WIF and address. */
 export const BTC_TESTNET_WIF = 'cTGhosGriPpuGA586jemcuH9pE9spwUmneMBmYYzrQEbY92DJrbo';
 export const BTC_TESTNET_P2WPKH = 'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl';
-/** Native currency identifiers (docs/relay-api.md "Currency"). */
+/** Native currency identifiers (docs/relay-contract.md "Currency"). */
 export const SOL_NATIVE = '11111111111111111111111111111111';
 export const BTC_NATIVE = 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8';
 

@@ -1,5 +1,5 @@
 /**
- * The Solana re-quote sequence on SOLANA_TX_TOO_LARGE (docs/relay-api.md "Errors"): maxRouteLength 4, then 3, then a
+ * The Solana re-quote sequence on SOLANA_TX_TOO_LARGE (docs/relay-contract.md "Errors"): maxRouteLength 4, then 3, then a
  * single swap source, each attempt recorded in quote_errors; other errors are recorded once and not retried. Runs the
  * real Relay client against a loopback HTTP server and a real SQLite file.
  */

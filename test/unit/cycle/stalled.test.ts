@@ -75,7 +75,7 @@ describe('isStalled', () => {
   });
 });
 
-describe('isStalledByBlocks (Bitcoin: docs/relay-api.md "Limits")', () => {
+describe('isStalledByBlocks (Bitcoin: docs/relay-contract.md "Limits")', () => {
   it('counts the depth of the deposit block, the including block counted', async () => {
     const row = (await getTransfer(db, await deposited(100 * MIN)))!; // deposit mined at block 10
     expect(isStalledByBlocks(row, 12n, 3)).toBe(false); // 3 blocks deep: still allowed

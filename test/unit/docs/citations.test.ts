@@ -1,5 +1,5 @@
 /**
- * Every source the code cites can be opened: each citation of a section of docs/relay-api.md (the page, then the
+ * Every source the code cites can be opened: each citation of a section of docs/relay-contract.md (the page, then the
  * section name in double quotes) in src/, test/, config/, bench/ and deploy/ names a heading of that page (also a
  * second name after an arrow, and a citation wrapped over two comment lines), every `docs/<file>.md` named in src/ exists, and nothing in src/
  * or config/ points outside the repository or cites a section without naming the page it is in.
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const PAGE = ['docs', 'relay-api.md'].join('/');
+const PAGE = ['docs', 'relay-contract.md'].join('/');
 const SCANNED = ['src', 'test', 'config', 'bench', 'deploy'];
 const TEXT_FILE = /\.(ts|mts|mjs|js|json|ya?ml|md|sh)$/;
 

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery verification (docs/relay-api.md "Events" → "Webhooks"): HMAC-SHA256(api key, `<timestamp>.<body>`),
+ * Webhook delivery verification (docs/relay-contract.md "Events" → "Webhooks"): HMAC-SHA256(api key, `<timestamp>.<body>`),
  * constant-time compare on equal lengths, a timestamp window and replay refusal. The expected signatures are
  * computed here independently with node:crypto over the Relay API's text.
  */

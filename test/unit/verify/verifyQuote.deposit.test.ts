@@ -1,6 +1,6 @@
 /**
  * verifyQuote on copies of the test quotes tampered in the steps: the deposit transaction, approvals and extra
- * items (docs/relay-api.md "Local quote verification" 5–7 and Ballast's step rules). Runs on every quote case
+ * items (docs/relay-contract.md "Local quote verification" 5–7 and Ballast's step rules). Runs on every quote case
  * (`QUOTE_CASES`).
  */
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from 'viem';

@@ -1,5 +1,5 @@
 /**
- * The webhook receiver on a real loopback HTTP endpoint over a real SQLite file (docs/relay-api.md "Events" →
+ * The webhook receiver on a real loopback HTTP endpoint over a real SQLite file (docs/relay-contract.md "Events" →
  * "Webhooks"): deliveries whose signature, timestamp or shape fail are answered non-2xx and write nothing; accepted
  * events move our transfer at once through the store path polling uses, after the same ownership check; events about
  * requests that are not ours, or naming another deposit, are acknowledged and not written. Signatures here are
@@ -72,7 +72,7 @@ async function depositedTransfer(d: StoreDb, over: Parameters<typeof newTransfer
 
 type Data = Record<string, unknown>;
 
-/** A `request.status.updated` body for our request (docs/relay-api.md "Webhooks" payload table). */
+/** A `request.status.updated` body for our request (docs/relay-contract.md "Webhooks" payload table). */
 function eventBody(status: string, over: Data = {}, top: Data = {}): string {
   return JSON.stringify({
     event: 'request.status.updated',

@@ -1,7 +1,7 @@
 /**
- * The sandbox's webhook delivery (packages/sandbox/src/webhooks/sender.ts, docs/relay-api.md "Events" → "Webhooks"), against a
+ * The sandbox's webhook delivery (packages/sandbox/src/webhooks/sender.ts, docs/relay-contract.md "Events" → "Webhooks"), against a
  * real loopback HTTP receiver: each status change is posted as a signed `request.status.updated` payload that the
- * verification of docs/relay-api.md "Webhooks" accepts; non-2xx answers and network errors are retried (up to 10
+ * verification of docs/relay-contract.md "Webhooks" accepts; non-2xx answers and network errors are retried (up to 10
  * retries, exponential backoff, signed afresh) until a 2xx; deliveries of one request arrive in order; the drop and
  * duplicate faults.
  */

@@ -1,5 +1,5 @@
 /**
- * The withdrawal digest and the owners' signatures against independent computations (docs/relay-api.md "Withdrawal
+ * The withdrawal digest and the owners' signatures against independent computations (docs/relay-contract.md "Withdrawal
  * endpoints", Signing): the digest is SHA-256 (node:crypto) over JSON text written by hand with sorted keys and no
  * whitespace; an EVM owner's signature recovers (viem recoverMessageAddress over the raw digest bytes) to the
  * owner; a Solana owner's signature verifies (@noble/curves and node:crypto ed25519) over the UTF-8 hex text.

@@ -88,7 +88,7 @@ describe('recoverDeposits', () => {
     expect(report[0]).toMatchObject({ transferId: id, outcome: 'refused', state: 'failed' });
     expect(report[0]!.reason).toBe(
       `WITHDRAWAL_OWNER_UNSUPPORTED: the deposit's owner ${BTC_USER} is on bitcoin (vmType bvm): the Relay API rejects withdrawals by ` +
-        'Bitcoin and Lighter owners (docs/relay-api.md "Withdrawal endpoints"); recover this deposit with the service\'s support',
+        'Bitcoin and Lighter owners (docs/relay-contract.md "Withdrawal endpoints"); recover this deposit with the service\'s support',
     );
     expect(server.requests).toEqual([]);
     expect(await getWithdrawalOfTransfer(db, id)).toMatchObject({ state: 'failed', attempts: 0 });

@@ -1,5 +1,5 @@
 /**
- * The withdrawal calls of the Relay client on a loopback server: bodies as docs/relay-api.md shapes them, each call
+ * The withdrawal calls of the Relay client on a loopback server: bodies as docs/relay-contract.md shapes them, each call
  * sent once (503 and 429 are left to the flow's pacing), a 409 `WITHDRAWAL_IN_PROGRESS` surfaced with its
  * `existingJobId`, responses validated (a malformed one is a schema error, not data), bad arguments refused
  * before anything is sent.

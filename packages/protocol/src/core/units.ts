@@ -8,7 +8,7 @@ import { formatUnits, parseUnits } from 'viem';
 import { z } from 'zod';
 
 /**
- * Regex for an unsigned integer string in base units (docs/relay-api.md: "Amounts are integer strings in the smallest
+ * Regex for an unsigned integer string in base units (docs/relay-contract.md: "Amounts are integer strings in the smallest
  * unit").
  */
 export const UINT_STRING_RE = /^[0-9]+$/;

@@ -1,7 +1,7 @@
 /**
  * The EVM depository's allocator-signed `execute(CallRequest request, bytes signature)` (source:
  * relayprotocol/relay-depository packages/ethereum-vm/src/RelayDepository.sol): how funds leave the depository,
- * including the transaction a withdrawal job hands the owner to broadcast once `ready` (docs/relay-api.md "Withdrawal
+ * including the transaction a withdrawal job hands the owner to broadcast once `ready` (docs/relay-contract.md "Withdrawal
  * job status"). The allocator signs the EIP-712 typed data `CallRequest(Call[] calls,uint256 nonce,uint256
  * expiration)` / `Call(address to,bytes data,uint256 value,bool allowFailure)` under the domain
  * `{name: "RelayDepository", version: "1", chainId, verifyingContract: depository}`; the contract refuses an

@@ -1,6 +1,6 @@
 /**
  * Order id: the EIP-712 struct hash (keccak256, no domain) of a protocol.v2 `orderData`, with every address
- * and currency encoded as bytes by the VM type of the chain it belongs to (docs/relay-api.md "Local quote verification"
+ * and currency encoded as bytes by the VM type of the chain it belongs to (docs/relay-contract.md "Local quote verification"
  * 3; settlement SDK `getOrderId`; EIP-712 `hashStruct`).
  */
 import { hashStruct, type Hex } from 'viem';

@@ -1,6 +1,6 @@
 /**
  * Solver order signatures: ECDSA over the 32 raw order-id bytes with the EIP-191 personal-message prefix
- * (`\x19Ethereum Signed Message:\n32`) (docs/relay-api.md "Local quote verification", onchain alternative).
+ * (`\x19Ethereum Signed Message:\n32`) (docs/relay-contract.md "Local quote verification", onchain alternative).
  */
 import { recoverMessageAddress, type Hex, type LocalAccount } from 'viem';
 

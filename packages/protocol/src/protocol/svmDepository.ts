@@ -19,7 +19,7 @@ import { bytesToHex, hexToBytes, type Hex } from 'viem';
 
 /** Mainnet program id of the Relay depository (`declare_id!`). GET /chains names the one to use. */
 export const RELAY_DEPOSITORY_PROGRAM_ID = '99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2';
-/** The system program (also Solana's native currency id, docs/relay-api.md "Currency"). */
+/** The system program (also Solana's native currency id, docs/relay-contract.md "Currency"). */
 export const SYSTEM_PROGRAM_ID = '11111111111111111111111111111111';
 /** SPL Token program. */
 export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';

@@ -1,6 +1,6 @@
 /**
  * Mapping between the API's `vmType` values and the settlement SDK's VM type names, and the table from
- * protocol chain slug to VM type that order-id hashing needs (docs/relay-api.md "Local quote verification" 3).
+ * protocol chain slug to VM type that order-id hashing needs (docs/relay-contract.md "Local quote verification" 3).
  */
 import type { ChainsResponse } from '../relay/schemas.ts';
 
@@ -18,7 +18,7 @@ export type ProtocolVmType =
 /** Protocol chain slug (`chains[].protocol.v2.chainId`, e.g. "base") → protocol VM type. */
 export type SlugVmTypes = Readonly<Record<string, ProtocolVmType>>;
 
-/** API `vmType` → protocol VM type (docs/relay-api.md "Local quote verification" 3). */
+/** API `vmType` → protocol VM type (docs/relay-contract.md "Local quote verification" 3). */
 export const API_TO_PROTOCOL_VM: Readonly<Record<string, ProtocolVmType>> = {
   evm: 'ethereum-vm',
   svm: 'solana-vm',
@@ -49,8 +49,8 @@ export function slugVmTypesFromChains(chains: ChainsResponse): SlugVmTypes {
 }
 
 /**
- * Native currency identifier per protocol VM type (docs/relay-api.md "Currency": EVM zero address, Solana system
- * program id, Bitcoin `bc1qqq…mql8k8`). Used to decide between a native and a token deposit (docs/relay-api.md "Local
+ * Native currency identifier per protocol VM type (docs/relay-contract.md "Currency": EVM zero address, Solana system
+ * program id, Bitcoin `bc1qqq…mql8k8`). Used to decide between a native and a token deposit (docs/relay-contract.md "Local
  * quote verification" 7).
  */
 export const NATIVE_CURRENCY_BY_VM: Readonly<Partial<Record<ProtocolVmType, string>>> = {

@@ -1,5 +1,5 @@
 /**
- * The digest an owner signs to withdraw an unfilled deposit (docs/relay-api.md "Withdrawal endpoints", Signing): the
+ * The digest an owner signs to withdraw an unfilled deposit (docs/relay-contract.md "Withdrawal endpoints", Signing): the
  * object `{operation: "withdrawal", chainId, currency, amount, ownerChainId, owner, recipient, nonce, additionalData?}`
  * serialised as JSON with keys sorted at every depth and no whitespace, SHA-256 over its UTF-8 bytes, hex
  * without a 0x prefix. Pure; used by Ballast to sign and by the sandbox to verify.
@@ -12,7 +12,7 @@ import { configure } from 'safe-stable-stringify';
 const canonicalJson = configure({ deterministic: true, bigint: false, strict: true, circularValue: Error });
 
 /**
- * The fields of a withdrawal request that the signature covers (docs/relay-api.md "Withdrawal endpoints", POST
+ * The fields of a withdrawal request that the signature covers (docs/relay-contract.md "Withdrawal endpoints", POST
  * /withdrawals/request). Chain ids are protocol chain slugs (`chains[].protocol.v2.chainId`), `currency` is the
  * token address on the withdrawal chain (zero address for native), `amount` is base units as a decimal string
  * exactly as returned by prepare, `nonce` and `additionalData` exactly as returned by prepare (omit
@@ -61,7 +61,7 @@ export function withdrawalSigningText(fields: WithdrawalDigestFields): string {
 /**
  * SHA-256 hex digest (64 lower-case hex digits, no 0x) of {@link withdrawalSigningText}. EVM and Hyperliquid
  * owners sign its raw 32 bytes as a personal message (EIP-191); Solana owners sign the 64-character hex text
- * itself with ed25519 (docs/relay-api.md "Withdrawal endpoints", Signing by chain family).
+ * itself with ed25519 (docs/relay-contract.md "Withdrawal endpoints", Signing by chain family).
  *
  * @throws TypeError as {@link withdrawalSigningText}
  */

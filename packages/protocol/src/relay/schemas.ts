@@ -1,5 +1,5 @@
 /**
- * zod schemas for the Relay API responses Ballast reads (docs/relay-api.md "Resources and their fields").
+ * zod schemas for the Relay API responses Ballast reads (docs/relay-contract.md "Resources and their fields").
  *
  * Untrusted JSON stays `unknown` until one of these schemas parses it, so an unparsed quote cannot reach
  * signing. Objects are "loose": unknown fields are kept (the API adds fields over time) and the raw JSON is
@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { Bytes32Hex, DecimalString, HexString, IntString, UintString } from '../core/units.ts';
 
 /**
- * Currency record (docs/relay-api.md "Currency"). `address` is the token address; native tokens use the VM's
+ * Currency record (docs/relay-contract.md "Currency"). `address` is the token address; native tokens use the VM's
  * identifier.
  */
 export const CurrencySchema = z.looseObject({
@@ -23,7 +23,7 @@ export const CurrencySchema = z.looseObject({
 export type Currency = z.infer<typeof CurrencySchema>;
 
 /**
- * Currency amount (docs/relay-api.md "Currency amount"). `amount` is a base-unit integer string; in the deprecated fee
+ * Currency amount (docs/relay-contract.md "Currency amount"). `amount` is a base-unit integer string; in the deprecated fee
  * set it may be negative (`relayerService`), so this schema accepts a sign. `amountUsd` is a decimal string.
  */
 export const CurrencyAmountSchema = z.looseObject({
@@ -35,11 +35,11 @@ export const CurrencyAmountSchema = z.looseObject({
 });
 export type CurrencyAmount = z.infer<typeof CurrencyAmountSchema>;
 
-/** `check` of a step item: the status endpoint to poll (docs/relay-api.md "Step item"). */
+/** `check` of a step item: the status endpoint to poll (docs/relay-contract.md "Step item"). */
 export const StepCheckSchema = z.looseObject({ endpoint: z.string().min(1), method: z.string() });
 
 /**
- * Step item (docs/relay-api.md "Step item"). `data` differs by VM (EVM calldata, Solana instructions, Bitcoin `psbt`),
+ * Step item (docs/relay-contract.md "Step item"). `data` differs by VM (EVM calldata, Solana instructions, Bitcoin `psbt`),
  * so it stays an open object here and each VM adapter parses it with its own schema before signing.
  */
 export const StepItemSchema = z.looseObject({
@@ -49,7 +49,7 @@ export const StepItemSchema = z.looseObject({
 });
 export type StepItem = z.infer<typeof StepItemSchema>;
 
-/** Step (docs/relay-api.md "Step"): `approve`, `deposit`, ...; `kind` is `transaction` or `signature`. */
+/** Step (docs/relay-contract.md "Step"): `approve`, `deposit`, ...; `kind` is `transaction` or `signature`. */
 export const StepSchema = z.looseObject({
   id: z.string(),
   action: z.string().optional(),
@@ -62,7 +62,7 @@ export const StepSchema = z.looseObject({
 export type Step = z.infer<typeof StepSchema>;
 
 /**
- * EVM transaction payload of a step item (docs/relay-api.md "Step item": from, to, data, value, chainId, gas,
+ * EVM transaction payload of a step item (docs/relay-contract.md "Step item": from, to, data, value, chainId, gas,
  * maxFeePerGas, maxPriorityFeePerGas; an approval has from, to, chainId plus data).
  */
 export const EvmTxDataSchema = z.looseObject({
@@ -77,18 +77,18 @@ export const EvmTxDataSchema = z.looseObject({
 });
 export type EvmTxData = z.infer<typeof EvmTxDataSchema>;
 
-/** `{usd, percent}` impact pair (docs/relay-api.md "details": totalImpact, swapImpact). */
+/** `{usd, percent}` impact pair (docs/relay-contract.md "details": totalImpact, swapImpact). */
 export const ImpactSchema = z.looseObject({ usd: DecimalString, percent: DecimalString.optional() });
 
 /**
- * `details.expandedPriceImpact` (docs/relay-api.md "Full fee breakdown"): component name → `{usd}`. docs/relay-api.md
+ * `details.expandedPriceImpact` (docs/relay-contract.md "Full fee breakdown"): component name → `{usd}`. docs/relay-contract.md
  * names `swap`, `execution`, `service`, `app`, `sponsored`; live responses key the platform component `relay`.
  * Costs are negative USD strings; `sponsored` is positive.
  */
 export const ExpandedPriceImpactSchema = z.record(z.string(), z.looseObject({ usd: DecimalString }));
 export type ExpandedPriceImpact = z.infer<typeof ExpandedPriceImpactSchema>;
 
-/** Quote `details` (docs/relay-api.md "details (quote response)"); only the fields Ballast reads are required. */
+/** Quote `details` (docs/relay-contract.md "details (quote response)"); only the fields Ballast reads are required. */
 export const QuoteDetailsSchema = z.looseObject({
   operation: z.string().optional(),
   sender: z.string().optional(),
@@ -105,7 +105,7 @@ export const QuoteDetailsSchema = z.looseObject({
 });
 export type QuoteDetails = z.infer<typeof QuoteDetailsSchema>;
 
-/** orderData input payment (docs/relay-api.md "protocol.v2"); `chainId` is a protocol chain slug. */
+/** orderData input payment (docs/relay-contract.md "protocol.v2"); `chainId` is a protocol chain slug. */
 export const OrderInputPaymentSchema = z.looseObject({
   chainId: z.string().min(1),
   currency: z.string().min(1),
@@ -140,7 +140,7 @@ export const OrderFeeSchema = z.looseObject({
   amount: UintString,
 });
 
-/** The canonical order (docs/relay-api.md "protocol.v2" orderData, version `v1`). */
+/** The canonical order (docs/relay-contract.md "protocol.v2" orderData, version `v1`). */
 export const OrderDataSchema = z.looseObject({
   version: z.literal('v1'),
   solverChainId: z.string().min(1),
@@ -178,7 +178,7 @@ export const ProtocolV2Schema = z.looseObject({
 });
 export type ProtocolV2 = z.infer<typeof ProtocolV2Schema>;
 
-/** POST /quote/v2 response (docs/relay-api.md "Quote response"). */
+/** POST /quote/v2 response (docs/relay-contract.md "Quote response"). */
 export const QuoteResponseSchema = z.looseObject({
   requestId: z.string().optional(),
   steps: z.array(StepSchema).min(1),
@@ -189,7 +189,7 @@ export const QuoteResponseSchema = z.looseObject({
 });
 export type QuoteResponse = z.infer<typeof QuoteResponseSchema>;
 
-/** POST /quote/v2 request body (docs/relay-api.md "POST /quote/v2"), the fields Ballast sends. */
+/** POST /quote/v2 request body (docs/relay-contract.md "POST /quote/v2"), the fields Ballast sends. */
 export const QuoteRequestSchema = z.object({
   user: z.string().min(1),
   recipient: z.string().min(1),
@@ -203,7 +203,7 @@ export const QuoteRequestSchema = z.object({
   referrer: z.string().optional(),
   refundTo: z.string().optional(),
   slippageTolerance: z.string().regex(/^([0-9]{1,4}|10000)$/).optional(),
-  /** Solana origin: at most this many swap hops (docs/relay-api.md "POST /quote/v2"; recommended 4, then 3). */
+  /** Solana origin: at most this many swap hops (docs/relay-contract.md "POST /quote/v2"; recommended 4, then 3). */
   maxRouteLength: z.number().int().positive().optional(),
   /** Solana origin: only these swap sources (a single one is the size-conservative option). */
   includedOriginSwapSources: z.array(z.string().min(1)).optional(),
@@ -221,11 +221,11 @@ export const ChainCurrencySchema = z.looseObject({
 });
 export type ChainCurrency = z.infer<typeof ChainCurrencySchema>;
 
-/** `vmType` values (docs/relay-api.md "What the service does" 4). Unknown families are kept as strings. */
+/** `vmType` values (docs/relay-contract.md "What the service does" 4). Unknown families are kept as strings. */
 export const VM_TYPES = ['evm', 'svm', 'bvm', 'tvm', 'tonvm', 'hypevm', 'lvm', 'xrpvm'] as const;
 export type VmType = (typeof VM_TYPES)[number];
 
-/** Chain object (docs/relay-api.md "Chain object (GET /chains, array `chains`)"). */
+/** Chain object (docs/relay-contract.md "Chain object (GET /chains, array `chains`)"). */
 export const ChainSchema = z.looseObject({
   id: z.number().int(),
   name: z.string(),
@@ -240,7 +240,7 @@ export const ChainSchema = z.looseObject({
   solverCurrencies: z.array(ChainCurrencySchema).optional(),
   featuredTokens: z.array(z.looseObject({})).optional(),
   /**
-   * Contract addresses by name, with nested groups kept as given: `v3` (docs/relay-api.md "Chain object") and, since
+   * Contract addresses by name, with nested groups kept as given: `v3` (docs/relay-contract.md "Chain object") and, since
    * Router 3.2, `v3.2` (https://docs.relay.link/references/api/api_resources/contract-addresses); any group is accepted
    * so a new generation never fails the parse. Read through `listedContracts` (src/verify/chainsIndex.ts).
    */
@@ -302,9 +302,9 @@ export function parseChainsLeniently(raw: unknown): { chains: ChainsResponse; sk
 }
 
 /**
- * Request status values Ballast knows (docs/relay-api.md "States and transitions", plus `delayed`, which the live API
+ * Request status values Ballast knows (docs/relay-contract.md "States and transitions", plus `delayed`, which the live API
  * also sends; docs/design.md "Status enum"). The API may send others (e.g. `fallback`, named in the
- * `failReason` of docs/relay-api.md "Webhooks"): any value outside {@link TERMINAL_REQUEST_STATUSES} is non-final.
+ * `failReason` of docs/relay-contract.md "Webhooks"): any value outside {@link TERMINAL_REQUEST_STATUSES} is non-final.
  */
 export const REQUEST_STATUSES = [
   'waiting',
@@ -335,9 +335,9 @@ export function isKnownRequestStatus(status: string): status is KnownRequestStat
 }
 
 /**
- * GET /intents/status/v3 response (docs/relay-api.md "Request status record"). `updatedAt` is milliseconds. `status` is
+ * GET /intents/status/v3 response (docs/relay-contract.md "Request status record"). `updatedAt` is milliseconds. `status` is
  * any non-empty string: an unknown value is recorded and tracked on as non-final, never a parse failure.
- * `failReason` / `refundFailReason` mirror the webhook payload (docs/relay-api.md "Events": `N/A` when not failed).
+ * `failReason` / `refundFailReason` mirror the webhook payload (docs/relay-contract.md "Events": `N/A` when not failed).
  */
 export const IntentStatusSchema = z.looseObject({
   status: z.string().min(1),
@@ -352,7 +352,7 @@ export const IntentStatusSchema = z.looseObject({
 });
 export type IntentStatus = z.infer<typeof IntentStatusSchema>;
 
-/** GET /requests/v3 response: `requests` array of request records (docs/relay-api.md "Request record"). */
+/** GET /requests/v3 response: `requests` array of request records (docs/relay-contract.md "Request record"). */
 export const RequestsResponseSchema = z.looseObject({
   requests: z.array(
     z.looseObject({
@@ -371,7 +371,7 @@ export const RequestsResponseSchema = z.looseObject({
 export type RequestsResponse = z.infer<typeof RequestsResponseSchema>;
 
 /**
- * Error body (docs/relay-api.md "Errors": every shape has `message`; most add `errorCode`, some `requestId`).
+ * Error body (docs/relay-contract.md "Errors": every shape has `message`; most add `errorCode`, some `requestId`).
  * `errorData` is a string in the v2 shapes and an object in the single v3 shape `{message, errorCode, requestId,
  * errorData}` (https://docs.relay.link/references/api/api_guides/migrating-to-quote-v3).
  */

@@ -1,5 +1,5 @@
 /**
- * zod schemas of Relay webhook deliveries (docs/relay-api.md "Events" → "Webhooks", payload table). A delivery stays
+ * zod schemas of Relay webhook deliveries (docs/relay-contract.md "Events" → "Webhooks", payload table). A delivery stays
  * `unknown` until its signature is verified (src/relay/webhookSignature.ts) and one of these schemas parses it.
  *
  * The envelope is read first: an `event` kind other than `request.status.updated` is acknowledged and ignored,
@@ -12,14 +12,14 @@
 import { z } from 'zod';
 import { IntentStatusSchema, type IntentStatus } from './schemas.ts';
 
-/** The one event kind docs/relay-api.md names: emitted on each status change of a request. */
+/** The one event kind docs/relay-contract.md names: emitted on each status change of a request. */
 export const REQUEST_STATUS_UPDATED = 'request.status.updated';
 
 /** Any delivery: only `event` is read, to route it. */
 export const WebhookEnvelopeSchema = z.looseObject({ event: z.string().min(1) });
 
 /**
- * `data.depositAddress` (docs/relay-api.md "Webhooks": address, depositAddressType `open` | `strict`, depositor,
+ * `data.depositAddress` (docs/relay-contract.md "Webhooks": address, depositAddressType `open` | `strict`, depositor,
  * depositTxHash — the origin-chain hash of the depositor's transfer into the deposit address).
  */
 export const WebhookDepositAddressSchema = z.looseObject({
@@ -32,7 +32,7 @@ export const WebhookDepositAddressSchema = z.looseObject({
 /**
  * `request.status.updated` payload. Times are milliseconds (`timestamp`: when the event was sent;
  * `data.updatedAt`: when the status changed). `data.status` is any non-empty string: values outside
- * docs/relay-api.md "Request status" are kept and treated as not final, as on the status endpoint.
+ * docs/relay-contract.md "Request status" are kept and treated as not final, as on the status endpoint.
  */
 export const RequestStatusUpdatedSchema = z.looseObject({
   event: z.literal(REQUEST_STATUS_UPDATED),
@@ -56,7 +56,7 @@ export const RequestStatusUpdatedSchema = z.looseObject({
 export type RequestStatusUpdated = z.infer<typeof RequestStatusUpdatedSchema>;
 
 /**
- * The event's `data` as a status record (docs/relay-api.md "Webhooks": `details`, `failReason`, `refundFailReason`
+ * The event's `data` as a status record (docs/relay-contract.md "Webhooks": `details`, `failReason`, `refundFailReason`
  * "mirror those of GET /intents/status/v3"), so an event goes through the same ownership check and store path as a
  * polled status.
  *

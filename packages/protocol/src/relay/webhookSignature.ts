@@ -1,11 +1,11 @@
 /**
- * Verification of Relay webhook deliveries (docs/relay-api.md "Events" → "Webhooks"): each POST carries
+ * Verification of Relay webhook deliveries (docs/relay-contract.md "Events" → "Webhooks"): each POST carries
  * `X-Signature-Timestamp` and `X-Signature-SHA256`, the hex HMAC-SHA256 with the API key as secret over the text
  * `<timestamp>.<raw body>`. A delivery is accepted only when the signature matches (compared in constant time,
  * on equal lengths), its timestamp lies within a window around now, and the same signature was not accepted
  * before within that window (a replay). Pure but for the replay memory, which the caller owns.
  *
- * docs/relay-api.md "Webhooks" calls the header a "unix timestamp" without a unit; values from 1e12 up are read as
+ * docs/relay-contract.md "Webhooks" calls the header a "unix timestamp" without a unit; values from 1e12 up are read as
  * milliseconds, smaller ones as seconds (both name the same instant; the signed text is the header exactly as sent).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

@@ -1,11 +1,11 @@
 /**
- * GET /chains document of the sandbox (docs/relay-api.md "Chain object (GET /chains, array `chains`)"): one EVM chain
+ * GET /chains document of the sandbox (docs/relay-contract.md "Chain object (GET /chains, array `chains`)"): one EVM chain
  * object per sandbox chain with its native ETH, the test USDC and USDT (and WBTC with Bitcoin), its contracts
  * (`multicall3`, `erc20Router`, `approvalProxy`, the `v3` and `v3.2` groups, every one deployed on the chain;
  * see {@link routerGroups}), the solver address and protocol.v2 (slug and depository; the depository is listed
  * there only, as in real responses); then Solana (`svm`, depository = the program id) and Bitcoin (`bvm`,
  * depository = a regtest address) when served. Every chain lists the one EVM solver in `solverAddresses`
- * (docs/relay-api.md "Local quote verification": the solver's EVM wallet, the same on every chain).
+ * (docs/relay-contract.md "Local quote verification": the solver's EVM wallet, the same on every chain).
  */
 import type { Address } from 'viem';
 import type { SandboxChainTable, SandboxRouterContracts } from '../quote/chainTable.ts';
@@ -29,7 +29,7 @@ interface ChainObjectFields {
   depository: string;
 }
 
-/** One chain object (docs/relay-api.md "Chain object") with the sandbox's fixed flags, fees and tags. */
+/** One chain object (docs/relay-contract.md "Chain object") with the sandbox's fixed flags, fees and tags. */
 function chainObject(c: ChainObjectFields, solver: Address) {
   return {
     id: c.chainId,

@@ -1,5 +1,5 @@
 /**
- * POST /quote/v2 of the sandbox (docs/relay-api.md "POST /quote/v2", "Authentication" 1): checks the API key when one
+ * POST /quote/v2 of the sandbox (docs/relay-contract.md "POST /quote/v2", "Authentication" 1): checks the API key when one
  * is required, validates the body, reads fee data and balances from the chains, builds and records the quote
  * (EVM → EVM here; routes touching Solana or Bitcoin in `vmQuoteHandler.ts`), then applies a tamper fault if
  * one is armed (after signing, so local verification must catch it).

@@ -1,6 +1,6 @@
 /**
- * JSON views of a request record: the status record of GET /intents/status/v3 (docs/relay-api.md "Request status
- * record", "Events" payload) and the request record of GET /requests/v3 (docs/relay-api.md "Request record"), the
+ * JSON views of a request record: the status record of GET /intents/status/v3 (docs/relay-contract.md "Request status
+ * record", "Events" payload) and the request record of GET /requests/v3 (docs/relay-contract.md "Request record"), the
  * latter in the v3 shape Relay publishes (relayprotocol/relay-docs `migrating-to-requests-v3.mdx`; field types from
  * relay-kit's generated API types).
  */
@@ -15,7 +15,7 @@ import { feesJson, inTxJson, outTxJson, routeJson } from './requestData.ts';
 import type { RequestRecord, SandboxRequestStatus } from './requestStore.ts';
 
 /**
- * GET /intents/status/v3 body: status (docs/relay-api.md "Request status" values, plus `delayed` under the `delayed`
+ * GET /intents/status/v3 body: status (docs/relay-contract.md "Request status" values, plus `delayed` under the `delayed`
  * fault), inTxHashes, txHashes, updatedAt (ms), originChainId, destinationChainId, plus requestId, failReason (`N/A`
  * unless failed or refunded, then a published reason or `UNKNOWN`), refundFailReason (`N/A` unless a refund
  * leg failed) and details (null).
@@ -73,7 +73,7 @@ function requestType(r: RequestRecord): string | null {
  *   outTxs add `fee` (wei).
  * - `protocol.isWithdrawable`: true when the request ended `failure` with its deposit still in the depository
  *   (a failed fill, a failed refund leg, or a deposit that paid no order exactly), which is never returned
- *   automatically (docs/relay-api.md "What the service does" 5), or when the deposit is still unfilled past its order's
+ *   automatically (docs/relay-contract.md "What the service does" 5), or when the deposit is still unfilled past its order's
  *   deadline or the `unfilledWithdrawableAfterMs` fault; false once attested for withdrawal
  *   (`src/sandbox/withdrawals/eligibility.ts`). `protocol.deposit.origin`: depositor, `chainId` (number),
  *   currency, amount, depository, onchainId (the deposit's order id), transactionId. `protocol.settlement`:

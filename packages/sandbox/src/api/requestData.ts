@@ -1,5 +1,5 @@
 /**
- * Parts of a GET /requests/v3 record's `data` (docs/relay-api.md "Request record", "Full fee breakdown"), shaped like
+ * Parts of a GET /requests/v3 record's `data` (docs/relay-contract.md "Request record", "Full fee breakdown"), shaped like
  * the v3 record Relay publishes (relayprotocol/relay-docs `references/api/api_guides/migrating-to-requests-v3.mdx`):
  * `inTxs` / `outTxs` entries keyed `txHash` with numeric `chainId`; `fees.{quoted,actual,currency}` with
  * components `swap`, `execution`, `platform`, `app`, `sponsored` (`usd` negative for a cost, `amount` and

@@ -1,7 +1,7 @@
 /**
  * In-memory request records of the sandbox: one per served quote (from `waiting`), plus one per deposit that
  * did not pay a waiting quote exactly (its own request id; the quote it named is left untouched). Status
- * transitions only move forward (docs/relay-api.md "States and transitions"): waiting → depositing → pending → delayed
+ * transitions only move forward (docs/relay-contract.md "States and transitions"): waiting → depositing → pending → delayed
  * → submitted → success | failure | refund; terminal states never change. `delayed` is the live API's status for
  * a fill running late (docs/design.md "Status enum"); the sandbox enters it only under the `delayed` fault.
  */
@@ -10,7 +10,7 @@ import type { KnownRequestStatus } from '@ballast/protocol/relay/schemas.ts';
 import type { FailReason, RefundFailReason } from '../failReasons.ts';
 import type { QuotedOrder } from '../quote/buildQuote.ts';
 
-/** Request statuses the sandbox reports on GET /intents/status/v3 (docs/relay-api.md "Request status"). */
+/** Request statuses the sandbox reports on GET /intents/status/v3 (docs/relay-contract.md "Request status"). */
 export type SandboxRequestStatus = KnownRequestStatus;
 
 /**
@@ -60,7 +60,7 @@ export interface OutTx {
 
 /**
  * Who took a deposit out of the solver's reach: `solver` (it started filling, refunding or failing it) or
- * `withdrawal` (attested for withdrawal: hub balance from then on, never filled; docs/relay-api.md "Withdrawal
+ * `withdrawal` (attested for withdrawal: hub balance from then on, never filled; docs/relay-contract.md "Withdrawal
  * endpoints").
  */
 export type DepositClaim = 'solver' | 'withdrawal';
@@ -83,10 +83,10 @@ export interface RequestRecord {
   /** Transactions the solver sent (fill or refund), with their receipts once mined. */
   outTxs: OutTx[];
   /**
-   * `N/A` unless failed or refunded, then the published reason or `UNKNOWN` (docs/relay-api.md "Events" failReason).
+   * `N/A` unless failed or refunded, then the published reason or `UNKNOWN` (docs/relay-contract.md "Events" failReason).
    */
   failReason: FailReason;
-  /** Why a refund leg failed; `N/A` by default (docs/relay-api.md "Events" refundFailReason). */
+  /** Why a refund leg failed; `N/A` by default (docs/relay-contract.md "Events" refundFailReason). */
   refundFailReason: RefundFailReason;
   /** Output actually delivered, destination base units (set on success). */
   filledAmount: bigint | null;

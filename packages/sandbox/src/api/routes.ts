@@ -1,6 +1,6 @@
 /**
  * Route handlers of the sandbox API other than POST /quote/v2: GET /chains, GET /intents/status/v3,
- * GET /requests/v3, POST /transactions/index (docs/relay-api.md "Endpoints"), and the admin routes under /_sandbox/.
+ * GET /requests/v3, POST /transactions/index (docs/relay-contract.md "Endpoints"), and the admin routes under /_sandbox/.
  * Each returns `{status, body}`; errors are thrown as SandboxApiError.
  */
 import { base58 } from '@scure/base';
@@ -70,7 +70,7 @@ export function getRequests(state: SandboxState, query: URLSearchParams): RouteR
 }
 
 /**
- * Body of POST /transactions/index. `chainId` is a number in docs/relay-api.md "POST /transactions/index" and a
+ * Body of POST /transactions/index. `chainId` is a number in docs/relay-contract.md "POST /transactions/index" and a
  * decimal string in the live API's published OpenAPI, which is what the official SDK sends (`"8453"`); both
  * are accepted, anything else is refused naming the field. Other fields (`requestId`, `referrer`) are ignored.
  */
@@ -99,7 +99,7 @@ function isSolanaSignature(value: string): boolean {
  * digits), by the chain's VM.
  *
  * @returns 200 `{message, deposits}`; 404 `{message}` when the chain has no such transaction (Bitcoin: not yet
- *   in a block, docs/relay-api.md "POST /transactions/index")
+ *   in a block, docs/relay-contract.md "POST /transactions/index")
  * @throws SandboxApiError 400 `{message}` naming each bad field or an unknown chain, 503 `{message}` when the
  *   solver is not running
  */

@@ -7,7 +7,7 @@
  * `extra` routes (the withdrawal endpoints and GET /_sandbox/hub-balances, `src/sandbox/withdrawals`; GET|POST
  * /_sandbox/bitcoin/faults, `bitcoinFaultRoutes.ts`). HTTP error bursts
  * (faults.httpErrors) apply to public routes only and answer 429 / 503 `{message}` with `retry-after: 1`.
- * Error bodies follow docs/relay-api.md "Errors" (see `SandboxApiError`). Every response on /quote/v2, errors and
+ * Error bodies follow docs/relay-contract.md "Errors" (see `SandboxApiError`). Every response on /quote/v2, errors and
  * bursts included, carries the deprecation headers Relay documents for it (`deprecationHeaders.ts`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -132,7 +132,7 @@ async function dispatch(
 
 /**
  * Creates the sandbox API over shared state. Unexpected errors answer 500 `{message, errorCode: "UNKNOWN_ERROR"}`
- * (docs/relay-api.md "Errors": 500 `{message, errorCode}`) and are logged.
+ * (docs/relay-contract.md "Errors": 500 `{message, errorCode}`) and are logged.
  *
  * @param extra routes registered besides the built-in ones (see {@link SandboxApiRoutes})
  */

@@ -26,7 +26,7 @@ export interface ChainIo {
 /** Chain reads needed to quote routes that touch Solana or Bitcoin. Amounts in base units. */
 export interface VmChainIo {
   /**
-   * Balance of `owner` (base58 / bech32) in `currency` on a non-EVM chain. Bitcoin: the balance of docs/relay-api.md
+   * Balance of `owner` (base58 / bech32) in `currency` on a non-EVM chain. Bitcoin: the balance of docs/relay-contract.md
    * "POST /quote/v2" (unconfirmed incoming outputs do not count), or with `pendingIncoming` every unspent output (the
    * solver's liquidity, whose change from its last fill may still be unmined).
    */

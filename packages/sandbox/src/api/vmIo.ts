@@ -1,7 +1,7 @@
 /**
  * {@link VmChainIo} over the sandbox's Solana node (in-process balances) and Bitcoin node: balances in-process,
  * the user's coins and the fee rate read over its Esplora API (`/address/:a/utxo`, `/fee-estimates`), as the
- * live service reads a block explorer (docs/relay-api.md "POST /quote/v2", Bitcoin paragraph). Esplora JSON is parsed
+ * live service reads a block explorer (docs/relay-contract.md "POST /quote/v2", Bitcoin paragraph). Esplora JSON is parsed
  * with zod.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * POST /quote/v2 for routes touching Solana or Bitcoin: the Solana size check (docs/relay-api.md "Limits": 1232 bytes;
+ * POST /quote/v2 for routes touching Solana or Bitcoin: the Solana size check (docs/relay-contract.md "Limits": 1232 bytes;
  * the `solanaTxTooLarge` fault), the chain reads (balances, EVM fee data, the Bitcoin user's coins and fee rate),
  * the build (`vmQuote.ts`), and the tamper faults of Solana- and Bitcoin-origin quotes.
  */

@@ -99,7 +99,7 @@ export function totalBalance(activity: AddressActivity): bigint {
 }
 
 /**
- * The Bitcoin balance of docs/relay-api.md "POST /quote/v2": funded outputs − spent outputs − pending
+ * The Bitcoin balance of docs/relay-contract.md "POST /quote/v2": funded outputs − spent outputs − pending
  * spent outputs, i.e. `chain_stats.funded_txo_sum − chain_stats.spent_txo_sum − mempool_stats.spent_txo_sum`,
  * satoshis. Unconfirmed incoming outputs do not count; unconfirmed spends do.
  */

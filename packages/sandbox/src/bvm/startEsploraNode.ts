@@ -88,7 +88,7 @@ export interface BitcoinSandboxNode {
   /** funded − spent over confirmed and mempool transactions, in satoshis. @throws BitcoinNodeError `BTC_NODE_BAD_ADDRESS` */
   balance(address: string): bigint;
   /**
-   * The Bitcoin balance of docs/relay-api.md "POST /quote/v2": confirmed funded − confirmed spent − mempool (pending)
+   * The Bitcoin balance of docs/relay-contract.md "POST /quote/v2": confirmed funded − confirmed spent − mempool (pending)
    * spent, in satoshis.
    *
    * @throws BitcoinNodeError `BTC_NODE_BAD_ADDRESS`

@@ -1,5 +1,5 @@
 /**
- * Builds a full POST /quote/v2 response for an EVM → EVM route of the sandbox (docs/relay-api.md "Quote response",
+ * Builds a full POST /quote/v2 response for an EVM → EVM route of the sandbox (docs/relay-contract.md "Quote response",
  * "protocol.v2", "Fee components"), shaped like a live response: approve + deposit steps, the deprecated fee
  * set, `details` with `expandedPriceImpact`, and `protocol.v2` with a real order id (EIP-712 struct hash) and
  * the solver's EIP-191 signature over it. Routes touching Solana or Bitcoin are built by `vmQuote.ts`; both

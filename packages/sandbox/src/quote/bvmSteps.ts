@@ -1,5 +1,5 @@
 /**
- * The step of a Bitcoin-origin quote (docs/relay-api.md "Step item": `data.psbt`; docs/design.md "Bitcoin step data"):
+ * The step of a Bitcoin-origin quote (docs/relay-contract.md "Step item": `data.psbt`; docs/design.md "Bitcoin step data"):
  * one item whose PSBT (BIP-174, hex, built with bitcoinjs-lib) spends the user's confirmed unspent outputs (each with
  * its `witnessUtxo`; a P2TR input carries no `tapInternalKey`, which the API cannot know) and pays, in order, the
  * depository, the order-id OP_RETURN ("0x" + 64 hex digits as UTF-8) and the change back to the user. Every

@@ -1,6 +1,6 @@
 /**
  * The sandbox's table of chains and currencies: what GET /chains serves and what POST /quote/v2 accepts
- * (docs/relay-api.md "Chain object", "Currency") for the EVM chains: native ETH, a 6-decimal test USDC and a 6-decimal
+ * (docs/relay-contract.md "Chain object", "Currency") for the EVM chains: native ETH, a 6-decimal test USDC and a 6-decimal
  * Tether-style USDT at the same addresses everywhere (plus an 8-decimal WBTC when Bitcoin is served), and the
  * Relay router contracts. The non-EVM chains (Solana, Bitcoin) are in `vmChains.ts`.
  */
@@ -8,7 +8,7 @@ import type { SandboxContractAddresses } from '../chains/setupChain.ts';
 import { getAddress, pad, type Address, type Hex } from 'viem';
 import type { SlugVmTypes } from '@ballast/protocol/protocol/vmTypes.ts';
 
-/** EVM native currency identifier (docs/relay-api.md "Currency": the zero address). */
+/** EVM native currency identifier (docs/relay-contract.md "Currency": the zero address). */
 export const EVM_NATIVE_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 
 /** A currency a sandbox chain supports. `address` is lower-case 0x hex; native uses {@link EVM_NATIVE_ADDRESS}. */
@@ -23,7 +23,7 @@ export interface SandboxCurrency {
 }
 
 /**
- * The router contracts of a chain (docs/relay-api.md "Chain object": `contracts.erc20Router`, `contracts.approvalProxy`
+ * The router contracts of a chain (docs/relay-contract.md "Chain object": `contracts.erc20Router`, `contracts.approvalProxy`
  * and the `v3` group). Lower-case 0x addresses of deployed contracts. The top-level pair is the sandbox's Router 3.2
  * pair: GET /chains lists it both at the top level and as `contracts["v3.2"]` (docs/design.md "Router 3.2").
  */
@@ -125,7 +125,7 @@ export function findCurrency(chain: SandboxChainInfo, address: string): SandboxC
 
 /**
  * Protocol chain slug → protocol VM type for every sandbox chain (all `ethereum-vm`), the table order-id
- * hashing needs (docs/relay-api.md "Local quote verification" 3).
+ * hashing needs (docs/relay-contract.md "Local quote verification" 3).
  */
 export function sandboxSlugVmTypes(table: SandboxChainTable): SlugVmTypes {
   return Object.fromEntries(table.map((c) => [c.slug, 'ethereum-vm' as const]));

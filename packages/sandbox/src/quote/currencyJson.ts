@@ -1,5 +1,5 @@
 /**
- * Builders for the currency records of a quote (docs/relay-api.md "Currency", "Currency amount").
+ * Builders for the currency records of a quote (docs/relay-contract.md "Currency", "Currency amount").
  */
 import { formatUnits } from 'viem';
 import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
@@ -43,7 +43,7 @@ export function currencyAmountJson(
 }
 
 /**
- * One input unit expressed in output units (docs/relay-api.md "details": rate), with 18 fractional digits, rounded
+ * One input unit expressed in output units (docs/relay-contract.md "details": rate), with 18 fractional digits, rounded
  * down.
  *
  * @param amountIn input, base units (> 0)

@@ -1,8 +1,8 @@
 /**
- * Errors the sandbox API answers with, in the body shapes of docs/relay-api.md "Errors": `{message, errorCode,
+ * Errors the sandbox API answers with, in the body shapes of docs/relay-contract.md "Errors": `{message, errorCode,
  * errorData}`, `{message, errorCode}`, `{message}` and `{message, errorCode, requestId}`.
  *
- * Every `errorCode` is one the public material names: docs/relay-api.md "Errors" and "Authentication" 3 or Relay's
+ * Every `errorCode` is one the public material names: docs/relay-contract.md "Errors" and "Authentication" 3 or Relay's
  * published quote error list (relayprotocol/relay-docs `references/api/api_core_concepts/handling-errors.mdx`;
  * relay-kit's generated API types type `errorCode` as a plain string). Where no public code fits the
  * condition — malformed bodies and queries, unknown request ids, rate limiting, sandbox-only limits — the
@@ -20,13 +20,13 @@
  * - `INSUFFICIENT_LIQUIDITY` — not enough solver liquidity to fill;
  * - `INVALID_SLIPPAGE_TOLERANCE` — slippage is not an integer string of basis points;
  * - `INSUFFICIENT_FUNDS` — a Bitcoin user's balance does not exceed the amount plus the deposit's fee
- *   (docs/relay-api.md "Errors"; 400 here, the Relay docs state no status);
- * - `SOLANA_TX_TOO_LARGE` — the compiled Solana deposit transaction exceeds 1232 bytes (docs/relay-api.md "Errors":
+ *   (docs/relay-contract.md "Errors"; 400 here, the Relay docs state no status);
+ * - `SOLANA_TX_TOO_LARGE` — the compiled Solana deposit transaction exceeds 1232 bytes (docs/relay-contract.md "Errors":
  *   400);
  * - `BLOCKED_WALLET_ADDRESS` — an address of the request is on the screening blocklist (the `blockedWallets`
  *   fault; https://docs.relay.link/security/transaction-screening: HTTP 400);
- * - `UNAUTHORIZED` — missing or invalid API key (docs/relay-api.md "Authentication" 3: 401 `{message, errorCode}`);
- * - `UNKNOWN_ERROR` — an unexpected error (500; docs/relay-api.md "Errors": `{message, errorCode}`).
+ * - `UNAUTHORIZED` — missing or invalid API key (docs/relay-contract.md "Authentication" 3: 401 `{message, errorCode}`);
+ * - `UNKNOWN_ERROR` — an unexpected error (500; docs/relay-contract.md "Errors": `{message, errorCode}`).
  */
 export type SandboxErrorCode =
   | 'INVALID_ADDRESS'
@@ -44,7 +44,7 @@ export type SandboxErrorCode =
   | 'UNKNOWN_ERROR';
 
 /**
- * Body of an error answer (docs/relay-api.md "Errors"): always `message`; `errorCode` with at most one of the others.
+ * Body of an error answer (docs/relay-contract.md "Errors"): always `message`; `errorCode` with at most one of the others.
  */
 export type SandboxErrorBody =
   | { message: string }
@@ -59,7 +59,7 @@ export type SandboxErrorContext = { errorData: string } | { requestId: string };
 
 /**
  * An error answered to the API caller. `status` is the HTTP status; `code` the `errorCode` (null: the
- * message-only shape); `errorData` / `requestId` optional context (docs/relay-api.md "Errors": both strings).
+ * message-only shape); `errorData` / `requestId` optional context (docs/relay-contract.md "Errors": both strings).
  */
 export class SandboxApiError extends Error {
   readonly code: SandboxErrorCode | null;
@@ -81,7 +81,7 @@ export class SandboxApiError extends Error {
   }
 
   /**
-   * The JSON body answered for this error, in one of the shapes of docs/relay-api.md "Errors" ({@link
+   * The JSON body answered for this error, in one of the shapes of docs/relay-contract.md "Errors" ({@link
    * SandboxErrorBody}).
    */
   toBody(): SandboxErrorBody {

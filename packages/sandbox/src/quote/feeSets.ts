@@ -1,10 +1,10 @@
 /**
  * The two fee views of a sandbox quote that are plain re-statements of the fee model ({@link FeeQuote}) in
  * input-currency Currency amounts, shaped like the genuine quote fixture:
- * - the deprecated fee set `fees` (docs/relay-api.md "Deprecated fee set"): `relayerGas` is the destination fill gas
+ * - the deprecated fee set `fees` (docs/relay-contract.md "Deprecated fee set"): `relayerGas` is the destination fill gas
  *   only, `relayerService` the rest of the solver's fee (0.02 USD flat execution fee, swap and platform fees),
  *   `relayer` their sum, `app` the app fee, `subsidized` what a sponsor pays (nothing in the sandbox);
- * - `feeSponsorship.quoted` (docs/relay-api.md "feeSponsorship (quote response)"): per component its total, sponsored
+ * - `feeSponsorship.quoted` (docs/relay-contract.md "feeSponsorship (quote response)"): per component its total, sponsored
  *   part and user-paid part. The sandbox sponsors nothing, so no component is selected, every sponsored amount
  *   is 0 and the user pays every total.
  */
@@ -56,7 +56,7 @@ function plainAmount(input: PricedChainCurrency, amount: bigint): PlainCurrencyA
 /**
  * Builds `feeSponsorship` (the `quoted` half; `actual` only exists once a request is filled).
  *
- * @param platformKey key of the platform component (`relay` like the live API, or `service` of docs/relay-api.md "Full
+ * @param platformKey key of the platform component (`relay` like the live API, or `service` of docs/relay-contract.md "Full
  * fee breakdown")
  */
 export function feeSponsorshipJson(

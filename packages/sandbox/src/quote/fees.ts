@@ -1,5 +1,5 @@
 /**
- * Sandbox fee model (docs/relay-api.md "Fee components" and "Limits"), pure bigint math:
+ * Sandbox fee model (docs/relay-contract.md "Fee components" and "Limits"), pure bigint math:
  * - execution = 0.02 USD flat + destination fill gas (gas units × gas price × native USD price, or a non-EVM
  *   chain's fill cost in its native currency) + extra;
  * - swap = configurable bps (0 for same-symbol bridges by default) + extra;
@@ -16,7 +16,7 @@ import { bpsOfCeil, convertAmount, fromUsdMicrosCeil, toUsdMicros } from './pric
 
 /** Pricing knobs of the sandbox. Basis points are integers; gas values are gas units. */
 export interface SandboxPricing {
-  /** Flat execution fee, USD decimal string (docs/relay-api.md "Limits": 0.02 USD). */
+  /** Flat execution fee, USD decimal string (docs/relay-contract.md "Limits": 0.02 USD). */
   executionFlatUsd: string;
   /** Swap fee for same-symbol bridges, bps. */
   swapBpsBridge: number;

@@ -1,5 +1,5 @@
 /**
- * The canonical order of a sandbox quote (docs/relay-api.md "protocol.v2" orderData), shaped like real quotes
+ * The canonical order of a sandbox quote (docs/relay-contract.md "protocol.v2" orderData), shaped like real quotes
  * (docs/design.md "Real orderData"; fixture `quote-v2-base-usdc-to-arbitrum-usdt.json` and the published lighter and
  * hyperliquid quotes): payment weight "1"; two refunds with `minimumAmount` "0" and the output deadline — one on
  * the origin chain in the payment currency, one on the destination chain in the output currency; `extraData`

@@ -1,12 +1,12 @@
 /**
- * Pair types and the platform fee charged for each (docs/relay-api.md "Limits", platform fee table): token bridge and
+ * Pair types and the platform fee charged for each (docs/relay-contract.md "Limits", platform fee table): token bridge and
  * same-chain wrap/unwrap 0.00 %, stablecoin swap 0.01 %, major swap 0.06 %, minor swap 0.15 %.
  */
 
-/** Pair type of a quote (docs/relay-api.md "Limits"). */
+/** Pair type of a quote (docs/relay-contract.md "Limits"). */
 export type PairType = 'bridge' | 'stablecoin' | 'major' | 'minor';
 
-/** Stablecoins named by the platform fee table of docs/relay-api.md "Limits". */
+/** Stablecoins named by the platform fee table of docs/relay-contract.md "Limits". */
 export const STABLECOIN_SYMBOLS: ReadonlySet<string> = new Set([
   'USDC',
   'USDC.e',
@@ -25,7 +25,7 @@ export const STABLECOIN_SYMBOLS: ReadonlySet<string> = new Set([
   'PlumeUSD',
 ]);
 
-/** Major assets named by the platform fee table of docs/relay-api.md "Limits". */
+/** Major assets named by the platform fee table of docs/relay-contract.md "Limits". */
 export const MAJOR_SYMBOLS: ReadonlySet<string> = new Set([
   'ETH',
   'WETH',
@@ -41,7 +41,7 @@ export const MAJOR_SYMBOLS: ReadonlySet<string> = new Set([
 /** Native/wrapped pairs that count as wrap/unwrap (platform fee 0). */
 const WRAP_PAIRS: ReadonlySet<string> = new Set(['ETH/WETH', 'WETH/ETH', 'SOL/WSOL', 'WSOL/SOL']);
 
-/** Platform fee in basis points per pair type (docs/relay-api.md "Limits"). */
+/** Platform fee in basis points per pair type (docs/relay-contract.md "Limits"). */
 export const PLATFORM_BPS_BY_PAIR: Readonly<Record<PairType, number>> = {
   bridge: 0,
   stablecoin: 1,
@@ -51,10 +51,10 @@ export const PLATFORM_BPS_BY_PAIR: Readonly<Record<PairType, number>> = {
 
 /**
  * Classifies a pair by symbols. Same symbol (or a wrap pair) → `bridge`; two stablecoins → `stablecoin`;
- * two majors, or a major and a stablecoin (docs/relay-api.md "Limits": "major stablecoin"; every listed stablecoin is
+ * two majors, or a major and a stablecoin (docs/relay-contract.md "Limits": "major stablecoin"; every listed stablecoin is
  * treated as major) → `major`; anything else → `minor`.
  *
- * @param symbolIn input currency symbol (case-sensitive as docs/relay-api.md writes them)
+ * @param symbolIn input currency symbol (case-sensitive as docs/relay-contract.md writes them)
  * @param symbolOut output currency symbol
  */
 export function classifyPair(symbolIn: string, symbolOut: string): PairType {

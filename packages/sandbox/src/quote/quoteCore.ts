@@ -1,5 +1,5 @@
 /**
- * The VM-independent part of a sandbox quote (docs/relay-api.md "Quote response", "protocol.v2", "Fee components"):
+ * The VM-independent part of a sandbox quote (docs/relay-contract.md "Quote response", "protocol.v2", "Fee components"):
  * prices the route, signs the order, and assembles the response around the origin VM's steps (EVM calls, Solana
  * instructions or a Bitcoin PSBT): the deprecated fee set, `feeSponsorship`, `details` with
  * `expandedPriceImpact`, and `protocol.v2`. No I/O: chain reads are passed in, `nowSec` is given.

@@ -1,5 +1,5 @@
 /**
- * POST /quote/v2 request handling for the sandbox: the accepted body (docs/relay-api.md "POST /quote/v2" request table,
+ * POST /quote/v2 request handling for the sandbox: the accepted body (docs/relay-contract.md "POST /quote/v2" request table,
  * plus `appFees` and `slippageTolerance` as POST /price defines them) and its resolution against the
  * sandbox chains (EVM, Solana, Bitcoin) into a route the builders can price.
  */
@@ -23,7 +23,7 @@ const EvmAddress = z.string().regex(/^0x[a-fA-F0-9]{40}$/);
 
 /**
  * Body accepted by the sandbox's POST /quote/v2: Ballast's own request schema widened to every field
- * docs/relay-api.md "POST /quote/v2" shows (recipient optional, both trade types, protocol data optional, txs, deposit
+ * docs/relay-contract.md "POST /quote/v2" shows (recipient optional, both trade types, protocol data optional, txs, deposit
  * addresses, app fees, sponsorship). Unknown fields are dropped.
  */
 export const SandboxQuoteRequestSchema = QuoteRequestSchema.extend({

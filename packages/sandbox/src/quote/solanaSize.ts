@@ -1,5 +1,5 @@
 /**
- * The `solanaTxTooLarge` fault (docs/relay-api.md "Errors": `SOLANA_TX_TOO_LARGE`; "Limits": 1232 bytes,
+ * The `solanaTxTooLarge` fault (docs/relay-contract.md "Errors": `SOLANA_TX_TOO_LARGE`; "Limits": 1232 bytes,
  * `maxRouteLength` recommended 4 then 3, a single `includedOriginSwapSources` entry as the size-conservative option).
  * While it is set, a Solana-origin quote behaves as if the origin swap route added accounts and data to the deposit
  * transaction: each hop of the route (the request's `maxRouteLength`, 4 when absent; 1 with a single swap
@@ -8,10 +8,10 @@
  */
 import { SandboxApiError } from './errors.ts';
 
-/** Largest Solana transaction on the wire, bytes (docs/relay-api.md "Limits"). */
+/** Largest Solana transaction on the wire, bytes (docs/relay-contract.md "Limits"). */
 export const SOLANA_TX_LIMIT_BYTES = 1232;
 /**
- * Hops of the simulated origin route when the request does not limit them (docs/relay-api.md "Limits": the first
+ * Hops of the simulated origin route when the request does not limit them (docs/relay-contract.md "Limits": the first
  * recommendation).
  */
 export const DEFAULT_ROUTE_HOPS = 4;
@@ -69,7 +69,7 @@ export function judgeSolanaSize(
 }
 
 /**
- * The error answered for an oversized Solana deposit transaction (docs/relay-api.md "Errors": the message reports the
+ * The error answered for an oversized Solana deposit transaction (docs/relay-contract.md "Errors": the message reports the
  * measured size and the bytes over the limit).
  */
 export function solanaTxTooLargeError(sizeBytes: number): SandboxApiError {

@@ -1,7 +1,7 @@
 /**
- * Execution steps of a sandbox quote (docs/relay-api.md "Step", "Step item"): an `approve` step for ERC-20 origins
+ * Execution steps of a sandbox quote (docs/relay-contract.md "Step", "Step item"): an `approve` step for ERC-20 origins
  * (`approve(depository, amount)` on the token, no `check`) and a `deposit` step calling the depository's
- * `depositErc20(user, token, amount, orderId)` or payable `depositNative(user, orderId)` (docs/relay-api.md "Local
+ * `depositErc20(user, token, amount, orderId)` or payable `depositNative(user, orderId)` (docs/relay-contract.md "Local
  * quote verification" 5–7; ABI from relayprotocol/relay-depository), with a status `check`.
  */
 import { encodeFunctionData, erc20Abi, type Address, type Hex } from 'viem';
@@ -34,7 +34,7 @@ export interface StepParams {
   fee: FeeData;
 }
 
-/** Endpoint a client polls to track a request (docs/relay-api.md "GET /intents/status/v3"). */
+/** Endpoint a client polls to track a request (docs/relay-contract.md "GET /intents/status/v3"). */
 export function statusCheckEndpoint(requestId: Hex): string {
   return `/intents/status/v3?requestId=${requestId}`;
 }

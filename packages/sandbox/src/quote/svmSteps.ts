@@ -3,7 +3,7 @@
  * `{instructions: [deposit_native | deposit_token], addressLookupTableAddresses: []}`, the instruction built
  * with `depositAccounts` / `encodeDepositData` for sender = depositor = the user, its data as hex without
  * `0x`. Also measures the wire size of the v0 transaction a client compiles from it (fee payer = the user;
- * @solana/web3.js `compileToV0Message`), for the 1232-byte limit (docs/relay-api.md "Limits"). Pure.
+ * @solana/web3.js `compileToV0Message`), for the 1232-byte limit (docs/relay-contract.md "Limits"). Pure.
  */
 import { PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { bytesToHex, type Hex } from 'viem';

@@ -1,6 +1,6 @@
 /**
  * Tampering of served quotes, applied AFTER the quote was built and signed, so that a client's local
- * verification (docs/relay-api.md "Local quote verification" 1–8) must catch it. Each kind breaks one rule and keeps
+ * verification (docs/relay-contract.md "Local quote verification" 1–8) must catch it. Each kind breaks one rule and keeps
  * the rest of the quote consistent, so a verifier's refusal can be attributed to that rule:
  *
  * | kind | what changes | rule that must refuse it |

@@ -1,5 +1,5 @@
 /**
- * JSON shapes the sandbox serves for POST /quote/v2 (docs/relay-api.md "Quote response", "Step", "Step item",
+ * JSON shapes the sandbox serves for POST /quote/v2 (docs/relay-contract.md "Quote response", "Step", "Step item",
  * "Currency amount", "details", "protocol.v2"), typed precisely so the builder and the tamper code are
  * checked by the compiler. Ballast's client parses the same JSON with `QuoteResponseSchema`.
  */
@@ -25,7 +25,7 @@ export interface CurrencyAmountJson {
   minimumAmount: string;
 }
 
-/** EVM transaction payload of a step item (docs/relay-api.md "Step item"). Integers as decimal strings. */
+/** EVM transaction payload of a step item (docs/relay-contract.md "Step item"). Integers as decimal strings. */
 export interface EvmStepDataJson {
   from: Address;
   to: Address;
@@ -46,7 +46,7 @@ export interface SvmStepDataJson {
   addressLookupTableAddresses: string[];
 }
 
-/** Bitcoin-origin step data (docs/relay-api.md "Step item"): the PSBT to sign, hex. */
+/** Bitcoin-origin step data (docs/relay-contract.md "Step item"): the PSBT to sign, hex. */
 export interface BvmStepDataJson {
   psbt: string;
 }
@@ -72,7 +72,7 @@ export interface StepJson<D = EvmStepDataJson> {
   items: StepItemJson<D>[];
 }
 
-/** `{usd, percent}` (docs/relay-api.md "details": totalImpact, swapImpact). */
+/** `{usd, percent}` (docs/relay-contract.md "details": totalImpact, swapImpact). */
 export interface ImpactJson {
   usd: string;
   percent: string;
@@ -102,7 +102,7 @@ export interface FeeSponsorshipJson {
   };
 }
 
-/** One leg of docs/relay-api.md "details": `route` (origin or destination). */
+/** One leg of docs/relay-contract.md "details": `route` (origin or destination). */
 export interface RouteLegJson {
   inputCurrency: CurrencyAmountJson;
   outputCurrency: CurrencyAmountJson;
@@ -143,7 +143,7 @@ export interface ProtocolV2Json {
   paymentDetails: { chainId: string; depository: string; currency: string; amount: string };
 }
 
-/** Members of the deprecated fee set (docs/relay-api.md "Deprecated fee set"). */
+/** Members of the deprecated fee set (docs/relay-contract.md "Deprecated fee set"). */
 export type DeprecatedFeeKey = 'gas' | 'relayer' | 'relayerGas' | 'relayerService' | 'app' | 'subsidized';
 
 /**

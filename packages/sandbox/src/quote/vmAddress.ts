@@ -1,5 +1,5 @@
 /**
- * Validation of request addresses per VM of the chain they live on (docs/relay-api.md "POST /quote/v2": Solana
+ * Validation of request addresses per VM of the chain they live on (docs/relay-contract.md "POST /quote/v2": Solana
  * addresses are base58 public keys, case-sensitive, never an EVM address; Bitcoin addresses are case-sensitive and must
  * belong to the sandbox's network, regtest). Uses @solana/web3.js `PublicKey` and bitcoinjs-lib's address
  * codec. Pure.

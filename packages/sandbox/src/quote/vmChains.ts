@@ -1,19 +1,19 @@
 /**
- * The sandbox's non-EVM chains (docs/relay-api.md "What the service does" 4, "Currency"): Solana (id 792703809, vmType
+ * The sandbox's non-EVM chains (docs/relay-contract.md "What the service does" 4, "Currency"): Solana (id 792703809, vmType
  * `svm`, native SOL 9 decimals, the node's test USDC mint 6 decimals, depository = the program id) and Bitcoin
  * (id 8253038, vmType `bvm`, native BTC 8 decimals, depository = a regtest address the sandbox controls), next
  * to the EVM chain table of `chainTable.ts`. Addresses here are the chain's own text form (base58, bech32),
- * compared exactly: they are case-sensitive (docs/relay-api.md "POST /quote/v2").
+ * compared exactly: they are case-sensitive (docs/relay-contract.md "POST /quote/v2").
  */
 import type { SlugVmTypes } from '@ballast/protocol/protocol/vmTypes.ts';
 import { SYSTEM_PROGRAM_ID } from '@ballast/protocol/protocol/svmDepository.ts';
 import type { SandboxChainInfo, SandboxChainTable, SandboxCurrency } from './chainTable.ts';
 
-/** Numeric id of Solana (docs/relay-api.md "What the service does" 4). */
+/** Numeric id of Solana (docs/relay-contract.md "What the service does" 4). */
 export const SOLANA_CHAIN_ID = 792703809;
-/** Numeric id of Bitcoin (docs/relay-api.md "What the service does" 4). */
+/** Numeric id of Bitcoin (docs/relay-contract.md "What the service does" 4). */
 export const BITCOIN_CHAIN_ID = 8253038;
-/** Native BTC identifier (docs/relay-api.md "Currency"). */
+/** Native BTC identifier (docs/relay-contract.md "Currency"). */
 export const BTC_NATIVE_ADDRESS = 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8';
 
 /**
@@ -63,9 +63,9 @@ export type SandboxAnyChain = SandboxChainInfo | SandboxNonEvmChain;
 /** API `vmType` of a sandbox chain. */
 export type SandboxVmType = 'evm' | 'svm' | 'bvm';
 
-/** Native SOL (9 decimals, the system program id; docs/relay-api.md "Currency"). */
+/** Native SOL (9 decimals, the system program id; docs/relay-contract.md "Currency"). */
 export const SANDBOX_SOL: SandboxVmCurrency = { id: 'sol', symbol: 'SOL', name: 'Solana', address: SYSTEM_PROGRAM_ID, decimals: 9, isNative: true };
-/** Native BTC (8 decimals; docs/relay-api.md "Currency"). */
+/** Native BTC (8 decimals; docs/relay-contract.md "Currency"). */
 export const SANDBOX_BTC: SandboxVmCurrency = { id: 'btc', symbol: 'BTC', name: 'Bitcoin', address: BTC_NATIVE_ADDRESS, decimals: 8, isNative: true };
 
 /**
@@ -139,7 +139,7 @@ export function evmCurrencyOf(chain: SandboxChainInfo, currency: SandboxVmCurren
 }
 
 /**
- * Protocol chain slug → protocol VM type over every sandbox chain (docs/relay-api.md "Local quote verification" 3): EVM
+ * Protocol chain slug → protocol VM type over every sandbox chain (docs/relay-contract.md "Local quote verification" 3): EVM
  * chains `ethereum-vm`, Solana `solana-vm`, Bitcoin `bitcoin-vm`.
  */
 export function anySlugVmTypes(table: SandboxChainTable, vmChains: readonly SandboxNonEvmChain[]): SlugVmTypes {

@@ -1,6 +1,6 @@
 /**
  * Tampering of Solana- and Bitcoin-origin quotes after they were built and signed, so that a client's local
- * verification (docs/relay-api.md "Local quote verification"; the Solana and Bitcoin deposit rules) must catch it. Each
+ * verification (docs/relay-contract.md "Local quote verification"; the Solana and Bitcoin deposit rules) must catch it. Each
  * kind changes one thing of the origin transaction and leaves the order alone:
  *
  * | kind | what changes | rule that must refuse it |

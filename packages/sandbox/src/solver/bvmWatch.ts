@@ -3,7 +3,7 @@
  * and turns each into an {@link ObservedDeposit} (docs/design.md "Bitcoin step data"): the order id from the first
  * OP_RETURN's memo ("0x" + 64 hex digits, optionally `|depositor=…`), the depositor from that memo or else
  * the first input's address, the output index as `logIndex` and the block height (0 in the mempool). Also the
- * confirmation rule (docs/relay-api.md "States and transitions", Bitcoin 1–2): a deposit is processed after 1
+ * confirmation rule (docs/relay-contract.md "States and transitions", Bitcoin 1–2): a deposit is processed after 1
  * confirmation, 2 when it is high-value.
  */
 import type { Logger } from 'pino';

@@ -6,7 +6,7 @@
  * refund), forward only; failed and refunded requests carry a published failReason (see `failReasons.ts`).
  *
  * A deposit may come with a readiness wait (Bitcoin: the confirmation rule): the request turns `pending` as soon
- * as the deposit is seen (docs/relay-api.md "States and transitions", Bitcoin 1) and nothing is sent before the wait
+ * as the deposit is seen (docs/relay-contract.md "States and transitions", Bitcoin 1) and nothing is sent before the wait
  * ends. Fault modes are read when the deposit is seen: `fillDelayMs`, `neverFill`, `refund`, `failure`, `failReason`,
  * `refundFailReason`, `delayed`, `fillAmount`. Once a transaction is sent its outcome is only taken from the
  * chain (`SolverLeg.settle`). A deposit whose handling throws before anything is sent is retried. A deposit

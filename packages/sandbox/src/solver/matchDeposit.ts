@@ -3,7 +3,7 @@
  * order exactly: on the order's origin chain, from the quote's user, in the quoted currency and amount, in a
  * block no later than the order deadline, while the order still waits for its deposit. Any other deposit is
  * not filled and never touches the order's request: it stays in the depository until its depositor reclaims
- * it (docs/relay-api.md "What the service does" 5), and gets a request of its own.
+ * it (docs/relay-contract.md "What the service does" 5), and gets a request of its own.
  */
 import type { QuotedOrder } from '../quote/buildQuote.ts';
 import { sameWallet, type ObservedDeposit, type RequestRecord } from '../api/requestStore.ts';

@@ -4,7 +4,7 @@
  * (the node's `listPayments`, mempool included) — matches each deposit to a quoted order and fills it on the
  * destination chain from the solver's wallet there (`depositHandler.ts`; one `SolverLeg` per chain). Bitcoin
  * deposits turn `pending` when seen in the mempool and are processed after 1 confirmation, 2 from the
- * high-value threshold on (docs/relay-api.md "States and transitions", Bitcoin 1–2).
+ * high-value threshold on (docs/relay-contract.md "States and transitions", Bitcoin 1–2).
  */
 import { setMaxListeners } from 'node:events';
 import type { Account, Address, Chain, Hex, PublicClient, Transport, WalletClient } from 'viem';
@@ -164,7 +164,7 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
         return found.length > 0 ? found.length : (await solanaSignatureKnown(solana.node.rpcUrl, txId)) ? 0 : null;
       }
       if (bitcoin && chainId === bitcoin.chain.chainId) {
-        if ((bitcoin.node.confirmations(txId) ?? 0) < 1) return null; // docs/relay-api.md "Errors": 404 until mined
+        if ((bitcoin.node.confirmations(txId) ?? 0) < 1) return null; // docs/relay-contract.md "Errors": 404 until mined
         const found = bitcoin.node.listPayments(bitcoin.chain.depository).filter((p) => p.txid === txId);
         for (const p of found) {
           const d = bitcoinDeposit(chainId, p, nowSec());

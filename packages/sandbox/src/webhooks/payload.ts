@@ -1,5 +1,5 @@
 /**
- * The `request.status.updated` payload the sandbox posts for a request record (docs/relay-api.md "Events" → "Webhooks",
+ * The `request.status.updated` payload the sandbox posts for a request record (docs/relay-contract.md "Events" → "Webhooks",
  * payload table): the status record of GET /intents/status/v3 plus `depositAddress` (null: the sandbox serves
  * depository deposits only), `requestId`, `referrer` (the quote request's, or null) and `details` (null).
  */

@@ -1,8 +1,8 @@
 /**
- * Webhook delivery of the sandbox (docs/relay-api.md "Events" → "Webhooks"): on each status change of a request, POST a
+ * Webhook delivery of the sandbox (docs/relay-contract.md "Events" → "Webhooks"): on each status change of a request, POST a
  * `request.status.updated` payload to the configured URL with `X-Signature-Timestamp` (unix seconds of
  * sending) and `X-Signature-SHA256` (hex HMAC-SHA256 with the API key over `<timestamp>.<body>`). A delivery
- * answered non-2xx, or that fails on the network, is retried up to 10 times with exponential backoff (docs/relay-api.md
+ * answered non-2xx, or that fails on the network, is retried up to 10 times with exponential backoff (docs/relay-contract.md
  * "Limits": "Webhook retries: up to 10, exponential backoff"), signed afresh each time. Deliveries of one
  * request go out in order: the next waits until the previous one was accepted or gave up.
  *
@@ -22,7 +22,7 @@ export class SandboxWebhookError extends BallastError {
   readonly code = 'SANDBOX_WEBHOOK_NO_SECRET';
 }
 
-/** Retries after the first attempt (docs/relay-api.md "Limits"). */
+/** Retries after the first attempt (docs/relay-contract.md "Limits"). */
 export const WEBHOOK_MAX_RETRIES = 10;
 /** Attempts kept for `attempts()` (the oldest are forgotten beyond it). */
 const KEPT_ATTEMPTS = 1000;
@@ -37,7 +37,7 @@ export interface SandboxWebhookOptions {
   baseDelayMs?: number;
   /** Longest wait between two attempts (default 600 000). */
   maxDelayMs?: number;
-  /** Retries after the first attempt (default 10, docs/relay-api.md "Limits"). */
+  /** Retries after the first attempt (default 10, docs/relay-contract.md "Limits"). */
   maxRetries?: number;
   /** Time limit of one attempt (default 10 000). */
   timeoutMs?: number;

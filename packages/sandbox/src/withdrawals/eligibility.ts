@@ -1,5 +1,5 @@
 /**
- * Whether a deposit can be withdrawn by its depositor (docs/relay-api.md "Request record" `protocol.isWithdrawable`,
+ * Whether a deposit can be withdrawn by its depositor (docs/relay-contract.md "Request record" `protocol.isWithdrawable`,
  * "Withdrawal endpoints" eligibility check; "What the service does" 5): the request ended `failure` with the
  * deposit still in the depository, or the deposit was never filled and either its order's output deadline has
  * passed or the sandbox fault `unfilledWithdrawableAfterMs` has elapsed since it was seen. Never once it was

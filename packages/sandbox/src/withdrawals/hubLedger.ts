@@ -1,5 +1,5 @@
 /**
- * The sandbox's hub balances (docs/relay-api.md "Withdrawal endpoints"): what attested deposits credited, per (protocol
+ * The sandbox's hub balances (docs/relay-contract.md "Withdrawal endpoints"): what attested deposits credited, per (protocol
  * chain slug, owner, currency). `amount` is available to withdraw; `locked` is held by withdrawal jobs in flight and
  * either leaves (the owner executed the withdrawal) or comes back (the job expired or failed). Amounts are
  * bigint base units; owner and currency keys are in the chain's form (EVM lower-case 0x hex, others exact).

@@ -1,5 +1,5 @@
 /**
- * Withdrawal jobs (docs/relay-api.md "Withdrawal job status"): created by a successful execute with the amount locked
+ * Withdrawal jobs (docs/relay-contract.md "Withdrawal job status"): created by a successful execute with the amount locked
  * in the hub, they move processing → initiating → attesting → ready one step per `stepMs`; `ready` carries the
  * transaction the owner broadcasts; then `executed` (the depository marked the call request used), or
  * `expired` / `failed` (the amount returns to the hub). Types and the pure progress rule.

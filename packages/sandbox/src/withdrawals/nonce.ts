@@ -1,5 +1,5 @@
 /**
- * Withdrawal nonces (docs/relay-api.md "Withdrawal endpoints", "Limits": deterministic per one-minute window for a
+ * Withdrawal nonces (docs/relay-contract.md "Withdrawal endpoints", "Limits": deterministic per one-minute window for a
  * (chain, owner, currency, recipient) tuple, expiring quickly). A nonce is keccak256 over a per-sandbox secret, the
  * tuple, the window index and the tuple's generation (how many withdrawals it has started), so a signed
  * request cannot be replayed once it started a job. Execute accepts the nonce of the current or the previous

@@ -1,8 +1,8 @@
 /**
- * Verification of an owner's withdrawal signature over the digest of `withdrawalDigest` (docs/relay-api.md "Withdrawal
+ * Verification of an owner's withdrawal signature over the digest of `withdrawalDigest` (docs/relay-contract.md "Withdrawal
  * endpoints", Signing by chain family): EVM owners sign the RAW 32 digest bytes as an EIP-191 personal message
  * (65-byte ECDSA, recovered with viem `verifyMessage`; contract wallets / ERC-1271 are unsupported, as
- * docs/relay-api.md "Withdrawal endpoints" says); Solana owners sign the UTF-8 bytes of the 64-character hex digest
+ * docs/relay-contract.md "Withdrawal endpoints" says); Solana owners sign the UTF-8 bytes of the 64-character hex digest
  * text with ed25519 (@noble/curves), the signature hex-encoded. Pure.
  */
 import { ed25519 } from '@noble/curves/ed25519';

@@ -1,5 +1,5 @@
 /**
- * The transaction a `ready` withdrawal job hands out (docs/relay-api.md "Withdrawal job status": `transaction`, an EVM
+ * The transaction a `ready` withdrawal job hands out (docs/relay-contract.md "Withdrawal job status": `transaction`, an EVM
  * transaction request): the depository's `execute(request, allocatorSignature)` where the call request holds
  * exactly one call — an ERC-20 `transfer(recipient, amount)` on the currency contract, or for native currency a
  * plain `{to: recipient, data: 0x, value: amount}` — with allowFailure false, a random nonce and the given

@@ -1,5 +1,5 @@
 /**
- * The body of POST /withdrawals/request (docs/relay-api.md "Withdrawal endpoints": prepare without `signature`, execute
+ * The body of POST /withdrawals/request (docs/relay-contract.md "Withdrawal endpoints": prepare without `signature`, execute
  * with `nonce` and `signature`, `additionalData` only when prepare gave one — the sandbox never does for EVM
  * and Solana): parsed with zod and resolved against the sandbox's chains by protocol slug. Bitcoin (and any
  * chain of vmType `bvm`) cannot withdraw, as owner chain or withdrawal chain. Pure.
@@ -15,7 +15,7 @@ import { vmTypeOf, type SandboxAnyChain, type SandboxNonEvmChain, type SandboxVm
 const slug = (field: string) =>
   z.string({ error: `expected the protocol chain slug (chains[].protocol.v2.chainId) of the ${field}, not a number` }).min(1);
 
-/** zod schema of the body, fields as docs/relay-api.md "Withdrawal endpoints" names them. */
+/** zod schema of the body, fields as docs/relay-contract.md "Withdrawal endpoints" names them. */
 export const WithdrawalRequestBodySchema = z.object({
   chainId: slug('withdrawal chain'),
   currency: z.string({ error: 'expected the token address on the withdrawal chain, or the zero address for native' }).min(1),
@@ -48,7 +48,7 @@ export interface ResolvedWithdrawal {
 
 /** Message of the 400 answered when Bitcoin is the owner chain or the withdrawal chain. */
 export const BITCOIN_REFUSAL =
-  'Bitcoin owners cannot withdraw: withdrawals are not supported on Bitcoin (docs/relay-api.md "Withdrawal endpoints"); recover the deposit another way';
+  'Bitcoin owners cannot withdraw: withdrawals are not supported on Bitcoin (docs/relay-contract.md "Withdrawal endpoints"); recover the deposit another way';
 
 /** An address in its VM's normal form, or null when it is not one. */
 function normalAddress(value: string, vm: SandboxVmType): string | null {

@@ -1,7 +1,7 @@
 /**
  * HTTP routes of the withdrawal endpoints, registered with the sandbox API (`createSandboxApi`'s extra
  * routes): public POST /withdrawals/attest-deposit, POST /withdrawals/request, GET /withdrawals/status
- * (docs/relay-api.md "Withdrawal endpoints"; no API key: authorisation is the owner's signature) and the admin
+ * (docs/relay-contract.md "Withdrawal endpoints"; no API key: authorisation is the owner's signature) and the admin
  * GET /_sandbox/hub-balances.
  */
 import type { SandboxApiRoutes } from '../api/server.ts';

@@ -1,5 +1,5 @@
 /**
- * The sandbox's withdrawal endpoints (docs/relay-api.md "Withdrawal endpoints", "Withdrawal job status", "Errors",
+ * The sandbox's withdrawal endpoints (docs/relay-contract.md "Withdrawal endpoints", "Withdrawal job status", "Errors",
  * "Limits"): attest a deposit into the hub, prepare and execute a signed withdrawal, poll its job, and the
  * admin view of hub balances. State is in memory; time comes from `state.nowMs`; jobs advance lazily when
  * read (status, hub balances, a new request for the same balance), so no timer runs.
@@ -53,7 +53,7 @@ export interface WithdrawalService {
   hubBalances(): Promise<RouteResult>;
 }
 
-/** Job status entries are kept this long (docs/relay-api.md "Limits": 24 hours). */
+/** Job status entries are kept this long (docs/relay-contract.md "Limits": 24 hours). */
 export const JOB_RETENTION_MS = 86_400_000;
 
 const AttestBodySchema = z.object({
@@ -165,7 +165,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
 
   async function execute(w: ResolvedWithdrawal, key: HubKey, tuple: NonceTuple): Promise<RouteResult> {
     const { nonce, signature } = executeFields(w.body);
-    // A second request while a job is in flight is a 409 whatever it carries (docs/relay-api.md "Withdrawal
+    // A second request while a job is in flight is a 409 whatever it carries (docs/relay-contract.md "Withdrawal
     // endpoints"): a client that re-sends its execute after a crash learns the job it already started.
     const inFlightFirst = await jobInFlight(key);
     if (inFlightFirst) return inProgress(w, inFlightFirst);
@@ -284,7 +284,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
       lastPoll.set(id, nowMs);
       await sweep(nowMs);
       const job = jobs.get(id);
-      if (!job) return ok({ status: 'processing' }); // unknown or evicted ids read as processing (docs/relay-api.md)
+      if (!job) return ok({ status: 'processing' }); // unknown or evicted ids read as processing (docs/relay-contract.md)
       await refresh(job);
       return ok(jobStatusBody(job));
     },

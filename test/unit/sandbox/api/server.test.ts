@@ -8,7 +8,7 @@ import type { SandboxState } from '../../../../packages/sandbox/src/api/state.ts
 import { DEFAULT_SANDBOX_PRICING } from '../../../../packages/sandbox/src/quote/fees.ts';
 import { GWEI, PRICES, ROUTERS_ALPHA, SOLVER, TABLE, usdcRequest, USDC, USDT } from '../quote/fixtures.ts';
 
-/** The error body shapes of docs/relay-api.md "Errors" (key sets) and the codes the sandbox may use in them. */
+/** The error body shapes of docs/relay-contract.md "Errors" (key sets) and the codes the sandbox may use in them. */
 const ERROR_SHAPES = ['message', 'errorCode,message', 'errorCode,errorData,message', 'errorCode,message,requestId'];
 const PUBLIC_CODES = [
   'INVALID_ADDRESS',
@@ -201,7 +201,7 @@ describe('sandbox API (in-process, fake chain reads)', () => {
     expect(miss.status).toBe(404);
     expect(await miss.json()).toHaveProperty('message');
     expect((await post('/transactions/index', { chainId: 5, txHash: `0x${'ab'.repeat(32)}` })).status).toBe(400);
-    // chainId is a number (docs/relay-api.md) or its decimal string (published OpenAPI): a slug is refused, naming the
+    // chainId is a number (docs/relay-contract.md) or its decimal string (published OpenAPI): a slug is refused, naming the
     // field, and nothing is indexed
     const stringId = await post('/transactions/index', { chainId: 'alpha', txHash: `0x${'ab'.repeat(32)}` });
     expect(stringId.status).toBe(400);
@@ -238,7 +238,7 @@ describe('sandbox API with a required API key', () => {
     const none = await post('/quote/v2', usdcRequest());
     expect(none.status).toBe(401);
     const body = await errorBody(none);
-    expect(Object.keys(body).sort()).toEqual(['errorCode', 'message']); // docs/relay-api.md "Authentication" 3
+    expect(Object.keys(body).sort()).toEqual(['errorCode', 'message']); // docs/relay-contract.md "Authentication" 3
     expect(body.errorCode).toBe('UNAUTHORIZED');
     expect((await post('/quote/v2', usdcRequest(), { 'x-api-key': 'wrong' })).status).toBe(401);
     expect((await post('/quote/v2', usdcRequest(), { 'x-api-key': 'secret-key' })).status).toBe(200);

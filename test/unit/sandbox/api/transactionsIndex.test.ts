@@ -1,5 +1,5 @@
 /**
- * POST /transactions/index body handling: `chainId` as a number (docs/relay-api.md "POST /transactions/index") or as a
+ * POST /transactions/index body handling: `chainId` as a number (docs/relay-contract.md "POST /transactions/index") or as a
  * decimal string (the live API's published OpenAPI, and what the official SDK sends).
  */
 import { pino } from 'pino';

@@ -10,7 +10,7 @@ import {
 } from '../../../../packages/sandbox/src/quote/prices.ts';
 import { mergeFaults, DEFAULT_SANDBOX_FAULTS, SandboxFaultsPatchSchema } from '../../../../packages/sandbox/src/faults.ts';
 
-describe('classifyPair (docs/relay-api.md "Limits" platform fee table)', () => {
+describe('classifyPair (docs/relay-contract.md "Limits" platform fee table)', () => {
   it.each([
     ['USDC', 'USDC', 'bridge', 0],
     ['ETH', 'WETH', 'bridge', 0],

@@ -1,5 +1,5 @@
 /**
- * A small checker of docs/relay-api.md "Local quote verification" rules used to prove each tamper breaks exactly one
+ * A small checker of docs/relay-contract.md "Local quote verification" rules used to prove each tamper breaks exactly one
  * rule. It is a test oracle, deliberately independent of Ballast's own verifier.
  */
 import { decodeFunctionData, erc20Abi, isAddressEqual, type Address, type Hex } from 'viem';

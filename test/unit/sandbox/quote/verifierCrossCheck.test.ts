@@ -1,6 +1,6 @@
 /**
  * Cross-check with Ballast's verifier: an untampered sandbox quote passes every rule, and each tamper kind is
- * refused on its matching rule (docs/relay-api.md "Local quote verification").
+ * refused on its matching rule (docs/relay-contract.md "Local quote verification").
  */
 import { describe, expect, it } from 'vitest';
 import { ChainsResponseSchema, QuoteResponseSchema } from '../../../../packages/protocol/src/relay/schemas.ts';
