@@ -37,19 +37,40 @@ const PROTOCOL_DIRS = ['core', 'protocol', 'relay'];
 /** CLI commands that start the sandbox (`ballast demo`, `ballast sandbox`): they load @ballast/sandbox by a dynamic import. */
 const SANDBOX_CLI_FILES = ['src/cli/commands/demo.ts', 'src/cli/commands/sandbox.ts'];
 
-const SANDBOX_MESSAGE = 'The product does not depend on the sandbox (a test double of the chains and the Relay API, package @ballast/sandbox); only `ballast demo` and `ballast sandbox` load it, by a dynamic import.';
+const SANDBOX_MESSAGE =
+  'The product does not depend on the sandbox (a test double of the chains and the Relay API, package @ballast/sandbox); only `ballast demo` and `ballast sandbox` load it, by a dynamic import.';
 /** A dynamic import of the sandbox package. */
 const sandboxImportSyntax = { selector: 'ImportExpression[source.value=/^@ballast\\/sandbox(\\/|$)/]', message: SANDBOX_MESSAGE };
 /** Relative imports leaving a workspace package's src/ for the product or another package. */
-const leavePackage = { regex: '^(\\.\\./)+(src|packages|protocol|sandbox|test)/', message: 'A workspace package imports only its own files and its dependencies (@ballast/protocol), never the product.' };
+const leavePackage = {
+  regex: '^(\\.\\./)+(src|packages|protocol|sandbox|test)/',
+  message: 'A workspace package imports only its own files and its dependencies (@ballast/protocol), never the product.',
+};
 
-const CHAINS_ONLY = 'Chain clients and signers live only under src/chains/<vm>/ (docs/design.md): reach the chain through the ChainAdapter of src/chains/adapter.ts, or move this code into the adapter.';
-const STORE_ONLY = 'Database access lives in src/store/: call a store function (or add one there) instead of opening a database or issuing SQL here.';
-const PURE_ONLY = 'The planner, fee policy, verification and protocol encodings are pure (no I/O): pass the data in from the cycle instead of reading it here.';
+const CHAINS_ONLY =
+  'Chain clients and signers live only under src/chains/<vm>/ (docs/design.md): reach the chain through the ChainAdapter of src/chains/adapter.ts, or move this code into the adapter.';
+const STORE_ONLY =
+  'Database access lives in src/store/: call a store function (or add one there) instead of opening a database or issuing SQL here.';
+const PURE_ONLY =
+  'The planner, fee policy, verification and protocol encodings are pure (no I/O): pass the data in from the cycle instead of reading it here.';
 
 /** Value imports allowed only under src/chains/ and the sandbox (type-only imports are fine everywhere). */
 const chainImports = [
-  { name: 'viem', importNames: ['createPublicClient', 'createWalletClient', 'createClient', 'createTestClient', 'http', 'webSocket', 'fallback', 'custom'], allowTypeImports: true, message: CHAINS_ONLY },
+  {
+    name: 'viem',
+    importNames: [
+      'createPublicClient',
+      'createWalletClient',
+      'createClient',
+      'createTestClient',
+      'http',
+      'webSocket',
+      'fallback',
+      'custom',
+    ],
+    allowTypeImports: true,
+    message: CHAINS_ONLY,
+  },
   { name: 'viem/accounts', allowTypeImports: true, message: CHAINS_ONLY },
   { name: '@solana/web3.js', importNames: ['Connection', 'Keypair'], allowTypeImports: true, message: CHAINS_ONLY },
   { name: 'ecpair', allowTypeImports: true, message: CHAINS_ONLY },
@@ -62,19 +83,47 @@ const signingSyntax = {
 };
 
 /** Direct HTTP calls, only where HTTP is the module's job (Relay API client, metrics push) or under src/chains/. */
-const fetchSyntax = { selector: "CallExpression[callee.name='fetch']", message: `${CHAINS_ONLY} (HTTP to the Relay API belongs in src/relay/.)` };
+const fetchSyntax = {
+  selector: "CallExpression[callee.name='fetch']",
+  message: `${CHAINS_ONLY} (HTTP to the Relay API belongs in src/relay/.)`,
+};
 
 const SQL_START = '/^\\s*(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|DROP|ALTER|PRAGMA|BEGIN)\\s/';
 /** Statement preparation, SQL text given to a database, the raw better-sqlite3 handle of a SqliteStoreDb. */
 const sqlSyntax = [
   { selector: "CallExpression[callee.property.name='prepare'][arguments.0.type=/^(Literal|TemplateLiteral)$/]", message: STORE_ONLY },
   { selector: `CallExpression[callee.property.name=/^(all|get|run|exec|query)$/][arguments.0.value=${SQL_START}]`, message: STORE_ONLY },
-  { selector: `CallExpression[callee.property.name=/^(all|get|run|exec|query)$/][arguments.0.quasis.0.value.raw=${SQL_START}]`, message: STORE_ONLY },
-  { selector: "CallExpression[callee.object.property.name='sqlite'][callee.property.name=/^(prepare|exec|pragma|transaction|backup|function)$/]", message: STORE_ONLY },
+  {
+    selector: `CallExpression[callee.property.name=/^(all|get|run|exec|query)$/][arguments.0.quasis.0.value.raw=${SQL_START}]`,
+    message: STORE_ONLY,
+  },
+  {
+    selector:
+      "CallExpression[callee.object.property.name='sqlite'][callee.property.name=/^(prepare|exec|pragma|transaction|backup|function)$/]",
+    message: STORE_ONLY,
+  },
 ];
 
 /** Node built-ins and packages that do I/O, refused in the pure core. */
-const IO_PACKAGES = ['pg', 'better-sqlite3', 'pino', 'prom-client', 'ws', 'node-cron', 'litesvm', 'p-limit', 'fs', 'fs/promises', 'http', 'https', 'net', 'child_process', 'os', 'dns', 'worker_threads'];
+const IO_PACKAGES = [
+  'pg',
+  'better-sqlite3',
+  'pino',
+  'prom-client',
+  'ws',
+  'node-cron',
+  'litesvm',
+  'p-limit',
+  'fs',
+  'fs/promises',
+  'http',
+  'https',
+  'net',
+  'child_process',
+  'os',
+  'dns',
+  'worker_threads',
+];
 
 /**
  * The `@typescript-eslint/no-restricted-imports` and `no-restricted-syntax` options for files in `src/<dir>/`.
@@ -101,13 +150,25 @@ function boundaries(dir, { sandboxAllowed = false, inPackage = false } = {}) {
     if (!sandboxAllowed) syntax.push(sandboxImportSyntax);
   }
   if (dir === 'cycle' || dir === 'executor') {
-    patterns.push({ regex: '(^|/)chains/(evm|svm|bvm)/', allowTypeImports: false, message: 'The cycle and the executor reach chains only through the ChainAdapter interface (src/chains/adapter.ts).' });
+    patterns.push({
+      regex: '(^|/)chains/(evm|svm|bvm)/',
+      allowTypeImports: false,
+      message: 'The cycle and the executor reach chains only through the ChainAdapter interface (src/chains/adapter.ts).',
+    });
   }
   if (PURE_CORE.includes(dir)) {
     for (const name of IO_PACKAGES) if (!paths.some((p) => p.name === name && !p.importNames)) paths.push({ name, message: PURE_ONLY });
     patterns.push({ regex: '^node:', message: PURE_ONLY });
-    patterns.push({ regex: '(^|/)(store|cli|app|cycle|executor|metrics|log|webhooks|withdraw|ha|chains/(evm|svm|bvm))/', allowTypeImports: true, message: PURE_ONLY });
-    patterns.push({ regex: '(^|/)relay/(?!schemas\\.ts$|withdrawalSchemas\\.ts$)', allowTypeImports: true, message: `${PURE_ONLY} (Only the response schemas of src/relay/ are shared.)` });
+    patterns.push({
+      regex: '(^|/)(store|cli|app|cycle|executor|metrics|log|webhooks|withdraw|ha|chains/(evm|svm|bvm))/',
+      allowTypeImports: true,
+      message: PURE_ONLY,
+    });
+    patterns.push({
+      regex: '(^|/)relay/(?!schemas\\.ts$|withdrawalSchemas\\.ts$)',
+      allowTypeImports: true,
+      message: `${PURE_ONLY} (Only the response schemas of src/relay/ are shared.)`,
+    });
   }
   if (inPackage) patterns.push(leavePackage);
   return {
@@ -117,7 +178,18 @@ function boundaries(dir, { sandboxAllowed = false, inPackage = false } = {}) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', '.dist-build-*/', '.dist-old-*/', 'packages/*/dist/', 'packages/*/.dist-build-*/', 'packages/*/.dist-old-*/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'coverage/',
+      '.dist-build-*/',
+      '.dist-old-*/',
+      'packages/*/dist/',
+      'packages/*/.dist-build-*/',
+      'packages/*/.dist-old-*/',
+    ],
+  },
   {
     files: ['**/*.ts'],
     languageOptions: {
@@ -138,6 +210,9 @@ export default tseslint.config(
   { files: ['src/*.ts'], rules: boundaries('') },
   ...SRC_DIRS.map((dir) => ({ files: [`src/${dir}/**/*.ts`], rules: boundaries(dir) })),
   { files: SANDBOX_CLI_FILES, rules: boundaries('cli', { sandboxAllowed: true }) },
-  ...PROTOCOL_DIRS.map((dir) => ({ files: [`packages/protocol/src/${dir}/**/*.ts`], rules: boundaries(dir === 'core' || dir === 'protocol' ? 'protocol' : dir, { inPackage: true }) })),
+  ...PROTOCOL_DIRS.map((dir) => ({
+    files: [`packages/protocol/src/${dir}/**/*.ts`],
+    rules: boundaries(dir === 'core' || dir === 'protocol' ? 'protocol' : dir, { inPackage: true }),
+  })),
   { files: ['packages/sandbox/src/**/*.ts'], rules: boundaries('sandbox', { inPackage: true }) },
 );

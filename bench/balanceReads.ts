@@ -57,7 +57,9 @@ async function deployTokens(local: LocalChains, count: number): Promise<Address[
 async function naiveRead(client: PublicClient, chainId: number, owner: Address, tokens: readonly Address[]): Promise<bigint[]> {
   if ((await client.getChainId()) !== chainId) throw new Error('wrong chain id');
   const blockNumber = await client.getBlockNumber({ cacheTime: 0 });
-  return Promise.all(tokens.map((address) => client.readContract({ address, abi: erc20Abi, functionName: 'balanceOf', args: [owner], blockNumber })));
+  return Promise.all(
+    tokens.map((address) => client.readContract({ address, abi: erc20Abi, functionName: 'balanceOf', args: [owner], blockNumber })),
+  );
 }
 
 /**
@@ -90,7 +92,8 @@ export async function balanceReadRows(): Promise<{ rows: BenchRow[]; cells: Cell
             Promise.all(
               adapters.map(async (a) => {
                 const read = await a.readBalances(holdings);
-                if (!read.ok || read.amounts.some((x) => x.amount === null)) throw new Error(`batched read failed: ${read.ok ? 'a token' : read.error}`);
+                if (!read.ok || read.amounts.some((x) => x.amount === null))
+                  throw new Error(`batched read failed: ${read.ok ? 'a token' : read.error}`);
               }),
             ),
           naive: () => Promise.all(naiveClients.map((c) => naiveRead(c, chainId, owner, list))),
@@ -117,10 +120,23 @@ export async function balanceReadRows(): Promise<{ rows: BenchRow[]; cells: Cell
     await Promise.all(proxies.map((p) => p.close()));
     await local.stop();
   }
-  const cell = (chains: number, tokens: number, mode: Cell['mode']) => cells.find((c) => c.chains === chains && c.tokens === tokens && c.mode === mode)!;
+  const cell = (chains: number, tokens: number, mode: Cell['mode']) =>
+    cells.find((c) => c.chains === chains && c.tokens === tokens && c.mode === mode)!;
   const rows: BenchRow[] = [
-    { label: 'balance eth_calls per chain, 20 tokens (batched)', value: cell(20, 20, 'batched').balanceCallsPerChain, limit: 1, unit: 'calls', note: `naive: ${cell(20, 20, 'naive').balanceCallsPerChain}` },
-    { label: 'balance eth_calls per chain, 50 tokens (batched)', value: cell(20, 50, 'batched').balanceCallsPerChain, limit: 1, unit: 'calls', note: `naive: ${cell(20, 50, 'naive').balanceCallsPerChain}` },
+    {
+      label: 'balance eth_calls per chain, 20 tokens (batched)',
+      value: cell(20, 20, 'batched').balanceCallsPerChain,
+      limit: 1,
+      unit: 'calls',
+      note: `naive: ${cell(20, 20, 'naive').balanceCallsPerChain}`,
+    },
+    {
+      label: 'balance eth_calls per chain, 50 tokens (batched)',
+      value: cell(20, 50, 'batched').balanceCallsPerChain,
+      limit: 1,
+      unit: 'calls',
+      note: `naive: ${cell(20, 50, 'naive').balanceCallsPerChain}`,
+    },
     {
       label: 'round trips per chain, 20 tokens / 1 token (batched)',
       value: cell(20, 20, 'batched').roundTripsPerChain / cell(20, 1, 'batched').roundTripsPerChain,

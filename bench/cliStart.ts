@@ -58,15 +58,30 @@ export function cliStartRows(): BenchRow[] {
   const bin = existsSync(path.join(ROOT, 'scripts', 'build.mjs')) ? buildShipped() : null;
   if (bin) {
     const shipped = againstBareNode([bin, '--version']);
-    console.log(`cli start, compiled dist/: ballast --version (${shipped.output}) ${shipped.ms.toFixed(0)} ms, node -e 0 ${shipped.bareMs.toFixed(0)} ms (median of ${RUNS})`);
-    rows.push({ label: 'ballast --version (compiled dist/) wall time', value: shipped.ms / 1000, limit: 0.3, unit: 's', note: `node -e 0: ${(shipped.bareMs / 1000).toFixed(3)} s` });
-    rows.push({ label: 'ballast --version (compiled dist/) / node -e 0', value: shipped.ms / shipped.bareMs, limit: Number.POSITIVE_INFINITY, unit: '×' });
+    console.log(
+      `cli start, compiled dist/: ballast --version (${shipped.output}) ${shipped.ms.toFixed(0)} ms, node -e 0 ${shipped.bareMs.toFixed(0)} ms (median of ${RUNS})`,
+    );
+    rows.push({
+      label: 'ballast --version (compiled dist/) wall time',
+      value: shipped.ms / 1000,
+      limit: 0.3,
+      unit: 's',
+      note: `node -e 0: ${(shipped.bareMs / 1000).toFixed(3)} s`,
+    });
+    rows.push({
+      label: 'ballast --version (compiled dist/) / node -e 0',
+      value: shipped.ms / shipped.bareMs,
+      limit: Number.POSITIVE_INFINITY,
+      unit: '×',
+    });
     rmSync(BUILD_DIR, { recursive: true, force: true });
   } else {
     rows.push({ label: 'ballast --version (compiled dist/) wall time', value: Number.NaN, limit: 0.3, unit: 's', note: 'not built' });
   }
   const checkout = againstBareNode(['bin/ballast.mjs', '--version']);
-  console.log(`cli start, this checkout: node bin/ballast.mjs --version ${checkout.ms.toFixed(0)} ms, node -e 0 ${checkout.bareMs.toFixed(0)} ms (median of ${RUNS})`);
+  console.log(
+    `cli start, this checkout: node bin/ballast.mjs --version ${checkout.ms.toFixed(0)} ms, node -e 0 ${checkout.bareMs.toFixed(0)} ms (median of ${RUNS})`,
+  );
   rows.push({
     label: 'bin/ballast.mjs --version in this checkout / node -e 0',
     value: checkout.ms / checkout.bareMs,

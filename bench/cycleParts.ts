@@ -65,7 +65,8 @@ export async function cyclePartsRows(): Promise<BenchRow[]> {
   const detection: number[] = [];
   const reads: number[] = [];
   try {
-    let t: { quoteEnd: number; firstSign: number; signMs: number; broadcastStart: number; includedEnd: number; quoteMs: number } | null = null;
+    let t: { quoteEnd: number; firstSign: number; signMs: number; broadcastStart: number; includedEnd: number; quoteMs: number } | null =
+      null;
     const reset = () => (t = { quoteEnd: 0, firstSign: 0, signMs: 0, broadcastStart: 0, includedEnd: 0, quoteMs: 0 });
     // When a status read first answered `success`: the fill seen, before the store records it.
     let seenMs = 0;
@@ -94,10 +95,13 @@ export async function cyclePartsRows(): Promise<BenchRow[]> {
       reset();
       seenMs = 0;
       const report = await ballast.runCycle('once');
-      if (report.attempts.map((a) => a.outcome).join() !== 'success') throw new Error(`expected one successful transfer, got ${report.attempts.map((a) => a.outcome).join(', ') || 'none'}`);
+      if (report.attempts.map((a) => a.outcome).join() !== 'success')
+        throw new Error(`expected one successful transfer, got ${report.attempts.map((a) => a.outcome).join(', ') || 'none'}`);
       const row = (await listRecentTransfers(ballast.db, 1))[0]!;
       const closedMs = row.events.find((e) => e.toStatus === 'success')!.atMs;
-      const status = (await (await fetch(`${sandbox.apiUrl}/intents/status/v3?requestId=${row.requestId}`)).json()) as { updatedAt: number };
+      const status = (await (await fetch(`${sandbox.apiUrl}/intents/status/v3?requestId=${row.requestId}`)).json()) as {
+        updatedAt: number;
+      };
       const m = t!;
       const total = report.finishedAtMs - report.startedAtMs;
       const parts: Record<Part, number> = {
@@ -113,7 +117,9 @@ export async function cyclePartsRows(): Promise<BenchRow[]> {
       cycles.push(total);
       detection.push(closedMs - status.updatedAt);
       reads.push(seenMs - status.updatedAt);
-      console.log(`cycle ${i + 1}: ${total} ms = ${PARTS.map((p) => `${p} ${parts[p]}`).join(', ')}; fill read ${seenMs - status.updatedAt} ms, recorded ${closedMs - status.updatedAt} ms after the sandbox`);
+      console.log(
+        `cycle ${i + 1}: ${total} ms = ${PARTS.map((p) => `${p} ${parts[p]}`).join(', ')}; fill read ${seenMs - status.updatedAt} ms, recorded ${closedMs - status.updatedAt} ms after the sandbox`,
+      );
     }
   } finally {
     await ballast.close();
@@ -128,7 +134,19 @@ export async function cyclePartsRows(): Promise<BenchRow[]> {
     unit: '×' as const,
     note: `median ${median(totals[p]).toFixed(0)} ms of ${cycle.toFixed(0)} ms`,
   }));
-  rows.push({ label: `fill read after the sandbox fill, polling ${POLL_MS} ms (median)`, value: median(reads) / 1000, limit: 0.2, unit: 's', note: `samples ${reads.join(', ')} ms` });
-  rows.push({ label: `fill recorded after the sandbox fill, polling ${POLL_MS} ms (median)`, value: median(detection) / 1000, limit: 0.3, unit: 's', note: `samples ${detection.join(', ')} ms` });
+  rows.push({
+    label: `fill read after the sandbox fill, polling ${POLL_MS} ms (median)`,
+    value: median(reads) / 1000,
+    limit: 0.2,
+    unit: 's',
+    note: `samples ${reads.join(', ')} ms`,
+  });
+  rows.push({
+    label: `fill recorded after the sandbox fill, polling ${POLL_MS} ms (median)`,
+    value: median(detection) / 1000,
+    limit: 0.3,
+    unit: 's',
+    note: `samples ${detection.join(', ')} ms`,
+  });
   return rows;
 }

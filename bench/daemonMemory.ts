@@ -37,12 +37,17 @@ async function child(configFile: string, cycles: number): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with node --expose-gc');
   const abort = new AbortController();
-  const ballast = createBallast(loadConfig(configFile, process.env), { logger: pino({ level: 'silent' }), signal: abort.signal, chainPollingIntervalMs: 50 });
+  const ballast = createBallast(loadConfig(configFile, process.env), {
+    logger: pino({ level: 'silent' }),
+    signal: abort.signal,
+    chainPollingIntervalMs: 50,
+  });
   const started = Date.now();
   try {
     for (let i = 1; i <= cycles; i++) {
       const report = await ballast.runCycle('daemon');
-      if (report.outcome !== 'ok' || report.plan.transfers.length > 0) throw new Error(`cycle ${i}: ${report.outcome} ${report.error ?? ''} (expected an idle cycle)`);
+      if (report.outcome !== 'ok' || report.plan.transfers.length > 0)
+        throw new Error(`cycle ${i}: ${report.outcome} ${report.error ?? ''} (expected an idle cycle)`);
       if (i % SAMPLE_EVERY === 0) {
         gc();
         const m = process.memoryUsage();
@@ -75,10 +80,16 @@ export async function daemonMemoryRows(cycles = Math.max(2_000, Number(process.e
   let msPerCycle = 0;
   try {
     const configFile = path.join(dir, 'memory.yaml');
-    writeFileSync(configFile, stringify({ ...demoConfigFor(sandbox), tracking: { pollMs: 250, timeoutSec: 60 }, webhooks: { enabled: false } }));
+    writeFileSync(
+      configFile,
+      stringify({ ...demoConfigFor(sandbox), tracking: { pollMs: 250, timeoutSec: 60 }, webhooks: { enabled: false } }),
+    );
     const env = { ...process.env, ...sandboxEnv(sandbox, path.join(dir, 'memory.db')) };
     const script = fileURLToPath(import.meta.url);
-    const proc = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, '--child', configFile, String(cycles)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, '--child', configFile, String(cycles)], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let buffered = '';
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -104,7 +115,13 @@ export async function daemonMemoryRows(cycles = Math.max(2_000, Number(process.e
     const last = mean(samples, cycles - 1_000, cycles, key);
     const what = key === 'heapMiB' ? 'heap after GC' : 'RSS after GC';
     console.log(`daemon ${what}: first 1,000 cycles ${first.toFixed(1)} MiB, last 1,000 of ${cycles} ${last.toFixed(1)} MiB`);
-    rows.push({ label: `daemon ${what}: last / first 1,000 cycles`, value: last / first, limit: 1.1, unit: '×', note: `${first.toFixed(1)} → ${last.toFixed(1)} MiB over ${cycles} cycles, ${msPerCycle.toFixed(1)} ms per idle cycle` });
+    rows.push({
+      label: `daemon ${what}: last / first 1,000 cycles`,
+      value: last / first,
+      limit: 1.1,
+      unit: '×',
+      note: `${first.toFixed(1)} → ${last.toFixed(1)} MiB over ${cycles} cycles, ${msPerCycle.toFixed(1)} ms per idle cycle`,
+    });
   }
   return rows;
 }

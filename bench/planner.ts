@@ -38,7 +38,13 @@ export function plannerInput(n: number, shape: 'assets' | 'wallets'): PlanInput 
       max: 60n * 10n ** 9n,
     });
   }
-  const balances = targets.map((t, i) => ({ chain: t.chain, currency: t.currency, address: t.address, amount: BigInt(i % 3) * 45n * 10n ** 9n, blockNumber: 1n }));
+  const balances = targets.map((t, i) => ({
+    chain: t.chain,
+    currency: t.currency,
+    address: t.address,
+    amount: BigInt(i % 3) * 45n * 10n ** 9n,
+    blockNumber: 1n,
+  }));
   return { targets, balances, inFlight: [], minTransfer: '100', maxTransfer: '50000' };
 }
 
@@ -79,7 +85,13 @@ export function plannerRows(): BenchRow[] {
     const at10000 = points.find((p) => p.x === 10_000)!.y;
     const label = shape === 'assets' ? 'many assets' : 'one asset, many wallets';
     rows.push({ label: `plan 1,000 targets (${label})`, value: at1000, limit: 20, unit: 'ms' });
-    rows.push({ label: `plan growth exponent 100→10,000 (${label})`, value: k, limit: 1.2, unit: '', note: `10,000 / 1,000 targets: ${(at10000 / at1000).toFixed(1)}×` });
+    rows.push({
+      label: `plan growth exponent 100→10,000 (${label})`,
+      value: k,
+      limit: 1.2,
+      unit: '',
+      note: `10,000 / 1,000 targets: ${(at10000 / at1000).toFixed(1)}×`,
+    });
   }
   return rows;
 }

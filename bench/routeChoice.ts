@@ -95,7 +95,11 @@ export async function routeChoiceRows(): Promise<BenchRow[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ballast-bench-route-'));
   const sandbox = await startSandboxProcess();
   const setFaults = async (faults: object) => {
-    const res = await fetch(`${sandbox.apiUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+    const res = await fetch(`${sandbox.apiUrl}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(faults),
+    });
     if (!res.ok) throw new Error(`POST /_sandbox/faults answered ${res.status}`);
   };
   const withChoice = instance(sandbox, dir, 'choice', 3);
@@ -113,7 +117,8 @@ export async function routeChoiceRows(): Promise<BenchRow[]> {
       const singleMs = await timeMs(() => without.runCycle('plan'));
       const attempt = report.attempts[0];
       const chosen = attempt?.candidates?.find((c) => c.outcome === 'chosen');
-      if (!attempt || attempt.outcome !== 'quoted' || !chosen?.feesMicros) throw new Error(`round ${i + 1}: route choice did not pick a route (${attempt?.outcome ?? 'no attempt'})`);
+      if (!attempt || attempt.outcome !== 'quoted' || !chosen?.feesMicros)
+        throw new Error(`round ${i + 1}: route choice did not pick a route (${attempt?.outcome ?? 'no attempt'})`);
       const cheapest = await cheapestPossible(without, report); // its own client: the choice's /quote rate limit stays untouched
       ratios.push(Number(chosen.feesMicros) / Number(cheapest));
       extra.push(choiceMs - singleMs);
@@ -131,7 +136,13 @@ export async function routeChoiceRows(): Promise<BenchRow[]> {
     rmSync(dir, { recursive: true, force: true });
   }
   return [
-    { label: 'route choice: chosen ÷ cheapest possible fees (worst round)', value: Math.max(...ratios), limit: 1, unit: '×', note: `${ROUNDS} rounds, 3 donors with different fees` },
+    {
+      label: 'route choice: chosen ÷ cheapest possible fees (worst round)',
+      value: Math.max(...ratios),
+      limit: 1,
+      unit: '×',
+      note: `${ROUNDS} rounds, 3 donors with different fees`,
+    },
     {
       label: 'route choice: extra latency of 3 candidates / 1-candidate cycle',
       value: Math.max(0, median(extra)) / median(single),

@@ -11,7 +11,11 @@ import { startSandbox } from '../packages/sandbox/src/startSandbox.ts';
 const treasury = { usdc: '90000', eth: '10' };
 const solver = { usdc: '1000000', eth: '100' };
 const sandbox = await startSandbox({
-  chains: [...DEFAULT_LOCAL_CHAINS, { slug: 'gamma', displayName: 'Gamma', chainId: 31003 }, { slug: 'delta', displayName: 'Delta', chainId: 31004 }],
+  chains: [
+    ...DEFAULT_LOCAL_CHAINS,
+    { slug: 'gamma', displayName: 'Gamma', chainId: 31003 },
+    { slug: 'delta', displayName: 'Delta', chainId: 31004 },
+  ],
   balances: { ...DEMO_BALANCES, gamma: { treasury, solver }, delta: { treasury: { ...treasury, usdc: '95000' }, solver } },
 });
 process.stdout.write(`${JSON.stringify({ apiUrl: sandbox.apiUrl, env: sandboxEnv(sandbox, process.argv[2] ?? 'unused.db') })}\n`);

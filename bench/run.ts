@@ -67,12 +67,25 @@ const targets: TargetBand[] = [];
 for (let c = 0; c < 20; c++) {
   for (let a = 0; a < 10; a++) {
     targets.push({
-      asset: `A${a}`, chain: `chain${c}`, chainId: 1000 + c, currency: `0x${String(a).padStart(40, '0')}`,
-      wallet: 'w', address: `0x${'1'.repeat(40)}`, decimals: 6, min: 40n * 10n ** 9n, target: 50n * 10n ** 9n, max: 60n * 10n ** 9n,
+      asset: `A${a}`,
+      chain: `chain${c}`,
+      chainId: 1000 + c,
+      currency: `0x${String(a).padStart(40, '0')}`,
+      wallet: 'w',
+      address: `0x${'1'.repeat(40)}`,
+      decimals: 6,
+      min: 40n * 10n ** 9n,
+      target: 50n * 10n ** 9n,
+      max: 60n * 10n ** 9n,
     });
   }
 }
-const balances = targets.map((t, i) => ({ chain: t.chain, currency: t.currency, address: t.address, amount: BigInt(i % 3) * 45n * 10n ** 9n }));
+const balances = targets.map((t, i) => ({
+  chain: t.chain,
+  currency: t.currency,
+  address: t.address,
+  amount: BigInt(i % 3) * 45n * 10n ** 9n,
+}));
 
 if (!relayFixturesPresent) console.log(`genuine Relay fixtures not found at ${relayFixturesDir}: benchmarking the offline quote only`);
 const rows: BenchRow[] = [];
@@ -82,8 +95,10 @@ for (const c of QUOTE_CASES) {
   const order = quote.protocol!.v2!.orderData; // every quote case carries protocol.v2
   const vmTypes = slugVmTypesFromChains(chains);
   const ours = await measure(`order id (ours, ${c.name})`, 2000, () => computeOrderId(order, vmTypes));
-  const sdk = await measure(`order id (settlement SDK, ${c.name})`, 2000, () => // The SDK's types are narrower spellings of the same JSON shapes (its VmType lacks xrp-vm); same runtime data.
-    getOrderId(order as Parameters<typeof getOrderId>[0], vmTypes as Parameters<typeof getOrderId>[1]));
+  const sdk = await measure(`order id (settlement SDK, ${c.name})`, 2000, () =>
+    // The SDK's types are narrower spellings of the same JSON shapes (its VmType lacks xrp-vm); same runtime data.
+    getOrderId(order as Parameters<typeof getOrderId>[0], vmTypes as Parameters<typeof getOrderId>[1]),
+  );
   const verify = await measure(`verify ${c.name} quote`, 500, () =>
     verifyQuote({ quote, chains, expect: { user: c.facts.user, recipient: c.facts.recipient }, nowSec: c.facts.nowSec }),
   );
@@ -109,7 +124,9 @@ if (onSandbox) {
 
 console.log('');
 for (const r of rows) {
-  console.log(`${r.label.padEnd(62)} ${formatValue(r.value, r.unit).padStart(12)}  ${targetText(r).padEnd(11)} ${verdictText(r, 'OVER TARGET')}${r.note ? `  (${r.note})` : ''}`);
+  console.log(
+    `${r.label.padEnd(62)} ${formatValue(r.value, r.unit).padStart(12)}  ${targetText(r).padEnd(11)} ${verdictText(r, 'OVER TARGET')}${r.note ? `  (${r.note})` : ''}`,
+  );
 }
 console.log(`heap used: ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)} MiB`);
 const totalSec = (Date.now() - startedMs) / 1000;

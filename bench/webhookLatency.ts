@@ -78,7 +78,8 @@ function instance(sandbox: Sandbox, dir: string, name: string, webhooks: boolean
 async function oneRound(ballast: Ballast, sandbox: Sandbox): Promise<number> {
   const report = await ballast.runCycle('once');
   const outcomes = report.attempts.map((a) => a.outcome);
-  if (outcomes.length !== 1 || outcomes[0] !== 'success') throw new Error(`expected one successful transfer, got ${outcomes.join(', ') || 'none'}`);
+  if (outcomes.length !== 1 || outcomes[0] !== 'success')
+    throw new Error(`expected one successful transfer, got ${outcomes.join(', ') || 'none'}`);
   const row = (await listRecentTransfers(ballast.db, 1))[0]!;
   const closed = row.events.find((e) => e.toStatus === 'success')!;
   const status = (await (await fetch(`${sandbox.apiUrl}/intents/status/v3?requestId=${row.requestId}`)).json()) as { updatedAt: number };

@@ -100,7 +100,10 @@ mkdirSync(opts.root, { recursive: true });
 rmSync(marker, { force: true });
 rmSync(staging, { recursive: true, force: true });
 
-const compiled = spawnSync(process.execPath, [tsc, '-p', join(PKG, 'tsconfig.build.json'), '--outDir', staging], { cwd: PKG, stdio: 'inherit' });
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(PKG, 'tsconfig.build.json'), '--outDir', staging], {
+  cwd: PKG,
+  stdio: 'inherit',
+});
 if (compiled.status !== 0) {
   rmSync(staging, { recursive: true, force: true });
   fail('tsc reported errors (above); dist/ was left unchanged');
@@ -128,4 +131,6 @@ rmSync(staging, { recursive: true, force: true });
 const sha = commit();
 writeFileSync(marker, `${JSON.stringify({ commit: sha })}\n`);
 utimesSync(marker, startedAt, startedAt);
-process.stderr.write(`build: ${relative(process.cwd(), dist) || '.'} ready (${assets} asset file(s) copied, commit ${sha.slice(0, 12)}, ${((Date.now() - startedAt.getTime()) / 1000).toFixed(1)} s)\n`);
+process.stderr.write(
+  `build: ${relative(process.cwd(), dist) || '.'} ready (${assets} asset file(s) copied, commit ${sha.slice(0, 12)}, ${((Date.now() - startedAt.getTime()) / 1000).toFixed(1)} s)\n`,
+);

@@ -61,7 +61,8 @@ export function buildDashboard(): Dashboard {
   return {
     uid: DASHBOARD_UID,
     title: 'Ballast',
-    description: 'Treasury balances vs targets, transfers, fees, policy refusals, cycle health and the Relay API, from the ballast_* metrics.',
+    description:
+      'Treasury balances vs targets, transfers, fees, policy refusals, cycle health and the Relay API, from the ballast_* metrics.',
     tags: ['ballast', 'treasury', 'relay'],
     editable: true,
     graphTooltip: 1,
@@ -87,6 +88,17 @@ export function buildDashboard(): Dashboard {
       ],
     },
     templating: { list: variables },
-    panels: layout([...overview, ...treasury, ...transfers, ...fees, ...policy, ...cycles, ...relayApi, ...chains, ...withdrawals, ...processPanels]),
+    panels: layout([
+      ...overview,
+      ...treasury,
+      ...transfers,
+      ...fees,
+      ...policy,
+      ...cycles,
+      ...relayApi,
+      ...chains,
+      ...withdrawals,
+      ...processPanels,
+    ]),
   };
 }

@@ -40,7 +40,11 @@ export const policy = [
     unit: 'percentunit',
     min: 0,
     max: 1,
-    steps: [[null, 'green'], [0.75, 'orange'], [0.9, 'red']],
+    steps: [
+      [null, 'green'],
+      [0.75, 'orange'],
+      [0.9, 'red'],
+    ],
     w: 12,
   }),
   timeseries({
@@ -49,7 +53,10 @@ export const policy = [
     queries: [{ expr: `max by (budget, asset) (${sel('ballast_budget_used_ratio')})`, legend: '{{budget}} {{asset}}' }],
     unit: 'percentunit',
     min: 0,
-    steps: [[null, 'green'], [0.9, 'red']],
+    steps: [
+      [null, 'green'],
+      [0.9, 'red'],
+    ],
     w: 12,
   }),
 ];
@@ -71,7 +78,10 @@ export const cycles = [
     queries: [
       { expr: quantile(0.5, 'ballast_cycle_duration_seconds'), legend: 'p50' },
       { expr: quantile(0.95, 'ballast_cycle_duration_seconds'), legend: 'p95' },
-      { expr: `sum(rate(${sel('ballast_cycle_duration_seconds_sum')}${RI})) / sum(rate(${sel('ballast_cycle_duration_seconds_count')}${RI}))`, legend: 'mean' },
+      {
+        expr: `sum(rate(${sel('ballast_cycle_duration_seconds_sum')}${RI})) / sum(rate(${sel('ballast_cycle_duration_seconds_count')}${RI}))`,
+        legend: 'mean',
+      },
     ],
     unit: 's',
     w: 8,
@@ -80,7 +90,10 @@ export const cycles = [
     title: 'Age of last cycle',
     description: 'Seconds since the last successful cycle and since the last cycle of any outcome, per instance.',
     queries: [
-      { expr: `time() - max by (instance) (${sel('ballast_last_successful_cycle_timestamp_seconds')})`, legend: 'last success {{instance}}' },
+      {
+        expr: `time() - max by (instance) (${sel('ballast_last_successful_cycle_timestamp_seconds')})`,
+        legend: 'last success {{instance}}',
+      },
       { expr: `time() - max by (instance) (${sel('ballast_last_cycle_timestamp_seconds')})`, legend: 'last cycle {{instance}}' },
     ],
     unit: 's',
@@ -94,7 +107,9 @@ export const relayApi = [
   timeseries({
     title: 'Requests by endpoint and status',
     description: 'Relay API calls per second by endpoint and HTTP status (ballast_relay_http_requests_total).',
-    queries: [{ expr: `sum by (endpoint, status) (rate(${sel('ballast_relay_http_requests_total')}${RI}))`, legend: '{{endpoint}} {{status}}' }],
+    queries: [
+      { expr: `sum by (endpoint, status) (rate(${sel('ballast_relay_http_requests_total')}${RI}))`, legend: '{{endpoint}} {{status}}' },
+    ],
     unit: 'reqps',
     w: 8,
   }),
@@ -106,10 +121,17 @@ export const relayApi = [
         expr: `(sum(rate(${sel('ballast_relay_http_requests_total', API_ERRORS)}${RI}))${ZERO}) / sum(rate(${sel('ballast_relay_http_requests_total')}${RI}))`,
         legend: 'error ratio',
       },
-      { expr: `sum by (endpoint, status) (rate(${sel('ballast_relay_http_requests_total', 'status!~"2.."')}${RI}))${ZERO}`, legend: 'non-2xx {{endpoint}} {{status}}' },
+      {
+        expr: `sum by (endpoint, status) (rate(${sel('ballast_relay_http_requests_total', 'status!~"2.."')}${RI}))${ZERO}`,
+        legend: 'non-2xx {{endpoint}} {{status}}',
+      },
     ],
     unit: 'percentunit',
-    steps: [[null, 'green'], [0.05, 'orange'], [0.2, 'red']],
+    steps: [
+      [null, 'green'],
+      [0.05, 'orange'],
+      [0.2, 'red'],
+    ],
     w: 8,
   }),
   timeseries({
@@ -127,11 +149,17 @@ export const relayApi = [
     title: 'Days until Relay endpoint sunset',
     description:
       'Days left before each Relay API endpoint Ballast calls stops answering, from the Sunset header of its responses (ballast_relay_endpoint_sunset_timestamp_seconds; RFC 8594). Red under 30 days (alert BallastRelayEndpointSunset); the logs name the successor once a day.',
-    queries: [{ expr: `(max by (endpoint) (${sel('ballast_relay_endpoint_sunset_timestamp_seconds')}) - time()) / 86400`, legend: '{{endpoint}}' }],
+    queries: [
+      { expr: `(max by (endpoint) (${sel('ballast_relay_endpoint_sunset_timestamp_seconds')}) - time()) / 86400`, legend: '{{endpoint}}' },
+    ],
     unit: 'd',
     min: 0,
     decimals: 0,
-    steps: [[null, 'red'], [30, 'orange'], [90, 'green']],
+    steps: [
+      [null, 'red'],
+      [30, 'orange'],
+      [90, 'green'],
+    ],
     w: 24,
     h: 5,
   }),
@@ -153,7 +181,8 @@ export const chains = [
   }),
   timeseries({
     title: 'Signer gas balance vs minimum',
-    description: "Each signer's native balance in whole units, with chains.<name>.minGasBalance (ballast_gas_balance_units, ballast_gas_balance_min_units).",
+    description:
+      "Each signer's native balance in whole units, with chains.<name>.minGasBalance (ballast_gas_balance_units, ballast_gas_balance_min_units).",
     queries: [
       { expr: sel('ballast_gas_balance_units', CHAIN), legend: '{{chain}} {{wallet}}' },
       { expr: sel('ballast_gas_balance_min_units', CHAIN), legend: 'minimum {{chain}} {{wallet}}' },

@@ -7,17 +7,113 @@ import { ASSET, CHAIN, RI, ZERO, quantile, sel } from './promql.ts';
 /** Overview: health at a glance. */
 export const overview = [
   row('Overview'),
-  stat({ title: 'Scrape target up', description: 'Prometheus `up` of the selected jobs (0: the daemon or Pushgateway is not answering).', queries: [{ expr: `min(${sel('up')})` }], w: 3, steps: [[null, 'red'], [1, 'green']] }),
-  stat({ title: 'Since last successful cycle', description: 'Seconds since a cycle last finished without error (ballast_last_successful_cycle_timestamp_seconds).', queries: [{ expr: `time() - max(${sel('ballast_last_successful_cycle_timestamp_seconds')})` }], unit: 's', w: 3, steps: [[null, 'green'], [3600, 'orange'], [7200, 'red']] }),
-  stat({ title: 'Since last cycle', description: 'Seconds since any cycle last finished (ballast_last_cycle_timestamp_seconds).', queries: [{ expr: `time() - max(${sel('ballast_last_cycle_timestamp_seconds')})` }], unit: 's', w: 3, steps: [[null, 'green'], [3600, 'orange'], [7200, 'red']] }),
-  stat({ title: 'Kill switch', description: '1 while the kill switch (policy.limits.killSwitch or its file) halts execution.', queries: [{ expr: `max(${sel('ballast_kill_switch_engaged')})` }], unit: 'bool_on_off', w: 3, steps: [[null, 'green'], [1, 'red']] }),
-  stat({ title: 'Transfers in flight', description: 'Transfers prepared, broadcast or deposited but not final.', queries: [{ expr: `sum(${sel('ballast_transfers_in_flight')})` }], w: 3, steps: [[null, 'blue']] }),
-  stat({ title: 'Stalled transfers', description: 'In-flight transfers past tracking.stalledAfterSec: look at `ballast history`.', queries: [{ expr: `sum(${sel('ballast_transfers_stalled')})` }], w: 3, steps: [[null, 'green'], [1, 'red']] }),
-  stat({ title: 'Holdings below min', description: 'Holdings whose balance is below their configured min (ballast_balance_below_min).', queries: [{ expr: `sum(${sel('ballast_balance_below_min', CHAIN, ASSET)})` }], w: 3, steps: [[null, 'green'], [1, 'orange']] }),
-  stat({ title: 'Signers low on gas', description: 'Signers whose native balance is below chains.<name>.minGasBalance.', queries: [{ expr: `sum(${sel('ballast_gas_balance_low', CHAIN)})` }], w: 3, steps: [[null, 'green'], [1, 'red']] }),
-  stat({ title: 'Treasury value', description: 'Sum of the balances with a known USD price (ballast_balance_usd).', queries: [{ expr: `sum(${sel('ballast_balance_usd', CHAIN, ASSET)})` }], unit: 'currencyUSD', w: 4, steps: [[null, 'blue']] }),
-  stat({ title: 'Routes paused', description: 'Routes paused by a failed deposit not yet resolved.', queries: [{ expr: `sum(${sel('ballast_routes_paused')})` }], w: 4, steps: [[null, 'green'], [1, 'orange']] }),
-  table({ title: 'Build', description: 'Version and commit of each running Ballast (ballast_build_info).', queries: [{ expr: sel('ballast_build_info') }], hide: ['Value'], w: 16 }),
+  stat({
+    title: 'Scrape target up',
+    description: 'Prometheus `up` of the selected jobs (0: the daemon or Pushgateway is not answering).',
+    queries: [{ expr: `min(${sel('up')})` }],
+    w: 3,
+    steps: [
+      [null, 'red'],
+      [1, 'green'],
+    ],
+  }),
+  stat({
+    title: 'Since last successful cycle',
+    description: 'Seconds since a cycle last finished without error (ballast_last_successful_cycle_timestamp_seconds).',
+    queries: [{ expr: `time() - max(${sel('ballast_last_successful_cycle_timestamp_seconds')})` }],
+    unit: 's',
+    w: 3,
+    steps: [
+      [null, 'green'],
+      [3600, 'orange'],
+      [7200, 'red'],
+    ],
+  }),
+  stat({
+    title: 'Since last cycle',
+    description: 'Seconds since any cycle last finished (ballast_last_cycle_timestamp_seconds).',
+    queries: [{ expr: `time() - max(${sel('ballast_last_cycle_timestamp_seconds')})` }],
+    unit: 's',
+    w: 3,
+    steps: [
+      [null, 'green'],
+      [3600, 'orange'],
+      [7200, 'red'],
+    ],
+  }),
+  stat({
+    title: 'Kill switch',
+    description: '1 while the kill switch (policy.limits.killSwitch or its file) halts execution.',
+    queries: [{ expr: `max(${sel('ballast_kill_switch_engaged')})` }],
+    unit: 'bool_on_off',
+    w: 3,
+    steps: [
+      [null, 'green'],
+      [1, 'red'],
+    ],
+  }),
+  stat({
+    title: 'Transfers in flight',
+    description: 'Transfers prepared, broadcast or deposited but not final.',
+    queries: [{ expr: `sum(${sel('ballast_transfers_in_flight')})` }],
+    w: 3,
+    steps: [[null, 'blue']],
+  }),
+  stat({
+    title: 'Stalled transfers',
+    description: 'In-flight transfers past tracking.stalledAfterSec: look at `ballast history`.',
+    queries: [{ expr: `sum(${sel('ballast_transfers_stalled')})` }],
+    w: 3,
+    steps: [
+      [null, 'green'],
+      [1, 'red'],
+    ],
+  }),
+  stat({
+    title: 'Holdings below min',
+    description: 'Holdings whose balance is below their configured min (ballast_balance_below_min).',
+    queries: [{ expr: `sum(${sel('ballast_balance_below_min', CHAIN, ASSET)})` }],
+    w: 3,
+    steps: [
+      [null, 'green'],
+      [1, 'orange'],
+    ],
+  }),
+  stat({
+    title: 'Signers low on gas',
+    description: 'Signers whose native balance is below chains.<name>.minGasBalance.',
+    queries: [{ expr: `sum(${sel('ballast_gas_balance_low', CHAIN)})` }],
+    w: 3,
+    steps: [
+      [null, 'green'],
+      [1, 'red'],
+    ],
+  }),
+  stat({
+    title: 'Treasury value',
+    description: 'Sum of the balances with a known USD price (ballast_balance_usd).',
+    queries: [{ expr: `sum(${sel('ballast_balance_usd', CHAIN, ASSET)})` }],
+    unit: 'currencyUSD',
+    w: 4,
+    steps: [[null, 'blue']],
+  }),
+  stat({
+    title: 'Routes paused',
+    description: 'Routes paused by a failed deposit not yet resolved.',
+    queries: [{ expr: `sum(${sel('ballast_routes_paused')})` }],
+    w: 4,
+    steps: [
+      [null, 'green'],
+      [1, 'orange'],
+    ],
+  }),
+  table({
+    title: 'Build',
+    description: 'Version and commit of each running Ballast (ballast_build_info).',
+    queries: [{ expr: sel('ballast_build_info') }],
+    hide: ['Value'],
+    w: 16,
+  }),
 ];
 
 /** Balances vs targets, deficits and surpluses. */
@@ -53,14 +149,20 @@ export const treasury = [
     description: 'Target − balance of holdings below their min, whole units; 0 elsewhere (ballast_deficit_units).',
     queries: [{ expr: sel('ballast_deficit_units', CHAIN, ASSET), legend: '{{asset}} on {{chain}}' }],
     w: 8,
-    steps: [[null, 'green'], [0.000001, 'orange']],
+    steps: [
+      [null, 'green'],
+      [0.000001, 'orange'],
+    ],
   }),
   bargauge({
     title: 'Surpluses (above max)',
     description: 'Balance − target of holdings above their max, whole units; 0 elsewhere (ballast_surplus_units).',
     queries: [{ expr: sel('ballast_surplus_units', CHAIN, ASSET), legend: '{{asset}} on {{chain}}' }],
     w: 8,
-    steps: [[null, 'green'], [0.000001, 'blue']],
+    steps: [
+      [null, 'green'],
+      [0.000001, 'blue'],
+    ],
   }),
 ];
 
@@ -78,7 +180,12 @@ export const transfers = [
   timeseries({
     title: 'Successful transfers by route',
     description: 'Filled transfers per interval by asset, origin and destination chain.',
-    queries: [{ expr: `sum by (asset, origin_chain, destination_chain) (increase(${sel('ballast_transfers_total', 'outcome="success"', ASSET)}${RI}))`, legend: '{{asset}} {{origin_chain}} → {{destination_chain}}' }],
+    queries: [
+      {
+        expr: `sum by (asset, origin_chain, destination_chain) (increase(${sel('ballast_transfers_total', 'outcome="success"', ASSET)}${RI}))`,
+        legend: '{{asset}} {{origin_chain}} → {{destination_chain}}',
+      },
+    ],
     bars: true,
     stack: true,
     w: 8,
@@ -106,7 +213,12 @@ export const transfers = [
   timeseries({
     title: 'Quotes received by route',
     description: 'Quotes received from the Relay API per interval (ballast_quotes_total).',
-    queries: [{ expr: `sum by (asset, origin_chain, destination_chain) (increase(${sel('ballast_quotes_total', ASSET)}${RI}))`, legend: '{{asset}} {{origin_chain}} → {{destination_chain}}' }],
+    queries: [
+      {
+        expr: `sum by (asset, origin_chain, destination_chain) (increase(${sel('ballast_quotes_total', ASSET)}${RI}))`,
+        legend: '{{asset}} {{origin_chain}} → {{destination_chain}}',
+      },
+    ],
     bars: true,
     w: 8,
   }),
@@ -146,7 +258,10 @@ export const fees = [
     queries: [
       { expr: quantile(0.5, 'ballast_transfer_fees_usd'), legend: 'p50' },
       { expr: quantile(0.95, 'ballast_transfer_fees_usd'), legend: 'p95' },
-      { expr: `sum(rate(${sel('ballast_transfer_fees_usd_sum')}${RI})) / sum(rate(${sel('ballast_transfer_fees_usd_count')}${RI}))`, legend: 'mean' },
+      {
+        expr: `sum(rate(${sel('ballast_transfer_fees_usd_sum')}${RI})) / sum(rate(${sel('ballast_transfer_fees_usd_count')}${RI}))`,
+        legend: 'mean',
+      },
     ],
     unit: 'currencyUSD',
     w: 8,

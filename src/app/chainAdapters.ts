@@ -51,8 +51,23 @@ export function createChainAdapters(config: LoadedConfig, opts: ChainAdapterOpti
   for (const [name, c] of Object.entries(config.chains)) {
     switch (c.vm) {
       case 'evm': {
-        const client = createEvmPublicClient({ name, chainId: c.chainId, rpcUrl: c.rpcUrl, pollingIntervalMs: opts.chainPollingIntervalMs });
-        adapters.set(name, createEvmAdapter({ name, chainId: c.chainId, client, accounts: signers.evm, confirmations: c.confirmations, ...(c.minDeadlineLeadSec !== undefined ? { minDeadlineLeadSec: c.minDeadlineLeadSec } : {}) }));
+        const client = createEvmPublicClient({
+          name,
+          chainId: c.chainId,
+          rpcUrl: c.rpcUrl,
+          pollingIntervalMs: opts.chainPollingIntervalMs,
+        });
+        adapters.set(
+          name,
+          createEvmAdapter({
+            name,
+            chainId: c.chainId,
+            client,
+            accounts: signers.evm,
+            confirmations: c.confirmations,
+            ...(c.minDeadlineLeadSec !== undefined ? { minDeadlineLeadSec: c.minDeadlineLeadSec } : {}),
+          }),
+        );
         break;
       }
       case 'svm':

@@ -97,7 +97,13 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
   const logger = opts.logger;
   if (!opts.store && isPostgresUrl(config.store)) {
     const shown = redactStoreUrl(config.store);
-    throw new StoreOpenError('STORE_OPEN_FAILED', shown, 'NOT_OPEN', `store: ${shown} is a PostgreSQL store; open it with openBallastApp`, undefined);
+    throw new StoreOpenError(
+      'STORE_OPEN_FAILED',
+      shown,
+      'NOT_OPEN',
+      `store: ${shown} is a PostgreSQL store; open it with openBallastApp`,
+      undefined,
+    );
   }
   const db = opts.store ?? openSqliteStore(config.store);
   let open = true;
@@ -141,7 +147,10 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
       : null;
   const mode = processMode(config.monitorOnly, opts.monitorOnly);
   // A monitor-only process never signs, so it takes no part in the election.
-  const leadership = db instanceof PgStoreDb && mode === 'execute' ? createLeadership({ url: config.store, ha: config.ha, store: db, metrics, logger }) : null;
+  const leadership =
+    db instanceof PgStoreDb && mode === 'execute'
+      ? createLeadership({ url: config.store, ha: config.ha, store: db, metrics, logger })
+      : null;
   if (db instanceof PgStoreDb && mode === 'monitor') db.setFencing(() => null); // a write-ahead would be refused: it signs nothing
   const wallets = new Map<string, WalletRuntime>();
   for (const [name, w] of Object.entries(config.wallets)) wallets.set(name, { name, vm: w.vm, address: w.address });
@@ -204,7 +213,9 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
 export async function openBallastApp(config: LoadedConfig, opts: Omit<CreateBallastOptions, 'store'>): Promise<Ballast> {
   if (!isPostgresUrl(config.store)) return createBallast(config, opts);
   const log = opts.logger.child({ component: 'store' });
-  const store = await openPgStore(config.store, { onIdleError: (err) => log.warn({ err: err.message }, 'an idle store connection failed; the next query reconnects') });
+  const store = await openPgStore(config.store, {
+    onIdleError: (err) => log.warn({ err: err.message }, 'an idle store connection failed; the next query reconnects'),
+  });
   try {
     return createBallast(config, { ...opts, store });
   } catch (err) {

@@ -102,13 +102,22 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         log.info({ cycleId: report.cycleId, outcome: report.outcome, transfers: report.attempts.map((a) => a.outcome) }, 'cycle finished');
         if (report.authRefusal) {
           const line = authRefusalLine(report.authRefusal);
-          log.error({ cycleId: report.cycleId, endpoint: report.authRefusal.endpoint, httpStatus: report.authRefusal.httpStatus, errorCode: report.authRefusal.errorCode }, line);
+          log.error(
+            {
+              cycleId: report.cycleId,
+              endpoint: report.authRefusal.endpoint,
+              httpStatus: report.authRefusal.httpStatus,
+              errorCode: report.authRefusal.errorCode,
+            },
+            line,
+          );
           if (cyclesRun === 0) fatal = line; // first cycle: misconfigured from the start, stop (exit 2)
         }
         cyclesRun++;
       })
       .catch((error: unknown) => {
-        if (error instanceof RunLockBusyError && leadership) lastCycleFinishedAtMs = now(); // the term ended just before
+        if (error instanceof RunLockBusyError && leadership)
+          lastCycleFinishedAtMs = now(); // the term ended just before
         else if (error instanceof RunLockBusyError) log.warn('run lock held by another run; cycle skipped');
         else {
           lastCycleOk = false;
@@ -130,7 +139,13 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     await leadership.start();
   }
   log.info(
-    { schedule: config.schedule, metrics: metricsServer?.url ?? null, webhooks: webhookUrl, monitorOnly: ballast.mode === 'monitor', ...(leadership ? { instance: leadership.instance, leader: leadership.isLeader() } : {}) },
+    {
+      schedule: config.schedule,
+      metrics: metricsServer?.url ?? null,
+      webhooks: webhookUrl,
+      monitorOnly: ballast.mode === 'monitor',
+      ...(leadership ? { instance: leadership.instance, leader: leadership.isLeader() } : {}),
+    },
     'daemon started',
   );
   if (opts.runAtStart) void cycle();

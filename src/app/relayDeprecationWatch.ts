@@ -78,19 +78,30 @@ function deprecationLogFields(notice: DeprecationNotice, nowSec: number): Record
 function deprecationMessage(notice: DeprecationNotice, nowSec: number): string {
   const parts = [`Relay endpoint ${notice.endpoint}`];
   if (notice.deprecatedAtSec !== undefined) {
-    parts.push(notice.deprecatedAtSec <= nowSec ? `is deprecated since ${utcDay(notice.deprecatedAtSec)}` : `will be deprecated on ${utcDay(notice.deprecatedAtSec)}`);
+    parts.push(
+      notice.deprecatedAtSec <= nowSec
+        ? `is deprecated since ${utcDay(notice.deprecatedAtSec)}`
+        : `will be deprecated on ${utcDay(notice.deprecatedAtSec)}`,
+    );
   } else {
     parts.push('announces its retirement');
   }
   const sunset = notice.sunsetAtSec;
   if (sunset !== undefined) {
-    parts.push(sunset <= nowSec ? `and was due to stop answering on ${utcDay(sunset)} (Sunset)` : `and stops answering on ${utcDay(sunset)} (Sunset)`);
+    parts.push(
+      sunset <= nowSec
+        ? `and was due to stop answering on ${utcDay(sunset)} (Sunset)`
+        : `and stops answering on ${utcDay(sunset)} (Sunset)`,
+    );
   }
   let text = parts.join(' ');
   const successor = notice.links.find((l) => l.rel === 'successor-version')?.uri;
   const guide = (notice.links.find((l) => l.rel === 'deprecation') ?? notice.links.find((l) => l.rel === 'sunset'))?.uri;
   const deadline = sunset !== undefined ? ` before ${utcDay(sunset)}` : '';
-  text += successor !== undefined ? `; its successor is ${successor}: Ballast must move to it${deadline}` : `; Ballast must move off it${deadline}`;
+  text +=
+    successor !== undefined
+      ? `; its successor is ${successor}: Ballast must move to it${deadline}`
+      : `; Ballast must move off it${deadline}`;
   text += ` (upgrade Ballast to a version that uses the successor${guide !== undefined ? `; migration guide ${guide}` : ''})`;
   if (notice.ignored.length > 0) text += `; malformed headers ignored: ${notice.ignored.map((i) => `${i.header} ${i.reason}`).join('; ')}`;
   return text;

@@ -72,7 +72,9 @@ export async function listAllowances(ctx: Pick<CycleContext, 'config' | 'chains'
   for (const [chainName, { rows, queries }] of perChain) {
     const chain = ctx.chains.get(chainName);
     const reader = chain && allowanceReaderOf(chain);
-    const results = reader ? await reader.readAllowances(queries) : queries.map(() => ({ amount: null, error: `chain ${chainName} is not an evm chain` }));
+    const results = reader
+      ? await reader.readAllowances(queries)
+      : queries.map(() => ({ amount: null, error: `chain ${chainName} is not an evm chain` }));
     rows.forEach((row, i) => {
       const r = results[i]!;
       out.push({ ...row, allowance: r.amount, ...(r.error ? { error: r.error } : {}) });

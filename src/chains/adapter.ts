@@ -29,8 +29,7 @@ export interface Holding {
 
 /** Balances of one chain read at one block: one entry per holding, base units or the error of that read. */
 export type BalancesRead =
-  | { ok: true; atBlock: bigint; amounts: ({ amount: bigint } | { amount: null; error: string })[] }
-  | { ok: false; error: string };
+  { ok: true; atBlock: bigint; amounts: ({ amount: bigint } | { amount: null; error: string })[] } | { ok: false; error: string };
 
 /** A verified quote item, ready to sign: where it sits in the quote and its step `data` as the API sent it. */
 export interface PlannedItem {
@@ -91,10 +90,7 @@ export interface DepositQuery {
 
 /** A re-check of a mined transaction against the chain today. */
 export type Recheck =
-  | { kind: 'same'; final: boolean }
-  | ({ kind: 'moved' } & Mined)
-  | { kind: 'removed' }
-  | { kind: 'unknown'; why: string };
+  { kind: 'same'; final: boolean } | ({ kind: 'moved' } & Mined) | { kind: 'removed' } | { kind: 'unknown'; why: string };
 
 /**
  * Who a chain is: its config name, chain id, VM, address and currency forms. Pure, no node call.
@@ -199,7 +195,10 @@ export interface OriginSender {
    * Re-checks a mined transaction recorded at `recorded` against the chain at `head`: still there (and whether
    * final under the chain's confirmations policy), moved to another block, removed by a reorg, or unknown.
    */
-  recheck(tx: RecordedTx & { status: 'confirmed' | 'reverted'; blockNumber: bigint; blockHash: string | null; amountIn?: bigint }, head: bigint): Promise<Recheck>;
+  recheck(
+    tx: RecordedTx & { status: 'confirmed' | 'reverted'; blockNumber: bigint; blockHash: string | null; amountIn?: bigint },
+    head: bigint,
+  ): Promise<Recheck>;
 }
 
 /**

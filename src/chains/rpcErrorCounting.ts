@@ -14,7 +14,19 @@ import type { ChainAdapter } from './adapter.ts';
 import type { ChainCapabilities } from './capabilities.ts';
 
 /** Adapter and capability methods whose throw is a failed node call. */
-const THROWING_CALLS = new Set<string>(['readNativeBalance', 'readDecimals', 'originFacts', 'planItem', 'broadcast', 'head', 'lookup', 'recheck', 'findDeposit', 'txBlock', 'gasPaid']);
+const THROWING_CALLS = new Set<string>([
+  'readNativeBalance',
+  'readDecimals',
+  'originFacts',
+  'planItem',
+  'broadcast',
+  'head',
+  'lookup',
+  'recheck',
+  'findDeposit',
+  'txBlock',
+  'gasPaid',
+]);
 
 /**
  * Wraps `adapter` so failed node calls call `onError(adapter.name)`.

@@ -46,8 +46,20 @@ export function apiCheckRoutes(
           const adapter = adapters.get(e.chain);
           const decimals =
             e.decimals ?? (chains && adapter ? decimalsFromChains(chains, e.chainId, e.currency, (c) => adapter.currencyKey(c)) : null);
-          if (decimals === null) return `the decimals of ${asset} on ${e.chain} are unknown (set assets.${asset}[].decimals, or GET /chains must list it)`;
-          return { asset, chain: e.chain, chainId: e.chainId, currency: e.currency, wallet: e.wallet, address: e.address, decimals, min: 0n, target: 0n, max: 0n };
+          if (decimals === null)
+            return `the decimals of ${asset} on ${e.chain} are unknown (set assets.${asset}[].decimals, or GET /chains must list it)`;
+          return {
+            asset,
+            chain: e.chain,
+            chainId: e.chainId,
+            currency: e.currency,
+            wallet: e.wallet,
+            address: e.address,
+            decimals,
+            min: 0n,
+            target: 0n,
+            max: 0n,
+          };
         };
         const fromBand = band(from);
         const toBand = band(to);
@@ -63,7 +75,13 @@ export function apiCheckRoutes(
           routes.push({ label, unquotable: `minTransfer ${minWhole}: ${shortErrorMessage(error)}` });
           continue;
         }
-        const transfer: PlannedTransfer = { asset, from: fromBand, to: toBand, amountIn, reason: 'api-check: smallest transfer of the route' };
+        const transfer: PlannedTransfer = {
+          asset,
+          from: fromBand,
+          to: toBand,
+          amountIn,
+          reason: 'api-check: smallest transfer of the route',
+        };
         planned.set(label, transfer);
         routes.push({
           label,

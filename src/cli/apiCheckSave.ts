@@ -24,7 +24,11 @@ export function saveApiCheckExchanges(dir: string, exchanges: readonly ApiCheckE
   const scrub = (s: string): string => redactSecrets(s, secrets);
   const written: string[] = [];
   for (const x of exchanges) {
-    const headers = Object.fromEntries(Object.entries(x.result.headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name)).map(([n, v]) => [n, scrub(v)]));
+    const headers = Object.fromEntries(
+      Object.entries(x.result.headers)
+        .filter(([name]) => !CREDENTIAL_HEADERS.has(name))
+        .map(([n, v]) => [n, scrub(v)]),
+    );
     const meta = {
       endpoint: x.result.endpoint,
       status: x.result.status,

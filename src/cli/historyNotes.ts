@@ -41,7 +41,9 @@ export function transferNotes(row: TransferRow, withdrawal: WithdrawalRow | unde
     case 'failure':
       notes.push(`failed: ${entered ?? row.relayStatus ?? 'the request ended in failure'}`);
       if (row.refund?.failReason) notes.push(`not refunded automatically (refundFailReason ${row.refund.failReason})`);
-      notes.push(row.resolvedAtMs === null ? 'deposit still in the depository; route paused until resolved' : `resolved: ${row.resolution ?? ''}`);
+      notes.push(
+        row.resolvedAtMs === null ? 'deposit still in the depository; route paused until resolved' : `resolved: ${row.resolution ?? ''}`,
+      );
       break;
     case 'refund':
       notes.push(`refunded: ${entered ?? 'the service refunded the deposit'}`);
@@ -60,7 +62,8 @@ export function transferNotes(row: TransferRow, withdrawal: WithdrawalRow | unde
     const job = withdrawal.jobId !== null ? ` (job ${withdrawal.jobId}${withdrawal.jobStatus ? ` ${withdrawal.jobStatus}` : ''})` : '';
     notes.push(`withdrawal ${withdrawal.state}${job}${withdrawal.reason ? `: ${withdrawal.reason}` : ''}`);
     const open = withdrawal.receivedAmount > 0n ? openRemainder(withdrawal) : 0n;
-    if (open > 0n) notes.push(`withdrawal came back short: ${withdrawal.receivedAmount} of ${withdrawal.amount} back, ${open} still open in the hub`);
+    if (open > 0n)
+      notes.push(`withdrawal came back short: ${withdrawal.receivedAmount} of ${withdrawal.amount} back, ${open} still open in the hub`);
   }
   return notes;
 }

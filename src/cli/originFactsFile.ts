@@ -12,7 +12,9 @@
 import { z } from 'zod';
 import type { OriginChainFacts } from '../verify/deposit/types.ts';
 
-const Sats = z.union([z.string().regex(/^[0-9]+$/, 'expected satoshis as a decimal integer'), z.number().int().nonnegative()]).transform((v) => BigInt(v));
+const Sats = z
+  .union([z.string().regex(/^[0-9]+$/, 'expected satoshis as a decimal integer'), z.number().int().nonnegative()])
+  .transform((v) => BigInt(v));
 const Txid = z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected a 64-hex-digit txid');
 
 const Utxo = z.looseObject({
@@ -37,26 +39,27 @@ export const OriginFactsFileSchema = z
   .strictObject({
     lookupTables: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
     utxos: z.array(Utxo).optional(),
-    tipHeight: z.union([z.string().regex(/^[0-9]+$/, 'expected a block height'), z.number().int().nonnegative()]).transform((v) => BigInt(v)).optional(),
+    tipHeight: z
+      .union([z.string().regex(/^[0-9]+$/, 'expected a block height'), z.number().int().nonnegative()])
+      .transform((v) => BigInt(v))
+      .optional(),
     feeEstimate: FeeEstimate.optional(),
     reservedOutpoints: z.array(z.string().regex(/^[0-9a-fA-F]{64}:[0-9]{1,10}$/, 'expected an outpoint "<txid>:<vout>"')).optional(),
   })
-  .transform(
-    (f): OriginChainFacts => ({
-      ...(f.lookupTables ? { lookupTables: f.lookupTables } : {}),
-      ...(f.utxos
-        ? {
-            utxos: f.utxos.map((u) => ({
-              txid: u.txid,
-              vout: u.vout,
-              value: u.value,
-              confirmed: u.confirmed ?? u.status?.confirmed ?? true,
-              ...(u.parentOurs !== undefined ? { parentOurs: u.parentOurs } : {}),
-            })),
-          }
-        : {}),
-      ...(f.tipHeight !== undefined ? { tipHeight: f.tipHeight } : {}),
-      ...(f.feeEstimate ? { feeEstimate: f.feeEstimate } : {}),
-      ...(f.reservedOutpoints ? { reservedOutpoints: f.reservedOutpoints.map((o) => o.toLowerCase()) } : {}),
-    }),
-  );
+  .transform((f): OriginChainFacts => ({
+    ...(f.lookupTables ? { lookupTables: f.lookupTables } : {}),
+    ...(f.utxos
+      ? {
+          utxos: f.utxos.map((u) => ({
+            txid: u.txid,
+            vout: u.vout,
+            value: u.value,
+            confirmed: u.confirmed ?? u.status?.confirmed ?? true,
+            ...(u.parentOurs !== undefined ? { parentOurs: u.parentOurs } : {}),
+          })),
+        }
+      : {}),
+    ...(f.tipHeight !== undefined ? { tipHeight: f.tipHeight } : {}),
+    ...(f.feeEstimate ? { feeEstimate: f.feeEstimate } : {}),
+    ...(f.reservedOutpoints ? { reservedOutpoints: f.reservedOutpoints.map((o) => o.toLowerCase()) } : {}),
+  }));

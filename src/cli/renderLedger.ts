@@ -107,7 +107,20 @@ export function reportTable(routes: readonly RouteReport[], sinceMs: number): st
     r.settleP95Ms === null ? '—' : `${seconds(r.settleP95Ms)} s`,
   ]);
   return `${title}\n${table(
-    ['asset', 'route', 'transfers', 'successes', 'success rate', 'in flight', 'moved', 'fees USD', 'origin cost (native, USD)', 'total USD', 'settle median', 'settle p95'],
+    [
+      'asset',
+      'route',
+      'transfers',
+      'successes',
+      'success rate',
+      'in flight',
+      'moved',
+      'fees USD',
+      'origin cost (native, USD)',
+      'total USD',
+      'settle median',
+      'settle p95',
+    ],
     rows,
   )}`;
 }

@@ -12,8 +12,18 @@ export function renderBalances(report: CycleReport): string {
     ['asset', 'chain', 'wallet', 'balance', 'min', 'target', 'max', 'state'],
     report.targets.map((t, i) => {
       const b = report.balances[i]?.amount ?? null;
-      const state = b === null ? `unreadable: ${report.balances[i]?.error ?? ''}` : b < t.min ? 'below min' : b > t.max ? 'above max' : 'in band';
-      return [t.asset, t.chain, t.wallet, formatAmount(b, t.decimals), formatAmount(t.min, t.decimals), formatAmount(t.target, t.decimals), formatAmount(t.max, t.decimals), state];
+      const state =
+        b === null ? `unreadable: ${report.balances[i]?.error ?? ''}` : b < t.min ? 'below min' : b > t.max ? 'above max' : 'in band';
+      return [
+        t.asset,
+        t.chain,
+        t.wallet,
+        formatAmount(b, t.decimals),
+        formatAmount(t.min, t.decimals),
+        formatAmount(t.target, t.decimals),
+        formatAmount(t.max, t.decimals),
+        state,
+      ];
     }),
   );
 }
@@ -30,7 +40,10 @@ function feeCell(a: TransferAttempt): string {
 function verdictCell(a: TransferAttempt): string {
   if (!a.verdict) return '—';
   if (a.verdict.ok) return `ok (${a.verdict.rules.length} rules)`;
-  return a.verdict.rules.filter((r) => !r.ok).map((r) => `FAIL ${r.rule}: ${r.detail}`).join('\n');
+  return a.verdict.rules
+    .filter((r) => !r.ok)
+    .map((r) => `FAIL ${r.rule}: ${r.detail}`)
+    .join('\n');
 }
 
 /** Planned transfers with their quote, fees, verdict and outcome. */
@@ -44,7 +57,9 @@ export function renderAttempts(report: CycleReport): string {
     const payments = a?.quote?.protocol?.v2?.orderData.output.payments;
     const out = payments ? formatAmount(sumPayments(payments, 'minimumAmount'), p.to.decimals) : '—';
     // A gas top-up buys another asset (the destination's native token): say which, and for which signer.
-    const route = p.gasTopUp ? `gas top-up: ${p.asset} ${p.from.chain} → ${p.to.asset} ${p.to.chain} (${p.to.wallet})` : `${p.asset} ${p.from.chain} → ${p.to.chain}`;
+    const route = p.gasTopUp
+      ? `gas top-up: ${p.asset} ${p.from.chain} → ${p.to.asset} ${p.to.chain} (${p.to.wallet})`
+      : `${p.asset} ${p.from.chain} → ${p.to.chain}`;
     return [
       route,
       formatAmount(p.amountIn, p.from.decimals),
@@ -61,7 +76,9 @@ export function renderAttempts(report: CycleReport): string {
 /** The candidates route choice weighed for an attempt, one line: "route choice: gamma 0.05 USD chosen; alpha 1.05 USD costlier". */
 function routeChoiceNote(a: TransferAttempt): string {
   if (!a.candidates) return '';
-  const parts = a.candidates.map((c) => `${c.planned.from.chain}${c.feesMicros !== undefined ? ` ${formatUsdMicros(c.feesMicros)} USD` : ''} ${c.outcome}`);
+  const parts = a.candidates.map(
+    (c) => `${c.planned.from.chain}${c.feesMicros !== undefined ? ` ${formatUsdMicros(c.feesMicros)} USD` : ''} ${c.outcome}`,
+  );
   return `\nroute choice: ${parts.join('; ')}`;
 }
 

@@ -14,7 +14,8 @@ import { formatWhole, table } from './format.ts';
  * @param decimals decimals of its input and output currencies (src/store/ledgerUnits.ts); absent: base units only
  */
 export function renderTransfer(t: TransferRow, decimals: TransferDecimals = { decimalsIn: null, decimalsOut: null }): string {
-  const amount = (value: bigint, d: number | null, symbol = t.asset) => (d === null ? `${value} base units` : `${formatWhole(value, d, symbol)} (${value} base units)`);
+  const amount = (value: bigint, d: number | null, symbol = t.asset) =>
+    d === null ? `${value} base units` : `${formatWhole(value, d, symbol)} (${value} base units)`;
   const rows: [string, string][] = [
     ['transfer', `#${t.id} (cycle ${t.cycleId}) ${t.asset} ${t.originChain} → ${t.destinationChain}`],
     ['status', `${t.status} (relay: ${t.relayStatus ?? '—'})`],

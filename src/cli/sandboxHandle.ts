@@ -66,7 +66,10 @@ export async function loadSandbox(command: string, load: () => Promise<{ startSa
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     if ((e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && String(e.message).includes('@ballast/sandbox')) {
-      throw new CliError(`${command} needs the @ballast/sandbox package: run npm install from a checkout (a production install omits it)`, EXIT_USAGE);
+      throw new CliError(
+        `${command} needs the @ballast/sandbox package: run npm install from a checkout (a production install omits it)`,
+        EXIT_USAGE,
+      );
     }
     throw err;
   }

@@ -63,7 +63,10 @@ export function bvmAddressProblem(text: string, network: BvmNetwork, addressType
     return `"${text}" is a ${info.networks.join('/')} address but network is ${network}; fix the address or set network: ${info.networks[0]}`;
   }
   if (info.kind !== addressType) {
-    const fix = info.kind === 'p2wpkh' || info.kind === 'p2tr' ? `set addressType: ${info.kind} or fix the address` : `Ballast derives ${addressType} addresses only; write that address`;
+    const fix =
+      info.kind === 'p2wpkh' || info.kind === 'p2tr'
+        ? `set addressType: ${info.kind} or fix the address`
+        : `Ballast derives ${addressType} addresses only; write that address`;
     return `"${text}" is a ${info.kind} address but addressType is ${addressType}; ${fix}`;
   }
   return undefined;

@@ -59,8 +59,7 @@ const chainId = z
   .int('chainId must be an integer')
   .positive('chainId must be positive');
 
-const httpUrl = (what: string) =>
-  z.url({ protocol: /^https?$/, error: `expected an http(s) URL (${what})` });
+const httpUrl = (what: string) => z.url({ protocol: /^https?$/, error: `expected an http(s) URL (${what})` });
 
 const baseUnits = (what: string, example: string) =>
   z
@@ -116,9 +115,7 @@ export const EvmChainSchema = z
   .strictObject({
     chainId,
     vm: z.literal('evm').default('evm').describe('VM family (GET /chains vmType); default evm'),
-    rpcUrl: httpUrl('Ballast reads chains over HTTP JSON-RPC').describe(
-      'JSON-RPC endpoint; use ${ENV_VAR} when it embeds a provider key',
-    ),
+    rpcUrl: httpUrl('Ballast reads chains over HTTP JSON-RPC').describe('JSON-RPC endpoint; use ${ENV_VAR} when it embeds a provider key'),
     confirmations: blocks('confirmations', 12)
       .default(DEFAULT_CONFIRMATIONS)
       .describe(
@@ -146,7 +143,9 @@ export const SvmChainSchema = z
     commitment: z
       .enum(SVM_COMMITMENTS, { error: 'expected confirmed or finalized' })
       .default('finalized')
-      .describe('commitment at which a deposit counts as final: finalized (rooted, cannot roll back) or confirmed (voted on by a supermajority, faster)'),
+      .describe(
+        'commitment at which a deposit counts as final: finalized (rooted, cannot roll back) or confirmed (voted on by a supermajority, faster)',
+      ),
     maxMicroLamportsPerCu: baseUnits('maxMicroLamportsPerCu', DEFAULT_MAX_MICRO_LAMPORTS_PER_CU)
       .default(DEFAULT_MAX_MICRO_LAMPORTS_PER_CU)
       .describe('largest priority fee Ballast bids, in micro-lamports per compute unit (decimal integer string)'),
@@ -183,9 +182,7 @@ export const BvmChainSchema = z
       .enum(BVM_NETWORKS, { error: `expected one of ${BVM_NETWORKS.join(', ')}` })
       .default('mainnet')
       .describe('Bitcoin network; must match the wallets used on this chain'),
-    confirmations: blocks('confirmations', 1)
-      .default(DEFAULT_BVM_CONFIRMATIONS)
-      .describe('blocks after which a deposit counts as final'),
+    confirmations: blocks('confirmations', 1).default(DEFAULT_BVM_CONFIRMATIONS).describe('blocks after which a deposit counts as final'),
     highValueConfirmations: blocks('highValueConfirmations', 2)
       .optional()
       .describe(
@@ -265,9 +262,7 @@ export const ChainSchema = z
 export function unsupportedVmMessage(input: unknown, what: 'chains' | 'wallets'): string {
   const vm = input !== null && typeof input === 'object' ? (input as { vm?: unknown }).vm : undefined; // reading one key of a plain object
   const supported = SUPPORTED_VMS.join(', ');
-  return typeof vm === 'string'
-    ? `vm "${vm}" is not supported for ${what}; Ballast supports ${supported}`
-    : `expected one of ${supported}`;
+  return typeof vm === 'string' ? `vm "${vm}" is not supported for ${what}; Ballast supports ${supported}` : `expected one of ${supported}`;
 }
 
 /** One chain as written in the file. */

@@ -157,13 +157,18 @@ function checkAssets(parts: ParsedParts, issues: ConfigIssue[]): void {
 function checkBand(at: string, entry: AssetEntryConfig, issues: ConfigIssue[]): void {
   const banded = (['min', 'target', 'max'] as const).filter((f) => entry[f] !== undefined);
   if (entry.weight !== undefined) {
-    for (const f of banded) issues.push({ path: `${at}.${f}`, message: `set either weight or min/target/max, not both; remove ${f} or weight` });
+    for (const f of banded)
+      issues.push({ path: `${at}.${f}`, message: `set either weight or min/target/max, not both; remove ${f} or weight` });
     return;
   }
-  if (entry.toleranceBps !== undefined) issues.push({ path: `${at}.toleranceBps`, message: 'toleranceBps applies to a weighted holding only; set weight or remove it' });
+  if (entry.toleranceBps !== undefined)
+    issues.push({ path: `${at}.toleranceBps`, message: 'toleranceBps applies to a weighted holding only; set weight or remove it' });
   if (banded.length < 3) {
     const missing = (['min', 'target', 'max'] as const).filter((f) => entry[f] === undefined);
-    issues.push({ path: `${at}.${missing[0]!}`, message: `missing; a holding needs min, target and max (whole units), or a weight (missing: ${missing.join(', ')})` });
+    issues.push({
+      path: `${at}.${missing[0]!}`,
+      message: `missing; a holding needs min, target and max (whole units), or a weight (missing: ${missing.join(', ')})`,
+    });
     return;
   }
   checkWholeBand(at, entry as AssetEntryConfig & { min: string; target: string; max: string }, issues);
@@ -220,7 +225,9 @@ function checkPolicy(policy: PolicyConfig, assets: ParsedParts['assets'], issues
   }
   for (const [asset, home] of Object.entries(policy.sweepTo ?? {})) {
     const [chain, wallet] = home.split(':') as [string, string | undefined];
-    const holdings = assets.filter((a) => a.symbol === asset && a.entry.chain === chain && (wallet === undefined || a.entry.wallet === wallet));
+    const holdings = assets.filter(
+      (a) => a.symbol === asset && a.entry.chain === chain && (wallet === undefined || a.entry.wallet === wallet),
+    );
     if (holdings.length !== 1) {
       issues.push({
         path: `policy.sweepTo.${asset}`,
@@ -252,9 +259,14 @@ function checkGasTopUpAmounts(parts: ParsedParts, policy: PolicyConfig, issues: 
     if (topUp === undefined) continue;
     const asset = topUp.from.split(':')[1]!; // <chain>:<asset>[:<wallet>], checked by the schema
     const limit = policy.transferLimits?.[asset];
-    const [key, max] = limit ? [`policy.transferLimits.${asset}.maxTransfer`, limit.maxTransfer] : ['policy.maxTransfer', policy.maxTransfer];
+    const [key, max] = limit
+      ? [`policy.transferLimits.${asset}.maxTransfer`, limit.maxTransfer]
+      : ['policy.maxTransfer', policy.maxTransfer];
     if (compareDecimals(topUp.amount, max) > 0) {
-      issues.push({ path: `chains.${name}.gasTopUp.amount`, message: `${topUp.amount} ${asset} is above ${key} (${max}); lower it or raise the limit` });
+      issues.push({
+        path: `chains.${name}.gasTopUp.amount`,
+        message: `${topUp.amount} ${asset} is above ${key} (${max}); lower it or raise the limit`,
+      });
     }
   }
 }
@@ -263,12 +275,18 @@ function checkGasTopUpAmounts(parts: ParsedParts, policy: PolicyConfig, issues: 
 function checkLimits(limits: NonNullable<PolicyConfig['limits']>, parts: ParsedParts, issues: ConfigIssue[]): void {
   for (const asset of Object.keys(limits.dailyNotional ?? {})) {
     if (!parts.assets.some((a) => a.symbol === asset)) {
-      issues.push({ path: `policy.limits.dailyNotional.${asset}`, message: `unknown asset "${asset}"; use a name defined under assets: or remove the entry` });
+      issues.push({
+        path: `policy.limits.dailyNotional.${asset}`,
+        message: `unknown asset "${asset}"; use a name defined under assets: or remove the entry`,
+      });
     }
   }
   (limits.allowedRecipients ?? []).forEach((name, i) => {
     if (!parts.walletNames.has(name)) {
-      issues.push({ path: `policy.limits.allowedRecipients[${i}]`, message: `unknown wallet "${name}"; list names defined under wallets:` });
+      issues.push({
+        path: `policy.limits.allowedRecipients[${i}]`,
+        message: `unknown wallet "${name}"; list names defined under wallets:`,
+      });
     }
   });
 }

@@ -38,9 +38,7 @@ const PROTECTED_REF_RE = /\$\u27E6([A-Za-z_][A-Za-z0-9_]*)\u27E7/g;
  * @returns text of the same length
  */
 export function protectEnvRefs(text: string): string {
-  return text.replace(REF_IN_TEXT_RE, (all, escape: string, name: string) =>
-    escape ? all : `$\u27E6${name}\u27E7`,
-  );
+  return text.replace(REF_IN_TEXT_RE, (all, escape: string, name: string) => (escape ? all : `$\u27E6${name}\u27E7`));
 }
 
 /**

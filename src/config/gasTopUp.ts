@@ -28,8 +28,12 @@ export const GasTopUpSchema = z
     from: z
       .string({ error: 'expected a holding under assets: as <chain>:<asset> or <chain>:<asset>:<wallet>, e.g. "base:USDC"' })
       .regex(HOLDING_REF_RE, 'expected a holding under assets: as <chain>:<asset> or <chain>:<asset>:<wallet>, e.g. "base:USDC"')
-      .describe('the holding that pays for a top-up, <chain>:<asset>[:<wallet>] (on another chain, or another token than this chain\'s native one)'),
-    amount: wholeUnits('amount', 'the source asset', '25').describe('what one top-up pays, in whole units of the source asset (sent as an EXACT_INPUT quote)'),
+      .describe(
+        "the holding that pays for a top-up, <chain>:<asset>[:<wallet>] (on another chain, or another token than this chain's native one)",
+      ),
+    amount: wholeUnits('amount', 'the source asset', '25').describe(
+      'what one top-up pays, in whole units of the source asset (sent as an EXACT_INPUT quote)',
+    ),
     minOut: wholeUnits('minOut', "this chain's native token", '0.005').describe(
       "the least native token (whole units) one top-up must guarantee (the order's minimumAmount); your price floor: a quote guaranteeing less is refused",
     ),
@@ -65,7 +69,9 @@ function splitRef(from: string): { chain: string; asset: string; wallet?: string
 /** The holdings `from` names (none, one, or several when no wallet is given and several hold it there). */
 function matchingHoldings(from: string, assets: readonly HoldingEntry[]): HoldingEntry[] {
   const ref = splitRef(from);
-  return assets.filter((a) => a.symbol === ref.asset && a.entry.chain === ref.chain && (ref.wallet === undefined || a.entry.wallet === ref.wallet));
+  return assets.filter(
+    (a) => a.symbol === ref.asset && a.entry.chain === ref.chain && (ref.wallet === undefined || a.entry.wallet === ref.wallet),
+  );
 }
 
 /** Whether `currency` is the native token of a chain of family `vm` (docs/relay-contract.md "Currency"). */
@@ -102,32 +108,54 @@ export function checkGasTopUps(chains: ReadonlyMap<string, ChainConfig>, assets:
     if (topUp === undefined) continue;
     const at = `chains.${name}.gasTopUp`;
     if (chain.minGasBalance === undefined) {
-      issues.push({ path: at, message: `needs chains.${name}.minGasBalance: a signer is topped up when its native balance falls below it; set minGasBalance or remove gasTopUp` });
+      issues.push({
+        path: at,
+        message: `needs chains.${name}.minGasBalance: a signer is topped up when its native balance falls below it; set minGasBalance or remove gasTopUp`,
+      });
     }
-    if (isZero(topUp.amount)) issues.push({ path: `${at}.amount`, message: 'must be above 0: what one top-up pays, in whole units of the source asset' });
+    if (isZero(topUp.amount))
+      issues.push({ path: `${at}.amount`, message: 'must be above 0: what one top-up pays, in whole units of the source asset' });
     if (isZero(topUp.minOut)) {
-      issues.push({ path: `${at}.minOut`, message: `must be above 0: the least native token on ${name} a top-up must guarantee (your price floor)` });
+      issues.push({
+        path: `${at}.minOut`,
+        message: `must be above 0: the least native token on ${name} a top-up must guarantee (your price floor)`,
+      });
     } else if (fractionDigits(topUp.minOut) > NATIVE_DECIMALS[chain.vm]) {
-      issues.push({ path: `${at}.minOut`, message: `${topUp.minOut} has more than ${NATIVE_DECIMALS[chain.vm]} fractional digits (the native token's decimals); round it` });
+      issues.push({
+        path: `${at}.minOut`,
+        message: `${topUp.minOut} has more than ${NATIVE_DECIMALS[chain.vm]} fractional digits (the native token's decimals); round it`,
+      });
     }
     if (!assets.some((a) => a.entry.chain === name)) {
-      issues.push({ path: at, message: `no wallet holds an asset on ${name}, so no signer there is read or topped up; add a holding on ${name} or remove gasTopUp` });
+      issues.push({
+        path: at,
+        message: `no wallet holds an asset on ${name}, so no signer there is read or topped up; add a holding on ${name} or remove gasTopUp`,
+      });
     }
     const holdings = matchingHoldings(topUp.from, assets);
     const valid = () => assets.map((a) => `${a.entry.chain}:${a.symbol}:${a.entry.wallet}`).join(', ');
     if (holdings.length === 0) {
-      issues.push({ path: `${at}.from`, message: `${topUp.from} is not a holding under assets:; name one as <chain>:<asset>[:<wallet>] (configured: ${valid()})` });
+      issues.push({
+        path: `${at}.from`,
+        message: `${topUp.from} is not a holding under assets:; name one as <chain>:<asset>[:<wallet>] (configured: ${valid()})`,
+      });
       continue;
     }
     if (holdings.length > 1) {
       const { chain: c, asset } = splitRef(topUp.from);
-      issues.push({ path: `${at}.from`, message: `${holdings.length} wallets hold ${asset} on ${c}; name one as ${c}:${asset}:<wallet> (${holdings.map((h) => h.entry.wallet).join(', ')})` });
+      issues.push({
+        path: `${at}.from`,
+        message: `${holdings.length} wallets hold ${asset} on ${c}; name one as ${c}:${asset}:<wallet> (${holdings.map((h) => h.entry.wallet).join(', ')})`,
+      });
       continue;
     }
     const source = holdings[0]!;
     const pinned = source.entry.decimals;
     if (pinned !== undefined && fractionDigits(topUp.amount) > pinned) {
-      issues.push({ path: `${at}.amount`, message: `${topUp.amount} has more than ${pinned} fractional digits (the decimals of ${topUp.from}); round it` });
+      issues.push({
+        path: `${at}.amount`,
+        message: `${topUp.amount} has more than ${pinned} fractional digits (the decimals of ${topUp.from}); round it`,
+      });
     }
     if (source.entry.chain === name && isNativeCurrency(source.entry.currency, chain.vm)) {
       issues.push({

@@ -11,7 +11,8 @@ import type { ConfigIssue } from './errors.ts';
 /** Defaults of the section (also its value when the section is absent). */
 export const DEFAULT_HA = Object.freeze({ lease: 'ballast', ttlMs: 15_000 });
 
-const ms = (what: string) => z.number({ error: `expected a whole number of milliseconds (${what})` }).int('must be a whole number of milliseconds');
+const ms = (what: string) =>
+  z.number({ error: `expected a whole number of milliseconds (${what})` }).int('must be a whole number of milliseconds');
 
 /** `ha:` section. */
 export const HaSectionSchema = z
@@ -25,14 +26,20 @@ export const HaSectionSchema = z
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,100}$/, 'expected 1–100 letters, digits, dots, dashes, underscores or colons')
       .optional()
-      .describe('this replica\'s label in ballast_leader{instance} and in logs; default the host name (a pod name in Kubernetes)'),
+      .describe("this replica's label in ballast_leader{instance} and in logs; default the host name (a pod name in Kubernetes)"),
     ttlMs: ms('lease lifetime')
       .min(100)
       .max(3_600_000)
       .default(DEFAULT_HA.ttlMs)
       .describe('lease lifetime without renewal; a follower takes over at most ttlMs + renewEveryMs after the leader last renewed'),
-    renewEveryMs: ms('renew interval').min(10).optional().describe('leader renews / followers try to take over at this interval; default ttlMs / 3'),
-    marginMs: ms('safety margin').min(0).optional().describe('the leader stops acting this long before its lease can expire; default ttlMs / 5'),
+    renewEveryMs: ms('renew interval')
+      .min(10)
+      .optional()
+      .describe('leader renews / followers try to take over at this interval; default ttlMs / 3'),
+    marginMs: ms('safety margin')
+      .min(0)
+      .optional()
+      .describe('the leader stops acting this long before its lease can expire; default ttlMs / 5'),
   })
   .describe('leader lease for replicas sharing a PostgreSQL store (docs/ha.md)');
 
@@ -46,7 +53,11 @@ export type HaConfig = z.output<typeof HaSectionSchema>;
 export function checkHa(ha: HaConfig | undefined, issues: ConfigIssue[]): void {
   if (!ha) return;
   try {
-    resolveLeaseTiming({ ttlMs: ha.ttlMs, ...(ha.renewEveryMs !== undefined ? { renewEveryMs: ha.renewEveryMs } : {}), ...(ha.marginMs !== undefined ? { marginMs: ha.marginMs } : {}) });
+    resolveLeaseTiming({
+      ttlMs: ha.ttlMs,
+      ...(ha.renewEveryMs !== undefined ? { renewEveryMs: ha.renewEveryMs } : {}),
+      ...(ha.marginMs !== undefined ? { marginMs: ha.marginMs } : {}),
+    });
   } catch (err) {
     if (!(err instanceof LeaseOptionsError)) throw err;
     issues.push({ path: `ha.${err.field}`, message: err.message.slice(err.field.length + 2) });

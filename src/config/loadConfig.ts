@@ -314,10 +314,13 @@ function buildLoaded(
     });
   }
   for (const asset of Object.keys(data.prices ?? {})) {
-    if (!(asset in data.assets)) warnings.push(`prices.${asset}: no asset ${asset} under assets:, so this price is unused; fix the name or remove it`);
+    if (!(asset in data.assets))
+      warnings.push(`prices.${asset}: no asset ${asset} under assets:, so this price is unused; fix the name or remove it`);
   }
   if (data.ha !== undefined && !isPostgresUrl(data.store)) {
-    warnings.push('ha: is set but store: is a SQLite file, so there is no leader lease (one process at a time, by the run lock); set store: to a postgres:// URL to run replicas, or remove ha:');
+    warnings.push(
+      'ha: is set but store: is a SQLite file, so there is no leader lease (one process at a time, by the run lock); set store: to a postgres:// URL to run replicas, or remove ha:',
+    );
   }
   const listen = data.metrics.listen;
   const colon = listen.lastIndexOf(':');

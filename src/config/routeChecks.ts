@@ -44,12 +44,18 @@ function checkNames(rule: RouteRuleConfig, at: string, parts: ParsedParts, issue
       ok = false;
     }
     if (wallet !== undefined && !parts.walletNames.has(wallet)) {
-      issues.push({ path: `${at}.${side}`, message: `unknown wallet "${wallet}"; use a name defined under wallets:, or write just the chain` });
+      issues.push({
+        path: `${at}.${side}`,
+        message: `unknown wallet "${wallet}"; use a name defined under wallets:, or write just the chain`,
+      });
       ok = false;
     }
   }
   if (rule.asset !== undefined && !parts.assets.some((a) => a.symbol === rule.asset)) {
-    issues.push({ path: `${at}.asset`, message: `unknown asset "${rule.asset}"; use a name defined under assets:, or remove asset to match every asset` });
+    issues.push({
+      path: `${at}.asset`,
+      message: `unknown asset "${rule.asset}"; use a name defined under assets:, or remove asset to match every asset`,
+    });
     ok = false;
   }
   return ok;
@@ -59,17 +65,24 @@ function checkNames(rule: RouteRuleConfig, at: string, parts: ParsedParts, issue
 function checkBounds(rule: RouteRuleConfig, at: string, policy: PolicyConfig, parts: ParsedParts, issues: ConfigIssue[]): void {
   if (!rule.allow) {
     for (const key of ['minTransfer', 'maxTransfer', 'maxFees'] as const) {
-      if (rule[key] !== undefined) issues.push({ path: `${at}.${key}`, message: `a route with allow: false moves nothing; remove ${key} or allow: false` });
+      if (rule[key] !== undefined)
+        issues.push({ path: `${at}.${key}`, message: `a route with allow: false moves nothing; remove ${key} or allow: false` });
     }
     return;
   }
   if (rule.maxTransfer !== undefined && compareDecimals(rule.maxTransfer, '0') === 0) {
-    issues.push({ path: `${at}.maxTransfer`, message: 'must be above 0; set the largest transfer on this route, or allow: false to refuse it' });
+    issues.push({
+      path: `${at}.maxTransfer`,
+      message: 'must be above 0; set the largest transfer on this route, or allow: false to refuse it',
+    });
     return;
   }
   if (rule.minTransfer !== undefined && rule.maxTransfer !== undefined) {
     if (compareDecimals(rule.minTransfer, rule.maxTransfer) > 0) {
-      issues.push({ path: `${at}.minTransfer`, message: `minTransfer ${rule.minTransfer} is above maxTransfer ${rule.maxTransfer}; lower it or raise maxTransfer` });
+      issues.push({
+        path: `${at}.minTransfer`,
+        message: `minTransfer ${rule.minTransfer} is above maxTransfer ${rule.maxTransfer}; lower it or raise maxTransfer`,
+      });
     }
     return;
   }

@@ -107,7 +107,9 @@ export const AssetEntrySchema = z
         'token on that chain: EVM 0x address (0x000…000 native); Solana base58 mint (11111111111111111111111111111111 native SOL); Bitcoin bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8 (BTC)',
       ),
     wallet: z.string({ error: 'expected a wallet name defined under wallets:' }).describe('name under wallets:'),
-    min: wholeAmount('min').optional().describe('below this balance the chain receives funds (whole units); with target and max, or use weight'),
+    min: wholeAmount('min')
+      .optional()
+      .describe('below this balance the chain receives funds (whole units); with target and max, or use weight'),
     target: wholeAmount('target').optional().describe('balance a rebalance aims for (whole units)'),
     max: wholeAmount('max').optional().describe('above this balance the chain gives funds (whole units)'),
     weight: z
@@ -116,18 +118,12 @@ export const AssetEntrySchema = z
       .max(1_000_000)
       .optional()
       .describe(
-        'instead of min/target/max: this holding\'s share of the asset\'s total across its holdings, relative to the sum of their weights (e.g. 40 and 60); every holding of the asset then has a weight',
+        "instead of min/target/max: this holding's share of the asset's total across its holdings, relative to the sum of their weights (e.g. 40 and 60); every holding of the asset then has a weight",
       ),
     toleranceBps: bps('toleranceBps')
       .optional()
-      .describe('with weight: the band around the weighted target, in bps of the asset\'s total (default 100 = ±1 %)'),
-    decimals: z
-      .number()
-      .int()
-      .min(0)
-      .max(255)
-      .optional()
-      .describe('token decimals; normally read from GET /chains or the token contract'),
+      .describe("with weight: the band around the weighted target, in bps of the asset's total (default 100 = ±1 %)"),
+    decimals: z.number().int().min(0).max(255).optional().describe('token decimals; normally read from GET /chains or the token contract'),
   })
   .describe('one holding of the asset');
 
@@ -171,10 +167,12 @@ export const RouteChoiceSchema = z
     maxCandidates: z
       .number({ error: 'maxCandidates must be an integer from 1 (off) to 8' })
       .int('maxCandidates must be an integer from 1 (off) to 8')
-      .min(1, 'maxCandidates must be at least 1 (1 quotes only the planner\'s pick: route choice off)')
+      .min(1, "maxCandidates must be at least 1 (1 quotes only the planner's pick: route choice off)")
       .max(8, 'maxCandidates must be at most 8: each candidate costs a quote of the /quote rate limit (50 per minute)')
       .default(DEFAULT_ROUTE_CHOICE.maxCandidates)
-      .describe('donors quoted per planned transfer, the planner\'s pick included; the cheapest passing the fee policy and verification is sent; 1 = off'),
+      .describe(
+        "donors quoted per planned transfer, the planner's pick included; the cheapest passing the fee policy and verification is sent; 1 = off",
+      ),
     parallelQuotes: z
       .number({ error: 'parallelQuotes must be an integer from 1 to 8' })
       .int('parallelQuotes must be an integer from 1 to 8')
@@ -184,7 +182,9 @@ export const RouteChoiceSchema = z
       .describe('candidate quotes of one transfer in flight at once'),
   })
   .default({ ...DEFAULT_ROUTE_CHOICE })
-  .describe('route choice: quote other donors of a transfer and keep the cheapest by total fees in USD that passes the fee policy and verification');
+  .describe(
+    'route choice: quote other donors of a transfer and keep the cheapest by total fees in USD that passes the fee policy and verification',
+  );
 
 /** One end of a `policy.routes` entry: a chain, a chain and wallet, or any holding. */
 const ROUTE_END_RE = /^(\*|[A-Za-z][A-Za-z0-9_.-]{0,63}(:[A-Za-z][A-Za-z0-9_.-]{0,63})?)$/;
@@ -201,11 +201,24 @@ export const RouteRuleSchema = z
   .strictObject({
     from: routeEnd('from').describe('origin holding: <chain>, <chain>:<wallet> or "*" (any)'),
     to: routeEnd('to').describe('destination holding: <chain>, <chain>:<wallet> or "*" (any)'),
-    asset: z.string().regex(NAME_RE, 'expected an asset name defined under assets:').optional().describe('asset this entry is for; absent: every asset'),
-    allow: z.boolean({ error: 'allow must be true or false' }).default(true).describe('false: nothing moves on a matching route (default true)'),
-    minTransfer: wholeAmount('minTransfer').optional().describe("smallest transfer on this route (whole units of the asset), instead of the asset's"),
-    maxTransfer: wholeAmount('maxTransfer').optional().describe("largest single transfer on this route (whole units of the asset), instead of the asset's"),
-    maxFees: MaxFeesSchema.optional().describe('fee caps on this route; each key given replaces the same key of policy.maxFees, the others stay'),
+    asset: z
+      .string()
+      .regex(NAME_RE, 'expected an asset name defined under assets:')
+      .optional()
+      .describe('asset this entry is for; absent: every asset'),
+    allow: z
+      .boolean({ error: 'allow must be true or false' })
+      .default(true)
+      .describe('false: nothing moves on a matching route (default true)'),
+    minTransfer: wholeAmount('minTransfer')
+      .optional()
+      .describe("smallest transfer on this route (whole units of the asset), instead of the asset's"),
+    maxTransfer: wholeAmount('maxTransfer')
+      .optional()
+      .describe("largest single transfer on this route (whole units of the asset), instead of the asset's"),
+    maxFees: MaxFeesSchema.optional().describe(
+      'fee caps on this route; each key given replaces the same key of policy.maxFees, the others stay',
+    ),
   })
   .describe('rules for the routes it matches (first matching entry wins)');
 
@@ -221,7 +234,9 @@ export const PolicySectionSchema = z
     sweepTo: z
       .record(
         z.string().regex(NAME_RE),
-        z.string().regex(/^[A-Za-z0-9_-]+(:[A-Za-z0-9_-]+)?$/, 'expected <chain> or <chain>:<wallet>, a holding of the asset under assets:'),
+        z
+          .string()
+          .regex(/^[A-Za-z0-9_-]+(:[A-Za-z0-9_-]+)?$/, 'expected <chain> or <chain>:<wallet>, a holding of the asset under assets:'),
       )
       .optional()
       .describe(
@@ -323,7 +338,13 @@ export const LogSectionSchema = z
 /** Whole configuration file. */
 export const ConfigSchema = z
   .strictObject({
-    relay: RelaySectionSchema.default({ baseUrl: DEFAULT_RELAY_BASE_URL, timeoutMs: 15_000, chainsCacheSec: DEFAULT_CHAINS_CACHE_SEC, quotesPerMinute: DEFAULT_QUOTES_PER_MINUTE, quoteApi: 'v2' }),
+    relay: RelaySectionSchema.default({
+      baseUrl: DEFAULT_RELAY_BASE_URL,
+      timeoutMs: 15_000,
+      chainsCacheSec: DEFAULT_CHAINS_CACHE_SEC,
+      quotesPerMinute: DEFAULT_QUOTES_PER_MINUTE,
+      quoteApi: 'v2',
+    }),
     wallets: z.record(z.string().regex(NAME_RE), WalletSchema).describe('signing wallets by name'),
     chains: z.record(z.string().regex(NAME_RE), ChainSchema).describe('chains by name'),
     assets: z
@@ -337,11 +358,14 @@ export const ConfigSchema = z
       .describe(
         'plan, quote and verify every cycle but sign nothing (daemon and run --once; withdraw refuses); what would have been done is logged and counted in ballast_monitor_* metrics. Same as daemon --monitor-only',
       ),
-    schedule: z
+    schedule: z.string().default(DEFAULT_SCHEDULE).describe('node-cron expression for the daemon, e.g. "*/5 * * * *"'),
+    store: z
       .string()
-      .default(DEFAULT_SCHEDULE)
-      .describe('node-cron expression for the daemon, e.g. "*/5 * * * *"'),
-    store: z.string().min(1).default('./ballast.db').describe('SQLite file, relative to the config file (one process at a time); or a postgres:// URL, for replicas sharing one database (see ha:)'),
+      .min(1)
+      .default('./ballast.db')
+      .describe(
+        'SQLite file, relative to the config file (one process at a time); or a postgres:// URL, for replicas sharing one database (see ha:)',
+      ),
     metrics: MetricsSectionSchema.default({ listen: '127.0.0.1:9464', readyAfterSchedules: 3 }),
     prices: z
       .record(z.string().regex(NAME_RE), usdAmount)

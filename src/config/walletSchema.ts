@@ -21,10 +21,7 @@ const keyFields = (keyText: string, fileText: string) => ({
 });
 
 const address = (what: string) =>
-  z
-    .string({ error: 'expected an address string' })
-    .optional()
-    .describe(`expected ${what}; loading fails when the key derives another one`);
+  z.string({ error: 'expected an address string' }).optional().describe(`expected ${what}; loading fails when the key derives another one`);
 
 /** An EVM wallet (secp256k1 key, 0x address). */
 export const EvmWalletSchema = z

@@ -142,7 +142,10 @@ function loadEvm(
   secrets: Set<string>,
 ): LoadedEvmWallet | undefined {
   if (!HEX_KEY_RE.test(key.text)) {
-    const hint = BASE58_KEY_RE.test(key.text) || key.text.startsWith('[') ? '; base58 and JSON-array keys belong to svm (Solana) or bvm (WIF) wallets: set vm' : '';
+    const hint =
+      BASE58_KEY_RE.test(key.text) || key.text.startsWith('[')
+        ? '; base58 and JSON-array keys belong to svm (Solana) or bvm (WIF) wallets: set vm'
+        : '';
     issues.push({ path: key.path, message: `not a private key: expected 32 bytes as hex (0x followed by 64 hex digits)${hint}` });
     return undefined;
   }
@@ -205,7 +208,10 @@ function loadSvm(name: string, at: string, key: KeyText, wallet: SvmWalletConfig
   const result = svmSignerFromSecretKey(bytes);
   if (!result.ok) {
     // 37/38 bytes is what a base58check WIF decodes to (payload and checksum)
-    const wif = result.reason === 'length' && (bytes.length === 37 || bytes.length === 38) ? ' (this looks like a Bitcoin WIF: use a bvm wallet)' : '';
+    const wif =
+      result.reason === 'length' && (bytes.length === 37 || bytes.length === 38)
+        ? ' (this looks like a Bitcoin WIF: use a bvm wallet)'
+        : '';
     issues.push({ path: key.path, message: `not a Solana secret key: ${result.problem}${wif}` });
     return undefined;
   }
@@ -224,14 +230,20 @@ function loadSvm(name: string, at: string, key: KeyText, wallet: SvmWalletConfig
 function loadBvm(name: string, at: string, key: KeyText, wallet: BvmWalletConfig, issues: ConfigIssue[]): LoadedBvmWallet | undefined {
   if (HEX_KEY_RE.test(key.text) || key.text.startsWith('[')) {
     const what = key.text.startsWith('[') ? 'a JSON byte array (a Solana key file?)' : 'hex (an EVM key?)';
-    issues.push({ path: key.path, message: `not a WIF private key: this is ${what}; bvm wallets take a compressed WIF (K…/L… on mainnet, c… on testnet/regtest)` });
+    issues.push({
+      path: key.path,
+      message: `not a WIF private key: this is ${what}; bvm wallets take a compressed WIF (K…/L… on mainnet, c… on testnet/regtest)`,
+    });
     return undefined;
   }
   const result = bvmKeyFromWif(key.text, { network: wallet.network, addressType: wallet.addressType });
   if (!result.ok) {
     if (result.reason === 'network') issues.push({ path: `${at}.network`, message: result.problem });
     else {
-      const solana = result.reason === 'malformed' && svmKeyLength(key.text) === SVM_SECRET_KEY_BYTES ? ' (this looks like a Solana secret key: use an svm wallet)' : '';
+      const solana =
+        result.reason === 'malformed' && svmKeyLength(key.text) === SVM_SECRET_KEY_BYTES
+          ? ' (this looks like a Solana secret key: use an svm wallet)'
+          : '';
       issues.push({ path: key.path, message: `${result.problem}${solana}` });
     }
     return undefined;

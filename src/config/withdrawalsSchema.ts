@@ -41,7 +41,9 @@ export const WithdrawalsSectionSchema = z
       .min(10)
       .max(600_000)
       .default(WITHDRAWALS_DEFAULTS.pollMs)
-      .describe('withdrawal job status poll interval and wait between attest-deposit retries, milliseconds (docs/relay-contract.md "Limits": about 5 s)'),
+      .describe(
+        'withdrawal job status poll interval and wait between attest-deposit retries, milliseconds (docs/relay-contract.md "Limits": about 5 s)',
+      ),
     rateLimitedPollMs: z
       .number()
       .int()

@@ -62,7 +62,10 @@ export async function verifyWithFreshChains(
   try {
     fresh = await cache.refresh(input.chains);
   } catch (error) {
-    log.warn({ requestId: context.requestId, failed, err: shortErrorMessage(error) }, 'GET /chains refresh failed; the quote stays refused on the cached list');
+    log.warn(
+      { requestId: context.requestId, failed, err: shortErrorMessage(error) },
+      'GET /chains refresh failed; the quote stays refused on the cached list',
+    );
     return { verdict: first, chains: input.chains, refreshed: false };
   }
   log.info({ requestId: context.requestId, failed }, 'quote refused on the cached GET /chains list; judged again on a fresh list');

@@ -30,7 +30,10 @@ export type { AttemptOutcome, TransferAttempt } from './transferAttempt.ts';
  * What {@link checkQuote} uses of the cycle's runtime: the config (policy, referrer, chains), the store, the Relay
  * client and the GET /chains cache, the chain adapters and wallets, metrics, prices, the logger and the clock.
  */
-export type CheckQuoteDeps = Pick<CycleContext, 'config' | 'db' | 'relay' | 'chainsCache' | 'chains' | 'wallets' | 'metrics' | 'prices' | 'logger' | 'now'>;
+export type CheckQuoteDeps = Pick<
+  CycleContext,
+  'config' | 'db' | 'relay' | 'chainsCache' | 'chains' | 'wallets' | 'metrics' | 'prices' | 'logger' | 'now'
+>;
 
 /** Stages {@link checkQuote} reports as it passes them. */
 export type CheckStage = 'quoted' | 'verified';
@@ -92,9 +95,13 @@ export async function checkQuote(
     planned.from.address,
   );
   const fee = evaluateFees(quote.details, caps, orderGuarantee(quote, planned, policy.slippageBps), originCost);
-  await recordFeeDecision(ctx.db, quoteId, fee.accepted
-    ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
-    : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined });
+  await recordFeeDecision(
+    ctx.db,
+    quoteId,
+    fee.accepted
+      ? { accepted: true, breakdown: breakdownJson(fee.breakdown) }
+      : { accepted: false, reason: fee.reason, detail: fee.detail, breakdown: fee.breakdown ? breakdownJson(fee.breakdown) : undefined },
+  );
   if (!fee.accepted) {
     ctx.metrics.quotesSkippedTotal.inc({ reason: fee.reason });
     log.warn({ requestId, reason: fee.reason, detail: fee.detail }, 'quote skipped by fee policy; nothing signed');
@@ -123,18 +130,26 @@ export async function checkQuote(
   const items = quote.steps.reduce((n, step) => n + step.items.length, 0);
   const leadSec = originChain.minDeadlineLeadSec(planned.amountIn, items);
   // Judged on the cached GET /chains list; a refusal the list may explain is judged once more on a fresh one.
-  const { verdict: judged } = await verifyWithFreshChains({
-    quote,
-    chains: args.chainsDoc,
-    origin,
-    limits: originChain.depositLimits,
-    expect: expectationsFor(planned, minOut, {
-      ourWallets: [...ctx.wallets.values()].map((w) => w.address),
-      maxDeadlineSec: policy.maxDeadlineSec,
-    }),
-    nowSec: Math.floor(ctx.now() / 1000) + leadSec,
-  }, ctx.chainsCache, log, { requestId });
-  const verdict = withLeadNote(judged, `now includes chains.${planned.from.chain}'s minimum deadline lead of ${leadSec} s for ${items} transaction(s), the deposit's confirmations and the fill`);
+  const { verdict: judged } = await verifyWithFreshChains(
+    {
+      quote,
+      chains: args.chainsDoc,
+      origin,
+      limits: originChain.depositLimits,
+      expect: expectationsFor(planned, minOut, {
+        ourWallets: [...ctx.wallets.values()].map((w) => w.address),
+        maxDeadlineSec: policy.maxDeadlineSec,
+      }),
+      nowSec: Math.floor(ctx.now() / 1000) + leadSec,
+    },
+    ctx.chainsCache,
+    log,
+    { requestId },
+  );
+  const verdict = withLeadNote(
+    judged,
+    `now includes chains.${planned.from.chain}'s minimum deadline lead of ${leadSec} s for ${items} transaction(s), the deposit's confirmations and the fill`,
+  );
   await recordVerdict(ctx.db, quoteId, { ok: verdict.ok, rules: verdict.rules });
   crashPoint('quote:verified');
   if (!verdict.ok) {
@@ -191,7 +206,9 @@ function breakdownJson(b: FeeBreakdown) {
     components: Object.fromEntries(Object.entries(b.components).map(([k, v]) => [k, formatUsdMicros(v)])),
     sponsoredUsd: formatUsdMicros(b.sponsoredMicros),
     totalUsd: formatUsdMicros(b.totalMicros),
-    ...(b.originCostMicros !== undefined ? { originCostUsd: b.originCostMicros === null ? null : formatUsdMicros(b.originCostMicros) } : {}),
+    ...(b.originCostMicros !== undefined
+      ? { originCostUsd: b.originCostMicros === null ? null : formatUsdMicros(b.originCostMicros) }
+      : {}),
   };
 }
 

@@ -24,7 +24,14 @@ import { setBalanceGauges } from './metricsBalances.ts';
 import { refreshInFlight, type RefreshDeps, type RefreshedInFlight } from './inFlight.ts';
 import { fillBlocks } from './fillBlocks.ts';
 import { readBlocks, toPlannerInFlight } from './plannerInFlight.ts';
-import { originFailurePauses, pausedRoutes, pausedWallets, withoutPausedRoutes, type PausedRoute, type PausedWallet } from './pausedRoutes.ts';
+import {
+  originFailurePauses,
+  pausedRoutes,
+  pausedWallets,
+  withoutPausedRoutes,
+  type PausedRoute,
+  type PausedWallet,
+} from './pausedRoutes.ts';
 import { processTransfer, type ProcessTransferDeps } from './processTransfer.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
 import { readTargetBalances } from './readBalances.ts';
@@ -131,7 +138,10 @@ export async function readPauses(ctx: Pick<CycleContext, 'db' | 'metrics' | 'wal
   ];
   ctx.metrics.routesPaused.set(new Set(routes.map((r) => `${r.asset}\u0000${r.originChain}\u0000${r.destinationChain}`)).size);
   const wallets = pausedWallets(await listOpenWalletPauses(ctx.db), ctx.wallets.values());
-  setScreeningPaused(ctx.metrics, wallets.map((w) => w.wallet));
+  setScreeningPaused(
+    ctx.metrics,
+    wallets.map((w) => w.wallet),
+  );
   return { routes, wallets };
 }
 
@@ -177,7 +187,11 @@ export function planTransfers(
     batchSmallDeficits: policy.batchSmallDeficits,
   });
   const plan = withoutPausedRoutes(
-    { transfers: [...topUps.transfers, ...rebalance.transfers], decisions: [...rebalance.decisions, ...topUps.decisions], ...(rebalance.spare ? { spare: rebalance.spare } : {}) },
+    {
+      transfers: [...topUps.transfers, ...rebalance.transfers],
+      decisions: [...rebalance.decisions, ...topUps.decisions],
+      ...(rebalance.spare ? { spare: rebalance.spare } : {}),
+    },
     input.pauses.routes,
     input.pauses.wallets,
   );
@@ -198,7 +212,13 @@ export async function recordPlan(ctx: Pick<CycleContext, 'db'>, cycleId: number,
   return await recordPlannedTransfers(
     ctx.db,
     cycleId,
-    plan.transfers.map((p) => ({ asset: p.asset, originChain: p.from.chain, destinationChain: p.to.chain, amountIn: p.amountIn, reason: p.reason })),
+    plan.transfers.map((p) => ({
+      asset: p.asset,
+      originChain: p.from.chain,
+      destinationChain: p.to.chain,
+      amountIn: p.amountIn,
+      reason: p.reason,
+    })),
   );
 }
 
@@ -220,7 +240,12 @@ export interface TransfersInput {
  *
  * @throws only on store failures (the attempts so far stay in `attempts`)
  */
-export async function runTransfers(ctx: ProcessTransferDeps, input: TransfersInput, attempts: TransferAttempt[], log: Logger): Promise<void> {
+export async function runTransfers(
+  ctx: ProcessTransferDeps,
+  input: TransfersInput,
+  attempts: TransferAttempt[],
+  log: Logger,
+): Promise<void> {
   const decimalsOf = (asset: string, chain: string) => input.targets.find((t) => t.asset === asset && t.chain === chain)?.decimals;
   ctx.metrics.killSwitchEngaged.set(killSwitchVerdict(ctx) ? 1 : 0);
   // Route choice spends the donors' spare surplus as it moves transfers to alternative donors.
@@ -270,7 +295,12 @@ function reportMonitorAttempt(ctx: Pick<CycleContext, 'metrics'>, a: TransferAtt
     ...(a.fee?.breakdown ? { feesUsd: formatUsdMicros(a.fee.breakdown.totalMicros) } : {}),
     ...(a.error ? { why: a.error } : {}),
   };
-  log.info(what, a.outcome === 'quoted' ? 'monitor-only: would sign and send this transfer' : 'monitor-only: a normal cycle would not send this transfer');
+  log.info(
+    what,
+    a.outcome === 'quoted'
+      ? 'monitor-only: would sign and send this transfer'
+      : 'monitor-only: a normal cycle would not send this transfer',
+  );
 }
 
 /** `policy.sweepTo` as the planner takes it: per asset, the home chain and wallet (`<chain>[:<wallet>]`). */

@@ -57,7 +57,10 @@ export async function endUnwantedDeposit(
   try {
     signed = await canceller.cancel(row.user, deposit);
   } catch (error) {
-    log.error({ txHash: deposit.txHash, err: shortErrorMessage(error) }, 'deposit unmined past its order deadline; replacing it failed, tried again next cycle');
+    log.error(
+      { txHash: deposit.txHash, err: shortErrorMessage(error) },
+      'deposit unmined past its order deadline; replacing it failed, tried again next cycle',
+    );
     ctx.metrics.originReplacementsTotal.inc({ ...labels, outcome: 'sign_failed' });
     return 'failed';
   }
@@ -79,7 +82,10 @@ export async function endUnwantedDeposit(
   try {
     await chain.broadcast(signed.rawTx);
   } catch (error) {
-    log.warn({ replacement: signed.txHash, err: shortErrorMessage(error) }, 'sending the replacement failed; outcome unknown, looked up next cycle');
+    log.warn(
+      { replacement: signed.txHash, err: shortErrorMessage(error) },
+      'sending the replacement failed; outcome unknown, looked up next cycle',
+    );
   }
   await markTxSent(ctx.db, id, ctx.now());
   ctx.metrics.originReplacementsTotal.inc({ ...labels, outcome: 'sent' });
@@ -99,7 +105,12 @@ async function keepAlive(ctx: EndDepositDeps, chain: ChainAdapter, row: Transfer
   if (found.state === 'mined') {
     if (cancel.status === 'confirmed') return 'waiting' as const;
     if (cancel.status === 'signed') await markTxSent(ctx.db, cancel.id, ctx.now());
-    await markTxConfirmed(ctx.db, cancel.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
+    await markTxConfirmed(ctx.db, cancel.id, {
+      status: found.status,
+      blockNumber: found.blockNumber,
+      blockHash: found.blockHash,
+      nowMs: ctx.now(),
+    });
     return 'waiting' as const;
   }
   if (found.state !== 'unknown') return 'waiting' as const;
@@ -122,16 +133,29 @@ async function keepAlive(ctx: EndDepositDeps, chain: ChainAdapter, row: Transfer
  * replacement was mined (Ballast down for the reorg depth or longer), so the transfer's record names the
  * transaction that ended its deposit, with its block. A lookup error is logged; nothing else is sent or signed.
  */
-export async function recordReplacementsMined(ctx: EndDepositDeps, chain: ChainAdapter, row: TransferRow, log: CycleContext['logger']): Promise<void> {
+export async function recordReplacementsMined(
+  ctx: EndDepositDeps,
+  chain: ChainAdapter,
+  row: TransferRow,
+  log: CycleContext['logger'],
+): Promise<void> {
   for (const cancel of row.cancels) {
     if (cancel.status === 'confirmed') continue;
     try {
       const found = await chain.lookup(cancel, row.user);
       if (found.state !== 'mined') continue;
       if (cancel.status === 'signed') await markTxSent(ctx.db, cancel.id, ctx.now());
-      await markTxConfirmed(ctx.db, cancel.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
+      await markTxConfirmed(ctx.db, cancel.id, {
+        status: found.status,
+        blockNumber: found.blockNumber,
+        blockHash: found.blockHash,
+        nowMs: ctx.now(),
+      });
     } catch (error) {
-      log.warn({ replacement: cancel.txHash, err: shortErrorMessage(error) }, 'looking up the replacement failed; its receipt is recorded later');
+      log.warn(
+        { replacement: cancel.txHash, err: shortErrorMessage(error) },
+        'looking up the replacement failed; its receipt is recorded later',
+      );
     }
   }
 }

@@ -17,10 +17,7 @@ export const BPS = 10_000n;
  * native-currency "refund to depositor" sentinel (that form belongs to deposit addresses,
  * https://docs.relay.link/features/deposit-addresses), for EVM, Solana and Bitcoin origins alike.
  */
-export function buildQuoteRequest(
-  planned: PlannedTransfer,
-  opts: { referrer?: string; slippageBps?: number },
-): QuoteRequest {
+export function buildQuoteRequest(planned: PlannedTransfer, opts: { referrer?: string; slippageBps?: number }): QuoteRequest {
   return {
     user: planned.from.address,
     recipient: planned.to.address,
@@ -46,10 +43,7 @@ export function buildQuoteRequest(
  * @returns minimum acceptable `minimumAmount` in destination base units (at least 1)
  * @throws RangeError when the allowed loss is 100 % or more (a config the loader refuses)
  */
-export function minimumAcceptableOutput(
-  planned: PlannedTransfer,
-  opts: { slippageBps?: number; totalFeeBps: number },
-): bigint {
+export function minimumAcceptableOutput(planned: PlannedTransfer, opts: { slippageBps?: number; totalFeeBps: number }): bigint {
   const converted = scaleDecimals(planned.amountIn, planned.from.decimals, planned.to.decimals);
   const lossBps = BigInt(opts.slippageBps ?? 0) + BigInt(opts.totalFeeBps);
   if (lossBps >= BPS) throw new RangeError(`slippage + total fee cap is ${lossBps} bps; it must stay below ${BPS}`);
@@ -66,10 +60,7 @@ export function minimumAcceptableOutput(
  * @returns the floor in destination base units
  * @throws RangeError as {@link minimumAcceptableOutput}
  */
-export function guaranteedOutputFloor(
-  planned: PlannedTransfer,
-  opts: { slippageBps?: number; totalFeeBps: number },
-): bigint {
+export function guaranteedOutputFloor(planned: PlannedTransfer, opts: { slippageBps?: number; totalFeeBps: number }): bigint {
   return planned.gasTopUp ? planned.gasTopUp.minOut : minimumAcceptableOutput(planned, opts);
 }
 

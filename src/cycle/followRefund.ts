@@ -80,17 +80,24 @@ function sameCurrency(a: string, b: string): boolean {
  * @returns the record to store, or a string saying why the answer holds none (no record for the request id, or
  *   a record that does not parse)
  */
-export function refundFromRequestRecord(t: Pick<TransferRow, 'requestId' | 'originChainId' | 'originCurrency' | 'status'>, answer: RequestsResponse, nowMs: number): RefundRecord | string {
+export function refundFromRequestRecord(
+  t: Pick<TransferRow, 'requestId' | 'originChainId' | 'originCurrency' | 'status'>,
+  answer: RequestsResponse,
+  nowMs: number,
+): RefundRecord | string {
   const raw = answer.requests.find((r) => r.id === t.requestId);
   if (!raw) return `GET /requests/v3 has no record for request ${t.requestId}`;
   const parsed = RefundRecordSchema.safeParse(raw);
-  if (!parsed.success) return `GET /requests/v3 record of ${t.requestId} does not parse: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
+  if (!parsed.success)
+    return `GET /requests/v3 record of ${t.requestId} does not parse: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
   const data = parsed.data.data ?? {};
   const failReason = refundFailReasonOf(data.refundFailReason);
   if (t.status !== 'refund') return { amount: null, txHash: null, failReason, nowMs };
   const refundTx = (data.outTxs ?? []).find((o) => o.chainId === t.originChainId);
   const paid = data.refundCurrencyData;
-  const onOrigin = paid?.currency?.chainId === t.originChainId && (paid.currency.address === undefined || sameCurrency(paid.currency.address, t.originCurrency));
+  const onOrigin =
+    paid?.currency?.chainId === t.originChainId &&
+    (paid.currency.address === undefined || sameCurrency(paid.currency.address, t.originCurrency));
   return {
     amount: onOrigin && paid?.amount !== undefined ? BigInt(paid.amount) : null, // checked ^[0-9]+$ by the schema
     txHash: refundTx?.txHash ?? refundTx?.hash ?? null,
@@ -100,9 +107,7 @@ export function refundFromRequestRecord(t: Pick<TransferRow, 'requestId' | 'orig
 }
 
 /** What {@link followRefund} did. */
-export type FollowRefundResult =
-  | { kind: 'recorded'; refund: RefundRecord; refunded: boolean }
-  | { kind: 'skipped'; why: string };
+export type FollowRefundResult = { kind: 'recorded'; refund: RefundRecord; refunded: boolean } | { kind: 'skipped'; why: string };
 
 /**
  * Follows up transfer `transferId` once it is `refund` or `failure`: reads what came back, records it (once),
@@ -119,14 +124,23 @@ export async function followRefund(deps: FollowRefundDeps, transferId: number): 
     const refund = await readRefund(deps, t, log);
     if (!(await recordRefund(deps.db, t.id, refund))) return { kind: 'skipped', why: 'already followed up' };
     const refunded = t.status === 'refund' && refund.failReason === null;
-    const ctx = { requestId: t.requestId, chain: t.originChain, refundTx: refund.txHash, amount: refund.amount?.toString() ?? null, refundFailReason: refund.failReason };
+    const ctx = {
+      requestId: t.requestId,
+      chain: t.originChain,
+      refundTx: refund.txHash,
+      amount: refund.amount?.toString() ?? null,
+      refundFailReason: refund.failReason,
+    };
     if (refunded) {
       deps.metrics.refundsTotal.inc({ chain: t.originChain, outcome: 'refunded', reason: 'none' });
       log.info(ctx, 'refund to the origin wallet recorded');
     } else if (refund.failReason !== null) {
       const reason = (REFUND_FAIL_REASONS as readonly string[]).includes(refund.failReason) ? refund.failReason : 'OTHER';
       deps.metrics.refundsTotal.inc({ chain: t.originChain, outcome: 'not_refunded', reason });
-      log.error(ctx, 'the deposit was not refunded automatically; its route is paused until an operator recovers it and runs `ballast resume`');
+      log.error(
+        ctx,
+        'the deposit was not refunded automatically; its route is paused until an operator recovers it and runs `ballast resume`',
+      );
     }
     return { kind: 'recorded', refund, refunded };
   } catch (error) {

@@ -27,7 +27,9 @@ export interface GasReading {
 }
 
 /** The (chain, wallet) pairs that sign: every asset entry's chain and wallet, once each, in config order. */
-export function signerPairs(assets: Readonly<Record<string, readonly { chain: string; wallet: string }[]>>): { chain: string; wallet: string }[] {
+export function signerPairs(
+  assets: Readonly<Record<string, readonly { chain: string; wallet: string }[]>>,
+): { chain: string; wallet: string }[] {
   const seen = new Set<string>();
   const out: { chain: string; wallet: string }[] = [];
   for (const entries of Object.values(assets)) {
@@ -46,7 +48,9 @@ export function signerPairs(assets: Readonly<Record<string, readonly { chain: st
  *
  * @returns one reading per signer pair; never throws
  */
-export async function readGasBalances(ctx: Pick<CycleContext, 'config' | 'chains' | 'wallets' | 'metrics' | 'logger'>): Promise<GasReading[]> {
+export async function readGasBalances(
+  ctx: Pick<CycleContext, 'config' | 'chains' | 'wallets' | 'metrics' | 'logger'>,
+): Promise<GasReading[]> {
   const log = ctx.logger.child({ component: 'gas' });
   return Promise.all(
     signerPairs(ctx.config.assets).map(async ({ chain, wallet }): Promise<GasReading> => {

@@ -43,7 +43,10 @@ export interface CycleGasTopUpInput {
  *   skipped with a decision: the source's decimals unknown (`source_unreadable`), or `amount` finer than them
  *   (`amount_invalid`)
  */
-export function planCycleGasTopUps(ctx: Pick<CycleContext, 'config' | 'chains' | 'wallets' | 'logger'>, input: CycleGasTopUpInput): GasTopUpPlan {
+export function planCycleGasTopUps(
+  ctx: Pick<CycleContext, 'config' | 'chains' | 'wallets' | 'logger'>,
+  input: CycleGasTopUpInput,
+): GasTopUpPlan {
   const log = ctx.logger.child({ component: 'gas' });
   const rules: GasTopUpRule[] = [];
   const unresolved: GasTopUpSkip[] = [];
@@ -53,11 +56,20 @@ export function planCycleGasTopUps(ctx: Pick<CycleContext, 'config' | 'chains' |
     if (!chain.gasTopUp || !adapter || low.length === 0) continue;
     const rule = ruleFor(name, chain.gasTopUp, adapter, input);
     if ('source' in rule) rules.push(rule);
-    else for (const g of low) unresolved.push({ chain: name, wallet: g.wallet, reason: rule.reason, detail: `${g.wallet} is below minGasBalance on ${name}; no top-up: ${rule.why}` });
+    else
+      for (const g of low)
+        unresolved.push({
+          chain: name,
+          wallet: g.wallet,
+          reason: rule.reason,
+          detail: `${g.wallet} is below minGasBalance on ${name}; no top-up: ${rule.why}`,
+        });
   }
   const signers: SignerGas[] = input.gas.flatMap((g) => {
     const address = ctx.wallets.get(g.wallet)?.address;
-    return address === undefined ? [] : [{ chain: g.chain, wallet: g.wallet, address, amount: g.amount, ...(g.min !== undefined ? { min: g.min } : {}) }];
+    return address === undefined
+      ? []
+      : [{ chain: g.chain, wallet: g.wallet, address, amount: g.amount, ...(g.min !== undefined ? { min: g.min } : {}) }];
   });
   // A route policy.routes refuses is refused to a top-up as to any other transfer.
   const routeRefusal = (source: TargetBand, to: { chain: string; wallet: string }) => {
@@ -66,7 +78,10 @@ export function planCycleGasTopUps(ctx: Pick<CycleContext, 'config' | 'chains' |
   };
   const plan = planGasTopUps({ rules, signers, balances: input.balances, inFlight: input.inFlight, routeRefusal });
   for (const t of plan.transfers) {
-    log.info({ chain: t.to.chain, wallet: t.to.wallet, from: t.from.chain, asset: t.asset, amountIn: formatUnits(t.amountIn, t.from.decimals) }, t.reason);
+    log.info(
+      { chain: t.to.chain, wallet: t.to.wallet, from: t.from.chain, asset: t.asset, amountIn: formatUnits(t.amountIn, t.from.decimals) },
+      t.reason,
+    );
   }
   for (const s of [...unresolved, ...plan.skipped]) {
     if (s.reason === 'in_flight') log.info({ chain: s.chain, wallet: s.wallet, reason: s.reason }, s.detail);
@@ -75,7 +90,10 @@ export function planCycleGasTopUps(ctx: Pick<CycleContext, 'config' | 'chains' |
   const sourceOf = (chain: string) => ctx.config.chains[chain]?.gasTopUp?.from.asset ?? '';
   return {
     ...plan,
-    decisions: [...unresolved.map((s) => ({ asset: sourceOf(s.chain), chain: s.chain, kind: 'gas_top_up' as const, detail: s.detail })), ...plan.decisions],
+    decisions: [
+      ...unresolved.map((s) => ({ asset: sourceOf(s.chain), chain: s.chain, kind: 'gas_top_up' as const, detail: s.detail })),
+      ...plan.decisions,
+    ],
     skipped: [...unresolved, ...plan.skipped],
   };
 }
@@ -89,7 +107,11 @@ function ruleFor(
 ): GasTopUpRule | { reason: 'source_unreadable' | 'amount_invalid'; why: string } {
   const { asset, chain, wallet } = topUp.from;
   const source = input.targets.find((t) => t.asset === asset && t.chain === chain && t.wallet === wallet);
-  if (!source) return { reason: 'source_unreadable', why: `the decimals of ${asset} on ${chain} are unknown this cycle (its chain or GET /chains could not be read)` };
+  if (!source)
+    return {
+      reason: 'source_unreadable',
+      why: `the decimals of ${asset} on ${chain} are unknown this cycle (its chain or GET /chains could not be read)`,
+    };
   let amountIn: bigint;
   let minOut: bigint;
   try {
@@ -99,7 +121,14 @@ function ruleFor(
     return { reason: 'amount_invalid', why: `chains.${name}.gasTopUp: ${shortErrorMessage(error)}` };
   }
   const symbol = input.chainsDoc.chains.find((c) => c.id === adapter.chainId)?.currency.symbol ?? 'native';
-  return { chain: name, chainId: adapter.chainId, native: { currency: adapter.nativeCurrency, decimals: adapter.nativeDecimals, symbol }, source, amountIn, minOut };
+  return {
+    chain: name,
+    chainId: adapter.chainId,
+    native: { currency: adapter.nativeCurrency, decimals: adapter.nativeDecimals, symbol },
+    source,
+    amountIn,
+    minOut,
+  };
 }
 
 /**
@@ -107,7 +136,11 @@ function ruleFor(
  * attempt outcome, each low signer left without one under the reason (not when one is already in flight).
  * Call for normal cycles only (a `plan` or monitor-only cycle sends nothing).
  */
-export function countGasTopUps(ctx: Pick<CycleContext, 'metrics'>, attempts: readonly TransferAttempt[], skipped: GasTopUpPlan['skipped']): void {
+export function countGasTopUps(
+  ctx: Pick<CycleContext, 'metrics'>,
+  attempts: readonly TransferAttempt[],
+  skipped: GasTopUpPlan['skipped'],
+): void {
   for (const a of attempts) {
     if (a.planned.gasTopUp) ctx.metrics.gasTopUpsTotal.inc({ chain: a.planned.to.chain, wallet: a.planned.to.wallet, outcome: a.outcome });
   }

@@ -48,7 +48,10 @@ export async function refreshInFlight(ctx: RefreshDeps): Promise<RefreshedInFlig
       noteRelayStatus(ctx, status.status, { transferId: row.id, requestId: row.requestId });
       const applied = await applyRequestStatus(ctx.db, row, status, { nowMs: ctx.now(), closedBy: 'closed by the next cycle' });
       if (applied === 'foreign_deposit' || applied === 'terminal_not_ours') {
-        ctx.logger.error({ transferId: row.id, requestId: row.requestId, inTxHashes: status.inTxHashes }, 'status does not name our deposit; not accepted');
+        ctx.logger.error(
+          { transferId: row.id, requestId: row.requestId, inTxHashes: status.inTxHashes },
+          'status does not name our deposit; not accepted',
+        );
       } else if (applied === 'closed') {
         crashPoint('transfer:final');
         ctx.metrics.transfersTotal.inc({

@@ -67,13 +67,19 @@ export function parseHoldingRef(text: string, flag: string): HoldingRef {
  * @throws ManualTransferError when no entry or several entries match, listing what is configured
  */
 export function configuredHolding(assets: LoadedConfig['assets'], ref: HoldingRef, flag: string): { wallet: string } {
-  const configured = (assets[ref.asset] ?? []).filter((e) => e.chain === ref.chain && (ref.wallet === undefined || e.wallet === ref.wallet));
+  const configured = (assets[ref.asset] ?? []).filter(
+    (e) => e.chain === ref.chain && (ref.wallet === undefined || e.wallet === ref.wallet),
+  );
   if (configured.length === 0) {
     const known = Object.entries(assets).flatMap(([asset, entries]) => entries.map((e) => `${e.chain}:${asset}:${e.wallet}`));
-    throw new ManualTransferError(`${flag} ${ref.chain}:${ref.asset}${ref.wallet ? `:${ref.wallet}` : ''}: no such holding under assets:; configured: ${known.join(', ')}`);
+    throw new ManualTransferError(
+      `${flag} ${ref.chain}:${ref.asset}${ref.wallet ? `:${ref.wallet}` : ''}: no such holding under assets:; configured: ${known.join(', ')}`,
+    );
   }
   if (configured.length > 1) {
-    throw new ManualTransferError(`${flag} ${ref.chain}:${ref.asset}: ${configured.length} wallets hold it there; name one as ${ref.chain}:${ref.asset}:<wallet> (${configured.map((e) => e.wallet).join(', ')})`);
+    throw new ManualTransferError(
+      `${flag} ${ref.chain}:${ref.asset}: ${configured.length} wallets hold it there; name one as ${ref.chain}:${ref.asset}:<wallet> (${configured.map((e) => e.wallet).join(', ')})`,
+    );
   }
   return configured[0]!; // exactly one, checked above
 }
@@ -81,7 +87,10 @@ export function configuredHolding(assets: LoadedConfig['assets'], ref: HoldingRe
 function findHolding(targets: readonly TargetBand[], ref: HoldingRef, flag: string, ctx: CycleContext): TargetBand {
   const { wallet } = configuredHolding(ctx.config.assets, ref, flag);
   const found = targets.find((t) => t.asset === ref.asset && t.chain === ref.chain && t.wallet === wallet);
-  if (!found) throw new ManualTransferError(`${flag} ${ref.chain}:${ref.asset}: its decimals cannot be resolved this time (the chain or GET /chains is unreadable); nothing was done, try again`);
+  if (!found)
+    throw new ManualTransferError(
+      `${flag} ${ref.chain}:${ref.asset}: its decimals cannot be resolved this time (the chain or GET /chains is unreadable); nothing was done, try again`,
+    );
   return found;
 }
 
@@ -93,7 +102,9 @@ export function maxTransferFor(policy: LoadedConfig['policy'], from: RouteHoldin
   const route = routeRuleFor(policy, from, to);
   if (route.maxTransfer !== undefined) return { key: `${route.text}.maxTransfer`, max: route.maxTransfer };
   const limits = policy.transferLimits?.[from.asset];
-  return limits ? { key: `policy.transferLimits.${from.asset}.maxTransfer`, max: limits.maxTransfer } : { key: 'policy.maxTransfer', max: policy.maxTransfer };
+  return limits
+    ? { key: `policy.transferLimits.${from.asset}.maxTransfer`, max: limits.maxTransfer }
+    : { key: 'policy.maxTransfer', max: policy.maxTransfer };
 }
 
 /**
@@ -103,37 +114,54 @@ export function maxTransferFor(policy: LoadedConfig['policy'], from: RouteHoldin
  *
  * @throws ManualTransferError naming the flag and the fix; nothing is recorded
  */
-export async function planManualTransfer(ctx: CycleContext, chainsDoc: Parameters<typeof resolveTargets>[1], req: ManualTransferRequest): Promise<PlannedTransfer> {
+export async function planManualTransfer(
+  ctx: CycleContext,
+  chainsDoc: Parameters<typeof resolveTargets>[1],
+  req: ManualTransferRequest,
+): Promise<PlannedTransfer> {
   if (req.from.asset !== req.to.asset) {
-    throw new ManualTransferError(`--from ${req.from.asset} and --to ${req.to.asset}: a transfer moves one asset between its holdings; give the same asset on both sides`);
+    throw new ManualTransferError(
+      `--from ${req.from.asset} and --to ${req.to.asset}: a transfer moves one asset between its holdings; give the same asset on both sides`,
+    );
   }
   const { targets } = await resolveTargets(ctx, chainsDoc);
   const from = findHolding(targets, req.from, '--from', ctx);
   const to = findHolding(targets, req.to, '--to', ctx);
-  if (from.chain === to.chain && from.wallet === to.wallet) throw new ManualTransferError('--from and --to name the same holding; nothing to move');
+  if (from.chain === to.chain && from.wallet === to.wallet)
+    throw new ManualTransferError('--from and --to name the same holding; nothing to move');
   let amountIn: bigint;
   try {
     amountIn = wholeToBaseUnits(req.amount, from.decimals);
   } catch (error) {
-    throw new ManualTransferError(`--amount ${req.amount}: ${shortErrorMessage(error)} (whole units of ${from.asset}, at most ${from.decimals} decimals)`);
+    throw new ManualTransferError(
+      `--amount ${req.amount}: ${shortErrorMessage(error)} (whole units of ${from.asset}, at most ${from.decimals} decimals)`,
+    );
   }
   if (amountIn === 0n) throw new ManualTransferError('--amount must be above 0');
   const policy = ctx.config.policy;
   // The route rules bind an operator's transfer like a planned one (the fee caps follow in processTransfer).
   const route = routeRuleFor(policy, from, to);
   if (!route.allowed) {
-    throw new ManualTransferError(`--from ${from.chain} --to ${to.chain}: ${from.asset} from ${from.chain} (${from.wallet}) to ${to.chain} (${to.wallet}) is not allowed by ${route.text}; nothing was done (allow the route in policy.routes to send it)`);
+    throw new ManualTransferError(
+      `--from ${from.chain} --to ${to.chain}: ${from.asset} from ${from.chain} (${from.wallet}) to ${to.chain} (${to.wallet}) is not allowed by ${route.text}; nothing was done (allow the route in policy.routes to send it)`,
+    );
   }
   const { key, max } = maxTransferFor(policy, from, to);
   if (amountIn > wholeToBaseUnits(max, from.decimals)) {
-    throw new ManualTransferError(`--amount ${req.amount}: above ${key} (${max} ${from.asset}); send it in several transfers or raise the setting`);
+    throw new ManualTransferError(
+      `--amount ${req.amount}: above ${key} (${max} ${from.asset}); send it in several transfers or raise the setting`,
+    );
   }
   const [balance] = await readTargetBalances(ctx, [from]);
   if (balance?.amount === null || balance?.amount === undefined) {
-    throw new ManualTransferError(`--from ${from.chain}:${from.asset}: its balance cannot be read (${balance?.error ?? 'no answer'}); nothing was done`);
+    throw new ManualTransferError(
+      `--from ${from.chain}:${from.asset}: its balance cannot be read (${balance?.error ?? 'no answer'}); nothing was done`,
+    );
   }
   if (balance.amount < amountIn) {
-    throw new ManualTransferError(`--amount ${req.amount}: ${from.wallet} holds ${formatUnits(balance.amount, from.decimals)} ${from.asset} on ${from.chain}; nothing was done`);
+    throw new ManualTransferError(
+      `--amount ${req.amount}: ${from.wallet} holds ${formatUnits(balance.amount, from.decimals)} ${from.asset} on ${from.chain}; nothing was done`,
+    );
   }
   const reserve = from.reserve ?? 0n;
   if (balance.amount - amountIn < reserve) {
@@ -162,9 +190,16 @@ export async function runManualTransfer(ctx: CycleContext, req: ManualTransferRe
   const startedAtMs = ctx.now();
   const cycleId = await startCycle(ctx.db, { mode: kind, startedAtMs });
   const [planId] = await recordPlannedTransfers(ctx.db, cycleId, [
-    { asset: planned.asset, originChain: planned.from.chain, destinationChain: planned.to.chain, amountIn: planned.amountIn, reason: planned.reason },
+    {
+      asset: planned.asset,
+      originChain: planned.from.chain,
+      destinationChain: planned.to.chain,
+      amountIn: planned.amountIn,
+      reason: planned.reason,
+    },
   ]);
-  const decimalsOf = (asset: string, chain: string) => (asset === planned.asset && chain === planned.from.chain ? planned.from.decimals : undefined);
+  const decimalsOf = (asset: string, chain: string) =>
+    asset === planned.asset && chain === planned.from.chain ? planned.from.decimals : undefined;
   const attempt = await processTransfer(ctx, { cycleId, planId: planId!, planned, chainsDoc, mode, decimalsOf });
   const outcome: CycleOutcome = outcomeClass(attempt.outcome);
   const finishedAtMs = ctx.now();

@@ -65,7 +65,11 @@ export async function budgetUsage(
     out.push({ budget: 'daily_fees_usd', asset: '', ratio: usedRatio(history.feesUsd24hMicros, parseUsdMicros(limits.dailyFeesUsd)) });
   }
   if (limits.maxTransfersPerHour !== undefined) {
-    out.push({ budget: 'transfers_per_hour', asset: '', ratio: usedRatio(BigInt(history.transfersLastHour), BigInt(limits.maxTransfersPerHour)) });
+    out.push({
+      budget: 'transfers_per_hour',
+      asset: '',
+      ratio: usedRatio(BigInt(history.transfersLastHour), BigInt(limits.maxTransfersPerHour)),
+    });
   }
   return out;
 }

@@ -35,7 +35,13 @@ function byRoute(rows: readonly TransferRow[], reason: NonNullable<PausedRoute['
   const byKey = new Map<string, PausedRoute>();
   for (const f of rows) {
     const key = `${f.asset}\u0000${f.originChain}\u0000${f.destinationChain}`;
-    const route = byKey.get(key) ?? { asset: f.asset, originChain: f.originChain, destinationChain: f.destinationChain, transferIds: [], reason };
+    const route = byKey.get(key) ?? {
+      asset: f.asset,
+      originChain: f.originChain,
+      destinationChain: f.destinationChain,
+      transferIds: [],
+      reason,
+    };
     route.transferIds.push(f.id);
     byKey.set(key, route);
   }
@@ -87,7 +93,14 @@ export function pausedWallets(pauses: readonly WalletPauseRow[], wallets: Iterab
   for (const w of wallets) names.set(canonicalAddress(w.address), w.name);
   const byAddress = new Map<string, PausedWallet>();
   for (const p of pauses) {
-    const w = byAddress.get(p.address) ?? { wallet: names.get(p.address) ?? p.address, address: p.address, stages: [], codes: [], pauseIds: [], transferIds: [] };
+    const w = byAddress.get(p.address) ?? {
+      wallet: names.get(p.address) ?? p.address,
+      address: p.address,
+      stages: [],
+      codes: [],
+      pauseIds: [],
+      transferIds: [],
+    };
     if (!w.stages.includes(p.stage)) w.stages.push(p.stage);
     if (!w.codes.includes(p.code)) w.codes.push(p.code);
     w.pauseIds.push(p.id);
@@ -118,7 +131,9 @@ export function withoutPausedRoutes(plan: Plan, routes: readonly PausedRoute[], 
     const walletPaused = paused ? undefined : walletPausedFor(wallets, t);
     if (!paused && !walletPaused) {
       // An alternative donor on a paused route, or a paused wallet, is no alternative.
-      const alternatives = t.alternatives?.filter((a) => !pausedFor(routes, { ...t, from: a.from }) && !walletPausedFor(wallets, { from: a.from, to: t.to }));
+      const alternatives = t.alternatives?.filter(
+        (a) => !pausedFor(routes, { ...t, from: a.from }) && !walletPausedFor(wallets, { from: a.from, to: t.to }),
+      );
       transfers.push(alternatives === undefined || alternatives.length === t.alternatives?.length ? t : { ...t, alternatives });
       continue;
     }

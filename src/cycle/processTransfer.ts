@@ -18,7 +18,14 @@ import type { TransferStage } from './progressEvent.ts';
 import { checkQuote, guaranteedOut, sumPayments, type CheckQuoteDeps, type CheckStage } from './checkQuote.ts';
 import { chooseRoute } from './routeChoice.ts';
 import type { Mode } from './mode.ts';
-import { executedAttempt, haltedAttempt, heldAttempt, type AttemptOutcome, type QuotedAttempt, type TransferAttempt } from './transferAttempt.ts';
+import {
+  executedAttempt,
+  haltedAttempt,
+  heldAttempt,
+  type AttemptOutcome,
+  type QuotedAttempt,
+  type TransferAttempt,
+} from './transferAttempt.ts';
 
 export type { AttemptOutcome, TransferAttempt } from './transferAttempt.ts';
 export { sumPayments } from './checkQuote.ts';
@@ -61,7 +68,14 @@ export async function processTransfer(ctx: ProcessTransferDeps, args: ProcessArg
   emitProgress(ctx, args, END_STAGE[attempt.outcome], {
     ...(attempt.minOutRequired !== undefined && attempt.quote ? { minOut: guaranteedOut(attempt.quote) } : {}),
     ...(attempt.error ? { detail: attempt.error } : attempt.fee && !attempt.fee.accepted ? { detail: attempt.fee.reason } : {}),
-    ...(attempt.verdict && !attempt.verdict.ok ? { detail: attempt.verdict.rules.filter((r) => !r.ok).map((r) => r.rule).join(', ') } : {}),
+    ...(attempt.verdict && !attempt.verdict.ok
+      ? {
+          detail: attempt.verdict.rules
+            .filter((r) => !r.ok)
+            .map((r) => r.rule)
+            .join(', '),
+        }
+      : {}),
   });
   return attempt;
 }
@@ -78,7 +92,12 @@ async function runAttempt(ctx: ProcessTransferDeps, args: ProcessArgs): Promise<
   const choice = ctx.config.policy.routeChoice;
   const attempt =
     args.planned.alternatives?.length && choice.maxCandidates > 1 && args.spare
-      ? await chooseRoute(ctx, args, { spare: args.spare, maxCandidates: choice.maxCandidates, parallelQuotes: choice.parallelQuotes }, onStage)
+      ? await chooseRoute(
+          ctx,
+          args,
+          { spare: args.spare, maxCandidates: choice.maxCandidates, parallelQuotes: choice.parallelQuotes },
+          onStage,
+        )
       : await checkQuote(ctx, args, onStage);
   if (attempt.outcome !== 'quoted') return attempt;
   return await afterChecks(ctx, args, attempt);
@@ -194,7 +213,10 @@ async function recordRefusal(
     decidedAtMs: ctx.now(),
   });
   ctx.metrics.spendingLimitHitsTotal.inc({ reason: hit.reason });
-  ctx.logger.warn({ component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain, reason: hit.reason }, `spending limit: ${hit.detail}; nothing signed`);
+  ctx.logger.warn(
+    { component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain, reason: hit.reason },
+    `spending limit: ${hit.detail}; nothing signed`,
+  );
 }
 
 /** The progress stage each attempt outcome ends on. */
@@ -212,7 +234,12 @@ const END_STAGE: Readonly<Record<AttemptOutcome, TransferStage>> = {
 };
 
 /** Sends one progress event to `ctx.progress`; a sink that throws is ignored (progress never stops a transfer). */
-function emitProgress(ctx: Pick<ProcessTransferDeps, 'progress' | 'now' | 'logger'>, args: ProcessArgs, stage: TransferStage, extra: { minOut?: bigint | undefined; detail?: string } = {}): void {
+function emitProgress(
+  ctx: Pick<ProcessTransferDeps, 'progress' | 'now' | 'logger'>,
+  args: ProcessArgs,
+  stage: TransferStage,
+  extra: { minOut?: bigint | undefined; detail?: string } = {},
+): void {
   if (!ctx.progress) return;
   const { planned } = args;
   try {

@@ -25,7 +25,17 @@ export type TransferStage =
   | 'refunded';
 
 /** Stages after which no other event comes for the same plan id. */
-export const END_STAGES: readonly TransferStage[] = ['filled', 'checked', 'in_flight', 'skipped', 'refused', 'quote_error', 'origin_failed', 'failed', 'refunded'];
+export const END_STAGES: readonly TransferStage[] = [
+  'filled',
+  'checked',
+  'in_flight',
+  'skipped',
+  'refused',
+  'quote_error',
+  'origin_failed',
+  'failed',
+  'refunded',
+];
 
 /** One progress event. Amounts are base units with the decimals to show them in whole units. */
 export interface TransferProgressEvent {

@@ -33,7 +33,14 @@ import type { ChainAdapter, FoundDeposit, TxLookup } from '../chains/adapter.ts'
 import { depositCancellerOf } from '../chains/capabilities.ts';
 import { QuoteResponseSchema } from '@ballast/protocol/relay/schemas.ts';
 import { getQuote } from '../store/quotes.ts';
-import { addTransferTx, markTxConfirmed, markTxSent, recordAbsenceProof, transitionTransfer, type TransferRow } from '../store/transfers.ts';
+import {
+  addTransferTx,
+  markTxConfirmed,
+  markTxSent,
+  recordAbsenceProof,
+  transitionTransfer,
+  type TransferRow,
+} from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems } from '../executor/collectItems.ts';
@@ -165,7 +172,8 @@ async function rebroadcast(
 ): Promise<boolean> {
   if (!facts || tx.rawTx === '0x' || tx.rawTx === '') return false;
   const later = row.txs.length - row.txs.indexOf(tx) - 1 + (depositWritten(row, facts) ? 0 : 1);
-  if (!fillsGap && deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1, chain.minDeadlineLeadSec(row.amountIn, later + 1)) !== null) return false;
+  if (!fillsGap && deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1, chain.minDeadlineLeadSec(row.amountIn, later + 1)) !== null)
+    return false;
   const halted = killSwitchVerdict(ctx);
   if (halted) {
     log.warn({ txHash: tx.txHash, reason: halted.reason }, `recorded transaction unknown to the node; not sent again: ${halted.detail}`);
@@ -214,7 +222,11 @@ export async function reconcileOrigin(ctx: ReconcileDeps, row: TransferRow): Pro
   const log = ctx.logger.child({ component: 'reconcile', transferId: row.id, requestId: row.requestId });
   let status = row.status;
   const move = async (to: 'broadcast' | 'deposited' | 'origin_failed', detail: string) => {
-    await transitionTransfer(ctx.db, row.id, status, to, { nowMs: ctx.now(), detail, ...(to === 'origin_failed' ? { error: detail } : {}) });
+    await transitionTransfer(ctx.db, row.id, status, to, {
+      nowMs: ctx.now(),
+      detail,
+      ...(to === 'origin_failed' ? { error: detail } : {}),
+    });
     log.warn({ from: status, to, detail }, 'transfer reconciled');
     status = to;
     crashPoint('reconcile:moved');
@@ -235,7 +247,12 @@ export async function reconcileOrigin(ctx: ReconcileDeps, row: TransferRow): Pro
     if (found.state === 'mined') {
       if (tx.status === 'signed') await markTxSent(ctx.db, tx.id, ctx.now());
       if (status === 'prepared') await move('broadcast', `${tx.stepId} ${tx.txHash} found on chain`);
-      await markTxConfirmed(ctx.db, tx.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
+      await markTxConfirmed(ctx.db, tx.id, {
+        status: found.status,
+        blockNumber: found.blockNumber,
+        blockHash: found.blockHash,
+        nowMs: ctx.now(),
+      });
       if (found.status === 'reverted') {
         await move('origin_failed', `${tx.stepId} ${tx.txHash} reverted`);
         return status;
@@ -299,15 +316,24 @@ export async function reconcileOrigin(ctx: ReconcileDeps, row: TransferRow): Pro
         const detail = `no deposit for the order up to block ${proof.atBlock}: ${why}; checked again before failing`;
         await recordAbsenceProof(ctx.db, row.id, { block: proof.atBlock, nowMs: ctx.now(), detail });
       }
-      log.warn({ txHash: tx.txHash, atBlock: String(proof.atBlock) }, `${why}; no deposit seen yet: checked again next cycle before the transfer is failed`);
+      log.warn(
+        { txHash: tx.txHash, atBlock: String(proof.atBlock) },
+        `${why}; no deposit seen yet: checked again next cycle before the transfer is failed`,
+      );
       return status;
     }
-    await move('origin_failed', `${why}; no deposit for order ${row.orderId} on chain up to block ${proof.atBlock} (as at block ${earlier.block} before) and none known to the Relay request`);
+    await move(
+      'origin_failed',
+      `${why}; no deposit for order ${row.orderId} on chain up to block ${proof.atBlock} (as at block ${earlier.block} before) and none known to the Relay request`,
+    );
     return status;
   }
   // Every recorded transaction is mined and succeeded.
   if (facts?.deposit && !depositWritten(row, facts)) {
-    await move('origin_failed', `execution stopped after ${row.txs.length} transaction(s) before the deposit; the deposit was never signed`);
+    await move(
+      'origin_failed',
+      `execution stopped after ${row.txs.length} transaction(s) before the deposit; the deposit was never signed`,
+    );
     return status;
   }
   if (status === 'prepared') await move('broadcast', 'transactions found on chain');

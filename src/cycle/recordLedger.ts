@@ -53,7 +53,13 @@ export async function recordLedger(deps: LedgerDeps, transferId: number): Promis
     const chain = deps.chains.get(t.originChain);
     // A mined replacement that ended an unwanted deposit (`cancels`) was paid for too.
     const mined = [...t.txs, ...t.cancels].filter((x) => x.status === 'confirmed' || x.status === 'reverted');
-    const gasPaid = chain ? await originGasPaid(chain, mined.map((x) => x.txHash), log) : null;
+    const gasPaid = chain
+      ? await originGasPaid(
+          chain,
+          mined.map((x) => x.txHash),
+          log,
+        )
+      : null;
     const entry = computeLedgerEntry({
       transfer: t,
       quoteRaw,
@@ -66,7 +72,14 @@ export async function recordLedger(deps: LedgerDeps, transferId: number): Promis
     if (!(await insertLedgerEntry(deps.db, entry, deps.now()))) return null;
     meter(deps, entry);
     log.info(
-      { status: entry.status, received: entry.receivedOut, receivedSource: entry.receivedSource, feesSource: entry.feesSource, gasPaid: entry.gasPaid, settleMs: entry.settleMs },
+      {
+        status: entry.status,
+        received: entry.receivedOut,
+        receivedSource: entry.receivedSource,
+        feesSource: entry.feesSource,
+        gasPaid: entry.gasPaid,
+        settleMs: entry.settleMs,
+      },
       'ledger entry recorded',
     );
     return entry;

@@ -27,7 +27,9 @@ export type ReorgDeps = Pick<CycleContext, 'db' | 'chains' | 'logger' | 'metrics
  */
 export async function recheckUnfinal(ctx: ReorgDeps, row: TransferRow): Promise<number> {
   const chain = ctx.chains.get(row.originChain);
-  const mined = row.txs.filter((t) => (t.status === 'confirmed' || t.status === 'reverted') && t.blockNumber !== null && t.finalAtMs === null);
+  const mined = row.txs.filter(
+    (t) => (t.status === 'confirmed' || t.status === 'reverted') && t.blockNumber !== null && t.finalAtMs === null,
+  );
   if (!chain || mined.length === 0) return 0;
   const head = await chain.head();
   const log = ctx.logger.child({ component: 'reorg', transferId: row.id, requestId: row.requestId, chainId: row.originChainId });
@@ -36,7 +38,10 @@ export async function recheckUnfinal(ctx: ReorgDeps, row: TransferRow): Promise<
     let found: Recheck;
     try {
       // Mined rows carry their block (the filter above) and a status of confirmed or reverted.
-      found = await chain.recheck({ ...tx, status: tx.status as 'confirmed' | 'reverted', blockNumber: tx.blockNumber!, amountIn: row.amountIn }, head);
+      found = await chain.recheck(
+        { ...tx, status: tx.status as 'confirmed' | 'reverted', blockNumber: tx.blockNumber!, amountIn: row.amountIn },
+        head,
+      );
     } catch (error) {
       found = { kind: 'unknown', why: shortErrorMessage(error) };
     }
@@ -53,7 +58,12 @@ export async function recheckUnfinal(ctx: ReorgDeps, row: TransferRow): Promise<
     const reopened = await ctx.db.transaction(async () => {
       await markTxReorged(ctx.db, tx.id);
       if (found.kind === 'moved') {
-        await markTxConfirmed(ctx.db, tx.id, { status: found.status, blockNumber: found.blockNumber, blockHash: found.blockHash, nowMs: ctx.now() });
+        await markTxConfirmed(ctx.db, tx.id, {
+          status: found.status,
+          blockNumber: found.blockNumber,
+          blockHash: found.blockHash,
+          nowMs: ctx.now(),
+        });
         return false;
       }
       if (row.status !== 'deposited' || (await lockTransferStatus(ctx.db, row.id)) !== 'deposited') return false;
@@ -67,8 +77,15 @@ export async function recheckUnfinal(ctx: ReorgDeps, row: TransferRow): Promise<
     changed += 1;
     ctx.metrics.originReorgsTotal.inc({ chain: row.originChain });
     log.warn(
-      { txHash: tx.txHash, step: tx.stepId, wasBlock: String(tx.blockNumber), nowBlock: found.kind === 'moved' ? String(found.blockNumber) : null },
-      found.kind === 'moved' ? 'reorg moved a mined origin transaction to another block' : 'reorg removed a mined origin transaction; it will be found or sent again',
+      {
+        txHash: tx.txHash,
+        step: tx.stepId,
+        wasBlock: String(tx.blockNumber),
+        nowBlock: found.kind === 'moved' ? String(found.blockNumber) : null,
+      },
+      found.kind === 'moved'
+        ? 'reorg moved a mined origin transaction to another block'
+        : 'reorg removed a mined origin transaction; it will be found or sent again',
     );
   }
   return changed;

@@ -12,7 +12,11 @@ import type { CycleContext } from './context.ts';
 
 /** The routing restrictions tried, in order, after a `SOLANA_TX_TOO_LARGE` answer. */
 export function solanaNarrowing(singleSource: string | undefined): Partial<QuoteRequest>[] {
-  return [{ maxRouteLength: 4 }, { maxRouteLength: 3 }, ...(singleSource ? [{ maxRouteLength: 3, includedOriginSwapSources: [singleSource] }] : [])];
+  return [
+    { maxRouteLength: 4 },
+    { maxRouteLength: 3 },
+    ...(singleSource ? [{ maxRouteLength: 3, includedOriginSwapSources: [singleSource] }] : []),
+  ];
 }
 
 /**
@@ -46,7 +50,14 @@ export async function requestQuote(
       const e = error as { code?: string; errorCode?: string; message?: string; requestId?: string };
       const code = e.code ?? 'UNKNOWN';
       const tooLarge = e.errorCode === 'SOLANA_TX_TOO_LARGE';
-      await recordQuoteError(ctx.db, { cycleId: opts.cycleId, planId: opts.planId, code, message: e.message ?? String(error), relayRequestId: e.requestId, atMs: ctx.now() });
+      await recordQuoteError(ctx.db, {
+        cycleId: opts.cycleId,
+        planId: opts.planId,
+        code,
+        message: e.message ?? String(error),
+        relayRequestId: e.requestId,
+        atMs: ctx.now(),
+      });
       const next = narrowing[attempt];
       if (!tooLarge || next === undefined) {
         const tried = attempt > 0 ? ` (after ${attempt + 1} attempts narrowing Solana routing: ${describe(current)})` : '';
@@ -55,7 +66,10 @@ export async function requestQuote(
         return { ok: false, error: `${code}: ${e.message ?? String(error)}${tried}${hint}`, cause: error, request: current };
       }
       current = { ...request, ...next };
-      ctx.logger.warn({ errorCode: e.errorCode, next: describe(current) }, 'Solana deposit transaction too large; quoting again with narrower routing');
+      ctx.logger.warn(
+        { errorCode: e.errorCode, next: describe(current) },
+        'Solana deposit transaction too large; quoting again with narrower routing',
+      );
     }
   }
 }

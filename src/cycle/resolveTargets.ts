@@ -68,7 +68,8 @@ export async function resolveTargets(
     const key = `${entry.chain}:${currencyKey}`;
     const fromChains = chainsDoc ? decimalsFromChains(chainsDoc, chain.chainId, entry.currency, (c) => chain.currencyKey(c)) : null;
     if (entry.decimals !== undefined) claimed.set(key, { decimals: entry.decimals, source: `assets.${asset}[${index}].decimals` });
-    else if (fromChains !== null && !claimed.has(key)) claimed.set(key, { decimals: fromChains, source: `GET /chains (${entry.currency} on chain ${chain.chainId})` });
+    else if (fromChains !== null && !claimed.has(key))
+      claimed.set(key, { decimals: fromChains, source: `GET /chains (${entry.currency} on chain ${chain.chainId})` });
     if (currencyKey === chain.currencyKey(chain.nativeCurrency)) {
       if (!claimed.has(key)) claimed.set(key, { decimals: chain.nativeDecimals, source: 'the native currency' });
     } else if (!(tokens.get(entry.chain) ?? []).some((t) => chain.currencyKey(t) === currencyKey)) {
@@ -113,7 +114,11 @@ export async function resolveTargets(
       continue;
     }
     if (decimals === undefined) {
-      unresolved.push({ asset, chain: entry.chain, error: `decimals of ${entry.currency} unknown (not in /chains, not readable on chain); set decimals in the config` });
+      unresolved.push({
+        asset,
+        chain: entry.chain,
+        error: `decimals of ${entry.currency} unknown (not in /chains, not readable on chain); set decimals in the config`,
+      });
       continue;
     }
     targets.push({
@@ -162,7 +167,13 @@ async function contractDecimals(ctx: ResolveTargetsDeps, chain: ChainAdapter, to
  * The gas reserve of a native holding (`chains.<name>.gasReserve`, default `minGasBalance`), base units; nothing for
  * a token or a zero reserve.
  */
-function gasReserveOf(ctx: ResolveTargetsDeps, chainName: string, chain: ChainAdapter, currency: string, decimals: number): { reserve?: bigint } {
+function gasReserveOf(
+  ctx: ResolveTargetsDeps,
+  chainName: string,
+  chain: ChainAdapter,
+  currency: string,
+  decimals: number,
+): { reserve?: bigint } {
   if (chain.currencyKey(currency) !== chain.currencyKey(chain.nativeCurrency)) return {};
   const cfg = ctx.config.chains[chainName];
   const whole = cfg?.gasReserve ?? cfg?.minGasBalance;

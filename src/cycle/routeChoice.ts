@@ -58,12 +58,22 @@ export async function chooseRoute(
   const pick = args.planned;
   const candidates: RouteCandidate[] = [{ rank: 0, planned: pick, outcome: 'not_quoted', detail: "the planner's pick" }];
   for (const [i, alt] of (pick.alternatives ?? []).entries()) {
-    const planned: PlannedTransfer = { ...pick, from: alt.from, amountIn: alt.amountIn, reason: `${pick.reason}; alternative donor: ${alt.why}` };
+    const planned: PlannedTransfer = {
+      ...pick,
+      from: alt.from,
+      amountIn: alt.amountIn,
+      reason: `${pick.reason}; alternative donor: ${alt.why}`,
+    };
     delete planned.alternatives;
     const spare = opts.spare.get(targetKey(alt.from)) ?? 0n;
     const c: RouteCandidate = { rank: i + 1, planned, outcome: 'not_quoted', detail: alt.why };
-    if (spare < alt.amountIn) Object.assign(c, { outcome: 'no_spare', detail: `${describe(planned)}: its spare surplus ${formatUnits(spare, alt.from.decimals)} no longer covers it (an earlier transfer of this cycle took it)` });
-    else if (candidates.filter((x) => x.outcome === 'not_quoted').length >= opts.maxCandidates) Object.assign(c, { detail: `${alt.why}; not quoted: policy.routeChoice.maxCandidates is ${opts.maxCandidates}` });
+    if (spare < alt.amountIn)
+      Object.assign(c, {
+        outcome: 'no_spare',
+        detail: `${describe(planned)}: its spare surplus ${formatUnits(spare, alt.from.decimals)} no longer covers it (an earlier transfer of this cycle took it)`,
+      });
+    else if (candidates.filter((x) => x.outcome === 'not_quoted').length >= opts.maxCandidates)
+      Object.assign(c, { detail: `${alt.why}; not quoted: policy.routeChoice.maxCandidates is ${opts.maxCandidates}` });
     candidates.push(c);
   }
   // Rate-limit aware: alternatives are quoted only from /quote slots free right now, so route choice never makes
@@ -71,7 +81,8 @@ export async function chooseRoute(
   const free = ctx.relay.quoteSlotsFree?.() ?? Number.POSITIVE_INFINITY;
   const quotable = Math.max(1, Math.min(opts.maxCandidates, free));
   const open = candidates.filter((c) => c.outcome === 'not_quoted');
-  for (const c of open.slice(quotable, opts.maxCandidates)) c.detail = `${c.detail}; not quoted: only ${free} /quote slot(s) free under the rate limit this minute`;
+  for (const c of open.slice(quotable, opts.maxCandidates))
+    c.detail = `${c.detail}; not quoted: only ${free} /quote slot(s) free under the rate limit this minute`;
   const toQuote = open.slice(0, quotable);
   const limit = pLimit(opts.parallelQuotes);
   const attempts = new Map<RouteCandidate, CheckedAttempt>();
@@ -81,7 +92,8 @@ export async function chooseRoute(
     if (a.fee?.breakdown) c.feesMicros = a.fee.breakdown.totalMicros;
     if (a.quote) c.minOut = guaranteedOut(a.quote);
     if (a.quoteId !== undefined) c.quoteId = a.quoteId;
-    c.outcome = a.outcome === 'quoted' ? 'costlier' : a.outcome === 'skipped_fee' || a.outcome === 'refused_verification' ? a.outcome : 'quote_error';
+    c.outcome =
+      a.outcome === 'quoted' ? 'costlier' : a.outcome === 'skipped_fee' || a.outcome === 'refused_verification' ? a.outcome : 'quote_error';
     c.detail = a.outcome === 'quoted' ? describe(c.planned) : `${describe(c.planned)}: ${whyNot(a)}`;
   }
   const passed = toQuote.filter((c) => attempts.get(c)!.outcome === 'quoted').sort(cheaperFirst);
@@ -96,7 +108,13 @@ export async function chooseRoute(
   }
   winner.detail = `${describe(winner.planned)}: fees ${usd(winner.feesMicros)} USD, the cheapest of ${passed.length} passing candidate(s) out of ${toQuote.length} quoted`;
   const won = attempts.get(winner)!;
-  const planned: PlannedTransfer = winner.rank === 0 ? pick : { ...winner.planned, reason: `${pick.reason}; route choice: ${winner.planned.from.chain} (${winner.planned.from.wallet}) sends instead of ${pick.from.chain}, fees ${usd(winner.feesMicros)} USD` };
+  const planned: PlannedTransfer =
+    winner.rank === 0
+      ? pick
+      : {
+          ...winner.planned,
+          reason: `${pick.reason}; route choice: ${winner.planned.from.chain} (${winner.planned.from.wallet}) sends instead of ${pick.from.chain}, fees ${usd(winner.feesMicros)} USD`,
+        };
   if (winner.rank !== 0) {
     const altKey = targetKey(winner.planned.from);
     const pickKey = targetKey(pick.from);
@@ -125,7 +143,12 @@ function cheaperFirst(a: RouteCandidate, b: RouteCandidate): number {
 }
 
 /** Writes the candidates, counts them and logs the choice in one line. */
-async function record(ctx: Pick<CheckQuoteDeps, 'db' | 'metrics' | 'logger' | 'now'>, args: CheckArgs, candidates: readonly RouteCandidate[], pick: PlannedTransfer): Promise<void> {
+async function record(
+  ctx: Pick<CheckQuoteDeps, 'db' | 'metrics' | 'logger' | 'now'>,
+  args: CheckArgs,
+  candidates: readonly RouteCandidate[],
+  pick: PlannedTransfer,
+): Promise<void> {
   const decidedAtMs = ctx.now();
   await recordRouteCandidates(
     ctx.db,
@@ -152,7 +175,12 @@ async function record(ctx: Pick<CheckQuoteDeps, 'db' | 'metrics' | 'logger' | 'n
       asset: pick.asset,
       to: pick.to.chain,
       chosen: chosen ? chosen.planned.from.chain : null,
-      candidates: candidates.map((c) => ({ from: c.planned.from.chain, wallet: c.planned.from.wallet, outcome: c.outcome, ...(c.feesMicros !== undefined ? { feesUsd: formatUsdMicros(c.feesMicros) } : {}) })),
+      candidates: candidates.map((c) => ({
+        from: c.planned.from.chain,
+        wallet: c.planned.from.wallet,
+        outcome: c.outcome,
+        ...(c.feesMicros !== undefined ? { feesUsd: formatUsdMicros(c.feesMicros) } : {}),
+      })),
     },
     chosen ? `route choice: ${chosen.detail}` : `route choice: no candidate passed for ${pick.asset} → ${pick.to.chain}`,
   );
@@ -169,6 +197,10 @@ function usd(micros: bigint | undefined): string {
 /** Why a checked candidate did not pass, in one line. */
 function whyNot(a: CheckedAttempt): string {
   if (a.outcome === 'skipped_fee') return `fee policy: ${a.fee.reason}: ${a.fee.detail}`;
-  if (a.outcome === 'refused_verification') return `verification refused: ${a.verdict.rules.filter((r) => !r.ok).map((r) => r.rule).join(', ')}`;
+  if (a.outcome === 'refused_verification')
+    return `verification refused: ${a.verdict.rules
+      .filter((r) => !r.ok)
+      .map((r) => r.rule)
+      .join(', ')}`;
   return a.error ?? a.outcome;
 }

@@ -122,7 +122,11 @@ async function runSteps(ctx: CycleContext, mode: Mode, report: CycleReport, log:
   report.targets = targets;
   await recordReadings(ctx, cycleId, targets, balances);
   const pauses = await readPauses(ctx);
-  const { plan, topUps } = planTransfers(ctx, { targets, balances, gas, inFlight, chainsDoc, pauses, weightDecisions: weighted.decisions, unresolved: resolved.unresolved }, log);
+  const { plan, topUps } = planTransfers(
+    ctx,
+    { targets, balances, gas, inFlight, chainsDoc, pauses, weightDecisions: weighted.decisions, unresolved: resolved.unresolved },
+    log,
+  );
   report.plan = plan;
   const planIds = await recordPlan(ctx, cycleId, plan);
   crashPoint('cycle:planned');

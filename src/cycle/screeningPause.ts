@@ -23,7 +23,12 @@ export async function pauseScreenedQuote(
 ): Promise<QuoteFailedAttempt> {
   const { planned } = attempt;
   const code = refusal.errorCode ?? 'BLOCKED_WALLET_ADDRESS';
-  const wallets = [...new Map([[planned.from.address, planned.from.wallet], [planned.to.address, planned.to.wallet]]).entries()];
+  const wallets = [
+    ...new Map([
+      [planned.from.address, planned.from.wallet],
+      [planned.to.address, planned.to.wallet],
+    ]).entries(),
+  ];
   const detail =
     `quote for ${planned.asset} ${planned.from.chain} → ${planned.to.chain} refused by Relay address screening (${code}` +
     `${refusal.requestId ? `, requestId ${refusal.requestId}` : ''}): nothing was signed`;
@@ -36,7 +41,15 @@ export async function pauseScreenedQuote(
     `${detail}; every route of wallet(s) ${names.join(', ')} is paused until an operator checks with Relay support and runs ` +
     `\`ballast resume --wallet <name> --note …\``;
   ctx.logger.error(
-    { component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain, errorCode: code, requestId: refusal.requestId, wallets: names },
+    {
+      component: 'pipeline',
+      asset: planned.asset,
+      from: planned.from.chain,
+      to: planned.to.chain,
+      errorCode: code,
+      requestId: refusal.requestId,
+      wallets: names,
+    },
     error,
   );
   return { planned, planId: attempt.planId, outcome: 'quote_error', request: attempt.request, error };

@@ -46,7 +46,9 @@ export function killSwitchPath(ctx: Pick<CycleContext, 'config'>): string | unde
  *
  * @returns the refusal, or null when execution may go on
  */
-export function killSwitchVerdict(ctx: Pick<CycleContext, 'config'>): { reason: 'kill_switch' | 'kill_switch_file'; detail: string } | null {
+export function killSwitchVerdict(
+  ctx: Pick<CycleContext, 'config'>,
+): { reason: 'kill_switch' | 'kill_switch_file'; detail: string } | null {
   const verdict = checkSpendingLimits({
     limits: { killSwitch: ctx.config.policy.limits?.killSwitch, killSwitchFilePresent: killSwitchFilePresent(ctx) },
     history: { notional24h: new Map(), feesUsd24hMicros: 0n, transfersLastHour: 0 },

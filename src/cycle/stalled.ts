@@ -52,7 +52,9 @@ export function requestIdForDeposit(records: RequestsResponse['requests'], txHas
   for (const r of records) {
     const inTxs = (r.data as { inTxs?: unknown } | undefined)?.inTxs; // loose object: checked just below
     if (!Array.isArray(inTxs)) continue;
-    const names = inTxs.some((t) => typeof (t as { txHash?: unknown })?.txHash === 'string' && sameTxId((t as { txHash: string }).txHash, txHash));
+    const names = inTxs.some(
+      (t) => typeof (t as { txHash?: unknown })?.txHash === 'string' && sameTxId((t as { txHash: string }).txHash, txHash),
+    );
     if (names) return r.id;
   }
   return undefined;
@@ -69,7 +71,11 @@ export async function handleStalled(ctx: StalledDeps, rows: TransferRow[]): Prom
   // One GET /requests/v3 per wallet per pass, however many of its transfers are stalled.
   const requestsOf = new Map<string, Promise<RequestsResponse['requests']>>();
   const lookup = (user: string) => {
-    if (!requestsOf.has(user)) requestsOf.set(user, ctx.relay.getRequests({ user }).then((r) => r.requests));
+    if (!requestsOf.has(user))
+      requestsOf.set(
+        user,
+        ctx.relay.getRequests({ user }).then((r) => r.requests),
+      );
     return requestsOf.get(user)!; // set just above
   };
   let count = 0;
@@ -83,7 +89,10 @@ export async function handleStalled(ctx: StalledDeps, rows: TransferRow[]): Prom
     const why = byBlocks ?? `${row.status} for over ${stalledAfterSec} s`;
     try {
       if (await markTransferStalled(ctx.db, row.id, { nowMs: ctx.now(), detail: `${why} (transfer ${ageSec} s old); still credited` })) {
-        log.error({ status: row.status, ageSec, relayStatus: row.relayStatus }, 'transfer stalled: still in flight and credited; needs an operator look');
+        log.error(
+          { status: row.status, ageSec, relayStatus: row.relayStatus },
+          'transfer stalled: still in flight and credited; needs an operator look',
+        );
       }
     } catch (error) {
       log.warn({ err: shortErrorMessage(error) }, 'could not flag the transfer stalled');
@@ -102,7 +111,11 @@ async function stalledBlocks(ctx: StalledDeps, row: TransferRow, heads: Map<stri
   const chain = ctx.chains.get(row.originChain);
   const afterBlocks = chain ? stallPolicyOf(chain)?.stalledAfterBlocks(row.amountIn) : undefined;
   if (!chain || afterBlocks === undefined || row.status !== 'deposited') return null;
-  if (!heads.has(chain.name)) heads.set(chain.name, chain.head().catch(() => null));
+  if (!heads.has(chain.name))
+    heads.set(
+      chain.name,
+      chain.head().catch(() => null),
+    );
   const head = await heads.get(chain.name)!; // set just above
   if (head === null || !isStalledByBlocks(row, head, afterBlocks)) return null;
   return `deposit mined ${head - row.txs.at(-1)!.blockNumber! + 1n} blocks deep without a final status (stalled after ${afterBlocks})`; // isStalledByBlocks checked the block

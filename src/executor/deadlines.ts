@@ -60,7 +60,12 @@ export function defaultLastItemLeadSec(vm: 'evm' | 'svm' | 'bvm', confirmations 
  *   {@link requiredLeadSec} of `itemsLeft`
  * @returns null when it may, else why not
  */
-export function deadlineRefusal(nowMs: number, deadlineSec: number, itemsLeft: number, neededSec: number = requiredLeadSec(itemsLeft)): string | null {
+export function deadlineRefusal(
+  nowMs: number,
+  deadlineSec: number,
+  itemsLeft: number,
+  neededSec: number = requiredLeadSec(itemsLeft),
+): string | null {
   const leftSec = Math.floor((deadlineSec * 1000 - nowMs) / 1000);
   return leftSec >= neededSec
     ? null

@@ -153,12 +153,14 @@ interface Run {
 async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<ExecuteTransferResult | undefined> {
   const { deps, args, log, hashes } = run;
   // A run that lost the run lock (or is shutting down) signs nothing more: another run may be acting now.
-  if (deps.signal?.aborted) return await fail(run, `${at.stepId} not signed: the run lost its lock or is shutting down; the next run re-plans`);
+  if (deps.signal?.aborted)
+    return await fail(run, `${at.stepId} not signed: the run lost its lock or is shutting down; the next run re-plans`);
   // Re-checked before every signature: waits before this item may have used the time the deposit needs. The
   // lead is the origin chain's (ChainAdapter.minDeadlineLeadSec): a Bitcoin deposit needs its blocks.
   const leadSec = deps.chain.minDeadlineLeadSec(args.amountIn, itemsAfter + 1);
   const late = deadlineRefusal(deps.now(), run.deadlineSec, itemsAfter + 1, leadSec);
-  if (late) return await fail(run, `${at.stepId} not signed: ${late} (chains.${deps.chain.name} minimum deadline lead); the next cycle re-quotes`);
+  if (late)
+    return await fail(run, `${at.stepId} not signed: ${late} (chains.${deps.chain.name} minimum deadline lead); the next cycle re-quotes`);
   let signed: SignedOriginTx;
   try {
     signed = await deps.chain.sign(deps.wallet, at, run.previous);
@@ -189,7 +191,13 @@ async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<
     // row in flight and sends exactly this transaction, so it must not be sent from here as well.
     const why = `${at.stepId} ${signed.txHash} written ahead but not broadcast: this replica no longer leads; the leader reconciles it`;
     log.warn({ transferId: id, txHash: signed.txHash }, why);
-    return { transferId: id, status: hashes.length === 0 ? 'prepared' : 'broadcast', relayStatus: null, originTxHashes: hashes, error: why };
+    return {
+      transferId: id,
+      status: hashes.length === 0 ? 'prepared' : 'broadcast',
+      relayStatus: null,
+      originTxHashes: hashes,
+      error: why,
+    };
   }
   log.info({ step: at.stepId, txHash: signed.txHash, nonce: signed.request.nonce }, 'broadcasting origin transaction');
   try {
@@ -306,7 +314,8 @@ async function track(
       relayStatus: final,
       detail: [result.last?.txHashes.join(',') ?? '', result.last ? statusReasons(result.last) : ''].filter(Boolean).join('; '),
     });
-    if (result.last) await recordFillScreeningBlock(deps.db, { id: transferId, user: args.user, recipient: args.recipient }, result.last, deps.now());
+    if (result.last)
+      await recordFillScreeningBlock(deps.db, { id: transferId, user: args.user, recipient: args.recipient }, result.last, deps.now());
     return { transferId, status: final, relayStatus: final, originTxHashes: hashes, closedNow: true };
   });
   const { closedNow, ...outcome } = ended;

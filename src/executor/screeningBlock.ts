@@ -30,7 +30,14 @@ export async function recordFillScreeningBlock(
 ): Promise<boolean> {
   if (!isScreeningFailReason(status.failReason)) return false;
   for (const address of new Set([transfer.user, transfer.recipient])) {
-    await recordWalletPause(db, { address, stage: 'fill', code: SCREENING_FAIL_REASON, detail: `transfer ${transfer.id}: ${FILL_BLOCKED_NOTE}`, transferId: transfer.id, nowMs });
+    await recordWalletPause(db, {
+      address,
+      stage: 'fill',
+      code: SCREENING_FAIL_REASON,
+      detail: `transfer ${transfer.id}: ${FILL_BLOCKED_NOTE}`,
+      transferId: transfer.id,
+      nowMs,
+    });
   }
   return true;
 }

@@ -182,12 +182,7 @@ export class LeaderElector {
   private async attempt(): Promise<void> {
     const sentAtMs = this.now();
     try {
-      const status = await tryAcquireLease(
-        this.pool,
-        { name: this.name, owner: this.owner },
-        this.timing.ttlMs,
-        renewEpoch(this.state),
-      );
+      const status = await tryAcquireLease(this.pool, { name: this.name, owner: this.owner }, this.timing.ttlMs, renewEpoch(this.state));
       if (status.held && status.epoch !== null) this.lastHeldEpoch = status.epoch; // stop() releases it
       if (!this.running) return;
       if (status.held && status.epoch !== null) {

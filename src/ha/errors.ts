@@ -79,6 +79,8 @@ export class NotLeaderError extends BallastError {
   readonly code = 'STORE_NOT_LEADER' as const;
 
   constructor(readonly store: string) {
-    super(`this replica does not hold the leader lease of ${store}; the write-ahead was refused and nothing will be signed (only the leader acts; it takes over when the lease is free)`);
+    super(
+      `this replica does not hold the leader lease of ${store}; the write-ahead was refused and nothing will be signed (only the leader acts; it takes over when the lease is free)`,
+    );
   }
 }

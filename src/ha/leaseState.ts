@@ -13,9 +13,7 @@
 import { leaseDeadlineMs, type LeaseTiming } from './leaseTiming.ts';
 
 /** Elector state. `deadlineMs` is on the monotonic clock. */
-export type ElectorState =
-  | { role: 'follower' }
-  | { role: 'leader'; epoch: bigint; deadlineMs: number };
+export type ElectorState = { role: 'follower' } | { role: 'leader'; epoch: bigint; deadlineMs: number };
 
 /** Inputs of {@link stepElector}. `nowMs` is the monotonic clock when the event is applied. */
 export type ElectorEvent =
@@ -29,9 +27,7 @@ export type ElectorEvent =
 export type LossReason = 'deadline' | 'taken' | 'epochChanged' | 'stopped';
 
 /** A change of leadership produced by a step, in order. */
-export type LeadershipChange =
-  | { kind: 'gained'; epoch: bigint }
-  | { kind: 'lost'; epoch: bigint; reason: LossReason };
+export type LeadershipChange = { kind: 'gained'; epoch: bigint } | { kind: 'lost'; epoch: bigint; reason: LossReason };
 
 /** Result of {@link stepElector}. */
 export interface ElectorStep {

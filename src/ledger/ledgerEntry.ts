@@ -165,7 +165,10 @@ export function originNativeUsdPrice(
   isNative: (currency: string) => boolean,
 ): { usdMicros: bigint; amount: bigint } | null {
   const input = quote.details.currencyIn;
-  return nativeUsdPrice(quote.fees?.['gas'], isNative) ?? nativeUsdPrice({ currency: input.currency, amount: input.amount, amountUsd: input.amountUsd }, isNative);
+  return (
+    nativeUsdPrice(quote.fees?.['gas'], isNative) ??
+    nativeUsdPrice({ currency: input.currency, amount: input.amount, amountUsd: input.amountUsd }, isNative)
+  );
 }
 
 /**

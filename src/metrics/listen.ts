@@ -18,7 +18,12 @@ export interface ListeningServer {
  * @param onError turns a listen failure (address in use, bad host) into the caller's error
  * @throws whatever `onError` returns, when the server cannot listen
  */
-export async function listenOn(server: Server, host: string, port: number, onError: (err: NodeJS.ErrnoException) => Error): Promise<ListeningServer> {
+export async function listenOn(
+  server: Server,
+  host: string,
+  port: number,
+  onError: (err: NodeJS.ErrnoException) => Error,
+): Promise<ListeningServer> {
   await new Promise<void>((resolve, reject) => {
     const failed = (err: NodeJS.ErrnoException) => reject(onError(err));
     server.once('error', failed);

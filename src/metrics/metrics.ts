@@ -24,11 +24,7 @@ import { createRelayDeprecationMetrics, type RelayDeprecationMetrics } from './r
 export const CYCLE_OUTCOMES = ['ok', 'refused', 'error'] as const;
 
 /** Default prom-client metrics removed from the registry because they break the exposition lint. */
-const LINT_FAILING_DEFAULTS = [
-  'nodejs_active_handles_total',
-  'nodejs_active_requests_total',
-  'nodejs_active_resources_total',
-] as const;
+const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
 
 /** All Ballast metrics plus the registry that exposes them (the operator metrics are in ./operatorMetrics.ts). */
 export interface BallastMetrics

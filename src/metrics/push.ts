@@ -50,7 +50,9 @@ export async function pushMetrics(registry: Registry, target: PushTarget): Promi
   try {
     await gateway.push({ jobName: job, groupings: { instance } });
   } catch (error) {
-    throw new MetricsPushError(`pushing metrics to ${url.origin} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new MetricsPushError(`pushing metrics to ${url.origin} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   return { job, instance };
 }

@@ -53,7 +53,8 @@ export function readiness(input: ReadinessInput): HealthReport & { detail: Readi
   let reason: string | undefined;
   if (!input.storeOpen) reason = 'the store is closed';
   else if (age === null && sinceStart > input.maxAgeMs) reason = `no cycle finished in the ${base.maxAgeSeconds} s since start`;
-  else if (age !== null && age > input.maxAgeMs) reason = `the last cycle finished ${base.lastCycleAgeSeconds} s ago, more than ${base.maxAgeSeconds} s`;
+  else if (age !== null && age > input.maxAgeMs)
+    reason = `the last cycle finished ${base.lastCycleAgeSeconds} s ago, more than ${base.maxAgeSeconds} s`;
   const ready = reason === undefined;
   return { ok: ready, detail: { ready, ...base, ...(reason !== undefined ? { reason } : {}) } };
 }

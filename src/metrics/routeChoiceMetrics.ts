@@ -19,8 +19,7 @@ export function createRouteChoiceMetrics(registry: Registry): RouteChoiceMetrics
   return {
     routeCandidatesTotal: new Counter({
       name: 'ballast_route_candidates_total',
-      help:
-        'Route choice: candidate routes (donors) considered for planned transfers, by outcome (chosen; costlier, skipped_fee, refused_verification, quote_error: quoted and lost; no_spare, not_quoted: not quoted).',
+      help: 'Route choice: candidate routes (donors) considered for planned transfers, by outcome (chosen; costlier, skipped_fee, refused_verification, quote_error: quoted and lost; no_spare, not_quoted: not quoted).',
       labelNames: ['asset', 'outcome'],
       registers,
     }),

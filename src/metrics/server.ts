@@ -73,7 +73,13 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
       else res.destroy();
     });
   });
-  return listenOn(server, host, port, (err) => new MetricsServerError(`cannot listen on ${opts.listen} (${err.code ?? err.message}); change metrics.listen or free the port`, err));
+  return listenOn(
+    server,
+    host,
+    port,
+    (err) =>
+      new MetricsServerError(`cannot listen on ${opts.listen} (${err.code ?? err.message}); change metrics.listen or free the port`, err),
+  );
 }
 
 async function route(opts: MetricsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {

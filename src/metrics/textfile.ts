@@ -20,7 +20,9 @@ export class MetricsTextfileError extends BallastError {
  */
 export async function writeMetricsTextfile(registry: Registry, path: string): Promise<void> {
   if (!path.endsWith('.prom')) {
-    throw new MetricsTextfileError(`--metrics-textfile ${path}: the name must end in .prom (node_exporter's textfile collector reads only *.prom)`);
+    throw new MetricsTextfileError(
+      `--metrics-textfile ${path}: the name must end in .prom (node_exporter's textfile collector reads only *.prom)`,
+    );
   }
   const text = await registry.metrics();
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
@@ -30,6 +32,8 @@ export async function writeMetricsTextfile(registry: Registry, path: string): Pr
   } catch (error) {
     rmSync(tmp, { force: true });
     const cause = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
-    throw new MetricsTextfileError(`--metrics-textfile ${path}: cannot write (${cause}); check that the directory exists and is writable`, { cause: error });
+    throw new MetricsTextfileError(`--metrics-textfile ${path}: cannot write (${cause}); check that the directory exists and is writable`, {
+      cause: error,
+    });
   }
 }

@@ -111,7 +111,12 @@ export function indexInFlight(inFlight: readonly InFlightTransfer[]): InFlightIn
 }
 
 /** {@link effectiveBalance} from an {@link indexInFlight} index (one map lookup); `key` is the target's {@link targetKey}. */
-export function effectiveFromIndex(target: TargetBand, reading: bigint, index: InFlightIndex, key: string = targetKey(target)): EffectiveBalance {
+export function effectiveFromIndex(
+  target: TargetBand,
+  reading: bigint,
+  index: InFlightIndex,
+  key: string = targetKey(target),
+): EffectiveBalance {
   const sums = index.get(key);
   const credit = sums?.credit ?? 0n;
   const debit = sums?.debit ?? 0n;

@@ -115,14 +115,25 @@ export function planGasTopUps(input: PlanGasTopUpsInput): GasTopUpPlan {
       decide(detail);
     };
 
-    const pending = input.inFlight.find((f) => f.destinationChain === signer.chain && sameId(f.destinationCurrency, native.currency) && sameId(f.destinationAddress, signer.address));
+    const pending = input.inFlight.find(
+      (f) =>
+        f.destinationChain === signer.chain &&
+        sameId(f.destinationCurrency, native.currency) &&
+        sameId(f.destinationAddress, signer.address),
+    );
     if (pending) {
-      skip('in_flight', `${low}; ${nat(pending.guaranteedOut)} (guaranteed) already on its way from ${pending.originChain}: no second top-up while it is in flight`);
+      skip(
+        'in_flight',
+        `${low}; ${nat(pending.guaranteedOut)} (guaranteed) already on its way from ${pending.originChain}: no second top-up while it is in flight`,
+      );
       continue;
     }
     const refused = input.routeRefusal?.(source, signer);
     if (refused !== undefined) {
-      skip('route_not_allowed', `${low}; no top-up: ${source.asset} from ${source.chain} (${source.wallet}) to ${signer.chain} (${signer.wallet}) is not allowed by ${refused}`);
+      skip(
+        'route_not_allowed',
+        `${low}; no top-up: ${source.asset} from ${source.chain} (${source.wallet}) to ${signer.chain} (${signer.wallet}) is not allowed by ${refused}`,
+      );
       continue;
     }
     const key = targetKey(source);
@@ -136,7 +147,10 @@ export function planGasTopUps(input: PlanGasTopUpsInput): GasTopUpPlan {
     const reserve = source.reserve ?? 0n;
     if (available - rule.amountIn < reserve) {
       const kept = reserve > 0n ? ` and keep its reserve of ${src(reserve)}` : '';
-      skip('source_short', `${low}; no top-up: ${source.asset} on ${from} has ${src(available)} available (after transfers in flight), too little to pay ${src(rule.amountIn)}${kept}`);
+      skip(
+        'source_short',
+        `${low}; no top-up: ${source.asset} on ${from} has ${src(available)} available (after transfers in flight), too little to pay ${src(rule.amountIn)}${kept}`,
+      );
       continue;
     }
     planned.set(key, (planned.get(key) ?? 0n) + rule.amountIn);

@@ -193,7 +193,13 @@ export function matchAsset(p: MatchParameters): { transfers: PlannedTransfer[]; 
       }
       const amountIn = moved / pow10(scale - donor.band.decimals);
       const raised = batch !== undefined ? `; raised from ${fmt(need.left)} to minTransfer so the flat fee is paid once` : '';
-      transfers.push({ asset, from: donor.band, to: need.band, amountIn, reason: `${need.why}; ${donor.why}${raised}${pair.note ? `; ${pair.note}` : ''}` });
+      transfers.push({
+        asset,
+        from: donor.band,
+        to: need.band,
+        amountIn,
+        reason: `${need.why}; ${donor.why}${raised}${pair.note ? `; ${pair.note}` : ''}`,
+      });
       donor.left -= moved;
       if (batch !== undefined) {
         decisions.push({

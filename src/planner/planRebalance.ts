@@ -3,7 +3,15 @@
  * and the decisions behind them out. Pure: no clock, no network, no database; deterministic for a given input.
  */
 import { formatUnits } from 'viem';
-import { effectiveFromIndex, findUnreadableChains, indexInFlight, indexReadings, memoTargetKey, type InFlightIndex, type ReadingIndex } from './effective.ts';
+import {
+  effectiveFromIndex,
+  findUnreadableChains,
+  indexInFlight,
+  indexReadings,
+  memoTargetKey,
+  type InFlightIndex,
+  type ReadingIndex,
+} from './effective.ts';
 import { matchAsset, type MatchSide } from './match.ts';
 import { lowestMinAt, pairBoundsAt } from './routes.ts';
 import { sweepLeftovers } from './sweep.ts';
@@ -109,7 +117,12 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
     const why = index.unreadable.get(t.chain);
     const reading = index.readings.get(index.keyOf(t));
     if (why !== undefined || reading === undefined) {
-      decisions.push({ asset, chain: t.chain, kind: 'chain_unreadable', detail: `${label(t)}: ${why ?? 'no reading'}; nothing planned for this chain` });
+      decisions.push({
+        asset,
+        chain: t.chain,
+        kind: 'chain_unreadable',
+        detail: `${label(t)}: ${why ?? 'no reading'}; nothing planned for this chain`,
+      });
       continue;
     }
     const eff = effectiveFromIndex(t, reading, index.inFlight, index.keyOf(t));
@@ -131,7 +144,12 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
       const why = `${label(t)} below min: ${fmt(forDeficit)} < ${fmt(t.min)} ${asset}`;
       const roomN = batching ? { roomN: toScale(t.max - forDeficit) } : {};
       deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - forDeficit), key: index.keyOf(t), ...roomN });
-      decisions.push({ asset, chain: t.chain, kind: 'deficit', detail: `${why}; needs ${fmt(t.target - forDeficit)} to reach target ${fmt(t.target)}` });
+      decisions.push({
+        asset,
+        chain: t.chain,
+        kind: 'deficit',
+        detail: `${why}; needs ${fmt(t.target - forDeficit)} to reach target ${fmt(t.target)}`,
+      });
     } else if (forSurplus > t.max) {
       const why = `${label(t)} above max: ${fmt(forSurplus)} > ${fmt(t.max)} ${asset}`;
       // Never below the gas reserve: the wallet must still pay for its transactions.
@@ -139,13 +157,26 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
       const floor = reserve > t.target ? reserve : t.target;
       if (forSurplus > floor) {
         surpluses.push({ band: t, label: label(t), why, amountN: toScale(forSurplus - floor), key: index.keyOf(t) });
-        const down = floor === t.target ? `down to target ${fmt(t.target)}` : `down to its gas reserve ${fmt(reserve)} (above target ${fmt(t.target)})`;
+        const down =
+          floor === t.target
+            ? `down to target ${fmt(t.target)}`
+            : `down to its gas reserve ${fmt(reserve)} (above target ${fmt(t.target)})`;
         decisions.push({ asset, chain: t.chain, kind: 'surplus', detail: `${why}; can give ${fmt(forSurplus - floor)} ${down}` });
       } else {
-        decisions.push({ asset, chain: t.chain, kind: 'surplus_unused', detail: `${why}; gives nothing: its gas reserve is ${fmt(reserve)}` });
+        decisions.push({
+          asset,
+          chain: t.chain,
+          kind: 'surplus_unused',
+          detail: `${why}; gives nothing: its gas reserve is ${fmt(reserve)}`,
+        });
       }
     } else {
-      decisions.push({ asset, chain: t.chain, kind: 'in_band', detail: `${label(t)}: ${fmt(eff.effective)} within [${fmt(t.min)}, ${fmt(t.max)}] ${asset}` });
+      decisions.push({
+        asset,
+        chain: t.chain,
+        kind: 'in_band',
+        detail: `${label(t)}: ${fmt(eff.effective)} within [${fmt(t.min)}, ${fmt(t.max)}] ${asset}`,
+      });
     }
   }
 
@@ -160,7 +191,15 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
     : undefined;
   /** Lists the alternative donors of the final transfers (none for those carrying a sweep). */
   const withAlternatives = (final: PlannedTransfer[], sweeping: ReadonlySet<PlannedTransfer>) =>
-    attachAlternatives({ asset, scale, surpluses, transfers: final, sweeping, maxAlternatives: input.maxAlternatives ?? 0, ...(routeAllows ? { routeAllows } : {}) });
+    attachAlternatives({
+      asset,
+      scale,
+      surpluses,
+      transfers: final,
+      sweeping,
+      maxAlternatives: input.maxAlternatives ?? 0,
+      ...(routeAllows ? { routeAllows } : {}),
+    });
   const home = input.sweepTo?.[asset];
   if (!home) {
     const alt = withAlternatives(matched.transfers, new Set());
@@ -178,7 +217,14 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
     const same = transfers.find((t) => index.keyOf(t.from) === index.keyOf(s.from) && index.keyOf(t.to) === index.keyOf(s.to));
     const sumN = same ? (same.amountIn + s.amountIn) * 10n ** BigInt(scale - s.from.decimals) : 0n;
     const pair = boundsFor?.(s.from, s.to);
-    const joined = same && sumN <= (pair?.allowed ? pair.maxN : maxN) ? { ...same, amountIn: same.amountIn + s.amountIn, reason: `${same.reason}; plus ${formatUnits(s.amountIn, s.from.decimals)} ${asset} swept` } : s;
+    const joined =
+      same && sumN <= (pair?.allowed ? pair.maxN : maxN)
+        ? {
+            ...same,
+            amountIn: same.amountIn + s.amountIn,
+            reason: `${same.reason}; plus ${formatUnits(s.amountIn, s.from.decimals)} ${asset} swept`,
+          }
+        : s;
     if (joined !== s) transfers[transfers.indexOf(same!)] = joined;
     else transfers.push(s);
     sweeping.add(joined);

@@ -62,7 +62,9 @@ export function routeRuleFor(rules: RouteRules, from: RouteHolding, to: RouteHol
   const routes = rules.routes ?? [];
   const index = routes.findIndex((r) => routeRuleMatches(r, from, to));
   if (index < 0) {
-    return rules.onlyListedRoutes ? { allowed: false, text: 'policy.onlyListedRoutes (no entry of policy.routes matches)' } : { allowed: true };
+    return rules.onlyListedRoutes
+      ? { allowed: false, text: 'policy.onlyListedRoutes (no entry of policy.routes matches)' }
+      : { allowed: true };
   }
   const rule = routes[index]!; // found just above
   return {
@@ -112,7 +114,12 @@ export function pairBoundsAt(
     const minN = at('minTransfer', defaults.minN);
     const maxN = at('maxTransfer', defaults.maxN);
     const fees = r.maxFees ? ', own fee caps' : '';
-    return { allowed: true, minN, maxN, note: `route ${from.chain} → ${to.chain} per ${r.text}: min ${fmt(minN)}, max ${fmt(maxN)} ${asset}${fees}` };
+    return {
+      allowed: true,
+      minN,
+      maxN,
+      note: `route ${from.chain} → ${to.chain} per ${r.text}: min ${fmt(minN)}, max ${fmt(maxN)} ${asset}${fees}`,
+    };
   };
 }
 
@@ -136,6 +143,8 @@ function wholeAt(value: string, scale: number, field: string, asset: string): bi
   try {
     return wholeToBaseUnits(value, scale);
   } catch (cause) {
-    throw new PlanInputError(field, `${value} cannot be expressed in ${asset} at ${scale} decimals`, 'use fewer fractional digits', { cause });
+    throw new PlanInputError(field, `${value} cannot be expressed in ${asset} at ${scale} decimals`, 'use fewer fractional digits', {
+      cause,
+    });
   }
 }

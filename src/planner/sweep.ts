@@ -40,7 +40,16 @@ export interface SweepParameters {
 export function sweepLeftovers(p: SweepParameters): { transfers: PlannedTransfer[]; decisions: PlanDecision[] } {
   const home = p.targets.find((t) => t.chain === p.home.chain && (p.home.wallet === undefined || t.wallet === p.home.wallet));
   if (!home) {
-    return { transfers: [], decisions: [{ asset: p.asset, kind: 'sweep', detail: `${p.asset}: home ${p.home.chain} is not a holding of ${p.asset} this cycle; nothing swept` }] };
+    return {
+      transfers: [],
+      decisions: [
+        {
+          asset: p.asset,
+          kind: 'sweep',
+          detail: `${p.asset}: home ${p.home.chain} is not a holding of ${p.asset} this cycle; nothing swept`,
+        },
+      ],
+    };
   }
   const toScale = (t: TargetBand, n: bigint) => n * 10n ** BigInt(p.scale - t.decimals);
   const given = new Map<string, bigint>();
@@ -67,8 +76,15 @@ export function sweepLeftovers(p: SweepParameters): { transfers: PlannedTransfer
   });
   const swept = matched.transfers.reduce((n, t) => n + toScale(t.from, t.amountIn), 0n);
   const decisions: PlanDecision[] = [
-    { asset: p.asset, chain: home.chain, kind: 'sweep', detail: `${p.asset}: ${formatUnits(swept, p.scale)} of ${formatUnits(total, p.scale)} unused surplus swept to home ${home.chain}` },
-    ...matched.decisions.filter((d) => d.kind === 'below_min_transfer' || d.kind === 'capped_max_transfer' || d.kind === 'route_not_allowed'),
+    {
+      asset: p.asset,
+      chain: home.chain,
+      kind: 'sweep',
+      detail: `${p.asset}: ${formatUnits(swept, p.scale)} of ${formatUnits(total, p.scale)} unused surplus swept to home ${home.chain}`,
+    },
+    ...matched.decisions.filter(
+      (d) => d.kind === 'below_min_transfer' || d.kind === 'capped_max_transfer' || d.kind === 'route_not_allowed',
+    ),
   ];
   return { transfers: matched.transfers, decisions };
 }

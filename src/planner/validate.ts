@@ -58,7 +58,11 @@ export function validatePlanInput(input: PlanInput, keyOf: (t: TargetBand) => st
     const max = r.maxTransfer === undefined ? undefined : parseWhole(`routes[${i}].maxTransfer`, r.maxTransfer);
     if (max === 0n) throw new PlanInputError(`routes[${i}].maxTransfer`, 'is zero', 'set a positive per-transfer maximum or allow: false');
     if (min !== undefined && max !== undefined && max < min) {
-      throw new PlanInputError(`routes[${i}].maxTransfer`, `${r.maxTransfer} is below minTransfer ${r.minTransfer}`, 'raise maxTransfer or lower minTransfer');
+      throw new PlanInputError(
+        `routes[${i}].maxTransfer`,
+        `${r.maxTransfer} is below minTransfer ${r.minTransfer}`,
+        'raise maxTransfer or lower minTransfer',
+      );
     }
   });
 }
@@ -68,7 +72,11 @@ function validateLimits(prefix: string, limits: TransferLimits): void {
   const max = parseWhole(`${prefix}maxTransfer`, limits.maxTransfer);
   if (max === 0n) throw new PlanInputError(`${prefix}maxTransfer`, 'is zero', 'set a positive per-transfer maximum');
   if (max < min) {
-    throw new PlanInputError(`${prefix}maxTransfer`, `${limits.maxTransfer} is below minTransfer ${limits.minTransfer}`, 'raise maxTransfer or lower minTransfer');
+    throw new PlanInputError(
+      `${prefix}maxTransfer`,
+      `${limits.maxTransfer} is below minTransfer ${limits.minTransfer}`,
+      'raise maxTransfer or lower minTransfer',
+    );
   }
 }
 
@@ -77,7 +85,9 @@ function parseWhole(field: string, value: string): bigint {
   try {
     return wholeToBaseUnits(value, 255);
   } catch (cause) {
-    throw new PlanInputError(field, `${JSON.stringify(value)} is not a decimal amount in whole units`, 'write it like "1000" or "0.5"', { cause });
+    throw new PlanInputError(field, `${JSON.stringify(value)} is not a decimal amount in whole units`, 'write it like "1000" or "0.5"', {
+      cause,
+    });
   }
 }
 
@@ -93,7 +103,12 @@ export function transferBoundsAt(input: PlanInput, scale: number, asset: string)
     try {
       return wholeToBaseUnits(limits[field], scale);
     } catch (cause) {
-      throw new PlanInputError(field, `${limits[field]} cannot be expressed in ${asset} at ${scale} decimals`, 'use fewer fractional digits', { cause });
+      throw new PlanInputError(
+        field,
+        `${limits[field]} cannot be expressed in ${asset} at ${scale} decimals`,
+        'use fewer fractional digits',
+        { cause },
+      );
     }
   };
   return { minN: at('minTransfer'), maxN: at('maxTransfer') };

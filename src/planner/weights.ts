@@ -34,7 +34,11 @@ const keyOf = (chain: string, currency: string, address: string) => `${chain}\u0
  * @param balances readings in the order of `targets`
  * @param inFlight transfers under way (destination base units in `guaranteedOut`)
  */
-export function applyWeights(targets: readonly TargetBand[], balances: readonly BalanceReading[], inFlight: readonly InFlightTransfer[]): WeightedBands {
+export function applyWeights(
+  targets: readonly TargetBand[],
+  balances: readonly BalanceReading[],
+  inFlight: readonly InFlightTransfer[],
+): WeightedBands {
   const out = [...targets];
   const decisions: PlanDecision[] = [];
   const assets = [...new Set(targets.filter((t) => t.weight !== undefined).map((t) => t.asset))];
@@ -47,7 +51,11 @@ export function applyWeights(targets: readonly TargetBand[], balances: readonly 
         out[i] = { ...targets[i]!, min: r, target: r, max: r };
       }
       const chains = unreadable.map((i) => targets[i]!.chain).join(', ');
-      decisions.push({ asset, kind: 'weights', detail: `${asset}: weights not applied this cycle: ${chains} could not be read, so the total is unknown; nothing planned for ${asset}` });
+      decisions.push({
+        asset,
+        kind: 'weights',
+        detail: `${asset}: weights not applied this cycle: ${chains} could not be read, so the total is unknown; nothing planned for ${asset}`,
+      });
       continue;
     }
     const scale = Math.max(...idx.map((i) => targets[i]!.decimals));
@@ -57,7 +65,10 @@ export function applyWeights(targets: readonly TargetBand[], balances: readonly 
     for (const i of idx) held += up(balances[i]!.amount!, targets[i]!.decimals);
     let moving = 0n;
     for (const f of inFlight) {
-      const dest = f.asset === asset && f.originSettled ? byDest.get(keyOf(f.destinationChain, f.destinationCurrency, f.destinationAddress)) : undefined;
+      const dest =
+        f.asset === asset && f.originSettled
+          ? byDest.get(keyOf(f.destinationChain, f.destinationCurrency, f.destinationAddress))
+          : undefined;
       if (dest) moving += up(f.guaranteedOut, dest.decimals);
     }
     const total = held + moving;

@@ -108,9 +108,7 @@ function isExceeded(cap: Cap, costMicros: bigint, inputMicros: bigint): boolean 
 
 function describeExceeded(check: CapCheck, costMicros: bigint, inputMicros: bigint | null, originMicros: bigint | null): string {
   const ratio =
-    inputMicros !== null && inputMicros > 0n
-      ? ` (${formatBps(costMicros, inputMicros)} bps of ${formatUsdMicros(inputMicros)} USD)`
-      : '';
+    inputMicros !== null && inputMicros > 0n ? ` (${formatBps(costMicros, inputMicros)} bps of ${formatUsdMicros(inputMicros)} USD)` : '';
   const origin = check.subject === 'total' && originMicros !== null ? `, origin cost ${formatUsdMicros(originMicros)} USD included` : '';
   const cap = check.cap.kind === 'usd' ? `${formatUsdMicros(check.cap.micros)} USD` : `${check.cap.bps} bps`;
   return `${check.subject} fee ${formatUsdMicros(costMicros)} USD${ratio}${origin} exceeds cap ${cap}`;

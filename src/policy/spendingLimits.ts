@@ -130,7 +130,9 @@ function validateLimits(limits: SpendingLimits): { maxTransferMicros?: bigint; d
   }
   for (const [asset, cap] of limits.dailyNotional ?? []) {
     if (typeof cap !== 'bigint' || cap < 0n) {
-      throw new SpendingLimitsConfigError(`${field(`dailyNotional.${asset}`)} must be a non-negative amount in base units, got ${String(cap)}`);
+      throw new SpendingLimitsConfigError(
+        `${field(`dailyNotional.${asset}`)} must be a non-negative amount in base units, got ${String(cap)}`,
+      );
     }
   }
   return { maxTransferMicros, dailyFeesMicros };
@@ -191,7 +193,10 @@ export function checkSpendingLimits({ limits, history, transfer }: CheckSpending
     return refuse('kill_switch', `${field('killSwitch')} is true: every transfer is halted until it is turned off`);
   }
   if (limits.killSwitchFilePresent === true) {
-    return refuse('kill_switch_file', `the kill-switch file is present (${field('killSwitchFile')}): every transfer is halted until it is removed`);
+    return refuse(
+      'kill_switch_file',
+      `the kill-switch file is present (${field('killSwitchFile')}): every transfer is halted until it is removed`,
+    );
   }
   const allowed = limits.allowedRecipients;
   if (allowed !== undefined && !isAllowedRecipient(allowed, transfer.recipient)) {
@@ -202,10 +207,16 @@ export function checkSpendingLimits({ limits, history, transfer }: CheckSpending
   }
   if (maxTransferMicros !== undefined) {
     if (amountMicros === null) {
-      return refuse('max_transfer_usd', `${field('maxTransferUsd')} ${formatUsdMicros(maxTransferMicros)} USD: the quote gives no USD value for this transfer (details.currencyIn.amountUsd)`);
+      return refuse(
+        'max_transfer_usd',
+        `${field('maxTransferUsd')} ${formatUsdMicros(maxTransferMicros)} USD: the quote gives no USD value for this transfer (details.currencyIn.amountUsd)`,
+      );
     }
     if (amountMicros > maxTransferMicros) {
-      return refuse('max_transfer_usd', `${field('maxTransferUsd')} ${formatUsdMicros(maxTransferMicros)} USD: this transfer is ${formatUsdMicros(amountMicros)} USD`);
+      return refuse(
+        'max_transfer_usd',
+        `${field('maxTransferUsd')} ${formatUsdMicros(maxTransferMicros)} USD: this transfer is ${formatUsdMicros(amountMicros)} USD`,
+      );
     }
   }
   const notionalCap = limits.dailyNotional?.get(transfer.asset);
@@ -228,7 +239,10 @@ export function checkSpendingLimits({ limits, history, transfer }: CheckSpending
   }
   const perHour = limits.maxTransfersPerHour;
   if (perHour !== undefined && history.transfersLastHour + 1 > perHour) {
-    return refuse('transfers_per_hour', `${field('maxTransfersPerHour')} ${perHour}: ${history.transfersLastHour} used in 1 h + 1 for this transfer`);
+    return refuse(
+      'transfers_per_hour',
+      `${field('maxTransfersPerHour')} ${perHour}: ${history.transfersLastHour} used in 1 h + 1 for this transfer`,
+    );
   }
   return { ok: true };
 }

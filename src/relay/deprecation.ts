@@ -109,7 +109,10 @@ export function parseDeprecationDate(value: string): { ok: true; unixSec: number
   }
   const bare = item[0];
   if (!(bare instanceof Date)) {
-    return { ok: false, reason: 'is a structured field but not a Date "@<unix seconds>" (RFC 9745 §2.1; `true` and HTTP-dates are pre-RFC drafts)' };
+    return {
+      ok: false,
+      reason: 'is a structured field but not a Date "@<unix seconds>" (RFC 9745 §2.1; `true` and HTTP-dates are pre-RFC drafts)',
+    };
   }
   const ms = bare.getTime();
   if (!Number.isSafeInteger(ms)) return { ok: false, reason: 'is a Date outside the range a clock can show' };
@@ -150,6 +153,10 @@ function readLinks(
       continue;
     }
     const type = ref['type'];
-    notice.links.push({ rel: rel as DeprecationLinkRel, uri: url.toString(), ...(typeof type === 'string' && type !== '' ? { type } : {}) }); // rel checked against the list above
+    notice.links.push({
+      rel: rel as DeprecationLinkRel,
+      uri: url.toString(),
+      ...(typeof type === 'string' && type !== '' ? { type } : {}),
+    }); // rel checked against the list above
   }
 }

@@ -144,7 +144,9 @@ export async function sendOnce(env: HttpEnv, call: HttpCall, signal?: AbortSigna
     return JSON.parse(text) as unknown;
   } catch (cause) {
     const start = scrub(text.slice(0, 80));
-    throw new RelaySchemaError(call.endpoint, [{ path: '', message: `body is not JSON (starts with ${JSON.stringify(start)})` }], { cause });
+    throw new RelaySchemaError(call.endpoint, [{ path: '', message: `body is not JSON (starts with ${JSON.stringify(start)})` }], {
+      cause,
+    });
   }
 }
 
@@ -158,7 +160,10 @@ function reportDeprecation(env: HttpEnv, call: HttpCall, headers: Headers): void
   try {
     env.onDeprecation?.(notice);
   } catch (err) {
-    env.logger?.warn({ endpoint: call.endpoint, err: err instanceof Error ? err.message : String(err) }, 'deprecation notice handler failed');
+    env.logger?.warn(
+      { endpoint: call.endpoint, err: err instanceof Error ? err.message : String(err) },
+      'deprecation notice handler failed',
+    );
   }
 }
 

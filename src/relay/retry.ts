@@ -51,7 +51,12 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
  * @param random uniform in [0, 1)
  * @returns milliseconds, an integer
  */
-export function backoffDelayMs(attempt: number, random: () => number, baseMs = DEFAULT_BASE_DELAY_MS, maxMs = DEFAULT_MAX_DELAY_MS): number {
+export function backoffDelayMs(
+  attempt: number,
+  random: () => number,
+  baseMs = DEFAULT_BASE_DELAY_MS,
+  maxMs = DEFAULT_MAX_DELAY_MS,
+): number {
   const d = Math.min(maxMs, baseMs * 2 ** attempt);
   return Math.floor(d / 2 + random() * (d / 2));
 }
@@ -97,7 +102,8 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
         throw new RelayRetryAfterError(error, retryAfterMs, maxRetryAfterMs);
       }
       // `retry-after: 0` or a date already past would make a hot loop: the normal backoff applies instead.
-      const delayMs = retryAfterMs !== undefined && retryAfterMs > 0 ? retryAfterMs : backoffDelayMs(attempt, random, opts.baseDelayMs, opts.maxDelayMs);
+      const delayMs =
+        retryAfterMs !== undefined && retryAfterMs > 0 ? retryAfterMs : backoffDelayMs(attempt, random, opts.baseDelayMs, opts.maxDelayMs);
       opts.onRetry?.({ attempt, delayMs, error });
       if (opts.signal) await raceAbort(opts.sleep(delayMs), opts.signal);
       else await opts.sleep(delayMs);

@@ -106,7 +106,11 @@ export function createWithdrawalApi(sendOnce: (call: HttpCall) => Promise<unknow
     async withdrawalStatus(jobId) {
       const endpoint = 'GET /withdrawals/status';
       requireText(endpoint, 'id', jobId);
-      const raw = await sendOnce({ method: 'GET', endpoint, pathAndQuery: `/withdrawals/status?${new URLSearchParams({ id: jobId }).toString()}` });
+      const raw = await sendOnce({
+        method: 'GET',
+        endpoint,
+        pathAndQuery: `/withdrawals/status?${new URLSearchParams({ id: jobId }).toString()}`,
+      });
       return parseWith(WithdrawalStatusSchema, endpoint, raw);
     },
   };
@@ -118,5 +122,12 @@ function requestBody(endpoint: string, f: WithdrawalRequestFields): Record<strin
   if (!/^[0-9]+$/.test(f.amount) || /^0+$/.test(f.amount)) {
     throw new RelayRequestError(endpoint, 'amount', `must be a positive integer string in base units, got ${JSON.stringify(f.amount)}`);
   }
-  return { chainId: f.chainId, currency: f.currency, amount: f.amount, ownerChainId: f.ownerChainId, owner: f.owner, recipient: f.recipient };
+  return {
+    chainId: f.chainId,
+    currency: f.currency,
+    amount: f.amount,
+    ownerChainId: f.ownerChainId,
+    owner: f.owner,
+    recipient: f.recipient,
+  };
 }

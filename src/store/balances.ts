@@ -27,26 +27,14 @@ export interface BalanceRecord {
 export async function recordBalances(db: StoreDb, cycleId: number, rows: readonly BalanceRecord[]): Promise<void> {
   const sql = `INSERT INTO balances (cycle_id, chain, chain_id, asset, wallet, address, currency, amount, error, read_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-  const values = rows.map((r, i) => [
-    r.amount === null ? null : amountToText(r.amount, `balances[${i}].amount`),
-    checkMs(r.readAtMs, `balances[${i}].readAtMs`),
-  ] as const);
+  const values = rows.map(
+    (r, i) =>
+      [r.amount === null ? null : amountToText(r.amount, `balances[${i}].amount`), checkMs(r.readAtMs, `balances[${i}].readAtMs`)] as const,
+  );
   await db.transaction(async () => {
     for (const [i, r] of rows.entries()) {
       const [amount, readAtMs] = values[i]!; // one entry per row
-      await db.run(
-        sql,
-        cycleId,
-        r.chain,
-        r.chainId,
-        r.asset,
-        r.wallet,
-        r.address,
-        r.currency,
-        amount,
-        r.error ?? null,
-        readAtMs,
-      );
+      await db.run(sql, cycleId, r.chain, r.chainId, r.asset, r.wallet, r.address, r.currency, amount, r.error ?? null, readAtMs);
     }
   });
 }

@@ -34,7 +34,11 @@ export interface CycleRow {
  * @throws StoreValueError when `startedAtMs` is not integer milliseconds
  */
 export async function startCycle(db: StoreDb, c: { mode: CycleMode; startedAtMs: number }): Promise<number> {
-  const row = await db.get<{ id: number }>('INSERT INTO cycles (mode, started_at_ms) VALUES (?, ?) RETURNING id', c.mode, checkMs(c.startedAtMs, 'startedAtMs'));
+  const row = await db.get<{ id: number }>(
+    'INSERT INTO cycles (mode, started_at_ms) VALUES (?, ?) RETURNING id',
+    c.mode,
+    checkMs(c.startedAtMs, 'startedAtMs'),
+  );
   return (row as { id: number }).id; // RETURNING always yields the inserted row
 }
 
@@ -49,15 +53,24 @@ export async function finishCycle(
   id: number,
   f: { outcome: CycleOutcome; finishedAtMs: number; summary?: object; error?: string },
 ): Promise<void> {
-  const r = await db.run(`UPDATE cycles SET outcome = ?, finished_at_ms = ?, summary_json = ?, error = ?
-       WHERE id = ? AND finished_at_ms IS NULL`, f.outcome,
-      checkMs(f.finishedAtMs, 'finishedAtMs'),
-      f.summary === undefined ? null : toJsonText(f.summary, 'summary'),
-      f.error ?? null,
-      id);
+  const r = await db.run(
+    `UPDATE cycles SET outcome = ?, finished_at_ms = ?, summary_json = ?, error = ?
+       WHERE id = ? AND finished_at_ms IS NULL`,
+    f.outcome,
+    checkMs(f.finishedAtMs, 'finishedAtMs'),
+    f.summary === undefined ? null : toJsonText(f.summary, 'summary'),
+    f.error ?? null,
+    id,
+  );
   if (r.changes !== 1) {
-    throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'cycles', id, 'running', f.outcome,
-      `cycle ${id} is not running (missing or already finished); it cannot be finished again`);
+    throw new StoreTransitionError(
+      'STORE_TRANSITION_CONFLICT',
+      'cycles',
+      id,
+      'running',
+      f.outcome,
+      `cycle ${id} is not running (missing or already finished); it cannot be finished again`,
+    );
   }
 }
 
@@ -69,8 +82,12 @@ export async function finishCycle(
  * @returns the ids of the cycles closed, oldest first
  */
 export async function closeAbandonedCycles(db: StoreDb, nowMs: number): Promise<number[]> {
-  const rows = await db.all(`UPDATE cycles SET outcome = 'aborted', finished_at_ms = ?, error = ?
-       WHERE finished_at_ms IS NULL AND mode IN ('once', 'daemon') RETURNING id`, checkMs(nowMs, 'nowMs'), 'the run ended before this cycle finished (crash, kill or power loss); closed by the next run') as {
+  const rows = (await db.all(
+    `UPDATE cycles SET outcome = 'aborted', finished_at_ms = ?, error = ?
+       WHERE finished_at_ms IS NULL AND mode IN ('once', 'daemon') RETURNING id`,
+    checkMs(nowMs, 'nowMs'),
+    'the run ended before this cycle finished (crash, kill or power loss); closed by the next run',
+  )) as {
     id: number;
   }[]; // RETURNING one INTEGER column
   return rows.map((r) => r.id).sort((a, b) => a - b);
@@ -112,7 +129,7 @@ export const CYCLE_ROW = rowShape<CycleDbRow>({
  * @returns the cycle, or undefined when there is none with that id
  */
 export async function getCycle(db: StoreDb, id: number): Promise<CycleRow | undefined> {
-  const row = await db.get('SELECT * FROM cycles WHERE id = ?', id) as CycleDbRow | undefined; // columns checked by CYCLE_ROW
+  const row = (await db.get('SELECT * FROM cycles WHERE id = ?', id)) as CycleDbRow | undefined; // columns checked by CYCLE_ROW
   if (!row) return undefined;
   return {
     id: row.id,

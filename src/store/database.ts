@@ -64,7 +64,13 @@ function openAndMigrate(file: string): Database.Database {
     if (!memory) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (String(mode).toLowerCase() !== 'wal') {
-        throw new StoreOpenError('STORE_OPEN_FAILED', file, `journal_mode=${String(mode)}`, `store: ${file} cannot be opened: SQLite could not enable WAL journaling there (journal_mode=${String(mode)}); set store: to a path on a local file system`, undefined);
+        throw new StoreOpenError(
+          'STORE_OPEN_FAILED',
+          file,
+          `journal_mode=${String(mode)}`,
+          `store: ${file} cannot be opened: SQLite could not enable WAL journaling there (journal_mode=${String(mode)}); set store: to a path on a local file system`,
+          undefined,
+        );
       }
     }
     // FULL: every commit is on disk before it returns. The write-ahead row of a transaction is committed just
@@ -112,7 +118,8 @@ export function migrate(db: Database.Database, file: string, migrations: readonl
       insert.run(m.version, m.name, Date.now());
     }
     const broken = db.pragma('foreign_key_check') as unknown[];
-    if (broken.length > 0) throw new Error(`migrating ${file} would break ${broken.length} foreign key reference(s): ${JSON.stringify(broken.slice(0, 3))}`);
+    if (broken.length > 0)
+      throw new Error(`migrating ${file} would break ${broken.length} foreign key reference(s): ${JSON.stringify(broken.slice(0, 3))}`);
     return Math.max(current, latest);
   });
   const foreignKeys = db.pragma('foreign_keys', { simple: true }) === 1;

@@ -73,7 +73,10 @@ export type StoreTxErrorCode = 'STORE_TX_FINISHED';
 
 /** Misuse of a transaction: a statement issued for a transaction that has already ended. */
 export class StoreTxError extends BallastError {
-  constructor(readonly code: StoreTxErrorCode, message: string) {
+  constructor(
+    readonly code: StoreTxErrorCode,
+    message: string,
+  ) {
     super(message);
   }
 }

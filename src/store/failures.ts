@@ -21,7 +21,10 @@ const UNPAID_REFUND = "(status = 'refund' AND refund_fail_reason IS NOT NULL)";
 
 /** Transfers in status `failure`, or `refund` with a `refundFailReason`, with no operator resolution, oldest first. */
 export async function listUnresolvedFailures(db: StoreDb): Promise<TransferRow[]> {
-  return queryTransfers(db, `SELECT * FROM transfers WHERE (status = 'failure' OR ${UNPAID_REFUND}) AND resolved_at_ms IS NULL ORDER BY id`);
+  return queryTransfers(
+    db,
+    `SELECT * FROM transfers WHERE (status = 'failure' OR ${UNPAID_REFUND}) AND resolved_at_ms IS NULL ORDER BY id`,
+  );
 }
 
 /**
@@ -89,9 +92,10 @@ export const FAILURE_CHECK_ROW = rowShape<FailureCheckDbRow>({
  */
 export async function resolveFailure(db: StoreDb, id: number, note: string, nowMs: number): Promise<number[]> {
   return db.transaction(async () => {
-    const row = (await db.get(`SELECT status, resolved_at_ms, asset, origin_chain, destination_chain, refund_fail_reason FROM transfers WHERE id = ?${db.forUpdate}`, id)) as
-      | FailureCheckDbRow
-      | undefined; // six columns of one row, checked by FAILURE_CHECK_ROW
+    const row = (await db.get(
+      `SELECT status, resolved_at_ms, asset, origin_chain, destination_chain, refund_fail_reason FROM transfers WHERE id = ?${db.forUpdate}`,
+      id,
+    )) as FailureCheckDbRow | undefined; // six columns of one row, checked by FAILURE_CHECK_ROW
     if (!row) throw new StoreNotFoundError('transfers', id);
     const onChain =
       row.status === 'origin_failed' &&
@@ -99,8 +103,14 @@ export async function resolveFailure(db: StoreDb, id: number, note: string, nowM
       (await db.get(`SELECT 1 AS one FROM transfers t WHERE t.id = ? AND ${REVERTED_TX}`, id)) !== undefined;
     const pausing = row.status === 'failure' || (row.status === 'refund' && row.refund_fail_reason !== null);
     if ((!pausing || row.resolved_at_ms !== null) && !onChain) {
-      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'failure (unresolved)', row.status,
-        `transfer ${id} is ${row.status}${row.resolved_at_ms !== null ? ', already resolved' : ''}; only an unresolved failure, a refund that was not paid (refundFailReason), or an origin failure on chain (a reverted transaction), can be resolved`);
+      throw new StoreTransitionError(
+        'STORE_TRANSITION_CONFLICT',
+        'transfers',
+        id,
+        'failure (unresolved)',
+        row.status,
+        `transfer ${id} is ${row.status}${row.resolved_at_ms !== null ? ', already resolved' : ''}; only an unresolved failure, a refund that was not paid (refundFailReason), or an origin failure on chain (a reverted transaction), can be resolved`,
+      );
     }
     const ids = onChain
       ? (
@@ -109,13 +119,29 @@ export async function resolveFailure(db: StoreDb, id: number, note: string, nowM
               WHERE t.status = 'origin_failed' AND t.resolved_at_ms IS NULL AND t.asset = ? AND t.origin_chain = ? AND t.destination_chain = ?
                 AND t.id <= ? AND ${REVERTED_TX}
               ORDER BY t.id${db.forUpdate}`,
-            row.asset, row.origin_chain, row.destination_chain, id,
+            row.asset,
+            row.origin_chain,
+            row.destination_chain,
+            id,
           )
         ).map((r) => r.id)
       : [id];
     for (const resolved of ids) {
-      await db.run('UPDATE transfers SET resolved_at_ms = ?, resolution = ?, updated_at_ms = ? WHERE id = ? AND resolved_at_ms IS NULL', nowMs, note, nowMs, resolved);
-      await db.run('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)', resolved, row.status, row.status, nowMs, `resolved by the operator: ${note}`);
+      await db.run(
+        'UPDATE transfers SET resolved_at_ms = ?, resolution = ?, updated_at_ms = ? WHERE id = ? AND resolved_at_ms IS NULL',
+        nowMs,
+        note,
+        nowMs,
+        resolved,
+      );
+      await db.run(
+        'INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)',
+        resolved,
+        row.status,
+        row.status,
+        nowMs,
+        `resolved by the operator: ${note}`,
+      );
     }
     return ids;
   });

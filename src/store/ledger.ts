@@ -89,49 +89,55 @@ export const LEDGER_ROW = rowShape<LedgerDbRow>({
  */
 export async function insertLedgerEntry(db: StoreDb, e: LedgerEntry, recordedAtMs: number): Promise<boolean> {
   const usd = (v: bigint | null | undefined) => (v === null || v === undefined ? null : formatUsdMicros(v));
-  const info = await db.run(`INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, decimals_in,
+  const info = await db.run(
+    `INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, decimals_in,
          decimals_out, quoted_expected_out, quoted_min_out, received_out, received_source, fee_execution_usd, fee_swap_usd,
          fee_platform_usd, fee_app_usd, fees_source, gas_paid, gas_decimals, gas_usd, total_fees_usd, signed_at_ms, settled_at_ms,
          settle_ms, recorded_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (transfer_id) DO NOTHING`, e.transferId,
-      e.status,
-      e.asset,
-      e.originChain,
-      e.destinationChain,
-      amountToText(e.amountIn, 'amountIn'),
-      e.decimalsIn,
-      e.decimalsOut,
-      amountToText(e.quotedExpectedOut, 'quotedExpectedOut'),
-      amountToText(e.quotedMinOut, 'quotedMinOut'),
-      e.receivedOut === null ? null : amountToText(e.receivedOut, 'receivedOut'),
-      e.receivedSource,
-      usd(e.fees?.execution),
-      usd(e.fees?.swap),
-      usd(e.fees?.platform),
-      usd(e.fees?.app),
-      e.feesSource,
-      e.gasPaid === null ? null : amountToText(e.gasPaid, 'gasPaid'),
-      e.gasDecimals,
-      usd(e.gasUsdMicros),
-      formatUsdMicros(e.totalFeesUsdMicros),
-      e.signedAtMs === null ? null : checkMs(e.signedAtMs, 'signedAtMs'),
-      checkMs(e.settledAtMs, 'settledAtMs'),
-      e.settleMs,
-      checkMs(recordedAtMs, 'recordedAtMs'));
+       ON CONFLICT (transfer_id) DO NOTHING`,
+    e.transferId,
+    e.status,
+    e.asset,
+    e.originChain,
+    e.destinationChain,
+    amountToText(e.amountIn, 'amountIn'),
+    e.decimalsIn,
+    e.decimalsOut,
+    amountToText(e.quotedExpectedOut, 'quotedExpectedOut'),
+    amountToText(e.quotedMinOut, 'quotedMinOut'),
+    e.receivedOut === null ? null : amountToText(e.receivedOut, 'receivedOut'),
+    e.receivedSource,
+    usd(e.fees?.execution),
+    usd(e.fees?.swap),
+    usd(e.fees?.platform),
+    usd(e.fees?.app),
+    e.feesSource,
+    e.gasPaid === null ? null : amountToText(e.gasPaid, 'gasPaid'),
+    e.gasDecimals,
+    usd(e.gasUsdMicros),
+    formatUsdMicros(e.totalFeesUsdMicros),
+    e.signedAtMs === null ? null : checkMs(e.signedAtMs, 'signedAtMs'),
+    checkMs(e.settledAtMs, 'settledAtMs'),
+    e.settleMs,
+    checkMs(recordedAtMs, 'recordedAtMs'),
+  );
   return info.changes === 1;
 }
 
 /** The ledger row of a transfer, or undefined. */
 export async function getLedgerEntry(db: StoreDb, transferId: number): Promise<LedgerRow | undefined> {
-  const row = await db.get('SELECT * FROM transfer_ledger WHERE transfer_id = ?', transferId) as LedgerDbRow | undefined; // columns checked by LEDGER_ROW
+  const row = (await db.get('SELECT * FROM transfer_ledger WHERE transfer_id = ?', transferId)) as LedgerDbRow | undefined; // columns checked by LEDGER_ROW
   return row ? fromDb(row) : undefined;
 }
 
 /** Ledger rows of transfers created at or after `sinceMs`, oldest first. */
 export async function listLedgerSince(db: StoreDb, sinceMs: number): Promise<LedgerRow[]> {
-  const rows = await db.all(`SELECT l.* FROM transfer_ledger l JOIN transfers t ON t.id = l.transfer_id
-       WHERE t.created_at_ms >= ? ORDER BY l.transfer_id`, sinceMs) as LedgerDbRow[]; // columns checked by LEDGER_ROW
+  const rows = (await db.all(
+    `SELECT l.* FROM transfer_ledger l JOIN transfers t ON t.id = l.transfer_id
+       WHERE t.created_at_ms >= ? ORDER BY l.transfer_id`,
+    sinceMs,
+  )) as LedgerDbRow[]; // columns checked by LEDGER_ROW
   return rows.map(fromDb);
 }
 
@@ -140,9 +146,13 @@ export async function listLedgerSince(db: StoreDb, sinceMs: number): Promise<Led
  * first, at most `limit` ids (a ledger write that failed, or a transfer closed by a webhook with no tracker).
  */
 export async function transfersMissingLedger(db: StoreDb, sinceMs: number, limit: number): Promise<number[]> {
-  const rows = await db.all(`SELECT t.id FROM transfers t LEFT JOIN transfer_ledger l ON l.transfer_id = t.id
+  const rows = (await db.all(
+    `SELECT t.id FROM transfers t LEFT JOIN transfer_ledger l ON l.transfer_id = t.id
        WHERE l.transfer_id IS NULL AND t.status IN ('success', 'failure', 'refund', 'origin_failed') AND t.updated_at_ms >= ?
-       ORDER BY t.id LIMIT ?`, sinceMs, limit) as { id: number }[]; // one column
+       ORDER BY t.id LIMIT ?`,
+    sinceMs,
+    limit,
+  )) as { id: number }[]; // one column
   return rows.map((r) => r.id);
 }
 
@@ -194,7 +204,16 @@ export interface RouteStatusCount {
 
 /** Transfers created at or after `sinceMs`, counted per (asset, origin, destination, status). */
 export async function countTransfersByRoute(db: StoreDb, sinceMs: number): Promise<RouteStatusCount[]> {
-  const rows = await db.all(`SELECT asset, origin_chain, destination_chain, status, COUNT(*) AS n FROM transfers WHERE created_at_ms >= ?
-       GROUP BY asset, origin_chain, destination_chain, status ORDER BY asset, origin_chain, destination_chain, status`, sinceMs) as { asset: string; origin_chain: string; destination_chain: string; status: string; n: number }[]; // columns named above
-  return rows.map((r) => ({ asset: r.asset, originChain: r.origin_chain, destinationChain: r.destination_chain, status: r.status, count: r.n }));
+  const rows = (await db.all(
+    `SELECT asset, origin_chain, destination_chain, status, COUNT(*) AS n FROM transfers WHERE created_at_ms >= ?
+       GROUP BY asset, origin_chain, destination_chain, status ORDER BY asset, origin_chain, destination_chain, status`,
+    sinceMs,
+  )) as { asset: string; origin_chain: string; destination_chain: string; status: string; n: number }[]; // columns named above
+  return rows.map((r) => ({
+    asset: r.asset,
+    originChain: r.origin_chain,
+    destinationChain: r.destination_chain,
+    status: r.status,
+    count: r.n,
+  }));
 }

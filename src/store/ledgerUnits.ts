@@ -48,10 +48,12 @@ const QuoteCurrencies = z.looseObject({ details: z.looseObject({ currencyIn: Leg
 export async function decimalsOfTransfers(db: StoreDb, transferIds: readonly number[]): Promise<Map<number, TransferDecimals>> {
   const out = new Map<number, TransferDecimals>();
   for (const id of transferIds) {
-    const l = (await db.get('SELECT decimals_in, decimals_out FROM transfer_ledger WHERE transfer_id = ?', id)) as LedgerDecimalsDbRow | undefined; // columns checked by LEDGER_DECIMALS_ROW
+    const l = (await db.get('SELECT decimals_in, decimals_out FROM transfer_ledger WHERE transfer_id = ?', id)) as
+      LedgerDecimalsDbRow | undefined; // columns checked by LEDGER_DECIMALS_ROW
     let decimalsIn = l?.decimals_in ?? null;
     let decimalsOut = l?.decimals_out ?? null;
-    const q = (await db.get('SELECT q.raw_json FROM transfers t JOIN quotes q ON q.id = t.quote_id WHERE t.id = ?', id)) as { raw_json: string } | undefined; // one column
+    const q = (await db.get('SELECT q.raw_json FROM transfers t JOIN quotes q ON q.id = t.quote_id WHERE t.id = ?', id)) as
+      { raw_json: string } | undefined; // one column
     const parsed = q ? QuoteCurrencies.safeParse(safeJson(q.raw_json)) : null;
     let symbolOut: string | undefined;
     if (parsed?.success) {

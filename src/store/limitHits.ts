@@ -30,8 +30,16 @@ export async function recordLimitHit(db: StoreDb, hit: LimitHit): Promise<number
   const row = await db.get<{ id: number }>(
     `INSERT INTO limit_hits (cycle_id, plan_id, quote_id, asset, origin_chain, destination_chain, amount_in, reason, detail, decided_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    hit.cycleId, hit.planId, hit.quoteId ?? null, hit.asset, hit.originChain, hit.destinationChain,
-    amountToText(hit.amountIn, 'amountIn'), hit.reason, hit.detail, hit.decidedAtMs,
+    hit.cycleId,
+    hit.planId,
+    hit.quoteId ?? null,
+    hit.asset,
+    hit.originChain,
+    hit.destinationChain,
+    amountToText(hit.amountIn, 'amountIn'),
+    hit.reason,
+    hit.detail,
+    hit.decidedAtMs,
   );
   return (row as { id: number }).id; // RETURNING always yields the inserted row
 }
@@ -77,7 +85,7 @@ export const LIMIT_HIT_ROW = rowShape<LimitHitDbRow>({
 
 /** The most recent refusals, newest first (at most `limit`). */
 export async function listLimitHits(db: StoreDb, limit: number): Promise<Array<LimitHit & { id: number }>> {
-  const rows = await db.all('SELECT * FROM limit_hits ORDER BY id DESC LIMIT ?', limit) as LimitHitDbRow[]; // columns checked by LIMIT_HIT_ROW
+  const rows = (await db.all('SELECT * FROM limit_hits ORDER BY id DESC LIMIT ?', limit)) as LimitHitDbRow[]; // columns checked by LIMIT_HIT_ROW
   return rows.map((r) => ({
     id: r.id,
     cycleId: r.cycle_id,

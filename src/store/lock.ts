@@ -28,16 +28,19 @@ export interface RunLockHolder {
  * @param l.ttlMs lifetime without refresh, ms (> 0)
  * @returns true when this call took the lock
  */
-export async function acquireRunLock(
-  db: StoreDb,
-  l: { owner: string; pid: number; nowMs: number; ttlMs: number },
-): Promise<boolean> {
+export async function acquireRunLock(db: StoreDb, l: { owner: string; pid: number; nowMs: number; ttlMs: number }): Promise<boolean> {
   const now = checkMs(l.nowMs, 'nowMs');
   const ttl = positiveTtl(l.ttlMs);
-  const r = await db.run(`INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, ?, ?, ?, ?)
+  const r = await db.run(
+    `INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
          acquired_at_ms = excluded.acquired_at_ms, expires_at_ms = excluded.expires_at_ms
-       WHERE run_lock.expires_at_ms <= excluded.acquired_at_ms`, l.owner, l.pid, now, now + ttl);
+       WHERE run_lock.expires_at_ms <= excluded.acquired_at_ms`,
+    l.owner,
+    l.pid,
+    now,
+    now + ttl,
+  );
   return r.changes === 1;
 }
 
@@ -52,7 +55,14 @@ export async function takeOverRunLock(
   l: { expectedOwner: string; owner: string; pid: number; nowMs: number; ttlMs: number },
 ): Promise<boolean> {
   const now = checkMs(l.nowMs, 'nowMs');
-  const r = await db.run('UPDATE run_lock SET owner = ?, pid = ?, acquired_at_ms = ?, expires_at_ms = ? WHERE id = 1 AND owner = ?', l.owner, l.pid, now, now + positiveTtl(l.ttlMs), l.expectedOwner);
+  const r = await db.run(
+    'UPDATE run_lock SET owner = ?, pid = ?, acquired_at_ms = ?, expires_at_ms = ? WHERE id = 1 AND owner = ?',
+    l.owner,
+    l.pid,
+    now,
+    now + positiveTtl(l.ttlMs),
+    l.expectedOwner,
+  );
   return r.changes === 1;
 }
 
@@ -62,7 +72,11 @@ export async function takeOverRunLock(
  * @returns true when `owner` still holds the lock (false: it was released or taken over after expiry)
  */
 export async function refreshRunLock(db: StoreDb, l: { owner: string; nowMs: number; ttlMs: number }): Promise<boolean> {
-  const r = await db.run('UPDATE run_lock SET expires_at_ms = ? WHERE id = 1 AND owner = ?', checkMs(l.nowMs, 'nowMs') + positiveTtl(l.ttlMs), l.owner);
+  const r = await db.run(
+    'UPDATE run_lock SET expires_at_ms = ? WHERE id = 1 AND owner = ?',
+    checkMs(l.nowMs, 'nowMs') + positiveTtl(l.ttlMs),
+    l.owner,
+  );
   return r.changes === 1;
 }
 
@@ -101,7 +115,7 @@ export const RUN_LOCK_ROW = rowShape<RunLockDbRow>({
  * @returns the holder, or undefined when nobody holds the lock
  */
 export async function readRunLock(db: StoreDb): Promise<RunLockHolder | undefined> {
-  const row = await db.get('SELECT owner, pid, acquired_at_ms, expires_at_ms FROM run_lock WHERE id = 1') as RunLockDbRow | undefined; // columns checked by RUN_LOCK_ROW
+  const row = (await db.get('SELECT owner, pid, acquired_at_ms, expires_at_ms FROM run_lock WHERE id = 1')) as RunLockDbRow | undefined; // columns checked by RUN_LOCK_ROW
   return row && { owner: row.owner, pid: row.pid, acquiredAtMs: row.acquired_at_ms, expiresAtMs: row.expires_at_ms };
 }
 

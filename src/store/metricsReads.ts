@@ -34,7 +34,7 @@ export async function latestQuoteCurrencyIn(db: StoreDb): Promise<Map<string, un
 /** Number of withdrawals in each state (every state present, 0 when none). */
 export async function withdrawalCountsByState(db: StoreDb): Promise<Map<WithdrawalState, number>> {
   const counts = new Map<WithdrawalState, number>(WITHDRAWAL_STATES.map((s) => [s, 0]));
-  const rows = await db.all('SELECT state, COUNT(*) AS n FROM withdrawals GROUP BY state') as { state: WithdrawalState; n: number }[]; // state is CHECKed
+  const rows = (await db.all('SELECT state, COUNT(*) AS n FROM withdrawals GROUP BY state')) as { state: WithdrawalState; n: number }[]; // state is CHECKed
   for (const r of rows) counts.set(r.state, r.n);
   return counts;
 }

@@ -28,11 +28,7 @@ export interface PlanDecisionRecord {
  * @returns the new row ids, in input order (pass them to `recordQuote` as `planId`)
  * @throws StoreValueError on a negative amount; the engine's constraint error when the cycle does not exist
  */
-export async function recordPlannedTransfers(
-  db: StoreDb,
-  cycleId: number,
-  rows: readonly PlannedTransferRecord[],
-): Promise<number[]> {
+export async function recordPlannedTransfers(db: StoreDb, cycleId: number, rows: readonly PlannedTransferRecord[]): Promise<number[]> {
   const amounts = rows.map((r, i) => amountToText(r.amountIn, `plans[${i}].amountIn`));
   return db.transaction(async () => {
     const ids: number[] = [];
@@ -40,7 +36,12 @@ export async function recordPlannedTransfers(
       const row = await db.get<{ id: number }>(
         `INSERT INTO planned_transfers (cycle_id, asset, origin_chain, destination_chain, amount_in, reason)
          VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-        cycleId, r.asset, r.originChain, r.destinationChain, amounts[i] as string, r.reason,
+        cycleId,
+        r.asset,
+        r.originChain,
+        r.destinationChain,
+        amounts[i] as string,
+        r.reason,
       );
       ids.push((row as { id: number }).id); // RETURNING always yields the inserted row
     }
@@ -55,6 +56,14 @@ export async function recordPlannedTransfers(
  */
 export async function recordPlanDecisions(db: StoreDb, cycleId: number, rows: readonly PlanDecisionRecord[]): Promise<void> {
   await db.transaction(async () => {
-    for (const r of rows) await db.run('INSERT INTO plan_decisions (cycle_id, asset, chain, kind, detail) VALUES (?, ?, ?, ?, ?)', cycleId, r.asset, r.chain ?? null, r.kind, r.detail);
+    for (const r of rows)
+      await db.run(
+        'INSERT INTO plan_decisions (cycle_id, asset, chain, kind, detail) VALUES (?, ?, ?, ?, ?)',
+        cycleId,
+        r.asset,
+        r.chain ?? null,
+        r.kind,
+        r.detail,
+      );
   });
 }

@@ -54,14 +54,17 @@ export interface QuoteErrorRecord {
  * @throws StoreValueError when `request`/`raw` cannot be serialised or the time is invalid
  */
 export async function recordQuote(db: StoreDb, q: QuoteRecord): Promise<number> {
-  const r = await db.get<{ id: number }>(`INSERT INTO quotes (cycle_id, plan_id, request_id, order_id, request_json, raw_json, received_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, q.cycleId,
-      q.planId,
-      q.requestId,
-      q.orderId,
-      toJsonText(q.request, 'request'),
-      toJsonText(q.raw, 'raw'),
-      checkMs(q.receivedAtMs, 'receivedAtMs'));
+  const r = await db.get<{ id: number }>(
+    `INSERT INTO quotes (cycle_id, plan_id, request_id, order_id, request_json, raw_json, received_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    q.cycleId,
+    q.planId,
+    q.requestId,
+    q.orderId,
+    toJsonText(q.request, 'request'),
+    toJsonText(q.raw, 'raw'),
+    checkMs(q.receivedAtMs, 'receivedAtMs'),
+  );
   return (r as { id: number }).id; // RETURNING always yields the inserted row
 }
 
@@ -71,11 +74,14 @@ export async function recordQuote(db: StoreDb, q: QuoteRecord): Promise<number> 
  * @throws the engine's constraint error when the quote is unknown, already has a decision, or is refused without a reason
  */
 export async function recordFeeDecision(db: StoreDb, quoteId: number, d: FeeDecisionRecord): Promise<void> {
-  await db.run('INSERT INTO fee_decisions (quote_id, accepted, reason, detail, breakdown_json) VALUES (?, ?, ?, ?, ?)', quoteId,
+  await db.run(
+    'INSERT INTO fee_decisions (quote_id, accepted, reason, detail, breakdown_json) VALUES (?, ?, ?, ?, ?)',
+    quoteId,
     d.accepted ? 1 : 0,
     d.reason ?? null,
     d.detail ?? null,
-    d.breakdown === undefined ? null : toJsonText(d.breakdown, 'breakdown'));
+    d.breakdown === undefined ? null : toJsonText(d.breakdown, 'breakdown'),
+  );
 }
 
 /**
@@ -84,9 +90,7 @@ export async function recordFeeDecision(db: StoreDb, quoteId: number, d: FeeDeci
  * @throws the engine's constraint error when the quote is unknown or already has a verdict
  */
 export async function recordVerdict(db: StoreDb, quoteId: number, v: VerdictRecord): Promise<void> {
-  await db.run('INSERT INTO verdicts (quote_id, ok, rules_json) VALUES (?, ?, ?)', quoteId,
-    v.ok ? 1 : 0,
-    toJsonText(v.rules, 'rules'));
+  await db.run('INSERT INTO verdicts (quote_id, ok, rules_json) VALUES (?, ?, ?)', quoteId, v.ok ? 1 : 0, toJsonText(v.rules, 'rules'));
 }
 
 /**
@@ -95,8 +99,16 @@ export async function recordVerdict(db: StoreDb, quoteId: number, v: VerdictReco
  * @returns the row id
  */
 export async function recordQuoteError(db: StoreDb, e: QuoteErrorRecord): Promise<number> {
-  const r = await db.get<{ id: number }>(`INSERT INTO quote_errors (cycle_id, plan_id, code, message, relay_request_id, at_ms)
-       VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, e.cycleId, e.planId, e.code, e.message, e.relayRequestId ?? null, e.atMs === undefined ? null : checkMs(e.atMs, 'atMs'));
+  const r = await db.get<{ id: number }>(
+    `INSERT INTO quote_errors (cycle_id, plan_id, code, message, relay_request_id, at_ms)
+       VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+    e.cycleId,
+    e.planId,
+    e.code,
+    e.message,
+    e.relayRequestId ?? null,
+    e.atMs === undefined ? null : checkMs(e.atMs, 'atMs'),
+  );
   return (r as { id: number }).id; // RETURNING always yields the inserted row
 }
 
@@ -173,9 +185,12 @@ export const QUOTE_ROW = rowShape<QuoteDbRow>({
  * @returns the quote, or undefined when there is none with that id
  */
 export async function getQuote(db: StoreDb, id: number): Promise<QuoteRow | undefined> {
-  const row = await db.get(`SELECT q.*, f.accepted, f.reason, f.detail, f.breakdown_json, v.ok, v.rules_json
+  const row = (await db.get(
+    `SELECT q.*, f.accepted, f.reason, f.detail, f.breakdown_json, v.ok, v.rules_json
        FROM quotes q LEFT JOIN fee_decisions f ON f.quote_id = q.id LEFT JOIN verdicts v ON v.quote_id = q.id
-       WHERE q.id = ?`, id) as QuoteDbRow | undefined; // columns checked by QUOTE_ROW
+       WHERE q.id = ?`,
+    id,
+  )) as QuoteDbRow | undefined; // columns checked by QUOTE_ROW
   if (!row) return undefined;
   return {
     id: row.id,

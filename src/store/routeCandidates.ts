@@ -8,7 +8,8 @@ import { rowShape } from './rowColumns.ts';
 import { amountToText, checkMs, textToAmount } from './values.ts';
 
 /** How a candidate fared: `chosen`, or why it lost. */
-export type RouteCandidateOutcome = 'chosen' | 'costlier' | 'skipped_fee' | 'refused_verification' | 'quote_error' | 'no_spare' | 'not_quoted';
+export type RouteCandidateOutcome =
+  'chosen' | 'costlier' | 'skipped_fee' | 'refused_verification' | 'quote_error' | 'no_spare' | 'not_quoted';
 
 /** One candidate route of a planned transfer. `rank` 0 is the planner's own pick; amounts in base units. */
 export interface RouteCandidateRecord {
@@ -41,8 +42,18 @@ export async function recordRouteCandidates(db: StoreDb, rows: readonly RouteCan
       await db.run(
         `INSERT INTO route_candidates (cycle_id, plan_id, rank, origin_chain, origin_wallet, amount_in, quote_id, fees_usd, min_out, outcome, detail, decided_at_ms)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        r.cycleId, r.planId, r.rank, r.originChain, r.originWallet, amountToText(r.amountIn, 'amountIn'), r.quoteId ?? null,
-        r.feesUsd ?? null, r.minOut === undefined ? null : amountToText(r.minOut, 'minOut'), r.outcome, r.detail, r.decidedAtMs,
+        r.cycleId,
+        r.planId,
+        r.rank,
+        r.originChain,
+        r.originWallet,
+        amountToText(r.amountIn, 'amountIn'),
+        r.quoteId ?? null,
+        r.feesUsd ?? null,
+        r.minOut === undefined ? null : amountToText(r.minOut, 'minOut'),
+        r.outcome,
+        r.detail,
+        r.decidedAtMs,
       );
     }
   });

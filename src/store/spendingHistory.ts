@@ -129,14 +129,17 @@ export async function readSpendingHistory(db: StoreDb, { nowMs }: ReadSpendingHi
   checkMs(nowMs, 'nowMs');
   const dayStartMs = nowMs - SPENDING_DAY_MS;
   const hourStartMs = nowMs - SPENDING_HOUR_MS;
-  const rows = await db.all(`SELECT t.id, t.asset, t.origin_chain, t.amount_in, t.fees_usd, t.created_at_ms,
+  const rows = (await db.all(
+    `SELECT t.id, t.asset, t.origin_chain, t.amount_in, t.fees_usd, t.created_at_ms,
               l.gas_usd AS paid_gas_usd, f.breakdown_json
          FROM transfers t
          LEFT JOIN transfer_ledger l ON l.transfer_id = t.id
          LEFT JOIN fee_decisions f ON f.quote_id = t.quote_id
         WHERE t.created_at_ms > ?
           AND EXISTS (SELECT 1 FROM transfer_txs x WHERE x.transfer_id = t.id)
-        ORDER BY t.id`, dayStartMs) as SignedTransferDbRow[]; // the eight selected columns, checked by SIGNED_TRANSFER_ROW
+        ORDER BY t.id`,
+    dayStartMs,
+  )) as SignedTransferDbRow[]; // the eight selected columns, checked by SIGNED_TRANSFER_ROW
 
   const notional24h = new Map<string, bigint>();
   const byOrigin = new Map<string, Map<string, bigint>>();

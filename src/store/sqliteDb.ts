@@ -131,7 +131,10 @@ export class SqliteStoreDb implements StoreDb {
 
   private check(scope: TxScope): void {
     if (!scope.open) {
-      throw new StoreTxError('STORE_TX_FINISHED', `a statement was issued for a transaction on ${this.location} that has already ended; await every store call inside transaction()`);
+      throw new StoreTxError(
+        'STORE_TX_FINISHED',
+        `a statement was issued for a transaction on ${this.location} that has already ended; await every store call inside transaction()`,
+      );
     }
   }
 

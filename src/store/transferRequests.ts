@@ -36,11 +36,18 @@ export interface TransferRequestRow {
  * @returns its id
  * @throws StoreValueError on a bad time
  */
-export async function enqueueTransferRequest(db: StoreDb, r: { fromRef: string; toRef: string; amount: string; requestedBy: string; requestedAtMs: number }): Promise<number> {
+export async function enqueueTransferRequest(
+  db: StoreDb,
+  r: { fromRef: string; toRef: string; amount: string; requestedBy: string; requestedAtMs: number },
+): Promise<number> {
   checkMs(r.requestedAtMs, 'requestedAtMs');
   const row = await db.get<{ id: number }>(
     `INSERT INTO transfer_requests (from_ref, to_ref, amount, requested_by, requested_at_ms, state) VALUES (?, ?, ?, ?, ?, 'pending') RETURNING id`,
-    r.fromRef, r.toRef, r.amount, r.requestedBy, r.requestedAtMs,
+    r.fromRef,
+    r.toRef,
+    r.amount,
+    r.requestedBy,
+    r.requestedAtMs,
   );
   return (row as { id: number }).id; // RETURNING always yields the inserted row
 }
@@ -51,7 +58,10 @@ export async function enqueueTransferRequest(db: StoreDb, r: { fromRef: string; 
  *
  * @returns the abandoned ids and the requests now `taken` by the caller
  */
-export async function takePendingTransferRequests(db: StoreDb, nowMs: number): Promise<{ abandoned: number[]; taken: TransferRequestRow[] }> {
+export async function takePendingTransferRequests(
+  db: StoreDb,
+  nowMs: number,
+): Promise<{ abandoned: number[]; taken: TransferRequestRow[] }> {
   checkMs(nowMs, 'nowMs');
   return db.transaction(async () => {
     const stale = await db.all<{ id: number }>(`SELECT id FROM transfer_requests WHERE state = 'taken' ORDER BY id${db.forUpdate}`);
@@ -59,10 +69,13 @@ export async function takePendingTransferRequests(db: StoreDb, nowMs: number): P
       await db.run(
         `UPDATE transfer_requests SET state = 'abandoned', detail = ?, finished_at_ms = ? WHERE id = ? AND state = 'taken'`,
         'the process running it stopped before it finished; not run again: see `ballast history` for a transfer it may have signed, and queue it again if none was sent',
-        nowMs, id,
+        nowMs,
+        id,
       );
     }
-    const pending = await db.all<TransferRequestDbRow>(`SELECT * FROM transfer_requests WHERE state = 'pending' ORDER BY id${db.forUpdate}`);
+    const pending = await db.all<TransferRequestDbRow>(
+      `SELECT * FROM transfer_requests WHERE state = 'pending' ORDER BY id${db.forUpdate}`,
+    );
     for (const r of pending) await db.run(`UPDATE transfer_requests SET state = 'taken' WHERE id = ? AND state = 'pending'`, r.id);
     return { abandoned: stale.map((s) => s.id), taken: pending.map((r) => ({ ...fromDb(r), state: 'taken' as const })) };
   });
@@ -77,7 +90,12 @@ export async function finishTransferRequest(
   checkMs(end.finishedAtMs, 'finishedAtMs');
   await db.run(
     `UPDATE transfer_requests SET state = ?, cycle_id = ?, outcome = ?, detail = ?, finished_at_ms = ? WHERE id = ? AND state = 'taken'`,
-    end.state, end.cycleId ?? null, end.outcome ?? null, end.detail, end.finishedAtMs, id,
+    end.state,
+    end.cycleId ?? null,
+    end.outcome ?? null,
+    end.detail,
+    end.finishedAtMs,
+    id,
   );
 }
 

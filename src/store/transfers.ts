@@ -9,12 +9,7 @@
 import { inList, type StoreDb } from './db.ts';
 import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
 import { queryTransfers, type TransferFields, type TransferRow } from './transferRows.ts';
-import {
-  ALLOWED_TRANSITIONS,
-  IN_FLIGHT_STATUSES,
-  isAllowedTransition,
-  type TransferStatus,
-} from './transferStatus.ts';
+import { ALLOWED_TRANSITIONS, IN_FLIGHT_STATUSES, isAllowedTransition, type TransferStatus } from './transferStatus.ts';
 import { amountToText, checkMs, toJsonText } from './values.ts';
 
 export type { TransferEventRow, TransferFields, TransferRow, TransferTxRow } from './transferRows.ts';
@@ -107,17 +102,19 @@ export async function createTransfer(db: StoreDb, t: NewTransfer): Promise<{ tra
  * @returns the transaction id
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is missing or past `broadcast`
  */
-export async function addTransferTx(
-  db: StoreDb,
-  transferId: number,
-  tx: NewTransferTx & { nowMs: number },
-): Promise<number> {
+export async function addTransferTx(db: StoreDb, transferId: number, tx: NewTransferTx & { nowMs: number }): Promise<number> {
   const nowMs = checkMs(tx.nowMs, 'nowMs');
   return db.writeAhead(async () => {
     const row = await db.get<{ status: TransferStatus }>(`SELECT status FROM transfers WHERE id = ?${db.forUpdate}`, transferId); // single TEXT column
     if (!row || (row.status !== 'prepared' && row.status !== 'broadcast')) {
-      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', transferId, 'prepared|broadcast',
-        row?.status ?? 'missing', `transfer ${transferId} is ${row?.status ?? 'missing'}; transactions can only be added while prepared or broadcast`);
+      throw new StoreTransitionError(
+        'STORE_TRANSITION_CONFLICT',
+        'transfers',
+        transferId,
+        'prepared|broadcast',
+        row?.status ?? 'missing',
+        `transfer ${transferId} is ${row?.status ?? 'missing'}; transactions can only be added while prepared or broadcast`,
+      );
     }
     const id = await insertTx(db, transferId, tx, nowMs);
     await db.run('UPDATE transfers SET updated_at_ms = ? WHERE id = ?', nowMs, transferId);
@@ -141,8 +138,14 @@ export async function transitionTransfer(
 ): Promise<void> {
   if (!isAllowedTransition(from, to)) {
     const allowed = ALLOWED_TRANSITIONS[from]?.join(', ') || 'nothing (final)';
-    throw new StoreTransitionError('STORE_TRANSITION_ILLEGAL', 'transfers', id, from, to,
-      `transfer ${id}: ${from} → ${to} is not an allowed transition; from ${from} only ${allowed}`);
+    throw new StoreTransitionError(
+      'STORE_TRANSITION_ILLEGAL',
+      'transfers',
+      id,
+      from,
+      to,
+      `transfer ${id}: ${from} → ${to} is not an allowed transition; from ${from} only ${allowed}`,
+    );
   }
   const nowMs = checkMs(opts.nowMs, 'nowMs');
   await db.transaction(async () => {
@@ -150,12 +153,23 @@ export async function transitionTransfer(
       `UPDATE transfers SET status = ?, updated_at_ms = ?,
          relay_status = COALESCE(?, relay_status), error = COALESCE(?, error)
        WHERE id = ? AND status = ?`,
-      to, nowMs, opts.relayStatus ?? null, opts.error ?? null, id, from,
+      to,
+      nowMs,
+      opts.relayStatus ?? null,
+      opts.error ?? null,
+      id,
+      from,
     );
     if (r.changes !== 1) {
       const current = await db.get<{ status: string }>('SELECT status FROM transfers WHERE id = ?', id); // one column
-      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, from, to,
-        `transfer ${id} is ${current ? current.status : 'missing'}, not ${from}; ${from} → ${to} not applied (re-read it)`);
+      throw new StoreTransitionError(
+        'STORE_TRANSITION_CONFLICT',
+        'transfers',
+        id,
+        from,
+        to,
+        `transfer ${id} is ${current ? current.status : 'missing'}, not ${from}; ${from} → ${to} not applied (re-read it)`,
+      );
     }
     await insertEvent(db, id, from, to, nowMs, opts.detail ?? opts.error ?? null);
   });
@@ -167,7 +181,11 @@ export async function transitionTransfer(
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when it is not `signed`
  */
 export async function markTxSent(db: StoreDb, txId: number, nowMs: number): Promise<void> {
-  const r = await db.run("UPDATE transfer_txs SET status = 'sent', sent_at_ms = ? WHERE id = ? AND status = 'signed'", checkMs(nowMs, 'nowMs'), txId);
+  const r = await db.run(
+    "UPDATE transfer_txs SET status = 'sent', sent_at_ms = ? WHERE id = ? AND status = 'signed'",
+    checkMs(nowMs, 'nowMs'),
+    txId,
+  );
   if (r.changes !== 1) throw await txConflict(db, txId, 'signed', 'sent');
 }
 
@@ -187,7 +205,11 @@ export async function markTxConfirmed(
   const r = await db.run(
     `UPDATE transfer_txs SET status = ?, block_number = ?, block_hash = ?, confirmed_at_ms = ?
      WHERE id = ? AND status IN ('signed', 'sent')`,
-    c.status, block, c.blockHash ?? null, checkMs(c.nowMs, 'nowMs'), txId,
+    c.status,
+    block,
+    c.blockHash ?? null,
+    checkMs(c.nowMs, 'nowMs'),
+    txId,
   );
   if (r.changes !== 1) throw await txConflict(db, txId, 'signed|sent', c.status);
 }
@@ -257,8 +279,14 @@ async function onInFlight<T>(db: StoreDb, id: number, what: string, fn: (status:
   return db.transaction(async () => {
     const row = await db.get<{ status: TransferStatus }>(`SELECT status FROM transfers WHERE id = ?${db.forUpdate}`, id); // one column
     if (!row || !IN_FLIGHT_STATUSES.includes(row.status)) {
-      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'in flight', row?.status ?? 'missing',
-        `transfer ${id} is ${row?.status ?? 'missing'}; only a transfer in flight can ${what}`);
+      throw new StoreTransitionError(
+        'STORE_TRANSITION_CONFLICT',
+        'transfers',
+        id,
+        'in flight',
+        row?.status ?? 'missing',
+        `transfer ${id} is ${row?.status ?? 'missing'}; only a transfer in flight can ${what}`,
+      );
     }
     return fn(row.status);
   });
@@ -297,8 +325,14 @@ export async function recordAbsenceProof(db: StoreDb, id: number, opts: { block:
       id,
     );
     if (r.changes !== 1) {
-      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'no proof of absence', 'proof of absence',
-        `transfer ${id} already has a proof of absence; a second one confirms it, it does not replace it`);
+      throw new StoreTransitionError(
+        'STORE_TRANSITION_CONFLICT',
+        'transfers',
+        id,
+        'no proof of absence',
+        'proof of absence',
+        `transfer ${id} already has a proof of absence; a second one confirms it, it does not replace it`,
+      );
     }
     await insertEvent(db, id, status, status, nowMs, opts.detail);
   });
@@ -314,10 +348,21 @@ export async function recordAbsenceProof(db: StoreDb, id: number, opts: { block:
 export async function adoptRequestId(db: StoreDb, id: number, requestId: string, opts: { nowMs: number; detail: string }): Promise<void> {
   const nowMs = checkMs(opts.nowMs, 'nowMs');
   await db.transaction(async () => {
-    const r = await db.run("UPDATE transfers SET request_id = ?, updated_at_ms = ? WHERE id = ? AND status = 'deposited'", requestId, nowMs, id);
+    const r = await db.run(
+      "UPDATE transfers SET request_id = ?, updated_at_ms = ? WHERE id = ? AND status = 'deposited'",
+      requestId,
+      nowMs,
+      id,
+    );
     if (r.changes !== 1) {
-      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfers', id, 'deposited', 'deposited',
-        `transfer ${id} is not deposited; its request id is left as it is`);
+      throw new StoreTransitionError(
+        'STORE_TRANSITION_CONFLICT',
+        'transfers',
+        id,
+        'deposited',
+        'deposited',
+        `transfer ${id} is not deposited; its request id is left as it is`,
+      );
     }
     await insertEvent(db, id, 'deposited', 'deposited', nowMs, opts.detail);
   });
@@ -360,7 +405,14 @@ async function insertTx(db: StoreDb, transferId: number, tx: NewTransferTx, nowM
   const row = await db.get<{ id: number }>(
     `INSERT INTO transfer_txs (transfer_id, step_id, item_index, chain_id, request_json, tx_hash, raw_tx, status, signed_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, 'signed', ?) RETURNING id`,
-    transferId, tx.stepId, tx.itemIndex, tx.chainId, toJsonText(tx.request, 'request'), tx.txHash, tx.rawTx, nowMs,
+    transferId,
+    tx.stepId,
+    tx.itemIndex,
+    tx.chainId,
+    toJsonText(tx.request, 'request'),
+    tx.txHash,
+    tx.rawTx,
+    nowMs,
   );
   return (row as { id: number }).id; // RETURNING always yields the inserted row
 }
@@ -373,11 +425,24 @@ async function insertEvent(
   atMs: number,
   detail: string | null,
 ): Promise<void> {
-  await db.run('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)', transferId, from, to, atMs, detail);
+  await db.run(
+    'INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)',
+    transferId,
+    from,
+    to,
+    atMs,
+    detail,
+  );
 }
 
 async function txConflict(db: StoreDb, txId: number, from: string, to: string): Promise<StoreTransitionError> {
   const row = await db.get<{ status: string }>('SELECT status FROM transfer_txs WHERE id = ?', txId); // one column
-  return new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'transfer_txs', txId, from, to,
-    `transaction ${txId} is ${row ? row.status : 'missing'}, not ${from}; ${to} not recorded (re-read it)`);
+  return new StoreTransitionError(
+    'STORE_TRANSITION_CONFLICT',
+    'transfer_txs',
+    txId,
+    from,
+    to,
+    `transaction ${txId} is ${row ? row.status : 'missing'}, not ${from}; ${to} not recorded (re-read it)`,
+  );
 }

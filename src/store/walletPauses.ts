@@ -59,13 +59,20 @@ export async function recordWalletPause(db: StoreDb, p: WalletPauseRecord): Prom
     if (transferId !== null) {
       const open = await db.get<{ id: number }>(
         `SELECT id FROM wallet_pauses WHERE address = ? AND stage = ? AND transfer_id = ? AND resolved_at_ms IS NULL${db.forUpdate}`,
-        address, p.stage, transferId,
+        address,
+        p.stage,
+        transferId,
       );
       if (open) return Number(open.id);
     }
     const row = await db.get<{ id: number }>(
       'INSERT INTO wallet_pauses (address, stage, code, detail, transfer_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
-      address, p.stage, p.code, p.detail, transferId, p.nowMs,
+      address,
+      p.stage,
+      p.code,
+      p.detail,
+      transferId,
+      p.nowMs,
     );
     return Number((row as { id: number }).id); // RETURNING always yields the inserted row
   });
@@ -128,7 +135,9 @@ export async function resolveWalletPauses(db: StoreDb, address: string, note: st
   checkMs(nowMs, 'nowMs');
   const rows = await db.all<{ id: number }>(
     'UPDATE wallet_pauses SET resolved_at_ms = ?, resolution = ? WHERE address = ? AND resolved_at_ms IS NULL RETURNING id',
-    nowMs, note, canonicalAddress(address),
+    nowMs,
+    note,
+    canonicalAddress(address),
   );
   return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
@@ -142,7 +151,9 @@ export async function resolveTransferWalletPauses(db: StoreDb, transferId: numbe
   checkMs(nowMs, 'nowMs');
   const rows = await db.all<{ id: number }>(
     'UPDATE wallet_pauses SET resolved_at_ms = ?, resolution = ? WHERE transfer_id = ? AND resolved_at_ms IS NULL RETURNING id',
-    nowMs, note, transferId,
+    nowMs,
+    note,
+    transferId,
   );
   return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 }

@@ -26,7 +26,8 @@ export interface JobSettlement {
  * @throws RangeError when either is negative (a corrupt row)
  */
 export function remainingToWithdraw(amount: bigint, received: bigint): bigint {
-  if (amount < 0n || received < 0n) throw new RangeError(`withdrawal amounts must be >= 0 base units (amount ${amount}, received ${received})`);
+  if (amount < 0n || received < 0n)
+    throw new RangeError(`withdrawal amounts must be >= 0 base units (amount ${amount}, received ${received})`);
   return amount > received ? amount - received : 0n;
 }
 

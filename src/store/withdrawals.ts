@@ -51,10 +51,27 @@ export async function createWithdrawal(db: StoreDb, w: NewWithdrawal): Promise<n
       `INSERT INTO withdrawals (transfer_id, request_id, chain, chain_id, chain_slug, wallet, owner, recipient, currency,
          amount, deposit_tx, state, attempts, created_at_ms, updated_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'attesting', 0, ?, ?) RETURNING id`,
-      w.transferId, w.requestId, w.chain, w.chainId, w.chainSlug, w.wallet, w.owner, w.recipient, w.currency, amount, w.depositTx, nowMs, nowMs,
+      w.transferId,
+      w.requestId,
+      w.chain,
+      w.chainId,
+      w.chainSlug,
+      w.wallet,
+      w.owner,
+      w.recipient,
+      w.currency,
+      amount,
+      w.depositTx,
+      nowMs,
+      nowMs,
     );
     const id = (row as { id: number }).id; // RETURNING always yields the inserted row
-    await transferEvent(db, w.transferId, nowMs, `withdrawal ${id}: deposit ${w.depositTx} is withdrawable; attesting it to recover ${w.amount} to ${w.recipient}`);
+    await transferEvent(
+      db,
+      w.transferId,
+      nowMs,
+      `withdrawal ${id}: deposit ${w.depositTx} is withdrawable; attesting it to recover ${w.amount} to ${w.recipient}`,
+    );
     return id;
   });
 }
@@ -122,7 +139,14 @@ async function move(
   await (writeAhead ? db.writeAhead(work) : db.transaction(work));
 }
 
-async function guardedUpdate(db: StoreDb, id: number, from: readonly WithdrawalState[], to: WithdrawalState, sets: Sets, nowMs: number): Promise<void> {
+async function guardedUpdate(
+  db: StoreDb,
+  id: number,
+  from: readonly WithdrawalState[],
+  to: WithdrawalState,
+  sets: Sets,
+  nowMs: number,
+): Promise<void> {
   const all: Sets = { ...sets, state: to, updated_at_ms: nowMs };
   const columns = Object.keys(all);
   const r = await db.run(
@@ -133,8 +157,14 @@ async function guardedUpdate(db: StoreDb, id: number, from: readonly WithdrawalS
   );
   if (r.changes !== 1) {
     const current = await db.get<{ state: string }>('SELECT state FROM withdrawals WHERE id = ?', id); // one column
-    throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'withdrawals', id, from.join('|'), to,
-      `withdrawal ${id} is ${current?.state ?? 'missing'}, not ${from.join('|')}; ${to} not applied (re-read it)`);
+    throw new StoreTransitionError(
+      'STORE_TRANSITION_CONFLICT',
+      'withdrawals',
+      id,
+      from.join('|'),
+      to,
+      `withdrawal ${id} is ${current?.state ?? 'missing'}, not ${from.join('|')}; ${to} not applied (re-read it)`,
+    );
   }
 }
 
@@ -158,30 +188,68 @@ export async function recordSigned(
     additional_json: s.additionalData === null ? null : toJsonText(s.additionalData, 'additionalData'),
     signature: s.signature,
   };
-  await move(db, id, ['attested'], 'executing', (current) => ({ ...fixed, attempts: current.attempts + 1 }), s.nowMs,
-    (current) => `attempt ${current.attempts + 1}: prepared ${s.preparedAmount} with nonce ${s.nonce}, signed; executing`, true);
+  await move(
+    db,
+    id,
+    ['attested'],
+    'executing',
+    (current) => ({ ...fixed, attempts: current.attempts + 1 }),
+    s.nowMs,
+    (current) => `attempt ${current.attempts + 1}: prepared ${s.preparedAmount} with nonce ${s.nonce}, signed; executing`,
+    true,
+  );
 }
 
 /**
  * `executing → processing` (execute answered a job id) or `attested|executing → processing` (a 409 named the
  * job in flight for our deposit, adopted).
  */
-export async function recordJob(db: StoreDb, id: number, j: { jobId: string; jobStatus: string; adopted: boolean; nowMs: number }): Promise<void> {
+export async function recordJob(
+  db: StoreDb,
+  id: number,
+  j: { jobId: string; jobStatus: string; adopted: boolean; nowMs: number },
+): Promise<void> {
   const from: WithdrawalState[] = j.adopted ? ['attested', 'executing'] : ['executing'];
-  await move(db, id, from, 'processing', { job_id: j.jobId, job_status: j.jobStatus },
-    j.nowMs, j.adopted ? `a job is already in flight for this owner and currency: resuming job ${j.jobId}` : `job ${j.jobId} started (${j.jobStatus})`);
+  await move(
+    db,
+    id,
+    from,
+    'processing',
+    { job_id: j.jobId, job_status: j.jobStatus },
+    j.nowMs,
+    j.adopted
+      ? `a job is already in flight for this owner and currency: resuming job ${j.jobId}`
+      : `job ${j.jobId} started (${j.jobStatus})`,
+  );
 }
 
 /** Stores the last status read of the job without changing the state (no history event: polls are frequent). */
 export async function setJobStatus(db: StoreDb, id: number, jobStatus: string, nowMs: number): Promise<void> {
-  const r = await db.run('UPDATE withdrawals SET job_status = ?, updated_at_ms = ? WHERE id = ? AND job_id IS NOT NULL', jobStatus, checkMs(nowMs, 'nowMs'), id);
+  const r = await db.run(
+    'UPDATE withdrawals SET job_status = ?, updated_at_ms = ? WHERE id = ? AND job_id IS NOT NULL',
+    jobStatus,
+    checkMs(nowMs, 'nowMs'),
+    id,
+  );
   if (r.changes !== 1) throw new StoreNotFoundError('withdrawals', id);
 }
 
 /** `processing → sending`: the verified `ready` transaction, signed by the owner, is written before broadcast. */
-export async function recordReadyTx(db: StoreDb, id: number, t: { tx: unknown; txHash: string; rawTx: string; nowMs: number }): Promise<void> {
-  await move(db, id, ['processing'], 'sending', { tx_json: toJsonText(t.tx, 'tx'), tx_hash: t.txHash, raw_tx: t.rawTx, tx_status: 'signed', job_status: 'ready' },
-    t.nowMs, `ready transaction verified and signed as ${t.txHash}; broadcasting`, true);
+export async function recordReadyTx(
+  db: StoreDb,
+  id: number,
+  t: { tx: unknown; txHash: string; rawTx: string; nowMs: number },
+): Promise<void> {
+  await move(
+    db,
+    id,
+    ['processing'],
+    'sending',
+    { tx_json: toJsonText(t.tx, 'tx'), tx_hash: t.txHash, raw_tx: t.rawTx, tx_status: 'signed', job_status: 'ready' },
+    t.nowMs,
+    `ready transaction verified and signed as ${t.txHash}; broadcasting`,
+    true,
+  );
 }
 
 /** Records the receipt-less progress of the ready transaction: `signed → sent`, or its receipt (`confirmed|reverted`). */
@@ -190,11 +258,20 @@ export async function setReadyTxStatus(db: StoreDb, id: number, status: 'sent' |
   const allowed = status === 'sent' ? ['signed'] : ['signed', 'sent', 'confirmed', 'reverted'];
   const r = await db.run(
     `UPDATE withdrawals SET tx_status = ?, updated_at_ms = ? WHERE id = ? AND state = 'sending' AND tx_status IN ${inList(allowed)}`,
-    status, checkMs(nowMs, 'nowMs'), id, ...allowed,
+    status,
+    checkMs(nowMs, 'nowMs'),
+    id,
+    ...allowed,
   );
   if (r.changes !== 1) {
-    throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'withdrawals', id, allowed.join('|'), status,
-      `withdrawal ${id} has no ready transaction in ${allowed.join('|')}; ${status} not recorded (re-read it)`);
+    throw new StoreTransitionError(
+      'STORE_TRANSITION_CONFLICT',
+      'withdrawals',
+      id,
+      allowed.join('|'),
+      status,
+      `withdrawal ${id} has no ready transaction in ${allowed.join('|')}; ${status} not recorded (re-read it)`,
+    );
   }
 }
 
@@ -212,11 +289,33 @@ export async function dropReadyTx(db: StoreDb, id: number, d: { why: string; rev
  * Back to `attested` for a new attempt from prepare (a job expired or failed, a nonce went stale): nonce,
  * signature, job and transaction are cleared, the reason kept.
  */
-export async function restartWithdrawal(db: StoreDb, id: number, r: { from: readonly WithdrawalState[]; reason: string; nowMs: number }): Promise<void> {
-  await move(db, id, r.from, 'attested', {
-    nonce: null, prepared_amount: null, additional_json: null, signature: null, job_id: null, job_status: null,
-    tx_json: null, tx_hash: null, raw_tx: null, tx_status: null, reverted_tx: null, reason: r.reason,
-  }, r.nowMs, `${r.reason}; starting again from prepare`);
+export async function restartWithdrawal(
+  db: StoreDb,
+  id: number,
+  r: { from: readonly WithdrawalState[]; reason: string; nowMs: number },
+): Promise<void> {
+  await move(
+    db,
+    id,
+    r.from,
+    'attested',
+    {
+      nonce: null,
+      prepared_amount: null,
+      additional_json: null,
+      signature: null,
+      job_id: null,
+      job_status: null,
+      tx_json: null,
+      tx_hash: null,
+      raw_tx: null,
+      tx_status: null,
+      reverted_tx: null,
+      reason: r.reason,
+    },
+    r.nowMs,
+    `${r.reason}; starting again from prepare`,
+  );
 }
 
 /**
@@ -229,20 +328,50 @@ export async function restartWithdrawal(db: StoreDb, id: number, r: { from: read
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the withdrawal is in another state, or when the
  *   job would close the deposit (use {@link completeWithdrawal}); nothing changes
  */
-export async function recordPartialReturn(db: StoreDb, id: number, p: { detail: string; nowMs: number }): Promise<{ received: bigint; remainder: bigint }> {
+export async function recordPartialReturn(
+  db: StoreDb,
+  id: number,
+  p: { detail: string; nowMs: number },
+): Promise<{ received: bigint; remainder: bigint }> {
   let settled = { received: 0n, remainder: 0n };
-  await move(db, id, ['processing', 'sending'], 'attested', (current) => {
-    settled = settleJob(current.amount, current.receivedAmount, current.preparedAmount);
-    if (settled.remainder === 0n) {
-      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'withdrawals', id, current.state, 'attested',
-        `withdrawal ${id}: the job closes the deposit (${settled.received} of ${current.amount} back); complete it instead`);
-    }
-    return {
-      received_amount: amountToText(settled.received, 'received'), attempts: 0, reason: `short return: ${settled.remainder} of ${current.amount} still open`,
-      nonce: null, prepared_amount: null, additional_json: null, signature: null, job_id: null, job_status: null,
-      tx_json: null, tx_hash: null, raw_tx: null, tx_status: null, reverted_tx: null,
-    };
-  }, p.nowMs, (current) => `${p.detail} paid ${current.preparedAmount} of the deposit's ${current.amount}: ${settled.received} back, ${settled.remainder} still open in the hub; withdrawing the remainder from prepare`);
+  await move(
+    db,
+    id,
+    ['processing', 'sending'],
+    'attested',
+    (current) => {
+      settled = settleJob(current.amount, current.receivedAmount, current.preparedAmount);
+      if (settled.remainder === 0n) {
+        throw new StoreTransitionError(
+          'STORE_TRANSITION_CONFLICT',
+          'withdrawals',
+          id,
+          current.state,
+          'attested',
+          `withdrawal ${id}: the job closes the deposit (${settled.received} of ${current.amount} back); complete it instead`,
+        );
+      }
+      return {
+        received_amount: amountToText(settled.received, 'received'),
+        attempts: 0,
+        reason: `short return: ${settled.remainder} of ${current.amount} still open`,
+        nonce: null,
+        prepared_amount: null,
+        additional_json: null,
+        signature: null,
+        job_id: null,
+        job_status: null,
+        tx_json: null,
+        tx_hash: null,
+        raw_tx: null,
+        tx_status: null,
+        reverted_tx: null,
+      };
+    },
+    p.nowMs,
+    (current) =>
+      `${p.detail} paid ${current.preparedAmount} of the deposit's ${current.amount}: ${settled.received} back, ${settled.remainder} still open in the hub; withdrawing the remainder from prepare`,
+  );
   return settled;
 }
 
@@ -253,8 +382,15 @@ export async function listOpenRemainders(db: StoreDb): Promise<WithdrawalRow[]> 
 
 /** Any non-final state → `failed` with its reason (terminal until an operator reopens it). */
 export async function failWithdrawal(db: StoreDb, id: number, r: { reason: string; nowMs: number }): Promise<void> {
-  await move(db, id, ['attesting', 'attested', 'executing', 'processing', 'sending'], 'failed',
-    { reason: r.reason, finished_at_ms: r.nowMs }, r.nowMs, `gave up: ${r.reason}`);
+  await move(
+    db,
+    id,
+    ['attesting', 'attested', 'executing', 'processing', 'sending'],
+    'failed',
+    { reason: r.reason, finished_at_ms: r.nowMs },
+    r.nowMs,
+    `gave up: ${r.reason}`,
+  );
 }
 
 /**
@@ -269,15 +405,41 @@ export async function reopenWithdrawal(
 ): Promise<void> {
   const described: Sets = fields
     ? {
-        chain: fields.chain, chain_id: fields.chainId, chain_slug: fields.chainSlug, wallet: fields.wallet, owner: fields.owner,
-        recipient: fields.recipient, currency: fields.currency, amount: amountToText(fields.amount, 'amount'), deposit_tx: fields.depositTx,
+        chain: fields.chain,
+        chain_id: fields.chainId,
+        chain_slug: fields.chainSlug,
+        wallet: fields.wallet,
+        owner: fields.owner,
+        recipient: fields.recipient,
+        currency: fields.currency,
+        amount: amountToText(fields.amount, 'amount'),
+        deposit_tx: fields.depositTx,
       }
     : {};
-  await move(db, id, ['failed'], 'attesting', {
-    ...described,
-    attempts: 0, finished_at_ms: null, nonce: null, prepared_amount: null, additional_json: null, signature: null,
-    job_id: null, job_status: null, tx_json: null, tx_hash: null, raw_tx: null, tx_status: null, reverted_tx: null,
-  }, nowMs, 'reopened by the operator');
+  await move(
+    db,
+    id,
+    ['failed'],
+    'attesting',
+    {
+      ...described,
+      attempts: 0,
+      finished_at_ms: null,
+      nonce: null,
+      prepared_amount: null,
+      additional_json: null,
+      signature: null,
+      job_id: null,
+      job_status: null,
+      tx_json: null,
+      tx_hash: null,
+      raw_tx: null,
+      tx_status: null,
+      reverted_tx: null,
+    },
+    nowMs,
+    'reopened by the operator',
+  );
 }
 
 /**
@@ -295,7 +457,21 @@ export async function createRefusedWithdrawal(db: StoreDb, w: NewWithdrawal & { 
       `INSERT INTO withdrawals (transfer_id, request_id, chain, chain_id, chain_slug, wallet, owner, recipient, currency,
          amount, deposit_tx, state, attempts, reason, created_at_ms, updated_at_ms, finished_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'failed', 0, ?, ?, ?, ?) RETURNING id`,
-      w.transferId, w.requestId, w.chain, w.chainId, w.chainSlug, w.wallet, w.owner, w.recipient, w.currency, amount, w.depositTx, w.reason, nowMs, nowMs, nowMs,
+      w.transferId,
+      w.requestId,
+      w.chain,
+      w.chainId,
+      w.chainSlug,
+      w.wallet,
+      w.owner,
+      w.recipient,
+      w.currency,
+      amount,
+      w.depositTx,
+      w.reason,
+      nowMs,
+      nowMs,
+      nowMs,
     );
     const id = (row as { id: number }).id; // RETURNING always yields the inserted row
     await transferEvent(db, w.transferId, nowMs, `withdrawal ${id} refused: ${w.reason}`);
@@ -323,25 +499,48 @@ export async function completeWithdrawal(db: StoreDb, id: number, c: { detail: s
     if (!before) throw new StoreNotFoundError('withdrawals', id);
     const settled = settleJob(before.amount, before.receivedAmount, before.preparedAmount);
     if (settled.remainder > 0n) {
-      throw new StoreTransitionError('STORE_TRANSITION_CONFLICT', 'withdrawals', id, before.state, 'executed',
-        `withdrawal ${id}: only ${settled.received} of ${before.amount} is back, ${settled.remainder} still open; record the short return instead`);
+      throw new StoreTransitionError(
+        'STORE_TRANSITION_CONFLICT',
+        'withdrawals',
+        id,
+        before.state,
+        'executed',
+        `withdrawal ${id}: only ${settled.received} of ${before.amount} is back, ${settled.remainder} still open; record the short return instead`,
+      );
     }
-    await guardedUpdate(db, id, ['processing', 'sending'], 'executed',
-      { finished_at_ms: nowMs, job_status: 'executed', reason: null, received_amount: amountToText(settled.received, 'received') }, nowMs);
+    await guardedUpdate(
+      db,
+      id,
+      ['processing', 'sending'],
+      'executed',
+      { finished_at_ms: nowMs, job_status: 'executed', reason: null, received_amount: amountToText(settled.received, 'received') },
+      nowMs,
+    );
     const w = (await getWithdrawal(db, id))!; // updated just above
     const note = `withdrawn: ${c.detail}`;
     const moved = await db.run(
       "UPDATE transfers SET status = 'withdrawn', updated_at_ms = ?, resolution = ? WHERE id = ? AND status = 'deposited'",
-      nowMs, note, w.transferId,
+      nowMs,
+      note,
+      w.transferId,
     );
     if (moved.changes === 1) {
-      await db.run('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)',
-        w.transferId, 'deposited', 'withdrawn', nowMs, `withdrawal ${id}: ${note}`);
+      await db.run(
+        'INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)',
+        w.transferId,
+        'deposited',
+        'withdrawn',
+        nowMs,
+        `withdrawal ${id}: ${note}`,
+      );
       return 'withdrawn';
     }
     const resolved = await db.run(
       "UPDATE transfers SET resolved_at_ms = ?, resolution = ?, updated_at_ms = ? WHERE id = ? AND status = 'failure' AND resolved_at_ms IS NULL",
-      nowMs, note, nowMs, w.transferId,
+      nowMs,
+      note,
+      nowMs,
+      w.transferId,
     );
     if (resolved.changes === 1) {
       await transferEvent(db, w.transferId, nowMs, `withdrawal ${id}: failure resolved, ${note}`);
@@ -356,6 +555,12 @@ export async function completeWithdrawal(db: StoreDb, id: number, c: { detail: s
 async function transferEvent(db: StoreDb, transferId: number, nowMs: number, detail: string): Promise<void> {
   const row = await db.get<{ status: string }>('SELECT status FROM transfers WHERE id = ?', transferId); // one column
   if (!row) throw new StoreNotFoundError('transfers', transferId);
-  await db.run('INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)',
-    transferId, row.status, row.status, nowMs, detail);
+  await db.run(
+    'INSERT INTO transfer_events (transfer_id, from_status, to_status, at_ms, detail) VALUES (?, ?, ?, ?, ?)',
+    transferId,
+    row.status,
+    row.status,
+    nowMs,
+    detail,
+  );
 }

@@ -18,14 +18,7 @@ import { checkDepository, checkOrderId, checkOrderSignature, checkProtocolPresen
 import { checkExtraData, checkRefundRecipients, checkRefundTerms } from './rules/refundRules.ts';
 import { VERIFY_RULE_IDS, type RuleResult, type Verdict, type VerifyQuoteInput, type VerifyRuleId } from './types.ts';
 
-export type {
-  QuoteExpectations,
-  RuleResult,
-  StepItemRef,
-  Verdict,
-  VerifyQuoteInput,
-  VerifyRuleId,
-} from './types.ts';
+export type { QuoteExpectations, RuleResult, StepItemRef, Verdict, VerifyQuoteInput, VerifyRuleId } from './types.ts';
 export { DEFAULT_MAX_DEADLINE_SEC, VERIFY_RULE_IDS } from './types.ts';
 
 type SimpleRule = (ctx: VerifyContext) => RuleResult | Promise<RuleResult>;

@@ -50,8 +50,7 @@ export interface WithdrawalTxCheckResult {
 
 /** The verdict: `ok` when every check passed; `reason` joins the failures. */
 export type WithdrawalTxVerdict =
-  | { ok: true; checks: WithdrawalTxCheckResult[]; expirationSec: bigint }
-  | { ok: false; checks: WithdrawalTxCheckResult[]; reason: string };
+  { ok: true; checks: WithdrawalTxCheckResult[]; expirationSec: bigint } | { ok: false; checks: WithdrawalTxCheckResult[]; reason: string };
 
 /**
  * Verifies a `ready` job's EVM transaction against what we expect.
@@ -66,7 +65,11 @@ export function verifyWithdrawalTx(tx: EvmWithdrawalTx, expect: WithdrawalTxExpe
   const add = (check: WithdrawalTxCheck, problem: string | null, okDetail: string) =>
     checks.push({ check, ok: problem === null, detail: problem ?? okDetail });
 
-  add('chain', tx.chainId === expect.chainId ? null : `chainId is ${tx.chainId}, expected the withdrawal chain ${expect.chainId}`, `chain ${tx.chainId}`);
+  add(
+    'chain',
+    tx.chainId === expect.chainId ? null : `chainId is ${tx.chainId}, expected the withdrawal chain ${expect.chainId}`,
+    `chain ${tx.chainId}`,
+  );
   add(
     'to',
     sameAddress(tx.to, expect.depository) ? null : `to is ${tx.to}, expected the depository ${expect.depository} listed by GET /chains`,
@@ -77,7 +80,10 @@ export function verifyWithdrawalTx(tx: EvmWithdrawalTx, expect: WithdrawalTxExpe
   const decoded = decodeExecute(tx.data as Hex); // schema checked 0x-prefixed even-length hex
   add('calldata', decoded.problem, 'execute(request, signature)');
   if (decoded.request === null) {
-    checks.push({ check: 'calls', ok: false, detail: 'skipped: calldata failed' }, { check: 'expiration', ok: false, detail: 'skipped: calldata failed' });
+    checks.push(
+      { check: 'calls', ok: false, detail: 'skipped: calldata failed' },
+      { check: 'expiration', ok: false, detail: 'skipped: calldata failed' },
+    );
     return failed(checks);
   }
   const { calls, expiration } = decoded.request;
@@ -109,12 +115,16 @@ function decodeExecute(data: Hex): { request: { calls: readonly DepositoryCall[]
   try {
     decoded = decodeFunctionData({ abi: depositoryExecuteAbi, data });
   } catch (error) {
-    return { request: null, problem: `calldata does not decode as a depository function (${error instanceof Error ? error.name : 'error'})` };
+    return {
+      request: null,
+      problem: `calldata does not decode as a depository function (${error instanceof Error ? error.name : 'error'})`,
+    };
   }
   if (decoded.functionName !== 'execute') return { request: null, problem: `calldata calls ${decoded.functionName}, expected execute` };
   const [request, signature] = decoded.args;
   const again = encodeFunctionData({ abi: depositoryExecuteAbi, functionName: 'execute', args: [request, signature] });
-  if (again.toLowerCase() !== data.toLowerCase()) return { request: null, problem: 'calldata carries bytes beyond execute(request, signature)' };
+  if (again.toLowerCase() !== data.toLowerCase())
+    return { request: null, problem: 'calldata carries bytes beyond execute(request, signature)' };
   return { request: { calls: request.calls, expiration: request.expiration }, problem: null };
 }
 
@@ -149,6 +159,7 @@ function callsProblem(calls: readonly DepositoryCall[], expect: WithdrawalTxExpe
   if (!sameAddress(to, expect.recipient)) problems.push(`transfer pays ${to}, expected ${expect.recipient}`);
   if (amount !== expect.amount) problems.push(`transfer pays ${amount}, expected ${expect.amount}`);
   const exact = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
-  if (exact.toLowerCase() !== call.data.toLowerCase()) problems.push('the transfer calldata carries bytes beyond transfer(recipient, amount)');
+  if (exact.toLowerCase() !== call.data.toLowerCase())
+    problems.push('the transfer calldata carries bytes beyond transfer(recipient, amount)');
   return problems.length > 0 ? problems.join('; ') : null;
 }

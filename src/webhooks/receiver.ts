@@ -16,7 +16,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { BallastMetrics } from '../metrics/metrics.ts';
-import { RequestStatusUpdatedSchema, REQUEST_STATUS_UPDATED, WebhookEnvelopeSchema, statusFromEvent } from '@ballast/protocol/relay/webhookSchemas.ts';
+import {
+  RequestStatusUpdatedSchema,
+  REQUEST_STATUS_UPDATED,
+  WebhookEnvelopeSchema,
+  statusFromEvent,
+} from '@ballast/protocol/relay/webhookSchemas.ts';
 import { verifyWebhookSignature, WebhookReplayGuard, type WebhookRejectReason } from '@ballast/protocol/relay/webhookSignature.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { StoreDb } from '../store/db.ts';
@@ -49,7 +54,12 @@ export interface WebhookReceiver {
 }
 
 /** Signature refusals answered 400 (the request is malformed); the others are 401. */
-const BAD_REQUEST_REASONS: readonly WebhookRejectReason[] = ['missing-timestamp', 'missing-signature', 'bad-timestamp', 'malformed-signature'];
+const BAD_REQUEST_REASONS: readonly WebhookRejectReason[] = [
+  'missing-timestamp',
+  'missing-signature',
+  'bad-timestamp',
+  'malformed-signature',
+];
 
 /**
  * Builds the receiver.
@@ -136,21 +146,37 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): WebhookRece
       // Not processed: the same delivery may come again and must then be accepted.
       if (signature) replays.release(signature);
       count('error');
-      log.error({ requestId, status: status.status, err: shortErrorMessage(error) }, 'webhook event could not be stored; answered 500 for a retry');
+      log.error(
+        { requestId, status: status.status, err: shortErrorMessage(error) },
+        'webhook event could not be stored; answered 500 for a retry',
+      );
       sendJson(res, 500, { ok: false, reason: 'error', message: 'the event could not be stored; retry later' });
       return true;
     }
-    const tracked = outcome.transferId !== undefined && outcome.result !== 'foreign_deposit' && outcome.result !== 'out_of_order'
-      ? opts.feed.publish(requestId, status)
-      : 0;
+    const tracked =
+      outcome.transferId !== undefined && outcome.result !== 'foreign_deposit' && outcome.result !== 'out_of_order'
+        ? opts.feed.publish(requestId, status)
+        : 0;
     if (outcome.result === 'closed' && tracked === 0 && outcome.row) {
       // No tracker of this process will report it: this is where the transfer's end is counted.
       const r = outcome.row;
-      opts.metrics.transfersTotal.inc({ outcome: status.status, asset: r.asset, origin_chain: r.originChain, destination_chain: r.destinationChain });
+      opts.metrics.transfersTotal.inc({
+        outcome: status.status,
+        asset: r.asset,
+        origin_chain: r.originChain,
+        destination_chain: r.destinationChain,
+      });
     }
     count(outcome.result);
-    const fields = { requestId, status: status.status, result: outcome.result, transferId: outcome.transferId, transferStatus: outcome.transferStatus };
-    if (outcome.result === 'foreign_deposit') log.error({ ...fields, inTxHashes: status.inTxHashes }, 'webhook status does not name our deposit; not accepted');
+    const fields = {
+      requestId,
+      status: status.status,
+      result: outcome.result,
+      transferId: outcome.transferId,
+      transferStatus: outcome.transferStatus,
+    };
+    if (outcome.result === 'foreign_deposit')
+      log.error({ ...fields, inTxHashes: status.inTxHashes }, 'webhook status does not name our deposit; not accepted');
     else if (outcome.result === 'not_ours') log.info(fields, 'webhook for a request that is not ours; ignored');
     else log.info(fields, 'webhook status applied');
     sendJson(res, 200, { ok: true, result: outcome.result });

@@ -55,5 +55,11 @@ export async function startWebhookServer(listen: string, receiver: WebhookReceiv
         }
       });
   });
-  return listenOn(server, host, port, (err) => new WebhookServerError(`cannot listen on ${listen} (${err.code ?? err.message}); change webhooks.listen or free the port`, err));
+  return listenOn(
+    server,
+    host,
+    port,
+    (err) =>
+      new WebhookServerError(`cannot listen on ${listen} (${err.code ?? err.message}); change webhooks.listen or free the port`, err),
+  );
 }

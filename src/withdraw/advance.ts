@@ -71,7 +71,8 @@ export async function advanceWithdrawal(deps: WithdrawalDeps, id: number): Promi
     if (w.state === 'executed' || w.state === 'failed') return { withdrawal: w };
     if (deps.signal?.aborted) return { withdrawal: w, pausedBecause: 'shutdown requested' };
     const remainingMs = deadlineMs - deps.now();
-    if (remainingMs <= 0) return { withdrawal: w, pausedBecause: `still ${w.state} after withdrawals.maxWaitSec (${deps.config.maxWaitSec} s)` };
+    if (remainingMs <= 0)
+      return { withdrawal: w, pausedBecause: `still ${w.state} after withdrawals.maxWaitSec (${deps.config.maxWaitSec} s)` };
     const log = deps.logger.child({ withdrawalId: w.id, transferId: w.transferId, requestId: w.requestId, jobId: w.jobId ?? undefined });
     const step = await stepOf(deps, w, remainingMs);
     switch (step.next) {
@@ -105,7 +106,13 @@ export async function advanceWithdrawal(deps: WithdrawalDeps, id: number): Promi
           await recordPartialReturn(deps.db, w.id, { detail: step.detail, nowMs: deps.now() });
           deps.metrics?.withdrawalRestartsTotal.inc({ reason: 'short' });
           log.error(
-            { detail: step.detail, deposit: String(w.amount), paid: String(w.preparedAmount), received: String(settled.received), remainder: String(settled.remainder) },
+            {
+              detail: step.detail,
+              deposit: String(w.amount),
+              paid: String(w.preparedAmount),
+              received: String(settled.received),
+              remainder: String(settled.remainder),
+            },
             'withdrawal job returned less than the deposit; the remainder is still open in the hub and is withdrawn next',
           );
           continue;
@@ -113,7 +120,8 @@ export async function advanceWithdrawal(deps: WithdrawalDeps, id: number): Promi
         const transfer = await completeWithdrawal(deps.db, w.id, { detail: step.detail, nowMs: deps.now() });
         deps.checkpoint?.('completed');
         deps.metrics?.withdrawalsTotal.inc({ outcome: 'executed' });
-        if (transfer === 'untouched') log.error({ detail: step.detail }, 'deposit withdrawn, but its transfer was neither deposited nor an unresolved failure');
+        if (transfer === 'untouched')
+          log.error({ detail: step.detail }, 'deposit withdrawn, but its transfer was neither deposited nor an unresolved failure');
         else log.info({ detail: step.detail, transfer }, 'deposit withdrawn back to the treasury');
         continue;
       }
@@ -145,7 +153,14 @@ async function attest(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {
     if (!answer.success) return { next: 'transient', why: 'attest-deposit answered success: false' };
   } catch (error) {
     if (error instanceof RelayApiError && error.httpStatus === 400) {
-      return { next: 'fail', reason: reasonText('WITHDRAWAL_ATTEST_REFUSED', `attest-deposit refused deposit ${w.depositTx}: ${error.apiMessage ?? error.message}`), outcome: 'failed' };
+      return {
+        next: 'fail',
+        reason: reasonText(
+          'WITHDRAWAL_ATTEST_REFUSED',
+          `attest-deposit refused deposit ${w.depositTx}: ${error.apiMessage ?? error.message}`,
+        ),
+        outcome: 'failed',
+      };
     }
     return { next: 'transient', why: `attest-deposit: ${shortErrorMessage(error)}` };
   }
@@ -156,14 +171,32 @@ async function attest(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {
 
 async function prepareAndSign(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {
   if (w.attempts >= deps.config.maxAttempts) {
-    return { next: 'fail', reason: reasonText('WITHDRAWAL_GAVE_UP', `${w.attempts} withdrawal job(s) did not complete (withdrawals.maxAttempts ${deps.config.maxAttempts}); last: ${w.reason ?? 'unknown'}`), outcome: 'failed' };
+    return {
+      next: 'fail',
+      reason: reasonText(
+        'WITHDRAWAL_GAVE_UP',
+        `${w.attempts} withdrawal job(s) did not complete (withdrawals.maxAttempts ${deps.config.maxAttempts}); last: ${w.reason ?? 'unknown'}`,
+      ),
+      outcome: 'failed',
+    };
   }
   const signer = withdrawalSignerOf(deps.adapter);
   if (!signer) {
-    return { next: 'fail', reason: reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `owners on ${w.chain} (${deps.adapter.vm}) cannot sign a withdrawal`), outcome: 'refused' };
+    return {
+      next: 'fail',
+      reason: reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `owners on ${w.chain} (${deps.adapter.vm}) cannot sign a withdrawal`),
+      outcome: 'refused',
+    };
   }
   const open = remainingToWithdraw(w.amount, w.receivedAmount);
-  const fields = { chainId: w.chainSlug, currency: w.currency, amount: open.toString(), ownerChainId: w.chainSlug, owner: w.owner, recipient: w.recipient };
+  const fields = {
+    chainId: w.chainSlug,
+    currency: w.currency,
+    amount: open.toString(),
+    ownerChainId: w.chainSlug,
+    owner: w.owner,
+    recipient: w.recipient,
+  };
   let prepared;
   try {
     prepared = await deps.relay.prepareWithdrawal(fields);
@@ -173,21 +206,51 @@ async function prepareAndSign(deps: WithdrawalDeps, w: WithdrawalRow): Promise<S
   }
   const amount = BigInt(prepared.amount);
   if (amount > open) {
-    return { next: 'fail', reason: reasonText('WITHDRAWAL_PREPARE_REFUSED', `prepare offers ${amount}, expected at most the ${open} still open of the deposit's ${w.amount}`), outcome: 'failed' };
+    return {
+      next: 'fail',
+      reason: reasonText(
+        'WITHDRAWAL_PREPARE_REFUSED',
+        `prepare offers ${amount}, expected at most the ${open} still open of the deposit's ${w.amount}`,
+      ),
+      outcome: 'failed',
+    };
   }
   if (amount === 0n) {
     if (w.receivedAmount > 0n) return remainderWaits(deps, w, open, 'prepare offers 0');
-    return { next: 'fail', reason: reasonText('WITHDRAWAL_PREPARE_REFUSED', `prepare offers 0, expected more than 0 and at most the deposit's ${w.amount}`), outcome: 'failed' };
+    return {
+      next: 'fail',
+      reason: reasonText('WITHDRAWAL_PREPARE_REFUSED', `prepare offers 0, expected more than 0 and at most the deposit's ${w.amount}`),
+      outcome: 'failed',
+    };
   }
-  if (amount < open) deps.logger.warn({ withdrawalId: w.id, deposit: String(w.amount), open: String(open), prepared: String(amount) }, 'prepare offers less than is still open; withdrawing what it offers, the rest stays open');
-  const digest = withdrawalDigest({ ...fields, amount: prepared.amount, nonce: prepared.nonce, ...(prepared.additionalData !== undefined ? { additionalData: prepared.additionalData } : {}) });
+  if (amount < open)
+    deps.logger.warn(
+      { withdrawalId: w.id, deposit: String(w.amount), open: String(open), prepared: String(amount) },
+      'prepare offers less than is still open; withdrawing what it offers, the rest stays open',
+    );
+  const digest = withdrawalDigest({
+    ...fields,
+    amount: prepared.amount,
+    nonce: prepared.nonce,
+    ...(prepared.additionalData !== undefined ? { additionalData: prepared.additionalData } : {}),
+  });
   let signature: string;
   try {
     signature = await signer.signWithdrawalDigest(w.wallet, digest);
   } catch (error) {
-    return { next: 'fail', reason: reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `wallet ${w.wallet} could not sign the withdrawal: ${shortErrorMessage(error)}`), outcome: 'refused' };
+    return {
+      next: 'fail',
+      reason: reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `wallet ${w.wallet} could not sign the withdrawal: ${shortErrorMessage(error)}`),
+      outcome: 'refused',
+    };
   }
-  await recordSigned(deps.db, w.id, { nonce: prepared.nonce, preparedAmount: amount, additionalData: prepared.additionalData ?? null, signature, nowMs: deps.now() });
+  await recordSigned(deps.db, w.id, {
+    nonce: prepared.nonce,
+    preparedAmount: amount,
+    additionalData: prepared.additionalData ?? null,
+    signature,
+    nowMs: deps.now(),
+  });
   deps.checkpoint?.('signed');
   return { next: 'now' };
 }
@@ -200,9 +263,13 @@ async function prepareAndSign(deps: WithdrawalDeps, w: WithdrawalRow): Promise<S
  * service's records of such a job are gone (docs/relay-contract.md "Limits": 24 hours).
  */
 function prepareRefused(deps: WithdrawalDeps, w: WithdrawalRow, message: string): Step {
-  if (w.receivedAmount > 0n) return remainderWaits(deps, w, remainingToWithdraw(w.amount, w.receivedAmount), `prepare refused (${message})`);
+  if (w.receivedAmount > 0n)
+    return remainderWaits(deps, w, remainingToWithdraw(w.amount, w.receivedAmount), `prepare refused (${message})`);
   if (w.attempts > 0 && deps.now() - w.updatedAtMs < JOB_RECORDS_KEPT_MS) {
-    return { next: 'stop', why: `prepare refused (${message}); a job an earlier execute started may hold the balance until it ends: asked again by the next pass` };
+    return {
+      next: 'stop',
+      why: `prepare refused (${message}); a job an earlier execute started may hold the balance until it ends: asked again by the next pass`,
+    };
   }
   return { next: 'fail', reason: reasonText('WITHDRAWAL_PREPARE_REFUSED', `prepare refused: ${message}`), outcome: 'failed' };
 }
@@ -212,9 +279,21 @@ function prepareRefused(deps: WithdrawalDeps, w: WithdrawalRow, message: string)
  * `attested`, logged at error level) and prepare is asked again by the next pass; it is never given up on its own.
  */
 function remainderWaits(deps: WithdrawalDeps, w: WithdrawalRow, open: bigint, why: string): Step {
-  deps.logger.error({ withdrawalId: w.id, transferId: w.transferId, deposit: String(w.amount), received: String(w.receivedAmount), remainder: String(open), why },
-    'withdrawal remainder still open: the service offers no more of the deposit now; asked again by the next pass');
-  return { next: 'stop', why: `${why}: ${open} of the deposit's ${w.amount} is still open (${w.receivedAmount} back); asked again by the next pass` };
+  deps.logger.error(
+    {
+      withdrawalId: w.id,
+      transferId: w.transferId,
+      deposit: String(w.amount),
+      received: String(w.receivedAmount),
+      remainder: String(open),
+      why,
+    },
+    'withdrawal remainder still open: the service offers no more of the deposit now; asked again by the next pass',
+  );
+  return {
+    next: 'stop',
+    why: `${why}: ${open} of the deposit's ${w.amount} is still open (${w.receivedAmount} back); asked again by the next pass`,
+  };
 }
 
 /** How long the service keeps withdrawal jobs (docs/relay-contract.md "Limits": status retention 24 hours), ms. */
@@ -239,7 +318,11 @@ async function execute(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {
     if (existing !== undefined) return adopt(deps, w, existing);
     if (error instanceof RelayApiError && error.httpStatus === 400) {
       deps.metrics?.withdrawalRestartsTotal.inc({ reason: 'rejected' });
-      await restartWithdrawal(deps.db, w.id, { from: ['executing'], reason: `execute refused: ${error.apiMessage ?? error.message}`, nowMs: deps.now() });
+      await restartWithdrawal(deps.db, w.id, {
+        from: ['executing'],
+        reason: `execute refused: ${error.apiMessage ?? error.message}`,
+        nowMs: deps.now(),
+      });
       return { next: 'now' };
     }
     return { next: 'transient', why: `execute: ${shortErrorMessage(error)}` };
@@ -261,7 +344,10 @@ async function adopt(deps: WithdrawalDeps, w: WithdrawalRow, jobId: string): Pro
     return undefined;
   });
   if (holder) {
-    return { next: 'stop', why: `job ${jobId} of withdrawal ${holder.id} is in flight for the same owner and currency; this one waits for it` };
+    return {
+      next: 'stop',
+      why: `job ${jobId} of withdrawal ${holder.id} is in flight for the same owner and currency; this one waits for it`,
+    };
   }
   deps.checkpoint?.('job');
   return { next: 'now' };
@@ -284,7 +370,14 @@ async function poll(deps: WithdrawalDeps, w: WithdrawalRow): Promise<Step> {
     case 'failed': {
       const why = `job ${jobId} ${status.status}${status.reason ? `: ${status.reason}` : ''}`;
       if (w.attempts >= deps.config.maxAttempts) {
-        return { next: 'fail', reason: reasonText('WITHDRAWAL_GAVE_UP', `${why}; ${w.attempts} job(s) started (withdrawals.maxAttempts ${deps.config.maxAttempts})`), outcome: 'failed' };
+        return {
+          next: 'fail',
+          reason: reasonText(
+            'WITHDRAWAL_GAVE_UP',
+            `${why}; ${w.attempts} job(s) started (withdrawals.maxAttempts ${deps.config.maxAttempts})`,
+          ),
+          outcome: 'failed',
+        };
       }
       deps.metrics?.withdrawalRestartsTotal.inc({ reason: status.status });
       await restartWithdrawal(deps.db, w.id, { from: ['processing'], reason: why, nowMs: deps.now() });

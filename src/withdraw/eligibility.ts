@@ -29,9 +29,7 @@ export interface OriginFacts {
 
 /** The verdict: eligible with its fields, not (yet) withdrawable, or a record that does not describe our deposit. */
 export type Eligibility =
-  | { kind: 'eligible'; fields: WithdrawalFields }
-  | { kind: 'not_withdrawable'; why: string }
-  | { kind: 'mismatch'; why: string };
+  { kind: 'eligible'; fields: WithdrawalFields } | { kind: 'not_withdrawable'; why: string } | { kind: 'mismatch'; why: string };
 
 /**
  * Judges a transfer's deposit against the service's request records.
@@ -49,13 +47,18 @@ export function judgeEligibility(
 ): Eligibility {
   const record = records.find((r) => r.id === transfer.requestId);
   if (!record) return { kind: 'not_withdrawable', why: `GET /requests/v3 has no record for request ${transfer.requestId ?? '(none)'}` };
-  if (record.protocol === undefined) return { kind: 'not_withdrawable', why: 'the request record has no protocol block yet (no deposit observed)' };
+  if (record.protocol === undefined)
+    return { kind: 'not_withdrawable', why: 'the request record has no protocol block yet (no deposit observed)' };
   const parsed = RequestProtocolSchema.safeParse(record.protocol);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { kind: 'mismatch', why: `the request record's protocol block is malformed at protocol.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
+    return {
+      kind: 'mismatch',
+      why: `the request record's protocol block is malformed at protocol.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
+    };
   }
-  if (!parsed.data.isWithdrawable) return { kind: 'not_withdrawable', why: `protocol.isWithdrawable is false (request status ${record.status})` };
+  if (!parsed.data.isWithdrawable)
+    return { kind: 'not_withdrawable', why: `protocol.isWithdrawable is false (request status ${record.status})` };
   const o = parsed.data.deposit?.origin;
   if (!o) return { kind: 'mismatch', why: 'protocol.isWithdrawable is true but protocol.deposit.origin is missing' };
   const problems = originProblems(transfer, depositTx, o, origin);
@@ -84,7 +87,8 @@ function originProblems(transfer: TransferRow, depositTx: string, o: DepositOrig
   if (!sameChain(o.chainId, transfer.originChainId, origin.chainSlug)) {
     problems.push(`chainId is ${JSON.stringify(o.chainId)}, our deposit is on ${transfer.originChainId} (${origin.chainSlug})`);
   }
-  if (origin.key(o.currency) !== origin.key(transfer.originCurrency)) problems.push(`currency is ${o.currency}, we deposited ${transfer.originCurrency}`);
+  if (origin.key(o.currency) !== origin.key(transfer.originCurrency))
+    problems.push(`currency is ${o.currency}, we deposited ${transfer.originCurrency}`);
   if (BigInt(o.amount) !== transfer.amountIn) problems.push(`amount is ${o.amount}, we deposited ${transfer.amountIn}`);
   return problems;
 }

@@ -25,7 +25,11 @@ export const WITHDRAWAL_ERROR_CODES = [
 export type WithdrawalErrorCode = (typeof WITHDRAWAL_ERROR_CODES)[number];
 
 /** Codes that are a refusal by Ballast's own checks (nothing unsafe was done; the CLI exits 3). */
-export const WITHDRAWAL_REFUSAL_CODES: readonly WithdrawalErrorCode[] = ['WITHDRAWAL_OWNER_UNSUPPORTED', 'WITHDRAWAL_NOT_ELIGIBLE', 'WITHDRAWAL_TX_REFUSED'];
+export const WITHDRAWAL_REFUSAL_CODES: readonly WithdrawalErrorCode[] = [
+  'WITHDRAWAL_OWNER_UNSUPPORTED',
+  'WITHDRAWAL_NOT_ELIGIBLE',
+  'WITHDRAWAL_TX_REFUSED',
+];
 
 /** The text stored as a withdrawal's reason: `CODE: message`. */
 export function reasonText(code: WithdrawalErrorCode, message: string): string {

@@ -42,17 +42,34 @@ export async function onReady(deps: WithdrawalDeps, w: WithdrawalRow, transactio
   if (!txSigner) {
     return {
       next: 'fail',
-      reason: reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `the ready transaction of job ${w.jobId} is on ${w.chain} (${adapter.vm}); Ballast broadcasts ready transactions on EVM chains only: broadcast it with the owner wallet by hand`),
+      reason: reasonText(
+        'WITHDRAWAL_OWNER_UNSUPPORTED',
+        `the ready transaction of job ${w.jobId} is on ${w.chain} (${adapter.vm}); Ballast broadcasts ready transactions on EVM chains only: broadcast it with the owner wallet by hand`,
+      ),
       outcome: 'refused',
     };
   }
   const parsed = EvmWithdrawalTxSchema.safeParse(transaction);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { next: 'fail', reason: reasonText('WITHDRAWAL_TX_REFUSED', `the ready transaction is not an EVM transaction request (transaction.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})`), outcome: 'refused' };
+    return {
+      next: 'fail',
+      reason: reasonText(
+        'WITHDRAWAL_TX_REFUSED',
+        `the ready transaction is not an EVM transaction request (transaction.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})`,
+      ),
+      outcome: 'refused',
+    };
   }
   if (deps.depository === undefined) {
-    return { next: 'fail', reason: reasonText('WITHDRAWAL_TX_REFUSED', `GET /chains lists no protocol.v2.depository for chain ${w.chainId}: the ready transaction cannot be checked`), outcome: 'refused' };
+    return {
+      next: 'fail',
+      reason: reasonText(
+        'WITHDRAWAL_TX_REFUSED',
+        `GET /chains lists no protocol.v2.depository for chain ${w.chainId}: the ready transaction cannot be checked`,
+      ),
+      outcome: 'refused',
+    };
   }
   const amount = w.preparedAmount ?? w.amount;
   const verdict = verifyWithdrawalTx(
@@ -61,8 +78,15 @@ export async function onReady(deps: WithdrawalDeps, w: WithdrawalRow, transactio
     Math.floor(deps.now() / 1000),
   );
   if (!verdict.ok) {
-    deps.logger.error({ withdrawalId: w.id, jobId: w.jobId, checks: verdict.checks.filter((c) => !c.ok) }, 'ready withdrawal transaction refused; nothing signed');
-    return { next: 'fail', reason: reasonText('WITHDRAWAL_TX_REFUSED', `ready transaction of job ${w.jobId} refused, nothing signed: ${verdict.reason}`), outcome: 'refused' };
+    deps.logger.error(
+      { withdrawalId: w.id, jobId: w.jobId, checks: verdict.checks.filter((c) => !c.ok) },
+      'ready withdrawal transaction refused; nothing signed',
+    );
+    return {
+      next: 'fail',
+      reason: reasonText('WITHDRAWAL_TX_REFUSED', `ready transaction of job ${w.jobId} refused, nothing signed: ${verdict.reason}`),
+      outcome: 'refused',
+    };
   }
   let signed;
   try {
@@ -95,24 +119,38 @@ export async function onSending(deps: WithdrawalDeps, w: WithdrawalRow, remainin
   }
   if (found.state === 'mined') {
     if (w.txStatus !== found.status) await setReadyTxStatus(db, w.id, found.status, deps.now());
-    if (found.status === 'confirmed') return { next: 'complete', detail: `job ${w.jobId}, transaction ${w.txHash} in block ${found.blockNumber}` };
-    await dropReadyTx(db, w.id, { why: `ready transaction ${w.txHash} of job ${w.jobId} reverted in block ${found.blockNumber}`, revertedTx: w.txHash!, nowMs: deps.now() });
+    if (found.status === 'confirmed')
+      return { next: 'complete', detail: `job ${w.jobId}, transaction ${w.txHash} in block ${found.blockNumber}` };
+    await dropReadyTx(db, w.id, {
+      why: `ready transaction ${w.txHash} of job ${w.jobId} reverted in block ${found.blockNumber}`,
+      revertedTx: w.txHash!,
+      nowMs: deps.now(),
+    });
     return { next: 'now' };
   }
   if (found.state === 'dropped') {
-    await dropReadyTx(db, w.id, { why: `ready transaction ${w.txHash} can never land (its nonce was used by another transaction)`, nowMs: deps.now() });
+    await dropReadyTx(db, w.id, {
+      why: `ready transaction ${w.txHash} can never land (its nonce was used by another transaction)`,
+      nowMs: deps.now(),
+    });
     return { next: 'now' };
   }
   if (found.state === 'unknown') {
     const expiration = BigInt(stored?.expirationSec ?? '0');
     if (expiration <= BigInt(Math.floor(deps.now() / 1000))) {
-      await dropReadyTx(db, w.id, { why: `ready transaction ${w.txHash} is not on chain and its call request expired at ${expiration}`, nowMs: deps.now() });
+      await dropReadyTx(db, w.id, {
+        why: `ready transaction ${w.txHash} is not on chain and its call request expired at ${expiration}`,
+        nowMs: deps.now(),
+      });
       return { next: 'now' };
     }
     try {
       await adapter.broadcast(w.rawTx!); // written ahead exactly as signed
     } catch (error) {
-      deps.logger.warn({ withdrawalId: w.id, txHash: w.txHash, err: shortErrorMessage(error) }, 'broadcasting the ready transaction failed; outcome unknown, looked up again');
+      deps.logger.warn(
+        { withdrawalId: w.id, txHash: w.txHash, err: shortErrorMessage(error) },
+        'broadcasting the ready transaction failed; outcome unknown, looked up again',
+      );
     }
     if (w.txStatus === 'signed') await setReadyTxStatus(db, w.id, 'sent', deps.now());
     deps.checkpoint?.('tx-sent');

@@ -80,7 +80,10 @@ export async function recoverDeposits(ctx: CycleContext, opts: RecoverOptions = 
     try {
       report.push(await recoverOne(ctx, chains, c, opts));
     } catch (error) {
-      ctx.logger.error({ component: 'withdraw', transferId: c.transfer.id, err: shortErrorMessage(error) }, 'withdrawal pass failed for this transfer');
+      ctx.logger.error(
+        { component: 'withdraw', transferId: c.transfer.id, err: shortErrorMessage(error) },
+        'withdrawal pass failed for this transfer',
+      );
       report.push(line(c.transfer, await getWithdrawalOfTransfer(ctx.db, c.transfer.id), 'pending', shortErrorMessage(error)));
     }
   }
@@ -93,7 +96,11 @@ export async function recoverDeposits(ctx: CycleContext, opts: RecoverOptions = 
  * The cycle's pass (src/cycle/runCycle.ts, after reconciliation): runs only when `withdrawals.auto` is on and the
  * cycle may sign; never throws (a failure is logged and the cycle goes on).
  */
-export async function recoverInCycle(ctx: CycleContext, chainsDoc: ChainsResponse, mode: 'once' | 'daemon' | 'plan'): Promise<WithdrawalReportItem[]> {
+export async function recoverInCycle(
+  ctx: CycleContext,
+  chainsDoc: ChainsResponse,
+  mode: 'once' | 'daemon' | 'plan',
+): Promise<WithdrawalReportItem[]> {
   if (mode === 'plan' || !ctx.config.withdrawals.auto) return [];
   const halted = killSwitchVerdict(ctx);
   if (halted) {
@@ -114,7 +121,10 @@ async function automatic(ctx: CycleContext): Promise<Candidate[]> {
   const open = await listOpenWithdrawals(ctx.db);
   // A withdrawal under way is resumed even if its transfer is no longer in flight or unresolved.
   for (const w of open) if (!transfers.some((t) => t.id === w.transferId)) transfers.push((await getTransfer(ctx.db, w.transferId))!); // FK: the transfer exists
-  const withdrawals = await withdrawalsOfTransfers(ctx.db, transfers.map((t) => t.id));
+  const withdrawals = await withdrawalsOfTransfers(
+    ctx.db,
+    transfers.map((t) => t.id),
+  );
   return selectCandidates(transfers, withdrawals, ctx.now(), ctx.config.withdrawals.unfilledAfterSec);
 }
 
@@ -137,7 +147,12 @@ async function recoverOne(ctx: CycleContext, chains: ChainsIndex, c: Candidate, 
     w = (await getWithdrawalOfTransfer(ctx.db, t.id))!; // updated just above
   } else if (!w || reopen) {
     if (!w && t.status !== 'deposited' && !(t.status === 'failure' && t.resolvedAtMs === null)) {
-      return line(t, w, 'skipped', `transfer is ${t.status}${t.resolvedAtMs !== null ? ' (resolved)' : ''}: only a deposited or an unresolved failed transfer has a deposit to withdraw`);
+      return line(
+        t,
+        w,
+        'skipped',
+        `transfer is ${t.status}${t.resolvedAtMs !== null ? ' (resolved)' : ''}: only a deposited or an unresolved failed transfer has a deposit to withdraw`,
+      );
     }
     const started = await start(ctx, chains, t, w, opts);
     if ('outcome' in started) return started;
@@ -168,25 +183,48 @@ async function start(
   const key = (v: string) => adapter.currencyKey(v);
   const wallet = [...ctx.wallets.values()].find((x) => x.vm === adapter.vm && key(x.address) === key(t.user))?.name ?? '';
   const described: WithdrawalFields = {
-    chain: t.originChain, chainId: t.originChainId, chainSlug: slug, wallet, owner: t.user, recipient: t.user,
-    currency: t.originCurrency, amount: t.amountIn, depositTx,
+    chain: t.originChain,
+    chainId: t.originChainId,
+    chainSlug: slug,
+    wallet,
+    owner: t.user,
+    recipient: t.user,
+    currency: t.originCurrency,
+    amount: t.amountIn,
+    depositTx,
   };
   const refuse = async (reason: string): Promise<WithdrawalReportItem> => {
     log.error({ reason }, 'deposit not withdrawn');
     ctx.metrics.withdrawalsTotal.inc({ outcome: 'refused' });
     if (existing) return line(t, existing, 'refused', reason);
-    const id = await createRefusedWithdrawal(ctx.db, { ...described, transferId: t.id, requestId: t.requestId ?? '', reason, nowMs: ctx.now() });
+    const id = await createRefusedWithdrawal(ctx.db, {
+      ...described,
+      transferId: t.id,
+      requestId: t.requestId ?? '',
+      reason,
+      nowMs: ctx.now(),
+    });
     return line(t, (await getWithdrawalOfTransfer(ctx.db, t.id)) ?? null, 'refused', reason, id);
   };
   // Before any API call: an owner whose VM cannot sign a withdrawal (docs/relay-contract.md "Withdrawal endpoints": Bitcoin
   // and Lighter owners are rejected).
   if (!withdrawalSignerOf(adapter)) {
     const family = listed?.vmType ?? adapter.vm;
-    return refuse(reasonText('WITHDRAWAL_OWNER_UNSUPPORTED', `the deposit's owner ${t.user} is on ${t.originChain} (vmType ${family}): the Relay API rejects withdrawals by Bitcoin and Lighter owners (docs/relay-contract.md "Withdrawal endpoints"); recover this deposit with the service's support`));
+    return refuse(
+      reasonText(
+        'WITHDRAWAL_OWNER_UNSUPPORTED',
+        `the deposit's owner ${t.user} is on ${t.originChain} (vmType ${family}): the Relay API rejects withdrawals by Bitcoin and Lighter owners (docs/relay-contract.md "Withdrawal endpoints"); recover this deposit with the service's support`,
+      ),
+    );
   }
-  if (wallet === '') return refuse(reasonText('WITHDRAWAL_NOT_ELIGIBLE', `no configured ${adapter.vm} wallet has the address ${t.user} that made the deposit`));
-  if (slug === '') return line(t, existing, 'skipped', `GET /chains lists no protocol.v2.chainId for chain ${t.originChainId}; the withdrawal needs it`);
-  if (depositTx === '' || t.requestId === null) return line(t, existing, 'skipped', 'the transfer records no deposit transaction or request id');
+  if (wallet === '')
+    return refuse(
+      reasonText('WITHDRAWAL_NOT_ELIGIBLE', `no configured ${adapter.vm} wallet has the address ${t.user} that made the deposit`),
+    );
+  if (slug === '')
+    return line(t, existing, 'skipped', `GET /chains lists no protocol.v2.chainId for chain ${t.originChainId}; the withdrawal needs it`);
+  if (depositTx === '' || t.requestId === null)
+    return line(t, existing, 'skipped', 'the transfer records no deposit transaction or request id');
   let records;
   try {
     records = (await ctx.relay.getRequests({ id: t.requestId })).requests;
@@ -237,7 +275,13 @@ function reasonOutcome(w: WithdrawalRow): WithdrawalOutcome {
   return code !== undefined && WITHDRAWAL_REFUSAL_CODES.includes(code) ? 'refused' : 'failed';
 }
 
-function line(t: TransferRow, w: WithdrawalRow | undefined | null, outcome: WithdrawalOutcome, reason: string | null, id?: number): WithdrawalReportItem {
+function line(
+  t: TransferRow,
+  w: WithdrawalRow | undefined | null,
+  outcome: WithdrawalOutcome,
+  reason: string | null,
+  id?: number,
+): WithdrawalReportItem {
   return {
     transferId: t.id,
     requestId: t.requestId,

@@ -27,7 +27,8 @@ function countDecimalReads(ballast: Ballast): Map<string, number> {
   for (const adapter of ballast.ctx.chains.values()) {
     const original = adapter.readDecimals.bind(adapter);
     (adapter as { readDecimals: ChainAdapter['readDecimals'] }).readDecimals = async (currencies) => {
-      for (const c of currencies) reads.set(`${adapter.name}:${c.toLowerCase()}`, (reads.get(`${adapter.name}:${c.toLowerCase()}`) ?? 0) + 1);
+      for (const c of currencies)
+        reads.set(`${adapter.name}:${c.toLowerCase()}`, (reads.get(`${adapter.name}:${c.toLowerCase()}`) ?? 0) + 1);
       return original(currencies);
     };
   }
@@ -54,7 +55,13 @@ describe('GET /chains cache and decimals cache on the sandbox', () => {
   it('20 idle cycles: one GET /chains and one decimals read per token; again after chainsCacheSec', async () => {
     const sandbox = await sandboxes.start({ balances: IN_BAND });
     let nowMs = Date.now();
-    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { assets: TWO_TOKENS, relay: { chainsCacheSec: 300 } }, {}, { now: () => nowMs });
+    const { ballast } = ballastOnSandbox(
+      sandbox,
+      tmp.dir,
+      { assets: TWO_TOKENS, relay: { chainsCacheSec: 300 } },
+      {},
+      { now: () => nowMs },
+    );
     sandboxes.closeAfter(() => ballast.close());
     const decimalReads = countDecimalReads(ballast);
     for (let i = 0; i < 20; i++) {

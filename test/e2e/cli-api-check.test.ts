@@ -30,10 +30,14 @@ async function closedPort(): Promise<number> {
 
 describe('ballast api-check', () => {
   it('reports one line per endpoint against the sandbox, saves redacted responses, and reports failures', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'sandbox', '--store', path.join(tmp.dir, 's.db')], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'sandbox', '--store', path.join(tmp.dir, 's.db')],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -58,12 +62,18 @@ describe('ballast api-check', () => {
       const ok = await runCli(['api-check', '--config', config, '--save', saveDir], { env: { ...env, RELAY_API_KEY: KEY } });
       expect(ok.code, ok.stdout + ok.stderr).toBe(0);
       const lines = ok.stdout.trim().split('\n');
-      expect(lines.slice(0, 3).map((l) => l.split(';')[0])).toEqual(['GET /chains: usable', 'POST /quote/v2: usable', 'POST /quote/v3: usable']);
+      expect(lines.slice(0, 3).map((l) => l.split(';')[0])).toEqual([
+        'GET /chains: usable',
+        'POST /quote/v2: usable',
+        'POST /quote/v3: usable',
+      ]);
       // demo.yaml: USDC on alpha, beta and Solana (6 routes), BTC on Bitcoin and alpha (2 routes).
       expect(lines[1]).toContain('schema parsed 8/8; verification 8/8 verified');
       expect(lines[2]).toContain('key accepted; schema parsed 8/8; verification 8/8 verified');
       // The retiring endpoint says so (RFC 9745 / RFC 8594 headers, parsed); its successor does not.
-      expect(lines[1]).toMatch(/Deprecation 2026-11-25 \(@1795564800\); Sunset 2027-02-23 \(Tue, 23 Feb 2027 00:00:00 GMT\); successor http:\/\/127\.0\.0\.1:\d+\/quote\/v3/);
+      expect(lines[1]).toMatch(
+        /Deprecation 2026-11-25 \(@1795564800\); Sunset 2027-02-23 \(Tue, 23 Feb 2027 00:00:00 GMT\); successor http:\/\/127\.0\.0\.1:\d+\/quote\/v3/,
+      );
       expect(lines[2]).toContain('Deprecation -; Sunset -');
       expect(await alpha.getTransactionCount({ address: TREASURY })).toBe(nonceBefore); // signs nothing
 
@@ -71,7 +81,10 @@ describe('ballast api-check', () => {
       expect(files).toContain('chains.json');
       expect(files).toContain('chains.headers.json');
       expect(files.filter((f) => /^quote-v3-.*\.headers\.json$/.test(f))).toHaveLength(8);
-      const v3 = JSON.parse(readFileSync(path.join(saveDir, 'quote-v3-USDC-alpha-treasury-beta-treasury.json'), 'utf8')) as { steps: { data: object }[]; fees: { quoted: object } };
+      const v3 = JSON.parse(readFileSync(path.join(saveDir, 'quote-v3-USDC-alpha-treasury-beta-treasury.json'), 'utf8')) as {
+        steps: { data: object }[];
+        fees: { quoted: object };
+      };
       expect(v3.steps.every((s) => !('items' in s))).toBe(true); // the raw v3 body, flat steps
       expect(Object.keys(v3.fees.quoted)).toContain('platform');
       for (const f of files) expect(readFileSync(path.join(saveDir, f), 'utf8')).not.toContain(KEY);
@@ -84,7 +97,9 @@ describe('ballast api-check', () => {
       expect(noKeyLines[2]).toContain('HTTP 401 UNAUTHORIZED_QUOTE: Please provide an api key');
       expect(noKeyLines[0]).toMatch(/^GET \/chains: usable/);
 
-      const down = await runCli(['api-check', '--config', config], { env: { ...env, RELAY_API_KEY: KEY, SANDBOX_API_URL: `http://127.0.0.1:${await closedPort()}` } });
+      const down = await runCli(['api-check', '--config', config], {
+        env: { ...env, RELAY_API_KEY: KEY, SANDBOX_API_URL: `http://127.0.0.1:${await closedPort()}` },
+      });
       expect(down.code).toBe(1);
       const downLines = down.stdout.trim().split('\n');
       expect(downLines.map((l) => l.split(';').slice(0, 2).join(';'))).toEqual([

@@ -20,7 +20,9 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     seen.push({ path: (req.url ?? '').split('?')[0]!, key: req.headers['x-api-key'] as string | undefined });
     req.resume();
-    res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Please provide an api key', errorCode: 'UNAUTHORIZED_QUOTE' }));
+    res
+      .writeHead(401, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ message: 'Please provide an api key', errorCode: 'UNAUTHORIZED_QUOTE' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`; // listening on TCP: an AddressInfo
@@ -42,7 +44,8 @@ async function writeConfig(): Promise<string> {
 }
 
 const env = { ...ENV, BASE_RPC: 'http://127.0.0.1:1/rpc' };
-const LINE = /^ballast: Relay refused the API key \(401 UNAUTHORIZED_QUOTE on GET \/chains\): set relay\.apiKey to a key from dashboard\.relay\.link/m;
+const LINE =
+  /^ballast: Relay refused the API key \(401 UNAUTHORIZED_QUOTE on GET \/chains\): set relay\.apiKey to a key from dashboard\.relay\.link/m;
 
 describe('a refused API key', () => {
   it.each([

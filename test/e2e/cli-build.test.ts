@@ -64,7 +64,14 @@ function ballast(root: string, args: string[], env: Record<string, string> = {})
 /** A config that loads without any network: one EVM wallet from the environment, two chains, one asset. */
 function writeConfig(name: string, extra: Record<string, unknown>): string {
   const file = path.join(tmp.dir, `${name}.yaml`);
-  const holding = (chain: string) => ({ chain, currency: '0x0000000000000000000000000000000000000001', wallet: 'treasury', min: '40', target: '50', max: '60' });
+  const holding = (chain: string) => ({
+    chain,
+    currency: '0x0000000000000000000000000000000000000001',
+    wallet: 'treasury',
+    min: '40',
+    target: '50',
+    max: '60',
+  });
   writeFileSync(
     file,
     stringify({
@@ -111,7 +118,16 @@ describe('the build', () => {
 
   it('resolves the demo config from dist/ to <package>/config/demo.yaml, as from src/', () => {
     // `ballast-dist`: the export condition bin/ballast.mjs sets, under which the workspace packages resolve to dist/.
-    const r = spawnSync(process.execPath, ['--conditions=ballast-dist', '--input-type=module', '-e', `const m = await import(${JSON.stringify(path.join(pkg, 'dist/cli/commands/demo.js'))}); console.log(m.DEMO_CONFIG)`], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--conditions=ballast-dist',
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(path.join(pkg, 'dist/cli/commands/demo.js'))}); console.log(m.DEMO_CONFIG)`,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe(path.join(pkg, 'config/demo.yaml'));
   });
@@ -136,10 +152,19 @@ describe('bin/ballast.mjs on the build', () => {
     writeFileSync(blocker, 'a file where a directory should be');
     const store = path.join(blocker, 'ballast.db');
     const config = writeConfig('bad-store', { store });
-    for (const args of [['daemon', '-c', config], ['run', '--once', '-c', config]]) {
+    for (const args of [
+      ['daemon', '-c', config],
+      ['run', '--once', '-c', config],
+    ]) {
       const r = await ballast(pkg, args, { BUILD_TEST_KEY: DEV_KEY });
       expect(r.code, args[0]).toBe(2);
-      expect(stderrLines(r), args[0]).toEqual([expect.stringMatching(new RegExp(`^ballast: store: ${store} cannot be opened: a parent of it is a file, not a directory \\((ENOTDIR|EEXIST)\\); set store: `))]);
+      expect(stderrLines(r), args[0]).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^ballast: store: ${store} cannot be opened: a parent of it is a file, not a directory \\((ENOTDIR|EEXIST)\\); set store: `,
+          ),
+        ),
+      ]);
       expect(r.stdout).toBe('');
     }
   });
@@ -149,7 +174,9 @@ describe('bin/ballast.mjs on the build', () => {
     mkdirSync(dir);
     const r = await ballast(pkg, ['daemon', '-c', writeConfig('dir-store', { store: dir })], { BUILD_TEST_KEY: DEV_KEY });
     expect(r.code).toBe(2);
-    expect(stderrLines(r)).toEqual([`ballast: store: ${dir} cannot be opened: it is a directory (SQLITE_CANTOPEN); set store: to a file path, e.g. ${dir}/ballast.db`]);
+    expect(stderrLines(r)).toEqual([
+      `ballast: store: ${dir} cannot be opened: it is a directory (SQLITE_CANTOPEN); set store: to a file path, e.g. ${dir}/ballast.db`,
+    ]);
   });
 
   it('a metrics port in use: exit 1, one line naming metrics.listen', async () => {
@@ -160,7 +187,10 @@ describe('bin/ballast.mjs on the build', () => {
     });
     try {
       const port = (holder.address() as { port: number }).port;
-      const config = writeConfig('port-taken', { store: path.join(tmp.dir, 'port', 'ballast.db'), metrics: { listen: `127.0.0.1:${port}` } });
+      const config = writeConfig('port-taken', {
+        store: path.join(tmp.dir, 'port', 'ballast.db'),
+        metrics: { listen: `127.0.0.1:${port}` },
+      });
       const r = await ballast(pkg, ['daemon', '-c', config], { BUILD_TEST_KEY: DEV_KEY });
       expect(r.code).toBe(1);
       expect(stderrLines(r)).toEqual([`ballast: cannot listen on 127.0.0.1:${port} (EADDRINUSE); change metrics.listen or free the port`]);
@@ -179,7 +209,10 @@ describe('bin/ballast.mjs next to sources', () => {
     utimesSync(path.join(root, 'build-info.json'), built, built);
     cpSync(path.join(ROOT, 'src'), path.join(root, 'src'), { recursive: true }); // copied now: newer than the build
     const mainTs = path.join(root, 'src/cli/main.ts');
-    writeFileSync(mainTs, readFileSync(mainTs, 'utf8').replace('print the version and the commit it was built from', 'edited after the build'));
+    writeFileSync(
+      mainTs,
+      readFileSync(mainTs, 'utf8').replace('print the version and the commit it was built from', 'edited after the build'),
+    );
 
     const fromSource = await ballast(root, ['--help']);
     expect(fromSource.code).toBe(0);
@@ -198,6 +231,8 @@ describe('bin/ballast.mjs next to sources', () => {
     const root = packageRoot(path.join(tmp.dir, 'empty'));
     const r = await ballast(root, ['--version']);
     expect(r.code).toBe(1);
-    expect(stderrLines(r)).toEqual(['ballast: dist/ is missing and there are no sources to run; run `npm run build` in the package directory']);
+    expect(stderrLines(r)).toEqual([
+      'ballast: dist/ is missing and there are no sources to run; run `npm run build` in the package directory',
+    ]);
   });
 });

@@ -36,7 +36,12 @@ describe('ballast demo', () => {
 
     const db = new Database(store, { readonly: true });
     try {
-      const rows = db.prepare('SELECT id, origin_chain, destination_chain, status FROM transfers ORDER BY id').all() as { id: number; origin_chain: string; destination_chain: string; status: string }[];
+      const rows = db.prepare('SELECT id, origin_chain, destination_chain, status FROM transfers ORDER BY id').all() as {
+        id: number;
+        origin_chain: string;
+        destination_chain: string;
+        status: string;
+      }[];
       expect(rows.map((t) => [t.origin_chain, t.destination_chain, t.status]).sort()).toEqual([
         ['alpha', 'beta', 'success'],
         ['alpha', 'solana', 'success'],

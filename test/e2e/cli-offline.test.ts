@@ -31,18 +31,36 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('ballast verify-quot
   const f = c.facts;
   const files = saveCase(name);
   const verifyArgs = (quote: string, extra: string[] = []) => [
-    'verify-quote', '--quote', quote, '--chains', files.chains, '--user', f.user, '--recipient', f.recipient, '--now', String(f.nowSec), ...extra,
+    'verify-quote',
+    '--quote',
+    quote,
+    '--chains',
+    files.chains,
+    '--user',
+    f.user,
+    '--recipient',
+    f.recipient,
+    '--now',
+    String(f.nowSec),
+    ...extra,
   ];
 
   it('verifies the saved quote with every expectation given (exit 0)', async () => {
-    const r = await runCli(verifyArgs(files.quote, [
-      '--amount', f.amount.toString(),
-      '--origin-currency', f.originCurrency,
-      '--destination-chain', String(f.destinationChainId),
-      '--destination-currency', f.destinationCurrency,
-      '--min-out', f.minOut.toString(),
-      '--json',
-    ]));
+    const r = await runCli(
+      verifyArgs(files.quote, [
+        '--amount',
+        f.amount.toString(),
+        '--origin-currency',
+        f.originCurrency,
+        '--destination-chain',
+        String(f.destinationChainId),
+        '--destination-currency',
+        f.destinationCurrency,
+        '--min-out',
+        f.minOut.toString(),
+        '--json',
+      ]),
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const verdict = JSON.parse(r.stdout) as { ok: boolean; orderId: string; rules: { rule: string; ok: boolean }[] };
@@ -92,7 +110,17 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('ballast verify-quot
 describe('ballast verify-quote on unreadable input', () => {
   it('exits 2 and names the file', async () => {
     const files = saveCase('offline');
-    const args = (quote: string) => ['verify-quote', '--quote', quote, '--chains', files.chains, '--user', '0x03508bb71268bba25ecacc8f620e01866650532c', '--recipient', '0x03508bb71268bba25ecacc8f620e01866650532c'];
+    const args = (quote: string) => [
+      'verify-quote',
+      '--quote',
+      quote,
+      '--chains',
+      files.chains,
+      '--user',
+      '0x03508bb71268bba25ecacc8f620e01866650532c',
+      '--recipient',
+      '0x03508bb71268bba25ecacc8f620e01866650532c',
+    ];
     const bad = path.join(tmp, 'bad.json');
     writeFileSync(bad, '{ not json');
     const r = await runCli(args(bad));

@@ -38,7 +38,16 @@ describe('ballast sandbox --write-fixtures', () => {
     const command = lines[lines.indexOf('Check the quote with:') + 1]!;
     expect(command.startsWith('./bin/ballast.mjs verify-quote ')).toBe(true);
     expect(existsSync(path.join(ROOT, 'bin/ballast.mjs'))).toBe(true);
-    for (const flag of ['--user', '--recipient', '--now', '--amount', '--origin-currency', '--destination-chain', '--destination-currency', '--min-out']) {
+    for (const flag of [
+      '--user',
+      '--recipient',
+      '--now',
+      '--amount',
+      '--origin-currency',
+      '--destination-chain',
+      '--destination-currency',
+      '--min-out',
+    ]) {
       expect(command).toContain(` ${flag} `);
     }
 

@@ -35,10 +35,17 @@ describe('ballast sandbox + plan + run --once + history', () => {
 
       const plan = await runCli(['plan', '--json', '--config', config], { env });
       expect(plan.code, plan.stderr).toBe(0);
-      const planned = JSON.parse(plan.stdout) as { plan: { transfers: { amountIn: string }[] }; attempts: { outcome: string; verdict: { ok: boolean } }[] };
+      const planned = JSON.parse(plan.stdout) as {
+        plan: { transfers: { amountIn: string }[] };
+        attempts: { outcome: string; verdict: { ok: boolean } }[];
+      };
       // USDC alpha → beta and alpha → Solana (20 000 each), BTC Bitcoin → alpha (0.0498).
       expect(planned.plan.transfers.map((t) => t.amountIn).sort()).toEqual(['20000000000', '20000000000', '4980000']);
-      expect(planned.attempts.map((a) => [a.outcome, a.verdict.ok])).toEqual([['quoted', true], ['quoted', true], ['quoted', true]]);
+      expect(planned.attempts.map((a) => [a.outcome, a.verdict.ok])).toEqual([
+        ['quoted', true],
+        ['quoted', true],
+        ['quoted', true],
+      ]);
       expect(await alpha.getTransactionCount({ address: treasury })).toBe(nonceBefore); // plan signs nothing
 
       const run = await runCli(['run', '--once', '--config', config], { env });

@@ -25,8 +25,15 @@ afterAll(async () => {
 });
 
 /** Asks the sandbox for a quote and saves it; returns the file and the parsed body. */
-async function saveQuote(name: string, body: Record<string, unknown>): Promise<{ file: string; quote: { protocol: { v2: { orderId: string } } } }> {
-  const res = await fetch(`${sandbox.apiUrl}/quote/v2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function saveQuote(
+  name: string,
+  body: Record<string, unknown>,
+): Promise<{ file: string; quote: { protocol: { v2: { orderId: string } } } }> {
+  const res = await fetch(`${sandbox.apiUrl}/quote/v2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   expect(res.status, text).toBe(200);
   const file = path.join(tmp.dir, `${name}.json`);
@@ -58,7 +65,11 @@ async function bitcoinQuote(name: string) {
 }
 
 async function utxoFacts(): Promise<string> {
-  const utxos = (await (await fetch(`${sandbox.bitcoin!.esploraUrl}/address/${sandbox.bitcoin!.treasury.address}/utxo`)).json()) as { txid: string; vout: number; value: number }[];
+  const utxos = (await (await fetch(`${sandbox.bitcoin!.esploraUrl}/address/${sandbox.bitcoin!.treasury.address}/utxo`)).json()) as {
+    txid: string;
+    vout: number;
+    value: number;
+  }[];
   return writeJson('utxos', { utxos: utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value })) });
 }
 
@@ -77,7 +88,21 @@ describe('verify-quote and order-id on Solana and Bitcoin quotes', () => {
       includeProtocolData: true,
     });
     const facts = writeJson('svm-facts', { lookupTables: {} });
-    const r = await runCli(['verify-quote', '--quote', file, '--chains', chainsFile, '--user', sol.treasury.address, '--recipient', sandbox.accounts.treasury.address, '--amount', '1000000000', '--origin-facts', facts]);
+    const r = await runCli([
+      'verify-quote',
+      '--quote',
+      file,
+      '--chains',
+      chainsFile,
+      '--user',
+      sol.treasury.address,
+      '--recipient',
+      sandbox.accounts.treasury.address,
+      '--amount',
+      '1000000000',
+      '--origin-facts',
+      facts,
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain(`verified: order ${quote.protocol.v2.orderId}`);
     expect(r.stdout).toMatch(/deposit-call\s*│\s*ok\s*│[^\n]*deposit_token/);
@@ -89,7 +114,19 @@ describe('verify-quote and order-id on Solana and Bitcoin quotes', () => {
   it('verifies a Bitcoin-origin quote against our unspent outputs, and refuses it without them', async () => {
     const btc = sandbox.bitcoin!;
     const { file, quote } = await bitcoinQuote('bitcoin');
-    const args = ['verify-quote', '--quote', file, '--chains', chainsFile, '--user', btc.treasury.address, '--recipient', sandbox.accounts.treasury.address, '--amount', '10000000'];
+    const args = [
+      'verify-quote',
+      '--quote',
+      file,
+      '--chains',
+      chainsFile,
+      '--user',
+      btc.treasury.address,
+      '--recipient',
+      sandbox.accounts.treasury.address,
+      '--amount',
+      '10000000',
+    ];
     const ok = await runCli([...args, '--origin-facts', await utxoFacts()]);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toContain(`verified: order ${quote.protocol.v2.orderId}`);
@@ -104,7 +141,19 @@ describe('verify-quote and order-id on Solana and Bitcoin quotes', () => {
     sandbox.setFaults({ tamper: 'psbtExtraOutput' });
     try {
       const { file } = await bitcoinQuote('bitcoin-tampered');
-      const r = await runCli(['verify-quote', '--quote', file, '--chains', chainsFile, '--user', sandbox.bitcoin!.treasury.address, '--recipient', sandbox.accounts.treasury.address, '--origin-facts', await utxoFacts()]);
+      const r = await runCli([
+        'verify-quote',
+        '--quote',
+        file,
+        '--chains',
+        chainsFile,
+        '--user',
+        sandbox.bitcoin!.treasury.address,
+        '--recipient',
+        sandbox.accounts.treasury.address,
+        '--origin-facts',
+        await utxoFacts(),
+      ]);
       expect(r.code).toBe(3);
       expect(r.stdout).toMatch(/change\s*│\s*FAIL/);
       expect(r.stdout).toContain('REFUSED');

@@ -22,7 +22,15 @@ function assets(betaDecimals: number) {
   return {
     USDC: [
       { chain: 'alpha', currency: '${SANDBOX_USDC}', wallet: 'treasury', min: '40000', target: '50000', max: '60000' },
-      { chain: 'beta', currency: '${SANDBOX_USDC}', wallet: 'treasury', min: '20000', target: '30000', max: '45000', decimals: betaDecimals },
+      {
+        chain: 'beta',
+        currency: '${SANDBOX_USDC}',
+        wallet: 'treasury',
+        min: '20000',
+        target: '30000',
+        max: '45000',
+        decimals: betaDecimals,
+      },
     ],
   };
 }
@@ -38,7 +46,9 @@ describe('token decimals checked against the contract', () => {
       expect(report.plan.transfers).toEqual([]);
       expect(report.targets.map((t) => t.chain)).toEqual(['alpha']);
       const decision = report.plan.decisions.find((d) => d.kind === 'chain_unreadable' && d.chain === 'beta');
-      expect(decision?.detail).toMatch(/assets\.USDC\[1\]\.decimals says 18 decimals but the token contract 0x[0-9a-fA-F]{40} on beta says 6/);
+      expect(decision?.detail).toMatch(
+        /assets\.USDC\[1\]\.decimals says 18 decimals but the token contract 0x[0-9a-fA-F]{40} on beta says 6/,
+      );
       expect(await treasuryNonce(sandbox, 'alpha')).toBe(nonce);
       expect(await usdcBalance(sandbox, 'alpha')).toBe(90_000n * 1_000_000n);
     } finally {

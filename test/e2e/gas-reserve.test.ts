@@ -41,7 +41,9 @@ describe('chains.<name>.gasReserve', () => {
     expect(report.plan.transfers.map((t) => [t.from.chain, t.to.chain, t.amountIn])).toEqual([['alpha', 'beta', parseEther('1')]]);
     expect(report.plan.decisions.find((d) => d.kind === 'surplus')?.detail).toContain('down to its gas reserve 9');
     // A manual transfer may not dig into it either; nothing is recorded.
-    await expect(ballast.transfer({ from: { chain: 'alpha', asset: 'ETH' }, to: { chain: 'beta', asset: 'ETH' }, amount: '2', dryRun: true })).rejects.toMatchObject({
+    await expect(
+      ballast.transfer({ from: { chain: 'alpha', asset: 'ETH' }, to: { chain: 'beta', asset: 'ETH' }, amount: '2', dryRun: true }),
+    ).rejects.toMatchObject({
       code: 'TRANSFER_INVALID',
       message: expect.stringContaining('below the gas reserve of 9 (chains.alpha.gasReserve)'),
     });

@@ -22,7 +22,9 @@ let sandbox: Sandbox;
 const tmp = tempDir('ballast-gas-top-up-');
 beforeEach(async () => {
   // The demo balances, except that the treasury holds no ETH on beta: it cannot pay for a transaction there.
-  sandbox = await sandboxes.start({ balances: { ...DEMO_BALANCES, beta: { ...DEMO_BALANCES.beta, treasury: { ...DEMO_BALANCES.beta!.treasury, eth: '0' } } } });
+  sandbox = await sandboxes.start({
+    balances: { ...DEMO_BALANCES, beta: { ...DEMO_BALANCES.beta, treasury: { ...DEMO_BALANCES.beta!.treasury, eth: '0' } } },
+  });
 });
 afterAll(() => tmp.cleanup());
 
@@ -45,7 +47,16 @@ const IN_BAND = [
  * ETH whenever a signer holds less than 0.01 ETH there (`minOut: null`: no top-up); USDC holdings `usdc` (default
  * in band).
  */
-function topUpSetup(opts: { minOut?: string | null; from?: string; amount?: string; usdc?: unknown[]; tracking?: Record<string, unknown>; policy?: Record<string, unknown> } = {}) {
+function topUpSetup(
+  opts: {
+    minOut?: string | null;
+    from?: string;
+    amount?: string;
+    usdc?: unknown[];
+    tracking?: Record<string, unknown>;
+    policy?: Record<string, unknown>;
+  } = {},
+) {
   const chains = demoConfigFor(sandbox).chains as Record<string, Record<string, unknown>>;
   const minOut = opts.minOut === undefined ? MIN_OUT : opts.minOut;
   const gasTopUp = minOut === null ? {} : { gasTopUp: { from: opts.from ?? 'alpha:USDC', amount: opts.amount ?? '200', minOut } };
@@ -82,11 +93,13 @@ describe('chains.<name>.gasTopUp', () => {
     const alphaUsdc = await usdcBalance(sandbox, 'alpha');
     const report = await ballast.runCycle('once');
     expect(report.outcome).toBe('ok');
-    expect(report.attempts.map((a) => [a.planned.asset, a.planned.from.chain, a.planned.to.chain, a.planned.to.currency, a.outcome])).toEqual([
-      ['USDC', 'alpha', 'beta', '0x0000000000000000000000000000000000000000', 'success'],
-    ]);
+    expect(
+      report.attempts.map((a) => [a.planned.asset, a.planned.from.chain, a.planned.to.chain, a.planned.to.currency, a.outcome]),
+    ).toEqual([['USDC', 'alpha', 'beta', '0x0000000000000000000000000000000000000000', 'success']]);
     const [topUp] = report.attempts;
-    expect(topUp!.planned.reason).toBe('gas top-up: treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; buying at least 0.05 ETH with 200 USDC from alpha');
+    expect(topUp!.planned.reason).toBe(
+      'gas top-up: treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; buying at least 0.05 ETH with 200 USDC from alpha',
+    );
     expect(topUp!.minOutRequired).toBe(parseEther(MIN_OUT));
     expect(topUp!.verdict?.ok).toBe(true);
     expect(report.plan.decisions.filter((d) => d.kind === 'gas_top_up').map((d) => d.detail)).toEqual([topUp!.planned.reason]);
@@ -96,19 +109,33 @@ describe('chains.<name>.gasTopUp', () => {
     // Recorded like any transfer: one row, success, with the native destination and the guaranteed output.
     const rows = await listRecentTransfers(ballast.db, 10);
     const row = rows.find((r) => r.cycleId === report.cycleId)!;
-    expect([row.status, row.asset, row.originChain, row.destinationChain, row.destinationCurrency, row.amountIn]).toEqual(['success', 'USDC', 'alpha', 'beta', '0x0000000000000000000000000000000000000000', 200n * USDC]);
+    expect([row.status, row.asset, row.originChain, row.destinationChain, row.destinationCurrency, row.amountIn]).toEqual([
+      'success',
+      'USDC',
+      'alpha',
+      'beta',
+      '0x0000000000000000000000000000000000000000',
+      200n * USDC,
+    ]);
     expect(row.minOut).toBeGreaterThanOrEqual(parseEther(MIN_OUT));
     // History shows what it bought in ETH, not in the asset it paid.
     const units = (await decimalsOfTransfers(ballast.db, [row.id])).get(row.id)!;
     expect(units).toEqual({ decimalsIn: 6, decimalsOut: 18, symbolOut: 'ETH' });
     expect(renderTransfer(row, units)).toContain(`${formatEther(row.minOut)} ETH (${row.minOut} base units)`);
-    expect(await ballast.db.all('SELECT kind, detail FROM plan_decisions WHERE cycle_id = ? AND kind = ?', report.cycleId, 'gas_top_up')).toEqual([
-      { kind: 'gas_top_up', detail: topUp!.planned.reason },
-    ]);
-    expect(await ballast.db.all('SELECT asset, origin_chain, destination_chain, amount_in, reason FROM planned_transfers WHERE cycle_id = ?', report.cycleId)).toEqual([
+    expect(
+      await ballast.db.all('SELECT kind, detail FROM plan_decisions WHERE cycle_id = ? AND kind = ?', report.cycleId, 'gas_top_up'),
+    ).toEqual([{ kind: 'gas_top_up', detail: topUp!.planned.reason }]);
+    expect(
+      await ballast.db.all(
+        'SELECT asset, origin_chain, destination_chain, amount_in, reason FROM planned_transfers WHERE cycle_id = ?',
+        report.cycleId,
+      ),
+    ).toEqual([
       { asset: 'USDC', origin_chain: 'alpha', destination_chain: 'beta', amount_in: String(200n * USDC), reason: topUp!.planned.reason },
     ]);
-    expect(await ballast.metrics.registry.metrics()).toContain('ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="success"} 1');
+    expect(await ballast.metrics.registry.metrics()).toContain(
+      'ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="success"} 1',
+    );
 
     // After: the same deposit from beta goes through.
     const after = await ballast.transfer(fromBeta);
@@ -132,8 +159,12 @@ describe('chains.<name>.gasTopUp', () => {
     expect(second.plan.decisions.filter((d) => d.kind === 'gas_top_up').map((d) => d.detail)).toEqual([
       `treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; ${guaranteed} ETH (guaranteed) already on its way from alpha: no second top-up while it is in flight`,
     ]);
-    expect((await listInFlightTransfers(ballast.db)).map((r) => [r.originChain, r.destinationChain, r.amountIn])).toEqual([['alpha', 'beta', 200n * USDC]]);
-    expect(await ballast.metrics.registry.metrics()).toContain('ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="in_flight"} 1');
+    expect((await listInFlightTransfers(ballast.db)).map((r) => [r.originChain, r.destinationChain, r.amountIn])).toEqual([
+      ['alpha', 'beta', 200n * USDC],
+    ]);
+    expect(await ballast.metrics.registry.metrics()).toContain(
+      'ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="in_flight"} 1',
+    );
   }, 60_000);
 
   it('is quoted and judged but never signed in plan and monitor-only mode', async () => {
@@ -145,7 +176,9 @@ describe('chains.<name>.gasTopUp', () => {
     const alphaUsdc = await usdcBalance(sandbox, 'alpha');
     for (const report of [await ballast.runCycle('plan'), await monitor.runCycle('daemon')]) {
       expect(report.mode).toBe('plan');
-      expect(report.attempts.map((a) => [a.planned.from.chain, a.planned.to.chain, a.outcome, a.verdict?.ok, a.fee?.accepted])).toEqual([['alpha', 'beta', 'quoted', true, true]]);
+      expect(report.attempts.map((a) => [a.planned.from.chain, a.planned.to.chain, a.outcome, a.verdict?.ok, a.fee?.accepted])).toEqual([
+        ['alpha', 'beta', 'quoted', true, true],
+      ]);
       // `ballast plan` shows the decision and the top-up with what it would buy.
       const text = renderReport(report);
       expect(text).toContain('gas_top_up');
@@ -157,7 +190,9 @@ describe('chains.<name>.gasTopUp', () => {
     expect(await listRecentTransfers(monitor.db, 10)).toEqual([]);
     expect([await treasuryNonce(sandbox, 'alpha'), await usdcBalance(sandbox, 'alpha'), await ethOnBeta()]).toEqual([nonce, alphaUsdc, 0n]);
     const metrics = await monitor.metrics.registry.metrics();
-    expect(metrics).toContain('ballast_monitor_transfers_total{asset="USDC",origin_chain="alpha",destination_chain="beta",outcome="quoted"} 1');
+    expect(metrics).toContain(
+      'ballast_monitor_transfers_total{asset="USDC",origin_chain="alpha",destination_chain="beta",outcome="quoted"} 1',
+    );
     expect(metrics).not.toContain('ballast_gas_top_ups_total{');
   }, 60_000);
 
@@ -173,7 +208,9 @@ describe('chains.<name>.gasTopUp', () => {
     expect(attempt!.verdict!.rules.filter((r) => !r.ok).map((r) => r.rule)).toEqual(['min-output']);
     expect([await treasuryNonce(sandbox, 'alpha'), await ethOnBeta()]).toEqual([nonce, 0n]);
     expect(await listRecentTransfers(ballast.db, 10)).toEqual([]);
-    expect(await ballast.metrics.registry.metrics()).toContain('ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="refused_verification"} 1');
+    expect(await ballast.metrics.registry.metrics()).toContain(
+      'ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="refused_verification"} 1',
+    );
   }, 60_000);
 
   it('keeps every fee cap: a top-up whose execution fee is above the cap is skipped', async () => {
@@ -183,7 +220,9 @@ describe('chains.<name>.gasTopUp', () => {
     const report = await ballast.runCycle('once');
     // Over 5 USD on 200 USD is above totalBps 30 too. The same-asset guaranteed-loss check is not applied: input
     // and output are different assets (minOut bounds the order instead).
-    expect(report.attempts.map((a) => [a.outcome, a.fee?.accepted === false ? a.fee.exceeded : null])).toEqual([['skipped_fee', ['total_bps', 'execution_usd']]]);
+    expect(report.attempts.map((a) => [a.outcome, a.fee?.accepted === false ? a.fee.exceeded : null])).toEqual([
+      ['skipped_fee', ['total_bps', 'execution_usd']],
+    ]);
     expect(await ethOnBeta()).toBe(0n);
   }, 60_000);
 
@@ -196,7 +235,15 @@ describe('chains.<name>.gasTopUp', () => {
     });
     sandboxes.closeAfter(() => ballast.close());
     const report = await ballast.runCycle('once');
-    expect(report.attempts.map((a) => [a.planned.asset, a.planned.from.chain, a.planned.to.chain, a.planned.to.currency === '0x0000000000000000000000000000000000000000', a.outcome])).toEqual([
+    expect(
+      report.attempts.map((a) => [
+        a.planned.asset,
+        a.planned.from.chain,
+        a.planned.to.chain,
+        a.planned.to.currency === '0x0000000000000000000000000000000000000000',
+        a.outcome,
+      ]),
+    ).toEqual([
       ['USDC', 'alpha', 'beta', true, 'success'],
       ['USDC', 'beta', 'alpha', false, 'success'],
     ]);
@@ -209,7 +256,9 @@ describe('chains.<name>.gasTopUp', () => {
     const report = await ballast.runCycle('once');
     expect(report.attempts.map((a) => [a.planned.to.chain, a.outcome])).toEqual([['beta', 'skipped_limit']]);
     expect(await ethOnBeta()).toBe(0n);
-    expect(await ballast.metrics.registry.metrics()).toContain('ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="skipped_limit"} 1');
+    expect(await ballast.metrics.registry.metrics()).toContain(
+      'ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="skipped_limit"} 1',
+    );
   }, 60_000);
 
   it('buys nothing on a route policy.routes refuses, and says which rule', async () => {
@@ -221,7 +270,9 @@ describe('chains.<name>.gasTopUp', () => {
       'treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; no top-up: USDC from alpha (treasury) to beta (treasury) is not allowed by policy.routes[0]',
     ]);
     expect([await treasuryNonce(sandbox, 'alpha'), await ethOnBeta()]).toEqual([0, 0n]);
-    expect(await ballast.metrics.registry.metrics()).toContain('ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="route_not_allowed"} 1');
+    expect(await ballast.metrics.registry.metrics()).toContain(
+      'ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="route_not_allowed"} 1',
+    );
   }, 60_000);
 
   it('pays nothing from a source that does not hold the amount; the signer stays low and it is said why', async () => {
@@ -233,6 +284,8 @@ describe('chains.<name>.gasTopUp', () => {
       'treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; no top-up: USDC on beta (treasury) has 10000 USDC available (after transfers in flight), too little to pay 20000 USDC',
     ]);
     expect([await treasuryNonce(sandbox, 'beta'), await usdcBalance(sandbox, 'beta'), await ethOnBeta()]).toEqual([0, 10_000n * USDC, 0n]);
-    expect(await ballast.metrics.registry.metrics()).toContain('ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="source_short"} 1');
+    expect(await ballast.metrics.registry.metrics()).toContain(
+      'ballast_gas_top_ups_total{chain="beta",wallet="treasury",outcome="source_short"} 1',
+    );
   }, 60_000);
 });

@@ -28,7 +28,15 @@ const RELAY_PASSWORD = 'relay-pass-8a2c4e6f0b';
 /** Every text form a secret of 32 or 64 bytes may take in a log line. */
 function byteForms(bytes: Uint8Array): string[] {
   const hex = Buffer.from(bytes).toString('hex');
-  return [hex, hex.toUpperCase(), `0x${hex}`, Buffer.from(bytes).toString('base64'), base58.encode(bytes), JSON.stringify([...bytes]), [...bytes].join(',')];
+  return [
+    hex,
+    hex.toUpperCase(),
+    `0x${hex}`,
+    Buffer.from(bytes).toString('base64'),
+    base58.encode(bytes),
+    JSON.stringify([...bytes]),
+    [...bytes].join(','),
+  ];
 }
 
 describe('log redaction', () => {
@@ -53,7 +61,8 @@ describe('log redaction', () => {
     doc.wallets.treasury = { vm: 'evm', keyFile: './evm.key' };
     doc.wallets.treasury_sol = { vm: 'svm', keyFile: './sol.json' };
     doc.wallets.treasury_btc = { ...doc.wallets.treasury_btc, privateKey: '${SANDBOX_BITCOIN_TREASURY_WIF}' };
-    for (const name of ['alpha', 'beta']) doc.chains[name] = { ...doc.chains[name], rpcUrl: `\${SANDBOX_${name.toUpperCase()}_RPC}/?apikey=${RPC_TOKEN}` };
+    for (const name of ['alpha', 'beta'])
+      doc.chains[name] = { ...doc.chains[name], rpcUrl: `\${SANDBOX_${name.toUpperCase()}_RPC}/?apikey=${RPC_TOKEN}` };
     doc.chains.bitcoin = { ...doc.chains.bitcoin, esploraUrl: withAuth(sandbox.bitcoin!.esploraUrl, 'esplora', ESPLORA_PASSWORD) };
     doc.log = { level: 'warn' }; // --log-level trace must win
     const config = path.join(tmp.dir, 'ballast.yaml');
@@ -74,7 +83,9 @@ describe('log redaction', () => {
     const leaks = (stderr: string) =>
       stderr
         .split('\n')
-        .flatMap((line, i) => secrets.filter((s) => line.includes(s)).map((s) => `line ${i + 1} holds ${s.slice(0, 6)}…: ${line.slice(0, 200)}`));
+        .flatMap((line, i) =>
+          secrets.filter((s) => line.includes(s)).map((s) => `line ${i + 1} holds ${s.slice(0, 6)}…: ${line.slice(0, 200)}`),
+        );
 
     const run = await runCli(['run', '--once', '--log-level', 'trace', '--config', config], { env, timeoutMs: 150_000 });
     expect(run.code, run.stderr.slice(-3000)).toBe(0);
@@ -87,7 +98,10 @@ describe('log redaction', () => {
     expect(leaks(run.stderr)).toEqual([]);
 
     // pretty format (forced: stderr is not a terminal) through another command, at trace level too.
-    const plan = await runCli(['plan', '--log-level', 'trace', '--config', config], { env: { ...env, BALLAST_LOG_FORMAT: 'pretty' }, timeoutMs: 120_000 });
+    const plan = await runCli(['plan', '--log-level', 'trace', '--config', config], {
+      env: { ...env, BALLAST_LOG_FORMAT: 'pretty' },
+      timeoutMs: 120_000,
+    });
     expect(plan.code, plan.stderr.slice(-3000)).toBe(0);
     expect(plan.stderr.split('\n')[0]).not.toMatch(/^\{/); // pino-pretty lines, not JSON
     expect(plan.stderr).toMatch(/DEBUG|TRACE/);

@@ -42,7 +42,23 @@ describe('ballast transfer', () => {
     const { configFile, store, env } = await setup();
     const before = { alpha: await usdcBalance(sandbox, 'alpha'), beta: await usdcBalance(sandbox, 'beta') };
     const prom = path.join(tmp.dir, 'transfer.prom');
-    const moved = await runCli(['transfer', '--from', 'alpha:USDC', '--to', 'beta:USDC', '--amount', '1500.5', '--json', '--metrics-textfile', prom, '--config', configFile], { env, timeoutMs: 90_000 });
+    const moved = await runCli(
+      [
+        'transfer',
+        '--from',
+        'alpha:USDC',
+        '--to',
+        'beta:USDC',
+        '--amount',
+        '1500.5',
+        '--json',
+        '--metrics-textfile',
+        prom,
+        '--config',
+        configFile,
+      ],
+      { env, timeoutMs: 90_000 },
+    );
     expect(moved.code, moved.stderr).toBe(0);
     const report = JSON.parse(moved.stdout) as { mode: string; attempts: { outcome: string; planned: { reason: string } }[] };
     expect(report.mode).toBe('once');
@@ -56,14 +72,21 @@ describe('ballast transfer', () => {
     const history = await runCli(['history', '--json', '--raw', '--db', store]);
     expect(history.code, history.stderr).toBe(0);
     const rows = JSON.parse(history.stdout) as HistoryRow[];
-    expect(rows.map((r) => [r.status, r.asset, r.originChain, r.destinationChain, r.amountIn])).toEqual([['success', 'USDC', 'alpha', 'beta', '1500500000']]);
-    expect(readFileSync(prom, 'utf8')).toMatch(/^ballast_transfers_total\{outcome="success",asset="USDC",origin_chain="alpha",destination_chain="beta"\} 1$/m);
+    expect(rows.map((r) => [r.status, r.asset, r.originChain, r.destinationChain, r.amountIn])).toEqual([
+      ['success', 'USDC', 'alpha', 'beta', '1500500000'],
+    ]);
+    expect(readFileSync(prom, 'utf8')).toMatch(
+      /^ballast_transfers_total\{outcome="success",asset="USDC",origin_chain="alpha",destination_chain="beta"\} 1$/m,
+    );
   }, 120_000);
 
   it('--dry-run quotes and judges, signs nothing and records no transfer', async () => {
     const { configFile, store, env } = await setup();
     const nonce = await treasuryNonce(sandbox, 'alpha');
-    const dry = await runCli(['transfer', '--from', 'alpha:USDC', '--to', 'beta:USDC', '--amount', '2000', '--dry-run', '--json', '--config', configFile], { env, timeoutMs: 90_000 });
+    const dry = await runCli(
+      ['transfer', '--from', 'alpha:USDC', '--to', 'beta:USDC', '--amount', '2000', '--dry-run', '--json', '--config', configFile],
+      { env, timeoutMs: 90_000 },
+    );
     expect(dry.code, dry.stderr).toBe(0);
     const report = JSON.parse(dry.stdout) as { mode: string; attempts: { outcome: string }[] };
     expect([report.mode, report.attempts.map((a) => a.outcome)]).toEqual(['plan', ['quoted']]);
@@ -73,19 +96,29 @@ describe('ballast transfer', () => {
   }, 120_000);
 
   it.each([
-    [['--from', 'gamma:USDC', '--to', 'beta:USDC', '--amount', '10'], /--from gamma:USDC: no such holding under assets:; configured: .*alpha:USDC:treasury/],
+    [
+      ['--from', 'gamma:USDC', '--to', 'beta:USDC', '--amount', '10'],
+      /--from gamma:USDC: no such holding under assets:; configured: .*alpha:USDC:treasury/,
+    ],
     [['--from', 'alpha', '--to', 'beta:USDC', '--amount', '10'], /--from "alpha": expected <chain>:<asset>/],
     [['--from', 'alpha:USDC', '--to', 'beta:USDT', '--amount', '10'], /give the same asset on both sides/],
     [['--from', 'alpha:USDC', '--to', 'beta:USDC', '--amount', '10.1234567'], /--amount 10.1234567: .*more than 6 fractional digits/],
     [['--from', 'alpha:USDC', '--to', 'beta:USDC', '--amount', '60000'], /--amount 60000: above policy.maxTransfer \(50000 USDC\)/],
-    [['--from', 'beta:USDC', '--to', 'alpha:USDC', '--amount', '45000'], /--amount 45000: treasury holds 10000 USDC on beta; nothing was done/],
-  ])('%j exits 2 naming the flag, recording nothing', async (args, message) => {
-    const { configFile, store, env } = await setup();
-    const result = await runCli(['transfer', ...args, '--config', configFile], { env, timeoutMs: 60_000 });
-    expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(message);
-    const history = await runCli(['history', '--json', '--db', store]);
-    expect(JSON.parse(history.stdout)).toEqual([]);
-  }, 60_000);
+    [
+      ['--from', 'beta:USDC', '--to', 'alpha:USDC', '--amount', '45000'],
+      /--amount 45000: treasury holds 10000 USDC on beta; nothing was done/,
+    ],
+  ])(
+    '%j exits 2 naming the flag, recording nothing',
+    async (args, message) => {
+      const { configFile, store, env } = await setup();
+      const result = await runCli(['transfer', ...args, '--config', configFile], { env, timeoutMs: 60_000 });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+      const history = await runCli(['history', '--json', '--db', store]);
+      expect(JSON.parse(history.stdout)).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -83,7 +83,9 @@ describe('operator metrics after a cycle', () => {
       expect(sample(text, 'ballast_gas_balance_min_units', 'chain="alpha",wallet="treasury"')).toBe(1_000_000);
       expect(sample(text, 'ballast_gas_balance_low', 'chain="alpha",wallet="treasury"')).toBe(1);
       expect(sample(text, 'ballast_gas_balance_low', 'chain="beta",wallet="treasury"')).toBe(0);
-      const warn = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.chain === 'alpha' && l.minimum === '1000000');
+      const warn = logLines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.chain === 'alpha' && l.minimum === '1000000');
       expect(warn?.level).toBe(40);
       expect(warn?.wallet).toBe('treasury');
       expect(String(warn?.msg)).toContain('chains.alpha.minGasBalance');
@@ -108,7 +110,12 @@ describe('operator metrics after a cycle', () => {
       expect(sample(text, 'ballast_relay_endpoint_sunset_timestamp_seconds', 'endpoint="GET /chains"')).toBeUndefined();
       const sunsetWarnings = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.sunsetAt !== undefined);
       expect(sunsetWarnings).toHaveLength(1);
-      expect(sunsetWarnings[0]).toMatchObject({ level: 40, endpoint: 'POST /quote/v2', sunsetAt: '2027-02-23T00:00:00.000Z', successor: `${sandbox.apiUrl}/quote/v3` });
+      expect(sunsetWarnings[0]).toMatchObject({
+        level: 40,
+        endpoint: 'POST /quote/v2',
+        sunsetAt: '2027-02-23T00:00:00.000Z',
+        successor: `${sandbox.apiUrl}/quote/v3`,
+      });
 
       expect(sample(text, 'ballast_withdrawals', 'state="attesting"')).toBe(0);
       expect(sample(text, 'ballast_withdrawals', 'state="failed"')).toBe(0);
@@ -144,7 +151,14 @@ describe('operator metrics after a cycle', () => {
     sandbox = await startSandbox({ solana: true, bitcoin: true });
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {
       chains: {
-        solana: { chainId: 792703809, vm: 'svm', rpcUrl: '${SANDBOX_SOLANA_RPC}', wsUrl: '${SANDBOX_SOLANA_WS}', commitment: 'confirmed', minGasBalance: '0.000001' },
+        solana: {
+          chainId: 792703809,
+          vm: 'svm',
+          rpcUrl: '${SANDBOX_SOLANA_RPC}',
+          wsUrl: '${SANDBOX_SOLANA_WS}',
+          commitment: 'confirmed',
+          minGasBalance: '0.000001',
+        },
         bitcoin: { chainId: 8253038, vm: 'bvm', esploraUrl: '${SANDBOX_ESPLORA_URL}', network: 'regtest', minGasBalance: '1000' },
       },
     });

@@ -30,7 +30,10 @@ async function startPushgateway(): Promise<string> {
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + 20_000;
   for (;;) {
-    const ok = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return url;
     if (Date.now() > until) throw new Error('pushgateway did not become ready');
     await new Promise((r) => setTimeout(r, 100));
@@ -53,7 +56,20 @@ describe('run --once metrics export', () => {
     const textfile = path.join(tmp.dir, 'ballast.prom');
 
     const run = await runCli(
-      ['run', '--once', '--config', configFile, '--pushgateway', pushgateway, '--push-job', 'ballast-e2e', '--push-instance', 'host-a', '--metrics-textfile', textfile],
+      [
+        'run',
+        '--once',
+        '--config',
+        configFile,
+        '--pushgateway',
+        pushgateway,
+        '--push-job',
+        'ballast-e2e',
+        '--push-instance',
+        'host-a',
+        '--metrics-textfile',
+        textfile,
+      ],
       { env },
     );
     expect(run.code, run.stderr).toBe(0);
@@ -79,7 +95,16 @@ describe('run --once metrics export', () => {
     // Nothing to move now (exit 0); both exports fail and each prints one warning line.
     const closed = await freePort();
     const again = await runCli(
-      ['run', '--once', '--config', configFile, '--pushgateway', `http://127.0.0.1:${closed}`, '--metrics-textfile', path.join(tmp.dir, 'missing', 'x.prom')],
+      [
+        'run',
+        '--once',
+        '--config',
+        configFile,
+        '--pushgateway',
+        `http://127.0.0.1:${closed}`,
+        '--metrics-textfile',
+        path.join(tmp.dir, 'missing', 'x.prom'),
+      ],
       { env },
     );
     expect(again.code, again.stderr).toBe(0);

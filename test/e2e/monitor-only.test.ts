@@ -28,7 +28,11 @@ const routes = (attempts: readonly { planned: { asset: string; from: { chain: st
   attempts.map((a) => `${a.planned.asset} ${a.planned.from.chain}→${a.planned.to.chain} ${a.planned.amountIn}`);
 
 async function chainState() {
-  return { alpha: await usdcBalance(sandbox, 'alpha'), beta: await usdcBalance(sandbox, 'beta'), nonce: await treasuryNonce(sandbox, 'alpha') };
+  return {
+    alpha: await usdcBalance(sandbox, 'alpha'),
+    beta: await usdcBalance(sandbox, 'beta'),
+    nonce: await treasuryNonce(sandbox, 'alpha'),
+  };
 }
 
 describe('monitor-only mode', () => {

@@ -57,7 +57,12 @@ async function allowance(s: Sandbox, spender: Address): Promise<bigint> {
 
 async function usdtOf(s: Sandbox, slug: string): Promise<bigint> {
   const chain = chainOf(s, slug);
-  return chain.publicClient.readContract({ address: chain.usdt, abi: testTetherAbi, functionName: 'balanceOf', args: [s.accounts.treasury.address] });
+  return chain.publicClient.readContract({
+    address: chain.usdt,
+    abi: testTetherAbi,
+    functionName: 'balanceOf',
+    args: [s.accounts.treasury.address],
+  });
 }
 
 /** Runs one cycle of the USDT treasury and returns the one transfer it recorded. */

@@ -48,7 +48,9 @@ describe('a failed deposit pauses its route', () => {
       const env = sandboxEnv(sandbox, store);
       const usage = await runCli(['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', ' '], { env });
       expect(usage.code).toBe(2);
-      const resumed = await runCli(['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', 'withdrawn by ops'], { env });
+      const resumed = await runCli(['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', 'withdrawn by ops'], {
+        env,
+      });
       expect(resumed.code).toBe(0);
       const twice = await runCli(['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', 'again'], { env });
       expect(twice.code).toBe(1);

@@ -143,7 +143,9 @@ describe('limits that let one transfer through', () => {
     try {
       const report = await ballast.runCycle('once');
       expect(report.attempts.map((a) => a.outcome)).toEqual(['success', 'skipped_limit']);
-      expect((await listLimitHits(ballast.db, 10))[0]!.detail).toMatch(new RegExp(`^policy\\.limits\\.dailyNotional\\.USDC ${cap.replace(/\.?0+$/, '').replace('.', '\\.')} USDC: `));
+      expect((await listLimitHits(ballast.db, 10))[0]!.detail).toMatch(
+        new RegExp(`^policy\\.limits\\.dailyNotional\\.USDC ${cap.replace(/\.?0+$/, '').replace('.', '\\.')} USDC: `),
+      );
     } finally {
       await ballast.close();
     }
@@ -161,13 +163,17 @@ describe('kill-switch file', () => {
       expect(halted.attempts.map((a) => a.outcome)).toEqual(['skipped_limit']);
       expect((await listLimitHits(ballast.db, 10))[0]!.detail).toContain(file);
       expect(await hitCount(ballast, 'kill_switch_file')).toBe(1);
-      expect(await ballast.metrics.registry.getSingleMetricAsString('ballast_kill_switch_engaged')).toMatch(/ballast_kill_switch_engaged 1$/m);
+      expect(await ballast.metrics.registry.getSingleMetricAsString('ballast_kill_switch_engaged')).toMatch(
+        /ballast_kill_switch_engaged 1$/m,
+      );
       expect(await treasurySnapshot()).toEqual(before);
 
       rmSync(file);
       const resumed = await ballast.runCycle('once');
       expect(resumed.attempts.map((a) => a.outcome)).toEqual(['success']);
-      expect(await ballast.metrics.registry.getSingleMetricAsString('ballast_kill_switch_engaged')).toMatch(/ballast_kill_switch_engaged 0$/m);
+      expect(await ballast.metrics.registry.getSingleMetricAsString('ballast_kill_switch_engaged')).toMatch(
+        /ballast_kill_switch_engaged 0$/m,
+      );
       expect((await treasurySnapshot()).alpha).toBeLessThan(before.alpha);
     } finally {
       await ballast.close();

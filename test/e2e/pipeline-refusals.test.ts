@@ -58,7 +58,10 @@ describe('fee policy on sandbox quotes', () => {
       expect(attempt.outcome).toBe('skipped_fee');
       expect(attempt.fee?.accepted).toBe(false);
       expect(attempt.fee && !attempt.fee.accepted && attempt.fee.reason).toBe(reason);
-      const row = await ballast.db.get<{ accepted: number; reason: string }>('SELECT accepted, reason FROM fee_decisions WHERE quote_id = ?', attempt.quoteId!);
+      const row = await ballast.db.get<{ accepted: number; reason: string }>(
+        'SELECT accepted, reason FROM fee_decisions WHERE quote_id = ?',
+        attempt.quoteId!,
+      );
       expect(row).toEqual({ accepted: 0, reason });
       expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(0);
       expect(await snapshot()).toEqual(before);
@@ -130,7 +133,10 @@ describe('local verification on tampered sandbox quotes', () => {
       expect(attempt.outcome).toBe('refused_verification');
       const failed = attempt.verdict!.rules.filter((r) => !r.ok).map((r) => r.rule);
       expect(failed).toContain(rule);
-      const row = (await ballast.db.get<{ ok: number; rules_json: string }>('SELECT ok, rules_json FROM verdicts WHERE quote_id = ?', attempt.quoteId!))!;
+      const row = (await ballast.db.get<{ ok: number; rules_json: string }>(
+        'SELECT ok, rules_json FROM verdicts WHERE quote_id = ?',
+        attempt.quoteId!,
+      ))!;
       expect(row.ok).toBe(0);
       expect((JSON.parse(row.rules_json) as { rule: string; ok: boolean }[]).filter((r) => !r.ok).map((r) => r.rule)).toEqual(failed);
       expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(0);
@@ -171,7 +177,9 @@ describe('unreadable chain', () => {
       expect(renderAttempts(report)).toBe('nothing to move this cycle: chain(s) beta could not be read, so their targets were not planned');
       expect(report.plan.transfers).toHaveLength(0);
       expect(report.plan.decisions.filter((d) => d.kind === 'chain_unreadable').map((d) => d.chain)).toContain('beta');
-      const rows = await ballast.db.all<{ chain: string; amount: string | null; error: string | null }>('SELECT chain, amount, error FROM balances ORDER BY chain');
+      const rows = await ballast.db.all<{ chain: string; amount: string | null; error: string | null }>(
+        'SELECT chain, amount, error FROM balances ORDER BY chain',
+      );
       expect(rows.find((r) => r.chain === 'alpha')!.amount).toBe((90_000n * 1_000_000n).toString());
       const beta = rows.find((r) => r.chain === 'beta')!;
       expect(beta.amount).toBeNull();

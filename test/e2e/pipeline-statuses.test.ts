@@ -25,7 +25,9 @@ async function cycleWatchingStatuses(s: Sandbox) {
   let stop = false;
   const watcher = (async () => {
     while (!stop) {
-      const { requests } = (await (await fetch(`${s.apiUrl}/_sandbox/requests`)).json()) as { requests: { id?: string; requestId?: string }[] };
+      const { requests } = (await (await fetch(`${s.apiUrl}/_sandbox/requests`)).json()) as {
+        requests: { id?: string; requestId?: string }[];
+      };
       for (const r of requests) {
         const id = r.requestId ?? r.id;
         if (!id) continue;
@@ -63,7 +65,9 @@ describe('statuses beyond the spec table', () => {
     expect(report.attempts.map((a) => a.outcome)).toEqual(['success']);
     expect(served.has('fallback')).toBe(true);
     expect(metrics).toMatch(/ballast_relay_statuses_total\{status="unknown"\} [1-9]/);
-    const warned = logLines.map((l) => JSON.parse(l) as { msg: string; status?: string }).filter((l) => l.msg === 'unknown request status; treated as not final');
+    const warned = logLines
+      .map((l) => JSON.parse(l) as { msg: string; status?: string })
+      .filter((l) => l.msg === 'unknown request status; treated as not final');
     expect(warned.map((l) => l.status)).toContain('fallback');
     expect(transfers.map((t) => t.status)).toEqual(['success']);
   });

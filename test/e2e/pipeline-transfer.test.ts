@@ -130,7 +130,7 @@ describe('rebalancing cycle', () => {
       expect(deposit.input.slice(0, 10)).toBe('0x49290c1c'); // depositNative
       const betaBalance = await beta.publicClient.getBalance({ address: treasury });
       expect(betaBalance - 5n * ether >= transfer!.minOut).toBe(true);
-      expect(await alpha.publicClient.getBalance({ address: treasury }) < 35n * ether).toBe(true); // 15 ETH + gas left
+      expect((await alpha.publicClient.getBalance({ address: treasury })) < 35n * ether).toBe(true); // 15 ETH + gas left
     } finally {
       await ballast.close();
     }
@@ -203,7 +203,8 @@ describe('rebalancing cycle', () => {
       // Wait until the sandbox reports the delayed fill final (the balance moves a little before the status
       // does), then a cycle closes the transfer and still plans nothing.
       const requestId = (await listRecentTransfers(ballast.db, 1))[0]!.requestId!;
-      const status = async () => ((await (await fetch(`${sandbox!.apiUrl}/intents/status/v3?requestId=${requestId}`)).json()) as { status: string }).status;
+      const status = async () =>
+        ((await (await fetch(`${sandbox!.apiUrl}/intents/status/v3?requestId=${requestId}`)).json()) as { status: string }).status;
       for (let i = 0; i < 160 && (await status()) !== 'success'; i++) await new Promise((r) => setTimeout(r, 250));
       expect(await status()).toBe('success');
       const third = await ballast.runCycle('once');

@@ -88,17 +88,33 @@ describe('dashboard and alerts on a live Prometheus', () => {
     // Holdings out of band (config/demo.yaml on the sandbox's balances), spending limits so the budget gauges
     // exist, a gas minimum per chain so the gas minimum gauges exist.
     const doc = demoConfigFor(sandbox);
-    const chains = Object.fromEntries(Object.entries(doc.chains as Record<string, object>).map(([name, c]) => [name, { ...c, minGasBalance: '0.001' }]));
-    const policy = { ...(doc.policy as object), limits: { dailyFeesUsd: '100000', dailyNotional: { USDC: '100000000' }, maxTransfersPerHour: 1000 } };
+    const chains = Object.fromEntries(
+      Object.entries(doc.chains as Record<string, object>).map(([name, c]) => [name, { ...c, minGasBalance: '0.001' }]),
+    );
+    const policy = {
+      ...(doc.policy as object),
+      limits: { dailyFeesUsd: '100000', dailyNotional: { USDC: '100000000' }, maxTransfersPerHour: 1000 },
+    };
     const configFile = path.join(tmp.dir, 'ballast.yaml');
     writeFileSync(
       configFile,
-      stringify({ ...doc, chains, policy, schedule: '*/2 * * * * *', metrics: { listen: `127.0.0.1:${metricsPort}` }, tracking: { pollMs: 200, timeoutSec: 60 } }),
+      stringify({
+        ...doc,
+        chains,
+        policy,
+        schedule: '*/2 * * * * *',
+        metrics: { listen: `127.0.0.1:${metricsPort}` },
+        tracking: { pollMs: 200, timeoutSec: 60 },
+      }),
     );
-    const daemon = spawnLogged(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'daemon', '--log-level', 'warn', '--config', configFile], {
-      ...process.env,
-      ...sandboxEnv(sandbox, store),
-    });
+    const daemon = spawnLogged(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'daemon', '--log-level', 'warn', '--config', configFile],
+      {
+        ...process.env,
+        ...sandboxEnv(sandbox, store),
+      },
+    );
 
     const promDir = path.join(tmp.dir, 'prometheus');
     mkdirSync(promDir);
@@ -113,7 +129,12 @@ describe('dashboard and alerts on a live Prometheus', () => {
     );
     const prometheus = spawnLogged(
       '/usr/bin/prometheus',
-      [`--config.file=${promConfig}`, `--storage.tsdb.path=${path.join(promDir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`, '--log.level=warn'],
+      [
+        `--config.file=${promConfig}`,
+        `--storage.tsdb.path=${path.join(promDir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+        '--log.level=warn',
+      ],
       process.env,
     );
     const diagnostics = () => `daemon output:\n${daemon.output()}\nprometheus output:\n${prometheus.output()}`;
@@ -130,7 +151,12 @@ describe('dashboard and alerts on a live Prometheus', () => {
     };
 
     // A transfer has succeeded and Prometheus has scraped at least 5 times since (rates and increases have points).
-    await waitFor('a successful transfer in Prometheus', async () => ((await value('sum(ballast_transfers_total{outcome="success"})')) ?? 0) >= 1 || null, 55_000, diagnostics);
+    await waitFor(
+      'a successful transfer in Prometheus',
+      async () => ((await value('sum(ballast_transfers_total{outcome="success"})')) ?? 0) >= 1 || null,
+      55_000,
+      diagnostics,
+    );
     await waitFor(
       'five scrapes after the transfer',
       async () => ((await value('min(count_over_time(ballast_transfers_total{outcome="success"}[1m]))')) ?? 0) >= 5 || null,
@@ -165,7 +191,13 @@ describe('dashboard and alerts on a live Prometheus', () => {
     }
     expect(failures, diagnostics()).toEqual([]);
     // A concrete chain and asset select the same data as "All" for a balance panel.
-    const beta = await query(expandVariables('ballast_balance_units{job=~"$job", chain=~"$chain", asset=~"$asset"}', { vars: { job: 'ballast', chain: 'beta', asset: 'USDC' }, rateInterval: '30s', range: '5m' }));
+    const beta = await query(
+      expandVariables('ballast_balance_units{job=~"$job", chain=~"$chain", asset=~"$asset"}', {
+        vars: { job: 'ballast', chain: 'beta', asset: 'USDC' },
+        rateInterval: '30s',
+        range: '5m',
+      }),
+    );
     expect(beta.data.result.map((s) => s.metric.chain)).toEqual(['beta']);
 
     // Every alert rule evaluates: the query API accepts it, and Prometheus's own evaluation reports health ok.
@@ -178,7 +210,9 @@ describe('dashboard and alerts on a live Prometheus', () => {
     const loaded = await waitFor(
       'every alert rule evaluated',
       async () => {
-        const body = (await (await fetch(`${api}/rules`)).json()) as { data: { groups: { rules: { name: string; health: string; lastError?: string; state: string }[] }[] } };
+        const body = (await (await fetch(`${api}/rules`)).json()) as {
+          data: { groups: { rules: { name: string; health: string; lastError?: string; state: string }[] }[] };
+        };
         const rules = body.data.groups.flatMap((g) => g.rules);
         return rules.length === alertRules.length && rules.every((r) => r.health !== 'unknown') ? rules : null;
       },

@@ -38,7 +38,15 @@ async function writeAheadWithoutExecuting(ballast: Ballast, opts: { skipApproval
   const request = buildQuoteRequest(planned, { slippageBps: 50 });
   const { quote, raw } = await ctx.relay.quote(request);
   const cycleId = await startCycle(ctx.db, { mode: 'once', startedAtMs: ctx.now() });
-  const quoteId = await recordQuote(ctx.db, { cycleId, planId: null, requestId: quote.requestId ?? null, orderId: quote.protocol!.v2!.orderId, request, raw, receivedAtMs: ctx.now() });
+  const quoteId = await recordQuote(ctx.db, {
+    cycleId,
+    planId: null,
+    requestId: quote.requestId ?? null,
+    orderId: quote.protocol!.v2!.orderId,
+    request,
+    raw,
+    receivedAtMs: ctx.now(),
+  });
   // The test signs as the executor would, with its own client of the same node and the treasury's key.
   const alpha = sandbox!.chains.find((c) => c.def.slug === 'alpha')!.publicClient;
   const account = sandbox!.accounts.treasury;
@@ -67,7 +75,16 @@ async function writeAheadWithoutExecuting(ballast: Ballast, opts: { skipApproval
     requestId: quote.requestId ?? null,
     orderId: quote.protocol!.v2!.orderId,
     feesUsd: null,
-    txs: [{ stepId: firstItem.stepId, itemIndex: firstItem.itemIndex, chainId: 31001, request: signedTxRecord(approve), txHash: approve.txHash, rawTx: approve.rawTx }],
+    txs: [
+      {
+        stepId: firstItem.stepId,
+        itemIndex: firstItem.itemIndex,
+        chainId: 31001,
+        request: signedTxRecord(approve),
+        txHash: approve.txHash,
+        rawTx: approve.rawTx,
+      },
+    ],
     nowMs: ctx.now(),
   });
   return { transferId, alpha, account, items, approve, first: approve };
@@ -77,7 +94,12 @@ async function writeAheadWithoutExecuting(ballast: Ballast, opts: { skipApproval
 async function approveDepository(s: Sandbox, amount: bigint): Promise<void> {
   const chain = s.chains.find((c) => c.def.slug === 'alpha')!;
   const owner = createWalletClient({ chain: chain.chain, account: s.accounts.treasury, transport: http(chain.rpcUrl) });
-  const approved = await owner.writeContract({ address: chain.usdc, abi: erc20Abi, functionName: 'approve', args: [chain.depository, amount] });
+  const approved = await owner.writeContract({
+    address: chain.usdc,
+    abi: erc20Abi,
+    functionName: 'approve',
+    args: [chain.depository, amount],
+  });
   await chain.publicClient.waitForTransactionReceipt({ hash: approved });
 }
 
@@ -258,7 +280,15 @@ describe('reconciliation of interrupted transfers', () => {
       await direct.sendRawTransaction({ serializedTransaction: w.approve.rawTx });
       await direct.waitForTransactionReceipt({ hash: w.approve.txHash });
       const deposit = await signEvmStepItem(direct, w.account, EvmTxDataSchema.parse(w.items[1]!.item.data), w.approve.nonce + 1);
-      await addTransferTx(ballast.db, w.transferId, { stepId: 'deposit', itemIndex: 0, chainId: 31001, request: signedTxRecord(deposit), txHash: deposit.txHash, rawTx: deposit.rawTx, nowMs: Date.now() });
+      await addTransferTx(ballast.db, w.transferId, {
+        stepId: 'deposit',
+        itemIndex: 0,
+        chainId: 31001,
+        request: signedTxRecord(deposit),
+        txHash: deposit.txHash,
+        rawTx: deposit.rawTx,
+        nowMs: Date.now(),
+      });
       await direct.sendRawTransaction({ serializedTransaction: deposit.rawTx });
       await direct.waitForTransactionReceipt({ hash: deposit.txHash });
 
@@ -304,7 +334,7 @@ describe('reconciliation of interrupted transfers', () => {
     }
   });
 
-  it("sends an approve again past the deadline while a speed-up of the deposit waits behind its nonce, and tracks that deposit instead of failing the transfer", async () => {
+  it('sends an approve again past the deadline while a speed-up of the deposit waits behind its nonce, and tracks that deposit instead of failing the transfer', async () => {
     sandbox = await startSandbox({ faults: { quoteDeadlineSec: 2 } });
     let skewMs = 0;
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, {}, { now: () => Date.now() + skewMs });
@@ -329,7 +359,15 @@ describe('reconciliation of interrupted transfers', () => {
         return { ...fields, rawTx, txHash: keccak256(rawTx) };
       };
       const deposit = await signDeposit(1n);
-      await addTransferTx(ballast.db, w.transferId, { stepId: 'deposit', itemIndex: 0, chainId: 31001, request: signedTxRecord(deposit), txHash: deposit.txHash, rawTx: deposit.rawTx, nowMs: Date.now() });
+      await addTransferTx(ballast.db, w.transferId, {
+        stepId: 'deposit',
+        itemIndex: 0,
+        chainId: 31001,
+        request: signedTxRecord(deposit),
+        txHash: deposit.txHash,
+        rawTx: deposit.rawTx,
+        nowMs: Date.now(),
+      });
       await w.alpha.sendRawTransaction({ serializedTransaction: deposit.rawTx });
       const sped = await signDeposit(2n);
       await w.alpha.sendRawTransaction({ serializedTransaction: sped.rawTx });

@@ -138,9 +138,7 @@ async function sdkTransfer(fromToken: Address, toToken: Address, amount: bigint)
   const depositItem = result.steps.find((s) => s.id === 'deposit')?.items[0];
   // on success the SDK keeps the origin deposit in `internalTxHashes` and the destination fills in `txHashes`
   const depositTx = bytes32(depositItem?.internalTxHashes?.find((t) => t.chainId === alpha().def.chainId)?.txHash, 'deposit tx');
-  const fillTxs = (depositItem?.txHashes ?? [])
-    .filter((t) => t.chainId === beta().def.chainId)
-    .map((t) => bytes32(t.txHash, 'fill tx'));
+  const fillTxs = (depositItem?.txHashes ?? []).filter((t) => t.chainId === beta().def.chainId).map((t) => bytes32(t.txHash, 'fill tx'));
   let originGasWei = 0n;
   for (const step of result.steps) {
     for (const item of step.items) {

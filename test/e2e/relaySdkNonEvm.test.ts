@@ -128,7 +128,15 @@ interface Transfer {
 }
 
 /** Quotes `amount` of `currency` on `chainId` → `toCurrency` on alpha for `recipient`, then executes it with `wallet`. */
-async function sdkTransfer(p: { wallet: AdaptedWallet; chainId: number; currency: string; toCurrency: string; amount: bigint; user: string; recipient: Address }): Promise<Transfer> {
+async function sdkTransfer(p: {
+  wallet: AdaptedWallet;
+  chainId: number;
+  currency: string;
+  toCurrency: string;
+  amount: bigint;
+  user: string;
+  recipient: Address;
+}): Promise<Transfer> {
   const callsFrom = sdkCalls.length;
   const { actions } = sdk.getClient();
   const quote = await actions.getQuote({
@@ -180,7 +188,15 @@ describe('@relayprotocol/relay-sdk with Relay wallet adapters: non-EVM origins o
     const treasuryBefore = sol.node.balance(sol.treasury.address);
     const recipientBefore = await alpha().publicClient.getBalance({ address: recipient });
 
-    const t = await sdkTransfer({ wallet, chainId: SOLANA_ID, currency: nativeOf(SOLANA_ID), toCurrency: zeroAddress, amount, user: sol.treasury.address, recipient });
+    const t = await sdkTransfer({
+      wallet,
+      chainId: SOLANA_ID,
+      currency: nativeOf(SOLANA_ID),
+      toCurrency: zeroAddress,
+      amount,
+      user: sol.treasury.address,
+      recipient,
+    });
 
     // execute resolved with the one deposit item complete and its status check ended in success
     expect(t.result.error).toBeUndefined();
@@ -213,7 +229,9 @@ describe('@relayprotocol/relay-sdk with Relay wallet adapters: non-EVM origins o
     // the SDK's requests: the quote, one deposit notification naming the signature, status polls; all answered 200
     const isIndex = (c: SdkCall) => c.url.endsWith('/transactions/index');
     const calls = await pollFor(t.calls, (cs) => cs.some((c) => isIndex(c) && c.status !== -1));
-    expect(calls.filter(isIndex).map((c) => [c.body, c.status])).toEqual([[{ txHash: signature, chainId: String(SOLANA_ID), referrer: 'ballast-e2e' }, 200]]);
+    expect(calls.filter(isIndex).map((c) => [c.body, c.status])).toEqual([
+      [{ txHash: signature, chainId: String(SOLANA_ID), referrer: 'ballast-e2e' }, 200],
+    ]);
     expect([...new Set(calls.map((c) => `${c.method} ${new URL(c.url).pathname}`))].sort()).toEqual([
       'GET /intents/status/v3',
       'POST /quote/v2',
@@ -237,11 +255,20 @@ describe('@relayprotocol/relay-sdk with Relay wallet adapters: non-EVM origins o
     });
     const recipient = sandbox.accounts.extra[1]!.address;
     const amount = 1_000_000n; // 0.01 BTC in satoshis (below the 2-confirmation threshold)
-    const wbtcOf = () => alpha().publicClient.readContract({ address: alpha().wbtc, abi: erc20Abi, functionName: 'balanceOf', args: [recipient] });
+    const wbtcOf = () =>
+      alpha().publicClient.readContract({ address: alpha().wbtc, abi: erc20Abi, functionName: 'balanceOf', args: [recipient] });
     const treasuryBefore = btc.node.specBalance(btc.treasury.address);
     const wbtcBefore = await wbtcOf();
 
-    const t = await sdkTransfer({ wallet, chainId: BITCOIN_ID, currency: nativeOf(BITCOIN_ID), toCurrency: alpha().wbtc, amount, user: btc.treasury.address, recipient });
+    const t = await sdkTransfer({
+      wallet,
+      chainId: BITCOIN_ID,
+      currency: nativeOf(BITCOIN_ID),
+      toCurrency: alpha().wbtc,
+      amount,
+      user: btc.treasury.address,
+      recipient,
+    });
 
     // the adapter asked to sign every input of the treasury's PSBT; the PSBT pays the depository the amount and
     // carries an order id ("0x" + 64 hex digits as UTF-8) in its OP_RETURN (the status below proves it matched)
@@ -277,7 +304,11 @@ describe('@relayprotocol/relay-sdk with Relay wallet adapters: non-EVM origins o
     expect(broadcasts.map((c) => [c.method, c.url, c.status])).toEqual([['POST', `${btc.esploraUrl}/api/tx`, 200]]);
     expect(btc.node.confirmations(txid)).not.toBeNull();
 
-    const status = await pollFor(() => statusOf(t.requestId), (s) => ['success', 'failure', 'refund'].includes(s.status), 15_000);
+    const status = await pollFor(
+      () => statusOf(t.requestId),
+      (s) => ['success', 'failure', 'refund'].includes(s.status),
+      15_000,
+    );
     expect(status).toMatchObject({ status: 'success', inTxHashes: [txid], originChainId: BITCOIN_ID });
     await expectOneFill(status);
     expect(btc.node.confirmations(txid)).toBeGreaterThanOrEqual(1);
@@ -297,7 +328,11 @@ describe('@relayprotocol/relay-sdk with Relay wallet adapters: non-EVM origins o
     expect(index.map((c) => c.body)).toEqual([{ txHash: txid, chainId: String(BITCOIN_ID), referrer: 'ballast-e2e' }]);
     expect([404, 200]).toContain(index[0]!.status);
     expect(calls.filter((c) => !isIndex(c)).every((c) => c.status === 200)).toBe(true);
-    expect(calls.map((c) => `${c.method} ${new URL(c.url).pathname}`).sort()).toEqual(['POST /api/tx', 'POST /quote/v2', 'POST /transactions/index']);
+    expect(calls.map((c) => `${c.method} ${new URL(c.url).pathname}`).sort()).toEqual([
+      'POST /api/tx',
+      'POST /quote/v2',
+      'POST /transactions/index',
+    ]);
     expect(guard.offLoopback).toEqual([]);
   });
 });

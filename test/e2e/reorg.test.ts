@@ -15,7 +15,6 @@ const tmp = tempDir('ballast-reorg-');
 afterAll(() => tmp.cleanup());
 const sandboxes = sandboxPerTest();
 
-
 describe('reorg of a confirmed deposit', () => {
   it('sends the recorded transactions again: one deposit on chain, transfer back to deposited, origin debited once', async () => {
     const sandbox = await sandboxes.start({ faults: { neverFill: true } });

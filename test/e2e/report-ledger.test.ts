@@ -113,7 +113,8 @@ describe('ledger of a real transfer', () => {
       expect(await getLedgerEntry(ballast.db, id)).toBeUndefined();
 
       const requestId = (await listRecentTransfers(ballast.db, 1))[0]!.requestId!;
-      const status = async () => ((await (await fetch(`${sandbox!.apiUrl}/intents/status/v3?requestId=${requestId}`)).json()) as { status: string }).status;
+      const status = async () =>
+        ((await (await fetch(`${sandbox!.apiUrl}/intents/status/v3?requestId=${requestId}`)).json()) as { status: string }).status;
       for (let i = 0; i < 160 && (await status()) !== 'success'; i++) await new Promise((r) => setTimeout(r, 250));
       await ballast.runCycle('once');
       const entry = (await getLedgerEntry(ballast.db, id))!;
@@ -125,7 +126,11 @@ describe('ledger of a real transfer', () => {
       // A ledger row lost (or never written, e.g. a webhook closed the transfer) is written by the next cycle.
       await ballast.db.run('DELETE FROM transfer_ledger WHERE transfer_id = ?', id);
       await ballast.runCycle('once');
-      expect(await getLedgerEntry(ballast.db, id)).toMatchObject({ status: 'success', gasPaid: entry.gasPaid, receivedOut: entry.receivedOut });
+      expect(await getLedgerEntry(ballast.db, id)).toMatchObject({
+        status: 'success',
+        gasPaid: entry.gasPaid,
+        receivedOut: entry.receivedOut,
+      });
     } finally {
       await ballast.close();
     }

@@ -45,7 +45,11 @@ describe('route choice', () => {
   it('sends from the cheaper donor and records the alternative that lost', async () => {
     sandbox.setFaults({ extraFeesByOrigin: { alpha: { executionUsd: '1.5' } } });
     const { ballast } = threeChains();
-    const before = { alpha: await usdcBalance(sandbox, 'alpha'), beta: await usdcBalance(sandbox, 'beta'), gamma: await usdcBalance(sandbox, 'gamma') };
+    const before = {
+      alpha: await usdcBalance(sandbox, 'alpha'),
+      beta: await usdcBalance(sandbox, 'beta'),
+      gamma: await usdcBalance(sandbox, 'gamma'),
+    };
     const report = await ballast.runCycle('once');
     // The planner picks alpha (ties on size go to the chain name) and lists gamma as the alternative.
     const [planned] = report.plan.transfers;
@@ -55,7 +59,10 @@ describe('route choice', () => {
     expect(attempt!.outcome).toBe('success');
     expect(attempt!.planned.from.chain).toBe('gamma');
     expect(attempt!.planned.reason).toMatch(/route choice: gamma \(treasury\) sends instead of alpha/);
-    expect(attempt!.candidates?.map((c) => [c.planned.from.chain, c.outcome])).toEqual([['alpha', 'costlier'], ['gamma', 'chosen']]);
+    expect(attempt!.candidates?.map((c) => [c.planned.from.chain, c.outcome])).toEqual([
+      ['alpha', 'costlier'],
+      ['gamma', 'chosen'],
+    ]);
     const [alpha, gamma] = attempt!.candidates!;
     // The sandbox's extra 1.5 USD on alpha, give or take the difference of the two chains' origin gas, which the
     // fee policy counts in the total too.
@@ -84,7 +91,10 @@ describe('route choice', () => {
     const [attempt] = report.attempts;
     expect(attempt!.outcome).toBe('quoted');
     expect(attempt!.planned.from.chain).toBe('alpha');
-    expect(attempt!.candidates?.map((c) => [c.planned.from.chain, c.outcome])).toEqual([['alpha', 'chosen'], ['gamma', 'skipped_fee']]);
+    expect(attempt!.candidates?.map((c) => [c.planned.from.chain, c.outcome])).toEqual([
+      ['alpha', 'chosen'],
+      ['gamma', 'skipped_fee'],
+    ]);
     expect(attempt!.candidates![1]!.detail).toMatch(/fee policy: total_usd: .*platform fee 80 USD \(40 bps/);
   }, 120_000);
 
@@ -97,11 +107,14 @@ describe('route choice', () => {
     const report = await ballast.runCycle('plan');
     const [attempt] = report.attempts;
     expect(attempt!.outcome).toBe('quoted');
-    expect(attempt!.candidates?.map((c) => [c.planned.from.chain, c.outcome])).toEqual([['alpha', 'chosen'], ['gamma', 'not_quoted']]);
+    expect(attempt!.candidates?.map((c) => [c.planned.from.chain, c.outcome])).toEqual([
+      ['alpha', 'chosen'],
+      ['gamma', 'not_quoted'],
+    ]);
     expect(attempt!.candidates![1]!.detail).toMatch(/not quoted: only 1 \/quote slot\(s\) free under the rate limit/);
   }, 120_000);
 
-  it('quotes only the planner\'s pick with policy.routeChoice.maxCandidates 1', async () => {
+  it("quotes only the planner's pick with policy.routeChoice.maxCandidates 1", async () => {
     sandbox.setFaults({ extraFeesByOrigin: { alpha: { executionUsd: '1.5' } } });
     const { ballast } = threeChains({ routeChoice: { maxCandidates: 1 } });
     const report = await ballast.runCycle('plan');

@@ -33,9 +33,13 @@ describe('policy.routes on the sandbox', () => {
     const before = await snapshot();
     const report = await ballast.runCycle('once');
     expect(report.plan.transfers).toEqual([]);
-    expect(report.plan.decisions.filter((d) => d.kind === 'route_not_allowed').map((d) => d.detail)).toEqual(['alpha → beta: not allowed by policy.routes[0]']);
+    expect(report.plan.decisions.filter((d) => d.kind === 'route_not_allowed').map((d) => d.detail)).toEqual([
+      'alpha → beta: not allowed by policy.routes[0]',
+    ]);
     expect(report.plan.decisions.find((d) => d.kind === 'deficit_unmet')?.chain).toBe('beta');
-    await expect(ballast.transfer({ from: { chain: 'alpha', asset: 'USDC' }, to: { chain: 'beta', asset: 'USDC' }, amount: '500', dryRun: false })).rejects.toMatchObject({
+    await expect(
+      ballast.transfer({ from: { chain: 'alpha', asset: 'USDC' }, to: { chain: 'beta', asset: 'USDC' }, amount: '500', dryRun: false }),
+    ).rejects.toMatchObject({
       code: 'TRANSFER_INVALID',
       message: expect.stringContaining('is not allowed by policy.routes[0]'),
     });
@@ -56,11 +60,16 @@ describe('policy.routes on the sandbox', () => {
     const before = await snapshot();
     const report = await ballast.runCycle('once');
     expect(report.plan.transfers.map((t) => [t.from.chain, t.to.chain, t.amountIn])).toEqual([['alpha', 'beta', 20_000n * USDC]]);
-    expect(report.plan.transfers[0]!.reason).toMatch(/; route alpha → beta per policy\.routes\[0\]: min 100, max 50000 USDC, own fee caps$/);
+    expect(report.plan.transfers[0]!.reason).toMatch(
+      /; route alpha → beta per policy\.routes\[0\]: min 100, max 50000 USDC, own fee caps$/,
+    );
     expect(report.attempts.map((a) => a.outcome)).toEqual(['skipped_fee']);
     const fee = report.attempts[0]!.fee!;
     expect(fee.accepted).toBe(false);
-    expect(fee.accepted ? null : [fee.reason, fee.detail]).toEqual(['execution_usd', expect.stringMatching(/^execution fee [0-9.]+ USD \(.+\) exceeds cap 0\.01 USD$/)]);
+    expect(fee.accepted ? null : [fee.reason, fee.detail]).toEqual([
+      'execution_usd',
+      expect.stringMatching(/^execution fee [0-9.]+ USD \(.+\) exceeds cap 0\.01 USD$/),
+    ]);
     expect(report.outcome).toBe('refused');
     expect(await snapshot()).toEqual(before);
   }, 120_000);

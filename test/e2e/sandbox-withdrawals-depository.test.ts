@@ -48,15 +48,28 @@ const treasury = () => sandbox.accounts.treasury;
 const stranger = () => sandbox.accounts.extra[2]!;
 const wallet = (account: LocalAccount) => createWalletClient({ account, chain: alpha().chain, transport: http(alpha().rpcUrl) });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const usdcOf = (who: Address) => alpha().publicClient.readContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
-const errors = parseAbi(['error CallRequestExpired()', 'error CallRequestAlreadyUsed()', 'error InvalidSignature()', 'error CallFailed(bytes returnData)']);
+const usdcOf = (who: Address) =>
+  alpha().publicClient.readContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+const errors = parseAbi([
+  'error CallRequestExpired()',
+  'error CallRequestAlreadyUsed()',
+  'error InvalidSignature()',
+  'error CallFailed(bytes returnData)',
+]);
 const nowSec = () => BigInt(Math.floor(Date.now() / 1000));
 
 /** Deposits `amount` USDC from the treasury under an order id no quote has: it stays in the depository. */
 async function strayDeposit(amount: bigint): Promise<Hex> {
   const w = wallet(treasury());
-  await alpha().publicClient.waitForTransactionReceipt({ hash: await w.writeContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'approve', args: [alpha().depository, amount] }) });
-  const hash = await w.writeContract({ address: alpha().depository, abi: depositoryAbi, functionName: 'depositErc20', args: [treasury().address, alpha().usdc, amount, `0x${'77'.repeat(32)}`] });
+  await alpha().publicClient.waitForTransactionReceipt({
+    hash: await w.writeContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'approve', args: [alpha().depository, amount] }),
+  });
+  const hash = await w.writeContract({
+    address: alpha().depository,
+    abi: depositoryAbi,
+    functionName: 'depositErc20',
+    args: [treasury().address, alpha().usdc, amount, `0x${'77'.repeat(32)}`],
+  });
   expect((await alpha().publicClient.waitForTransactionReceipt({ hash })).status).toBe('success');
   return hash;
 }
@@ -69,12 +82,23 @@ const transfer = (to: Address, amount: bigint, allowFailure = false): Depository
 });
 
 const sign = (signer: LocalAccount, request: DepositoryCallRequest) =>
-  signer.signTypedData!({ domain: depositoryDomain(alpha().def.chainId, alpha().depository), types: CALL_REQUEST_TYPES, primaryType: 'CallRequest', message: request }); // local accounts sign typed data
+  signer.signTypedData!({
+    domain: depositoryDomain(alpha().def.chainId, alpha().depository),
+    types: CALL_REQUEST_TYPES,
+    primaryType: 'CallRequest',
+    message: request,
+  }); // local accounts sign typed data
 
 /** The depository error `execute(request, signature)` reverts with, or null when it would succeed. */
 async function executeError(request: DepositoryCallRequest, signature: Hex): Promise<string | null> {
   try {
-    await alpha().publicClient.simulateContract({ account: stranger(), address: alpha().depository, abi: [...depositoryExecuteAbi, ...errors], functionName: 'execute', args: [request, signature] });
+    await alpha().publicClient.simulateContract({
+      account: stranger(),
+      address: alpha().depository,
+      abi: [...depositoryExecuteAbi, ...errors],
+      functionName: 'execute',
+      args: [request, signature],
+    });
     return null;
   } catch (error) {
     const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
@@ -86,9 +110,17 @@ describe('sandbox depository execute', () => {
   it('runs an allocator-signed request once, for anyone; refuses other signers, altered, expired and replayed requests', async () => {
     await strayDeposit(3_000_000n);
     const solver = sandbox.accounts.solver;
-    expect((await alpha().publicClient.readContract({ address: alpha().depository, abi: depositoryExecuteAbi, functionName: 'allocator' })).toLowerCase()).toBe(solver.address.toLowerCase());
+    expect(
+      (
+        await alpha().publicClient.readContract({ address: alpha().depository, abi: depositoryExecuteAbi, functionName: 'allocator' })
+      ).toLowerCase(),
+    ).toBe(solver.address.toLowerCase());
     const to = stranger().address;
-    const request: DepositoryCallRequest = { calls: [transfer(to, 1_000_000n), transfer(to, 10n ** 30n, true)], nonce: 42n, expiration: nowSec() + 600n };
+    const request: DepositoryCallRequest = {
+      calls: [transfer(to, 1_000_000n), transfer(to, 10n ** 30n, true)],
+      nonce: 42n,
+      expiration: nowSec() + 600n,
+    };
     const signature = await sign(solver, request);
 
     expect(await executeError(request, await sign(treasury(), request))).toBe('InvalidSignature');
@@ -100,13 +132,25 @@ describe('sandbox depository execute', () => {
 
     const before = await usdcOf(to);
     const id = hashStruct({ data: request, primaryType: 'CallRequest', types: CALL_REQUEST_TYPES });
-    const hash = await wallet(stranger()).writeContract({ address: alpha().depository, abi: depositoryExecuteAbi, functionName: 'execute', args: [request, signature] });
+    const hash = await wallet(stranger()).writeContract({
+      address: alpha().depository,
+      abi: depositoryExecuteAbi,
+      functionName: 'execute',
+      args: [request, signature],
+    });
     const receipt = await alpha().publicClient.waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe('success');
     expect((await usdcOf(to)) - before).toBe(1_000_000n);
     const executed = parseEventLogs({ abi: depositoryExecuteAbi, logs: receipt.logs, eventName: 'RelayCallExecuted' });
     expect(executed.map((l) => [l.args.id, l.args.call.to.toLowerCase()])).toEqual([[id, alpha().usdc.toLowerCase()]]); // the failed, allowed call emits nothing
-    expect(await alpha().publicClient.readContract({ address: alpha().depository, abi: depositoryExecuteAbi, functionName: 'callRequests', args: [id] })).toBe(true);
+    expect(
+      await alpha().publicClient.readContract({
+        address: alpha().depository,
+        abi: depositoryExecuteAbi,
+        functionName: 'callRequests',
+        args: [id],
+      }),
+    ).toBe(true);
     expect(await executeError(request, signature)).toBe('CallRequestAlreadyUsed');
   });
 
@@ -136,14 +180,22 @@ describe('sandbox depository execute', () => {
 
     status = await pollStatus(jobId, (s) => s.status !== 'ready');
     expect(status).toEqual({ status: 'expired' });
-    const balances = ((await (await fetch(`${sandbox.apiUrl}/_sandbox/hub-balances`)).json()) as { balances: { currency: string; amount: string; locked: string }[] }).balances;
+    const balances = (
+      (await (await fetch(`${sandbox.apiUrl}/_sandbox/hub-balances`)).json()) as {
+        balances: { currency: string; amount: string; locked: string }[];
+      }
+    ).balances;
     expect(balances.find((b) => b.currency === alpha().usdc.toLowerCase())).toMatchObject({ amount: amount.toString(), locked: '0' });
     expect(balances.some((b) => b.currency === zeroAddress)).toBe(false);
   });
 });
 
 async function post(path: string, body: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(`${sandbox.apiUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${sandbox.apiUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 

@@ -29,7 +29,11 @@ const MIN_POLL_MS = 300;
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ bitcoin: true, faults: { fillDelayMs: 0 }, withdrawals: { stepMs: 100, minPollMs: MIN_POLL_MS, readyTtlMs: 120_000 } });
+  sandbox = await startSandbox({
+    bitcoin: true,
+    faults: { fillDelayMs: 0 },
+    withdrawals: { stepMs: 100, minPollMs: MIN_POLL_MS, readyTtlMs: 120_000 },
+  });
 });
 afterAll(async () => {
   await sandbox?.stop();
@@ -63,7 +67,10 @@ async function pollUntil<T>(what: string, read: () => Promise<T>, done: (v: T) =
 }
 
 /** Quotes alpha → beta from the treasury and executes every step; returns the request id and deposit tx. */
-async function depositThroughQuote(currency: 'usdc' | 'eth', amount: bigint): Promise<{ requestId: string; tx: Hex; quote: QuoteResponse }> {
+async function depositThroughQuote(
+  currency: 'usdc' | 'eth',
+  amount: bigint,
+): Promise<{ requestId: string; tx: Hex; quote: QuoteResponse }> {
   const token = (c: ReturnType<typeof alpha>) => (currency === 'usdc' ? c.usdc : zeroAddress);
   const { status, json } = await call('POST', '/quote/v2', {
     user: treasury().address,
@@ -87,7 +94,10 @@ async function depositThroughQuote(currency: 'usdc' | 'eth', amount: bigint): Pr
   return { requestId: quote.requestId!, tx: tx!, quote };
 }
 
-type Protocol = { isWithdrawable: boolean; deposit?: { origin: { depositor: string; chainId: number; currency: string; amount: string; transactionId: string } } };
+type Protocol = {
+  isWithdrawable: boolean;
+  deposit?: { origin: { depositor: string; chainId: number; currency: string; amount: string; transactionId: string } };
+};
 const record = async (requestId: string): Promise<{ status: string; protocol: Protocol }> => {
   const { json } = await call('GET', `/requests/v3?id=${requestId}`);
   return (json.requests as { status: string; protocol: Protocol }[])[0]!; // one record per id
@@ -127,14 +137,20 @@ const jobStatus = async (id: string): Promise<JobStatus> => {
 };
 /** Polls a job no faster than the sandbox allows (the first read too: the previous poll may be recent). */
 const pollJob = (id: string, done: (s: JobStatus) => boolean, seen: string[] = []) =>
-  pollUntil(`job ${id}`, async () => {
-    await sleep(MIN_POLL_MS + 30);
-    const s = await jobStatus(id);
-    if (seen.at(-1) !== s.status) seen.push(s.status);
-    return s;
-  }, done, 0);
+  pollUntil(
+    `job ${id}`,
+    async () => {
+      await sleep(MIN_POLL_MS + 30);
+      const s = await jobStatus(id);
+      if (seen.at(-1) !== s.status) seen.push(s.status);
+      return s;
+    },
+    done,
+    0,
+  );
 
-const usdcOf = (who: Address) => alpha().publicClient.readContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+const usdcOf = (who: Address) =>
+  alpha().publicClient.readContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 const ethOf = (who: Address) => alpha().publicClient.getBalance({ address: who });
 const revertsWith = parseAbi(['error CallRequestExpired()', 'error CallRequestAlreadyUsed()', 'error InvalidSignature()']);
 
@@ -148,7 +164,13 @@ function decodeExecute(data: Hex) {
 /** The depository error a `ready` transaction reverts with now, or null when it would succeed. */
 async function simulatedError(tx: { to: Address; data: Hex }): Promise<string | null> {
   try {
-    await alpha().publicClient.simulateContract({ account: treasury().address, address: tx.to, abi: [...depositoryExecuteAbi, ...revertsWith], functionName: 'execute', args: decodeExecute(tx.data) });
+    await alpha().publicClient.simulateContract({
+      account: treasury().address,
+      address: tx.to,
+      abi: [...depositoryExecuteAbi, ...revertsWith],
+      functionName: 'execute',
+      args: decodeExecute(tx.data),
+    });
     return null;
   } catch (error) {
     const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
@@ -163,11 +185,23 @@ describe('sandbox withdrawals over HTTP', () => {
     const owner = treasury().address;
     const amount = 12_000_000n;
     const { requestId, tx } = await depositThroughQuote('usdc', amount);
-    await pollUntil('deposit indexed', () => record(requestId), (r) => r.status === 'pending');
+    await pollUntil(
+      'deposit indexed',
+      () => record(requestId),
+      (r) => r.status === 'pending',
+    );
     const pending = await record(requestId);
     expect(pending.protocol).toMatchObject({
       isWithdrawable: false,
-      deposit: { origin: { depositor: owner.toLowerCase(), chainId: alpha().def.chainId, currency: alpha().usdc.toLowerCase(), amount: amount.toString(), transactionId: tx } },
+      deposit: {
+        origin: {
+          depositor: owner.toLowerCase(),
+          chainId: alpha().def.chainId,
+          currency: alpha().usdc.toLowerCase(),
+          amount: amount.toString(),
+          transactionId: tx,
+        },
+      },
     });
     const early = await attest(tx);
     expect(early.status).toBe(400); // still waiting for its fill: terminal for now
@@ -226,8 +260,15 @@ describe('sandbox withdrawals over HTTP', () => {
     const owner = treasury().address;
     const amount = 30_000_000_000_000_000n; // 0.03 ETH
     const { requestId, tx } = await depositThroughQuote('eth', amount);
-    await pollUntil('failed fill', () => record(requestId), (r) => r.status === 'failure');
-    expect((await record(requestId)).protocol).toMatchObject({ isWithdrawable: true, deposit: { origin: { currency: zeroAddress, amount: amount.toString() } } });
+    await pollUntil(
+      'failed fill',
+      () => record(requestId),
+      (r) => r.status === 'failure',
+    );
+    expect((await record(requestId)).protocol).toMatchObject({
+      isWithdrawable: true,
+      deposit: { origin: { currency: zeroAddress, amount: amount.toString() } },
+    });
     expect((await attest(tx)).status).toBe(200);
 
     const half = amount / 2n;
@@ -235,7 +276,10 @@ describe('sandbox withdrawals over HTTP', () => {
     expect(first.status, JSON.stringify(first.json)).toBe(200);
     const jobId = first.json.jobId as string;
     const conflict = await withdraw(treasury(), fieldsFor(owner, zeroAddress, half));
-    expect(conflict).toEqual({ status: 409, json: { message: expect.any(String), errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: jobId } });
+    expect(conflict).toEqual({
+      status: 409,
+      json: { message: expect.any(String), errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: jobId },
+    });
     expect(await hub(owner, zeroAddress)).toEqual(expect.objectContaining({ amount: half.toString(), locked: half.toString() }));
 
     const t = (await pollJob(jobId, (s) => s.status === 'ready')).transaction!;
@@ -255,7 +299,11 @@ describe('sandbox withdrawals over HTTP', () => {
     const owner = treasury().address;
     const amount = 5_000_000n;
     const { requestId, tx } = await depositThroughQuote('usdc', amount);
-    await pollUntil('failed fill', () => record(requestId), (r) => r.status === 'failure');
+    await pollUntil(
+      'failed fill',
+      () => record(requestId),
+      (r) => r.status === 'failure',
+    );
     expect((await attest(tx)).status).toBe(200);
     const available = BigInt((await hub(owner, alpha().usdc))!.amount);
     const fields = fieldsFor(owner, alpha().usdc, available);
@@ -291,7 +339,11 @@ describe('sandbox withdrawals over HTTP', () => {
     sandbox.setFaults({ failure: true, fillDelayMs: 0 });
     const owner = treasury().address;
     const { requestId, tx } = await depositThroughQuote('usdc', 4_000_000n);
-    await pollUntil('failed fill', () => record(requestId), (r) => r.status === 'failure');
+    await pollUntil(
+      'failed fill',
+      () => record(requestId),
+      (r) => r.status === 'failure',
+    );
     expect((await attest(tx)).status).toBe(200);
     const available = (await hub(owner, alpha().usdc))!.amount;
     const fields = fieldsFor(owner, alpha().usdc, BigInt(available));
@@ -300,14 +352,20 @@ describe('sandbox withdrawals over HTTP', () => {
     const failing = await withdraw(treasury(), fields);
     expect(failing.status, JSON.stringify(failing.json)).toBe(200);
     expect(await hub(owner, alpha().usdc)).toEqual(expect.objectContaining({ amount: '0', locked: available }));
-    const failed = await pollJob(failing.json.jobId as string, (s) => s.status !== 'processing' && s.status !== 'initiating' && s.status !== 'attesting');
+    const failed = await pollJob(
+      failing.json.jobId as string,
+      (s) => s.status !== 'processing' && s.status !== 'initiating' && s.status !== 'attesting',
+    );
     expect(failed).toEqual({ status: 'failed', reason: expect.any(String) });
     expect(await hub(owner, alpha().usdc)).toEqual(expect.objectContaining({ amount: available, locked: '0' }));
 
     sandbox.setFaults({ withdrawalExpire: 1 });
     const expiring = await withdraw(treasury(), fields); // the nonce moved on: the earlier signature is spent
     expect(expiring.status, JSON.stringify(expiring.json)).toBe(200);
-    const expired = await pollJob(expiring.json.jobId as string, (s) => s.status !== 'processing' && s.status !== 'initiating' && s.status !== 'attesting');
+    const expired = await pollJob(
+      expiring.json.jobId as string,
+      (s) => s.status !== 'processing' && s.status !== 'initiating' && s.status !== 'attesting',
+    );
     expect(expired).toEqual({ status: 'expired' });
     expect(await hub(owner, alpha().usdc)).toEqual(expect.objectContaining({ amount: available, locked: '0' }));
   });
@@ -316,21 +374,40 @@ describe('sandbox withdrawals over HTTP', () => {
     sandbox.resetFaults();
     sandbox.setFaults({ fillDelayMs: 2_500, unfilledWithdrawableAfterMs: 0 });
     const owner = treasury().address;
-    const betaBefore = await beta().publicClient.readContract({ address: beta().usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+    const betaBefore = await beta().publicClient.readContract({
+      address: beta().usdc,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner],
+    });
     const hubBefore = BigInt((await hub(owner, alpha().usdc))?.amount ?? '0');
     const attested = await depositThroughQuote('usdc', 6_000_000n);
-    await pollUntil('deposit indexed', () => record(attested.requestId), (r) => r.status === 'pending');
+    await pollUntil(
+      'deposit indexed',
+      () => record(attested.requestId),
+      (r) => r.status === 'pending',
+    );
     expect((await attest(attested.tx)).status).toBe(200);
     expect(await hub(owner, alpha().usdc)).toEqual(expect.objectContaining({ amount: (hubBefore + 6_000_000n).toString() }));
     const control = await depositThroughQuote('usdc', 7_000_000n);
-    await pollUntil('control fill', () => record(control.requestId), (r) => r.status === 'success', 200);
+    await pollUntil(
+      'control fill',
+      () => record(control.requestId),
+      (r) => r.status === 'success',
+      200,
+    );
     // the attested deposit's delay started earlier and is over: its fill would have come first
     const kept = await record(attested.requestId);
     expect(kept.status).toBe('pending');
     expect(kept.protocol.isWithdrawable).toBe(false);
     const { json } = await call('GET', `/intents/status/v3?requestId=${attested.requestId}`);
     expect(json.txHashes).toEqual([]);
-    const betaAfter = await beta().publicClient.readContract({ address: beta().usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+    const betaAfter = await beta().publicClient.readContract({
+      address: beta().usdc,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner],
+    });
     expect(betaAfter - betaBefore).toBe(BigInt(control.quote.protocol!.v2!.orderData.output.payments[0]!.expectedAmount));
 
     // lifting every fault and re-indexing the deposit does not fill it either

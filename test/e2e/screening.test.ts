@@ -49,7 +49,9 @@ describe('address screening', () => {
       expect(metrics).toMatch(/ballast_wallet_screening_blocks_total\{wallet="treasury",stage="quote"\} 1/);
 
       const env = sandboxEnv(sandbox, store);
-      const resumed = await runCli(['resume', '--config', configFile, '--wallet', 'treasury', '--note', 'cleared by Relay support'], { env });
+      const resumed = await runCli(['resume', '--config', configFile, '--wallet', 'treasury', '--note', 'cleared by Relay support'], {
+        env,
+      });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stdout).toContain('wallet treasury: 1 screening pause(s) resolved');
       sandbox.setFaults({ blockedWallets: [] });
@@ -77,7 +79,10 @@ describe('address screening', () => {
       expect(await ballast.metrics.registry.metrics()).toMatch(/ballast_wallet_screening_paused\{wallet="treasury"\} 1/);
 
       const env = sandboxEnv(sandbox, store);
-      const resumed = await runCli(['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', 'settled with Relay support'], { env });
+      const resumed = await runCli(
+        ['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', 'settled with Relay support'],
+        { env },
+      );
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stdout).toContain('pause(s) lifted');
       sandbox.setFaults({ failure: false });
@@ -91,7 +96,9 @@ describe('address screening', () => {
 });
 
 /** POST /quote/v2 requests Ballast sent so far (its own HTTP metric). */
-async function quoteRequests(ballast: { metrics: { relayHttpRequestsTotal: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> } } }): Promise<number> {
+async function quoteRequests(ballast: {
+  metrics: { relayHttpRequestsTotal: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> } };
+}): Promise<number> {
   const m = await ballast.metrics.relayHttpRequestsTotal.get();
   return m.values.filter((v) => v.labels.endpoint === 'POST /quote/v2').reduce((s, v) => s + v.value, 0);
 }

@@ -18,7 +18,13 @@ describe('stalled transfers and aborted cycles', () => {
   it('closes the dead run’s cycle as aborted, then flags the unfilled transfer stalled once and never pays again', async () => {
     const sandbox = await sandboxes.start({ faults: { neverFill: true } });
     let skewMs = 0;
-    const { ballast, logLines } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10, stalledAfterSec: 1800 } }, {}, { now: () => Date.now() + skewMs });
+    const { ballast, logLines } = ballastOnSandbox(
+      sandbox,
+      tmp.dir,
+      { tracking: { pollMs: 200, timeoutSec: 10, stalledAfterSec: 1800 } },
+      {},
+      { now: () => Date.now() + skewMs },
+    );
     sandboxes.closeAfter(() => ballast.close());
     const dead = await startCycle(ballast.db, { mode: 'once', startedAtMs: Date.now() - 60_000 }); // a run killed mid-cycle
 

@@ -45,7 +45,9 @@ function fillQuietTables(db: Database.Database): void {
     ).run(cycle, plan, HUGE);
   }
   if (count('quote_errors') === 0) {
-    db.prepare("INSERT INTO quote_errors (cycle_id, plan_id, code, message, relay_request_id, at_ms) VALUES (?, ?, 'RELAY_HTTP_429', 'slow down', NULL, 1700000000001)").run(cycle, plan);
+    db.prepare(
+      "INSERT INTO quote_errors (cycle_id, plan_id, code, message, relay_request_id, at_ms) VALUES (?, ?, 'RELAY_HTTP_429', 'slow down', NULL, 1700000000001)",
+    ).run(cycle, plan);
   }
   if (count('withdrawals') === 0) {
     db.prepare(
@@ -77,7 +79,8 @@ function fillQuietTables(db: Database.Database): void {
               ('0xwallet', 'fill', 'BLOCKED_WALLET', 'fill blocked; funds in compliance review', ?, 1700000000010, NULL, NULL)`,
     ).run(transfer);
   }
-  if (count('run_lock') === 0) db.prepare("INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, 'host:1', 1, 1, 2)").run();
+  if (count('run_lock') === 0)
+    db.prepare("INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, 'host:1', 1, 1, 2)").run();
 }
 
 /** Every row of `table` in key order, each value as text (null kept), the same way for both engines. */
@@ -138,12 +141,21 @@ describe('ballast store copy', () => {
     const before = new Database(storeFile, { readonly: true });
     const sourceRows = Object.fromEntries(COPY_TABLES.map((t) => [t.name, sqliteRows(before, t.name, t.key)]));
     before.close();
-    for (const t of COPY_TABLES) expect({ table: t.name, empty: sourceRows[t.name]!.length === 0 }).toEqual({ table: t.name, empty: false });
+    for (const t of COPY_TABLES)
+      expect({ table: t.name, empty: sourceRows[t.name]!.length === 0 }).toEqual({ table: t.name, empty: false });
 
     const copied = await runCli(['store', 'copy', '--from', path.relative(ROOT, storeFile), '--to', url, '--json']);
     expect(copied.stderr).toBe('');
     expect(copied.code).toBe(0);
-    const report = JSON.parse(copied.stdout) as { schemaVersion: number; tables: { table: string; source: { rows: string; maxKey: string; sums: Record<string, string> }; target: { rows: string; sums: Record<string, string> }; differences: string[] }[] };
+    const report = JSON.parse(copied.stdout) as {
+      schemaVersion: number;
+      tables: {
+        table: string;
+        source: { rows: string; maxKey: string; sums: Record<string, string> };
+        target: { rows: string; sums: Record<string, string> };
+        differences: string[];
+      }[];
+    };
     expect(report.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
     expect(report.tables.map((t) => t.table)).toEqual(COPY_TABLES.map((t) => t.name));
     for (const t of report.tables) {
@@ -180,7 +192,9 @@ describe('ballast store copy', () => {
     const client = await connect(url);
     await migratePostgres(client, 'copy_tampered');
     // A trigger that alters one amount on its way in: the copy's sums no longer match the source.
-    await client.query(`CREATE FUNCTION tamper() RETURNS trigger AS $$ BEGIN NEW.amount_in := NEW.amount_in || '0'; RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await client.query(
+      `CREATE FUNCTION tamper() RETURNS trigger AS $$ BEGIN NEW.amount_in := NEW.amount_in || '0'; RETURN NEW; END $$ LANGUAGE plpgsql`,
+    );
     await client.query('CREATE TRIGGER tamper BEFORE INSERT ON limit_hits FOR EACH ROW EXECUTE FUNCTION tamper()');
     const source = new Database(storeFile, { readonly: true, fileMustExist: true });
     const target = await connect(url);
@@ -205,7 +219,9 @@ describe('ballast store copy', () => {
     const url = await createDatabase(server!.url, 'copy_bare');
     const bare = await runCli(['store', 'copy', '--from', storeFile, '--to', url]);
     expect(bare.code).toBe(1);
-    expect(bare.stderr).toContain(`the target is at schema version 0, expected ${LATEST_SCHEMA_VERSION}; run \`ballast migrate --store <url>\``);
+    expect(bare.stderr).toContain(
+      `the target is at schema version 0, expected ${LATEST_SCHEMA_VERSION}; run \`ballast migrate --store <url>\``,
+    );
     const missing = path.join(tmp.dir, 'nope.db');
     const noSource = await runCli(['store', 'copy', '--from', missing, '--to', url]);
     expect(noSource.code).toBe(2);
@@ -221,7 +237,13 @@ describe('ballast migrate on SQLite', () => {
     const fresh = path.join(tmp.dir, 'fresh', 'new.db');
     const first = await runCli(['migrate', '--store', fresh, '--json']);
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ engine: 'sqlite', store: fresh, before: 0, after: LATEST_SCHEMA_VERSION, latest: LATEST_SCHEMA_VERSION });
+    expect(JSON.parse(first.stdout)).toEqual({
+      engine: 'sqlite',
+      store: fresh,
+      before: 0,
+      after: LATEST_SCHEMA_VERSION,
+      latest: LATEST_SCHEMA_VERSION,
+    });
     const db = new Database(fresh, { readonly: true });
     const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
     db.close();

@@ -36,6 +36,8 @@ describe('policy.sweepTo', () => {
     sandboxes.closeAfter(() => ballast.close());
     const report = await ballast.runCycle('plan');
     expect(report.plan.transfers.map((t) => [t.from.chain, t.to.chain, t.amountIn])).toEqual([['alpha', 'beta', 20_000n * USDC]]);
-    expect(report.plan.decisions.find((d) => d.kind === 'surplus_unused')?.detail).toContain('20000 USDC of 40000 USDC surplus left unused');
+    expect(report.plan.decisions.find((d) => d.kind === 'surplus_unused')?.detail).toContain(
+      '20000 USDC of 40000 USDC surplus left unused',
+    );
   }, 60_000);
 });

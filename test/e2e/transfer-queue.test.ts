@@ -26,7 +26,16 @@ function setup() {
   return { ...out, env: sandboxEnv(sandbox, out.store) };
 }
 
-const transfer = (configFile: string, ...extra: string[]) => ['transfer', '--from', 'alpha:USDC', '--to', 'beta:USDC', '--config', configFile, ...extra];
+const transfer = (configFile: string, ...extra: string[]) => [
+  'transfer',
+  '--from',
+  'alpha:USDC',
+  '--to',
+  'beta:USDC',
+  '--config',
+  configFile,
+  ...extra,
+];
 
 describe('ballast transfer --queue', () => {
   it('queues while the daemon holds the lock; the daemon runs it after its cycle and --wait reports success', async () => {
@@ -60,12 +69,19 @@ describe('ballast transfer --queue', () => {
     expect(alphaBefore - (await usdcBalance(sandbox, 'alpha'))).toBe(23_500_000_000n);
     const history = await runCli(['history', '--json', '--raw', '--db', env.BALLAST_DEMO_STORE!]);
     const rows = JSON.parse(history.stdout) as { amountIn: string; status: string }[];
-    expect(rows.map((r) => [r.amountIn, r.status]).sort()).toEqual([['1000000000', 'success'], ['20000000000', 'success'], ['2500000000', 'success']]);
+    expect(rows.map((r) => [r.amountIn, r.status]).sort()).toEqual([
+      ['1000000000', 'success'],
+      ['20000000000', 'success'],
+      ['2500000000', 'success'],
+    ]);
   }, 240_000);
 
   it('refuses what the daemon cannot do, with the reason, and checks the holdings before queueing', async () => {
     const { ballast, configFile, env } = setup();
-    const unknown = await runCli(['transfer', '--from', 'gamma:USDC', '--to', 'beta:USDC', '--amount', '1', '--queue', '--config', configFile], { env, timeoutMs: 60_000 });
+    const unknown = await runCli(
+      ['transfer', '--from', 'gamma:USDC', '--to', 'beta:USDC', '--amount', '1', '--queue', '--config', configFile],
+      { env, timeoutMs: 60_000 },
+    );
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/--from gamma:USDC: no such holding under assets:/);
     expect(await getTransferRequest(ballast.db, 1)).toBeUndefined();
@@ -84,7 +100,13 @@ describe('ballast transfer --queue', () => {
     sandboxes.closeAfter(() => out.ballast.close());
     const { ballast } = out;
     for (const amount of ['5', '6']) {
-      await enqueueTransferRequest(ballast.db, { fromRef: 'alpha:USDC', toRef: 'beta:USDC', amount, requestedBy: 'ops@host', requestedAtMs: Date.now() });
+      await enqueueTransferRequest(ballast.db, {
+        fromRef: 'alpha:USDC',
+        toRef: 'beta:USDC',
+        amount,
+        requestedBy: 'ops@host',
+        requestedAtMs: Date.now(),
+      });
     }
     const before = await usdcBalance(sandbox, 'alpha');
     sandbox.setFaults({ httpErrors: { status: 503, count: 1000 } }); // every API call answers 503: GET /chains fails
@@ -100,7 +122,9 @@ describe('ballast transfer --queue', () => {
 
   it('never runs again a request a stopped process left taken', async () => {
     const { ballast } = setup();
-    await ballast.db.run(`INSERT INTO transfer_requests (from_ref, to_ref, amount, requested_by, requested_at_ms, state) VALUES ('alpha:USDC', 'beta:USDC', '5', 'ops@host', 1, 'taken')`);
+    await ballast.db.run(
+      `INSERT INTO transfer_requests (from_ref, to_ref, amount, requested_by, requested_at_ms, state) VALUES ('alpha:USDC', 'beta:USDC', '5', 'ops@host', 1, 'taken')`,
+    );
     const before = await usdcBalance(sandbox, 'alpha');
     const report = await ballast.runCycle('once');
     const r = await getTransferRequest(ballast.db, 1);

@@ -36,7 +36,8 @@ interface Row {
 
 function finishedCycle(store: string) {
   return readStore(store, (db) => {
-    const c = db.prepare('SELECT outcome, finished_at_ms FROM cycles').get() as { outcome: string | null; finished_at_ms: number | null } | undefined;
+    const c = db.prepare('SELECT outcome, finished_at_ms FROM cycles').get() as
+      { outcome: string | null; finished_at_ms: number | null } | undefined;
     return c && c.finished_at_ms !== null ? c : null;
   });
 }
@@ -78,7 +79,9 @@ describe('webhooks on the sandbox', () => {
     const fill = JSON.parse(rows[0]!.out_tx_hashes_json!) as string[];
     expect(fill).toHaveLength(1);
     const closing = events.filter((e) => e.to_status === 'success');
-    expect(closing).toEqual([{ transfer_id: rows[0]!.id, from_status: 'deposited', to_status: 'success', detail: `closed by webhook; ${fill[0]}` }]);
+    expect(closing).toEqual([
+      { transfer_id: rows[0]!.id, from_status: 'deposited', to_status: 'success', detail: `closed by webhook; ${fill[0]}` },
+    ]);
 
     // The sandbox's deliveries were accepted; the last one is the success the transfer was closed with.
     await sandbox.webhooks!.idle();

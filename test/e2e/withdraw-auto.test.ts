@@ -30,7 +30,10 @@ async function hubBalances(sandbox: Sandbox): Promise<{ amount: string; locked: 
 
 describe('automatic withdrawal of unfilled deposits', () => {
   it('withdraws a deposit the solver never fills once it is unfilled long enough, then plans the route again', async () => {
-    const sandbox = await sandboxes.start({ faults: { neverFill: true, unfilledWithdrawableAfterMs: 0, fillDelayMs: 0 }, withdrawals: { stepMs: 100, minPollMs: 100 } });
+    const sandbox = await sandboxes.start({
+      faults: { neverFill: true, unfilledWithdrawableAfterMs: 0, fillDelayMs: 0 },
+      withdrawals: { stepMs: 100, minPollMs: 100 },
+    });
     let skewMs = 0;
     const { ballast, logLines } = ballastOnSandbox(sandbox, tmp.dir, overrides(), {}, { now: () => Date.now() + skewMs });
     sandboxes.closeAfter(() => ballast.close());
@@ -78,7 +81,10 @@ describe('automatic withdrawal of unfilled deposits', () => {
     sandbox.setFaults({ failure: false });
     const second = await ballast.runCycle('once');
     expect(await getWithdrawalOfTransfer(ballast.db, failed!.id)).toMatchObject({ state: 'executed' });
-    expect(await getTransfer(ballast.db, failed!.id)).toMatchObject({ status: 'failure', resolution: expect.stringMatching(/^withdrawn: job /) });
+    expect(await getTransfer(ballast.db, failed!.id)).toMatchObject({
+      status: 'failure',
+      resolution: expect.stringMatching(/^withdrawn: job /),
+    });
     // The pause ended with the withdrawal, so the same cycle planned the route again.
     expect(second.plan.decisions.some((d) => d.kind === 'route_paused')).toBe(false);
     expect(second.attempts.map((a) => a.outcome)).toEqual(['success']);

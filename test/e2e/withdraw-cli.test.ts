@@ -18,7 +18,10 @@ describe('ballast withdraw', () => {
   it('withdraws an unfilled deposit on request and history shows it withdrawn', { timeout: 180_000 }, async () => {
     const sandbox = await sandboxes.start({ faults: { neverFill: true, fillDelayMs: 0 }, withdrawals: { stepMs: 100, minPollMs: 100 } });
     const withdrawals = { pollMs: 150, rateLimitedPollMs: 400, maxWaitSec: 60 };
-    const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 }, withdrawals } as ConfigOverrides); // `withdrawals` passes through as a top-level key
+    const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir, {
+      tracking: { pollMs: 200, timeoutSec: 10 },
+      withdrawals,
+    } as ConfigOverrides); // `withdrawals` passes through as a top-level key
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
     expect((await ballast.runCycle('once')).attempts.map((a) => a.outcome)).toEqual(['in_flight']);
@@ -48,7 +51,12 @@ describe('ballast withdraw', () => {
 
     const history = await cli('history', '--json');
     expect(history.code, history.stderr).toBe(0);
-    const rows = JSON.parse(history.stdout) as { id: number; status: string; notes: string[]; withdrawal: { state: string; txHash: string } }[];
+    const rows = JSON.parse(history.stdout) as {
+      id: number;
+      status: string;
+      notes: string[];
+      withdrawal: { state: string; txHash: string };
+    }[];
     expect(rows[0]).toMatchObject({ id: t!.id, status: 'withdrawn', withdrawal: { state: 'executed', txHash: items[0]!.txHash } });
     expect(rows[0]!.notes.some((n) => n.startsWith('withdrawn: job ') && n.includes(items[0]!.txHash))).toBe(true);
     const table = await cli('history');

@@ -34,7 +34,8 @@ describe('withdrawal crash recovery', () => {
     expect(crashed[0]!.outcome).toBe('pending'); // the pass reports the death and leaves the withdrawal as written
     const resumed = await recoverDeposits(ballast.ctx);
     const w = (await getWithdrawalOfTransfer(ballast.db, failed!.id))!;
-    if (crashAt === 'completed') expect(resumed).toEqual([]); // already executed: nothing left to look at
+    if (crashAt === 'completed')
+      expect(resumed).toEqual([]); // already executed: nothing left to look at
     else expect(resumed[0]).toMatchObject({ outcome: 'executed', state: 'executed' });
     expect(w).toMatchObject({ state: 'executed', attempts: 1, txStatus: 'confirmed' });
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before);

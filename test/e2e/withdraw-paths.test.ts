@@ -17,7 +17,10 @@ afterAll(() => tmp.cleanup());
 const sandboxes = sandboxPerTest();
 
 function overrides(withdrawals: Record<string, unknown>): ConfigOverrides {
-  return { tracking: { pollMs: 200, timeoutSec: 10 }, withdrawals: { pollMs: 150, rateLimitedPollMs: 500, maxWaitSec: 60, ...withdrawals } } as ConfigOverrides; // `withdrawals` passes through the helper as a top-level key
+  return {
+    tracking: { pollMs: 200, timeoutSec: 10 },
+    withdrawals: { pollMs: 150, rateLimitedPollMs: 500, maxWaitSec: 60, ...withdrawals },
+  } as ConfigOverrides; // `withdrawals` passes through the helper as a top-level key
 }
 
 async function counted(ballast: Ballast, endpoint: string, status: string): Promise<number> {
@@ -72,7 +75,10 @@ describe('withdrawal error paths on the sandbox', () => {
   });
 
   it('recovers after a crash between execute and its record: the orphan job ends and a new one returns the funds', async () => {
-    const sandbox = await sandboxes.start({ faults: { failure: true, fillDelayMs: 0 }, withdrawals: { stepMs: 100, minPollMs: 100, readyTtlMs: 1500 } });
+    const sandbox = await sandboxes.start({
+      faults: { failure: true, fillDelayMs: 0 },
+      withdrawals: { stepMs: 100, minPollMs: 100, readyTtlMs: 1500 },
+    });
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, overrides({}));
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
@@ -88,8 +94,14 @@ describe('withdrawal error paths on the sandbox', () => {
     // The execute the dying process had sent: the sandbox started a job nobody recorded.
     const w = (await getWithdrawalOfTransfer(ballast.db, failed!.id))!;
     const orphan = await ballast.relay.executeWithdrawal({
-      chainId: w.chainSlug, currency: w.currency, amount: w.preparedAmount!.toString(), ownerChainId: w.chainSlug,
-      owner: w.owner, recipient: w.recipient, nonce: w.nonce!, signature: w.signature!,
+      chainId: w.chainSlug,
+      currency: w.currency,
+      amount: w.preparedAmount!.toString(),
+      ownerChainId: w.chainSlug,
+      owner: w.owner,
+      recipient: w.recipient,
+      nonce: w.nonce!,
+      signature: w.signature!,
     });
 
     // Resumed passes: the re-sent execute is answered 409 (the job is adopted) or "nonce already used" (then
@@ -106,7 +118,9 @@ describe('withdrawal error paths on the sandbox', () => {
     expect((await getWithdrawalOfTransfer(ballast.db, failed!.id))!.attempts).toBe(adopted ? 1 : 2);
     expect(await counted(ballast, 'POST /withdrawals/request', adopted ? '409' : '400')).toBeGreaterThan(0);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before);
-    const hub = (await (await fetch(`${sandbox.apiUrl}/_sandbox/hub-balances`)).json()) as { balances: { amount: string; locked: string }[] };
+    const hub = (await (await fetch(`${sandbox.apiUrl}/_sandbox/hub-balances`)).json()) as {
+      balances: { amount: string; locked: string }[];
+    };
     expect(hub.balances).toEqual([expect.objectContaining({ amount: '0', locked: '0' })]);
   });
 });

@@ -21,7 +21,10 @@ describe('a withdrawal that comes back short', () => {
   it('keeps the remainder open and visible until the rest comes back, then withdraws the transfer', async () => {
     const sandbox = await sandboxes.start({ faults: { neverFill: true, fillDelayMs: 0 }, withdrawals: { stepMs: 100, minPollMs: 100 } });
     const withdrawals = { pollMs: 150, rateLimitedPollMs: 400, maxWaitSec: 60, maxAttempts: 2 };
-    const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 }, withdrawals } as ConfigOverrides); // `withdrawals` passes through as a top-level key
+    const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir, {
+      tracking: { pollMs: 200, timeoutSec: 10 },
+      withdrawals,
+    } as ConfigOverrides); // `withdrawals` passes through as a top-level key
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
     expect((await ballast.runCycle('once')).attempts.map((a) => a.outcome)).toEqual(['in_flight']);
@@ -31,7 +34,13 @@ describe('a withdrawal that comes back short', () => {
 
     const report = await recoverDeposits(ballast.ctx, { requestId: t!.requestId! });
     expect(report).toEqual([
-      expect.objectContaining({ transferId: t!.id, outcome: 'pending', state: 'attested', received: (t!.amountIn - short).toString(), remainder: short.toString() }),
+      expect.objectContaining({
+        transferId: t!.id,
+        outcome: 'pending',
+        state: 'attested',
+        received: (t!.amountIn - short).toString(),
+        remainder: short.toString(),
+      }),
     ]);
     expect(report[0]!.reason).toContain(`${short} of the deposit's ${t!.amountIn} is still open`);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before - short);
@@ -53,7 +62,9 @@ describe('a withdrawal that comes back short', () => {
     const done = await cli('withdraw', '--json');
     expect(done.code, done.stderr).toBe(0);
     const items = JSON.parse(done.stdout) as { transferId: number; outcome: string; received: string; remainder: string }[];
-    expect(items).toEqual([expect.objectContaining({ transferId: t!.id, outcome: 'executed', received: t!.amountIn.toString(), remainder: '0' })]);
+    expect(items).toEqual([
+      expect.objectContaining({ transferId: t!.id, outcome: 'executed', received: t!.amountIn.toString(), remainder: '0' }),
+    ]);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before);
     const after = (await getTransfer(ballast.db, t!.id))!;
     expect(after.status).toBe('withdrawn');

@@ -34,8 +34,7 @@ export function durationSequencer(estimates: DurationEstimates): typeof BaseSequ
       for (const spec of files) {
         const rel = relative(config.root, spec.moduleId).split('\\').join('/');
         const name = spec.project.name;
-        const cached =
-          cache.getFileTestResults(`${name}:${rel}`)?.duration ?? cache.getFileTestResults(`:${rel}`)?.duration;
+        const cached = cache.getFileTestResults(`${name}:${rel}`)?.duration ?? cache.getFileTestResults(`:${rel}`)?.duration;
         const slow = estimates.slow.find((s) => s.pattern.test(rel))?.ms;
         const ms = cached ?? slow ?? estimates.byProject[name] ?? 0;
         const size = cache.getFileStats(`${name}:${rel}`)?.size ?? 0;

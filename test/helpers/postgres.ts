@@ -124,8 +124,24 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     log = '';
     const proc = spawn(
       path.join(bin, 'postgres'),
-      ['-D', dataDir, '-p', String(port), '-k', dir, '-h', '127.0.0.1',
-        '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
+      [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-h',
+        '127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
+      ],
       { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'], ...spawnUser },
     );
     child = proc;
@@ -182,7 +198,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     url,
     port,
     dir,
-    pid: () => (child?.pid ?? null),
+    pid: () => child?.pid ?? null,
     halt,
     resume: async () => {
       if (removed) throw new Error('postgres test server was stopped and its directory removed; start a new one');

@@ -101,7 +101,14 @@ function loadModelEnv(root: string, yaml: string, vars: Record<string, string>, 
   // createMetrics has no registry option and registers process collectors: one instance serves every process.
   const metrics = createMetrics();
   const logger = pino({ level: logLevel }, pino.destination(2));
-  return { root, config, metrics, logger, migratedStore: migratedStoreBytes(root), close: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    root,
+    config,
+    metrics,
+    logger,
+    migratedStore: migratedStoreBytes(root),
+    close: () => rmSync(root, { recursive: true, force: true }),
+  };
 }
 
 /**
@@ -124,7 +131,10 @@ function migratedStoreBytes(root: string): Buffer {
 
 /** Thrown by the crash handler at the boundary where the process dies. */
 export class ModelCrash extends Error {
-  constructor(readonly point: CrashPoint, readonly pass: number) {
+  constructor(
+    readonly point: CrashPoint,
+    readonly pass: number,
+  ) {
     super(`process crashed at ${point} (boundary pass ${pass})`);
   }
 }
@@ -265,7 +275,12 @@ export async function driveSchedule(env: ModelEnv, drive: ModelDrive): Promise<D
   });
   const fail = (when: string, violations: string[]) => {
     throw new Error(
-      [`${when}:`, ...violations.map((v) => `  - ${v}`), `schedule: ${drive.described}`, `injected: ${world.journal.join(' | ') || 'nothing'}`].join('\n'),
+      [
+        `${when}:`,
+        ...violations.map((v) => `  - ${v}`),
+        `schedule: ${drive.described}`,
+        `injected: ${world.journal.join(' | ') || 'nothing'}`,
+      ].join('\n'),
     );
   };
   const cycle = async (label: string, settled: boolean) => {
@@ -293,7 +308,13 @@ export async function driveSchedule(env: ModelEnv, drive: ModelDrive): Promise<D
       await cycle(`settling cycle ${i + 1}`, i === settleCycles - 1);
     }
     const rows = await proc.db.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM transfers GROUP BY status');
-    return { cycles, crashes, calls, transfers: rows.reduce((s, r) => s + r.n, 0), statuses: Object.fromEntries(rows.map((r) => [r.status, r.n])) };
+    return {
+      cycles,
+      crashes,
+      calls,
+      transfers: rows.reduce((s, r) => s + r.n, 0),
+      statuses: Object.fromEntries(rows.map((r) => [r.status, r.n])),
+    };
   } finally {
     armCrashPoints(null);
     proc.kill();

@@ -179,7 +179,17 @@ export class InMemoryChain {
   /** Queues a system payout (solver fill or depository refund); returns its hash. */
   payout(from: Address, token: Address, payee: Address, amount: bigint, label: string): Hex {
     const hash = keccak256(stringToHex(`${this.chainId}/payout/${label}/${this.salt++}`));
-    this.submit({ hash, from, nonce: null, to: token, data: '0x', value: 0n, maxFeePerGas: 0n, notBeforeMs: 0, payout: { token, payee, amount } });
+    this.submit({
+      hash,
+      from,
+      nonce: null,
+      to: token,
+      data: '0x',
+      value: 0n,
+      maxFeePerGas: 0n,
+      notBeforeMs: 0,
+      payout: { token, payee, amount },
+    });
     return hash;
   }
 
@@ -204,7 +214,7 @@ export class InMemoryChain {
     const parent = this.blocks[this.blocks.length - 1]!;
     const state = new Map(parent.state);
     const txs: MinedTx[] = [];
-    for (let progress = includeTxs; progress; ) {
+    for (let progress = includeTxs; progress;) {
       progress = false;
       for (const tx of this.mempool.values()) {
         if (tx.notBeforeMs > timestampMs) continue;
@@ -253,7 +263,8 @@ export class InMemoryChain {
   logs(address: Address, from: bigint, to: bigint): { block: Block; mined: MinedTx; log: ChainLog }[] {
     const out: { block: Block; mined: MinedTx; log: ChainLog }[] = [];
     for (const block of this.blocks.slice(Number(from), Number(to) + 1)) {
-      for (const mined of block.txs) for (const log of mined.logs) if (log.address === address.toLowerCase()) out.push({ block, mined, log });
+      for (const mined of block.txs)
+        for (const log of mined.logs) if (log.address === address.toLowerCase()) out.push({ block, mined, log });
     }
     return out;
   }
@@ -261,7 +272,8 @@ export class InMemoryChain {
   /** Every canonical deposit event, oldest first, with the transaction and block that carry it. */
   deposits(): { txHash: Hex; block: Block; deposit: ChainLog['deposit'] }[] {
     const out: { txHash: Hex; block: Block; deposit: ChainLog['deposit'] }[] = [];
-    for (const { block, mined } of this.mined.values()) for (const log of mined.logs) out.push({ txHash: mined.tx.hash, block, deposit: log.deposit });
+    for (const { block, mined } of this.mined.values())
+      for (const log of mined.logs) out.push({ txHash: mined.tx.hash, block, deposit: log.deposit });
     return out.sort((a, b) => Number(a.block.number - b.block.number));
   }
 

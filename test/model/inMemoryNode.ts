@@ -70,11 +70,29 @@ async function decodeSigned(chain: InMemoryChain, raw: Hex): Promise<ChainTx> {
   if (tx.chainId !== chain.chainId) throw new Error(`invalid chain id ${tx.chainId} for chain ${chain.chainId}`);
   if (tx.nonce === undefined || !tx.to) throw new Error('invalid transaction: no nonce or no recipient');
   const from = await senderOf(tx, raw);
-  return { hash: keccak256(raw), from, nonce: tx.nonce, to: lower(tx.to), data: tx.data ?? '0x', value: tx.value ?? 0n, maxFeePerGas: tx.maxFeePerGas ?? 0n, notBeforeMs: 0 };
+  return {
+    hash: keccak256(raw),
+    from,
+    nonce: tx.nonce,
+    to: lower(tx.to),
+    data: tx.data ?? '0x',
+    value: tx.value ?? 0n,
+    maxFeePerGas: tx.maxFeePerGas ?? 0n,
+    notBeforeMs: 0,
+  };
 }
 
 function txView(tx: ChainTx, block: Block | null) {
-  return { hash: tx.hash, from: tx.from, to: tx.to, nonce: tx.nonce ?? 0, input: tx.data, value: tx.value, blockNumber: block?.number ?? null, blockHash: block?.hash ?? null };
+  return {
+    hash: tx.hash,
+    from: tx.from,
+    to: tx.to,
+    nonce: tx.nonce ?? 0,
+    input: tx.data,
+    value: tx.value,
+    blockNumber: block?.number ?? null,
+    blockHash: block?.hash ?? null,
+  };
 }
 
 function receiptView(block: Block, mined: MinedTx) {
@@ -158,18 +176,35 @@ export function inMemoryNode(world: NodeWorld, chain: InMemoryChain, proc: Proce
     async estimateGas({ account, to, data, value }: { account: Address | { address: Address }; to: Address; data?: Hex; value?: bigint }) {
       enter('estimateGas');
       const from = lower(typeof account === 'string' ? account : account.address);
-      if (!chain.simulate({ from, to: lower(to), data: data ?? '0x', value: value ?? 0n })) throw new Error('execution reverted (estimateGas)');
+      if (!chain.simulate({ from, to: lower(to), data: data ?? '0x', value: value ?? 0n }))
+        throw new Error('execution reverted (estimateGas)');
       return 60_000n;
     },
     async estimateFeesPerGas() {
       enter('estimateFeesPerGas');
       return { ...MODEL_FEES };
     },
-    async readContract({ address, functionName, args, blockNumber }: { address: Address; functionName: string; args?: readonly unknown[]; blockNumber?: bigint }) {
+    async readContract({
+      address,
+      functionName,
+      args,
+      blockNumber,
+    }: {
+      address: Address;
+      functionName: string;
+      args?: readonly unknown[];
+      blockNumber?: bigint;
+    }) {
       const v = enter('readContract');
       return read(functionName, address, args ?? [], blockNumber ?? v.head);
     },
-    async multicall({ contracts, blockNumber }: { contracts: readonly { address: Address; functionName: string; args?: readonly unknown[] }[]; blockNumber?: bigint }) {
+    async multicall({
+      contracts,
+      blockNumber,
+    }: {
+      contracts: readonly { address: Address; functionName: string; args?: readonly unknown[] }[];
+      blockNumber?: bigint;
+    }) {
       const v = enter('multicall');
       const at = blockNumber ?? v.head;
       if (at > v.head) throw new Error(`multicall failed: header not found (block ${at})`);

@@ -88,7 +88,17 @@ export class RelayModel implements RelayService {
     });
     const index = this.orders.length;
     const plan = this.world.schedule.fills[index] ?? DEFAULT_FILL;
-    this.orders.push({ index, order: built.order, plan, deposit: null, indexedAtMs: null, action: null, settled: false, reindexed: false, createdAtMs: this.world.nowMs });
+    this.orders.push({
+      index,
+      order: built.order,
+      plan,
+      deposit: null,
+      indexedAtMs: null,
+      action: null,
+      settled: false,
+      reindexed: false,
+      createdAtMs: this.world.nowMs,
+    });
     const raw: unknown = JSON.parse(JSON.stringify(built.response));
     return { quote: QuoteResponseSchema.parse(raw), raw };
   }
@@ -130,7 +140,9 @@ export class RelayModel implements RelayService {
   private act(r: OrderRecord, deposit: ReturnType<InMemoryChain['deposits']>[number]): void {
     const o = r.order;
     const exact =
-      deposit.deposit.amount === o.amountIn && deposit.deposit.token === o.currencyIn.address.toLowerCase() && deposit.deposit.from === o.user.toLowerCase();
+      deposit.deposit.amount === o.amountIn &&
+      deposit.deposit.token === o.currencyIn.address.toLowerCase() &&
+      deposit.deposit.from === o.user.toLowerCase();
     const late = deposit.block.timestampMs > o.deadlineSec * 1000;
     const refund = () => {
       // No refundTo: automatic refund is off (https://docs.relay.link/references/api/api_core_concepts/refunds).
@@ -139,7 +151,13 @@ export class RelayModel implements RelayService {
         return;
       }
       const chain = this.world.chainById(o.originChainId);
-      const txHash = chain.payout(ADDR.depository, deposit.deposit.token, lowerHex(o.refundTo), deposit.deposit.amount, `refund-${r.index}`);
+      const txHash = chain.payout(
+        ADDR.depository,
+        deposit.deposit.token,
+        lowerHex(o.refundTo),
+        deposit.deposit.amount,
+        `refund-${r.index}`,
+      );
       r.action = { kind: 'refund', chainId: o.originChainId, txHash, amount: deposit.deposit.amount };
     };
     if (!exact || late) return refund();
@@ -216,11 +234,18 @@ export function intentStatusOf(r: StatusRecord | undefined, nowMs: number): Inte
 
 /** GET /requests/v3 over a service's orders: by id (request or order id) or by user, optionally by status. */
 export function requestsOf(
-  service: { readonly orders: readonly StatusRecord[]; find(id: string): StatusRecord | undefined; status(requestId: string): IntentStatus },
+  service: {
+    readonly orders: readonly StatusRecord[];
+    find(id: string): StatusRecord | undefined;
+    status(requestId: string): IntentStatus;
+  },
   q: { id: string } | { user: string; status?: string },
   nowMs: number,
 ) {
-  const rows = 'id' in q ? [service.find(q.id)].filter((r): r is StatusRecord => r !== undefined) : service.orders.filter((r) => r.order.user.toLowerCase() === q.user.toLowerCase());
+  const rows =
+    'id' in q
+      ? [service.find(q.id)].filter((r): r is StatusRecord => r !== undefined)
+      : service.orders.filter((r) => r.order.user.toLowerCase() === q.user.toLowerCase());
   const requests = rows
     .map((r) => ({ r, s: service.status(r.order.requestId) }))
     .filter(({ s }) => !('status' in q) || q.status === undefined || s.status === q.status)
@@ -230,7 +255,17 @@ export function requestsOf(
       user: r.order.user,
       recipient: r.order.recipient,
       data: {
-        inTxs: r.deposit ? [{ txHash: r.deposit.txHash, chainId: r.order.originChainId, block: Number(r.deposit.blockNumber), type: 'onchain', status: 'success' }] : [],
+        inTxs: r.deposit
+          ? [
+              {
+                txHash: r.deposit.txHash,
+                chainId: r.order.originChainId,
+                block: Number(r.deposit.blockNumber),
+                type: 'onchain',
+                status: 'success',
+              },
+            ]
+          : [],
         outTxs: s.txHashes.map((txHash) => ({ txHash, type: 'onchain' })),
       },
       protocol: { orderId: r.order.orderId },

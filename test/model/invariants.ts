@@ -74,7 +74,9 @@ export async function checkAlways(world: World, db: StoreDb): Promise<string[]> 
     const live = deposits.filter((d) => d.asset === asset && !d.refunded);
     const total = live.reduce((s, d) => s + d.amount, 0n);
     if (live.length > 1 || total > need) {
-      out.push(`${asset}: ${live.length} deposit(s) not refunded totalling ${total} for a need of ${need}: ${live.map((d) => `${d.chain} ${d.txHash}`).join(', ')}`);
+      out.push(
+        `${asset}: ${live.length} deposit(s) not refunded totalling ${total} for a need of ${need}: ${live.map((d) => `${d.chain} ${d.txHash}`).join(', ')}`,
+      );
     }
   }
   for (const row of await transfers(db)) {
@@ -97,7 +99,9 @@ export async function checkSettled(world: World, db: StoreDb): Promise<string[]>
   for (const d of deposits) {
     const row = rows.find((r) => lc(r.orderId) === d.orderId);
     if (!row || !['deposited', 'success', 'failure', 'refund'].includes(row.status)) {
-      out.push(`deposit ${d.txHash} on ${d.chain} (order ${d.orderId}) is on chain but its transfer is ${row ? `#${row.id} ${row.status}` : 'missing'}`);
+      out.push(
+        `deposit ${d.txHash} on ${d.chain} (order ${d.orderId}) is on chain but its transfer is ${row ? `#${row.id} ${row.status}` : 'missing'}`,
+      );
     }
   }
   for (const row of rows) {
@@ -150,7 +154,10 @@ function moneyLost(world: World, deposits: TreasuryDeposit[]): string[] {
     const held = CHAINS.reduce((s, c) => s + world.chains[c].balanceOf(ADDR[asset], ADDR.treasury), 0n);
     const paidOut = deposits.filter((d) => d.asset === asset && !d.refunded).reduce((s, d) => s + d.amount, 0n);
     const filled = world.relay.orders
-      .filter((r) => assetOfToken(r.order.currencyOut.address) === asset && lc(r.order.recipient) === ADDR.treasury && settledPayout(world, r, 'fill'))
+      .filter(
+        (r) =>
+          assetOfToken(r.order.currencyOut.address) === asset && lc(r.order.recipient) === ADDR.treasury && settledPayout(world, r, 'fill'),
+      )
       .reduce((s, r) => s + (r.action?.kind === 'fill' ? r.action.amount : 0n), 0n);
     const expected = start[asset].alpha + start[asset].beta - paidOut + filled;
     if (held !== expected) out.push(`${asset}: the treasury holds ${held}, expected ${expected} (start − deposits not refunded + fills)`);

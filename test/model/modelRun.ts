@@ -31,10 +31,13 @@ export interface ModelRunSettings {
  */
 export function modelRunSettings(fixedSeed: number, env: NodeJS.ProcessEnv = process.env): ModelRunSettings {
   const runs = Number(env.BALLAST_MODEL_RUNS ?? DEFAULT_RUNS);
-  const seed = env.BALLAST_MODEL_SEED !== undefined ? Number(env.BALLAST_MODEL_SEED) : env.BALLAST_MODEL_RUNS === undefined ? fixedSeed : undefined;
+  const seed =
+    env.BALLAST_MODEL_SEED !== undefined ? Number(env.BALLAST_MODEL_SEED) : env.BALLAST_MODEL_RUNS === undefined ? fixedSeed : undefined;
   const replayPath = env.BALLAST_MODEL_PATH;
-  if (!Number.isSafeInteger(runs) || runs < 1) throw new Error(`BALLAST_MODEL_RUNS must be a positive integer, got ${env.BALLAST_MODEL_RUNS}`);
-  if (seed !== undefined && !Number.isSafeInteger(seed)) throw new Error(`BALLAST_MODEL_SEED must be an integer, got ${env.BALLAST_MODEL_SEED}`);
+  if (!Number.isSafeInteger(runs) || runs < 1)
+    throw new Error(`BALLAST_MODEL_RUNS must be a positive integer, got ${env.BALLAST_MODEL_RUNS}`);
+  if (seed !== undefined && !Number.isSafeInteger(seed))
+    throw new Error(`BALLAST_MODEL_SEED must be an integer, got ${env.BALLAST_MODEL_SEED}`);
   return {
     runs,
     seed,

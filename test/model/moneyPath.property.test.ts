@@ -31,7 +31,11 @@ describe('money path under faults (model-based)', () => {
   it(
     `every schedule (${runs}) ends with at most one deposit per need and every transfer final or provably in flight`,
     async () => {
-      const tally = new ModelTally('evm', [['double pays', /was paid [0-9]+ times|deposit\(s\) not refunded totalling/], ['strandings', /is on chain but its transfer|origin_failed but deposit/], ['money lost', /the treasury holds/]]);
+      const tally = new ModelTally('evm', [
+        ['double pays', /was paid [0-9]+ times|deposit\(s\) not refunded totalling/],
+        ['strandings', /is on chain but its transfer|origin_failed but deposit/],
+        ['money lost', /the treasury holds/],
+      ]);
       try {
         await fc.assert(
           fc.asyncProperty(scheduleArb, async (schedule) => {

@@ -54,7 +54,11 @@ function oneNeed(faults: Partial<Schedule>): Schedule {
 /** Runs a replay; its faults must still hit the calls named in `expected` (journal lines, in any order). */
 async function replay(schedule: Schedule, expected: RegExp[]): Promise<void> {
   const outcome = await runSchedule(env, schedule);
-  for (const line of expected) expect(outcome.injected.some((i) => line.test(i)), `fault ${line} injected: ${outcome.injected.join(' | ')}`).toBe(true);
+  for (const line of expected)
+    expect(
+      outcome.injected.some((i) => line.test(i)),
+      `fault ${line} injected: ${outcome.injected.join(' | ')}`,
+    ).toBe(true);
 }
 
 describe('money-path replays', () => {
@@ -71,7 +75,10 @@ describe('money-path replays', () => {
     // filled; at the next cycle the receipt lookup of the deposit fails once, the transfer stays `broadcast`,
     // alpha is debited and beta credited a second time, and 20 000 USDC are quoted and sent back beta → alpha.
     await replay(
-      oneNeed({ crashAt: [{ point: 'tx:sent', hit: 2 }], lookupFaults: [{ at: 0, method: 'getTransactionReceipt', fault: { kind: 'error' } }] }),
+      oneNeed({
+        crashAt: [{ point: 'tx:sent', hit: 2 }],
+        lookupFaults: [{ at: 0, method: 'getTransactionReceipt', fault: { kind: 'error' } }],
+      }),
       [/^crash at tx:sent #2 /, /getTransactionReceipt \(#0 of getTransactionReceipt\): \{"kind":"error"\}$/],
     );
   });

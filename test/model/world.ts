@@ -8,7 +8,16 @@ import { getAddress, type Address } from 'viem';
 import { sandboxAccounts, sandboxContractAddresses, DEFAULT_LOCAL_CHAINS } from '../../packages/sandbox/src/chains/localChains.ts';
 import { InMemoryChain, balanceKey } from './inMemoryChain.ts';
 import { RelayModel } from './inMemoryRelay.ts';
-import { BANDS, UNIT, type AssetName, type ChainName, type LookupFault, type MinedReorg, type Schedule, type SendFault } from './schedule.ts';
+import {
+  BANDS,
+  UNIT,
+  type AssetName,
+  type ChainName,
+  type LookupFault,
+  type MinedReorg,
+  type Schedule,
+  type SendFault,
+} from './schedule.ts';
 
 /** Virtual time between blocks on both chains, ms. */
 export const BLOCK_MS = 2_000;
@@ -36,7 +45,10 @@ export const ADDR = {
 } as const;
 
 /** Chain ids, as the sandbox's default chains have them. */
-export const CHAIN_IDS: Readonly<Record<ChainName, number>> = { alpha: DEFAULT_LOCAL_CHAINS[0]!.chainId, beta: DEFAULT_LOCAL_CHAINS[1]!.chainId };
+export const CHAIN_IDS: Readonly<Record<ChainName, number>> = {
+  alpha: DEFAULT_LOCAL_CHAINS[0]!.chainId,
+  beta: DEFAULT_LOCAL_CHAINS[1]!.chainId,
+};
 
 /** The asset a token address holds, or undefined. */
 export function assetOfToken(token: string): AssetName | undefined {
@@ -84,7 +96,13 @@ export class World {
         genesis.set(balanceKey(ADDR[asset], ADDR.treasury), balances[asset][name]);
         genesis.set(balanceKey(ADDR[asset], ADDR.solver), SOLVER_FUNDS);
       }
-      const contracts = { depository: ADDR.depository, tokens: [{ address: ADDR.USDC, tether: false }, { address: ADDR.USDT, tether: true }] };
+      const contracts = {
+        depository: ADDR.depository,
+        tokens: [
+          { address: ADDR.USDC, tether: false },
+          { address: ADDR.USDT, tether: true },
+        ],
+      };
       return new InMemoryChain(name, CHAIN_IDS[name], contracts, genesis, START_MS);
     };
     this.chains = { alpha: make('alpha'), beta: make('beta') };

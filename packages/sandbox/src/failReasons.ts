@@ -45,6 +45,4 @@ export type RefundFailReason = (typeof REFUND_FAIL_REASONS)[number];
 /** The reasons a fault can make a failed or refunded request report (every published value but `N/A`). */
 export const FAULT_FAIL_REASONS = FAIL_REASONS.filter((r): r is Exclude<FailReason, 'N/A'> => r !== 'N/A');
 /** The reasons a fault can make a refund leg fail with (every published value but `N/A`). */
-export const FAULT_REFUND_FAIL_REASONS = REFUND_FAIL_REASONS.filter(
-  (r): r is Exclude<RefundFailReason, 'N/A'> => r !== 'N/A',
-);
+export const FAULT_REFUND_FAIL_REASONS = REFUND_FAIL_REASONS.filter((r): r is Exclude<RefundFailReason, 'N/A'> => r !== 'N/A');

@@ -227,17 +227,34 @@ export const SandboxFaultsPatchSchema = z.strictObject({
   failReason: z.enum(FAULT_FAIL_REASONS).optional(),
   refundFailReason: z.enum(FAULT_REFUND_FAIL_REASONS).nullable().optional(),
   delayed: z.boolean().optional(),
-  unknownStatus: z.string().regex(/^[a-z][a-z_-]{0,31}$/).nullable().optional(),
+  unknownStatus: z
+    .string()
+    .regex(/^[a-z][a-z_-]{0,31}$/)
+    .nullable()
+    .optional(),
   fillAmount: z.enum(['expected', 'minimum']).optional(),
-  tamper: z.enum([...TAMPER_KINDS, ...VM_TAMPER_KINDS]).nullable().optional(),
+  tamper: z
+    .enum([...TAMPER_KINDS, ...VM_TAMPER_KINDS])
+    .nullable()
+    .optional(),
   tamperCount: z.number().int().min(0).nullable().optional(),
   platformKey: z.enum(['relay', 'service']).optional(),
   httpErrors: z
     .strictObject({ status: z.union([z.literal(429), z.literal(503)]), count: z.number().int().min(0) })
     .nullable()
     .optional(),
-  quoteDeadlineSec: z.number().int().min(1).max(86_400 * 30).optional(),
-  bitcoinQuoteDeadlineSec: z.number().int().min(1).max(86_400 * 30).optional(),
+  quoteDeadlineSec: z
+    .number()
+    .int()
+    .min(1)
+    .max(86_400 * 30)
+    .optional(),
+  bitcoinQuoteDeadlineSec: z
+    .number()
+    .int()
+    .min(1)
+    .max(86_400 * 30)
+    .optional(),
   solanaTxTooLarge: z
     .strictObject({ fitsAtMaxRouteLength: z.number().int().min(1).nullable(), fitsWithSingleSource: z.boolean() })
     .nullable()
@@ -245,7 +262,11 @@ export const SandboxFaultsPatchSchema = z.strictObject({
   attestUnavailable: z.number().int().min(0).optional(),
   withdrawalFail: z.number().int().min(0).optional(),
   withdrawalExpire: z.number().int().min(0).optional(),
-  withdrawalShortfall: z.string().regex(/^(0|[1-9][0-9]{0,77})$/, 'expected base units as a decimal string').nullable().optional(),
+  withdrawalShortfall: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,77})$/, 'expected base units as a decimal string')
+    .nullable()
+    .optional(),
   unfilledWithdrawableAfterMs: z.number().int().min(0).max(86_400_000).nullable().optional(),
   webhookDrop: z.boolean().optional(),
   webhookDuplicate: z.boolean().optional(),
@@ -262,9 +283,16 @@ export function extraFeesFor(faults: Pick<SandboxFaults, 'extraFees' | 'extraFee
   const b = faults.extraFeesByOrigin?.[originSlug];
   if (!b) return a;
   const add = (x: number | undefined, y: number | undefined) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
-  const usd = a.executionUsd === undefined && b.executionUsd === undefined ? undefined : formatUsdMicros(parseUsdMicros(a.executionUsd ?? '0') + parseUsdMicros(b.executionUsd ?? '0'));
+  const usd =
+    a.executionUsd === undefined && b.executionUsd === undefined
+      ? undefined
+      : formatUsdMicros(parseUsdMicros(a.executionUsd ?? '0') + parseUsdMicros(b.executionUsd ?? '0'));
   const out: ExtraFees = {};
-  for (const [k, v] of [['swapBps', add(a.swapBps, b.swapBps)], ['platformBps', add(a.platformBps, b.platformBps)], ['appBps', add(a.appBps, b.appBps)]] as const) {
+  for (const [k, v] of [
+    ['swapBps', add(a.swapBps, b.swapBps)],
+    ['platformBps', add(a.platformBps, b.platformBps)],
+    ['appBps', add(a.appBps, b.appBps)],
+  ] as const) {
     if (v !== undefined) out[k] = v;
   }
   if (usd !== undefined) out.executionUsd = usd;

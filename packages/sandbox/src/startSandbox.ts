@@ -107,7 +107,8 @@ export interface Sandbox {
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const logger = (opts.logger ?? pino({ level: 'silent' })).child({ component: 'sandbox' });
   const webhookSecret = opts.webhook?.secret ?? opts.apiKey;
-  if (opts.webhook && !webhookSecret) throw new SandboxWebhookError('webhook delivery needs a secret: pass webhook.secret or apiKey (the key Ballast has as relay.apiKey)');
+  if (opts.webhook && !webhookSecret)
+    throw new SandboxWebhookError('webhook delivery needs a secret: pass webhook.secret or apiKey (the key Ballast has as relay.apiKey)');
   const prices = parsePrices({ ...DEFAULT_PRICES_USD, ...(opts.ethUsd !== undefined ? { ETH: opts.ethUsd } : {}) });
   const local = await startLocalChains({
     ...(opts.chains !== undefined ? { chains: opts.chains } : {}),
@@ -145,11 +146,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     logger.debug({ requestId: r.requestId, status: r.status, txHashes: r.txHashes }, 'request status changed'),
   );
   const sender = opts.webhook
-    ? new WebhookSender({ ...opts.webhook, secret: webhookSecret }, {
-        logger: logger.child({ component: 'sandbox-webhooks' }),
-        faults: () => state.faults.get(),
-        nowMs: () => Date.now(),
-      })
+    ? new WebhookSender(
+        { ...opts.webhook, secret: webhookSecret },
+        {
+          logger: logger.child({ component: 'sandbox-webhooks' }),
+          faults: () => state.faults.get(),
+          nowMs: () => Date.now(),
+        },
+      )
     : null;
   if (sender) state.requests.onChange((r) => sender.enqueue(r));
 

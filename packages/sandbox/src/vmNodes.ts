@@ -100,7 +100,10 @@ async function startSolana(logger: Logger): Promise<SandboxSolana> {
   }
 }
 
-async function startBitcoin(logger: Logger, policy: BitcoinNodePolicy = {}): Promise<{ side: SandboxBitcoin; solver: BtcKeyWallet; depository: BtcKeyWallet }> {
+async function startBitcoin(
+  logger: Logger,
+  policy: BitcoinNodePolicy = {},
+): Promise<{ side: SandboxBitcoin; solver: BtcKeyWallet; depository: BtcKeyWallet }> {
   const node = await startEsploraNode({ ...policy, network: 'regtest', logger });
   try {
     const treasuryKey = ECPair.makeRandom({ network: networks.regtest });

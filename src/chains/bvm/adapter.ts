@@ -20,7 +20,15 @@ import { readBvmBalances, specBalanceSats } from './readBalances.ts';
 import { readBvmOriginFacts } from './originFacts.ts';
 import { needsTipHeight, signBvmPsbt, type BvmSignLimits } from './signPsbt.ts';
 import { bvmTxRecord, recordedInputs } from './txRecord.ts';
-import { DEFAULT_BVM_REORG_DEPTH, lookupBvmTx, readTxStatus, recheckBvmTx, requiredConfirmations, waitForBvmInclusion, type BvmFinalityPolicy } from './txState.ts';
+import {
+  DEFAULT_BVM_REORG_DEPTH,
+  lookupBvmTx,
+  readTxStatus,
+  recheckBvmTx,
+  requiredConfirmations,
+  waitForBvmInclusion,
+  type BvmFinalityPolicy,
+} from './txState.ts';
 import { buildCancelTx, type SpentOutput } from './cancelTx.ts';
 import { validateBvmAddress } from './validateAddress.ts';
 import { chainLeadSec, defaultLastItemLeadSec } from '../../executor/deadlines.ts';
@@ -131,7 +139,9 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     const key = signers.get(wallet);
     if (!key) throw new BvmAdapterError(`wallet ${wallet} is not a Bitcoin wallet; it cannot sign on chain ${name}`);
     if (key.network !== network) {
-      throw new BvmAdapterError(`wallet ${wallet} is a ${key.network} key but chains.${name}.network is ${network}; it cannot sign on chain ${name}`);
+      throw new BvmAdapterError(
+        `wallet ${wallet} is a ${key.network} key but chains.${name}.network is ${network}; it cannot sign on chain ${name}`,
+      );
     }
     return key;
   };
@@ -154,7 +164,8 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     for (const input of inputs) {
       const prev = await esplora.getJson(`/tx/${encodeURIComponent(input.txid)}`, TxSchema);
       const out = prev.vout[input.vout];
-      if (!out) throw new BvmAdapterError(`transaction ${input.txid} has no output ${input.vout}; the deposit ${tx.txHash} cannot be replaced`);
+      if (!out)
+        throw new BvmAdapterError(`transaction ${input.txid} has no output ${input.vout}; the deposit ${tx.txHash} cannot be replaced`);
       spent.push({ txid: input.txid, vout: input.vout, value: out.value, script: Buffer.from(out.scriptpubkey, 'hex') });
     }
     const signed = buildCancelTx(key, { rawTx: tx.rawTx, spent });
@@ -174,7 +185,11 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     currencyKey: (currency) => currency,
     validateAddress,
     readBalances: (holdings) =>
-      readBvmBalances(esplora, { name, network, nativeCurrency: BTC_CURRENCY, minerFeeReserveSats: opts.minerFeeReserveSats, validateAddress }, holdings),
+      readBvmBalances(
+        esplora,
+        { name, network, nativeCurrency: BTC_CURRENCY, minerFeeReserveSats: opts.minerFeeReserveSats, validateAddress },
+        holdings,
+      ),
     async readDecimals(currencies) {
       return currencies.map(() => null); // Bitcoin has no tokens whose decimals could be read
     },
@@ -192,7 +207,10 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     async sign(wallet, item): Promise<SignedOriginTx> {
       const key = keyOf(wallet);
       const data = PsbtItemSchema.safeParse(item.data);
-      if (!data.success) throw new BvmAdapterError(`${item.stepId} item ${item.itemIndex} has no data.psbt; only Bitcoin deposit PSBTs are signed on chain ${name}`);
+      if (!data.success)
+        throw new BvmAdapterError(
+          `${item.stepId} item ${item.itemIndex} has no data.psbt; only Bitcoin deposit PSBTs are signed on chain ${name}`,
+        );
       const psbtHex = data.data.psbt;
       const signLimits: BvmSignLimits = { ...limits, ...(needsTipHeight(psbtHex) ? { tipHeight: await head() } : {}) };
       const signed = signBvmPsbt(key, psbtHex, signLimits);
@@ -202,7 +220,10 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
       const expected = Transaction.fromHex(rawTx).getId();
       const answer = (await esplora.postText('/tx', rawTx)).trim().toLowerCase();
       if (answer !== expected) {
-        throw new BvmEsploraError(`${esplora.at} answered POST /tx with ${answer.slice(0, 80) || 'nothing'}, not the txid ${expected}`, { status: 200, path: '/tx' });
+        throw new BvmEsploraError(`${esplora.at} answered POST /tx with ${answer.slice(0, 80) || 'nothing'}, not the txid ${expected}`, {
+          status: 200,
+          path: '/tx',
+        });
       }
     },
     async knows(txHash) {
@@ -223,7 +244,10 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
       return status?.confirmed ? BigInt(status.block_height) : null;
     },
     capabilities: {
-      nativeBalanceReader: { readNativeBalance: async (address) => specBalanceSats(await esplora.getJson(`/address/${encodeURIComponent(address)}`, AddressStatsSchema)) },
+      nativeBalanceReader: {
+        readNativeBalance: async (address) =>
+          specBalanceSats(await esplora.getJson(`/address/${encodeURIComponent(address)}`, AddressStatsSchema)),
+      },
       gasMeter: {
         async gasPaid(txHash) {
           const tx = await esplora.getJsonOrNull(`/tx/${encodeURIComponent(txHash)}`, TxSchema);

@@ -65,7 +65,9 @@ export function buildCancelTx(key: BvmKey, deposit: CancelledDeposit): SignedBvm
   try {
     original = Transaction.fromHex(deposit.rawTx);
   } catch (error) {
-    throw new BvmAdapterError(`the recorded deposit does not parse as a transaction: ${error instanceof Error ? error.message : String(error)}`);
+    throw new BvmAdapterError(
+      `the recorded deposit does not parse as a transaction: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const outpoints = original.ins.map((i) => `${Buffer.from(i.hash).reverse().toString('hex')}:${i.index}`);
   const given = deposit.spent.map((s) => `${s.txid.toLowerCase()}:${s.vout}`);
@@ -89,17 +91,26 @@ export function buildCancelTx(key: BvmKey, deposit: CancelledDeposit): SignedBvm
   };
   const sized = parseBvmPsbt(build(inputSat).toHex(), network);
   if (!sized.psbt || 'problem' in sized.psbt.size) {
-    throw new BvmAdapterError(`cannot size the replacement: ${sized.problem ?? (sized.psbt && 'problem' in sized.psbt.size ? sized.psbt.size.problem : '')}`);
+    throw new BvmAdapterError(
+      `cannot size the replacement: ${sized.problem ?? (sized.psbt && 'problem' in sized.psbt.size ? sized.psbt.size.problem : '')}`,
+    );
   }
   const fee = replacementFeeSat(originalFee, original.virtualSize(), sized.psbt.size.vsize);
   const back = inputSat - fee;
   if (back < CANCEL_DUST_SATS) {
-    throw new BvmAdapterError(`replacing the deposit needs a ${fee} sat fee, leaving ${back} sat of its ${inputSat} sat: below dust; it cannot be replaced`);
+    throw new BvmAdapterError(
+      `replacing the deposit needs a ${fee} sat fee, leaving ${back} sat of its ${inputSat} sat: below dust; it cannot be replaced`,
+    );
   }
   // The signer's caps are set to exactly what this replacement pays: its fee is bounded by construction (the
   // original's, which passed the configured caps when it was signed, plus 1 sat/vB of a smaller transaction), and
   // a replacement that must out-pay the original cannot also stay under a cap the original may have reached.
   // Nothing is paid away, so no bps cap applies; the signer still checks every input is ours.
   const rateCap = Number((fee + BigInt(sized.psbt.size.vsize) - 1n) / BigInt(sized.psbt.size.vsize)) + 1;
-  return signBvmPsbt(key, build(back).toHex(), { maxFeeRateSatPerVb: rateCap, maxMinerFeeSats: fee, maxMinerFeeBps: 10_000, requireReplaceable: true });
+  return signBvmPsbt(key, build(back).toHex(), {
+    maxFeeRateSatPerVb: rateCap,
+    maxMinerFeeSats: fee,
+    maxMinerFeeBps: 10_000,
+    requireReplaceable: true,
+  });
 }

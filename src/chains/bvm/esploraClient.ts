@@ -94,14 +94,19 @@ export function createEsploraClient(opts: EsploraClientOptions): EsploraClient {
       return { status: res.status, text: await res.text() };
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-      const why = timedOut ? `did not answer ${what} within ${timeoutMs} ms` : `could not be reached for ${what} (${error instanceof Error ? bodyWords(error.message) : 'transport error'})`;
+      const why = timedOut
+        ? `did not answer ${what} within ${timeoutMs} ms`
+        : `could not be reached for ${what} (${error instanceof Error ? bodyWords(error.message) : 'transport error'})`;
       throw new BvmEsploraError(`${at} ${why}; check the URL and that the server is up`, { status: null, path, cause: error });
     }
   }
 
   function failed(method: string, path: string, res: { status: number; text: string }): BvmEsploraError {
     const words = bodyWords(res.text);
-    return new BvmEsploraError(`${at} answered HTTP ${res.status} to ${method} ${path}${words === '' ? '' : `: ${words}`}`, { status: res.status, path });
+    return new BvmEsploraError(`${at} answered HTTP ${res.status} to ${method} ${path}${words === '' ? '' : `: ${words}`}`, {
+      status: res.status,
+      path,
+    });
   }
 
   function parse<S extends z.ZodType>(path: string, schema: S, value: unknown): z.output<S> {
@@ -109,18 +114,25 @@ export function createEsploraClient(opts: EsploraClientOptions): EsploraClient {
     if (parsed.success) return parsed.data;
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-    throw new BvmEsploraError(`${at} answered GET ${path} with an unexpected body${where}: ${issue?.message ?? 'invalid'}; is it an Esplora API?`, {
-      status: 200,
-      path,
-      cause: parsed.error,
-    });
+    throw new BvmEsploraError(
+      `${at} answered GET ${path} with an unexpected body${where}: ${issue?.message ?? 'invalid'}; is it an Esplora API?`,
+      {
+        status: 200,
+        path,
+        cause: parsed.error,
+      },
+    );
   }
 
   function json(path: string, text: string): unknown {
     try {
       return JSON.parse(text) as unknown; // widened from any: the schema parses it next
     } catch (error) {
-      throw new BvmEsploraError(`${at} answered GET ${path} with a body that is not JSON: ${bodyWords(text)}; is it an Esplora API?`, { status: 200, path, cause: error });
+      throw new BvmEsploraError(`${at} answered GET ${path} with a body that is not JSON: ${bodyWords(text)}; is it an Esplora API?`, {
+        status: 200,
+        path,
+        cause: error,
+      });
     }
   }
 

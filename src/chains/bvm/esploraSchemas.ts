@@ -90,4 +90,7 @@ export const UtxoListSchema = z.array(
 );
 
 /** `/fee-estimates`: confirmation target in blocks (decimal text) → fee rate, sat/vB (may be fractional). */
-export const FeeEstimatesSchema = z.record(z.string().regex(/^[0-9]{1,6}$/, 'expected a confirmation target in blocks'), z.number().nonnegative().finite());
+export const FeeEstimatesSchema = z.record(
+  z.string().regex(/^[0-9]{1,6}$/, 'expected a confirmation target in blocks'),
+  z.number().nonnegative().finite(),
+);

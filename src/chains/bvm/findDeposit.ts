@@ -64,7 +64,8 @@ export function isOrderDeposit(tx: EsploraTx, pattern: DepositPattern): boolean 
   const firstOpReturn = tx.vout.find((o) => o.scriptpubkey.toLowerCase().startsWith('6a'));
   const memo = firstOpReturn ? decodeOrderIdMemoScript(Buffer.from(firstOpReturn.scriptpubkey, 'hex')) : null;
   if (!memo || memo.orderId !== pattern.orderId) return false;
-  const depositorScript = memo.depositor !== undefined ? scriptHexOf(memo.depositor) : (tx.vin[0]?.prevout?.scriptpubkey.toLowerCase() ?? null);
+  const depositorScript =
+    memo.depositor !== undefined ? scriptHexOf(memo.depositor) : (tx.vin[0]?.prevout?.scriptpubkey.toLowerCase() ?? null);
   return depositorScript === pattern.userScript;
 }
 
@@ -85,7 +86,11 @@ export interface FindBvmDepositOptions {
  * @throws BvmDepositSearchIncompleteError when the search could not cover the mempool or the lookback window
  * @throws BvmEsploraError on any HTTP failure; AddressEncodingError when an address of the query is not Bitcoin's
  */
-export async function findBvmDeposit(esplora: EsploraClient, query: DepositQuery, opts: FindBvmDepositOptions = {}): Promise<DepositSearch> {
+export async function findBvmDeposit(
+  esplora: EsploraClient,
+  query: DepositQuery,
+  opts: FindBvmDepositOptions = {},
+): Promise<DepositSearch> {
   const pattern = depositPattern(query);
   const lookback = opts.lookbackBlocks ?? DEPOSIT_LOOKBACK_BLOCKS;
   const maxPages = opts.maxPages ?? MAX_DEPOSIT_PAGES;
@@ -102,7 +107,10 @@ export async function findBvmDeposit(esplora: EsploraClient, query: DepositQuery
   for (;;) {
     for (const tx of page) {
       if (tx.status.confirmed && isOrderDeposit(tx, pattern)) {
-        return { kind: 'found', deposit: { txHash: tx.txid, blockNumber: BigInt(tx.status.block_height), blockHash: tx.status.block_hash } };
+        return {
+          kind: 'found',
+          deposit: { txHash: tx.txid, blockNumber: BigInt(tx.status.block_height), blockHash: tx.status.block_hash },
+        };
       }
     }
     const last = page[page.length - 1];
@@ -115,7 +123,9 @@ export async function findBvmDeposit(esplora: EsploraClient, query: DepositQuery
     pages += 1;
   }
   if (pending) {
-    throw new BvmDepositUnconfirmedError(`deposit ${pending.txid} for order ${pattern.orderId} is in the mempool, not yet mined; look again after the next block`);
+    throw new BvmDepositUnconfirmedError(
+      `deposit ${pending.txid} for order ${pattern.orderId} is in the mempool, not yet mined; look again after the next block`,
+    );
   }
   if (!covered) {
     throw new BvmDepositSearchIncompleteError(

@@ -25,7 +25,9 @@ import { BVM_NETWORK_PARAMS, type BvmNetwork } from './wallet.ts';
 export async function readSlowestFeeEstimate(esplora: EsploraClient): Promise<BitcoinFeeEstimate> {
   try {
     const estimates = await esplora.getJson('/fee-estimates', FeeEstimatesSchema);
-    const targets = Object.keys(estimates).map(Number).sort((a, b) => b - a);
+    const targets = Object.keys(estimates)
+      .map(Number)
+      .sort((a, b) => b - a);
     const slowest = targets[0];
     if (slowest === undefined) return { problem: `${esplora.at} answered GET /fee-estimates with no estimate` };
     return { targetBlocks: slowest, satPerVb: estimates[String(slowest)]! }; // a key of the answer
@@ -45,7 +47,9 @@ export function reservedOutpointsOf(name: string, inFlight: readonly RecordedTx[
   for (const tx of inFlight) {
     const inputs = recordedInputs(tx);
     if (!inputs) {
-      throw new BvmAdapterError(`in-flight transaction ${tx.txHash} on chain ${name} names no inputs (record or raw transaction); cannot tell which of our outputs it spends`);
+      throw new BvmAdapterError(
+        `in-flight transaction ${tx.txHash} on chain ${name} names no inputs (record or raw transaction); cannot tell which of our outputs it spends`,
+      );
     }
     for (const i of inputs) reserved.add(`${i.txid.toLowerCase()}:${i.vout}`);
   }
@@ -81,11 +85,20 @@ export async function readBvmOriginFacts(
   for (const txid of new Set(list.filter((u) => !u.status.confirmed).map((u) => u.txid))) {
     const tx = await esplora.getJsonOrNull(`/tx/${txid}`, TxSchema);
     // A parent the node does not know (a lagging backend) stays unread: the verifier refuses its outputs.
-    parents.set(txid, tx === null ? undefined : tx.vin.every((i) => i.prevout !== null && i.prevout.scriptpubkey.toLowerCase() === ourScript));
+    parents.set(
+      txid,
+      tx === null ? undefined : tx.vin.every((i) => i.prevout !== null && i.prevout.scriptpubkey.toLowerCase() === ourScript),
+    );
   }
   const utxos: BitcoinUtxo[] = list.map((u) => {
     const parentOurs = u.status.confirmed ? undefined : parents.get(u.txid);
-    return { txid: u.txid, vout: u.vout, value: u.value, confirmed: u.status.confirmed, ...(parentOurs === undefined ? {} : { parentOurs }) };
+    return {
+      txid: u.txid,
+      vout: u.vout,
+      value: u.value,
+      confirmed: u.status.confirmed,
+      ...(parentOurs === undefined ? {} : { parentOurs }),
+    };
   });
   return { utxos, tipHeight, feeEstimate, reservedOutpoints };
 }

@@ -58,7 +58,11 @@ type Amount = { amount: bigint } | { amount: null; error: string };
  * @returns `{ ok: true, atBlock, amounts }` (one entry per holding, spendable satoshis or that holding's error),
  *   or `{ ok: false, error }` when the network check or the tip read fails; never throws
  */
-export async function readBvmBalances(esplora: EsploraClient, opts: ReadBvmBalancesOptions, holdings: readonly Holding[]): Promise<BalancesRead> {
+export async function readBvmBalances(
+  esplora: EsploraClient,
+  opts: ReadBvmBalancesOptions,
+  holdings: readonly Holding[],
+): Promise<BalancesRead> {
   try {
     await checkEsploraNetwork(esplora, opts.name, opts.network);
   } catch (error) {
@@ -84,7 +88,10 @@ export async function readBvmBalances(esplora: EsploraClient, opts: ReadBvmBalan
     if (after === before) return { ok: true, atBlock: height, amounts };
     lastMove = `${before} → ${after}`;
   }
-  return { ok: false, error: `${esplora.at}: the tip moved during each of ${BALANCE_READ_ATTEMPTS} balance reads (last ${lastMove}); try again` };
+  return {
+    ok: false,
+    error: `${esplora.at}: the tip moved during each of ${BALANCE_READ_ATTEMPTS} balance reads (last ${lastMove}); try again`,
+  };
 }
 
 /** One amount per holding; each address read once. */
@@ -104,7 +111,10 @@ async function readAmounts(esplora: EsploraClient, opts: ReadBvmBalancesOptions,
   return Promise.all(
     holdings.map(async (h): Promise<Amount> => {
       if (h.currency !== opts.nativeCurrency) {
-        return { amount: null, error: `currency ${h.currency} is not BTC (${opts.nativeCurrency}); Bitcoin has no tokens, chain ${opts.name} holds only BTC` };
+        return {
+          amount: null,
+          error: `currency ${h.currency} is not BTC (${opts.nativeCurrency}); Bitcoin has no tokens, chain ${opts.name} holds only BTC`,
+        };
       }
       const invalid = opts.validateAddress(h.address);
       if (invalid !== null) return { amount: null, error: invalid };

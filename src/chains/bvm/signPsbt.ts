@@ -155,20 +155,26 @@ export function signBvmPsbt(key: BvmKey, psbtHex: string, limits: BvmSignLimits)
   try {
     for (const input of facts.inputs) {
       if (input.kind === 'p2tr' && !input.tapInternalKey) {
-        if (!key.internalPubkey) throw new BvmAdapterError(`input ${input.index} is P2TR but wallet ${key.address} has no taproot internal key`);
+        if (!key.internalPubkey)
+          throw new BvmAdapterError(`input ${input.index} is P2TR but wallet ${key.address} has no taproot internal key`);
         psbt.updateInput(input.index, { tapInternalKey: key.internalPubkey });
       }
       psbt.signInput(input.index, key.signer, allowedSighashes(input));
     }
   } catch (error) {
     if (error instanceof BvmAdapterError) throw error;
-    throw new BvmAdapterError(`signing the PSBT with wallet ${key.address} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new BvmAdapterError(
+      `signing the PSBT with wallet ${key.address} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   let valid: boolean;
   try {
     valid = psbt.validateSignaturesOfAllInputs(signatureIsValid);
   } catch (error) {
-    throw new BvmAdapterError(`checking the signatures failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new BvmAdapterError(`checking the signatures failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   if (!valid) throw new BvmAdapterError(`a signature made with wallet ${key.address} does not verify; nothing is sent`);
   psbt.finalizeAllInputs();
@@ -179,7 +185,9 @@ export function signBvmPsbt(key: BvmKey, psbtHex: string, limits: BvmSignLimits)
     txid: tx.getId(),
     rawTx: tx.toHex(),
     inputs: facts.inputs.map((i) => `${i.txid}:${i.vout}`),
-    outputs: facts.outputs.map((o) => `${o.opReturn ? 'OP_RETURN' : (o.address ?? `script:${Buffer.from(o.script).toString('hex')}`)}:${o.value}`),
+    outputs: facts.outputs.map(
+      (o) => `${o.opReturn ? 'OP_RETURN' : (o.address ?? `script:${Buffer.from(o.script).toString('hex')}`)}:${o.value}`,
+    ),
     feeSat: facts.feeSat ?? 0n, // checked non-null by feeRefusal
     vsize: tx.virtualSize(),
     orderId: firstOpReturn ? (decodeOrderIdMemoScript(firstOpReturn.script)?.orderId ?? null) : null,

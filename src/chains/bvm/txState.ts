@@ -58,7 +58,8 @@ export function readTxStatus(esplora: EsploraClient, txid: string): Promise<Espl
  */
 export async function lookupBvmTx(esplora: EsploraClient, tx: RecordedTx, reorgDepth: number): Promise<TxLookup> {
   const status = await readTxStatus(esplora, tx.txHash);
-  if (status?.confirmed) return { state: 'mined', status: 'confirmed', blockNumber: BigInt(status.block_height), blockHash: status.block_hash };
+  if (status?.confirmed)
+    return { state: 'mined', status: 'confirmed', blockNumber: BigInt(status.block_height), blockHash: status.block_hash };
   if (status) return { state: 'pending' };
   const inputs = recordedInputs(tx);
   if (!inputs) return { state: 'unknown' };
@@ -103,7 +104,10 @@ export async function recheckBvmTx(
   const hash = await esplora.getTextOrNull(`/block-height/${tx.blockNumber}`, HashTextSchema);
   if (hash === null) return { kind: 'unknown', why: `the node does not have block ${tx.blockNumber} yet` };
   if (tx.blockHash !== null && hash === tx.blockHash.toLowerCase()) {
-    return { kind: 'unknown', why: `block ${tx.blockNumber} is still canonical, but the node does not place the transaction in it; the node lags` };
+    return {
+      kind: 'unknown',
+      why: `block ${tx.blockNumber} is still canonical, but the node does not place the transaction in it; the node lags`,
+    };
   }
   return { kind: 'removed' };
 }
@@ -129,7 +133,8 @@ export async function waitForBvmInclusion(esplora: EsploraClient, txid: string, 
   let last = 'unknown to the node';
   for (;;) {
     const status = await readTxStatus(esplora, txid);
-    if (status?.confirmed) return { kind: 'mined', status: 'confirmed', blockNumber: BigInt(status.block_height), blockHash: status.block_hash };
+    if (status?.confirmed)
+      return { kind: 'mined', status: 'confirmed', blockNumber: BigInt(status.block_height), blockHash: status.block_hash };
     if (status) last = 'in the mempool';
     const left = deadline - now();
     if (left <= 0) break;

@@ -78,8 +78,7 @@ export type BvmKeyProblem = 'malformed' | 'network' | 'uncompressed' | 'out-of-r
 
 /** Outcome of {@link bvmKeyFromWif}. */
 export type BvmKeyResult =
-  | { ok: true; key: BvmKey }
-  | { ok: false; reason: BvmKeyProblem; /** human text without key material */ problem: string };
+  { ok: true; key: BvmKey } | { ok: false; reason: BvmKeyProblem; /** human text without key material */ problem: string };
 
 /** Options of {@link bvmKeyFromWif}. */
 export interface BvmKeyOptions {
@@ -105,12 +104,18 @@ export function bvmKeyFromWif(wif: string, opts: BvmKeyOptions): BvmKeyResult {
   try {
     payload = base58check.decode(wif);
   } catch {
-    return fail('malformed', 'not a WIF private key (base58check text; mainnet keys start with K, L or 5, testnet/regtest keys with c or 9)');
+    return fail(
+      'malformed',
+      'not a WIF private key (base58check text; mainnet keys start with K, L or 5, testnet/regtest keys with c or 9)',
+    );
   }
   const version = payload[0];
   const shapeOk = payload.length === 33 || (payload.length === 34 && payload[33] === 0x01);
   if ((version !== WIF_MAINNET && version !== WIF_TEST) || !shapeOk) {
-    return fail('malformed', 'not a WIF private key: the text decodes, but not to a version byte and a 32-byte key (an address or an extended key?)');
+    return fail(
+      'malformed',
+      'not a WIF private key: the text decodes, but not to a version byte and a 32-byte key (an address or an extended key?)',
+    );
   }
   const keyIsMainnet = version === WIF_MAINNET;
   if (keyIsMainnet !== (opts.network === 'mainnet')) {
@@ -120,7 +125,10 @@ export function bvmKeyFromWif(wif: string, opts: BvmKeyOptions): BvmKeyResult {
     );
   }
   if (payload.length === 33) {
-    return fail('uncompressed', 'the WIF encodes an uncompressed public key, which segwit and taproot addresses cannot use; export the key in compressed form');
+    return fail(
+      'uncompressed',
+      'the WIF encodes an uncompressed public key, which segwit and taproot addresses cannot use; export the key in compressed form',
+    );
   }
   const network = BVM_NETWORK_PARAMS[opts.network];
   let pair: ECPairInterface;

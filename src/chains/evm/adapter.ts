@@ -92,7 +92,10 @@ export function createEvmAdapter(opts: {
       return { ok: false, error: `${at} did not answer eth_chainId: ${shortErrorMessage(error)}` };
     }
     if (served !== chainId) {
-      return { ok: false, error: `${at} serves chain id ${served}, but chains.${name}.chainId is ${chainId}; point rpcUrl at chain ${chainId}` };
+      return {
+        ok: false,
+        error: `${at} serves chain id ${served}, but chains.${name}.chainId is ${chainId}; point rpcUrl at chain ${chainId}`,
+      };
     }
     let head: bigint;
     try {
@@ -114,7 +117,12 @@ export function createEvmAdapter(opts: {
     const hash = tx.txHash as Hex; // written by the executor from keccak256 of the signed bytes
     const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash }));
     if (receipt) {
-      return { state: 'mined', status: receipt.status === 'success' ? 'confirmed' : 'reverted', blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+      return {
+        state: 'mined',
+        status: receipt.status === 'success' ? 'confirmed' : 'reverted',
+        blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash,
+      };
     }
     const pending = await orNullIfNotFound(client.getTransaction({ hash }));
     if (pending) return { state: 'pending' };
@@ -135,7 +143,10 @@ export function createEvmAdapter(opts: {
     validateAddress: (address) => (isAddress(address) ? null : `not an EVM address: ${address}`),
     readBalances,
     async readDecimals(currencies) {
-      return readEvmDecimals(client, currencies.map((c) => getAddress(c)));
+      return readEvmDecimals(
+        client,
+        currencies.map((c) => getAddress(c)),
+      );
     },
     async originFacts() {
       return {};
@@ -178,7 +189,12 @@ export function createEvmAdapter(opts: {
       const receipt = await client.waitForTransactionReceipt({ hash: tx.txHash as Hex, timeout: timeoutMs });
       // viem hands back the receipt of a transaction that replaced ours (same sender and nonce).
       if (receipt.transactionHash.toLowerCase() !== tx.txHash.toLowerCase()) return { kind: 'replaced', by: receipt.transactionHash };
-      return { kind: 'mined', status: receipt.status === 'success' ? 'confirmed' : 'reverted', blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+      return {
+        kind: 'mined',
+        status: receipt.status === 'success' ? 'confirmed' : 'reverted',
+        blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash,
+      };
     },
     head: () => client.getBlockNumber({ cacheTime: 0 }),
     lookup,
@@ -186,7 +202,8 @@ export function createEvmAdapter(opts: {
       const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash: tx.txHash as Hex }));
       if (receipt) {
         const status = receipt.status === 'success' ? 'confirmed' : 'reverted';
-        const same = receipt.blockNumber === tx.blockNumber && status === tx.status && (tx.blockHash === null || receipt.blockHash === tx.blockHash);
+        const same =
+          receipt.blockNumber === tx.blockNumber && status === tx.status && (tx.blockHash === null || receipt.blockHash === tx.blockHash);
         if (same) return { kind: 'same', final: !belowFinality(receipt.blockNumber, head, confirmations) };
         return { kind: 'moved', status, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
       }
@@ -204,7 +221,9 @@ export function createEvmAdapter(opts: {
       // Depository and order id come from a verified quote (EVM hex).
       const deposits = await findDepositsForOrder(client, query.depository as Hex, query.orderId as Hex, from, latest);
       const ours = deposits.find((d) => isAddress(query.user) && isAddressEqual(d.from, query.user) && d.amount === query.amount);
-      return ours ? { kind: 'found', deposit: { txHash: ours.txHash, blockNumber: ours.blockNumber, blockHash: ours.blockHash } } : { kind: 'none', atBlock: latest };
+      return ours
+        ? { kind: 'found', deposit: { txHash: ours.txHash, blockNumber: ours.blockNumber, blockHash: ours.blockHash } }
+        : { kind: 'none', atBlock: latest };
     },
     async txBlock(txHash) {
       const receipt = await orNullIfNotFound(client.getTransactionReceipt({ hash: txHash as Hex })); // a malformed hash fails the lookup

@@ -15,12 +15,7 @@ export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11' a
  * @param opts.rpcUrl HTTP RPC URL; never logged (it may carry an API key)
  * @param opts.pollingIntervalMs receipt polling interval; default 1000
  */
-export function createEvmPublicClient(opts: {
-  name: string;
-  chainId: number;
-  rpcUrl: string;
-  pollingIntervalMs?: number;
-}): PublicClient {
+export function createEvmPublicClient(opts: { name: string; chainId: number; rpcUrl: string; pollingIntervalMs?: number }): PublicClient {
   const chain = defineChain({
     id: opts.chainId,
     name: opts.name,

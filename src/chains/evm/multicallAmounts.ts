@@ -26,7 +26,12 @@ export async function multicallAmounts(
   try {
     // batchSize 0: one eth_call for the whole batch (viem splits above 1,024 bytes of calldata by default, so
     // 50 tokens would take two round trips).
-    const results = await client.multicall({ contracts, allowFailure: true, batchSize: 0, ...(blockNumber !== undefined ? { blockNumber } : {}) });
+    const results = await client.multicall({
+      contracts,
+      allowFailure: true,
+      batchSize: 0,
+      ...(blockNumber !== undefined ? { blockNumber } : {}),
+    });
     return results.map((r) =>
       r.status === 'success' && typeof r.result === 'bigint'
         ? { amount: r.result }

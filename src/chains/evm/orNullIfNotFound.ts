@@ -14,7 +14,12 @@ export async function orNullIfNotFound<T>(lookup: Promise<T>): Promise<T | null>
   try {
     return await lookup;
   } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError || error instanceof TransactionNotFoundError || error instanceof BlockNotFoundError) return null;
+    if (
+      error instanceof TransactionReceiptNotFoundError ||
+      error instanceof TransactionNotFoundError ||
+      error instanceof BlockNotFoundError
+    )
+      return null;
     throw error;
   }
 }

@@ -5,14 +5,7 @@
  * Gas limit and fee caps come from our own node, not from the quote: a quote's `maxFeePerGas` is advisory and
  * must not let a tampered response set what the hot wallet pays for gas.
  */
-import {
-  getAddress,
-  isAddressEqual,
-  keccak256,
-  type Hex,
-  type LocalAccount,
-  type PublicClient,
-} from 'viem';
+import { getAddress, isAddressEqual, keccak256, type Hex, type LocalAccount, type PublicClient } from 'viem';
 import type { EvmTxData } from '@ballast/protocol/relay/schemas.ts';
 import { BallastError } from '@ballast/protocol/core/errors.ts';
 

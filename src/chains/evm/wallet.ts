@@ -22,8 +22,7 @@ export type EvmKeyProblem = 'malformed' | 'out-of-range';
 
 /** Outcome of {@link evmSignerFromKey}. */
 export type EvmKeyResult =
-  | { ok: true; signer: EvmSigner }
-  | { ok: false; reason: EvmKeyProblem; /** human text without key material */ problem: string };
+  { ok: true; signer: EvmSigner } | { ok: false; reason: EvmKeyProblem; /** human text without key material */ problem: string };
 
 /**
  * Builds an EVM signer from a raw private key.

@@ -161,7 +161,8 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
       const { bytes, tx, signature: expected } = decodeRaw(rawTx);
       await simulateBeforeSend(rpc, tx, expected, 'confirmed'); // recent state; the blockhash (read at `commitment`) is known there
       const answer = await rpc.call('sendTransaction', (c) => c.sendRawTransaction(bytes, { skipPreflight: true, maxRetries: 0 }));
-      if (answer !== expected) throw new SvmAdapterError(`${rpc.at} answered sendTransaction with ${answer.slice(0, 90)}, not the signature ${expected}`);
+      if (answer !== expected)
+        throw new SvmAdapterError(`${rpc.at} answered sendTransaction with ${answer.slice(0, 90)}, not the signature ${expected}`);
     },
     async knows(txHash) {
       try {
@@ -181,10 +182,14 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
       return status && status.level !== 'processed' ? status.slot : null;
     },
     capabilities: {
-      nativeBalanceReader: { readNativeBalance: async (address) => BigInt(await rpc.call('getBalance', (c) => c.getBalance(new PublicKey(address), commitment))) },
+      nativeBalanceReader: {
+        readNativeBalance: async (address) => BigInt(await rpc.call('getBalance', (c) => c.getBalance(new PublicKey(address), commitment))),
+      },
       gasMeter: {
         async gasPaid(txHash) {
-          const tx = await rpc.call('getTransaction', (c) => c.getTransaction(txHash, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }));
+          const tx = await rpc.call('getTransaction', (c) =>
+            c.getTransaction(txHash, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }),
+          );
           return tx?.meta ? BigInt(tx.meta.fee) : null;
         },
       },

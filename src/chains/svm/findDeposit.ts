@@ -55,25 +55,39 @@ export async function findSvmDeposit(rpc: SvmRpc, query: DepositQuery, opts: Fin
   let seen = 0;
   for (;;) {
     const options = before === undefined ? { limit: PAGE_LIMIT } : { limit: PAGE_LIMIT, before };
-    const page: ConfirmedSignatureInfo[] = await rpc.call('getSignaturesForAddress', (c) => c.getSignaturesForAddress(user, options, 'confirmed'));
+    const page: ConfirmedSignatureInfo[] = await rpc.call('getSignaturesForAddress', (c) =>
+      c.getSignaturesForAddress(user, options, 'confirmed'),
+    );
     for (const info of page) {
       if (BigInt(info.slot) < lowest) return { kind: 'none', atBlock: slot };
       seen += 1;
       if (seen > maxSignatures) {
-        throw new SvmDepositSearchIncompleteError(`${rpc.at}: more than ${maxSignatures} transactions of ${query.user} since slot ${lowest}; no deposit for order ${query.orderId} is proven absent`);
+        throw new SvmDepositSearchIncompleteError(
+          `${rpc.at}: more than ${maxSignatures} transactions of ${query.user} since slot ${lowest}; no deposit for order ${query.orderId} is proven absent`,
+        );
       }
       if (info.err !== null) continue; // a failed transaction deposited nothing
-      const tx = await rpc.call('getTransaction', (c) => c.getTransaction(info.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }));
+      const tx = await rpc.call('getTransaction', (c) =>
+        c.getTransaction(info.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }),
+      );
       if (!tx) {
-        throw new SvmDepositSearchIncompleteError(`${rpc.at}: the node lists ${info.signature} for ${query.user} but does not return it; no deposit is proven absent`);
+        throw new SvmDepositSearchIncompleteError(
+          `${rpc.at}: the node lists ${info.signature} for ${query.user} but does not return it; no deposit is proven absent`,
+        );
       }
       if (!tx.meta || tx.meta.err !== null) continue;
       const scan = depositEventsInLogs(tx.meta.logMessages ?? [], query.depository);
       const ours = scan.events.find((e) => e.id.toLowerCase() === orderId && e.depositor === query.user && e.amount === query.amount);
-      if (ours) return { kind: 'found', deposit: { txHash: info.signature, blockNumber: BigInt(tx.slot), blockHash: svmBlockRef(BigInt(tx.slot)) } };
+      if (ours)
+        return {
+          kind: 'found',
+          deposit: { txHash: info.signature, blockNumber: BigInt(tx.slot), blockHash: svmBlockRef(BigInt(tx.slot)) },
+        };
       const logsMissing = tx.meta.logMessages === null || tx.meta.logMessages === undefined;
       if ((!scan.complete || logsMissing) && accountKeysOf(tx).includes(query.depository)) {
-        throw new SvmDepositSearchIncompleteError(`${rpc.at}: the logs of ${info.signature}, which calls the depository, cannot be read to the end; no deposit is proven absent`);
+        throw new SvmDepositSearchIncompleteError(
+          `${rpc.at}: the logs of ${info.signature}, which calls the depository, cannot be read to the end; no deposit is proven absent`,
+        );
       }
     }
     const last = page.at(-1);

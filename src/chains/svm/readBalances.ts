@@ -11,7 +11,12 @@
 import { PublicKey, type AccountInfo } from '@solana/web3.js';
 import { unpackAccount, unpackMint } from '@solana/spl-token';
 import type { BalancesRead, Holding } from '../adapter.ts';
-import { associatedTokenAddress, SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@ballast/protocol/protocol/svmDepository.ts';
+import {
+  associatedTokenAddress,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+} from '@ballast/protocol/protocol/svmDepository.ts';
 import { nodeWords, type SvmFinality, type SvmRpc } from './rpc.ts';
 import { parseSvmAddress } from './wallet.ts';
 
@@ -41,7 +46,12 @@ export async function readAccounts(rpc: SvmRpc, addresses: readonly string[], co
   for (let at = 0; at < distinct.length || slot === undefined; at += MAX_ACCOUNTS_PER_CALL) {
     const chunk = distinct.slice(at, at + MAX_ACCOUNTS_PER_CALL);
     const config = slot === undefined ? { commitment } : { commitment, minContextSlot: slot };
-    const read = await rpc.call('getMultipleAccounts', (c) => c.getMultipleAccountsInfoAndContext(chunk.map((a) => new PublicKey(a)), config));
+    const read = await rpc.call('getMultipleAccounts', (c) =>
+      c.getMultipleAccountsInfoAndContext(
+        chunk.map((a) => new PublicKey(a)),
+        config,
+      ),
+    );
     slot ??= read.context.slot;
     chunk.forEach((address, i) => accounts.set(address, read.value[i] ?? null));
   }
@@ -99,7 +109,10 @@ function amountOf(plan: HoldingPlan, accounts: ReadonlyMap<string, AccountInfo<B
   try {
     const account = unpackAccount(new PublicKey(ata), info, program);
     if (account.mint.toBase58() !== plan.mint || account.owner.toBase58() !== plan.owner) {
-      return { amount: null, error: `token account ${ata} holds mint ${account.mint.toBase58()} for ${account.owner.toBase58()}, not ${plan.mint} for ${plan.owner}` };
+      return {
+        amount: null,
+        error: `token account ${ata} holds mint ${account.mint.toBase58()} for ${account.owner.toBase58()}, not ${plan.mint} for ${plan.owner}`,
+      };
     }
     return { amount: account.amount };
   } catch (error) {

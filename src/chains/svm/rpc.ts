@@ -51,7 +51,11 @@ export interface SvmRpc {
  */
 export function nodeWords(error: unknown): string {
   const text =
-    error instanceof SendTransactionError ? error.transactionError.message : error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error);
+    error instanceof SendTransactionError
+      ? error.transactionError.message
+      : error instanceof Error
+        ? (error.message.split('\n')[0] ?? error.name)
+        : String(error);
   const line = text.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>').trim();
   return line.length > MAX_NODE_WORDS ? `${line.slice(0, MAX_NODE_WORDS)}…` : line;
 }
@@ -68,7 +72,8 @@ export function createSvmRpc(opts: SvmRpcOptions): SvmRpc {
   const at = `chains.${opts.name}.rpcUrl`;
   const baseFetch = opts.fetch ?? globalThis.fetch;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_SVM_RPC_TIMEOUT_MS;
-  const timedFetch: typeof globalThis.fetch = (input, init) => baseFetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
+  const timedFetch: typeof globalThis.fetch = (input, init) =>
+    baseFetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
   const connection = new Connection(opts.rpcUrl, {
     commitment: opts.commitment satisfies Commitment,
     wsEndpoint: opts.wsUrl,

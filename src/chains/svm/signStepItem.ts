@@ -60,12 +60,15 @@ export async function signSvmStepItem(
   const { item, keypair, commitment } = args;
   const where = `${item.stepId} item ${item.itemIndex}`;
   const parsed = parseSvmStepData(item.data);
-  if (!parsed.ok) throw new SvmAdapterError(`${where}: data is not Solana step data (${parsed.error}); nothing is signed on chain ${args.chainName}`);
+  if (!parsed.ok)
+    throw new SvmAdapterError(`${where}: data is not Solana step data (${parsed.error}); nothing is signed on chain ${args.chainName}`);
   const { instructions, addressLookupTableAddresses: named } = parsed.data;
 
   const tables = resolveLookupTables(named, await readLookupTables(rpc, named, commitment));
   if (tables.missing.length > 0) {
-    throw new SvmAdapterError(`${where}: lookup table(s) ${tables.missing.join(', ')} are missing, deactivated or not lookup tables on chain ${args.chainName}; nothing is signed`);
+    throw new SvmAdapterError(
+      `${where}: lookup table(s) ${tables.missing.join(', ')} are missing, deactivated or not lookup tables on chain ${args.chainName}; nothing is signed`,
+    );
   }
   const latest = await rpc.call('getLatestBlockhash', (c) => c.getLatestBlockhashAndContext({ commitment }));
   const payer = keypair.publicKey.toBase58();
@@ -83,11 +86,15 @@ export async function signSvmStepItem(
   const resolved = resolveInstructionAccounts(message, tables.accounts);
   const drift = resolved.findIndex((r, i) => !sameInstruction(r, instructions[i]));
   if (drift !== -1 || resolved.length !== instructions.length) {
-    throw new SvmAdapterError(`${where}: compiled instruction ${drift === -1 ? resolved.length : drift} does not resolve back to the item's instruction; nothing is signed`);
+    throw new SvmAdapterError(
+      `${where}: compiled instruction ${drift === -1 ? resolved.length : drift} does not resolve back to the item's instruction; nothing is signed`,
+    );
   }
   const size = svmTransactionWireSize(message);
   if (size > SOLANA_TX_MAX_BYTES) {
-    throw new SvmAdapterError(`${where}: the transaction is ${size} bytes, ${size - SOLANA_TX_MAX_BYTES} over the ${SOLANA_TX_MAX_BYTES}-byte limit; nothing is signed`);
+    throw new SvmAdapterError(
+      `${where}: the transaction is ${size} bytes, ${size - SOLANA_TX_MAX_BYTES} over the ${SOLANA_TX_MAX_BYTES}-byte limit; nothing is signed`,
+    );
   }
   tx.sign([keypair]);
   const signature = tx.signatures[0];

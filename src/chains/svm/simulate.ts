@@ -23,8 +23,15 @@ const MAX_LOG_LINE = 160;
  * @throws SvmRpcError when the node cannot be asked (nothing sent; not a refusal: the caller treats it as any
  *   other broadcast error, and reconciliation sends the recorded bytes again later)
  */
-export async function simulateBeforeSend(rpc: SvmRpc, tx: VersionedTransaction, signature: string, commitment: 'processed' | 'confirmed' | 'finalized'): Promise<void> {
-  const answer = await rpc.call('simulateTransaction', (c) => c.simulateTransaction(tx, { sigVerify: true, replaceRecentBlockhash: false, commitment }));
+export async function simulateBeforeSend(
+  rpc: SvmRpc,
+  tx: VersionedTransaction,
+  signature: string,
+  commitment: 'processed' | 'confirmed' | 'finalized',
+): Promise<void> {
+  const answer = await rpc.call('simulateTransaction', (c) =>
+    c.simulateTransaction(tx, { sigVerify: true, replaceRecentBlockhash: false, commitment }),
+  );
   const { err, logs } = answer.value;
   if (err === null) return;
   const lines = (logs ?? []).slice(-SIMULATION_LOG_LINES).map((l) => (l.length > MAX_LOG_LINE ? `${l.slice(0, MAX_LOG_LINE)}…` : l));

@@ -37,7 +37,13 @@ export const SvmTxRecordSchema = z.looseObject({
  * @returns a flat record of strings and numbers (block heights and slots are far below 2^53)
  */
 export function svmTxRecord(r: Omit<SvmTxRecord, 'vm'>): Record<string, string | number> {
-  return { vm: 'svm', feePayer: r.feePayer, blockhash: r.blockhash, lastValidBlockHeight: r.lastValidBlockHeight, blockhashSlot: r.blockhashSlot };
+  return {
+    vm: 'svm',
+    feePayer: r.feePayer,
+    blockhash: r.blockhash,
+    lastValidBlockHeight: r.lastValidBlockHeight,
+    blockhashSlot: r.blockhashSlot,
+  };
 }
 
 /**

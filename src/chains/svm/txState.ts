@@ -87,7 +87,8 @@ export async function recheckSvmTx(
   }
   if (status) return { kind: 'unknown', why: `the node holds the transaction only as processed at slot ${status.slot}` };
   if (head < tx.blockNumber) return { kind: 'unknown', why: `the head slot ${head} is below the recorded slot ${tx.blockNumber}` };
-  if (contextSlot < tx.blockNumber) return { kind: 'unknown', why: `the node answered at slot ${contextSlot}, below the recorded slot ${tx.blockNumber}` };
+  if (contextSlot < tx.blockNumber)
+    return { kind: 'unknown', why: `the node answered at slot ${contextSlot}, below the recorded slot ${tx.blockNumber}` };
   return { kind: 'removed' };
 }
 
@@ -134,5 +135,7 @@ export async function waitForSvmInclusion(rpc: SvmRpc, tx: RecordedTx, timeoutMs
     if (left <= 0) break;
     await new Promise((resolve) => setTimeout(resolve, Math.min(opts.pollIntervalMs, left)));
   }
-  throw new SvmInclusionTimeoutError(`${rpc.at}: transaction ${tx.txHash} did not reach ${opts.commitment} within ${timeoutMs} ms (last seen ${last})`);
+  throw new SvmInclusionTimeoutError(
+    `${rpc.at}: transaction ${tx.txHash} did not reach ${opts.commitment} within ${timeoutMs} ms (last seen ${last})`,
+  );
 }

@@ -28,8 +28,7 @@ export type SvmKeyProblem = 'length' | 'mismatch';
 
 /** Outcome of {@link svmSignerFromSecretKey}. */
 export type SvmKeyResult =
-  | { ok: true; signer: SvmSigner }
-  | { ok: false; reason: SvmKeyProblem; /** human text without key material */ problem: string };
+  { ok: true; signer: SvmSigner } | { ok: false; reason: SvmKeyProblem; /** human text without key material */ problem: string };
 
 /**
  * Builds a Solana signer from a 64-byte secret key.

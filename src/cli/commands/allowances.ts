@@ -28,7 +28,10 @@ export function registerAllowances(program: Command, out: (s: string) => void): 
         out(flags.json ? toJson(shown) : render(shown));
         const failed = rows.filter((r) => r.allowance === null);
         if (failed.length > 0) {
-          throw new CliError(`${failed.length} allowance read(s) failed, e.g. ${failed[0]!.chain} ${failed[0]!.spenderName}: ${failed[0]!.error}`, EXIT_ERROR);
+          throw new CliError(
+            `${failed.length} allowance read(s) failed, e.g. ${failed[0]!.chain} ${failed[0]!.spenderName}: ${failed[0]!.error}`,
+            EXIT_ERROR,
+          );
         }
         if (flags.failOnRisk && rows.some((r) => r.risky && r.allowance !== null && r.allowance > 0n)) process.exitCode = EXIT_ERROR;
       } finally {

@@ -68,7 +68,10 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
           if (decisions) out(decisions);
           out(renderAttempts(report));
           out(`Transfer record in ${store} (also: ballast history --db ${flags.store}):`);
-          const decimals = await decimalsOfTransfers(ballast.db, transfers.map((t) => t.id));
+          const decimals = await decimalsOfTransfers(
+            ballast.db,
+            transfers.map((t) => t.id),
+          );
           for (const t of transfers) out(renderTransfer(t, decimals.get(t.id)));
         }
         process.exitCode = exitCodeForReport(report);

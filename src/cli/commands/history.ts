@@ -24,7 +24,7 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
     .description('recent transfers with status, amounts (whole units with the symbol; --raw for base units), fees and tx hashes')
     .option('--db <file>', 'existing SQLite store to read instead of the one in the config')
     .option('--limit <n>', 'how many transfers', '20')
-    .option('--raw', 'amounts in base units (the store\'s exact values)')
+    .option('--raw', "amounts in base units (the store's exact values)")
     .option('--json', 'machine-readable output (amounts in base units, with their decimals and the ledger entry)')
     .action(async (flags: { db?: string; limit: string; raw?: boolean; json?: boolean }, cmd: Command) => {
       if (!/^[0-9]+$/.test(flags.limit)) throw new CliError(`--limit must be a positive integer, got "${flags.limit}"`, EXIT_USAGE);
@@ -32,8 +32,14 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
       const db = flags.db === undefined ? await openExistingStore(config!.store, 'store') : await openExistingStore(flags.db, '--db'); // config loaded when --db is absent
       try {
         const rows = await listRecentTransfers(db, Number(flags.limit));
-        const withdrawals = await withdrawalsOfTransfers(db, rows.map((r) => r.id));
-        const stored = await decimalsOfTransfers(db, rows.map((r) => r.id));
+        const withdrawals = await withdrawalsOfTransfers(
+          db,
+          rows.map((r) => r.id),
+        );
+        const stored = await decimalsOfTransfers(
+          db,
+          rows.map((r) => r.id),
+        );
         const decimals = new Map(rows.map((r) => [r.id, withConfigDecimals(r, stored.get(r.id), config)]));
         if (flags.json) {
           const items = [];
@@ -56,7 +62,20 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
         const unit = flags.raw ? ' (base units)' : '';
         out(
           table(
-            ['id', 'created', 'asset', 'route', `amount in${unit}`, `min out${unit}`, 'fees USD', 'status', 'relay', 'origin txs', 'fill / refund txs', 'notes'],
+            [
+              'id',
+              'created',
+              'asset',
+              'route',
+              `amount in${unit}`,
+              `min out${unit}`,
+              'fees USD',
+              'status',
+              'relay',
+              'origin txs',
+              'fill / refund txs',
+              'notes',
+            ],
             rows.map((r) => {
               const d = decimals.get(r.id)!; // set for every row above
               return [

@@ -32,7 +32,7 @@ export function registerLimits(program: Command, out: (s: string) => void): void
         await named?.close();
         throw error;
       }
-      const db = named ?? await openExistingStore(config.store, 'store');
+      const db = named ?? (await openExistingStore(config.store, 'store'));
       try {
         const history = await readSpendingHistory(db, { nowMs: Date.now() });
         const halted = killSwitchVerdict({ config });
@@ -40,7 +40,9 @@ export function registerLimits(program: Command, out: (s: string) => void): void
           killSwitch: { engaged: halted !== null, ...(halted ?? {}), file: killSwitchPath({ config }) ?? null },
           limits: config.policy.limits ?? {},
           used: {
-            notional24hBaseUnits: Object.fromEntries([...history.notional24hByOrigin].map(([asset, byChain]) => [asset, Object.fromEntries(byChain)])),
+            notional24hBaseUnits: Object.fromEntries(
+              [...history.notional24hByOrigin].map(([asset, byChain]) => [asset, Object.fromEntries(byChain)]),
+            ),
             feesUsd24h: formatUsdMicros(history.feesUsd24hMicros),
             transfersLastHour: history.transfersLastHour,
           },
@@ -52,9 +54,12 @@ export function registerLimits(program: Command, out: (s: string) => void): void
         }
         const cfg = config.policy.limits;
         const lines = [
-          halted ? `HALTED: ${halted.detail}` : 'kill switch: off' + (report.killSwitch.file ? ` (file ${report.killSwitch.file} absent)` : ''),
+          halted
+            ? `HALTED: ${halted.detail}`
+            : 'kill switch: off' + (report.killSwitch.file ? ` (file ${report.killSwitch.file} absent)` : ''),
           `fees in 24 h: ${report.used.feesUsd24h} USD` + (cfg?.dailyFeesUsd !== undefined ? ` of ${cfg.dailyFeesUsd}` : ' (no budget)'),
-          `transfers in 1 h: ${history.transfersLastHour}` + (cfg?.maxTransfersPerHour !== undefined ? ` of ${cfg.maxTransfersPerHour}` : ' (no cap)'),
+          `transfers in 1 h: ${history.transfersLastHour}` +
+            (cfg?.maxTransfersPerHour !== undefined ? ` of ${cfg.maxTransfersPerHour}` : ' (no cap)'),
           `per transfer: ${cfg?.maxTransferUsd !== undefined ? `at most ${cfg.maxTransferUsd} USD` : 'no USD cap'}`,
         ];
         const assets = new Set([...Object.keys(cfg?.dailyNotional ?? {}), ...history.notional24hByOrigin.keys()]);
@@ -69,7 +74,14 @@ export function registerLimits(program: Command, out: (s: string) => void): void
           out(
             table(
               ['when', 'asset', 'route', 'amount in', 'reason', 'detail'],
-              report.recentHits.map((h) => [new Date(h.decidedAtMs).toISOString(), h.asset, `${h.originChain} → ${h.destinationChain}`, h.amountIn.toString(), h.reason, h.detail]),
+              report.recentHits.map((h) => [
+                new Date(h.decidedAtMs).toISOString(),
+                h.asset,
+                `${h.originChain} → ${h.destinationChain}`,
+                h.amountIn.toString(),
+                h.reason,
+                h.detail,
+              ]),
             ),
           );
         }

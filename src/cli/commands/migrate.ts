@@ -35,7 +35,7 @@ export function registerMigrate(program: Command, out: (s: string) => void): voi
   program
     .command('migrate')
     .description('apply pending schema migrations to the store (SQLite file or PostgreSQL database) and print the version before and after')
-    .option('--store <path|url>', 'SQLite file or postgres:// URL to migrate instead of the config\'s store:')
+    .option('--store <path|url>', "SQLite file or postgres:// URL to migrate instead of the config's store:")
     .option('--json', 'machine-readable output')
     .action(async (flags: { store?: string; json?: boolean }, cmd: Command) => {
       const store = flags.store ?? configuredStore(cmd.optsWithGlobals<GlobalFlags>());

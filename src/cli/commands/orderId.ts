@@ -13,7 +13,9 @@ import { readJsonFile } from '../readJsonFile.ts';
 
 const OrderOrQuoteSchema = z.union([
   OrderDataSchema,
-  z.looseObject({ protocol: z.looseObject({ v2: z.looseObject({ orderData: OrderDataSchema }) }) }).transform((q) => q.protocol.v2.orderData),
+  z
+    .looseObject({ protocol: z.looseObject({ v2: z.looseObject({ orderData: OrderDataSchema }) }) })
+    .transform((q) => q.protocol.v2.orderData),
 ]);
 
 /** Registers the command. */

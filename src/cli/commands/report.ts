@@ -28,9 +28,10 @@ export function registerReport(program: Command, out: (s: string) => void): void
       } catch (error) {
         throw new CliError((error as Error).message, EXIT_USAGE); // parseSince throws RangeError only
       }
-      const db = flags.db === undefined
-        ? await openExistingStore(loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store, 'store')
-        : await openExistingStore(flags.db, '--db');
+      const db =
+        flags.db === undefined
+          ? await openExistingStore(loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()).store, 'store')
+          : await openExistingStore(flags.db, '--db');
       try {
         const routes = buildRouteReports(await countTransfersByRoute(db, sinceMs), await listLedgerSince(db, sinceMs));
         out(flags.csv ? reportCsv(routes) : reportTable(routes, sinceMs));

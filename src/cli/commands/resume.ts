@@ -26,15 +26,20 @@ export function registerResume(program: Command, out: (s: string) => void): void
     .requiredOption('--note <text>', 'what was done about it (kept in the history)')
     .option('--db <file>', 'SQLite store to write instead of the one in the config')
     .action(async (flags: { transfer?: string; wallet?: string; note: string; db?: string }, cmd: Command) => {
-      if ((flags.transfer === undefined) === (flags.wallet === undefined)) throw new CliError('give exactly one of --transfer <id> and --wallet <name>', EXIT_USAGE);
-      if (flags.transfer !== undefined && !/^[1-9][0-9]*$/.test(flags.transfer)) throw new CliError(`--transfer must be a transfer id, got "${flags.transfer}"`, EXIT_USAGE);
+      if ((flags.transfer === undefined) === (flags.wallet === undefined))
+        throw new CliError('give exactly one of --transfer <id> and --wallet <name>', EXIT_USAGE);
+      if (flags.transfer !== undefined && !/^[1-9][0-9]*$/.test(flags.transfer))
+        throw new CliError(`--transfer must be a transfer id, got "${flags.transfer}"`, EXIT_USAGE);
       if (flags.note.trim() === '') throw new CliError('--note must say what was done about the deposit', EXIT_USAGE);
       const note = flags.note.trim();
       const needConfig = flags.db === undefined || flags.wallet !== undefined;
       const config = needConfig ? loadCliConfig(cmd.optsWithGlobals<GlobalFlags>()) : undefined;
       const address = flags.wallet === undefined ? undefined : config?.wallets[flags.wallet]?.address;
       if (flags.wallet !== undefined && address === undefined) {
-        throw new CliError(`--wallet ${flags.wallet}: no such wallet under wallets: (${Object.keys(config?.wallets ?? {}).join(', ')})`, EXIT_USAGE);
+        throw new CliError(
+          `--wallet ${flags.wallet}: no such wallet under wallets: (${Object.keys(config?.wallets ?? {}).join(', ')})`,
+          EXIT_USAGE,
+        );
       }
       const db = flags.db === undefined ? await openExistingStore(config!.store, 'store') : await openExistingStore(flags.db, '--db'); // config is loaded when --db is absent
       try {

@@ -21,26 +21,36 @@ export function registerRun(program: Command, out: (s: string) => void): void {
     .description('run one rebalancing cycle and exit (for cron); takes the same lock as the daemon')
     .option('--once', 'run a single cycle (required; use `ballast daemon` for scheduled cycles)')
     .option('--json', 'machine-readable report (stdout carries only the JSON: no progress)')
-    .option('--no-progress', 'do not show each transfer\'s stages (live on a terminal, one line per stage otherwise)')
+    .option('--no-progress', "do not show each transfer's stages (live on a terminal, one line per stage otherwise)")
     .option('--pushgateway <url>', 'after the cycle, push the metrics to this Prometheus Pushgateway, e.g. http://127.0.0.1:9091')
     .option('--push-job <name>', 'job grouping label of the push', 'ballast')
-    .option('--push-instance <name>', 'instance grouping label of the push (default: this host\'s name)')
-    .option('--metrics-textfile <path>', 'after the cycle, write the metrics to this .prom file for node_exporter\'s textfile collector (atomic)')
+    .option('--push-instance <name>', "instance grouping label of the push (default: this host's name)")
+    .option(
+      '--metrics-textfile <path>',
+      "after the cycle, write the metrics to this .prom file for node_exporter's textfile collector (atomic)",
+    )
     .action(async (flags: { once?: boolean; json?: boolean; progress: boolean } & RunMetricsFlags, cmd: Command) => {
       if (!flags.once) throw new CliError('ballast run needs --once (use `ballast daemon` for scheduled cycles)', EXIT_USAGE);
-      const [{ exitCodeForReport }, { endOnKeyRefusal }, { renderReport, reportJson }, { openBallast }, { createProgressRenderer }, { exportRunMetrics }] =
-        await Promise.all([
-          import('../../cycle/runCycle.ts'),
-          import('../keyRefusal.ts'),
-          import('../renderReport.ts'),
-          import('../openBallast.ts'),
-          import('../progress.ts'),
-          import('../../metrics/runExport.ts'),
-        ]);
+      const [
+        { exitCodeForReport },
+        { endOnKeyRefusal },
+        { renderReport, reportJson },
+        { openBallast },
+        { createProgressRenderer },
+        { exportRunMetrics },
+      ] = await Promise.all([
+        import('../../cycle/runCycle.ts'),
+        import('../keyRefusal.ts'),
+        import('../renderReport.ts'),
+        import('../openBallast.ts'),
+        import('../progress.ts'),
+        import('../../metrics/runExport.ts'),
+      ]);
       // Progress goes to stdout: live lines on a terminal, plain lines (through `out`) otherwise; none with --json.
-      const progress = flags.json || !flags.progress
-        ? null
-        : createProgressRenderer(process.stdout.isTTY ? process.stdout : { write: (line: string) => out(line.replace(/\n$/, '')) });
+      const progress =
+        flags.json || !flags.progress
+          ? null
+          : createProgressRenderer(process.stdout.isTTY ? process.stdout : { write: (line: string) => out(line.replace(/\n$/, '')) });
       const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>(), progress ? { progress: progress.sink } : {});
       try {
         const report = await ballast.runCycle('once');

@@ -26,20 +26,42 @@ interface SandboxFlags {
 }
 
 function printInfo(sandbox: SandboxHandle, store: string, out: (s: string) => void): void {
-  out(table(['chain', 'chainId', 'rpcUrl', 'depository', 'USDC'], sandbox.chains.map((c) => [c.def.slug, c.def.chainId, c.rpcUrl, c.depository, c.usdc])));
+  out(
+    table(
+      ['chain', 'chainId', 'rpcUrl', 'depository', 'USDC'],
+      sandbox.chains.map((c) => [c.def.slug, c.def.chainId, c.rpcUrl, c.depository, c.usdc]),
+    ),
+  );
   const a = sandbox.accounts;
-  out(table(['role', 'address', 'private key (anvil dev key — never use on a real chain)'], [
-    ['treasury', a.treasury.address, a.treasury.privateKey],
-    ['solver', a.solver.address, a.solver.privateKey],
-  ]));
+  out(
+    table(
+      ['role', 'address', 'private key (anvil dev key — never use on a real chain)'],
+      [
+        ['treasury', a.treasury.address, a.treasury.privateKey],
+        ['solver', a.solver.address, a.solver.privateKey],
+      ],
+    ),
+  );
   const { solana, bitcoin } = sandbox;
   if (solana) {
-    out(`Solana: RPC ${solana.rpcUrl}  websocket ${solana.wsUrl}  depository program ${solana.depositoryProgramId}  USDC mint ${solana.usdcMint}`);
-    out(table(['Solana treasury (sandbox key — never use on a real chain)', 'secret key (base58, 64 bytes)'], [[solana.treasury.address, solana.treasury.secretKeyBase58]]));
+    out(
+      `Solana: RPC ${solana.rpcUrl}  websocket ${solana.wsUrl}  depository program ${solana.depositoryProgramId}  USDC mint ${solana.usdcMint}`,
+    );
+    out(
+      table(
+        ['Solana treasury (sandbox key — never use on a real chain)', 'secret key (base58, 64 bytes)'],
+        [[solana.treasury.address, solana.treasury.secretKeyBase58]],
+      ),
+    );
   }
   if (bitcoin) {
     out(`Bitcoin (regtest): Esplora ${bitcoin.esploraUrl}  depository ${bitcoin.depository}`);
-    out(table(['Bitcoin treasury (P2WPKH, sandbox key — never use on a real chain)', 'WIF (regtest)'], [[bitcoin.treasury.address, bitcoin.treasury.wif]]));
+    out(
+      table(
+        ['Bitcoin treasury (P2WPKH, sandbox key — never use on a real chain)', 'WIF (regtest)'],
+        [[bitcoin.treasury.address, bitcoin.treasury.wif]],
+      ),
+    );
   }
   out('Run Ballast against it with config/demo.yaml and these variables:');
   for (const [k, v] of Object.entries(sandboxEnv(sandbox, store))) out(`export ${k}=${v}`);
@@ -49,7 +71,9 @@ function printInfo(sandbox: SandboxHandle, store: string, out: (s: string) => vo
 export function registerSandbox(program: Command, out: (s: string) => void): void {
   program
     .command('sandbox')
-    .description('start the local Relay sandbox and print its URLs and funded keys (Ctrl-C to stop); or save one quote to verify (--write-fixtures)')
+    .description(
+      'start the local Relay sandbox and print its URLs and funded keys (Ctrl-C to stop); or save one quote to verify (--write-fixtures)',
+    )
     .option('--port <port>', 'API port (default: a free port)', '0')
     .option('--store <file>', 'store path to print in the suggested environment', './ballast-sandbox.db')
     .option(
@@ -62,7 +86,10 @@ export function registerSandbox(program: Command, out: (s: string) => void): voi
     .option('--no-solana', 'do not start the Solana node (litesvm)')
     .option('--no-bitcoin', 'do not start the Bitcoin (regtest Esplora) node')
     .option('--bitcoin-block-ms <ms>', 'milliseconds between mined Bitcoin blocks (0: never)', '1000')
-    .option('--webhook-url <url>', 'POST signed request.status.updated webhooks here on each status change (e.g. the daemon\'s http://127.0.0.1:9464/webhooks/relay)')
+    .option(
+      '--webhook-url <url>',
+      "POST signed request.status.updated webhooks here on each status change (e.g. the daemon's http://127.0.0.1:9464/webhooks/relay)",
+    )
     .option('--webhook-secret <key>', 'with --webhook-url: the HMAC secret, i.e. the relay.apiKey of the Ballast config that receives them')
     .action(async (flags: SandboxFlags) => {
       if (flags.keepRunning && flags.writeFixtures === undefined) {
@@ -70,10 +97,16 @@ export function registerSandbox(program: Command, out: (s: string) => void): voi
       }
       const bitcoinBlockMs = Number(flags.bitcoinBlockMs);
       if (!Number.isSafeInteger(bitcoinBlockMs) || bitcoinBlockMs < 0) {
-        throw new CliError(`--bitcoin-block-ms must be a whole number of milliseconds (0 or more), got ${flags.bitcoinBlockMs}`, EXIT_USAGE);
+        throw new CliError(
+          `--bitcoin-block-ms must be a whole number of milliseconds (0 or more), got ${flags.bitcoinBlockMs}`,
+          EXIT_USAGE,
+        );
       }
       if ((flags.webhookUrl === undefined) !== (flags.webhookSecret === undefined)) {
-        throw new CliError('--webhook-url and --webhook-secret go together (the secret is the relay.apiKey of the receiving config)', EXIT_USAGE);
+        throw new CliError(
+          '--webhook-url and --webhook-secret go together (the secret is the relay.apiKey of the receiving config)',
+          EXIT_USAGE,
+        );
       }
       if (flags.webhookUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(flags.webhookUrl)) {
         throw new CliError(`--webhook-url must be an http(s) URL, got ${flags.webhookUrl}`, EXIT_USAGE);

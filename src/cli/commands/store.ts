@@ -21,14 +21,18 @@ export function registerStore(program: Command, out: (s: string) => void): void 
   const store = program.command('store').description('operations on a whole store (copy a SQLite history into PostgreSQL)');
   store
     .command('copy')
-    .description('copy every table of a SQLite store into an empty, migrated PostgreSQL database, in one transaction, verified by row counts, max ids and amount sums')
+    .description(
+      'copy every table of a SQLite store into an empty, migrated PostgreSQL database, in one transaction, verified by row counts, max ids and amount sums',
+    )
     .requiredOption('--from <file>', 'existing SQLite store (opened read-only)')
     .requiredOption('--to <url>', 'postgres:// URL of an empty database migrated with `ballast migrate --store <url>`')
     .option('--json', 'machine-readable output (the per-table comparison)')
     .action(async (flags: { from: string; to: string; json?: boolean }) => {
-      if (!isPostgresUrl(flags.to)) throw new CliError(`--to ${flags.to}: not a PostgreSQL URL; give postgres://user[:password]@host[:port]/database`, EXIT_USAGE);
+      if (!isPostgresUrl(flags.to))
+        throw new CliError(`--to ${flags.to}: not a PostgreSQL URL; give postgres://user[:password]@host[:port]/database`, EXIT_USAGE);
       const from = path.resolve(flags.from);
-      if (!existsSync(from) || !statSync(from).isFile()) throw new CliError(`--from ${flags.from}: no such SQLite store file (check the path; nothing was copied)`, EXIT_USAGE);
+      if (!existsSync(from) || !statSync(from).isFile())
+        throw new CliError(`--from ${flags.from}: no such SQLite store file (check the path; nothing was copied)`, EXIT_USAGE);
       const source = openDatabaseReadOnly(from);
       try {
         const target = await connectPostgres(flags.to);
@@ -44,9 +48,14 @@ export function registerStore(program: Command, out: (s: string) => void): void 
     });
 }
 
-
 function render(result: CopyStoreResult, from: string, to: string): string {
-  const rows = result.tables.map((t) => [t.table, `${t.source.rows} / ${t.target.rows}`, `${t.source.maxKey ?? '—'} / ${t.target.maxKey ?? '—'}`, sums(t), t.differences.length === 0 ? 'ok' : t.differences.join(', ')]);
+  const rows = result.tables.map((t) => [
+    t.table,
+    `${t.source.rows} / ${t.target.rows}`,
+    `${t.source.maxKey ?? '—'} / ${t.target.maxKey ?? '—'}`,
+    sums(t),
+    t.differences.length === 0 ? 'ok' : t.differences.join(', '),
+  ]);
   return [
     `copied ${from} → ${to} (schema version ${result.schemaVersion}); source / target:`,
     table(['table', 'rows', 'max id', 'amount sums (base units)', 'check'], rows),
@@ -54,5 +63,9 @@ function render(result: CopyStoreResult, from: string, to: string): string {
 }
 
 function sums(t: TableComparison): string {
-  return Object.keys(t.source.sums).map((c) => `${c} ${t.source.sums[c]} / ${t.target.sums[c]}`).join('\n') || '—';
+  return (
+    Object.keys(t.source.sums)
+      .map((c) => `${c} ${t.source.sums[c]} / ${t.target.sums[c]}`)
+      .join('\n') || '—'
+  );
 }

@@ -36,37 +36,59 @@ export function registerTransfer(program: Command, out: (s: string) => void): vo
     .option('--wait <seconds>', 'with --queue: wait this long for the outcome (exit codes as without --queue; 1 when still waiting)')
     .option('--pushgateway <url>', 'afterwards, push the metrics to this Prometheus Pushgateway')
     .option('--push-job <name>', 'job grouping label of the push', 'ballast')
-    .option('--push-instance <name>', 'instance grouping label of the push (default: this host\'s name)')
+    .option('--push-instance <name>', "instance grouping label of the push (default: this host's name)")
     .option('--metrics-textfile <path>', 'afterwards, write the metrics to this .prom file (atomic)')
-    .action(async (flags: { from: string; to: string; amount: string; dryRun?: boolean; json?: boolean; queue?: boolean; wait?: string } & RunMetricsFlags, cmd: Command) => {
-      const from = parseHoldingRef(flags.from, '--from');
-      const to = parseHoldingRef(flags.to, '--to');
-      if (flags.wait !== undefined && !flags.queue) throw new ManualTransferError('--wait applies to --queue only; add --queue or drop --wait');
-      if (flags.queue && flags.dryRun) throw new ManualTransferError('--queue and --dry-run: a dry run needs no lock, run it directly without --queue');
-      const waitSec = flags.wait === undefined ? 0 : Number(flags.wait);
-      if (!Number.isInteger(waitSec) || waitSec < 0 || waitSec > 86_400) throw new ManualTransferError(`--wait ${flags.wait}: expected whole seconds from 0 to 86400`);
-      const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>());
-      if (flags.queue) {
+    .action(
+      async (
+        flags: {
+          from: string;
+          to: string;
+          amount: string;
+          dryRun?: boolean;
+          json?: boolean;
+          queue?: boolean;
+          wait?: string;
+        } & RunMetricsFlags,
+        cmd: Command,
+      ) => {
+        const from = parseHoldingRef(flags.from, '--from');
+        const to = parseHoldingRef(flags.to, '--to');
+        if (flags.wait !== undefined && !flags.queue)
+          throw new ManualTransferError('--wait applies to --queue only; add --queue or drop --wait');
+        if (flags.queue && flags.dryRun)
+          throw new ManualTransferError('--queue and --dry-run: a dry run needs no lock, run it directly without --queue');
+        const waitSec = flags.wait === undefined ? 0 : Number(flags.wait);
+        if (!Number.isInteger(waitSec) || waitSec < 0 || waitSec > 86_400)
+          throw new ManualTransferError(`--wait ${flags.wait}: expected whole seconds from 0 to 86400`);
+        const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>());
+        if (flags.queue) {
+          try {
+            checkQueuedRequest(ballast.ctx.config, { from, to, amount: flags.amount });
+            const id = await enqueueTransferRequest(ballast.db, {
+              fromRef: flags.from,
+              toRef: flags.to,
+              amount: flags.amount,
+              requestedBy: requester(),
+              requestedAtMs: Date.now(),
+            });
+            out(`queued as transfer request ${id}: the process holding the run lock or lease runs it after its next cycle`);
+            if (waitSec > 0) process.exitCode = await waitForRequest(ballast.db, id, waitSec * 1000, out);
+          } finally {
+            await ballast.close();
+          }
+          return;
+        }
         try {
-          checkQueuedRequest(ballast.ctx.config, { from, to, amount: flags.amount });
-          const id = await enqueueTransferRequest(ballast.db, { fromRef: flags.from, toRef: flags.to, amount: flags.amount, requestedBy: requester(), requestedAtMs: Date.now() });
-          out(`queued as transfer request ${id}: the process holding the run lock or lease runs it after its next cycle`);
-          if (waitSec > 0) process.exitCode = await waitForRequest(ballast.db, id, waitSec * 1000, out);
+          const report = await ballast.transfer({ from, to, amount: flags.amount, dryRun: flags.dryRun === true });
+          out(flags.json ? reportJson(report) : renderAttempts(report));
+          process.exitCode = exitCodeForReport(report);
+          await exportRunMetrics(ballast.metrics.registry, flags, (line) => process.stderr.write(`${line}\n`));
+          endOnKeyRefusal(report);
         } finally {
           await ballast.close();
         }
-        return;
-      }
-      try {
-        const report = await ballast.transfer({ from, to, amount: flags.amount, dryRun: flags.dryRun === true });
-        out(flags.json ? reportJson(report) : renderAttempts(report));
-        process.exitCode = exitCodeForReport(report);
-        await exportRunMetrics(ballast.metrics.registry, flags, (line) => process.stderr.write(`${line}\n`));
-        endOnKeyRefusal(report);
-      } finally {
-        await ballast.close();
-      }
-    });
+      },
+    );
 }
 
 /** Who queued a request: user@host. */

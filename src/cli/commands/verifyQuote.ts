@@ -50,7 +50,10 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
     .requiredOption('--chains <file>', 'GET /chains response JSON')
     .requiredOption('--user <address>', 'our depositing wallet (the quote request `user`)')
     .requiredOption('--recipient <address>', 'our destination wallet')
-    .option('--refund-to <address>', 'the quote request `refundTo`: every origin refund must pay exactly this address (ballast sends the --user wallet)')
+    .option(
+      '--refund-to <address>',
+      'the quote request `refundTo`: every origin refund must pay exactly this address (ballast sends the --user wallet)',
+    )
     .option('--now <unixSeconds>', 'evaluate deadlines at this time instead of the clock')
     .option('--amount <baseUnits>', 'expected input payment amount')
     .option('--origin-currency <address>', 'expected input payment currency')
@@ -66,7 +69,7 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
     .option('--max-micro-lamports-per-cu <n>', 'Solana: highest compute-unit price allowed (default 1000000)')
     .option('--max-compute-units <n>', 'Solana: highest compute-unit limit allowed (default 1400000)')
     .option('--max-fee-rate <satPerVb>', 'Bitcoin: highest fee rate allowed, sat/vB (default 200)')
-    .option('--min-fee-rate <satPerVb>', 'Bitcoin: lowest fee rate allowed, sat/vB (default 1; raised to the origin facts\' feeEstimate)')
+    .option('--min-fee-rate <satPerVb>', "Bitcoin: lowest fee rate allowed, sat/vB (default 1; raised to the origin facts' feeEstimate)")
     .option('--max-miner-fee <sats>', 'Bitcoin: highest miner fee allowed, satoshis (default 100000)')
     .option('--max-miner-fee-bps <bps>', 'Bitcoin: highest miner fee allowed, bps of the payment (default 500)')
     .option('--json', 'machine-readable output')
@@ -74,7 +77,8 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
       const quote = readJsonFile(flags.quote, QuoteResponseSchema, 'POST /quote/v2 response');
       const chains = readJsonFile(flags.chains, ChainsResponseSchema, 'GET /chains response');
       const nowSec = flags.now === undefined ? Math.floor(Date.now() / 1000) : Number(uintFlag(flags.now, '--now'));
-      const destinationChainId = flags.destinationChain === undefined ? undefined : Number(uintFlag(flags.destinationChain, '--destination-chain'));
+      const destinationChainId =
+        flags.destinationChain === undefined ? undefined : Number(uintFlag(flags.destinationChain, '--destination-chain'));
       const expect: QuoteExpectations = {
         user: flags.user,
         recipient: flags.recipient,
@@ -90,8 +94,12 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
       if (expect.maxDeadlineSec === 0) throw new CliError('--max-deadline-sec must be a positive number of seconds', EXIT_USAGE);
       const origin = flags.originFacts === undefined ? undefined : readJsonFile(flags.originFacts, OriginFactsFileSchema, 'origin facts');
       const limits: Partial<DepositLimits> = {
-        ...(flags.maxMicroLamportsPerCu !== undefined ? { svmMaxMicroLamportsPerCu: uintFlag(flags.maxMicroLamportsPerCu, '--max-micro-lamports-per-cu') } : {}),
-        ...(flags.maxComputeUnits !== undefined ? { svmMaxComputeUnits: Number(uintFlag(flags.maxComputeUnits, '--max-compute-units')) } : {}),
+        ...(flags.maxMicroLamportsPerCu !== undefined
+          ? { svmMaxMicroLamportsPerCu: uintFlag(flags.maxMicroLamportsPerCu, '--max-micro-lamports-per-cu') }
+          : {}),
+        ...(flags.maxComputeUnits !== undefined
+          ? { svmMaxComputeUnits: Number(uintFlag(flags.maxComputeUnits, '--max-compute-units')) }
+          : {}),
         ...(flags.maxFeeRate !== undefined ? { bvmMaxFeeRateSatPerVb: Number(uintFlag(flags.maxFeeRate, '--max-fee-rate')) } : {}),
         ...(flags.minFeeRate !== undefined ? { bvmMinFeeRateSatPerVb: Number(uintFlag(flags.minFeeRate, '--min-fee-rate')) } : {}),
         ...(flags.maxMinerFee !== undefined ? { bvmMaxMinerFeeSats: uintFlag(flags.maxMinerFee, '--max-miner-fee') } : {}),
@@ -101,7 +109,12 @@ export function registerVerifyQuote(program: Command, out: (s: string) => void):
       if (flags.json) {
         out(toJson(verdict));
       } else {
-        out(table(['rule', 'ok', 'detail'], verdict.rules.map((r) => [r.rule, r.ok ? 'ok' : 'FAIL', r.detail])));
+        out(
+          table(
+            ['rule', 'ok', 'detail'],
+            verdict.rules.map((r) => [r.rule, r.ok ? 'ok' : 'FAIL', r.detail]),
+          ),
+        );
         out(verdict.ok ? `verified: order ${verdict.orderId}` : 'REFUSED: do not sign this quote');
       }
       process.exitCode = verdict.ok ? EXIT_OK : EXIT_REFUSED;

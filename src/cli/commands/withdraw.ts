@@ -34,7 +34,8 @@ export function registerWithdraw(program: Command, out: (s: string) => void): vo
       const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>());
       try {
         const base = ballast.ctx;
-        const withdrawals = flags.maxWait === undefined ? base.config.withdrawals : { ...base.config.withdrawals, maxWaitSec: Number(flags.maxWait) };
+        const withdrawals =
+          flags.maxWait === undefined ? base.config.withdrawals : { ...base.config.withdrawals, maxWaitSec: Number(flags.maxWait) };
         const ctx = { ...base, config: { ...base.config, withdrawals } };
         if (flags.request !== undefined && (await transferIdOfRequest(ballast.db, flags.request)) === undefined) {
           throw new CliError(`no transfer of ours has request id ${flags.request}; see \`ballast history\``, EXIT_USAGE);

@@ -105,7 +105,8 @@ export async function runApiCheck(input: ApiCheckInput): Promise<ApiCheckResult>
       seen.push(result);
       exchanges.push({ name: `quote-${version}-empty-request`, request: {}, result });
       if (result.status === null) outcomes.unshift({ label: 'empty request', stage: 'unreachable', detail: result.error ?? 'no response' });
-      else if (result.status === 401 || result.status === 403) outcomes.unshift({ label: 'empty request', stage: 'key_refused', detail: httpProblem(result) });
+      else if (result.status === 401 || result.status === 403)
+        outcomes.unshift({ label: 'empty request', stage: 'key_refused', detail: httpProblem(result) });
     }
     endpoints.push(summarise(api.endpoint, outcomes, seen, chains !== null));
   }
@@ -115,19 +116,38 @@ export async function runApiCheck(input: ApiCheckInput): Promise<ApiCheckResult>
 function judgeChains(result: ProbeResult): { report: EndpointReport; chains: ChainsResponse | null } {
   const base = { endpoint: 'GET /chains', verified: null, headers: readDeprecationHeaders(result.headers, 'GET /chains') };
   if (result.status === null) {
-    return { report: { ...base, usable: false, reachable: false, keyAccepted: null, parsed: { ok: 0, of: 0 }, problem: `unreachable: ${result.error}` }, chains: null };
+    return {
+      report: {
+        ...base,
+        usable: false,
+        reachable: false,
+        keyAccepted: null,
+        parsed: { ok: 0, of: 0 },
+        problem: `unreachable: ${result.error}`,
+      },
+      chains: null,
+    };
   }
   const keyAccepted = result.status !== 401 && result.status !== 403;
   if (result.status < 200 || result.status > 299) {
-    return { report: { ...base, usable: false, reachable: true, keyAccepted, parsed: { ok: 0, of: 0 }, problem: httpProblem(result) }, chains: null };
+    return {
+      report: { ...base, usable: false, reachable: true, keyAccepted, parsed: { ok: 0, of: 0 }, problem: httpProblem(result) },
+      chains: null,
+    };
   }
   try {
     const { chains, skipped } = parseChainsLeniently(result.json);
     const problem = skipped.length > 0 ? `${skipped.length} chain(s) did not parse, e.g. ${skipped[0]!.reason}` : undefined;
-    return { report: { ...base, usable: true, reachable: true, keyAccepted, parsed: { ok: 1, of: 1 }, ...(problem ? { problem } : {}) }, chains };
+    return {
+      report: { ...base, usable: true, reachable: true, keyAccepted, parsed: { ok: 1, of: 1 }, ...(problem ? { problem } : {}) },
+      chains,
+    };
   } catch (error) {
     const why = result.json === undefined ? 'body is not JSON' : error instanceof Error ? error.message.split('\n')[0]! : String(error);
-    return { report: { ...base, usable: false, reachable: true, keyAccepted, parsed: { ok: 0, of: 1 }, problem: `schema: ${why}` }, chains: null };
+    return {
+      report: { ...base, usable: false, reachable: true, keyAccepted, parsed: { ok: 0, of: 1 }, problem: `schema: ${why}` },
+      chains: null,
+    };
   }
 }
 
@@ -160,7 +180,8 @@ function summarise(endpoint: string, outcomes: RouteOutcome[], seen: ProbeResult
   const twoxx = answered.filter((r) => r.status! >= 200 && r.status! <= 299).length; // filtered on non-null just above
   const parsedOk = outcomes.filter((o) => o.stage === 'unverifiable' || o.stage === 'refused' || o.stage === 'verified').length;
   const verifiedOk = outcomes.filter((o) => o.stage === 'verified').length;
-  const headers = seen.map((r) => readDeprecationHeaders(r.headers, endpoint)).find((h) => h.deprecation !== undefined || h.sunset !== undefined) ?? {};
+  const headers =
+    seen.map((r) => readDeprecationHeaders(r.headers, endpoint)).find((h) => h.deprecation !== undefined || h.sunset !== undefined) ?? {};
   const firstProblem = outcomes.find((o) => o.stage !== 'verified');
   const usable = outcomes.length > 0 && firstProblem === undefined && chainsUsable;
   const problem =

@@ -27,8 +27,7 @@ export interface DeprecationHeaders {
  * @returns the raw strings present and what parsed; never throws
  */
 export function readDeprecationHeaders(headers: Headers | Readonly<Record<string, string>>, endpoint = ''): DeprecationHeaders {
-  const get = (name: string): string | undefined =>
-    headers instanceof Headers ? (headers.get(name) ?? undefined) : headers[name];
+  const get = (name: string): string | undefined => (headers instanceof Headers ? (headers.get(name) ?? undefined) : headers[name]);
   const out: DeprecationHeaders = {};
   const deprecation = get('deprecation');
   const sunset = get('sunset');

@@ -64,8 +64,14 @@ export async function probe(
     }
     return { endpoint: call.endpoint, status: res.status, headers: out, bodyText, json };
   } catch (error) {
-    const inner = error instanceof Error && error.cause instanceof Error ? ` (${(error.cause as Error & { code?: string }).code ?? error.cause.message})` : ''; // undici keeps the system error in `cause`
-    const what = error instanceof Error ? `${error.name === 'TimeoutError' ? `no response within ${opts.timeoutMs} ms` : error.message}${inner}` : String(error);
+    const inner =
+      error instanceof Error && error.cause instanceof Error
+        ? ` (${(error.cause as Error & { code?: string }).code ?? error.cause.message})`
+        : ''; // undici keeps the system error in `cause`
+    const what =
+      error instanceof Error
+        ? `${error.name === 'TimeoutError' ? `no response within ${opts.timeoutMs} ms` : error.message}${inner}`
+        : String(error);
     return { endpoint: call.endpoint, status: null, headers: {}, bodyText: '', json: undefined, error: scrub(what) };
   }
 }

@@ -64,7 +64,8 @@ export function mapQuoteV3(raw: unknown, request: Pick<QuoteRequest, 'user'>): M
     throw new QuoteV3UnverifiableError(QUOTE_V3_ENDPOINT, field, why);
   };
   const protocolV2 = asRecord(v3.protocol?.['v2']);
-  if (!protocolV2) refuse('protocol.v2', 'carries the order local verification recomputes the order id from (request it with includeProtocolData)');
+  if (!protocolV2)
+    refuse('protocol.v2', 'carries the order local verification recomputes the order id from (request it with includeProtocolData)');
   for (const key of ['orderData', 'orderId', 'paymentDetails'] as const) {
     if (protocolV2?.[key] === undefined) refuse(`protocol.v2.${key}`, 'local verification needs to recompute and check the order');
   }
@@ -74,7 +75,8 @@ export function mapQuoteV3(raw: unknown, request: Pick<QuoteRequest, 'user'>): M
     if (details?.[key] === undefined) refuse(`details.${key}`, 'local verification checks against the order');
   }
   const requestId = requestIdOf(v3);
-  if (requestId === undefined) refuse('requestId', 'is needed to track the request (no requestId at the top level, on a step, or in a check endpoint)');
+  if (requestId === undefined)
+    refuse('requestId', 'is needed to track the request (no requestId at the top level, on a step, or in a check endpoint)');
 
   const steps = v3.steps.map((step, i) => mapStep(step, i, requestId!, request.user, refuse));
   const expanded = expandedFromFees(v3.fees);

@@ -44,7 +44,8 @@ export function addRow(figures: TableFigures, table: CopyTable, row: Record<stri
     const v = row[col];
     if (v === null || v === undefined) continue;
     const s = String(v);
-    if (!/^[0-9]+$/.test(s)) throw new Error(`${table.name} ${table.key}=${key}: ${col} is ${JSON.stringify(s)}, not base units (digits only)`);
+    if (!/^[0-9]+$/.test(s))
+      throw new Error(`${table.name} ${table.key}=${key}: ${col} is ${JSON.stringify(s)}, not base units (digits only)`);
     figures.sums[col] = (figures.sums[col] ?? 0n) + BigInt(s);
   }
 }
@@ -56,7 +57,9 @@ export function addRow(figures: TableFigures, table: CopyTable, row: Record<stri
  */
 export async function targetFigures(client: pg.Client, table: CopyTable): Promise<TableFigures> {
   const sums = table.amounts.map((c, i) => `, COALESCE(SUM(${c}::numeric), 0)::text AS s${i}`).join('');
-  const res = await client.query<Record<string, string | null>>(`SELECT COUNT(*)::text AS n, MAX(${table.key})::text AS k${sums} FROM ${table.name}`);
+  const res = await client.query<Record<string, string | null>>(
+    `SELECT COUNT(*)::text AS n, MAX(${table.key})::text AS k${sums} FROM ${table.name}`,
+  );
   const r = res.rows[0]!; // an aggregate returns one row
   return {
     rows: BigInt(r.n!), // COUNT is never null

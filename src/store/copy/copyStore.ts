@@ -77,7 +77,11 @@ async function copyInTransaction(p: CopyStoreParameters, version: number): Promi
   const bad = tables.filter((t) => t.differences.length > 0);
   if (bad.length > 0) {
     const what = bad.map((t) => `${t.table}: ${t.differences.join(', ')}`).join('; ');
-    throw new StoreCopyError('STORE_COPY_MISMATCH', `store copy ${p.sourceLabel} → ${p.targetLabel} rolled back: the copy differs from the source (${what}); nothing was kept in the target. Check for triggers or rules on the target tables, then copy again`, tables);
+    throw new StoreCopyError(
+      'STORE_COPY_MISMATCH',
+      `store copy ${p.sourceLabel} → ${p.targetLabel} rolled back: the copy differs from the source (${what}); nothing was kept in the target. Check for triggers or rules on the target tables, then copy again`,
+      tables,
+    );
   }
   await p.target.query('COMMIT');
   return { schemaVersion: version, tables };
@@ -85,27 +89,37 @@ async function copyInTransaction(p: CopyStoreParameters, version: number): Promi
 
 /** Both stores at the current version with identical tables and columns; returns the version. */
 async function checkSchemas(p: CopyStoreParameters): Promise<number> {
-  const fail = (why: string) => new StoreCopyError('STORE_COPY_SCHEMA_MISMATCH', `store copy ${p.sourceLabel} → ${p.targetLabel} refused: ${why}; nothing was copied`);
+  const fail = (why: string) =>
+    new StoreCopyError('STORE_COPY_SCHEMA_MISMATCH', `store copy ${p.sourceLabel} → ${p.targetLabel} refused: ${why}; nothing was copied`);
   const sourceVersion = schemaVersion(p.source);
   const targetVersion = await pgSchemaVersion(p.target);
   if (sourceVersion !== LATEST_SCHEMA_VERSION) {
-    throw fail(`the source is at schema version ${sourceVersion}, this Ballast copies version ${LATEST_SCHEMA_VERSION}; run \`ballast migrate --store ${p.sourceLabel}\` first (or a matching Ballast release)`);
+    throw fail(
+      `the source is at schema version ${sourceVersion}, this Ballast copies version ${LATEST_SCHEMA_VERSION}; run \`ballast migrate --store ${p.sourceLabel}\` first (or a matching Ballast release)`,
+    );
   }
   if (targetVersion !== LATEST_SCHEMA_VERSION) {
-    throw fail(`the target is at schema version ${targetVersion}, expected ${LATEST_SCHEMA_VERSION}; run \`ballast migrate --store <url>\` on it first`);
+    throw fail(
+      `the target is at schema version ${targetVersion}, expected ${LATEST_SCHEMA_VERSION}; run \`ballast migrate --store <url>\` on it first`,
+    );
   }
-  const sourceTables = (p.source.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((r) => r.name); // rows of (name)
+  const sourceTables = (
+    p.source.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]
+  ).map((r) => r.name); // rows of (name)
   const known = new Set([...COPY_TABLES.map((t) => t.name), ...NOT_COPIED]);
   const unknown = sourceTables.filter((t) => !known.has(t));
   if (unknown.length > 0) throw fail(`the source has table(s) this Ballast does not know: ${unknown.join(', ')}`);
   for (const table of COPY_TABLES) {
-    const src = (p.source.prepare(`SELECT name FROM pragma_table_info('${table.name}') ORDER BY cid`).all() as { name: string }[]).map((r) => r.name); // rows of (name)
+    const src = (p.source.prepare(`SELECT name FROM pragma_table_info('${table.name}') ORDER BY cid`).all() as { name: string }[]).map(
+      (r) => r.name,
+    ); // rows of (name)
     const res = await p.target.query<{ column_name: string }>(
       'SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position',
       [table.name],
     );
     const dst = res.rows.map((r) => r.column_name);
-    if (src.join(',') !== dst.join(',')) throw fail(`table ${table.name} has columns (${src.join(', ')}) in the source but (${dst.join(', ')}) in the target`);
+    if (src.join(',') !== dst.join(','))
+      throw fail(`table ${table.name} has columns (${src.join(', ')}) in the source but (${dst.join(', ')}) in the target`);
   }
   return sourceVersion;
 }
@@ -126,8 +140,12 @@ async function refuseNonEmpty(p: CopyStoreParameters): Promise<void> {
 
 /** Copies one table in key order, in batches; returns the source figures. */
 async function copyTable(p: CopyStoreParameters, table: CopyTable): Promise<ReturnType<typeof emptyFigures>> {
-  const columns = (p.source.prepare(`SELECT name FROM pragma_table_info('${table.name}') ORDER BY cid`).all() as { name: string }[]).map((r) => r.name); // rows of (name)
-  const page = p.source.prepare(`SELECT ${columns.join(', ')} FROM ${table.name} WHERE ${table.key} > ? ORDER BY ${table.key} LIMIT ${BATCH_ROWS}`).safeIntegers(true);
+  const columns = (p.source.prepare(`SELECT name FROM pragma_table_info('${table.name}') ORDER BY cid`).all() as { name: string }[]).map(
+    (r) => r.name,
+  ); // rows of (name)
+  const page = p.source
+    .prepare(`SELECT ${columns.join(', ')} FROM ${table.name} WHERE ${table.key} > ? ORDER BY ${table.key} LIMIT ${BATCH_ROWS}`)
+    .safeIntegers(true);
   const figures = emptyFigures(table);
   let after: bigint = -(2n ** 63n);
   for (;;) {

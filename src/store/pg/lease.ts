@@ -152,12 +152,7 @@ SELECT owner, epoch::text AS epoch, expires_at, false AS held FROM leader_lease
  * @returns `held` with our epoch and expiry, or the current holder
  * @throws LeaseOptionsError on a bad claim or ttl; the driver's error when the database cannot be reached
  */
-export async function tryAcquireLease(
-  q: PgQueryable,
-  claim: LeaseClaim,
-  ttlMs: number,
-  epoch: bigint | null,
-): Promise<LeaseStatus> {
+export async function tryAcquireLease(q: PgQueryable, claim: LeaseClaim, ttlMs: number, epoch: bigint | null): Promise<LeaseStatus> {
   checkClaim(claim);
   if (!Number.isInteger(ttlMs) || ttlMs <= 0) throw new LeaseOptionsError('ttlMs', `must be a positive integer, got ${ttlMs}`);
   const r = await q.query(ACQUIRE_SQL, [claim.name, claim.owner, ttlMs, epoch === null ? null : epoch.toString()]);
@@ -215,9 +210,7 @@ export async function assertLeaseHeld(client: PgQueryable, name: string, owner: 
     [name],
   );
   const row = r.rows[0] as { owner: string; epoch: string; live: boolean } | undefined; // shape of the select list
-  const found = row
-    ? { owner: row.owner, epoch: parseEpoch(row.epoch), live: row.live }
-    : { owner: null, epoch: null, live: false };
+  const found = row ? { owner: row.owner, epoch: parseEpoch(row.epoch), live: row.live } : { owner: null, epoch: null, live: false };
   if (!row || found.owner !== owner || found.epoch !== epoch || !found.live) {
     throw new LeaseLostError(name, owner, epoch, found);
   }

@@ -47,7 +47,11 @@ export async function pgSchemaVersion(client: pg.Client): Promise<number> {
  * @throws Error when `migrations` is not numbered 1..n; the server's error when a migration fails (that
  *   migration is rolled back, earlier ones stay)
  */
-export async function migratePostgres(client: pg.Client, label: string, migrations: readonly Migration[] = PG_MIGRATIONS): Promise<PgMigrateResult> {
+export async function migratePostgres(
+  client: pg.Client,
+  label: string,
+  migrations: readonly Migration[] = PG_MIGRATIONS,
+): Promise<PgMigrateResult> {
   migrations.forEach((m, i) => {
     if (m.version !== i + 1) throw new Error(`migration "${m.name}" has version ${m.version}, expected ${i + 1}`);
   });
@@ -64,7 +68,11 @@ export async function migratePostgres(client: pg.Client, label: string, migratio
       await client.query('BEGIN');
       try {
         await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+        await client.query('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)', [
+          m.version,
+          m.name,
+          Date.now(),
+        ]);
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined); // the migration's own error is the one to report

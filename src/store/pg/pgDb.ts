@@ -217,7 +217,10 @@ export class PgStoreDb implements StoreDb {
     const text = numberPlaceholders(sql);
     if (scope?.db === this) {
       if (!scope.open) {
-        throw new StoreTxError('STORE_TX_FINISHED', `a statement was issued for a transaction on ${this.location} that has already ended; await every store call inside transaction()`);
+        throw new StoreTxError(
+          'STORE_TX_FINISHED',
+          `a statement was issued for a transaction on ${this.location} that has already ended; await every store call inside transaction()`,
+        );
       }
       return scope.client.query({ text, values: bind(params), types });
     }

@@ -45,7 +45,9 @@ export function checkBvmDepositId(deposit: BvmDeposit, orderId: Hex | null): Rul
     problems.push(`${item.path} output ${first.index} carries order id ${memo.orderId}, expected recomputed order id ${orderId}`);
   }
   if (opReturns.length > 1) {
-    problems.push(`${item.path} has ${opReturns.length} OP_RETURN outputs (${opReturns.map((o) => o.index).join(', ')}); expected exactly one`);
+    problems.push(
+      `${item.path} has ${opReturns.length} OP_RETURN outputs (${opReturns.map((o) => o.index).join(', ')}); expected exactly one`,
+    );
   }
   return outcome('deposit-id', problems, `${item.path} output ${first.index} carries order id ${orderId}`);
 }
@@ -71,7 +73,10 @@ export function checkBvmDepositor(deposit: BvmDeposit, user: string, wallet: Bvm
   }
   return sameScript(first.witnessUtxo.script, wallet.script)
     ? pass('depositor', `${item.path}: no depositor in the memo; input 0 spends from ${user}, who is credited`)
-    : fail('depositor', `${item.path}: no depositor in the memo and input 0 does not spend from ${user}; the deposit would credit someone else`);
+    : fail(
+        'depositor',
+        `${item.path}: no depositor in the memo and input 0 does not spend from ${user}; the deposit would credit someone else`,
+      );
 }
 
 /**
@@ -84,10 +89,14 @@ export function checkBvmDepositKind(deposit: BvmDeposit, payment: PaymentFacts, 
   const native = nativeCurrencyOf(vmType);
   const problems: string[] = [];
   if (native === undefined || !sameAddress(payment.currency, native, vmType)) {
-    problems.push(`payment currency ${payment.currency} is not native BTC (${native ?? 'unknown for ' + vmType}); Bitcoin deposits are native only`);
+    problems.push(
+      `payment currency ${payment.currency} is not native BTC (${native ?? 'unknown for ' + vmType}); Bitcoin deposits are native only`,
+    );
   }
   if (output.value !== payment.amount) {
-    problems.push(`${item.path} output ${output.index} pays the depository ${output.value} sat, expected payment amount ${payment.amount} sat`);
+    problems.push(
+      `${item.path} output ${output.index} pays the depository ${output.value} sat, expected payment amount ${payment.amount} sat`,
+    );
   }
   return outcome('deposit-kind', problems, `native deposit of ${payment.amount} sat in output ${output.index}`);
 }

@@ -37,7 +37,8 @@ export function bvmFeeSat(psbt: ParsedBvmPsbt, utxos: readonly BitcoinUtxo[] | u
   let inputSat = 0n;
   for (const input of psbt.inputs) {
     const value = ours.get(outpointKey(input.txid, input.vout)) ?? input.witnessUtxo?.value;
-    if (value === undefined) return { problem: `input ${input.index} has no known value (no witnessUtxo, not one of our outputs); the fee is unknown` };
+    if (value === undefined)
+      return { problem: `input ${input.index} has no known value (no witnessUtxo, not one of our outputs); the fee is unknown` };
     inputSat += value;
   }
   const feeSat = inputSat - psbt.outputTotalSat;
@@ -78,7 +79,8 @@ function rateText(fee: { feeSat: bigint; vsize: number }): string {
  */
 export function checkBvmFeeCap(psbt: ParsedBvmPsbt, utxos: readonly BitcoinUtxo[] | undefined, limits: DepositLimits): RuleResult {
   const cap = limits.bvmMaxFeeRateSatPerVb;
-  if (!Number.isFinite(cap) || cap < 0) return fail('fee-cap', `limits.bvmMaxFeeRateSatPerVb is ${cap}; expected a non-negative number of sat/vB`);
+  if (!Number.isFinite(cap) || cap < 0)
+    return fail('fee-cap', `limits.bvmMaxFeeRateSatPerVb is ${cap}; expected a non-negative number of sat/vB`);
   const fee = bvmFeeOf(psbt, utxos);
   if ('problem' in fee) return fail('fee-cap', fee.problem);
   return fee.feeSat * 1000n > milliRate(cap, false) * BigInt(fee.vsize)
@@ -91,7 +93,8 @@ export function bvmFeeFloor(limits: DepositLimits, estimate: BitcoinFeeEstimate 
   const configured = limits.bvmMinFeeRateSatPerVb;
   const own = `the configured minFeeRateSatPerVb ${configured}`;
   if (estimate === undefined) return { satPerVb: configured, source: `${own} (no node fee estimate read)` };
-  if ('problem' in estimate) return { satPerVb: configured, source: `${own} (the node's fee estimate could not be read: ${estimate.problem})` };
+  if ('problem' in estimate)
+    return { satPerVb: configured, source: `${own} (the node's fee estimate could not be read: ${estimate.problem})` };
   const node = `the node's ${estimate.targetBlocks}-block estimate ${estimate.satPerVb}`;
   return estimate.satPerVb > configured
     ? { satPerVb: estimate.satPerVb, source: `${node} (above ${own})` }
@@ -111,7 +114,8 @@ export function checkBvmFeeFloor(
   limits: DepositLimits,
 ): RuleResult {
   const min = limits.bvmMinFeeRateSatPerVb;
-  if (!Number.isFinite(min) || min < 0) return fail('fee-floor', `limits.bvmMinFeeRateSatPerVb is ${min}; expected a non-negative number of sat/vB`);
+  if (!Number.isFinite(min) || min < 0)
+    return fail('fee-floor', `limits.bvmMinFeeRateSatPerVb is ${min}; expected a non-negative number of sat/vB`);
   if (estimate && !('problem' in estimate) && !(Number.isFinite(estimate.satPerVb) && estimate.satPerVb >= 0)) {
     return fail('fee-floor', `the node's fee estimate is ${estimate.satPerVb}; expected a non-negative number of sat/vB`);
   }
@@ -119,7 +123,10 @@ export function checkBvmFeeFloor(
   if ('problem' in fee) return fail('fee-floor', fee.problem);
   const floor = bvmFeeFloor(limits, estimate);
   return fee.feeSat * 1000n < milliRate(floor.satPerVb, true) * BigInt(fee.vsize)
-    ? fail('fee-floor', `fee ${rateText(fee)}, below the floor of ${floor.satPerVb} sat/vB (${floor.source}); the deposit may never propagate or confirm`)
+    ? fail(
+        'fee-floor',
+        `fee ${rateText(fee)}, below the floor of ${floor.satPerVb} sat/vB (${floor.source}); the deposit may never propagate or confirm`,
+      )
     : pass('fee-floor', `fee ${rateText(fee)}, at least the floor of ${floor.satPerVb} sat/vB (${floor.source})`);
 }
 
@@ -129,10 +136,16 @@ export function checkBvmFeeFloor(
  *
  * @param paymentSat the order's payment amount, satoshis
  */
-export function checkBvmMinerFeeCap(psbt: ParsedBvmPsbt, utxos: readonly BitcoinUtxo[] | undefined, paymentSat: bigint, limits: DepositLimits): RuleResult {
+export function checkBvmMinerFeeCap(
+  psbt: ParsedBvmPsbt,
+  utxos: readonly BitcoinUtxo[] | undefined,
+  paymentSat: bigint,
+  limits: DepositLimits,
+): RuleResult {
   const { bvmMaxMinerFeeSats: maxSats, bvmMaxMinerFeeBps: maxBps } = limits;
   if (maxSats < 0n) return fail('miner-fee-cap', `limits.bvmMaxMinerFeeSats is ${maxSats}; expected a non-negative number of satoshis`);
-  if (!Number.isSafeInteger(maxBps) || maxBps < 0) return fail('miner-fee-cap', `limits.bvmMaxMinerFeeBps is ${maxBps}; expected a non-negative integer of bps`);
+  if (!Number.isSafeInteger(maxBps) || maxBps < 0)
+    return fail('miner-fee-cap', `limits.bvmMaxMinerFeeBps is ${maxBps}; expected a non-negative integer of bps`);
   const fee = bvmFeeSat(psbt, utxos);
   if ('problem' in fee) return fail('miner-fee-cap', fee.problem);
   const { feeSat } = fee;
@@ -142,5 +155,9 @@ export function checkBvmMinerFeeCap(psbt: ParsedBvmPsbt, utxos: readonly Bitcoin
   if (feeSat * 10_000n > paymentSat * BigInt(maxBps)) {
     problems.push(`miner fee ${feeSat} sat is ${share} of the ${paymentSat}-sat payment, above the cap of ${maxBps} bps (maxMinerFeeBps)`);
   }
-  return outcome('miner-fee-cap', problems, `miner fee ${feeSat} sat (${share} of the ${paymentSat}-sat payment), within ${maxSats} sat and ${maxBps} bps`);
+  return outcome(
+    'miner-fee-cap',
+    problems,
+    `miner fee ${feeSat} sat (${share} of the ${paymentSat}-sat payment), within ${maxSats} sat and ${maxBps} bps`,
+  );
 }

@@ -39,7 +39,11 @@ export function checkBvmRbfSignal(psbt: ParsedBvmPsbt, requireReplaceable: boole
   const problems = psbt.inputs
     .filter((i) => i.sequence > MAX_BIP125_SEQUENCE)
     .map((i) => `input ${i.index} nSequence ${hex(i.sequence)} does not signal BIP-125 replaceability (must be at most 0xfffffffd)`);
-  return outcome('rbf-signal', problems, `every input (${psbt.inputs.length}) signals BIP-125 replaceability (nSequence at most 0xfffffffd)`);
+  return outcome(
+    'rbf-signal',
+    problems,
+    `every input (${psbt.inputs.length}) signals BIP-125 replaceability (nSequence at most 0xfffffffd)`,
+  );
 }
 
 /** Why an input's BIP-68 relative lock may hold the deposit back, or null. */
@@ -66,11 +70,17 @@ export function checkBvmLocktime(psbt: ParsedBvmPsbt, tipHeight: bigint | undefi
     if (psbt.inputs.length > 0 && psbt.inputs.every((i) => i.sequence === SEQUENCE_FINAL)) {
       lockText = `nLockTime ${lock} not enforced (every nSequence is 0xffffffff)`;
     } else if (lock >= LOCKTIME_THRESHOLD) {
-      problems.push(`nLockTime ${lock} is a unix time (at least ${LOCKTIME_THRESHOLD}); only 0 or a block height not above the tip is accepted`);
+      problems.push(
+        `nLockTime ${lock} is a unix time (at least ${LOCKTIME_THRESHOLD}); only 0 or a block height not above the tip is accepted`,
+      );
     } else if (tipHeight === undefined) {
-      problems.push(`nLockTime ${lock} is a block height, but the tip height was not read (origin.tipHeight absent); cannot tell whether it is final`);
+      problems.push(
+        `nLockTime ${lock} is a block height, but the tip height was not read (origin.tipHeight absent); cannot tell whether it is final`,
+      );
     } else if (BigInt(lock) > tipHeight) {
-      problems.push(`nLockTime ${lock} is above the tip height ${tipHeight}: not final, the node would refuse the deposit for ${BigInt(lock) - tipHeight} more block(s)`);
+      problems.push(
+        `nLockTime ${lock} is above the tip height ${tipHeight}: not final, the node would refuse the deposit for ${BigInt(lock) - tipHeight} more block(s)`,
+      );
     } else {
       lockText = `nLockTime ${lock}, not above the tip height ${tipHeight}`;
     }

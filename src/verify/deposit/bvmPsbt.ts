@@ -196,9 +196,7 @@ export function parseBvmPsbt(hex: string, network: Network): ParseBvmPsbtResult 
       opReturnData: opReturnPayload(out.script),
     }));
     const outputTotalSat = outputs.reduce((sum, o) => sum + o.value, 0n);
-    const inputTotalSat = inputs.every((i) => i.witnessUtxo)
-      ? inputs.reduce((sum, i) => sum + (i.witnessUtxo?.value ?? 0n), 0n)
-      : null;
+    const inputTotalSat = inputs.every((i) => i.witnessUtxo) ? inputs.reduce((sum, i) => sum + (i.witnessUtxo?.value ?? 0n), 0n) : null;
     return {
       psbt: {
         version: psbt.version,

@@ -77,7 +77,8 @@ export function checkBvmOriginInputs(
 ): RuleResult {
   const reserved = new Set(reservedOutpoints.map((o) => o.toLowerCase()));
   const problems: string[] = [];
-  if (utxos === undefined) problems.push('our unspent outputs were not read (origin.utxos absent); cannot tell whose coins the PSBT spends');
+  if (utxos === undefined)
+    problems.push('our unspent outputs were not read (origin.utxos absent); cannot tell whose coins the PSBT spends');
   if (typeof wallet === 'string') problems.push(wallet);
   if (psbt.inputs.length === 0) problems.push('the PSBT has no inputs');
   const seen = new Set<string>();
@@ -91,11 +92,17 @@ export function checkBvmOriginInputs(
     problems.push(...inputProblems(input, wallet, ours));
     const key = outpoint(input.txid, input.vout);
     if (reserved.has(key)) {
-      problems.push(`input ${input.index} (${key}) is already spent by an in-flight deposit of ours; signing it would replace or conflict with that deposit`);
+      problems.push(
+        `input ${input.index} (${key}) is already spent by an in-flight deposit of ours; signing it would replace or conflict with that deposit`,
+      );
     }
   }
   const total = psbt.inputTotalSat ?? 0n;
-  return outcome('origin-inputs', problems, `all ${psbt.inputs.length} input(s) spend our unspent outputs (${total} sat), confirmed or our own change, none spent by an in-flight deposit of ours`);
+  return outcome(
+    'origin-inputs',
+    problems,
+    `all ${psbt.inputs.length} input(s) spend our unspent outputs (${total} sat), confirmed or our own change, none spent by an in-flight deposit of ours`,
+  );
 }
 
 /**

@@ -42,13 +42,13 @@ export function verifyBvmDeposit(input: DepositCheckInput): DepositCheckResult {
       'deposit-call': located.result,
       'deposit-id': deposit ? checkBvmDepositId(deposit, orderId) : skipped('deposit-id', 'deposit-call'),
       depositor: deposit ? checkBvmDepositor(deposit, expect.user, wallet) : skipped('depositor', 'deposit-call'),
-      'deposit-kind': deposit
-        ? checkBvmDepositKind(deposit, payment, paymentChain.vmType)
-        : skipped('deposit-kind', 'deposit-call'),
+      'deposit-kind': deposit ? checkBvmDepositKind(deposit, payment, paymentChain.vmType) : skipped('deposit-kind', 'deposit-call'),
       approve: pass('approve', NOT_APPLICABLE),
       'approve-spender': pass('approve-spender', NOT_APPLICABLE),
       'approve-needed': pass('approve-needed', NOT_APPLICABLE),
-      'origin-inputs': psbt ? checkBvmOriginInputs(psbt, wallet, origin.utxos, origin.reservedOutpoints) : skipped('origin-inputs', 'deposit-call'),
+      'origin-inputs': psbt
+        ? checkBvmOriginInputs(psbt, wallet, origin.utxos, origin.reservedOutpoints)
+        : skipped('origin-inputs', 'deposit-call'),
       'fee-cap': psbt ? checkBvmFeeCap(psbt, origin.utxos, limits) : skipped('fee-cap', 'deposit-call'),
       'fee-floor': psbt ? checkBvmFeeFloor(psbt, origin.utxos, origin.feeEstimate, limits) : skipped('fee-floor', 'deposit-call'),
       'miner-fee-cap': psbt ? checkBvmMinerFeeCap(psbt, origin.utxos, payment.amount, limits) : skipped('miner-fee-cap', 'deposit-call'),

@@ -37,7 +37,9 @@ export function locateEvmDeposit(
   const failed = (detail: string) => ({ result: fail('deposit-call', detail), deposit: null });
   if (!only) return failed(`no transaction step item has to == depository ${depository} (from GET /chains)`);
   if (candidates.length > 1) {
-    return failed(`${candidates.length} step items target the depository (${candidates.map((c) => c.path).join(', ')}); expected exactly one`);
+    return failed(
+      `${candidates.length} step items target the depository (${candidates.map((c) => c.path).join(', ')}); expected exactly one`,
+    );
   }
   if (!only.tx) return failed(`${only.path}.data is not an EVM transaction: ${only.parseError ?? 'unparsable'}`);
   if (only.tx.chainId !== chainId) {

@@ -29,9 +29,7 @@ export function verifyEvmDeposit(input: DepositCheckInput): DepositCheckResult {
       'deposit-call': callResult,
       'deposit-id': deposit ? checkEvmDepositId(deposit, orderId) : skipped('deposit-id', 'deposit-call'),
       depositor: deposit ? checkEvmDepositor(deposit, expect.user) : skipped('depositor', 'deposit-call'),
-      'deposit-kind': deposit
-        ? checkEvmDepositKind(deposit, payment, paymentChain.vmType)
-        : skipped('deposit-kind', 'deposit-call'),
+      'deposit-kind': deposit ? checkEvmDepositKind(deposit, payment, paymentChain.vmType) : skipped('deposit-kind', 'deposit-call'),
       approve: checkEvmApprovals(items, deposit, facts),
       'approve-spender': checkEvmApproveSpender(items, deposit, facts),
       'approve-needed': checkEvmApproveNeeded(items, deposit, facts),

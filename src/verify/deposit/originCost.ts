@@ -64,7 +64,8 @@ function bitcoinMinerFee(quote: QuoteResponse, user: string): OriginCostEstimate
     const parsed = parseBvmPsbt(item.psbtHex ?? '', network);
     if (!parsed.psbt) return { ok: false, why: `${item.path}: ${parsed.problem}` };
     const fee = parsed.psbt.feeSat;
-    if (fee === null) return { ok: false, why: `${item.path}: an input has no witnessUtxo, so the PSBT's input total (and its miner fee) is unknown` };
+    if (fee === null)
+      return { ok: false, why: `${item.path}: an input has no witnessUtxo, so the PSBT's input total (and its miner fee) is unknown` };
     if (fee < 0n) return { ok: false, why: `${item.path}: the outputs exceed the inputs by ${-fee} sat` };
     sum += fee;
   }
@@ -88,7 +89,8 @@ function solanaFees(quote: QuoteResponse, user: string): OriginCostEstimate {
 function evmGasEstimate(quote: QuoteResponse, isNative: (currency: string) => boolean): OriginCostEstimate {
   const gas = quote.fees?.['gas'];
   if (!gas) return { ok: false, why: 'the quote has no fees.gas (origin gas estimate)' };
-  if (!isNative(gas.currency.address)) return { ok: false, why: `fees.gas is in ${gas.currency.symbol} (${gas.currency.address}), not the origin's native currency` };
+  if (!isNative(gas.currency.address))
+    return { ok: false, why: `fees.gas is in ${gas.currency.symbol} (${gas.currency.address}), not the origin's native currency` };
   if (!/^[0-9]+$/.test(gas.amount)) return { ok: false, why: `fees.gas.amount ${gas.amount} is negative` };
   return { ok: true, baseUnits: BigInt(gas.amount), exact: false, how: `origin gas estimate (fees.gas) ${gas.amount} wei` };
 }

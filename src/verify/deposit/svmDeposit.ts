@@ -41,7 +41,12 @@ function describeMeta(meta: SvmAccountMeta): string {
 }
 
 /** Differences between the instruction's accounts and the expected ones, one line each. */
-function accountProblems(path: string, actual: readonly SvmAccountMeta[], expected: readonly SvmAccountMeta[], roles: readonly string[]): string[] {
+function accountProblems(
+  path: string,
+  actual: readonly SvmAccountMeta[],
+  expected: readonly SvmAccountMeta[],
+  roles: readonly string[],
+): string[] {
   const problems: string[] = [];
   if (actual.length !== expected.length) {
     problems.push(`${path} has ${actual.length} accounts, expected ${expected.length} (${roles.join(', ')})`);
@@ -82,7 +87,9 @@ export function locateSvmDeposit(
     return failed([`no instruction calls the depository program ${depository} (GET /chains)`, ...unreadable]);
   }
   if (candidates.length > 1) {
-    return failed(`${candidates.length} instructions call the depository program (${candidates.map((c) => c.path).join(', ')}); expected exactly one`);
+    return failed(
+      `${candidates.length} instructions call the depository program (${candidates.map((c) => c.path).join(', ')}); expected exactly one`,
+    );
   }
   const { ix, path } = only;
   const decoded = decodeDepositData(ix.data);
@@ -105,7 +112,9 @@ export function locateSvmDeposit(
     mint = ix.keys[4]?.pubkey ?? null;
     const tokenProgram = ix.keys[7]?.pubkey;
     if (tokenProgram !== undefined && !SVM_TOKEN_PROGRAMS.has(tokenProgram)) {
-      problems.push(`${path}.keys[7] (tokenProgram) is ${tokenProgram}; expected SPL Token ${TOKEN_PROGRAM_ID} or Token-2022 ${TOKEN_2022_PROGRAM_ID}`);
+      problems.push(
+        `${path}.keys[7] (tokenProgram) is ${tokenProgram}; expected SPL Token ${TOKEN_PROGRAM_ID} or Token-2022 ${TOKEN_2022_PROGRAM_ID}`,
+      );
     }
     const program = tokenProgram !== undefined && SVM_TOKEN_PROGRAMS.has(tokenProgram) ? tokenProgram : TOKEN_PROGRAM_ID;
     // Keys were validated as public keys by the step-data schema, so the PDA derivation cannot throw.
@@ -115,7 +124,10 @@ export function locateSvmDeposit(
   problems.push(...accountProblems(path, ix.keys, expected, roles));
   if (problems.length > 0) return failed(problems);
   return {
-    result: pass('deposit-call', `${path}: deposit_${decoded.kind} to program ${depository} with the ${expected.length} expected accounts, sent by ${user}`),
+    result: pass(
+      'deposit-call',
+      `${path}: deposit_${decoded.kind} to program ${depository} with the ${expected.length} expected accounts, sent by ${user}`,
+    ),
     deposit: { at: only, decoded, depositor, mint },
   };
 }

@@ -87,7 +87,9 @@ function judgeSystem(tix: TransactionInstruction, user: string): SvmInstructionV
     case 'Assign': {
       const d = tryDecode(() => SystemInstruction.decodeAssign(tix));
       if (!d) return refused('malformed System Assign');
-      return refused(`System Assign re-assigns ${whose(d.accountPubkey)} account ${d.accountPubkey.toBase58()} to program ${d.programId.toBase58()}`);
+      return refused(
+        `System Assign re-assigns ${whose(d.accountPubkey)} account ${d.accountPubkey.toBase58()} to program ${d.programId.toBase58()}`,
+      );
     }
     case 'AssignWithSeed': {
       const d = tryDecode(() => SystemInstruction.decodeAssignWithSeed(tix));
@@ -115,11 +117,15 @@ function judgeToken(ix: SvmInstruction, tix: TransactionInstruction, facts: SvmJ
       );
       if (!d) return refused(`malformed SPL Token ${name}`);
       const { source, destination, owner } = d.keys;
-      return refused(`SPL Token ${name} moves ${whose(owner.pubkey)} tokens from ${source.pubkey.toBase58()} to ${destination.pubkey.toBase58()}`);
+      return refused(
+        `SPL Token ${name} moves ${whose(owner.pubkey)} tokens from ${source.pubkey.toBase58()} to ${destination.pubkey.toBase58()}`,
+      );
     }
     case TokenInstruction.Burn:
     case TokenInstruction.BurnChecked: {
-      const d = tryDecode(() => (type === TokenInstruction.Burn ? decodeBurnInstruction(tix, program) : decodeBurnCheckedInstruction(tix, program)));
+      const d = tryDecode(() =>
+        type === TokenInstruction.Burn ? decodeBurnInstruction(tix, program) : decodeBurnCheckedInstruction(tix, program),
+      );
       if (!d) return refused(`malformed SPL Token ${name}`);
       return refused(`SPL Token ${name} burns ${whose(d.keys.owner.pubkey)} tokens in ${d.keys.account.pubkey.toBase58()}`);
     }
@@ -138,7 +144,9 @@ function judgeToken(ix: SvmInstruction, tix: TransactionInstruction, facts: SvmJ
     }
     case TokenInstruction.Approve:
     case TokenInstruction.ApproveChecked: {
-      const d = tryDecode(() => (type === TokenInstruction.Approve ? decodeApproveInstruction(tix, program) : decodeApproveCheckedInstruction(tix, program)));
+      const d = tryDecode(() =>
+        type === TokenInstruction.Approve ? decodeApproveInstruction(tix, program) : decodeApproveCheckedInstruction(tix, program),
+      );
       const delegate = d ? d.keys.delegate.pubkey.toBase58() : (ix.keys[type === TokenInstruction.Approve ? 1 : 2]?.pubkey ?? 'unknown');
       const account = d ? d.keys.account.pubkey.toBase58() : (ix.keys[0]?.pubkey ?? 'unknown');
       return { kind: 'approve', delegate, account };
@@ -173,12 +181,14 @@ function judgeAssociatedToken(ix: SvmInstruction, facts: SvmJudgeFacts): SvmInst
   if (system !== SYSTEM_PROGRAM_ID) return refused(`associated-token ${name} names ${system} as the system program`);
   if (!SVM_TOKEN_PROGRAMS.has(tokenProgram)) return refused(`associated-token ${name} names ${tokenProgram} as the token program`);
   const forVault = facts.vault !== null && owner === facts.vault;
-  if (owner !== facts.user && !forVault) return refused(`associated-token ${name} creates an account for ${owner}, neither our wallet nor the vault`);
+  if (owner !== facts.user && !forVault)
+    return refused(`associated-token ${name} creates an account for ${owner}, neither our wallet nor the vault`);
   if (forVault && mint !== facts.paymentCurrency) {
     return refused(`associated-token ${name} creates a vault account for mint ${mint}, not the payment currency ${facts.paymentCurrency}`);
   }
   const expected = associatedTokenAddress(owner, mint, tokenProgram);
-  if (ata !== expected) return refused(`associated-token ${name} account ${ata} is not ${owner}'s associated account ${expected} for mint ${mint}`);
+  if (ata !== expected)
+    return refused(`associated-token ${name} account ${ata} is not ${owner}'s associated account ${expected} for mint ${mint}`);
   return harmless(`${name} of ${forVault ? "the vault's" : 'our'} ${mint} account ${ata}`);
 }
 

@@ -50,12 +50,17 @@ export function checkSvmOriginInputs(items: readonly SvmItem[], user: string): R
   const problems = unreadable(items);
   for (const { path, ix } of allInstructions(items)) {
     ix.keys.forEach((key, i) => {
-      if (key.isSigner && key.pubkey !== user) problems.push(`${path}.keys[${i}] requires a signature of ${key.pubkey}, not our wallet ${user}`);
+      if (key.isSigner && key.pubkey !== user)
+        problems.push(`${path}.keys[${i}] requires a signature of ${key.pubkey}, not our wallet ${user}`);
     });
   }
   for (const item of parsedItems(items)) {
     try {
-      const { message } = buildSvmV0Transaction({ instructions: item.stepData.instructions, payer: user, recentBlockhash: SIZE_PROBE_BLOCKHASH });
+      const { message } = buildSvmV0Transaction({
+        instructions: item.stepData.instructions,
+        payer: user,
+        recentBlockhash: SIZE_PROBE_BLOCKHASH,
+      });
       const signers = message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58());
       const others = signers.filter((s) => s !== user);
       if (others.length > 0) problems.push(`${item.path}: the compiled transaction also needs signatures of ${others.join(', ')}`);
@@ -93,7 +98,12 @@ export function checkSvmTxSize(items: readonly SvmItem[], user: string, origin: 
     }
     const { instructions } = item.stepData;
     try {
-      const { message } = buildSvmV0Transaction({ instructions, payer: user, recentBlockhash: SIZE_PROBE_BLOCKHASH, lookupTables: tables.accounts });
+      const { message } = buildSvmV0Transaction({
+        instructions,
+        payer: user,
+        recentBlockhash: SIZE_PROBE_BLOCKHASH,
+        lookupTables: tables.accounts,
+      });
       const resolved = resolveInstructionAccounts(message, tables.accounts);
       resolved.forEach((r, i) => {
         const want = instructions[i];
@@ -112,7 +122,9 @@ export function checkSvmTxSize(items: readonly SvmItem[], user: string, origin: 
           `${item.path}: the compiled v0 transaction is ${size} bytes (${signatures} signature(s), ${message.addressTableLookups.length} lookup table(s)), ${size - SOLANA_TX_MAX_BYTES} over the ${SOLANA_TX_MAX_BYTES}-byte limit`,
         );
       } else {
-        sizes.push(`${item.path}: ${size} of ${SOLANA_TX_MAX_BYTES} bytes (${signatures} signature(s), ${message.addressTableLookups.length} lookup table(s))`);
+        sizes.push(
+          `${item.path}: ${size} of ${SOLANA_TX_MAX_BYTES} bytes (${signatures} signature(s), ${message.addressTableLookups.length} lookup table(s))`,
+        );
       }
     } catch (error) {
       problems.push(`${item.path}: the v0 transaction does not compile: ${(error as Error).message}`); // web3.js throws Error
@@ -135,7 +147,9 @@ export function checkSvmNoUnexpectedSteps(
 ): RuleResult {
   const problems = [...stepProblems, ...unreadable(items)];
   if (items.length !== 1) {
-    problems.push(`${items.length} transaction items (${items.map((i) => i.path).join(', ') || 'none'}); a Solana deposit is exactly one transaction`);
+    problems.push(
+      `${items.length} transaction items (${items.map((i) => i.path).join(', ') || 'none'}); a Solana deposit is exactly one transaction`,
+    );
   }
   const extras: string[] = [];
   for (const { path, ix } of allInstructions(items)) {

@@ -52,10 +52,7 @@ const ACTIVE_TABLE_SLOT = 2n ** 64n - 1n;
  * @returns web3.js `AddressLookupTableAccount`s for the named tables found, and the names not found
  * @throws Error when a table read on chain holds something that is not a public key (a bad chain read)
  */
-export function resolveLookupTables(
-  named: readonly string[],
-  tables: Readonly<Record<string, readonly string[]>>,
-): SvmLookupTables {
+export function resolveLookupTables(named: readonly string[], tables: Readonly<Record<string, readonly string[]>>): SvmLookupTables {
   const accounts: AddressLookupTableAccount[] = [];
   const missing: string[] = [];
   for (const address of named) {

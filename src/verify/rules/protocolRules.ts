@@ -95,7 +95,10 @@ export async function checkOrderSignature(ctx: VerifyContext): Promise<RuleResul
     return fail('order-signature', `protocol.v2.orderSignature does not recover a signer: ${reason}`);
   }
   if (!solvers.some((s) => sameAddress(s, signer, 'evm'))) {
-    return fail('order-signature', `orderSignature signer ${signer} is not in solverAddresses [${solvers.join(', ')}] of chain ${chain.id}`);
+    return fail(
+      'order-signature',
+      `orderSignature signer ${signer} is not in solverAddresses [${solvers.join(', ')}] of chain ${chain.id}`,
+    );
   }
   const named = ctx.order?.solver;
   if (named !== undefined && !sameAddress(named, signer, 'evm')) {

@@ -35,7 +35,9 @@ export function checkRefundRecipients(ctx: VerifyContext): RuleResult {
       count++;
       const vm = ctx.chains.bySlug(refund.chainId)?.vmType;
       if (!paysUs(ctx, refund.recipient, vm)) {
-        problems.push(`inputs[${i}].refunds[${j}].recipient is ${refund.recipient}, expected one of our wallets (${ourWallets(ctx).join(', ')})`);
+        problems.push(
+          `inputs[${i}].refunds[${j}].recipient is ${refund.recipient}, expected one of our wallets (${ourWallets(ctx).join(', ')})`,
+        );
       }
     }),
   );
@@ -87,9 +89,10 @@ export function checkRefundTerms(ctx: VerifyContext): RuleResult {
     const whom = refundTo !== undefined ? `refundTo ${refundTo}` : 'our wallet';
     problems.push(`no refund pays ${whom} on the payment chain "${payment.chainSlug}" in the payment currency ${payment.currency}`);
   }
-  const ok = refundTo !== undefined
-    ? `origin refunds pay refundTo ${refundTo} in the payment currency; refunds last until output.deadline`
-    : 'refunds stay on the payment or output leg, last until output.deadline, and one returns the payment to us';
+  const ok =
+    refundTo !== undefined
+      ? `origin refunds pay refundTo ${refundTo} in the payment currency; refunds last until output.deadline`
+      : 'refunds stay on the payment or output leg, last until output.deadline, and one returns the payment to us';
   return outcome('refund-terms', problems, ok);
 }
 

@@ -8,4 +8,7 @@
 import { crashSequences, killsBeforeDeposit } from './helpers/crashCase.ts';
 import { describeCrashCases } from './helpers/crashSuite.ts';
 
-describeCrashCases('SIGKILL from the deposit on', crashSequences().filter((targets) => !killsBeforeDeposit(targets)));
+describeCrashCases(
+  'SIGKILL from the deposit on',
+  crashSequences().filter((targets) => !killsBeforeDeposit(targets)),
+);

@@ -36,12 +36,16 @@ afterAll(async () => {
   console.log(formatSummary('Operator, service and time faults: summary', rows));
 });
 
-
 /** Mints `amount` base units of the sandbox USDC to the treasury on `slug` (its owner is the deployer). */
 async function mintToTreasury(slug: 'alpha' | 'beta', amount: bigint): Promise<void> {
   const chain = chainOf(sandbox, slug);
   const minter = createWalletClient({ chain: chain.chain, account: sandbox.accounts.deployer, transport: http(chain.rpcUrl) });
-  const hash = await minter.writeContract({ address: chain.usdc, abi: testStablecoinAbi, functionName: 'mint', args: [sandbox.accounts.treasury.address, amount] });
+  const hash = await minter.writeContract({
+    address: chain.usdc,
+    abi: testStablecoinAbi,
+    functionName: 'mint',
+    args: [sandbox.accounts.treasury.address, amount],
+  });
   await chain.publicClient.waitForTransactionReceipt({ hash });
 }
 
@@ -94,163 +98,205 @@ async function operatorReplacesDeposit(kind: 'speed-up' | 'cancel') {
 }
 
 describe('operator, service and time faults', () => {
-  it("operator speed-up: the replacement deposit is found by its order id and tracked, not paid again", async () => {
-    const { start, ballast, killed, written, operatorHash } = await operatorReplacesDeposit('speed-up');
-    try {
-      const m = await measureRecovery(sandbox, { fault: 'operator speed-up', faultAtMs: killed.exitedAtMs, db: ballast.db, start, step: () => ballast.runCycle('once') });
-      rows.push(m.row);
-      const paid = expectPaidOnce(m);
-      expect(paid.id).toBe(written.id);
-      expect(m.audit.deposits[0]!.txHash).toBe(operatorHash);
-      expect(paid.txs.map((t) => t.stepId)).toEqual(['approve', 'deposit', 'deposit:replacement']);
-      expect(paid.txs.at(-1)!.txHash).toBe(operatorHash);
-    } finally {
-      await ballast.close();
-    }
-  }, CASE_TIMEOUT_MS);
-
-  it('operator cancel: the transfer fails only once no deposit is proven, then the need is paid once', async () => {
-    const { start, ballast, killed, written } = await operatorReplacesDeposit('cancel');
-    try {
-      const m = await measureRecovery(sandbox, { fault: 'operator cancel', faultAtMs: killed.exitedAtMs, db: ballast.db, start, step: () => ballast.runCycle('once') });
-      rows.push(m.row);
-      const paid = expectPaidOnce(m);
-      const cancelled = m.audit.transfers.find((t) => t.id === written.id)!;
-      expect(cancelled.status).toBe('origin_failed');
-      expect(cancelled.error).toContain('nonce was used by another transaction');
-      expect(cancelled.error).toMatch(new RegExp(`no deposit for order ${written.orderId} on chain up to block [0-9]+ \\(as at block [0-9]+ before\\) and none known to the Relay request`));
-      // The approve of the cancelled transfer left the allowance; the new transfer only deposits.
-      expect(paid.id).not.toBe(written.id);
-      expect(paid.txs.map((t) => t.stepId)).toEqual(['deposit']);
-    } finally {
-      await ballast.close();
-    }
-  }, CASE_TIMEOUT_MS);
-
-  it('`failure`: the deposit stays parked, the route is paused, no second deposit although funds allow (not back in band by design)', async () => {
-    const start = await freshNeed(sandbox);
-    sandbox.setFaults({ failure: true, fillDelayMs: 0 });
-    const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
-    try {
-      const faultAtMs = Date.now();
-      const first = await ballast.runCycle('once');
-      expect(first.attempts.map((a) => a.outcome)).toEqual(['failure']);
-      // Income on alpha: funds would allow paying beta's need a second time; the paused route must prevent it.
-      await mintToTreasury('alpha', NEED);
-      const nonce = await treasuryNonce(sandbox, 'alpha');
-      const reports: Awaited<ReturnType<typeof ballast.runCycle>>[] = [];
-      const m = await measureRecovery(sandbox, {
-        fault: 'failure',
-        faultAtMs,
-        db: ballast.db,
-        start,
-        step: async () => void reports.push(await ballast.runCycle('once')),
-        done: () => true,
-        minSteps: 2,
-        note: 'route paused by design; the deposit waits in the depository for the operator',
-      });
-      rows.push(m.row);
-      expect(m.row.lost).toBe(0n);
-      expect(m.row.duplicates).toBe(0);
-      expect(m.audit.deposits).toHaveLength(1);
-      expect(m.audit.transfers.map((t) => t.status)).toEqual(['failure']);
-      expect((await listUnresolvedFailures(ballast.db)).map((t) => t.orderId?.toLowerCase())).toEqual([m.audit.deposits[0]!.orderId]);
-      for (const r of reports) {
-        expect(r.plan.transfers).toEqual([]);
-        expect(r.plan.decisions.filter((d) => d.kind === 'route_paused')).toHaveLength(1);
+  it(
+    'operator speed-up: the replacement deposit is found by its order id and tracked, not paid again',
+    async () => {
+      const { start, ballast, killed, written, operatorHash } = await operatorReplacesDeposit('speed-up');
+      try {
+        const m = await measureRecovery(sandbox, {
+          fault: 'operator speed-up',
+          faultAtMs: killed.exitedAtMs,
+          db: ballast.db,
+          start,
+          step: () => ballast.runCycle('once'),
+        });
+        rows.push(m.row);
+        const paid = expectPaidOnce(m);
+        expect(paid.id).toBe(written.id);
+        expect(m.audit.deposits[0]!.txHash).toBe(operatorHash);
+        expect(paid.txs.map((t) => t.stepId)).toEqual(['approve', 'deposit', 'deposit:replacement']);
+        expect(paid.txs.at(-1)!.txHash).toBe(operatorHash);
+      } finally {
+        await ballast.close();
       }
-      expect(await treasuryNonce(sandbox, 'alpha')).toBe(nonce); // nothing signed while paused
-      expect(await ballast.metrics.registry.metrics()).toMatch(/ballast_routes_paused 1/);
-      expect(inBand(await readTreasury(sandbox))).toBe(false); // beta still short: it waits for the operator
-      expect(m.row.backInBandSec).toBeNull();
-    } finally {
-      sandbox.resetFaults();
-      await ballast.close();
-    }
-  }, CASE_TIMEOUT_MS);
+    },
+    CASE_TIMEOUT_MS,
+  );
 
-  it('expired deadline between items: the deposit is not signed after the approve; the next cycle re-quotes and pays once', async () => {
-    const start = await freshNeed(sandbox);
-    sandbox.setFaults({ quoteDeadlineSec: 200 });
-    const { configFile, store, ballast: plain } = ballastOnSandbox(sandbox, tmp.dir);
-    await plain.close();
-    // Ballast's clock: real time, plus 250 s once the approve is confirmed (a confirmation that took longer
-    // than the order had left), so the order's 200 s deadline has passed when the deposit is due.
-    let skewMs = 0;
-    const ballast = openBallast(configFile, sandboxEnv(sandbox, store), { now: () => Date.now() + skewMs });
-    armCrashPoints((point, hit) => {
-      if (point === 'tx:confirmed' && hit === 1) skewMs = 250_000;
-    });
-    try {
-      const faultAtMs = Date.now();
-      const first = await ballast.runCycle('once');
-      armCrashPoints(null);
-      expect(skewMs).toBe(250_000);
-      expect(first.attempts.map((a) => a.outcome)).toEqual(['origin_failed']);
-      const [expired] = await listRecentTransfers(ballast.db, 5);
-      expect(expired!.error).toMatch(/deposit not signed: the order deadline \d+ is -\d+ s away/);
-      expect(expired!.txs.map((t) => [t.stepId, t.status])).toEqual([['approve', 'confirmed']]);
-      expect(await treasuryDeposits(sandbox, start.alphaBlock)).toEqual([]);
-      sandbox.setFaults({ quoteDeadlineSec: 600 }); // quotes with the usual ten minutes again
-      const m = await measureRecovery(sandbox, { fault: 'expired deadline between items', faultAtMs, db: ballast.db, start, step: () => ballast.runCycle('once') });
-      rows.push(m.row);
-      const paid = expectPaidOnce(m);
-      expect(paid.id).not.toBe(expired!.id);
-      expect(paid.txs.map((t) => t.stepId)).toEqual(['deposit']); // the allowance from the first approve is used
-    } finally {
-      armCrashPoints(null);
-      sandbox.resetFaults();
-      await ballast.close();
-    }
-  }, CASE_TIMEOUT_MS);
+  it(
+    'operator cancel: the transfer fails only once no deposit is proven, then the need is paid once',
+    async () => {
+      const { start, ballast, killed, written } = await operatorReplacesDeposit('cancel');
+      try {
+        const m = await measureRecovery(sandbox, {
+          fault: 'operator cancel',
+          faultAtMs: killed.exitedAtMs,
+          db: ballast.db,
+          start,
+          step: () => ballast.runCycle('once'),
+        });
+        rows.push(m.row);
+        const paid = expectPaidOnce(m);
+        const cancelled = m.audit.transfers.find((t) => t.id === written.id)!;
+        expect(cancelled.status).toBe('origin_failed');
+        expect(cancelled.error).toContain('nonce was used by another transaction');
+        expect(cancelled.error).toMatch(
+          new RegExp(
+            `no deposit for order ${written.orderId} on chain up to block [0-9]+ \\(as at block [0-9]+ before\\) and none known to the Relay request`,
+          ),
+        );
+        // The approve of the cancelled transfer left the allowance; the new transfer only deposits.
+        expect(paid.id).not.toBe(written.id);
+        expect(paid.txs.map((t) => t.stepId)).toEqual(['deposit']);
+      } finally {
+        await ballast.close();
+      }
+    },
+    CASE_TIMEOUT_MS,
+  );
 
-  it('fill between the two reads: a fill after the balance read and before the refresh is counted once', async () => {
-    const start = await freshNeed(sandbox);
-    sandbox.setFaults({ fillDelayMs: 5_000 });
-    const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir);
-    try {
-      // The run dies once the deposit is confirmed, before it tracks the (slow) fill.
-      const killed = await runOnce(configFile, { ...sandboxEnv(sandbox, store), BALLAST_CRASH_AT: 'transfer:deposited' });
-      expect(killed.signal).toBe('SIGKILL');
-      // The next cycle's first status read waits for the fill to be mined, then answers with the fresh status.
-      const relay = ballast.ctx.relay;
-      const realGetStatus = relay.getStatus.bind(relay);
-      let filledAt: bigint | null = null;
-      relay.getStatus = async (requestId: string, checkEndpoint?: string): Promise<IntentStatus> => {
-        if (filledAt === null) {
-          for (let i = 0; i < 400 && filledAt === null; i++) {
-            const beta = await usdcBalance(sandbox, 'beta');
-            if (beta > BETA_START) filledAt = beta;
-            else await new Promise((r) => setTimeout(r, 50));
-          }
-          for (let i = 0; i < 200; i++) {
-            const fresh = await realGetStatus(requestId, checkEndpoint);
-            if (fresh.status === 'success') return fresh;
-            await new Promise((r) => setTimeout(r, 50));
-          }
+  it(
+    '`failure`: the deposit stays parked, the route is paused, no second deposit although funds allow (not back in band by design)',
+    async () => {
+      const start = await freshNeed(sandbox);
+      sandbox.setFaults({ failure: true, fillDelayMs: 0 });
+      const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
+      try {
+        const faultAtMs = Date.now();
+        const first = await ballast.runCycle('once');
+        expect(first.attempts.map((a) => a.outcome)).toEqual(['failure']);
+        // Income on alpha: funds would allow paying beta's need a second time; the paused route must prevent it.
+        await mintToTreasury('alpha', NEED);
+        const nonce = await treasuryNonce(sandbox, 'alpha');
+        const reports: Awaited<ReturnType<typeof ballast.runCycle>>[] = [];
+        const m = await measureRecovery(sandbox, {
+          fault: 'failure',
+          faultAtMs,
+          db: ballast.db,
+          start,
+          step: async () => void reports.push(await ballast.runCycle('once')),
+          done: () => true,
+          minSteps: 2,
+          note: 'route paused by design; the deposit waits in the depository for the operator',
+        });
+        rows.push(m.row);
+        expect(m.row.lost).toBe(0n);
+        expect(m.row.duplicates).toBe(0);
+        expect(m.audit.deposits).toHaveLength(1);
+        expect(m.audit.transfers.map((t) => t.status)).toEqual(['failure']);
+        expect((await listUnresolvedFailures(ballast.db)).map((t) => t.orderId?.toLowerCase())).toEqual([m.audit.deposits[0]!.orderId]);
+        for (const r of reports) {
+          expect(r.plan.transfers).toEqual([]);
+          expect(r.plan.decisions.filter((d) => d.kind === 'route_paused')).toHaveLength(1);
         }
-        return realGetStatus(requestId, checkEndpoint);
-      };
-      const reports: Awaited<ReturnType<typeof ballast.runCycle>>[] = [];
-      const m = await measureRecovery(sandbox, {
-        fault: 'fill between the two reads',
-        faultAtMs: killed.exitedAtMs,
-        db: ballast.db,
-        start,
-        step: async () => void reports.push(await ballast.runCycle('once')),
+        expect(await treasuryNonce(sandbox, 'alpha')).toBe(nonce); // nothing signed while paused
+        expect(await ballast.metrics.registry.metrics()).toMatch(/ballast_routes_paused 1/);
+        expect(inBand(await readTreasury(sandbox))).toBe(false); // beta still short: it waits for the operator
+        expect(m.row.backInBandSec).toBeNull();
+      } finally {
+        sandbox.resetFaults();
+        await ballast.close();
+      }
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  it(
+    'expired deadline between items: the deposit is not signed after the approve; the next cycle re-quotes and pays once',
+    async () => {
+      const start = await freshNeed(sandbox);
+      sandbox.setFaults({ quoteDeadlineSec: 200 });
+      const { configFile, store, ballast: plain } = ballastOnSandbox(sandbox, tmp.dir);
+      await plain.close();
+      // Ballast's clock: real time, plus 250 s once the approve is confirmed (a confirmation that took longer
+      // than the order had left), so the order's 200 s deadline has passed when the deposit is due.
+      let skewMs = 0;
+      const ballast = openBallast(configFile, sandboxEnv(sandbox, store), { now: () => Date.now() + skewMs });
+      armCrashPoints((point, hit) => {
+        if (point === 'tx:confirmed' && hit === 1) skewMs = 250_000;
       });
-      rows.push(m.row);
-      expectPaidOnce(m);
-      // The scenario happened: the first recovery read beta before the fill, and the fill then closed it.
-      expect(filledAt).not.toBeNull();
-      const second = reports[0]!;
-      expect(second.balances.find((b) => b.chain === 'beta')!.amount).toBe(BETA_START);
-      expect(second.plan.transfers).toEqual([]);
-      expect(second.attempts).toEqual([]);
-      expect(m.audit.transfers.map((t) => t.status)).toEqual(['success']);
-    } finally {
-      sandbox.resetFaults();
-      await ballast.close();
-    }
-  }, CASE_TIMEOUT_MS);
+      try {
+        const faultAtMs = Date.now();
+        const first = await ballast.runCycle('once');
+        armCrashPoints(null);
+        expect(skewMs).toBe(250_000);
+        expect(first.attempts.map((a) => a.outcome)).toEqual(['origin_failed']);
+        const [expired] = await listRecentTransfers(ballast.db, 5);
+        expect(expired!.error).toMatch(/deposit not signed: the order deadline \d+ is -\d+ s away/);
+        expect(expired!.txs.map((t) => [t.stepId, t.status])).toEqual([['approve', 'confirmed']]);
+        expect(await treasuryDeposits(sandbox, start.alphaBlock)).toEqual([]);
+        sandbox.setFaults({ quoteDeadlineSec: 600 }); // quotes with the usual ten minutes again
+        const m = await measureRecovery(sandbox, {
+          fault: 'expired deadline between items',
+          faultAtMs,
+          db: ballast.db,
+          start,
+          step: () => ballast.runCycle('once'),
+        });
+        rows.push(m.row);
+        const paid = expectPaidOnce(m);
+        expect(paid.id).not.toBe(expired!.id);
+        expect(paid.txs.map((t) => t.stepId)).toEqual(['deposit']); // the allowance from the first approve is used
+      } finally {
+        armCrashPoints(null);
+        sandbox.resetFaults();
+        await ballast.close();
+      }
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  it(
+    'fill between the two reads: a fill after the balance read and before the refresh is counted once',
+    async () => {
+      const start = await freshNeed(sandbox);
+      sandbox.setFaults({ fillDelayMs: 5_000 });
+      const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir);
+      try {
+        // The run dies once the deposit is confirmed, before it tracks the (slow) fill.
+        const killed = await runOnce(configFile, { ...sandboxEnv(sandbox, store), BALLAST_CRASH_AT: 'transfer:deposited' });
+        expect(killed.signal).toBe('SIGKILL');
+        // The next cycle's first status read waits for the fill to be mined, then answers with the fresh status.
+        const relay = ballast.ctx.relay;
+        const realGetStatus = relay.getStatus.bind(relay);
+        let filledAt: bigint | null = null;
+        relay.getStatus = async (requestId: string, checkEndpoint?: string): Promise<IntentStatus> => {
+          if (filledAt === null) {
+            for (let i = 0; i < 400 && filledAt === null; i++) {
+              const beta = await usdcBalance(sandbox, 'beta');
+              if (beta > BETA_START) filledAt = beta;
+              else await new Promise((r) => setTimeout(r, 50));
+            }
+            for (let i = 0; i < 200; i++) {
+              const fresh = await realGetStatus(requestId, checkEndpoint);
+              if (fresh.status === 'success') return fresh;
+              await new Promise((r) => setTimeout(r, 50));
+            }
+          }
+          return realGetStatus(requestId, checkEndpoint);
+        };
+        const reports: Awaited<ReturnType<typeof ballast.runCycle>>[] = [];
+        const m = await measureRecovery(sandbox, {
+          fault: 'fill between the two reads',
+          faultAtMs: killed.exitedAtMs,
+          db: ballast.db,
+          start,
+          step: async () => void reports.push(await ballast.runCycle('once')),
+        });
+        rows.push(m.row);
+        expectPaidOnce(m);
+        // The scenario happened: the first recovery read beta before the fill, and the fill then closed it.
+        expect(filledAt).not.toBeNull();
+        const second = reports[0]!;
+        expect(second.balances.find((b) => b.chain === 'beta')!.amount).toBe(BETA_START);
+        expect(second.plan.transfers).toEqual([]);
+        expect(second.attempts).toEqual([]);
+        expect(m.audit.transfers.map((t) => t.status)).toEqual(['success']);
+      } finally {
+        sandbox.resetFaults();
+        await ballast.close();
+      }
+    },
+    CASE_TIMEOUT_MS,
+  );
 });

@@ -42,31 +42,42 @@ function onCalls(methods: string[], from: number, to: number, action: RpcFault['
   return out;
 }
 
-
-
 describe('RPC and chain faults', () => {
-  it('lookup errors during the approve: receipts and transactions answered with errors are never read as "not found"', async () => {
-    const start = await freshNeed(sandbox);
-    const alpha = chainOf(sandbox, 'alpha');
-    const indexing = { code: -32603, message: 'transaction indexing is in progress' };
-    proxy = await startRpcFaultProxy(alpha.rpcUrl, onCalls(['eth_getTransactionReceipt', 'eth_getTransactionByHash'], 1, 12, 'error', indexing));
-    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, { SANDBOX_ALPHA_RPC: proxy.url });
-    try {
-      const faultAtMs = Date.now();
-      const first = await ballast.runCycle('once');
-      expect(proxy.applied.length).toBeGreaterThan(0);
-      // The approve went out but its receipt could not be read: the transfer stays in flight, undecided.
-      expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
-      expect((await listRecentTransfers(ballast.db, 5)).map((t) => t.status)).toEqual(['broadcast']);
-      const m = await measureRecovery(sandbox, { fault: 'lookup errors during the approve', faultAtMs, db: ballast.db, start, step: () => ballast.runCycle('once') });
-      rows.push(m.row);
-      expectPaidOnce(m);
-    } finally {
-      await ballast.close();
-      await proxy.close();
-      proxy = null;
-    }
-  }, CASE_TIMEOUT_MS);
+  it(
+    'lookup errors during the approve: receipts and transactions answered with errors are never read as "not found"',
+    async () => {
+      const start = await freshNeed(sandbox);
+      const alpha = chainOf(sandbox, 'alpha');
+      const indexing = { code: -32603, message: 'transaction indexing is in progress' };
+      proxy = await startRpcFaultProxy(
+        alpha.rpcUrl,
+        onCalls(['eth_getTransactionReceipt', 'eth_getTransactionByHash'], 1, 12, 'error', indexing),
+      );
+      const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, { SANDBOX_ALPHA_RPC: proxy.url });
+      try {
+        const faultAtMs = Date.now();
+        const first = await ballast.runCycle('once');
+        expect(proxy.applied.length).toBeGreaterThan(0);
+        // The approve went out but its receipt could not be read: the transfer stays in flight, undecided.
+        expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
+        expect((await listRecentTransfers(ballast.db, 5)).map((t) => t.status)).toEqual(['broadcast']);
+        const m = await measureRecovery(sandbox, {
+          fault: 'lookup errors during the approve',
+          faultAtMs,
+          db: ballast.db,
+          start,
+          step: () => ballast.runCycle('once'),
+        });
+        rows.push(m.row);
+        expectPaidOnce(m);
+      } finally {
+        await ballast.close();
+        await proxy.close();
+        proxy = null;
+      }
+    },
+    CASE_TIMEOUT_MS,
+  );
 
   /**
    * The run dies right after the deposit was sent and recorded `sent` (its receipt never read); the deposit is
@@ -85,7 +96,13 @@ describe('RPC and chain faults', () => {
     proxy = await startRpcFaultProxy(chainOf(sandbox, 'alpha').rpcUrl, faults);
     const ballast = openBallast(configFile, { ...env, SANDBOX_ALPHA_RPC: proxy.url });
     try {
-      const m = await measureRecovery(sandbox, { fault, faultAtMs: killed.exitedAtMs, db: ballast.db, start, step: () => ballast.runCycle('once') });
+      const m = await measureRecovery(sandbox, {
+        fault,
+        faultAtMs: killed.exitedAtMs,
+        db: ballast.db,
+        start,
+        step: () => ballast.runCycle('once'),
+      });
       rows.push(m.row);
       expect(proxy.applied.length).toBeGreaterThan(0);
       return m;
@@ -96,67 +113,101 @@ describe('RPC and chain faults', () => {
     }
   }
 
-  it('lookup errors after a crash: a deposit that cannot be looked up is neither paid again nor moved back', async () => {
-    const indexing = { code: -32603, message: 'transaction indexing is in progress' };
-    const m = await crashThenFlakyLookups('lookup errors after the deposit', onCalls(['eth_getTransactionReceipt', 'eth_getTransactionByHash'], 1, 12, 'error', indexing));
-    expectPaidOnce(m);
-  }, CASE_TIMEOUT_MS);
-
-  it('lagging backend: "not found" answers after a crash are not read as a reorg or a drop, nothing is paid again', async () => {
-    const m = await crashThenFlakyLookups('lagging backend', onCalls(['eth_getTransactionReceipt', 'eth_getTransactionByHash', 'eth_getLogs'], 1, 6, 'not-found'));
-    expectPaidOnce(m);
-  }, CASE_TIMEOUT_MS);
-
-  it('send retried after timeout: a deposit the node took although the answer was "already known" is tracked, not re-sent', async () => {
-    const start = await freshNeed(sandbox);
-    const alpha = chainOf(sandbox, 'alpha');
-    proxy = await startRpcFaultProxy(alpha.rpcUrl, [...DEPOSIT_SEND_ALREADY_KNOWN]);
-    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, { SANDBOX_ALPHA_RPC: proxy.url });
-    try {
-      const faultAtMs = Date.now();
-      const first = await ballast.runCycle('once');
-      expect(proxy.applied.map((f) => f.method)).toEqual(['eth_sendRawTransaction']);
-      expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
-      expect(first.attempts[0]!.error).toContain('outcome unknown');
-      const m = await measureRecovery(sandbox, { fault: 'send retried after timeout', faultAtMs, db: ballast.db, start, step: () => ballast.runCycle('once') });
-      rows.push(m.row);
+  it(
+    'lookup errors after a crash: a deposit that cannot be looked up is neither paid again nor moved back',
+    async () => {
+      const indexing = { code: -32603, message: 'transaction indexing is in progress' };
+      const m = await crashThenFlakyLookups(
+        'lookup errors after the deposit',
+        onCalls(['eth_getTransactionReceipt', 'eth_getTransactionByHash'], 1, 12, 'error', indexing),
+      );
       expectPaidOnce(m);
-      expect(proxy.calls.get('eth_sendRawTransaction')).toBeLessThanOrEqual(3); // approve, deposit, at most one identical re-send
-    } finally {
-      await ballast.close();
-      await proxy.close();
-      proxy = null;
-    }
-  }, CASE_TIMEOUT_MS);
+    },
+    CASE_TIMEOUT_MS,
+  );
 
-  it('reorg of a confirmed deposit: the recorded transactions are sent again, one deposit, one fill', async () => {
-    const start = await freshNeed(sandbox);
-    const alpha = chainOf(sandbox, 'alpha');
-    sandbox.setFaults({ fillDelayMs: 5_000 }); // the fill comes after the reorg
-    const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir);
-    try {
-      // The run dies after the deposit is confirmed, before it tracks the fill.
-      const killed = await runOnce(configFile, { ...sandboxEnv(sandbox, store), BALLAST_CRASH_AT: 'transfer:deposited' });
-      expect(killed.signal).toBe('SIGKILL');
-      const [deposited] = await listRecentTransfers(ballast.db, 5);
-      expect(deposited!.status).toBe('deposited');
-      const depth = Number((await alpha.publicClient.getBlockNumber({ cacheTime: 0 })) - start.alphaBlock);
-      expect(depth).toBeGreaterThanOrEqual(2); // the approve and the deposit
-      expect(depth).toBeLessThan(12); // within the default confirmations
-      await reorg(alpha.rpcUrl, depth);
-      const faultAtMs = Date.now();
-      expect(await treasuryDeposits(sandbox, start.alphaBlock)).toEqual([]);
-
-      const m = await measureRecovery(sandbox, { fault: 'reorg of a confirmed deposit', faultAtMs, db: ballast.db, start, step: () => ballast.runCycle('once') });
-      rows.push(m.row);
+  it(
+    'lagging backend: "not found" answers after a crash are not read as a reorg or a drop, nothing is paid again',
+    async () => {
+      const m = await crashThenFlakyLookups(
+        'lagging backend',
+        onCalls(['eth_getTransactionReceipt', 'eth_getTransactionByHash', 'eth_getLogs'], 1, 6, 'not-found'),
+      );
       expectPaidOnce(m);
-      const [after] = await listRecentTransfers(ballast.db, 5);
-      expect(after!.id).toBe(deposited!.id);
-      expect(after!.events.map((e) => e.toStatus)).toEqual(['prepared', 'broadcast', 'deposited', 'broadcast', 'deposited', 'success']);
-      expect(m.audit.deposits[0]!.txHash).toBe(deposited!.txs.at(-1)!.txHash as Hex); // the same signed bytes
-    } finally {
-      sandbox.resetFaults();
-      await ballast.close();
-    }
-  }, CASE_TIMEOUT_MS);
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  it(
+    'send retried after timeout: a deposit the node took although the answer was "already known" is tracked, not re-sent',
+    async () => {
+      const start = await freshNeed(sandbox);
+      const alpha = chainOf(sandbox, 'alpha');
+      proxy = await startRpcFaultProxy(alpha.rpcUrl, [...DEPOSIT_SEND_ALREADY_KNOWN]);
+      const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {}, { SANDBOX_ALPHA_RPC: proxy.url });
+      try {
+        const faultAtMs = Date.now();
+        const first = await ballast.runCycle('once');
+        expect(proxy.applied.map((f) => f.method)).toEqual(['eth_sendRawTransaction']);
+        expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
+        expect(first.attempts[0]!.error).toContain('outcome unknown');
+        const m = await measureRecovery(sandbox, {
+          fault: 'send retried after timeout',
+          faultAtMs,
+          db: ballast.db,
+          start,
+          step: () => ballast.runCycle('once'),
+        });
+        rows.push(m.row);
+        expectPaidOnce(m);
+        expect(proxy.calls.get('eth_sendRawTransaction')).toBeLessThanOrEqual(3); // approve, deposit, at most one identical re-send
+      } finally {
+        await ballast.close();
+        await proxy.close();
+        proxy = null;
+      }
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  it(
+    'reorg of a confirmed deposit: the recorded transactions are sent again, one deposit, one fill',
+    async () => {
+      const start = await freshNeed(sandbox);
+      const alpha = chainOf(sandbox, 'alpha');
+      sandbox.setFaults({ fillDelayMs: 5_000 }); // the fill comes after the reorg
+      const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir);
+      try {
+        // The run dies after the deposit is confirmed, before it tracks the fill.
+        const killed = await runOnce(configFile, { ...sandboxEnv(sandbox, store), BALLAST_CRASH_AT: 'transfer:deposited' });
+        expect(killed.signal).toBe('SIGKILL');
+        const [deposited] = await listRecentTransfers(ballast.db, 5);
+        expect(deposited!.status).toBe('deposited');
+        const depth = Number((await alpha.publicClient.getBlockNumber({ cacheTime: 0 })) - start.alphaBlock);
+        expect(depth).toBeGreaterThanOrEqual(2); // the approve and the deposit
+        expect(depth).toBeLessThan(12); // within the default confirmations
+        await reorg(alpha.rpcUrl, depth);
+        const faultAtMs = Date.now();
+        expect(await treasuryDeposits(sandbox, start.alphaBlock)).toEqual([]);
+
+        const m = await measureRecovery(sandbox, {
+          fault: 'reorg of a confirmed deposit',
+          faultAtMs,
+          db: ballast.db,
+          start,
+          step: () => ballast.runCycle('once'),
+        });
+        rows.push(m.row);
+        expectPaidOnce(m);
+        const [after] = await listRecentTransfers(ballast.db, 5);
+        expect(after!.id).toBe(deposited!.id);
+        expect(after!.events.map((e) => e.toStatus)).toEqual(['prepared', 'broadcast', 'deposited', 'broadcast', 'deposited', 'success']);
+        expect(m.audit.deposits[0]!.txHash).toBe(deposited!.txs.at(-1)!.txHash as Hex); // the same signed bytes
+      } finally {
+        sandbox.resetFaults();
+        await ballast.close();
+      }
+    },
+    CASE_TIMEOUT_MS,
+  );
 });

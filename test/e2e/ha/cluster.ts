@@ -92,11 +92,15 @@ export async function startReplica(o: ReplicaOptions): Promise<Replica> {
     }),
   );
   const env = { ...process.env, ...sandboxEnv(o.sandbox, o.storeUrl), BALLAST_CRASH_AT: '', BALLAST_PAUSE_AT: '', ...o.env };
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'daemon', '--log-level', 'info', '--config', configFile], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'daemon', '--log-level', 'info', '--config', configFile],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   let running = true;
@@ -115,7 +119,13 @@ export async function startReplica(o: ReplicaOptions): Promise<Replica> {
     // A replica told to pause itself may stop before answering: its server is up but will not reply, so each
     // probe has a deadline and a stopped replica counts as started.
     if (isStopped(child.pid!)) break;
-    if (await fetch(metricsUrl, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(metricsUrl, { signal: AbortSignal.timeout(2_000) }).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > until) throw new Error(`replica ${o.name} did not serve /metrics within 30 s:\n${stderr.slice(-3000)}`);
     await sleep(200);
   }
@@ -156,7 +166,10 @@ async function dbNow(client: pg.Client): Promise<number> {
 
 /** The value of `ballast_leader{instance="<name>"}` on a replica's /metrics, or null when it cannot be read. */
 export async function leaderGauge(r: Replica): Promise<number | null> {
-  const text = await fetch(r.metricsUrl).then((res) => res.text(), () => null);
+  const text = await fetch(r.metricsUrl).then(
+    (res) => res.text(),
+    () => null,
+  );
   if (text === null) return null;
   const m = new RegExp(`^ballast_leader\\{instance="${r.name}"\\} (\\d+)$`, 'm').exec(text);
   return m ? Number(m[1]) : null;

@@ -20,7 +20,18 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.ts';
 import { auditCase, type CaseAudit } from '../faults/helpers/caseAudit.ts';
 import { freshNeed, inBand, NEED, NEED_BALANCES, readTreasury, type CaseStart } from '../faults/helpers/treasuryNeed.ts';
 import { recordFailoverResults, writeFailoverResults } from './failoverResults.ts';
-import { isStopped, killAllReplicas, leaderGauge, leaseHolder, sleep, startReplica, stopReplicas, TAKEOVER_BOUND_MS, waitFor, type Replica } from './cluster.ts';
+import {
+  isStopped,
+  killAllReplicas,
+  leaderGauge,
+  leaseHolder,
+  sleep,
+  startReplica,
+  stopReplicas,
+  TAKEOVER_BOUND_MS,
+  waitFor,
+  type Replica,
+} from './cluster.ts';
 
 let server: PostgresServer;
 let sandbox: Sandbox;
@@ -71,17 +82,28 @@ async function replica(name: string, storeUrl: string, env: Record<string, strin
  * Waits until `name` (or any replica but `not`) holds a live lease; returns when it was first seen holding it
  * (unix ms) and its epoch.
  */
-async function waitLeader(url: string, who: { name?: string; not?: string } = {}, timeoutMs = 20_000): Promise<{ name: string; epoch: bigint; atMs: number }> {
-  return waitFor(`${who.name ?? 'a replica'} to lead`, async () => {
-    const h = await leaseHolder(url);
-    return h && (who.name === undefined || h.name === who.name) && h.name !== who.not ? { ...h, atMs: Date.now() } : null;
-  }, timeoutMs);
+async function waitLeader(
+  url: string,
+  who: { name?: string; not?: string } = {},
+  timeoutMs = 20_000,
+): Promise<{ name: string; epoch: bigint; atMs: number }> {
+  return waitFor(
+    `${who.name ?? 'a replica'} to lead`,
+    async () => {
+      const h = await leaseHolder(url);
+      return h && (who.name === undefined || h.name === who.name) && h.name !== who.not ? { ...h, atMs: Date.now() } : null;
+    },
+    timeoutMs,
+  );
 }
 
 /** Waits until the treasury is back in band with nothing in flight in the store; returns seconds from `fromMs`. */
 async function waitInBand(db: PgStoreDb, fromMs: number, timeoutMs = 60_000): Promise<number> {
-  await waitFor('the treasury back in band with nothing in flight', async () =>
-    inBand(await readTreasury(sandbox)) && (await listInFlightTransfers(db)).length === 0 ? true : null, timeoutMs);
+  await waitFor(
+    'the treasury back in band with nothing in flight',
+    async () => (inBand(await readTreasury(sandbox)) && (await listInFlightTransfers(db)).length === 0 ? true : null),
+    timeoutMs,
+  );
   return (Date.now() - fromMs) / 1000;
 }
 
@@ -182,7 +204,11 @@ describe('replicas sharing a PostgreSQL store', () => {
     const b = await replica('b', url);
     await waitLeader(url);
     const db = await reader(url);
-    await waitFor('a deposit in flight', async () => ((await listInFlightTransfers(db)).some((t) => t.status === 'deposited') ? true : null), 30_000);
+    await waitFor(
+      'a deposit in flight',
+      async () => ((await listInFlightTransfers(db)).some((t) => t.status === 'deposited') ? true : null),
+      30_000,
+    );
     const haltedAt = Date.now();
     await server.halt();
     await sleep(4_000); // past every replica's deadline: nobody may lead now
@@ -210,7 +236,11 @@ describe('replicas sharing a PostgreSQL store', () => {
     await waitLeader(url, { name: 'a' });
     await replica('b', url);
     const db = await reader(url);
-    await waitFor('a deposit in flight', async () => ((await listInFlightTransfers(db)).some((t) => t.status === 'deposited') ? true : null), 90_000);
+    await waitFor(
+      'a deposit in flight',
+      async () => ((await listInFlightTransfers(db)).some((t) => t.status === 'deposited') ? true : null),
+      90_000,
+    );
     const cutAt = Date.now();
     proxy.cut();
     const next = await waitLeader(url, { name: 'b' }, TAKEOVER_BOUND_MS + 10_000);

@@ -27,7 +27,8 @@ async function store(name: string): Promise<PgStoreDb> {
   return db;
 }
 
-const count = async (db: PgStoreDb, table: string): Promise<number> => (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
+const count = async (db: PgStoreDb, table: string): Promise<number> =>
+  (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('PgStoreDb.writeAhead', () => {
@@ -48,15 +49,27 @@ describe('PgStoreDb.writeAhead', () => {
 
     // a still presents its old token (a process that does not know yet): the database refuses it.
     const before = { transfers: await count(db, 'transfers'), txs: await count(db, 'transfer_txs') };
-    await expect(createTransfer(db, await newTransfer(db, { requestId: `0x${'ef'.repeat(32)}` }))).rejects.toMatchObject({ code: 'STORE_LEASE_LOST' });
+    await expect(createTransfer(db, await newTransfer(db, { requestId: `0x${'ef'.repeat(32)}` }))).rejects.toMatchObject({
+      code: 'STORE_LEASE_LOST',
+    });
     await expect(
-      addTransferTx(db, first.transferId, { stepId: 'deposit', itemIndex: 1, chainId: 8453, request: {}, txHash: `0x${'33'.repeat(32)}`, rawTx: '0x02', nowMs: 3_000 }),
+      addTransferTx(db, first.transferId, {
+        stepId: 'deposit',
+        itemIndex: 1,
+        chainId: 8453,
+        request: {},
+        txHash: `0x${'33'.repeat(32)}`,
+        rawTx: '0x02',
+        nowMs: 3_000,
+      }),
     ).rejects.toMatchObject({ code: 'STORE_LEASE_LOST' });
     expect({ transfers: await count(db, 'transfers'), txs: await count(db, 'transfer_txs') }).toEqual(before);
 
     // A process whose term ended locally presents no token at all.
     token = null;
-    await expect(createTransfer(db, await newTransfer(db, { requestId: `0x${'ee'.repeat(32)}` }))).rejects.toMatchObject({ code: 'STORE_NOT_LEADER' });
+    await expect(createTransfer(db, await newTransfer(db, { requestId: `0x${'ee'.repeat(32)}` }))).rejects.toMatchObject({
+      code: 'STORE_NOT_LEADER',
+    });
     expect(await count(db, 'transfers')).toBe(before.transfers);
 
     // Guarded transitions are not write-aheads: the transfer can still be closed by whoever tracks it.

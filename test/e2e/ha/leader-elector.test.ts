@@ -105,7 +105,9 @@ describe('LeaderElector', () => {
     const rest = replicas.filter((r) => r !== leader);
     const next = await waitFor('a new leader', () => leaders(rest)[0]);
     const tookMs = next.gained[0]!.atMs - stoppedAt;
-    console.log(`lease handover after a clean stop: ${tookMs.toFixed(0)} ms (renew interval ${TIMING.renewEveryMs} ms, ttl ${TIMING.ttlMs} ms)`);
+    console.log(
+      `lease handover after a clean stop: ${tookMs.toFixed(0)} ms (renew interval ${TIMING.renewEveryMs} ms, ttl ${TIMING.ttlMs} ms)`,
+    );
     expect(next.elector.epoch()).toBe(epoch + 1n);
     // Released, not left to expire (on the database clock, whatever the machine's load): right after stop() the
     // row is our lease ended at once (expires_at = renewed_at = now()), or already a successor's, taken before
@@ -156,9 +158,9 @@ describe('LeaderElector', () => {
     const leader = await waitFor('a leader', () => leaders(replicas)[0]);
     const epoch = leader.elector.epoch()!;
     const backends = async (owner: string): Promise<number[]> =>
-      (
-        await pool.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`ballast-lease ${owner}`.slice(0, 63)])
-      ).rows.map((r: { pid: number }) => r.pid);
+      (await pool.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`ballast-lease ${owner}`.slice(0, 63)])).rows.map(
+        (r: { pid: number }) => r.pid,
+      );
     for (let round = 0; round < 3; round++) {
       const pids = [...(await backends(leader.elector.owner)), ...(await backends(replicas.find((r) => r !== leader)!.elector.owner))];
       expect(pids.length).toBeGreaterThan(0);

@@ -124,7 +124,10 @@ describe('leader lease statements', () => {
       await c.query('INSERT INTO write_ahead (owner, epoch) VALUES ($1, $2)', ['new', '2']);
     });
     const rows = await pool.query('SELECT owner, epoch::int AS epoch FROM write_ahead ORDER BY id');
-    expect(rows.rows).toEqual([{ owner: 'old', epoch: 1 }, { owner: 'new', epoch: 2 }]);
+    expect(rows.rows).toEqual([
+      { owner: 'old', epoch: 1 },
+      { owner: 'new', epoch: 2 },
+    ]);
 
     // An expired lease nobody took yet fails the check too; so does a missing one.
     expect(await tryAcquireLease(pool, { name: 'x', owner: 'a' }, 200, null)).toMatchObject({ held: true });

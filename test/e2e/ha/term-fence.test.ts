@@ -99,9 +99,14 @@ describe('term fence (PostgreSQL, lease lost and won back while a run is held up
     const { client, sent } = scriptedNode((_n, hash) => ({ transactionHash: hash, status: 'success', blockNumber: 1n }));
     const { deps, args } = await offlineExecution(a.db, client);
     const signing = gate();
-    const chain = { ...deps.chain, sign: async (...s: Parameters<ExecuteTransferDeps['chain']['sign']>) => (await signing.wait(), deps.chain.sign(...s)) };
+    const chain = {
+      ...deps.chain,
+      sign: async (...s: Parameters<ExecuteTransferDeps['chain']['sign']>) => (await signing.wait(), deps.chain.sign(...s)),
+    };
 
-    const stale = a.guard.run(undefined, (signal) => executeTransfer({ ...deps, chain, signal, leading: () => a.guard.leadsRunTerm() }, args));
+    const stale = a.guard.run(undefined, (signal) =>
+      executeTransfer({ ...deps, chain, signal, leading: () => a.guard.leadsRunTerm() }, args),
+    );
     stale.catch(() => undefined); // awaited below
     await signing.reached; // A is in signing, in term t
     await loseAndWinBack(a);
@@ -114,7 +119,9 @@ describe('term fence (PostgreSQL, lease lost and won back while a run is held up
     expect(await count(a.db, 'transfer_txs')).toBe(0);
 
     // A run started in the new term acts: it writes ahead and broadcasts under epoch t + 2.
-    const fresh = await a.guard.run(undefined, (signal) => executeTransfer({ ...deps, signal, leading: () => a.guard.leadsRunTerm() }, args));
+    const fresh = await a.guard.run(undefined, (signal) =>
+      executeTransfer({ ...deps, signal, leading: () => a.guard.leadsRunTerm() }, args),
+    );
     expect(sent.length).toBe(2); // the approval and the deposit
     expect(fresh.originTxHashes).toHaveLength(2);
     expect(await count(a.db, 'transfer_txs')).toBe(2);

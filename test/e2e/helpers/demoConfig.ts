@@ -15,8 +15,10 @@ type Entry = { chain: string };
 /** The parsed demo config with only what `sandbox` serves. */
 export function demoConfigFor(sandbox: Pick<Sandbox, 'solana' | 'bitcoin'>): Doc {
   const doc = parse(readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8')) as Doc;
-  const served = (vm: unknown) => vm === undefined || vm === 'evm' || (vm === 'svm' && sandbox.solana !== undefined) || (vm === 'bvm' && sandbox.bitcoin !== undefined);
-  const keep = <T extends { vm?: unknown }>(record: Record<string, T>) => Object.fromEntries(Object.entries(record).filter(([, v]) => served(v.vm)));
+  const served = (vm: unknown) =>
+    vm === undefined || vm === 'evm' || (vm === 'svm' && sandbox.solana !== undefined) || (vm === 'bvm' && sandbox.bitcoin !== undefined);
+  const keep = <T extends { vm?: unknown }>(record: Record<string, T>) =>
+    Object.fromEntries(Object.entries(record).filter(([, v]) => served(v.vm)));
   const chains = keep(doc.chains as Record<string, { vm?: unknown }>);
   const assets: Record<string, Entry[]> = {};
   for (const [asset, entries] of Object.entries(doc.assets as Record<string, Entry[]>)) {

@@ -106,7 +106,15 @@ export async function usdcBalance(sandbox: Sandbox, slug: string): Promise<bigin
   const chain = sandbox.chains.find((c) => c.def.slug === slug)!;
   return chain.publicClient.readContract({
     address: chain.usdc,
-    abi: [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ name: 'a', type: 'address' }], outputs: [{ type: 'uint256' }] }] as const,
+    abi: [
+      {
+        type: 'function',
+        name: 'balanceOf',
+        stateMutability: 'view',
+        inputs: [{ name: 'a', type: 'address' }],
+        outputs: [{ type: 'uint256' }],
+      },
+    ] as const,
     functionName: 'balanceOf',
     args: [sandbox.accounts.treasury.address as Address],
   });

@@ -40,7 +40,15 @@ async function start(opts: { killSwitchFile?: string } = {}) {
   const t = await oneTransferTreasury(
     s,
     tmp.dir,
-    { asset: 'BTC', from: 'bitcoin', to: 'alpha', amount: AMOUNT, reserve: 100_000n, chains: bitcoinChain(), tracking: { pollMs: 200, timeoutSec: 10 } },
+    {
+      asset: 'BTC',
+      from: 'bitcoin',
+      to: 'alpha',
+      amount: AMOUNT,
+      reserve: 100_000n,
+      chains: bitcoinChain(),
+      tracking: { pollMs: 200, timeoutSec: 10 },
+    },
     { now: () => clock },
   );
   if (opts.killSwitchFile) {
@@ -76,7 +84,9 @@ describe('a Bitcoin deposit the node lost', () => {
       expect(s.bitcoin!.node.mempoolTxids()).not.toContain(row!.txs[0]!.txHash);
       await t.ballast.runCycle('once'); // reconcile: unknown, deadline ahead → sent again
       expect(s.bitcoin!.node.mempoolTxids()).toContain(row!.txs[0]!.txHash);
-      expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_rebroadcasts_total')).toMatch(/chain="bitcoin",kind="deposit"} 1/);
+      expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_rebroadcasts_total')).toMatch(
+        /chain="bitcoin",kind="deposit"} 1/,
+      );
       s.bitcoin!.node.mine(1);
       await cycleUntilSuccess(t, row!.id);
       expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('success');
@@ -86,92 +96,106 @@ describe('a Bitcoin deposit the node lost', () => {
     }
   });
 
-  it('past its deadline is replaced, not declared dead; failed only once the replacement is mined deep, and the need is paid once', { timeout: TIMEOUT_MS }, async () => {
-    const { s, t, advance } = await start();
-    const node = s.bitcoin!.node;
-    try {
-      node.dropNextBroadcasts(1);
-      await t.ballast.runCycle('once');
-      const [row] = await listRecentTransfers(t.ballast.db, 1);
-      const deposit = row!.txs[0]!;
-      expect(row!.status).toBe('broadcast');
+  it(
+    'past its deadline is replaced, not declared dead; failed only once the replacement is mined deep, and the need is paid once',
+    { timeout: TIMEOUT_MS },
+    async () => {
+      const { s, t, advance } = await start();
+      const node = s.bitcoin!.node;
+      try {
+        node.dropNextBroadcasts(1);
+        await t.ballast.runCycle('once');
+        const [row] = await listRecentTransfers(t.ballast.db, 1);
+        const deposit = row!.txs[0]!;
+        expect(row!.status).toBe('broadcast');
 
-      // The deadline passes with the deposit unknown to our node (another node may still hold it).
-      advance((FIRST_DEADLINE_SEC + 60) * 1000);
-      s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 }); // later quotes are valid at the advanced clock
-      const replacing = await t.ballast.runCycle('once');
-      expect(replacing.plan.transfers).toEqual([]); // still in flight: nothing planned again
-      const after = (await getTransfer(t.ballast.db, row!.id))!;
-      expect(after.status).toBe('broadcast'); // before: origin_failed on "unknown + deadline passed"
-      expect(after.cancels).toHaveLength(1);
-      const replacement = after.cancels[0]!;
-      expect(replacement.stepId).toBe(`${deposit.stepId}:cancel`);
-      expect(node.mempoolTxids()).toContain(replacement.txHash);
-      // The old deposit can no longer be mined: its inputs are spent by the replacement.
-      expect(() => node.broadcast(deposit.rawTx)).toThrow();
+        // The deadline passes with the deposit unknown to our node (another node may still hold it).
+        advance((FIRST_DEADLINE_SEC + 60) * 1000);
+        s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 }); // later quotes are valid at the advanced clock
+        const replacing = await t.ballast.runCycle('once');
+        expect(replacing.plan.transfers).toEqual([]); // still in flight: nothing planned again
+        const after = (await getTransfer(t.ballast.db, row!.id))!;
+        expect(after.status).toBe('broadcast'); // before: origin_failed on "unknown + deadline passed"
+        expect(after.cancels).toHaveLength(1);
+        const replacement = after.cancels[0]!;
+        expect(replacement.stepId).toBe(`${deposit.stepId}:cancel`);
+        expect(node.mempoolTxids()).toContain(replacement.txHash);
+        // The old deposit can no longer be mined: its inputs are spent by the replacement.
+        expect(() => node.broadcast(deposit.rawTx)).toThrow();
 
-      // Mined, but not yet at the reorg depth: still in flight, nothing planned.
-      node.mine(5);
-      await t.ballast.runCycle('once');
-      expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('broadcast');
-      node.mine(1);
-      const proof = await t.ballast.runCycle('once'); // first proof of absence
-      expect(proof.plan.transfers).toEqual([]);
-      expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('broadcast');
-      advance(ABSENCE_RECHECK_MS + 1_000);
-      const again = await t.ballast.runCycle('once'); // second proof: failed, then planned and paid again
-      expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('origin_failed');
-      expect(again.attempts).toHaveLength(1);
-      const [second] = await listRecentTransfers(t.ballast.db, 1);
-      expect(second!.id).not.toBe(row!.id);
-      node.mine(1);
-      await cycleUntilSuccess(t, second!.id);
-      expect((await getTransfer(t.ballast.db, second!.id))!.status).toBe('success');
-      // The treasury paid the amount once, plus two deposits' and one replacement's miner fees.
-      // Exactly one deposit reached the depository, the second transfer's (its amount is what the planner saw
-      // spare once the replacement's fee was paid); the treasury paid it, its fee and the replacement's fee once.
-      expect(depositsTo(s).map((p) => [p.txid, p.value])).toEqual([[second!.txs[0]!.txHash, second!.amountIn]]);
-      const feeOf = (x: { request: unknown }) => BigInt((x.request as { fee: string }).fee); // bvmTxRecord writes fee
-      expect(feeOf(replacement)).toBeGreaterThan(feeOf(deposit)); // BIP-125: it out-pays the deposit it replaces
-      expect(t.fromBefore - (await t.from.balance())).toBe(second!.amountIn + feeOf(second!.txs[0]!) + feeOf(replacement));
-      expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_replacements_total')).toMatch(/chain="bitcoin",outcome="sent"} 1/);
-      // The failed transfer's ledger entry holds the replacement's miner fee (all it cost): nothing received, no Relay fee.
-      const entry = await getLedgerEntry(t.ballast.db, row!.id);
-      expect(entry).toMatchObject({ status: 'origin_failed', gasPaid: feeOf(replacement), receivedOut: null, fees: null });
-      expect(entry!.gasUsdMicros).toBeGreaterThan(0n);
-      expect(entry!.totalFeesUsdMicros).toBe(entry!.gasUsdMicros);
-    } finally {
-      await t.ballast.close();
-    }
-  });
+        // Mined, but not yet at the reorg depth: still in flight, nothing planned.
+        node.mine(5);
+        await t.ballast.runCycle('once');
+        expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('broadcast');
+        node.mine(1);
+        const proof = await t.ballast.runCycle('once'); // first proof of absence
+        expect(proof.plan.transfers).toEqual([]);
+        expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('broadcast');
+        advance(ABSENCE_RECHECK_MS + 1_000);
+        const again = await t.ballast.runCycle('once'); // second proof: failed, then planned and paid again
+        expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('origin_failed');
+        expect(again.attempts).toHaveLength(1);
+        const [second] = await listRecentTransfers(t.ballast.db, 1);
+        expect(second!.id).not.toBe(row!.id);
+        node.mine(1);
+        await cycleUntilSuccess(t, second!.id);
+        expect((await getTransfer(t.ballast.db, second!.id))!.status).toBe('success');
+        // The treasury paid the amount once, plus two deposits' and one replacement's miner fees.
+        // Exactly one deposit reached the depository, the second transfer's (its amount is what the planner saw
+        // spare once the replacement's fee was paid); the treasury paid it, its fee and the replacement's fee once.
+        expect(depositsTo(s).map((p) => [p.txid, p.value])).toEqual([[second!.txs[0]!.txHash, second!.amountIn]]);
+        const feeOf = (x: { request: unknown }) => BigInt((x.request as { fee: string }).fee); // bvmTxRecord writes fee
+        expect(feeOf(replacement)).toBeGreaterThan(feeOf(deposit)); // BIP-125: it out-pays the deposit it replaces
+        expect(t.fromBefore - (await t.from.balance())).toBe(second!.amountIn + feeOf(second!.txs[0]!) + feeOf(replacement));
+        expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_replacements_total')).toMatch(
+          /chain="bitcoin",outcome="sent"} 1/,
+        );
+        // The failed transfer's ledger entry holds the replacement's miner fee (all it cost): nothing received, no Relay fee.
+        const entry = await getLedgerEntry(t.ballast.db, row!.id);
+        expect(entry).toMatchObject({ status: 'origin_failed', gasPaid: feeOf(replacement), receivedOut: null, fees: null });
+        expect(entry!.gasUsdMicros).toBeGreaterThan(0n);
+        expect(entry!.totalFeesUsdMicros).toBe(entry!.gasUsdMicros);
+      } finally {
+        await t.ballast.close();
+      }
+    },
+  );
 
-  it('still in the mempool past its deadline is replaced there by fee (BIP-125), and never reaches the depository', { timeout: TIMEOUT_MS }, async () => {
-    const { s, t, advance } = await start();
-    const node = s.bitcoin!.node;
-    try {
-      await t.ballast.runCycle('once');
-      const [row] = await listRecentTransfers(t.ballast.db, 1);
-      const deposit = row!.txs[0]!;
-      expect(node.mempoolTxids()).toEqual([deposit.txHash]); // sent, not mined (no block comes)
-      advance((FIRST_DEADLINE_SEC + 60) * 1000);
-      s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 });
-      await t.ballast.runCycle('once');
-      const replacement = (await getTransfer(t.ballast.db, row!.id))!.cancels[0]!;
-      expect(node.mempoolTxids()).toEqual([replacement.txHash]); // the deposit was evicted by the replacement
-      expect(() => node.broadcast(deposit.rawTx)).toThrow(/insufficient fee/); // and cannot come back
-      node.mine(6);
-      await t.ballast.runCycle('once');
-      advance(ABSENCE_RECHECK_MS + 1_000);
-      await t.ballast.runCycle('once');
-      const failed = (await getTransfer(t.ballast.db, row!.id))!;
-      expect(failed.status).toBe('origin_failed');
-      // First looked at once mined 6 deep: its receipt is recorded all the same, block included.
-      expect(failed.cancels[0]).toMatchObject({ txHash: replacement.txHash, status: 'confirmed', blockNumber: BigInt(node.tipHeight() - 5) });
-      expect(depositsTo(s).map((p) => p.txid)).not.toContain(deposit.txHash);
-    } finally {
-      await t.ballast.close();
-    }
-  });
+  it(
+    'still in the mempool past its deadline is replaced there by fee (BIP-125), and never reaches the depository',
+    { timeout: TIMEOUT_MS },
+    async () => {
+      const { s, t, advance } = await start();
+      const node = s.bitcoin!.node;
+      try {
+        await t.ballast.runCycle('once');
+        const [row] = await listRecentTransfers(t.ballast.db, 1);
+        const deposit = row!.txs[0]!;
+        expect(node.mempoolTxids()).toEqual([deposit.txHash]); // sent, not mined (no block comes)
+        advance((FIRST_DEADLINE_SEC + 60) * 1000);
+        s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 });
+        await t.ballast.runCycle('once');
+        const replacement = (await getTransfer(t.ballast.db, row!.id))!.cancels[0]!;
+        expect(node.mempoolTxids()).toEqual([replacement.txHash]); // the deposit was evicted by the replacement
+        expect(() => node.broadcast(deposit.rawTx)).toThrow(/insufficient fee/); // and cannot come back
+        node.mine(6);
+        await t.ballast.runCycle('once');
+        advance(ABSENCE_RECHECK_MS + 1_000);
+        await t.ballast.runCycle('once');
+        const failed = (await getTransfer(t.ballast.db, row!.id))!;
+        expect(failed.status).toBe('origin_failed');
+        // First looked at once mined 6 deep: its receipt is recorded all the same, block included.
+        expect(failed.cancels[0]).toMatchObject({
+          txHash: replacement.txHash,
+          status: 'confirmed',
+          blockNumber: BigInt(node.tipHeight() - 5),
+        });
+        expect(depositsTo(s).map((p) => p.txid)).not.toContain(deposit.txHash);
+      } finally {
+        await t.ballast.close();
+      }
+    },
+  );
 
   it('under the kill switch is neither sent again nor replaced', { timeout: TIMEOUT_MS }, async () => {
     const killFile = path.join(tmp.dir, 'halt');

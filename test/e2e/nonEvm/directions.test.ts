@@ -38,7 +38,10 @@ describe('Ballast on Solana and Bitcoin', () => {
       const report = await t.ballast.runCycle('once');
       expect(report.plan.transfers).toHaveLength(1);
       const attempt = report.attempts[0]!;
-      expect(attempt.verdict?.rules.filter((r) => !r.ok), attempt.error).toEqual([]);
+      expect(
+        attempt.verdict?.rules.filter((r) => !r.ok),
+        attempt.error,
+      ).toEqual([]);
       expect(attempt.outcome, attempt.error).toBe('success');
       expect(report.outcome).toBe('ok');
       const [row] = await listRecentTransfers(t.ballast.db, 5);

@@ -22,7 +22,11 @@ async function relayStatus(s: Sandbox, requestId: string): Promise<string> {
 }
 
 /** Runs cycles (each reads the request's status once) until the transfer is final, at most `tries` of them. */
-async function cyclesUntilFinal(t: { ballast: { runCycle(mode: 'once'): Promise<unknown>; db: Parameters<typeof getTransfer>[0] } }, id: number, tries = 10): Promise<string> {
+async function cyclesUntilFinal(
+  t: { ballast: { runCycle(mode: 'once'): Promise<unknown>; db: Parameters<typeof getTransfer>[0] } },
+  id: number,
+  tries = 10,
+): Promise<string> {
   for (let i = 0; i < tries; i++) {
     await t.ballast.runCycle('once');
     const status = (await getTransfer(t.ballast.db, id))!.status;
@@ -40,7 +44,15 @@ const bitcoinChain = (extra: Record<string, unknown>) => {
 describe('a Bitcoin deposit and the confirmations policy', () => {
   it('stays pending in the mempool, and succeeds after one block', async () => {
     const s = await sb.start({ solana: true, bitcoin: true, bitcoinBlockMs: 0 });
-    const t = await oneTransferTreasury(s, tmp.dir, { asset: 'BTC', from: 'bitcoin', to: 'alpha', amount: 10_000_000n, reserve: 100_000n, chains: bitcoinChain({}), tracking: { pollMs: 200, timeoutSec: 10 } });
+    const t = await oneTransferTreasury(s, tmp.dir, {
+      asset: 'BTC',
+      from: 'bitcoin',
+      to: 'alpha',
+      amount: 10_000_000n,
+      reserve: 100_000n,
+      chains: bitcoinChain({}),
+      tracking: { pollMs: 200, timeoutSec: 10 },
+    });
     try {
       const first = await t.ballast.runCycle('once');
       expect(first.attempts[0]!.outcome).toBe('in_flight');
@@ -55,7 +67,7 @@ describe('a Bitcoin deposit and the confirmations policy', () => {
       s.bitcoin!.node.mine(1);
       expect(await cyclesUntilFinal(t, row!.id)).toBe('success');
       const done = (await getTransfer(t.ballast.db, row!.id))!;
-      expect(await t.to.balance() - t.toBefore >= done.minOut).toBe(true);
+      expect((await t.to.balance()) - t.toBefore >= done.minOut).toBe(true);
     } finally {
       await t.ballast.close();
     }
@@ -92,12 +104,18 @@ describe('a Solana deposit whose blockhash expired', () => {
     const s = await sb.start({ solana: true, bitcoin: true, bitcoinBlockMs: 0 });
     const node = s.solana!.node;
     let clock = Date.now();
-    const t = await oneTransferTreasury(s, tmp.dir, { asset: 'USDC', from: 'solana', to: 'alpha', amount: 1_000_000_000n, tracking: { pollMs: 200, timeoutSec: 10 } }, { now: () => clock });
+    const t = await oneTransferTreasury(
+      s,
+      tmp.dir,
+      { asset: 'USDC', from: 'solana', to: 'alpha', amount: 1_000_000_000n, tracking: { pollMs: 200, timeoutSec: 10 } },
+      { now: () => clock },
+    );
     try {
       node.dropNextSends(1); // the node answers the signature but the transaction never lands
       const cycle = t.ballast.runCycle('once');
       // Once the deposit was sent, its blockhash expires (as 150 blocks would do on a cluster).
-      for (let i = 0; i < 100 && (await listRecentTransfers(t.ballast.db, 1))[0]?.status !== 'broadcast'; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && (await listRecentTransfers(t.ballast.db, 1))[0]?.status !== 'broadcast'; i++)
+        await new Promise((r) => setTimeout(r, 50));
       node.expireBlockhashes();
       const first = await cycle;
       expect(first.attempts[0]!.outcome).toBe('in_flight');

@@ -29,7 +29,13 @@ const lamports = (): bigint => sandbox.solana!.node.balance(sandbox.solana!.trea
 
 describe('a Solana deposit that would fail', () => {
   it('is simulated and refused before it is sent: origin_failed with the program logs, no fee paid, the route not paused', async () => {
-    const t = await oneTransferTreasury(sandbox, tmp.dir, { asset: 'USDC', from: 'solana', to: 'alpha', amount: AMOUNT, policy: { pauseRouteAfterOriginFailures: 1 } });
+    const t = await oneTransferTreasury(sandbox, tmp.dir, {
+      asset: 'USDC',
+      from: 'solana',
+      to: 'alpha',
+      amount: AMOUNT,
+      policy: { pauseRouteAfterOriginFailures: 1 },
+    });
     const solBefore = lamports();
     const depositsBefore = sandbox.solana!.node.listDeposits().length;
     sandbox.solana!.node.failDeposits('simulated');
@@ -37,7 +43,9 @@ describe('a Solana deposit that would fail', () => {
       const report = await t.ballast.runCycle('once');
       const attempt = report.attempts[0]!;
       expect(attempt.outcome).toBe('origin_failed');
-      expect(attempt.error).toMatch(/simulateTransaction of \w+ failed with \{"InstructionError":\[\d+,\{"Custom":1\}\]\}; the transaction was not sent and no fee was paid/);
+      expect(attempt.error).toMatch(
+        /simulateTransaction of \w+ failed with \{"InstructionError":\[\d+,\{"Custom":1\}\]\}; the transaction was not sent and no fee was paid/,
+      );
       expect(attempt.error).toContain('program logs: ');
       expect(attempt.error).toContain('Program log: Error: insufficient funds');
 
@@ -64,7 +72,13 @@ describe('a Solana deposit that would fail', () => {
 
 describe('Solana deposits that fail on chain', () => {
   it('pause their route after policy.pauseRouteAfterOriginFailures in a row, until ballast resume', async () => {
-    const t = await oneTransferTreasury(sandbox, tmp.dir, { asset: 'USDC', from: 'solana', to: 'alpha', amount: AMOUNT, policy: { pauseRouteAfterOriginFailures: 2 } });
+    const t = await oneTransferTreasury(sandbox, tmp.dir, {
+      asset: 'USDC',
+      from: 'solana',
+      to: 'alpha',
+      amount: AMOUNT,
+      policy: { pauseRouteAfterOriginFailures: 2 },
+    });
     sandbox.solana!.node.failDeposits('landing'); // simulations pass; the deposit fails in the slot it lands in
     try {
       const failed: number[] = [];
@@ -109,7 +123,12 @@ async function fetchSignatureStatus(signature: string): Promise<unknown> {
   const res = await fetch(sandbox.solana!.node.rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[signature], { searchTransactionHistory: true }] }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'getSignatureStatuses',
+      params: [[signature], { searchTransactionHistory: true }],
+    }),
   });
   const body = (await res.json()) as { result: { value: unknown[] } };
   return body.result.value[0];

@@ -31,8 +31,13 @@ async function untilRefundFollowed(t: Wired, tries = 20): Promise<TransferRow> {
 }
 
 /** The sandbox's GET /requests/v3 record of a request. */
-async function record(s: Sandbox, requestId: string): Promise<{ refundTo: unknown; data: { outTxs: { txHash: string; chainId: number }[] } }> {
-  const body = (await (await fetch(`${s.apiUrl}/requests/v3?id=${requestId}`)).json()) as { requests: { refundTo: unknown; data: { outTxs: { txHash: string; chainId: number }[] } }[] };
+async function record(
+  s: Sandbox,
+  requestId: string,
+): Promise<{ refundTo: unknown; data: { outTxs: { txHash: string; chainId: number }[] } }> {
+  const body = (await (await fetch(`${s.apiUrl}/requests/v3?id=${requestId}`)).json()) as {
+    requests: { refundTo: unknown; data: { outTxs: { txHash: string; chainId: number }[] } }[];
+  };
   return body.requests[0]!;
 }
 
@@ -46,7 +51,13 @@ describe('a fill forced to fail is refunded to the origin wallet and closed `ref
     const s = await sb.start({ solana: true, bitcoin: true });
     s.setFaults({ refund: true, fillDelayMs: 0 });
     const amount = 1_000_000_000n;
-    const t = await oneTransferTreasury(s, tmp.dir, { asset: 'USDC', from: 'alpha', to: 'solana', amount, tracking: { pollMs: 200, timeoutSec: 15 } });
+    const t = await oneTransferTreasury(s, tmp.dir, {
+      asset: 'USDC',
+      from: 'alpha',
+      to: 'solana',
+      amount,
+      tracking: { pollMs: 200, timeoutSec: 15 },
+    });
     try {
       const row = await untilRefundFollowed(t);
       expect(row.status).toBe('refund');
@@ -58,7 +69,9 @@ describe('a fill forced to fail is refunded to the origin wallet and closed `ref
       // The deposit left (fromBefore − amountIn) and the refund brought back exactly the stored amount.
       expect((await t.from.balance()) - (t.fromBefore - row.amountIn)).toBe(row.refund!.amount);
       expect(await t.to.balance()).toBe(t.toBefore);
-      expect(await t.ballast.metrics.registry.metrics()).toMatch(/ballast_refunds_total\{chain="alpha",outcome="refunded",reason="none"\} 1/);
+      expect(await t.ballast.metrics.registry.metrics()).toMatch(
+        /ballast_refunds_total\{chain="alpha",outcome="refunded",reason="none"\} 1/,
+      );
     } finally {
       await t.ballast.close();
     }
@@ -68,7 +81,13 @@ describe('a fill forced to fail is refunded to the origin wallet and closed `ref
     const s = await sb.start({ solana: true, bitcoin: true });
     s.setFaults({ refund: true, fillDelayMs: 0 });
     const amount = 100_000_000n;
-    const t = await oneTransferTreasury(s, tmp.dir, { asset: 'USDC', from: 'solana', to: 'alpha', amount, tracking: { pollMs: 200, timeoutSec: 15 } });
+    const t = await oneTransferTreasury(s, tmp.dir, {
+      asset: 'USDC',
+      from: 'solana',
+      to: 'alpha',
+      amount,
+      tracking: { pollMs: 200, timeoutSec: 15 },
+    });
     try {
       const row = await untilRefundFollowed(t);
       expect(row.status).toBe('refund');
@@ -103,7 +122,9 @@ describe('a fill forced to fail is refunded to the origin wallet and closed `ref
       expect(refunded).toBeGreaterThan(row.amountIn - 10_000n); // the deposit, less a small sweep fee
       expect(refunded).toBeLessThan(row.amountIn);
       // The refund transaction on the Bitcoin node pays the treasury exactly the stored amount.
-      const tx = (await (await fetch(`${s.bitcoin!.node.url}/tx/${row.refund!.txHash}`)).json()) as { vout: { scriptpubkey_address?: string; value: number }[] };
+      const tx = (await (await fetch(`${s.bitcoin!.node.url}/tx/${row.refund!.txHash}`)).json()) as {
+        vout: { scriptpubkey_address?: string; value: number }[];
+      };
       const paid = tx.vout.filter((o) => o.scriptpubkey_address === row.user).reduce((sum, o) => sum + BigInt(o.value), 0n);
       expect(paid).toBe(refunded);
       // The treasury lost the deposit and its miner fee, and got the refund back.

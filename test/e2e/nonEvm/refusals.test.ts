@@ -46,7 +46,13 @@ describe('tampered Solana and Bitcoin quotes', () => {
   it.each(TAMPERS)('$kind is refused on $rule and nothing is signed', async ({ kind, rule, fee }) => {
     const bitcoin = kind.startsWith('psbt');
     const from = bitcoin ? 'bitcoin' : 'solana';
-    const t = await oneTransferTreasury(sandbox, tmp.dir, { asset: bitcoin ? 'BTC' : 'USDC', from, to: 'alpha', amount: bitcoin ? 10_000_000n : 1_000_000_000n, reserve: bitcoin ? RESERVE_SATS : 0n });
+    const t = await oneTransferTreasury(sandbox, tmp.dir, {
+      asset: bitcoin ? 'BTC' : 'USDC',
+      from,
+      to: 'alpha',
+      amount: bitcoin ? 10_000_000n : 1_000_000_000n,
+      reserve: bitcoin ? RESERVE_SATS : 0n,
+    });
     const mempoolBefore = sandbox.bitcoin!.node.mempoolTxids().length;
     const depositsBefore = sandbox.solana!.node.listDeposits().length;
     sandbox.setFaults({ tamper: kind });
@@ -74,7 +80,9 @@ describe('tampered Solana and Bitcoin quotes', () => {
 
 describe('an oversized Solana route', () => {
   async function quoteLog(): Promise<{ maxRouteLength: number | null; includedOriginSwapSources: string[] | null }[]> {
-    const body = (await (await fetch(`${sandbox.apiUrl}/_sandbox/solana-quotes`)).json()) as { requests: { maxRouteLength: number | null; includedOriginSwapSources: string[] | null }[] };
+    const body = (await (await fetch(`${sandbox.apiUrl}/_sandbox/solana-quotes`)).json()) as {
+      requests: { maxRouteLength: number | null; includedOriginSwapSources: string[] | null }[];
+    };
     return body.requests.map((r) => ({ maxRouteLength: r.maxRouteLength, includedOriginSwapSources: r.includedOriginSwapSources }));
   }
 
@@ -128,7 +136,7 @@ describe('an oversized Solana route', () => {
 describe('deadlines that leave time for the chain', () => {
   /** The test chains leave Bitcoin's lead at its default (600 s × 1 confirmation + 600 s). */
 
-  it('a Bitcoin quote whose order deadline is 95 s ahead is refused on deadline, naming chains.bitcoin\'s lead; nothing is signed', async () => {
+  it("a Bitcoin quote whose order deadline is 95 s ahead is refused on deadline, naming chains.bitcoin's lead; nothing is signed", async () => {
     const t = await oneTransferTreasury(sandbox, tmp.dir, {
       asset: 'BTC',
       from: 'bitcoin',

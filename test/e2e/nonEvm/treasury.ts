@@ -39,7 +39,8 @@ export function holding(s: Sandbox, asset: 'USDC' | 'BTC', place: Place): Holdin
     return {
       entry: { chain: 'alpha', currency: token, wallet: 'treasury' },
       decimals: asset === 'USDC' ? 6 : 8,
-      balance: () => alpha.publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [s.accounts.treasury.address] }),
+      balance: () =>
+        alpha.publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [s.accounts.treasury.address] }),
     };
   }
   if (place === 'solana') {
@@ -97,7 +98,12 @@ export async function oneTransferTreasury(
     assets: {
       [opts.asset]: [
         { ...from.entry, min: '0', target: whole(fromTarget, d), max: whole(fromTarget, d) },
-        { ...to.entry, min: whole(toBefore + opts.amount, to.decimals), target: whole(toBefore + opts.amount, to.decimals), max: whole(toBefore + 10n * opts.amount, to.decimals) },
+        {
+          ...to.entry,
+          min: whole(toBefore + opts.amount, to.decimals),
+          target: whole(toBefore + opts.amount, to.decimals),
+          max: whole(toBefore + 10n * opts.amount, to.decimals),
+        },
       ],
     },
     policy: { minTransfer: whole(opts.amount / 10n, d), maxTransfer: whole(opts.amount * 10n, d), ...opts.policy },

@@ -109,7 +109,11 @@ async function pollUntil<T>(what: string, read: () => Promise<T>, done: (v: T) =
 }
 
 const waitForTerminal = (requestId: string): Promise<IntentStatus> =>
-  pollUntil(`request ${requestId}`, () => status(requestId), (s) => ['success', 'failure', 'refund'].includes(s.status));
+  pollUntil(
+    `request ${requestId}`,
+    () => status(requestId),
+    (s) => ['success', 'failure', 'refund'].includes(s.status),
+  );
 
 type RequestView = { id: string; status: string; refundTo?: unknown; data?: unknown; protocol?: unknown };
 
@@ -127,7 +131,12 @@ const requestOfDeposit = (user: Address, txHash: Hex): Promise<RequestView | und
 /** Approves and deposits `amount` USDC on alpha from `account` under order id `id`; returns the deposit tx. */
 async function rawDeposit(account: SandboxAccount, amount: bigint, id: Hex): Promise<Hex> {
   const wallet = createWalletClient({ account, chain: alpha().chain, transport: http(alpha().rpcUrl) });
-  const approve = await wallet.writeContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'approve', args: [alpha().depository, amount] });
+  const approve = await wallet.writeContract({
+    address: alpha().usdc,
+    abi: erc20Abi,
+    functionName: 'approve',
+    args: [alpha().depository, amount],
+  });
   await alpha().publicClient.waitForTransactionReceipt({ hash: approve });
   const hash = await wallet.writeContract({
     address: alpha().depository,
@@ -165,7 +174,13 @@ describe('sandbox API on anvil', () => {
       expect(contracts.v3.erc20Router.toLowerCase()).toBe(chain.v3.erc20Router.toLowerCase());
       // Router 3.2: the top-level pair is the 3.2 pair (since 2026-10-26); v3 keeps the previous generation
       expect(contracts['v3.2']).toEqual({ erc20Router: contracts.erc20Router, approvalProxy: contracts.approvalProxy });
-      const addresses = [contracts.multicall3, contracts.erc20Router, contracts.approvalProxy, contracts.v3.erc20Router, contracts.v3.approvalProxy];
+      const addresses = [
+        contracts.multicall3,
+        contracts.erc20Router,
+        contracts.approvalProxy,
+        contracts.v3.erc20Router,
+        contracts.v3.approvalProxy,
+      ];
       expect(new Set(addresses.map((a) => a.toLowerCase())).size).toBe(5);
       for (const address of [...addresses, listed.protocol!.v2!.depository as Address]) {
         const code = await chain.publicClient.getCode({ address });
@@ -205,8 +220,22 @@ describe('sandbox API on anvil', () => {
     const od = q.protocol!.v2!.orderData;
     const padded = (a: Address) => pad(a.toLowerCase() as Address, { size: 32 });
     expect(od.inputs[0]!.refunds).toEqual([
-      { chainId: 'alpha', recipient: treasury().address.toLowerCase(), currency: alpha().usdc.toLowerCase(), minimumAmount: '0', deadline: od.output.deadline, extraData: padded(alpha().v3.erc20Router) },
-      { chainId: 'beta', recipient: treasury().address.toLowerCase(), currency: beta().usdt.toLowerCase(), minimumAmount: '0', deadline: od.output.deadline, extraData: padded(beta().v3.erc20Router) },
+      {
+        chainId: 'alpha',
+        recipient: treasury().address.toLowerCase(),
+        currency: alpha().usdc.toLowerCase(),
+        minimumAmount: '0',
+        deadline: od.output.deadline,
+        extraData: padded(alpha().v3.erc20Router),
+      },
+      {
+        chainId: 'beta',
+        recipient: treasury().address.toLowerCase(),
+        currency: beta().usdt.toLowerCase(),
+        minimumAmount: '0',
+        deadline: od.output.deadline,
+        extraData: padded(beta().v3.erc20Router),
+      },
     ]);
     expect(od.output.extraData).toBe(padded(beta().v3.erc20Router));
     expect((await beta().publicClient.getCode({ address: beta().v3.erc20Router }))?.length).toBeGreaterThan(2);
@@ -240,11 +269,28 @@ describe('sandbox API on anvil', () => {
     expect(record.data).toMatchObject({
       failReason: null,
       refundFailReason: null,
-      inTxs: [{ txHash: depositTx, chainId: alpha().def.chainId, block: Number(depositReceipt.blockNumber), type: 'onchain', status: 'success' }],
-      outTxs: [{ txHash: final.txHashes[0], chainId: beta().def.chainId, block: Number(fill.blockNumber), status: 'success', fee: (fill.gasUsed * fill.effectiveGasPrice).toString() }],
+      inTxs: [
+        { txHash: depositTx, chainId: alpha().def.chainId, block: Number(depositReceipt.blockNumber), type: 'onchain', status: 'success' },
+      ],
+      outTxs: [
+        {
+          txHash: final.txHashes[0],
+          chainId: beta().def.chainId,
+          block: Number(fill.blockNumber),
+          status: 'success',
+          fee: (fill.gasUsed * fill.effectiveGasPrice).toString(),
+        },
+      ],
     });
     expect(record.protocol).toMatchObject({
-      deposit: { origin: { chainId: alpha().def.chainId, depositor: treasury().address.toLowerCase(), amount: '1000000000', transactionId: depositTx } },
+      deposit: {
+        origin: {
+          chainId: alpha().def.chainId,
+          depositor: treasury().address.toLowerCase(),
+          amount: '1000000000',
+          transactionId: depositTx,
+        },
+      },
       settlement: { destination: { fills: [{ chainId: beta().def.chainId, transactionId: final.txHashes[0] }], refunds: [] } },
     });
     expect(final).toMatchObject({ failReason: 'N/A' });
@@ -271,7 +317,11 @@ describe('sandbox API on anvil', () => {
     sandbox.setFaults({ neverFill: true, fillDelayMs: 0 });
     const q = await quote('5000000');
     const depositTx = await execute(q);
-    await pollUntil('indexing of the deposit', () => status(q.requestId!), (v) => v.status !== 'waiting');
+    await pollUntil(
+      'indexing of the deposit',
+      () => status(q.requestId!),
+      (v) => v.status !== 'waiting',
+    );
     await new Promise((r) => setTimeout(r, 1_000)); // well past fillDelayMs 0: a fill would have been sent
     const s = await status(q.requestId!);
     expect(s.status).toBe('pending');
@@ -311,11 +361,19 @@ describe('sandbox API on anvil', () => {
     const held = await usdcOf(alpha(), alpha().depository);
     const q = await quote('6000000');
     await execute(q);
-    const final = await pollUntil('the unrefunded request', () => rawStatus(q.requestId!), (s) => s.status === 'failure');
+    const final = await pollUntil(
+      'the unrefunded request',
+      () => rawStatus(q.requestId!),
+      (s) => s.status === 'failure',
+    );
     expect(final).toMatchObject({ failReason: 'UNKNOWN', refundFailReason: 'MANUAL_REFUND_REQUIRED', txHashes: [] });
     expect((await usdcOf(alpha(), alpha().depository)) - held).toBe(6_000_000n);
     const record = await requestRecord(q.requestId!);
-    expect(record).toMatchObject({ refundTo: null, data: { refundFailReason: 'MANUAL_REFUND_REQUIRED', outTxs: [], refundCurrencyData: null }, protocol: { isWithdrawable: true } });
+    expect(record).toMatchObject({
+      refundTo: null,
+      data: { refundFailReason: 'MANUAL_REFUND_REQUIRED', outTxs: [], refundCurrencyData: null },
+      protocol: { isWithdrawable: true },
+    });
   });
 
   it("referrer 'debug-force-refund' forces a refund to refundTo without any fault", async () => {
@@ -335,10 +393,17 @@ describe('sandbox API on anvil', () => {
     const held = await usdcOf(alpha(), alpha().depository);
     const q = await quote('8000000', {}, { refundTo: treasury().address });
     await execute(q);
-    const final = await pollUntil('the failed refund', () => rawStatus(q.requestId!), (s) => s.status === 'failure');
+    const final = await pollUntil(
+      'the failed refund',
+      () => rawStatus(q.requestId!),
+      (s) => s.status === 'failure',
+    );
     expect(final).toMatchObject({ failReason: 'UNKNOWN', refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND', txHashes: [] });
     expect((await usdcOf(alpha(), alpha().depository)) - held).toBe(8_000_000n);
-    expect(await requestRecord(q.requestId!)).toMatchObject({ data: { refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' }, protocol: { isWithdrawable: true } });
+    expect(await requestRecord(q.requestId!)).toMatchObject({
+      data: { refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' },
+      protocol: { isWithdrawable: true },
+    });
   });
 
   it("the 'delayed' fault: the status endpoint reports delayed before the fill, GET /requests/v3 shows it as pending", async () => {
@@ -391,7 +456,12 @@ describe('sandbox API on anvil', () => {
     sandbox.setFaults({ fillDelayMs: 0 });
     const stranger = sandbox.accounts.extra[0]!;
     const treasuryWallet = createWalletClient({ account: treasury(), chain: alpha().chain, transport: http(alpha().rpcUrl) });
-    const gift = await treasuryWallet.writeContract({ address: alpha().usdc, abi: erc20Abi, functionName: 'transfer', args: [stranger.address, 1n] });
+    const gift = await treasuryWallet.writeContract({
+      address: alpha().usdc,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [stranger.address, 1n],
+    });
     await alpha().publicClient.waitForTransactionReceipt({ hash: gift });
 
     const q = await quote('4000000');
@@ -434,7 +504,15 @@ describe('sandbox API on anvil', () => {
     const bad = await fetch(`${sandbox.apiUrl}/quote/v2`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ user: treasury().address, originChainId: 999, destinationChainId: beta().def.chainId, originCurrency: alpha().usdc, destinationCurrency: beta().usdc, amount: '1000000', tradeType: 'EXACT_INPUT' }),
+      body: JSON.stringify({
+        user: treasury().address,
+        originChainId: 999,
+        destinationChainId: beta().def.chainId,
+        originCurrency: alpha().usdc,
+        destinationCurrency: beta().usdc,
+        amount: '1000000',
+        tradeType: 'EXACT_INPUT',
+      }),
     });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ message: expect.stringContaining('999'), errorCode: 'UNSUPPORTED_CHAIN' });
@@ -455,7 +533,11 @@ describe('sandbox API on anvil', () => {
   it('USDT → USDT and USDC ↔ USDT quotes fill end to end; USDT moves although it returns no bool', async () => {
     sandbox.resetFaults();
     sandbox.setFaults({ fillDelayMs: 0 });
-    for (const pair of [{ in: 'usdt', out: 'usdt' }, { in: 'usdc', out: 'usdt' }, { in: 'usdt', out: 'usdc' }] as const) {
+    for (const pair of [
+      { in: 'usdt', out: 'usdt' },
+      { in: 'usdc', out: 'usdt' },
+      { in: 'usdt', out: 'usdc' },
+    ] as const) {
       const amount = 25_000_000n;
       const inOf = pair.in === 'usdt' ? usdtOf : usdcOf;
       const outOf = pair.out === 'usdt' ? usdtOf : usdcOf;
@@ -472,7 +554,12 @@ describe('sandbox API on anvil', () => {
       expect(await requestRecord(q.requestId!)).toMatchObject({ requestType: pair.in === pair.out ? 'Bridge' : 'Crosschain Swap' });
     }
     // the depository consumed each approval exactly, so the next USDT approval starts from zero (Tether rule)
-    const allowance = await alpha().publicClient.readContract({ address: alpha().usdt, abi: erc20Abi, functionName: 'allowance', args: [treasury().address, alpha().depository] });
+    const allowance = await alpha().publicClient.readContract({
+      address: alpha().usdt,
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [treasury().address, alpha().depository],
+    });
     expect(allowance).toBe(0n);
   });
 });

@@ -80,7 +80,13 @@ async function mined(chain: LocalEvmChain, hash: Hex): Promise<TransactionReceip
  */
 function describeItem(item: Abi[number], withMutability = true): string {
   if (item.type !== 'function' && item.type !== 'event' && item.type !== 'error') return item.type;
-  const signature = toFunctionSignature({ type: 'function', name: item.name, inputs: item.inputs, outputs: [], stateMutability: 'nonpayable' });
+  const signature = toFunctionSignature({
+    type: 'function',
+    name: item.name,
+    inputs: item.inputs,
+    outputs: [],
+    stateMutability: 'nonpayable',
+  });
   const indexed = item.type === 'event' ? ` indexed[${item.inputs.map((i) => Boolean(i.indexed)).join(',')}]` : '';
   const mutability = item.type === 'function' && withMutability ? ` ${item.stateMutability}` : '';
   const returns = item.type === 'function' ? ` returns(${item.outputs.map((o) => o.type).join(',')})` : '';
@@ -186,7 +192,14 @@ describe('startLocalChains', () => {
     await expect(startLocalChains({ balances: { gamma: { treasury: { usdc: '1' } } } })).rejects.toMatchObject({
       code: 'LOCAL_CHAINS_BAD_PRESET',
     });
-    await expect(startLocalChains({ chains: [{ slug: 'a', displayName: 'A', chainId: 1 }, { slug: 'b', displayName: 'B', chainId: 1 }] })).rejects.toMatchObject({
+    await expect(
+      startLocalChains({
+        chains: [
+          { slug: 'a', displayName: 'A', chainId: 1 },
+          { slug: 'b', displayName: 'B', chainId: 1 },
+        ],
+      }),
+    ).rejects.toMatchObject({
       code: 'LOCAL_CHAINS_BAD_OPTIONS',
     });
   });
@@ -224,7 +237,17 @@ describe('startLocalChains', () => {
         expected.v3.erc20Router,
         expected.v3.approvalProxy,
       ]);
-      expect(new Set([chain.depository, chain.usdc, chain.usdt, chain.erc20Router, chain.approvalProxy, chain.v3.erc20Router, chain.v3.approvalProxy]).size).toBe(7);
+      expect(
+        new Set([
+          chain.depository,
+          chain.usdc,
+          chain.usdt,
+          chain.erc20Router,
+          chain.approvalProxy,
+          chain.v3.erc20Router,
+          chain.v3.approvalProxy,
+        ]).size,
+      ).toBe(7);
       expect(chain.multicall3).toBe(MULTICALL3_ADDRESS);
       expect((await chain.publicClient.getCode({ address: chain.depository }))?.length).toBeGreaterThan(2);
       for (const [address, name] of [
@@ -237,7 +260,8 @@ describe('startLocalChains', () => {
         // immutables (the proxy's router) are patched into the runtime code at deployment: compare lengths
         expect((await chain.publicClient.getCode({ address }))?.length).toBe(artifacts[name].deployedBytecode.length);
       }
-      const proxyRouter = (proxy: Address) => chain.publicClient.readContract({ address: proxy, abi: approvalProxyAbi, functionName: 'router' });
+      const proxyRouter = (proxy: Address) =>
+        chain.publicClient.readContract({ address: proxy, abi: approvalProxyAbi, functionName: 'router' });
       expect(await proxyRouter(chain.approvalProxy)).toBe(chain.erc20Router);
       expect(await proxyRouter(chain.v3.approvalProxy)).toBe(chain.v3.erc20Router);
       expect(await chain.publicClient.getCode({ address: MULTICALL3_ADDRESS })).toBe((await getArtifacts()).Multicall3.deployedBytecode);
@@ -250,27 +274,36 @@ describe('startLocalChains', () => {
     const { treasury, solver } = sandbox.accounts;
     for (const chain of [alpha, beta]) {
       const preset = DEMO_BALANCES[chain.def.slug];
-      const tokenRead = (fn: 'name' | 'symbol' | 'decimals') => ({ address: chain.usdc, abi: testStablecoinAbi, functionName: fn }) as const;
+      const tokenRead = (fn: 'name' | 'symbol' | 'decimals') =>
+        ({ address: chain.usdc, abi: testStablecoinAbi, functionName: fn }) as const;
       const usdcOf = (who: Address) => ({ address: chain.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [who] }) as const;
-      const ethOf = (who: Address) => ({ address: MULTICALL3_ADDRESS, abi: multicall3Abi, functionName: 'getEthBalance', args: [who] }) as const;
+      const ethOf = (who: Address) =>
+        ({ address: MULTICALL3_ADDRESS, abi: multicall3Abi, functionName: 'getEthBalance', args: [who] }) as const;
       const usdtRead = (fn: 'name' | 'symbol' | 'decimals') => ({ address: chain.usdt, abi: testTetherAbi, functionName: fn }) as const;
       const usdtOf = (who: Address) => ({ address: chain.usdt, abi: testTetherAbi, functionName: 'balanceOf', args: [who] }) as const;
       const results = await chain.publicClient.multicall({
-        contracts: [tokenRead('name'), tokenRead('symbol'), tokenRead('decimals'), usdcOf(treasury.address), usdcOf(solver.address), ethOf(treasury.address), ethOf(solver.address), usdcOf(sandbox.accounts.extra[0]!.address)],
+        contracts: [
+          tokenRead('name'),
+          tokenRead('symbol'),
+          tokenRead('decimals'),
+          usdcOf(treasury.address),
+          usdcOf(solver.address),
+          ethOf(treasury.address),
+          ethOf(solver.address),
+          usdcOf(sandbox.accounts.extra[0]!.address),
+        ],
         allowFailure: false,
       });
-      expect(results).toEqual([
-        'USD Coin',
-        'USDC',
-        6,
-        USDC(preset!.treasury!.usdc!),
-        USDC('1000000'),
-        ETH('10'),
-        ETH('100'),
-        0n,
-      ]);
+      expect(results).toEqual(['USD Coin', 'USDC', 6, USDC(preset!.treasury!.usdc!), USDC('1000000'), ETH('10'), ETH('100'), 0n]);
       const usdt = await chain.publicClient.multicall({
-        contracts: [usdtRead('name'), usdtRead('symbol'), usdtRead('decimals'), usdtOf(treasury.address), usdtOf(solver.address), usdtOf(sandbox.accounts.extra[0]!.address)],
+        contracts: [
+          usdtRead('name'),
+          usdtRead('symbol'),
+          usdtRead('decimals'),
+          usdtOf(treasury.address),
+          usdtOf(solver.address),
+          usdtOf(sandbox.accounts.extra[0]!.address),
+        ],
         allowFailure: false,
       });
       expect(usdt).toEqual(['Tether USD', 'USDT', 6, USDC('50000'), USDC('1000000'), 0n]);
@@ -284,11 +317,29 @@ describe('startLocalChains', () => {
     const treasuryWallet = wallet(alpha, treasury);
     const amount = USDC('1234.5');
     const id = orderId('erc20-deposit');
-    const before = await alpha.publicClient.readContract({ address: alpha.usdc, abi: testStablecoinAbi, functionName: 'balanceOf', args: [treasury.address] });
-    await mined(alpha, await treasuryWallet.writeContract({ address: alpha.usdc, abi: testStablecoinAbi, functionName: 'approve', args: [alpha.depository, amount] }));
+    const before = await alpha.publicClient.readContract({
+      address: alpha.usdc,
+      abi: testStablecoinAbi,
+      functionName: 'balanceOf',
+      args: [treasury.address],
+    });
+    await mined(
+      alpha,
+      await treasuryWallet.writeContract({
+        address: alpha.usdc,
+        abi: testStablecoinAbi,
+        functionName: 'approve',
+        args: [alpha.depository, amount],
+      }),
+    );
     const receipt = await mined(
       alpha,
-      await treasuryWallet.writeContract({ address: alpha.depository, abi: depositoryAbi, functionName: 'depositErc20', args: [treasury.address, alpha.usdc, amount, id] }),
+      await treasuryWallet.writeContract({
+        address: alpha.depository,
+        abi: depositoryAbi,
+        functionName: 'depositErc20',
+        args: [treasury.address, alpha.usdc, amount, id],
+      }),
     );
     const depositLog = receipt.logs.find((l) => l.address.toLowerCase() === alpha.depository.toLowerCase());
     expect(depositLog).toBeDefined();
@@ -309,9 +360,28 @@ describe('startLocalChains', () => {
     const sender = sandbox.accounts.solver;
     const other = sandbox.accounts.extra[1]!.address;
     const w = wallet(beta, sender);
-    await mined(beta, await w.writeContract({ address: beta.usdc, abi: testStablecoinAbi, functionName: 'approve', args: [beta.depository, 2n] }));
-    const r1 = await mined(beta, await w.writeContract({ address: beta.depository, abi: depositoryAbi, functionName: 'depositErc20', args: [zeroAddress, beta.usdc, 1n, orderId('zero')] }));
-    const r2 = await mined(beta, await w.writeContract({ address: beta.depository, abi: depositoryAbi, functionName: 'depositErc20', args: [other, beta.usdc, 1n, orderId('other')] }));
+    await mined(
+      beta,
+      await w.writeContract({ address: beta.usdc, abi: testStablecoinAbi, functionName: 'approve', args: [beta.depository, 2n] }),
+    );
+    const r1 = await mined(
+      beta,
+      await w.writeContract({
+        address: beta.depository,
+        abi: depositoryAbi,
+        functionName: 'depositErc20',
+        args: [zeroAddress, beta.usdc, 1n, orderId('zero')],
+      }),
+    );
+    const r2 = await mined(
+      beta,
+      await w.writeContract({
+        address: beta.depository,
+        abi: depositoryAbi,
+        functionName: 'depositErc20',
+        args: [other, beta.usdc, 1n, orderId('other')],
+      }),
+    );
     const [e1] = parseEventLogs({ abi: depositoryAbi, logs: r1.logs, eventName: 'RelayErc20Deposit' });
     const [e2] = parseEventLogs({ abi: depositoryAbi, logs: r2.logs, eventName: 'RelayErc20Deposit' });
     expect(e1?.args.from).toBe(sender.address);
@@ -324,7 +394,13 @@ describe('startLocalChains', () => {
     const id = orderId('native-deposit');
     const receipt = await mined(
       beta,
-      await wallet(beta, treasury).writeContract({ address: beta.depository, abi: depositoryAbi, functionName: 'depositNative', args: [treasury.address, id], value }),
+      await wallet(beta, treasury).writeContract({
+        address: beta.depository,
+        abi: depositoryAbi,
+        functionName: 'depositNative',
+        args: [treasury.address, id],
+        value,
+      }),
     );
     const events = parseEventLogs({ abi: depositoryAbi, logs: receipt.logs });
     expect(events).toHaveLength(1);
@@ -337,16 +413,33 @@ describe('startLocalChains', () => {
     const held = ETH('0.5');
     await mined(
       beta,
-      await wallet(beta, treasury).writeContract({ address: beta.depository, abi: depositoryAbi, functionName: 'depositNative', args: [treasury.address, orderId('refund')], value: held }),
+      await wallet(beta, treasury).writeContract({
+        address: beta.depository,
+        abi: depositoryAbi,
+        functionName: 'depositNative',
+        args: [treasury.address, orderId('refund')],
+        value: held,
+      }),
     );
     expect(await beta.publicClient.getBalance({ address: beta.depository })).toBe(held);
     await expect(
-      beta.publicClient.simulateContract({ account: treasury, address: beta.depository, abi: sandboxDepositoryAbi, functionName: 'withdrawNative', args: [treasury.address, held, orderId('refund')] }),
+      beta.publicClient.simulateContract({
+        account: treasury,
+        address: beta.depository,
+        abi: sandboxDepositoryAbi,
+        functionName: 'withdrawNative',
+        args: [treasury.address, held, orderId('refund')],
+      }),
     ).rejects.toThrow(/Unauthorized/);
     const before = await beta.publicClient.getBalance({ address: treasury.address });
     const receipt = await mined(
       beta,
-      await wallet(beta, solver).writeContract({ address: beta.depository, abi: sandboxDepositoryAbi, functionName: 'withdrawNative', args: [treasury.address, held, orderId('refund')] }),
+      await wallet(beta, solver).writeContract({
+        address: beta.depository,
+        abi: sandboxDepositoryAbi,
+        functionName: 'withdrawNative',
+        args: [treasury.address, held, orderId('refund')],
+      }),
     );
     expect(await beta.publicClient.getBalance({ address: treasury.address })).toBe(before + held);
     expect(await beta.publicClient.getBalance({ address: beta.depository })).toBe(0n);
@@ -356,10 +449,15 @@ describe('startLocalChains', () => {
 
   it('lets only the deployer mint USDC', async () => {
     await expect(
-      alpha.publicClient.simulateContract({ account: sandbox.accounts.treasury, address: alpha.usdc, abi: testStablecoinAbi, functionName: 'mint', args: [sandbox.accounts.treasury.address, 1n] }),
+      alpha.publicClient.simulateContract({
+        account: sandbox.accounts.treasury,
+        address: alpha.usdc,
+        abi: testStablecoinAbi,
+        functionName: 'mint',
+        args: [sandbox.accounts.treasury.address, 1n],
+      }),
     ).rejects.toThrow(/Unauthorized/);
   });
-
 });
 
 describe('startLocalChains with custom chains, preset and interval mining', () => {
@@ -388,7 +486,11 @@ describe('startLocalChains with custom chains, preset and interval mining', () =
       expect([extraUsdc, treasuryUsdc, extraEth, extraUsdt, treasuryUsdt]).toEqual([5_250_000n, 0n, 0n, 500_000n, 0n]);
       const first = await gamma.publicClient.getBlockNumber({ cacheTime: 0 });
       // no transactions are sent: only interval mining can move the head
-      await pollUntil('a block mined by the interval', () => gamma.publicClient.getBlockNumber({ cacheTime: 0 }), (n) => n > first);
+      await pollUntil(
+        'a block mined by the interval',
+        () => gamma.publicClient.getBlockNumber({ cacheTime: 0 }),
+        (n) => n > first,
+      );
     } finally {
       await sandbox.stop();
       await sandbox.stop(); // idempotent

@@ -42,10 +42,15 @@ afterAll(async () => {
 
 const alpha = () => s.chains[0]!;
 const btc = () => s.bitcoin!;
-const wbtcOf = (who: Address) => alpha().publicClient.readContract({ address: alpha().wbtc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+const wbtcOf = (who: Address) =>
+  alpha().publicClient.readContract({ address: alpha().wbtc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const index = (txHash: string) =>
-  fetch(`${s.apiUrl}/transactions/index`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chainId: BITCOIN_ID, txHash }) });
+  fetch(`${s.apiUrl}/transactions/index`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ chainId: BITCOIN_ID, txHash }),
+  });
 
 /** A fresh regtest P2WPKH wallet funded with `sats` (one confirmed coin). */
 function fundedWallet(sats: bigint): { wif: string; address: string } {
@@ -82,7 +87,11 @@ describe('sandbox with Bitcoin', () => {
   it('GET /chains lists bitcoin (bvm, a regtest depository, BTC 8 dp) and WBTC on the EVM chains', async () => {
     const doc = await chains(s);
     const bitcoin = doc.chains.find((c) => c.id === BITCOIN_ID)!;
-    expect(bitcoin).toMatchObject({ name: 'bitcoin', vmType: 'bvm', protocol: { v2: { chainId: 'bitcoin', depository: btc().depository } } });
+    expect(bitcoin).toMatchObject({
+      name: 'bitcoin',
+      vmType: 'bvm',
+      protocol: { v2: { chainId: 'bitcoin', depository: btc().depository } },
+    });
     expect(btc().depository).toMatch(/^bcrt1q/);
     expect(bitcoin.currency).toMatchObject({ symbol: 'BTC', address: BTC, decimals: 8 });
     expect(doc.chains[0]!.erc20Currencies!.map((c) => c.symbol)).toEqual(['USDC', 'USDT', 'WBTC']);
@@ -179,7 +188,10 @@ describe('sandbox with Bitcoin', () => {
 
   it('INSUFFICIENT_FUNDS when the balance does not exceed amount + fee (and for an empty address)', async () => {
     const poor = fundedWallet(10_000n);
-    const empty = payments.p2wpkh({ pubkey: ECPair.makeRandom({ network: networks.regtest }).publicKey, network: networks.regtest }).address!; // as above
+    const empty = payments.p2wpkh({
+      pubkey: ECPair.makeRandom({ network: networks.regtest }).publicKey,
+      network: networks.regtest,
+    }).address!; // as above
     for (const user of [poor.address, empty]) {
       const { status: code, json } = await postQuote(s, quoteBody(toWbtc(user, 9_800n)));
       expect([code, json.errorCode], JSON.stringify(json)).toEqual([400, 'INSUFFICIENT_FUNDS']);

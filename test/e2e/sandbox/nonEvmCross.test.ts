@@ -78,7 +78,14 @@ describe('sandbox with Solana and Bitcoin', () => {
     expect(order.solverChainId).toBe('alpha');
     expect([order.output.extraData, ...order.inputs[0]!.refunds.map((r) => r.extraData)]).toEqual(['0x', '0x', '0x']);
     expect(order.inputs[0]!.refunds.map((r) => r.recipient)).toEqual([user.publicKey.toBase58(), to]);
-    const expectations = { user: user.publicKey.toBase58(), recipient: to, amount, originChainId: SOLANA_ID, destinationChainId: BITCOIN_ID, destinationCurrency: BTC };
+    const expectations = {
+      user: user.publicKey.toBase58(),
+      recipient: to,
+      amount,
+      originChainId: SOLANA_ID,
+      destinationChainId: BITCOIN_ID,
+      destinationCurrency: BTC,
+    };
     expect(failed(await verify(s, q, expectations, { lookupTables: {} }))).toEqual([]);
     const signature = await sendSolanaDeposit(s, q, user);
     const submitted = await statusUntil(s, q.requestId!, (st) => st.status === 'submitted');
@@ -93,7 +100,14 @@ describe('sandbox with Solana and Bitcoin', () => {
     const recipient = s.solana!.treasury.address;
     const amount = 1_000_000n; // 0.01 BTC ≈ 600 USD
     const q = await quote(s, bitcoinToSolana(amount));
-    const expectations = { user: treasury.address, recipient, amount, originChainId: BITCOIN_ID, destinationChainId: SOLANA_ID, destinationCurrency: SOL };
+    const expectations = {
+      user: treasury.address,
+      recipient,
+      amount,
+      originChainId: BITCOIN_ID,
+      destinationChainId: SOLANA_ID,
+      destinationCurrency: SOL,
+    };
     expect(failed(await verify(s, q, expectations, await bitcoinUtxos(s, treasury.address)))).toEqual([]);
     const before = s.solana!.node.balance(recipient);
     const { hex, txid } = signPsbt(q, treasury.wif);

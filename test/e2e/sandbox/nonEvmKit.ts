@@ -38,7 +38,11 @@ export function quoteBody(over: Record<string, unknown>): Record<string, unknown
 
 /** POSTs a quote request; returns the HTTP status and the JSON body. */
 export async function postQuote(s: Sandbox, body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${s.apiUrl}/quote/v2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${s.apiUrl}/quote/v2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> }; // the sandbox answers JSON objects
 }
 
@@ -56,7 +60,12 @@ export async function chains(s: Sandbox): Promise<ChainsResponse> {
 
 /** Our unspent outputs on the sandbox's Bitcoin node (Esplora), as the verifier's origin facts. */
 export async function bitcoinUtxos(s: Sandbox, address: string): Promise<OriginChainFacts> {
-  const list = (await (await fetch(`${s.bitcoin!.esploraUrl}/address/${address}/utxo`)).json()) as { txid: string; vout: number; value: number; status: { confirmed: boolean } }[]; // Esplora utxo JSON
+  const list = (await (await fetch(`${s.bitcoin!.esploraUrl}/address/${address}/utxo`)).json()) as {
+    txid: string;
+    vout: number;
+    value: number;
+    status: { confirmed: boolean };
+  }[]; // Esplora utxo JSON
   return { utxos: list.map((u) => ({ txid: u.txid, vout: u.vout, value: BigInt(u.value), confirmed: u.status.confirmed })) };
 }
 
@@ -132,7 +141,12 @@ export async function status(s: Sandbox, requestId: string): Promise<IntentStatu
 }
 
 /** Polls the status every 50 ms until `done` holds; fails after `timeoutMs`. */
-export async function statusUntil(s: Sandbox, requestId: string, done: (st: IntentStatus) => boolean, timeoutMs = 15_000): Promise<IntentStatus> {
+export async function statusUntil(
+  s: Sandbox,
+  requestId: string,
+  done: (st: IntentStatus) => boolean,
+  timeoutMs = 15_000,
+): Promise<IntentStatus> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const st = await status(s, requestId);

@@ -5,7 +5,13 @@
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BITCOIN_TREASURY_COINS_SATS, SOLANA_TREASURY_LAMPORTS, SOLANA_TREASURY_USDC, startVmNodes, type VmNodes } from '../../../packages/sandbox/src/vmNodes.ts';
+import {
+  BITCOIN_TREASURY_COINS_SATS,
+  SOLANA_TREASURY_LAMPORTS,
+  SOLANA_TREASURY_USDC,
+  startVmNodes,
+  type VmNodes,
+} from '../../../packages/sandbox/src/vmNodes.ts';
 import { BITCOIN_ID, SOLANA_ID } from './nonEvmKit.ts';
 
 let nodes: VmNodes;
@@ -28,7 +34,13 @@ describe('startVmNodes', () => {
       [BITCOIN_ID, 'bvm', nodes.bitcoin!.depository],
     ]);
     const io = nodes.state!.io;
-    expect(await io.balanceOf(SOLANA_ID, { id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: sol.usdcMint, decimals: 6, isNative: false }, sol.treasury.address)).toBe(SOLANA_TREASURY_USDC);
+    expect(
+      await io.balanceOf(
+        SOLANA_ID,
+        { id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: sol.usdcMint, decimals: 6, isNative: false },
+        sol.treasury.address,
+      ),
+    ).toBe(SOLANA_TREASURY_USDC);
   });
 
   it('funds the Bitcoin treasury in separate confirmed coins, mines on its timer, and stops mining when stopped', async () => {
@@ -36,9 +48,13 @@ describe('startVmNodes', () => {
     const io = nodes.state!.io;
     const coins = await io.bitcoinCoins(btc.treasury.address);
     expect(coins.map((c) => c.value).sort()).toEqual([...BITCOIN_TREASURY_COINS_SATS].sort());
-    expect(await io.balanceOf(BITCOIN_ID, { id: 'btc', symbol: 'BTC', name: 'Bitcoin', address: 'x', decimals: 8, isNative: true }, btc.treasury.address)).toBe(
-      BITCOIN_TREASURY_COINS_SATS.reduce((a, b) => a + b, 0n),
-    );
+    expect(
+      await io.balanceOf(
+        BITCOIN_ID,
+        { id: 'btc', symbol: 'BTC', name: 'Bitcoin', address: 'x', decimals: 8, isNative: true },
+        btc.treasury.address,
+      ),
+    ).toBe(BITCOIN_TREASURY_COINS_SATS.reduce((a, b) => a + b, 0n));
     expect(await io.bitcoinFeeRate()).toBe(2n); // the node's default estimate for 2 blocks
     const start = btc.node.tipHeight();
     await new Promise((r) => setTimeout(r, 300));

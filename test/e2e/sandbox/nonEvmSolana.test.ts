@@ -39,7 +39,8 @@ afterAll(async () => {
 
 const alpha = () => s.chains[0]!;
 const beta = () => s.chains[1]!;
-const usdcOf = (who: Address) => beta().publicClient.readContract({ address: beta().usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+const usdcOf = (who: Address) =>
+  beta().publicClient.readContract({ address: beta().usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 
 /** A Solana-origin request body from `user` to the EVM extra account on beta. */
 function fromSolana(user: Keypair, currency: string, amount: bigint, over: Record<string, unknown> = {}) {
@@ -59,7 +60,11 @@ describe('sandbox with Solana', () => {
   it('GET /chains lists solana (svm, depository program, SOL 9 dp, test USDC 6 dp) with the EVM solver', async () => {
     const doc = await chains(s);
     const solana = doc.chains.find((c) => c.id === SOLANA_ID)!;
-    expect(solana).toMatchObject({ name: 'solana', vmType: 'svm', protocol: { v2: { chainId: 'solana', depository: s.solana!.depositoryProgramId } } });
+    expect(solana).toMatchObject({
+      name: 'solana',
+      vmType: 'svm',
+      protocol: { v2: { chainId: 'solana', depository: s.solana!.depositoryProgramId } },
+    });
     expect(solana.currency).toMatchObject({ symbol: 'SOL', address: SOL, decimals: 9 });
     expect(solana.erc20Currencies!.map((c) => [c.symbol, c.address, c.decimals])).toEqual([['USDC', s.solana!.usdcMint, 6]]);
     expect(solana.solverAddresses).toEqual([s.accounts.solver.address.toLowerCase()]);
@@ -109,11 +114,24 @@ describe('sandbox with Solana', () => {
     const amount = 1_000_000_000n;
     const q = await quote(s, fromSolana(user, SOL, amount));
     const recipient = s.accounts.extra[0]!.address;
-    const expectations = { user: user.publicKey.toBase58(), recipient, originChainId: SOLANA_ID, originCurrency: SOL, amount, destinationChainId: beta().def.chainId, destinationCurrency: ZERO };
+    const expectations = {
+      user: user.publicKey.toBase58(),
+      recipient,
+      originChainId: SOLANA_ID,
+      originCurrency: SOL,
+      amount,
+      destinationChainId: beta().def.chainId,
+      destinationCurrency: ZERO,
+    };
     expect(failed(await verify(s, q, expectations, { lookupTables: {} }))).toEqual([]);
-    const item = q.steps[0]!.items[0]!.data as { instructions: { programId: string; data: string }[]; addressLookupTableAddresses: string[] };
+    const item = q.steps[0]!.items[0]!.data as {
+      instructions: { programId: string; data: string }[];
+      addressLookupTableAddresses: string[];
+    };
     expect(item.addressLookupTableAddresses).toEqual([]);
-    expect(item.instructions.map((ix) => [ix.programId, ix.data.slice(0, 16)])).toEqual([[s.solana!.depositoryProgramId, '0d9e0ddf5fd51c06']]);
+    expect(item.instructions.map((ix) => [ix.programId, ix.data.slice(0, 16)])).toEqual([
+      [s.solana!.depositoryProgramId, '0d9e0ddf5fd51c06'],
+    ]);
 
     const vault = s.solana!.node.depository.vault;
     const [vaultBefore, ethBefore] = [s.solana!.node.balance(vault), await beta().publicClient.getBalance({ address: recipient })];
@@ -126,7 +144,9 @@ describe('sandbox with Solana', () => {
 
     const byUser = RequestsResponseSchema.parse(await (await fetch(`${s.apiUrl}/requests/v3?user=${user.publicKey.toBase58()}`)).json());
     expect(byUser.requests.map((r) => r.id)).toEqual([q.requestId]);
-    const lower = RequestsResponseSchema.parse(await (await fetch(`${s.apiUrl}/requests/v3?user=${user.publicKey.toBase58().toLowerCase()}`)).json());
+    const lower = RequestsResponseSchema.parse(
+      await (await fetch(`${s.apiUrl}/requests/v3?user=${user.publicKey.toBase58().toLowerCase()}`)).json(),
+    );
     expect(lower.requests).toEqual([]); // base58 is case-sensitive
   });
 
@@ -135,7 +155,12 @@ describe('sandbox with Solana', () => {
     const amount = 100_000_000n;
     const q = await quote(s, fromSolana(user, s.solana!.usdcMint, amount));
     const recipient = s.accounts.extra[0]!.address;
-    const verdict = await verify(s, q, { user: user.publicKey.toBase58(), recipient, amount, destinationCurrency: beta().usdc }, { lookupTables: {} });
+    const verdict = await verify(
+      s,
+      q,
+      { user: user.publicKey.toBase58(), recipient, amount, destinationCurrency: beta().usdc },
+      { lookupTables: {} },
+    );
     expect(failed(verdict)).toEqual([]);
     const before = await usdcOf(recipient);
     const signature = await sendSolanaDeposit(s, q, user);
@@ -144,7 +169,11 @@ describe('sandbox with Solana', () => {
     expect(s.solana!.node.tokenBalance(user.publicKey.toBase58(), s.solana!.usdcMint)).toBe(400_000_000n);
 
     const index = (txHash: string) =>
-      fetch(`${s.apiUrl}/transactions/index`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chainId: SOLANA_ID, txHash }) });
+      fetch(`${s.apiUrl}/transactions/index`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ chainId: SOLANA_ID, txHash }),
+      });
     const hit = await index(signature);
     expect([hit.status, await hit.json()]).toEqual([200, { message: 'Transaction indexed', deposits: 1 }]);
     const unknown = await index('1'.repeat(64));
@@ -193,11 +222,16 @@ describe('sandbox with Solana', () => {
         expect(Number(size) - Number(over)).toBe(1232);
         expect(Number(over)).toBeGreaterThan(0);
       }
-      const ok = await postQuote(s, quoteBody(fromSolana(user, SOL, 1_000_000_000n, { maxRouteLength: 3, includedOriginSwapSources: ['orca'] })));
+      const ok = await postQuote(
+        s,
+        quoteBody(fromSolana(user, SOL, 1_000_000_000n, { maxRouteLength: 3, includedOriginSwapSources: ['orca'] })),
+      );
       expect(ok.status).toBe(200);
-      const log = ((await (await fetch(`${s.apiUrl}/_sandbox/solana-quotes`)).json()) as {
-        requests: { maxRouteLength: number | null; includedOriginSwapSources: string[] | null; outcome: string; sizeBytes: number }[];
-      }).requests.slice(before);
+      const log = (
+        (await (await fetch(`${s.apiUrl}/_sandbox/solana-quotes`)).json()) as {
+          requests: { maxRouteLength: number | null; includedOriginSwapSources: string[] | null; outcome: string; sizeBytes: number }[];
+        }
+      ).requests.slice(before);
       expect(log.map((r) => [r.maxRouteLength, r.includedOriginSwapSources, r.outcome])).toEqual([
         [4, null, 'SOLANA_TX_TOO_LARGE'],
         [3, null, 'SOLANA_TX_TOO_LARGE'],
@@ -246,7 +280,10 @@ describe('sandbox with Solana', () => {
     expect((await terminal(s, kept.requestId!)).status).toBe('failure');
     expect(s.solana!.node.balance(s.solana!.node.depository.vault) - vaultBefore).toBe(1_000_000_000n);
     const record = RequestsResponseSchema.parse(await (await fetch(`${s.apiUrl}/requests/v3?id=${kept.requestId}`)).json()).requests[0]!;
-    expect(record.protocol).toMatchObject({ isWithdrawable: true, deposit: { origin: { depositor: address, chainId: SOLANA_ID, currency: SOL } } });
+    expect(record.protocol).toMatchObject({
+      isWithdrawable: true,
+      deposit: { origin: { depositor: address, chainId: SOLANA_ID, currency: SOL } },
+    });
     s.resetFaults();
   });
 });

@@ -32,4 +32,3 @@ export const ALPHA = {
   depository: lower(CONTRACTS.depository),
   wbtc: lower(CONTRACTS.wbtc),
 };
-

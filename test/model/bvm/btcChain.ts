@@ -195,9 +195,11 @@ export class BtcChain {
         const old = this.txs.get(r)!;
         const oldFee = this.fee(old)!;
         replacedFees += oldFee;
-        if (fee * BigInt(old.vsize) <= oldFee * BigInt(tx.vsize)) throw new BtcRejectError('insufficient fee, rejecting replacement (rate)');
+        if (fee * BigInt(old.vsize) <= oldFee * BigInt(tx.vsize))
+          throw new BtcRejectError('insufficient fee, rejecting replacement (rate)');
       }
-      if (fee < replacedFees + BigInt(tx.vsize) * MIN_RELAY_SAT_PER_VB) throw new BtcRejectError('insufficient fee, rejecting replacement (absolute)');
+      if (fee < replacedFees + BigInt(tx.vsize) * MIN_RELAY_SAT_PER_VB)
+        throw new BtcRejectError('insufficient fee, rejecting replacement (absolute)');
       for (const r of replaced) this.mempool.delete(r);
     }
     this.mempool.set(tx.txid, notBeforeHeight);
@@ -231,7 +233,7 @@ export class BtcChain {
   mine(timeMs: number, include = true): BtcBlock {
     const height = this.blocks.length;
     const txids: string[] = [];
-    for (let progress = include; progress; ) {
+    for (let progress = include; progress;) {
       progress = false;
       for (const [id, notBefore] of this.mempool) {
         if (notBefore > height) continue;
@@ -305,7 +307,12 @@ export class BtcChain {
   /** Transactions touching `script` (paying it or spending from it) in `view`: mempool ones, then mined ones newest first. */
   addressTxs(script: string, view: View): { mempool: BtcTx[]; chain: BtcTx[] } {
     const touches = (tx: BtcTx) => tx.outputs.some((o) => o.script === script) || tx.inputs.some((i) => this.prevout(i)?.script === script);
-    const mempool = view.mempool ? [...this.mempool.keys()].map((id) => this.txs.get(id)!).filter(touches).reverse() : [];
+    const mempool = view.mempool
+      ? [...this.mempool.keys()]
+          .map((id) => this.txs.get(id)!)
+          .filter(touches)
+          .reverse()
+      : [];
     const chain: BtcTx[] = [];
     for (const b of this.blocks.slice(0, view.height + 1).reverse()) {
       for (const id of [...b.txids].reverse()) if (touches(this.txs.get(id)!)) chain.push(this.txs.get(id)!);
@@ -319,7 +326,8 @@ export class BtcChain {
     const out: { txid: string; vout: number; value: bigint; height: number | null }[] = [];
     for (const tx of [...chain, ...mempool]) {
       tx.outputs.forEach((o, vout) => {
-        if (o.script === script && !this.spenderOf(tx.txid, vout, view)) out.push({ txid: tx.txid, vout, value: o.value, height: this.heightOf(tx.txid, view) ?? null });
+        if (o.script === script && !this.spenderOf(tx.txid, vout, view))
+          out.push({ txid: tx.txid, vout, value: o.value, height: this.heightOf(tx.txid, view) ?? null });
       });
     }
     return out;
@@ -330,7 +338,15 @@ export class BtcChain {
     const { mempool, chain } = this.addressTxs(script, view);
     const sums = (txs: BtcTx[]) => ({
       funded: txs.reduce((s, tx) => s + tx.outputs.filter((o) => o.script === script).reduce((a, o) => a + o.value, 0n), 0n),
-      spent: txs.reduce((s, tx) => s + tx.inputs.map((i) => this.prevout(i)).filter((p) => p?.script === script).reduce((a, p) => a + p!.value, 0n), 0n),
+      spent: txs.reduce(
+        (s, tx) =>
+          s +
+          tx.inputs
+            .map((i) => this.prevout(i))
+            .filter((p) => p?.script === script)
+            .reduce((a, p) => a + p!.value, 0n),
+        0n,
+      ),
     });
     return { chain: sums(chain), mempool: sums(mempool) };
   }

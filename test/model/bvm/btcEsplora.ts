@@ -36,7 +36,9 @@ function scriptOf(address: string): string | null {
 
 function statusJson(chain: BtcChain, txid: string, view: View) {
   const h = chain.heightOf(txid, view);
-  return h === undefined ? { confirmed: false } : { confirmed: true, block_height: h, block_hash: chain.blocks[h]!.hash, block_time: Math.floor(chain.blocks[h]!.timeMs / 1000) };
+  return h === undefined
+    ? { confirmed: false }
+    : { confirmed: true, block_height: h, block_hash: chain.blocks[h]!.hash, block_time: Math.floor(chain.blocks[h]!.timeMs / 1000) };
 }
 
 function outputJson(o: { script: string; value: bigint }) {
@@ -123,7 +125,11 @@ export function inMemoryEsplora(world: BtcWorld, proc: ProcessHandle, base = '/a
         return json({ address: decodeURIComponent(addr[1]!), chain_stats: sums(s.chain), mempool_stats: sums(s.mempool) });
       }
       if (tail === '/utxo') {
-        return json(chain.utxos(script, view).map((u) => ({ txid: u.txid, vout: u.vout, value: num(u.value), status: statusJson(chain, u.txid, view) })));
+        return json(
+          chain
+            .utxos(script, view)
+            .map((u) => ({ txid: u.txid, vout: u.vout, value: num(u.value), status: statusJson(chain, u.txid, view) })),
+        );
       }
       const { mempool, chain: mined } = chain.addressTxs(script, view);
       if (tail === '/txs') return json([...mempool.slice(0, 50), ...mined.slice(0, 25)].map((t) => txJson(chain, t, view)));

@@ -19,7 +19,15 @@ import { inMemoryEsplora } from './btcEsplora.ts';
 import { checkBtcAlways, checkBtcSettled } from './btcInvariants.ts';
 import { BTC_CHAINS_DOC } from './btcRelay.ts';
 import { BTC_BANDS, describeBtcSchedule, type BtcSchedule } from './btcSchedule.ts';
-import { ALPHA, BTC_KEYS, BtcWorld, MAX_FEE_RATE_SAT_PER_VB, MAX_MINER_FEE_SATS, MINER_FEE_RESERVE_SATS, MODEL_DEADLINE_LEAD_SEC } from './btcWorld.ts';
+import {
+  ALPHA,
+  BTC_KEYS,
+  BtcWorld,
+  MAX_FEE_RATE_SAT_PER_VB,
+  MAX_MINER_FEE_SATS,
+  MINER_FEE_RESERVE_SATS,
+  MODEL_DEADLINE_LEAD_SEC,
+} from './btcWorld.ts';
 
 /** Settling cycles and the time before each: room for a cancel to be mined 6 deep, a re-plan, a fill. */
 const SETTLE_CYCLES = 6;
@@ -51,7 +59,10 @@ export function createBtcModelEnv(logLevel = 'silent'): ModelEnv {
     'store: "./unused.db"',
     'metrics: { listen: "127.0.0.1:9464" }',
   ].join('\n');
-  return createModelEnv(logLevel, { yaml, vars: { MODEL_TREASURY_KEY: ACCOUNTS.treasury.privateKey, MODEL_BTC_WIF: BTC_KEYS.treasuryWif } });
+  return createModelEnv(logLevel, {
+    yaml,
+    vars: { MODEL_TREASURY_KEY: ACCOUNTS.treasury.privateKey, MODEL_BTC_WIF: BTC_KEYS.treasuryWif },
+  });
 }
 
 function btcContext(env: ModelEnv, world: BtcWorld): ContextBuilder {
@@ -61,7 +72,16 @@ function btcContext(env: ModelEnv, world: BtcWorld): ContextBuilder {
     const treasury = env.config.wallets.treasury!; // the model config names it
     if (treasury.vm !== 'evm') throw new Error('the model treasury is an evm wallet');
     const chains = new Map<string, ChainAdapter>([
-      ['alpha', createEvmAdapter({ name: 'alpha', chainId: ALPHA.chainId, client: inMemoryNode(world, world.alpha, handle), accounts: new Map([['treasury', treasury.account]]), confirmations: FINALITY_BLOCKS })],
+      [
+        'alpha',
+        createEvmAdapter({
+          name: 'alpha',
+          chainId: ALPHA.chainId,
+          client: inMemoryNode(world, world.alpha, handle),
+          accounts: new Map([['treasury', treasury.account]]),
+          confirmations: FINALITY_BLOCKS,
+        }),
+      ],
       [
         'bitcoin',
         createBvmAdapter({

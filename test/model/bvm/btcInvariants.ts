@@ -19,7 +19,15 @@ import { listRecentTransfers, type TransferRow } from '../../../src/store/transf
 import { decodeOrderIdMemoScript } from '../../../packages/protocol/src/protocol/bitcoinDeposit.ts';
 import { parseBtcTx, type BtcTx } from './btcChain.ts';
 import { BTC_BANDS, SATS } from './btcSchedule.ts';
-import { ALPHA, BTC_KEYS, BTC_PROOF_DEPTH, MAX_FEE_RATE_SAT_PER_VB, MAX_MINER_FEE_SATS, MINER_FEE_RESERVE_SATS, type BtcWorld } from './btcWorld.ts';
+import {
+  ALPHA,
+  BTC_KEYS,
+  BTC_PROOF_DEPTH,
+  MAX_FEE_RATE_SAT_PER_VB,
+  MAX_MINER_FEE_SATS,
+  MINER_FEE_RESERVE_SATS,
+  type BtcWorld,
+} from './btcWorld.ts';
 
 /** A transaction Ballast signed; `orderId` when it is a deposit (its memo's order id). */
 interface Signed {
@@ -38,10 +46,11 @@ function tryParse(hex: string): BtcTx | null {
 /** Every Bitcoin transaction Ballast signed that the store or the node saw. */
 function signedTxs(world: BtcWorld, rows: TransferRow[]): Signed[] {
   const all = new Map<string, BtcTx>(world.posted);
-  for (const row of rows) for (const t of row.txs) {
-    const tx = tryParse(t.rawTx);
-    if (tx && !all.has(tx.txid)) all.set(tx.txid, tx);
-  }
+  for (const row of rows)
+    for (const t of row.txs) {
+      const tx = tryParse(t.rawTx);
+      if (tx && !all.has(tx.txid)) all.set(tx.txid, tx);
+    }
   return [...all.values()].map((tx) => {
     const pays = tx.outputs.some((o) => o.script === BTC_KEYS.depositoryScript);
     const memo = tx.outputs.find((o) => o.script.startsWith('6a'));
@@ -90,7 +99,9 @@ function check(world: BtcWorld, rows: TransferRow[]): string[] {
     const fee = chain.fee(tx);
     if (fee === null) continue; // spends an output nobody has seen: it can never land
     if (fee * 1000n > BigInt(MAX_FEE_RATE_SAT_PER_VB * 1000) * BigInt(tx.vsize) || fee > MAX_MINER_FEE_SATS) {
-      out.push(`transaction ${tx.txid} pays ${fee} sat over ${tx.vsize} vB to miners, above the caps (${MAX_FEE_RATE_SAT_PER_VB} sat/vB, ${MAX_MINER_FEE_SATS} sat)`);
+      out.push(
+        `transaction ${tx.txid} pays ${fee} sat over ${tx.vsize} vB to miners, above the caps (${MAX_FEE_RATE_SAT_PER_VB} sat/vB, ${MAX_MINER_FEE_SATS} sat)`,
+      );
     }
   }
   const deposits = signed.filter((s) => s.orderId !== null);
@@ -113,7 +124,10 @@ function check(world: BtcWorld, rows: TransferRow[]): string[] {
   for (const row of rows) {
     if (row.status !== 'origin_failed' || !row.orderId) continue;
     const hit = deposits.find((d) => d.orderId === row.orderId!.toLowerCase() && chain.heightOf(d.tx.txid) !== undefined);
-    if (hit) out.push(`transfer #${row.id} is origin_failed but deposit ${hit.tx.txid} for its order ${row.orderId} is mined; transfers: ${summary(rows)}`);
+    if (hit)
+      out.push(
+        `transfer #${row.id} is origin_failed but deposit ${hit.tx.txid} for its order ${row.orderId} is mined; transfers: ${summary(rows)}`,
+      );
   }
   return out;
 }
@@ -129,13 +143,22 @@ export async function checkBtcSettled(world: BtcWorld, db: StoreDb): Promise<str
     const settled = record?.action != null && (record.action.kind === 'failure' || record.action.kind === 'never' || record.settled);
     if (mined && settled) continue;
     if (!mined && deadAt(world, d.tx, BTC_PROOF_DEPTH)) continue;
-    const where = mined ? 'mined but its order is not settled' : chain.mempool.has(d.tx.txid) ? 'in the mempool' : world.elsewhere.has(d.tx.txid) ? "in another node's mempool" : 'signed, unknown to the node';
-    out.push(`deposit ${d.tx.txid} (order ${d.orderId}) is stranded: ${where}, and no input of it is spent ${BTC_PROOF_DEPTH} blocks deep; transfers: ${summary(rows)}`);
+    const where = mined
+      ? 'mined but its order is not settled'
+      : chain.mempool.has(d.tx.txid)
+        ? 'in the mempool'
+        : world.elsewhere.has(d.tx.txid)
+          ? "in another node's mempool"
+          : 'signed, unknown to the node';
+    out.push(
+      `deposit ${d.tx.txid} (order ${d.orderId}) is stranded: ${where}, and no input of it is spent ${BTC_PROOF_DEPTH} blocks deep; transfers: ${summary(rows)}`,
+    );
   }
   for (const row of rows) {
     const record = row.orderId ? world.relay.find(row.orderId) : undefined;
     if (row.status === 'prepared' || row.status === 'broadcast') {
-      if (!row.txs.some((t) => chain.mempool.has(t.txHash.toLowerCase()))) out.push(`transfer #${row.id} is ${row.status} with none of its transactions pending`);
+      if (!row.txs.some((t) => chain.mempool.has(t.txHash.toLowerCase())))
+        out.push(`transfer #${row.id} is ${row.status} with none of its transactions pending`);
     }
     if (row.status === 'deposited' && record?.action && (record.action.kind === 'failure' || record.settled)) {
       out.push(`transfer #${row.id} is deposited but the solver settled its order (${record.action.kind})`);

@@ -12,7 +12,12 @@ import { Psbt, networks } from 'bitcoinjs-lib';
 import { keccak256, stringToHex, type Hex } from 'viem';
 import { decodeOrderIdMemoScript } from '../../../packages/protocol/src/protocol/bitcoinDeposit.ts';
 import { RelayApiError } from '../../../src/relay/errors.ts';
-import { QuoteRequestSchema, QuoteResponseSchema, type IntentStatus, type QuoteResponse } from '../../../packages/protocol/src/relay/schemas.ts';
+import {
+  QuoteRequestSchema,
+  QuoteResponseSchema,
+  type IntentStatus,
+  type QuoteResponse,
+} from '../../../packages/protocol/src/relay/schemas.ts';
 import { buildChainsDocument } from '../../../packages/sandbox/src/api/chainsDocument.ts';
 import { DEFAULT_LOCAL_CHAINS, sandboxContractAddresses } from '../../../packages/sandbox/src/chains/localChains.ts';
 import { DEFAULT_SANDBOX_FAULTS } from '../../../packages/sandbox/src/faults.ts';
@@ -37,7 +42,9 @@ export const SOLVER_FINAL_BLOCKS = 4;
 /** Fee rate of the Relay's deposit PSBTs and refunds, sat/vB. */
 export const RELAY_FEE_RATE_SAT_PER_VB = 5n;
 
-const TABLE: SandboxChainTable = [sandboxChainInfo(DEFAULT_LOCAL_CHAINS[0]!, 'http://127.0.0.1:9', sandboxContractAddresses(ACCOUNTS.deployer.address), { wbtc: true })];
+const TABLE: SandboxChainTable = [
+  sandboxChainInfo(DEFAULT_LOCAL_CHAINS[0]!, 'http://127.0.0.1:9', sandboxContractAddresses(ACCOUNTS.deployer.address), { wbtc: true }),
+];
 const BITCOIN = sandboxBitcoinChain('http://127.0.0.1:9/api', BTC_KEYS.depository);
 /** GET /chains of the Bitcoin model: alpha and Bitcoin. */
 export const BTC_CHAINS_DOC = buildChainsDocument(TABLE, ACCOUNTS.solver.address, [BITCOIN]);
@@ -65,14 +72,24 @@ export class BtcRelayModel implements RelayService {
   async quote(body: unknown): Promise<{ quote: QuoteResponse; raw: unknown }> {
     const request = SandboxQuoteRequestSchema.parse(QuoteRequestSchema.parse(body));
     const refuse = (message: string, code = 'UNSUPPORTED_ROUTE') =>
-      new RelayApiError({ endpoint: 'POST /quote/v2', httpStatus: 400, body: { message, errorCode: code }, bodyText: message, retryAfterMs: undefined });
-    if (request.originChainId !== BITCOIN_CHAIN_ID || request.destinationChainId !== ALPHA.chainId) throw refuse('the model quotes Bitcoin → alpha only');
+      new RelayApiError({
+        endpoint: 'POST /quote/v2',
+        httpStatus: 400,
+        body: { message, errorCode: code },
+        bodyText: message,
+        retryAfterMs: undefined,
+      });
+    if (request.originChainId !== BITCOIN_CHAIN_ID || request.destinationChainId !== ALPHA.chainId)
+      throw refuse('the model quotes Bitcoin → alpha only');
     const chain = this.world.bitcoin;
     const view = { height: chain.head(), mempool: true };
     const confirmed = chain.utxos(BTC_KEYS.treasuryScript, view).filter((u) => u.height !== null);
     const quoted = new Set(this.orders.filter((r) => r.deposit === null).flatMap((r) => r.inputs));
     const fresh = confirmed.filter((u) => !quoted.has(`${u.txid}:${u.vout}`));
-    const pick = this.world.schedule.coinSelection === 'avoidQuoted' && fresh.reduce((s, u) => s + u.value, 0n) > BigInt(request.amount) * 11n / 10n ? fresh : confirmed;
+    const pick =
+      this.world.schedule.coinSelection === 'avoidQuoted' && fresh.reduce((s, u) => s + u.value, 0n) > (BigInt(request.amount) * 11n) / 10n
+        ? fresh
+        : confirmed;
     const coins: BitcoinCoin[] = pick.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
     let built;
     try {
@@ -97,7 +114,18 @@ export class BtcRelayModel implements RelayService {
     const psbtInputs = coinsOf(built.response);
     const index = this.orders.length;
     const plan = this.world.schedule.fills[index] ?? DEFAULT_FILL;
-    this.orders.push({ index, order: built.order, plan, inputs: psbtInputs, deposit: null, indexedAtMs: null, action: null, settled: false, reindexed: false, createdAtMs: this.world.nowMs });
+    this.orders.push({
+      index,
+      order: built.order,
+      plan,
+      inputs: psbtInputs,
+      deposit: null,
+      indexedAtMs: null,
+      action: null,
+      settled: false,
+      reindexed: false,
+      createdAtMs: this.world.nowMs,
+    });
     const raw: unknown = JSON.parse(JSON.stringify(built.response));
     return { quote: QuoteResponseSchema.parse(raw), raw };
   }
@@ -151,7 +179,11 @@ export class BtcRelayModel implements RelayService {
     if (late || r.plan.outcome === 'refund') {
       const vout = deposit.outputs.findIndex((out) => out.script === BTC_KEYS.depositoryScript && out.value === o.amountIn);
       const fee = 150n * RELAY_FEE_RATE_SAT_PER_VB;
-      const refund = this.world.bitcoin.systemSpend([{ txid: deposit.txid, vout }], [{ script: BTC_KEYS.treasuryScript, value: o.amountIn - fee }], `refund-${r.index}`);
+      const refund = this.world.bitcoin.systemSpend(
+        [{ txid: deposit.txid, vout }],
+        [{ script: BTC_KEYS.treasuryScript, value: o.amountIn - fee }],
+        `refund-${r.index}`,
+      );
       r.action = { kind: 'refund', chainId: BITCOIN_CHAIN_ID, txHash: refund.txid, amount: o.amountIn - fee };
       return;
     }
@@ -200,5 +232,8 @@ function coinsOf(response: unknown): string[] {
 }
 
 function psbtInputs(psbtHex: string): { txid: string; vout: number }[] {
-  return Psbt.fromHex(psbtHex, { network: networks.regtest }).txInputs.map((i) => ({ txid: Buffer.from(i.hash).reverse().toString('hex'), vout: i.index }));
+  return Psbt.fromHex(psbtHex, { network: networks.regtest }).txInputs.map((i) => ({
+    txid: Buffer.from(i.hash).reverse().toString('hex'),
+    vout: i.index,
+  }));
 }

@@ -24,9 +24,7 @@ export type EsploraFault = { kind: 'error' } | { kind: 'lag'; blocks: number } |
  * null), `stuck` (taken at a fee under the market: not mined for `blocks` blocks unless replaced).
  */
 export type BroadcastFault =
-  | { kind: 'lost' }
-  | { kind: 'evict'; afterBlocks: number; backAfterBlocks: number | null }
-  | { kind: 'stuck'; blocks: number };
+  { kind: 'lost' } | { kind: 'evict'; afterBlocks: number; backAfterBlocks: number | null } | { kind: 'stuck'; blocks: number };
 
 /**
  * A reorg of the Bitcoin chain tied to its progress: once the `afterMined`-th non-funding transaction is mined,
@@ -83,7 +81,12 @@ const broadcastFaultArb: fc.Arbitrary<BroadcastFault> = fc.oneof(
 );
 
 const reorgArb: fc.Arbitrary<BtcReorg> = fc
-  .record({ afterMined: fc.nat({ max: 4 }), delayBlocks: fc.nat({ max: 2 }), depth: fc.integer({ min: 1, max: 3 }), mode: fc.constantFrom('mempool' as const, 'vanish' as const) })
+  .record({
+    afterMined: fc.nat({ max: 4 }),
+    delayBlocks: fc.nat({ max: 2 }),
+    depth: fc.integer({ min: 1, max: 3 }),
+    mode: fc.constantFrom('mempool' as const, 'vanish' as const),
+  })
   .map((r) => ({ ...r, depth: Math.max(r.depth, r.delayBlocks + 1) }));
 
 /**

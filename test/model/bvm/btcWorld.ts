@@ -64,7 +64,10 @@ export class BtcWorld implements NodeWorld {
 
   constructor(readonly schedule: BtcSchedule) {
     const start = startHoldings(schedule.need);
-    this.bitcoin.fund(start.coins.map((value) => ({ script: BTC_KEYS.treasuryScript, value })), START_MS);
+    this.bitcoin.fund(
+      start.coins.map((value) => ({ script: BTC_KEYS.treasuryScript, value })),
+      START_MS,
+    );
     const genesis = new Map<string, bigint>([
       [balanceKey(ALPHA.wbtc, ALPHA.treasury), start.alphaWbtc],
       [balanceKey(ALPHA.wbtc, ALPHA.solver), 1_000n * SATS],
@@ -87,7 +90,8 @@ export class BtcWorld implements NodeWorld {
         this.nowMs = this.nextAlphaMs;
         this.alpha.mine(this.nowMs);
         alphaBlocks += 1;
-        this.nextAlphaMs = alphaBlocks < MAX_ALPHA_BLOCKS_PER_WAIT ? this.nextAlphaMs + BLOCK_MS : Math.max(this.nextAlphaMs + BLOCK_MS, end);
+        this.nextAlphaMs =
+          alphaBlocks < MAX_ALPHA_BLOCKS_PER_WAIT ? this.nextAlphaMs + BLOCK_MS : Math.max(this.nextAlphaMs + BLOCK_MS, end);
       }
       this.relay.tick();
     }

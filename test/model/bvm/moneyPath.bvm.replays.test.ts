@@ -40,7 +40,11 @@ function oneNeed(faults: Partial<BtcSchedule>): BtcSchedule {
 /** Runs a replay; its faults must still hit the calls named in `expected` (journal lines, in any order). */
 async function replay(schedule: BtcSchedule, expected: RegExp[]): Promise<void> {
   const outcome = await runBtcSchedule(env, schedule);
-  for (const line of expected) expect(outcome.injected.some((i) => line.test(i)), `fault ${line} injected: ${outcome.injected.join(' | ')}`).toBe(true);
+  for (const line of expected)
+    expect(
+      outcome.injected.some((i) => line.test(i)),
+      `fault ${line} injected: ${outcome.injected.join(' | ')}`,
+    ).toBe(true);
 }
 
 describe('Bitcoin money-path replays', () => {
@@ -67,10 +71,10 @@ describe('Bitcoin money-path replays', () => {
 
   it('a deposit evicted and brought back by another node before its deadline is tracked to its fill', async () => {
     // Evicted before the next block, back one block later: mined before Ballast looks again.
-    await replay(oneNeed({ gapsMs: [30_000, 300_000], broadcastFaults: [{ at: 0, fault: { kind: 'evict', afterBlocks: 0, backAfterBlocks: 1 } }] }), [
-      /^broadcast #0: \{"kind":"evict"/,
-      /^another node brought .* back/,
-    ]);
+    await replay(
+      oneNeed({ gapsMs: [30_000, 300_000], broadcastFaults: [{ at: 0, fault: { kind: 'evict', afterBlocks: 0, backAfterBlocks: 1 } }] }),
+      [/^broadcast #0: \{"kind":"evict"/, /^another node brought .* back/],
+    );
   });
 
   it('a lost broadcast is sent again from the write-ahead record, and a lagging Esplora does not fail it', async () => {

@@ -35,7 +35,11 @@ describe('Solana money path under faults (model-based)', () => {
   it(
     `every schedule (${runs}) pays the need at most once, strands no deposit, keeps fees within the caps and ends in band`,
     async () => {
-      const tally = new ModelTally('svm', [['double pays', /is paid [0-9]+ times/], ['strandings', /is stranded/], ['fees over the caps', /above the caps/]]);
+      const tally = new ModelTally('svm', [
+        ['double pays', /is paid [0-9]+ times/],
+        ['strandings', /is stranded/],
+        ['fees over the caps', /above the caps/],
+      ]);
       const unknownMethods = new Set<string>();
       try {
         await fc.assert(

@@ -27,7 +27,11 @@ function oneNeed(faults: Partial<SolSchedule>): SolSchedule {
 /** Runs a replay; its faults must still hit the calls named in `expected` (journal lines, in any order). */
 async function replay(schedule: SolSchedule, expected: RegExp[]) {
   const outcome = await runSolSchedule(env, schedule);
-  for (const line of expected) expect(outcome.injected.some((i) => line.test(i)), `fault ${line} injected: ${outcome.injected.join(' | ')}`).toBe(true);
+  for (const line of expected)
+    expect(
+      outcome.injected.some((i) => line.test(i)),
+      `fault ${line} injected: ${outcome.injected.join(' | ')}`,
+    ).toBe(true);
   expect(outcome.unknownMethods).toEqual([]);
   return outcome;
 }
@@ -54,9 +58,10 @@ describe('Solana money-path replays', () => {
   });
 
   it('a send that outlives its blockhash is proven dropped, failed once, and the need paid exactly once again', async () => {
-    const outcome = await replay(oneNeed({ gapsMs: [20_000, 180_000, 180_000], sendFaults: [{ at: 0, fault: { kind: 'slow', slots: 400 } }] }), [
-      /^send #0: \{"kind":"slow","slots":400\}$/,
-    ]);
+    const outcome = await replay(
+      oneNeed({ gapsMs: [20_000, 180_000, 180_000], sendFaults: [{ at: 0, fault: { kind: 'slow', slots: 400 } }] }),
+      [/^send #0: \{"kind":"slow","slots":400\}$/],
+    );
     expect(outcome.statuses).toEqual({ origin_failed: 1, success: 1 });
   });
 
@@ -75,15 +80,20 @@ describe('Solana money-path replays', () => {
           { at: 2, method: 'getSignatureStatuses', fault: { kind: 'lag', slots: 200 } },
         ],
       }),
-      [/getLatestBlockhash \(#0 of it\): \{"kind":"staleBlockhash"/, /getSignatureStatuses \(#1 of it\): \{"kind":"lag"/, /getSignatureStatuses \(#2 of it\): \{"kind":"lag"/],
+      [
+        /getLatestBlockhash \(#0 of it\): \{"kind":"staleBlockhash"/,
+        /getSignatureStatuses \(#1 of it\): \{"kind":"lag"/,
+        /getSignatureStatuses \(#2 of it\): \{"kind":"lag"/,
+      ],
     );
     expect(outcome.statuses).toEqual({ origin_failed: 1, success: 1 });
   });
 
   it('a deposit written ahead whose send was lost and whose process died is sent again from the record', async () => {
-    const outcome = await replay(oneNeed({ gapsMs: [20_000, 20_000], sendFaults: [{ at: 0, fault: { kind: 'lost' } }], crashAt: [{ point: 'tx:written', hit: 1 }] }), [
-      /^crash at tx:written #1 /,
-    ]);
+    const outcome = await replay(
+      oneNeed({ gapsMs: [20_000, 20_000], sendFaults: [{ at: 0, fault: { kind: 'lost' } }], crashAt: [{ point: 'tx:written', hit: 1 }] }),
+      [/^crash at tx:written #1 /],
+    );
     expect(outcome.statuses.success).toBe(1);
   });
 });

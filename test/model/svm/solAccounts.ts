@@ -6,7 +6,11 @@
 import { Keypair } from '@solana/web3.js';
 import { base58 } from '@scure/base';
 import { getAddress, type Address } from 'viem';
-import { associatedTokenAddress, depositoryPdas, RELAY_DEPOSITORY_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDepository.ts';
+import {
+  associatedTokenAddress,
+  depositoryPdas,
+  RELAY_DEPOSITORY_PROGRAM_ID,
+} from '../../../packages/protocol/src/protocol/svmDepository.ts';
 import { DEFAULT_LOCAL_CHAINS, sandboxContractAddresses } from '../../../packages/sandbox/src/chains/localChains.ts';
 import { ACCOUNTS } from '../world.ts';
 

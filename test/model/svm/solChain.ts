@@ -89,7 +89,8 @@ function decodeUncached(bytes: Uint8Array): DecodedSolTx {
   const message = m.serialize();
   for (let i = 0; i < m.header.numRequiredSignatures; i++) {
     const sig = tx.signatures[i];
-    if (!sig || !ed25519.verify(sig, message, m.staticAccountKeys[i]!.toBytes())) throw new Error(`signature ${i} of the transaction does not verify`);
+    if (!sig || !ed25519.verify(sig, message, m.staticAccountKeys[i]!.toBytes()))
+      throw new Error(`signature ${i} of the transaction does not verify`);
   }
   let deposit: DecodedSolTx['deposit'] = null;
   m.compiledInstructions.forEach((ix, index) => {
@@ -119,7 +120,11 @@ export class SolChain {
   /** The highest slot processed so far. */
   tip = GENESIS_SLOT;
 
-  constructor(private readonly startMs: number, lamports: [string, bigint][], tokens: [string, bigint][]) {
+  constructor(
+    private readonly startMs: number,
+    lamports: [string, bigint][],
+    tokens: [string, bigint][],
+  ) {
     for (const [k, v] of lamports) this.genesisLamports.set(k, v);
     for (const [k, v] of tokens) this.genesisTokens.set(k, v);
   }
@@ -237,7 +242,18 @@ export class SolChain {
       add(tokens, d.deposit.senderAta, -d.deposit.amount);
       add(tokens, d.deposit.vaultAta, d.deposit.amount);
     }
-    this.record({ signature: d.signature, slot, wire: p.wire, err: run.err, fee: d.fee, logs: run.logs, accountKeys: d.keys, lamports, tokens, deposit: run.event });
+    this.record({
+      signature: d.signature,
+      slot,
+      wire: p.wire,
+      err: run.err,
+      fee: d.fee,
+      logs: run.logs,
+      accountKeys: d.keys,
+      lamports,
+      tokens,
+      deposit: run.event,
+    });
   }
 
   /** A transfer of `amount` token units between token accounts that needs no signature (the solver's refunds). */
@@ -246,7 +262,18 @@ export class SolChain {
     const tokens = new Map<string, bigint>();
     add(tokens, from, -amount);
     add(tokens, to, amount);
-    this.record({ signature, slot, wire: null, err: null, fee: 0n, logs: [], accountKeys: [from, to], lamports: new Map(), tokens, deposit: null });
+    this.record({
+      signature,
+      slot,
+      wire: null,
+      err: null,
+      fee: 0n,
+      logs: [],
+      accountKeys: [from, to],
+      lamports: new Map(),
+      tokens,
+      deposit: null,
+    });
     return signature;
   }
 

@@ -90,7 +90,16 @@ function solContext(env: ModelEnv, world: SolWorld): ContextBuilder {
     const treasury = env.config.wallets.treasury!; // the model config names it
     if (treasury.vm !== 'evm') throw new Error('the model treasury is an evm wallet');
     const chains = new Map<string, ChainAdapter>([
-      ['alpha', createEvmAdapter({ name: 'alpha', chainId: ALPHA.chainId, client: inMemoryNode(world, world.alpha, handle), accounts: new Map([['treasury', treasury.account]]), confirmations: FINALITY_BLOCKS })],
+      [
+        'alpha',
+        createEvmAdapter({
+          name: 'alpha',
+          chainId: ALPHA.chainId,
+          client: inMemoryNode(world, world.alpha, handle),
+          accounts: new Map([['treasury', treasury.account]]),
+          confirmations: FINALITY_BLOCKS,
+        }),
+      ],
       ['solana', solanaAdapter(world, handle)],
     ]);
     const wallets = new Map<string, WalletRuntime>([

@@ -67,7 +67,8 @@ function check(world: SolWorld, rows: TransferRow[]): string[] {
   const signed = signedTxs(world, rows);
   for (const d of signed) {
     const landed = chain.bySignature.get(d.signature);
-    if (landed && landed.fee > MAX_FEE_LAMPORTS) out.push(`transaction ${d.signature} paid ${landed.fee} lamports, above the caps (${MAX_FEE_LAMPORTS})`);
+    if (landed && landed.fee > MAX_FEE_LAMPORTS)
+      out.push(`transaction ${d.signature} paid ${landed.fee} lamports, above the caps (${MAX_FEE_LAMPORTS})`);
   }
   const deposits = signed.filter((d) => d.deposit !== null);
   const paid: string[] = [];
@@ -81,12 +82,19 @@ function check(world: SolWorld, rows: TransferRow[]): string[] {
     } else if (!landed && canLand(world, d)) live.push(d.signature);
   }
   if (paid.length + live.length > 1) {
-    out.push(`the need is paid ${paid.length + live.length} times: landed ${paid.join(', ') || 'none'}; still able to land ${live.join(', ') || 'none'}; transfers: ${summary(rows)}`);
+    out.push(
+      `the need is paid ${paid.length + live.length} times: landed ${paid.join(', ') || 'none'}; still able to land ${live.join(', ') || 'none'}; transfers: ${summary(rows)}`,
+    );
   }
   for (const row of rows) {
     if (row.status !== 'origin_failed' || !row.orderId) continue;
-    const hit = deposits.find((d) => d.deposit!.id.toLowerCase() === row.orderId!.toLowerCase() && chain.bySignature.get(d.signature)?.err === null);
-    if (hit) out.push(`transfer #${row.id} is origin_failed but deposit ${hit.signature} for its order ${row.orderId} landed; transfers: ${summary(rows)}`);
+    const hit = deposits.find(
+      (d) => d.deposit!.id.toLowerCase() === row.orderId!.toLowerCase() && chain.bySignature.get(d.signature)?.err === null,
+    );
+    if (hit)
+      out.push(
+        `transfer #${row.id} is origin_failed but deposit ${hit.signature} for its order ${row.orderId} landed; transfers: ${summary(rows)}`,
+      );
   }
   return out;
 }
@@ -104,13 +112,18 @@ export async function checkSolSettled(world: SolWorld, db: StoreDb): Promise<str
     if (landed && (landed.err !== null || settled)) continue;
     const issued = chain.slotOfBlockhash(d.blockhash);
     if (!landed && (issued === undefined || finalized > issued + BLOCKHASH_VALID_BLOCKS)) continue;
-    const where = landed ? `landed at ${landed.slot} but its order is not settled` : chain.pending.some((p) => p.signature === d.signature) ? 'pending at the node' : 'signed, unknown to the node, blockhash still valid';
+    const where = landed
+      ? `landed at ${landed.slot} but its order is not settled`
+      : chain.pending.some((p) => p.signature === d.signature)
+        ? 'pending at the node'
+        : 'signed, unknown to the node, blockhash still valid';
     out.push(`deposit ${d.signature} (order ${d.deposit!.id}) is stranded: ${where}; transfers: ${summary(rows)}`);
   }
   for (const row of rows) {
     const record = row.orderId ? world.relay.find(row.orderId) : undefined;
     if (row.status === 'prepared' || row.status === 'broadcast') {
-      if (!row.txs.some((t) => chain.pending.some((p) => p.signature === t.txHash && p.landAtSlot !== null))) out.push(`transfer #${row.id} is ${row.status} with none of its transactions about to land; transfers: ${summary(rows)}`);
+      if (!row.txs.some((t) => chain.pending.some((p) => p.signature === t.txHash && p.landAtSlot !== null)))
+        out.push(`transfer #${row.id} is ${row.status} with none of its transactions about to land; transfers: ${summary(rows)}`);
     }
     if (row.status === 'deposited' && record?.action && (record.action.kind === 'failure' || record.settled)) {
       out.push(`transfer #${row.id} is deposited but the solver settled its order (${record.action.kind})`);
@@ -121,7 +134,8 @@ export async function checkSolSettled(world: SolWorld, db: StoreDb): Promise<str
     const solana = chain.tokensAt(SOL.treasuryAta, chain.tip);
     const alpha = world.alpha.balanceOf(ALPHA.usdc, ALPHA.treasury);
     const inBand = (v: bigint, b: { min: bigint; max: bigint }) => v >= b.min * USDC && v <= b.max * USDC;
-    if (!inBand(solana, SOL_BANDS.solana) || !inBand(alpha, SOL_BANDS.alpha)) out.push(`treasury out of band after settling: Solana ${solana} USDC units, alpha ${alpha} USDC units`);
+    if (!inBand(solana, SOL_BANDS.solana) || !inBand(alpha, SOL_BANDS.alpha))
+      out.push(`treasury out of band after settling: Solana ${solana} USDC units, alpha ${alpha} USDC units`);
   }
   return out;
 }

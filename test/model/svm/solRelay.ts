@@ -10,7 +10,12 @@
  */
 import { keccak256, stringToHex, type Hex } from 'viem';
 import { RelayApiError } from '../../../src/relay/errors.ts';
-import { QuoteRequestSchema, QuoteResponseSchema, type IntentStatus, type QuoteResponse } from '../../../packages/protocol/src/relay/schemas.ts';
+import {
+  QuoteRequestSchema,
+  QuoteResponseSchema,
+  type IntentStatus,
+  type QuoteResponse,
+} from '../../../packages/protocol/src/relay/schemas.ts';
 import { buildChainsDocument } from '../../../packages/sandbox/src/api/chainsDocument.ts';
 import { DEFAULT_LOCAL_CHAINS, sandboxContractAddresses } from '../../../packages/sandbox/src/chains/localChains.ts';
 import { DEFAULT_SANDBOX_FAULTS } from '../../../packages/sandbox/src/faults.ts';
@@ -30,8 +35,15 @@ import type { SolWorld } from './solWorld.ts';
 
 /** Placeholder URLs of the model's Solana node (nothing contacts them). */
 export const SOLANA_RPC_URL = 'http://127.0.0.1:9';
-const TABLE: SandboxChainTable = [sandboxChainInfo(DEFAULT_LOCAL_CHAINS[0]!, 'http://127.0.0.1:9', sandboxContractAddresses(ACCOUNTS.deployer.address))];
-const SOLANA = sandboxSolanaChain({ rpcUrl: SOLANA_RPC_URL, wsUrl: 'ws://127.0.0.1:10', depositoryProgramId: SOL.depository, usdcMint: SOL.usdcMint });
+const TABLE: SandboxChainTable = [
+  sandboxChainInfo(DEFAULT_LOCAL_CHAINS[0]!, 'http://127.0.0.1:9', sandboxContractAddresses(ACCOUNTS.deployer.address)),
+];
+const SOLANA = sandboxSolanaChain({
+  rpcUrl: SOLANA_RPC_URL,
+  wsUrl: 'ws://127.0.0.1:10',
+  depositoryProgramId: SOL.depository,
+  usdcMint: SOL.usdcMint,
+});
 /** GET /chains of the Solana model: alpha and Solana. */
 export const SOL_CHAINS_DOC = buildChainsDocument(TABLE, ACCOUNTS.solver.address, [SOLANA]);
 const PRICES = parsePrices(DEFAULT_PRICES_USD);
@@ -67,8 +79,15 @@ export class SolRelayModel implements RelayService {
   async quote(body: unknown): Promise<{ quote: QuoteResponse; raw: unknown }> {
     const request = SandboxQuoteRequestSchema.parse(QuoteRequestSchema.parse(body));
     const refuse = (message: string, code = 'UNSUPPORTED_ROUTE') =>
-      new RelayApiError({ endpoint: 'POST /quote/v2', httpStatus: 400, body: { message, errorCode: code }, bodyText: message, retryAfterMs: undefined });
-    if (request.originChainId !== SOLANA_CHAIN_ID || request.destinationChainId !== ALPHA.chainId) throw refuse('the model quotes Solana → alpha only');
+      new RelayApiError({
+        endpoint: 'POST /quote/v2',
+        httpStatus: 400,
+        body: { message, errorCode: code },
+        bodyText: message,
+        retryAfterMs: undefined,
+      });
+    if (request.originChainId !== SOLANA_CHAIN_ID || request.destinationChainId !== ALPHA.chainId)
+      throw refuse('the model quotes Solana → alpha only');
     let built;
     try {
       const route = resolveQuoteRoute(request, TABLE, DEFAULT_SANDBOX_PRICING.defaultSlippageBps, [SOLANA]);
@@ -81,7 +100,10 @@ export class SolRelayModel implements RelayService {
         nowSec: Math.floor(this.world.nowMs / 1000),
         faults: DEFAULT_SANDBOX_FAULTS,
         destinationFill: { gasPriceWei: MODEL_FEES.maxFeePerGas },
-        balances: { userIn: this.world.solana.tokensAt(SOL.treasuryAta, this.world.slot()), solverOut: this.world.alpha.balanceOf(ALPHA.usdc, ALPHA.solver) },
+        balances: {
+          userIn: this.world.solana.tokensAt(SOL.treasuryAta, this.world.slot()),
+          solverOut: this.world.alpha.balanceOf(ALPHA.usdc, ALPHA.solver),
+        },
         random: () => keccak256(stringToHex(`sol-model-random-${this.randomCount++}`)),
       });
     } catch (error) {
@@ -90,7 +112,17 @@ export class SolRelayModel implements RelayService {
     }
     const index = this.orders.length;
     const plan = this.world.schedule.fills[index] ?? DEFAULT_FILL;
-    this.orders.push({ index, order: built.order, plan, deposit: null, indexedAtMs: null, action: null, settled: false, reindexed: false, createdAtMs: this.world.nowMs });
+    this.orders.push({
+      index,
+      order: built.order,
+      plan,
+      deposit: null,
+      indexedAtMs: null,
+      action: null,
+      settled: false,
+      reindexed: false,
+      createdAtMs: this.world.nowMs,
+    });
     const raw: unknown = JSON.parse(JSON.stringify(built.response));
     return { quote: QuoteResponseSchema.parse(raw), raw };
   }
@@ -121,7 +153,10 @@ export class SolRelayModel implements RelayService {
       }
       const a = r.action;
       if (a && (a.kind === 'fill' || a.kind === 'refund')) {
-        r.settled = a.kind === 'fill' ? this.world.alpha.minedTx(a.txHash as Hex) !== undefined : chain.landedAt(a.txHash, chain.tip - 1) !== undefined;
+        r.settled =
+          a.kind === 'fill'
+            ? this.world.alpha.minedTx(a.txHash as Hex) !== undefined
+            : chain.landedAt(a.txHash, chain.tip - 1) !== undefined;
       }
     }
   }

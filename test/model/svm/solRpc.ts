@@ -25,13 +25,17 @@ export const MODEL_GENESIS_HASH = 'BaLLastModeLGenesis1111111111111111111111111'
 const SLOTS_PER_EPOCH = 432_000;
 
 class RpcFailure extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 type Params = unknown[];
-const cfgOf = (p: Params, i: number): Record<string, unknown> => (typeof p[i] === 'object' && p[i] !== null ? (p[i] as Record<string, unknown>) : {});
+const cfgOf = (p: Params, i: number): Record<string, unknown> =>
+  typeof p[i] === 'object' && p[i] !== null ? (p[i] as Record<string, unknown>) : {};
 const levelOf = (cfg: Record<string, unknown>, fallback: Level = 'finalized'): Level => {
   const c = cfg.commitment;
   return c === 'processed' || c === 'confirmed' || c === 'finalized' ? c : fallback;
@@ -49,7 +53,15 @@ function blockTimeSec(slot: number): number {
 function mintData(): string {
   const data = Buffer.alloc(MINT_SIZE);
   MintLayout.encode(
-    { mintAuthorityOption: 0, mintAuthority: PublicKey.default, supply: 10n ** 15n, decimals: 6, isInitialized: true, freezeAuthorityOption: 0, freezeAuthority: PublicKey.default },
+    {
+      mintAuthorityOption: 0,
+      mintAuthority: PublicKey.default,
+      supply: 10n ** 15n,
+      decimals: 6,
+      isInitialized: true,
+      freezeAuthorityOption: 0,
+      freezeAuthority: PublicKey.default,
+    },
     data,
   );
   return base64.encode(data);
@@ -79,7 +91,14 @@ function tokenAccountData(owner: string, amount: bigint): string {
 /** One account as `getMultipleAccounts` / `getAccountInfo` answer it (base64), or null. */
 function accountJson(world: SolWorld, address: string, slot: number): Record<string, unknown> | null {
   const chain = world.solana;
-  const account = (owner: string, lamports: bigint, data: string, space: number) => ({ data: [data, 'base64'], executable: false, lamports: Number(lamports), owner, rentEpoch: 0, space });
+  const account = (owner: string, lamports: bigint, data: string, space: number) => ({
+    data: [data, 'base64'],
+    executable: false,
+    lamports: Number(lamports),
+    owner,
+    rentEpoch: 0,
+    space,
+  });
   if (address === SOL.treasury) return account('11111111111111111111111111111111', chain.lamportsAt(address, slot), '', 0);
   if (address === SOL.usdcMint) return account(TOKEN_PROGRAM_ID, 1_461_600n, mintData(), MINT_SIZE);
   const owner = address === SOL.treasuryAta ? SOL.treasury : address === SOL.vaultAta ? SOL.vault : null;
@@ -123,7 +142,8 @@ function answer(world: SolWorld, method: string, p: Params): unknown {
   const view = Math.max(GENESIS_SLOT, chain.tip - (fault?.kind === 'lag' ? fault.slots : 0));
   const context = { apiVersion: '2.2.0', slot: view };
   const minContext = (cfg: Record<string, unknown>) => {
-    if (typeof cfg.minContextSlot === 'number' && view < cfg.minContextSlot) throw new RpcFailure(-32016, `Minimum context slot has not been reached (context slot ${view})`);
+    if (typeof cfg.minContextSlot === 'number' && view < cfg.minContextSlot)
+      throw new RpcFailure(-32016, `Minimum context slot has not been reached (context slot ${view})`);
   };
   switch (method) {
     case 'getGenesisHash':
@@ -140,7 +160,14 @@ function answer(world: SolWorld, method: string, p: Params): unknown {
       const cfg = cfgOf(p, 0);
       minContext(cfg);
       const slot = chain.levelSlot(view, levelOf(cfg));
-      return { absoluteSlot: slot, blockHeight: slot, epoch: Math.floor(slot / SLOTS_PER_EPOCH), slotIndex: slot % SLOTS_PER_EPOCH, slotsInEpoch: SLOTS_PER_EPOCH, transactionCount: chain.ledger.length };
+      return {
+        absoluteSlot: slot,
+        blockHeight: slot,
+        epoch: Math.floor(slot / SLOTS_PER_EPOCH),
+        slotIndex: slot % SLOTS_PER_EPOCH,
+        slotsInEpoch: SLOTS_PER_EPOCH,
+        transactionCount: chain.ledger.length,
+      };
     }
     case 'getLatestBlockhash': {
       const cfg = cfgOf(p, 0);
@@ -160,7 +187,13 @@ function answer(world: SolWorld, method: string, p: Params): unknown {
         const t = forget ? undefined : chain.landedAt(sig, view);
         if (!t) return null;
         const level = levelAt(t.slot, view);
-        return { slot: t.slot, confirmations: level === 'finalized' ? null : view - t.slot, err: t.err, status: t.err === null ? { Ok: null } : { Err: t.err }, confirmationStatus: level };
+        return {
+          slot: t.slot,
+          confirmations: level === 'finalized' ? null : view - t.slot,
+          err: t.err,
+          status: t.err === null ? { Ok: null } : { Err: t.err },
+          confirmationStatus: level,
+        };
       });
       return { context, value };
     }
@@ -169,7 +202,8 @@ function answer(world: SolWorld, method: string, p: Params): unknown {
       const cfg = cfgOf(p, 1);
       minContext(cfg);
       const slot = chain.levelSlot(view, levelOf(cfg));
-      const value = method === 'getAccountInfo' ? accountJson(world, String(p[0]), slot) : (p[0] as string[]).map((a) => accountJson(world, a, slot));
+      const value =
+        method === 'getAccountInfo' ? accountJson(world, String(p[0]), slot) : (p[0] as string[]).map((a) => accountJson(world, a, slot));
       return { context: { ...context, slot }, value };
     }
     case 'getBalance': {
@@ -202,7 +236,14 @@ function answer(world: SolWorld, method: string, p: Params): unknown {
       const limit = typeof cfg.limit === 'number' ? cfg.limit : 1000;
       const all = chain.ledger.filter((t) => t.slot <= slot && t.accountKeys.includes(String(p[0]))).reverse();
       const from = typeof cfg.before === 'string' ? all.findIndex((t) => t.signature === cfg.before) + 1 : 0;
-      return all.slice(from, from + limit).map((t) => ({ signature: t.signature, slot: t.slot, err: t.err, memo: null, blockTime: blockTimeSec(t.slot), confirmationStatus: levelAt(t.slot, view) }));
+      return all.slice(from, from + limit).map((t) => ({
+        signature: t.signature,
+        slot: t.slot,
+        err: t.err,
+        memo: null,
+        blockTime: blockTimeSec(t.slot),
+        confirmationStatus: levelAt(t.slot, view),
+      }));
     }
     case 'getTransaction': {
       const cfg = cfgOf(p, 1);

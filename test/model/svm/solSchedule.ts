@@ -18,10 +18,7 @@ export const USDC = 1_000_000n;
  * (getLatestBlockhash answers a blockhash already `ageSlots` old: it expires that much earlier).
  */
 export type RpcFault =
-  | { kind: 'error' }
-  | { kind: 'lag'; slots: number }
-  | { kind: 'forget'; reads: number }
-  | { kind: 'staleBlockhash'; ageSlots: number };
+  { kind: 'error' } | { kind: 'lag'; slots: number } | { kind: 'forget'; reads: number } | { kind: 'staleBlockhash'; ageSlots: number };
 
 /**
  * A send fault: `lost` (HTTP 503, the node never took it), `drop` (the node answers the signature and never
@@ -51,8 +48,20 @@ export const SOL_BANDS = {
 
 const rpcFaultArb: fc.Arbitrary<{ at: number; method?: string; fault: RpcFault }> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ at: fc.nat({ max: 150 }), fault: fc.constant({ kind: 'error' as const }) }) },
-  { weight: 3, arbitrary: fc.record({ at: fc.nat({ max: 150 }), fault: fc.integer({ min: 1, max: 200 }).map((slots) => ({ kind: 'lag' as const, slots })) }) },
-  { weight: 2, arbitrary: fc.record({ at: fc.nat({ max: 150 }), fault: fc.integer({ min: 1, max: 4 }).map((reads) => ({ kind: 'forget' as const, reads })) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      at: fc.nat({ max: 150 }),
+      fault: fc.integer({ min: 1, max: 200 }).map((slots) => ({ kind: 'lag' as const, slots })),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      at: fc.nat({ max: 150 }),
+      fault: fc.integer({ min: 1, max: 4 }).map((reads) => ({ kind: 'forget' as const, reads })),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({

@@ -27,7 +27,10 @@ const QUOTE_V2: DeprecationNotice = {
 function setup(startMs: number) {
   const metrics = createMetrics();
   const lines: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, done) => (lines.push(JSON.parse(c.toString()) as Record<string, unknown>), done()) }));
+  const logger = pino(
+    { level: 'info' },
+    new Writable({ write: (c: Buffer, _e, done) => (lines.push(JSON.parse(c.toString()) as Record<string, unknown>), done()) }),
+  );
   let nowMs = startMs;
   const watch = createRelayDeprecationWatch({ metrics, logger, now: () => nowMs });
   const gauge = async (name: string, endpoint: string): Promise<number | undefined> => {

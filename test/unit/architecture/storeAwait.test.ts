@@ -48,7 +48,8 @@ function sourceFiles(dir: string): string[] {
 
 const rel = (file: string) => path.relative(root, file).split(path.sep).join('/');
 const parse = (file: string, text: string) => ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-const hasModifier = (node: ts.Node, kind: ts.SyntaxKind) => (ts.canHaveModifiers(node) ? ts.getModifiers(node) ?? [] : []).some((m) => m.kind === kind);
+const hasModifier = (node: ts.Node, kind: ts.SyntaxKind) =>
+  (ts.canHaveModifiers(node) ? (ts.getModifiers(node) ?? []) : []).some((m) => m.kind === kind);
 const returnsPromise = (type: ts.TypeNode | undefined) => !!type && ts.isTypeReferenceNode(type) && type.typeName.getText() === 'Promise';
 
 /**
@@ -65,7 +66,12 @@ export function asyncStoreExports(text: string, file = 'store.ts'): string[] {
     if (ts.isVariableStatement(stmt)) {
       for (const d of stmt.declarationList.declarations) {
         const init = d.initializer;
-        if (ts.isIdentifier(d.name) && init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && (hasModifier(init, ts.SyntaxKind.AsyncKeyword) || returnsPromise(init.type))) {
+        if (
+          ts.isIdentifier(d.name) &&
+          init &&
+          (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) &&
+          (hasModifier(init, ts.SyntaxKind.AsyncKeyword) || returnsPromise(init.type))
+        ) {
           out.push(d.name.text);
         }
       }
@@ -76,7 +82,13 @@ export function asyncStoreExports(text: string, file = 'store.ts'): string[] {
 
 /** Wrappers that pass a value through unchanged: `(x)`, `x!`, `x as T`, `<T>x`, `x satisfies T`. */
 function isTransparent(node: ts.Node): node is ts.Expression {
-  return ts.isParenthesizedExpression(node) || ts.isNonNullExpression(node) || ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) || ts.isSatisfiesExpression(node);
+  return (
+    ts.isParenthesizedExpression(node) ||
+    ts.isNonNullExpression(node) ||
+    ts.isAsExpression(node) ||
+    ts.isTypeAssertionExpression(node) ||
+    ts.isSatisfiesExpression(node)
+  );
 }
 
 /** The outermost expression that still carries `node`'s value (through wrappers, `?:` branches, `??`/`||`/`&&`). */
@@ -86,7 +98,12 @@ function carrier(node: ts.Expression): ts.Expression {
     const p = cur.parent;
     if (isTransparent(p)) cur = p;
     else if (ts.isConditionalExpression(p) && p.condition !== cur) cur = p;
-    else if (ts.isBinaryExpression(p) && p.right === cur && [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.AmpersandAmpersandToken].includes(p.operatorToken.kind)) cur = p;
+    else if (
+      ts.isBinaryExpression(p) &&
+      p.right === cur &&
+      [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.AmpersandAmpersandToken].includes(p.operatorToken.kind)
+    )
+      cur = p;
     else return cur;
   }
 }
@@ -110,7 +127,9 @@ function combinatorOf(expr: ts.Expression): ts.CallExpression | undefined {
   let p: ts.Node = expr.parent;
   if (ts.isArrayLiteralExpression(p)) p = carrier(p).parent;
   if (ts.isSpreadElement(p) && ts.isArrayLiteralExpression(p.parent)) p = carrier(p.parent).parent;
-  return ts.isCallExpression(p) && isPromiseCombinator(p) && p.arguments.some((a) => a.pos <= expr.pos && expr.end <= a.end) ? p : undefined;
+  return ts.isCallExpression(p) && isPromiseCombinator(p) && p.arguments.some((a) => a.pos <= expr.pos && expr.end <= a.end)
+    ? p
+    : undefined;
 }
 
 /** The innermost function whose body contains `node`. */
@@ -139,7 +158,8 @@ function unhandledArray(expr: ts.Expression, depth: number): string | null {
   const p = node.parent;
   if (ts.isVariableDeclaration(p) && p.initializer === node && ts.isIdentifier(p.name)) {
     const decl = p as ts.VariableDeclaration & { name: ts.Identifier };
-    if (referencesOf(decl).some((ref) => combinatorOf(carrier(ref)) && unhandled(combinatorOf(carrier(ref))!, depth + 1) === null)) return null;
+    if (referencesOf(decl).some((ref) => combinatorOf(carrier(ref)) && unhandled(combinatorOf(carrier(ref))!, depth + 1) === null))
+      return null;
   }
   return 'its Promise is collected by .map() but the array is not passed to Promise.all';
 }
@@ -155,7 +175,13 @@ function unhandled(expr: ts.Expression, depth = 0): string | null {
   const p = node.parent;
   // A call as a statement: @typescript-eslint/no-floating-promises reports it.
   if (ts.isAwaitExpression(p) || ts.isReturnStatement(p) || ts.isVoidExpression(p) || ts.isExpressionStatement(p)) return null;
-  if (ts.isPropertyAccessExpression(p) && p.expression === node && ['then', 'catch', 'finally'].includes(p.name.text) && ts.isCallExpression(p.parent)) return null;
+  if (
+    ts.isPropertyAccessExpression(p) &&
+    p.expression === node &&
+    ['then', 'catch', 'finally'].includes(p.name.text) &&
+    ts.isCallExpression(p.parent)
+  )
+    return null;
   if (ts.isArrowFunction(p) && p.body === node) {
     const call = carrier(p).parent;
     if (ts.isCallExpression(call) && call.arguments.includes(carrier(p))) {
@@ -180,7 +206,9 @@ function unhandled(expr: ts.Expression, depth = 0): string | null {
   if (ts.isCallExpression(p) && p.arguments.includes(node)) {
     // Handed to a helper that takes the Promise (`await expectConstraint(createTransfer(…), 'unique')`): the
     // helper's own result must be awaited or returned. A helper expecting a plain value fails to type-check.
-    return unhandled(p, depth + 1) === null && !ts.isExpressionStatement(carrier(p).parent) ? null : 'it is passed to a call whose result is neither awaited nor returned';
+    return unhandled(p, depth + 1) === null && !ts.isExpressionStatement(carrier(p).parent)
+      ? null
+      : 'it is passed to a call whose result is neither awaited nor returned';
   }
   if (ts.isVariableDeclaration(p) && p.initializer === node && ts.isIdentifier(p.name)) {
     const decl = p as ts.VariableDeclaration & { name: ts.Identifier };
@@ -225,7 +253,13 @@ export function unawaitedStoreCalls(file: string, text: string, storeFns: Readon
       const c = n.expression;
       let name: string | undefined;
       if (ts.isIdentifier(c)) name = direct.get(c.text);
-      else if (ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && namespaces.has(c.expression.text) && storeFns.has(c.name.text)) name = c.name.text;
+      else if (
+        ts.isPropertyAccessExpression(c) &&
+        ts.isIdentifier(c.expression) &&
+        namespaces.has(c.expression.text) &&
+        storeFns.has(c.name.text)
+      )
+        name = c.name.text;
       if (name) {
         const why = unhandled(n);
         if (why) out.push(`${rel(abs)}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}: ${name}(…): ${why}`);
@@ -238,7 +272,9 @@ export function unawaitedStoreCalls(file: string, text: string, storeFns: Readon
 }
 
 const storeFns = new Set(sourceFiles(storeDir).flatMap((f) => asyncStoreExports(readFileSync(f, 'utf8'), f)));
-const scanned = ['src', 'packages/protocol/src', 'packages/sandbox/src', 'test'].flatMap((dir) => sourceFiles(path.join(root, dir))).filter((f) => !f.startsWith(storeDir + path.sep));
+const scanned = ['src', 'packages/protocol/src', 'packages/sandbox/src', 'test']
+  .flatMap((dir) => sourceFiles(path.join(root, dir)))
+  .filter((f) => !f.startsWith(storeDir + path.sep));
 
 describe('every call of an async store function is awaited', () => {
   it('finds the async store functions (the scan is not empty)', () => {
@@ -259,7 +295,9 @@ describe('every call of an async store function is awaited', () => {
 describe('the checker', () => {
   const fns = new Set(['getTransfer', 'markTxSent', 'createTransfer']);
   const check = (body: string, imports = "import { createTransfer, getTransfer, markTxSent } from '../store/transfers.ts';") =>
-    unawaitedStoreCalls('src/cycle/example.ts', `${imports}\n${body}`, fns).map((line) => line.replace(/^src\/cycle\/example\.ts:\d+: /, ''));
+    unawaitedStoreCalls('src/cycle/example.ts', `${imports}\n${body}`, fns).map((line) =>
+      line.replace(/^src\/cycle\/example\.ts:\d+: /, ''),
+    );
 
   it('collects exported async functions and functions declared to return a Promise, not synchronous ones', () => {
     const text = [
@@ -273,9 +311,13 @@ describe('the checker', () => {
   });
 
   it('reports a Promise kept and forgotten, with the line', () => {
-    expect(unawaitedStoreCalls('src/cycle/example.ts', "import { markTxSent } from '../store/transfers.ts';\n\nasync function f(db) {\n  const done = markTxSent(db, 1, 2);\n}", fns)).toEqual([
-      'src/cycle/example.ts:4: markTxSent(…): it is kept in done, which is never awaited, returned or passed to Promise.all',
-    ]);
+    expect(
+      unawaitedStoreCalls(
+        'src/cycle/example.ts',
+        "import { markTxSent } from '../store/transfers.ts';\n\nasync function f(db) {\n  const done = markTxSent(db, 1, 2);\n}",
+        fns,
+      ),
+    ).toEqual(['src/cycle/example.ts:4: markTxSent(…): it is kept in done, which is never awaited, returned or passed to Promise.all']);
   });
 
   it('leaves a call as a statement and the callbacks of forEach / filter to the lint rules (lintRules.test.ts)', () => {
@@ -289,7 +331,9 @@ describe('the checker', () => {
     expect(check('it("x", () => { expect(getTransfer(db, 1)).toBeDefined(); });')).toHaveLength(1);
     expect(check('async function f(db) { const p = getTransfer(db, 1); return 1; }')).toHaveLength(1);
     expect(check('async function f(db) { const t = { row: getTransfer(db, 1) }; return t; }')).toHaveLength(1);
-    expect(check('async function f(db) { console.log(getTransfer(db, 1)); }')).toEqual(['getTransfer(…): it is passed to a call whose result is neither awaited nor returned']);
+    expect(check('async function f(db) { console.log(getTransfer(db, 1)); }')).toEqual([
+      'getTransfer(…): it is passed to a call whose result is neither awaited nor returned',
+    ]);
   });
 
   it('accepts awaited, returned, void-marked, combined and chained calls', () => {
@@ -316,8 +360,17 @@ describe('the checker', () => {
   it('follows imports: a local function of the same name, or one imported from elsewhere, is not a store call', () => {
     expect(check('function getTransfer() { return Promise.resolve(1); }\nconst p = getTransfer();', '')).toEqual([]);
     expect(check('const p = getTransfer();', "import { getTransfer } from '../relay/client.ts';")).toEqual([]);
-    expect(check('async function f(db) { const p = getTransfer(db, 1); }', "import { getTransfer as readOne } from '../store/transfers.ts';\nimport { getTransfer } from '../relay/x.ts';")).toEqual([]);
-    expect(check('async function f(db) { const p = readOne(db, 1); }', "import { getTransfer as readOne } from '../store/transfers.ts';")).toHaveLength(1);
-    expect(check('async function f(db) { const p = transfers.markTxSent(db, 1, 2); }', "import * as transfers from '../store/transfers.ts';")).toHaveLength(1);
+    expect(
+      check(
+        'async function f(db) { const p = getTransfer(db, 1); }',
+        "import { getTransfer as readOne } from '../store/transfers.ts';\nimport { getTransfer } from '../relay/x.ts';",
+      ),
+    ).toEqual([]);
+    expect(
+      check('async function f(db) { const p = readOne(db, 1); }', "import { getTransfer as readOne } from '../store/transfers.ts';"),
+    ).toHaveLength(1);
+    expect(
+      check('async function f(db) { const p = transfers.markTxSent(db, 1, 2); }', "import * as transfers from '../store/transfers.ts';"),
+    ).toHaveLength(1);
   });
 });

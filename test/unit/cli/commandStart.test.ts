@@ -17,7 +17,20 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** Packages that cost start time (each 0.1–0.6 s of CPU to load) and that `--help` does not need. */
-const HEAVY = ['viem', '@solana/web3.js', '@solana/spl-token', 'bitcoinjs-lib', 'tiny-secp256k1', 'ecpair', 'pg', 'better-sqlite3', 'node-cron', 'prom-client', 'litesvm', 'solc'];
+const HEAVY = [
+  'viem',
+  '@solana/web3.js',
+  '@solana/spl-token',
+  'bitcoinjs-lib',
+  'tiny-secp256k1',
+  'ecpair',
+  'pg',
+  'better-sqlite3',
+  'node-cron',
+  'prom-client',
+  'litesvm',
+  'solc',
+];
 
 /** Specifiers of the static value imports and re-exports of a source text (no `import type`, no `import()`). */
 function staticImports(text: string): string[] {
@@ -31,7 +44,15 @@ function staticImports(text: string): string[] {
     const named = /^\{([^}]*)\}$/.exec(clause.trim());
     // `import { type A, type B } from 'x'` is erased by the compiler (verbatimModuleSyntax keeps an empty import
     // only for a side-effect import, which has no braces).
-    if (named && named[1]!.split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '))) continue;
+    if (
+      named &&
+      named[1]!
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .every((s) => s.startsWith('type '))
+    )
+      continue;
     out.push(m[3]!);
   }
   return out;
@@ -71,7 +92,12 @@ function reachedPackages(entry: string): Map<string, string[]> {
         continue;
       }
       if (spec.startsWith('node:')) continue;
-      const next = workspaceFile(spec) ?? path.relative(root, path.resolve(path.dirname(path.join(root, file)), spec)).split(path.sep).join('/');
+      const next =
+        workspaceFile(spec) ??
+        path
+          .relative(root, path.resolve(path.dirname(path.join(root, file)), spec))
+          .split(path.sep)
+          .join('/');
       if (!existsSync(path.join(root, next))) throw new Error(`${file}: import ${spec} does not resolve to a file`);
       if (!via.has(next)) {
         via.set(next, file);
@@ -90,11 +116,19 @@ function heavyFrom(entry: string): string[] {
 describe('the start of a command', () => {
   it('the walker sees what the app loads (the check is not empty)', () => {
     const app = [...reachedPackages('src/cli/openBallast.ts').keys()];
-    expect(app).toEqual(expect.arrayContaining(['viem', '@solana/web3.js', '@solana/spl-token', 'bitcoinjs-lib', 'better-sqlite3', 'prom-client']));
+    expect(app).toEqual(
+      expect.arrayContaining(['viem', '@solana/web3.js', '@solana/spl-token', 'bitcoinjs-lib', 'better-sqlite3', 'prom-client']),
+    );
     // src/policy/guaranteedLoss.ts imports only @ballast/protocol modules: viem is found through their sources.
-    expect(reachedPackages('src/policy/guaranteedLoss.ts').get('viem')).toEqual(['src/policy/guaranteedLoss.ts', 'packages/protocol/src/core/units.ts']);
-    expect(staticImports("import { type A, type B } from 'x';\nimport type { C } from 'y';\nimport { d, type E } from 'z';\nexport { f } from './f.ts';\nimport 'side';\nconst g = await import('lazy');"))
-      .toEqual(['z', './f.ts', 'side']);
+    expect(reachedPackages('src/policy/guaranteedLoss.ts').get('viem')).toEqual([
+      'src/policy/guaranteedLoss.ts',
+      'packages/protocol/src/core/units.ts',
+    ]);
+    expect(
+      staticImports(
+        "import { type A, type B } from 'x';\nimport type { C } from 'y';\nimport { d, type E } from 'z';\nexport { f } from './f.ts';\nimport 'side';\nconst g = await import('lazy');",
+      ),
+    ).toEqual(['z', './f.ts', 'side']);
   });
 
   it.each(['run', 'daemon', 'plan'])('`%s --help` loads no chain library, store driver or metrics client', (name) => {

@@ -37,7 +37,25 @@ describe('commandsFor', () => {
 
 describe('the command table', () => {
   it('lists the thirteen commands, each loader registering the command it is named after', async () => {
-    expect(COMMAND_NAMES).toEqual(['run', 'daemon', 'plan', 'transfer', 'verify-quote', 'order-id', 'history', 'report', 'limits', 'allowances', 'api-check', 'resume', 'withdraw', 'sandbox', 'demo', 'migrate', 'store']);
+    expect(COMMAND_NAMES).toEqual([
+      'run',
+      'daemon',
+      'plan',
+      'transfer',
+      'verify-quote',
+      'order-id',
+      'history',
+      'report',
+      'limits',
+      'allowances',
+      'api-check',
+      'resume',
+      'withdraw',
+      'sandbox',
+      'demo',
+      'migrate',
+      'store',
+    ]);
     for (const name of COMMAND_NAMES) {
       const program = new Command('ballast');
       (await COMMANDS[name]!())(program, () => {});

@@ -8,8 +8,17 @@ import type { TransferProgressEvent, TransferStage } from '../../../src/cycle/pr
 
 function event(planId: number, stage: TransferStage, over: Partial<TransferProgressEvent> = {}): TransferProgressEvent {
   return {
-    planId, asset: 'USDC', originChain: 'alpha', destinationChain: 'beta', amountIn: 20_000_500_000n, decimalsIn: 6, decimalsOut: 6,
-    stage, atMs: 0, ...(stage === 'planned' ? {} : { minOut: 19_900_000_000n }), ...over,
+    planId,
+    asset: 'USDC',
+    originChain: 'alpha',
+    destinationChain: 'beta',
+    amountIn: 20_000_500_000n,
+    decimalsIn: 6,
+    decimalsOut: 6,
+    stage,
+    atMs: 0,
+    ...(stage === 'planned' ? {} : { minOut: 19_900_000_000n }),
+    ...over,
   };
 }
 
@@ -41,7 +50,9 @@ describe('progress on a terminal', () => {
     expect(tty.screen()).toEqual(['#1 USDC alpha → beta 20000.5 USDC, at least 19900 USDC: planned → quoted → verified → deposited']);
     sink(event(1, 'filled'));
     sink(event(2, 'planned', { asset: 'BTC', amountIn: 4_980_000n, decimalsIn: 8, decimalsOut: 18 }));
-    sink(event(2, 'refused', { asset: 'BTC', amountIn: 4_980_000n, decimalsIn: 8, decimalsOut: 18, minOut: undefined, detail: 'recipient' }));
+    sink(
+      event(2, 'refused', { asset: 'BTC', amountIn: 4_980_000n, decimalsIn: 8, decimalsOut: 18, minOut: undefined, detail: 'recipient' }),
+    );
     sink(event(3, 'planned'));
     finish();
     expect(tty.screen()).toEqual([

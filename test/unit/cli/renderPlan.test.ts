@@ -17,7 +17,18 @@ function report(extra: Partial<PlanInput>): CycleReport {
   const targets = [alpha, beta];
   const balances = [reading(alpha, '90000'), reading(beta, '10000')];
   const plan = planRebalance({ targets, balances, inFlight: [], minTransfer: '100', maxTransfer: '50000', ...extra });
-  return { cycleId: 7, mode: 'plan', outcome: 'ok', startedAtMs: 0, finishedAtMs: 0, targets, unresolved: [], balances, plan, attempts: [] };
+  return {
+    cycleId: 7,
+    mode: 'plan',
+    outcome: 'ok',
+    startedAtMs: 0,
+    finishedAtMs: 0,
+    targets,
+    unresolved: [],
+    balances,
+    plan,
+    attempts: [],
+  };
 }
 
 describe('plan rendering', () => {
@@ -36,6 +47,8 @@ describe('plan rendering', () => {
     const r = report({ routes: [{ from: 'alpha', to: 'beta', allow: false }] });
     expect(renderReasons(r)).toBe('');
     expect(renderDecisions(r)).toContain('alpha → beta: not allowed by policy.routes[0]');
-    expect(renderAttempts(r)).toBe('nothing to move this cycle: 1 route(s) not allowed by policy.routes or policy.onlyListedRoutes (see the decisions)');
+    expect(renderAttempts(r)).toBe(
+      'nothing to move this cycle: 1 route(s) not allowed by policy.routes or policy.onlyListedRoutes (see the decisions)',
+    );
   });
 });

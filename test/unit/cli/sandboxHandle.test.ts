@@ -9,7 +9,9 @@ import { loadSandbox, type StartSandbox } from '../../../src/cli/sandboxHandle.t
 
 /** The error Node's ESM loader throws for a package that is not installed. */
 function notFound(specifier: string): Error {
-  return Object.assign(new Error(`Cannot find package '${specifier}' imported from /opt/ballast/dist/cli/commands/demo.js`), { code: 'ERR_MODULE_NOT_FOUND' });
+  return Object.assign(new Error(`Cannot find package '${specifier}' imported from /opt/ballast/dist/cli/commands/demo.js`), {
+    code: 'ERR_MODULE_NOT_FOUND',
+  });
 }
 
 describe('loadSandbox', () => {
@@ -22,7 +24,9 @@ describe('loadSandbox', () => {
     const err = await loadSandbox('demo', () => Promise.reject(notFound('@ballast/sandbox'))).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(EXIT_USAGE);
-    expect((err as CliError).message).toBe('demo needs the @ballast/sandbox package: run npm install from a checkout (a production install omits it)');
+    expect((err as CliError).message).toBe(
+      'demo needs the @ballast/sandbox package: run npm install from a checkout (a production install omits it)',
+    );
     const other = await loadSandbox('sandbox', () => Promise.reject(notFound('@ballast/sandbox'))).catch((e: unknown) => e);
     expect((other as CliError).message).toMatch(/^sandbox needs the @ballast\/sandbox package/);
   });

@@ -34,7 +34,10 @@ const tmp = tempDirPerTest();
 
 const linesOf = (config: unknown, env: Record<string, string | undefined> = MULTI_ENV) => issueLines(loadErrorIn(tmp, config, env));
 const expectLine = (lines: string[], expected: string) =>
-  expect(lines.some((l) => l.startsWith(expected)), `${expected}\nnot in:\n${lines.join('\n')}`).toBe(true);
+  expect(
+    lines.some((l) => l.startsWith(expected)),
+    `${expected}\nnot in:\n${lines.join('\n')}`,
+  ).toBe(true);
 
 /** BIP-84 public key of BTC_WIF; BIP-86 internal key of BTC_WIF_86. */
 const BTC_PUB = '0330d54fd0dd420a6e5f8d3624f5f3482cae350f79d5f0753bf5beef9c2d91af3c';
@@ -47,7 +50,17 @@ describe('bvm wallet', () => {
     expect(wallet).toEqual({ name: 'btc', vm: 'bvm', address: BTC_P2WPKH, network: 'mainnet', addressType: 'p2wpkh', publicKey: BTC_PUB });
     expect(Buffer.from(wallet.signer.publicKey).toString('hex')).toBe(BTC_PUB);
     expect(config.assets.BTC).toEqual([
-      { asset: 'BTC', chain: 'bitcoin', chainId: 8253038, currency: BTC_NATIVE, wallet: 'btc', address: BTC_P2WPKH, min: '0.5', target: '1', max: '2' },
+      {
+        asset: 'BTC',
+        chain: 'bitcoin',
+        chainId: 8253038,
+        currency: BTC_NATIVE,
+        wallet: 'btc',
+        address: BTC_P2WPKH,
+        min: '0.5',
+        target: '1',
+        max: '2',
+      },
     ]);
   });
 
@@ -59,7 +72,12 @@ describe('bvm wallet', () => {
     // the loaded signer signs a key-path spend of the wallet's own output, and the signature validates
     const script = btcAddress.toOutputScript(wallet.address);
     const psbt = new Psbt()
-      .addInput({ hash: '22'.repeat(32), index: 1, witnessUtxo: { script, value: 50_000n }, tapInternalKey: Buffer.from(BTC_86_INTERNAL, 'hex') })
+      .addInput({
+        hash: '22'.repeat(32),
+        index: 1,
+        witnessUtxo: { script, value: 50_000n },
+        tapInternalKey: Buffer.from(BTC_86_INTERNAL, 'hex'),
+      })
       .addOutput({ script, value: 49_000n })
       .signInput(0, wallet.signer);
     expect(psbt.validateSignaturesOfInput(0, (pub, hash, sig) => ecc.verifySchnorr(hash, pub, sig))).toBe(true);
@@ -98,11 +116,36 @@ describe('bvm wallet', () => {
   });
 
   it.each([
-    ['a mainnet WIF on a testnet wallet', { network: 'testnet' }, {}, 'wallets.btc.network: the WIF is a mainnet key but network is testnet; use a testnet/regtest key or set network: mainnet'],
-    ['a testnet WIF on a mainnet wallet', {}, { TREASURY_BTC_WIF: BTC_TESTNET_WIF }, 'wallets.btc.network: the WIF is a testnet/regtest key but network is mainnet; use a mainnet key or set network: testnet (or regtest)'],
-    ['an EVM hex key', {}, { TREASURY_BTC_WIF: KEY }, 'wallets.btc.privateKey: not a WIF private key: this is hex (an EVM key?); bvm wallets take a compressed WIF'],
-    ['a Solana secret key', {}, { TREASURY_BTC_WIF: SOL_KEY }, 'wallets.btc.privateKey: not a WIF private key (base58check text; mainnet keys start with K, L or 5, testnet/regtest keys with c or 9) (this looks like a Solana secret key: use an svm wallet)'],
-    ['a JSON byte array', {}, { TREASURY_BTC_WIF: JSON.stringify(SOL_KEY_BYTES) }, 'wallets.btc.privateKey: not a WIF private key: this is a JSON byte array (a Solana key file?)'],
+    [
+      'a mainnet WIF on a testnet wallet',
+      { network: 'testnet' },
+      {},
+      'wallets.btc.network: the WIF is a mainnet key but network is testnet; use a testnet/regtest key or set network: mainnet',
+    ],
+    [
+      'a testnet WIF on a mainnet wallet',
+      {},
+      { TREASURY_BTC_WIF: BTC_TESTNET_WIF },
+      'wallets.btc.network: the WIF is a testnet/regtest key but network is mainnet; use a mainnet key or set network: testnet (or regtest)',
+    ],
+    [
+      'an EVM hex key',
+      {},
+      { TREASURY_BTC_WIF: KEY },
+      'wallets.btc.privateKey: not a WIF private key: this is hex (an EVM key?); bvm wallets take a compressed WIF',
+    ],
+    [
+      'a Solana secret key',
+      {},
+      { TREASURY_BTC_WIF: SOL_KEY },
+      'wallets.btc.privateKey: not a WIF private key (base58check text; mainnet keys start with K, L or 5, testnet/regtest keys with c or 9) (this looks like a Solana secret key: use an svm wallet)',
+    ],
+    [
+      'a JSON byte array',
+      {},
+      { TREASURY_BTC_WIF: JSON.stringify(SOL_KEY_BYTES) },
+      'wallets.btc.privateKey: not a WIF private key: this is a JSON byte array (a Solana key file?)',
+    ],
     ['an unknown address type', { addressType: 'p2pkh' }, {}, 'wallets.btc.addressType: expected one of p2wpkh, p2tr'],
     ['an unknown network', { network: 'signet' }, {}, 'wallets.btc.network: expected one of mainnet, testnet, regtest'],
     ['a Solana-only field', { keyFile: 'x.json' }, {}, 'wallets.btc: both privateKey and keyFile are set; keep exactly one'],
@@ -119,13 +162,48 @@ describe('bvm wallet', () => {
   });
 
   it.each([
-    ['an address of another key', BTC_P2TR, { addressType: 'p2tr' }, `wallets.btc.address: ${BTC_P2TR} differs from ${BTC_P2TR_SAME_KEY}, the address of the configured key; fix the address or the key`],
-    ['a P2TR address on a P2WPKH wallet', BTC_P2TR_SAME_KEY, {}, `wallets.btc.address: "${BTC_P2TR_SAME_KEY}" is a p2tr address but addressType is p2wpkh; set addressType: p2tr or fix the address`],
-    ['a testnet address on a mainnet wallet', BTC_TESTNET_P2WPKH, {}, `wallets.btc.address: "${BTC_TESTNET_P2WPKH}" is a testnet address but network is mainnet; fix the address or set network: testnet`],
-    ['the address in upper case', BTC_P2WPKH.toUpperCase(), {}, `wallets.btc.address: "${BTC_P2WPKH.toUpperCase()}" differs from ${BTC_P2WPKH}, the address of the configured key, only in letter case; bech32 addresses are written in lower case: write ${BTC_P2WPKH}`],
-    ['a legacy address', '1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH', {}, 'wallets.btc.address: "1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH" is a p2pkh address but addressType is p2wpkh; Ballast derives p2wpkh addresses only; write that address'],
-    ['an EVM address', KEY_ADDRESS, {}, `wallets.btc.address: "${KEY_ADDRESS}" is an EVM address, not a Bitcoin address; write the wallet's p2wpkh address`],
-    ['a Solana address', SOL_ADDRESS, {}, `wallets.btc.address: "${SOL_ADDRESS}" is a Solana address, not a Bitcoin address; write the wallet's p2wpkh address`],
+    [
+      'an address of another key',
+      BTC_P2TR,
+      { addressType: 'p2tr' },
+      `wallets.btc.address: ${BTC_P2TR} differs from ${BTC_P2TR_SAME_KEY}, the address of the configured key; fix the address or the key`,
+    ],
+    [
+      'a P2TR address on a P2WPKH wallet',
+      BTC_P2TR_SAME_KEY,
+      {},
+      `wallets.btc.address: "${BTC_P2TR_SAME_KEY}" is a p2tr address but addressType is p2wpkh; set addressType: p2tr or fix the address`,
+    ],
+    [
+      'a testnet address on a mainnet wallet',
+      BTC_TESTNET_P2WPKH,
+      {},
+      `wallets.btc.address: "${BTC_TESTNET_P2WPKH}" is a testnet address but network is mainnet; fix the address or set network: testnet`,
+    ],
+    [
+      'the address in upper case',
+      BTC_P2WPKH.toUpperCase(),
+      {},
+      `wallets.btc.address: "${BTC_P2WPKH.toUpperCase()}" differs from ${BTC_P2WPKH}, the address of the configured key, only in letter case; bech32 addresses are written in lower case: write ${BTC_P2WPKH}`,
+    ],
+    [
+      'a legacy address',
+      '1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH',
+      {},
+      'wallets.btc.address: "1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH" is a p2pkh address but addressType is p2wpkh; Ballast derives p2wpkh addresses only; write that address',
+    ],
+    [
+      'an EVM address',
+      KEY_ADDRESS,
+      {},
+      `wallets.btc.address: "${KEY_ADDRESS}" is an EVM address, not a Bitcoin address; write the wallet's p2wpkh address`,
+    ],
+    [
+      'a Solana address',
+      SOL_ADDRESS,
+      {},
+      `wallets.btc.address: "${SOL_ADDRESS}" is a Solana address, not a Bitcoin address; write the wallet's p2wpkh address`,
+    ],
   ])('refuses %s as the wallet address', (_name, address, fields, expected) => {
     const c = multiVmConfig();
     Object.assign(c.wallets.btc, fields, { address });
@@ -158,33 +236,133 @@ describe('bvm chain', () => {
 
   it('takes every field; highValueConfirmations defaults to at least confirmations', () => {
     const c = multiVmConfig();
-    Object.assign(c.chains.bitcoin, { confirmations: 3, highValueSats: '50000000', reorgDepth: 10, minerFeeReserveSats: '0', maxFeeRateSatPerVb: 12.5 });
+    Object.assign(c.chains.bitcoin, {
+      confirmations: 3,
+      highValueSats: '50000000',
+      reorgDepth: 10,
+      minerFeeReserveSats: '0',
+      maxFeeRateSatPerVb: 12.5,
+    });
     const chain = vmOf(loadConfig(tmp.write(c), MULTI_ENV).chains.bitcoin, 'bvm');
-    expect(chain).toMatchObject({ confirmations: 3, highValueConfirmations: 3, highValueSats: 50_000_000n, reorgDepth: 10, minerFeeReserveSats: 0n, maxFeeRateSatPerVb: 12.5 });
+    expect(chain).toMatchObject({
+      confirmations: 3,
+      highValueConfirmations: 3,
+      highValueSats: 50_000_000n,
+      reorgDepth: 10,
+      minerFeeReserveSats: 0n,
+      maxFeeRateSatPerVb: 12.5,
+    });
     c.chains.bitcoin.highValueConfirmations = 6;
     expect(vmOf(loadConfig(tmp.write(c), MULTI_ENV).chains.bitcoin, 'bvm').highValueConfirmations).toBe(6);
     Object.assign(c.chains.bitcoin, { minFeeRateSatPerVb: 2.5, maxMinerFeeSats: '50000', maxMinerFeeBps: 250, requireReplaceable: false });
-    expect(vmOf(loadConfig(tmp.write(c), MULTI_ENV).chains.bitcoin, 'bvm')).toMatchObject({ minFeeRateSatPerVb: 2.5, maxMinerFeeSats: 50_000n, maxMinerFeeBps: 250, requireReplaceable: false });
+    expect(vmOf(loadConfig(tmp.write(c), MULTI_ENV).chains.bitcoin, 'bvm')).toMatchObject({
+      minFeeRateSatPerVb: 2.5,
+      maxMinerFeeSats: 50_000n,
+      maxMinerFeeBps: 250,
+      requireReplaceable: false,
+    });
   });
 
   it.each([
-    ['an RPC URL instead of Esplora', (c: any) => { c.chains.bitcoin.rpcUrl = 'https://btc.example'; delete c.chains.bitcoin.esploraUrl; }, ['chains.bitcoin.esploraUrl: required but missing', 'chains.bitcoin.rpcUrl: unknown key for vm: bvm; it is a setting of vm: evm or svm (set vm: evm if that is what you meant, or remove it)']],
-    ['esploraUrl on an EVM chain', (c: any) => (c.chains.base.esploraUrl = 'https://e.example'), ['chains.base.esploraUrl: unknown key for vm: evm; it is a setting of vm: bvm (set vm: bvm if that is what you meant, or remove it) (allowed: chainId, vm, rpcUrl, confirmations, minDeadlineLeadSec, minGasBalance, gasReserve, gasTopUp)']],
-    ['Bitcoin declared as svm', (c: any) => { c.chains.bitcoin = { chainId: 8253038, vm: 'svm', rpcUrl: 'https://x.example' }; }, ['chains.bitcoin.vm: chain 8253038 is Bitcoin but vm is svm; set vm: bvm']],
-    ['Bitcoin declared as evm', (c: any) => { c.chains.bitcoin = { chainId: 8253038, rpcUrl: 'https://x.example' }; }, ['chains.bitcoin.vm: chain 8253038 is Bitcoin but vm is evm; set vm: bvm']],
-    ['a non-http Esplora URL', (c: any) => (c.chains.bitcoin.esploraUrl = 'tcp://e.example'), ['chains.bitcoin.esploraUrl: expected an http(s) URL (base URL of an Esplora API, e.g. https://blockstream.info/api)']],
-    ['high-value depth below the normal depth', (c: any) => Object.assign(c.chains.bitcoin, { confirmations: 3, highValueConfirmations: 2 }), ['chains.bitcoin.highValueConfirmations: 2 is below confirmations (3); a large deposit must wait at least as long as a small one']],
-    ['a threshold in exponent notation', (c: any) => (c.chains.bitcoin.highValueSats = '1e8'), ['chains.bitcoin.highValueSats: highValueSats must be a non-negative decimal integer string, e.g. "100000000"']],
-    ['a numeric fee reserve', (c: any) => (c.chains.bitcoin.minerFeeReserveSats = 20000), ['chains.bitcoin.minerFeeReserveSats: write minerFeeReserveSats as a quoted decimal integer string, e.g. "20000"']],
-    ['a zero fee-rate cap', (c: any) => (c.chains.bitcoin.maxFeeRateSatPerVb = 0), ['chains.bitcoin.maxFeeRateSatPerVb: maxFeeRateSatPerVb must be above 0']],
-    ['a numeric miner-fee cap', (c: any) => (c.chains.bitcoin.maxMinerFeeSats = 100000), ['chains.bitcoin.maxMinerFeeSats: write maxMinerFeeSats as a quoted decimal integer string, e.g. "100000"']],
-    ['a fractional miner-fee share', (c: any) => (c.chains.bitcoin.maxMinerFeeBps = 2.5), ['chains.bitcoin.maxMinerFeeBps: maxMinerFeeBps must be a whole number of basis points']],
-    ['a miner-fee share above 100 %', (c: any) => (c.chains.bitcoin.maxMinerFeeBps = 10_001), ['chains.bitcoin.maxMinerFeeBps: maxMinerFeeBps must be at most 10000 (100 %)']],
-    ['a negative fee-rate floor', (c: any) => (c.chains.bitcoin.minFeeRateSatPerVb = -1), ['chains.bitcoin.minFeeRateSatPerVb: minFeeRateSatPerVb must be at least 0']],
-    ['a fee-rate floor above the cap', (c: any) => Object.assign(c.chains.bitcoin, { minFeeRateSatPerVb: 50, maxFeeRateSatPerVb: 20 }), ['chains.bitcoin.minFeeRateSatPerVb: 50 sat/vB is above maxFeeRateSatPerVb (20); no deposit could pass both; lower minFeeRateSatPerVb or raise maxFeeRateSatPerVb']],
-    ['requireReplaceable as text', (c: any) => (c.chains.bitcoin.requireReplaceable = 'yes'), ['chains.bitcoin.requireReplaceable: expected true or false']],
-    ['zero confirmations', (c: any) => (c.chains.bitcoin.confirmations = 0), ['chains.bitcoin.confirmations: confirmations must be at least 1 (the block that includes the transaction)']],
-    ['an unknown network', (c: any) => (c.chains.bitcoin.network = 'signet'), ['chains.bitcoin.network: expected one of mainnet, testnet, regtest']],
+    [
+      'an RPC URL instead of Esplora',
+      (c: any) => {
+        c.chains.bitcoin.rpcUrl = 'https://btc.example';
+        delete c.chains.bitcoin.esploraUrl;
+      },
+      [
+        'chains.bitcoin.esploraUrl: required but missing',
+        'chains.bitcoin.rpcUrl: unknown key for vm: bvm; it is a setting of vm: evm or svm (set vm: evm if that is what you meant, or remove it)',
+      ],
+    ],
+    [
+      'esploraUrl on an EVM chain',
+      (c: any) => (c.chains.base.esploraUrl = 'https://e.example'),
+      [
+        'chains.base.esploraUrl: unknown key for vm: evm; it is a setting of vm: bvm (set vm: bvm if that is what you meant, or remove it) (allowed: chainId, vm, rpcUrl, confirmations, minDeadlineLeadSec, minGasBalance, gasReserve, gasTopUp)',
+      ],
+    ],
+    [
+      'Bitcoin declared as svm',
+      (c: any) => {
+        c.chains.bitcoin = { chainId: 8253038, vm: 'svm', rpcUrl: 'https://x.example' };
+      },
+      ['chains.bitcoin.vm: chain 8253038 is Bitcoin but vm is svm; set vm: bvm'],
+    ],
+    [
+      'Bitcoin declared as evm',
+      (c: any) => {
+        c.chains.bitcoin = { chainId: 8253038, rpcUrl: 'https://x.example' };
+      },
+      ['chains.bitcoin.vm: chain 8253038 is Bitcoin but vm is evm; set vm: bvm'],
+    ],
+    [
+      'a non-http Esplora URL',
+      (c: any) => (c.chains.bitcoin.esploraUrl = 'tcp://e.example'),
+      ['chains.bitcoin.esploraUrl: expected an http(s) URL (base URL of an Esplora API, e.g. https://blockstream.info/api)'],
+    ],
+    [
+      'high-value depth below the normal depth',
+      (c: any) => Object.assign(c.chains.bitcoin, { confirmations: 3, highValueConfirmations: 2 }),
+      ['chains.bitcoin.highValueConfirmations: 2 is below confirmations (3); a large deposit must wait at least as long as a small one'],
+    ],
+    [
+      'a threshold in exponent notation',
+      (c: any) => (c.chains.bitcoin.highValueSats = '1e8'),
+      ['chains.bitcoin.highValueSats: highValueSats must be a non-negative decimal integer string, e.g. "100000000"'],
+    ],
+    [
+      'a numeric fee reserve',
+      (c: any) => (c.chains.bitcoin.minerFeeReserveSats = 20000),
+      ['chains.bitcoin.minerFeeReserveSats: write minerFeeReserveSats as a quoted decimal integer string, e.g. "20000"'],
+    ],
+    [
+      'a zero fee-rate cap',
+      (c: any) => (c.chains.bitcoin.maxFeeRateSatPerVb = 0),
+      ['chains.bitcoin.maxFeeRateSatPerVb: maxFeeRateSatPerVb must be above 0'],
+    ],
+    [
+      'a numeric miner-fee cap',
+      (c: any) => (c.chains.bitcoin.maxMinerFeeSats = 100000),
+      ['chains.bitcoin.maxMinerFeeSats: write maxMinerFeeSats as a quoted decimal integer string, e.g. "100000"'],
+    ],
+    [
+      'a fractional miner-fee share',
+      (c: any) => (c.chains.bitcoin.maxMinerFeeBps = 2.5),
+      ['chains.bitcoin.maxMinerFeeBps: maxMinerFeeBps must be a whole number of basis points'],
+    ],
+    [
+      'a miner-fee share above 100 %',
+      (c: any) => (c.chains.bitcoin.maxMinerFeeBps = 10_001),
+      ['chains.bitcoin.maxMinerFeeBps: maxMinerFeeBps must be at most 10000 (100 %)'],
+    ],
+    [
+      'a negative fee-rate floor',
+      (c: any) => (c.chains.bitcoin.minFeeRateSatPerVb = -1),
+      ['chains.bitcoin.minFeeRateSatPerVb: minFeeRateSatPerVb must be at least 0'],
+    ],
+    [
+      'a fee-rate floor above the cap',
+      (c: any) => Object.assign(c.chains.bitcoin, { minFeeRateSatPerVb: 50, maxFeeRateSatPerVb: 20 }),
+      [
+        'chains.bitcoin.minFeeRateSatPerVb: 50 sat/vB is above maxFeeRateSatPerVb (20); no deposit could pass both; lower minFeeRateSatPerVb or raise maxFeeRateSatPerVb',
+      ],
+    ],
+    [
+      'requireReplaceable as text',
+      (c: any) => (c.chains.bitcoin.requireReplaceable = 'yes'),
+      ['chains.bitcoin.requireReplaceable: expected true or false'],
+    ],
+    [
+      'zero confirmations',
+      (c: any) => (c.chains.bitcoin.confirmations = 0),
+      ['chains.bitcoin.confirmations: confirmations must be at least 1 (the block that includes the transaction)'],
+    ],
+    [
+      'an unknown network',
+      (c: any) => (c.chains.bitcoin.network = 'signet'),
+      ['chains.bitcoin.network: expected one of mainnet, testnet, regtest'],
+    ],
   ])('refuses %s', (_name, mutate, expected) => {
     const c = multiVmConfig();
     mutate(c);

@@ -5,11 +5,7 @@ import type { ConfigIssue } from '../../../src/config/errors.ts';
 describe('resolveEnvRefs', () => {
   it('resolves strings at any depth, leaves keys and non-strings alone, records referencing paths', () => {
     const issues: ConfigIssue[] = [];
-    const r = resolveEnvRefs(
-      { '${K}': 1, a: ['x-${A}-${B}', 7, true, null], b: { c: '$${A} and ${A}' } },
-      { A: 'one', B: 'two' },
-      issues,
-    );
+    const r = resolveEnvRefs({ '${K}': 1, a: ['x-${A}-${B}', 7, true, null], b: { c: '$${A} and ${A}' } }, { A: 'one', B: 'two' }, issues);
     expect(issues).toEqual([]);
     expect(r.value).toEqual({ '${K}': 1, a: ['x-one-two', 7, true, null], b: { c: '${A} and one' } });
     expect([...r.referencedPaths].sort()).toEqual(['a[0]', 'b.c']);

@@ -79,12 +79,23 @@ describe('config/ballast.example.yaml: the Solana and Bitcoin blocks', () => {
       SOL_RPC: 'https://sol.example/rpc',
     });
     expect(Object.keys(config.chains)).toEqual(['ethereum', 'base', 'arbitrum', 'optimism', 'solana', 'bitcoin']);
-    expect(vmOf(config.chains.solana, 'svm')).toMatchObject({ chainId: 792703809, wsUrl: 'wss://sol.example/rpc', commitment: 'finalized' });
-    expect(vmOf(config.chains.bitcoin, 'bvm')).toMatchObject({ chainId: 8253038, esploraUrl: 'https://blockstream.info/api', highValueSats: 100_000_000n });
+    expect(vmOf(config.chains.solana, 'svm')).toMatchObject({
+      chainId: 792703809,
+      wsUrl: 'wss://sol.example/rpc',
+      commitment: 'finalized',
+    });
+    expect(vmOf(config.chains.bitcoin, 'bvm')).toMatchObject({
+      chainId: 8253038,
+      esploraUrl: 'https://blockstream.info/api',
+      highValueSats: 100_000_000n,
+    });
     expect(config.wallets.treasury_sol?.address).toBe(SOL_ADDRESS);
     expect(config.wallets.treasury_btc?.address).toBe(BTC_P2WPKH);
     expect(config.assets.USDC?.map((a) => a.chainId)).toEqual([8453, 42161, 10, 1, 792703809]);
     expect(config.assets.BTC?.[0]?.address).toBe(BTC_P2WPKH);
-    expect(config.policy.transferLimits).toEqual({ SOL: { minTransfer: '1', maxTransfer: '500' }, BTC: { minTransfer: '0.01', maxTransfer: '1' } });
+    expect(config.policy.transferLimits).toEqual({
+      SOL: { minTransfer: '1', maxTransfer: '500' },
+      BTC: { minTransfer: '0.01', maxTransfer: '1' },
+    });
   });
 });

@@ -19,7 +19,23 @@ describe('config/ballast.schema.json', () => {
     expect(schema.required.sort()).toEqual(['assets', 'chains', 'policy', 'wallets']);
     expect(schema.properties.policy?.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ['assets', 'chains', 'ha', 'log', 'metrics', 'monitorOnly', 'policy', 'prices', 'relay', 'schedule', 'store', 'tracking', 'wallets', 'webhooks', 'withdrawals'].sort(),
+      [
+        'assets',
+        'chains',
+        'ha',
+        'log',
+        'metrics',
+        'monitorOnly',
+        'policy',
+        'prices',
+        'relay',
+        'schedule',
+        'store',
+        'tracking',
+        'wallets',
+        'webhooks',
+        'withdrawals',
+      ].sort(),
     );
   });
 });

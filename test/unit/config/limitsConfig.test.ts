@@ -40,7 +40,9 @@ describe('policy.limits', () => {
     );
     const lines = issueLines(error).join('\n');
     expect(lines).toContain('policy.limits.killSwitch: killSwitch must be true or false');
-    expect(lines).toContain('policy.limits.maxTransferUsd: maxTransferUsd must be a non-negative USD decimal string with at most 6 decimals');
+    expect(lines).toContain(
+      'policy.limits.maxTransferUsd: maxTransferUsd must be a non-negative USD decimal string with at most 6 decimals',
+    );
     expect(lines).toContain('policy.limits.dailyNotional.USDC: expected a non-negative decimal in whole units of the asset');
     expect(lines).toContain('policy.limits.dailyFeesUsd: write dailyFeesUsd as a quoted USD decimal string');
     expect(lines).toContain('policy.limits.maxTransfersPerHour: maxTransfersPerHour must be a whole number');

@@ -39,8 +39,29 @@ describe('loadConfig: a valid file', () => {
     expect(config.wallets.treasury?.address).toBe(KEY_ADDRESS);
     expect(vmOf(config.wallets.treasury, 'evm').account.address).toBe(KEY_ADDRESS);
     expect(config.assets.USDC).toEqual([
-      { asset: 'USDC', chain: 'base', chainId: 8453, currency: USDC_BASE, wallet: 'treasury', address: KEY_ADDRESS, min: '40000', target: '50000', max: '60000' },
-      { asset: 'USDC', chain: 'arbitrum', chainId: 42161, currency: USDC_ARB, wallet: 'treasury', address: KEY_ADDRESS, min: '20000', target: '30000', max: '45000', decimals: 6 },
+      {
+        asset: 'USDC',
+        chain: 'base',
+        chainId: 8453,
+        currency: USDC_BASE,
+        wallet: 'treasury',
+        address: KEY_ADDRESS,
+        min: '40000',
+        target: '50000',
+        max: '60000',
+      },
+      {
+        asset: 'USDC',
+        chain: 'arbitrum',
+        chainId: 42161,
+        currency: USDC_ARB,
+        wallet: 'treasury',
+        address: KEY_ADDRESS,
+        min: '20000',
+        target: '30000',
+        max: '45000',
+        decimals: 6,
+      },
     ]);
     expect(config.policy.maxFees.components?.swap).toEqual({ bps: 20 });
     expect(config.warnings).toEqual([]);
@@ -53,7 +74,13 @@ describe('loadConfig: a valid file', () => {
     delete c.chains.base;
     c.assets.USDC.splice(0, 1);
     const config = loadConfig(tmp.write(c), { TREASURY_EVM_KEY: KEY });
-    expect(config.relay).toEqual({ baseUrl: 'https://api.relay.link', timeoutMs: 15000, chainsCacheSec: 300, quotesPerMinute: 50, quoteApi: 'v2' });
+    expect(config.relay).toEqual({
+      baseUrl: 'https://api.relay.link',
+      timeoutMs: 15000,
+      chainsCacheSec: 300,
+      quotesPerMinute: 50,
+      quoteApi: 'v2',
+    });
     expect(config.relay.apiKey).toBeUndefined();
     expect(config.tracking).toEqual({ pollMs: 1000, timeoutSec: 300, stalledAfterSec: 1800 });
     expect(config.schedule).toBe('*/5 * * * *');
@@ -87,9 +114,7 @@ describe('loadConfig: a valid file', () => {
     const c = baseConfig();
     c.wallets.treasury.privateKey = KEY;
     const config = loadConfig(tmp.write(c), ENV);
-    expect(config.warnings).toEqual([
-      'wallets.treasury.privateKey is written literally in the config file; prefer ${ENV_VAR} or keyFile',
-    ]);
+    expect(config.warnings).toEqual(['wallets.treasury.privateKey is written literally in the config file; prefer ${ENV_VAR} or keyFile']);
   });
 
   it('loads a config shaped like the sandbox demo (http URLs, literal dev key, local chain ids)', () => {
@@ -160,50 +185,160 @@ describe('loadConfig: errors name the path and the fix', () => {
     const err = loadError(c);
     expect(err.code).toBe('CONFIG_INVALID');
     expect(err.exitCode).toBe(2);
-    expect(err.message).toContain(
-      'assets.USDC[1].chain: unknown chain "arbtrum"; define it under chains: or fix the name',
-    );
+    expect(err.message).toContain('assets.USDC[1].chain: unknown chain "arbtrum"; define it under chains: or fix the name');
   });
 
   it.each([
-    ['unknown wallet', (c: any) => (c.assets.USDC[0].wallet = 'tresury'), 'assets.USDC[0].wallet: unknown wallet "tresury"; define it under wallets: or fix the name'],
-    ['min above target', (c: any) => (c.assets.USDC[0].min = '50000.01'), 'assets.USDC[0].min: min 50000.01 is above target 50000; min <= target <= max is required'],
-    ['max below target', (c: any) => (c.assets.USDC[1].max = '29999'), 'assets.USDC[1].max: max 29999 is below target 30000; min <= target <= max is required'],
-    ['too many decimals', (c: any) => (c.assets.USDC[1].min = '0.0000001'), 'assets.USDC[1].min: 0.0000001 has more than 6 fractional digits; round it'],
-    ['malformed token address', (c: any) => (c.assets.USDC[0].currency = '0x833589fcd6edb6e08f4c7c32d4f71b54bda0291'), 'assets.USDC[0].currency: "0x833589fcd6edb6e08f4c7c32d4f71b54bda0291" is not an EVM token address'],
+    [
+      'unknown wallet',
+      (c: any) => (c.assets.USDC[0].wallet = 'tresury'),
+      'assets.USDC[0].wallet: unknown wallet "tresury"; define it under wallets: or fix the name',
+    ],
+    [
+      'min above target',
+      (c: any) => (c.assets.USDC[0].min = '50000.01'),
+      'assets.USDC[0].min: min 50000.01 is above target 50000; min <= target <= max is required',
+    ],
+    [
+      'max below target',
+      (c: any) => (c.assets.USDC[1].max = '29999'),
+      'assets.USDC[1].max: max 29999 is below target 30000; min <= target <= max is required',
+    ],
+    [
+      'too many decimals',
+      (c: any) => (c.assets.USDC[1].min = '0.0000001'),
+      'assets.USDC[1].min: 0.0000001 has more than 6 fractional digits; round it',
+    ],
+    [
+      'malformed token address',
+      (c: any) => (c.assets.USDC[0].currency = '0x833589fcd6edb6e08f4c7c32d4f71b54bda0291'),
+      'assets.USDC[0].currency: "0x833589fcd6edb6e08f4c7c32d4f71b54bda0291" is not an EVM token address',
+    ],
     ['bad checksum', (c: any) => (c.assets.USDC[0].currency = USDC_BASE.replace('fCD6', 'fcd6')), 'assets.USDC[0].currency: '],
     ['malformed wallet address', (c: any) => (c.wallets.treasury.address = '0x1234'), 'wallets.treasury.address: not an EVM address'],
-    ['address differs from key', (c: any) => (c.wallets.treasury.address = KEY2_ADDRESS), `wallets.treasury.address: ${KEY2_ADDRESS} differs from ${KEY_ADDRESS}, the address of the configured key; fix the address or the key`],
-    ['invalid private key', (c: any) => (c.wallets.treasury.privateKey = '0x1234'), 'wallets.treasury.privateKey: not a private key: expected 32 bytes as hex'],
-    ['key out of curve range', (c: any) => (c.wallets.treasury.privateKey = `0x${'0'.repeat(64)}`), 'wallets.treasury.privateKey: not a valid secp256k1 private key'],
-    ['both key sources', (c: any) => (c.wallets.treasury.keyFile = 'k.key'), 'wallets.treasury: both privateKey and keyFile are set; keep exactly one'],
+    [
+      'address differs from key',
+      (c: any) => (c.wallets.treasury.address = KEY2_ADDRESS),
+      `wallets.treasury.address: ${KEY2_ADDRESS} differs from ${KEY_ADDRESS}, the address of the configured key; fix the address or the key`,
+    ],
+    [
+      'invalid private key',
+      (c: any) => (c.wallets.treasury.privateKey = '0x1234'),
+      'wallets.treasury.privateKey: not a private key: expected 32 bytes as hex',
+    ],
+    [
+      'key out of curve range',
+      (c: any) => (c.wallets.treasury.privateKey = `0x${'0'.repeat(64)}`),
+      'wallets.treasury.privateKey: not a valid secp256k1 private key',
+    ],
+    [
+      'both key sources',
+      (c: any) => (c.wallets.treasury.keyFile = 'k.key'),
+      'wallets.treasury: both privateKey and keyFile are set; keep exactly one',
+    ],
     ['no key source', (c: any) => delete c.wallets.treasury.privateKey, 'wallets.treasury: no key: set privateKey'],
-    ['duplicate holding', (c: any) => c.assets.USDT = [{ ...c.assets.USDC[0], currency: USDC_BASE.toLowerCase() }], 'assets.USDT[0]: duplicate of assets.USDC[0] (same chain, currency and wallet); keep one entry'],
-    ['wallet vm differs from chain vm', (c: any) => { c.chains.solana = { chainId: 792703809, vm: 'svm', rpcUrl: 'https://sol.example' }; c.assets.USDC.push({ chain: 'solana', currency: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', wallet: 'treasury', min: '1', target: '2', max: '3' }); }, 'assets.USDC[2].wallet: wallet "treasury" is evm but chain "solana" is svm; use a svm wallet'],
-    ['unsupported wallet vm', (c: any) => (c.wallets.treasury.vm = 'tvm'), 'wallets.treasury.vm: vm "tvm" is not supported for wallets; Ballast supports evm, svm, bvm'],
-    ['unsupported chain vm', (c: any) => (c.chains.arbitrum.vm = 'tonvm'), 'chains.arbitrum.vm: vm "tonvm" is not supported for chains; Ballast supports evm, svm, bvm'],
-    ['minTransfer above maxTransfer', (c: any) => (c.policy.minTransfer = '50001'), 'policy.minTransfer: minTransfer 50001 is above maxTransfer 50000; lower it or raise maxTransfer'],
-    ['transfer limits of an unknown asset', (c: any) => (c.policy.transferLimits = { ETH: { minTransfer: '0.1', maxTransfer: '10' } }), 'policy.transferLimits.ETH: unknown asset "ETH"; use a name defined under assets: or remove the entry'],
-    ['asset transfer limits out of order', (c: any) => (c.policy.transferLimits = { USDC: { minTransfer: '11', maxTransfer: '10' } }), 'policy.transferLimits.USDC.minTransfer: minTransfer 11 is above maxTransfer 10'],
-    ['no total fee ceiling in bps', (c: any) => (c.policy.maxFees = { totalUsd: '25', components: { swap: { bps: 5 } } }), 'policy.maxFees.totalBps: required: the total fee ceiling in bps also sets the smallest guaranteed output'],
-    ['slippage and fee cap allowing a total loss', (c: any) => { c.policy.slippageBps = 5000; c.policy.maxFees.totalBps = 5000; }, 'policy.maxFees.totalBps: slippageBps + totalBps is 10000 bps'],
+    [
+      'duplicate holding',
+      (c: any) => (c.assets.USDT = [{ ...c.assets.USDC[0], currency: USDC_BASE.toLowerCase() }]),
+      'assets.USDT[0]: duplicate of assets.USDC[0] (same chain, currency and wallet); keep one entry',
+    ],
+    [
+      'wallet vm differs from chain vm',
+      (c: any) => {
+        c.chains.solana = { chainId: 792703809, vm: 'svm', rpcUrl: 'https://sol.example' };
+        c.assets.USDC.push({
+          chain: 'solana',
+          currency: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+          wallet: 'treasury',
+          min: '1',
+          target: '2',
+          max: '3',
+        });
+      },
+      'assets.USDC[2].wallet: wallet "treasury" is evm but chain "solana" is svm; use a svm wallet',
+    ],
+    [
+      'unsupported wallet vm',
+      (c: any) => (c.wallets.treasury.vm = 'tvm'),
+      'wallets.treasury.vm: vm "tvm" is not supported for wallets; Ballast supports evm, svm, bvm',
+    ],
+    [
+      'unsupported chain vm',
+      (c: any) => (c.chains.arbitrum.vm = 'tonvm'),
+      'chains.arbitrum.vm: vm "tonvm" is not supported for chains; Ballast supports evm, svm, bvm',
+    ],
+    [
+      'minTransfer above maxTransfer',
+      (c: any) => (c.policy.minTransfer = '50001'),
+      'policy.minTransfer: minTransfer 50001 is above maxTransfer 50000; lower it or raise maxTransfer',
+    ],
+    [
+      'transfer limits of an unknown asset',
+      (c: any) => (c.policy.transferLimits = { ETH: { minTransfer: '0.1', maxTransfer: '10' } }),
+      'policy.transferLimits.ETH: unknown asset "ETH"; use a name defined under assets: or remove the entry',
+    ],
+    [
+      'asset transfer limits out of order',
+      (c: any) => (c.policy.transferLimits = { USDC: { minTransfer: '11', maxTransfer: '10' } }),
+      'policy.transferLimits.USDC.minTransfer: minTransfer 11 is above maxTransfer 10',
+    ],
+    [
+      'no total fee ceiling in bps',
+      (c: any) => (c.policy.maxFees = { totalUsd: '25', components: { swap: { bps: 5 } } }),
+      'policy.maxFees.totalBps: required: the total fee ceiling in bps also sets the smallest guaranteed output',
+    ],
+    [
+      'slippage and fee cap allowing a total loss',
+      (c: any) => {
+        c.policy.slippageBps = 5000;
+        c.policy.maxFees.totalBps = 5000;
+      },
+      'policy.maxFees.totalBps: slippageBps + totalBps is 10000 bps',
+    ],
     ['chain id used twice', (c: any) => (c.chains.arbitrum.chainId = 8453), 'chains.arbitrum.chainId: 8453 is already used by chains.base'],
     ['invalid cron schedule', (c: any) => (c.schedule = '*/5 * * *  * * *'), 'schedule: "*/5 * * *  * * *" is not a valid cron expression'],
     ['unknown top-level key', (c: any) => (c.polcy = {}), 'polcy: unknown key; did you mean "policy"?'],
-    ['unknown nested key', (c: any) => (c.relay.baseurl = 'x'), 'relay.baseurl: unknown key; did you mean "baseUrl"? (allowed: baseUrl, apiKey, referrer, timeoutMs, chainsCacheSec, quotesPerMinute, quoteApi)'],
-    ['quotesPerMinute not a whole number', (c: any) => (c.relay.quotesPerMinute = 2.5), 'relay.quotesPerMinute: quotesPerMinute must be a whole number of quote requests per minute, e.g. 50'],
-    ['quotesPerMinute zero', (c: any) => (c.relay.quotesPerMinute = 0), 'relay.quotesPerMinute: quotesPerMinute must be between 1 and 6000'],
-    ['unknown key in an asset entry', (c: any) => (c.assets.USDC[1].tagret = '1'), 'assets.USDC[1].tagret: unknown key; did you mean "target"?'],
-    ['amount written as a number', (c: any) => (c.assets.USDC[0].max = 60000), 'assets.USDC[0].max: write max as a quoted decimal string in whole units'],
+    [
+      'unknown nested key',
+      (c: any) => (c.relay.baseurl = 'x'),
+      'relay.baseurl: unknown key; did you mean "baseUrl"? (allowed: baseUrl, apiKey, referrer, timeoutMs, chainsCacheSec, quotesPerMinute, quoteApi)',
+    ],
+    [
+      'quotesPerMinute not a whole number',
+      (c: any) => (c.relay.quotesPerMinute = 2.5),
+      'relay.quotesPerMinute: quotesPerMinute must be a whole number of quote requests per minute, e.g. 50',
+    ],
+    [
+      'quotesPerMinute zero',
+      (c: any) => (c.relay.quotesPerMinute = 0),
+      'relay.quotesPerMinute: quotesPerMinute must be between 1 and 6000',
+    ],
+    [
+      'unknown key in an asset entry',
+      (c: any) => (c.assets.USDC[1].tagret = '1'),
+      'assets.USDC[1].tagret: unknown key; did you mean "target"?',
+    ],
+    [
+      'amount written as a number',
+      (c: any) => (c.assets.USDC[0].max = 60000),
+      'assets.USDC[0].max: write max as a quoted decimal string in whole units',
+    ],
     ['missing required section', (c: any) => delete c.policy, 'policy: required but missing'],
-    ['bps out of range', (c: any) => (c.policy.slippageBps = 10001), 'policy.slippageBps: slippageBps must be between 0 and 10000 basis points'],
+    [
+      'bps out of range',
+      (c: any) => (c.policy.slippageBps = 10001),
+      'policy.slippageBps: slippageBps must be between 0 and 10000 basis points',
+    ],
     ['invalid name', (c: any) => (c.chains['my chain'] = { chainId: 5, rpcUrl: 'https://x.example' }), 'chains["my chain"]: invalid name'],
     ['bad listen port', (c: any) => (c.metrics = { listen: '127.0.0.1:99999' }), 'metrics.listen: port must be between 0 and 65535'],
   ])('%s', (_name, mutate, expected) => {
     const c = baseConfig();
     mutate(c);
     const err = loadError(c);
-    expect(lines(err).some((l) => l.startsWith(expected)), `${expected}\nnot in:\n${lines(err).join('\n')}`).toBe(true);
+    expect(
+      lines(err).some((l) => l.startsWith(expected)),
+      `${expected}\nnot in:\n${lines(err).join('\n')}`,
+    ).toBe(true);
   });
 
   it('collects every problem into one error, one per line', () => {

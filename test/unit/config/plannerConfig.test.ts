@@ -28,10 +28,32 @@ describe('config weighted holdings', () => {
   });
 
   it.each([
-    ['weight beside a band', (c: any) => (c.assets.USDC[0].min = '1'), 'assets.USDC[0].min: set either weight or min/target/max, not both; remove min or weight'],
-    ['a band missing a field', (c: any) => { c.assets.USDC = baseConfig().assets.USDC; delete c.assets.USDC[1].target; }, 'assets.USDC[1].target: missing; a holding needs min, target and max (whole units), or a weight (missing: target)'],
-    ['weights and bands mixed in one asset', (c: any) => (c.assets.USDC[1] = baseConfig().assets.USDC[1]), 'assets.USDC[1]: USDC mixes weighted holdings ([0]) with min/target/max bands ([1]); give every holding of USDC a weight, or none'],
-    ['a tolerance without a weight', (c: any) => { c.assets.USDC = baseConfig().assets.USDC; c.assets.USDC[0].toleranceBps = 50; }, 'assets.USDC[0].toleranceBps: toleranceBps applies to a weighted holding only; set weight or remove it'],
+    [
+      'weight beside a band',
+      (c: any) => (c.assets.USDC[0].min = '1'),
+      'assets.USDC[0].min: set either weight or min/target/max, not both; remove min or weight',
+    ],
+    [
+      'a band missing a field',
+      (c: any) => {
+        c.assets.USDC = baseConfig().assets.USDC;
+        delete c.assets.USDC[1].target;
+      },
+      'assets.USDC[1].target: missing; a holding needs min, target and max (whole units), or a weight (missing: target)',
+    ],
+    [
+      'weights and bands mixed in one asset',
+      (c: any) => (c.assets.USDC[1] = baseConfig().assets.USDC[1]),
+      'assets.USDC[1]: USDC mixes weighted holdings ([0]) with min/target/max bands ([1]); give every holding of USDC a weight, or none',
+    ],
+    [
+      'a tolerance without a weight',
+      (c: any) => {
+        c.assets.USDC = baseConfig().assets.USDC;
+        c.assets.USDC[0].toleranceBps = 50;
+      },
+      'assets.USDC[0].toleranceBps: toleranceBps applies to a weighted holding only; set weight or remove it',
+    ],
   ])('%s is refused in one line naming the path', (_name, change, line) => {
     const c = weightedConfig();
     change(c);

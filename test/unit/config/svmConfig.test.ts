@@ -39,7 +39,17 @@ describe('svm wallet', () => {
     expect(wallet.keypair.publicKey.toBase58()).toBe(SOL_ADDRESS);
     expect(Array.from(wallet.keypair.secretKey)).toEqual(SOL_KEY_BYTES);
     expect(config.assets.SOL).toEqual([
-      { asset: 'SOL', chain: 'solana', chainId: 792703809, currency: SOL_NATIVE, wallet: 'sol', address: SOL_ADDRESS, min: '10', target: '20', max: '40' },
+      {
+        asset: 'SOL',
+        chain: 'solana',
+        chainId: 792703809,
+        currency: SOL_NATIVE,
+        wallet: 'sol',
+        address: SOL_ADDRESS,
+        min: '10',
+        target: '20',
+        max: '40',
+      },
     ]);
     expect(config.assets.USDC?.[2]).toMatchObject({ chain: 'solana', currency: USDC_SOL, address: SOL_ADDRESS });
     expect(config.warnings).toEqual([]);
@@ -81,29 +91,71 @@ describe('svm wallet', () => {
   const corrupt = [...SOL_KEY_BYTES.slice(0, 63), (SOL_KEY_BYTES[63]! + 1) % 256];
   it.each([
     ['an EVM hex key', { TREASURY_SOL_KEY: KEY }, 'wallets.sol.privateKey: not a Solana secret key: this is hex (an EVM key?)'],
-    ['a Bitcoin WIF', { TREASURY_SOL_KEY: BTC_WIF }, 'wallets.sol.privateKey: not a Solana secret key: the secret key is 38 bytes; expected 64 (this looks like a Bitcoin WIF: use a bvm wallet)'],
-    ['a 32-byte base58 value (an address)', { TREASURY_SOL_KEY: SOL_ADDRESS }, 'wallets.sol.privateKey: not a Solana secret key: the secret key is 32 bytes; expected 64 (32 bytes is a seed or a public key'],
-    ['text outside base58', { TREASURY_SOL_KEY: 'not-base58-0OIl' }, 'wallets.sol.privateKey: not a Solana secret key: expected base58 (as Phantom exports it) or a JSON array of 64 byte values'],
-    ['a JSON array whose public half is wrong', { TREASURY_SOL_KEY: JSON.stringify(corrupt) }, 'wallets.sol.privateKey: not a Solana secret key: the last 32 bytes of the secret key are not the public key of its first 32'],
-    ['a JSON array with a value above 255', { TREASURY_SOL_KEY: JSON.stringify([...SOL_KEY_BYTES.slice(0, 63), 256]) }, 'wallets.sol.privateKey: not a Solana secret key: expected a JSON array of byte values (integers 0-255)'],
-    ['broken JSON', { TREASURY_SOL_KEY: '[1, 2,' }, 'wallets.sol.privateKey: not a Solana secret key: the text starts like a JSON array but is not valid JSON'],
+    [
+      'a Bitcoin WIF',
+      { TREASURY_SOL_KEY: BTC_WIF },
+      'wallets.sol.privateKey: not a Solana secret key: the secret key is 38 bytes; expected 64 (this looks like a Bitcoin WIF: use a bvm wallet)',
+    ],
+    [
+      'a 32-byte base58 value (an address)',
+      { TREASURY_SOL_KEY: SOL_ADDRESS },
+      'wallets.sol.privateKey: not a Solana secret key: the secret key is 32 bytes; expected 64 (32 bytes is a seed or a public key',
+    ],
+    [
+      'text outside base58',
+      { TREASURY_SOL_KEY: 'not-base58-0OIl' },
+      'wallets.sol.privateKey: not a Solana secret key: expected base58 (as Phantom exports it) or a JSON array of 64 byte values',
+    ],
+    [
+      'a JSON array whose public half is wrong',
+      { TREASURY_SOL_KEY: JSON.stringify(corrupt) },
+      'wallets.sol.privateKey: not a Solana secret key: the last 32 bytes of the secret key are not the public key of its first 32',
+    ],
+    [
+      'a JSON array with a value above 255',
+      { TREASURY_SOL_KEY: JSON.stringify([...SOL_KEY_BYTES.slice(0, 63), 256]) },
+      'wallets.sol.privateKey: not a Solana secret key: expected a JSON array of byte values (integers 0-255)',
+    ],
+    [
+      'broken JSON',
+      { TREASURY_SOL_KEY: '[1, 2,' },
+      'wallets.sol.privateKey: not a Solana secret key: the text starts like a JSON array but is not valid JSON',
+    ],
   ])('refuses %s as the key', (_name, env, expected) => {
     const lines = linesOf(multiVmConfig(), { ...MULTI_ENV, ...env });
-    expect(lines.some((l) => l.startsWith(expected)), lines.join('\n')).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith(expected)),
+      lines.join('\n'),
+    ).toBe(true);
     expect(lines).toHaveLength(1);
   });
 
   it.each([
-    ['an address of another key', SOL_ADDRESS2, `wallets.sol.address: ${SOL_ADDRESS2} differs from ${SOL_ADDRESS}, the address of the configured key; fix the address or the key`],
-    ['the address with one letter in the other case', `F${SOL_ADDRESS.slice(1, 2).toLowerCase()}${SOL_ADDRESS.slice(2)}`, `wallets.sol.address: "Fven3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z" differs from ${SOL_ADDRESS}, the address of the configured key, only in letter case; Solana addresses are case-sensitive: write ${SOL_ADDRESS}`],
-    ['an EVM address', KEY_ADDRESS, `wallets.sol.address: "${KEY_ADDRESS}" is an EVM address, not a Solana address; write the base58 Solana address (case-sensitive)`],
+    [
+      'an address of another key',
+      SOL_ADDRESS2,
+      `wallets.sol.address: ${SOL_ADDRESS2} differs from ${SOL_ADDRESS}, the address of the configured key; fix the address or the key`,
+    ],
+    [
+      'the address with one letter in the other case',
+      `F${SOL_ADDRESS.slice(1, 2).toLowerCase()}${SOL_ADDRESS.slice(2)}`,
+      `wallets.sol.address: "Fven3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z" differs from ${SOL_ADDRESS}, the address of the configured key, only in letter case; Solana addresses are case-sensitive: write ${SOL_ADDRESS}`,
+    ],
+    [
+      'an EVM address',
+      KEY_ADDRESS,
+      `wallets.sol.address: "${KEY_ADDRESS}" is an EVM address, not a Solana address; write the base58 Solana address (case-sensitive)`,
+    ],
     ['a Bitcoin address', BTC_P2WPKH, `wallets.sol.address: "${BTC_P2WPKH}" is a Bitcoin address, not a Solana address`],
     ['garbage', 'abc', 'wallets.sol.address: "abc" is not a Solana address: expected base58 of 32 bytes (case-sensitive, no 0x)'],
   ])('refuses %s as the wallet address', (_name, address, expected) => {
     const c = multiVmConfig();
     c.wallets.sol.address = address;
     const lines = linesOf(c);
-    expect(lines.some((l) => l.startsWith(expected)), lines.join('\n')).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith(expected)),
+      lines.join('\n'),
+    ).toBe(true);
   });
 });
 
@@ -132,7 +184,12 @@ describe('svm chain', () => {
       maxComputeUnits: 200_000,
     });
     const chain = vmOf(loadConfig(tmp.write(c), MULTI_ENV).chains.solana, 'svm');
-    expect(chain).toMatchObject({ rpcUrl: 'http://127.0.0.1:8899', wsUrl: 'ws://127.0.0.1:9999/ws', commitment: 'confirmed', maxComputeUnits: 200_000 });
+    expect(chain).toMatchObject({
+      rpcUrl: 'http://127.0.0.1:8899',
+      wsUrl: 'ws://127.0.0.1:9999/ws',
+      commitment: 'confirmed',
+      maxComputeUnits: 200_000,
+    });
     expect(chain.maxMicroLamportsPerCu).toBe(250_000n);
     expect(typeof chain.maxMicroLamportsPerCu).toBe('bigint');
   });
@@ -148,36 +205,101 @@ describe('svm chain', () => {
   });
 
   it.each([
-    ['a ws URL where http belongs', (c: any) => (c.chains.solana.rpcUrl = 'wss://sol.example'), 'chains.solana.rpcUrl: expected an http(s) URL'],
+    [
+      'a ws URL where http belongs',
+      (c: any) => (c.chains.solana.rpcUrl = 'wss://sol.example'),
+      'chains.solana.rpcUrl: expected an http(s) URL',
+    ],
     ['an http wsUrl', (c: any) => (c.chains.solana.wsUrl = 'https://sol.example'), 'chains.solana.wsUrl: expected a ws(s) URL'],
-    ['commitment processed', (c: any) => (c.chains.solana.commitment = 'processed'), 'chains.solana.commitment: expected confirmed or finalized'],
-    ['a numeric fee cap', (c: any) => (c.chains.solana.maxMicroLamportsPerCu = 5000), 'chains.solana.maxMicroLamportsPerCu: write maxMicroLamportsPerCu as a quoted decimal integer string, e.g. "1000000"'],
-    ['a fractional fee cap', (c: any) => (c.chains.solana.maxMicroLamportsPerCu = '0.5'), 'chains.solana.maxMicroLamportsPerCu: maxMicroLamportsPerCu must be a non-negative decimal integer string'],
-    ['too many compute units', (c: any) => (c.chains.solana.maxComputeUnits = 1_400_001), 'chains.solana.maxComputeUnits: maxComputeUnits must be at most 1400000'],
-    ['a Bitcoin field', (c: any) => (c.chains.solana.esploraUrl = 'https://e.example'), 'chains.solana.esploraUrl: unknown key for vm: svm; it is a setting of vm: bvm (set vm: bvm if that is what you meant, or remove it)'],
-    ['an EVM/Bitcoin field', (c: any) => (c.chains.solana.confirmations = 3), 'chains.solana.confirmations: unknown key for vm: svm; it is a setting of vm: evm or bvm'],
-    ['a typo', (c: any) => (c.chains.solana.comitment = 'confirmed'), 'chains.solana.comitment: unknown key; did you mean "commitment"? (allowed: chainId, vm, rpcUrl, wsUrl, commitment, maxMicroLamportsPerCu, maxComputeUnits, originSwapSource, minDeadlineLeadSec, minGasBalance, gasReserve, gasTopUp)'],
-    ['Solana declared as evm', (c: any) => delete c.chains.solana.vm, 'chains.solana.vm: chain 792703809 is Solana but vm is evm; set vm: svm'],
-    ['Solana fields without vm: svm', (c: any) => { delete c.chains.solana.vm; c.chains.solana.commitment = 'confirmed'; }, 'chains.solana.commitment: unknown key for vm: evm; it is a setting of vm: svm (set vm: svm'],
+    [
+      'commitment processed',
+      (c: any) => (c.chains.solana.commitment = 'processed'),
+      'chains.solana.commitment: expected confirmed or finalized',
+    ],
+    [
+      'a numeric fee cap',
+      (c: any) => (c.chains.solana.maxMicroLamportsPerCu = 5000),
+      'chains.solana.maxMicroLamportsPerCu: write maxMicroLamportsPerCu as a quoted decimal integer string, e.g. "1000000"',
+    ],
+    [
+      'a fractional fee cap',
+      (c: any) => (c.chains.solana.maxMicroLamportsPerCu = '0.5'),
+      'chains.solana.maxMicroLamportsPerCu: maxMicroLamportsPerCu must be a non-negative decimal integer string',
+    ],
+    [
+      'too many compute units',
+      (c: any) => (c.chains.solana.maxComputeUnits = 1_400_001),
+      'chains.solana.maxComputeUnits: maxComputeUnits must be at most 1400000',
+    ],
+    [
+      'a Bitcoin field',
+      (c: any) => (c.chains.solana.esploraUrl = 'https://e.example'),
+      'chains.solana.esploraUrl: unknown key for vm: svm; it is a setting of vm: bvm (set vm: bvm if that is what you meant, or remove it)',
+    ],
+    [
+      'an EVM/Bitcoin field',
+      (c: any) => (c.chains.solana.confirmations = 3),
+      'chains.solana.confirmations: unknown key for vm: svm; it is a setting of vm: evm or bvm',
+    ],
+    [
+      'a typo',
+      (c: any) => (c.chains.solana.comitment = 'confirmed'),
+      'chains.solana.comitment: unknown key; did you mean "commitment"? (allowed: chainId, vm, rpcUrl, wsUrl, commitment, maxMicroLamportsPerCu, maxComputeUnits, originSwapSource, minDeadlineLeadSec, minGasBalance, gasReserve, gasTopUp)',
+    ],
+    [
+      'Solana declared as evm',
+      (c: any) => delete c.chains.solana.vm,
+      'chains.solana.vm: chain 792703809 is Solana but vm is evm; set vm: svm',
+    ],
+    [
+      'Solana fields without vm: svm',
+      (c: any) => {
+        delete c.chains.solana.vm;
+        c.chains.solana.commitment = 'confirmed';
+      },
+      'chains.solana.commitment: unknown key for vm: evm; it is a setting of vm: svm (set vm: svm',
+    ],
   ])('refuses %s', (_name, mutate, expected) => {
     const c = multiVmConfig();
     mutate(c);
     const lines = linesOf(c);
-    expect(lines.some((l) => l.startsWith(expected)), `${expected}\nnot in:\n${lines.join('\n')}`).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith(expected)),
+      `${expected}\nnot in:\n${lines.join('\n')}`,
+    ).toBe(true);
   });
 });
 
 describe('svm holdings', () => {
   it.each([
-    ['an EVM token address', USDC_BASE, `assets.SOL[0].currency: "${USDC_BASE}" is an EVM address, not a Solana token mint; write the base58 Solana address (case-sensitive); native SOL is ${SOL_NATIVE}`],
-    ['a lower-cased mint', USDC_SOL.toLowerCase(), `assets.SOL[0].currency: "${USDC_SOL.toLowerCase()}" is not a Solana token mint: expected base58 of 32 bytes (case-sensitive, no 0x)`],
-    ['the EVM native token', '0x0000000000000000000000000000000000000000', 'assets.SOL[0].currency: "0x0000000000000000000000000000000000000000" is an EVM address'],
-    ['a Bitcoin currency', 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8', 'assets.SOL[0].currency: "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8" is a Bitcoin address, not a Solana token mint'],
+    [
+      'an EVM token address',
+      USDC_BASE,
+      `assets.SOL[0].currency: "${USDC_BASE}" is an EVM address, not a Solana token mint; write the base58 Solana address (case-sensitive); native SOL is ${SOL_NATIVE}`,
+    ],
+    [
+      'a lower-cased mint',
+      USDC_SOL.toLowerCase(),
+      `assets.SOL[0].currency: "${USDC_SOL.toLowerCase()}" is not a Solana token mint: expected base58 of 32 bytes (case-sensitive, no 0x)`,
+    ],
+    [
+      'the EVM native token',
+      '0x0000000000000000000000000000000000000000',
+      'assets.SOL[0].currency: "0x0000000000000000000000000000000000000000" is an EVM address',
+    ],
+    [
+      'a Bitcoin currency',
+      'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8',
+      'assets.SOL[0].currency: "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8" is a Bitcoin address, not a Solana token mint',
+    ],
   ])('refuses %s as currency', (_name, currency, expected) => {
     const c = multiVmConfig();
     c.assets.SOL[0].currency = currency;
     const lines = linesOf(c);
-    expect(lines.some((l) => l.startsWith(expected)), `${expected}\nnot in:\n${lines.join('\n')}`).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith(expected)),
+      `${expected}\nnot in:\n${lines.join('\n')}`,
+    ).toBe(true);
   });
 
   it('refuses an EVM wallet on a Solana chain and a Solana wallet on an EVM chain', () => {
@@ -228,6 +350,10 @@ describe('svm secrets', () => {
     const err = loadErrorIn(tmp, c, MULTI_ENV);
     expect(err.message).not.toContain(SOL_KEY);
     expect(err.message).not.toContain(SOL_KEY_BYTES.slice(0, 8).join(','));
-    expect(issueLines(err).map((l) => l.slice(0, l.indexOf(':')))).toEqual(['wallets.sol.address', 'wallets.btc.privateKey', 'wallets.file.keyFile']);
+    expect(issueLines(err).map((l) => l.slice(0, l.indexOf(':')))).toEqual([
+      'wallets.sol.address',
+      'wallets.btc.privateKey',
+      'wallets.file.keyFile',
+    ]);
   });
 });

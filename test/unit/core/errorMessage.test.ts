@@ -8,7 +8,11 @@ import { shortErrorMessage } from '../../../src/core/errorMessage.ts';
 
 describe('shortErrorMessage', () => {
   it('adds the node’s own error text to viem’s short message', () => {
-    const rpc = new RpcRequestError({ body: { method: 'eth_sendRawTransaction' }, error: { code: -32000, message: 'nonce too low' }, url: 'http://127.0.0.1:1/key-in-path' });
+    const rpc = new RpcRequestError({
+      body: { method: 'eth_sendRawTransaction' },
+      error: { code: -32000, message: 'nonce too low' },
+      url: 'http://127.0.0.1:1/key-in-path',
+    });
     const text = shortErrorMessage(new InvalidInputRpcError(rpc));
     expect(text).toContain('nonce too low');
     expect(text).not.toContain('key-in-path');
@@ -20,7 +24,13 @@ describe('shortErrorMessage', () => {
   });
 
   it('cuts URLs out of the node’s words and bounds their length', () => {
-    const text = shortErrorMessage(new HttpRequestError({ url: 'http://x', status: 401, details: `invalid key for https://rpc.example/v2/sk-abc123 ${'x'.repeat(500)}` }));
+    const text = shortErrorMessage(
+      new HttpRequestError({
+        url: 'http://x',
+        status: 401,
+        details: `invalid key for https://rpc.example/v2/sk-abc123 ${'x'.repeat(500)}`,
+      }),
+    );
     expect(text).not.toContain('sk-abc123');
     expect(text).toContain('invalid key for <url>');
     expect(text.length).toBeLessThan(260);

@@ -33,7 +33,11 @@ describe('checkQuote', () => {
   it('ends `quoted` with the quote, the accepted fee decision, the verdict and the floor, all recorded', async () => {
     w = await pipelineWorld(env, 'quoted');
     const stages: CheckStage[] = [];
-    const attempt = await checkQuote(checkDeps(w), { cycleId: w.cycleId, planId: w.planId, planned: w.planned, chainsDoc: w.chainsDoc }, (s) => stages.push(s));
+    const attempt = await checkQuote(
+      checkDeps(w),
+      { cycleId: w.cycleId, planId: w.planId, planned: w.planned, chainsDoc: w.chainsDoc },
+      (s) => stages.push(s),
+    );
     expect(attempt.outcome, attempt.error).toBe('quoted');
     if (attempt.outcome !== 'quoted') return;
     // Narrowed: the fields of a checked quote exist without `!`.

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildQuoteRequest, expectationsFor, guaranteedOutputFloor, minimumAcceptableOutput, scaleDecimals } from '../../../src/cycle/expectations.ts';
+import {
+  buildQuoteRequest,
+  expectationsFor,
+  guaranteedOutputFloor,
+  minimumAcceptableOutput,
+  scaleDecimals,
+} from '../../../src/cycle/expectations.ts';
 import type { PlannedTransfer, TargetBand } from '../../../src/planner/types.ts';
 import { QuoteRequestSchema } from '../../../packages/protocol/src/relay/schemas.ts';
 
@@ -28,7 +34,15 @@ describe('quote expectations', () => {
   it('builds an EXACT_INPUT request with protocol data, our wallets and the slippage', () => {
     const req = buildQuoteRequest(planned(6, 6, 20_000_000_000n), { referrer: 'ballast', slippageBps: 50 });
     expect(QuoteRequestSchema.parse(req)).toEqual(req);
-    expect(req).toMatchObject({ tradeType: 'EXACT_INPUT', includeProtocolData: true, amount: '20000000000', slippageTolerance: '50', referrer: 'ballast', originChainId: 31001, destinationChainId: 31002 });
+    expect(req).toMatchObject({
+      tradeType: 'EXACT_INPUT',
+      includeProtocolData: true,
+      amount: '20000000000',
+      slippageTolerance: '50',
+      referrer: 'ballast',
+      originChainId: 31001,
+      destinationChainId: 31002,
+    });
   });
 
   it('asks for refunds to the origin wallet (refundTo = user), and expects exactly that refund address', () => {
@@ -46,7 +60,7 @@ describe('quote expectations', () => {
     expect(minimumAcceptableOutput(planned(18, 6, 20_000n * 10n ** 18n), { slippageBps: 50, totalFeeBps: 30 })).toBe(19_840_000_000n);
   });
 
-  it("holds a gas top-up to its configured minOut: input and output are different assets", () => {
+  it('holds a gas top-up to its configured minOut: input and output are different assets', () => {
     const topUp = { ...planned(6, 18, 200_000_000n), gasTopUp: { minOut: 5n * 10n ** 16n } };
     expect(guaranteedOutputFloor(topUp, { slippageBps: 50, totalFeeBps: 30 })).toBe(5n * 10n ** 16n);
     // Without it the floor is the input converted (200 units at 18 dp, less 80 bps): far above any native output.

@@ -80,7 +80,9 @@ function deps(relay: { requests?: (id: string) => RequestsResponse; status?: Par
 }
 
 async function counter(labels: { chain: string; outcome: string; reason: string }): Promise<number> {
-  const m = (await metrics.refundsTotal.get()).values.find((v) => v.labels.chain === labels.chain && v.labels.outcome === labels.outcome && v.labels.reason === labels.reason);
+  const m = (await metrics.refundsTotal.get()).values.find(
+    (v) => v.labels.chain === labels.chain && v.labels.outcome === labels.outcome && v.labels.reason === labels.reason,
+  );
   return m?.value ?? 0;
 }
 
@@ -88,7 +90,12 @@ describe('refundFromRequestRecord', () => {
   const row = { requestId: '0xaa', originChainId: ORIGIN_ID, originCurrency: USDC_BASE, status: 'refund' as const };
 
   it('takes the first origin-chain outTx and refundCurrencyData.amount (currency compared case-insensitively on 0x)', () => {
-    expect(refundFromRequestRecord(row, answer('0xaa', refundedData('99500000')), 1)).toEqual({ amount: 99_500_000n, txHash: REFUND_TX, failReason: null, nowMs: 1 });
+    expect(refundFromRequestRecord(row, answer('0xaa', refundedData('99500000')), 1)).toEqual({
+      amount: 99_500_000n,
+      txHash: REFUND_TX,
+      failReason: null,
+      nowMs: 1,
+    });
   });
 
   it('leaves the amount unknown when the refunded currency is on another chain, and reads v2-style `hash`', () => {
@@ -98,7 +105,9 @@ describe('refundFromRequestRecord', () => {
 
   it('says why when the record is missing or its amount is not base units', () => {
     expect(refundFromRequestRecord(row, answer('0xbb', {}), 1)).toBe('GET /requests/v3 has no record for request 0xaa');
-    expect(refundFromRequestRecord(row, answer('0xaa', refundedData('99.5')), 1)).toContain('data.refundCurrencyData.amount: amount must be an unsigned integer string');
+    expect(refundFromRequestRecord(row, answer('0xaa', refundedData('99.5')), 1)).toContain(
+      'data.refundCurrencyData.amount: amount must be an unsigned integer string',
+    );
   });
 });
 
@@ -127,7 +136,9 @@ describe('followRefund', () => {
     expect(await counter({ chain: 'base', outcome: 'not_refunded', reason: 'MANUAL_REFUND_REQUIRED' })).toBe(1);
     const failures = await listUnresolvedFailures(db);
     expect(failures.map((r) => r.id)).toEqual([id]);
-    expect(pausedRoutes(failures)).toEqual([{ asset: 'USDC', originChain: 'base', destinationChain: 'arbitrum', transferIds: [id], reason: 'failure' }]);
+    expect(pausedRoutes(failures)).toEqual([
+      { asset: 'USDC', originChain: 'base', destinationChain: 'arbitrum', transferIds: [id], reason: 'failure' },
+    ]);
     const notes = transferNotes((await getTransfer(db, id))!, undefined);
     expect(notes).toContain('refund NOT paid (refundFailReason MANUAL_REFUND_REQUIRED): the deposit awaits manual recovery');
     expect(await resolveFailure(db, id, 'withdrawn by hand', 20_000)).toEqual([id]);
@@ -143,7 +154,9 @@ describe('followRefund', () => {
     expect((await metrics.refundsTotal.get()).values.reduce((s, v) => s + v.value, 0)).toBe(1);
     expect((await getTransfer(db, a.id))!.refund?.failReason).toBe('SOMETHING_NEW');
     expect((await getTransfer(db, b.id))!.refund?.failReason).toBeNull();
-    expect(transferNotes((await getTransfer(db, a.id))!, undefined)).toContain('not refunded automatically (refundFailReason SOMETHING_NEW)');
+    expect(transferNotes((await getTransfer(db, a.id))!, undefined)).toContain(
+      'not refunded automatically (refundFailReason SOMETHING_NEW)',
+    );
   });
 
   it('falls back to the status endpoint when GET /requests/v3 cannot be read: its refundFailReason, no amount', async () => {
@@ -151,7 +164,12 @@ describe('followRefund', () => {
     const d = deps({ status: { refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' } });
     expect(await followRefund(d, id)).toMatchObject({ kind: 'recorded', refunded: false });
     expect(d.statusReads()).toBe(1);
-    expect((await getTransfer(db, id))!.refund).toEqual({ amount: null, txHash: null, failReason: 'AMOUNT_TOO_LOW_TO_REFUND', checkedAtMs: 10_000 });
+    expect((await getTransfer(db, id))!.refund).toEqual({
+      amount: null,
+      txHash: null,
+      failReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      checkedAtMs: 10_000,
+    });
     // `N/A` from the status endpoint is no reason
     const other = await closed('refund', 6);
     expect(await followRefund(deps({ status: { refundFailReason: 'N/A' } }), other.id)).toMatchObject({ kind: 'recorded', refunded: true });
@@ -159,7 +177,10 @@ describe('followRefund', () => {
 
   it('leaves a success alone', async () => {
     const { id } = await closed('success', 7);
-    expect(await followRefund(deps({ requests: (rid) => answer(rid, refundedData('1')) }), id)).toEqual({ kind: 'skipped', why: 'not refund or failure' });
+    expect(await followRefund(deps({ requests: (rid) => answer(rid, refundedData('1')) }), id)).toEqual({
+      kind: 'skipped',
+      why: 'not refund or failure',
+    });
     expect((await getTransfer(db, id))!.refund).toBeNull();
   });
 });

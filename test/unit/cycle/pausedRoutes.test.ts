@@ -6,7 +6,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Plan, PlannedTransfer } from '../../../src/planner/types.ts';
 import { pausedWallets, withoutPausedRoutes } from '../../../src/cycle/pausedRoutes.ts';
-import { listOpenWalletPauses, recordWalletPause, resolveTransferWalletPauses, resolveWalletPauses, type WalletPauseRow } from '../../../src/store/walletPauses.ts';
+import {
+  listOpenWalletPauses,
+  recordWalletPause,
+  resolveTransferWalletPauses,
+  resolveWalletPauses,
+  type WalletPauseRow,
+} from '../../../src/store/walletPauses.ts';
 import { recordFillScreeningBlock } from '../../../src/executor/screeningBlock.ts';
 import { statusReasons } from '../../../src/executor/statusOwnership.ts';
 import { createTransfer } from '../../../src/store/transfers.ts';
@@ -16,9 +22,18 @@ import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
 
 const HOT = '0xAaAaAaAaAaAaAaAaAaAaAaAaAaAaAaAaAaAaAaAa';
 const COLD = '0x2222222222222222222222222222222222222222';
-const wallets = [{ name: 'hot', address: HOT }, { name: 'cold', address: COLD }];
+const wallets = [
+  { name: 'hot', address: HOT },
+  { name: 'cold', address: COLD },
+];
 
-function transfer(fromChain: string, fromWallet: 'hot' | 'cold', toChain: string, toWallet: 'hot' | 'cold', alternatives: PlannedTransfer['alternatives'] = undefined): PlannedTransfer {
+function transfer(
+  fromChain: string,
+  fromWallet: 'hot' | 'cold',
+  toChain: string,
+  toWallet: 'hot' | 'cold',
+  alternatives: PlannedTransfer['alternatives'] = undefined,
+): PlannedTransfer {
   const addr = (w: string) => (w === 'hot' ? HOT : COLD);
   return {
     asset: 'USDC',
@@ -30,21 +45,38 @@ function transfer(fromChain: string, fromWallet: 'hot' | 'cold', toChain: string
   } as PlannedTransfer; // the fields the pause logic reads; the rest of a planned transfer is not used
 }
 
-const pause = (over: Partial<WalletPauseRow>): WalletPauseRow => ({ id: 1, address: HOT.toLowerCase(), stage: 'quote', code: 'BLOCKED_WALLET_ADDRESS', detail: 'x', transferId: null, createdAtMs: 1, ...over });
+const pause = (over: Partial<WalletPauseRow>): WalletPauseRow => ({
+  id: 1,
+  address: HOT.toLowerCase(),
+  stage: 'quote',
+  code: 'BLOCKED_WALLET_ADDRESS',
+  detail: 'x',
+  transferId: null,
+  createdAtMs: 1,
+  ...over,
+});
 
 describe('withoutPausedRoutes with paused wallets', () => {
   it('drops every transfer sending from or receiving on the paused wallet, keeps the others, and says why', () => {
     const plan: Plan = {
-      transfers: [transfer('alpha', 'hot', 'beta', 'cold'), transfer('gamma', 'cold', 'delta', 'hot'), transfer('alpha', 'cold', 'beta', 'cold')],
+      transfers: [
+        transfer('alpha', 'hot', 'beta', 'cold'),
+        transfer('gamma', 'cold', 'delta', 'hot'),
+        transfer('alpha', 'cold', 'beta', 'cold'),
+      ],
       decisions: [],
     };
     const paused = pausedWallets([pause({})], wallets);
-    expect(paused).toEqual([{ wallet: 'hot', address: HOT.toLowerCase(), stages: ['quote'], codes: ['BLOCKED_WALLET_ADDRESS'], pauseIds: [1], transferIds: [] }]);
+    expect(paused).toEqual([
+      { wallet: 'hot', address: HOT.toLowerCase(), stages: ['quote'], codes: ['BLOCKED_WALLET_ADDRESS'], pauseIds: [1], transferIds: [] },
+    ]);
     const out = withoutPausedRoutes(plan, [], paused);
     expect(out.transfers.map((t) => `${t.from.chain}:${t.from.wallet}→${t.to.chain}:${t.to.wallet}`)).toEqual(['alpha:cold→beta:cold']);
     const details = out.decisions.filter((d) => d.kind === 'route_paused').map((d) => d.detail);
     expect(details).toHaveLength(2);
-    expect(details[0]).toContain('wallet hot is paused by Relay address screening, a quote was refused by screening (BLOCKED_WALLET_ADDRESS)');
+    expect(details[0]).toContain(
+      'wallet hot is paused by Relay address screening, a quote was refused by screening (BLOCKED_WALLET_ADDRESS)',
+    );
     expect(details[0]).toContain('ballast resume --wallet hot');
   });
 
@@ -56,7 +88,9 @@ describe('withoutPausedRoutes with paused wallets', () => {
     expect(out.transfers).toHaveLength(1);
     expect(out.transfers[0]!.alternatives).toEqual([]);
     const blocked = withoutPausedRoutes({ transfers: [transfer('alpha', 'hot', 'beta', 'cold')], decisions: [] }, [], paused);
-    expect(blocked.decisions[0]!.detail).toContain('a fill was blocked (BLOCKED_WALLET; transfer(s) 7): the deposit is in Relay compliance review');
+    expect(blocked.decisions[0]!.detail).toContain(
+      'a fill was blocked (BLOCKED_WALLET; transfer(s) 7): the deposit is in Relay compliance review',
+    );
   });
 
   it('changes nothing without paused wallets', () => {
@@ -85,7 +119,9 @@ describe('wallet pauses in the store', () => {
       [HOT.toLowerCase(), 'fill', 'BLOCKED_WALLET', id],
       [COLD, 'fill', 'BLOCKED_WALLET', id],
     ]);
-    expect(statusReasons({ failReason: 'BLOCKED_WALLET' } as Parameters<typeof statusReasons>[0])).toContain('held for Relay compliance review');
+    expect(statusReasons({ failReason: 'BLOCKED_WALLET' } as Parameters<typeof statusReasons>[0])).toContain(
+      'held for Relay compliance review',
+    );
     expect(await resolveTransferWalletPauses(db, id, 'settled with support', 2_000)).toHaveLength(2);
     expect(await listOpenWalletPauses(db)).toEqual([]);
   });

@@ -59,7 +59,11 @@ export function oneNeed(faults: Partial<Schedule> = {}): Schedule {
  * @param opts.config the config to use instead of the model's (e.g. with a kill switch)
  * @param opts.schedule the world's schedule (default {@link oneNeed})
  */
-export async function pipelineWorld(env: ModelEnv, name: string, opts: { config?: LoadedConfig; schedule?: Schedule } = {}): Promise<PipelineWorld> {
+export async function pipelineWorld(
+  env: ModelEnv,
+  name: string,
+  opts: { config?: LoadedConfig; schedule?: Schedule } = {},
+): Promise<PipelineWorld> {
   const world = new World(opts.schedule ?? oneNeed());
   const file = path.join(env.root, `${name}.db`);
   writeFileSync(file, env.migratedStore);
@@ -90,7 +94,13 @@ export async function pipelineWorld(env: ModelEnv, name: string, opts: { config?
   const chainsDoc = (await relay.getChains()).chains;
   const { targets } = await resolveTargets(deps, chainsDoc);
   const band = (chain: string) => targets.find((t) => t.asset === 'USDC' && t.chain === chain)!; // the model config has both
-  const planned: PlannedTransfer = { asset: 'USDC', from: band('alpha'), to: band('beta'), amountIn: 20_000n * UNIT, reason: 'beta below min (test)' };
+  const planned: PlannedTransfer = {
+    asset: 'USDC',
+    from: band('alpha'),
+    to: band('beta'),
+    amountIn: 20_000n * UNIT,
+    reason: 'beta below min (test)',
+  };
   const cycleId = await startCycle(db, { mode: 'once', startedAtMs: world.nowMs });
   const [planId] = await recordPlannedTransfers(db, cycleId, [
     { asset: 'USDC', originChain: 'alpha', destinationChain: 'beta', amountIn: planned.amountIn, reason: planned.reason },

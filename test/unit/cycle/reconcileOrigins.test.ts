@@ -37,7 +37,13 @@ async function executeUntil(p: PipelineWorld, point: CrashPoint, hit: number) {
   armCrashPoints((at, n) => {
     if (at === point && n === hit) throw new Died(`died at ${at}#${n}`);
   });
-  const attempt = await processTransfer(p.deps, { cycleId: p.cycleId, planId: p.planId, planned: p.planned, chainsDoc: p.chainsDoc, mode: 'execute' });
+  const attempt = await processTransfer(p.deps, {
+    cycleId: p.cycleId,
+    planId: p.planId,
+    planned: p.planned,
+    chainsDoc: p.chainsDoc,
+    mode: 'execute',
+  });
   armCrashPoints(null);
   return attempt;
 }

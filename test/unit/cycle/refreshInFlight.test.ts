@@ -52,7 +52,9 @@ describe('refreshInFlight', () => {
   });
 
   it('leaves a deposited transfer the solver has not acted on in flight', async () => {
-    w = await pipelineWorld(env, 'refresh-unfilled', { schedule: oneNeed({ fills: [{ outcome: 'never', payMinimum: false, delayMs: 0, indexDelayMs: 0 }] }) });
+    w = await pipelineWorld(env, 'refresh-unfilled', {
+      schedule: oneNeed({ fills: [{ outcome: 'never', payMinimum: false, delayMs: 0, indexDelayMs: 0 }] }),
+    });
     const id = await depositedTransfer(w);
     w.world.advance(10 * 60_000);
     const refreshed = await refreshInFlight(refreshDeps(w));

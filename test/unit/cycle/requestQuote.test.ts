@@ -17,7 +17,10 @@ import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
 import { startTestServer, type TestServer } from '../relay/testServer.ts';
 import { tempDb, type TempDb } from '../store/helpers.ts';
 
-const TOO_LARGE = { status: 400, body: { message: 'Solana transaction size 1301 bytes exceeds 1232 by 69 bytes', errorCode: 'SOLANA_TX_TOO_LARGE' } };
+const TOO_LARGE = {
+  status: 400,
+  body: { message: 'Solana transaction size 1301 bytes exceeds 1232 by 69 bytes', errorCode: 'SOLANA_TX_TOO_LARGE' },
+};
 const REQUEST: QuoteRequest = {
   user: '27q8k7t3VAdZgeG679xpgmm9WD4g3EgVfNQaVgfGocPL',
   recipient: '0x03508bb71268bba25ecacc8f620e01866650532c',
@@ -40,7 +43,9 @@ beforeEach(async () => {
   tmp = tempDb();
   db = tmp.open();
   const cycleId = await startCycle(db, { mode: 'once', startedAtMs: 1_000 });
-  const [planId] = await recordPlannedTransfers(db, cycleId, [{ asset: 'SOL', originChain: 'solana', destinationChain: 'base', amountIn: 1_000_000_000n, reason: 'test' }]);
+  const [planId] = await recordPlannedTransfers(db, cycleId, [
+    { asset: 'SOL', originChain: 'solana', destinationChain: 'base', amountIn: 1_000_000_000n, reason: 'test' },
+  ]);
   ids = { cycleId, planId: planId! };
 });
 afterEach(async () => {
@@ -93,7 +98,10 @@ describe('requestQuote', () => {
   });
 
   it('records INSUFFICIENT_FUNDS once and does not ask again', async () => {
-    server.on('/quote/v2', { status: 400, body: { message: 'user balance does not exceed the quoted amount', errorCode: 'INSUFFICIENT_FUNDS' } });
+    server.on('/quote/v2', {
+      status: 400,
+      body: { message: 'user balance does not exceed the quoted amount', errorCode: 'INSUFFICIENT_FUNDS' },
+    });
     const out = await requestQuote(ctx(), REQUEST, ids);
     expect(out.ok).toBe(false);
     if (out.ok) return;

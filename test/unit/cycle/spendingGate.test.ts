@@ -46,22 +46,51 @@ describe('spendingVerdict: the daily notional adds chains of different decimals 
     const cycleId = await startCycle(db, { mode: 'once', startedAtMs: 1_000 });
     // 100 USDC sent from base (6 decimals) and 50 from bsc (18 decimals) in the last 24 h.
     await createTransfer(db, await newTransfer(db, { cycleId, amountIn: 100_000_000n, nowMs: NOW_MS - 1_000 }));
-    await createTransfer(db, await newTransfer(db, { cycleId, originChain: 'bsc', amountIn: 50n * 10n ** 18n, requestId: `0x${'01'.repeat(32)}`, orderId: `0x${'02'.repeat(32)}`, nowMs: NOW_MS - 1_000 }));
+    await createTransfer(
+      db,
+      await newTransfer(db, {
+        cycleId,
+        originChain: 'bsc',
+        amountIn: 50n * 10n ** 18n,
+        requestId: `0x${'01'.repeat(32)}`,
+        orderId: `0x${'02'.repeat(32)}`,
+        nowMs: NOW_MS - 1_000,
+      }),
+    );
   });
   const decimalsOf = (_asset: string, chain: string) => ({ base: 6, bsc: 18 })[chain];
 
   it('passes exactly at the cap: 100 + 50 + 25 = 175', async () => {
-    const verdict = await spendingVerdict(ctxWith({ dailyNotional: { USDC: '175' } }), { planned: planned(25_000_000n, 6), amountUsd: '25', feesUsd: '0.1', decimalsOf });
+    const verdict = await spendingVerdict(ctxWith({ dailyNotional: { USDC: '175' } }), {
+      planned: planned(25_000_000n, 6),
+      amountUsd: '25',
+      feesUsd: '0.1',
+      decimalsOf,
+    });
     expect(verdict).toEqual({ ok: true });
   });
 
   it('refuses one base unit above, with whole units in the detail', async () => {
-    const verdict = await spendingVerdict(ctxWith({ dailyNotional: { USDC: '175' } }), { planned: planned(25_000_001n, 6), amountUsd: '25', feesUsd: '0.1', decimalsOf });
-    expect(verdict).toEqual({ ok: false, reason: 'daily_notional', detail: 'policy.limits.dailyNotional.USDC 175 USDC: 150 used in 24 h + 25.000001 for this transfer' });
+    const verdict = await spendingVerdict(ctxWith({ dailyNotional: { USDC: '175' } }), {
+      planned: planned(25_000_001n, 6),
+      amountUsd: '25',
+      feesUsd: '0.1',
+      decimalsOf,
+    });
+    expect(verdict).toEqual({
+      ok: false,
+      reason: 'daily_notional',
+      detail: 'policy.limits.dailyNotional.USDC 175 USDC: 150 used in 24 h + 25.000001 for this transfer',
+    });
   });
 
   it('fails closed when a chain in the window has unknown decimals', async () => {
-    const verdict = await spendingVerdict(ctxWith({ dailyNotional: { USDC: '1000' } }), { planned: planned(1n, 6), amountUsd: '1', feesUsd: '0', decimalsOf: () => undefined });
+    const verdict = await spendingVerdict(ctxWith({ dailyNotional: { USDC: '1000' } }), {
+      planned: planned(1n, 6),
+      amountUsd: '1',
+      feesUsd: '0',
+      decimalsOf: () => undefined,
+    });
     expect(verdict.ok).toBe(false);
     expect(!verdict.ok && verdict.detail).toContain('sent from chain bsc in 24 h and its decimals are unknown');
   });

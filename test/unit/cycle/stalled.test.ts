@@ -11,7 +11,14 @@ import type { ChainAdapter } from '../../../src/chains/adapter.ts';
 import type { CycleContext } from '../../../src/cycle/context.ts';
 import type { RequestsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import { createTransfer, getTransfer, markTxConfirmed, markTxSent, transitionTransfer, type TransferRow } from '../../../src/store/transfers.ts';
+import {
+  createTransfer,
+  getTransfer,
+  markTxConfirmed,
+  markTxSent,
+  transitionTransfer,
+  type TransferRow,
+} from '../../../src/store/transfers.ts';
 import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
 
 const DEPOSIT = `0x${'22'.repeat(32)}`;
@@ -89,7 +96,11 @@ describe('isStalledByBlocks (Bitcoin: docs/relay-contract.md "Limits")', () => {
     const b = await deposited(100 * MIN, `0x${'cd'.repeat(32)}`);
     let headReads = 0;
     // The pass asks the origin chain only for its head and its block policy.
-    const chain = { name: 'base', head: async () => (headReads++, 14n), capabilities: { stallPolicy: { stalledAfterBlocks: (amount: bigint) => (amount >= 10n ** 30n ? 6 : 3) } } } as unknown as ChainAdapter;
+    const chain = {
+      name: 'base',
+      head: async () => (headReads++, 14n),
+      capabilities: { stallPolicy: { stalledAfterBlocks: (amount: bigint) => (amount >= 10n ** 30n ? 6 : 3) } },
+    } as unknown as ChainAdapter;
     const rowA = (await getTransfer(db, a))!;
     const { ctx } = context(100 * MIN + 60_000, { getRequests: async () => ({ requests: [] }) }, new Map([[rowA.originChain, chain]]));
     const count = await handleStalled(ctx, [(await getTransfer(db, a))!, (await getTransfer(db, b))!]);
@@ -102,7 +113,11 @@ describe('isStalledByBlocks (Bitcoin: docs/relay-contract.md "Limits")', () => {
 
 describe('requestIdForDeposit', () => {
   it('finds the record naming the hash (any case) and skips records of other shapes', () => {
-    const records = [{ id: 'r0', status: 'x', data: { inTxs: 'nope' } }, record('r1', `0x${'33'.repeat(32)}`), record('r2', DEPOSIT.toUpperCase().replace('0X', '0x'))];
+    const records = [
+      { id: 'r0', status: 'x', data: { inTxs: 'nope' } },
+      record('r1', `0x${'33'.repeat(32)}`),
+      record('r2', DEPOSIT.toUpperCase().replace('0X', '0x')),
+    ];
     expect(requestIdForDeposit(records, DEPOSIT)).toBe('r2');
     expect(requestIdForDeposit(records.slice(0, 2), DEPOSIT)).toBeUndefined();
   });
@@ -134,7 +149,9 @@ describe('handleStalled', () => {
 
   it('announces the deposit again when no request names it, every pass, and flags it only once', async () => {
     const id = await deposited(100 * MIN);
-    const { ctx, calls } = context(140 * MIN, { getRequests: async () => ({ requests: [record('0xsomething-else', `0x${'44'.repeat(32)}`)] }) });
+    const { ctx, calls } = context(140 * MIN, {
+      getRequests: async () => ({ requests: [record('0xsomething-else', `0x${'44'.repeat(32)}`)] }),
+    });
     await handleStalled(ctx, [(await getTransfer(db, id))!]);
     await handleStalled(ctx, [(await getTransfer(db, id))!]);
     expect(calls.filter((c) => c.startsWith('index'))).toEqual([`index 8453 ${DEPOSIT}`, `index 8453 ${DEPOSIT}`]);

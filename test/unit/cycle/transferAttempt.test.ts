@@ -5,7 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import type { PlannedTransfer, TargetBand } from '../../../src/planner/types.ts';
 import { buildQuoteRequest } from '../../../src/cycle/expectations.ts';
-import { executedAttempt, haltedAttempt, heldAttempt, outcomeClass, type AttemptOutcome, type QuotedAttempt } from '../../../src/cycle/transferAttempt.ts';
+import {
+  executedAttempt,
+  haltedAttempt,
+  heldAttempt,
+  outcomeClass,
+  type AttemptOutcome,
+  type QuotedAttempt,
+} from '../../../src/cycle/transferAttempt.ts';
 import { offlineQuote } from '../../fixtures/offlineQuote.ts';
 
 const end = (chain: string): TargetBand => ({
@@ -23,7 +30,12 @@ const end = (chain: string): TargetBand => ({
 const planned: PlannedTransfer = { asset: 'USDC', from: end('alpha'), to: end('beta'), amountIn: 1_000_000n, reason: 'test' };
 
 function quoted(): QuotedAttempt {
-  const breakdown = { inputUsdMicros: 1_000_000n, components: { execution: 10n, swap: 0n, platform: 0n, app: 0n }, sponsoredMicros: 0n, totalMicros: 10n };
+  const breakdown = {
+    inputUsdMicros: 1_000_000n,
+    components: { execution: 10n, swap: 0n, platform: 0n, app: 0n },
+    sponsoredMicros: 0n,
+    totalMicros: 10n,
+  };
   return {
     planned,
     planId: 7,
@@ -55,24 +67,48 @@ describe('executedAttempt', () => {
   });
 
   it('keeps the execution error when there is one', () => {
-    expect(executedAttempt(quoted(), { transferId: 1, status: 'deposited', originTxHashes: [], error: 'outcome unknown' }).error).toBe('outcome unknown');
+    expect(executedAttempt(quoted(), { transferId: 1, status: 'deposited', originTxHashes: [], error: 'outcome unknown' }).error).toBe(
+      'outcome unknown',
+    );
   });
 });
 
 describe('heldAttempt and haltedAttempt', () => {
   it('a held attempt keeps its quote, fee and verdict and says why', () => {
     const a = heldAttempt(quoted(), 'skipped_limit', 'daily_notional: over');
-    expect([a.outcome, a.error, a.quoteId, a.fee.accepted, a.minOutRequired]).toEqual(['skipped_limit', 'daily_notional: over', 3, true, 990_000n]);
+    expect([a.outcome, a.error, a.quoteId, a.fee.accepted, a.minOutRequired]).toEqual([
+      'skipped_limit',
+      'daily_notional: over',
+      3,
+      true,
+      990_000n,
+    ]);
   });
 
   it('a halted attempt has no request or quote', () => {
-    expect(haltedAttempt(planned, 7, 'policy.limits.killSwitch is true')).toEqual({ planned, planId: 7, outcome: 'skipped_limit', error: 'policy.limits.killSwitch is true' });
+    expect(haltedAttempt(planned, 7, 'policy.limits.killSwitch is true')).toEqual({
+      planned,
+      planId: 7,
+      outcome: 'skipped_limit',
+      error: 'policy.limits.killSwitch is true',
+    });
   });
 });
 
 describe('outcomeClass', () => {
   it('counts failures as error, deliberate refusals as refused, the rest as ok', () => {
-    const all: AttemptOutcome[] = ['quoted', 'success', 'in_flight', 'skipped_fee', 'skipped_limit', 'refused_verification', 'quote_error', 'origin_failed', 'failure', 'refund'];
+    const all: AttemptOutcome[] = [
+      'quoted',
+      'success',
+      'in_flight',
+      'skipped_fee',
+      'skipped_limit',
+      'refused_verification',
+      'quote_error',
+      'origin_failed',
+      'failure',
+      'refund',
+    ];
     expect(Object.fromEntries(all.map((o) => [o, outcomeClass(o)]))).toEqual({
       quoted: 'ok',
       success: 'ok',

@@ -29,7 +29,9 @@ interface RuleTest {
   alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[];
 }
 
-const alerts = (parse(readFileSync(path.join(DIR, 'alerts.yml'), 'utf8')) as { groups: { rules: AlertRule[] }[] }).groups.flatMap((g) => g.rules);
+const alerts = (parse(readFileSync(path.join(DIR, 'alerts.yml'), 'utf8')) as { groups: { rules: AlertRule[] }[] }).groups.flatMap(
+  (g) => g.rules,
+);
 
 function promtool(...args: string[]): string {
   return execFileSync('promtool', args, { encoding: 'utf8', cwd: ROOT });
@@ -68,21 +70,33 @@ describe('deploy/prometheus/alerts.yml', () => {
         'BallastRelayEndpointSunset',
       ]),
     );
-    const tests = (parse(readFileSync(path.join(DIR, 'alerts.test.yml'), 'utf8')) as { tests: RuleTest[] }).tests.flatMap((t) => t.alert_rule_test ?? []);
+    const tests = (parse(readFileSync(path.join(DIR, 'alerts.test.yml'), 'utf8')) as { tests: RuleTest[] }).tests.flatMap(
+      (t) => t.alert_rule_test ?? [],
+    );
     for (const a of alerts) {
       expect(['critical', 'warning', 'info'], a.alert).toContain(a.labels?.severity);
       expect(a.annotations?.summary, a.alert).toBeTruthy();
       expect(a.annotations?.description, a.alert).toBeTruthy();
       expect(a.for, a.alert).toMatch(/^[0-9]+[smh]$/);
       const mine = tests.filter((t) => t.alertname === a.alert);
-      expect(mine.some((t) => (t.exp_alerts ?? []).length > 0), `${a.alert} seen firing`).toBe(true);
-      expect(mine.some((t) => (t.exp_alerts ?? []).length === 0), `${a.alert} seen quiet`).toBe(true);
+      expect(
+        mine.some((t) => (t.exp_alerts ?? []).length > 0),
+        `${a.alert} seen firing`,
+      ).toBe(true);
+      expect(
+        mine.some((t) => (t.exp_alerts ?? []).length === 0),
+        `${a.alert} seen quiet`,
+      ).toBe(true);
     }
   });
 
   it('names only metrics that the Ballast registry defines (or Prometheus itself: up)', async () => {
     const known = new Set([...(await registryMetricNames(createMetrics().registry)), 'up']);
-    const unknown = alerts.flatMap((a) => promqlMetricNames(a.expr).filter((n) => !known.has(n)).map((n) => `${a.alert}: ${n}`));
+    const unknown = alerts.flatMap((a) =>
+      promqlMetricNames(a.expr)
+        .filter((n) => !known.has(n))
+        .map((n) => `${a.alert}: ${n}`),
+    );
     expect(unknown).toEqual([]);
   });
 });

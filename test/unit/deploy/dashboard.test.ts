@@ -50,7 +50,11 @@ describe('ballast-dashboard.json', () => {
 
   it('names only metrics that the Ballast registry defines (or Prometheus itself: up)', async () => {
     const known = new Set([...(await registryMetricNames(createMetrics().registry)), 'up']);
-    const unknown = queries.flatMap((q) => promqlMetricNames(q.expr).filter((n) => !known.has(n)).map((n) => `${q.panelTitle}: ${n}`));
+    const unknown = queries.flatMap((q) =>
+      promqlMetricNames(q.expr)
+        .filter((n) => !known.has(n))
+        .map((n) => `${q.panelTitle}: ${n}`),
+    );
     expect(unknown).toEqual([]);
   });
 
@@ -126,6 +130,8 @@ describe('Grafana provisioning', () => {
     expect(ds.datasources).toEqual([expect.objectContaining({ type: 'prometheus', url: 'http://prometheus:9090', isDefault: true })]);
     const dash = parse(readFileSync(path.join(ROOT, 'deploy/grafana/provisioning/dashboards/ballast.yml'), 'utf8'));
     expect(dash.apiVersion).toBe(1);
-    expect(dash.providers).toEqual([expect.objectContaining({ type: 'file', options: expect.objectContaining({ path: '/var/lib/grafana/dashboards' }) })]);
+    expect(dash.providers).toEqual([
+      expect.objectContaining({ type: 'file', options: expect.objectContaining({ path: '/var/lib/grafana/dashboards' }) }),
+    ]);
   });
 });

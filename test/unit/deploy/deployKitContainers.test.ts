@@ -47,7 +47,9 @@ describe('the container config', () => {
 describe('every YAML file in deploy/', () => {
   const yamls = filesUnder('deploy').filter((f) => /\.ya?ml$/.test(f));
   it('parses', () => {
-    expect(yamls).toEqual(expect.arrayContaining(['deploy/docker-compose.yml', 'deploy/k8s/deployment.yaml', 'deploy/container/ballast.yaml']));
+    expect(yamls).toEqual(
+      expect.arrayContaining(['deploy/docker-compose.yml', 'deploy/k8s/deployment.yaml', 'deploy/container/ballast.yaml']),
+    );
     for (const file of yamls) {
       const docs = parseAllDocuments(readRepo(file));
       const list = Array.isArray(docs) ? docs : [docs];
@@ -66,7 +68,13 @@ describe('deploy/Dockerfile and .dockerignore', () => {
   it('has a build stage and a runtime stage on node:20-bookworm-slim', () => {
     expect(stages).toEqual(['build', 'runtime']);
     expect(steps.find((s) => s.op === 'ARG')?.args).toBe('NODE_IMAGE=node:20-bookworm-slim');
-    expect(inStage('build', 'RUN').map((s) => s.args).join('\n')).toMatch(/python3 make g\+\+[\s\S]*npm ci[\s\S]*npm run build[\s\S]*npm ci --omit=dev --workspace=@ballast\/protocol --include-workspace-root/);
+    expect(
+      inStage('build', 'RUN')
+        .map((s) => s.args)
+        .join('\n'),
+    ).toMatch(
+      /python3 make g\+\+[\s\S]*npm ci[\s\S]*npm run build[\s\S]*npm ci --omit=dev --workspace=@ballast\/protocol --include-workspace-root/,
+    );
   });
 
   it('copies only sources that exist in the context and that .dockerignore lets through', () => {
@@ -82,7 +90,14 @@ describe('deploy/Dockerfile and .dockerignore', () => {
       }
     }
     // What stays out: local state, secrets, dependencies, the tests.
-    for (const f of ['ballast.db', 'deploy/secrets/treasury-evm.key', 'deploy/.env', 'node_modules/pino/package.json', 'test/unit/deploy/deployKitFiles.ts', 'dist/cli/main.js']) {
+    for (const f of [
+      'ballast.db',
+      'deploy/secrets/treasury-evm.key',
+      'deploy/.env',
+      'node_modules/pino/package.json',
+      'test/unit/deploy/deployKitFiles.ts',
+      'dist/cli/main.js',
+    ]) {
       expect(dockerIgnored(rules, f), f).toBe(true);
     }
   });
@@ -95,7 +110,9 @@ describe('deploy/Dockerfile and .dockerignore', () => {
     const produced = new Set(['node_modules', buildTsconfig.compilerOptions.outDir, 'packages/protocol/dist', 'build-info.json']);
     for (const step of inStage('build', 'COPY')) for (const s of copyParts(step.args).sources) produced.add(s.replace(/\/$/, ''));
     const runtimeCopies = inStage(runtime, 'COPY').filter((s) => copyParts(s.args).from === 'build');
-    const copied = runtimeCopies.flatMap((s) => copyParts(s.args).sources.map((src) => path.relative('/opt/ballast', src.replace(/\/$/, ''))));
+    const copied = runtimeCopies.flatMap((s) =>
+      copyParts(s.args).sources.map((src) => path.relative('/opt/ballast', src.replace(/\/$/, ''))),
+    );
     for (const c of copied) expect(produced.has(c), `${c} comes from the build stage`).toBe(true);
     // ENTRYPOINT: node + the package bin; the bin runs dist/cli/main.js once build-info.json marks the build complete.
     const entry = JSON.parse(inStage(runtime, 'ENTRYPOINT')[0]!.args) as string[];
@@ -165,7 +182,10 @@ describe('deploy/docker-compose.yml', () => {
   });
 
   it('points Prometheus at the daemon and the Pushgateway, and Grafana at Prometheus', () => {
-    const prom = parse(readRepo('deploy/prometheus/prometheus.yml')) as { scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[]; rule_files?: string[] };
+    const prom = parse(readRepo('deploy/prometheus/prometheus.yml')) as {
+      scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+      rule_files?: string[];
+    };
     const targets = prom.scrape_configs.flatMap((j) => j.static_configs.flatMap((s) => s.targets));
     expect(targets).toContain(`ballast:${container.metrics.port}`);
     expect(targets).toContain('pushgateway:9091');
@@ -175,7 +195,9 @@ describe('deploy/docker-compose.yml', () => {
     }
     const ds = parse(readRepo('deploy/grafana/provisioning/datasources/prometheus.yml')) as { datasources: { url: string }[] };
     expect(ds.datasources[0]?.url).toBe('http://prometheus:9090');
-    const dashboards = parse(readRepo('deploy/grafana/provisioning/dashboards/ballast.yml')) as { providers: { options: { path: string } }[] };
+    const dashboards = parse(readRepo('deploy/grafana/provisioning/dashboards/ballast.yml')) as {
+      providers: { options: { path: string } }[];
+    };
     const dashboardMount = compose.services.grafana!.volumes!.find((v) => v.startsWith('./grafana/ballast-dashboard.json:'))!;
     expect(path.dirname(dashboardMount.split(':')[1]!)).toBe(dashboards.providers[0]?.options.path);
   });
@@ -186,7 +208,10 @@ type K8s = { kind: string; metadata: { name: string; labels?: Record<string, str
 
 describe('deploy/k8s', () => {
   const files = readdirSync(path.join(ROOT, 'deploy/k8s')).filter((f) => f.endsWith('.yaml'));
-  const objects: K8s[] = files.flatMap((f) => parseAllDocuments(readRepo(`deploy/k8s/${f}`)) as unknown as { toJS(): K8s }[]).map((d) => d.toJS()).filter((o) => o?.kind);
+  const objects: K8s[] = files
+    .flatMap((f) => parseAllDocuments(readRepo(`deploy/k8s/${f}`)) as unknown as { toJS(): K8s }[])
+    .map((d) => d.toJS())
+    .filter((o) => o?.kind);
   const byKind = (kind: string) => objects.filter((o) => o.kind === kind);
   const deployment = byKind('Deployment')[0]!;
   const cronJob = byKind('CronJob')[0]!;
@@ -202,7 +227,7 @@ describe('deploy/k8s', () => {
     expect(byKind('ServiceMonitor')).toHaveLength(1);
   });
 
-  it('keeps the ConfigMap\'s config identical to deploy/container/ballast.yaml', () => {
+  it("keeps the ConfigMap's config identical to deploy/container/ballast.yaml", () => {
     expect(configMap.data?.['ballast.yaml']).toBe(containerText);
   });
 
@@ -220,7 +245,11 @@ describe('deploy/k8s', () => {
       const spec = pod();
       expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, fsGroup: 10001 });
       const c = spec.containers[0];
-      expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(c.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
       const volumes = Object.fromEntries(spec.volumes.map((v: { name: string }) => [v.name, v]));
       const mountOf = (p: string) => c.volumeMounts.find((m: { mountPath: string }) => m.mountPath === p);
       // Config: the ConfigMap's key at the path --config names.

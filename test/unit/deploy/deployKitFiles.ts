@@ -146,7 +146,11 @@ export function loadKitConfig(rel: string, overrides: Record<string, string> = {
     const env: Record<string, string> = { CREDENTIALS_DIRECTORY: creds };
     for (const [, name] of text.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)) {
       if (name === 'CREDENTIALS_DIRECTORY') continue;
-      env[name!] = name!.endsWith('_RPC') ? `https://${name!.toLowerCase()}.example/rpc` : name!.endsWith('_ADDRESS') ? TEST_ADDRESS : 'kit-test-value-123';
+      env[name!] = name!.endsWith('_RPC')
+        ? `https://${name!.toLowerCase()}.example/rpc`
+        : name!.endsWith('_ADDRESS')
+          ? TEST_ADDRESS
+          : 'kit-test-value-123';
     }
     return loadConfig(path.join(ROOT, rel), { ...env, ...overrides });
   } finally {
@@ -179,7 +183,10 @@ export function composeMountProblems(compose: ComposeMounts): string[] {
     }
   }
   const gitIgnored = (rel: string) => spawnSync('git', ['check-ignore', '-q', rel], { cwd: ROOT }).status === 0;
-  const supplied = [...Object.values(compose.services).flatMap((s) => s.env_file ?? []), ...Object.values(compose.secrets ?? {}).map((s) => s.file)];
+  const supplied = [
+    ...Object.values(compose.services).flatMap((s) => s.env_file ?? []),
+    ...Object.values(compose.secrets ?? {}).map((s) => s.file),
+  ];
   for (const f of new Set(supplied)) {
     const rel = path.relative(ROOT, path.join(deployDir, f));
     if (!existsSync(path.join(ROOT, rel)) && !gitIgnored(rel)) problems.push(`${rel} neither exists nor is git-ignored`);

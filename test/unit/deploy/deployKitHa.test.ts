@@ -35,7 +35,9 @@ describe('every YAML file of the HA variant', () => {
       .map((f) => `deploy/k8s/ha/${f}`),
   ];
   it('parses', () => {
-    expect(files).toEqual(expect.arrayContaining(['deploy/k8s/ha/kustomization.yaml', 'deploy/k8s/ha/deployment.yaml', 'deploy/k8s/ha/pdb.yaml']));
+    expect(files).toEqual(
+      expect.arrayContaining(['deploy/k8s/ha/kustomization.yaml', 'deploy/k8s/ha/deployment.yaml', 'deploy/k8s/ha/pdb.yaml']),
+    );
     for (const file of files) {
       const docs = parseAllDocuments(readRepo(file));
       for (const doc of Array.isArray(docs) ? docs : [docs]) expect(doc.errors.map((e) => `${file}: ${e.message}`)).toEqual([]);
@@ -76,7 +78,13 @@ describe('deploy/container/ballast-ha.yaml', () => {
 });
 
 /** A Kubernetes object, loosely typed. */
-type K8s = { kind: string; metadata: { name: string; labels?: Record<string, string> }; spec?: any; data?: Record<string, string>; resources?: string[] }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type K8s = {
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+  resources?: string[];
+}; // eslint-disable-line @typescript-eslint/no-explicit-any
 type EnvVar = { name: string; value?: string; valueFrom?: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const k8sDir = (dir: string): K8s[] =>
@@ -102,16 +110,22 @@ describe('deploy/k8s/ha', () => {
       expect(existsSync(path.join(ROOT, 'deploy/k8s/ha', r)), r).toBe(true);
       expect(r.startsWith('..'), `${r}: kustomize refuses files outside the kustomization root`).toBe(false);
     }
-    expect([...kustomization.resources!].sort()).toEqual(['configmap.yaml', 'deployment.yaml', 'pdb.yaml', 'service.yaml', 'servicemonitor.yaml']);
+    expect([...kustomization.resources!].sort()).toEqual([
+      'configmap.yaml',
+      'deployment.yaml',
+      'pdb.yaml',
+      'service.yaml',
+      'servicemonitor.yaml',
+    ]);
     expect(byKind('PersistentVolumeClaim')).toEqual([]);
     expect(byKind('Secret')).toEqual([]);
   });
 
-  it('reuses the single kit\'s Service and ServiceMonitor verbatim', () => {
+  it("reuses the single kit's Service and ServiceMonitor verbatim", () => {
     for (const f of ['service.yaml', 'servicemonitor.yaml']) expect(readRepo(`deploy/k8s/ha/${f}`), f).toBe(readRepo(`deploy/k8s/${f}`));
   });
 
-  it('keeps the ConfigMap\'s config identical to deploy/container/ballast-ha.yaml', () => {
+  it("keeps the ConfigMap's config identical to deploy/container/ballast-ha.yaml", () => {
     expect(configMap.data?.['ballast.yaml']).toBe(haText);
     expect(configMap.metadata.name).not.toBe(byKind('ConfigMap', singleObjects)[0]!.metadata.name);
   });
@@ -126,7 +140,7 @@ describe('deploy/k8s/ha', () => {
     for (const [k, v] of Object.entries(spread.labelSelector.matchLabels)) expect(podLabels[k]).toBe(v);
   });
 
-  it('has no store volume: no PVC, nothing mounted at the single kit\'s store directory', () => {
+  it("has no store volume: no PVC, nothing mounted at the single kit's store directory", () => {
     expect(pod.volumes.filter((v: { persistentVolumeClaim?: unknown }) => v.persistentVolumeClaim)).toEqual([]);
     expect(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath)).not.toContain(path.dirname(single.store));
   });
@@ -153,11 +167,13 @@ describe('deploy/k8s/ha', () => {
     expect(mountOf(env('CREDENTIALS_DIRECTORY')!.value!)).toMatchObject({ name: 'keys', readOnly: true });
   });
 
-  it('keeps the single Deployment\'s probes, ports, security context, resources and grace period', () => {
+  it("keeps the single Deployment's probes, ports, security context, resources and grace period", () => {
     const sPod = singleDeployment.spec.template.spec;
     const sc = sPod.containers[0];
-    for (const key of ['image', 'ports', 'livenessProbe', 'readinessProbe', 'resources', 'securityContext'] as const) expect(c[key], key).toEqual(sc[key]);
-    for (const key of ['securityContext', 'terminationGracePeriodSeconds', 'automountServiceAccountToken'] as const) expect(pod[key], key).toEqual(sPod[key]);
+    for (const key of ['image', 'ports', 'livenessProbe', 'readinessProbe', 'resources', 'securityContext'] as const)
+      expect(c[key], key).toEqual(sc[key]);
+    for (const key of ['securityContext', 'terminationGracePeriodSeconds', 'automountServiceAccountToken'] as const)
+      expect(pod[key], key).toEqual(sPod[key]);
     expect(deployment.spec.template.metadata.labels).toEqual(singleDeployment.spec.template.metadata.labels);
   });
 
@@ -171,7 +187,7 @@ describe('deploy/k8s/ha', () => {
     expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
   });
 
-  it('has a PodDisruptionBudget keeping one replica, selecting the Deployment\'s pods', () => {
+  it("has a PodDisruptionBudget keeping one replica, selecting the Deployment's pods", () => {
     const pdbs = byKind('PodDisruptionBudget');
     expect(pdbs).toHaveLength(1);
     const pdb = pdbs[0]!;
@@ -195,7 +211,9 @@ describe('deploy/k8s/ha', () => {
     expect(jPod.securityContext).toEqual(pod.securityContext);
     expect(jPod.restartPolicy).toBe('Never');
     // Its pods are not the Deployment's: the Service and the PDB do not select them.
-    expect(job.spec.template.metadata.labels['app.kubernetes.io/component']).not.toBe(deployment.spec.template.metadata.labels['app.kubernetes.io/component']);
+    expect(job.spec.template.metadata.labels['app.kubernetes.io/component']).not.toBe(
+      deployment.spec.template.metadata.labels['app.kubernetes.io/component'],
+    );
   });
 
   it('lists only files in or below its own directory, which together hold the five objects (kustomize refuses ../ paths)', () => {
@@ -230,12 +248,23 @@ describe('deploy/docker-compose.ha.yml', () => {
   };
   const singleCompose = parse(readRepo('deploy/docker-compose.yml')) as { name: string; services: Record<string, ComposeService> };
   const replicas = Object.keys(compose.services).filter((n) => n.startsWith('ballast-'));
-  const prom = parse(readRepo('deploy/prometheus/prometheus-ha.yml')) as { scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[]; rule_files?: string[] };
+  const prom = parse(readRepo('deploy/prometheus/prometheus-ha.yml')) as {
+    scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+    rule_files?: string[];
+  };
   const targets = prom.scrape_configs.flatMap((j) => j.static_configs.flatMap((s) => s.targets));
   const mountsOf = (svc: ComposeService) => Object.fromEntries((svc.volumes ?? []).map((v) => [v.split(':')[1]!, v.split(':')[0]!]));
 
   it('is standalone: PostgreSQL, migrate, two replicas, Prometheus, the Pushgateway and Grafana, under its own project name', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['ballast-a', 'ballast-b', 'grafana', 'migrate', 'postgres', 'prometheus', 'pushgateway']);
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'ballast-a',
+      'ballast-b',
+      'grafana',
+      'migrate',
+      'postgres',
+      'prometheus',
+      'pushgateway',
+    ]);
     expect(compose.name).not.toBe(singleCompose.name);
     for (const name of ['pushgateway', 'grafana']) expect(compose.services[name], name).toEqual(singleCompose.services[name]);
   });
@@ -279,7 +308,12 @@ describe('deploy/docker-compose.ha.yml', () => {
       const url = new URL(svc.environment!.BALLAST_STORE_URL!.replace(/\$\{POSTGRES_PASSWORD(:\?[^}]*)?\}/, 'pw'));
       const pgEnv = compose.services.postgres!.environment!;
       expect(isPostgresUrl(url.href), name).toBe(true);
-      expect([url.hostname, url.username, url.password, url.pathname], name).toEqual(['postgres', pgEnv.POSTGRES_USER, 'pw', `/${pgEnv.POSTGRES_DB}`]);
+      expect([url.hostname, url.username, url.password, url.pathname], name).toEqual([
+        'postgres',
+        pgEnv.POSTGRES_USER,
+        'pw',
+        `/${pgEnv.POSTGRES_DB}`,
+      ]);
     }
     expect(instances.size).toBe(replicas.length + 1);
     for (const name of replicas) {

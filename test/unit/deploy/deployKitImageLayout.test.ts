@@ -42,7 +42,8 @@ describe('the Dockerfile runtime stage', () => {
         expect(existsSync(origin), `${step.args}: ${origin}`).toBe(true);
         mkdirSync(path.dirname(destDir), { recursive: true });
         if (rel === 'node_modules') symlinkSync(origin, destDir, 'dir');
-        else if (statSync(origin).isDirectory()) cpSync(origin, destDir, { recursive: true }); // a directory's contents
+        else if (statSync(origin).isDirectory())
+          cpSync(origin, destDir, { recursive: true }); // a directory's contents
         else {
           mkdirSync(destDir, { recursive: true });
           cpSync(origin, path.join(destDir, path.basename(rel)));

@@ -86,7 +86,10 @@ describe('systemd-analyze verify', () => {
   /** The unit with its absolute paths pointed at this machine's node and this checkout's bin. */
   const localUnit = (text: string) =>
     text
-      .replace(`ExecStart=/usr/bin/node ${PACKAGE_DIR}/bin/ballast.mjs`, `ExecStart=${process.execPath} ${path.join(ROOT, 'bin/ballast.mjs')}`)
+      .replace(
+        `ExecStart=/usr/bin/node ${PACKAGE_DIR}/bin/ballast.mjs`,
+        `ExecStart=${process.execPath} ${path.join(ROOT, 'bin/ballast.mjs')}`,
+      )
       .replace(`Documentation=file://${PACKAGE_DIR}/README.md`, `Documentation=file://${path.join(ROOT, 'README.md')}`);
 
   const verify = (text: string) => {
@@ -116,7 +119,7 @@ describe('deploy/cron/ballast.cron', () => {
   const lines = text.split('\n');
   const jobs = (all: string[]) => all.filter((l) => /^#?\S+ \S+ \S+ \S+ \S+ ballast /.test(l) && !l.startsWith('# '));
 
-  it('runs `run --once` of the package bin with the unit\'s config as the ballast user', () => {
+  it("runs `run --once` of the package bin with the unit's config as the ballast user", () => {
     const active = jobs(lines.filter((l) => !l.startsWith('#')));
     expect(active).toHaveLength(1);
     expect(active[0]).toContain(`/usr/bin/node ${PACKAGE_DIR}/bin/ballast.mjs run --once`);

@@ -5,8 +5,29 @@
 import type { Registry } from 'prom-client';
 
 const PROMQL_WORDS = new Set([
-  'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset',
-  'sum', 'min', 'max', 'avg', 'count', 'stddev', 'stdvar', 'topk', 'bottomk', 'quantile', 'count_values', 'group',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'sum',
+  'min',
+  'max',
+  'avg',
+  'count',
+  'stddev',
+  'stdvar',
+  'topk',
+  'bottomk',
+  'quantile',
+  'count_values',
+  'group',
 ]);
 
 /**

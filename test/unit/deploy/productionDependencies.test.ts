@@ -22,7 +22,10 @@ interface LockEntry {
 }
 
 const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-const product = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+const product = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+};
 
 /** Packages only the sandbox needs: none may be in the product's production install. */
 const SANDBOX_ONLY = [/^@ballast\/sandbox$/, /^solc$/, /^litesvm(-|$)/, /^@foundry-rs\//];
@@ -51,12 +54,14 @@ function productionClosure(start: string, roots: Record<string, string>): Map<st
     reached.set(key, name);
     const entry = lock.packages[key]!;
     const required = Object.keys(entry.peerDependencies ?? {}).filter((peer) => !entry.peerDependenciesMeta?.[peer]?.optional);
-    for (const dep of [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.optionalDependencies ?? {}), ...required]) queue.push([key, dep]);
+    for (const dep of [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.optionalDependencies ?? {}), ...required])
+      queue.push([key, dep]);
   }
   return reached;
 }
 
-const sandboxOnly = (closure: Map<string, string>) => [...new Set(closure.values())].filter((name) => SANDBOX_ONLY.some((re) => re.test(name))).sort();
+const sandboxOnly = (closure: Map<string, string>) =>
+  [...new Set(closure.values())].filter((name) => SANDBOX_ONLY.some((re) => re.test(name))).sort();
 
 describe('the production install of the product', () => {
   it('reaches the product and protocol dependencies and none of the sandbox', () => {

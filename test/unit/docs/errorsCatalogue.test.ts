@@ -14,7 +14,34 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const doc = readFileSync(path.join(root, 'docs/errors.md'), 'utf8');
 
 /** Error code prefixes of Ballast's own error families (API `errorCode`s of the sandbox are not ours). */
-const PREFIXES = ['CONFIG', 'RELAY', 'ADDRESS', 'ORDER_ID', 'VERIFY', 'QUOTE_VERIFICATION', 'FEE_POLICY', 'SPENDING_LIMITS', 'PLAN', 'EVM', 'SVM', 'BVM', 'SOLANA_NODE', 'BTC_NODE', 'EXECUTOR', 'STORE', 'RUN_LOCK', 'MONITOR', 'TRANSFER', 'METRICS', 'WEBHOOK', 'WITHDRAWAL', 'ANVIL', 'LOCAL_CHAIN', 'LOCAL_CHAINS', 'SANDBOX'];
+const PREFIXES = [
+  'CONFIG',
+  'RELAY',
+  'ADDRESS',
+  'ORDER_ID',
+  'VERIFY',
+  'QUOTE_VERIFICATION',
+  'FEE_POLICY',
+  'SPENDING_LIMITS',
+  'PLAN',
+  'EVM',
+  'SVM',
+  'BVM',
+  'SOLANA_NODE',
+  'BTC_NODE',
+  'EXECUTOR',
+  'STORE',
+  'RUN_LOCK',
+  'MONITOR',
+  'TRANSFER',
+  'METRICS',
+  'WEBHOOK',
+  'WITHDRAWAL',
+  'ANVIL',
+  'LOCAL_CHAIN',
+  'LOCAL_CHAINS',
+  'SANDBOX',
+];
 const CODE_RE = new RegExp(`'((?:${PREFIXES.join('|')})_[A-Z0-9_]+)'`, 'g');
 
 function sourceFiles(dir: string): string[] {
@@ -54,7 +81,7 @@ describe('docs/errors.md', () => {
     expect(inSource.size).toBeGreaterThan(20);
     expect([...inSource].filter((c) => !inDoc.includes(c))).toEqual([]);
     expect(inDoc.filter((c) => !inSource.has(c))).toEqual([]);
-    expect(documented("Error codes")).toContain("RELAY_HTTP_<status>");
+    expect(documented('Error codes')).toContain('RELAY_HTTP_<status>');
   });
 
   it('documents exactly the verification rule ids', () => {

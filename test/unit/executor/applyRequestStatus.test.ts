@@ -21,7 +21,8 @@ afterEach(() => t.cleanup());
 function status(s: string, inTxHashes: string[], txHashes: string[] = []): IntentStatus {
   return { status: s, inTxHashes, txHashes, updatedAt: 5000, originChainId: 8453, destinationChainId: 42161 } as IntentStatus;
 }
-const apply = async (s: IntentStatus) => applyRequestStatus(db, (await getTransfer(db, id))!, s, { nowMs: 6000, closedBy: 'closed by test' });
+const apply = async (s: IntentStatus) =>
+  applyRequestStatus(db, (await getTransfer(db, id))!, s, { nowMs: 6000, closedBy: 'closed by test' });
 
 describe('applyRequestStatus', () => {
   it('closes a deposited transfer on a terminal status naming our deposit (hex compared case-insensitively)', async () => {

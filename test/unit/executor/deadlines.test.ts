@@ -3,7 +3,14 @@
  * receipt wait eats into the time of the items that follow.
  */
 import { describe, expect, it } from 'vitest';
-import { chainLeadSec, deadlineRefusal, defaultLastItemLeadSec, receiptWaitMs, requiredLeadSec, RECEIPT_TIMEOUT_MS } from '../../../src/executor/deadlines.ts';
+import {
+  chainLeadSec,
+  deadlineRefusal,
+  defaultLastItemLeadSec,
+  receiptWaitMs,
+  requiredLeadSec,
+  RECEIPT_TIMEOUT_MS,
+} from '../../../src/executor/deadlines.ts';
 
 const NOW_MS = 1_800_000_000_000;
 const inSec = (s: number) => NOW_MS / 1000 + s;

@@ -22,7 +22,9 @@ describe('executeTransfer on a scripted node', () => {
   it('does not take a replacement receipt for ours: the deposit stays unconfirmed and the transfer in flight', async () => {
     const db = t.open();
     const { client, sent } = scriptedNode((n, hash) =>
-      n === 1 ? { transactionHash: hash, status: 'success', blockNumber: 1n } : { transactionHash: REPLACEMENT, status: 'success', blockNumber: 2n },
+      n === 1
+        ? { transactionHash: hash, status: 'success', blockNumber: 1n }
+        : { transactionHash: REPLACEMENT, status: 'success', blockNumber: 2n },
     );
     const { deps, args } = await offlineExecution(db, client);
     const result = await executeTransfer(deps, args);

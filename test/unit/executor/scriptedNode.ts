@@ -18,7 +18,9 @@ const ACCOUNT = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478c
  * A node that takes every transaction and answers each receipt wait with `receiptFor(n, hash)` (n = 1 for the
  * first transaction sent). Allowances read 0, so the quote's approval is sent.
  */
-export function scriptedNode(receiptFor: (n: number, hash: Hex) => { transactionHash: Hex; status: 'success' | 'reverted'; blockNumber: bigint }) {
+export function scriptedNode(
+  receiptFor: (n: number, hash: Hex) => { transactionHash: Hex; status: 'success' | 'reverted'; blockNumber: bigint },
+) {
   const sent: Hex[] = [];
   const node = {
     getChainId: async () => OFFLINE_CASE.facts.originChainId,
@@ -41,7 +43,11 @@ export function scriptedNode(receiptFor: (n: number, hash: Hex) => { transaction
  * Executor dependencies and arguments for the offline quote (a Promise: the cycle is recorded first); the clock
  * advances 100 ms per reading.
  */
-export async function offlineExecution(db: StoreDb, client: PublicClient, signal?: AbortSignal): Promise<{ deps: ExecuteTransferDeps; args: ExecuteTransferArgs }> {
+export async function offlineExecution(
+  db: StoreDb,
+  client: PublicClient,
+  signal?: AbortSignal,
+): Promise<{ deps: ExecuteTransferDeps; args: ExecuteTransferArgs }> {
   const { quote } = OFFLINE_CASE.load();
   const f = OFFLINE_CASE.facts;
   let clockMs = OFFLINE_NOW_SEC * 1000;
@@ -49,7 +55,13 @@ export async function offlineExecution(db: StoreDb, client: PublicClient, signal
   return {
     deps: {
       db,
-      chain: createEvmAdapter({ name: 'offline', chainId: OFFLINE_CASE.facts.originChainId, client, accounts: new Map([['treasury', ACCOUNT]]), confirmations: 1 }),
+      chain: createEvmAdapter({
+        name: 'offline',
+        chainId: OFFLINE_CASE.facts.originChainId,
+        client,
+        accounts: new Map([['treasury', ACCOUNT]]),
+        confirmations: 1,
+      }),
       wallet: 'treasury',
       relay: { getStatus: async () => Promise.reject(new Error('status unavailable')), indexTransaction: async () => ({}) },
       logger: pino({ level: 'silent' }),

@@ -27,7 +27,14 @@ describe('trackRequest', () => {
     const c = clock();
     const s = statuses(['waiting', 'waiting', 'pending', 'submitted', 'success']);
     const seen: string[] = [];
-    const r = await trackRequest({ getStatus: s.get, onStatus: (x) => seen.push(x.status), pollMs: 1000, timeoutMs: 60_000, now: c.now, sleep: c.sleep });
+    const r = await trackRequest({
+      getStatus: s.get,
+      onStatus: (x) => seen.push(x.status),
+      pollMs: 1000,
+      timeoutMs: 60_000,
+      now: c.now,
+      sleep: c.sleep,
+    });
     expect(r.final).toBe('success');
     expect(r.last?.txHashes).toEqual(['0xfill']);
     expect(seen).toEqual(['waiting', 'pending', 'submitted', 'success']);
@@ -39,7 +46,14 @@ describe('trackRequest', () => {
     const c = clock();
     const s = statuses(['pending', 'delayed', 'fallback', 'brand-new-status', 'success']);
     const seen: string[] = [];
-    const r = await trackRequest({ getStatus: s.get, onStatus: (x) => seen.push(x.status), pollMs: 1000, timeoutMs: 60_000, now: c.now, sleep: c.sleep });
+    const r = await trackRequest({
+      getStatus: s.get,
+      onStatus: (x) => seen.push(x.status),
+      pollMs: 1000,
+      timeoutMs: 60_000,
+      now: c.now,
+      sleep: c.sleep,
+    });
     expect(r.final).toBe('success');
     expect(seen).toEqual(['pending', 'delayed', 'fallback', 'brand-new-status', 'success']);
   });
@@ -149,8 +163,7 @@ describe('trackRequest', () => {
   it('a read that fails because the window closed is not reported as a failed read', async () => {
     const errors: unknown[] = [];
     const r = await trackRequest({
-      getStatus: (signal) =>
-        new Promise<IntentStatus>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+      getStatus: (signal) => new Promise<IntentStatus>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
       onStatus: () => {},
       onError: (e) => errors.push(e),
       pollMs: 10,

@@ -64,8 +64,6 @@ describe('stepElector', () => {
       expect(stepElector(FOLLOWER, ev, timing)).toEqual({ state: FOLLOWER, changes: [] });
     }
     const leader: ElectorState = { role: 'leader', epoch: 9n, deadlineMs: 12_000 };
-    expect(stepElector(leader, { kind: 'stopped', nowMs: 100 }, timing).changes).toEqual([
-      { kind: 'lost', epoch: 9n, reason: 'stopped' },
-    ]);
+    expect(stepElector(leader, { kind: 'stopped', nowMs: 100 }, timing).changes).toEqual([{ kind: 'lost', epoch: 9n, reason: 'stopped' }]);
   });
 });

@@ -12,13 +12,65 @@ const USDC = { address: '0xa0b8', symbol: 'USDC', decimals: 6, chainId: 1, name:
 
 function transfer(over: Partial<TransferRow> = {}): TransferRow {
   return {
-    id: 7, cycleId: 1, quoteId: 1, asset: 'USDC', originChain: 'alpha', originChainId: 1, originCurrency: USDC.address,
-    destinationChain: 'beta', destinationChainId: 2, destinationCurrency: '0xb0', user: '0xu', recipient: '0xu',
-    amountIn: 100_000_000n, expectedOut: 99_500_000n, minOut: 99_000_000n, requestId: '0xreq', orderId: '0xord', feesUsd: '0.5',
-    status: 'success', relayStatus: 'success', outTxHashes: ['0xfill'], error: null, createdAtMs: 1_000, updatedAtMs: 9_000,
+    id: 7,
+    cycleId: 1,
+    quoteId: 1,
+    asset: 'USDC',
+    originChain: 'alpha',
+    originChainId: 1,
+    originCurrency: USDC.address,
+    destinationChain: 'beta',
+    destinationChainId: 2,
+    destinationCurrency: '0xb0',
+    user: '0xu',
+    recipient: '0xu',
+    amountIn: 100_000_000n,
+    expectedOut: 99_500_000n,
+    minOut: 99_000_000n,
+    requestId: '0xreq',
+    orderId: '0xord',
+    feesUsd: '0.5',
+    status: 'success',
+    relayStatus: 'success',
+    outTxHashes: ['0xfill'],
+    error: null,
+    createdAtMs: 1_000,
+    updatedAtMs: 9_000,
     txs: [
-      { id: 1, transferId: 7, stepId: 'approve', itemIndex: 0, chainId: 1, request: {}, txHash: '0xa', rawTx: '0x', status: 'confirmed', blockNumber: 1n, blockHash: null, finalAtMs: null, signedAtMs: 2_000, sentAtMs: 2_100, confirmedAtMs: 2_500 },
-      { id: 2, transferId: 7, stepId: 'deposit', itemIndex: 0, chainId: 1, request: {}, txHash: '0xd', rawTx: '0x', status: 'confirmed', blockNumber: 2n, blockHash: null, finalAtMs: null, signedAtMs: 2_600, sentAtMs: 2_700, confirmedAtMs: 3_000 },
+      {
+        id: 1,
+        transferId: 7,
+        stepId: 'approve',
+        itemIndex: 0,
+        chainId: 1,
+        request: {},
+        txHash: '0xa',
+        rawTx: '0x',
+        status: 'confirmed',
+        blockNumber: 1n,
+        blockHash: null,
+        finalAtMs: null,
+        signedAtMs: 2_000,
+        sentAtMs: 2_100,
+        confirmedAtMs: 2_500,
+      },
+      {
+        id: 2,
+        transferId: 7,
+        stepId: 'deposit',
+        itemIndex: 0,
+        chainId: 1,
+        request: {},
+        txHash: '0xd',
+        rawTx: '0x',
+        status: 'confirmed',
+        blockNumber: 2n,
+        blockHash: null,
+        finalAtMs: null,
+        signedAtMs: 2_600,
+        sentAtMs: 2_700,
+        confirmedAtMs: 3_000,
+      },
     ],
     events: [
       { id: 1, fromStatus: null, toStatus: 'prepared', atMs: 2_000, detail: null },
@@ -34,12 +86,26 @@ const quoteRaw = {
   details: {
     currencyIn: { currency: USDC, amount: '100000000' },
     currencyOut: { currency: { ...USDC, chainId: 2 }, amount: '99500000' },
-    expandedPriceImpact: { execution: { usd: '-0.1' }, swap: { usd: '-0.2' }, relay: { usd: '-0.05' }, app: { usd: '0' }, sponsored: { usd: '0' } },
+    expandedPriceImpact: {
+      execution: { usd: '-0.1' },
+      swap: { usd: '-0.2' },
+      relay: { usd: '-0.05' },
+      app: { usd: '0' },
+      sponsored: { usd: '0' },
+    },
   },
 };
 
 const requestData = {
-  fees: { actual: { execution: { usd: '-0.12' }, swap: { usd: '-0.18' }, platform: { usd: '-0.05' }, app: { usd: '0.01' }, sponsored: { usd: '0' } } },
+  fees: {
+    actual: {
+      execution: { usd: '-0.12' },
+      swap: { usd: '-0.18' },
+      platform: { usd: '-0.05' },
+      app: { usd: '0.01' },
+      sponsored: { usd: '0' },
+    },
+  },
   route: { actual: { destination: { outputCurrency: { amount: '99400000' } } } },
 };
 
@@ -87,7 +153,10 @@ describe('computeLedgerEntry', () => {
   });
 
   it('records no fees and no received amount for a failure, but keeps gas and leaves no gas price without fees.gas', () => {
-    const failed = transfer({ status: 'failure', events: [{ id: 1, fromStatus: 'deposited', toStatus: 'failure', atMs: 5_000, detail: null }] });
+    const failed = transfer({
+      status: 'failure',
+      events: [{ id: 1, fromStatus: 'deposited', toStatus: 'failure', atMs: 5_000, detail: null }],
+    });
     const { fees: _fees, ...noGasFees } = quoteRaw;
     const e = computeLedgerEntry(inputs({ transfer: failed, quoteRaw: noGasFees }));
     expect([e.fees, e.feesSource, e.receivedOut, e.receivedSource]).toEqual([null, 'none', null, 'none']);
@@ -98,7 +167,12 @@ describe('computeLedgerEntry', () => {
   });
 
   it('records an origin_failed transfer with only the origin gas it paid, priced, and neither fees nor a received amount', () => {
-    const failed = transfer({ status: 'origin_failed', relayStatus: null, outTxHashes: [], events: [{ id: 1, fromStatus: 'broadcast', toStatus: 'origin_failed', atMs: 8_000, detail: null }] });
+    const failed = transfer({
+      status: 'origin_failed',
+      relayStatus: null,
+      outTxHashes: [],
+      events: [{ id: 1, fromStatus: 'broadcast', toStatus: 'origin_failed', atMs: 8_000, detail: null }],
+    });
     const e = computeLedgerEntry(inputs({ transfer: failed, requestData: null }));
     expect(e.status).toBe('origin_failed');
     expect([e.fees, e.feesSource, e.receivedOut, e.receivedSource]).toEqual([null, 'none', null, 'none']);

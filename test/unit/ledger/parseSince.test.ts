@@ -17,7 +17,12 @@ describe('parseSince', () => {
     expect(parseSince('2026-11-01T06:30:15+02:00', NOW)).toBe(Date.parse('2026-11-01T04:30:15Z'));
   });
 
-  it.each(['7', '7w', '0d', '-1d', '2026-02-30', '2026-13-01', '2026-11-01T25:00', 'yesterday', ''])('refuses %j naming the flag and the formats', (bad) => {
-    expect(() => parseSince(bad, NOW)).toThrow(/^--since: ".*" is not a duration such as 30m, 24h or 7d .* or an ISO date such as 2026-11-01/);
-  });
+  it.each(['7', '7w', '0d', '-1d', '2026-02-30', '2026-13-01', '2026-11-01T25:00', 'yesterday', ''])(
+    'refuses %j naming the flag and the formats',
+    (bad) => {
+      expect(() => parseSince(bad, NOW)).toThrow(
+        /^--since: ".*" is not a duration such as 30m, 24h or 7d .* or an ISO date such as 2026-11-01/,
+      );
+    },
+  );
 });

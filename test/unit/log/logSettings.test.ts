@@ -25,7 +25,11 @@ describe('resolveLogSettings', () => {
     expect(() => resolveLogSettings({ flagLevel: 'verbose', env: {}, isTty: false })).toThrow(
       new LogSettingError('--log-level', 'verbose', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     );
-    expect(() => resolveLogSettings({ env: { BALLAST_LOG_LEVEL: 'loud' }, isTty: false })).toThrow(/^BALLAST_LOG_LEVEL is "loud"; use one of fatal, error/);
-    expect(() => resolveLogSettings({ env: { BALLAST_LOG_FORMAT: 'text' }, isTty: false })).toThrow('BALLAST_LOG_FORMAT is "text"; use one of json, pretty');
+    expect(() => resolveLogSettings({ env: { BALLAST_LOG_LEVEL: 'loud' }, isTty: false })).toThrow(
+      /^BALLAST_LOG_LEVEL is "loud"; use one of fatal, error/,
+    );
+    expect(() => resolveLogSettings({ env: { BALLAST_LOG_FORMAT: 'text' }, isTty: false })).toThrow(
+      'BALLAST_LOG_FORMAT is "text"; use one of json, pretty',
+    );
   });
 });

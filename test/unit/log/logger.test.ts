@@ -26,7 +26,12 @@ describe('createLogger', () => {
     const out = sink();
     const log = createLogger({ destination: out.stream, level: 'debug' });
     log.child({ component: 'test' }).debug(
-      { privateKey: KEY, wallet: { privateKey: KEY, secretKey: 'sk', wif: 'w' }, headers: { 'x-api-key': 'k', authorization: 'Basic x' }, relay: { apiKey: 'k2' } },
+      {
+        privateKey: KEY,
+        wallet: { privateKey: KEY, secretKey: 'sk', wif: 'w' },
+        headers: { 'x-api-key': 'k', authorization: 'Basic x' },
+        relay: { apiKey: 'k2' },
+      },
       'hello',
     );
     const line = JSON.parse(out.text().trim()) as Record<string, unknown>;
@@ -49,7 +54,10 @@ describe('createLogger', () => {
 
   it('writes pino-pretty lines, redacted, when the format is pretty', () => {
     const out = sink();
-    createLogger({ destination: out.stream, format: 'pretty', level: 'trace', scrub: ['secret-value-123'] }).trace({ privateKey: KEY, chainId: 1 }, 'secret-value-123 read');
+    createLogger({ destination: out.stream, format: 'pretty', level: 'trace', scrub: ['secret-value-123'] }).trace(
+      { privateKey: KEY, chainId: 1 },
+      'secret-value-123 read',
+    );
     const text = out.text();
     expect(text).toMatch(/TRACE.*\[redacted\] read/);
     expect(text).toContain('chainId: 1');

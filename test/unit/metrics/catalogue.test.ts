@@ -49,7 +49,10 @@ describe('docs/metrics.md', () => {
   it('has no stale or duplicate row', async () => {
     const names = new Set((await registered()).map((r) => r.name));
     const rows = catalogueRows();
-    expect(rows.filter((r) => !names.has(r.name)).map((r) => r.name), 'in docs/metrics.md but not registered').toEqual([]);
+    expect(
+      rows.filter((r) => !names.has(r.name)).map((r) => r.name),
+      'in docs/metrics.md but not registered',
+    ).toEqual([]);
     expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length);
   });
 });

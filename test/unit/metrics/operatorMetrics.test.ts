@@ -26,14 +26,25 @@ describe('operator metrics', () => {
     const text = await createMetrics().registry.metrics();
     const { version, commit } = buildInfo();
     expect(text).toContain(`ballast_build_info{version="${version}",commit="${commit}"} 1`);
-    for (const c of ['execution', 'swap', 'platform', 'app', 'gas']) expect(text).toContain(`ballast_fees_paid_usd_total{component="${c}"} 0`);
+    for (const c of ['execution', 'swap', 'platform', 'app', 'gas'])
+      expect(text).toContain(`ballast_fees_paid_usd_total{component="${c}"} 0`);
     expect(text).toContain('ballast_last_cycle_timestamp_seconds 0');
   });
 
   it('places a balance in its band', () => {
-    expect(bandPosition(30_000_000_000n, band)).toEqual({ distance: -20_000_000_000n, deficit: 20_000_000_000n, surplus: 0n, belowMin: true });
+    expect(bandPosition(30_000_000_000n, band)).toEqual({
+      distance: -20_000_000_000n,
+      deficit: 20_000_000_000n,
+      surplus: 0n,
+      belowMin: true,
+    });
     expect(bandPosition(45_000_000_000n, band)).toEqual({ distance: -5_000_000_000n, deficit: 0n, surplus: 0n, belowMin: false });
-    expect(bandPosition(70_000_000_000n, band)).toEqual({ distance: 20_000_000_000n, deficit: 0n, surplus: 20_000_000_000n, belowMin: false });
+    expect(bandPosition(70_000_000_000n, band)).toEqual({
+      distance: 20_000_000_000n,
+      deficit: 0n,
+      surplus: 20_000_000_000n,
+      belowMin: false,
+    });
     expect(bandPosition(60_000_000_000n, band).surplus).toBe(0n); // at max: in band
     expect(bandPosition(40_000_000_000n, band).belowMin).toBe(false); // at min: in band
   });
@@ -45,7 +56,9 @@ describe('operator metrics', () => {
     expect(price).toEqual({ usd: '1.998', amount: 2_000_000n, decimals: 6, source: 'quote' });
     expect(usdValueToGauge(10_000_000n, 6, price)).toBeCloseTo(9.99, 10);
     // A price taken on a chain with other decimals (18) values a 6-decimal balance correctly.
-    expect(usdValueToGauge(1_000_000n, 6, priceFromCurrencyIn({ amount: '3000000000000000000', amountUsd: '3', currency: { decimals: 18 } })!)).toBe(1);
+    expect(
+      usdValueToGauge(1_000_000n, 6, priceFromCurrencyIn({ amount: '3000000000000000000', amountUsd: '3', currency: { decimals: 18 } })!),
+    ).toBe(1);
     expect(usdValueToGauge(2_500_000n, 6, pinnedPrice('1'))).toBe(2.5);
     expect(priceFromCurrencyIn({ amount: '0', amountUsd: '1', currency: { decimals: 6 } })).toBeNull();
     expect(priceFromCurrencyIn({ amount: '1', currency: { decimals: 6 } })).toBeNull();
@@ -61,10 +74,20 @@ describe('operator metrics', () => {
   it('lists each signing (chain, wallet) pair once', () => {
     expect(
       signerPairs({
-        USDC: [{ chain: 'base', wallet: 'treasury' }, { chain: 'arb', wallet: 'treasury' }],
-        ETH: [{ chain: 'base', wallet: 'treasury' }, { chain: 'base', wallet: 'hot' }],
+        USDC: [
+          { chain: 'base', wallet: 'treasury' },
+          { chain: 'arb', wallet: 'treasury' },
+        ],
+        ETH: [
+          { chain: 'base', wallet: 'treasury' },
+          { chain: 'base', wallet: 'hot' },
+        ],
       }),
-    ).toEqual([{ chain: 'base', wallet: 'treasury' }, { chain: 'arb', wallet: 'treasury' }, { chain: 'base', wallet: 'hot' }]);
+    ).toEqual([
+      { chain: 'base', wallet: 'treasury' },
+      { chain: 'arb', wallet: 'treasury' },
+      { chain: 'base', wallet: 'hot' },
+    ]);
   });
 
   it('sets every balance gauge, leaves USD absent without a price, and passes promtool with every new metric filled', async () => {
@@ -74,10 +97,15 @@ describe('operator metrics', () => {
       { chain: 'base', currency: band.currency, address: band.address, amount: 30_000_000_000n },
       { chain: 'base', currency: band.currency, address: band.address, amount: null, error: 'down' },
     ]);
-    setBalanceUsdGauges(m, targets, [
-      { chain: 'base', currency: band.currency, address: band.address, amount: 30_000_000_000n },
-      { chain: 'base', currency: band.currency, address: band.address, amount: null },
-    ], (asset) => (asset === 'USDC' ? pinnedPrice('1') : null));
+    setBalanceUsdGauges(
+      m,
+      targets,
+      [
+        { chain: 'base', currency: band.currency, address: band.address, amount: 30_000_000_000n },
+        { chain: 'base', currency: band.currency, address: band.address, amount: null },
+      ],
+      (asset) => (asset === 'USDC' ? pinnedPrice('1') : null),
+    );
     m.gasBalanceUnits.set({ chain: 'base', wallet: 'treasury' }, 0.004);
     m.gasBalanceMinUnits.set({ chain: 'base', wallet: 'treasury' }, 0.01);
     m.gasBalanceLow.set({ chain: 'base', wallet: 'treasury' }, 1);

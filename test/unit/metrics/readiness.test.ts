@@ -80,7 +80,11 @@ describe('/readyz on the metrics server', () => {
         throw new Error('store gone');
       },
     });
-    const fallback = await startMetricsServer({ listen: '127.0.0.1:0', metrics: createMetrics(), health: () => ({ ok: false, detail: { why: 'x' } }) });
+    const fallback = await startMetricsServer({
+      listen: '127.0.0.1:0',
+      metrics: createMetrics(),
+      health: () => ({ ok: false, detail: { why: 'x' } }),
+    });
     servers.push(throwing, fallback);
     const r = await fetch(`${throwing.url}/readyz`);
     expect(r.status).toBe(503);

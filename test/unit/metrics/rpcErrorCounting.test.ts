@@ -75,7 +75,13 @@ describe('countRpcErrors', () => {
 
   it('counts a read with an unread holding once, and nothing when all answered', async () => {
     const counted: string[] = [];
-    const partial = countRpcErrors(adapter({ ok: true, atBlock: 1n, amounts: [{ amount: 1n }, { amount: null, error: 'revert' }, { amount: null, error: 'revert' }] }, false), (c) => counted.push(c));
+    const partial = countRpcErrors(
+      adapter(
+        { ok: true, atBlock: 1n, amounts: [{ amount: 1n }, { amount: null, error: 'revert' }, { amount: null, error: 'revert' }] },
+        false,
+      ),
+      (c) => counted.push(c),
+    );
     await partial.readBalances([]);
     expect(counted).toEqual(['base']);
     const fine = countRpcErrors(adapter({ ok: true, atBlock: 1n, amounts: [{ amount: 1n }] }, false), (c) => counted.push(c));

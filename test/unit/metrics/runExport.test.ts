@@ -60,12 +60,18 @@ describe('one-shot metrics export', () => {
     await expect(pushMetrics(m.registry, { url: 'ftp://x' })).rejects.toThrow(/not an http\(s\) URL/);
     await expect(pushMetrics(m.registry, { url: 'nope' })).rejects.toBeInstanceOf(MetricsPushError);
     const port = await closedPort();
-    await expect(pushMetrics(m.registry, { url: `http://127.0.0.1:${port}` })).rejects.toThrow(`pushing metrics to http://127.0.0.1:${port} failed`);
+    await expect(pushMetrics(m.registry, { url: `http://127.0.0.1:${port}` })).rejects.toThrow(
+      `pushing metrics to http://127.0.0.1:${port} failed`,
+    );
   });
 
   it('turns each failed export into one warning line and never throws', async () => {
     const lines: string[] = [];
-    const failed = await exportRunMetrics(createMetrics().registry, { pushgateway: 'ftp://x', metricsTextfile: path.join(dir, 'nope', 'y.prom') }, (l) => lines.push(l));
+    const failed = await exportRunMetrics(
+      createMetrics().registry,
+      { pushgateway: 'ftp://x', metricsTextfile: path.join(dir, 'nope', 'y.prom') },
+      (l) => lines.push(l),
+    );
     expect(failed).toEqual(['pushgateway', 'textfile']);
     expect(lines).toHaveLength(2);
     expect(lines.every((l) => l.startsWith('ballast: warning: ') && l.endsWith('(exit code unchanged)'))).toBe(true);

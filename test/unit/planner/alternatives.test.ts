@@ -12,7 +12,8 @@ const beta = target('beta');
 const gamma = target('gamma');
 const delta18 = target('delta', { decimals: 18, currency: '0x' + 'd'.repeat(40) });
 
-const plan = (targets: TargetBand[], balances: string[], extra: Partial<PlanInput> = {}) => planOf(targets, balances, { maxAlternatives: 2, ...extra });
+const plan = (targets: TargetBand[], balances: string[], extra: Partial<PlanInput> = {}) =>
+  planOf(targets, balances, { maxAlternatives: 2, ...extra });
 const alts = (p: ReturnType<typeof plan>) => p.transfers.map((t) => (t.alternatives ?? []).map((a) => `${a.from.chain}:${a.amountIn}`));
 
 describe('route alternatives', () => {
@@ -30,13 +31,16 @@ describe('route alternatives', () => {
     // beta needs 40000: gamma gives its whole 35000 surplus, alpha 5000 of its 31000; alpha's spare 26000 cannot
     // carry gamma's 35000, and gamma has nothing left for alpha's 5000.
     const p = plan([alpha, beta, gamma], ['81000', '10000', '85000']);
-    expect(p.transfers.map((t) => `${t.from.chain}:${t.amountIn}`)).toEqual([`gamma:${units(gamma, '35000')}`, `alpha:${units(alpha, '5000')}`]);
+    expect(p.transfers.map((t) => `${t.from.chain}:${t.amountIn}`)).toEqual([
+      `gamma:${units(gamma, '35000')}`,
+      `alpha:${units(alpha, '5000')}`,
+    ]);
     expect(alts(p)).toEqual([[], []]);
     expect(p.spare?.get(targetKey(alpha))).toBe(units(alpha, '26000'));
     expect(p.spare?.get(targetKey(gamma))).toBe(0n);
   });
 
-  it('converts the value to the alternative donor\'s decimals', () => {
+  it("converts the value to the alternative donor's decimals", () => {
     const a = target('alpha');
     const d = { ...delta18, asset: 'USDC' };
     const p = plan([a, beta, d], ['100000', '10000', '90000']);

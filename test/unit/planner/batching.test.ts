@@ -14,7 +14,8 @@ const ROOMY: WholeBand = { min: '10010', target: '10040', max: '20000' };
 /** Needs 40 from 10000; room up to max: only 50. */
 const TIGHT: WholeBand = { min: '10010', target: '10040', max: '10050' };
 
-const plan = (targets: TargetBand[], balances: string[], extra: Partial<PlanInput> = {}): Plan => planOf(targets, balances, { maxTransfer: '50000', ...extra });
+const plan = (targets: TargetBand[], balances: string[], extra: Partial<PlanInput> = {}): Plan =>
+  planOf(targets, balances, { maxTransfer: '50000', ...extra });
 
 describe('batching small deficits', () => {
   const alpha = target('alpha', { band: DONOR });
@@ -23,9 +24,13 @@ describe('batching small deficits', () => {
     const beta = target('beta', { band: ROOMY });
     const p = plan([alpha, beta], ['90000', '10000']);
     expect(moves(p)).toEqual([`alpha→beta:${units(alpha, '100')}`]);
-    expect(said(p, 'batched')).toEqual(['beta: needs 40 USDC, below minTransfer 100 USDC; planned 100 USDC from alpha so the flat fee is paid once (band max 20000)']);
+    expect(said(p, 'batched')).toEqual([
+      'beta: needs 40 USDC, below minTransfer 100 USDC; planned 100 USDC from alpha so the flat fee is paid once (band max 20000)',
+    ]);
     expect(said(p, 'below_min_transfer')).toEqual([]);
-    expect(p.transfers[0]!.reason).toBe('beta below min: 10000 < 10010 USDC; alpha above max: 90000 > 60000 USDC; raised from 40 USDC to minTransfer so the flat fee is paid once');
+    expect(p.transfers[0]!.reason).toBe(
+      'beta below min: 10000 < 10010 USDC; alpha above max: 90000 > 60000 USDC; raised from 40 USDC to minTransfer so the flat fee is paid once',
+    );
   });
 
   it('waits when minTransfer would take the holding above its max, and says so', () => {
@@ -75,7 +80,9 @@ describe('batching small deficits', () => {
     const beta = target('beta', { band: ROOMY });
     const p = plan([alpha, beta], ['90000', '10000'], { routes: [{ from: 'alpha', to: 'beta', minTransfer: '500' }] });
     expect(moves(p)).toEqual([`alpha→beta:${units(alpha, '500')}`]);
-    expect(said(p, 'batched')).toEqual(['beta: needs 40 USDC, below minTransfer 500 USDC; planned 500 USDC from alpha so the flat fee is paid once (band max 20000)']);
+    expect(said(p, 'batched')).toEqual([
+      'beta: needs 40 USDC, below minTransfer 500 USDC; planned 500 USDC from alpha so the flat fee is paid once (band max 20000)',
+    ]);
     expect(p.transfers[0]!.reason).toMatch(/; route alpha → beta per policy\.routes\[0\]: min 500, max 50000 USDC$/);
   });
 

@@ -14,7 +14,13 @@ const eth = (chain: string, reserve?: string): TargetBand => ({
   ...(reserve === undefined ? {} : { reserve: wholeToBaseUnits(reserve, 18) }),
 });
 const plan = (targets: TargetBand[], balances: string[]) =>
-  planRebalance({ targets, balances: targets.map((t, i) => reading(t, balances[i]!)), inFlight: [], minTransfer: '0.01', maxTransfer: '100' });
+  planRebalance({
+    targets,
+    balances: targets.map((t, i) => reading(t, balances[i]!)),
+    inFlight: [],
+    minTransfer: '0.01',
+    maxTransfer: '100',
+  });
 
 describe('gas reserve', () => {
   it('a reserve below the target changes nothing: the surplus gives down to target', () => {
@@ -25,7 +31,9 @@ describe('gas reserve', () => {
   it('a reserve above the target caps what the holding gives and says why', () => {
     const p = plan([eth('alpha', '5'), eth('beta')], ['6', '0']);
     expect(p.transfers.map((t) => [t.from.chain, t.to.chain, t.amountIn])).toEqual([['alpha', 'beta', wholeToBaseUnits('1', 18)]]);
-    expect(p.decisions.find((d) => d.kind === 'surplus')?.detail).toBe('alpha above max: 6 > 3 ETH; can give 1 down to its gas reserve 5 (above target 2)');
+    expect(p.decisions.find((d) => d.kind === 'surplus')?.detail).toBe(
+      'alpha above max: 6 > 3 ETH; can give 1 down to its gas reserve 5 (above target 2)',
+    );
     expect(p.decisions.find((d) => d.kind === 'deficit_unmet')?.chain).toBe('beta');
   });
 

@@ -52,10 +52,11 @@ describe('planGasTopUps', () => {
       balances: [reading(usdcAlpha, '6000')],
       inFlight: [],
     });
-    expect(p.transfers.map((t) => [t.asset, t.from.chain, t.to.chain, t.to.currency, t.to.address, t.to.decimals, t.amountIn, t.gasTopUp])).toEqual([
-      ['USDC', 'alpha', 'beta', NATIVE, TREASURY, 18, 200_000_000n, { minOut: parseEther('0.05') }],
-    ]);
-    const reason = 'gas top-up: treasury holds 0.002 ETH on beta, below minGasBalance 0.01 ETH; buying at least 0.05 ETH with 200 USDC from alpha';
+    expect(
+      p.transfers.map((t) => [t.asset, t.from.chain, t.to.chain, t.to.currency, t.to.address, t.to.decimals, t.amountIn, t.gasTopUp]),
+    ).toEqual([['USDC', 'alpha', 'beta', NATIVE, TREASURY, 18, 200_000_000n, { minOut: parseEther('0.05') }]]);
+    const reason =
+      'gas top-up: treasury holds 0.002 ETH on beta, below minGasBalance 0.01 ETH; buying at least 0.05 ETH with 200 USDC from alpha';
     expect(p.transfers[0]!.reason).toBe(reason);
     expect(p.decisions).toEqual([{ asset: 'USDC', chain: 'beta', kind: 'gas_top_up', detail: reason }]);
     expect(p.inFlight).toEqual([
@@ -78,7 +79,12 @@ describe('planGasTopUps', () => {
   it('tops up nobody on a chain without a rule, at or above the minimum, or whose read failed', () => {
     const p = planGasTopUps({
       rules: [rule()],
-      signers: [signer('treasury', TREASURY, '0.01'), signer('ops', OPS, null), { ...signer('x', TREASURY, '0'), chain: 'gamma' }, { chain: 'beta', wallet: 'y', address: OPS, amount: 0n }],
+      signers: [
+        signer('treasury', TREASURY, '0.01'),
+        signer('ops', OPS, null),
+        { ...signer('x', TREASURY, '0'), chain: 'gamma' },
+        { chain: 'beta', wallet: 'y', address: OPS, amount: 0n },
+      ],
       balances: [reading(usdcAlpha, '6000')],
       inFlight: [],
     });
@@ -101,7 +107,12 @@ describe('planGasTopUps', () => {
 
   it('never digs into the source: its reserve, transfers in flight from it and earlier top-ups of the cycle count', () => {
     const reserved = { ...usdcAlpha, reserve: units(usdcAlpha, '100') };
-    const outgoing: InFlightTransfer = { ...toBeta('0x3333333333333333333333333333333333333333'), destinationCurrency: usdcAlpha.currency, amountIn: units(usdcAlpha, '50'), originSettled: false };
+    const outgoing: InFlightTransfer = {
+      ...toBeta('0x3333333333333333333333333333333333333333'),
+      destinationCurrency: usdcAlpha.currency,
+      amountIn: units(usdcAlpha, '50'),
+      originSettled: false,
+    };
     const p = planGasTopUps({
       rules: [rule({ source: reserved })],
       signers: [signer('treasury', TREASURY, '0'), signer('ops', OPS, '0')],
@@ -109,23 +120,37 @@ describe('planGasTopUps', () => {
       inFlight: [outgoing],
     });
     expect(p.transfers.map((t) => t.to.wallet)).toEqual(['treasury', 'ops']);
-    const short = planGasTopUps({ rules: [rule({ source: reserved })], signers: [signer('treasury', TREASURY, '0'), signer('ops', OPS, '0')], balances: [reading(reserved, '549')], inFlight: [outgoing] });
+    const short = planGasTopUps({
+      rules: [rule({ source: reserved })],
+      signers: [signer('treasury', TREASURY, '0'), signer('ops', OPS, '0')],
+      balances: [reading(reserved, '549')],
+      inFlight: [outgoing],
+    });
     expect(short.transfers.map((t) => t.to.wallet)).toEqual(['treasury']);
     expect(short.skipped).toEqual([
       {
         chain: 'beta',
         wallet: 'ops',
         reason: 'source_short',
-        detail: 'ops holds 0 ETH on beta, below minGasBalance 0.01 ETH; no top-up: USDC on alpha (treasury) has 299 USDC available (after transfers in flight), too little to pay 200 USDC and keep its reserve of 100 USDC',
+        detail:
+          'ops holds 0 ETH on beta, below minGasBalance 0.01 ETH; no top-up: USDC on alpha (treasury) has 299 USDC available (after transfers in flight), too little to pay 200 USDC and keep its reserve of 100 USDC',
       },
     ]);
   });
 
   it('plans nothing from a source that could not be read', () => {
-    const p = planGasTopUps({ rules: [rule()], signers: [signer('treasury', TREASURY, '0')], balances: [unreadable(usdcAlpha)], inFlight: [] });
+    const p = planGasTopUps({
+      rules: [rule()],
+      signers: [signer('treasury', TREASURY, '0')],
+      balances: [unreadable(usdcAlpha)],
+      inFlight: [],
+    });
     expect(p.transfers).toEqual([]);
     expect(p.skipped.map((s) => [s.reason, s.detail])).toEqual([
-      ['source_unreadable', 'treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; no top-up: the source USDC on alpha (treasury) could not be read this cycle'],
+      [
+        'source_unreadable',
+        'treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; no top-up: the source USDC on alpha (treasury) could not be read this cycle',
+      ],
     ]);
   });
 
@@ -139,7 +164,10 @@ describe('planGasTopUps', () => {
     });
     expect([p.transfers, p.inFlight]).toEqual([[], []]);
     expect(p.skipped.map((s) => [s.reason, s.detail])).toEqual([
-      ['route_not_allowed', 'treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; no top-up: USDC from alpha (treasury) to beta (treasury) is not allowed by policy.routes[0]'],
+      [
+        'route_not_allowed',
+        'treasury holds 0 ETH on beta, below minGasBalance 0.01 ETH; no top-up: USDC from alpha (treasury) to beta (treasury) is not allowed by policy.routes[0]',
+      ],
     ]);
   });
 

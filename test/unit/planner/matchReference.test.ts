@@ -31,7 +31,12 @@ function referenceMatch(p: MatchParameters): { transfers: PlannedTransfer[]; dec
     const leftTooSmall = (): boolean => {
       if (need.left === 0n || need.left >= minN) return false;
       tooSmall = true;
-      decisions.push({ asset, chain: need.band.chain, kind: 'below_min_transfer', detail: `${need.label}: remaining deficit ${fmt(need.left)} is below minTransfer ${fmt(minN)}; not planned` });
+      decisions.push({
+        asset,
+        chain: need.band.chain,
+        kind: 'below_min_transfer',
+        detail: `${need.label}: remaining deficit ${fmt(need.left)} is below minTransfer ${fmt(minN)}; not planned`,
+      });
       return true;
     };
     if (leftTooSmall()) continue;
@@ -44,15 +49,31 @@ function referenceMatch(p: MatchParameters): { transfers: PlannedTransfer[]; dec
       const unit = pow10(scale - Math.min(donor.band.decimals, need.band.decimals));
       const moved = want - (want % unit);
       if (moved === 0n || moved < minN) {
-        decisions.push({ asset, chain: donor.band.chain, kind: 'below_min_transfer', detail: `${donor.label} → ${need.label}: ${fmt(moved)} is below minTransfer ${fmt(minN)}; skipped` });
+        decisions.push({
+          asset,
+          chain: donor.band.chain,
+          kind: 'below_min_transfer',
+          detail: `${donor.label} → ${need.label}: ${fmt(moved)} is below minTransfer ${fmt(minN)}; skipped`,
+        });
         continue;
       }
-      transfers.push({ asset, from: donor.band, to: need.band, amountIn: moved / pow10(scale - donor.band.decimals), reason: `${need.why}; ${donor.why}` });
+      transfers.push({
+        asset,
+        from: donor.band,
+        to: need.band,
+        amountIn: moved / pow10(scale - donor.band.decimals),
+        reason: `${need.why}; ${donor.why}`,
+      });
       donor.left -= moved;
       need.left -= moved;
       if (capHere) {
         capped = true;
-        decisions.push({ asset, chain: need.band.chain, kind: 'capped_max_transfer', detail: `${donor.label} → ${need.label}: capped at maxTransfer ${fmt(maxN)}; the rest follows in a later cycle` });
+        decisions.push({
+          asset,
+          chain: need.band.chain,
+          kind: 'capped_max_transfer',
+          detail: `${donor.label} → ${need.label}: capped at maxTransfer ${fmt(maxN)}; the rest follows in a later cycle`,
+        });
       }
       if (leftTooSmall()) break;
     }
@@ -61,12 +82,20 @@ function referenceMatch(p: MatchParameters): { transfers: PlannedTransfer[]; dec
         asset,
         chain: need.band.chain,
         kind: 'deficit_unmet',
-        detail: `${need.label}: ${fmt(need.left)} of ${fmt(need.amountN)} not planned this cycle` + (capped ? ' (maxTransfer cap or no usable surplus left)' : ' (no usable surplus left)'),
+        detail:
+          `${need.label}: ${fmt(need.left)} of ${fmt(need.amountN)} not planned this cycle` +
+          (capped ? ' (maxTransfer cap or no usable surplus left)' : ' (no usable surplus left)'),
       });
     }
   }
   for (const donor of [...donors].sort(order)) {
-    if (donor.left > 0n) decisions.push({ asset, chain: donor.band.chain, kind: 'surplus_unused', detail: `${donor.label}: ${fmt(donor.left)} of ${fmt(donor.amountN)} surplus left unused` });
+    if (donor.left > 0n)
+      decisions.push({
+        asset,
+        chain: donor.band.chain,
+        kind: 'surplus_unused',
+        detail: `${donor.label}: ${fmt(donor.left)} of ${fmt(donor.amountN)} surplus left unused`,
+      });
   }
   return { transfers, decisions };
 }
@@ -92,10 +121,20 @@ function randomParameters(seed: number): MatchParameters {
   const side = (i: number, kind: string, shared?: TargetBand): MatchSide => {
     const decimals = [2, 6, 8][int(3)]!;
     const chain = shared?.chain ?? `c${int(6)}`;
-    const address = shared ? shared.address.toUpperCase().replace('0X', '0x') : `0x${(kind === 'd' ? 5000 + i : i).toString(16).padStart(40, '0')}`;
+    const address = shared
+      ? shared.address.toUpperCase().replace('0X', '0x')
+      : `0x${(kind === 'd' ? 5000 + i : i).toString(16).padStart(40, '0')}`;
     const band: TargetBand = {
-      asset: 'X', chain, chainId: 1, currency: shared?.currency ?? `0x${'c'.repeat(39)}${int(3)}`, wallet: `w${kind}${i}`,
-      address, decimals, min: 0n, target: 0n, max: 0n,
+      asset: 'X',
+      chain,
+      chainId: 1,
+      currency: shared?.currency ?? `0x${'c'.repeat(39)}${int(3)}`,
+      wallet: `w${kind}${i}`,
+      address,
+      decimals,
+      min: 0n,
+      target: 0n,
+      max: 0n,
     };
     // Amounts from a small set (ties) or anywhere, at the common scale.
     const amountN = int(3) === 0 ? BigInt(1 + int(3)) * 10n ** 8n : BigInt(1 + int(10 ** 9));

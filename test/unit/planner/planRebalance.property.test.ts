@@ -58,7 +58,8 @@ function randomInput(seed: number): PlanInput {
       };
       targets.push(t);
       const amount = r() < 0.08 ? null : big(max * 2n);
-      if (r() > 0.03) balances.push({ chain, currency: t.currency, address: t.address, amount, ...(amount === null ? { error: 'down' } : {}) });
+      if (r() > 0.03)
+        balances.push({ chain, currency: t.currency, address: t.address, amount, ...(amount === null ? { error: 'down' } : {}) });
     }
     const mine = targets.filter((t) => t.asset === asset);
     for (let i = 0; mine.length >= 2 && i < int(3); i++) {
@@ -112,9 +113,7 @@ describe('planRebalance properties (seeded random inputs)', () => {
   it.each(SEEDS.map((s) => [s]))('seed %i', (seed) => {
     const input = randomInput(seed);
     const plan = planRebalance(input);
-    const unreadableChains = new Set(
-      input.targets.filter((t) => effectiveOf(input, t) === null).map((t) => t.chain),
-    );
+    const unreadableChains = new Set(input.targets.filter((t) => effectiveOf(input, t) === null).map((t) => t.chain));
     const pairs = new Set<string>();
     const delta = new Map<string, bigint>(); // per target key, at the asset's scale
     const received = new Map<string, { count: number; unit: bigint }>(); // transfers per recipient, the last one's rounding unit
@@ -186,26 +185,29 @@ describe('planRebalance properties (seeded random inputs)', () => {
     expect(again.transfers).toEqual(plan.transfers);
   });
 
-  it.each(SEEDS.slice(0, 200).map((s) => [s]))('seed %i: route alternatives change nothing planned and each could replace its transfer', (seed) => {
-    const input = randomInput(seed);
-    const plain = planRebalance(input);
-    const plan = planRebalance({ ...input, maxAlternatives: 3 });
-    expect(plan.transfers.map(({ alternatives: _a, ...t }) => t)).toEqual(plain.transfers);
-    for (const tr of plan.transfers) {
-      const scale = Math.max(...input.targets.filter((t) => t.asset === tr.asset).map((t) => t.decimals));
-      const moved = tr.amountIn * 10n ** BigInt(scale - tr.from.decimals);
-      for (const alt of tr.alternatives ?? []) {
-        expect(alt.from.asset).toBe(tr.asset);
-        expect([key(alt.from) === key(tr.from), key(alt.from) === key(tr.to)]).toEqual([false, false]);
-        // The same value, and the donor's spare covers it: replacing the donor keeps it at or above its target.
-        expect(alt.amountIn * 10n ** BigInt(scale - alt.from.decimals)).toBe(moved);
-        expect(plan.spare!.get(targetKey(alt.from))!).toBeGreaterThanOrEqual(alt.amountIn);
-        const eff = effectiveOf(input, alt.from)!;
-        const given = plan.transfers.filter((t) => key(t.from) === key(alt.from)).reduce((n, t) => n + t.amountIn, 0n);
-        expect(eff - given - alt.amountIn).toBeGreaterThanOrEqual(alt.from.target);
+  it.each(SEEDS.slice(0, 200).map((s) => [s]))(
+    'seed %i: route alternatives change nothing planned and each could replace its transfer',
+    (seed) => {
+      const input = randomInput(seed);
+      const plain = planRebalance(input);
+      const plan = planRebalance({ ...input, maxAlternatives: 3 });
+      expect(plan.transfers.map(({ alternatives: _a, ...t }) => t)).toEqual(plain.transfers);
+      for (const tr of plan.transfers) {
+        const scale = Math.max(...input.targets.filter((t) => t.asset === tr.asset).map((t) => t.decimals));
+        const moved = tr.amountIn * 10n ** BigInt(scale - tr.from.decimals);
+        for (const alt of tr.alternatives ?? []) {
+          expect(alt.from.asset).toBe(tr.asset);
+          expect([key(alt.from) === key(tr.from), key(alt.from) === key(tr.to)]).toEqual([false, false]);
+          // The same value, and the donor's spare covers it: replacing the donor keeps it at or above its target.
+          expect(alt.amountIn * 10n ** BigInt(scale - alt.from.decimals)).toBe(moved);
+          expect(plan.spare!.get(targetKey(alt.from))!).toBeGreaterThanOrEqual(alt.amountIn);
+          const eff = effectiveOf(input, alt.from)!;
+          const given = plan.transfers.filter((t) => key(t.from) === key(alt.from)).reduce((n, t) => n + t.amountIn, 0n);
+          expect(eff - given - alt.amountIn).toBeGreaterThanOrEqual(alt.from.target);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('the random inputs exercise real transfers, splits and unreadable chains', () => {
     const plans = SEEDS.map((s) => planRebalance(randomInput(s)));

@@ -24,8 +24,7 @@ function plan(
 
 /** Transfers as "from→to:amountIn" for compact exact assertions. */
 const moves = (p: Plan): string[] => p.transfers.map((t) => `${t.from.chain}→${t.to.chain}:${t.amountIn}`);
-const kinds = (p: Plan, kind: PlanDecisionKind): string[] =>
-  p.decisions.filter((d) => d.kind === kind).map((d) => d.chain ?? '');
+const kinds = (p: Plan, kind: PlanDecisionKind): string[] => p.decisions.filter((d) => d.kind === kind).map((d) => d.chain ?? '');
 
 describe('planRebalance', () => {
   it('closes a deficit from a surplus, bringing both to target', () => {
@@ -177,9 +176,13 @@ describe('planRebalance', () => {
     });
 
     it('caps each transfer at maxTransfer, one transfer per pair', () => {
-      const p = plan([alpha, beta, gamma], [reading(alpha, BAL.FAR_ABOVE_MAX), reading(beta, BAL.EMPTY), reading(gamma, BAL.FAR_ABOVE_MAX)], {
-        maxTransfer: '20000',
-      });
+      const p = plan(
+        [alpha, beta, gamma],
+        [reading(alpha, BAL.FAR_ABOVE_MAX), reading(beta, BAL.EMPTY), reading(gamma, BAL.FAR_ABOVE_MAX)],
+        {
+          maxTransfer: '20000',
+        },
+      );
       expect(moves(p)).toEqual([`alpha→beta:${units(alpha, '20000')}`, `gamma→beta:${units(gamma, '20000')}`]);
       expect(kinds(p, 'capped_max_transfer')).toEqual(['beta', 'beta']);
       expect(p.decisions.find((d) => d.kind === 'deficit_unmet')?.detail).toContain('10000 USDC of 50000 USDC');

@@ -65,12 +65,7 @@ export function unreadable(t: TargetBand, error = 'rpc timeout'): BalanceReading
 }
 
 /** An in-flight transfer of `whole` units from `from` to `to`, arriving as `outWhole` (default: the same). */
-export function inFlight(
-  from: TargetBand,
-  to: TargetBand,
-  whole: string,
-  opts: { settled: boolean; outWhole?: string },
-): InFlightTransfer {
+export function inFlight(from: TargetBand, to: TargetBand, whole: string, opts: { settled: boolean; outWhole?: string }): InFlightTransfer {
   return {
     asset: from.asset,
     originChain: from.chain,

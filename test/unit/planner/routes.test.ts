@@ -15,7 +15,8 @@ const gamma = target('gamma');
 const ops = target('beta', { wallet: 'ops', address: '0x2222222222222222222222222222222222222222' });
 
 /** Plans USDC on alpha, beta, gamma (band 20000/50000/80000) with the given whole-unit balances. */
-const plan = (balances: [string, string, string], extra: Partial<PlanInput> = {}, targets: TargetBand[] = [alpha, beta, gamma]): Plan => planOf(targets, balances, extra);
+const plan = (balances: [string, string, string], extra: Partial<PlanInput> = {}, targets: TargetBand[] = [alpha, beta, gamma]): Plan =>
+  planOf(targets, balances, extra);
 
 describe('routeRuleFor', () => {
   const rules: RouteRule[] = [
@@ -26,9 +27,20 @@ describe('routeRuleFor', () => {
 
   it('takes the first matching entry, wallet-specific ends before chain-wide ones', () => {
     expect(routeRuleFor({ routes: rules }, alpha, ops)).toEqual({ allowed: false, index: 0, text: 'policy.routes[0]' });
-    expect(routeRuleFor({ routes: rules }, alpha, beta)).toEqual({ allowed: true, index: 1, text: 'policy.routes[1]', minTransfer: '500', maxTransfer: '20000' });
+    expect(routeRuleFor({ routes: rules }, alpha, beta)).toEqual({
+      allowed: true,
+      index: 1,
+      text: 'policy.routes[1]',
+      minTransfer: '500',
+      maxTransfer: '20000',
+    });
     // gamma → beta passes over [1] (another origin) and lands on the wildcard [2].
-    expect(routeRuleFor({ routes: rules }, gamma, beta)).toEqual({ allowed: true, index: 2, text: 'policy.routes[2]', maxFees: { totalBps: 5 } });
+    expect(routeRuleFor({ routes: rules }, gamma, beta)).toEqual({
+      allowed: true,
+      index: 2,
+      text: 'policy.routes[2]',
+      maxFees: { totalBps: 5 },
+    });
   });
 
   it('an entry for another asset does not match', () => {
@@ -69,17 +81,24 @@ describe('planner with route rules', () => {
     const p = plan(['90000', '10000', '85000'], { routes });
     expect(moves(p)).toEqual([`gamma→beta:${units(gamma, '35000')}`]);
     expect(said(p, 'route_not_allowed')).toEqual(['alpha → beta: not allowed by policy.routes[1]']);
-    expect(p.transfers[0]!.reason).toBe('beta below min: 10000 < 20000 USDC; gamma above max: 85000 > 80000 USDC; route gamma → beta per policy.routes[0]: min 100, max 1000000 USDC');
+    expect(p.transfers[0]!.reason).toBe(
+      'beta below min: 10000 < 20000 USDC; gamma above max: 85000 > 80000 USDC; route gamma → beta per policy.routes[0]: min 100, max 1000000 USDC',
+    );
     // The same entries the other way round: the refusal comes first and wins for gamma too.
     const reversed = plan(['90000', '10000', '85000'], { routes: [...routes].reverse() });
     expect(moves(reversed)).toEqual([]);
-    expect(said(reversed, 'route_not_allowed')).toEqual(['alpha → beta: not allowed by policy.routes[0]', 'gamma → beta: not allowed by policy.routes[0]']);
+    expect(said(reversed, 'route_not_allowed')).toEqual([
+      'alpha → beta: not allowed by policy.routes[0]',
+      'gamma → beta: not allowed by policy.routes[0]',
+    ]);
   });
 
   it('onlyListedRoutes refuses every route no entry matches', () => {
     const p = plan(['90000', '10000', '85000'], { routes: [{ from: 'gamma', to: '*' }], onlyListedRoutes: true });
     expect(moves(p)).toEqual([`gamma→beta:${units(gamma, '35000')}`]);
-    expect(said(p, 'route_not_allowed')).toEqual(['alpha → beta: not allowed by policy.onlyListedRoutes (no entry of policy.routes matches)']);
+    expect(said(p, 'route_not_allowed')).toEqual([
+      'alpha → beta: not allowed by policy.onlyListedRoutes (no entry of policy.routes matches)',
+    ]);
   });
 
   it("uses a route's own maxTransfer and minTransfer and names the entry in the reason", () => {
@@ -104,7 +123,10 @@ describe('planner with route rules', () => {
     const p = plan(['53000', '37000', '60000'], { routes }, [a, b, g]);
     expect(moves(p)).toEqual([`gamma→beta:${units(g, '10000')}`]);
     expect(said(p, 'below_min_transfer')).toEqual(['alpha → beta: 3000 USDC is below minTransfer 5000 USDC; skipped']);
-    expect(moves(plan(['53000', '37000', '60000'], {}, [a, b, g]))).toEqual([`gamma→beta:${units(g, '10000')}`, `alpha→beta:${units(a, '3000')}`]);
+    expect(moves(plan(['53000', '37000', '60000'], {}, [a, b, g]))).toEqual([
+      `gamma→beta:${units(g, '10000')}`,
+      `alpha→beta:${units(a, '3000')}`,
+    ]);
     const q = plan(['53000', '47000', '0'], { routes, batchSmallDeficits: false }, [a, b]);
     // beta needs 3000 (≥ the asset's 100) and alpha can give 3000, but alpha's routes want 5000: nothing moves.
     expect(moves(q)).toEqual([]);
@@ -128,15 +150,25 @@ describe('planner with route rules', () => {
     const p = plan(['90000', '10000', '0'], { routes }, [a6, b18]);
     expect(p.transfers.map((t) => t.amountIn)).toEqual([12_345_678_901n]); // origin (6 dp) base units
     // A minimum finer than 6 decimals rounds nothing away: 40000 + 1e-18 is above a 40000 surplus.
-    const fine = plan(['90000', '10000', '0'], { routes: [{ from: 'alpha', to: 'beta', minTransfer: '40000.000000000000000001' }], batchSmallDeficits: false }, [a6, b18]);
+    const fine = plan(
+      ['90000', '10000', '0'],
+      { routes: [{ from: 'alpha', to: 'beta', minTransfer: '40000.000000000000000001' }], batchSmallDeficits: false },
+      [a6, b18],
+    );
     expect(fine.transfers).toEqual([]);
-    expect(said(fine, 'below_min_transfer')).toEqual(['alpha → beta: 40000 USDC is below minTransfer 40000.000000000000000001 USDC; skipped']);
+    expect(said(fine, 'below_min_transfer')).toEqual([
+      'alpha → beta: 40000 USDC is below minTransfer 40000.000000000000000001 USDC; skipped',
+    ]);
   });
 
   it('refuses route bounds finer than the asset can express, and inverted bounds, naming the entry', () => {
     const routes: RouteRule[] = [{ from: 'alpha', to: 'beta', minTransfer: '0.0000001' }];
-    expect(() => plan(['90000', '10000', '50000'], { routes })).toThrow(/routes\[0\]\.minTransfer: 0\.0000001 cannot be expressed in USDC at 6 decimals/);
-    expect(() => plan(['90000', '10000', '50000'], { routes: [{ from: '*', to: '*', minTransfer: '10', maxTransfer: '5' }] })).toThrow(PlanInputError);
+    expect(() => plan(['90000', '10000', '50000'], { routes })).toThrow(
+      /routes\[0\]\.minTransfer: 0\.0000001 cannot be expressed in USDC at 6 decimals/,
+    );
+    expect(() => plan(['90000', '10000', '50000'], { routes: [{ from: '*', to: '*', minTransfer: '10', maxTransfer: '5' }] })).toThrow(
+      PlanInputError,
+    );
   });
 
   it('a wallet-specific entry concerns that wallet only', () => {
@@ -151,7 +183,10 @@ describe('planner with route rules', () => {
 describe('sweep with route rules', () => {
   it('does not sweep over a refused route, and says so', () => {
     // No deficit; alpha and gamma above max; home beta. alpha → beta is refused.
-    const p = plan(['90000', '50000', '85000'], { sweepTo: { USDC: { chain: 'beta' } }, routes: [{ from: 'alpha', to: 'beta', allow: false }] });
+    const p = plan(['90000', '50000', '85000'], {
+      sweepTo: { USDC: { chain: 'beta' } },
+      routes: [{ from: 'alpha', to: 'beta', allow: false }],
+    });
     expect(moves(p)).toEqual([`gamma→beta:${units(gamma, '35000')}`]);
     expect(said(p, 'route_not_allowed')).toEqual(['alpha → beta: not allowed by policy.routes[0]']);
     expect(p.decisions.find((d) => d.kind === 'sweep')?.detail).toBe('USDC: 35000 of 75000 unused surplus swept to home beta');

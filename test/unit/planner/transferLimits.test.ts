@@ -4,7 +4,8 @@ import { PlanInputError } from '../../../src/planner/errors.ts';
 import { reading, target, unreadable, units } from './presets.ts';
 
 const ETH_BAND = { min: '10', target: '20', max: '30' };
-const eth = (chain: string) => target(chain, { asset: 'ETH', decimals: 18, band: ETH_BAND, currency: '0x0000000000000000000000000000000000000000' });
+const eth = (chain: string) =>
+  target(chain, { asset: 'ETH', decimals: 18, band: ETH_BAND, currency: '0x0000000000000000000000000000000000000000' });
 
 describe('per-asset transfer limits', () => {
   it('applies an asset’s own bounds and the defaults to the others', () => {
@@ -24,7 +25,13 @@ describe('per-asset transfer limits', () => {
 
   it('without its own bounds, the default 100-unit minimum blocks a 15 ETH move', () => {
     const [ea, eb] = [eth('alpha'), eth('beta')];
-    const plan = planRebalance({ targets: [ea, eb], balances: [reading(ea, '50'), reading(eb, '5')], inFlight: [], minTransfer: '100', maxTransfer: '50000' });
+    const plan = planRebalance({
+      targets: [ea, eb],
+      balances: [reading(ea, '50'), reading(eb, '5')],
+      inFlight: [],
+      minTransfer: '100',
+      maxTransfer: '50000',
+    });
     expect(plan.transfers).toHaveLength(0);
     expect(plan.decisions.map((d) => d.kind)).toContain('below_min_transfer');
   });
@@ -45,7 +52,14 @@ describe('per-asset transfer limits', () => {
   it('rejects inverted per-asset bounds naming the field', () => {
     const [ea, eb] = [eth('alpha'), eth('beta')];
     expect(() =>
-      planRebalance({ targets: [ea, eb], balances: [reading(ea, '50'), reading(eb, '5')], inFlight: [], minTransfer: '1', maxTransfer: '2', transferLimits: { ETH: { minTransfer: '5', maxTransfer: '1' } } }),
+      planRebalance({
+        targets: [ea, eb],
+        balances: [reading(ea, '50'), reading(eb, '5')],
+        inFlight: [],
+        minTransfer: '1',
+        maxTransfer: '2',
+        transferLimits: { ETH: { minTransfer: '5', maxTransfer: '1' } },
+      }),
     ).toThrow(PlanInputError);
   });
 });

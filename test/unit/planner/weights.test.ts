@@ -28,7 +28,12 @@ describe('applyWeights', () => {
       ['arbitrum', 59_000_000_000n, 60_000_000_000n, 61_000_000_000n],
     ]);
     expect(w.decisions).toEqual([
-      { asset: 'USDC', kind: 'weights', detail: 'USDC: 100000 held in total; base weight 40 → target 40000, band [39000, 41000]; arbitrum weight 60 → target 60000, band [59000, 61000]' },
+      {
+        asset: 'USDC',
+        kind: 'weights',
+        detail:
+          'USDC: 100000 held in total; base weight 40 → target 40000, band [39000, 41000]; arbitrum weight 60 → target 60000, band [59000, 61000]',
+      },
     ]);
     const plan = planRebalance({ targets: w.targets, balances, inFlight: [], minTransfer: '100', maxTransfer: '1000000' });
     expect(plan.transfers.map((t) => [t.from.chain, t.to.chain, t.amountIn])).toEqual([['base', 'arbitrum', 50_000_000_000n]]);
@@ -47,9 +52,16 @@ describe('applyWeights', () => {
     const base = weighted('base', 50);
     const arb = weighted('arbitrum', 50);
     const flight: InFlightTransfer = {
-      asset: 'USDC', originChain: 'base', originCurrency: base.currency, originAddress: base.address,
-      destinationChain: 'arbitrum', destinationCurrency: arb.currency, destinationAddress: arb.address,
-      amountIn: 10_000_000_000n, guaranteedOut: 9_990_000_000n, originSettled: true,
+      asset: 'USDC',
+      originChain: 'base',
+      originCurrency: base.currency,
+      originAddress: base.address,
+      destinationChain: 'arbitrum',
+      destinationCurrency: arb.currency,
+      destinationAddress: arb.address,
+      amountIn: 10_000_000_000n,
+      guaranteedOut: 9_990_000_000n,
+      originSettled: true,
     };
     const w = applyWeights([base, arb], [reading(base, '50000'), reading(arb, '40000')], [flight]);
     expect(w.targets.map((t) => t.target)).toEqual([49_995_000_000n, 49_995_000_000n]); // (90000 + 9990) / 2
@@ -62,7 +74,9 @@ describe('applyWeights', () => {
     const balances = [reading(base, '90000'), unreadable(arb, 'timeout')];
     const w = applyWeights([base, arb], balances, []);
     expect(w.targets[0]).toMatchObject({ min: 90_000_000_000n, target: 90_000_000_000n, max: 90_000_000_000n });
-    expect(w.decisions[0]!.detail).toBe('USDC: weights not applied this cycle: arbitrum could not be read, so the total is unknown; nothing planned for USDC');
+    expect(w.decisions[0]!.detail).toBe(
+      'USDC: weights not applied this cycle: arbitrum could not be read, so the total is unknown; nothing planned for USDC',
+    );
     expect(planRebalance({ targets: w.targets, balances, inFlight: [], minTransfer: '100', maxTransfer: '1000000' }).transfers).toEqual([]);
   });
 

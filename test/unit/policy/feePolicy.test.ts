@@ -29,7 +29,8 @@ function synthetic(components: Record<string, string>, totalUsd?: string): Quote
 }
 
 function skipped(decision: FeeDecision) {
-  if (decision.accepted) throw new Error(`expected a skip, got accepted: ${JSON.stringify(decision, (_k, v) => (typeof v === 'bigint' ? `${v}` : v))}`);
+  if (decision.accepted)
+    throw new Error(`expected a skip, got accepted: ${JSON.stringify(decision, (_k, v) => (typeof v === 'bigint' ? `${v}` : v))}`);
   return decision;
 }
 
@@ -340,6 +341,9 @@ describe('evaluateFees with the origin cost (miner fee, Solana fees, EVM gas)', 
       accepted: true,
       breakdown: { totalMicros: 500_000n, originCostMicros: null },
     });
-    expect(evaluateFees(d, {}, undefined, known(250_000n))).toMatchObject({ accepted: true, breakdown: { totalMicros: 750_000n, originCostMicros: 250_000n } });
+    expect(evaluateFees(d, {}, undefined, known(250_000n))).toMatchObject({
+      accepted: true,
+      breakdown: { totalMicros: 750_000n, originCostMicros: 250_000n },
+    });
   });
 });

@@ -49,26 +49,43 @@ describe('estimateOriginCost', () => {
     const deposit = readInstructions(input.quote);
     // 200,000 CU at 1,000,001 micro-lamports per CU = 200,000.2 lamports → 200,001
     writeInstructions(input.quote, [computeBudgetInstruction(2, 200_000n), computeBudgetInstruction(3, 1_000_001n), ...deposit]);
-    expect(estimateOriginCost(input.quote, { vm: 'svm', isNative: isSol }, SVM_USER)).toMatchObject({ ok: true, baseUnits: 205_001n, exact: true });
+    expect(estimateOriginCost(input.quote, { vm: 'svm', isNative: isSol }, SVM_USER)).toMatchObject({
+      ok: true,
+      baseUnits: 205_001n,
+      exact: true,
+    });
 
     // No limit set: the runtime grants 200,000 CU per other instruction (one deposit here).
     writeInstructions(input.quote, [computeBudgetInstruction(3, 2_000_000n), ...deposit]);
-    expect(estimateOriginCost(input.quote, { vm: 'svm', isNative: isSol }, SVM_USER)).toMatchObject({ ok: true, baseUnits: 5_000n + 400_000n });
+    expect(estimateOriginCost(input.quote, { vm: 'svm', isNative: isSol }, SVM_USER)).toMatchObject({
+      ok: true,
+      baseUnits: 5_000n + 400_000n,
+    });
   });
 
-  it('EVM: the quote\'s fees.gas when it is in the native currency, an estimate; unknown otherwise', () => {
+  it("EVM: the quote's fees.gas when it is in the native currency, an estimate; unknown otherwise", () => {
     const { quote } = offlineQuote();
     quote.fees = { gas: gasMember(zeroAddress, '21000000000000', '0.06') };
-    expect(estimateOriginCost(quote, { vm: 'evm', isNative: isEth }, '0x1')).toMatchObject({ ok: true, baseUnits: 21_000_000_000_000n, exact: false });
+    expect(estimateOriginCost(quote, { vm: 'evm', isNative: isEth }, '0x1')).toMatchObject({
+      ok: true,
+      baseUnits: 21_000_000_000_000n,
+      exact: false,
+    });
     quote.fees = { gas: gasMember('0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', '1000') };
-    expect(estimateOriginCost(quote, { vm: 'evm', isNative: isEth }, '0x1')).toMatchObject({ ok: false, why: expect.stringContaining('not the origin\'s native currency') });
+    expect(estimateOriginCost(quote, { vm: 'evm', isNative: isEth }, '0x1')).toMatchObject({
+      ok: false,
+      why: expect.stringContaining("not the origin's native currency"),
+    });
     delete quote.fees;
-    expect(estimateOriginCost(quote, { vm: 'evm', isNative: isEth }, '0x1')).toEqual({ ok: false, why: 'the quote has no fees.gas (origin gas estimate)' });
+    expect(estimateOriginCost(quote, { vm: 'evm', isNative: isEth }, '0x1')).toEqual({
+      ok: false,
+      why: 'the quote has no fees.gas (origin gas estimate)',
+    });
   });
 });
 
 describe('originCostOf', () => {
-  it('prices the miner fee with fees.gas when the quote has it, else with the BTC input\'s own price, rounded up', () => {
+  it("prices the miner fee with fees.gas when the quote has it, else with the BTC input's own price, rounded up", () => {
     const { quote, user } = bitcoinQuote();
     // 100,000 sat worth 100 USD: 1,000 micro-USD a satoshi; the 2,000 sat fee is 2 USD.
     quote.details.currencyIn.amountUsd = '100';

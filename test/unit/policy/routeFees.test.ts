@@ -18,11 +18,15 @@ const GLOBAL: FeeCaps = { totalBps: 30, totalUsd: '25', components: { execution:
 describe('feeCapsFor', () => {
   it('keeps the global caps when no entry with maxFees matches', () => {
     expect(feeCapsFor({ maxFees: GLOBAL }, { from: alpha, to: beta })).toBe(GLOBAL);
-    expect(feeCapsFor({ maxFees: GLOBAL, routes: [{ from: 'alpha', to: 'beta', minTransfer: '5' }] }, { from: alpha, to: beta })).toBe(GLOBAL);
+    expect(feeCapsFor({ maxFees: GLOBAL, routes: [{ from: 'alpha', to: 'beta', minTransfer: '5' }] }, { from: alpha, to: beta })).toBe(
+      GLOBAL,
+    );
   });
 
   it('replaces only the keys the entry gives, down to usd/bps of one component', () => {
-    const routes: RouteRule[] = [{ from: 'alpha', to: 'beta', maxFees: { totalBps: 10, components: { execution: { bps: 5 }, platform: { bps: 1 } } } }];
+    const routes: RouteRule[] = [
+      { from: 'alpha', to: 'beta', maxFees: { totalBps: 10, components: { execution: { bps: 5 }, platform: { bps: 1 } } } },
+    ];
     expect(feeCapsFor({ maxFees: GLOBAL, routes }, { from: alpha, to: beta })).toEqual({
       totalBps: 10,
       totalUsd: '25',

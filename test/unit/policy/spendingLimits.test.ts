@@ -66,7 +66,9 @@ describe('checkSpendingLimits', () => {
   describe('recipient allow-list', () => {
     it('compares 0x hex addresses case-insensitively', () => {
       const allowed = new Set([EVM_RECIPIENT.toLowerCase()]);
-      expect(check({ allowedRecipients: allowed }, {}, { recipient: EVM_RECIPIENT.toUpperCase().replace('0X', '0x') })).toEqual({ ok: true });
+      expect(check({ allowedRecipients: allowed }, {}, { recipient: EVM_RECIPIENT.toUpperCase().replace('0X', '0x') })).toEqual({
+        ok: true,
+      });
       expect(check({ allowedRecipients: new Set([EVM_RECIPIENT]) }, {}, { recipient: EVM_RECIPIENT.toLowerCase() })).toEqual({ ok: true });
     });
 
@@ -80,7 +82,9 @@ describe('checkSpendingLimits', () => {
 
     it('refuses a recipient that differs in one hex digit, and any recipient with an empty list', () => {
       const other = `${EVM_RECIPIENT.slice(0, -1)}7`;
-      expect(refused(check({ allowedRecipients: new Set([EVM_RECIPIENT, SOL_RECIPIENT]) }, {}, { recipient: other })).reason).toBe('recipient_not_allowed');
+      expect(refused(check({ allowedRecipients: new Set([EVM_RECIPIENT, SOL_RECIPIENT]) }, {}, { recipient: other })).reason).toBe(
+        'recipient_not_allowed',
+      );
       expect(refused(check({ allowedRecipients: new Set() })).reason).toBe('recipient_not_allowed');
     });
   });
@@ -97,7 +101,9 @@ describe('checkSpendingLimits', () => {
       expect(check({ maxTransferUsd: '0.3' }, {}, { amountUsd: '0.300000' })).toEqual({ ok: true });
       // 1e12 + 1e-6 is not representable as a double (it reads as 1000000000000.0000010, equal to neither side).
       expect(check({ maxTransferUsd: '1000000000000.000001' }, {}, { amountUsd: '1000000000000.000001' })).toEqual({ ok: true });
-      expect(refused(check({ maxTransferUsd: '1000000000000' }, {}, { amountUsd: '1000000000000.000001' })).reason).toBe('max_transfer_usd');
+      expect(refused(check({ maxTransferUsd: '1000000000000' }, {}, { amountUsd: '1000000000000.000001' })).reason).toBe(
+        'max_transfer_usd',
+      );
     });
 
     it('fails closed when the quote gives no USD value, and ignores it when no cap is set', () => {
@@ -128,7 +134,9 @@ describe('checkSpendingLimits', () => {
       const cap = 2n ** 64n + 5n;
       const big: SpendingLimits = { dailyNotional: new Map([['ETH', cap]]) };
       expect(check(big, { notional24h: new Map([['ETH', 2n ** 64n]]) }, { asset: 'ETH', amountIn: 5n })).toEqual({ ok: true });
-      expect(refused(check(big, { notional24h: new Map([['ETH', 2n ** 64n]]) }, { asset: 'ETH', amountIn: 6n })).reason).toBe('daily_notional');
+      expect(refused(check(big, { notional24h: new Map([['ETH', 2n ** 64n]]) }, { asset: 'ETH', amountIn: 6n })).reason).toBe(
+        'daily_notional',
+      );
     });
   });
 

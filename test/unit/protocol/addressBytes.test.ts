@@ -46,7 +46,7 @@ describe('encodeAddressBytes', () => {
     ['0x0OIl', 'solana-vm', 'characters outside the base58 alphabet'],
     ['not-an-address', 'solana-vm', 'dashes'],
     ['bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k9', 'bitcoin-vm', 'bad bech32 checksum'],
-    [bech32.encode('ltc', [0, ...bech32.toWords(new Uint8Array(20))]), 'bitcoin-vm', 'another coin\'s prefix'],
+    [bech32.encode('ltc', [0, ...bech32.toWords(new Uint8Array(20))]), 'bitcoin-vm', "another coin's prefix"],
     ['LVg2kJoFNg45Nbpy53h7Fe1wKyeXVRhMH9', 'bitcoin-vm', 'a Litecoin Base58Check address'],
     [bech32.encode('bc', [1, ...bech32.toWords(new Uint8Array(32))]), 'bitcoin-vm', 'v1 program in bech32 (needs bech32m)'],
     [bech32m.encode('bc', [0, ...bech32m.toWords(new Uint8Array(20))]), 'bitcoin-vm', 'v0 program in bech32m (needs bech32)'],

@@ -1,10 +1,6 @@
 import { decodeFunctionData, encodeFunctionData, toFunctionSelector, type AbiFunction } from 'viem';
 import { describe, expect, it } from 'vitest';
-import {
-  DEPOSIT_ERC20_SELECTOR,
-  DEPOSIT_NATIVE_SELECTOR,
-  depositoryAbi,
-} from '../../../packages/protocol/src/protocol/depositoryAbi.ts';
+import { DEPOSIT_ERC20_SELECTOR, DEPOSIT_NATIVE_SELECTOR, depositoryAbi } from '../../../packages/protocol/src/protocol/depositoryAbi.ts';
 import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
 import { itemData } from '../../fixtures/quoteTamper.ts';
 

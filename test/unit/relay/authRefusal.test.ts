@@ -11,12 +11,25 @@ import { missingKeyWarning } from '../../../src/cli/openBallast.ts';
 import { exitCodeForReport } from '../../../src/cycle/runCycle.ts';
 
 const apiError = (httpStatus: number, errorCode?: string, message = 'x'): RelayApiError =>
-  new RelayApiError({ endpoint: 'POST /quote/v2', httpStatus, body: { message, ...(errorCode ? { errorCode } : {}) }, bodyText: '', retryAfterMs: undefined });
+  new RelayApiError({
+    endpoint: 'POST /quote/v2',
+    httpStatus,
+    body: { message, ...(errorCode ? { errorCode } : {}) },
+    bodyText: '',
+    retryAfterMs: undefined,
+  });
 
 describe('relayAuthRefusal', () => {
   it('recognises 401 and 403 by status, also wrapped in a cause chain', () => {
-    expect(relayAuthRefusal(apiError(401, 'UNAUTHORIZED_QUOTE'))).toEqual({ endpoint: 'POST /quote/v2', httpStatus: 401, errorCode: 'UNAUTHORIZED_QUOTE' });
-    expect(relayAuthRefusal(new Error('GET /chains failed: …', { cause: apiError(403) }))).toEqual({ endpoint: 'POST /quote/v2', httpStatus: 403 });
+    expect(relayAuthRefusal(apiError(401, 'UNAUTHORIZED_QUOTE'))).toEqual({
+      endpoint: 'POST /quote/v2',
+      httpStatus: 401,
+      errorCode: 'UNAUTHORIZED_QUOTE',
+    });
+    expect(relayAuthRefusal(new Error('GET /chains failed: …', { cause: apiError(403) }))).toEqual({
+      endpoint: 'POST /quote/v2',
+      httpStatus: 403,
+    });
   });
 
   it('ignores other statuses even when their message names RELAY_HTTP_401', () => {
@@ -28,7 +41,9 @@ describe('relayAuthRefusal', () => {
 
   it('makes one line naming relay.apiKey and the fix', () => {
     const line = authRefusalLine({ endpoint: 'POST /quote/v2', httpStatus: 401, errorCode: 'UNAUTHORIZED_QUOTE' });
-    expect(line).toMatch(/^Relay refused the API key \(401 UNAUTHORIZED_QUOTE on POST \/quote\/v2\): set relay\.apiKey to a key from dashboard\.relay\.link/);
+    expect(line).toMatch(
+      /^Relay refused the API key \(401 UNAUTHORIZED_QUOTE on POST \/quote\/v2\): set relay\.apiKey to a key from dashboard\.relay\.link/,
+    );
     expect(line).not.toContain('\n');
   });
 
@@ -42,7 +57,9 @@ describe('relayAuthRefusal', () => {
 describe('screening refusals', () => {
   it('recognises BLOCKED_WALLET_ADDRESS and SANCTIONED_WALLET_ADDRESS by errorCode, and never retries them', () => {
     expect(screeningRefusal(apiError(400, 'BLOCKED_WALLET_ADDRESS'))?.errorCode).toBe('BLOCKED_WALLET_ADDRESS');
-    expect(screeningRefusal(new Error('wrapped', { cause: apiError(400, 'SANCTIONED_WALLET_ADDRESS') }))?.errorCode).toBe('SANCTIONED_WALLET_ADDRESS');
+    expect(screeningRefusal(new Error('wrapped', { cause: apiError(400, 'SANCTIONED_WALLET_ADDRESS') }))?.errorCode).toBe(
+      'SANCTIONED_WALLET_ADDRESS',
+    );
     expect(screeningRefusal(apiError(400, 'INSUFFICIENT_FUNDS'))).toBeUndefined();
     // Even with a status that is otherwise retried, a screening refusal is final.
     expect(isRetryable(apiError(503, 'BLOCKED_WALLET_ADDRESS'))).toBe(false);

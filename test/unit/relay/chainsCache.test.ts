@@ -111,6 +111,8 @@ describe('relay.chainsCacheSec', () => {
     const parsed = RelaySectionSchema.safeParse({ chainsCacheSec: value });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.path).toEqual(['chainsCacheSec']);
-    expect(parsed.error?.issues[0]?.message).toMatch(/chainsCacheSec must be (a whole number of seconds|between 0 \(fetch every cycle\) and 86400)/);
+    expect(parsed.error?.issues[0]?.message).toMatch(
+      /chainsCacheSec must be (a whole number of seconds|between 0 \(fetch every cycle\) and 86400)/,
+    );
   });
 });

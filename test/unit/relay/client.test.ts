@@ -110,9 +110,15 @@ describe('createRelayClient', () => {
 
   describe('retries', () => {
     it('429 with retry-after (seconds) is retried after waiting that long', async () => {
-      server.on('/quote/v2', { status: 429, body: { message: 'rate limited' }, headers: { 'retry-after': '2' } }, { status: 200, body: quoteBody });
+      server.on(
+        '/quote/v2',
+        { status: 429, body: { message: 'rate limited' }, headers: { 'retry-after': '2' } },
+        { status: 200, body: quoteBody },
+      );
       const { quote } = await client().quote(quoteRequest);
-      expect(quote.details.currencyIn.amount).toBe((quoteBody as { details: { currencyIn: { amount: string } } }).details.currencyIn.amount);
+      expect(quote.details.currencyIn.amount).toBe(
+        (quoteBody as { details: { currencyIn: { amount: string } } }).details.currencyIn.amount,
+      );
       expect(server.requests).toHaveLength(2);
       expect(sleeps).toEqual([2000]);
       expect(events.map((e) => e.status)).toEqual([429, 200]);
@@ -120,7 +126,11 @@ describe('createRelayClient', () => {
 
     it('429 with retry-after as an HTTP date waits until that date', async () => {
       const nowMs = Date.parse('2026-01-01T00:00:00Z');
-      server.on('/chains', { status: 429, body: { message: 'slow down' }, headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' } }, { status: 200, body: chainsBody });
+      server.on(
+        '/chains',
+        { status: 429, body: { message: 'slow down' }, headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' } },
+        { status: 200, body: chainsBody },
+      );
       await client({ now: () => nowMs }).getChains();
       expect(sleeps).toEqual([5000]);
     });
@@ -147,7 +157,12 @@ describe('createRelayClient', () => {
     });
 
     it('503 and 502 back off exponentially without retry-after', async () => {
-      server.on('/chains', { status: 503, body: { message: 'busy' } }, { status: 502, text: 'bad gateway' }, { status: 200, body: chainsBody });
+      server.on(
+        '/chains',
+        { status: 503, body: { message: 'busy' } },
+        { status: 502, text: 'bad gateway' },
+        { status: 200, body: chainsBody },
+      );
       await client().getChains();
       // random() = 0 → equal jitter gives half of 500·2^n.
       expect(sleeps).toEqual([250, 500]);
@@ -406,7 +421,15 @@ describe.skipIf(!relayFixturesPresent)('createRelayClient on the genuine fixture
 describe('API key on every endpoint (https://docs.relay.link/references/api/api-keys)', () => {
   it('sends x-api-key on chains, quote, status, requests/v3, transactions/index and the withdrawal calls; a 401 is a typed key refusal', async () => {
     const refused = { status: 401, body: { message: 'Please provide an api key', errorCode: 'UNAUTHORIZED_QUOTE' } };
-    const paths = ['/chains', '/quote/v2', '/intents/status/v3', '/requests/v3', '/transactions/index', '/withdrawals/attest-deposit', '/withdrawals/status'];
+    const paths = [
+      '/chains',
+      '/quote/v2',
+      '/intents/status/v3',
+      '/requests/v3',
+      '/transactions/index',
+      '/withdrawals/attest-deposit',
+      '/withdrawals/status',
+    ];
     for (const p of paths) server.on(p, refused);
     const c = client();
     const calls: (() => Promise<unknown>)[] = [

@@ -76,7 +76,11 @@ describe('Relay client onDeprecation', () => {
   });
 
   it('fires once per attempt: a 503 retried then a 200', async () => {
-    server.on('/chains', { status: 503, body: { message: 'busy' }, headers: { ...HEADERS, 'retry-after': '0' } }, { status: 200, body: chainsBody, headers: HEADERS });
+    server.on(
+      '/chains',
+      { status: 503, body: { message: 'busy' }, headers: { ...HEADERS, 'retry-after': '0' } },
+      { status: 200, body: chainsBody, headers: HEADERS },
+    );
     await client().getChains();
     expect(notices.map((n) => n.endpoint)).toEqual(['GET /chains', 'GET /chains']);
   });
@@ -107,6 +111,8 @@ describe('Relay client onDeprecation', () => {
     }).getChains();
     expect(chains.chains.length).toBeGreaterThan(0);
     const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(logged).toEqual([expect.objectContaining({ level: 40, endpoint: 'GET /chains', err: 'handler broke', msg: 'deprecation notice handler failed' })]);
+    expect(logged).toEqual([
+      expect.objectContaining({ level: 40, endpoint: 'GET /chains', err: 'handler broke', msg: 'deprecation notice handler failed' }),
+    ]);
   });
 });

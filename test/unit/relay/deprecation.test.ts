@@ -61,7 +61,12 @@ describe('readDeprecationNotice', () => {
 
   it('reads a Deprecation date in the future, and a Sunset alone', () => {
     expect(read({ Deprecation: '@4102444800' })).toMatchObject({ deprecatedAtSec: 4102444800, links: [], ignored: [] });
-    expect(read({ Sunset: 'Tue, 24 Nov 2026 00:00:00 GMT' })).toEqual({ endpoint: 'POST /quote/v2', sunsetAtSec: Date.UTC(2026, 10, 24) / 1000, links: [], ignored: [] });
+    expect(read({ Sunset: 'Tue, 24 Nov 2026 00:00:00 GMT' })).toEqual({
+      endpoint: 'POST /quote/v2',
+      sunsetAtSec: Date.UTC(2026, 10, 24) / 1000,
+      links: [],
+      ignored: [],
+    });
   });
 
   it('ignores each malformed header with a reason naming it, and keeps the good ones', () => {
@@ -73,7 +78,9 @@ describe('readDeprecationNotice', () => {
     expect(notice?.deprecatedAtSec).toBeUndefined();
     expect(notice?.sunsetAtSec).toBe(SUNSET_AT);
     expect(notice?.links).toEqual([{ rel: 'deprecation', uri: GUIDE }]);
-    expect(notice?.ignored).toEqual([{ header: 'Deprecation', value: 'true', reason: expect.stringContaining('not a Date "@<unix seconds>"') }]);
+    expect(notice?.ignored).toEqual([
+      { header: 'Deprecation', value: 'true', reason: expect.stringContaining('not a Date "@<unix seconds>"') },
+    ]);
 
     const bad = read({ Deprecation: '@17955x', Sunset: '2027-02-23', Link: '<https://x.example/a' });
     expect(bad?.ignored.map((i) => i.header)).toEqual(['Deprecation', 'Sunset', 'Link']);

@@ -41,7 +41,13 @@ describe('IntentStatusSchema', () => {
   });
 
   it('knows the spec statuses and delayed; only success, failure and refund are terminal', () => {
-    expect(['waiting', 'depositing', 'pending', 'submitted', 'delayed'].map(isTerminalRequestStatus)).toEqual([false, false, false, false, false]);
+    expect(['waiting', 'depositing', 'pending', 'submitted', 'delayed'].map(isTerminalRequestStatus)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(['success', 'failure', 'refund'].map(isTerminalRequestStatus)).toEqual([true, true, true]);
     expect(isKnownRequestStatus('delayed')).toBe(true);
     expect(isKnownRequestStatus('fallback')).toBe(false);

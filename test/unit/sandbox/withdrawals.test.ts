@@ -5,7 +5,17 @@
  */
 import { ed25519 } from '@noble/curves/ed25519';
 import { base58 } from '@scure/base';
-import { bytesToHex, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, recoverTypedDataAddress, zeroAddress, type Address, type Hex } from 'viem';
+import {
+  bytesToHex,
+  decodeFunctionData,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  recoverTypedDataAddress,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { CALL_REQUEST_TYPES, depositoryDomain, depositoryExecuteAbi } from '../../../packages/protocol/src/protocol/depositoryExecute.ts';
@@ -18,7 +28,15 @@ import { verifyOwnerSignature } from '../../../packages/sandbox/src/withdrawals/
 import { buildReadyTransaction } from '../../../packages/sandbox/src/withdrawals/readyTransaction.ts';
 import { build, DEPOSITORY_ALPHA, SOLVER, USDC, USER, usdcRequest } from './quote/fixtures.ts';
 
-const FIELDS = { chainId: 'alpha', currency: USDC, amount: '1000000', ownerChainId: 'alpha', owner: USER, recipient: USER, nonce: `0x${'12'.repeat(32)}` };
+const FIELDS = {
+  chainId: 'alpha',
+  currency: USDC,
+  amount: '1000000',
+  ownerChainId: 'alpha',
+  owner: USER,
+  recipient: USER,
+  nonce: `0x${'12'.repeat(32)}`,
+};
 
 describe('owner signatures', () => {
   it('EVM: an EIP-191 signature over the raw 32 digest bytes verifies; over the hex text, by another key or for other fields it does not', async () => {
@@ -39,14 +57,25 @@ describe('owner signatures', () => {
   it('Solana: an ed25519 signature over the UTF-8 hex digest text verifies; over the raw bytes or by another key it does not', async () => {
     const secret = ed25519.utils.randomPrivateKey();
     const owner = base58.encode(ed25519.getPublicKey(secret));
-    const fields = { ...FIELDS, chainId: 'solana', ownerChainId: 'solana', currency: '11111111111111111111111111111111', owner, recipient: owner };
+    const fields = {
+      ...FIELDS,
+      chainId: 'solana',
+      ownerChainId: 'solana',
+      currency: '11111111111111111111111111111111',
+      owner,
+      recipient: owner,
+    };
     const digest = withdrawalDigest(fields);
     const sig = (msg: Uint8Array, key = secret): Hex => bytesToHex(ed25519.sign(msg, key));
     const text = new TextEncoder().encode(digest);
     expect(await verifyOwnerSignature({ family: 'svm', owner, digest, signature: sig(text) })).toBe(true);
     expect(await verifyOwnerSignature({ family: 'svm', owner, digest, signature: sig(Buffer.from(digest, 'hex')) })).toBe(false);
-    expect(await verifyOwnerSignature({ family: 'svm', owner, digest, signature: sig(text, ed25519.utils.randomPrivateKey()) })).toBe(false);
-    expect(await verifyOwnerSignature({ family: 'svm', owner, digest: withdrawalDigest({ ...fields, recipient: USER }), signature: sig(text) })).toBe(false);
+    expect(await verifyOwnerSignature({ family: 'svm', owner, digest, signature: sig(text, ed25519.utils.randomPrivateKey()) })).toBe(
+      false,
+    );
+    expect(
+      await verifyOwnerSignature({ family: 'svm', owner, digest: withdrawalDigest({ ...fields, recipient: USER }), signature: sig(text) }),
+    ).toBe(false);
     expect(await verifyOwnerSignature({ family: 'svm', owner, digest, signature: '0xabcd' })).toBe(false);
   });
 });
@@ -71,7 +100,16 @@ describe('nonces', () => {
 
 describe('deposit eligibility', () => {
   const deposit = (over: Partial<ObservedDeposit> = {}): ObservedDeposit => ({
-    chainId: 31001, txHash: `0x${'01'.repeat(32)}`, logIndex: 0, blockNumber: 1n, from: USER, currency: USDC, amount: 1_000_000n, id: `0x${'02'.repeat(32)}`, blockTimestamp: 1_800_000_000, ...over,
+    chainId: 31001,
+    txHash: `0x${'01'.repeat(32)}`,
+    logIndex: 0,
+    blockNumber: 1n,
+    from: USER,
+    currency: USDC,
+    amount: 1_000_000n,
+    id: `0x${'02'.repeat(32)}`,
+    blockTimestamp: 1_800_000_000,
+    ...over,
   });
 
   it('failure: yes; pending: only past the deadline or the unfilled fault; filled, claimed, attested: no', async () => {
@@ -123,20 +161,51 @@ describe('hub ledger', () => {
 describe('ready transaction', () => {
   it('execute calldata for one ERC-20 transfer, signed by the allocator under the depository domain', async () => {
     const recipient: Address = '0x3333333333333333333333333333333333333333';
-    const built = await buildReadyTransaction({ allocator: SOLVER, chainId: 31001, depository: DEPOSITORY_ALPHA, currency: USDC, recipient, amount: 42n, expirationSec: 1_900_000_000n, nonce: `0x${'07'.repeat(32)}` });
+    const built = await buildReadyTransaction({
+      allocator: SOLVER,
+      chainId: 31001,
+      depository: DEPOSITORY_ALPHA,
+      currency: USDC,
+      recipient,
+      amount: 42n,
+      expirationSec: 1_900_000_000n,
+      nonce: `0x${'07'.repeat(32)}`,
+    });
     expect(built.transaction).toMatchObject({ chainId: 31001, to: DEPOSITORY_ALPHA, value: '0' });
     const decoded = decodeFunctionData({ abi: depositoryExecuteAbi, data: built.transaction.data });
     if (decoded.functionName !== 'execute') throw new Error('not execute calldata');
     const [request, signature] = decoded.args;
     expect(request).toEqual({
-      calls: [{ to: getAddress(USDC), data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [recipient, 42n] }), value: 0n, allowFailure: false }],
+      calls: [
+        {
+          to: getAddress(USDC),
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [recipient, 42n] }),
+          value: 0n,
+          allowFailure: false,
+        },
+      ],
       nonce: BigInt(`0x${'07'.repeat(32)}`),
       expiration: 1_900_000_000n,
     });
-    const signer = await recoverTypedDataAddress({ domain: depositoryDomain(31001, DEPOSITORY_ALPHA), types: CALL_REQUEST_TYPES, primaryType: 'CallRequest', message: request, signature });
+    const signer = await recoverTypedDataAddress({
+      domain: depositoryDomain(31001, DEPOSITORY_ALPHA),
+      types: CALL_REQUEST_TYPES,
+      primaryType: 'CallRequest',
+      message: request,
+      signature,
+    });
     expect(signer).toBe(SOLVER.address);
 
-    const native = await buildReadyTransaction({ allocator: SOLVER, chainId: 31001, depository: DEPOSITORY_ALPHA, currency: zeroAddress, recipient, amount: 9n, expirationSec: 1n, nonce: `0x${'08'.repeat(32)}` });
+    const native = await buildReadyTransaction({
+      allocator: SOLVER,
+      chainId: 31001,
+      depository: DEPOSITORY_ALPHA,
+      currency: zeroAddress,
+      recipient,
+      amount: 9n,
+      expirationSec: 1n,
+      nonce: `0x${'08'.repeat(32)}`,
+    });
     expect(native.request.calls).toEqual([{ to: recipient, data: '0x', value: 9n, allowFailure: false }]);
     expect(native.callRequestId).not.toBe(built.callRequestId);
   });

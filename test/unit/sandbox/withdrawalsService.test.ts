@@ -43,7 +43,15 @@ function rig() {
     requests: new RequestStore(),
     io: { feeData: async () => ({ maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }), balanceOf: async () => 0n },
     vm: {
-      chains: [sandboxSolanaChain({ rpcUrl: 'http://127.0.0.1:1', wsUrl: 'ws://127.0.0.1:1', depositoryProgramId: programId, usdcMint: base58.encode(new Uint8Array(32).fill(9)) }), sandboxBitcoinChain('http://127.0.0.1:2', BTC_OWNER)],
+      chains: [
+        sandboxSolanaChain({
+          rpcUrl: 'http://127.0.0.1:1',
+          wsUrl: 'ws://127.0.0.1:1',
+          depositoryProgramId: programId,
+          usdcMint: base58.encode(new Uint8Array(32).fill(9)),
+        }),
+        sandboxBitcoinChain('http://127.0.0.1:2', BTC_OWNER),
+      ],
       io: { balanceOf: async () => 0n, bitcoinCoins: async () => [], bitcoinFeeRate: async () => 1n },
       solverWallets: {},
       solanaQuoteLog: [],
@@ -80,7 +88,15 @@ async function answer(p: Promise<{ status: number; body: unknown }>): Promise<{ 
 }
 
 const evmDeposit = (from: string, amount: bigint, tx: Hex = `0x${'ee'.repeat(32)}`): ObservedDeposit => ({
-  chainId: 31001, txHash: tx, logIndex: 0, blockNumber: 5n, from, currency: USDC, amount, id: `0x${'03'.repeat(32)}`, blockTimestamp: 1,
+  chainId: 31001,
+  txHash: tx,
+  logIndex: 0,
+  blockNumber: 5n,
+  from,
+  currency: USDC,
+  amount,
+  id: `0x${'03'.repeat(32)}`,
+  blockTimestamp: 1,
 });
 
 describe('withdrawal service', () => {
@@ -89,8 +105,21 @@ describe('withdrawal service', () => {
     const secret = ed25519.utils.randomPrivateKey();
     const owner = base58.encode(ed25519.getPublicKey(secret));
     const depositTx = base58.encode(new Uint8Array(64).fill(1));
-    r.failedDeposit({ chainId: SOLANA_CHAIN_ID, txHash: depositTx, logIndex: 0, blockNumber: 9n, from: owner, currency: SOL, amount: 5_000_000n, id: `0x${'04'.repeat(32)}`, blockTimestamp: 1 });
-    expect(await answer(r.service.attest({ chainId: SOLANA_CHAIN_ID, transactionId: depositTx }))).toEqual({ status: 200, body: { success: true } });
+    r.failedDeposit({
+      chainId: SOLANA_CHAIN_ID,
+      txHash: depositTx,
+      logIndex: 0,
+      blockNumber: 9n,
+      from: owner,
+      currency: SOL,
+      amount: 5_000_000n,
+      id: `0x${'04'.repeat(32)}`,
+      blockTimestamp: 1,
+    });
+    expect(await answer(r.service.attest({ chainId: SOLANA_CHAIN_ID, transactionId: depositTx }))).toEqual({
+      status: 200,
+      body: { success: true },
+    });
 
     const fields = { chainId: 'solana', currency: SOL, amount: '5000000', ownerChainId: 'solana', owner, recipient: owner };
     const prep = await answer(r.service.request(fields));
@@ -107,10 +136,16 @@ describe('withdrawal service', () => {
     expect(await r.balances()).toEqual([{ chain: 'solana', owner, currency: SOL, amount: '0', locked: '5000000' }]);
     // While its job is in flight, the same request again learns that job (409), whatever it carries.
     const again = await answer(r.service.request({ ...fields, nonce, signature: sign(secret) }));
-    expect(again).toEqual({ status: 409, body: expect.objectContaining({ errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: ok.body.jobId }) });
+    expect(again).toEqual({
+      status: 409,
+      body: expect.objectContaining({ errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: ok.body.jobId }),
+    });
 
     r.clock.now += 3 * STEP_MS;
-    expect((await r.poll(ok.body.jobId as string)).body).toEqual({ status: 'failed', reason: expect.stringMatching(/EVM withdrawal transactions only/) });
+    expect((await r.poll(ok.body.jobId as string)).body).toEqual({
+      status: 'failed',
+      reason: expect.stringMatching(/EVM withdrawal transactions only/),
+    });
     expect(await r.balances()).toEqual([{ chain: 'solana', owner, currency: SOL, amount: '5000000', locked: '0' }]);
     const replay = await answer(r.service.request({ ...fields, nonce, signature: sign(secret) }));
     expect(replay.body.message).toMatch(/^nonce: /); // the signed request started a job: its nonce is spent
@@ -119,10 +154,18 @@ describe('withdrawal service', () => {
   it('refuses Bitcoin as owner chain or withdrawal chain, and attest of a Bitcoin deposit, with a 400 saying so', async () => {
     const { service } = rig();
     const evm = { chainId: 'alpha', currency: USDC, amount: '1', ownerChainId: 'alpha', owner: SOLVER.address, recipient: SOLVER.address };
-    for (const body of [{ ...evm, ownerChainId: 'bitcoin', owner: BTC_OWNER }, { ...evm, chainId: 'bitcoin', currency: 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8', recipient: BTC_OWNER }]) {
-      expect(await answer(service.request(body))).toEqual({ status: 400, body: { message: expect.stringMatching(/^Bitcoin owners cannot withdraw/) } });
+    for (const body of [
+      { ...evm, ownerChainId: 'bitcoin', owner: BTC_OWNER },
+      { ...evm, chainId: 'bitcoin', currency: 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8', recipient: BTC_OWNER },
+    ]) {
+      expect(await answer(service.request(body))).toEqual({
+        status: 400,
+        body: { message: expect.stringMatching(/^Bitcoin owners cannot withdraw/) },
+      });
     }
-    expect((await answer(service.attest({ chainId: 8253038, transactionId: 'ab'.repeat(32) }))).body.message).toMatch(/^Bitcoin owners cannot withdraw/);
+    expect((await answer(service.attest({ chainId: 8253038, transactionId: 'ab'.repeat(32) }))).body.message).toMatch(
+      /^Bitcoin owners cannot withdraw/,
+    );
     const numeric = await answer(service.request({ ...evm, chainId: 31001, amount: '0', owner: 'not-an-address' }));
     expect(numeric.status).toBe(400);
     expect(numeric.body.message).toMatch(/chainId: expected the protocol chain slug/);
@@ -144,7 +187,11 @@ describe('withdrawal service', () => {
 
     const fields = { chainId: 'alpha', currency: USDC, amount: '7', ownerChainId: 'alpha', owner: owner.address, recipient: owner.address };
     const nonce = (await answer(r.service.request(fields))).body.nonce as string;
-    const signed = { ...fields, nonce, signature: await owner.signMessage({ message: { raw: `0x${withdrawalDigest({ ...fields, nonce })}` } }) };
+    const signed = {
+      ...fields,
+      nonce,
+      signature: await owner.signMessage({ message: { raw: `0x${withdrawalDigest({ ...fields, nonce })}` } }),
+    };
     r.clock.now += 2 * NONCE_WINDOW_MS;
     expect((await answer(r.service.request(signed))).body.message).toMatch(/^nonce: stale/);
     r.clock.now -= NONCE_WINDOW_MS; // the window right after the one it was issued in
@@ -159,9 +206,22 @@ describe('withdrawal jobs over time', () => {
     r.failedDeposit(evmDeposit(owner.address.toLowerCase(), amount));
     expect((await answer(r.service.attest({ chainId: 31001, transactionId: `0x${'ee'.repeat(32)}` }))).status).toBe(200);
     const withdraw = async (part: bigint) => {
-      const fields = { chainId: 'alpha', currency: USDC, amount: part.toString(), ownerChainId: 'alpha', owner: owner.address, recipient: owner.address };
+      const fields = {
+        chainId: 'alpha',
+        currency: USDC,
+        amount: part.toString(),
+        ownerChainId: 'alpha',
+        owner: owner.address,
+        recipient: owner.address,
+      };
       const nonce = (await answer(r.service.request(fields))).body.nonce as string;
-      return answer(r.service.request({ ...fields, nonce, signature: await owner.signMessage({ message: { raw: `0x${withdrawalDigest({ ...fields, nonce })}` } }) }));
+      return answer(
+        r.service.request({
+          ...fields,
+          nonce,
+          signature: await owner.signMessage({ message: { raw: `0x${withdrawalDigest({ ...fields, nonce })}` } }),
+        }),
+      );
     };
     return { owner, withdraw };
   }
@@ -180,10 +240,16 @@ describe('withdrawal jobs over time', () => {
     }
     expect(seen).toEqual(['processing', 'initiating', 'attesting', 'ready']);
     const ready = await r.poll(jobId);
-    expect(ready.body).toMatchObject({ status: 'ready', transaction: { chainId: 31001, to: DEPOSITORY_ALPHA, data: expect.stringMatching(/^0x/), value: '0' } });
+    expect(ready.body).toMatchObject({
+      status: 'ready',
+      transaction: { chainId: 31001, to: DEPOSITORY_ALPHA, data: expect.stringMatching(/^0x/), value: '0' },
+    });
 
     const second = await o.withdraw(40n);
-    expect(second).toEqual({ status: 409, body: { message: expect.any(String), errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: jobId } });
+    expect(second).toEqual({
+      status: 409,
+      body: { message: expect.any(String), errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: jobId },
+    });
     expect(await r.balances()).toEqual([expect.objectContaining({ amount: '40', locked: '60' })]);
 
     r.chain.executed = true;
@@ -231,13 +297,22 @@ describe('withdrawal jobs over time', () => {
     expect((await answer(r.service.attest({ chainId: 31001, transactionId: `0x${'ee'.repeat(32)}` }))).status).toBe(200);
     r.state.faults.set({ withdrawalShortfall: '30' });
     const prepare = async (amount: bigint) => {
-      const fields = { chainId: 'alpha', currency: USDC, amount: amount.toString(), ownerChainId: 'alpha', owner: owner.address, recipient: owner.address };
+      const fields = {
+        chainId: 'alpha',
+        currency: USDC,
+        amount: amount.toString(),
+        ownerChainId: 'alpha',
+        owner: owner.address,
+        recipient: owner.address,
+      };
       return { fields, body: (await answer(r.service.request(fields))).body as { nonce: string; amount: string } };
     };
     const first = await prepare(100n);
     expect(first.body.amount).toBe('70');
     const signed = { ...first.fields, amount: first.body.amount, nonce: first.body.nonce };
-    const job = await answer(r.service.request({ ...signed, signature: await owner.signMessage({ message: { raw: `0x${withdrawalDigest(signed)}` } }) }));
+    const job = await answer(
+      r.service.request({ ...signed, signature: await owner.signMessage({ message: { raw: `0x${withdrawalDigest(signed)}` } }) }),
+    );
     expect(job.status).toBe(200);
     expect(await r.balances()).toEqual([expect.objectContaining({ amount: '30', locked: '70' })]);
     r.clock.now += 3 * STEP_MS;

@@ -59,7 +59,8 @@ describe('migration 3 (cycles rebuilt with outcome aborted)', () => {
     expect((await getTransfer(db, transferId))?.stalledAtMs).toBeNull();
     expect(db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.sqlite.pragma('foreign_key_check')).toEqual([]);
-    const orphan = "INSERT INTO balances (cycle_id, chain, chain_id, asset, wallet, address, currency, amount, read_at_ms) VALUES (999, 'a', 1, 'U', 'w', '0x', '0x', '1', 1)";
+    const orphan =
+      "INSERT INTO balances (cycle_id, chain, chain_id, asset, wallet, address, currency, amount, read_at_ms) VALUES (999, 'a', 1, 'U', 'w', '0x', '0x', '1', 1)";
     await expect(db.run(orphan)).rejects.toThrow(/FOREIGN KEY/);
     await db.run("UPDATE cycles SET outcome = 'aborted', finished_at_ms = 40 WHERE id = ?", running);
     expect((await getCycle(db, running))?.outcome).toBe('aborted');
@@ -108,12 +109,22 @@ describeEachEngine('crash recovery store', (engine) => {
     it('keeps the first proof of absence as data (block, time) with a history event, and refuses a second one', async () => {
       const { transferId } = await createTransfer(db, await newTransfer(db));
       expect((await getTransfer(db, transferId))?.absenceProof).toBeNull();
-      await recordAbsenceProof(db, transferId, { block: 2n ** 64n + 7n, nowMs: 5_000, detail: 'no deposit up to block 18446744073709551623' });
+      await recordAbsenceProof(db, transferId, {
+        block: 2n ** 64n + 7n,
+        nowMs: 5_000,
+        detail: 'no deposit up to block 18446744073709551623',
+      });
       const row = (await getTransfer(db, transferId))!;
       expect(row.absenceProof).toEqual({ block: 2n ** 64n + 7n, atMs: 5_000 });
       expect(row.status).toBe('prepared');
-      expect(row.events.at(-1)).toMatchObject({ fromStatus: 'prepared', toStatus: 'prepared', detail: 'no deposit up to block 18446744073709551623' });
-      await expect(recordAbsenceProof(db, transferId, { block: 9n, nowMs: 6_000, detail: 'again' })).rejects.toThrow(/already has a proof of absence/);
+      expect(row.events.at(-1)).toMatchObject({
+        fromStatus: 'prepared',
+        toStatus: 'prepared',
+        detail: 'no deposit up to block 18446744073709551623',
+      });
+      await expect(recordAbsenceProof(db, transferId, { block: 9n, nowMs: 6_000, detail: 'again' })).rejects.toThrow(
+        /already has a proof of absence/,
+      );
       expect((await getTransfer(db, transferId))?.absenceProof).toEqual({ block: 2n ** 64n + 7n, atMs: 5_000 });
     });
 

@@ -88,10 +88,14 @@ describe('openDatabase', () => {
         { transfer_id: 1, status: 'success', gas_paid: null },
         { transfer_id: 2, status: 'origin_failed', gas_paid: '2500' },
       ]);
-      expect(db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'transfer_ledger' AND type = 'index' AND sql IS NOT NULL").all()).toEqual([
-        { name: 'transfer_ledger_settled' },
-      ]);
-      expect(() => db.exec("INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, quoted_expected_out, quoted_min_out, received_source, fees_source, total_fees_usd, settled_at_ms, recorded_at_ms) VALUES (99, 'success', 'X', 'a', 'b', '1', '1', '1', 'none', 'none', '0', 1, 1)")).toThrow(/FOREIGN KEY constraint failed/);
+      expect(
+        db.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'transfer_ledger' AND type = 'index' AND sql IS NOT NULL").all(),
+      ).toEqual([{ name: 'transfer_ledger_settled' }]);
+      expect(() =>
+        db.exec(
+          "INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, quoted_expected_out, quoted_min_out, received_source, fees_source, total_fees_usd, settled_at_ms, recorded_at_ms) VALUES (99, 'success', 'X', 'a', 'b', '1', '1', '1', 'none', 'none', '0', 1, 1)",
+        ),
+      ).toThrow(/FOREIGN KEY constraint failed/);
     } finally {
       db.close();
     }
@@ -129,8 +133,8 @@ describe('CHECK constraints', () => {
   it('enforce foreign keys', async () => {
     const db = t.open();
     await startCycle(db, { mode: 'once', startedAtMs: 1 });
-    expect(() => db.sqlite.prepare(
-      "INSERT INTO plan_decisions (cycle_id, asset, kind, detail) VALUES (999, 'USDC', 'in_band', 'x')",
-    ).run()).toThrow(/FOREIGN KEY constraint failed/);
+    expect(() =>
+      db.sqlite.prepare("INSERT INTO plan_decisions (cycle_id, asset, kind, detail) VALUES (999, 'USDC', 'in_band', 'x')").run(),
+    ).toThrow(/FOREIGN KEY constraint failed/);
   });
 });

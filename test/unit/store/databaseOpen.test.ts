@@ -34,7 +34,9 @@ describe('openDatabase failures', () => {
     const e = openError(file);
     expect(e.code).toBe('STORE_OPEN_FAILED');
     expect(e.file).toBe(file);
-    expect(e.message).toMatch(new RegExp(`^store: ${file} cannot be opened: a parent of it is a file, not a directory \\((ENOTDIR|EEXIST)\\); `));
+    expect(e.message).toMatch(
+      new RegExp(`^store: ${file} cannot be opened: a parent of it is a file, not a directory \\((ENOTDIR|EEXIST)\\); `),
+    );
     expect(e.message).not.toContain('\n');
   });
 
@@ -44,7 +46,9 @@ describe('openDatabase failures', () => {
     const e = openError(dir);
     expect(e.code).toBe('STORE_OPEN_FAILED');
     expect(e.reason).toBe('SQLITE_CANTOPEN');
-    expect(e.message).toBe(`store: ${dir} cannot be opened: it is a directory (SQLITE_CANTOPEN); set store: to a file path, e.g. ${dir}/ballast.db`);
+    expect(e.message).toBe(
+      `store: ${dir} cannot be opened: it is a directory (SQLITE_CANTOPEN); set store: to a file path, e.g. ${dir}/ballast.db`,
+    );
   });
 
   it('a file that is not a database: STORE_OPEN_FAILED (SQLITE_NOTADB)', () => {
@@ -69,7 +73,9 @@ describe('openDatabase failures', () => {
       }
       expect(error).toBeInstanceOf(StoreOpenError);
       expect((error as StoreOpenError).code).toBe('STORE_UNAVAILABLE');
-      expect((error as StoreOpenError).message).toMatch(new RegExp(`^store: ${file} cannot be opened: another process kept it locked past the busy timeout \\(SQLITE_BUSY\\); `));
+      expect((error as StoreOpenError).message).toMatch(
+        new RegExp(`^store: ${file} cannot be opened: another process kept it locked past the busy timeout \\(SQLITE_BUSY\\); `),
+      );
     } finally {
       other.exec('ROLLBACK');
       other.close();

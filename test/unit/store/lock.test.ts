@@ -80,20 +80,24 @@ main().catch((err) => { console.error(err); process.exit(1); });
 `,
         );
         const startAt = Date.now() + 3000;
-        const runs = Array.from({ length: 6 }, () =>
-          new Promise<string>((resolve, reject) => {
-            const child = spawn(process.execPath, ['--import', 'tsx', script, engine.setting(db), String(startAt)], { stdio: ['ignore', 'pipe', 'pipe'] });
-            let out = '';
-            let err = '';
-            child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-            child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-            const timer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 25_000);
-            child.on('exit', (code) => {
-              clearTimeout(timer);
-              if (code === 0) resolve(out);
-              else reject(new Error(`racer exited ${code}: ${err}`));
-            });
-          }),
+        const runs = Array.from(
+          { length: 6 },
+          () =>
+            new Promise<string>((resolve, reject) => {
+              const child = spawn(process.execPath, ['--import', 'tsx', script, engine.setting(db), String(startAt)], {
+                stdio: ['ignore', 'pipe', 'pipe'],
+              });
+              let out = '';
+              let err = '';
+              child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+              child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+              const timer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 25_000);
+              child.on('exit', (code) => {
+                clearTimeout(timer);
+                if (code === 0) resolve(out);
+                else reject(new Error(`racer exited ${code}: ${err}`));
+              });
+            }),
         );
         const results = await Promise.all(runs);
         expect(results.filter((r) => r === 'won')).toHaveLength(1);

@@ -37,7 +37,8 @@ async function transfer(end: 'reverted' | 'unsent' | 'deposited', over: Partial<
   await markTxSent(db, txIds[0]!, 3_000);
   await transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: 3_000 });
   await markTxConfirmed(db, txIds[0]!, { status: end === 'reverted' ? 'reverted' : 'confirmed', blockNumber: 10, nowMs: 4_000 });
-  if (end === 'reverted') await transitionTransfer(db, transferId, 'broadcast', 'origin_failed', { nowMs: 4_000, error: 'deposit reverted' });
+  if (end === 'reverted')
+    await transitionTransfer(db, transferId, 'broadcast', 'origin_failed', { nowMs: 4_000, error: 'deposit reverted' });
   else await transitionTransfer(db, transferId, 'broadcast', 'deposited', { nowMs: 4_000 });
   return transferId;
 }
@@ -56,11 +57,20 @@ describe('listOriginFailureStreaks', () => {
     expect(await ids()).toEqual([a, b, other]);
 
     const pauses = originFailurePauses(await listOriginFailureStreaks(db), 2);
-    expect(pauses).toEqual([{ asset: 'USDC', originChain: 'base', destinationChain: 'arbitrum', transferIds: [a, b], reason: 'originFailures' }]);
+    expect(pauses).toEqual([
+      { asset: 'USDC', originChain: 'base', destinationChain: 'arbitrum', transferIds: [a, b], reason: 'originFailures' },
+    ]);
     expect(originFailurePauses(await listOriginFailureStreaks(db), 3)).toEqual([]);
 
     const plan: Plan = {
-      transfers: [{ asset: 'USDC', from: { chain: 'base', wallet: 'treasury' }, to: { chain: 'arbitrum', wallet: 'treasury' }, amount: 1n } as unknown as Plan['transfers'][number]], // only the route fields are read
+      transfers: [
+        {
+          asset: 'USDC',
+          from: { chain: 'base', wallet: 'treasury' },
+          to: { chain: 'arbitrum', wallet: 'treasury' },
+          amount: 1n,
+        } as unknown as Plan['transfers'][number],
+      ], // only the route fields are read
       decisions: [],
     };
     const filtered = withoutPausedRoutes(plan, pauses);
@@ -77,7 +87,9 @@ describe('listOriginFailureStreaks', () => {
     const other = await transfer('reverted', { destinationChain: 'optimism' });
     expect(await resolveFailure(db, b, 'depositor topped up', 9_000)).toEqual([a, b]);
     expect(await ids()).toEqual([later, other]);
-    const events = await db.all<{ transfer_id: number; detail: string }>("SELECT transfer_id, detail FROM transfer_events WHERE detail LIKE 'resolved%' ORDER BY id");
+    const events = await db.all<{ transfer_id: number; detail: string }>(
+      "SELECT transfer_id, detail FROM transfer_events WHERE detail LIKE 'resolved%' ORDER BY id",
+    );
     expect(events).toEqual([
       { transfer_id: a, detail: 'resolved by the operator: depositor topped up' },
       { transfer_id: b, detail: 'resolved by the operator: depositor topped up' },
@@ -87,6 +99,8 @@ describe('listOriginFailureStreaks', () => {
 
   it('refuses to resolve an origin failure that never reached the chain', async () => {
     const unsent = await transfer('unsent');
-    await expect(resolveFailure(db, unsent, 'nothing to do', 9_000)).rejects.toThrow(/only an unresolved failure, a refund that was not paid \(refundFailReason\), or an origin failure on chain/);
+    await expect(resolveFailure(db, unsent, 'nothing to do', 9_000)).rejects.toThrow(
+      /only an unresolved failure, a refund that was not paid \(refundFailReason\), or an origin failure on chain/,
+    );
   });
 });

@@ -54,8 +54,19 @@ describeEachEngine('records store', (engine) => {
     it('writes nothing when one row is invalid (negative, or neither amount nor error)', async () => {
       const cycleId = await startCycle(db, { mode: 'once', startedAtMs: 1 });
       const row = { chain: 'base', chainId: 1, asset: 'USDC', wallet: 'w', address: 'a', currency: 'c', readAtMs: 1 };
-      await expect(recordBalances(db, cycleId, [{ ...row, amount: 1n }, { ...row, amount: -1n }])).rejects.toThrow(/balances\[1\]\.amount/);
-      await expectConstraint(recordBalances(db, cycleId, [{ ...row, amount: 1n }, { ...row, amount: null }]), 'check');
+      await expect(
+        recordBalances(db, cycleId, [
+          { ...row, amount: 1n },
+          { ...row, amount: -1n },
+        ]),
+      ).rejects.toThrow(/balances\[1\]\.amount/);
+      await expectConstraint(
+        recordBalances(db, cycleId, [
+          { ...row, amount: 1n },
+          { ...row, amount: null },
+        ]),
+        'check',
+      );
       expect(await db.get('SELECT COUNT(*) AS n FROM balances')).toEqual({ n: 0 });
     });
   });
@@ -99,7 +110,12 @@ describeEachEngine('records store', (engine) => {
         raw,
         receivedAtMs: 7,
       });
-      await recordFeeDecision(db, quoteId, { accepted: false, reason: 'swap_bps', detail: 'swap fee 26 bps', breakdown: { totalMicros: 520000n } });
+      await recordFeeDecision(db, quoteId, {
+        accepted: false,
+        reason: 'swap_bps',
+        detail: 'swap fee 26 bps',
+        breakdown: { totalMicros: 520000n },
+      });
       await recordVerdict(db, quoteId, { ok: true, rules: [{ rule: 'recipient', ok: true, detail: 'matches' }] });
       expect(await getQuote(db, quoteId)).toEqual({
         id: quoteId,
@@ -118,10 +134,24 @@ describeEachEngine('records store', (engine) => {
 
     it('a refused fee decision needs a reason; quote errors keep the Relay request id', async () => {
       const cycleId = await startCycle(db, { mode: 'once', startedAtMs: 1 });
-      const quoteId = await recordQuote(db, { cycleId, planId: null, requestId: null, orderId: null, request: {}, raw: null, receivedAtMs: 1 });
+      const quoteId = await recordQuote(db, {
+        cycleId,
+        planId: null,
+        requestId: null,
+        orderId: null,
+        request: {},
+        raw: null,
+        receivedAtMs: 1,
+      });
       await expectConstraint(recordFeeDecision(db, quoteId, { accepted: false }), 'check');
       expect((await getQuote(db, quoteId))?.fee).toBeNull();
-      const id = await recordQuoteError(db, { cycleId, planId: null, code: 'RELAY_HTTP_400', message: 'amount too low', relayRequestId: '0xr' });
+      const id = await recordQuoteError(db, {
+        cycleId,
+        planId: null,
+        code: 'RELAY_HTTP_400',
+        message: 'amount too low',
+        relayRequestId: '0xr',
+      });
       expect(await db.get('SELECT code, relay_request_id FROM quote_errors WHERE id = ?', id)).toEqual({
         code: 'RELAY_HTTP_400',
         relay_request_id: '0xr',

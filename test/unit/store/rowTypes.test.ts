@@ -158,7 +158,14 @@ describe('row shapes', () => {
       note: string | null;
     }
     const shape = rowShape<Row>({ name: 'Row', table: 't', allColumns: true, columns: { id: 'integer', note: 'text?' } });
-    expect(shape).toEqual({ name: 'Row', table: 't', allColumns: true, columns: { id: 'integer', note: 'text?' }, from: {}, engines: ['sqlite', 'postgres'] });
+    expect(shape).toEqual({
+      name: 'Row',
+      table: 't',
+      allColumns: true,
+      columns: { id: 'integer', note: 'text?' },
+      from: {},
+      engines: ['sqlite', 'postgres'],
+    });
     // The declaration must fit the row type exactly (checked by `tsc --noEmit`):
     // @ts-expect-error a field is missing
     rowShape<Row>({ name: 'Row', table: 't', allColumns: true, columns: { id: 'integer' } });
@@ -197,7 +204,10 @@ describeEachEngine('row types against the migrated schema', (engine) => {
       'LimitHitDbRow.decided_ms: there is no column limit_hits.decided_ms',
       'LimitHitDbRow: column limit_hits.decided_at_ms is missing from the row type',
     ]);
-    const migrated = withColumn(withColumn(schema, 'limit_hits', 'decided_at_ms', undefined), 'limit_hits', 'decided_ms', { kind: 'integer', nullable: false });
+    const migrated = withColumn(withColumn(schema, 'limit_hits', 'decided_at_ms', undefined), 'limit_hits', 'decided_ms', {
+      kind: 'integer',
+      nullable: false,
+    });
     expect(mismatches(LIMIT_HIT_ROW, migrated)).toEqual([
       'LimitHitDbRow.decided_at_ms: there is no column limit_hits.decided_at_ms',
       'LimitHitDbRow: column limit_hits.decided_ms is missing from the row type',

@@ -27,7 +27,9 @@ describeEachEngine('readSpendingHistory', (engine) => {
   async function add(createdAtMs: number, over: Partial<NewTransfer> = {}): Promise<number> {
     seq += 1;
     const hex = seq.toString(16).padStart(64, '0');
-    return (await createTransfer(db, await newTransfer(db, { cycleId, requestId: `0x${hex}`, orderId: `0x${hex}`, nowMs: createdAtMs, ...over }))).transferId;
+    return (
+      await createTransfer(db, await newTransfer(db, { cycleId, requestId: `0x${hex}`, orderId: `0x${hex}`, nowMs: createdAtMs, ...over }))
+    ).transferId;
   }
 
   it('uses 24 h and 1 h windows', () => {
@@ -75,7 +77,15 @@ describeEachEngine('readSpendingHistory', (engine) => {
     expect(h.feesUsd24hMicros).toBe(500_000n);
     expect(h.transfersLastHour).toBe(1);
 
-    await addTransferTx(db, unsigned, { stepId: 'deposit', itemIndex: 0, chainId: 8453, request: { nonce: 1 }, txHash: `0x${'33'.repeat(32)}`, rawTx: '0x02', nowMs: NOW_MS - 5 });
+    await addTransferTx(db, unsigned, {
+      stepId: 'deposit',
+      itemIndex: 0,
+      chainId: 8453,
+      request: { nonce: 1 },
+      txHash: `0x${'33'.repeat(32)}`,
+      rawTx: '0x02',
+      nowMs: NOW_MS - 5,
+    });
     h = await readSpendingHistory(db, { nowMs: NOW_MS });
     expect(h.notional24h.get('USDC')).toBe(1_005n);
     expect(h.feesUsd24hMicros).toBe(3_500_000n);
@@ -122,20 +132,51 @@ describeEachEngine('readSpendingHistory', (engine) => {
   });
   it('counts the origin cost estimated before signing, and the origin gas really paid once the ledger has it', async () => {
     // fees_usd 3 = the API's 1 + a 2 USD miner fee estimated from the PSBT (the fee decision's originCostUsd)
-    const [planId] = await recordPlannedTransfers(db, cycleId, [{ asset: 'USDC', originChain: 'base', destinationChain: 'arbitrum', amountIn: 1n, reason: 'test' }]);
-    const quoteId = await recordQuote(db, { cycleId, planId: planId!, requestId: null, orderId: null, request: {}, raw: {}, receivedAtMs: 1_000 });
+    const [planId] = await recordPlannedTransfers(db, cycleId, [
+      { asset: 'USDC', originChain: 'base', destinationChain: 'arbitrum', amountIn: 1n, reason: 'test' },
+    ]);
+    const quoteId = await recordQuote(db, {
+      cycleId,
+      planId: planId!,
+      requestId: null,
+      orderId: null,
+      request: {},
+      raw: {},
+      receivedAtMs: 1_000,
+    });
     await recordFeeDecision(db, quoteId, { accepted: true, breakdown: { totalUsd: '3', originCostUsd: '2' } });
     const id = await add(NOW_MS - 10, { quoteId, feesUsd: '3' });
     await add(NOW_MS - 20, { feesUsd: '0.5' }); // no quote, no ledger: counted as recorded
     expect((await readSpendingHistory(db, { nowMs: NOW_MS })).feesUsd24hMicros).toBe(3_500_000n);
 
     // Mined: the deposit paid 1.25 USD of miner fee; the estimate is replaced by it.
-    await insertLedgerEntry(db, {
-      transferId: id, status: 'success', asset: 'USDC', originChain: 'base', destinationChain: 'arbitrum', amountIn: 100_000_000n,
-      decimalsIn: 6, decimalsOut: 6, quotedExpectedOut: 99_000_000n, quotedMinOut: 98_000_000n, receivedOut: 98_500_000n,
-      receivedSource: 'requests_v3_route_actual', fees: { execution: 1_000_000n, swap: 0n, platform: 0n, app: 0n }, feesSource: 'requests_v3_actual',
-      gasPaid: 1_250n, gasDecimals: 8, gasUsdMicros: 1_250_000n, totalFeesUsdMicros: 2_250_000n, signedAtMs: NOW_MS - 10, settledAtMs: NOW_MS - 5, settleMs: 5,
-    }, NOW_MS - 5);
+    await insertLedgerEntry(
+      db,
+      {
+        transferId: id,
+        status: 'success',
+        asset: 'USDC',
+        originChain: 'base',
+        destinationChain: 'arbitrum',
+        amountIn: 100_000_000n,
+        decimalsIn: 6,
+        decimalsOut: 6,
+        quotedExpectedOut: 99_000_000n,
+        quotedMinOut: 98_000_000n,
+        receivedOut: 98_500_000n,
+        receivedSource: 'requests_v3_route_actual',
+        fees: { execution: 1_000_000n, swap: 0n, platform: 0n, app: 0n },
+        feesSource: 'requests_v3_actual',
+        gasPaid: 1_250n,
+        gasDecimals: 8,
+        gasUsdMicros: 1_250_000n,
+        totalFeesUsdMicros: 2_250_000n,
+        signedAtMs: NOW_MS - 10,
+        settledAtMs: NOW_MS - 5,
+        settleMs: 5,
+      },
+      NOW_MS - 5,
+    );
     expect((await readSpendingHistory(db, { nowMs: NOW_MS })).feesUsd24hMicros).toBe(1_000_000n + 1_250_000n + 500_000n);
   });
 });

@@ -144,7 +144,7 @@ describeEachEngine('StoreDb transactions', (engine) => {
     expect(await cycleTimes()).toEqual([2]); // the outside write survived the rollback: it was not part of it
   });
 
-  it('outside calls see the transaction\'s writes once it committed', async () => {
+  it("outside calls see the transaction's writes once it committed", async () => {
     const wrote = gate();
     const finish = gate();
     const tx = db.transaction(async () => {
@@ -214,7 +214,10 @@ describeEachEngine('StoreDb transactions', (engine) => {
   it('does not take ? inside a string literal for a placeholder', async () => {
     expect(await db.get("SELECT 'why?' AS q, ? AS p, 'a''?' AS r", 'x')).toEqual({ q: 'why?', p: 'x', r: "a'?" });
     await db.run("INSERT INTO cycles (mode, started_at_ms, error) VALUES ('once', ?, 'is it ?')", 7);
-    expect(await db.get('SELECT started_at_ms, error FROM cycles WHERE error = ?', 'is it ?')).toEqual({ started_at_ms: 7, error: 'is it ?' });
+    expect(await db.get('SELECT started_at_ms, error FROM cycles WHERE error = ?', 'is it ?')).toEqual({
+      started_at_ms: 7,
+      error: 'is it ?',
+    });
   });
 
   it('binds bigints exactly and reads 64-bit integers as numbers', async () => {

@@ -42,7 +42,10 @@ describeEachEngine('transfers store', (engine) => {
   describe('createTransfer', () => {
     it('writes the transfer (prepared), its signed txs and the creation event; amounts round-trip beyond 2^64', async () => {
       const big = BEYOND_U64 * 10n ** 18n;
-      const { transferId, txIds } = await createTransfer(db, await newTransfer(db, { amountIn: big, expectedOut: big - 1n, minOut: BEYOND_U64 }));
+      const { transferId, txIds } = await createTransfer(
+        db,
+        await newTransfer(db, { amountIn: big, expectedOut: big - 1n, minOut: BEYOND_U64 }),
+      );
       expect(txIds).toHaveLength(2);
       const row = (await getTransfer(db, transferId))!;
       expect(row.status).toBe('prepared');
@@ -126,21 +129,22 @@ describeEachEngine('transfers store', (engine) => {
     // PostgreSQL only: two SqliteStoreDb on one file in one process would block each other (a synchronous
     // BEGIN IMMEDIATE waits out the busy timeout while the other's transaction needs the event loop); the SQLite
     // engine's one-connection exclusion is tested in storeDb.test.ts.
-    if (engine.name === 'postgres') it('two connections racing at the same moment: exactly one wins', async () => {
-      const other = await engine.openAgain(db);
-      const { transferId: id } = await createTransfer(db, await newTransfer(db));
-      await transitionTransfer(db, id, 'prepared', 'broadcast', { nowMs: 3000 });
-      await transitionTransfer(db, id, 'broadcast', 'deposited', { nowMs: 3500 });
-      const results = await Promise.allSettled([
-        transitionTransfer(db, id, 'deposited', 'success', { nowMs: 4000 }),
-        transitionTransfer(other, id, 'deposited', 'refund', { nowMs: 4000 }),
-      ]);
-      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-      const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
-      expect(lost.reason).toBeInstanceOf(StoreTransitionError);
-      expect((lost.reason as StoreTransitionError).code).toBe('STORE_TRANSITION_CONFLICT');
-      expect((await getTransfer(db, id))!.events.map((e) => e.toStatus)).toHaveLength(4);
-    });
+    if (engine.name === 'postgres')
+      it('two connections racing at the same moment: exactly one wins', async () => {
+        const other = await engine.openAgain(db);
+        const { transferId: id } = await createTransfer(db, await newTransfer(db));
+        await transitionTransfer(db, id, 'prepared', 'broadcast', { nowMs: 3000 });
+        await transitionTransfer(db, id, 'broadcast', 'deposited', { nowMs: 3500 });
+        const results = await Promise.allSettled([
+          transitionTransfer(db, id, 'deposited', 'success', { nowMs: 4000 }),
+          transitionTransfer(other, id, 'deposited', 'refund', { nowMs: 4000 }),
+        ]);
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+        expect(lost.reason).toBeInstanceOf(StoreTransitionError);
+        expect((lost.reason as StoreTransitionError).code).toBe('STORE_TRANSITION_CONFLICT');
+        expect((await getTransfer(db, id))!.events.map((e) => e.toStatus)).toHaveLength(4);
+      });
 
     it('rejects every transition outside the table, before touching the row', async () => {
       const { transferId: id } = await createTransfer(db, await newTransfer(db));
@@ -174,9 +178,18 @@ describeEachEngine('transfers store', (engine) => {
       const edges = TRANSFER_STATUSES.flatMap((f) => ALLOWED_TRANSITIONS[f].map((to) => `${f}>${to}`)).sort();
       expect(edges).toEqual(
         [
-          'prepared>broadcast', 'prepared>origin_failed',
-          'broadcast>deposited', 'broadcast>origin_failed', 'broadcast>success', 'broadcast>failure', 'broadcast>refund',
-          'deposited>success', 'deposited>failure', 'deposited>refund', 'deposited>broadcast', 'deposited>withdrawn',
+          'prepared>broadcast',
+          'prepared>origin_failed',
+          'broadcast>deposited',
+          'broadcast>origin_failed',
+          'broadcast>success',
+          'broadcast>failure',
+          'broadcast>refund',
+          'deposited>success',
+          'deposited>failure',
+          'deposited>refund',
+          'deposited>broadcast',
+          'deposited>withdrawn',
         ].sort(),
       );
     });
@@ -189,8 +202,9 @@ describeEachEngine('transfers store', (engine) => {
       await markTxSent(db, approve, 3000);
       expect((await transitionError(markTxSent(db, approve, 3001))).code).toBe('STORE_TRANSITION_CONFLICT');
       await markTxConfirmed(db, approve, { status: 'confirmed', blockNumber: 123n, nowMs: 3500 });
-      expect((await transitionError(markTxConfirmed(db, approve, { status: 'reverted', blockNumber: 124n, nowMs: 3600 }))).message)
-        .toContain('is confirmed');
+      expect(
+        (await transitionError(markTxConfirmed(db, approve, { status: 'reverted', blockNumber: 124n, nowMs: 3600 }))).message,
+      ).toContain('is confirmed');
       await markTxConfirmed(db, deposit, { status: 'reverted', blockNumber: 130, nowMs: 3700 }); // receipt found for an unsent row
       const txs = (await getTransfer(db, transferId))!.txs;
       expect(txs.map((x) => [x.status, x.blockNumber, x.sentAtMs, x.confirmedAtMs])).toEqual([

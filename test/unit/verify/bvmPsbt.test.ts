@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { parseBvmPsbt, P2TR_KEY_PATH_WITNESS_WU, P2WPKH_WITNESS_WU, type ParsedBvmPsbt } from '../../../src/verify/deposit/bvmPsbt.ts';
 import { AMOUNT, buildPsbt, bvmCase, FEE, standardSpec, testWallet, UTXO_VALUES, type BvmCase } from '../../fixtures/bvmQuote.ts';
 
-const WALLETS = [testWallet('p2wpkh', 'regtest'), testWallet('p2tr', 'regtest'), testWallet('p2wpkh', 'bitcoin'), testWallet('p2tr', 'bitcoin')];
+const WALLETS = [
+  testWallet('p2wpkh', 'regtest'),
+  testWallet('p2tr', 'regtest'),
+  testWallet('p2wpkh', 'bitcoin'),
+  testWallet('p2tr', 'bitcoin'),
+];
 
 function parsed(c: BvmCase, psbt: Psbt): ParsedBvmPsbt {
   const result = parseBvmPsbt(psbt.toHex(), c.wallet.network);

@@ -23,7 +23,8 @@ const FILES = [
 ] as const;
 const present = FILES.every((f) => existsSync(path.join(REAL, f)));
 // When the whole fixtures directory is absent the global setup prints the one line; otherwise say it here.
-if (!present && relayFixturesPresent) process.stdout.write(`real Bitcoin quotes not found in ${REAL} (set BALLAST_RELAY_FIXTURES): ${FILES.length} tests skipped\n`);
+if (!present && relayFixturesPresent)
+  process.stdout.write(`real Bitcoin quotes not found in ${REAL} (set BALLAST_RELAY_FIXTURES): ${FILES.length} tests skipped\n`);
 
 const ZERO_ID: Hex = `0x${'00'.repeat(32)}`;
 const NEEDS_PSBT = ['deposit-id', 'depositor', 'deposit-kind', 'origin-inputs', 'fee-cap', 'tx-size', 'change'];

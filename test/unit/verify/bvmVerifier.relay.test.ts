@@ -17,7 +17,17 @@ import {
   type DepositRuleId,
   type OriginChainFacts,
 } from '../../../src/verify/deposit/types.ts';
-import { AMOUNT, buildPsbt, bvmCase, bvmQuote, checkInput, standardSpec, testWallet, UTXO_VALUES, type PsbtSpec } from '../../fixtures/bvmQuote.ts';
+import {
+  AMOUNT,
+  buildPsbt,
+  bvmCase,
+  bvmQuote,
+  checkInput,
+  standardSpec,
+  testWallet,
+  UTXO_VALUES,
+  type PsbtSpec,
+} from '../../fixtures/bvmQuote.ts';
 
 const wallet = testWallet('p2wpkh', 'regtest');
 const c = bvmCase(wallet);
@@ -52,7 +62,9 @@ describe('honest PSBT', () => {
   it('passes every new rule, each detail saying what was checked', () => {
     const result = run(standardSpec(c), {}, { feeEstimate: { targetBlocks: 1008, satPerVb: 1.5 } });
     expect(failing(result)).toEqual([]);
-    expect(detail(result, 'fee-floor')).toMatch(/^fee 2000 sat over ~\d+ vB = \d+\.\d\d sat\/vB, at least the floor of 1\.5 sat\/vB \(the node's 1008-block estimate 1\.5 \(above the configured minFeeRateSatPerVb 1\)\)$/);
+    expect(detail(result, 'fee-floor')).toMatch(
+      /^fee 2000 sat over ~\d+ vB = \d+\.\d\d sat\/vB, at least the floor of 1\.5 sat\/vB \(the node's 1008-block estimate 1\.5 \(above the configured minFeeRateSatPerVb 1\)\)$/,
+    );
     expect(detail(result, 'miner-fee-cap')).toBe('miner fee 2000 sat (200 bps of the 100000-sat payment), within 100000 sat and 500 bps');
     expect(detail(result, 'rbf-signal')).toBe('every input (2) signals BIP-125 replaceability (nSequence at most 0xfffffffd)');
     expect(detail(result, 'locktime')).toBe('nLockTime 0; no relative lock: final in the next block');
@@ -65,13 +77,19 @@ describe('miner-fee-cap', () => {
     const result = run(withFee(39_000n));
     expect(failing(result)).toEqual(['miner-fee-cap']);
     expect(detail(result, 'fee-cap')).toMatch(/^fee 39000 sat over ~\d+ vB = 13\d\.\d\d sat\/vB, within the cap of 200 sat\/vB$/);
-    expect(detail(result, 'miner-fee-cap')).toBe('miner fee 39000 sat is 3900 bps of the 100000-sat payment, above the cap of 500 bps (maxMinerFeeBps)');
+    expect(detail(result, 'miner-fee-cap')).toBe(
+      'miner fee 39000 sat is 3900 bps of the 100000-sat payment, above the cap of 500 bps (maxMinerFeeBps)',
+    );
   });
 
   it("the public Relay docs' example (3,639 sat on 100,000 sat, 364 bps) passes under the defaults; 5,001 sat does not", () => {
     expect(failing(run(withFee(3_639n)))).toEqual([]);
-    expect(detail(run(withFee(5_000n)), 'miner-fee-cap')).toBe('miner fee 5000 sat (500 bps of the 100000-sat payment), within 100000 sat and 500 bps');
-    expect(detail(run(withFee(5_001n)), 'miner-fee-cap')).toBe('miner fee 5001 sat is 501 bps of the 100000-sat payment, above the cap of 500 bps (maxMinerFeeBps)');
+    expect(detail(run(withFee(5_000n)), 'miner-fee-cap')).toBe(
+      'miner fee 5000 sat (500 bps of the 100000-sat payment), within 100000 sat and 500 bps',
+    );
+    expect(detail(run(withFee(5_001n)), 'miner-fee-cap')).toBe(
+      'miner fee 5001 sat is 501 bps of the 100000-sat payment, above the cap of 500 bps (maxMinerFeeBps)',
+    );
   });
 
   it('the absolute cap applies whatever the share', () => {
@@ -82,7 +100,7 @@ describe('miner-fee-cap', () => {
     expect(failing(run(standardSpec(c), { limits: { ...limits, bvmMaxMinerFeeSats: 2_000n } }))).toEqual([]);
   });
 
-  it('values inputs at our outputs, not at the PSBT\'s witnessUtxo (an understated fee does not pass)', () => {
+  it("values inputs at our outputs, not at the PSBT's witnessUtxo (an understated fee does not pass)", () => {
     const spec = withFee(39_000n);
     spec.inputs[0] = { ...spec.inputs[0]!, witnessValue: UTXO_VALUES[0] - 37_000n }; // the PSBT alone shows 2,000 sat
     expect(detail(run(spec), 'miner-fee-cap')).toContain('miner fee 39000 sat is 3900 bps');
@@ -103,15 +121,25 @@ describe('fee-floor', () => {
   it("the node's slowest-target estimate raises the floor; a lower one does not lower it", () => {
     const high = run(standardSpec(c), {}, { feeEstimate: { targetBlocks: 1008, satPerVb: 12 } });
     expect(failing(high)).toEqual(['fee-floor']);
-    expect(detail(high, 'fee-floor')).toContain("below the floor of 12 sat/vB (the node's 1008-block estimate 12 (above the configured minFeeRateSatPerVb 1))");
+    expect(detail(high, 'fee-floor')).toContain(
+      "below the floor of 12 sat/vB (the node's 1008-block estimate 12 (above the configured minFeeRateSatPerVb 1))",
+    );
     const low = run(withFee(fee02), {}, { feeEstimate: { targetBlocks: 1008, satPerVb: 0.1 } });
-    expect(detail(low, 'fee-floor')).toContain("below the floor of 1 sat/vB (the configured minFeeRateSatPerVb 1 (not below the node's 1008-block estimate 0.1))");
+    expect(detail(low, 'fee-floor')).toContain(
+      "below the floor of 1 sat/vB (the configured minFeeRateSatPerVb 1 (not below the node's 1008-block estimate 0.1))",
+    );
   });
 
   it('an estimate that could not be read falls back to the configured floor and says so', () => {
-    const result = run(standardSpec(c), { limits: { ...DEFAULT_DEPOSIT_LIMITS, bvmMinFeeRateSatPerVb: 2 } }, { feeEstimate: { problem: 'chains.bitcoin.esploraUrl answered HTTP 503 to GET /fee-estimates' } });
+    const result = run(
+      standardSpec(c),
+      { limits: { ...DEFAULT_DEPOSIT_LIMITS, bvmMinFeeRateSatPerVb: 2 } },
+      { feeEstimate: { problem: 'chains.bitcoin.esploraUrl answered HTTP 503 to GET /fee-estimates' } },
+    );
     expect(failing(result)).toEqual([]);
-    expect(detail(result, 'fee-floor')).toContain("at least the floor of 2 sat/vB (the configured minFeeRateSatPerVb 2 (the node's fee estimate could not be read: chains.bitcoin.esploraUrl answered HTTP 503 to GET /fee-estimates))");
+    expect(detail(result, 'fee-floor')).toContain(
+      "at least the floor of 2 sat/vB (the configured minFeeRateSatPerVb 2 (the node's fee estimate could not be read: chains.bitcoin.esploraUrl answered HTTP 503 to GET /fee-estimates))",
+    );
   });
 
   it('exactly at the floor passes; one satoshi less is refused (integer comparison)', () => {
@@ -127,7 +155,9 @@ describe('rbf-signal', () => {
     spec.inputs[1] = { ...spec.inputs[1]!, sequence: 0xffffffff };
     const result = run(spec);
     expect(failing(result)).toEqual(['rbf-signal']);
-    expect(detail(result, 'rbf-signal')).toBe('input 1 nSequence 0xffffffff does not signal BIP-125 replaceability (must be at most 0xfffffffd)');
+    expect(detail(result, 'rbf-signal')).toBe(
+      'input 1 nSequence 0xffffffff does not signal BIP-125 replaceability (must be at most 0xfffffffd)',
+    );
     const off = run(spec, { limits: { ...DEFAULT_DEPOSIT_LIMITS, bvmRequireReplaceable: false } });
     expect(failing(off)).toEqual([]);
     expect(detail(off, 'rbf-signal')).toContain('not required: requireReplaceable is false');
@@ -136,7 +166,9 @@ describe('rbf-signal', () => {
   it('0xfffffffe (final for BIP-125, no relative lock) is refused too', () => {
     const spec = standardSpec(c);
     spec.inputs[0] = { ...spec.inputs[0]!, sequence: 0xfffffffe };
-    expect(detail(run(spec), 'rbf-signal')).toBe('input 0 nSequence 0xfffffffe does not signal BIP-125 replaceability (must be at most 0xfffffffd)');
+    expect(detail(run(spec), 'rbf-signal')).toBe(
+      'input 0 nSequence 0xfffffffe does not signal BIP-125 replaceability (must be at most 0xfffffffd)',
+    );
   });
 });
 
@@ -144,17 +176,23 @@ describe('locktime', () => {
   it('the issue case: nLockTime far in the future is refused', () => {
     const result = run({ ...standardSpec(c), locktime: 2_000_000 });
     expect(failing(result)).toEqual(['locktime']);
-    expect(detail(result, 'locktime')).toBe('nLockTime 2000000 is above the tip height 870000: not final, the node would refuse the deposit for 1130000 more block(s)');
+    expect(detail(result, 'locktime')).toBe(
+      'nLockTime 2000000 is above the tip height 870000: not final, the node would refuse the deposit for 1130000 more block(s)',
+    );
   });
 
   it('a height at the tip passes (final at tip + 1); one above it is refused', () => {
-    expect(detail(run({ ...standardSpec(c), locktime: Number(TIP) }), 'locktime')).toBe('nLockTime 870000, not above the tip height 870000; no relative lock: final in the next block');
+    expect(detail(run({ ...standardSpec(c), locktime: Number(TIP) }), 'locktime')).toBe(
+      'nLockTime 870000, not above the tip height 870000; no relative lock: final in the next block',
+    );
     expect(failing(run({ ...standardSpec(c), locktime: Number(TIP) + 1 }))).toEqual(['locktime']);
   });
 
   it('a height lock is refused when the tip was not read; a time lock always', () => {
     const input = checkInput(c, bvmQuote(c, buildPsbt(c, { ...standardSpec(c), locktime: 100 }).toHex()));
-    expect(detail(verifyBvmDeposit(input), 'locktime')).toContain('nLockTime 100 is a block height, but the tip height was not read (origin.tipHeight absent)');
+    expect(detail(verifyBvmDeposit(input), 'locktime')).toContain(
+      'nLockTime 100 is a block height, but the tip height was not read (origin.tipHeight absent)',
+    );
     expect(detail(run({ ...standardSpec(c), locktime: 1_700_000_000 }), 'locktime')).toBe(
       'nLockTime 1700000000 is a unix time (at least 500000000); only 0 or a block height not above the tip is accepted',
     );
@@ -197,7 +235,9 @@ describe('origin-inputs: unconfirmed parents and our in-flight deposits', () => 
 
   it('our own unconfirmed change is allowed; an unconfirmed output whose parent was not read is refused', () => {
     expect(failing(run(standardSpec(c), {}, { utxos: unconfirmed(true) }))).toEqual([]);
-    expect(detail(run(standardSpec(c), {}, { utxos: unconfirmed() }), 'origin-inputs')).toContain(`${at0} spends an unconfirmed output whose parent transaction ${'a1'.repeat(32)} was not read`);
+    expect(detail(run(standardSpec(c), {}, { utxos: unconfirmed() }), 'origin-inputs')).toContain(
+      `${at0} spends an unconfirmed output whose parent transaction ${'a1'.repeat(32)} was not read`,
+    );
   });
 
   it('a lagging UTXO view: Esplora still lists the outpoint, but an in-flight deposit of ours spends it', () => {

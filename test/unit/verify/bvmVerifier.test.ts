@@ -9,7 +9,13 @@ import { describe, expect, it } from 'vitest';
 import type { QuoteResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import { parseBvmPsbt } from '../../../src/verify/deposit/bvmPsbt.ts';
 import { verifyBvmDeposit } from '../../../src/verify/deposit/bvmVerifier.ts';
-import { DEFAULT_DEPOSIT_LIMITS, DEPOSIT_RULE_IDS, type DepositCheckInput, type DepositCheckResult, type DepositRuleId } from '../../../src/verify/deposit/types.ts';
+import {
+  DEFAULT_DEPOSIT_LIMITS,
+  DEPOSIT_RULE_IDS,
+  type DepositCheckInput,
+  type DepositCheckResult,
+  type DepositRuleId,
+} from '../../../src/verify/deposit/types.ts';
 import {
   AMOUNT,
   BITCOIN_CHAIN_ID,
@@ -28,7 +34,12 @@ import {
   type PsbtSpec,
 } from '../../fixtures/bvmQuote.ts';
 
-const WALLETS = [testWallet('p2wpkh', 'regtest'), testWallet('p2tr', 'regtest'), testWallet('p2wpkh', 'bitcoin'), testWallet('p2tr', 'bitcoin')];
+const WALLETS = [
+  testWallet('p2wpkh', 'regtest'),
+  testWallet('p2tr', 'regtest'),
+  testWallet('p2wpkh', 'bitcoin'),
+  testWallet('p2tr', 'bitcoin'),
+];
 const DEPENDENT = ['deposit-id', 'depositor', 'deposit-kind'];
 const OTHER_ID: Hex = `0x${'77'.repeat(32)}`;
 
@@ -102,7 +113,9 @@ describe.each(WALLETS.map((w) => [w.name, w] as const))('verifyBvmDeposit, %s wa
   it('deposit-kind: the depository paid less than the payment amount', () => {
     const result = run(withOutputs(deposit(AMOUNT - 1_000n), memo(), change(total - AMOUNT - FEE + 1_000n)));
     expect(failing(result)).toEqual(['deposit-kind']);
-    expect(detail(result, 'deposit-kind')).toBe('steps[0].items[0] output 0 pays the depository 99000 sat, expected payment amount 100000 sat');
+    expect(detail(result, 'deposit-kind')).toBe(
+      'steps[0].items[0] output 0 pays the depository 99000 sat, expected payment amount 100000 sat',
+    );
   });
 
   it('deposit-kind: a payment currency other than native BTC', () => {
@@ -114,7 +127,9 @@ describe.each(WALLETS.map((w) => [w.name, w] as const))('verifyBvmDeposit, %s wa
   it('deposit-call: the deposit paid to an address other than the /chains depository', () => {
     const result = run(withOutputs({ script: stranger.script, value: AMOUNT }, memo(), change()));
     expect(failing(result)).toEqual(['deposit-call', ...DEPENDENT, 'change']);
-    expect(detail(result, 'deposit-call')).toBe(`steps[0].items[0]: no PSBT output pays depository ${c.depository.address} (from GET /chains)`);
+    expect(detail(result, 'deposit-call')).toBe(
+      `steps[0].items[0]: no PSBT output pays depository ${c.depository.address} (from GET /chains)`,
+    );
     expect(detail(result, 'depositor')).toBe('skipped: deposit-call failed');
     expect(result.depositItem).toBeNull();
   });
@@ -148,7 +163,9 @@ describe.each(WALLETS.map((w) => [w.name, w] as const))('verifyBvmDeposit, %s wa
   it('deposit-id: the OP_RETURN of another order', () => {
     const result = run(withOutputs(deposit(), memo(OTHER_ID), change()));
     expect(failing(result)).toEqual(['deposit-id']);
-    expect(detail(result, 'deposit-id')).toBe(`steps[0].items[0] output 1 carries order id ${OTHER_ID}, expected recomputed order id ${c.orderId}`);
+    expect(detail(result, 'deposit-id')).toBe(
+      `steps[0].items[0] output 1 carries order id ${OTHER_ID}, expected recomputed order id ${c.orderId}`,
+    );
   });
 
   it('deposit-id: two OP_RETURNs, even both naming our order', () => {
@@ -182,7 +199,9 @@ describe.each(WALLETS.map((w) => [w.name, w] as const))('verifyBvmDeposit, %s wa
     spec.inputs[0] = { ...spec.inputs[0]!, script: stranger.script };
     const result = run(spec);
     expect(failing(result)).toEqual(['depositor', 'origin-inputs']);
-    expect(detail(result, 'origin-inputs')).toBe(`input 0 (${'a1'.repeat(32)}:0) spends a P2WPKH script that is not our address ${wallet.address}`);
+    expect(detail(result, 'origin-inputs')).toBe(
+      `input 0 (${'a1'.repeat(32)}:0) spends a P2WPKH script that is not our address ${wallet.address}`,
+    );
   });
 
   it('origin-inputs and fee-cap: a witnessUtxo value above the real one (hiding a negative fee)', () => {
@@ -191,7 +210,9 @@ describe.each(WALLETS.map((w) => [w.name, w] as const))('verifyBvmDeposit, %s wa
     spec.outputs[2] = change(total + 10_000n - AMOUNT - FEE); // the PSBT alone shows the usual fee
     const result = run(spec);
     expect(failing(result)).toEqual(['origin-inputs', 'fee-cap', 'fee-floor', 'miner-fee-cap']);
-    expect(detail(result, 'origin-inputs')).toBe(`input 0 (${'a1'.repeat(32)}:0) witnessUtxo says 70000 sat, but our unspent output holds 60000 sat`);
+    expect(detail(result, 'origin-inputs')).toBe(
+      `input 0 (${'a1'.repeat(32)}:0) witnessUtxo says 70000 sat, but our unspent output holds 60000 sat`,
+    );
     for (const rule of ['fee-cap', 'fee-floor', 'miner-fee-cap'] as const) {
       expect(detail(result, rule)).toBe('outputs total 148000 sat, more than the 140000 sat of inputs: negative fee');
     }
@@ -222,7 +243,9 @@ describe.each(WALLETS.map((w) => [w.name, w] as const))('verifyBvmDeposit, %s wa
     const result = run(withOutputs(deposit(), memo()), { limits: { ...DEFAULT_DEPOSIT_LIMITS, bvmMaxFeeRateSatPerVb: 100 } });
     expect(failing(result)).toEqual(['fee-cap', 'miner-fee-cap']);
     expect(detail(result, 'fee-cap')).toMatch(/^fee 40000 sat over ~\d+ vB = 1\d\d\.\d\d sat\/vB, above the cap of 100 sat\/vB$/);
-    expect(detail(result, 'miner-fee-cap')).toBe('miner fee 40000 sat is 4000 bps of the 100000-sat payment, above the cap of 500 bps (maxMinerFeeBps)');
+    expect(detail(result, 'miner-fee-cap')).toBe(
+      'miner fee 40000 sat is 4000 bps of the 100000-sat payment, above the cap of 500 bps (maxMinerFeeBps)',
+    );
   });
 
   it('fee-cap: a cap that is not a number of sat/vB refuses', () => {
@@ -248,7 +271,9 @@ describe.each(WALLETS.map((w) => [w.name, w] as const))('verifyBvmDeposit, %s wa
     spec.inputs[1] = { ...spec.inputs[1]!, sighashType };
     const result = run(spec);
     expect(failing(result)).toEqual(['no-unexpected-steps']);
-    expect(detail(result, 'no-unexpected-steps')).toContain(`steps[0].items[0] input 1 requests sighash 0x${sighashType.toString(16)} (${name})`);
+    expect(detail(result, 'no-unexpected-steps')).toContain(
+      `steps[0].items[0] input 1 requests sighash 0x${sighashType.toString(16)} (${name})`,
+    );
   });
 
   it('no-unexpected-steps: an explicit SIGHASH_ALL is accepted', () => {
@@ -274,7 +299,13 @@ describe.each(WALLETS.map((w) => [w.name, w] as const))('verifyBvmDeposit, %s wa
     const result = verifyBvmDeposit(checkInput(c, quote));
     expect(failing(result)).toEqual(['no-unexpected-steps']);
     const text = detail(result, 'no-unexpected-steps');
-    for (const part of ['steps[1] ("authorize") is a signature step', '2 transaction items', 'status is "complete"', `data.from is "${stranger.address}"`, 'steps[0].items[1] has no data.psbt']) {
+    for (const part of [
+      'steps[1] ("authorize") is a signature step',
+      '2 transaction items',
+      'status is "complete"',
+      `data.from is "${stranger.address}"`,
+      'steps[0].items[1] has no data.psbt',
+    ]) {
       expect(text).toContain(part);
     }
   });
@@ -322,7 +353,12 @@ describe('verifyBvmDeposit, inputs bitcoinjs will not build', () => {
     const utxos = [{ txid: prev.getId(), vout: 0, value: UTXO_VALUES[0], confirmed: true }, c.utxos[1]!];
     const psbt = buildPsbt({ ...c, utxos }, { ...standardSpec(c), inputs: [] });
     psbt.addInput({ hash: prev.getId(), index: 0, sequence: RBF_SEQUENCE, nonWitnessUtxo: prev.toBuffer() });
-    psbt.addInput({ hash: c.utxos[1]!.txid, index: 3, sequence: RBF_SEQUENCE, witnessUtxo: { script: wallet.script, value: UTXO_VALUES[1] } });
+    psbt.addInput({
+      hash: c.utxos[1]!.txid,
+      index: 3,
+      sequence: RBF_SEQUENCE,
+      witnessUtxo: { script: wallet.script, value: UTXO_VALUES[1] },
+    });
     const result = verifyBvmDeposit(checkInput(c, bvmQuote(c, psbt.toHex()), { origin: { utxos } }));
     expect(detail(result, 'origin-inputs')).toBe(`input 0 (${prev.getId()}:0) has no witnessUtxo; non-witness inputs are refused`);
     expect(detail(result, 'fee-cap')).toBe('cannot estimate the signed size: input 0 has no witnessUtxo; its signed size is unknown');
@@ -343,7 +379,19 @@ describe('verifyBvmDeposit, inputs bitcoinjs will not build', () => {
 describe('verifyBvmDeposit on bad PSBT text', () => {
   const c = bvmCase(testWallet('p2wpkh', 'bitcoin'));
   const good = buildPsbt(c, standardSpec(c)).toHex();
-  const SKIPPED: DepositRuleId[] = ['deposit-id', 'depositor', 'deposit-kind', 'origin-inputs', 'fee-cap', 'fee-floor', 'miner-fee-cap', 'rbf-signal', 'locktime', 'tx-size', 'change'];
+  const SKIPPED: DepositRuleId[] = [
+    'deposit-id',
+    'depositor',
+    'deposit-kind',
+    'origin-inputs',
+    'fee-cap',
+    'fee-floor',
+    'miner-fee-cap',
+    'rbf-signal',
+    'locktime',
+    'tx-size',
+    'change',
+  ];
 
   it.each([
     ['garbage', 'zz', 'not an even-length hex string'],

@@ -41,7 +41,9 @@ describe.skipIf(!present)('real quotes from real/', () => {
   });
 
   it('the price-stabilization quote also passes when Ballast expects refundTo = the user (its origin refund pays the user)', async () => {
-    const verdict = await verdictOf('relay-docs-price-stabilization-L696-base-usdc-to-arbitrum-usdt.json', 1777339000, { refundToUser: true });
+    const verdict = await verdictOf('relay-docs-price-stabilization-L696-base-usdc-to-arbitrum-usdt.json', 1777339000, {
+      refundToUser: true,
+    });
     expect(failing(verdict)).toEqual([]);
     expect(verdict.rules.find((r) => r.rule === 'refund-terms')?.detail).toContain('origin refunds pay refundTo');
   });
@@ -52,13 +54,13 @@ describe.skipIf(!present)('real quotes from real/', () => {
     expect(failing(verdict)).toEqual(expect.arrayContaining(['approve-spender', 'deposit-call', 'no-unexpected-steps']));
   });
 
-  it.each(['relay-docs-deposit-addresses-L94-base-eth-to-optimism-depositaddress.json', 'relay-docs-deposit-addresses-L489-base-eth-to-optimism-depositaddress.json'])(
-    'the deposit-address quote %s (README: refused, not verifiable) is refused',
-    async (name) => {
-      const quote = QuoteResponseSchema.parse(read(name));
-      const verdict = await verdictOf(name, quote.protocol!.v2!.orderData.output.deadline - 60);
-      expect(verdict.ok).toBe(false);
-      expect(failing(verdict)).toEqual(expect.arrayContaining(['deposit-call', 'no-unexpected-steps']));
-    },
-  );
+  it.each([
+    'relay-docs-deposit-addresses-L94-base-eth-to-optimism-depositaddress.json',
+    'relay-docs-deposit-addresses-L489-base-eth-to-optimism-depositaddress.json',
+  ])('the deposit-address quote %s (README: refused, not verifiable) is refused', async (name) => {
+    const quote = QuoteResponseSchema.parse(read(name));
+    const verdict = await verdictOf(name, quote.protocol!.v2!.orderData.output.deadline - 60);
+    expect(verdict.ok).toBe(false);
+    expect(failing(verdict)).toEqual(expect.arrayContaining(['deposit-call', 'no-unexpected-steps']));
+  });
 });

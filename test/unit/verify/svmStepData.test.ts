@@ -29,7 +29,9 @@ describe('parseSvmStepData', () => {
     expect(parsed).toEqual({
       ok: true,
       data: {
-        instructions: [{ programId: PROGRAM, keys: [{ pubkey: USER, isSigner: true, isWritable: true }], data: Uint8Array.of(0x0d, 0x9e, 0xff, 0x00) }],
+        instructions: [
+          { programId: PROGRAM, keys: [{ pubkey: USER, isSigner: true, isWritable: true }], data: Uint8Array.of(0x0d, 0x9e, 0xff, 0x00) },
+        ],
         addressLookupTableAddresses: [TABLE],
       },
     });
@@ -42,13 +44,29 @@ describe('parseSvmStepData', () => {
   });
 
   it.each([
-    ['a pubkey that is not base58', item({}, { keys: [{ pubkey: '0OIl', isSigner: false, isWritable: false }] }), 'instructions.0.keys.0.pubkey: expected a base58 Solana public key'],
-    ['a 31-byte pubkey', item({}, { programId: '1111111111111111111111111111111' }), 'instructions.0.programId: expected a base58 Solana public key'],
+    [
+      'a pubkey that is not base58',
+      item({}, { keys: [{ pubkey: '0OIl', isSigner: false, isWritable: false }] }),
+      'instructions.0.keys.0.pubkey: expected a base58 Solana public key',
+    ],
+    [
+      'a 31-byte pubkey',
+      item({}, { programId: '1111111111111111111111111111111' }),
+      'instructions.0.programId: expected a base58 Solana public key',
+    ],
     ['data with 0x', item({}, { data: '0x0d9e' }), 'instructions.0.data: expected hex without 0x'],
     ['data of an odd length', item({}, { data: 'abc' }), 'instructions.0.data: expected hex without 0x'],
-    ['a flag given as a string', item({}, { keys: [{ pubkey: USER, isSigner: 'true', isWritable: false }] }), 'instructions.0.keys.0.isSigner'],
+    [
+      'a flag given as a string',
+      item({}, { keys: [{ pubkey: USER, isSigner: 'true', isWritable: false }] }),
+      'instructions.0.keys.0.isSigner',
+    ],
     ['no instructions', item({ instructions: [] }), 'instructions:'],
-    ['a bad lookup table address', item({ addressLookupTableAddresses: ['nope'] }), 'addressLookupTableAddresses.0: expected a base58 Solana public key'],
+    [
+      'a bad lookup table address',
+      item({ addressLookupTableAddresses: ['nope'] }),
+      'addressLookupTableAddresses.0: expected a base58 Solana public key',
+    ],
     ['an EVM transaction', { from: '0x00', to: '0x00', data: '0x', chainId: 1 }, 'instructions:'],
   ])('names the field of %s', (_name, raw, message) => {
     expect(errorOf(raw)).toContain(message);

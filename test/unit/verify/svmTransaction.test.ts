@@ -6,7 +6,12 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
-import { depositAccounts, depositoryPdas, encodeDepositData, SYSTEM_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDepository.ts';
+import {
+  depositAccounts,
+  depositoryPdas,
+  encodeDepositData,
+  SYSTEM_PROGRAM_ID,
+} from '../../../packages/protocol/src/protocol/svmDepository.ts';
 import { MEMO_PROGRAM_ID } from '../../../src/verify/deposit/svmInstructions.ts';
 import type { SvmInstruction } from '../../../src/verify/deposit/svmStepData.ts';
 import {
@@ -31,7 +36,11 @@ const deposit: SvmInstruction = {
   data: encodeDepositData('native', 10_000_000n, ID),
 };
 const keysOf = (n: number, seed = 100) =>
-  Array.from({ length: n }, (_, i) => ({ pubkey: Keypair.fromSeed(new Uint8Array(32).fill(seed + i)).publicKey.toBase58(), isSigner: false, isWritable: false }));
+  Array.from({ length: n }, (_, i) => ({
+    pubkey: Keypair.fromSeed(new Uint8Array(32).fill(seed + i)).publicKey.toBase58(),
+    isSigner: false,
+    isWritable: false,
+  }));
 const memo = (data: Uint8Array, keys = keysOf(0)): SvmInstruction => ({ programId: MEMO_PROGRAM_ID, keys, data });
 
 describe('buildSvmV0Transaction', () => {
@@ -77,7 +86,9 @@ describe('buildSvmV0Transaction', () => {
     const [resolved] = resolveInstructionAccounts(withTable.message, accounts);
     expect(resolved!.accounts.map((a) => a.pubkey)).toEqual([relayDepository, USER, USER, vault, SYSTEM_PROGRAM_ID]);
     expect(resolved!.accounts[3]!.isWritable).toBe(true);
-    expect(() => resolveInstructionAccounts(withTable.message, [])).toThrow(/address table lookups were not resolved|Failed to find address lookup table/);
+    expect(() => resolveInstructionAccounts(withTable.message, [])).toThrow(
+      /address table lookups were not resolved|Failed to find address lookup table/,
+    );
   });
 
   it('reports named tables that were not read on chain, and refuses garbage table contents', () => {
@@ -111,19 +122,29 @@ describe('svmTransactionWireSize', () => {
   it('counts 64 bytes per required signature', () => {
     const one = buildSvmV0Transaction({ instructions: [deposit], payer: USER, recentBlockhash: BLOCKHASH });
     const signer = keysOf(1)[0]!;
-    const two = buildSvmV0Transaction({ instructions: [deposit, memo(new Uint8Array(0), [{ ...signer, isSigner: true }])], payer: USER, recentBlockhash: BLOCKHASH });
+    const two = buildSvmV0Transaction({
+      instructions: [deposit, memo(new Uint8Array(0), [{ ...signer, isSigner: true }])],
+      payer: USER,
+      recentBlockhash: BLOCKHASH,
+    });
     expect(two.message.header.numRequiredSignatures).toBe(2);
     // One more signature (64), one more static key (32), and the memo instruction (1 + 1 + 1 + 1 + 0).
     expect(svmTransactionWireSize(two.message) - svmTransactionWireSize(one.message)).toBe(64 + 32 + 4 + 32);
   });
 
   it('measures past 1232 bytes, where web3.js refuses to serialize', () => {
-    const tx = buildSvmV0Transaction({ instructions: [deposit, memo(Uint8Array.of(0x61), keysOf(40))], payer: USER, recentBlockhash: BLOCKHASH });
+    const tx = buildSvmV0Transaction({
+      instructions: [deposit, memo(Uint8Array.of(0x61), keysOf(40))],
+      payer: USER,
+      recentBlockhash: BLOCKHASH,
+    });
     const size = svmTransactionWireSize(tx.message);
     expect(size).toBeGreaterThan(SOLANA_TX_MAX_BYTES);
     expect(() => tx.serialize()).toThrow(RangeError);
     // 40 more static keys and their indexes than the deposit alone.
-    const alone = svmTransactionWireSize(buildSvmV0Transaction({ instructions: [deposit], payer: USER, recentBlockhash: BLOCKHASH }).message);
+    const alone = svmTransactionWireSize(
+      buildSvmV0Transaction({ instructions: [deposit], payer: USER, recentBlockhash: BLOCKHASH }).message,
+    );
     expect(size - alone).toBe(40 * 32 + 32 + (1 + 1 + 40 + 1 + 1));
   });
 });

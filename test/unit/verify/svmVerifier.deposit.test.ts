@@ -4,7 +4,11 @@
  * rule about it and no other.
  */
 import { describe, expect, it } from 'vitest';
-import { depositAccounts, RELAY_DEPOSITORY_PROGRAM_ID, TOKEN_2022_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDepository.ts';
+import {
+  depositAccounts,
+  RELAY_DEPOSITORY_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
+} from '../../../packages/protocol/src/protocol/svmDepository.ts';
 import { DEPOSIT_RULE_IDS } from '../../../src/verify/deposit/types.ts';
 import { verifySvmDeposit } from '../../../src/verify/deposit/svmVerifier.ts';
 import {
@@ -76,7 +80,9 @@ describe('deposit-call', () => {
 
   it('a deposit to another program (the mainnet depository, not the one GET /chains names)', () => {
     const { input, facts } = svmQuoteInput('native');
-    writeInstructions(input.quote, [depositInstruction({ kind: 'native', amount: facts.amount, id: facts.orderId, programId: RELAY_DEPOSITORY_PROGRAM_ID })]);
+    writeInstructions(input.quote, [
+      depositInstruction({ kind: 'native', amount: facts.amount, id: facts.orderId, programId: RELAY_DEPOSITORY_PROGRAM_ID }),
+    ]);
     const result = check(input);
     expect(failing(result)).toEqual([...DEPOSIT_SKIPS, 'no-unexpected-steps']);
     expect(detail(result, 'deposit-call')).toContain(`no instruction calls the depository program ${SVM_DEPOSITORY}`);
@@ -110,7 +116,13 @@ describe('deposit-call', () => {
 
   it('accepts a Token-2022 deposit with its own associated accounts', () => {
     const input = tampered('token', (ixs, d) => {
-      ixs[d]!.keys = depositAccounts({ programId: SVM_DEPOSITORY, sender: SVM_USER, depositor: SVM_USER, mint: SVM_USDC, tokenProgram: TOKEN_2022_PROGRAM_ID });
+      ixs[d]!.keys = depositAccounts({
+        programId: SVM_DEPOSITORY,
+        sender: SVM_USER,
+        depositor: SVM_USER,
+        mint: SVM_USDC,
+        tokenProgram: TOKEN_2022_PROGRAM_ID,
+      });
     });
     const result = check(input);
     expect(failing(result)).toEqual([]);
@@ -180,7 +192,13 @@ describe('deposit-id, depositor, deposit-kind', () => {
   });
 
   it('never throws for a user that is not a Solana key: deposit-call says so', () => {
-    const input = tampered('native', (ixs) => ixs.unshift({ programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', keys: [{ pubkey: SVM_USER, isSigner: false, isWritable: true }], data: Uint8Array.of(17) }));
+    const input = tampered('native', (ixs) =>
+      ixs.unshift({
+        programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+        keys: [{ pubkey: SVM_USER, isSigner: false, isWritable: true }],
+        data: Uint8Array.of(17),
+      }),
+    );
     input.expect.user = '0x000000000000000000000000000000000000dead';
     const result = check(input);
     expect(detail(result, 'deposit-call')).toBe('expect.user 0x000000000000000000000000000000000000dead is not a Solana public key');

@@ -52,7 +52,10 @@ function input(user: string, amount: bigint, lookupTables?: Record<string, strin
 }
 
 function failing(result: DepositCheckResult): string[] {
-  return Object.values(result.results).filter((r) => !r.ok).map((r) => r.rule).sort();
+  return Object.values(result.results)
+    .filter((r) => !r.ok)
+    .map((r) => r.rule)
+    .sort();
 }
 
 describe.skipIf(!present)('verifySvmDeposit on the real Solana step data', () => {
@@ -60,7 +63,9 @@ describe.skipIf(!present)('verifySvmDeposit on the real Solana step data', () =>
     const result = verifySvmDeposit(input(USER, AMOUNT));
     expect(failing(result)).toEqual([]);
     expect(result.depositItem).toEqual({ stepIndex: 0, itemIndex: 0 });
-    expect(result.results['deposit-call'].detail).toContain(`deposit_native to program ${RELAY_DEPOSITORY_PROGRAM_ID} with the 5 expected accounts`);
+    expect(result.results['deposit-call'].detail).toContain(
+      `deposit_native to program ${RELAY_DEPOSITORY_PROGRAM_ID} with the 5 expected accounts`,
+    );
     expect(result.results['deposit-id'].detail).toContain(ORDER_ID);
     expect(result.results['deposit-kind'].detail).toBe('deposit_native of 10000000 lamports');
     // The PDAs derived from the program id are the ones the real item names (the vault 7uTT… of the published Solana depository).

@@ -56,11 +56,22 @@ describe('no-unexpected-steps: instructions besides the deposit', () => {
       'an SPL transfer out of our USDC account',
       () =>
         fromWeb3(
-          createTransferCheckedInstruction(pk(OUR_USDC), pk(SVM_USDC), pk(associatedTokenAddress(SVM_STRANGER, SVM_USDC)), pk(SVM_USER), 5n, 6),
+          createTransferCheckedInstruction(
+            pk(OUR_USDC),
+            pk(SVM_USDC),
+            pk(associatedTokenAddress(SVM_STRANGER, SVM_USDC)),
+            pk(SVM_USER),
+            5n,
+            6,
+          ),
         ),
       `SPL Token TransferChecked moves our tokens from ${OUR_USDC} to ${associatedTokenAddress(SVM_STRANGER, SVM_USDC)}`,
     ],
-    ['an SPL burn', () => fromWeb3(createBurnInstruction(pk(OUR_USDC), pk(SVM_USDC), pk(SVM_USER), 5n)), `SPL Token Burn burns our tokens in ${OUR_USDC}`],
+    [
+      'an SPL burn',
+      () => fromWeb3(createBurnInstruction(pk(OUR_USDC), pk(SVM_USDC), pk(SVM_USER), 5n)),
+      `SPL Token Burn burns our tokens in ${OUR_USDC}`,
+    ],
     [
       'a CloseAccount of our USDC account',
       () => fromWeb3(createCloseAccountInstruction(pk(OUR_USDC), pk(SVM_STRANGER), pk(SVM_USER))),
@@ -140,7 +151,9 @@ describe('no-unexpected-steps: instructions besides the deposit', () => {
 
 describe('approve, origin-inputs, fee-cap', () => {
   it('approve: an SPL Approve names its delegate', () => {
-    const input = tampered('token', (ixs) => ixs.unshift(fromWeb3(createApproveInstruction(pk(OUR_USDC), pk(SVM_STRANGER), pk(SVM_USER), 10n))));
+    const input = tampered('token', (ixs) =>
+      ixs.unshift(fromWeb3(createApproveInstruction(pk(OUR_USDC), pk(SVM_STRANGER), pk(SVM_USER), 10n))),
+    );
     const result = check(input);
     expect(failing(result)).toEqual(['approve']);
     expect(detail(result, 'approve')).toContain(`approves delegate ${SVM_STRANGER} on token account ${OUR_USDC}`);
@@ -148,7 +161,11 @@ describe('approve, origin-inputs, fee-cap', () => {
 
   it('origin-inputs: an instruction that needs a stranger to sign', () => {
     const input = tampered('native', (ixs) =>
-      ixs.push({ programId: MEMO_PROGRAM_ID, keys: [{ pubkey: SVM_STRANGER, isSigner: true, isWritable: false }], data: Uint8Array.of(0x61) }),
+      ixs.push({
+        programId: MEMO_PROGRAM_ID,
+        keys: [{ pubkey: SVM_STRANGER, isSigner: true, isWritable: false }],
+        data: Uint8Array.of(0x61),
+      }),
     );
     const result = check(input);
     expect(failing(result)).toEqual(['origin-inputs']);
@@ -158,10 +175,22 @@ describe('approve, origin-inputs, fee-cap', () => {
   });
 
   it.each([
-    ['a compute-unit price over the cap', [computeBudgetInstruction(3, 1_000_001n)], 'SetComputeUnitPrice 1000001 micro-lamports/CU exceeds the cap 1000000'],
-    ['a compute-unit limit over the cap', [computeBudgetInstruction(2, 1_400_001n)], 'SetComputeUnitLimit 1400001 CU exceeds the cap 1400000 CU'],
+    [
+      'a compute-unit price over the cap',
+      [computeBudgetInstruction(3, 1_000_001n)],
+      'SetComputeUnitPrice 1000001 micro-lamports/CU exceeds the cap 1000000',
+    ],
+    [
+      'a compute-unit limit over the cap',
+      [computeBudgetInstruction(2, 1_400_001n)],
+      'SetComputeUnitLimit 1400001 CU exceeds the cap 1400000 CU',
+    ],
     ['two prices', [computeBudgetInstruction(3, 1n), computeBudgetInstruction(3, 2n)], 'a second SetComputeUnitPrice'],
-    ['an unknown compute-budget type', [{ programId: 'ComputeBudget111111111111111111111111111111', keys: [], data: Uint8Array.of(9, 0) }], 'type 9 is not one Ballast accepts'],
+    [
+      'an unknown compute-budget type',
+      [{ programId: 'ComputeBudget111111111111111111111111111111', keys: [], data: Uint8Array.of(9, 0) }],
+      'type 9 is not one Ballast accepts',
+    ],
   ] as const)('fee-cap: %s', (_name, extra, reason) => {
     const input = tampered('native', (ixs) => ixs.unshift(...extra.map((ix) => ({ ...ix, keys: [...ix.keys] }))));
     const result = check(input);
@@ -180,14 +209,20 @@ describe('approve, origin-inputs, fee-cap', () => {
 
 describe('tx-size', () => {
   const memoKeys = (n: number) =>
-    Array.from({ length: n }, (_, i) => ({ pubkey: Keypair.fromSeed(new Uint8Array(32).fill(100 + i)).publicKey.toBase58(), isSigner: false, isWritable: false }));
+    Array.from({ length: n }, (_, i) => ({
+      pubkey: Keypair.fromSeed(new Uint8Array(32).fill(100 + i)).publicKey.toBase58(),
+      isSigner: false,
+      isWritable: false,
+    }));
 
   it('an oversized transaction (many accounts, none in a lookup table) is refused', () => {
     const keys = memoKeys(36);
     const input = tampered('native', (ixs) => ixs.push({ programId: MEMO_PROGRAM_ID, keys, data: Uint8Array.of(0x61) }));
     const result = check(input);
     expect(failing(result)).toEqual(['tx-size']);
-    expect(detail(result, 'tx-size')).toMatch(/the compiled v0 transaction is (\d+) bytes \(1 signature\(s\), 1 lookup table\(s\)\), \d+ over the 1232-byte limit/);
+    expect(detail(result, 'tx-size')).toMatch(
+      /the compiled v0 transaction is (\d+) bytes \(1 signature\(s\), 1 lookup table\(s\)\), \d+ over the 1232-byte limit/,
+    );
     // The same accounts in the lookup table fit.
     input.origin = { lookupTables: { [SVM_LOOKUP_TABLE]: keys.map((k) => k.pubkey) } };
     expect(failing(check(input))).toEqual([]);

@@ -5,7 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
 import { failing, detailOf } from '../../fixtures/quoteTamper.ts';
-import { depositInstruction, readInstructions, SVM_LOOKUP_TABLE, SVM_STRANGER, svmQuoteInput, writeInstructions } from '../../fixtures/svmQuote.ts';
+import {
+  depositInstruction,
+  readInstructions,
+  SVM_LOOKUP_TABLE,
+  SVM_STRANGER,
+  svmQuoteInput,
+  writeInstructions,
+} from '../../fixtures/svmQuote.ts';
 
 describe.each(['native', 'token'] as const)('verifyQuote on a Solana-origin %s quote', (kind) => {
   it('passes every rule', async () => {

@@ -248,7 +248,7 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote on the 
       }
     });
 
-    it('approve-spender: the chain\'s own v3 router, named by the order\'s extraData, is refused too', async () => {
+    it("approve-spender: the chain's own v3 router, named by the order's extraData, is refused too", async () => {
       const input = freshInput();
       const v3 = chainById(input, f.originChainId).contracts?.['v3'] as { erc20Router: Hex }; // both quote cases list it
       writeApprove(input.quote, APPROVE_AT, v3.erc20Router, f.amount);

@@ -237,7 +237,9 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('verifyQuote on the 
       input.quote.details.currencyOut.amount = before;
       const verdict = await verifyQuote(input);
       expect(failing(verdict)).toEqual(['details-consistency']);
-      expect(detailOf(verdict, 'details-consistency')).toContain(`details.currencyOut.amount is ${before}, but the order expects ${payment.expectedAmount}`);
+      expect(detailOf(verdict, 'details-consistency')).toContain(
+        `details.currencyOut.amount is ${before}, but the order expects ${payment.expectedAmount}`,
+      );
     });
 
     it('details-consistency: fee components understated against an honest totalImpact', async () => {

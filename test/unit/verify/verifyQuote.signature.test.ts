@@ -110,4 +110,3 @@ describe('verifyQuote: order-signature on the offline quote as served', () => {
     expect(detailOf(verdict, 'order-signature').toLowerCase()).toContain(OFFLINE_CASE.facts.solver);
   });
 });
-

@@ -28,7 +28,9 @@ describe('webhooks config', () => {
     c.webhooks = { enabled: true };
     const lines = issueLines(loadErrorIn(tmp, c, ENV));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^webhooks\.enabled: .*relay\.apiKey is not set; set relay\.apiKey: "\$\{RELAY_API_KEY\}".* or set webhooks\.enabled: false$/);
+    expect(lines[0]).toMatch(
+      /^webhooks\.enabled: .*relay\.apiKey is not set; set relay\.apiKey: "\$\{RELAY_API_KEY\}".* or set webhooks\.enabled: false$/,
+    );
   });
 
   it('refuses webhooks.listen equal to the metrics address, saying how to share that server', () => {

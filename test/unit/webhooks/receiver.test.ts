@@ -127,14 +127,44 @@ describe('webhook receiver: refused deliveries write nothing', () => {
   const cases: [string, () => Promise<{ status: number; json: { reason?: string } }>, number, string][] = [
     ['forged with another key', () => post(body, signed(body, NOW_MS, 'not-our-api-key')), 401, 'mismatch'],
     ['a body tampered after signing', () => post(body.replace('"success"', '"refund"'), genuine), 401, 'mismatch'],
-    ['a timestamp header changed after signing', () => post(body, { ...genuine, 'x-signature-timestamp': String(NOW_MS / 1000 + 1) }), 401, 'mismatch'],
-    ['a truncated signature', () => post(body, { ...genuine, 'x-signature-sha256': genuine['x-signature-sha256']!.slice(0, 40) }), 401, 'wrong-length'],
-    ['a signature one byte too long', () => post(body, { ...genuine, 'x-signature-sha256': `${genuine['x-signature-sha256']}ab` }), 401, 'wrong-length'],
-    ['an odd-length signature', () => post(body, { ...genuine, 'x-signature-sha256': genuine['x-signature-sha256']!.slice(1) }), 400, 'malformed-signature'],
+    [
+      'a timestamp header changed after signing',
+      () => post(body, { ...genuine, 'x-signature-timestamp': String(NOW_MS / 1000 + 1) }),
+      401,
+      'mismatch',
+    ],
+    [
+      'a truncated signature',
+      () => post(body, { ...genuine, 'x-signature-sha256': genuine['x-signature-sha256']!.slice(0, 40) }),
+      401,
+      'wrong-length',
+    ],
+    [
+      'a signature one byte too long',
+      () => post(body, { ...genuine, 'x-signature-sha256': `${genuine['x-signature-sha256']}ab` }),
+      401,
+      'wrong-length',
+    ],
+    [
+      'an odd-length signature',
+      () => post(body, { ...genuine, 'x-signature-sha256': genuine['x-signature-sha256']!.slice(1) }),
+      400,
+      'malformed-signature',
+    ],
     ['a stale delivery (older than the window)', () => post(body, signed(body, NOW_MS - 301_000)), 401, 'stale'],
     ['a delivery from the future (beyond the window)', () => post(body, signed(body, NOW_MS + 301_000)), 401, 'stale'],
-    ['no timestamp header', () => post(body, { 'content-type': 'application/json', 'x-signature-sha256': genuine['x-signature-sha256']! }), 400, 'missing-timestamp'],
-    ['no signature header', () => post(body, { 'content-type': 'application/json', 'x-signature-timestamp': genuine['x-signature-timestamp']! }), 400, 'missing-signature'],
+    [
+      'no timestamp header',
+      () => post(body, { 'content-type': 'application/json', 'x-signature-sha256': genuine['x-signature-sha256']! }),
+      400,
+      'missing-timestamp',
+    ],
+    [
+      'no signature header',
+      () => post(body, { 'content-type': 'application/json', 'x-signature-timestamp': genuine['x-signature-timestamp']! }),
+      400,
+      'missing-signature',
+    ],
     ['a timestamp that is not a number', () => post(body, { ...genuine, 'x-signature-timestamp': 'yesterday' }), 400, 'bad-timestamp'],
   ];
 
@@ -211,7 +241,9 @@ describe('webhook receiver: accepted events', () => {
     expect(row.events.at(-1)).toMatchObject({ fromStatus: 'deposited', toStatus: 'success', atMs: NOW_MS });
     expect(row.events.at(-1)!.detail).toBe(`closed by webhook; ${FILL}`);
     const ends = await metrics.transfersTotal.get();
-    expect(ends.values).toEqual([expect.objectContaining({ value: 1, labels: expect.objectContaining({ outcome: 'success', asset: 'USDC' }) })]);
+    expect(ends.values).toEqual([
+      expect.objectContaining({ value: 1, labels: expect.objectContaining({ outcome: 'success', asset: 'USDC' }) }),
+    ]);
   });
 
   it('records the failure reasons of a failed fill', async () => {
@@ -283,7 +315,7 @@ describe('webhook receiver: accepted events', () => {
   it('answers 500 when the event cannot be stored, and accepts the same delivery again once it can', async () => {
     const body = eventBody('success');
     const headers = signed(body);
-    db.sqlite.exec('CREATE TRIGGER refuse_updates BEFORE UPDATE ON transfers BEGIN SELECT RAISE(ABORT, \'disk says no\'); END');
+    db.sqlite.exec("CREATE TRIGGER refuse_updates BEFORE UPDATE ON transfers BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
     const failed = await post(body, headers);
     expect(failed.status).toBe(500);
     expect((await state()).status).toBe('deposited');
@@ -293,7 +325,12 @@ describe('webhook receiver: accepted events', () => {
   });
 
   it('is served on the metrics server when it has no address of its own', async () => {
-    const shared = await startMetricsServer({ listen: '127.0.0.1:0', metrics, health: () => ({ ok: true, detail: {} }), handle: receiver.handle });
+    const shared = await startMetricsServer({
+      listen: '127.0.0.1:0',
+      metrics,
+      health: () => ({ ok: true, detail: {} }),
+      handle: receiver.handle,
+    });
     try {
       const body = eventBody('refund', { failReason: 'UNKNOWN' });
       expect(await post(body, signed(body), shared.url)).toEqual({ status: 200, json: { ok: true, result: 'closed' } });

@@ -106,9 +106,19 @@ describe('sandbox webhook delivery', () => {
       ['success', true, 503],
       ['success', true, 200],
     ]);
-    expect(s.attempts().map((a) => [a.attempt, a.httpStatus])).toEqual([[1, 500], [2, 503], [3, 200]]);
+    expect(s.attempts().map((a) => [a.attempt, a.httpStatus])).toEqual([
+      [1, 500],
+      [2, 503],
+      [3, 200],
+    ]);
     const sent = JSON.parse(s.attempts().at(-1)!.sent!.body) as { data: Record<string, unknown> };
-    expect(sent.data).toMatchObject({ requestId: REQUEST_ID, inTxHashes: [DEPOSIT.txHash], depositAddress: null, referrer: null, failReason: 'N/A' });
+    expect(sent.data).toMatchObject({
+      requestId: REQUEST_ID,
+      inTxHashes: [DEPOSIT.txHash],
+      depositAddress: null,
+      referrer: null,
+      failReason: 'N/A',
+    });
   });
 
   it('retries a network error', async () => {

@@ -69,17 +69,33 @@ describe('owner signatures', () => {
   });
 
   it('EVM: refuses a malformed digest and a wallet it does not hold', async () => {
-    await expect(evmAdapter().capabilities.withdrawalSigner.signWithdrawalDigest('treasury', `0x${sha256Hex(handText)}`)).rejects.toThrow(/64 hex digits/);
-    await expect(evmAdapter().capabilities.withdrawalSigner.signWithdrawalDigest('other', sha256Hex(handText))).rejects.toThrow(/not an evm wallet/);
+    await expect(evmAdapter().capabilities.withdrawalSigner.signWithdrawalDigest('treasury', `0x${sha256Hex(handText)}`)).rejects.toThrow(
+      /64 hex digits/,
+    );
+    await expect(evmAdapter().capabilities.withdrawalSigner.signWithdrawalDigest('other', sha256Hex(handText))).rejects.toThrow(
+      /not an evm wallet/,
+    );
   });
 
   it('Solana: ed25519 over the UTF-8 hex text, hex-encoded with 0x', async () => {
     const keypair = Keypair.fromSeed(new Uint8Array(32).fill(7));
     const adapter = createSvmAdapter({
-      name: 'solana', chainId: 792703809, rpcUrl: 'http://127.0.0.1:9', wsUrl: 'ws://127.0.0.1:9', commitment: 'confirmed',
-      maxMicroLamportsPerCu: 1n, maxComputeUnits: 1, keypairs: new Map([['sol', keypair]]),
+      name: 'solana',
+      chainId: 792703809,
+      rpcUrl: 'http://127.0.0.1:9',
+      wsUrl: 'ws://127.0.0.1:9',
+      commitment: 'confirmed',
+      maxMicroLamportsPerCu: 1n,
+      maxComputeUnits: 1,
+      keypairs: new Map([['sol', keypair]]),
     });
-    const digest = withdrawalDigest({ ...fields, owner: keypair.publicKey.toBase58(), recipient: keypair.publicKey.toBase58(), chainId: 'solana', ownerChainId: 'solana' });
+    const digest = withdrawalDigest({
+      ...fields,
+      owner: keypair.publicKey.toBase58(),
+      recipient: keypair.publicKey.toBase58(),
+      chainId: 'solana',
+      ownerChainId: 'solana',
+    });
     const signature = await adapter.capabilities.withdrawalSigner.signWithdrawalDigest('sol', digest);
     expect(signature).toMatch(/^0x[0-9a-f]{128}$/);
     const sig = hexToBytes(signature as Hex);
@@ -87,7 +103,9 @@ describe('owner signatures', () => {
     expect(ed25519.verify(sig, message, keypair.publicKey.toBytes())).toBe(true);
     // node:crypto agrees (SPKI DER prefix of an Ed25519 public key, RFC 8410).
     const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(keypair.publicKey.toBytes())]);
-    expect(nodeVerify(null, Buffer.from(message), createPublicKey({ key: spki, format: 'der', type: 'spki' }), Buffer.from(sig))).toBe(true);
+    expect(nodeVerify(null, Buffer.from(message), createPublicKey({ key: spki, format: 'der', type: 'spki' }), Buffer.from(sig))).toBe(
+      true,
+    );
     // Over the raw digest bytes it would not verify.
     expect(ed25519.verify(sig, hexToBytes(`0x${digest}`), keypair.publicKey.toBytes())).toBe(false);
   });

@@ -15,11 +15,37 @@ const DEPOSIT = `0x${'22'.repeat(32)}`;
 
 function transfer(over: Partial<TransferRow> = {}): TransferRow {
   return {
-    id: 1, cycleId: 1, quoteId: 1, asset: 'USDC', originChain: 'alpha', originChainId: 31001, originCurrency: TOKEN,
-    destinationChain: 'beta', destinationChainId: 31002, destinationCurrency: TOKEN, user: USER, recipient: USER,
-    amountIn: 25_000_000n, expectedOut: 24_900_000n, minOut: 24_800_000n, requestId: '0xreq', orderId: '0xorder', feesUsd: '0.1',
-    status: 'deposited', relayStatus: 'pending', outTxHashes: [], error: null, createdAtMs: 1_000, updatedAtMs: 1_000,
-    stalledAtMs: null, resolvedAtMs: null, resolution: null, absenceProof: null, refund: null, txs: [], cancels: [],
+    id: 1,
+    cycleId: 1,
+    quoteId: 1,
+    asset: 'USDC',
+    originChain: 'alpha',
+    originChainId: 31001,
+    originCurrency: TOKEN,
+    destinationChain: 'beta',
+    destinationChainId: 31002,
+    destinationCurrency: TOKEN,
+    user: USER,
+    recipient: USER,
+    amountIn: 25_000_000n,
+    expectedOut: 24_900_000n,
+    minOut: 24_800_000n,
+    requestId: '0xreq',
+    orderId: '0xorder',
+    feesUsd: '0.1',
+    status: 'deposited',
+    relayStatus: 'pending',
+    outTxHashes: [],
+    error: null,
+    createdAtMs: 1_000,
+    updatedAtMs: 1_000,
+    stalledAtMs: null,
+    resolvedAtMs: null,
+    resolution: null,
+    absenceProof: null,
+    refund: null,
+    txs: [],
+    cancels: [],
     events: [
       { id: 1, fromStatus: null, toStatus: 'prepared', atMs: 1_000, detail: 'created' },
       { id: 2, fromStatus: 'broadcast', toStatus: 'deposited', atMs: 5_000, detail: null },
@@ -35,7 +61,16 @@ function record(protocol: unknown, id = '0xreq'): RequestsResponse['requests'] {
 }
 const withdrawable = (o: Record<string, unknown> = {}) => ({
   isWithdrawable: true,
-  deposit: { origin: { depositor: USER.toLowerCase(), chainId: 31001, currency: TOKEN.toLowerCase(), amount: '25000000', transactionId: DEPOSIT.toUpperCase().replace('0X', '0x'), ...o } },
+  deposit: {
+    origin: {
+      depositor: USER.toLowerCase(),
+      chainId: 31001,
+      currency: TOKEN.toLowerCase(),
+      amount: '25000000',
+      transactionId: DEPOSIT.toUpperCase().replace('0X', '0x'),
+      ...o,
+    },
+  },
 });
 
 describe('judgeEligibility', () => {
@@ -44,8 +79,15 @@ describe('judgeEligibility', () => {
     expect(v).toEqual({
       kind: 'eligible',
       fields: {
-        chain: 'alpha', chainId: 31001, chainSlug: 'alpha', wallet: 'treasury', owner: USER.toLowerCase(), recipient: USER.toLowerCase(),
-        currency: TOKEN.toLowerCase(), amount: 25_000_000n, depositTx: DEPOSIT,
+        chain: 'alpha',
+        chainId: 31001,
+        chainSlug: 'alpha',
+        wallet: 'treasury',
+        owner: USER.toLowerCase(),
+        recipient: USER.toLowerCase(),
+        currency: TOKEN.toLowerCase(),
+        amount: 25_000_000n,
+        depositTx: DEPOSIT,
       },
     });
     // chainId as a numeric string or as our protocol slug is accepted.
@@ -95,10 +137,25 @@ describe('selectCandidates', () => {
     const underWay = transfer({ id: 7, status: 'success' });
     const done = transfer({ id: 8 });
     const refused = transfer({ id: 9, status: 'failure' });
-    const withdrawals = new Map([[7, w(7, 'processing')], [8, w(8, 'executed')], [9, w(9, 'failed')]]);
+    const withdrawals = new Map([
+      [7, w(7, 'processing')],
+      [8, w(8, 'executed')],
+      [9, w(9, 'failed')],
+    ]);
     const nowMs = 5_000 + 3600_000;
-    const picked = selectCandidates([old, failed, young, resolved, broadcast, underWay, done, refused].map((t) => (t.id === 2 ? { ...t, events: [{ ...t.events[1]!, atMs: 5_001 }] } : t)), withdrawals, nowMs, 3600);
-    expect(picked.map((c) => [c.transfer.id, c.why])).toEqual([[3, 'unfilled'], [4, 'failure'], [7, 'resume']]);
+    const picked = selectCandidates(
+      [old, failed, young, resolved, broadcast, underWay, done, refused].map((t) =>
+        t.id === 2 ? { ...t, events: [{ ...t.events[1]!, atMs: 5_001 }] } : t,
+      ),
+      withdrawals,
+      nowMs,
+      3600,
+    );
+    expect(picked.map((c) => [c.transfer.id, c.why])).toEqual([
+      [3, 'unfilled'],
+      [4, 'failure'],
+      [7, 'resume'],
+    ]);
     expect(depositedSinceMs(old)).toBe(5_000);
     expect(depositedSinceMs(transfer({ events: [] }))).toBe(1_000);
   });

@@ -62,8 +62,18 @@ async function deposited(requestId = `0x${'ab'.repeat(32)}`): Promise<number> {
 async function withdrawal(transferId: number): Promise<number> {
   const t = (await getTransfer(db, transferId))!;
   return createWithdrawal(db, {
-    transferId, requestId: t.requestId!, chain: 'base', chainId: 8453, chainSlug: 'base', wallet: 'treasury', owner: USER,
-    recipient: USER, currency: TOKEN, amount: AMOUNT, depositTx: t.txs.at(-1)!.txHash, nowMs: clock,
+    transferId,
+    requestId: t.requestId!,
+    chain: 'base',
+    chainId: 8453,
+    chainSlug: 'base',
+    wallet: 'treasury',
+    owner: USER,
+    recipient: USER,
+    currency: TOKEN,
+    amount: AMOUNT,
+    depositTx: t.txs.at(-1)!.txHash,
+    nowMs: clock,
   });
 }
 
@@ -89,12 +99,18 @@ function deps(over: Partial<WithdrawalDeps> = {}, config: Partial<WithdrawalDeps
 const ok = (body: unknown): CannedResponse => ({ status: 200, body });
 const prepared = (nonce: string) => ok({ nonce, amount: AMOUNT.toString() });
 const job = (jobId: string) => ok({ jobId, status: 'processing' });
-const requestBodies = () => server.requests.filter((r) => r.path === '/withdrawals/request').map((r) => JSON.parse(r.body) as Record<string, string>);
+const requestBodies = () =>
+  server.requests.filter((r) => r.path === '/withdrawals/request').map((r) => JSON.parse(r.body) as Record<string, string>);
 const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** A ready transaction paying `to` (the depository's execute of one ERC-20 transfer). */
 function readyTx(to: Address, amount = AMOUNT): unknown {
-  const call = { to: TOKEN, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }), value: 0n, allowFailure: false };
+  const call = {
+    to: TOKEN,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+    value: 0n,
+    allowFailure: false,
+  };
   const data = encodeFunctionData({
     abi: depositoryExecuteAbi,
     functionName: 'execute',
@@ -112,9 +128,19 @@ describe('advanceWithdrawal', () => {
   it('waits out attest 503s, signs the digest, paces status polls and refuses a tampered ready transaction', async () => {
     const transferId = await deposited();
     const id = await withdrawal(transferId);
-    server.on('/withdrawals/attest-deposit', { status: 503, body: { message: 'not yet finalized' } }, { status: 503, body: { message: 'not yet finalized' } }, ok({ success: true }));
+    server.on(
+      '/withdrawals/attest-deposit',
+      { status: 503, body: { message: 'not yet finalized' } },
+      { status: 503, body: { message: 'not yet finalized' } },
+      ok({ success: true }),
+    );
     server.on('/withdrawals/request', prepared('0x5f3c'), job('job-1'));
-    server.on('/withdrawals/status', ok({ status: 'initiating' }), { status: 429, body: { message: 'too fast' } }, ok({ status: 'ready', transaction: readyTx('0x4444444444444444444444444444444444444444') }));
+    server.on(
+      '/withdrawals/status',
+      ok({ status: 'initiating' }),
+      { status: 429, body: { message: 'too fast' } },
+      ok({ status: 'ready', transaction: readyTx('0x4444444444444444444444444444444444444444') }),
+    );
 
     const { withdrawal: w } = await advanceWithdrawal(deps(), id);
 
@@ -125,7 +151,10 @@ describe('advanceWithdrawal', () => {
     expect((await getTransfer(db, transferId))!.status).toBe('deposited'); // still credited, nothing recovered
     expect(await metricValue('ballast_withdrawals_total', 'refused')).toBe(1);
     // attest body: numeric chain id and our deposit.
-    expect(JSON.parse(server.requests.find((r) => r.path === '/withdrawals/attest-deposit')!.body)).toEqual({ chainId: 8453, transactionId: (await getTransfer(db, transferId))!.txs.at(-1)!.txHash });
+    expect(JSON.parse(server.requests.find((r) => r.path === '/withdrawals/attest-deposit')!.body)).toEqual({
+      chainId: 8453,
+      transactionId: (await getTransfer(db, transferId))!.txs.at(-1)!.txHash,
+    });
     // The execute carries prepare's nonce and a personal-message signature over the raw digest of the hand-built text.
     const [prepare, execute] = requestBodies();
     expect(prepare).toEqual({ chainId: 'base', currency: TOKEN, amount: '100000000', ownerChainId: 'base', owner: USER, recipient: USER });
@@ -138,7 +167,10 @@ describe('advanceWithdrawal', () => {
     const transferId = await deposited();
     const id = await withdrawal(transferId);
     server.on('/withdrawals/attest-deposit', ok({ success: true }));
-    server.on('/withdrawals/request', prepared('0x01'), { status: 409, body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: 'job-9' } });
+    server.on('/withdrawals/request', prepared('0x01'), {
+      status: 409,
+      body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: 'job-9' },
+    });
     server.on('/withdrawals/status', ok({ status: 'executed' }));
     const { withdrawal: w } = await advanceWithdrawal(deps(), id);
     expect(w).toMatchObject({ state: 'executed', jobId: 'job-9', jobStatus: 'executed' });
@@ -156,22 +188,51 @@ describe('advanceWithdrawal', () => {
     server.on('/withdrawals/status', ok({ status: 'executed' }));
 
     const logged: { level: number; msg: string; remainder?: string }[] = [];
-    const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line) as { level: number; msg: string }) });
+    const logger = pino(
+      { level: 'error' },
+      { write: (line: string) => void logged.push(JSON.parse(line) as { level: number; msg: string }) },
+    );
     const first = await advanceWithdrawal(deps({ logger }, { maxAttempts: 1 }), id);
-    expect(logged.map((l) => [l.level, l.remainder])).toEqual([[50, '25000000'], [50, '25000000']]); // the short job, then the empty offer
+    expect(logged.map((l) => [l.level, l.remainder])).toEqual([
+      [50, '25000000'],
+      [50, '25000000'],
+    ]); // the short job, then the empty offer
     expect(logged[0]!.msg).toMatch(/returned less than the deposit; the remainder is still open/);
-    expect(first.withdrawal).toMatchObject({ state: 'attested', receivedAmount: 75_000_000n, attempts: 0, jobId: null, preparedAmount: null });
-    expect(first.pausedBecause).toBe("prepare offers 0: 25000000 of the deposit's 100000000 is still open (75000000 back); asked again by the next pass");
+    expect(first.withdrawal).toMatchObject({
+      state: 'attested',
+      receivedAmount: 75_000_000n,
+      attempts: 0,
+      jobId: null,
+      preparedAmount: null,
+    });
+    expect(first.pausedBecause).toBe(
+      "prepare offers 0: 25000000 of the deposit's 100000000 is still open (75000000 back); asked again by the next pass",
+    );
     expect((await getTransfer(db, transferId))!.status).toBe('deposited');
-    expect(requestBodies().map((b) => [b.nonce ?? 'prepare', b.amount])).toEqual([['prepare', '100000000'], ['0x01', '75000000'], ['prepare', '25000000']]);
-    expect((await getTransfer(db, transferId))!.events.some((e) => e.detail?.includes('job job-1 executed paid 75000000 of the deposit\'s 100000000: 75000000 back, 25000000 still open'))).toBe(true);
+    expect(requestBodies().map((b) => [b.nonce ?? 'prepare', b.amount])).toEqual([
+      ['prepare', '100000000'],
+      ['0x01', '75000000'],
+      ['prepare', '25000000'],
+    ]);
+    expect(
+      (await getTransfer(db, transferId))!.events.some((e) =>
+        e.detail?.includes("job job-1 executed paid 75000000 of the deposit's 100000000: 75000000 back, 25000000 still open"),
+      ),
+    ).toBe(true);
     expect(await metricValue('ballast_withdrawal_restarts_total', 'short')).toBe(1);
     expect(await metricValue('ballast_withdrawals_total', 'executed')).toBe(0);
 
     server.on('/withdrawals/request', ok({ nonce: '0x03', amount: '25000000' }), job('job-2'));
     const second = await advanceWithdrawal(deps({}, { maxAttempts: 1 }), id);
     expect(second.withdrawal).toMatchObject({ state: 'executed', receivedAmount: AMOUNT, jobId: 'job-2', attempts: 1 });
-    expect(requestBodies().slice(3).map((b) => [b.nonce ?? 'prepare', b.amount])).toEqual([['prepare', '25000000'], ['0x03', '25000000']]);
+    expect(
+      requestBodies()
+        .slice(3)
+        .map((b) => [b.nonce ?? 'prepare', b.amount]),
+    ).toEqual([
+      ['prepare', '25000000'],
+      ['0x03', '25000000'],
+    ]);
     expect(await getTransfer(db, transferId)).toMatchObject({ status: 'withdrawn', resolution: 'withdrawn: job job-2 executed' });
     expect(await metricValue('ballast_withdrawals_total', 'executed')).toBe(1);
   });
@@ -180,7 +241,10 @@ describe('advanceWithdrawal', () => {
     const transferId = await deposited();
     const id = await withdrawal(transferId);
     server.on('/withdrawals/attest-deposit', ok({ success: true }));
-    server.on('/withdrawals/request', ok({ nonce: '0x01', amount: '60000000' }), job('job-1'), { status: 400, body: { message: 'amount above the available hub balance' } });
+    server.on('/withdrawals/request', ok({ nonce: '0x01', amount: '60000000' }), job('job-1'), {
+      status: 400,
+      body: { message: 'amount above the available hub balance' },
+    });
     server.on('/withdrawals/status', ok({ status: 'executed' }));
     const first = await advanceWithdrawal(deps(), id);
     expect(first.withdrawal).toMatchObject({ state: 'attested', receivedAmount: 60_000_000n });
@@ -190,7 +254,9 @@ describe('advanceWithdrawal', () => {
     server.on('/withdrawals/request', ok({ nonce: '0x02', amount: '40000001' }));
     const second = await advanceWithdrawal(deps(), id);
     expect(second.withdrawal).toMatchObject({ state: 'failed', receivedAmount: 60_000_000n });
-    expect(second.withdrawal.reason).toBe("WITHDRAWAL_PREPARE_REFUSED: prepare offers 40000001, expected at most the 40000000 still open of the deposit's 100000000");
+    expect(second.withdrawal.reason).toBe(
+      "WITHDRAWAL_PREPARE_REFUSED: prepare offers 40000001, expected at most the 40000000 still open of the deposit's 100000000",
+    );
     expect((await getTransfer(db, transferId))!.status).toBe('deposited');
   });
 
@@ -201,7 +267,10 @@ describe('advanceWithdrawal', () => {
     await recordJob(db, other, { jobId: 'job-9', jobStatus: 'processing', adopted: false, nowMs: clock });
     const id = await withdrawal(await deposited('0xbb'));
     server.on('/withdrawals/attest-deposit', ok({ success: true }));
-    server.on('/withdrawals/request', prepared('0x02'), { status: 409, body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: 'job-9' } });
+    server.on('/withdrawals/request', prepared('0x02'), {
+      status: 409,
+      body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: 'job-9' },
+    });
     const result = await advanceWithdrawal(deps(), id);
     expect(result.withdrawal).toMatchObject({ state: 'executing', jobId: null });
     expect(result.pausedBecause).toContain(`job job-9 of withdrawal ${other} is in flight`);
@@ -213,16 +282,25 @@ describe('advanceWithdrawal', () => {
     const id = await withdrawal(transferId);
     server.on('/withdrawals/attest-deposit', ok({ success: true }));
     server.on('/withdrawals/request', prepared('0x01'), job('job-1'), prepared('0x02'), job('job-2'));
-    server.on('/withdrawals/status', ok({ status: 'processing' }), ok({ status: 'expired' }), ok({ status: 'failed', reason: 'allocator down' }));
+    server.on(
+      '/withdrawals/status',
+      ok({ status: 'processing' }),
+      ok({ status: 'expired' }),
+      ok({ status: 'failed', reason: 'allocator down' }),
+    );
     const { withdrawal: w } = await advanceWithdrawal(deps({}, { maxAttempts: 2 }), id);
     expect(w.state).toBe('failed');
     expect(w.attempts).toBe(2);
     expect(w.reason).toBe('WITHDRAWAL_GAVE_UP: job job-2 failed: allocator down; 2 job(s) started (withdrawals.maxAttempts 2)');
     expect(requestBodies().map((b) => b.nonce ?? 'prepare')).toEqual(['prepare', '0x01', 'prepare', '0x02']);
     expect(server.requests.filter((r) => r.path === '/withdrawals/status').map((r) => r.url)).toEqual([
-      '/withdrawals/status?id=job-1', '/withdrawals/status?id=job-1', '/withdrawals/status?id=job-2',
+      '/withdrawals/status?id=job-1',
+      '/withdrawals/status?id=job-1',
+      '/withdrawals/status?id=job-2',
     ]);
-    expect((await getTransfer(db, transferId))!.events.some((e) => e.detail?.includes('job job-1 expired; starting again from prepare'))).toBe(true);
+    expect(
+      (await getTransfer(db, transferId))!.events.some((e) => e.detail?.includes('job job-1 expired; starting again from prepare')),
+    ).toBe(true);
     expect(await metricValue('ballast_withdrawal_restarts_total', 'expired')).toBe(1);
     expect(await metricValue('ballast_withdrawals_total', 'failed')).toBe(1);
     expect((await getTransfer(db, transferId))!.status).toBe('deposited');
@@ -232,7 +310,10 @@ describe('advanceWithdrawal', () => {
     const refused = await withdrawal(await deposited('0xaa'));
     server.on('/withdrawals/attest-deposit', { status: 400, body: { message: 'deposit was filled' } });
     const a = await advanceWithdrawal(deps(), refused);
-    expect(a.withdrawal).toMatchObject({ state: 'failed', reason: 'WITHDRAWAL_ATTEST_REFUSED: attest-deposit refused deposit ' + a.withdrawal.depositTx + ': deposit was filled' });
+    expect(a.withdrawal).toMatchObject({
+      state: 'failed',
+      reason: 'WITHDRAWAL_ATTEST_REFUSED: attest-deposit refused deposit ' + a.withdrawal.depositTx + ': deposit was filled',
+    });
     expect(requestBodies()).toEqual([]);
 
     const id = await withdrawal(await deposited('0xbb'));
@@ -266,7 +347,10 @@ describe('advanceWithdrawal', () => {
       const transferId = await deposited(`0x${crashAt}`);
       const id = await withdrawal(transferId);
       server.on('/withdrawals/attest-deposit', ok({ success: true }));
-      server.on('/withdrawals/request', prepared('0x01'), job(`job-${crashAt}`), { status: 409, body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: `job-${crashAt}` } });
+      server.on('/withdrawals/request', prepared('0x01'), job(`job-${crashAt}`), {
+        status: 409,
+        body: { message: 'in progress', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: `job-${crashAt}` },
+      });
       server.on('/withdrawals/status', ok({ status: 'executed' }));
       const crash = (step: WithdrawalCheckpoint) => {
         if (step === crashAt) throw new Error(`killed at ${step}`);
@@ -276,8 +360,14 @@ describe('advanceWithdrawal', () => {
       expect(resumed.withdrawal.state, crashAt).toBe('executed');
       expect(resumed.withdrawal.jobId, crashAt).toBe(`job-${crashAt}`);
       const bodies = requestBodies();
-      expect(bodies.filter((b) => b.signature !== undefined), crashAt).toHaveLength(1); // one execute only
-      expect(bodies.filter((b) => b.signature === undefined), crashAt).toHaveLength(1); // one prepare only
+      expect(
+        bodies.filter((b) => b.signature !== undefined),
+        crashAt,
+      ).toHaveLength(1); // one execute only
+      expect(
+        bodies.filter((b) => b.signature === undefined),
+        crashAt,
+      ).toHaveLength(1); // one prepare only
       expect((await getTransfer(db, transferId))!.status, crashAt).toBe('withdrawn');
     }
   });

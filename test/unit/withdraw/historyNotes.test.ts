@@ -10,13 +10,48 @@ import type { WithdrawalRow } from '../../../src/store/withdrawals.ts';
 
 function row(over: Partial<TransferRow>): TransferRow {
   return {
-    id: 1, cycleId: 1, quoteId: 1, asset: 'USDC', originChain: 'alpha', originChainId: 31001, originCurrency: '0xa', destinationChain: 'beta',
-    destinationChainId: 31002, destinationCurrency: '0xb', user: '0xu', recipient: '0xu', amountIn: 1n, expectedOut: 1n, minOut: 1n,
-    requestId: '0xr', orderId: '0xo', feesUsd: null, status: 'deposited', relayStatus: null, outTxHashes: [], error: null, createdAtMs: 0,
-    updatedAtMs: 0, stalledAtMs: null, resolvedAtMs: null, resolution: null, absenceProof: null, refund: null, txs: [], cancels: [], events: [], ...over,
+    id: 1,
+    cycleId: 1,
+    quoteId: 1,
+    asset: 'USDC',
+    originChain: 'alpha',
+    originChainId: 31001,
+    originCurrency: '0xa',
+    destinationChain: 'beta',
+    destinationChainId: 31002,
+    destinationCurrency: '0xb',
+    user: '0xu',
+    recipient: '0xu',
+    amountIn: 1n,
+    expectedOut: 1n,
+    minOut: 1n,
+    requestId: '0xr',
+    orderId: '0xo',
+    feesUsd: null,
+    status: 'deposited',
+    relayStatus: null,
+    outTxHashes: [],
+    error: null,
+    createdAtMs: 0,
+    updatedAtMs: 0,
+    stalledAtMs: null,
+    resolvedAtMs: null,
+    resolution: null,
+    absenceProof: null,
+    refund: null,
+    txs: [],
+    cancels: [],
+    events: [],
+    ...over,
   };
 }
-const event = (fromStatus: TransferRow['status'] | null, toStatus: TransferRow['status'], detail: string) => ({ id: 1, fromStatus, toStatus, atMs: 5, detail });
+const event = (fromStatus: TransferRow['status'] | null, toStatus: TransferRow['status'], detail: string) => ({
+  id: 1,
+  fromStatus,
+  toStatus,
+  atMs: 5,
+  detail,
+});
 
 describe('transferNotes', () => {
   it('says why a transfer is stalled, failed, refunded or withdrawn', () => {
@@ -27,30 +62,50 @@ describe('transferNotes', () => {
       'failed: closed; failReason SOLVER_CAPACITY_EXCEEDED',
       'deposit still in the depository; route paused until resolved',
     ]);
-    expect(transferNotes({ ...failed, resolvedAtMs: 9, resolution: 'withdrawn: job j, transaction 0xt' }, undefined)[1]).toBe('resolved: withdrawn: job j, transaction 0xt');
+    expect(transferNotes({ ...failed, resolvedAtMs: 9, resolution: 'withdrawn: job j, transaction 0xt' }, undefined)[1]).toBe(
+      'resolved: withdrawn: job j, transaction 0xt',
+    );
     expect(transferNotes(row({ status: 'refund', events: [event('deposited', 'refund', 'refunded on origin')] }), undefined)).toEqual([
       'refunded: refunded on origin',
       'refund not followed up yet (amount unknown)',
     ]);
-    expect(transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: job j, transaction 0xt' }), undefined)).toEqual(['withdrawn: job j, transaction 0xt']);
-    expect(transferNotes(row({ status: 'origin_failed', error: 'deposit reverted' }), undefined)).toEqual(['origin failed: deposit reverted']);
+    expect(transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: job j, transaction 0xt' }), undefined)).toEqual([
+      'withdrawn: job j, transaction 0xt',
+    ]);
+    expect(transferNotes(row({ status: 'origin_failed', error: 'deposit reverted' }), undefined)).toEqual([
+      'origin failed: deposit reverted',
+    ]);
   });
 
   it('adds a withdrawal under way or given up, with its job and reason', () => {
     const w = { state: 'processing', jobId: 'job-1', jobStatus: 'attesting', reason: null } as WithdrawalRow; // the fields the note reads
-    expect(transferNotes(row({ stalledAtMs: 0 }), w)).toEqual(['stalled since 1970-01-01T00:00:00.000Z', 'withdrawal processing (job job-1 attesting)']);
+    expect(transferNotes(row({ stalledAtMs: 0 }), w)).toEqual([
+      'stalled since 1970-01-01T00:00:00.000Z',
+      'withdrawal processing (job job-1 attesting)',
+    ]);
     const gaveUp = { state: 'failed', jobId: null, jobStatus: null, reason: 'WITHDRAWAL_GAVE_UP: job x failed' } as WithdrawalRow; // as above
     expect(transferNotes(row({}), gaveUp)).toEqual(['withdrawal failed: WITHDRAWAL_GAVE_UP: job x failed']);
-    expect(transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: r' }), { state: 'executed' } as WithdrawalRow)).toEqual(['withdrawn: r']); // as above
+    expect(transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: r' }), { state: 'executed' } as WithdrawalRow)).toEqual([
+      'withdrawn: r',
+    ]); // as above
   });
 
   it('shows the remainder still open of a withdrawal that came back short, and none once all is back', () => {
-    const short = { state: 'attested', jobId: null, jobStatus: null, reason: 'short return: 25 of 100 still open', amount: 100n, receivedAmount: 75n } as WithdrawalRow; // the fields the notes read
+    const short = {
+      state: 'attested',
+      jobId: null,
+      jobStatus: null,
+      reason: 'short return: 25 of 100 still open',
+      amount: 100n,
+      receivedAmount: 75n,
+    } as WithdrawalRow; // the fields the notes read
     expect(transferNotes(row({}), short)).toEqual([
       'withdrawal attested: short return: 25 of 100 still open',
       'withdrawal came back short: 75 of 100 back, 25 still open in the hub',
     ]);
     expect(transferNotes(row({}), { ...short, receivedAmount: 0n })).toEqual(['withdrawal attested: short return: 25 of 100 still open']);
-    expect(transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: r' }), { ...short, state: 'executed', receivedAmount: 100n })).toEqual(['withdrawn: r']);
+    expect(
+      transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: r' }), { ...short, state: 'executed', receivedAmount: 100n }),
+    ).toEqual(['withdrawn: r']);
   });
 });

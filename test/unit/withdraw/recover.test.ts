@@ -45,15 +45,48 @@ afterEach(async () => {
 
 const chainsDoc = {
   chains: [
-    { id: 8253038, name: 'bitcoin', vmType: 'bvm', currency: { symbol: 'BTC', address: BTC, decimals: 8 }, protocol: { v2: { chainId: 'bitcoin', depository: 'bcrt1qdepository' } } },
-    { id: 8453, name: 'base', vmType: 'evm', currency: { symbol: 'ETH', address: '0x0000000000000000000000000000000000000000', decimals: 18 }, protocol: { v2: { chainId: 'base', depository: '0x1111111111111111111111111111111111111111' } } },
+    {
+      id: 8253038,
+      name: 'bitcoin',
+      vmType: 'bvm',
+      currency: { symbol: 'BTC', address: BTC, decimals: 8 },
+      protocol: { v2: { chainId: 'bitcoin', depository: 'bcrt1qdepository' } },
+    },
+    {
+      id: 8453,
+      name: 'base',
+      vmType: 'evm',
+      currency: { symbol: 'ETH', address: '0x0000000000000000000000000000000000000000', decimals: 18 },
+      protocol: { v2: { chainId: 'base', depository: '0x1111111111111111111111111111111111111111' } },
+    },
   ],
 } as ChainsResponse; // a hand-written GET /chains document with the fields the pass reads
 
 function context(): CycleContext {
   const chains = new Map<string, ChainAdapter>([
-    ['bitcoin', createBvmAdapter({ name: 'bitcoin', chainId: 8253038, esploraUrl: 'http://127.0.0.1:9', network: 'regtest', highValueSats: 100_000_000n, minerFeeReserveSats: 0n, maxFeeRateSatPerVb: 50, signers: new Map() })],
-    ['base', createEvmAdapter({ name: 'base', chainId: 8453, client: createPublicClient({ transport: http('http://127.0.0.1:9') }), accounts: new Map([['treasury', account]]), confirmations: 1 })],
+    [
+      'bitcoin',
+      createBvmAdapter({
+        name: 'bitcoin',
+        chainId: 8253038,
+        esploraUrl: 'http://127.0.0.1:9',
+        network: 'regtest',
+        highValueSats: 100_000_000n,
+        minerFeeReserveSats: 0n,
+        maxFeeRateSatPerVb: 50,
+        signers: new Map(),
+      }),
+    ],
+    [
+      'base',
+      createEvmAdapter({
+        name: 'base',
+        chainId: 8453,
+        client: createPublicClient({ transport: http('http://127.0.0.1:9') }),
+        accounts: new Map([['treasury', account]]),
+        confirmations: 1,
+      }),
+    ],
   ]);
   const wallets = new Map<string, WalletRuntime>([
     ['treasury', { name: 'treasury', vm: 'evm', address: account.address }],
@@ -81,7 +114,13 @@ async function failedTransfer(over: Partial<NewTransfer>): Promise<number> {
 
 describe('recoverDeposits', () => {
   it('refuses a Bitcoin owner before any API call, naming the chain, and does not ask again', async () => {
-    const id = await failedTransfer({ originChain: 'bitcoin', originChainId: 8253038, originCurrency: BTC, user: BTC_USER, requestId: '0xbtc' });
+    const id = await failedTransfer({
+      originChain: 'bitcoin',
+      originChainId: 8253038,
+      originCurrency: BTC,
+      user: BTC_USER,
+      requestId: '0xbtc',
+    });
     const ctx = context();
     const report = await recoverDeposits(ctx, { chainsDoc });
     expect(report).toHaveLength(1);
@@ -101,20 +140,49 @@ describe('recoverDeposits', () => {
   it('refuses a record that names another depositor, and waits while a deposit is not withdrawable', async () => {
     const mismatch = await failedTransfer({ requestId: '0xaa' });
     const waiting = await failedTransfer({ requestId: '0xbb' });
-    const origin = (depositor: string) => ({ depositor, chainId: 8453, currency: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '100000000', transactionId: `0x${'22'.repeat(32)}` });
+    const origin = (depositor: string) => ({
+      depositor,
+      chainId: 8453,
+      currency: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      amount: '100000000',
+      transactionId: `0x${'22'.repeat(32)}`,
+    });
     server.on(
       '/requests/v3',
-      { status: 200, body: { requests: [{ id: '0xaa', status: 'failure', protocol: { isWithdrawable: true, deposit: { origin: origin('0x0000000000000000000000000000000000000001') } } }] } },
-      { status: 200, body: { requests: [{ id: '0xbb', status: 'failure', protocol: { isWithdrawable: false, deposit: { origin: origin(account.address) } } }] } },
+      {
+        status: 200,
+        body: {
+          requests: [
+            {
+              id: '0xaa',
+              status: 'failure',
+              protocol: { isWithdrawable: true, deposit: { origin: origin('0x0000000000000000000000000000000000000001') } },
+            },
+          ],
+        },
+      },
+      {
+        status: 200,
+        body: {
+          requests: [{ id: '0xbb', status: 'failure', protocol: { isWithdrawable: false, deposit: { origin: origin(account.address) } } }],
+        },
+      },
     );
     const report = await recoverDeposits(context(), { chainsDoc });
-    expect(report.map((r) => [r.transferId, r.outcome])).toEqual([[mismatch, 'refused'], [waiting, 'not_withdrawable']]);
-    expect(report[0]!.reason).toContain('WITHDRAWAL_NOT_ELIGIBLE: the record does not describe our deposit: depositor is 0x0000000000000000000000000000000000000001');
+    expect(report.map((r) => [r.transferId, r.outcome])).toEqual([
+      [mismatch, 'refused'],
+      [waiting, 'not_withdrawable'],
+    ]);
+    expect(report[0]!.reason).toContain(
+      'WITHDRAWAL_NOT_ELIGIBLE: the record does not describe our deposit: depositor is 0x0000000000000000000000000000000000000001',
+    );
     expect(await getWithdrawalOfTransfer(db, waiting)).toBeUndefined();
     expect(server.requests.map((r) => r.url)).toEqual(['/requests/v3?id=0xaa', '/requests/v3?id=0xbb']);
   });
 
   it('names the request when --request matches no transfer of ours', async () => {
-    await expect(recoverDeposits(context(), { chainsDoc, requestId: '0xnone' })).rejects.toThrow('no transfer of ours has request id 0xnone');
+    await expect(recoverDeposits(context(), { chainsDoc, requestId: '0xnone' })).rejects.toThrow(
+      'no transfer of ours has request id 0xnone',
+    );
   });
 });

@@ -33,12 +33,19 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 describe('Relay withdrawal calls', () => {
   it('sends the spec bodies and parses the answers', async () => {
     server.on('/withdrawals/attest-deposit', { status: 200, body: { success: true } });
-    server.on('/withdrawals/request', { status: 200, body: { nonce: '0xab', amount: '5' } }, { status: 200, body: { jobId: 'j1', status: 'processing' } });
+    server.on(
+      '/withdrawals/request',
+      { status: 200, body: { nonce: '0xab', amount: '5' } },
+      { status: 200, body: { jobId: 'j1', status: 'processing' } },
+    );
     server.on('/withdrawals/status', { status: 200, body: { status: 'ready', transaction: { chainId: 1 } } });
     const c = client();
     expect(await c.attestDeposit({ chainId: 8453, transactionId: '0xdead' })).toEqual({ success: true });
     expect(await c.prepareWithdrawal(fields)).toEqual({ nonce: '0xab', amount: '5' });
-    expect(await c.executeWithdrawal({ ...fields, nonce: '0xab', signature: '0x01', additionalData: { k: 'v' } })).toEqual({ jobId: 'j1', status: 'processing' });
+    expect(await c.executeWithdrawal({ ...fields, nonce: '0xab', signature: '0x01', additionalData: { k: 'v' } })).toEqual({
+      jobId: 'j1',
+      status: 'processing',
+    });
     expect(await c.withdrawalStatus('j-1')).toEqual({ status: 'ready', transaction: { chainId: 1 } });
     expect(server.requests.map((r) => [r.method, r.url, r.body === '' ? null : JSON.parse(r.body)])).toEqual([
       ['POST', '/withdrawals/attest-deposit', { chainId: 8453, transactionId: '0xdead' }],
@@ -59,7 +66,10 @@ describe('Relay withdrawal calls', () => {
   });
 
   it('surfaces the job of a 409 WITHDRAWAL_IN_PROGRESS', async () => {
-    server.on('/withdrawals/request', { status: 409, body: { message: 'busy', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: 'job-7' } });
+    server.on('/withdrawals/request', {
+      status: 409,
+      body: { message: 'busy', errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: 'job-7' },
+    });
     const error = await rejection(client().executeWithdrawal({ ...fields, nonce: '0x1', signature: '0x2' }));
     expect(error).toBeInstanceOf(RelayWithdrawalInProgressError);
     expect(error).toMatchObject({ existingJobId: 'job-7', httpStatus: 409, code: 'RELAY_HTTP_409', errorCode: 'WITHDRAWAL_IN_PROGRESS' });

@@ -51,8 +51,18 @@ describeEachEngine('withdrawals table', (engine) => {
   async function fields(transferId: number): Promise<NewWithdrawal> {
     const t = (await getTransfer(db, transferId))!;
     return {
-      transferId, requestId: t.requestId!, chain: 'base', chainId: 8453, chainSlug: 'base', wallet: 'treasury', owner: t.user,
-      recipient: t.user, currency: t.originCurrency, amount: t.amountIn, depositTx: t.txs.at(-1)!.txHash, nowMs: 3000,
+      transferId,
+      requestId: t.requestId!,
+      chain: 'base',
+      chainId: 8453,
+      chainSlug: 'base',
+      wallet: 'treasury',
+      owner: t.user,
+      recipient: t.user,
+      currency: t.originCurrency,
+      amount: t.amountIn,
+      depositTx: t.txs.at(-1)!.txHash,
+      nowMs: 3000,
     };
   }
 
@@ -71,7 +81,9 @@ describeEachEngine('withdrawals table', (engine) => {
       expect(MIGRATIONS[4]!.name).toMatch(/withdraw/);
       const columns = await tableColumns(db, 'transfers');
       // The rebuilt transfers table keeps every column of migrations 1-3.
-      expect(columns).toEqual(expect.arrayContaining(['resolved_at_ms', 'resolution', 'stalled_at_ms', 'absence_block', 'absence_at_ms', 'out_tx_hashes_json']));
+      expect(columns).toEqual(
+        expect.arrayContaining(['resolved_at_ms', 'resolution', 'stalled_at_ms', 'absence_block', 'absence_at_ms', 'out_tx_hashes_json']),
+      );
       expect(columns).toHaveLength(33); // 29, plus the four refund follow-up columns of migration 12
     });
 
@@ -79,7 +91,13 @@ describeEachEngine('withdrawals table', (engine) => {
       const transferId = await deposited();
       expect(await transferIdOfRequest(db, `0x${'ab'.repeat(32)}`)).toBe(transferId);
       const id = await toProcessing(transferId);
-      expect(await getWithdrawal(db, id)).toMatchObject({ state: 'processing', attempts: 1, nonce: '0x01', preparedAmount: 100_000_000n, jobId: 'job-1' });
+      expect(await getWithdrawal(db, id)).toMatchObject({
+        state: 'processing',
+        attempts: 1,
+        nonce: '0x01',
+        preparedAmount: 100_000_000n,
+        jobId: 'job-1',
+      });
       await recordReadyTx(db, id, { tx: { transaction: { chainId: 8453 } }, txHash: '0xtx', rawTx: '0x02f8', nowMs: 3400 });
       await setReadyTxStatus(db, id, 'sent', 3500);
       await setReadyTxStatus(db, id, 'confirmed', 3600);
@@ -112,22 +130,49 @@ describeEachEngine('withdrawals table', (engine) => {
       const transferId = await deposited();
       const id = await toProcessing(transferId);
       await expect(markAttested(db, id, 5000)).rejects.toThrow(/is processing, not attesting/);
-      await expect(recordSigned(db, id, { nonce: '0x2', preparedAmount: 1n, additionalData: null, signature: '0x', nowMs: 5000 })).rejects.toThrow(/STORE|not attested/);
+      await expect(
+        recordSigned(db, id, { nonce: '0x2', preparedAmount: 1n, additionalData: null, signature: '0x', nowMs: 5000 }),
+      ).rejects.toThrow(/STORE|not attested/);
       await restartWithdrawal(db, id, { from: ['processing'], reason: 'job job-1 expired', nowMs: 5100 });
-      expect(await getWithdrawal(db, id)).toMatchObject({ state: 'attested', attempts: 1, jobId: null, nonce: null, signature: null, reason: 'job job-1 expired' });
-      await recordSigned(db, id, { nonce: '0x02', preparedAmount: 100_000_000n, additionalData: { k: 1 }, signature: '0xsig2', nowMs: 5200 });
+      expect(await getWithdrawal(db, id)).toMatchObject({
+        state: 'attested',
+        attempts: 1,
+        jobId: null,
+        nonce: null,
+        signature: null,
+        reason: 'job job-1 expired',
+      });
+      await recordSigned(db, id, {
+        nonce: '0x02',
+        preparedAmount: 100_000_000n,
+        additionalData: { k: 1 },
+        signature: '0xsig2',
+        nowMs: 5200,
+      });
       expect(await getWithdrawal(db, id)).toMatchObject({ state: 'executing', attempts: 2, additionalData: { k: 1 } });
       await recordJob(db, id, { jobId: 'job-2', jobStatus: 'processing', adopted: true, nowMs: 5300 });
       await recordReadyTx(db, id, { tx: {}, txHash: '0xt2', rawTx: '0x02', nowMs: 5400 });
       await dropReadyTx(db, id, { why: 'ready transaction 0xt2 reverted', revertedTx: '0xt2', nowMs: 5500 });
-      expect(await getWithdrawal(db, id)).toMatchObject({ state: 'processing', txHash: null, rawTx: null, jobId: 'job-2', revertedTx: '0xt2' });
+      expect(await getWithdrawal(db, id)).toMatchObject({
+        state: 'processing',
+        txHash: null,
+        rawTx: null,
+        jobId: 'job-2',
+        revertedTx: '0xt2',
+      });
       await failWithdrawal(db, id, { reason: 'WITHDRAWAL_GAVE_UP: enough', nowMs: 5600 });
       expect(await getWithdrawal(db, id)).toMatchObject({ state: 'failed', finishedAtMs: 5600 });
       await expect(failWithdrawal(db, id, { reason: 'again', nowMs: 5700 })).rejects.toThrow(/is failed/);
       await expect(completeWithdrawal(db, id, { detail: 'x', nowMs: 5700 })).rejects.toThrow(/is failed/);
       expect((await getTransfer(db, transferId))!.status).toBe('deposited'); // nothing leaked into the transfer
       await reopenWithdrawal(db, id, 5800);
-      expect(await getWithdrawal(db, id)).toMatchObject({ state: 'attesting', attempts: 0, finishedAtMs: null, jobId: null, revertedTx: null });
+      expect(await getWithdrawal(db, id)).toMatchObject({
+        state: 'attesting',
+        attempts: 0,
+        finishedAtMs: null,
+        jobId: null,
+        revertedTx: null,
+      });
     });
 
     it('keeps one withdrawal per transfer, one holder per job, and the write-ahead fields each state needs', async () => {
@@ -151,10 +196,22 @@ describeEachEngine('withdrawals table', (engine) => {
       await markAttested(db, id, 3100);
       await recordSigned(db, id, { nonce: '0x01', preparedAmount: 70_000_000n, additionalData: null, signature: '0xs', nowMs: 3200 });
       await recordJob(db, id, { jobId: 'job-1', jobStatus: 'processing', adopted: false, nowMs: 3300 });
-      await expect(completeWithdrawal(db, id, { detail: 'job job-1 executed', nowMs: 3400 })).rejects.toThrow(/only 70000000 of 100000000 is back, 30000000 still open/);
+      await expect(completeWithdrawal(db, id, { detail: 'job job-1 executed', nowMs: 3400 })).rejects.toThrow(
+        /only 70000000 of 100000000 is back, 30000000 still open/,
+      );
       expect(await getWithdrawal(db, id)).toMatchObject({ state: 'processing', receivedAmount: 0n });
-      expect(await recordPartialReturn(db, id, { detail: 'job job-1 executed', nowMs: 3500 })).toEqual({ received: 70_000_000n, remainder: 30_000_000n });
-      expect(await getWithdrawal(db, id)).toMatchObject({ state: 'attested', receivedAmount: 70_000_000n, attempts: 0, jobId: null, preparedAmount: null, nonce: null });
+      expect(await recordPartialReturn(db, id, { detail: 'job job-1 executed', nowMs: 3500 })).toEqual({
+        received: 70_000_000n,
+        remainder: 30_000_000n,
+      });
+      expect(await getWithdrawal(db, id)).toMatchObject({
+        state: 'attested',
+        receivedAmount: 70_000_000n,
+        attempts: 0,
+        jobId: null,
+        preparedAmount: null,
+        nonce: null,
+      });
       expect((await listOpenRemainders(db)).map((w) => w.id)).toEqual([id]);
       let t = (await getTransfer(db, transferId))!;
       expect(t.status).toBe('deposited');
@@ -177,7 +234,9 @@ describeEachEngine('withdrawals table', (engine) => {
       const transferId = await deposited('failure');
       const id = await createRefusedWithdrawal(db, { ...(await fields(transferId)), reason: 'WITHDRAWAL_OWNER_UNSUPPORTED: bitcoin' });
       expect(await getWithdrawal(db, id)).toMatchObject({ state: 'failed', attempts: 0, reason: 'WITHDRAWAL_OWNER_UNSUPPORTED: bitcoin' });
-      expect((await getTransfer(db, transferId))!.events.at(-1)!.detail).toBe(`withdrawal ${id} refused: WITHDRAWAL_OWNER_UNSUPPORTED: bitcoin`);
+      expect((await getTransfer(db, transferId))!.events.at(-1)!.detail).toBe(
+        `withdrawal ${id} refused: WITHDRAWAL_OWNER_UNSUPPORTED: bitcoin`,
+      );
       expect(pausedRoutes(await listUnresolvedFailures(db))).toHaveLength(1); // still paused: nothing was recovered
     });
   });

@@ -50,7 +50,9 @@ describe('verifyWithdrawalTx', () => {
     const native = tx([{ to: US, data: '0x', value: 10n ** 18n, allowFailure: false }]);
     expect(verifyWithdrawalTx(native, expectNative, NOW).ok).toBe(true);
     // Addresses compare case-insensitively.
-    expect(verifyWithdrawalTx({ ...tx([transferCall()]), to: DEPOSITORY.toUpperCase().replace('0X', '0x') }, expectToken, NOW).ok).toBe(true);
+    expect(verifyWithdrawalTx({ ...tx([transferCall()]), to: DEPOSITORY.toUpperCase().replace('0X', '0x') }, expectToken, NOW).ok).toBe(
+      true,
+    );
   });
 
   it('refuses the wrong chain, another contract and a non-zero value', () => {

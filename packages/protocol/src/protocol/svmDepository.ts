@@ -85,7 +85,9 @@ function memoDerive(key: string, derive: () => string): string {
  */
 export function depositoryPdas(programId: string): SvmDepositoryPdas {
   const derive = (seed: string) =>
-    memoDerive(`pda:${programId}:${seed}`, () => PublicKey.findProgramAddressSync([Buffer.from(seed)], new PublicKey(programId))[0].toBase58());
+    memoDerive(`pda:${programId}:${seed}`, () =>
+      PublicKey.findProgramAddressSync([Buffer.from(seed)], new PublicKey(programId))[0].toBase58(),
+    );
   return { relayDepository: derive('relay_depository'), vault: derive('vault') };
 }
 
@@ -215,7 +217,13 @@ export function encodeDepositEvent(event: SvmDepositEvent): Uint8Array {
   const token = event.token === null ? [0] : [1, ...new PublicKey(event.token).toBytes()];
   const amount = new Uint8Array(8);
   new DataView(amount.buffer).setBigUint64(0, event.amount, true);
-  return Uint8Array.from([...hexToBytes(DEPOSIT_EVENT_DISCRIMINATOR), ...new PublicKey(event.depositor).toBytes(), ...token, ...amount, ...id]);
+  return Uint8Array.from([
+    ...hexToBytes(DEPOSIT_EVENT_DISCRIMINATOR),
+    ...new PublicKey(event.depositor).toBytes(),
+    ...token,
+    ...amount,
+    ...id,
+  ]);
 }
 
 /**

@@ -5,15 +5,7 @@
 import type { ChainsResponse } from '../relay/schemas.ts';
 
 /** VM type names used by the settlement protocol when encoding addresses (settlement SDK `VmType`). */
-export type ProtocolVmType =
-  | 'ethereum-vm'
-  | 'solana-vm'
-  | 'bitcoin-vm'
-  | 'tron-vm'
-  | 'ton-vm'
-  | 'hyperliquid-vm'
-  | 'lighter-vm'
-  | 'xrp-vm';
+export type ProtocolVmType = 'ethereum-vm' | 'solana-vm' | 'bitcoin-vm' | 'tron-vm' | 'ton-vm' | 'hyperliquid-vm' | 'lighter-vm' | 'xrp-vm';
 
 /** Protocol chain slug (`chains[].protocol.v2.chainId`, e.g. "base") → protocol VM type. */
 export type SlugVmTypes = Readonly<Record<string, ProtocolVmType>>;

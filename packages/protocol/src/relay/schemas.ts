@@ -146,9 +146,7 @@ export const OrderDataSchema = z.looseObject({
   solverChainId: z.string().min(1),
   solver: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
   salt: HexString,
-  inputs: z.array(
-    z.looseObject({ payment: OrderInputPaymentSchema, refunds: z.array(OrderRefundSchema) }),
-  ),
+  inputs: z.array(z.looseObject({ payment: OrderInputPaymentSchema, refunds: z.array(OrderRefundSchema) })),
   output: z.looseObject({
     chainId: z.string().min(1),
     payments: z.array(OrderOutputPaymentSchema),
@@ -202,7 +200,10 @@ export const QuoteRequestSchema = z.object({
   includeProtocolData: z.literal(true),
   referrer: z.string().optional(),
   refundTo: z.string().optional(),
-  slippageTolerance: z.string().regex(/^([0-9]{1,4}|10000)$/).optional(),
+  slippageTolerance: z
+    .string()
+    .regex(/^([0-9]{1,4}|10000)$/)
+    .optional(),
   /** Solana origin: at most this many swap hops (docs/relay-contract.md "POST /quote/v2"; recommended 4, then 3). */
   maxRouteLength: z.number().int().positive().optional(),
   /** Solana origin: only these swap sources (a single one is the size-conservative option). */
@@ -306,16 +307,7 @@ export function parseChainsLeniently(raw: unknown): { chains: ChainsResponse; sk
  * also sends; docs/design.md "Status enum"). The API may send others (e.g. `fallback`, named in the
  * `failReason` of docs/relay-contract.md "Webhooks"): any value outside {@link TERMINAL_REQUEST_STATUSES} is non-final.
  */
-export const REQUEST_STATUSES = [
-  'waiting',
-  'depositing',
-  'pending',
-  'submitted',
-  'delayed',
-  'success',
-  'failure',
-  'refund',
-] as const;
+export const REQUEST_STATUSES = ['waiting', 'depositing', 'pending', 'submitted', 'delayed', 'success', 'failure', 'refund'] as const;
 /** One of {@link REQUEST_STATUSES}. */
 export type KnownRequestStatus = (typeof REQUEST_STATUSES)[number];
 /** A status as the API sent it: a known value, or any other string (treated as non-final). */

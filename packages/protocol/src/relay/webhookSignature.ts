@@ -104,13 +104,18 @@ export function verifyWebhookSignature(args: {
   const timestampMs = value >= MS_THRESHOLD ? value : value * 1000;
   const windowMs = args.windowSec * 1000;
   if (Math.abs(args.nowMs - timestampMs) > windowMs) {
-    return refuse('stale', `timestamp ${timestamp} is ${Math.round((args.nowMs - timestampMs) / 1000)} s from now; the window is ${args.windowSec} s`);
+    return refuse(
+      'stale',
+      `timestamp ${timestamp} is ${Math.round((args.nowMs - timestampMs) / 1000)} s from now; the window is ${args.windowSec} s`,
+    );
   }
   if (!HEX_RE.test(signature) || signature.length % 2 !== 0) return refuse('malformed-signature', 'X-Signature-SHA256 is not hex');
   const given = Buffer.from(signature, 'hex');
-  if (given.length !== DIGEST_BYTES) return refuse('wrong-length', `X-Signature-SHA256 has ${given.length} bytes, an HMAC-SHA256 has ${DIGEST_BYTES}`);
+  if (given.length !== DIGEST_BYTES)
+    return refuse('wrong-length', `X-Signature-SHA256 has ${given.length} bytes, an HMAC-SHA256 has ${DIGEST_BYTES}`);
   const expected = Buffer.from(signWebhook(args.secret, timestamp, args.rawBody), 'hex');
   if (!timingSafeEqual(given, expected)) return refuse('mismatch', 'X-Signature-SHA256 does not match the body signed with the API key');
-  if (!args.replays.accept(signature, timestampMs, args.nowMs, windowMs)) return refuse('replay', 'this signed delivery was already accepted');
+  if (!args.replays.accept(signature, timestampMs, args.nowMs, windowMs))
+    return refuse('replay', 'this signed delivery was already accepted');
   return { ok: true, timestampMs };
 }

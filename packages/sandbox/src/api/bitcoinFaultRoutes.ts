@@ -22,7 +22,9 @@ export const BitcoinFaultsPatchSchema = z.strictObject({
   dropNextBroadcasts: Count.optional(),
   evictNextBroadcasts: Count.optional(),
   forgetMempoolReads: Count.optional(),
-  failNextRequests: z.strictObject({ pathPrefix: z.string().regex(/^\/[^\s]{0,200}$/, 'a path starting with "/"'), count: Count }).optional(),
+  failNextRequests: z
+    .strictObject({ pathPrefix: z.string().regex(/^\/[^\s]{0,200}$/, 'a path starting with "/"'), count: Count })
+    .optional(),
   evict: z
     .array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'a txid (64 hex digits)'))
     .max(100)
@@ -47,7 +49,11 @@ export function postBitcoinFaults(node: BitcoinSandboxNode, body: unknown): Rout
   const mempool = new Set(node.mempoolTxids());
   const missing = toEvict.find((txid) => !mempool.has(txid));
   if (missing !== undefined) {
-    throw new SandboxApiError(400, null, `Invalid Bitcoin faults: evict: ${missing} is not in the mempool (mined or unknown); list mempool txids with GET <esplora>/mempool/txids`);
+    throw new SandboxApiError(
+      400,
+      null,
+      `Invalid Bitcoin faults: evict: ${missing} is not in the mempool (mined or unknown); list mempool txids with GET <esplora>/mempool/txids`,
+    );
   }
   if (patch.dropNextBroadcasts !== undefined) node.dropNextBroadcasts(patch.dropNextBroadcasts);
   if (patch.evictNextBroadcasts !== undefined) node.evictNextBroadcasts(patch.evictNextBroadcasts);

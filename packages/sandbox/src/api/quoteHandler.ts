@@ -40,7 +40,10 @@ export function checkApiKey(state: SandboxState, header: string | string[] | und
  *
  * @throws SandboxApiError 400 `BLOCKED_WALLET_ADDRESS` when one of them is listed
  */
-function checkScreening(state: SandboxState, request: { user: string; recipient?: string | undefined; refundTo?: string | undefined }): void {
+function checkScreening(
+  state: SandboxState,
+  request: { user: string; recipient?: string | undefined; refundTo?: string | undefined },
+): void {
   const listed = state.faults.get().blockedWallets ?? [];
   if (listed.length === 0) return;
   const canon = (a: string) => (/^0x[0-9a-fA-F]{40}$/.test(a) ? a.toLowerCase() : a);
@@ -73,7 +76,11 @@ export async function handleQuote(state: SandboxState, body: unknown): Promise<S
     state.requests.addQuote(built.order, state.nowMs());
     const log = state.logger.child({ requestId: built.order.requestId, orderId: built.order.orderId });
     log.info(
-      { originChainId: built.order.originChainId, destinationChainId: built.order.destinationChainId, amount: built.order.amountIn.toString() },
+      {
+        originChainId: built.order.originChainId,
+        destinationChainId: built.order.destinationChainId,
+        amount: built.order.amountIn.toString(),
+      },
       'quote served',
     );
     return tamperBuiltVmQuote(state, built, log);
@@ -100,7 +107,11 @@ export async function handleQuote(state: SandboxState, body: unknown): Promise<S
   state.requests.addQuote(built.order, nowMs);
   const log = state.logger.child({ requestId: built.order.requestId, orderId: built.order.orderId });
   log.info(
-    { originChainId: built.order.originChainId, destinationChainId: built.order.destinationChainId, amount: built.order.amountIn.toString() },
+    {
+      originChainId: built.order.originChainId,
+      destinationChainId: built.order.destinationChainId,
+      amount: built.order.amountIn.toString(),
+    },
     'quote served',
   );
   const kind = state.faults.nextTamper();

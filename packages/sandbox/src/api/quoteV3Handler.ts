@@ -33,7 +33,12 @@ export class SandboxV3ApiError extends SandboxApiError {
 
   /** `{message, errorCode, requestId?, errorData}`. */
   override toBody(): SandboxErrorBody {
-    return { message: this.message, errorCode: this.v3Code, ...(this.v3RequestId !== undefined ? { requestId: this.v3RequestId } : {}), errorData: this.v3Data };
+    return {
+      message: this.message,
+      errorCode: this.v3Code,
+      ...(this.v3RequestId !== undefined ? { requestId: this.v3RequestId } : {}),
+      errorData: this.v3Data,
+    };
   }
 }
 
@@ -41,7 +46,13 @@ export class SandboxV3ApiError extends SandboxApiError {
 export function toV3Error(error: SandboxApiError): SandboxV3ApiError {
   if (error instanceof SandboxV3ApiError) return error;
   const code = error.code ?? (error.status >= 500 ? 'UNKNOWN_ERROR' : 'INVALID_REQUEST');
-  return new SandboxV3ApiError(error.status, code, error.message, error.errorData !== undefined ? { detail: error.errorData } : {}, error.requestId);
+  return new SandboxV3ApiError(
+    error.status,
+    code,
+    error.message,
+    error.errorData !== undefined ? { detail: error.errorData } : {},
+    error.requestId,
+  );
 }
 
 function same(given: string, expected: string): boolean {

@@ -120,7 +120,13 @@ export function requestJson(r: RequestRecord, ctx: RecordContext) {
       hubType: 'onchain',
       isWithdrawable: depositWithdrawability(r, ctx.nowMs?.() ?? null, ctx.faults?.get().unfilledWithdrawableAfterMs ?? null).withdrawable,
       ...(order
-        ? { solver: { address: order.orderData.solver, protocolChainId: order.orderData.solverChainId, chainId: solverChain?.chainId ?? null } }
+        ? {
+            solver: {
+              address: order.orderData.solver,
+              protocolChainId: order.orderData.solverChainId,
+              chainId: solverChain?.chainId ?? null,
+            },
+          }
         : {}),
       ...(deposit
         ? {

@@ -75,9 +75,18 @@ export function getRequests(state: SandboxState, query: URLSearchParams): RouteR
  * are accepted, anything else is refused naming the field. Other fields (`requestId`, `referrer`) are ignored.
  */
 const IndexBodySchema = z.object({
-  chainId: z.union([z.number().int().positive(), z.string().regex(/^[1-9][0-9]*$/).transform(Number)], {
-    error: 'expected a chain id: a positive integer number (or its decimal string)',
-  }),
+  chainId: z.union(
+    [
+      z.number().int().positive(),
+      z
+        .string()
+        .regex(/^[1-9][0-9]*$/)
+        .transform(Number),
+    ],
+    {
+      error: 'expected a chain id: a positive integer number (or its decimal string)',
+    },
+  ),
   txHash: z.string().min(1, 'expected a transaction hash'),
 });
 
@@ -114,15 +123,18 @@ export async function postTransactionsIndex(state: SandboxState, body: unknown):
   if (!vmChain && !state.chains.some((c) => c.chainId === chainId)) {
     throw new SandboxApiError(400, null, `chainId ${chainId} is not a sandbox chain; see GET /chains`);
   }
-  const badHash = (expected: string) => new SandboxApiError(400, null, `Invalid body: txHash: expected ${expected}; send {chainId: number, txHash: string}`);
+  const badHash = (expected: string) =>
+    new SandboxApiError(400, null, `Invalid body: txHash: expected ${expected}; send {chainId: number, txHash: string}`);
   if (!vmChain && !EVM_TX_HASH_RE.test(txHash)) throw badHash('a 0x-prefixed 32-byte hex transaction hash');
   if (vmChain?.vmType === 'svm' && !isSolanaSignature(txHash)) throw badHash('a Solana transaction signature (base58, 64 bytes)');
   if (vmChain?.vmType === 'bvm' && !BITCOIN_TXID_RE.test(txHash)) throw badHash('a Bitcoin txid (64 hex digits)');
   const indexer = state.indexer;
   if (!indexer) throw new SandboxApiError(503, null, 'the solver is not running; retry shortly');
   let deposits: number | null;
-  if (!vmChain) deposits = await indexer.indexTransaction(chainId, txHash as Hex); // EVM_TX_HASH_RE checked the shape
-  else if (indexer.indexVmTransaction) deposits = await indexer.indexVmTransaction(chainId, vmChain.vmType === 'bvm' ? txHash.toLowerCase() : txHash);
+  if (!vmChain)
+    deposits = await indexer.indexTransaction(chainId, txHash as Hex); // EVM_TX_HASH_RE checked the shape
+  else if (indexer.indexVmTransaction)
+    deposits = await indexer.indexVmTransaction(chainId, vmChain.vmType === 'bvm' ? txHash.toLowerCase() : txHash);
   else throw new SandboxApiError(503, null, 'the solver does not watch this chain yet; retry shortly');
   if (deposits === null) {
     const why = vmChain?.vmType === 'bvm' ? 'is not in a block on' : 'not found on';

@@ -34,7 +34,13 @@ function vmState(state: SandboxState): SandboxVmState {
  * Balance of `owner` in `currency` on any sandbox chain, base units. `solver`: count the solver's unmined
  * Bitcoin change as liquidity.
  */
-async function balanceOn(state: SandboxState, chain: SandboxAnyChain, currency: SandboxVmCurrency, owner: string, solver = false): Promise<bigint> {
+async function balanceOn(
+  state: SandboxState,
+  chain: SandboxAnyChain,
+  currency: SandboxVmCurrency,
+  owner: string,
+  solver = false,
+): Promise<bigint> {
   if (isEvmChain(chain)) {
     const evm = evmCurrencyOf(chain, currency);
     if (!evm) throw new Error(`${currency.symbol} is not a currency of ${chain.slug}`); // the route found it there
@@ -52,7 +58,13 @@ async function balanceOn(state: SandboxState, chain: SandboxAnyChain, currency: 
 function checkSolanaSize(state: SandboxState, request: SandboxQuoteRequest, route: QuoteRoute): void {
   const origin = route.origin;
   if (!('vmType' in origin) || origin.vmType !== 'svm') return;
-  const ix = depositInstructionJson({ programId: origin.depository, user: route.user, currencyIn: route.currencyIn, amountIn: route.amountIn, orderId: ZERO_ID });
+  const ix = depositInstructionJson({
+    programId: origin.depository,
+    user: route.user,
+    currencyIn: route.currencyIn,
+    amountIn: route.amountIn,
+    orderId: ZERO_ID,
+  });
   const judged = judgeSolanaSize(request, svmWireSize([ix], route.user), state.faults.get().solanaTxTooLarge ?? null);
   vmState(state).solanaQuoteLog.push(judged);
   if (judged.outcome !== 'ok') throw solanaTxTooLargeError(judged.sizeBytes);
@@ -73,7 +85,12 @@ export async function buildVmQuoteFor(state: SandboxState, request: SandboxQuote
     if (wallet === undefined) throw new Error(`the solver has no wallet on ${chain.slug}`);
     return wallet;
   };
-  const bitcoinSide = !isEvmChain(origin) && origin.vmType === 'bvm' ? 'origin' : !isEvmChain(destination) && destination.vmType === 'bvm' ? 'destination' : null;
+  const bitcoinSide =
+    !isEvmChain(origin) && origin.vmType === 'bvm'
+      ? 'origin'
+      : !isEvmChain(destination) && destination.vmType === 'bvm'
+        ? 'destination'
+        : null;
   const [userIn, solverOut, originFee, destinationFee, feeRate, coins] = await Promise.all([
     balanceOn(state, origin, route.currencyIn, route.user),
     balanceOn(state, destination, route.currencyOut, solverOn(destination), true),

@@ -63,7 +63,9 @@ export function addressToScript(address: string): Uint8Array {
   try {
     decoded = btcAddress.fromBech32(address);
   } catch (error) {
-    throw new BitcoinNodeError('BTC_NODE_BAD_ADDRESS', `${address} is not a valid Bitcoin address (base58check or bech32/bech32m)`, { cause: error });
+    throw new BitcoinNodeError('BTC_NODE_BAD_ADDRESS', `${address} is not a valid Bitcoin address (base58check or bech32/bech32m)`, {
+      cause: error,
+    });
   }
   if (!BECH32_PREFIXES.has(decoded.prefix)) {
     throw new BitcoinNodeError('BTC_NODE_BAD_ADDRESS', `${address} has prefix ${decoded.prefix}; use bc, tb or bcrt`);
@@ -72,7 +74,10 @@ export function addressToScript(address: string): Uint8Array {
   const validV0 = version === 0 && (data.length === 20 || data.length === 32);
   const validV1Plus = version >= 1 && version <= 16 && data.length >= 2 && data.length <= 40;
   if (!validV0 && !validV1Plus) {
-    throw new BitcoinNodeError('BTC_NODE_BAD_ADDRESS', `${address} has an invalid witness program (version ${version}, ${data.length} bytes)`);
+    throw new BitcoinNodeError(
+      'BTC_NODE_BAD_ADDRESS',
+      `${address} has an invalid witness program (version ${version}, ${data.length} bytes)`,
+    );
   }
   return witnessScript(version, data);
 }
@@ -100,4 +105,3 @@ export function scriptToAddress(script: Uint8Array, network: BitcoinNetworkName)
       return null;
   }
 }
-

@@ -94,7 +94,11 @@ export class BitcoinTxRejectedError extends BallastError {
 
   constructor(code: BitcoinTxRejectCode, details: BitcoinRejectDetails, hint?: string, options?: { cause?: unknown }) {
     const where =
-      details.inputIndex !== undefined ? ` (input ${details.inputIndex})` : details.outputIndex !== undefined ? ` (output ${details.outputIndex})` : '';
+      details.inputIndex !== undefined
+        ? ` (input ${details.inputIndex})`
+        : details.outputIndex !== undefined
+          ? ` (output ${details.outputIndex})`
+          : '';
     super(`transaction rejected: ${details.reason}${where}${hint ? `; ${hint}` : ''}`, options);
     this.code = code;
     this.reason = details.reason;
@@ -110,7 +114,8 @@ export class BitcoinTxRejectedError extends BallastError {
 }
 
 /** Stable codes of {@link BitcoinNodeError}. */
-export type BitcoinNodeErrorCode = 'BTC_NODE_BAD_ADDRESS' | 'BTC_NODE_BAD_AMOUNT' | 'BTC_NODE_NO_BLOCK_TO_INVALIDATE' | 'BTC_NODE_NOT_IN_MEMPOOL';
+export type BitcoinNodeErrorCode =
+  'BTC_NODE_BAD_ADDRESS' | 'BTC_NODE_BAD_AMOUNT' | 'BTC_NODE_NO_BLOCK_TO_INVALIDATE' | 'BTC_NODE_NOT_IN_MEMPOOL';
 
 /**
  * A misuse of the node's in-process API: an address that is not Bitcoin (`BTC_NODE_BAD_ADDRESS`), a faucet

@@ -107,7 +107,9 @@ const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
 /** Status of a block-held item (undefined block = unconfirmed). */
 export function statusJson(block: LedgerBlock | undefined): EsploraStatus {
-  return block ? { confirmed: true, block_height: block.height, block_hash: block.hash, block_time: block.timestampSec } : { confirmed: false };
+  return block
+    ? { confirmed: true, block_height: block.height, block_hash: block.hash, block_time: block.timestampSec }
+    : { confirmed: false };
 }
 
 /** An output in Esplora's shape, with the address written for `network`. */

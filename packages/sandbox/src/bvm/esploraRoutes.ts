@@ -121,7 +121,9 @@ const ROUTES: Route[] = [
     method: 'GET',
     re: /^\/block\/([^/]+)\/status$/,
     handle: (ctx, [hash]) =>
-      withBlock(ctx, hash!, (b) => json({ in_best_chain: true, height: b.height, next_best: ctx.ledger.blockAt(b.height + 1)?.hash ?? null })),
+      withBlock(ctx, hash!, (b) =>
+        json({ in_best_chain: true, height: b.height, next_best: ctx.ledger.blockAt(b.height + 1)?.hash ?? null }),
+      ),
   },
   { method: 'GET', re: /^\/block\/([^/]+)\/txids$/, handle: (ctx, [hash]) => withBlock(ctx, hash!, (b) => json(b.txids)) },
   { method: 'GET', re: /^\/block\/([^/]+)\/header$/, handle: (ctx, [hash]) => withBlock(ctx, hash!, (b) => text(200, b.headerHex)) },
@@ -135,7 +137,11 @@ const ROUTES: Route[] = [
       }),
   },
   { method: 'POST', re: /^\/tx$/, handle: (ctx, _p, body) => broadcast(ctx, body) },
-  { method: 'GET', re: /^\/tx\/([^/]+)$/, handle: (ctx, [id]) => withTx(ctx, id!, (t) => json(txJson(ctx.ledger, ctx.ledger.tx(t)!, ctx.network))) },
+  {
+    method: 'GET',
+    re: /^\/tx\/([^/]+)$/,
+    handle: (ctx, [id]) => withTx(ctx, id!, (t) => json(txJson(ctx.ledger, ctx.ledger.tx(t)!, ctx.network))),
+  },
   { method: 'GET', re: /^\/tx\/([^/]+)\/status$/, handle: (ctx, [id]) => withTx(ctx, id!, (t) => json(statusJson(ctx.ledger.blockOf(t)))) },
   { method: 'GET', re: /^\/tx\/([^/]+)\/hex$/, handle: (ctx, [id]) => withTx(ctx, id!, (t) => text(200, ctx.ledger.tx(t)!.hex)) },
   {
@@ -147,14 +153,20 @@ const ROUTES: Route[] = [
     method: 'GET',
     re: /^\/tx\/([^/]+)\/outspend\/(\d+)$/,
     handle: (ctx, [id, vout]) =>
-      withTx(ctx, id!, (t) => (Number(vout) < ctx.ledger.tx(t)!.tx.outs.length ? json(outspendJson(ctx.ledger, t, Number(vout))) : notFound('Output not found'))),
+      withTx(ctx, id!, (t) =>
+        Number(vout) < ctx.ledger.tx(t)!.tx.outs.length ? json(outspendJson(ctx.ledger, t, Number(vout))) : notFound('Output not found'),
+      ),
   },
   {
     method: 'GET',
     re: /^\/address\/([^/]+)$/,
     handle: (ctx, [a]) => withScript(a!, (s) => json(addressJson(a!, addressActivity(ctx.ledger, s)))),
   },
-  { method: 'GET', re: /^\/address\/([^/]+)\/utxo$/, handle: (ctx, [a]) => withScript(a!, (s) => json(addressUtxos(ctx.ledger, s).map(utxoJson))) },
+  {
+    method: 'GET',
+    re: /^\/address\/([^/]+)\/utxo$/,
+    handle: (ctx, [a]) => withScript(a!, (s) => json(addressUtxos(ctx.ledger, s).map(utxoJson))),
+  },
   {
     method: 'GET',
     re: /^\/address\/([^/]+)\/txs$/,

@@ -246,12 +246,18 @@ export class UtxoLedger {
     const valueIn = prevouts.reduce((sum, p) => sum + p.value, 0n);
     const valueOut = tx.outs.reduce((sum, o) => sum + o.value, 0n);
     if (valueOut > valueIn) {
-      throw new BitcoinTxRejectedError('BTC_TX_IN_BELOW_OUT', { reason: `bad-txns-in-belowout, value in (${valueIn}) < value out (${valueOut})` });
+      throw new BitcoinTxRejectedError('BTC_TX_IN_BELOW_OUT', {
+        reason: `bad-txns-in-belowout, value in (${valueIn}) < value out (${valueOut})`,
+      });
     }
     const fee = valueIn - valueOut;
     const minFee = BigInt(tx.virtualSize()) * this.#minFeeRate;
     if (fee < minFee) {
-      throw new BitcoinTxRejectedError('BTC_TX_FEE_TOO_LOW', { reason: `min relay fee not met, ${fee} < ${minFee}` }, `pay at least ${this.#minFeeRate} sat/vB`);
+      throw new BitcoinTxRejectedError(
+        'BTC_TX_FEE_TOO_LOW',
+        { reason: `min relay fee not met, ${fee} < ${minFee}` },
+        `pay at least ${this.#minFeeRate} sat/vB`,
+      );
     }
     if (conflicts.size > 0) {
       const view: MempoolView = {
@@ -279,7 +285,10 @@ export class UtxoLedger {
    */
   evict(txid: string): string[] {
     if (!this.#mempool.has(txid)) {
-      throw new BitcoinNodeError('BTC_NODE_NOT_IN_MEMPOOL', `${txid} is not in the mempool (${this.#heightOf.has(txid) ? 'it is mined' : 'unknown'}); only mempool transactions can be evicted`);
+      throw new BitcoinNodeError(
+        'BTC_NODE_NOT_IN_MEMPOOL',
+        `${txid} is not in the mempool (${this.#heightOf.has(txid) ? 'it is mined' : 'unknown'}); only mempool transactions can be evicted`,
+      );
     }
     const removed: string[] = [];
     this.#remove(txid, removed);
@@ -332,7 +341,8 @@ export class UtxoLedger {
    */
   invalidateTip(): InvalidatedBlock {
     const block = this.tip;
-    if (block.height === 0) throw new BitcoinNodeError('BTC_NODE_NO_BLOCK_TO_INVALIDATE', 'the tip is the genesis block; mine or fund first');
+    if (block.height === 0)
+      throw new BitcoinNodeError('BTC_NODE_NO_BLOCK_TO_INVALIDATE', 'the tip is the genesis block; mine or fund first');
     this.#blocks.pop();
     this.#blockByHash.delete(block.hash);
     for (const txid of block.txids) this.#heightOf.delete(txid);

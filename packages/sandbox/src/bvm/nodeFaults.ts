@@ -73,7 +73,11 @@ export class EsploraFaults {
 
   /** Counts still pending: lost broadcasts, evict-after-accept broadcasts, forgotten mempool reads. */
   pending(): { dropNextBroadcasts: number; evictNextBroadcasts: number; forgetMempoolReads: number } {
-    return { dropNextBroadcasts: this.#dropBroadcasts, evictNextBroadcasts: this.#evictBroadcasts, forgetMempoolReads: this.#forgetMempoolReads };
+    return {
+      dropNextBroadcasts: this.#dropBroadcasts,
+      evictNextBroadcasts: this.#evictBroadcasts,
+      forgetMempoolReads: this.#forgetMempoolReads,
+    };
   }
 
   /**

@@ -41,9 +41,11 @@ export function checkTxShape(tx: Transaction): void {
   let total = 0n;
   tx.outs.forEach((out, outputIndex) => {
     if (out.value < 0n) throw new BitcoinTxRejectedError('BTC_TX_OUTPUT_VALUE', { reason: 'bad-txns-vout-negative', outputIndex });
-    if (out.value > MAX_MONEY_SATS) throw new BitcoinTxRejectedError('BTC_TX_OUTPUT_VALUE', { reason: 'bad-txns-vout-toolarge', outputIndex });
+    if (out.value > MAX_MONEY_SATS)
+      throw new BitcoinTxRejectedError('BTC_TX_OUTPUT_VALUE', { reason: 'bad-txns-vout-toolarge', outputIndex });
     total += out.value;
-    if (total > MAX_MONEY_SATS) throw new BitcoinTxRejectedError('BTC_TX_OUTPUT_VALUE', { reason: 'bad-txns-txouttotal-toolarge', outputIndex });
+    if (total > MAX_MONEY_SATS)
+      throw new BitcoinTxRejectedError('BTC_TX_OUTPUT_VALUE', { reason: 'bad-txns-txouttotal-toolarge', outputIndex });
   });
   const seen = new Set<string>();
   tx.ins.forEach((input, inputIndex) => {
@@ -80,13 +82,22 @@ export function checkStandard(tx: Transaction): void {
     }
     const dust = DUST_THRESHOLD_SATS[type];
     if (dust === undefined) {
-      throw new BitcoinTxRejectedError('BTC_TX_NONSTANDARD_OUTPUT', { reason: 'scriptpubkey', outputIndex }, `${type} outputs are non-standard here`);
+      throw new BitcoinTxRejectedError(
+        'BTC_TX_NONSTANDARD_OUTPUT',
+        { reason: 'scriptpubkey', outputIndex },
+        `${type} outputs are non-standard here`,
+      );
     }
     if (out.value < dust) {
-      throw new BitcoinTxRejectedError('BTC_TX_DUST', { reason: 'dust', outputIndex }, `${out.value} sat is below the ${dust} sat dust threshold of ${type}`);
+      throw new BitcoinTxRejectedError(
+        'BTC_TX_DUST',
+        { reason: 'dust', outputIndex },
+        `${out.value} sat is below the ${dust} sat dust threshold of ${type}`,
+      );
     }
   });
-  if (opReturns > 1) throw new BitcoinTxRejectedError('BTC_TX_MULTI_OP_RETURN', { reason: 'multi-op-return' }, 'use a single OP_RETURN output');
+  if (opReturns > 1)
+    throw new BitcoinTxRejectedError('BTC_TX_MULTI_OP_RETURN', { reason: 'multi-op-return' }, 'use a single OP_RETURN output');
 }
 
 /**
@@ -102,5 +113,9 @@ export function checkFinal(tx: Transaction, tipHeight: number, tipTimeSec: numbe
   const limit = tx.locktime < LOCKTIME_THRESHOLD ? tipHeight + 1 : tipTimeSec;
   if (tx.locktime < limit) return;
   if (tx.ins.every((input) => input.sequence === SEQUENCE_FINAL)) return;
-  throw new BitcoinTxRejectedError('BTC_TX_NON_FINAL', { reason: 'non-final' }, `lock time ${tx.locktime} is not reached yet (tip height ${tipHeight})`);
+  throw new BitcoinTxRejectedError(
+    'BTC_TX_NON_FINAL',
+    { reason: 'non-final' },
+    `lock time ${tx.locktime} is not reached yet (tip height ${tipHeight})`,
+  );
 }

@@ -104,7 +104,9 @@ export function checkReplacement(c: ReplacementCase): void {
     if (newRate <= oldRate) {
       throw new BitcoinTxRejectedError(
         'BTC_TX_REPLACEMENT_FEE_TOO_LOW',
-        { reason: `insufficient fee, rejecting replacement ${r.txid}; new feerate ${formatFeeRate(newRate)} <= old feerate ${formatFeeRate(oldRate)}` },
+        {
+          reason: `insufficient fee, rejecting replacement ${r.txid}; new feerate ${formatFeeRate(newRate)} <= old feerate ${formatFeeRate(oldRate)}`,
+        },
         `pay a higher fee rate than ${original.txid}`,
       );
     }
@@ -112,7 +114,9 @@ export function checkReplacement(c: ReplacementCase): void {
   if (c.all.length > MAX_REPLACEMENT_CANDIDATES) {
     throw new BitcoinTxRejectedError(
       'BTC_TX_REPLACEMENT_TOO_MANY',
-      { reason: `too many potential replacements, rejecting replacement ${r.txid}; too many potential replacements (${c.all.length} > ${MAX_REPLACEMENT_CANDIDATES})` },
+      {
+        reason: `too many potential replacements, rejecting replacement ${r.txid}; too many potential replacements (${c.all.length} > ${MAX_REPLACEMENT_CANDIDATES})`,
+      },
       'replace fewer transactions at once',
     );
   }
@@ -129,7 +133,9 @@ export function checkReplacement(c: ReplacementCase): void {
   if (r.fee < originalFees) {
     throw new BitcoinTxRejectedError(
       'BTC_TX_REPLACEMENT_FEE_TOO_LOW',
-      { reason: `insufficient fee, rejecting replacement ${r.txid}, less fees than conflicting txs; ${formatMoney(r.fee)} < ${formatMoney(originalFees)}` },
+      {
+        reason: `insufficient fee, rejecting replacement ${r.txid}, less fees than conflicting txs; ${formatMoney(r.fee)} < ${formatMoney(originalFees)}`,
+      },
       `pay at least ${originalFees} sat plus ${c.incrementalRelayFeeSatPerVb} sat/vB of its own vsize`,
     );
   }
@@ -138,7 +144,9 @@ export function checkReplacement(c: ReplacementCase): void {
   if (additional < relayFee) {
     throw new BitcoinTxRejectedError(
       'BTC_TX_REPLACEMENT_FEE_TOO_LOW',
-      { reason: `insufficient fee, rejecting replacement ${r.txid}, not enough additional fees to relay; ${formatMoney(additional)} < ${formatMoney(relayFee)}` },
+      {
+        reason: `insufficient fee, rejecting replacement ${r.txid}, not enough additional fees to relay; ${formatMoney(additional)} < ${formatMoney(relayFee)}`,
+      },
       `pay at least ${originalFees + relayFee} sat`,
     );
   }

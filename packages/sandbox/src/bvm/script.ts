@@ -6,16 +6,7 @@
 import { opcodes } from 'bitcoinjs-lib';
 
 /** Script types as Esplora's `scriptpubkey_type` names them. */
-export type EsploraScriptType =
-  | 'p2pk'
-  | 'p2pkh'
-  | 'p2sh'
-  | 'v0_p2wpkh'
-  | 'v0_p2wsh'
-  | 'v1_p2tr'
-  | 'op_return'
-  | 'empty'
-  | 'unknown';
+export type EsploraScriptType = 'p2pk' | 'p2pkh' | 'p2sh' | 'v0_p2wpkh' | 'v0_p2wsh' | 'v1_p2tr' | 'op_return' | 'empty' | 'unknown';
 
 const OP_0 = 0x00;
 const OP_PUSHDATA1 = 0x4c;
@@ -42,7 +33,14 @@ export function classifyScript(script: Uint8Array): EsploraScriptType {
   const n = script.length;
   if (n === 0) return 'empty';
   if (script[0] === OP_RETURN) return 'op_return';
-  if (n === 25 && script[0] === OP_DUP && script[1] === OP_HASH160 && script[2] === 20 && script[23] === OP_EQUALVERIFY && script[24] === OP_CHECKSIG) {
+  if (
+    n === 25 &&
+    script[0] === OP_DUP &&
+    script[1] === OP_HASH160 &&
+    script[2] === 20 &&
+    script[23] === OP_EQUALVERIFY &&
+    script[24] === OP_CHECKSIG
+  ) {
     return 'p2pkh';
   }
   if (n === 23 && script[0] === OP_HASH160 && script[1] === 20 && script[22] === OP_EQUAL) return 'p2sh';

@@ -139,7 +139,10 @@ const MAX_BODY_BYTES = 2_000_000;
 
 /** Default fee estimates, sat/vB, for Esplora's confirmation targets. */
 const DEFAULT_FEE_ESTIMATES: Record<string, number> = Object.fromEntries(
-  [...Array.from({ length: 25 }, (_v, i) => i + 1), 144, 504, 1008].map((target) => [String(target), target <= 2 ? 2 : target <= 6 ? 1.5 : 1]),
+  [...Array.from({ length: 25 }, (_v, i) => i + 1), 144, 504, 1008].map((target) => [
+    String(target),
+    target <= 2 ? 2 : target <= 6 ? 1.5 : 1,
+  ]),
 );
 
 async function readText(req: IncomingMessage): Promise<string | null> {
@@ -175,7 +178,12 @@ function decodeTx(rawHex: string): Transaction {
     if (!/^([0-9a-fA-F]{2})+$/.test(rawHex)) throw new Error('body is not hex');
     return Transaction.fromHex(rawHex);
   } catch (error) {
-    throw new BitcoinTxRejectedError('BTC_TX_DECODE_FAILED', { reason: 'TX decode failed', rpcCode: -22 }, 'send the raw transaction as hex', { cause: error });
+    throw new BitcoinTxRejectedError(
+      'BTC_TX_DECODE_FAILED',
+      { reason: 'TX decode failed', rpcCode: -22 },
+      'send the raw transaction as hex',
+      { cause: error },
+    );
   }
 }
 
@@ -236,7 +244,8 @@ export async function startEsploraNode(opts: StartEsploraNodeOptions = {}): Prom
       }
       return { txid, known };
     } catch (error) {
-      if (error instanceof BitcoinTxRejectedError) log.debug({ code: error.code, reason: error.reason, inputIndex: error.inputIndex }, 'transaction rejected');
+      if (error instanceof BitcoinTxRejectedError)
+        log.debug({ code: error.code, reason: error.reason, inputIndex: error.inputIndex }, 'transaction rejected');
       throw error;
     }
   };

@@ -41,8 +41,10 @@ function p2wpkhScriptCode(keyHash: Uint8Array): Uint8Array {
 
 function verifyP2wpkh(tx: Transaction, index: number, prevout: Prevout): void {
   const witness = tx.ins[index]!.witness; // index < ins.length (caller iterates ins)
-  if (witness.length === 0) throw scriptFailure('BTC_TX_BAD_WITNESS', index, 'Witness program was passed an empty witness', 'sign and finalize every input');
-  if (witness.length !== 2) throw scriptFailure('BTC_TX_BAD_WITNESS', index, 'Witness program hash mismatch', 'a P2WPKH witness is [signature, public key]');
+  if (witness.length === 0)
+    throw scriptFailure('BTC_TX_BAD_WITNESS', index, 'Witness program was passed an empty witness', 'sign and finalize every input');
+  if (witness.length !== 2)
+    throw scriptFailure('BTC_TX_BAD_WITNESS', index, 'Witness program hash mismatch', 'a P2WPKH witness is [signature, public key]');
   const [sig, pubkey] = witness as [Uint8Array, Uint8Array]; // length checked just above
   const program = prevout.script.subarray(2);
   if (!equalBytes(btcCrypto.hash160(pubkey), program)) {
@@ -57,7 +59,12 @@ function verifyP2wpkh(tx: Transaction, index: number, prevout: Prevout): void {
   }
   const hashType = sig[sig.length - 1]!; // length > 0 checked above
   if (!DEFINED_SIGHASH.has(hashType)) {
-    throw scriptFailure('BTC_TX_BAD_SIGNATURE_ENCODING', index, 'Signature hash type missing or not understood', `sighash type 0x${hashType.toString(16)}`);
+    throw scriptFailure(
+      'BTC_TX_BAD_SIGNATURE_ENCODING',
+      index,
+      'Signature hash type missing or not understood',
+      `sighash type 0x${hashType.toString(16)}`,
+    );
   }
   let compact: Uint8Array;
   try {
@@ -84,16 +91,26 @@ function verifyP2wpkh(tx: Transaction, index: number, prevout: Prevout): void {
     valid = false; // an off-curve key or an out-of-range r/s is simply not a valid signature
   }
   if (!valid) {
-    throw scriptFailure('BTC_TX_BAD_SIGNATURE', index, 'Signature must be zero for failed CHECK(MULTI)SIG operation', 'the ECDSA signature does not match the BIP-143 sighash of this input');
+    throw scriptFailure(
+      'BTC_TX_BAD_SIGNATURE',
+      index,
+      'Signature must be zero for failed CHECK(MULTI)SIG operation',
+      'the ECDSA signature does not match the BIP-143 sighash of this input',
+    );
   }
 }
 
 function verifyP2trKeyPath(tx: Transaction, index: number, prevouts: readonly Prevout[]): void {
   const witness = tx.ins[index]!.witness; // index < ins.length (caller iterates ins)
-  if (witness.length === 0) throw scriptFailure('BTC_TX_BAD_WITNESS', index, 'Witness program was passed an empty witness', 'sign and finalize every input');
+  if (witness.length === 0)
+    throw scriptFailure('BTC_TX_BAD_WITNESS', index, 'Witness program was passed an empty witness', 'sign and finalize every input');
   const last = witness[witness.length - 1]!; // length > 0 checked above
   if (witness.length >= 2 && last[0] === 0x50) {
-    throw new BitcoinTxRejectedError('BTC_TX_BAD_WITNESS', { reason: 'bad-witness-nonstandard', inputIndex: index }, 'a taproot annex is non-standard');
+    throw new BitcoinTxRejectedError(
+      'BTC_TX_BAD_WITNESS',
+      { reason: 'bad-witness-nonstandard', inputIndex: index },
+      'a taproot annex is non-standard',
+    );
   }
   if (witness.length !== 1) {
     throw new BitcoinTxRejectedError(
@@ -106,10 +123,20 @@ function verifyP2trKeyPath(tx: Transaction, index: number, prevouts: readonly Pr
   if (sig.length !== 64 && sig.length !== 65) throw scriptFailure('BTC_TX_BAD_SIGNATURE_ENCODING', index, 'Invalid Schnorr signature size');
   const hashType = sig.length === 65 ? sig[64]! : Transaction.SIGHASH_DEFAULT; // length 65 has a byte 64
   if (sig.length === 65 && !DEFINED_SIGHASH.has(hashType)) {
-    throw scriptFailure('BTC_TX_BAD_SIGNATURE_ENCODING', index, 'Invalid Schnorr signature hash type', `sighash type 0x${hashType.toString(16)}`);
+    throw scriptFailure(
+      'BTC_TX_BAD_SIGNATURE_ENCODING',
+      index,
+      'Invalid Schnorr signature hash type',
+      `sighash type 0x${hashType.toString(16)}`,
+    );
   }
   if ((hashType & Transaction.SIGHASH_OUTPUT_MASK) === Transaction.SIGHASH_SINGLE && index >= tx.outs.length) {
-    throw scriptFailure('BTC_TX_BAD_SIGNATURE_ENCODING', index, 'Invalid Schnorr signature hash type', 'SIGHASH_SINGLE without a matching output');
+    throw scriptFailure(
+      'BTC_TX_BAD_SIGNATURE_ENCODING',
+      index,
+      'Invalid Schnorr signature hash type',
+      'SIGHASH_SINGLE without a matching output',
+    );
   }
   const sighash = tx.hashForWitnessV1(
     index,
@@ -124,7 +151,12 @@ function verifyP2trKeyPath(tx: Transaction, index: number, prevouts: readonly Pr
     valid = false; // an output key that is not a curve point cannot be spent by any signature
   }
   if (!valid) {
-    throw scriptFailure('BTC_TX_BAD_SIGNATURE', index, 'Invalid Schnorr signature', 'the signature does not match the BIP-341 sighash of this input and the output key');
+    throw scriptFailure(
+      'BTC_TX_BAD_SIGNATURE',
+      index,
+      'Invalid Schnorr signature',
+      'the signature does not match the BIP-341 sighash of this input and the output key',
+    );
   }
 }
 

@@ -73,7 +73,10 @@ export function resolveAnvilBinary(): string {
   const key = `${process.platform}-${process.arch}`;
   const pkg = PLATFORM_PACKAGES[key];
   if (pkg === undefined) {
-    throw new AnvilError('ANVIL_BINARY_NOT_FOUND', `anvil has no npm build for platform ${key}; install Foundry's anvil and pass binaryPath`);
+    throw new AnvilError(
+      'ANVIL_BINARY_NOT_FOUND',
+      `anvil has no npm build for platform ${key}; install Foundry's anvil and pass binaryPath`,
+    );
   }
   let pkgJson: string;
   try {
@@ -170,7 +173,9 @@ async function waitForRpc(rpcUrl: string, chainId: number, deadline: number): Pr
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new AnvilError('ANVIL_START_TIMEOUT', `anvil at ${rpcUrl} did not answer eth_chainId in time; raise startTimeoutMs`, { cause: lastError });
+  throw new AnvilError('ANVIL_START_TIMEOUT', `anvil at ${rpcUrl} did not answer eth_chainId in time; raise startTimeoutMs`, {
+    cause: lastError,
+  });
 }
 
 /** Sends `signal`, escalates to SIGKILL after the grace period, resolves when the process has exited. */

@@ -206,8 +206,10 @@ function validate(chains: LocalChainDef[], balances: BalancePreset): void {
   const slugs = new Set<string>();
   const ids = new Set<number>();
   for (const c of chains) {
-    if (slugs.has(c.slug)) throw new LocalChainsError('LOCAL_CHAINS_BAD_OPTIONS', `chains: slug ${c.slug} appears twice; slugs must be unique`);
-    if (ids.has(c.chainId)) throw new LocalChainsError('LOCAL_CHAINS_BAD_OPTIONS', `chains: chain id ${c.chainId} appears twice; chain ids must be unique`);
+    if (slugs.has(c.slug))
+      throw new LocalChainsError('LOCAL_CHAINS_BAD_OPTIONS', `chains: slug ${c.slug} appears twice; slugs must be unique`);
+    if (ids.has(c.chainId))
+      throw new LocalChainsError('LOCAL_CHAINS_BAD_OPTIONS', `chains: chain id ${c.chainId} appears twice; chain ids must be unique`);
     slugs.add(c.slug);
     ids.add(c.chainId);
   }
@@ -217,7 +219,10 @@ function validate(chains: LocalChainDef[], balances: BalancePreset): void {
     }
     for (const role of Object.keys(roles)) {
       if (!(BALANCE_ROLES as readonly string[]).includes(role)) {
-        throw new LocalChainsError('LOCAL_CHAINS_BAD_PRESET', `balances.${slug}.${role}: unknown role; use one of ${BALANCE_ROLES.join(', ')}`);
+        throw new LocalChainsError(
+          'LOCAL_CHAINS_BAD_PRESET',
+          `balances.${slug}.${role}: unknown role; use one of ${BALANCE_ROLES.join(', ')}`,
+        );
       }
     }
   }
@@ -240,8 +245,7 @@ function validate(chains: LocalChainDef[], balances: BalancePreset): void {
  */
 export async function startLocalChains(opts: StartLocalChainsOptions = {}): Promise<LocalChains> {
   const defs = opts.chains ?? DEFAULT_LOCAL_CHAINS;
-  const balances =
-    opts.balances ?? Object.fromEntries(Object.entries(DEMO_BALANCES).filter(([slug]) => defs.some((d) => d.slug === slug)));
+  const balances = opts.balances ?? Object.fromEntries(Object.entries(DEMO_BALANCES).filter(([slug]) => defs.some((d) => d.slug === slug)));
   validate(defs, balances);
 
   const accounts = sandboxAccounts();

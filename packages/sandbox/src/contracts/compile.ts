@@ -131,7 +131,9 @@ async function compile(sources: Record<string, { content: string }>): Promise<z.
   const output = SolcOutputSchema.parse(raw);
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) {
-    throw new SandboxCompileError(`solc reported errors in src/sandbox/contracts: ${errors.map((e) => e.formattedMessage ?? e.message).join('\n')}`);
+    throw new SandboxCompileError(
+      `solc reported errors in src/sandbox/contracts: ${errors.map((e) => e.formattedMessage ?? e.message).join('\n')}`,
+    );
   }
   const result: Record<string, unknown> = {};
   for (const name of SANDBOX_CONTRACT_NAMES) {
@@ -145,7 +147,9 @@ async function compile(sources: Record<string, { content: string }>): Promise<z.
 async function load(cacheDir: string): Promise<SandboxArtifacts> {
   const sources = await readSources();
   const solcVersion = (require('solc/package.json') as { version: string }).version; // package.json always has version
-  const key = createHash('sha256').update(JSON.stringify({ solcVersion, settings: COMPILER_SETTINGS, sources })).digest('hex');
+  const key = createHash('sha256')
+    .update(JSON.stringify({ solcVersion, settings: COMPILER_SETTINGS, sources }))
+    .digest('hex');
   const file = join(cacheDir, `artifacts-${key}.json`);
   try {
     return toArtifacts(ArtifactsSchema.parse(JSON.parse(await readFile(file, 'utf8'))));

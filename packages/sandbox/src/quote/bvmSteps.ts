@@ -119,10 +119,17 @@ export function buildDepositPsbt(p: DepositPsbtParams): DepositPsbt {
 
   const psbt = new Psbt({ network: networks.regtest });
   psbt.setLocktime(0);
-  for (const coin of chosen) psbt.addInput({ hash: coin.txid, index: coin.vout, sequence: RBF_SEQUENCE, witnessUtxo: { script: userScript, value: coin.value } });
+  for (const coin of chosen)
+    psbt.addInput({ hash: coin.txid, index: coin.vout, sequence: RBF_SEQUENCE, witnessUtxo: { script: userScript, value: coin.value } });
   for (const o of outputs) psbt.addOutput({ script: o.script, value: o.value });
   const outTotal = outputs.reduce((sum, o) => sum + o.value, 0n);
-  return { psbtHex: psbt.toHex(), inputs: chosen, feeSat: total - outTotal, changeSat: change, vsize: estimateVsize(kind, chosen.length, outputs) };
+  return {
+    psbtHex: psbt.toHex(),
+    inputs: chosen,
+    feeSat: total - outTotal,
+    changeSat: change,
+    vsize: estimateVsize(kind, chosen.length, outputs),
+  };
 }
 
 /**

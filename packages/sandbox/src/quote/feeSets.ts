@@ -59,11 +59,7 @@ function plainAmount(input: PricedChainCurrency, amount: bigint): PlainCurrencyA
  * @param platformKey key of the platform component (`relay` like the live API, or `service` of docs/relay-contract.md "Full
  * fee breakdown")
  */
-export function feeSponsorshipJson(
-  fees: FeeQuote,
-  input: PricedChainCurrency,
-  platformKey: 'relay' | 'service',
-): FeeSponsorshipJson {
+export function feeSponsorshipJson(fees: FeeQuote, input: PricedChainCurrency, platformKey: 'relay' | 'service'): FeeSponsorshipJson {
   const component = (c: FeeComponent) => ({
     selected: false,
     total: plainAmount(input, c.amount),

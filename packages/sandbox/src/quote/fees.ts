@@ -132,8 +132,7 @@ export function computeFees(input: FeeInput): FeeQuote {
     input.destinationNative.decimals,
     input.destinationNative.priceMicros,
   );
-  const executionUsd =
-    parseUsdMicros(pricing.executionFlatUsd) + gasUsd + (extra.executionUsd ? parseUsdMicros(extra.executionUsd) : 0n);
+  const executionUsd = parseUsdMicros(pricing.executionFlatUsd) + gasUsd + (extra.executionUsd ? parseUsdMicros(extra.executionUsd) : 0n);
   const execution: FeeComponent = {
     amount: fromUsdMicrosCeil(executionUsd, cin.decimals, cin.priceMicros),
     usdMicros: executionUsd,

@@ -26,17 +26,7 @@ export const STABLECOIN_SYMBOLS: ReadonlySet<string> = new Set([
 ]);
 
 /** Major assets named by the platform fee table of docs/relay-contract.md "Limits". */
-export const MAJOR_SYMBOLS: ReadonlySet<string> = new Set([
-  'ETH',
-  'WETH',
-  'BTC',
-  'WBTC',
-  'SOL',
-  'WSOL',
-  'POL',
-  'BNB',
-  'PLUME',
-]);
+export const MAJOR_SYMBOLS: ReadonlySet<string> = new Set(['ETH', 'WETH', 'BTC', 'WBTC', 'SOL', 'WSOL', 'POL', 'BNB', 'PLUME']);
 
 /** Native/wrapped pairs that count as wrap/unwrap (platform fee 0). */
 const WRAP_PAIRS: ReadonlySet<string> = new Set(['ETH/WETH', 'WETH/ETH', 'SOL/WSOL', 'WSOL/SOL']);

@@ -9,7 +9,14 @@ import { BallastError } from '@ballast/protocol/core/errors.ts';
 export type UsdPrices = Readonly<Record<string, bigint>>;
 
 /** Default sandbox prices in USD per whole unit: ETH 3000, SOL 150, BTC and WBTC 60000, stablecoins (USDC, USDT) 1. */
-export const DEFAULT_PRICES_USD: Readonly<Record<string, string>> = { ETH: '3000', SOL: '150', BTC: '60000', WBTC: '60000', USDC: '1', USDT: '1' };
+export const DEFAULT_PRICES_USD: Readonly<Record<string, string>> = {
+  ETH: '3000',
+  SOL: '150',
+  BTC: '60000',
+  WBTC: '60000',
+  USDC: '1',
+  USDT: '1',
+};
 
 /** Raised when a price is missing or not positive. `code` is stable. */
 export class SandboxPriceError extends BallastError {

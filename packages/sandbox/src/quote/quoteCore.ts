@@ -185,7 +185,12 @@ export function assembleQuote<D>(
         hubType: 'onchain',
         orderData: priced.orderData,
         orderSignature: priced.orderSignature,
-        paymentDetails: { chainId: origin.slug, depository: origin.depository, currency: currencyIn.address, amount: route.amountIn.toString() },
+        paymentDetails: {
+          chainId: origin.slug,
+          depository: origin.depository,
+          currency: currencyIn.address,
+          amount: route.amountIn.toString(),
+        },
       },
     };
   }

@@ -133,11 +133,7 @@ const notApplied = (response: SandboxQuoteResponse, reason: string): TamperResul
  * @returns the tampered copy, or the unchanged copy with `applied: false` and a reason when the kind needs
  *   something the quote lacks (`protocol.v2`, an approve step, a second chain)
  */
-export async function tamperQuote(
-  response: SandboxQuoteResponse,
-  kind: TamperKind,
-  ctx: TamperContext,
-): Promise<TamperResult> {
+export async function tamperQuote(response: SandboxQuoteResponse, kind: TamperKind, ctx: TamperContext): Promise<TamperResult> {
   const q = structuredClone(response);
   const random = ctx.random ?? randomBytes32;
   const v2 = q.protocol?.v2;
@@ -177,7 +173,8 @@ export async function tamperQuote(
       input.payment.amount = doubled.toString();
       v2.paymentDetails.amount = doubled.toString();
       q.details.currencyIn.amount = doubled.toString();
-      if (!approve) deposit.data.value = doubled.toString(); // native input: the value carries the payment
+      if (!approve)
+        deposit.data.value = doubled.toString(); // native input: the value carries the payment
       else rewriteDeposit(deposit, { amount: doubled });
       if (approve) approve.data.data = approveCalldata(deposit.data.to, doubled);
       await reseal(q, v2, ctx);

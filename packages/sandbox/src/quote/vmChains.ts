@@ -64,16 +64,35 @@ export type SandboxAnyChain = SandboxChainInfo | SandboxNonEvmChain;
 export type SandboxVmType = 'evm' | 'svm' | 'bvm';
 
 /** Native SOL (9 decimals, the system program id; docs/relay-contract.md "Currency"). */
-export const SANDBOX_SOL: SandboxVmCurrency = { id: 'sol', symbol: 'SOL', name: 'Solana', address: SYSTEM_PROGRAM_ID, decimals: 9, isNative: true };
+export const SANDBOX_SOL: SandboxVmCurrency = {
+  id: 'sol',
+  symbol: 'SOL',
+  name: 'Solana',
+  address: SYSTEM_PROGRAM_ID,
+  decimals: 9,
+  isNative: true,
+};
 /** Native BTC (8 decimals; docs/relay-contract.md "Currency"). */
-export const SANDBOX_BTC: SandboxVmCurrency = { id: 'btc', symbol: 'BTC', name: 'Bitcoin', address: BTC_NATIVE_ADDRESS, decimals: 8, isNative: true };
+export const SANDBOX_BTC: SandboxVmCurrency = {
+  id: 'btc',
+  symbol: 'BTC',
+  name: 'Bitcoin',
+  address: BTC_NATIVE_ADDRESS,
+  decimals: 8,
+  isNative: true,
+};
 
 /**
  * The Solana chain entry.
  *
  * @param node RPC and websocket URLs, depository program id and the test USDC mint (base58)
  */
-export function sandboxSolanaChain(node: { rpcUrl: string; wsUrl: string; depositoryProgramId: string; usdcMint: string }): SandboxSvmChainInfo {
+export function sandboxSolanaChain(node: {
+  rpcUrl: string;
+  wsUrl: string;
+  depositoryProgramId: string;
+  usdcMint: string;
+}): SandboxSvmChainInfo {
   return {
     vmType: 'svm',
     chainId: SOLANA_CHAIN_ID,
@@ -94,7 +113,16 @@ export function sandboxSolanaChain(node: { rpcUrl: string; wsUrl: string; deposi
  * @param depository the regtest depository address (`bcrt1…`)
  */
 export function sandboxBitcoinChain(esploraUrl: string, depository: string): SandboxBvmChainInfo {
-  return { vmType: 'bvm', chainId: BITCOIN_CHAIN_ID, slug: 'bitcoin', displayName: 'Bitcoin', rpcUrl: esploraUrl, depository, native: SANDBOX_BTC, tokens: [] };
+  return {
+    vmType: 'bvm',
+    chainId: BITCOIN_CHAIN_ID,
+    slug: 'bitcoin',
+    displayName: 'Bitcoin',
+    rpcUrl: esploraUrl,
+    depository,
+    native: SANDBOX_BTC,
+    tokens: [],
+  };
 }
 
 /** The API `vmType` of a sandbox chain (EVM chains carry no `vmType` field). */
@@ -117,7 +145,11 @@ export function chainCurrencies(chain: SandboxAnyChain): SandboxVmCurrency[] {
  *
  * @returns the chain, or undefined when the sandbox does not serve it
  */
-export function findAnyChain(table: SandboxChainTable, vmChains: readonly SandboxNonEvmChain[], chainId: number): SandboxAnyChain | undefined {
+export function findAnyChain(
+  table: SandboxChainTable,
+  vmChains: readonly SandboxNonEvmChain[],
+  chainId: number,
+): SandboxAnyChain | undefined {
   return table.find((c) => c.chainId === chainId) ?? vmChains.find((c) => c.chainId === chainId);
 }
 

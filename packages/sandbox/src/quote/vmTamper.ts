@@ -78,7 +78,12 @@ export function editPsbt(hex: string, edit: (inputs: PsbtIn[], outputs: PsbtOut[
   const inputs: PsbtIn[] = before.txInputs.map((txIn, i) => {
     const utxo = before.data.inputs[i]?.witnessUtxo;
     if (!utxo) throw new Error(`sandbox PSBT input ${i} has no witnessUtxo`); // buildDepositPsbt always sets it
-    return { hash: txIn.hash, index: txIn.index, sequence: txIn.sequence ?? 0xffffffff, witnessUtxo: { script: utxo.script, value: utxo.value } };
+    return {
+      hash: txIn.hash,
+      index: txIn.index,
+      sequence: txIn.sequence ?? 0xffffffff,
+      witnessUtxo: { script: utxo.script, value: utxo.value },
+    };
   });
   const outputs: PsbtOut[] = before.txOutputs.map((o) => ({ script: o.script, value: o.value }));
   edit(inputs, outputs);
@@ -146,11 +151,17 @@ function tamperPsbt(data: BvmStepDataJson, kind: AnyTamperKind, depository: Uint
       }
       case 'psbtForeignInput':
         if (!change) return void (problem = 'psbtForeignInput needs a change output to carry the extra value');
-        ins.push({ hash: hexToBytes(`0x${'cd'.repeat(32)}`), index: 0, sequence: 0xfffffffd, witnessUtxo: { script: BVM_STRANGER.script, value: 50_000n } });
+        ins.push({
+          hash: hexToBytes(`0x${'cd'.repeat(32)}`),
+          index: 0,
+          sequence: 0xfffffffd,
+          witnessUtxo: { script: BVM_STRANGER.script, value: 50_000n },
+        });
         change.value += 50_000n;
         return;
       case 'psbtChangeStranger':
-        if (!change || !userScript || !sameBytes(change.script, userScript)) return void (problem = 'psbtChangeStranger needs a change output');
+        if (!change || !userScript || !sameBytes(change.script, userScript))
+          return void (problem = 'psbtChangeStranger needs a change output');
         change.script = BVM_STRANGER.script;
         return;
       case 'psbtHighFee': {
@@ -165,7 +176,8 @@ function tamperPsbt(data: BvmStepDataJson, kind: AnyTamperKind, depository: Uint
         const inSat = ins.reduce((sum, i) => sum + i.witnessUtxo.value, 0n);
         const outSat = outs.reduce((sum, o) => sum + o.value, 0n);
         const extra = (amount * 39n) / 100n - (inSat - outSat);
-        if (!change || extra <= 0n || change.value < extra + 330n) return void (problem = `psbtMinerFee needs a change output above ${extra + 330n} sat`);
+        if (!change || extra <= 0n || change.value < extra + 330n)
+          return void (problem = `psbtMinerFee needs a change output above ${extra + 330n} sat`);
         change.value -= extra;
         return;
       }
@@ -214,7 +226,11 @@ function tamperInstructions(data: SvmStepDataJson, kind: AnyTamperKind, user: st
  * @param kind one of the kinds above (a VM kind of the other VM, or an EVM-only kind, is not applied)
  * @returns the copy and whether the kind applied (with the reason when not)
  */
-export async function tamperVmQuote<Q extends VmOriginQuote>(response: Q, kind: AnyTamperKind, ctx: VmTamperContext): Promise<VmTamperResult<Q>> {
+export async function tamperVmQuote<Q extends VmOriginQuote>(
+  response: Q,
+  kind: AnyTamperKind,
+  ctx: VmTamperContext,
+): Promise<VmTamperResult<Q>> {
   const q = structuredClone(response);
   const notApplied = (reason: string): VmTamperResult<Q> => ({ response: q, applied: false, reason });
   const v2 = q.protocol?.v2;

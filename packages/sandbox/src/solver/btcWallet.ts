@@ -33,7 +33,11 @@ export interface SignedTx {
 }
 
 /** Signs (SIGHASH_ALL), finalizes and extracts a spend of `coins` (all paying `wallet`) to `outputs`. */
-export function signSpend(wallet: BtcKeyWallet, coins: readonly BitcoinCoin[], outputs: readonly { script: Uint8Array; value: bigint }[]): SignedTx {
+export function signSpend(
+  wallet: BtcKeyWallet,
+  coins: readonly BitcoinCoin[],
+  outputs: readonly { script: Uint8Array; value: bigint }[],
+): SignedTx {
   const psbt = new Psbt({ network: networks.regtest });
   for (const c of coins) psbt.addInput({ hash: c.txid, index: c.vout, witnessUtxo: { script: wallet.script, value: c.value } });
   for (const o of outputs) psbt.addOutput({ script: o.script, value: o.value });
@@ -49,11 +53,23 @@ export function signSpend(wallet: BtcKeyWallet, coins: readonly BitcoinCoin[], o
  * @param feeRateSatPerVb fee rate, sat/vB
  * @throws Error naming the shortfall when the coins do not cover amount + fee
  */
-export function buildPayment(wallet: BtcKeyWallet, coins: readonly BitcoinCoin[], to: Uint8Array, amount: bigint, feeRateSatPerVb: bigint): SignedTx {
+export function buildPayment(
+  wallet: BtcKeyWallet,
+  coins: readonly BitcoinCoin[],
+  to: Uint8Array,
+  amount: bigint,
+  feeRateSatPerVb: bigint,
+): SignedTx {
   const sorted = [...coins].sort((a, b) => (a.value === b.value ? 0 : a.value > b.value ? -1 : 1));
   const chosen: BitcoinCoin[] = [];
   let total = 0n;
-  const fee = (n: number) => BigInt(estimateVsize('p2wpkh', n, [{ script: to, value: amount }, { script: wallet.script, value: 1n }])) * feeRateSatPerVb;
+  const fee = (n: number) =>
+    BigInt(
+      estimateVsize('p2wpkh', n, [
+        { script: to, value: amount },
+        { script: wallet.script, value: 1n },
+      ]),
+    ) * feeRateSatPerVb;
   for (const coin of sorted) {
     chosen.push(coin);
     total += coin.value;

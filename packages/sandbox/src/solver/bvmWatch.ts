@@ -50,7 +50,13 @@ export function requiredConfirmations(amountSats: bigint, highValueSats: bigint)
 /**
  * Resolves true once `txid` has `confirmations` confirmations, false when `signal` aborts first.
  */
-export async function waitConfirmations(node: BitcoinSandboxNode, txid: string, confirmations: number, signal: AbortSignal, pollMs: number): Promise<boolean> {
+export async function waitConfirmations(
+  node: BitcoinSandboxNode,
+  txid: string,
+  confirmations: number,
+  signal: AbortSignal,
+  pollMs: number,
+): Promise<boolean> {
   while (!signal.aborted) {
     if ((node.confirmations(txid) ?? 0) >= confirmations) return true;
     await sleep(pollMs, signal);

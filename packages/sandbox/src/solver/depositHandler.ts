@@ -110,7 +110,8 @@ export function createDepositHandler(o: DepositHandlerOptions): DepositHandler {
     if (!outTx) return;
     const ok = outTx.status === 'success';
     if (ok) state.requests.advance(record, 'refund', { txHashes: [sent.txHash], outTxs: [outTx], failReason }, nowMs());
-    else state.requests.advance(record, 'failure', { txHashes: [sent.txHash], outTxs: [outTx], failReason: 'TRANSACTION_REVERTED' }, nowMs());
+    else
+      state.requests.advance(record, 'failure', { txHashes: [sent.txHash], outTxs: [outTx], failReason: 'TRANSACTION_REVERTED' }, nowMs());
     rlog.info({ why, txHash: sent.txHash, ok }, 'refund settled');
   }
 
@@ -141,7 +142,8 @@ export function createDepositHandler(o: DepositHandlerOptions): DepositHandler {
       flog.warn({ failReason: faults.failReason }, 'fill failed (fault mode); the deposit stays in the depository');
       return;
     }
-    if (faults.refund || order.referrer === DEBUG_FORCE_REFUND) return refund(record, deposit, order.refundTo, faults.failReason, 'REFUND_REQUESTED');
+    if (faults.refund || order.referrer === DEBUG_FORCE_REFUND)
+      return refund(record, deposit, order.refundTo, faults.failReason, 'REFUND_REQUESTED');
     const amount = faults.fillAmount === 'minimum' ? order.minimumOut : order.expectedOut;
     let sent: OutTx;
     try {
@@ -167,7 +169,13 @@ export function createDepositHandler(o: DepositHandlerOptions): DepositHandler {
    * such order or no `refundTo` nothing is returned (`failure`, `MANUAL_REFUND_REQUIRED`): there is no fallback
    * to the depositor. Either way its failReason is the published one closest to `reason`.
    */
-  async function unfilled(seenDeposit: ObservedDeposit, reason: UnfilledReason, failReason: FailReason, refundTo: string | null, ready: DepositReadiness | undefined) {
+  async function unfilled(
+    seenDeposit: ObservedDeposit,
+    reason: UnfilledReason,
+    failReason: FailReason,
+    refundTo: string | null,
+    ready: DepositReadiness | undefined,
+  ) {
     const record = state.requests.addUnmatchedDeposit(randomBytes32(), seenDeposit, nowMs());
     const ulog = log.child({ requestId: record.requestId, orderId: seenDeposit.id, chainId: seenDeposit.chainId, reason, failReason });
     const deposit = ready ? await ready() : seenDeposit;

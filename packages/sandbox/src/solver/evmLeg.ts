@@ -33,7 +33,12 @@ export function createEvmLeg(c: SolverChain, ctx: LegContext): SolverLeg {
       const hash = await ctx.queue.run(c.chainId, (): Promise<Hex> =>
         currency.isNative
           ? c.walletClient.sendTransaction({ to: recipient, value: amount })
-          : c.walletClient.writeContract({ address: lower(currency.address), abi: erc20Abi, functionName: 'transfer', args: [recipient, amount] }),
+          : c.walletClient.writeContract({
+              address: lower(currency.address),
+              abi: erc20Abi,
+              functionName: 'transfer',
+              args: [recipient, amount],
+            }),
       );
       return sentOutTx(hash, c.chainId, 'fill', amount);
     },
@@ -43,7 +48,12 @@ export function createEvmLeg(c: SolverChain, ctx: LegContext): SolverLeg {
       const native = deposit.currency.toLowerCase() === EVM_NATIVE_ADDRESS;
       const hash = await ctx.queue.run(c.chainId, (): Promise<Hex> =>
         native
-          ? c.walletClient.writeContract({ address: c.depository, abi: sandboxDepositoryAbi, functionName: 'withdrawNative', args: [recipient, deposit.amount, id] })
+          ? c.walletClient.writeContract({
+              address: c.depository,
+              abi: sandboxDepositoryAbi,
+              functionName: 'withdrawNative',
+              args: [recipient, deposit.amount, id],
+            })
           : c.walletClient.writeContract({
               address: c.depository,
               abi: sandboxDepositoryAbi,
@@ -58,7 +68,8 @@ export function createEvmLeg(c: SolverChain, ctx: LegContext): SolverLeg {
       const receipt = await waitMined(c.publicClient, hash, {
         signal: ctx.signal,
         ...(ctx.receiptTimeoutMs !== undefined ? { timeoutMs: ctx.receiptTimeoutMs } : {}),
-        onError: (error, attempt) => ctx.log.warn({ err: error, chainId: c.chainId, txHash: hash, attempt }, 'receipt not available yet; retrying'),
+        onError: (error, attempt) =>
+          ctx.log.warn({ err: error, chainId: c.chainId, txHash: hash, attempt }, 'receipt not available yet; retrying'),
       });
       return receipt ? minedOutTx(c.publicClient, sent, receipt) : null;
     },

@@ -11,13 +11,7 @@ import type { FailReason } from '../failReasons.ts';
 
 /** Why a deposit is not filled (the sandbox's own, finer reason; logged, and mapped to a published failReason). */
 export type UnfilledReason =
-  | 'UNKNOWN_ORDER'
-  | 'DOUBLE_SPEND'
-  | 'WRONG_CHAIN'
-  | 'WRONG_DEPOSITOR'
-  | 'WRONG_CURRENCY'
-  | 'WRONG_AMOUNT'
-  | 'ORDER_EXPIRED';
+  'UNKNOWN_ORDER' | 'DOUBLE_SPEND' | 'WRONG_CHAIN' | 'WRONG_DEPOSITOR' | 'WRONG_CURRENCY' | 'WRONG_AMOUNT' | 'ORDER_EXPIRED';
 
 /**
  * Decision for one deposit.

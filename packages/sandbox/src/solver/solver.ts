@@ -85,7 +85,12 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
   setMaxListeners(0, abort.signal);
   const queue = new SerialQueue();
   const nowSec = () => Math.floor(state.nowMs() / 1000);
-  const ctx = { queue, signal: abort.signal, log, ...(opts.receiptTimeoutMs !== undefined ? { receiptTimeoutMs: opts.receiptTimeoutMs } : {}) };
+  const ctx = {
+    queue,
+    signal: abort.signal,
+    log,
+    ...(opts.receiptTimeoutMs !== undefined ? { receiptTimeoutMs: opts.receiptTimeoutMs } : {}),
+  };
   const legs = new Map<number, SolverLeg>(opts.chains.map((c) => [c.chainId, createEvmLeg(c, ctx)]));
   const vmChain = (vm: 'svm' | 'bvm') => {
     const chain = state.vm?.chains.find((c) => c.vmType === vm);
@@ -129,7 +134,16 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
   if (solana) {
     const chainId = solana.chain.chainId;
     loops.push(
-      watchSolana({ node: solana.node, chainId, fromSlot: solana.node.slot() + 1, signal: abort.signal, pollMs, nowSec, onDeposit: (d) => handler.handle(d), log }),
+      watchSolana({
+        node: solana.node,
+        chainId,
+        fromSlot: solana.node.slot() + 1,
+        signal: abort.signal,
+        pollMs,
+        nowSec,
+        onDeposit: (d) => handler.handle(d),
+        log,
+      }),
     );
   }
   if (bitcoin) {
@@ -187,7 +201,12 @@ async function solanaSignatureKnown(rpcUrl: string, signature: string): Promise<
   const res = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[signature], { searchTransactionHistory: true }] }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'getSignatureStatuses',
+      params: [[signature], { searchTransactionHistory: true }],
+    }),
   });
   const body = (await res.json()) as { result?: { value?: unknown[] } }; // JSON-RPC answer; only `result.value[0]` is read
   return (body.result?.value?.[0] ?? null) !== null;

@@ -24,7 +24,16 @@ const SIGNATURE_FEE_LAMPORTS = 5_000n;
 export function createSvmLeg(node: SolanaSandboxNode, chainId: number, queue: SerialQueue, nowSec: () => number): SolverLeg {
   const send = async (to: string, mint: string | null, amount: bigint, kind: OutTx['kind']): Promise<OutTx> => {
     const landed = await queue.run(chainId, () => node.fill({ recipient: to, mint, amount }));
-    return { txHash: landed.signature, chainId, kind, amount, block: landed.slot, timestampSec: nowSec(), feeWei: SIGNATURE_FEE_LAMPORTS, status: 'success' };
+    return {
+      txHash: landed.signature,
+      chainId,
+      kind,
+      amount,
+      block: landed.slot,
+      timestampSec: nowSec(),
+      feeWei: SIGNATURE_FEE_LAMPORTS,
+      status: 'success',
+    };
   };
   return {
     pay: (to, currency, amount) => send(to, currency.isNative ? null : currency.address, amount, 'fill'),

@@ -51,6 +51,7 @@ export function anchorFailure(name: AnchorErrorName, account?: string, pubkeys?:
   const [code, message] = ANCHOR_ERRORS[name];
   const origin = account === undefined ? 'AnchorError occurred.' : `AnchorError caused by account: ${account}.`;
   const logs = [`Program log: ${origin} Error Code: ${name}. Error Number: ${code}. Error Message: ${message}.`];
-  if (pubkeys !== undefined) logs.push('Program log: Left:', `Program log: ${pubkeys[0]}`, 'Program log: Right:', `Program log: ${pubkeys[1]}`);
+  if (pubkeys !== undefined)
+    logs.push('Program log: Left:', `Program log: ${pubkeys[0]}`, 'Program log: Right:', `Program log: ${pubkeys[1]}`);
   return { error: { Custom: code }, logs, reason: account === undefined ? name : `${name} (${account})` };
 }

@@ -61,7 +61,9 @@ export function segmentLogs(logs: string[], executedProgramIds: string[]): { pre
 
 /** One level deeper: `invoke [n]` → `invoke [n+1]`. */
 function deeper(lines: string[]): string[] {
-  return lines.map((line) => line.replace(INVOKE_RE, (_m, head: string, depth: string, tail: string) => `${head}${Number(depth) + 1}${tail}`));
+  return lines.map((line) =>
+    line.replace(INVOKE_RE, (_m, head: string, depth: string, tail: string) => `${head}${Number(depth) + 1}${tail}`),
+  );
 }
 
 /** The logs of the original transaction. */

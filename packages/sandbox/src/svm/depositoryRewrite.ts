@@ -62,7 +62,13 @@ export function depositInstructions(plan: DepositPlan): TransactionInstruction[]
   const out: TransactionInstruction[] = [];
   if (plan.createVaultTokenAccount) {
     out.push(
-      createAssociatedTokenAccountIdempotentInstruction(new PublicKey(plan.sender), new PublicKey(plan.vaultTokenAccount), new PublicKey(plan.vault), mint, tokenProgram),
+      createAssociatedTokenAccountIdempotentInstruction(
+        new PublicKey(plan.sender),
+        new PublicKey(plan.vaultTokenAccount),
+        new PublicKey(plan.vault),
+        mint,
+        tokenProgram,
+      ),
     );
   }
   const transfer = createTransferCheckedInstruction(
@@ -97,7 +103,8 @@ export function buildExecutedTransaction(
   const origin: number[] = [];
   decompiled.instructions.forEach((ix, i) => {
     const decision = decisions.get(i);
-    const replacement = decision === undefined ? [ix] : decision.kind === 'fail' ? [failingInstruction()] : depositInstructions(decision.plan);
+    const replacement =
+      decision === undefined ? [ix] : decision.kind === 'fail' ? [failingInstruction()] : depositInstructions(decision.plan);
     for (const r of replacement) {
       executed.push({ programId: r.programId.toBase58(), accounts: r.keys.map((k) => k.pubkey.toBase58()), data: Uint8Array.from(r.data) });
       instructions.push(r);
@@ -123,7 +130,10 @@ export function buildExecutedTransaction(
     transaction: { messageBytes: compiled.serialize(), signatures } as unknown as KitTransaction,
     origin,
     instructions: executed,
-    accountKeys: loaded.keySegments().flat().map((k) => k.toBase58()),
+    accountKeys: loaded
+      .keySegments()
+      .flat()
+      .map((k) => k.toBase58()),
   };
 }
 

@@ -69,21 +69,22 @@ export type DepositPlan = NativeDepositPlan | TokenDepositPlan;
 
 /** Outcome of checking one depository instruction. */
 export type DepositCheck =
-  | { ok: true; plan: DepositPlan; instructionName: string }
-  | { ok: false; failure: DepositFailure; instructionName: string | null };
+  { ok: true; plan: DepositPlan; instructionName: string } | { ok: false; failure: DepositFailure; instructionName: string | null };
 
 const NATIVE_ACCOUNT_COUNT = 5;
 const TOKEN_ACCOUNT_COUNT = 10;
 
 function anchorAccountError(state: AccountState | null, expectedOwner: (owner: string) => boolean, account: string): DepositFailure | null {
-  if (state === null || (state.owner === SYSTEM_PROGRAM_ID && state.lamports === 0n)) return anchorFailure('AccountNotInitialized', account);
+  if (state === null || (state.owner === SYSTEM_PROGRAM_ID && state.lamports === 0n))
+    return anchorFailure('AccountNotInitialized', account);
   if (!expectedOwner(state.owner)) return anchorFailure('AccountOwnedByWrongProgram', account);
   return null;
 }
 
 function checkRelayDepository(meta: SvmAccountMeta, ctx: DepositoryContext): DepositFailure | null {
   const state = ctx.readAccount(meta.pubkey);
-  if (state === null || (state.owner === SYSTEM_PROGRAM_ID && state.lamports === 0n)) return anchorFailure('AccountNotInitialized', 'relay_depository');
+  if (state === null || (state.owner === SYSTEM_PROGRAM_ID && state.lamports === 0n))
+    return anchorFailure('AccountNotInitialized', 'relay_depository');
   if (state.owner !== ctx.programId) return anchorFailure('AccountOwnedByWrongProgram', 'relay_depository', [state.owner, ctx.programId]);
   if (bytesToHex(state.data.subarray(0, 8)) !== bytesToHex(RELAY_DEPOSITORY_ACCOUNT_DISCRIMINATOR)) {
     return anchorFailure('AccountDiscriminatorMismatch', 'relay_depository');
@@ -123,23 +124,43 @@ export function checkDepositInstruction(data: Uint8Array, accounts: SvmAccountMe
   if (relayError !== null) return fail(relayError);
   if (!sender.isSigner) return fail(anchorFailure('AccountNotSigner', 'sender'));
   if (native) {
-    if (at(4).pubkey !== SYSTEM_PROGRAM_ID) return fail(anchorFailure('InvalidProgramId', 'system_program', [at(4).pubkey, SYSTEM_PROGRAM_ID]));
+    if (at(4).pubkey !== SYSTEM_PROGRAM_ID)
+      return fail(anchorFailure('InvalidProgramId', 'system_program', [at(4).pubkey, SYSTEM_PROGRAM_ID]));
     // Constraints.
-    if (relayDepository.pubkey !== ctx.relayDepository) return fail(anchorFailure('ConstraintSeeds', 'relay_depository', [relayDepository.pubkey, ctx.relayDepository]));
+    if (relayDepository.pubkey !== ctx.relayDepository)
+      return fail(anchorFailure('ConstraintSeeds', 'relay_depository', [relayDepository.pubkey, ctx.relayDepository]));
     if (!sender.isWritable) return fail(anchorFailure('ConstraintMut', 'sender'));
     if (!vault.isWritable) return fail(anchorFailure('ConstraintMut', 'vault'));
     if (vault.pubkey !== ctx.vault) return fail(anchorFailure('ConstraintSeeds', 'vault', [vault.pubkey, ctx.vault]));
     const event: SvmDepositEvent = { depositor: depositor.pubkey, token: null, amount: decoded.amount, id: decoded.id };
-    return { ok: true, instructionName, plan: { kind: 'native', sender: sender.pubkey, vault: vault.pubkey, amount: decoded.amount, event } };
+    return {
+      ok: true,
+      instructionName,
+      plan: { kind: 'native', sender: sender.pubkey, vault: vault.pubkey, amount: decoded.amount, event },
+    };
   }
   return checkToken(accounts, ctx, decoded.amount, decoded.id, instructionName);
 }
 
-function checkToken(accounts: SvmAccountMeta[], ctx: DepositoryContext, amount: bigint, id: SvmDepositEvent['id'], instructionName: string): DepositCheck {
+function checkToken(
+  accounts: SvmAccountMeta[],
+  ctx: DepositoryContext,
+  amount: bigint,
+  id: SvmDepositEvent['id'],
+  instructionName: string,
+): DepositCheck {
   const fail = (failure: DepositFailure): DepositCheck => ({ ok: false, failure, instructionName });
   const [relayDepository, sender, depositor, vault, mint, senderToken, vaultToken, tokenProgram, ataProgram, systemProgram] = accounts as [
-    SvmAccountMeta, SvmAccountMeta, SvmAccountMeta, SvmAccountMeta, SvmAccountMeta,
-    SvmAccountMeta, SvmAccountMeta, SvmAccountMeta, SvmAccountMeta, SvmAccountMeta,
+    SvmAccountMeta,
+    SvmAccountMeta,
+    SvmAccountMeta,
+    SvmAccountMeta,
+    SvmAccountMeta,
+    SvmAccountMeta,
+    SvmAccountMeta,
+    SvmAccountMeta,
+    SvmAccountMeta,
+    SvmAccountMeta,
   ]; // the caller checked there are at least 10
   const mintState = ctx.readAccount(mint.pubkey);
   const mintError = anchorAccountError(mintState, isTokenProgram, 'mint');
@@ -152,11 +173,14 @@ function checkToken(accounts: SvmAccountMeta[], ctx: DepositoryContext, amount: 
   const senderTokenData = parseTokenAccount(senderToken.pubkey, senderTokenState);
   if (senderTokenData === null) return fail(anchorFailure('AccountDidNotDeserialize', 'sender_token_account'));
   if (!isTokenProgram(tokenProgram.pubkey)) return fail(anchorFailure('InvalidProgramId', 'token_program'));
-  if (ataProgram.pubkey !== ASSOCIATED_TOKEN_PROGRAM_ID) return fail(anchorFailure('InvalidProgramId', 'associated_token_program', [ataProgram.pubkey, ASSOCIATED_TOKEN_PROGRAM_ID]));
-  if (systemProgram.pubkey !== SYSTEM_PROGRAM_ID) return fail(anchorFailure('InvalidProgramId', 'system_program', [systemProgram.pubkey, SYSTEM_PROGRAM_ID]));
+  if (ataProgram.pubkey !== ASSOCIATED_TOKEN_PROGRAM_ID)
+    return fail(anchorFailure('InvalidProgramId', 'associated_token_program', [ataProgram.pubkey, ASSOCIATED_TOKEN_PROGRAM_ID]));
+  if (systemProgram.pubkey !== SYSTEM_PROGRAM_ID)
+    return fail(anchorFailure('InvalidProgramId', 'system_program', [systemProgram.pubkey, SYSTEM_PROGRAM_ID]));
 
   // Constraints.
-  if (relayDepository.pubkey !== ctx.relayDepository) return fail(anchorFailure('ConstraintSeeds', 'relay_depository', [relayDepository.pubkey, ctx.relayDepository]));
+  if (relayDepository.pubkey !== ctx.relayDepository)
+    return fail(anchorFailure('ConstraintSeeds', 'relay_depository', [relayDepository.pubkey, ctx.relayDepository]));
   if (!sender.isWritable) return fail(anchorFailure('ConstraintMut', 'sender'));
   if (vault.pubkey !== ctx.vault) return fail(anchorFailure('ConstraintSeeds', 'vault', [vault.pubkey, ctx.vault]));
   if (!senderToken.isWritable) return fail(anchorFailure('ConstraintMut', 'sender_token_account'));
@@ -164,12 +188,15 @@ function checkToken(accounts: SvmAccountMeta[], ctx: DepositoryContext, amount: 
     return fail(anchorFailure('ConstraintTokenOwner', 'sender_token_account', [senderTokenData.owner.toBase58(), sender.pubkey]));
   }
   const senderAta = associatedTokenAddress(sender.pubkey, mint.pubkey, tokenProgram.pubkey);
-  if (senderToken.pubkey !== senderAta) return fail(anchorFailure('ConstraintAssociated', 'sender_token_account', [senderToken.pubkey, senderAta]));
-  if (senderTokenState?.owner !== tokenProgram.pubkey) return fail(anchorFailure('ConstraintAssociatedTokenTokenProgram', 'sender_token_account'));
+  if (senderToken.pubkey !== senderAta)
+    return fail(anchorFailure('ConstraintAssociated', 'sender_token_account', [senderToken.pubkey, senderAta]));
+  if (senderTokenState?.owner !== tokenProgram.pubkey)
+    return fail(anchorFailure('ConstraintAssociatedTokenTokenProgram', 'sender_token_account'));
   if (!vaultToken.isWritable) return fail(anchorFailure('ConstraintMut', 'vault_token_account'));
 
   // Handler.
-  if (mintState?.owner !== tokenProgram.pubkey) return fail(anchorFailure('InvalidMint', undefined, [mintState?.owner ?? '', tokenProgram.pubkey]));
+  if (mintState?.owner !== tokenProgram.pubkey)
+    return fail(anchorFailure('InvalidMint', undefined, [mintState?.owner ?? '', tokenProgram.pubkey]));
   const expectedVaultAta = associatedTokenAddress(vault.pubkey, mint.pubkey, tokenProgram.pubkey);
   const vaultTokenState = ctx.readAccount(vaultToken.pubkey);
   const createVaultTokenAccount = vaultTokenState === null || vaultTokenState.data.length === 0;
@@ -186,7 +213,8 @@ function checkToken(accounts: SvmAccountMeta[], ctx: DepositoryContext, amount: 
       reason: 'vault token account is not the vault ATA (create refused)',
     });
   }
-  if (vaultToken.pubkey !== expectedVaultAta) return fail(anchorFailure('InvalidVaultTokenAccount', undefined, [vaultToken.pubkey, expectedVaultAta]));
+  if (vaultToken.pubkey !== expectedVaultAta)
+    return fail(anchorFailure('InvalidVaultTokenAccount', undefined, [vaultToken.pubkey, expectedVaultAta]));
   const fee = transferFeeOf(mintData, ctx.epoch, amount);
   return {
     ok: true,

@@ -24,9 +24,23 @@ type KitAddress = Parameters<LiteSVM['getAccount']>[0];
 type KitLamports = Parameters<LiteSVM['airdrop']>[1];
 
 /** Writes an account into litesvm state. */
-export function setAccount(svm: LiteSVM, address: string, lamports: bigint, owner: string, data: Uint8Array = new Uint8Array(), executable = false): void {
+export function setAccount(
+  svm: LiteSVM,
+  address: string,
+  lamports: bigint,
+  owner: string,
+  data: Uint8Array = new Uint8Array(),
+  executable = false,
+): void {
   // Kit's `Address` and `Lamports` are brands over a base58 string and a bigint, which is what these are.
-  svm.setAccount({ address: address as KitAddress, lamports: lamports as KitLamports, data, programAddress: owner as KitAddress, executable, space: BigInt(data.length) });
+  svm.setAccount({
+    address: address as KitAddress,
+    lamports: lamports as KitLamports,
+    data,
+    programAddress: owner as KitAddress,
+    executable,
+    space: BigInt(data.length),
+  });
 }
 
 /** Accounts created at genesis. */

@@ -51,11 +51,13 @@ export function buildLandedTransaction(
   const slot = at.slot;
   const message = p.d.tx.message;
   const executedKeys = p.executed?.accountKeys ?? p.accountKeys;
-  const executedIxs = p.executed?.instructions ?? message.compiledInstructions.map((ix) => ({
-    programId: p.accountKeys[ix.programIdIndex] ?? '',
-    accounts: ix.accountKeyIndexes.map((k) => p.accountKeys[k] ?? ''),
-    data: Uint8Array.from(ix.data),
-  }));
+  const executedIxs =
+    p.executed?.instructions ??
+    message.compiledInstructions.map((ix) => ({
+      programId: p.accountKeys[ix.programIdIndex] ?? '',
+      accounts: ix.accountKeyIndexes.map((k) => p.accountKeys[k] ?? ''),
+      data: Uint8Array.from(ix.data),
+    }));
   const inner = r.meta.innerInstructions().map((list) =>
     list.map((ii) => {
       const c = ii.instruction();

@@ -41,7 +41,10 @@ export function resolveLookups(
     if (state.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM_ID) return { error: 'InvalidAddressLookupTableOwner' };
     let table: AddressLookupTableAccount;
     try {
-      table = new AddressLookupTableAccount({ key: new PublicKey(key), state: AddressLookupTableAccount.deserialize(Uint8Array.from(state.data)) });
+      table = new AddressLookupTableAccount({
+        key: new PublicKey(key),
+        state: AddressLookupTableAccount.deserialize(Uint8Array.from(state.data)),
+      });
     } catch {
       return { error: 'InvalidAddressLookupTableData' };
     }

@@ -4,14 +4,7 @@
  * transaction that goes through the node's full pipeline, so it lands in a slot, shows in
  * getSignaturesForAddress / getTransaction and moves balances only through the SVM.
  */
-import {
-  Keypair,
-  PublicKey,
-  SystemProgram,
-  TransactionMessage,
-  VersionedTransaction,
-  type TransactionInstruction,
-} from '@solana/web3.js';
+import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
 import {
   MINT_SIZE,
   createAssociatedTokenAccountIdempotentInstruction,
@@ -39,7 +32,8 @@ function publicKey(value: string, field: string): PublicKey {
 }
 
 function checkAmount(amount: bigint, field: string): void {
-  if (amount <= 0n || amount > U64_MAX) throw new SolanaNodeError('SOLANA_NODE_BAD_ARGUMENT', `${field} must be in 1..2^64-1 base units, got ${amount}`);
+  if (amount <= 0n || amount > U64_MAX)
+    throw new SolanaNodeError('SOLANA_NODE_BAD_ARGUMENT', `${field} must be in 1..2^64-1 base units, got ${amount}`);
 }
 
 /**
@@ -59,12 +53,19 @@ export function sendSigned(engine: SvmEngine, instructions: TransactionInstructi
   try {
     landed = engine.submit(decodeTransactionBytes(tx.serialize()), { skipPreflight: false });
   } catch (error) {
-    const logs = error instanceof RpcError ? (error.data as { logs?: string[] } | undefined)?.logs ?? [] : []; // preflight data carries logs
+    const logs = error instanceof RpcError ? ((error.data as { logs?: string[] } | undefined)?.logs ?? []) : []; // preflight data carries logs
     const detail = logs.length > 0 ? `; logs: ${logs.slice(-4).join(' | ')}` : '';
-    throw new SolanaNodeError('SOLANA_NODE_TX_FAILED', `${what} was refused: ${error instanceof Error ? error.message : String(error)}${detail}`, { cause: error });
+    throw new SolanaNodeError(
+      'SOLANA_NODE_TX_FAILED',
+      `${what} was refused: ${error instanceof Error ? error.message : String(error)}${detail}`,
+      { cause: error },
+    );
   }
   if (landed.err !== null) {
-    throw new SolanaNodeError('SOLANA_NODE_TX_FAILED', `${what} failed in slot ${landed.slot}: ${transactionErrorText(landed.err)} (${landed.signature})`);
+    throw new SolanaNodeError(
+      'SOLANA_NODE_TX_FAILED',
+      `${what} failed in slot ${landed.slot}: ${transactionErrorText(landed.err)} (${landed.signature})`,
+    );
   }
   return landed;
 }
@@ -73,7 +74,12 @@ export function sendSigned(engine: SvmEngine, instructions: TransactionInstructi
 export function airdrop(engine: SvmEngine, faucet: Keypair, address: string, lamports: bigint): LandedTransaction {
   checkAmount(lamports, 'lamports');
   const to = publicKey(address, 'address');
-  return sendSigned(engine, [SystemProgram.transfer({ fromPubkey: faucet.publicKey, toPubkey: to, lamports })], [faucet], `airdrop of ${lamports} lamports to ${address}`);
+  return sendSigned(
+    engine,
+    [SystemProgram.transfer({ fromPubkey: faucet.publicKey, toPubkey: to, lamports })],
+    [faucet],
+    `airdrop of ${lamports} lamports to ${address}`,
+  );
 }
 
 /**
@@ -82,9 +88,17 @@ export function airdrop(engine: SvmEngine, faucet: Keypair, address: string, lam
  * @param tokenProgram SPL Token (default) or Token-2022
  * @returns the mint address
  */
-export function createMint(engine: SvmEngine, payer: Keypair, authority: PublicKey, decimals: number, tokenProgram: string = TOKEN_PROGRAM_ID): string {
-  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 18) throw new SolanaNodeError('SOLANA_NODE_BAD_ARGUMENT', `decimals must be an integer 0..18, got ${decimals}`);
-  if (!isTokenProgram(tokenProgram)) throw new SolanaNodeError('SOLANA_NODE_BAD_ARGUMENT', `tokenProgram ${tokenProgram} is neither SPL Token nor Token-2022`);
+export function createMint(
+  engine: SvmEngine,
+  payer: Keypair,
+  authority: PublicKey,
+  decimals: number,
+  tokenProgram: string = TOKEN_PROGRAM_ID,
+): string {
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 18)
+    throw new SolanaNodeError('SOLANA_NODE_BAD_ARGUMENT', `decimals must be an integer 0..18, got ${decimals}`);
+  if (!isTokenProgram(tokenProgram))
+    throw new SolanaNodeError('SOLANA_NODE_BAD_ARGUMENT', `tokenProgram ${tokenProgram} is neither SPL Token nor Token-2022`);
   const mint = Keypair.generate();
   const program = new PublicKey(tokenProgram);
   // web3.js types createAccount's lamports as a number; a mint's rent (~1.5e6) is far below 2^53.
@@ -92,7 +106,13 @@ export function createMint(engine: SvmEngine, payer: Keypair, authority: PublicK
   sendSigned(
     engine,
     [
-      SystemProgram.createAccount({ fromPubkey: payer.publicKey, newAccountPubkey: mint.publicKey, lamports: rent, space: MINT_SIZE, programId: program }),
+      SystemProgram.createAccount({
+        fromPubkey: payer.publicKey,
+        newAccountPubkey: mint.publicKey,
+        lamports: rent,
+        space: MINT_SIZE,
+        programId: program,
+      }),
       createInitializeMint2Instruction(mint.publicKey, decimals, authority, null, program),
     ],
     [payer, mint],
@@ -105,7 +125,8 @@ export function createMint(engine: SvmEngine, payer: Keypair, authority: PublicK
 function mintInfo(engine: SvmEngine, mint: string): { program: PublicKey; decimals: number } {
   const state = engine.readAccount(publicKey(mint, 'mint').toBase58());
   const parsed = parseMint(mint, state);
-  if (parsed === null || state === null) throw new SolanaNodeError('SOLANA_NODE_BAD_ARGUMENT', `mint ${mint} does not exist on the sandbox node; create it with createMint`);
+  if (parsed === null || state === null)
+    throw new SolanaNodeError('SOLANA_NODE_BAD_ARGUMENT', `mint ${mint} does not exist on the sandbox node; create it with createMint`);
   return { program: new PublicKey(state.owner), decimals: parsed.decimals };
 }
 
@@ -113,7 +134,14 @@ function mintInfo(engine: SvmEngine, mint: string): { program: PublicKey; decima
  * Mints `amount` base units of `mint` to `owner`'s associated token account, creating it if missing
  * (fees and rent paid by `payer`; `authority` must be the mint authority).
  */
-export function mintTo(engine: SvmEngine, payer: Keypair, authority: Keypair, owner: string, mint: string, amount: bigint): LandedTransaction {
+export function mintTo(
+  engine: SvmEngine,
+  payer: Keypair,
+  authority: Keypair,
+  owner: string,
+  mint: string,
+  amount: bigint,
+): LandedTransaction {
   checkAmount(amount, 'amount');
   const ownerKey = publicKey(owner, 'owner');
   const { program, decimals } = mintInfo(engine, mint);
@@ -134,7 +162,11 @@ export function mintTo(engine: SvmEngine, payer: Keypair, authority: Keypair, ow
  * Pays `amount` from `from` to `recipient`: lamports when `mint` is null, else tokens from `from`'s ATA to
  * the recipient's ATA (created if missing, paid by `from`).
  */
-export function transferFrom(engine: SvmEngine, from: Keypair, args: { recipient: string; mint: string | null; amount: bigint }): LandedTransaction {
+export function transferFrom(
+  engine: SvmEngine,
+  from: Keypair,
+  args: { recipient: string; mint: string | null; amount: bigint },
+): LandedTransaction {
   checkAmount(args.amount, 'amount');
   const to = publicKey(args.recipient, 'recipient');
   if (args.mint === null) {

@@ -20,11 +20,19 @@ const MAX_MULTIPLE_ACCOUNTS = 100;
 type AccountConfig = z.infer<typeof accountConfigSchema>;
 
 /** An account as JSON-RPC renders it, in the requested encoding. */
-export function renderAccount(ctx: RpcContext, address: string, state: AccountState, config: AccountConfig | null | undefined): Record<string, unknown> {
+export function renderAccount(
+  ctx: RpcContext,
+  address: string,
+  state: AccountState,
+  config: AccountConfig | null | undefined,
+): Record<string, unknown> {
   const encoding = config?.encoding ?? 'binary';
   let data: unknown;
   if (encoding === 'jsonParsed') {
-    data = jsonParsedTokenData(address, state, (mint) => parseMint(mint, ctx.engine.readAccount(mint))) ?? [base64.encode(state.data), 'base64'];
+    data = jsonParsedTokenData(address, state, (mint) => parseMint(mint, ctx.engine.readAccount(mint))) ?? [
+      base64.encode(state.data),
+      'base64',
+    ];
   } else {
     const slice = config?.dataSlice;
     const bytes = slice ? state.data.subarray(slice.offset, slice.offset + slice.length) : state.data;
@@ -32,9 +40,21 @@ export function renderAccount(ctx: RpcContext, address: string, state: AccountSt
     if ((encoding === 'binary' || encoding === 'base58') && bytes.length > MAX_BASE58_BYTES) {
       throw invalidParams('Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.');
     }
-    data = encoding === 'base64' ? [base64.encode(bytes), 'base64'] : encoding === 'base58' ? [base58.encode(bytes), 'base58'] : base58.encode(bytes);
+    data =
+      encoding === 'base64'
+        ? [base64.encode(bytes), 'base64']
+        : encoding === 'base58'
+          ? [base58.encode(bytes), 'base58']
+          : base58.encode(bytes);
   }
-  return { data, executable: state.executable, lamports: state.lamports, owner: state.owner, rentEpoch: RENT_EPOCH, space: state.data.length };
+  return {
+    data,
+    executable: state.executable,
+    lamports: state.lamports,
+    owner: state.owner,
+    rentEpoch: RENT_EPOCH,
+    space: state.data.length,
+  };
 }
 
 function tokenAccountOrThrow(ctx: RpcContext, address: string): { amount: bigint; decimals: number } {
@@ -46,7 +66,9 @@ function tokenAccountOrThrow(ctx: RpcContext, address: string): { amount: bigint
 
 const filterSchema = z.union([
   z.object({ dataSize: z.number().int().nonnegative() }),
-  z.object({ memcmp: z.object({ offset: z.number().int().nonnegative(), bytes: z.string(), encoding: z.enum(['base58', 'base64']).nullish() }) }),
+  z.object({
+    memcmp: z.object({ offset: z.number().int().nonnegative(), bytes: z.string(), encoding: z.enum(['base58', 'base64']).nullish() }),
+  }),
 ]);
 
 function matchesFilters(state: AccountState, filters: z.infer<typeof filterSchema>[]): boolean {
@@ -79,10 +101,13 @@ export function accountMethods(ctx: RpcContext): RpcMethodTable {
     getMultipleAccounts: (params) => {
       const [addresses, config] = parseParams(z.tuple([z.array(pubkeySchema), accountConfigSchema.nullish()]), params);
       if (addresses.length > MAX_MULTIPLE_ACCOUNTS) throw invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
-      return withContext(ctx, addresses.map((a) => {
-        const state = read(a);
-        return state === null ? null : renderAccount(ctx, a, state, config);
-      }));
+      return withContext(
+        ctx,
+        addresses.map((a) => {
+          const state = read(a);
+          return state === null ? null : renderAccount(ctx, a, state, config);
+        }),
+      );
     },
     getBalance: (params) => {
       const [address] = parseParams(z.tuple([pubkeySchema, readConfigSchema.nullish()]), params);
@@ -119,11 +144,16 @@ export function accountMethods(ctx: RpcContext): RpcMethodTable {
         if (parseMint(which.mint, mintState) === null || mintState === null) throw invalidParams('Invalid param: could not find mint');
         programs = [mintState.owner];
       }
-      const list = programs.flatMap((p) => programAccounts(ctx, p)).filter((a) => {
-        const token = parseTokenAccount(a.address, a.state);
-        return token !== null && token.owner.toBase58() === owner && ('mint' in which ? token.mint.toBase58() === which.mint : true);
-      });
-      return withContext(ctx, list.map((a) => ({ pubkey: a.address, account: renderAccount(ctx, a.address, a.state, config) })));
+      const list = programs
+        .flatMap((p) => programAccounts(ctx, p))
+        .filter((a) => {
+          const token = parseTokenAccount(a.address, a.state);
+          return token !== null && token.owner.toBase58() === owner && ('mint' in which ? token.mint.toBase58() === which.mint : true);
+        });
+      return withContext(
+        ctx,
+        list.map((a) => ({ pubkey: a.address, account: renderAccount(ctx, a.address, a.state, config) })),
+      );
     },
     getMinimumBalanceForRentExemption: (params) => {
       const [dataLength] = parseParams(z.tuple([z.number().int().nonnegative(), readConfigSchema.nullish()]), params);

@@ -44,7 +44,9 @@ export class RpcError extends Error {
 
   /** The response's `error` member. */
   toBody(): RpcErrorBody {
-    return this.data === undefined ? { code: this.rpcCode, message: this.message } : { code: this.rpcCode, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.rpcCode, message: this.message }
+      : { code: this.rpcCode, message: this.message, data: this.data };
   }
 }
 

@@ -15,8 +15,7 @@ export const MAX_RPC_BODY_BYTES = 1_000_000;
 
 /** A JSON-RPC response object. */
 export type JsonRpcResponse =
-  | { jsonrpc: '2.0'; id: string | number | null; result: unknown }
-  | { jsonrpc: '2.0'; id: string | number | null; error: RpcErrorBody };
+  { jsonrpc: '2.0'; id: string | number | null; result: unknown } | { jsonrpc: '2.0'; id: string | number | null; error: RpcErrorBody };
 
 /** Handles one parsed JSON-RPC request object (or batch); null when nothing is to be answered. */
 export type RpcDispatcher = (body: unknown) => JsonRpcResponse | JsonRpcResponse[] | null;
@@ -57,7 +56,10 @@ export function dispatchOne(methods: RpcMethodTable, faults: NodeFaults, logger:
           response = errorResponse(id, error.toBody());
         } else {
           logger.error({ err: error, method }, 'JSON-RPC handler threw');
-          response = errorResponse(id, { code: RPC_ERROR.INTERNAL_ERROR, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` });
+          response = errorResponse(id, {
+            code: RPC_ERROR.INTERNAL_ERROR,
+            message: `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+          });
         }
       }
     }
@@ -107,10 +109,12 @@ export interface RpcHttpServer {
 export async function startRpcHttpServer(host: string, port: number, dispatch: RpcDispatcher, logger: Logger): Promise<RpcHttpServer> {
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/health') return send(res, 200, 'ok', 'text/plain; charset=utf-8');
-    if (req.method !== 'POST') return send(res, 405, toJsonText(errorResponse(null, { code: RPC_ERROR.INVALID_REQUEST, message: 'Invalid request: use POST' })));
+    if (req.method !== 'POST')
+      return send(res, 405, toJsonText(errorResponse(null, { code: RPC_ERROR.INVALID_REQUEST, message: 'Invalid request: use POST' })));
     readBody(req).then(
       (text) => {
-        if (text === null) return send(res, 413, toJsonText(errorResponse(null, { code: RPC_ERROR.INVALID_REQUEST, message: 'Request body too large' })));
+        if (text === null)
+          return send(res, 413, toJsonText(errorResponse(null, { code: RPC_ERROR.INVALID_REQUEST, message: 'Request body too large' })));
         let body: unknown;
         try {
           body = JSON.parse(text) as unknown; // untrusted: dispatchOne checks its shape
@@ -127,7 +131,8 @@ export async function startRpcHttpServer(host: string, port: number, dispatch: R
       },
       (error: unknown) => {
         logger.warn({ err: error }, 'reading a JSON-RPC request failed');
-        if (!res.headersSent) send(res, 400, toJsonText(errorResponse(null, { code: RPC_ERROR.INVALID_REQUEST, message: 'Invalid request' })));
+        if (!res.headersSent)
+          send(res, 400, toJsonText(errorResponse(null, { code: RPC_ERROR.INVALID_REQUEST, message: 'Invalid request' })));
       },
     );
   });

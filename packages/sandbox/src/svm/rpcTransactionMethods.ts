@@ -103,10 +103,12 @@ export function transactionMethods(ctx: RpcContext): RpcMethodTable {
       const [signature, config] = parseParams(z.tuple([signatureSchema, getTransactionConfigSchema.nullish()]), params);
       const cfg = typeof config === 'string' ? { encoding: config } : config;
       const encoding = cfg?.encoding ?? 'json';
-      if (encoding === 'jsonParsed' || encoding === 'base58') throw invalidParams(`encoding ${encoding} is not supported by the sandbox node; use json or base64`);
+      if (encoding === 'jsonParsed' || encoding === 'base58')
+        throw invalidParams(`encoding ${encoding} is not supported by the sandbox node; use json or base64`);
       const tx = engine.ledger.get(signature);
       if (tx === undefined || !visible(tx.slot, typeof config === 'string' ? undefined : config?.commitment)) return null;
-      const maxVersion = typeof cfg === 'object' && cfg !== null && 'maxSupportedTransactionVersion' in cfg ? cfg.maxSupportedTransactionVersion : undefined;
+      const maxVersion =
+        typeof cfg === 'object' && cfg !== null && 'maxSupportedTransactionVersion' in cfg ? cfg.maxSupportedTransactionVersion : undefined;
       if (tx.version === 0 && (maxVersion === undefined || maxVersion === null)) {
         throw new RpcError(
           RPC_ERROR.UNSUPPORTED_TRANSACTION_VERSION,

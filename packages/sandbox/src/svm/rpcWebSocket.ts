@@ -16,10 +16,7 @@ import { commitmentSchema, normalizeCommitment, parseParams } from './rpcParams.
 import { FINALIZATION_DEPTH_SLOTS, type Commitment } from './slotClock.ts';
 import type { SvmEngine } from './svmEngine.ts';
 
-type Subscription =
-  | { kind: 'signature'; signature: string; commitment: Commitment }
-  | { kind: 'slot' }
-  | { kind: 'root' };
+type Subscription = { kind: 'signature'; signature: string; commitment: Commitment } | { kind: 'slot' } | { kind: 'root' };
 
 /** A listening websocket server. */
 export interface RpcWebSocketServer {
@@ -43,7 +40,13 @@ const UNSUBSCRIBE: Record<string, Subscription['kind']> = {
  *
  * @throws Error from `listen`
  */
-export async function startRpcWebSocketServer(host: string, port: number, engine: SvmEngine, faults: NodeFaults, logger: Logger): Promise<RpcWebSocketServer> {
+export async function startRpcWebSocketServer(
+  host: string,
+  port: number,
+  engine: SvmEngine,
+  faults: NodeFaults,
+  logger: Logger,
+): Promise<RpcWebSocketServer> {
   const http = createServer((_req, res) => {
     res.writeHead(426, { 'content-type': 'text/plain' });
     res.end('websocket only');
@@ -84,7 +87,12 @@ export async function startRpcWebSocketServer(host: string, port: number, engine
     settleAll();
   });
 
-  const handle = (ws: WebSocket, subs: Map<number, Subscription>, method: string, params: unknown): { result: unknown; after?: () => void } => {
+  const handle = (
+    ws: WebSocket,
+    subs: Map<number, Subscription>,
+    method: string,
+    params: unknown,
+  ): { result: unknown; after?: () => void } => {
     if (method === 'signatureSubscribe') {
       const config = z.object({ commitment: commitmentSchema.nullish(), enableReceivedNotification: z.boolean().nullish() });
       const [signature, cfg] = parseParams(z.tuple([z.string().min(64).max(88), config.nullish()]), params);

@@ -143,7 +143,11 @@ export async function startSolanaNode(opts: StartSolanaNodeOptions = {}): Promis
   } catch (error) {
     await http?.close();
     const why = error instanceof Error ? error.message : String(error);
-    throw new SolanaNodeError('SOLANA_NODE_LISTEN_FAILED', `the Solana node could not listen on ${host}:${opts.port ?? 0}: ${why}; pick another port`, { cause: error });
+    throw new SolanaNodeError(
+      'SOLANA_NODE_LISTEN_FAILED',
+      `the Solana node could not listen on ${host}:${opts.port ?? 0}: ${why}; pick another port`,
+      { cause: error },
+    );
   }
   const timer = setInterval(() => {
     try {

@@ -17,7 +17,13 @@ import { PublicKey } from '@solana/web3.js';
 import { depositoryPdas, type SvmAccountMeta } from '@ballast/protocol/protocol/svmDepository.ts';
 import { checkDepositInstruction, type DepositPlan } from './depositoryRules.ts';
 import type { DepositFailure } from './anchorErrors.ts';
-import { asKitTransaction, buildExecutedTransaction, type ExecutedTransaction, type InstructionDecision, type KitTransaction } from './depositoryRewrite.ts';
+import {
+  asKitTransaction,
+  buildExecutedTransaction,
+  type ExecutedTransaction,
+  type InstructionDecision,
+  type KitTransaction,
+} from './depositoryRewrite.ts';
 import { rewriteLogs, type DepositLogOutcome } from './depositoryLogs.ts';
 import { buildLandedTransaction, type ExecutionResult, type PreparedTransaction } from './landedTransaction.ts';
 import { Ledger, type LandedTransaction, type SvmLandedDeposit } from './ledger.ts';
@@ -107,7 +113,12 @@ export class SvmEngine {
     // A base58 32-byte key is exactly what kit's branded `Address` holds.
     const account = this.svm.getAccount(key as Parameters<LiteSVM['getAccount']>[0]);
     if (!account.exists) return null;
-    return { owner: account.programAddress, lamports: account.lamports, data: Uint8Array.from(account.data), executable: account.executable };
+    return {
+      owner: account.programAddress,
+      lamports: account.lamports,
+      data: Uint8Array.from(account.data),
+      executable: account.executable,
+    };
   };
 
   /** Produces `n` slots (default 1), updates the Clock and SlotHashes sysvars, notifies listeners. */
@@ -303,7 +314,8 @@ export class SvmEngine {
       const at = key === undefined ? -1 : p.accountKeys.indexOf(key);
       return at === -1 ? i : at;
     };
-    if ('InsufficientFundsForRent' in err) return { InsufficientFundsForRent: { account_index: mapIndex(err.InsufficientFundsForRent.account_index) } };
+    if ('InsufficientFundsForRent' in err)
+      return { InsufficientFundsForRent: { account_index: mapIndex(err.InsufficientFundsForRent.account_index) } };
     return { ProgramExecutionTemporarilyRestricted: { account_index: mapIndex(err.ProgramExecutionTemporarilyRestricted.account_index) } };
   }
 }

@@ -23,7 +23,12 @@ export function isTokenProgram(programId: string): boolean {
 }
 
 function toAccountInfo(state: AccountState): AccountInfo<Buffer> {
-  return { data: Buffer.from(state.data), owner: new PublicKey(state.owner), lamports: Number(state.lamports), executable: state.executable };
+  return {
+    data: Buffer.from(state.data),
+    owner: new PublicKey(state.owner),
+    lamports: Number(state.lamports),
+    executable: state.executable,
+  };
 }
 
 /** The mint at `address`, or null when the state is missing, not owned by a token program or not a mint. */

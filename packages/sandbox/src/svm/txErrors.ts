@@ -20,31 +20,98 @@ export type TransactionErrorJson =
 
 /** Fieldless transaction errors, in the numeric order litesvm reports them. */
 const TX_ERROR_NAMES = [
-  'AccountInUse', 'AccountLoadedTwice', 'AccountNotFound', 'ProgramAccountNotFound', 'InsufficientFundsForFee',
-  'InvalidAccountForFee', 'AlreadyProcessed', 'BlockhashNotFound', 'CallChainTooDeep', 'MissingSignatureForFee',
-  'InvalidAccountIndex', 'SignatureFailure', 'InvalidProgramForExecution', 'SanitizeFailure', 'ClusterMaintenance',
-  'AccountBorrowOutstanding', 'WouldExceedMaxBlockCostLimit', 'UnsupportedVersion', 'InvalidWritableAccount',
-  'WouldExceedMaxAccountCostLimit', 'WouldExceedAccountDataBlockLimit', 'TooManyAccountLocks',
-  'AddressLookupTableNotFound', 'InvalidAddressLookupTableOwner', 'InvalidAddressLookupTableData',
-  'InvalidAddressLookupTableIndex', 'InvalidRentPayingAccount', 'WouldExceedMaxVoteCostLimit',
-  'WouldExceedAccountDataTotalLimit', 'MaxLoadedAccountsDataSizeExceeded', 'ResanitizationNeeded',
-  'InvalidLoadedAccountsDataSizeLimit', 'UnbalancedTransaction', 'ProgramCacheHitMaxLimit', 'CommitCancelled',
+  'AccountInUse',
+  'AccountLoadedTwice',
+  'AccountNotFound',
+  'ProgramAccountNotFound',
+  'InsufficientFundsForFee',
+  'InvalidAccountForFee',
+  'AlreadyProcessed',
+  'BlockhashNotFound',
+  'CallChainTooDeep',
+  'MissingSignatureForFee',
+  'InvalidAccountIndex',
+  'SignatureFailure',
+  'InvalidProgramForExecution',
+  'SanitizeFailure',
+  'ClusterMaintenance',
+  'AccountBorrowOutstanding',
+  'WouldExceedMaxBlockCostLimit',
+  'UnsupportedVersion',
+  'InvalidWritableAccount',
+  'WouldExceedMaxAccountCostLimit',
+  'WouldExceedAccountDataBlockLimit',
+  'TooManyAccountLocks',
+  'AddressLookupTableNotFound',
+  'InvalidAddressLookupTableOwner',
+  'InvalidAddressLookupTableData',
+  'InvalidAddressLookupTableIndex',
+  'InvalidRentPayingAccount',
+  'WouldExceedMaxVoteCostLimit',
+  'WouldExceedAccountDataTotalLimit',
+  'MaxLoadedAccountsDataSizeExceeded',
+  'ResanitizationNeeded',
+  'InvalidLoadedAccountsDataSizeLimit',
+  'UnbalancedTransaction',
+  'ProgramCacheHitMaxLimit',
+  'CommitCancelled',
 ];
 
 /** Fieldless instruction errors, in the numeric order litesvm reports them. */
 const IX_ERROR_NAMES = [
-  'GenericError', 'InvalidArgument', 'InvalidInstructionData', 'InvalidAccountData', 'AccountDataTooSmall',
-  'InsufficientFunds', 'IncorrectProgramId', 'MissingRequiredSignature', 'AccountAlreadyInitialized',
-  'UninitializedAccount', 'UnbalancedInstruction', 'ModifiedProgramId', 'ExternalAccountLamportSpend',
-  'ExternalAccountDataModified', 'ReadonlyLamportChange', 'ReadonlyDataModified', 'DuplicateAccountIndex',
-  'ExecutableModified', 'RentEpochModified', 'NotEnoughAccountKeys', 'AccountDataSizeChanged', 'AccountNotExecutable',
-  'AccountBorrowFailed', 'AccountBorrowOutstanding', 'DuplicateAccountOutOfSync', 'InvalidError',
-  'ExecutableDataModified', 'ExecutableLamportChange', 'ExecutableAccountNotRentExempt', 'UnsupportedProgramId',
-  'CallDepth', 'MissingAccount', 'ReentrancyNotAllowed', 'MaxSeedLengthExceeded', 'InvalidSeeds', 'InvalidRealloc',
-  'ComputationalBudgetExceeded', 'PrivilegeEscalation', 'ProgramEnvironmentSetupFailure', 'ProgramFailedToComplete',
-  'ProgramFailedToCompile', 'Immutable', 'IncorrectAuthority', 'AccountNotRentExempt', 'InvalidAccountOwner',
-  'ArithmeticOverflow', 'UnsupportedSysvar', 'IllegalOwner', 'MaxAccountsDataAllocationsExceeded',
-  'MaxAccountsExceeded', 'MaxInstructionTraceLengthExceeded', 'BuiltinProgramsMustConsumeComputeUnits', 'BorshIoError',
+  'GenericError',
+  'InvalidArgument',
+  'InvalidInstructionData',
+  'InvalidAccountData',
+  'AccountDataTooSmall',
+  'InsufficientFunds',
+  'IncorrectProgramId',
+  'MissingRequiredSignature',
+  'AccountAlreadyInitialized',
+  'UninitializedAccount',
+  'UnbalancedInstruction',
+  'ModifiedProgramId',
+  'ExternalAccountLamportSpend',
+  'ExternalAccountDataModified',
+  'ReadonlyLamportChange',
+  'ReadonlyDataModified',
+  'DuplicateAccountIndex',
+  'ExecutableModified',
+  'RentEpochModified',
+  'NotEnoughAccountKeys',
+  'AccountDataSizeChanged',
+  'AccountNotExecutable',
+  'AccountBorrowFailed',
+  'AccountBorrowOutstanding',
+  'DuplicateAccountOutOfSync',
+  'InvalidError',
+  'ExecutableDataModified',
+  'ExecutableLamportChange',
+  'ExecutableAccountNotRentExempt',
+  'UnsupportedProgramId',
+  'CallDepth',
+  'MissingAccount',
+  'ReentrancyNotAllowed',
+  'MaxSeedLengthExceeded',
+  'InvalidSeeds',
+  'InvalidRealloc',
+  'ComputationalBudgetExceeded',
+  'PrivilegeEscalation',
+  'ProgramEnvironmentSetupFailure',
+  'ProgramFailedToComplete',
+  'ProgramFailedToCompile',
+  'Immutable',
+  'IncorrectAuthority',
+  'AccountNotRentExempt',
+  'InvalidAccountOwner',
+  'ArithmeticOverflow',
+  'UnsupportedSysvar',
+  'IllegalOwner',
+  'MaxAccountsDataAllocationsExceeded',
+  'MaxAccountsExceeded',
+  'MaxInstructionTraceLengthExceeded',
+  'BuiltinProgramsMustConsumeComputeUnits',
+  'BorshIoError',
 ];
 
 const TX_ERROR_TEXT: Record<string, string> = {
@@ -99,9 +166,12 @@ export function instructionErrorText(err: InstructionErrorJson): string {
 /** Agave's text for a transaction error, e.g. `Blockhash not found`. */
 export function transactionErrorText(err: TransactionErrorJson): string {
   if (typeof err === 'string') return TX_ERROR_TEXT[err] ?? err;
-  if ('InstructionError' in err) return `Error processing Instruction ${err.InstructionError[0]}: ${instructionErrorText(err.InstructionError[1])}`;
-  if ('DuplicateInstruction' in err) return `Transaction contains a duplicate instruction (${err.DuplicateInstruction}) that is not allowed`;
-  if ('InsufficientFundsForRent' in err) return `Transaction results in an account (${err.InsufficientFundsForRent.account_index}) with insufficient funds for rent`;
+  if ('InstructionError' in err)
+    return `Error processing Instruction ${err.InstructionError[0]}: ${instructionErrorText(err.InstructionError[1])}`;
+  if ('DuplicateInstruction' in err)
+    return `Transaction contains a duplicate instruction (${err.DuplicateInstruction}) that is not allowed`;
+  if ('InsufficientFundsForRent' in err)
+    return `Transaction results in an account (${err.InsufficientFundsForRent.account_index}) with insufficient funds for rent`;
   return `Execution of the program referenced by account at index ${err.ProgramExecutionTemporarilyRestricted.account_index} is temporarily restricted.`;
 }
 
@@ -113,7 +183,11 @@ export function transactionErrorFromLitesvm(err: LitesvmTxError): TransactionErr
   if ('index' in err && 'err' in err) {
     const inner = err.err();
     const json: InstructionErrorJson =
-      typeof inner === 'number' ? (IX_ERROR_NAMES[inner] ?? `InstructionError${inner}`) : 'code' in inner ? { Custom: inner.code } : { BorshIoError: inner.msg };
+      typeof inner === 'number'
+        ? (IX_ERROR_NAMES[inner] ?? `InstructionError${inner}`)
+        : 'code' in inner
+          ? { Custom: inner.code }
+          : { BorshIoError: inner.msg };
     return { InstructionError: [err.index, json] };
   }
   if ('index' in err) return { DuplicateInstruction: err.index };
@@ -125,7 +199,10 @@ export function transactionErrorFromLitesvm(err: LitesvmTxError): TransactionErr
 
 /** True for errors a validator still records on chain (the fee is charged, the signature is known). */
 export function errorLands(err: TransactionErrorJson): boolean {
-  return typeof err === 'object' && ('InstructionError' in err || 'InsufficientFundsForRent' in err || 'ProgramExecutionTemporarilyRestricted' in err);
+  return (
+    typeof err === 'object' &&
+    ('InstructionError' in err || 'InsufficientFundsForRent' in err || 'ProgramExecutionTemporarilyRestricted' in err)
+  );
 }
 
 /** `{InstructionError: [index, {Custom: code}]}`. */

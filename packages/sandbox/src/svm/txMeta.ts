@@ -24,7 +24,13 @@ export function snapshotBalances(accountKeys: string[], readAccount: (address: s
     if (token !== null && state !== null) {
       const mint = token.mint.toBase58();
       const decimals = parseMint(mint, readAccount(mint))?.decimals ?? 0;
-      tokens.push({ accountIndex, mint, owner: token.owner.toBase58(), programId: state.owner, uiTokenAmount: uiTokenAmount(token.amount, decimals) });
+      tokens.push({
+        accountIndex,
+        mint,
+        owner: token.owner.toBase58(),
+        programId: state.owner,
+        uiTokenAmount: uiTokenAmount(token.amount, decimals),
+      });
     }
     return state?.lamports ?? 0n;
   });
@@ -61,7 +67,13 @@ export function mapInnerInstructions(input: MapInnerInput): InnerInstructionsJso
     if (!indexOf.has(k)) indexOf.set(k, i);
   });
   const byOriginal = new Map<number, InnerInstructionJson[]>();
-  const push = (original: number, programId: string | undefined, accounts: (string | undefined)[], data: Uint8Array, stackHeight: number): void => {
+  const push = (
+    original: number,
+    programId: string | undefined,
+    accounts: (string | undefined)[],
+    data: Uint8Array,
+    stackHeight: number,
+  ): void => {
     const programIdIndex = programId === undefined ? undefined : indexOf.get(programId);
     const mapped = accounts.map((a) => (a === undefined ? undefined : indexOf.get(a)));
     if (programIdIndex === undefined || mapped.some((m) => m === undefined)) return; // key unknown to the original message

@@ -66,7 +66,9 @@ export function decodeTransactionBytes(wire: Uint8Array): DecodedTransaction {
     tx = VersionedTransaction.deserialize(wire);
     messageBytes = tx.message.serialize();
   } catch (error) {
-    throw invalid(`failed to deserialize solana_transaction::versioned::VersionedTransaction: ${error instanceof Error ? error.message : String(error)}`);
+    throw invalid(
+      `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   sanitize(tx);
   const first = tx.signatures[0];
@@ -82,7 +84,10 @@ export function decodeTransactionBytes(wire: Uint8Array): DecodedTransaction {
 
 /** Number of account keys a message can reference: static keys plus every address-table lookup. */
 export function totalAccountKeys(message: VersionedMessage): number {
-  return message.staticAccountKeys.length + message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+  return (
+    message.staticAccountKeys.length +
+    message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0)
+  );
 }
 
 function sanitize(tx: VersionedTransaction): void {
@@ -113,7 +118,10 @@ export function firstBadSignature(d: DecodedTransaction): number {
     const signature = d.tx.signatures[i];
     const key = d.tx.message.staticAccountKeys[i];
     if (signature === undefined || key === undefined) return i;
-    const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key.toBytes()).toString('base64url') }, format: 'jwk' });
+    const publicKey = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key.toBytes()).toString('base64url') },
+      format: 'jwk',
+    });
     if (!verify(null, d.messageBytes, publicKey, signature)) return i;
   }
   return -1;

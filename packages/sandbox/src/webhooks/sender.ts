@@ -159,7 +159,13 @@ export class WebhookSender {
     const body = webhookBody(data, sentAtMs);
     const timestamp = String(Math.floor(sentAtMs / 1000));
     const signature = signWebhook(this.#opts.secret, timestamp, body);
-    const base = { requestId: data.requestId, status: data.status, attempt, ...(duplicate ? { duplicate } : {}), sent: { timestamp, signature, body } };
+    const base = {
+      requestId: data.requestId,
+      status: data.status,
+      attempt,
+      ...(duplicate ? { duplicate } : {}),
+      sent: { timestamp, signature, body },
+    };
     // One controller per attempt, aborted by stop() or the attempt's time limit; its listener is removed after.
     const attemptAbort = new AbortController();
     const abort = () => attemptAbort.abort();

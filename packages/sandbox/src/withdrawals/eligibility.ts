@@ -25,7 +25,8 @@ export function depositWithdrawability(r: RequestRecord, nowMs: number | null, u
   if (r.status === 'failure') return { withdrawable: true };
   if (r.status === 'success') return no('the deposit was filled');
   if (r.status === 'refund') return no('the deposit was refunded');
-  if (r.status === 'submitted' || r.depositClaim === 'solver' || r.outTxs.length > 0) return no('the solver is filling or refunding the deposit');
+  if (r.status === 'submitted' || r.depositClaim === 'solver' || r.outTxs.length > 0)
+    return no('the solver is filling or refunding the deposit');
   if (nowMs === null) return no('the deposit is waiting for its fill');
   if (r.order !== null && nowMs > r.order.deadlineSec * 1000) return { withdrawable: true };
   if (unfilledAfterMs !== null && r.depositSeenAtMs !== null && nowMs - r.depositSeenAtMs >= unfilledAfterMs) return { withdrawable: true };

@@ -23,9 +23,15 @@ export const WithdrawalRequestBodySchema = z.object({
   ownerChainId: slug("owner's chain"),
   owner: z.string({ error: 'expected the depositor address' }).min(1),
   recipient: z.string({ error: 'expected the recipient address on the withdrawal chain' }).min(1),
-  nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected the 0x hex nonce prepare returned').optional(),
+  nonce: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'expected the 0x hex nonce prepare returned')
+    .optional(),
   additionalData: z.record(z.string(), z.unknown()).optional(),
-  signature: z.string().regex(/^0x([0-9a-fA-F]{2})+$/, 'expected a 0x-prefixed hex signature').optional(),
+  signature: z
+    .string()
+    .regex(/^0x([0-9a-fA-F]{2})+$/, 'expected a 0x-prefixed hex signature')
+    .optional(),
 });
 /** The parsed body: every string exactly as sent (the signature covers them as sent). */
 export type WithdrawalRequestBody = z.infer<typeof WithdrawalRequestBodySchema>;
@@ -85,8 +91,10 @@ export function resolveWithdrawalRequest(
   const ownerChain = bySlug(body.ownerChainId);
   const bad: string[] = [];
   if (!chain) bad.push(`chainId: ${JSON.stringify(body.chainId)} is not a sandbox chain slug; see GET /chains protocol.v2.chainId`);
-  if (!ownerChain) bad.push(`ownerChainId: ${JSON.stringify(body.ownerChainId)} is not a sandbox chain slug; see GET /chains protocol.v2.chainId`);
-  if (bad.length === 0 && (vmTypeOf(chain!) === 'bvm' || vmTypeOf(ownerChain!) === 'bvm')) throw new SandboxApiError(400, null, BITCOIN_REFUSAL); // both found above
+  if (!ownerChain)
+    bad.push(`ownerChainId: ${JSON.stringify(body.ownerChainId)} is not a sandbox chain slug; see GET /chains protocol.v2.chainId`);
+  if (bad.length === 0 && (vmTypeOf(chain!) === 'bvm' || vmTypeOf(ownerChain!) === 'bvm'))
+    throw new SandboxApiError(400, null, BITCOIN_REFUSAL); // both found above
   const vm = chain ? vmTypeOf(chain) : null;
   const ownerVm = ownerChain ? vmTypeOf(ownerChain) : null;
   const currency = vm ? normalAddress(body.currency, vm) : null;

@@ -100,7 +100,13 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
       if (job.outcome === 'expire') return giveBack(job, 'expired');
       if (job.evm === null) return giveBack(job, 'failed', 'the sandbox builds EVM withdrawal transactions only');
       const expirationSec = BigInt(Math.floor((nowMs + readyTtlMs) / 1000));
-      const built = await buildReadyTransaction({ allocator: state.solver, ...job.evm, amount: job.amount, expirationSec, nonce: randomBytes32() });
+      const built = await buildReadyTransaction({
+        allocator: state.solver,
+        ...job.evm,
+        amount: job.amount,
+        expirationSec,
+        nonce: randomBytes32(),
+      });
       job.ready = { ...built, expirationSec };
       job.status = 'ready';
       log.info({ jobId: job.id, callRequestId: built.callRequestId }, 'withdrawal job ready');
@@ -159,7 +165,11 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
   function inProgress(w: ResolvedWithdrawal, busy: WithdrawalJob): RouteResult {
     return {
       status: 409,
-      body: { message: `a withdrawal of ${w.currency} for ${w.owner} on ${w.chain.slug} is in flight; poll job ${busy.id}`, errorCode: 'WITHDRAWAL_IN_PROGRESS', existingJobId: busy.id },
+      body: {
+        message: `a withdrawal of ${w.currency} for ${w.owner} on ${w.chain.slug} is in flight; poll job ${busy.id}`,
+        errorCode: 'WITHDRAWAL_IN_PROGRESS',
+        existingJobId: busy.id,
+      },
     };
   }
 
@@ -174,9 +184,18 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
       throw bad('nonce: stale, already used or not issued for this chain, owner, currency and recipient; call prepare again');
     }
     const b = w.body;
-    const digest = withdrawalDigest({ chainId: b.chainId, currency: b.currency, amount: b.amount, ownerChainId: b.ownerChainId, owner: b.owner, recipient: b.recipient, nonce });
+    const digest = withdrawalDigest({
+      chainId: b.chainId,
+      currency: b.currency,
+      amount: b.amount,
+      ownerChainId: b.ownerChainId,
+      owner: b.owner,
+      recipient: b.recipient,
+      nonce,
+    });
     if (!(await verifyOwnerSignature({ family: w.ownerVm, owner: b.owner, digest, signature }))) {
-      const how = w.ownerVm === 'evm' ? 'an EIP-191 personal message over the raw 32 digest bytes' : 'ed25519 over the UTF-8 hex digest text';
+      const how =
+        w.ownerVm === 'evm' ? 'an EIP-191 personal message over the raw 32 digest bytes' : 'ed25519 over the UTF-8 hex digest text';
       throw bad(`signature: not ${b.owner}'s signature of withdrawal digest ${digest} (expected ${how}); sign exactly the fields sent`);
     }
     const busy = await jobInFlight(key);
@@ -198,7 +217,10 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
       status: 'processing',
     };
     jobs.set(job.id, job);
-    log.info({ jobId: job.id, chain: key.chain, owner: key.owner, currency: key.currency, amount: w.amount.toString(), outcome: job.outcome }, 'withdrawal job created');
+    log.info(
+      { jobId: job.id, chain: key.chain, owner: key.owner, currency: key.currency, amount: w.amount.toString(), outcome: job.outcome },
+      'withdrawal job created',
+    );
     return ok({ jobId: job.id, status: 'processing' });
   }
 
@@ -252,10 +274,17 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
         else {
           state.requests.claimDeposit(r, 'withdrawal');
           const evm = isEvmChain(chain);
-          const key = { chain: chain.slug, owner: evm ? lower(deposit.from) : deposit.from, currency: evm ? lower(deposit.currency) : deposit.currency };
+          const key = {
+            chain: chain.slug,
+            owner: evm ? lower(deposit.from) : deposit.from,
+            currency: evm ? lower(deposit.currency) : deposit.currency,
+          };
           ledger.credit(key, deposit.amount);
           attested++;
-          log.info({ requestId: r.requestId, chainId, txHash: deposit.txHash, amount: deposit.amount.toString() }, 'deposit attested; credited to the hub');
+          log.info(
+            { requestId: r.requestId, chainId, txHash: deposit.txHash, amount: deposit.amount.toString() },
+            'deposit attested; credited to the hub',
+          );
         }
       }
       if (attested === 0) throw bad(`deposit ${transactionId} on chain ${chainId} is not withdrawable: ${reasons.join('; ')}`);
@@ -279,7 +308,11 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
       const nowMs = state.nowMs();
       const last = lastPoll.get(id);
       if (last !== undefined && nowMs - last < minPollMs) {
-        throw new SandboxApiError(429, null, `job ${id} polled again after ${nowMs - last} ms; poll at most every ${minPollMs} ms (about 15 s after a 429)`);
+        throw new SandboxApiError(
+          429,
+          null,
+          `job ${id} polled again after ${nowMs - last} ms; poll at most every ${minPollMs} ms (about 15 s after a 429)`,
+        );
       }
       lastPoll.set(id, nowMs);
       await sweep(nowMs);
@@ -291,7 +324,9 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps): Withdrawal
 
     async hubBalances() {
       await Promise.all([...jobs.values()].map(refresh));
-      const balances = ledger.list().map((b) => ({ chain: b.chain, owner: b.owner, currency: b.currency, amount: b.amount.toString(), locked: b.locked.toString() }));
+      const balances = ledger
+        .list()
+        .map((b) => ({ chain: b.chain, owner: b.owner, currency: b.currency, amount: b.amount.toString(), locked: b.locked.toString() }));
       return ok({ balances });
     },
   };

@@ -49,7 +49,9 @@ describe.each(WALLETS)('Bitcoin adapter deposit path, $label wallet', ({ type, b
     expect(failing(verdict)).toEqual([]);
     expect(verdict.ok).toBe(true);
 
-    expect(await adapter.planItem(depositItem(quote), { wallet: 'hot', user: key.address, amountIn: AMOUNT })).toEqual([depositItem(quote)]);
+    expect(await adapter.planItem(depositItem(quote), { wallet: 'hot', user: key.address, amountIn: AMOUNT })).toEqual([
+      depositItem(quote),
+    ]);
     const signed = await adapter.sign('hot', depositItem(quote));
     const tx = Transaction.fromHex(signed.rawTx);
     expect(signed.chainId).toBe(BITCOIN_CHAIN_ID);
@@ -77,16 +79,21 @@ describe.each(WALLETS)('Bitcoin adapter deposit path, $label wallet', ({ type, b
     // In the mempool the spend counts against the balance; the unconfirmed change does not count yet.
     const pendingRead = await adapter.readBalances([{ address: key.address, currency: adapter.nativeCurrency }]);
     expect(pendingRead).toEqual({ ok: true, atBlock: BigInt(node.tipHeight()), amounts: [{ amount: 0n }] });
-    await expect(adapter.findDeposit({ depository: c.depository.address, orderId: c.orderId, user: key.address, amount: AMOUNT })).rejects.toThrow(
-      /in the mempool, not yet mined/,
-    );
+    await expect(
+      adapter.findDeposit({ depository: c.depository.address, orderId: c.orderId, user: key.address, amount: AMOUNT }),
+    ).rejects.toThrow(/in the mempool, not yet mined/);
 
     const waiting = adapter.waitForInclusion(signed, 5_000);
     setTimeout(() => node.mine(), 100);
     const mined = await waiting;
     const blockHash = await (await fetch(`${node.url}/block-height/${node.tipHeight()}`)).text();
     expect(mined).toEqual({ kind: 'mined', status: 'confirmed', blockNumber: BigInt(node.tipHeight()), blockHash });
-    expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'mined', status: 'confirmed', blockNumber: mined.kind === 'mined' ? mined.blockNumber : -1n, blockHash });
+    expect(await adapter.lookup(signed, key.address)).toEqual({
+      state: 'mined',
+      status: 'confirmed',
+      blockNumber: mined.kind === 'mined' ? mined.blockNumber : -1n,
+      blockHash,
+    });
     expect(await adapter.txBlock(signed.txHash)).toBe(BigInt(node.tipHeight()));
     expect(await adapter.head()).toBe(BigInt(node.tipHeight()));
 
@@ -108,15 +115,30 @@ describe('Bitcoin adapter refuses to sign what is not ours', () => {
     const adapter = adapterFor(node, { hot: ours, other });
     const c = fundedCase(node, ours, [50_000n, 70_000n]);
     const item = depositItem(depositQuote(c, depositSpec(c)));
-    await expect(adapter.sign('cold', item)).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(/wallet cold is not a Bitcoin wallet/) });
-    await expect(adapter.sign('other', item)).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(/does not spend from wallet/) });
-    await expect(adapter.sign('hot', { ...item, data: { to: '0x00' } })).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(/no data\.psbt/) });
+    await expect(adapter.sign('cold', item)).rejects.toMatchObject({
+      code: 'BVM_ADAPTER_REFUSED',
+      message: expect.stringMatching(/wallet cold is not a Bitcoin wallet/),
+    });
+    await expect(adapter.sign('other', item)).rejects.toMatchObject({
+      code: 'BVM_ADAPTER_REFUSED',
+      message: expect.stringMatching(/does not spend from wallet/),
+    });
+    await expect(adapter.sign('hot', { ...item, data: { to: '0x00' } })).rejects.toMatchObject({
+      code: 'BVM_ADAPTER_REFUSED',
+      message: expect.stringMatching(/no data\.psbt/),
+    });
     // A fee above the configured cap is refused before signing (19,000 sat over ~290 vB is ~65 sat/vB).
     const greedy = depositItem(depositQuote(c, depositSpec(c, { fee: 19_000n })));
     const capped = adapterFor(node, { hot: ours }, { maxFeeRateSatPerVb: 50 });
-    await expect(capped.sign('hot', greedy)).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(/above the cap of 50 sat\/vB/) });
+    await expect(capped.sign('hot', greedy)).rejects.toMatchObject({
+      code: 'BVM_ADAPTER_REFUSED',
+      message: expect.stringMatching(/above the cap of 50 sat\/vB/),
+    });
     // 19,000 sat is 1,900 bps of the 100,000-sat deposit: the default miner-fee cap (500 bps) refuses it too.
-    await expect(adapter.sign('hot', greedy)).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(/miner fee 19000 sat is above 500 bps \(maxMinerFeeBps\) of the 100000 sat paid away/) });
+    await expect(adapter.sign('hot', greedy)).rejects.toMatchObject({
+      code: 'BVM_ADAPTER_REFUSED',
+      message: expect.stringMatching(/miner fee 19000 sat is above 500 bps \(maxMinerFeeBps\) of the 100000 sat paid away/),
+    });
     const generous = adapterFor(node, { hot: ours }, { maxMinerFeeBps: 2_000 });
     expect((await generous.sign('hot', greedy)).request.fee).toBe('19000'); // within 200 sat/vB and 2,000 bps
   });

@@ -42,7 +42,10 @@ describe('Bitcoin adapter findDeposit', () => {
     const height = node.mine();
     for (let i = 0; i < 30; i++) node.faucet(c.depository.address, 1_000n + BigInt(i)); // 30 newer payments: two more pages
     const query = { depository: c.depository.address, orderId: c.orderId, user: key.address, amount: AMOUNT };
-    expect(await adapter.findDeposit(query)).toEqual({ kind: 'found', deposit: { txHash: txid, blockNumber: BigInt(height), blockHash: await blockHash(height) } });
+    expect(await adapter.findDeposit(query)).toEqual({
+      kind: 'found',
+      deposit: { txHash: txid, blockNumber: BigInt(height), blockHash: await blockHash(height) },
+    });
     // The order id compares in any case.
     expect(await adapter.findDeposit({ ...query, orderId: c.orderId.toUpperCase().replace('0X', '0x') })).toMatchObject({ kind: 'found' });
 
@@ -64,7 +67,10 @@ describe('Bitcoin adapter findDeposit', () => {
       message: `deposit ${txid} for order ${c.orderId} is in the mempool, not yet mined; look again after the next block`,
     });
     const height = node.mine();
-    expect(await adapter.findDeposit(query)).toEqual({ kind: 'found', deposit: { txHash: txid, blockNumber: BigInt(height), blockHash: await blockHash(height) } });
+    expect(await adapter.findDeposit(query)).toEqual({
+      kind: 'found',
+      deposit: { txHash: txid, blockNumber: BigInt(height), blockHash: await blockHash(height) },
+    });
   });
 
   it('does not take another order’s memo, another amount or a memo that is not an order id', async () => {
@@ -103,7 +109,9 @@ describe('Bitcoin adapter findDeposit', () => {
     const adapter = adapterFor(node, {});
     const c = fundedCase(node, key, [150_000n]);
     node.failNextRequests(`/address/${c.depository.address}/txs`, 1);
-    await expect(adapter.findDeposit({ depository: c.depository.address, orderId: c.orderId, user: key.address, amount: AMOUNT })).rejects.toMatchObject({
+    await expect(
+      adapter.findDeposit({ depository: c.depository.address, orderId: c.orderId, user: key.address, amount: AMOUNT }),
+    ).rejects.toMatchObject({
       code: 'BVM_ESPLORA_HTTP',
       status: 503,
     });

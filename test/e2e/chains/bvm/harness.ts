@@ -12,7 +12,16 @@ import { bvmKeyFromWif, type BvmAddressType, type BvmKey } from '../../../../src
 import type { QuoteResponse } from '../../../../packages/protocol/src/relay/schemas.ts';
 import type { BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import type { BitcoinUtxo } from '../../../../src/verify/deposit/types.ts';
-import { AMOUNT, bvmCase, bvmQuote, buildPsbt, memoScript, type BvmCase, type PsbtSpec, type TestWallet } from '../../../fixtures/bvmQuote.ts';
+import {
+  AMOUNT,
+  bvmCase,
+  bvmQuote,
+  buildPsbt,
+  memoScript,
+  type BvmCase,
+  type PsbtSpec,
+  type TestWallet,
+} from '../../../fixtures/bvmQuote.ts';
 
 const ECPair = ECPairFactory(ecc);
 
@@ -45,7 +54,11 @@ export function asTestWallet(key: BvmKey): TestWallet {
 }
 
 /** An adapter for chain {@link CHAIN} on `node`, signing with `signers` (wallet name → key). */
-export function adapterFor(node: BitcoinSandboxNode, signers: Record<string, BvmKey>, over: Partial<BvmAdapterOptions> = {}): BvmChainAdapter {
+export function adapterFor(
+  node: BitcoinSandboxNode,
+  signers: Record<string, BvmKey>,
+  over: Partial<BvmAdapterOptions> = {},
+): BvmChainAdapter {
   return createBvmAdapter({
     name: CHAIN,
     chainId: BITCOIN_CHAIN_ID,
@@ -87,7 +100,12 @@ export function depositSpec(c: BvmCase, v: DepositVariant = {}): PsbtSpec {
   const total = utxos.reduce((sum, u) => sum + u.value, 0n);
   const withKey = v.tapInternalKey ?? true;
   return {
-    inputs: utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value, ...(c.wallet.internalKey && withKey ? { tapInternalKey: c.wallet.internalKey } : {}) })),
+    inputs: utxos.map((u) => ({
+      txid: u.txid,
+      vout: u.vout,
+      value: u.value,
+      ...(c.wallet.internalKey && withKey ? { tapInternalKey: c.wallet.internalKey } : {}),
+    })),
     outputs: [
       { script: c.depository.script, value: amount },
       { script: memoScript(v.memo ?? c.orderId), value: 0n },

@@ -32,7 +32,11 @@ describe('Bitcoin adapter readBalances', () => {
       { address: key.address, currency: BTC },
       { address: other.address, currency: BTC },
     ];
-    expect(await adapter.readBalances(holdings)).toEqual({ ok: true, atBlock: BigInt(node.tipHeight()), amounts: [{ amount: 130_000n }, { amount: 0n }] });
+    expect(await adapter.readBalances(holdings)).toEqual({
+      ok: true,
+      atBlock: BigInt(node.tipHeight()),
+      amounts: [{ amount: 130_000n }, { amount: 0n }],
+    });
 
     // Spend the 100,000-sat output: 60,000 to a stranger, 39,000 change back, 1,000 fee; into the mempool only.
     const spend = buildPsbt(c, {
@@ -50,12 +54,21 @@ describe('Bitcoin adapter readBalances', () => {
 
     // Mined: the change now counts (150,000 + 39,000 − 100,000 = 89,000; − 20,000 reserve).
     node.mine();
-    expect(await adapter.readBalances(holdings)).toEqual({ ok: true, atBlock: BigInt(node.tipHeight()), amounts: [{ amount: 69_000n }, { amount: 0n }] });
+    expect(await adapter.readBalances(holdings)).toEqual({
+      ok: true,
+      atBlock: BigInt(node.tipHeight()),
+      amounts: [{ amount: 69_000n }, { amount: 0n }],
+    });
 
     // originFacts: the unspent outputs left, values in satoshis.
     const facts = await adapter.originFacts(depositQuote(c, depositSpec(c)), key.address);
     expect(facts.utxos?.map((u) => u.value).sort()).toEqual([39_000n, 50_000n]);
-    expect(facts.utxos?.find((u) => u.value === 50_000n)).toEqual({ txid: c.utxos[1]!.txid, vout: c.utxos[1]!.vout, value: 50_000n, confirmed: true });
+    expect(facts.utxos?.find((u) => u.value === 50_000n)).toEqual({
+      txid: c.utxos[1]!.txid,
+      vout: c.utxos[1]!.vout,
+      value: 50_000n,
+      confirmed: true,
+    });
   });
 
   it('reports a non-BTC currency and a non-Bitcoin address per holding, and reads the rest', async () => {
@@ -82,7 +95,9 @@ describe('Bitcoin adapter readBalances', () => {
 
   it('refuses a server of another network, naming the path and the fix', async () => {
     for (const network of ['testnet', 'mainnet'] as const) {
-      const read = await adapterFor(node, {}, { network }).readBalances([{ address: 'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', currency: BTC }]);
+      const read = await adapterFor(node, {}, { network }).readBalances([
+        { address: 'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', currency: BTC },
+      ]);
       expect(read).toEqual({
         ok: false,
         error: `chains.btc.esploraUrl serves Bitcoin regtest, but chains.btc.network is ${network}; point esploraUrl at a ${network} Esplora API or set chains.btc.network: regtest`,
@@ -96,9 +111,15 @@ describe('Bitcoin adapter readBalances', () => {
     const adapter = adapterFor(node, {});
     const holdings = [{ address: key.address, currency: BTC }];
     node.failNextRequests('/block-height/0', 1);
-    expect(await adapter.readBalances(holdings)).toEqual({ ok: false, error: 'chains.btc.esploraUrl answered HTTP 503 to GET /block-height/0: Service Unavailable' });
+    expect(await adapter.readBalances(holdings)).toEqual({
+      ok: false,
+      error: 'chains.btc.esploraUrl answered HTTP 503 to GET /block-height/0: Service Unavailable',
+    });
     node.failNextRequests('/blocks/tip', 1);
-    expect(await adapter.readBalances(holdings)).toMatchObject({ ok: false, error: expect.stringMatching(/^chains\.btc\.esploraUrl answered HTTP 503 to GET \/blocks\/tip/) });
+    expect(await adapter.readBalances(holdings)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^chains\.btc\.esploraUrl answered HTTP 503 to GET \/blocks\/tip/),
+    });
     node.failNextRequests('/address/', 1);
     expect(await adapter.readBalances(holdings)).toEqual({
       ok: true,

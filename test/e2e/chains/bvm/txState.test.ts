@@ -52,16 +52,25 @@ describe('Bitcoin adapter lookup', () => {
     expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'unknown' }); // the rival may still be replaced
     node.mine();
     // Mined one block deep: a reorg could still take the rival out and let ours in, so nothing is proven yet.
-    expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'pending', detail: expect.stringMatching(/mined 1 block\(s\) deep \(proof at 6\)/) });
+    expect(await adapter.lookup(signed, key.address)).toEqual({
+      state: 'pending',
+      detail: expect.stringMatching(/mined 1 block\(s\) deep \(proof at 6\)/),
+    });
     for (let i = 0; i < 4; i++) node.mine();
     expect(await adapter.lookup(signed, key.address)).toMatchObject({ state: 'pending', detail: expect.stringMatching(/mined 5 block/) });
     node.mine();
     expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'dropped' });
     expect(await adapter.lookup({ txHash: signed.txHash, rawTx: signed.rawTx, request: null }, key.address)).toEqual({ state: 'dropped' });
     // Neither inputs in the record nor raw bytes: nothing can be proven.
-    expect(await adapter.lookup({ txHash: signed.txHash, rawTx: '0x', request: { note: 'legacy' } }, key.address)).toEqual({ state: 'unknown' });
+    expect(await adapter.lookup({ txHash: signed.txHash, rawTx: '0x', request: { note: 'legacy' } }, key.address)).toEqual({
+      state: 'unknown',
+    });
     // The rival itself is mined, not dropped, though its input is spent (by itself).
-    expect(await adapter.lookup(rival, key.address)).toMatchObject({ state: 'mined', status: 'confirmed', blockNumber: BigInt(node.tipHeight() - 5) });
+    expect(await adapter.lookup(rival, key.address)).toMatchObject({
+      state: 'mined',
+      status: 'confirmed',
+      blockNumber: BigInt(node.tipHeight() - 5),
+    });
   });
 
   it('unknown after a broadcast the node answered but dropped; pending once sent again', async () => {
@@ -70,7 +79,10 @@ describe('Bitcoin adapter lookup', () => {
     await adapter.broadcast(signed.rawTx); // the node answers with the txid
     expect(await adapter.knows(signed.txHash)).toBe(false);
     expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'unknown' });
-    await expect(adapter.waitForInclusion(signed, 100)).rejects.toMatchObject({ code: 'BVM_INCLUSION_TIMEOUT', message: expect.stringMatching(/not mined within 100 ms \(last seen unknown to the node\)/) });
+    await expect(adapter.waitForInclusion(signed, 100)).rejects.toMatchObject({
+      code: 'BVM_INCLUSION_TIMEOUT',
+      message: expect.stringMatching(/not mined within 100 ms \(last seen unknown to the node\)/),
+    });
     await adapter.broadcast(signed.rawTx);
     expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'pending' });
     await expect(adapter.waitForInclusion(signed, 100)).rejects.toThrow(/last seen in the mempool/);
@@ -79,7 +91,11 @@ describe('Bitcoin adapter lookup', () => {
   it('an HTTP 503 throws instead of answering', async () => {
     const { key, adapter, signed } = await signedDeposit();
     node.failNextRequests(`/tx/${signed.txHash}`, 1);
-    await expect(adapter.lookup(signed, key.address)).rejects.toMatchObject({ code: 'BVM_ESPLORA_HTTP', status: 503, message: expect.stringMatching(/chains\.btc\.esploraUrl answered HTTP 503/) });
+    await expect(adapter.lookup(signed, key.address)).rejects.toMatchObject({
+      code: 'BVM_ESPLORA_HTTP',
+      status: 503,
+      message: expect.stringMatching(/chains\.btc\.esploraUrl answered HTTP 503/),
+    });
     // The transaction is unknown, so its input's outspend is read next: a 503 there throws as well.
     const input = String(signed.request.inputs).split(':')[0]!;
     node.failNextRequests(`/tx/${input}/outspend`, 1);
@@ -108,7 +124,11 @@ describe('Bitcoin adapter cancel', () => {
     const fee = BigInt(String(replacement.request.fee));
     // BIP-125 rule 4: at least the original fee plus 1 sat/vB of the replacement's own size.
     expect(fee).toBeGreaterThanOrEqual(depositFee + BigInt(Number(replacement.request.vsize)));
-    expect(replacement.request).toMatchObject({ inputs: signed.request.inputs, outputs: `${key.address}:${c.utxos[0]!.value - fee}`, replaces: signed.txHash });
+    expect(replacement.request).toMatchObject({
+      inputs: signed.request.inputs,
+      outputs: `${key.address}:${c.utxos[0]!.value - fee}`,
+      replaces: signed.txHash,
+    });
     await adapter.broadcast(replacement.rawTx);
     for (let i = 0; i < 5; i++) node.mine();
     expect(await adapter.lookup(signed, key.address)).toMatchObject({ state: 'pending' }); // 5 deep: not yet proof
@@ -120,7 +140,9 @@ describe('Bitcoin adapter cancel', () => {
 
   it('refuses a wallet that is not ours and a deposit whose inputs cannot be read', async () => {
     const { adapter, signed } = await signedDeposit();
-    await expect(adapter.capabilities.depositCanceller.cancel(regtestKey('p2wpkh', 0x7e).address, signed)).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED' });
+    await expect(adapter.capabilities.depositCanceller.cancel(regtestKey('p2wpkh', 0x7e).address, signed)).rejects.toMatchObject({
+      code: 'BVM_ADAPTER_REFUSED',
+    });
   });
 });
 
@@ -152,7 +174,10 @@ describe('Bitcoin adapter recheck', () => {
     const { adapter, signed } = await signedDeposit();
     const tx = await mined(adapter, signed);
     node.invalidateTip(); // our transaction is back in the mempool
-    expect(await adapter.recheck(tx, await adapter.head())).toEqual({ kind: 'unknown', why: `the node's tip ${tx.blockNumber - 1n} is below the recorded block ${tx.blockNumber}` });
+    expect(await adapter.recheck(tx, await adapter.head())).toEqual({
+      kind: 'unknown',
+      why: `the node's tip ${tx.blockNumber - 1n} is below the recorded block ${tx.blockNumber}`,
+    });
     node.mine(); // a new block at the same height takes it again
     const moved = await adapter.recheck(tx, await adapter.head());
     expect(moved).toMatchObject({ kind: 'moved', status: 'confirmed', blockNumber: tx.blockNumber });
@@ -172,6 +197,9 @@ describe('Bitcoin adapter recheck', () => {
     await expect(adapter.recheck(tx, await adapter.head())).rejects.toMatchObject({ status: 503 });
     // A record whose block is canonical but whose transaction the node places nowhere: the node lags.
     const ghost = { ...tx, txHash: 'ab'.repeat(32) };
-    expect(await adapter.recheck(ghost, await adapter.head())).toMatchObject({ kind: 'unknown', why: expect.stringMatching(/still canonical/) });
+    expect(await adapter.recheck(ghost, await adapter.head())).toMatchObject({
+      kind: 'unknown',
+      why: expect.stringMatching(/still canonical/),
+    });
   });
 });

@@ -16,7 +16,16 @@ import { depositAccounts, encodeDepositData } from '../../../../packages/protoco
 import { verifyQuote } from '../../../../src/verify/verifyQuote.ts';
 import { instructionJson } from '../../../fixtures/svmQuote.ts';
 import { orderId } from '../../sandbox/svm/svmTestKit.ts';
-import { adapterNodePerFile, DEPOSITORY, sandboxQuote, SVM_PDAS, tableContents, WALLET, WALLET_NAME, type SandboxQuote } from './svmAdapterKit.ts';
+import {
+  adapterNodePerFile,
+  DEPOSITORY,
+  sandboxQuote,
+  SVM_PDAS,
+  tableContents,
+  WALLET,
+  WALLET_NAME,
+  type SandboxQuote,
+} from './svmAdapterKit.ts';
 
 const env = adapterNodePerFile({ lamports: 20n * BigInt(LAMPORTS_PER_SOL), usdcBaseUnits: 2_000_000_000n });
 const me = WALLET.publicKey.toBase58();
@@ -31,7 +40,8 @@ async function verified(q: SandboxQuote): Promise<void> {
   expect(verdict.orderId).toBe(q.orderId);
 }
 
-const vaultHolds = (currency: string | null) => (currency === null ? env.node.balance(SVM_PDAS.vault) : env.node.tokenBalance(SVM_PDAS.vault, currency));
+const vaultHolds = (currency: string | null) =>
+  currency === null ? env.node.balance(SVM_PDAS.vault) : env.node.tokenBalance(SVM_PDAS.vault, currency);
 const walletHolds = (currency: string | null) => (currency === null ? env.node.balance(me) : env.node.tokenBalance(me, currency));
 
 describe.each([
@@ -61,7 +71,12 @@ describe.each([
 
     await env.adapter.broadcast(signed.rawTx);
     const mined = await env.adapter.waitForInclusion(signed, 10_000);
-    expect(mined).toEqual({ kind: 'mined', status: 'confirmed', blockNumber: expect.any(BigInt), blockHash: expect.stringMatching(/^slot:\d+$/) });
+    expect(mined).toEqual({
+      kind: 'mined',
+      status: 'confirmed',
+      blockNumber: expect.any(BigInt),
+      blockHash: expect.stringMatching(/^slot:\d+$/),
+    });
     if (mined.kind !== 'mined') throw new Error('unreachable');
     expect(mined.blockHash).toBe(`slot:${mined.blockNumber}`);
 
@@ -75,13 +90,23 @@ describe.each([
 
     const recorded = { txHash: signed.txHash, rawTx: signed.rawTx, request: signed.request };
     expect(await env.adapter.knows(signed.txHash)).toBe(true);
-    expect(await env.adapter.lookup(recorded, me)).toEqual({ state: 'mined', status: 'confirmed', blockNumber: mined.blockNumber, blockHash: mined.blockHash });
+    expect(await env.adapter.lookup(recorded, me)).toEqual({
+      state: 'mined',
+      status: 'confirmed',
+      blockNumber: mined.blockNumber,
+      blockHash: mined.blockHash,
+    });
     expect(await env.adapter.txBlock(signed.txHash)).toBe(mined.blockNumber);
     const head = await env.adapter.head();
     expect(head).toBeGreaterThanOrEqual(mined.blockNumber);
     const atRecorded = { ...recorded, status: 'confirmed' as const, blockNumber: mined.blockNumber, blockHash: mined.blockHash };
     expect(await env.adapter.recheck(atRecorded, head)).toEqual({ kind: 'same', final: true });
-    expect(await env.adapter.recheck({ ...atRecorded, blockNumber: mined.blockNumber - 1n }, head)).toEqual({ kind: 'moved', status: 'confirmed', blockNumber: mined.blockNumber, blockHash: mined.blockHash });
+    expect(await env.adapter.recheck({ ...atRecorded, blockNumber: mined.blockNumber - 1n }, head)).toEqual({
+      kind: 'moved',
+      status: 'confirmed',
+      blockNumber: mined.blockNumber,
+      blockHash: mined.blockHash,
+    });
 
     const query = { depository: DEPOSITORY, orderId: q.orderId, user: me, amount: q.amount };
     expect(await env.adapter.findDeposit(query)).toEqual({
@@ -101,7 +126,10 @@ describe('svm adapter: findDeposit and the depositor', () => {
     const stranger = Keypair.generate().publicKey.toBase58();
     const id = orderId(0x5d);
     const keys = depositAccounts({ programId: DEPOSITORY, sender: me, depositor: stranger });
-    const data = { instructions: [instructionJson({ programId: DEPOSITORY, keys, data: encodeDepositData('native', 7_000n, id) })], addressLookupTableAddresses: [] };
+    const data = {
+      instructions: [instructionJson({ programId: DEPOSITORY, keys, data: encodeDepositData('native', 7_000n, id) })],
+      addressLookupTableAddresses: [],
+    };
     const signed = await env.adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data });
     await env.adapter.broadcast(signed.rawTx);
     expect(await env.adapter.waitForInclusion(signed, 10_000)).toMatchObject({ kind: 'mined', status: 'confirmed' });
@@ -117,7 +145,9 @@ describe('svm adapter: sign refuses, nothing is sent', () => {
   const nativeItem = () => sandboxQuote(env.node, 'native', env.table).item;
 
   it('for a wallet it does not hold', async () => {
-    await expect(env.adapter.sign('other', nativeItem())).rejects.toThrow(new SvmAdapterError('wallet other is not a Solana wallet; it cannot sign on chain solana'));
+    await expect(env.adapter.sign('other', nativeItem())).rejects.toThrow(
+      new SvmAdapterError('wallet other is not a Solana wallet; it cannot sign on chain solana'),
+    );
   });
 
   it('for data that is not Solana step data', async () => {
@@ -129,14 +159,18 @@ describe('svm adapter: sign refuses, nothing is sent', () => {
   it('for a lookup table that does not exist on chain', async () => {
     const missing = Keypair.generate().publicKey.toBase58();
     const item = sandboxQuote(env.node, 'native', missing).item;
-    await expect(env.adapter.sign(WALLET_NAME, item)).rejects.toThrow(`deposit item 0: lookup table(s) ${missing} are missing, deactivated or not lookup tables on chain solana; nothing is signed`);
+    await expect(env.adapter.sign(WALLET_NAME, item)).rejects.toThrow(
+      `deposit item 0: lookup table(s) ${missing} are missing, deactivated or not lookup tables on chain solana; nothing is signed`,
+    );
   });
 
   it('for a transaction another key must sign', async () => {
     const other = Keypair.generate().publicKey.toBase58();
     const keys = depositAccounts({ programId: DEPOSITORY, sender: other, depositor: me });
     const data = { instructions: [instructionJson({ programId: DEPOSITORY, keys, data: encodeDepositData('native', 1n, orderId(0x01)) })] };
-    await expect(env.adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data })).rejects.toThrow(`deposit item 0: the transaction needs signatures of ${me}, ${other}; only our wallet ${me} signs`);
+    await expect(env.adapter.sign(WALLET_NAME, { stepId: 'deposit', itemIndex: 0, data })).rejects.toThrow(
+      `deposit item 0: the transaction needs signatures of ${me}, ${other}; only our wallet ${me} signs`,
+    );
   });
 
   it('for a transaction over 1232 bytes', async () => {
@@ -149,6 +183,8 @@ describe('svm adapter: sign refuses, nothing is sent', () => {
 
   it('when the node cannot give a blockhash', async () => {
     env.node.failNextRpc('getLatestBlockhash', 1);
-    await expect(env.adapter.sign(WALLET_NAME, nativeItem())).rejects.toThrow(/^chains\.solana\.rpcUrl: getLatestBlockhash failed: .*Internal error/);
+    await expect(env.adapter.sign(WALLET_NAME, nativeItem())).rejects.toThrow(
+      /^chains\.solana\.rpcUrl: getLatestBlockhash failed: .*Internal error/,
+    );
   });
 });

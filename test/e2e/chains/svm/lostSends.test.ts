@@ -10,13 +10,27 @@ import { LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { SvmBlockhashExpiredError, SvmInclusionTimeoutError, SvmRpcError } from '../../../../src/chains/svm/errors.ts';
 import type { RecordedTx, SignedOriginTx } from '../../../../src/chains/adapter.ts';
-import { adapterFor, adapterNodePerFile, DEPOSITORY, rpcTap, sandboxQuote, SVM_PDAS, WALLET, WALLET_NAME, type RpcBody } from './svmAdapterKit.ts';
+import {
+  adapterFor,
+  adapterNodePerFile,
+  DEPOSITORY,
+  rpcTap,
+  sandboxQuote,
+  SVM_PDAS,
+  WALLET,
+  WALLET_NAME,
+  type RpcBody,
+} from './svmAdapterKit.ts';
 
 const env = adapterNodePerFile({ lamports: 40n * BigInt(LAMPORTS_PER_SOL) });
 const me = WALLET.publicKey.toBase58();
 
 /** The transaction as the store hands it back (its record through JSON). */
-const recorded = (s: SignedOriginTx): RecordedTx => ({ txHash: s.txHash, rawTx: s.rawTx, request: JSON.parse(JSON.stringify(s.request)) as unknown }); // untyped JSON
+const recorded = (s: SignedOriginTx): RecordedTx => ({
+  txHash: s.txHash,
+  rawTx: s.rawTx,
+  request: JSON.parse(JSON.stringify(s.request)) as unknown,
+}); // untyped JSON
 const depositsOf = (id: string) => env.node.listDeposits().filter((d) => d.event.id === id);
 
 describe('svm adapter: a send the node drops', () => {
@@ -47,7 +61,9 @@ describe('svm adapter: a send the node drops', () => {
     env.node.expireBlockhashes();
     expect(await env.adapter.lookup(recorded(first), me)).toEqual({ state: 'dropped' });
     // The expired transaction can no longer land: the node refuses it, and it stays dropped.
-    await expect(env.adapter.broadcast(first.rawTx)).rejects.toThrow(/^chains\.solana\.rpcUrl: sendTransaction failed: .*[Bb]lockhash not found/);
+    await expect(env.adapter.broadcast(first.rawTx)).rejects.toThrow(
+      /^chains\.solana\.rpcUrl: sendTransaction failed: .*[Bb]lockhash not found/,
+    );
     expect(await env.adapter.lookup(recorded(first), me)).toEqual({ state: 'dropped' });
     const query = { depository: DEPOSITORY, orderId: q.orderId, user: me, amount: q.amount };
     expect(await env.adapter.findDeposit(query)).toEqual({ kind: 'none', atBlock: expect.any(BigInt) });
@@ -61,7 +77,10 @@ describe('svm adapter: a send the node drops', () => {
     expect(await env.adapter.lookup(recorded(first), me)).toEqual({ state: 'dropped' });
     expect(depositsOf(q.orderId).map((d) => d.signature)).toEqual([second.txHash]);
     expect(env.node.balance(SVM_PDAS.vault) - vaultBefore).toBe(q.amount);
-    expect(await env.adapter.findDeposit(query)).toEqual({ kind: 'found', deposit: { txHash: second.txHash, blockNumber: mined.blockNumber, blockHash: mined.blockHash } });
+    expect(await env.adapter.findDeposit(query)).toEqual({
+      kind: 'found',
+      deposit: { txHash: second.txHash, blockNumber: mined.blockNumber, blockHash: mined.blockHash },
+    });
   });
 
   it('stops waitForInclusion once its blockhash expired', async () => {
@@ -82,15 +101,20 @@ describe('svm adapter: a send the node drops', () => {
 });
 
 describe('svm adapter: node faults throw, never prove anything', () => {
-  it.each(['getSignatureStatuses', 'getEpochInfo', 'isBlockhashValid'])('lookup of an expired send throws when %s fails', async (method) => {
-    const signed = await env.adapter.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
-    env.node.dropNextSends(1);
-    await env.adapter.broadcast(signed.rawTx);
-    env.node.expireBlockhashes();
-    env.node.failNextRpc(method, 1);
-    await expect(env.adapter.lookup(recorded(signed), me)).rejects.toThrow(new RegExp(`^chains\\.solana\\.rpcUrl: ${method} failed: .*Internal error`));
-    expect(await env.adapter.lookup(recorded(signed), me)).toEqual({ state: 'dropped' });
-  });
+  it.each(['getSignatureStatuses', 'getEpochInfo', 'isBlockhashValid'])(
+    'lookup of an expired send throws when %s fails',
+    async (method) => {
+      const signed = await env.adapter.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
+      env.node.dropNextSends(1);
+      await env.adapter.broadcast(signed.rawTx);
+      env.node.expireBlockhashes();
+      env.node.failNextRpc(method, 1);
+      await expect(env.adapter.lookup(recorded(signed), me)).rejects.toThrow(
+        new RegExp(`^chains\\.solana\\.rpcUrl: ${method} failed: .*Internal error`),
+      );
+      expect(await env.adapter.lookup(recorded(signed), me)).toEqual({ state: 'dropped' });
+    },
+  );
 
   it('knows answers false, and head, txBlock, findDeposit, waitForInclusion and broadcast throw', async () => {
     const signed = await env.adapter.sign(WALLET_NAME, sandboxQuote(env.node, 'native', env.table).item);
@@ -118,7 +142,9 @@ function onlyProcessed(signature: string) {
   return (body: RpcBody, params: unknown): RpcBody => {
     const asked = (params as unknown[])[0] as string[]; // getSignatureStatuses([signatures], config)
     const result = body.result as { value: (Record<string, unknown> | null)[] }; // the node's status answer
-    result.value = result.value.map((s, i) => (asked[i] === signature && s ? { ...s, confirmations: 0, confirmationStatus: 'processed' } : s));
+    result.value = result.value.map((s, i) =>
+      asked[i] === signature && s ? { ...s, confirmations: 0, confirmationStatus: 'processed' } : s,
+    );
     return body;
   };
 }
@@ -133,7 +159,9 @@ describe('svm adapter: commitment', () => {
     expect(await watched.lookup(recorded(signed), me)).toEqual({ state: 'pending' });
     expect(await watched.knows(signed.txHash)).toBe(true);
     expect(await watched.txBlock(signed.txHash)).toBeNull();
-    await expect(watched.waitForInclusion(signed, 400)).rejects.toThrow(/did not reach confirmed within 400 ms \(last seen processed at slot \d+\)/);
+    await expect(watched.waitForInclusion(signed, 400)).rejects.toThrow(
+      /did not reach confirmed within 400 ms \(last seen processed at slot \d+\)/,
+    );
     tap.rewrite('getSignatureStatuses', undefined);
     expect(await watched.lookup(recorded(signed), me)).toMatchObject({ state: 'mined', status: 'confirmed' });
   });
@@ -177,6 +205,8 @@ describe('svm adapter: commitment', () => {
       kind: 'unknown',
       why: `the head slot ${mined.blockNumber - 1n} is below the recorded slot ${mined.blockNumber}`,
     });
-    expect(await watched.recheck({ ...atRecorded, blockNumber: BigInt(env.node.slot() + 1_000) }, BigInt(env.node.slot() + 1_000))).toMatchObject({ kind: 'unknown' });
+    expect(
+      await watched.recheck({ ...atRecorded, blockNumber: BigInt(env.node.slot() + 1_000) }, BigInt(env.node.slot() + 1_000)),
+    ).toMatchObject({ kind: 'unknown' });
   });
 });

@@ -69,7 +69,10 @@ export function rpcTap(): RpcTap {
     const fn = single ? rewrites.get(single.method) : undefined;
     if (!fn || !single) return response;
     const body = (await response.json()) as RpcBody; // a JSON-RPC answer
-    return new Response(JSON.stringify(fn(body, 'params' in single ? single.params : undefined)), { status: response.status, headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify(fn(body, 'params' in single ? single.params : undefined)), {
+      status: response.status,
+      headers: { 'content-type': 'application/json' },
+    });
   };
   return {
     fetch: tapped,
@@ -160,7 +163,8 @@ export function sandboxQuote(node: SolanaSandboxNode, kind: SvmPaymentKind, tabl
   const currency = kind === 'native' ? SYSTEM_PROGRAM_ID : node.usdcMint;
   const { amount } = base.facts;
   const deposit = depositInstruction({ kind, amount, id: orderId, ...(kind === 'token' ? { mint: node.usdcMint } : {}) });
-  const instructions: SvmInstruction[] = kind === 'native' ? [deposit] : [computeBudgetInstruction(2, 200_000n), computeBudgetInstruction(3, 1_000n), deposit];
+  const instructions: SvmInstruction[] =
+    kind === 'native' ? [deposit] : [computeBudgetInstruction(2, 200_000n), computeBudgetInstruction(3, 1_000n), deposit];
   const data = stepData(instructions, [table]);
   const step = quote.steps[0]!; // one deposit step
   step.items = [{ status: 'incomplete', data }];

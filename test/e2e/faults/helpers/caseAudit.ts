@@ -52,7 +52,8 @@ async function fillsToTreasury(s: Sandbox, chain: Slug, afterBlock: bigint): Pro
     fromBlock: afterBlock + 1n,
     toBlock: 'latest',
   });
-  for (const l of logs) if (l.transactionHash) out.set(l.transactionHash.toLowerCase(), (out.get(l.transactionHash.toLowerCase()) ?? 0n) + l.args.value!);
+  for (const l of logs)
+    if (l.transactionHash) out.set(l.transactionHash.toLowerCase(), (out.get(l.transactionHash.toLowerCase()) ?? 0n) + l.args.value!);
   return out;
 }
 
@@ -94,12 +95,17 @@ export async function auditCase(s: Sandbox, db: StoreDb, start: CaseStart): Prom
   for (const d of deposits) {
     const row = transfers.find((t) => t.orderId?.toLowerCase() === d.orderId);
     if (!row) loss(d.amount, `deposit ${d.txHash} on ${d.chain} for order ${d.orderId} is tracked by no transfer`);
-    else if (row.status === 'origin_failed' || row.status === 'refund') loss(d.amount, `transfer ${row.id} is ${row.status} but its deposit ${d.txHash} exists`);
+    else if (row.status === 'origin_failed' || row.status === 'refund')
+      loss(d.amount, `transfer ${row.id} is ${row.status} but its deposit ${d.txHash} exists`);
   }
   for (const t of transfers.filter((x) => x.status === 'success')) {
     const paid = fills[t.destinationChain as Slug] ?? new Map<string, bigint>();
     const filled = t.outTxHashes.reduce((sum, h) => sum + (paid.get(h.toLowerCase()) ?? 0n), 0n);
-    if (filled < t.minOut) loss(t.minOut - filled, `transfer ${t.id} is success but its fill paid the treasury ${formatUnits(filled, 6)} of ${formatUnits(t.minOut, 6)} guaranteed`);
+    if (filled < t.minOut)
+      loss(
+        t.minOut - filled,
+        `transfer ${t.id} is success but its fill paid the treasury ${formatUnits(filled, 6)} of ${formatUnits(t.minOut, 6)} guaranteed`,
+      );
   }
   for (const c of SLUGS) {
     const out = deposits.filter((d) => d.chain === c).reduce((sum, d) => sum + d.amount, 0n);
@@ -202,6 +208,9 @@ export function formatRow(r: CaseRow): string {
 
 /** The summary table printed at the end of a file. */
 export function formatSummary(title: string, rows: readonly CaseRow[]): string {
-  const lines = rows.map((r) => `| ${[r.fault, String(r.duplicates), formatUnits(r.lost, 6), r.backInBandSec === null ? 'n/a' : r.backInBandSec.toFixed(1), r.note].join(' | ')} |`);
+  const lines = rows.map(
+    (r) =>
+      `| ${[r.fault, String(r.duplicates), formatUnits(r.lost, 6), r.backInBandSec === null ? 'n/a' : r.backInBandSec.toFixed(1), r.note].join(' | ')} |`,
+  );
   return [`${title}`, '| fault | duplicates | lost (USDC) | back in band (s) | note |', '|---|---|---|---|---|', ...lines].join('\n');
 }

@@ -107,7 +107,10 @@ export async function crashAndRecover(s: Sandbox, dir: string, targets: string[]
       duplicates: audit.duplicates,
       lost: audit.lost,
       backInBandSec: band.backInBandSec(),
-      note: `${recoveries.length} recovery run(s); transfers ${audit.transfers.map((t) => t.status).reverse().join(', ')}`,
+      note: `${recoveries.length} recovery run(s); transfers ${audit.transfers
+        .map((t) => t.status)
+        .reverse()
+        .join(', ')}`,
     };
     console.log(formatRow(row));
     return { row, audit, kills, statesAtKill, recoveries };
@@ -129,7 +132,11 @@ export const BITCOIN_ONLY_POINTS: readonly CrashPoint[] = ['cancel:written'];
  */
 export function crashSequences(): string[][] {
   return CRASH_POINTS.filter((point) => !BITCOIN_ONLY_POINTS.includes(point)).flatMap((point): string[][] => {
-    if (point === 'reconcile:moved') return [['tx:written#1', point], ['tx:written#2', point]];
+    if (point === 'reconcile:moved')
+      return [
+        ['tx:written#1', point],
+        ['tx:written#2', point],
+      ];
     if (point.startsWith('tx:')) return [[`${point}#1`], [`${point}#2`]];
     return [[point]];
   });

@@ -39,38 +39,42 @@ export function describeCrashCases(title: string, sequences: readonly string[][]
     });
 
     for (const targets of sequences) {
-      it(`SIGKILL at ${targets.join(' then ')}: no duplicate, nothing lost, back in band`, async () => {
-        const r = await crashAndRecover(sandbox!, tmp.dir, targets);
-        rows.push(r.row);
-        // Every run meant to crash died by SIGKILL at its boundary, so the case cannot pass without the fault.
-        for (const k of r.kills) {
-          expect(k.signal, k.stderr.slice(-1500)).toBe('SIGKILL');
-          expect(k.code).toBeNull();
-        }
-        const expected = STATE_AT_KILL[targets[0]!];
-        if (expected) expect(r.statesAtKill[0]).toEqual(expected);
-        if (targets.length > 1) expect(r.statesAtKill[1]).toEqual(STATE_AT_SECOND_KILL[targets.join(' then ')]);
-        // Recovery: plain `run --once` runs that complete.
-        for (const rec of r.recoveries) expect(rec.code, rec.stderr.slice(-1500)).toBe(0);
+      it(
+        `SIGKILL at ${targets.join(' then ')}: no duplicate, nothing lost, back in band`,
+        async () => {
+          const r = await crashAndRecover(sandbox!, tmp.dir, targets);
+          rows.push(r.row);
+          // Every run meant to crash died by SIGKILL at its boundary, so the case cannot pass without the fault.
+          for (const k of r.kills) {
+            expect(k.signal, k.stderr.slice(-1500)).toBe('SIGKILL');
+            expect(k.code).toBeNull();
+          }
+          const expected = STATE_AT_KILL[targets[0]!];
+          if (expected) expect(r.statesAtKill[0]).toEqual(expected);
+          if (targets.length > 1) expect(r.statesAtKill[1]).toEqual(STATE_AT_SECOND_KILL[targets.join(' then ')]);
+          // Recovery: plain `run --once` runs that complete.
+          for (const rec of r.recoveries) expect(rec.code, rec.stderr.slice(-1500)).toBe(0);
 
-        // Exactly one deposit for the need, tracked by a transfer that ended success, nothing left in flight.
-        expect(r.audit.lostWhy).toEqual([]);
-        expect(r.row.lost).toBe(0n);
-        expect(r.row.duplicates).toBe(0);
-        expect(r.audit.deposits).toHaveLength(1);
-        expect(r.audit.deposits[0]!.amount).toBe(NEED);
-        const paid = r.audit.transfers.filter((t) => t.orderId?.toLowerCase() === r.audit.deposits[0]!.orderId);
-        expect(paid.map((t) => t.status)).toEqual(['success']);
-        expect(r.audit.inFlight).toEqual([]);
-        // Anything else the store holds never deposited: a transfer failed only before its deposit was signed.
-        for (const other of r.audit.transfers.filter((t) => !paid.includes(t))) {
-          expect(other.status).toBe('origin_failed');
-          expect(other.txs.map((t) => t.stepId)).not.toContain('deposit');
-        }
-        // Back in band within the recovery budget; how fast is printed (the row, the summary), not asserted: it
-        // grows with machine load.
-        expect(r.row.backInBandSec).not.toBeNull();
-      }, CASE_TIMEOUT_MS);
+          // Exactly one deposit for the need, tracked by a transfer that ended success, nothing left in flight.
+          expect(r.audit.lostWhy).toEqual([]);
+          expect(r.row.lost).toBe(0n);
+          expect(r.row.duplicates).toBe(0);
+          expect(r.audit.deposits).toHaveLength(1);
+          expect(r.audit.deposits[0]!.amount).toBe(NEED);
+          const paid = r.audit.transfers.filter((t) => t.orderId?.toLowerCase() === r.audit.deposits[0]!.orderId);
+          expect(paid.map((t) => t.status)).toEqual(['success']);
+          expect(r.audit.inFlight).toEqual([]);
+          // Anything else the store holds never deposited: a transfer failed only before its deposit was signed.
+          for (const other of r.audit.transfers.filter((t) => !paid.includes(t))) {
+            expect(other.status).toBe('origin_failed');
+            expect(other.txs.map((t) => t.stepId)).not.toContain('deposit');
+          }
+          // Back in band within the recovery budget; how fast is printed (the row, the summary), not asserted: it
+          // grows with machine load.
+          expect(r.row.backInBandSec).not.toBeNull();
+        },
+        CASE_TIMEOUT_MS,
+      );
     }
   });
 }

@@ -76,7 +76,15 @@ export async function measureRecovery(s: Sandbox, o: MeasureRecoveryOptions): Pr
     duplicates: audit.duplicates,
     lost: audit.lost,
     backInBandSec: band.backInBandSec(),
-    note: [o.note, `${steps} recovery run(s); transfers ${audit.transfers.map((t) => t.status).reverse().join(', ')}`].filter(Boolean).join('; '),
+    note: [
+      o.note,
+      `${steps} recovery run(s); transfers ${audit.transfers
+        .map((t) => t.status)
+        .reverse()
+        .join(', ')}`,
+    ]
+      .filter(Boolean)
+      .join('; '),
   };
   console.log(formatRow(row));
   return { row, audit, steps };

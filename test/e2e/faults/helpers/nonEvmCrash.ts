@@ -110,7 +110,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * @param target a `BALLAST_CRASH_AT` value from {@link NON_EVM_TARGETS}
  * @param budgetMs how long the recovery runs may take from the kill
  */
-export async function crashNonEvm(s: Sandbox, dir: string, origin: NonEvmOrigin, target: string, budgetMs: number): Promise<NonEvmCaseResult> {
+export async function crashNonEvm(
+  s: Sandbox,
+  dir: string,
+  origin: NonEvmOrigin,
+  target: string,
+  budgetMs: number,
+): Promise<NonEvmCaseResult> {
   const btc = origin === 'bitcoin' ? s.bitcoin!.node : null;
   if (btc && btc.mempoolTxids().length > 0) btc.mine(1); // a previous case's leftovers never count in this one
   s.setFaults({ bitcoinQuoteDeadlineSec: BITCOIN_DEADLINE_SEC });
@@ -141,7 +147,10 @@ export async function crashNonEvm(s: Sandbox, dir: string, origin: NonEvmOrigin,
     }
     const kill = await runOnce(t.configFile, { ...env, BALLAST_CRASH_AT: target });
     const newest = (await listRecentTransfers(t.ballast.db, 1))[0];
-    const stateAtKill: NonEvmStoreState = { ...(await storeState(t.ballast.db)), cancels: newest ? newest.cancels.map((c) => c.status) : [] };
+    const stateAtKill: NonEvmStoreState = {
+      ...(await storeState(t.ballast.db)),
+      cancels: newest ? newest.cancels.map((c) => c.status) : [],
+    };
 
     const recoveries: ChildExit[] = [];
     await recoverUntil({
@@ -197,13 +206,19 @@ export async function solanaPaidLamports(s: Sandbox, signature: string, payer: s
   const res = await fetch(s.solana!.rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getTransaction', params: [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }] }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'getTransaction',
+      params: [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }],
+    }),
   });
   type Landed = { meta: { preBalances: number[]; postBalances: number[] }; transaction: { message: { accountKeys: string[] } } };
   const body = (await res.json()) as { result: Landed | null };
   if (!body.result) throw new Error(`the Solana node does not know transaction ${signature}`);
   const { meta, transaction } = body.result;
-  if (transaction.message.accountKeys[0] !== payer) throw new Error(`transaction ${signature} is paid by ${transaction.message.accountKeys[0]}, not ${payer}`);
+  if (transaction.message.accountKeys[0] !== payer)
+    throw new Error(`transaction ${signature} is paid by ${transaction.message.accountKeys[0]}, not ${payer}`);
   return BigInt(meta.preBalances[0]!) - BigInt(meta.postBalances[0]!);
 }
 

@@ -70,7 +70,12 @@ async function setUsdc(s: Sandbox, slug: 'alpha' | 'beta', amount: bigint): Prom
   let hash;
   if (now < amount) {
     const minter = createWalletClient({ chain: chain.chain, account: s.accounts.deployer, transport });
-    hash = await minter.writeContract({ address: chain.usdc, abi: testStablecoinAbi, functionName: 'mint', args: [s.accounts.treasury.address, amount - now] });
+    hash = await minter.writeContract({
+      address: chain.usdc,
+      abi: testStablecoinAbi,
+      functionName: 'mint',
+      args: [s.accounts.treasury.address, amount - now],
+    });
   } else {
     const owner = createWalletClient({ chain: chain.chain, account: s.accounts.treasury, transport });
     const sink = s.accounts.extra[2]!.address; // a spare dev account no case uses
@@ -83,7 +88,12 @@ async function setUsdc(s: Sandbox, slug: 'alpha' | 'beta', amount: bigint): Prom
 async function zeroAllowance(s: Sandbox): Promise<void> {
   const alpha = chainOf(s, 'alpha');
   const treasury = s.accounts.treasury.address;
-  const allowance = await alpha.publicClient.readContract({ address: alpha.usdc, abi: erc20Abi, functionName: 'allowance', args: [treasury, alpha.depository as Address] });
+  const allowance = await alpha.publicClient.readContract({
+    address: alpha.usdc,
+    abi: erc20Abi,
+    functionName: 'allowance',
+    args: [treasury, alpha.depository as Address],
+  });
   if (allowance === 0n) return;
   const owner = createWalletClient({ chain: alpha.chain, account: s.accounts.treasury, transport: http(alpha.rpcUrl) });
   const hash = await owner.writeContract({ address: alpha.usdc, abi: erc20Abi, functionName: 'approve', args: [alpha.depository, 0n] });

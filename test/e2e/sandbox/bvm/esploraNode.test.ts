@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToScript, scriptToAddress } from '../../../../packages/sandbox/src/bvm/address.ts';
-import type { EsploraAddress, EsploraBlock, EsploraOutspend, EsploraStatus, EsploraTx, EsploraUtxo } from '../../../../packages/sandbox/src/bvm/esploraJson.ts';
+import type {
+  EsploraAddress,
+  EsploraBlock,
+  EsploraOutspend,
+  EsploraStatus,
+  EsploraTx,
+  EsploraUtxo,
+} from '../../../../packages/sandbox/src/bvm/esploraJson.ts';
 import { startEsploraNode, type BitcoinNodeEvent, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import { buildSigned, getJson, getText, p2trWallet, p2wpkhWallet, postTx, type TestWallet } from './btcWallets.ts';
 
@@ -58,11 +65,24 @@ describe('sandbox Bitcoin node (Esplora API)', () => {
     expect(stats(a)).toEqual({ chain: { ...zero, funded_txo_count: 1, funded_txo_sum: 100_000, tx_count: 1 }, mempool: zero });
     const utxos = await getJson<EsploraUtxo[]>(`${node.url}/address/${tara.address}/utxo`);
     const block2 = await getText(`${node.url}/block-height/2`);
-    expect(utxos).toEqual([{ txid: taraFund.txid, vout: 0, value: 50_000, status: { confirmed: true, block_height: 2, block_hash: block2.text, block_time: expect.any(Number) } }]);
+    expect(utxos).toEqual([
+      {
+        txid: taraFund.txid,
+        vout: 0,
+        value: 50_000,
+        status: { confirmed: true, block_height: 2, block_hash: block2.text, block_time: expect.any(Number) },
+      },
+    ]);
     const fundTx = await getJson<EsploraTx>(`${node.url}/tx/${taraFund.txid}`);
     expect(fundTx.vin[0]).toMatchObject({ is_coinbase: true, prevout: null, vout: 0xffffffff });
     expect(fundTx.vout).toEqual([
-      { scriptpubkey: Buffer.from(tara.output).toString('hex'), scriptpubkey_asm: expect.stringMatching(/^OP_PUSHNUM_1 OP_PUSHBYTES_32 [0-9a-f]{64}$/), scriptpubkey_type: 'v1_p2tr', scriptpubkey_address: tara.address, value: 50_000 },
+      {
+        scriptpubkey: Buffer.from(tara.output).toString('hex'),
+        scriptpubkey_asm: expect.stringMatching(/^OP_PUSHNUM_1 OP_PUSHBYTES_32 [0-9a-f]{64}$/),
+        scriptpubkey_type: 'v1_p2tr',
+        scriptpubkey_address: tara.address,
+        value: 50_000,
+      },
     ]);
     expect(node.balance(alice.address)).toBe(100_000n);
     expect(node.balance(tara.address)).toBe(50_000n);
@@ -106,13 +126,26 @@ describe('sandbox Bitcoin node (Esplora API)', () => {
     });
     const b = await getJson<EsploraAddress>(`${node.url}/address/${bob.address}`);
     expect(stats(b)).toEqual({ chain: zero, mempool: { ...zero, funded_txo_count: 1, funded_txo_sum: 120_000, tx_count: 1 } });
-    expect(await getJson<EsploraUtxo[]>(`${node.url}/address/${alice.address}/utxo`)).toEqual([{ txid: spendTxid, vout: 2, value: 29_000, status: { confirmed: false } }]);
+    expect(await getJson<EsploraUtxo[]>(`${node.url}/address/${alice.address}/utxo`)).toEqual([
+      { txid: spendTxid, vout: 2, value: 29_000, status: { confirmed: false } },
+    ]);
     expect(await getJson<EsploraUtxo[]>(`${node.url}/address/${tara.address}/utxo`)).toEqual([]);
     expect(node.balance(alice.address)).toBe(29_000n);
     expect(node.specBalance(alice.address)).toBe(0n); // 100 000 confirmed − 100 000 pending spent; the change is unconfirmed
-    expect(await getJson<{ count: number; vsize: number }>(`${node.url}/mempool`)).toMatchObject({ count: 1, vsize: tx.virtualSize(), total_fee: 1_000 });
-    expect(await getJson<EsploraOutspend>(`${node.url}/tx/${aliceFund.txid}/outspend/0`)).toEqual({ spent: true, txid: spendTxid, vin: 0, status: { confirmed: false } });
-    expect(await getJson<EsploraOutspend[]>(`${node.url}/tx/${taraFund.txid}/outspends`)).toEqual([{ spent: true, txid: spendTxid, vin: 1, status: { confirmed: false } }]);
+    expect(await getJson<{ count: number; vsize: number }>(`${node.url}/mempool`)).toMatchObject({
+      count: 1,
+      vsize: tx.virtualSize(),
+      total_fee: 1_000,
+    });
+    expect(await getJson<EsploraOutspend>(`${node.url}/tx/${aliceFund.txid}/outspend/0`)).toEqual({
+      spent: true,
+      txid: spendTxid,
+      vin: 0,
+      status: { confirmed: false },
+    });
+    expect(await getJson<EsploraOutspend[]>(`${node.url}/tx/${taraFund.txid}/outspends`)).toEqual([
+      { spent: true, txid: spendTxid, vin: 1, status: { confirmed: false } },
+    ]);
     expect(events).toContainEqual({ type: 'mempool', txid: spendTxid });
   });
 
@@ -121,29 +154,66 @@ describe('sandbox Bitcoin node (Esplora API)', () => {
     expect(mainnetForm.startsWith('bc1q')).toBe(true);
     const payments = node.listPayments(mainnetForm);
     expect(payments).toHaveLength(1);
-    expect(payments[0]).toMatchObject({ txid: spendTxid, vout: 0, value: 120_000n, opReturnText: ORDER_ID, blockHeight: null, confirmations: 0, firstInputAddress: alice.address });
+    expect(payments[0]).toMatchObject({
+      txid: spendTxid,
+      vout: 0,
+      value: 120_000n,
+      opReturnText: ORDER_ID,
+      blockHeight: null,
+      confirmations: 0,
+      firstInputAddress: alice.address,
+    });
     expect(Buffer.from(payments[0]!.opReturn!).toString('utf8')).toBe(ORDER_ID);
   });
 
   it('mine() confirms the mempool in a new block and every view follows', async () => {
     expect(node.mine()).toBe(3);
     const tipHash = (await getText(`${node.url}/blocks/tip/hash`)).text;
-    expect(await getJson<EsploraStatus>(`${node.url}/tx/${spendTxid}/status`)).toEqual({ confirmed: true, block_height: 3, block_hash: tipHash, block_time: expect.any(Number) });
+    expect(await getJson<EsploraStatus>(`${node.url}/tx/${spendTxid}/status`)).toEqual({
+      confirmed: true,
+      block_height: 3,
+      block_hash: tipHash,
+      block_time: expect.any(Number),
+    });
     const block = await getJson<EsploraBlock>(`${node.url}/block/${tipHash}`);
-    expect(block).toMatchObject({ id: tipHash, height: 3, tx_count: 1, previousblockhash: (await getText(`${node.url}/block-height/2`)).text });
+    expect(block).toMatchObject({
+      id: tipHash,
+      height: 3,
+      tx_count: 1,
+      previousblockhash: (await getText(`${node.url}/block-height/2`)).text,
+    });
     expect(await getJson<string[]>(`${node.url}/block/${tipHash}/txids`)).toEqual([spendTxid]);
     expect((await getText(`${node.url}/block/${tipHash}/header`)).text).toHaveLength(160);
 
     const a = await getJson<EsploraAddress>(`${node.url}/address/${alice.address}`);
-    expect(stats(a)).toEqual({ chain: { funded_txo_count: 2, funded_txo_sum: 129_000, spent_txo_count: 1, spent_txo_sum: 100_000, tx_count: 2 }, mempool: zero });
+    expect(stats(a)).toEqual({
+      chain: { funded_txo_count: 2, funded_txo_sum: 129_000, spent_txo_count: 1, spent_txo_sum: 100_000, tx_count: 2 },
+      mempool: zero,
+    });
     expect(await getJson<EsploraUtxo[]>(`${node.url}/address/${alice.address}/utxo`)).toEqual([
-      { txid: spendTxid, vout: 2, value: 29_000, status: { confirmed: true, block_height: 3, block_hash: tipHash, block_time: block.timestamp } },
+      {
+        txid: spendTxid,
+        vout: 2,
+        value: 29_000,
+        status: { confirmed: true, block_height: 3, block_hash: tipHash, block_time: block.timestamp },
+      },
     ]);
-    expect((await getJson<EsploraTx[]>(`${node.url}/address/${alice.address}/txs`)).map((t) => t.txid)).toEqual([spendTxid, aliceFund.txid]);
+    expect((await getJson<EsploraTx[]>(`${node.url}/address/${alice.address}/txs`)).map((t) => t.txid)).toEqual([
+      spendTxid,
+      aliceFund.txid,
+    ]);
     expect(node.specBalance(alice.address)).toBe(29_000n);
     expect(await getJson<{ count: number }>(`${node.url}/mempool`)).toMatchObject({ count: 0, vsize: 0 });
-    expect(await getJson<EsploraOutspend>(`${node.url}/tx/${aliceFund.txid}/outspend/0`)).toMatchObject({ spent: true, txid: spendTxid, status: { confirmed: true, block_height: 3 } });
-    expect(await getJson<EsploraOutspend[]>(`${node.url}/tx/${spendTxid}/outspends`)).toEqual([{ spent: false }, { spent: false }, { spent: false }]);
+    expect(await getJson<EsploraOutspend>(`${node.url}/tx/${aliceFund.txid}/outspend/0`)).toMatchObject({
+      spent: true,
+      txid: spendTxid,
+      status: { confirmed: true, block_height: 3 },
+    });
+    expect(await getJson<EsploraOutspend[]>(`${node.url}/tx/${spendTxid}/outspends`)).toEqual([
+      { spent: false },
+      { spent: false },
+      { spent: false },
+    ]);
     expect(await getText(`${node.url}/tx/${spendTxid}/hex`)).toEqual({ status: 200, text: spendHex });
     expect(node.listPayments(bob.address)[0]).toMatchObject({ blockHeight: 3, blockHash: tipHash, confirmations: 1 });
     node.mine(3);
@@ -151,7 +221,10 @@ describe('sandbox Bitcoin node (Esplora API)', () => {
   });
 
   it('a rebroadcast of a confirmed transaction is refused', async () => {
-    expect(await postTx(node.url, spendHex)).toEqual({ status: 400, text: 'sendrawtransaction RPC error: {"code":-27,"message":"Transaction already in block chain"}' });
+    expect(await postTx(node.url, spendHex)).toEqual({
+      status: 400,
+      text: 'sendrawtransaction RPC error: {"code":-27,"message":"Transaction already in block chain"}',
+    });
   });
 
   it('invalidateTip() returns the tip block to the mempool, and a funding block takes its spenders along', async () => {
@@ -165,7 +238,10 @@ describe('sandbox Bitcoin node (Esplora API)', () => {
     expect(await getJson<EsploraStatus>(`${node.url}/tx/${spendTxid}/status`)).toEqual({ confirmed: false });
     expect(await getJson<string[]>(`${node.url}/mempool/txids`)).toEqual([spendTxid]);
     expect(await postTx(node.url, spendHex)).toEqual({ status: 200, text: spendTxid });
-    expect(stats(await getJson<EsploraAddress>(`${node.url}/address/${bob.address}`))).toEqual({ chain: zero, mempool: { ...zero, funded_txo_count: 1, funded_txo_sum: 120_000, tx_count: 1 } });
+    expect(stats(await getJson<EsploraAddress>(`${node.url}/address/${bob.address}`))).toEqual({
+      chain: zero,
+      mempool: { ...zero, funded_txo_count: 1, funded_txo_sum: 120_000, tx_count: 1 },
+    });
     expect(events.at(-1)).toEqual({ type: 'reorg', ...undone });
 
     expect(node.mine()).toBe(3);

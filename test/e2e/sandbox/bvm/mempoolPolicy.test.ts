@@ -60,7 +60,10 @@ describe('sandbox Bitcoin node mempool policy over HTTP', () => {
     const c = coinOn(node);
     const vsize = vsizeOf(c);
     const low = withFee([c], vsize - 1n);
-    expect(await postTx(node.url, low.toHex())).toEqual({ status: 400, text: rpcError(-26, `min relay fee not met, ${vsize - 1n} < ${vsize}`) });
+    expect(await postTx(node.url, low.toHex())).toEqual({
+      status: 400,
+      text: rpcError(-26, `min relay fee not met, ${vsize - 1n} < ${vsize}`),
+    });
     const locked = withFee([c], vsize, { locktime: node.tipHeight() + 1, sequence: 0xfffffffd });
     expect(await postTx(node.url, locked.toHex())).toEqual({ status: 400, text: rpcError(-26, 'non-final') });
     expect(await getText(`${node.url}/tx/${low.getId()}`)).toEqual({ status: 404, text: 'Transaction not found' });
@@ -90,11 +93,17 @@ describe('sandbox Bitcoin node mempool policy over HTTP', () => {
     const under = withFee([c], 1_000n + 2n * vsize - 1n); // one satoshi short of paying its own vsize on top
     expect(await postTx(node.url, under.toHex())).toEqual({
       status: 400,
-      text: rpcError(-26, `insufficient fee, rejecting replacement ${under.getId()}, not enough additional fees to relay; 0.000000${vsize - 1n} < 0.000000${vsize}`),
+      text: rpcError(
+        -26,
+        `insufficient fee, rejecting replacement ${under.getId()}, not enough additional fees to relay; 0.000000${vsize - 1n} < 0.000000${vsize}`,
+      ),
     });
     expect(await postTx(node.url, original.toHex())).toEqual({
       status: 400,
-      text: rpcError(-26, `insufficient fee, rejecting replacement ${original.getId()}; new feerate ${rate(1_000n, vsize)} <= old feerate ${rate(1_000n + vsize, vsize)}`),
+      text: rpcError(
+        -26,
+        `insufficient fee, rejecting replacement ${original.getId()}; new feerate ${rate(1_000n, vsize)} <= old feerate ${rate(1_000n + vsize, vsize)}`,
+      ),
     });
     node.mine();
     expect(await getJson<EsploraStatus>(`${node.url}/tx/${replacement.getId()}/status`)).toMatchObject({ confirmed: true });
@@ -114,14 +123,23 @@ describe('sandbox Bitcoin node mempool policy over HTTP', () => {
     expect(node.pendingFaults().evictNextBroadcasts).toBe(0);
 
     expect(await postTx(node.url, tx.toHex())).toEqual({ status: 200, text: tx.getId() });
-    expect((await getJson<EsploraAddress>(`${node.url}/address/${owner.address}`)).mempool_stats).toMatchObject({ funded_txo_count: 1, tx_count: 1 });
+    expect((await getJson<EsploraAddress>(`${node.url}/address/${owner.address}`)).mempool_stats).toMatchObject({
+      funded_txo_count: 1,
+      tx_count: 1,
+    });
     expect(node.evict(tx.getId())).toEqual([tx.getId()]);
-    expect((await getJson<EsploraAddress>(`${node.url}/address/${owner.address}`)).mempool_stats).toMatchObject({ funded_txo_count: 0, tx_count: 0 });
+    expect((await getJson<EsploraAddress>(`${node.url}/address/${owner.address}`)).mempool_stats).toMatchObject({
+      funded_txo_count: 0,
+      tx_count: 0,
+    });
     expect(events).toContainEqual({ type: 'removed', reason: 'evicted', txids: [tx.getId()] });
 
     expect(await postTx(node.url, tx.toHex())).toEqual({ status: 200, text: tx.getId() });
     node.mine();
-    expect(await getJson<EsploraStatus>(`${node.url}/tx/${tx.getId()}/status`)).toMatchObject({ confirmed: true, block_height: node.tipHeight() });
+    expect(await getJson<EsploraStatus>(`${node.url}/tx/${tx.getId()}/status`)).toMatchObject({
+      confirmed: true,
+      block_height: node.tipHeight(),
+    });
     expect((await getJson<EsploraAddress>(`${node.url}/address/${owner.address}`)).chain_stats).toMatchObject({ funded_txo_count: 1 });
   });
 

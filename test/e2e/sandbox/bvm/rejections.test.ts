@@ -10,7 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BitcoinTxRejectedError, type BitcoinTxRejectCode } from '../../../../packages/sandbox/src/bvm/errors.ts';
 import type { EsploraOutspend } from '../../../../packages/sandbox/src/bvm/esploraJson.ts';
 import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
-import { buildSigned, ECPair, getJson, getText, p2trWallet, p2wpkhWallet, postTx, regtest, rpcError, type Coin, type TestWallet } from './btcWallets.ts';
+import {
+  buildSigned,
+  ECPair,
+  getJson,
+  getText,
+  p2trWallet,
+  p2wpkhWallet,
+  postTx,
+  regtest,
+  rpcError,
+  type Coin,
+  type TestWallet,
+} from './btcWallets.ts';
 
 let node: BitcoinSandboxNode;
 beforeAll(async () => {
@@ -44,7 +56,14 @@ function rawSpend(coins: Coin[], outs: { script: Uint8Array; value: bigint }[]):
 }
 
 /** Sets a P2WPKH witness for input `i`: signature by `signer` over the BIP-143 sighash, and `pubkey`. */
-function signP2wpkh(tx: Transaction, i: number, c: Coin, signer: ECPairInterface, pubkey: Uint8Array = c.owner.key.publicKey, hashType = 1): void {
+function signP2wpkh(
+  tx: Transaction,
+  i: number,
+  c: Coin,
+  signer: ECPairInterface,
+  pubkey: Uint8Array = c.owner.key.publicKey,
+  hashType = 1,
+): void {
   const scriptCode = payments.p2pkh({ hash: c.owner.output.subarray(2) }).output!; // p2pkh from a hash always has an output
   const hash = tx.hashForWitnessV0(i, scriptCode, c.value, hashType);
   tx.setWitness(i, [btcScript.signature.encode(signer.sign(hash), hashType), pubkey]);
@@ -52,7 +71,12 @@ function signP2wpkh(tx: Transaction, i: number, c: Coin, signer: ECPairInterface
 
 /** Sets a P2TR key-path witness for input `i`: Schnorr by `signer` over the BIP-341 sighash of `hashType`. */
 function signP2tr(tx: Transaction, i: number, coins: Coin[], signer: ECPairInterface, hashType = 0, typeByte?: number): void {
-  const hash = tx.hashForWitnessV1(i, coins.map((c) => c.owner.output), coins.map((c) => c.value), hashType);
+  const hash = tx.hashForWitnessV1(
+    i,
+    coins.map((c) => c.owner.output),
+    coins.map((c) => c.value),
+    hashType,
+  );
   const sig = signer.signSchnorr(hash);
   const byte = typeByte ?? (hashType === 0 ? undefined : hashType);
   tx.setWitness(i, [byte === undefined ? sig : Uint8Array.from([...sig, byte])]);
@@ -92,7 +116,11 @@ describe('POST /tx rejections', () => {
     const other = ECPair.makeRandom({ network: regtest });
     const tx = rawSpend([c], [pay(9_000n)]);
     signP2wpkh(tx, 0, c, other, other.publicKey);
-    await expectRejected(tx.toHex(), 'BTC_TX_PUBKEY_MISMATCH', 'mandatory-script-verify-flag-failed (Script failed an OP_EQUALVERIFY operation)');
+    await expectRejected(
+      tx.toHex(),
+      'BTC_TX_PUBKEY_MISMATCH',
+      'mandatory-script-verify-flag-failed (Script failed an OP_EQUALVERIFY operation)',
+    );
   });
 
   it('a high-S P2WPKH signature, and a missing witness', async () => {
@@ -103,9 +131,17 @@ describe('POST /tx rejections', () => {
     const s = BigInt(`0x${Buffer.from(low.subarray(32)).toString('hex')}`);
     const high = Uint8Array.from([...low.subarray(0, 32), ...Buffer.from((SECP256K1_ORDER - s).toString(16).padStart(64, '0'), 'hex')]);
     tx.setWitness(0, [btcScript.signature.encode(high, 1), c.owner.key.publicKey]);
-    await expectRejected(tx.toHex(), 'BTC_TX_BAD_SIGNATURE_ENCODING', 'mandatory-script-verify-flag-failed (Non-canonical signature: S value is unnecessarily high)');
+    await expectRejected(
+      tx.toHex(),
+      'BTC_TX_BAD_SIGNATURE_ENCODING',
+      'mandatory-script-verify-flag-failed (Non-canonical signature: S value is unnecessarily high)',
+    );
     tx.setWitness(0, []);
-    await expectRejected(tx.toHex(), 'BTC_TX_BAD_WITNESS', 'mandatory-script-verify-flag-failed (Witness program was passed an empty witness)');
+    await expectRejected(
+      tx.toHex(),
+      'BTC_TX_BAD_WITNESS',
+      'mandatory-script-verify-flag-failed (Witness program was passed an empty witness)',
+    );
     signP2wpkh(tx, 0, c, c.owner.key);
     expect((await postTx(node.url, tx.toHex())).status).toBe(200); // the same spend, signed properly
   });
@@ -150,7 +186,11 @@ describe('POST /tx rejections', () => {
     node.mine();
     expect(node.mempoolTxids()).toEqual([]);
     await expectRejected(second.toHex(), 'BTC_TX_INPUT_MISSING_OR_SPENT', 'bad-txns-inputs-missingorspent', -25);
-    expect(await getJson<EsploraOutspend>(`${node.url}/tx/${c.txid}/outspend/0`)).toMatchObject({ spent: true, txid: first.getId(), vin: 0 });
+    expect(await getJson<EsploraOutspend>(`${node.url}/tx/${c.txid}/outspend/0`)).toMatchObject({
+      spent: true,
+      txid: first.getId(),
+      vin: 0,
+    });
   });
 
   it('outputs above inputs, and a fee under the relay minimum', async () => {
@@ -177,7 +217,11 @@ describe('POST /tx rejections', () => {
     signP2tr(tx, 0, [c], c.owner.signer, 0, 0x04);
     await expectRejected(tx.toHex(), 'BTC_TX_BAD_SIGNATURE_ENCODING', SCHNORR_HASHTYPE);
     tx.setWitness(0, [new Uint8Array(63)]);
-    await expectRejected(tx.toHex(), 'BTC_TX_BAD_SIGNATURE_ENCODING', 'mandatory-script-verify-flag-failed (Invalid Schnorr signature size)');
+    await expectRejected(
+      tx.toHex(),
+      'BTC_TX_BAD_SIGNATURE_ENCODING',
+      'mandatory-script-verify-flag-failed (Invalid Schnorr signature size)',
+    );
 
     const d = coin('p2tr');
     const single = rawSpend([c, d], [pay(19_000n)]);
@@ -195,7 +239,6 @@ describe('POST /tx rejections', () => {
     expect((await expectRejected(wrongAmount.toHex(), 'BTC_TX_BAD_SIGNATURE', SCHNORR_FAIL)).inputIndex).toBe(0);
     signP2tr(wrongAmount, 0, [c, d], c.owner.signer);
     expect(await postTx(node.url, wrongAmount.toHex())).toEqual({ status: 200, text: wrongAmount.getId() });
-
   });
 
   it('dust outputs, oversized OP_RETURN, unsupported input scripts, undecodable bodies', async () => {
@@ -210,7 +253,11 @@ describe('POST /tx rejections', () => {
     await expectRejected(spendWith([pay(19_000n), { script: p2trWallet().output, value: 329n }]), 'BTC_TX_DUST', 'dust');
     expect(opReturn(81)).toHaveLength(84);
     await expectRejected(spendWith([pay(19_000n), { script: opReturn(81), value: 0n }]), 'BTC_TX_NONSTANDARD_OUTPUT', 'scriptpubkey');
-    await expectRejected(spendWith([pay(9_000n), { script: opReturn(1), value: 0n }, { script: opReturn(1), value: 0n }]), 'BTC_TX_MULTI_OP_RETURN', 'multi-op-return');
+    await expectRejected(
+      spendWith([pay(9_000n), { script: opReturn(1), value: 0n }, { script: opReturn(1), value: 0n }]),
+      'BTC_TX_MULTI_OP_RETURN',
+      'multi-op-return',
+    );
     await expectRejected('zz', 'BTC_TX_DECODE_FAILED', 'TX decode failed', -22);
     await expectRejected('0200000000', 'BTC_TX_DECODE_FAILED', 'TX decode failed', -22);
 

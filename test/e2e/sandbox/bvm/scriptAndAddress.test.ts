@@ -14,8 +14,16 @@ describe('addresses ↔ scripts', () => {
   // BIP-173 and BIP-350 valid-address vectors, and the genesis coinbase's P2PKH address.
   const vectors: [string, string, 'bitcoin' | 'testnet' | 'regtest'][] = [
     ['bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', '0014751e76e8199196d454941c45d1b3a323f1433bd6', 'bitcoin'],
-    ['tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7', '00201863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262', 'testnet'],
-    ['bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0', '512079be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'bitcoin'],
+    [
+      'tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7',
+      '00201863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262',
+      'testnet',
+    ],
+    [
+      'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0',
+      '512079be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798',
+      'bitcoin',
+    ],
     ['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', '76a91462e907b15cbf27d5425399ebf6f0fb50ebb88f1888ac', 'bitcoin'],
   ];
   it.each(vectors)('%s', (address, script, network) => {
@@ -32,7 +40,13 @@ describe('addresses ↔ scripts', () => {
   });
 
   it('refuses invalid addresses', () => {
-    for (const bad of ['', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5', 'ltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9', '0x1234', 'bc1zw508d6qejxtdg4y5r3zarvaryvqyzf3du']) {
+    for (const bad of [
+      '',
+      'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5',
+      'ltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9',
+      '0x1234',
+      'bc1zw508d6qejxtdg4y5r3zarvaryvqyzf3du',
+    ]) {
       expect(() => addressToScript(bad), bad).toThrow(BitcoinNodeError);
     }
   });
@@ -41,7 +55,9 @@ describe('addresses ↔ scripts', () => {
 describe('scripts', () => {
   it('classifies and prints scripts as Esplora does', () => {
     expect(classifyScript(bytes('0014751e76e8199196d454941c45d1b3a323f1433bd6'))).toBe('v0_p2wpkh');
-    expect(scriptAsm(bytes('0014751e76e8199196d454941c45d1b3a323f1433bd6'))).toBe('OP_0 OP_PUSHBYTES_20 751e76e8199196d454941c45d1b3a323f1433bd6');
+    expect(scriptAsm(bytes('0014751e76e8199196d454941c45d1b3a323f1433bd6'))).toBe(
+      'OP_0 OP_PUSHBYTES_20 751e76e8199196d454941c45d1b3a323f1433bd6',
+    );
     expect(scriptAsm(bytes('76a91462e907b15cbf27d5425399ebf6f0fb50ebb88f1888ac'))).toBe(
       'OP_DUP OP_HASH160 OP_PUSHBYTES_20 62e907b15cbf27d5425399ebf6f0fb50ebb88f18 OP_EQUALVERIFY OP_CHECKSIG',
     );

@@ -61,7 +61,9 @@ describe('relay-bitcoin-wallet-adapter against the sandbox node', () => {
       return psbt.toBase64();
     });
     // The adapter reads only `data.psbt` of the step item and nothing of the step.
-    const stepItem = { status: 'incomplete', data: { psbt: unsigned.toHex() } } as unknown as Parameters<typeof wallet.handleSendTransactionStep>[1];
+    const stepItem = { status: 'incomplete', data: { psbt: unsigned.toHex() } } as unknown as Parameters<
+      typeof wallet.handleSendTransactionStep
+    >[1];
     const step = {} as Parameters<typeof wallet.handleSendTransactionStep>[2]; // unused by the Bitcoin adapter
     const txid = await wallet.handleSendTransactionStep(8253038, stepItem, step);
 
@@ -70,7 +72,14 @@ describe('relay-bitcoin-wallet-adapter against the sandbox node', () => {
     expect(txid).toMatch(/^[0-9a-f]{64}$/);
     expect(node.mempoolTxids()).toEqual([txid]);
     const [payment] = node.listPayments(depository.address!); // p2wpkh has an address
-    expect(payment).toMatchObject({ txid, vout: 0, value: 50_000n, opReturnText: orderId, firstInputAddress: userAddress, confirmations: 0 });
+    expect(payment).toMatchObject({
+      txid,
+      vout: 0,
+      value: 50_000n,
+      opReturnText: orderId,
+      firstInputAddress: userAddress,
+      confirmations: 0,
+    });
     expect(node.balance(userAddress)).toBe(29_500n);
     expect(node.specBalance(userAddress)).toBe(0n);
     node.mine(4);

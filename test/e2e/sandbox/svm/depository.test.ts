@@ -5,7 +5,15 @@
  * listDeposits / getSignaturesForAddress; failing ones are refused (or, with skipPreflight, land failed with
  * only the fee charged) and move nothing.
  */
-import { Keypair, LAMPORTS_PER_SOL, PublicKey, SendTransactionError, SystemProgram, type Connection, type TransactionInstruction } from '@solana/web3.js';
+import {
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  SendTransactionError,
+  SystemProgram,
+  type Connection,
+  type TransactionInstruction,
+} from '@solana/web3.js';
 import { TOKEN_2022_PROGRAM_ID } from '@solana/spl-token';
 import { base58, base64 } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,7 +87,11 @@ describe('depository stand-in: deposits that pass', () => {
   it('deposit_native moves lamports to the vault, logs the DepositEvent and is listed', async () => {
     const before = balances();
     const id = orderId(0x11);
-    const { tx, blockhash, lastValidBlockHeight } = await signedV0(connection, [user], [depositIx(nativeKeys(), encodeDepositData('native', 250_000_000n, id))]);
+    const { tx, blockhash, lastValidBlockHeight } = await signedV0(
+      connection,
+      [user],
+      [depositIx(nativeKeys(), encodeDepositData('native', 250_000_000n, id))],
+    );
     const signature = await connection.sendRawTransaction(tx.serialize());
     expect((await connection.confirmTransaction({ signature, blockhash, lastValidBlockHeight })).value.err).toBeNull();
     expect(node.balance(vault) - before.vaultLamports).toBe(250_000_000n);
@@ -100,7 +112,9 @@ describe('depository stand-in: deposits that pass', () => {
     expect(landed?.meta?.innerInstructions?.[0]?.instructions[0]).toMatchObject({ stackHeight: 2 });
 
     const listed = node.listDeposits(landed!.slot);
-    expect(listed).toEqual([{ signature, slot: landed!.slot, instructionIndex: 0, programId: RELAY_DEPOSITORY_PROGRAM_ID, sender: me(), event }]);
+    expect(listed).toEqual([
+      { signature, slot: landed!.slot, instructionIndex: 0, programId: RELAY_DEPOSITORY_PROGRAM_ID, sender: me(), event },
+    ]);
     expect(node.listDeposits(landed!.slot + 1)).toEqual([]);
   });
 
@@ -130,11 +144,21 @@ describe('depository stand-in: deposits that pass', () => {
     const mint = await node.createMint(6, { tokenProgram: TOKEN_2022_PROGRAM_ID.toBase58() });
     await node.mintTo(me(), mint, 9_000n);
     const tip = Keypair.generate().publicKey;
-    const keys = depositAccounts({ programId: RELAY_DEPOSITORY_PROGRAM_ID, sender: me(), depositor: me(), mint, tokenProgram: TOKEN_2022_PROGRAM_ID.toBase58() });
-    const { tx } = await signedV0(connection, [user], [
-      SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: tip, lamports: LAMPORTS_PER_SOL }),
-      depositIx(keys, encodeDepositData('token', 4_000n, orderId(0x33))),
-    ]);
+    const keys = depositAccounts({
+      programId: RELAY_DEPOSITORY_PROGRAM_ID,
+      sender: me(),
+      depositor: me(),
+      mint,
+      tokenProgram: TOKEN_2022_PROGRAM_ID.toBase58(),
+    });
+    const { tx } = await signedV0(
+      connection,
+      [user],
+      [
+        SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: tip, lamports: LAMPORTS_PER_SOL }),
+        depositIx(keys, encodeDepositData('token', 4_000n, orderId(0x33))),
+      ],
+    );
     await connection.sendRawTransaction(tx.serialize());
     expect(node.tokenBalance(vault, mint)).toBe(4_000n);
     expect(node.tokenBalance(me(), mint)).toBe(5_000n);
@@ -142,7 +166,7 @@ describe('depository stand-in: deposits that pass', () => {
     expect(node.listDeposits().at(-1)).toMatchObject({ instructionIndex: 1, event: { token: mint, amount: 4_000n } });
   });
 
-  it('ignores bytes after the 48-byte arguments, as Anchor\'s borsh deserialize does', async () => {
+  it("ignores bytes after the 48-byte arguments, as Anchor's borsh deserialize does", async () => {
     const before = node.balance(vault);
     const data = Uint8Array.from([...encodeDepositData('native', 3_000_000n, orderId(0x66)), 0xee]);
     const { tx } = await signedV0(connection, [user], [depositIx(nativeKeys(), data)]);
@@ -160,8 +184,12 @@ describe('depository stand-in: deposits that fail move nothing', () => {
     const keys = nativeKeys();
     keys[3] = { ...keys[3]!, pubkey: Keypair.generate().publicKey.toBase58() };
     const error = await refused([depositIx(keys, encodeDepositData('native', amount, orderId(1)))]);
-    expect(error.transactionError.message).toBe('Transaction simulation failed: Error processing Instruction 0: custom program error: 0x7d6');
-    expect(error.logs?.some((l) => l.includes('AnchorError caused by account: vault. Error Code: ConstraintSeeds. Error Number: 2006'))).toBe(true);
+    expect(error.transactionError.message).toBe(
+      'Transaction simulation failed: Error processing Instruction 0: custom program error: 0x7d6',
+    );
+    expect(
+      error.logs?.some((l) => l.includes('AnchorError caused by account: vault. Error Code: ConstraintSeeds. Error Number: 2006')),
+    ).toBe(true);
     expect(balances()).toEqual(before);
   });
 
@@ -192,7 +220,9 @@ describe('depository stand-in: deposits that fail move nothing', () => {
     await node.airdrop(payer.publicKey.toBase58(), BigInt(LAMPORTS_PER_SOL));
     const keys = nativeKeys().map((k) => (k.pubkey === me() && k.isSigner ? { ...k, isSigner: false } : k));
     const error = await refused([depositIx(keys, encodeDepositData('native', amount, orderId(4)))], [payer]);
-    expect(error.logs?.some((l) => l.includes('AnchorError caused by account: sender. Error Code: AccountNotSigner. Error Number: 3010'))).toBe(true);
+    expect(
+      error.logs?.some((l) => l.includes('AnchorError caused by account: sender. Error Code: AccountNotSigner. Error Number: 3010')),
+    ).toBe(true);
     expect(node.balance(payer.publicKey.toBase58())).toBe(BigInt(LAMPORTS_PER_SOL));
     expect(balances()).toEqual(before);
   });
@@ -212,7 +242,13 @@ describe('depository stand-in: deposits that fail move nothing', () => {
 
   it('a token deposit naming Token-2022 for an SPL Token mint is refused', async () => {
     const before = balances();
-    const keys = depositAccounts({ programId: RELAY_DEPOSITORY_PROGRAM_ID, sender: me(), depositor: me(), mint: node.usdcMint, tokenProgram: TOKEN_2022_PROGRAM_ID.toBase58() });
+    const keys = depositAccounts({
+      programId: RELAY_DEPOSITORY_PROGRAM_ID,
+      sender: me(),
+      depositor: me(),
+      mint: node.usdcMint,
+      tokenProgram: TOKEN_2022_PROGRAM_ID.toBase58(),
+    });
     const error = await refused([depositIx(keys, encodeDepositData('token', 1_000n, orderId(6)))]);
     // The sender's "ATA" under Token-2022 does not exist: Anchor stops at the sender_token_account check.
     expect(error.logs?.some((l) => l.includes('sender_token_account. Error Code: AccountNotInitialized. Error Number: 3012'))).toBe(true);
@@ -224,10 +260,14 @@ describe('depository stand-in: deposits that fail move nothing', () => {
     const bystander = Keypair.generate().publicKey;
     const keys = nativeKeys();
     keys[0] = { ...keys[0]!, pubkey: keys[3]!.pubkey }; // vault where relay_depository belongs
-    const { tx } = await signedV0(connection, [user], [
-      SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: bystander, lamports: LAMPORTS_PER_SOL }),
-      depositIx(keys, encodeDepositData('native', amount, orderId(7))),
-    ]);
+    const { tx } = await signedV0(
+      connection,
+      [user],
+      [
+        SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: bystander, lamports: LAMPORTS_PER_SOL }),
+        depositIx(keys, encodeDepositData('native', amount, orderId(7))),
+      ],
+    );
     const signature = await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
     expect(signature).toBe(base58.encode(tx.signatures[0]!));
     const status = await connection.getSignatureStatus(signature);
@@ -242,7 +282,7 @@ describe('depository stand-in: deposits that fail move nothing', () => {
 });
 
 describe('a configurable depository program id', () => {
-  it('stands in for another program id, with that program\'s PDAs, and not for the default one', async () => {
+  it("stands in for another program id, with that program's PDAs, and not for the default one", async () => {
     const programId = Keypair.generate().publicKey.toBase58();
     const other = await startSolanaNode({ depositoryProgramId: programId });
     try {
@@ -250,13 +290,21 @@ describe('a configurable depository program id', () => {
       expect(other.depository.vault).not.toBe(vault);
       await other.airdrop(me(), BigInt(LAMPORTS_PER_SOL));
       const keys = depositAccounts({ programId, sender: me(), depositor: me() });
-      const { tx } = await signedV0(otherConnection, [user], [instruction(programId, keys, encodeDepositData('native', 7_000_000n, orderId(0x55)))]);
+      const { tx } = await signedV0(
+        otherConnection,
+        [user],
+        [instruction(programId, keys, encodeDepositData('native', 7_000_000n, orderId(0x55)))],
+      );
       const signature = await otherConnection.sendRawTransaction(tx.serialize());
       expect(other.listDeposits()).toMatchObject([{ signature, programId, event: { amount: 7_000_000n } }]);
       const program = await otherConnection.getAccountInfo(new PublicKey(programId));
       expect(program?.executable).toBe(true);
       // The mainnet id is just an unknown program on this node.
-      const mainnet = await signedV0(otherConnection, [user], [depositIx(nativeKeys(), encodeDepositData('native', 7_000_000n, orderId(0x56)))]);
+      const mainnet = await signedV0(
+        otherConnection,
+        [user],
+        [depositIx(nativeKeys(), encodeDepositData('native', 7_000_000n, orderId(0x56)))],
+      );
       await expect(otherConnection.sendRawTransaction(mainnet.tx.serialize())).rejects.toBeInstanceOf(SendTransactionError);
       expect(other.listDeposits()).toHaveLength(1);
     } finally {
@@ -278,6 +326,8 @@ describe('solver fills', () => {
     const landed = await connection.getTransaction(usdc.signature, { maxSupportedTransactionVersion: 0 });
     expect(landed?.slot).toBe(usdc.slot);
     expect(usdc.slot).toBeGreaterThan(sol.slot);
-    await expect(node.fill({ recipient, mint: node.usdcMint, amount: 10n ** 15n })).rejects.toMatchObject({ code: 'SOLANA_NODE_TX_FAILED' });
+    await expect(node.fill({ recipient, mint: node.usdcMint, amount: 10n ** 15n })).rejects.toMatchObject({
+      code: 'SOLANA_NODE_TX_FAILED',
+    });
   });
 });

@@ -9,10 +9,23 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { AddressLookupTableProgram, Keypair, LAMPORTS_PER_SOL, PublicKey, type Connection, type VersionedTransaction } from '@solana/web3.js';
+import {
+  AddressLookupTableProgram,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  type Connection,
+  type VersionedTransaction,
+} from '@solana/web3.js';
 import { bytesToHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RELAY_DEPOSITORY_PROGRAM_ID, SYSTEM_PROGRAM_ID, depositAccounts, encodeDepositData, type SvmAccountMeta } from '../../../../packages/protocol/src/protocol/svmDepository.ts';
+import {
+  RELAY_DEPOSITORY_PROGRAM_ID,
+  SYSTEM_PROGRAM_ID,
+  depositAccounts,
+  encodeDepositData,
+  type SvmAccountMeta,
+} from '../../../../packages/protocol/src/protocol/svmDepository.ts';
 import { startSolanaNode, type SolanaSandboxNode } from '../../../../packages/sandbox/src/svm/startSolanaNode.ts';
 import { relayFixturesDir } from '../../../fixtures/relay.ts';
 import { installLoopbackGuard, type LoopbackGuard } from '../../helpers/loopbackGuard.ts';
@@ -50,7 +63,12 @@ beforeAll(async () => {
   const recentSlot = await connection.getSlot();
   const [create, key] = AddressLookupTableProgram.createLookupTable({ authority: user.publicKey, payer: user.publicKey, recentSlot });
   const addresses = [node.depository.relayDepository, node.depository.vault, SYSTEM_PROGRAM_ID].map((a) => new PublicKey(a));
-  const extend = AddressLookupTableProgram.extendLookupTable({ lookupTable: key, authority: user.publicKey, payer: user.publicKey, addresses });
+  const extend = AddressLookupTableProgram.extendLookupTable({
+    lookupTable: key,
+    authority: user.publicKey,
+    payer: user.publicKey,
+    addresses,
+  });
   const { tx } = await signedV0(connection, [user], [create, extend]);
   await connection.sendRawTransaction(tx.serialize());
   table = key.toBase58();
@@ -75,16 +93,31 @@ async function runStep(data: StepData) {
   const step = {} as Parameters<typeof wallet.handleSendTransactionStep>[2]; // unused by the Solana adapter (see above)
   const signature = await wallet.handleSendTransactionStep(SOLANA_CHAIN_ID, stepItem, step);
   if (signature === undefined) throw new Error('the adapter returned no signature');
-  const receipt = await wallet.handleConfirmTransactionStep(signature, SOLANA_CHAIN_ID, () => undefined, () => undefined);
+  const receipt = await wallet.handleConfirmTransactionStep(
+    signature,
+    SOLANA_CHAIN_ID,
+    () => undefined,
+    () => undefined,
+  );
   return { signature, receipt, sent: sent! };
 }
 
 describe('Relay svm wallet adapter against the sandbox Solana node', () => {
   it('executes and confirms a native deposit step that uses a lookup table', async () => {
     const vaultBefore = node.balance(node.depository.vault);
-    const keys = depositAccounts({ programId: RELAY_DEPOSITORY_PROGRAM_ID, sender: user.publicKey.toBase58(), depositor: user.publicKey.toBase58() });
+    const keys = depositAccounts({
+      programId: RELAY_DEPOSITORY_PROGRAM_ID,
+      sender: user.publicKey.toBase58(),
+      depositor: user.publicKey.toBase58(),
+    });
     const data: StepData = {
-      instructions: [{ keys, programId: RELAY_DEPOSITORY_PROGRAM_ID, data: bytesToHex(encodeDepositData('native', 30_000_000n, orderId(0x44))).slice(2) }],
+      instructions: [
+        {
+          keys,
+          programId: RELAY_DEPOSITORY_PROGRAM_ID,
+          data: bytesToHex(encodeDepositData('native', 30_000_000n, orderId(0x44))).slice(2),
+        },
+      ],
       addressLookupTableAddresses: [table],
     };
     const { signature, receipt, sent } = await runStep(data);
@@ -101,7 +134,10 @@ describe('Relay svm wallet adapter against the sandbox Solana node', () => {
     const real = JSON.parse(readFileSync(REAL_STEP, 'utf8')) as StepData; // the published step-data shape
     const me = user.publicKey.toBase58();
     const data: StepData = {
-      instructions: real.instructions.map((ix) => ({ ...ix, keys: ix.keys.map((k) => (k.pubkey === REAL_USER ? { ...k, pubkey: me } : k)) })),
+      instructions: real.instructions.map((ix) => ({
+        ...ix,
+        keys: ix.keys.map((k) => (k.pubkey === REAL_USER ? { ...k, pubkey: me } : k)),
+      })),
       addressLookupTableAddresses: [table],
     };
     expect(data.instructions[0]!.keys[3]!.pubkey).toBe(node.depository.vault); // the mainnet PDA, served by this node

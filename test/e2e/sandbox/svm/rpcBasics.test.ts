@@ -67,7 +67,10 @@ describe('sandbox Solana node: accounts and transfers', () => {
     const landed = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 });
     expect(landed?.slot).toBe(note.slot);
     expect(landed?.meta?.fee).toBe(5000);
-    expect(landed?.meta?.logMessages).toEqual(['Program 11111111111111111111111111111111 invoke [1]', 'Program 11111111111111111111111111111111 success']);
+    expect(landed?.meta?.logMessages).toEqual([
+      'Program 11111111111111111111111111111111 invoke [1]',
+      'Program 11111111111111111111111111111111 success',
+    ]);
     expect(await connection.getBalance(to)).toBe(LAMPORTS_PER_SOL);
     expect(node.balance(alice.publicKey.toBase58())).toBe(before - BigInt(LAMPORTS_PER_SOL) - 5000n);
     expect(landed?.meta?.preBalances[0]! - landed!.meta!.postBalances[0]!).toBe(LAMPORTS_PER_SOL + 5000);
@@ -109,11 +112,15 @@ describe('sandbox Solana node: accounts and transfers', () => {
 
   it('charges the fee getFeeForMessage predicts, compute-unit price included', async () => {
     const to = Keypair.generate().publicKey;
-    const built = await signedV0(connection, [alice], [
-      ComputeBudgetProgram.setComputeUnitLimit({ units: 300_000 }),
-      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
-      SystemProgram.transfer({ fromPubkey: alice.publicKey, toPubkey: to, lamports: LAMPORTS_PER_SOL }),
-    ]);
+    const built = await signedV0(
+      connection,
+      [alice],
+      [
+        ComputeBudgetProgram.setComputeUnitLimit({ units: 300_000 }),
+        ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+        SystemProgram.transfer({ fromPubkey: alice.publicKey, toPubkey: to, lamports: LAMPORTS_PER_SOL }),
+      ],
+    );
     const predicted = await connection.getFeeForMessage(built.tx.message);
     expect(predicted.value).toBe(5_300); // 5 000 per signature + ceil(1 000 µlamports × 300 000 CU / 10^6)
     const before = node.balance(alice.publicKey.toBase58());
@@ -131,7 +138,10 @@ describe('sandbox Solana node: refusals and faults', () => {
     const resend = connection.sendRawTransaction(tx.serialize());
     await expect(resend).rejects.toBeInstanceOf(SendTransactionError);
     await expect(resend).rejects.toThrow(/This transaction has already been processed/);
-    const raw = await rawRpc(node.rpcUrl, 'sendTransaction', [Buffer.from(tx.serialize()).toString('base64'), { encoding: 'base64', skipPreflight: true }]);
+    const raw = await rawRpc(node.rpcUrl, 'sendTransaction', [
+      Buffer.from(tx.serialize()).toString('base64'),
+      { encoding: 'base64', skipPreflight: true },
+    ]);
     expect(raw.error).toMatchObject({ code: -32002, data: { err: 'AlreadyProcessed' } });
     expect(node.balance(alice.publicKey.toBase58())).toBe(after);
     expect(await connection.getBalance(to)).toBe(LAMPORTS_PER_SOL);
@@ -145,7 +155,11 @@ describe('sandbox Solana node: refusals and faults', () => {
     expect(await connection.getBlockHeight()).toBeGreaterThan(lastValidBlockHeight);
     const before = node.balance(alice.publicKey.toBase58());
     const raw = await rawRpc(node.rpcUrl, 'sendTransaction', [Buffer.from(tx.serialize()).toString('base64'), { encoding: 'base64' }]);
-    expect(raw.error).toMatchObject({ code: -32002, message: 'Transaction simulation failed: Blockhash not found', data: { err: 'BlockhashNotFound' } });
+    expect(raw.error).toMatchObject({
+      code: -32002,
+      message: 'Transaction simulation failed: Blockhash not found',
+      data: { err: 'BlockhashNotFound' },
+    });
     expect(node.balance(alice.publicKey.toBase58())).toBe(before);
     expect(await connection.getBalance(to)).toBe(0);
   });
@@ -154,7 +168,10 @@ describe('sandbox Solana node: refusals and faults', () => {
     const { tx, to, signature } = await transferTx();
     const sig = tx.signatures[0]!;
     sig[10] = sig[10]! ^ 0xff;
-    const raw = await rawRpc(node.rpcUrl, 'sendTransaction', [Buffer.from(tx.serialize()).toString('base64'), { encoding: 'base64', skipPreflight: true }]);
+    const raw = await rawRpc(node.rpcUrl, 'sendTransaction', [
+      Buffer.from(tx.serialize()).toString('base64'),
+      { encoding: 'base64', skipPreflight: true },
+    ]);
     expect(raw.error).toEqual({ code: -32003, message: 'Transaction signature verification failure' });
     expect(await connection.getBalance(to)).toBe(0);
     expect((await connection.getSignatureStatus(signature, { searchTransactionHistory: true })).value).toBeNull();
@@ -224,7 +241,10 @@ describe('sandbox Solana node: cluster facts', () => {
     const before = node.balance(alice.publicKey.toBase58());
     const sim = await connection.simulateTransaction(tx, { sigVerify: true });
     expect(sim.value.err).toBeNull();
-    expect(sim.value.logs).toEqual(['Program 11111111111111111111111111111111 invoke [1]', 'Program 11111111111111111111111111111111 success']);
+    expect(sim.value.logs).toEqual([
+      'Program 11111111111111111111111111111111 invoke [1]',
+      'Program 11111111111111111111111111111111 success',
+    ]);
     expect(node.balance(alice.publicKey.toBase58())).toBe(before);
     expect(await connection.getBalance(to)).toBe(0);
     expect((await connection.getSignatureStatus(signature, { searchTransactionHistory: true })).value).toBeNull();
@@ -239,7 +259,8 @@ describe('sandbox Solana node: cluster facts', () => {
     socket.on('message', (raw) => messages.push(JSON.parse(raw.toString())));
     await new Promise((resolve) => socket.once('open', resolve));
     node.failNextRpc('signatureSubscribe', 1);
-    const subscribe = (id: number) => socket.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'signatureSubscribe', params: [signature, { commitment: 'confirmed' }] }));
+    const subscribe = (id: number) =>
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'signatureSubscribe', params: [signature, { commitment: 'confirmed' }] }));
     subscribe(1);
     subscribe(2);
     socket.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'blockSubscribe', params: [] }));
@@ -249,7 +270,11 @@ describe('sandbox Solana node: cluster facts', () => {
     expect(messages).toEqual([
       { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } },
       { jsonrpc: '2.0', id: 2, result: expect.any(Number) },
-      { jsonrpc: '2.0', method: 'signatureNotification', params: { result: { context: { slot: landedSlot }, value: { err: null } }, subscription: subId } },
+      {
+        jsonrpc: '2.0',
+        method: 'signatureNotification',
+        params: { result: { context: { slot: landedSlot }, value: { err: null } }, subscription: subId },
+      },
       { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found: blockSubscribe' } },
     ]);
   });

@@ -30,7 +30,9 @@ export async function signedV0(
   const payer = signers[0];
   if (payer === undefined) throw new Error('signedV0 needs a payer');
   const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
-  const message = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message(tables);
+  const message = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message(
+    tables,
+  );
   const tx = new VersionedTransaction(message);
   tx.sign(signers);
   return { tx, blockhash, lastValidBlockHeight };
@@ -46,8 +48,16 @@ export function instruction(programId: string, keys: SvmAccountMeta[], data: Uin
 }
 
 /** One JSON-RPC call over plain fetch; returns the whole response body. */
-export async function rawRpc(url: string, method: string, params: unknown[] = []): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+export async function rawRpc(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   return (await res.json()) as { result?: unknown; error?: { code: number; message: string; data?: unknown } }; // a JSON-RPC response
 }
 

@@ -23,7 +23,12 @@ import {
 } from '@solana/spl-token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { associatedTokenAddress } from '../../../../packages/protocol/src/protocol/svmDepository.ts';
-import { SANDBOX_USDC_DECIMALS, SOLVER_START_USDC, startSolanaNode, type SolanaSandboxNode } from '../../../../packages/sandbox/src/svm/startSolanaNode.ts';
+import {
+  SANDBOX_USDC_DECIMALS,
+  SOLVER_START_USDC,
+  startSolanaNode,
+  type SolanaSandboxNode,
+} from '../../../../packages/sandbox/src/svm/startSolanaNode.ts';
 import { connect, signedV0, waitFor } from './svmTestKit.ts';
 
 let node: SolanaSandboxNode;
@@ -69,13 +74,19 @@ describe('sandbox Solana node: tokens', () => {
     const parsed = await connection.getParsedAccountInfo(bobAta.address);
     const data = parsed.value?.data as ParsedAccountData; // a token account renders as jsonParsed
     expect(data.program).toBe('spl-token');
-    expect(data.parsed).toMatchObject({ type: 'account', info: { mint: mint.toBase58(), owner: bob.publicKey.toBase58(), tokenAmount: { amount: '1250000000' } } });
+    expect(data.parsed).toMatchObject({
+      type: 'account',
+      info: { mint: mint.toBase58(), owner: bob.publicKey.toBase58(), tokenAmount: { amount: '1250000000' } },
+    });
     const missing = Keypair.generate().publicKey;
     const many = await connection.getMultipleAccountsInfo([aliceAta.address, missing, mint]);
     expect(many.map((a) => a?.owner.toBase58() ?? null)).toEqual([TOKEN_PROGRAM_ID.toBase58(), null, TOKEN_PROGRAM_ID.toBase58()]);
     expect(many[0]?.data.length).toBe(165);
     const manyParsed = await connection.getMultipleParsedAccounts([mint]);
-    expect((manyParsed.value[0]?.data as ParsedAccountData).parsed).toMatchObject({ type: 'mint', info: { decimals: 9, supply: '5000000000' } }); // a mint renders as jsonParsed
+    expect((manyParsed.value[0]?.data as ParsedAccountData).parsed).toMatchObject({
+      type: 'mint',
+      info: { decimals: 9, supply: '5000000000' },
+    }); // a mint renders as jsonParsed
     const byOwner = await connection.getTokenAccountsByOwner(bob.publicKey, { mint });
     expect(byOwner.value.map((a) => a.pubkey.toBase58())).toEqual([bobAta.address.toBase58()]);
   });
@@ -98,7 +109,12 @@ describe('sandbox Solana node: address lookup tables', () => {
     const recipients = [Keypair.generate().publicKey, Keypair.generate().publicKey, Keypair.generate().publicKey];
     const recentSlot = await connection.getSlot();
     const [create, table] = AddressLookupTableProgram.createLookupTable({ authority: payer.publicKey, payer: payer.publicKey, recentSlot });
-    const extend = AddressLookupTableProgram.extendLookupTable({ lookupTable: table, authority: payer.publicKey, payer: payer.publicKey, addresses: recipients });
+    const extend = AddressLookupTableProgram.extendLookupTable({
+      lookupTable: table,
+      authority: payer.publicKey,
+      payer: payer.publicKey,
+      addresses: recipients,
+    });
     const setup = await signedV0(connection, [payer], [create, extend]);
     const setupSig = await connection.sendRawTransaction(setup.tx.serialize());
     const extendedAt = (await connection.getSignatureStatus(setupSig)).value!.slot;
@@ -106,7 +122,9 @@ describe('sandbox Solana node: address lookup tables', () => {
     const lookup = (await connection.getAddressLookupTable(table)).value;
     expect(lookup?.state.addresses.map((a) => a.toBase58())).toEqual(recipients.map((r) => r.toBase58()));
 
-    const transfers = recipients.map((r, i) => SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: r, lamports: (i + 1) * LAMPORTS_PER_SOL }));
+    const transfers = recipients.map((r, i) =>
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: r, lamports: (i + 1) * LAMPORTS_PER_SOL }),
+    );
     const { tx } = await signedV0(connection, [payer], transfers, [lookup!]);
     expect(tx.message.addressTableLookups).toHaveLength(1);
     expect(tx.message.staticAccountKeys.map((k) => k.toBase58())).not.toContain(recipients[0]!.toBase58());
@@ -121,12 +139,22 @@ describe('sandbox Solana node: address lookup tables', () => {
     const recentSlot = await connection.getSlot();
     const [create, table] = AddressLookupTableProgram.createLookupTable({ authority: payer.publicKey, payer: payer.publicKey, recentSlot });
     const target = Keypair.generate().publicKey;
-    const extend = AddressLookupTableProgram.extendLookupTable({ lookupTable: table, authority: payer.publicKey, payer: payer.publicKey, addresses: [target] });
+    const extend = AddressLookupTableProgram.extendLookupTable({
+      lookupTable: table,
+      authority: payer.publicKey,
+      payer: payer.publicKey,
+      addresses: [target],
+    });
     const setup = await signedV0(connection, [payer], [create, extend]);
     await connection.sendRawTransaction(setup.tx.serialize());
     await waitFor(async () => ((await connection.getAddressLookupTable(table)).value?.isActive() ? true : undefined));
     const lookup = (await connection.getAddressLookupTable(table)).value!;
-    const { tx } = await signedV0(connection, [payer], [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: target, lamports: LAMPORTS_PER_SOL })], [lookup]);
+    const { tx } = await signedV0(
+      connection,
+      [payer],
+      [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: target, lamports: LAMPORTS_PER_SOL })],
+      [lookup],
+    );
     tx.message.addressTableLookups[0]!.writableIndexes[0] = 7; // points past the one address
     tx.sign([payer]);
     await expect(connection.sendRawTransaction(tx.serialize())).rejects.toThrow(/address table lookup uses an invalid index/);

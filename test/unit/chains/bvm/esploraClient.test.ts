@@ -21,7 +21,12 @@ interface Seen {
 function fakeFetch(routes: Record<string, [number, string]>, seen: Seen[] = []): typeof fetch {
   return async (input, init) => {
     const url = new URL(String(input));
-    seen.push({ url: url.href, method: init?.method ?? 'GET', auth: new Headers(init?.headers).get('authorization'), body: typeof init?.body === 'string' ? init.body : null });
+    seen.push({
+      url: url.href,
+      method: init?.method ?? 'GET',
+      auth: new Headers(init?.headers).get('authorization'),
+      body: typeof init?.body === 'string' ? init.body : null,
+    });
     const [status, body] = routes[url.pathname] ?? [404, 'Not Found'];
     return new Response(body, { status });
   };
@@ -37,21 +42,47 @@ const stats = (cf: number, cs: number, mf: number, ms: number) =>
 describe('createEsploraClient', () => {
   it('builds URLs under the base path and sends URL credentials as a Basic header only', async () => {
     const seen: Seen[] = [];
-    const esplora = createEsploraClient({ name: 'btc', esploraUrl: 'https://ops:p%40ss@esplora.example/api/KEY123/', fetch: fakeFetch({ '/api/KEY123/blocks/tip/height': [200, '840000\n'], '/api/KEY123/tx': [200, 'ab'] }, seen) });
+    const esplora = createEsploraClient({
+      name: 'btc',
+      esploraUrl: 'https://ops:p%40ss@esplora.example/api/KEY123/',
+      fetch: fakeFetch({ '/api/KEY123/blocks/tip/height': [200, '840000\n'], '/api/KEY123/tx': [200, 'ab'] }, seen),
+    });
     expect(await esplora.getText('/blocks/tip/height', HeightTextSchema)).toBe(840_000n);
     expect(await esplora.postText('/tx', '0200')).toBe('ab');
     expect(seen).toEqual([
-      { url: 'https://esplora.example/api/KEY123/blocks/tip/height', method: 'GET', auth: `Basic ${Buffer.from('ops:p@ss').toString('base64')}`, body: null },
-      { url: 'https://esplora.example/api/KEY123/tx', method: 'POST', auth: `Basic ${Buffer.from('ops:p@ss').toString('base64')}`, body: '0200' },
+      {
+        url: 'https://esplora.example/api/KEY123/blocks/tip/height',
+        method: 'GET',
+        auth: `Basic ${Buffer.from('ops:p@ss').toString('base64')}`,
+        body: null,
+      },
+      {
+        url: 'https://esplora.example/api/KEY123/tx',
+        method: 'POST',
+        auth: `Basic ${Buffer.from('ops:p@ss').toString('base64')}`,
+        body: '0200',
+      },
     ]);
   });
 
   it('turns a 404 into null only when asked, and names path and status otherwise, never the base URL', async () => {
-    const esplora = createEsploraClient({ name: 'btc', esploraUrl: 'https://esplora.example/api/KEY123', fetch: fakeFetch({ '/api/KEY123/tx/aa/status': [503, 'backend https://internal.example/x down\nmore'] }) });
+    const esplora = createEsploraClient({
+      name: 'btc',
+      esploraUrl: 'https://esplora.example/api/KEY123',
+      fetch: fakeFetch({ '/api/KEY123/tx/aa/status': [503, 'backend https://internal.example/x down\nmore'] }),
+    });
     expect(await esplora.getJsonOrNull('/tx/bb/status', TxStatusSchema)).toBeNull();
-    await expect(esplora.getJson('/tx/bb/status', TxStatusSchema)).rejects.toMatchObject({ code: 'BVM_ESPLORA_HTTP', status: 404, path: '/tx/bb/status', message: 'chains.btc.esploraUrl answered HTTP 404 to GET /tx/bb/status: Not Found' });
+    await expect(esplora.getJson('/tx/bb/status', TxStatusSchema)).rejects.toMatchObject({
+      code: 'BVM_ESPLORA_HTTP',
+      status: 404,
+      path: '/tx/bb/status',
+      message: 'chains.btc.esploraUrl answered HTTP 404 to GET /tx/bb/status: Not Found',
+    });
     const error = await esplora.getJsonOrNull('/tx/aa/status', TxStatusSchema).catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 503, message: 'chains.btc.esploraUrl answered HTTP 503 to GET /tx/aa/status: backend <url> down' });
+    expect(error).toMatchObject({
+      status: 503,
+      message: 'chains.btc.esploraUrl answered HTTP 503 to GET /tx/aa/status: backend <url> down',
+    });
     expect(String((error as Error).message)).not.toMatch(/KEY123|esplora\.example/); // the rejection value is an Error (asserted above)
   });
 
@@ -59,16 +90,24 @@ describe('createEsploraClient', () => {
     const esplora = createEsploraClient({
       name: 'btc',
       esploraUrl: 'http://127.0.0.1:1',
-      fetch: fakeFetch({ '/a': [200, '<html>'], '/b': [200, '{"confirmed":"yes"}'], '/c': [200, stats(2 ** 53 + 2, 0, 0, 0)], '/d': [200, 'tip'] }),
+      fetch: fakeFetch({
+        '/a': [200, '<html>'],
+        '/b': [200, '{"confirmed":"yes"}'],
+        '/c': [200, stats(2 ** 53 + 2, 0, 0, 0)],
+        '/d': [200, 'tip'],
+      }),
     });
-    await expect(esplora.getJson('/a', TxStatusSchema)).rejects.toThrow(/answered GET \/a with a body that is not JSON: <html>; is it an Esplora API\?/);
+    await expect(esplora.getJson('/a', TxStatusSchema)).rejects.toThrow(
+      /answered GET \/a with a body that is not JSON: <html>; is it an Esplora API\?/,
+    );
     await expect(esplora.getJson('/b', TxStatusSchema)).rejects.toThrow(/answered GET \/b with an unexpected body at confirmed/);
     await expect(esplora.getJson('/c', AddressStatsSchema)).rejects.toThrow(/unexpected body at chain_stats\.funded_txo_sum/);
     await expect(esplora.getText('/d', HeightTextSchema)).rejects.toThrow(/expected a block height/);
   });
 
   it('reports a timeout and a transport error with the path, not the URL', async () => {
-    const hang: typeof fetch = (_input, init) => new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
+    const hang: typeof fetch = (_input, init) =>
+      new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
     const slow = createEsploraClient({ name: 'btc', esploraUrl: 'http://user:pw@127.0.0.1:9/api', fetch: hang, timeoutMs: 20 });
     await expect(slow.getText('/blocks/tip/height', HeightTextSchema)).rejects.toMatchObject({
       status: null,
@@ -79,7 +118,12 @@ describe('createEsploraClient', () => {
     };
     const refused = createEsploraClient({ name: 'btc', esploraUrl: 'http://user:pw@127.0.0.1:9/api', fetch: down });
     const error = await refused.postText('/tx', '00').catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'BVM_ESPLORA_HTTP', status: null, message: 'chains.btc.esploraUrl could not be reached for POST /tx (fetch failed: connect ECONNREFUSED <url>); check the URL and that the server is up' });
+    expect(error).toMatchObject({
+      code: 'BVM_ESPLORA_HTTP',
+      status: null,
+      message:
+        'chains.btc.esploraUrl could not be reached for POST /tx (fetch failed: connect ECONNREFUSED <url>); check the URL and that the server is up',
+    });
   });
 });
 
@@ -87,13 +131,17 @@ describe('network check and balance rule', () => {
   it('knows each network by its genesis hash', async () => {
     expect(networkOfGenesis(BVM_GENESIS_HASHES.mainnet.toUpperCase())).toBe('mainnet');
     expect(networkOfGenesis('00'.repeat(32))).toBeUndefined();
-    const answering = (hash: string) => createEsploraClient({ name: 'btc', esploraUrl: 'http://127.0.0.1:1', fetch: fakeFetch({ '/block-height/0': [200, hash] }) });
+    const answering = (hash: string) =>
+      createEsploraClient({ name: 'btc', esploraUrl: 'http://127.0.0.1:1', fetch: fakeFetch({ '/block-height/0': [200, hash] }) });
     await expect(checkEsploraNetwork(answering(BVM_GENESIS_HASHES.testnet), 'btc', 'testnet')).resolves.toBeUndefined();
     await expect(checkEsploraNetwork(answering(BVM_GENESIS_HASHES.mainnet), 'btc', 'testnet')).rejects.toMatchObject({
       code: 'BVM_WRONG_NETWORK',
-      message: 'chains.btc.esploraUrl serves Bitcoin mainnet, but chains.btc.network is testnet; point esploraUrl at a testnet Esplora API or set chains.btc.network: mainnet',
+      message:
+        'chains.btc.esploraUrl serves Bitcoin mainnet, but chains.btc.network is testnet; point esploraUrl at a testnet Esplora API or set chains.btc.network: mainnet',
     });
-    await expect(checkEsploraNetwork(answering('00'.repeat(32)), 'btc', 'mainnet')).rejects.toThrow(/serves a chain whose genesis block is 0{64} \(not mainnet, testnet3 or regtest\)/);
+    await expect(checkEsploraNetwork(answering('00'.repeat(32)), 'btc', 'mainnet')).rejects.toThrow(
+      /serves a chain whose genesis block is 0{64} \(not mainnet, testnet3 or regtest\)/,
+    );
   });
 
   it('spec balance = confirmed funded − confirmed spent − mempool spent; spendable subtracts the reserve, floored at 0', () => {

@@ -16,7 +16,8 @@ const OURS = Buffer.from(wallet.script).toString('hex');
 const STRANGER = Buffer.from(strangerAddress(wallet.network).script).toString('hex');
 const [A, B, C, D] = ['a1', 'b2', 'c3', 'd4'].map((b) => b.repeat(32)) as [string, string, string, string];
 
-const status = (confirmed: boolean) => (confirmed ? { confirmed: true, block_height: 869_990, block_hash: 'ee'.repeat(32) } : { confirmed: false });
+const status = (confirmed: boolean) =>
+  confirmed ? { confirmed: true, block_height: 869_990, block_hash: 'ee'.repeat(32) } : { confirmed: false };
 const utxo = (txid: string, vout: number, value: number, confirmed: boolean) => ({ txid, vout, value, status: status(confirmed) });
 const parent = (txid: string, scripts: string[]) => ({
   txid,
@@ -38,7 +39,10 @@ function scriptedEsplora(routes: Routes, seen: string[] = []): typeof fetch {
 }
 
 const BASE: Routes = {
-  [`/address/${wallet.address}/utxo`]: [200, [utxo(A, 0, 60_000, true), utxo(B, 1, 5_000, false), utxo(C, 0, 7_000, false), utxo(D, 2, 8_000, false), utxo(B, 2, 6_000, false)]],
+  [`/address/${wallet.address}/utxo`]: [
+    200,
+    [utxo(A, 0, 60_000, true), utxo(B, 1, 5_000, false), utxo(C, 0, 7_000, false), utxo(D, 2, 8_000, false), utxo(B, 2, 6_000, false)],
+  ],
   '/blocks/tip/height': [200, '870000\n'],
   '/fee-estimates': [200, { '1': 25.5, '6': 8, '144': 2.1, '1008': 1.2 }],
   [`/tx/${B}`]: [200, parent(B, [OURS, OURS])],
@@ -100,9 +104,9 @@ describe('bvm adapter originFacts', () => {
     expect(facts.reservedOutpoints).toEqual([]);
     const empty = await adapterOf({ ...BASE, '/fee-estimates': [200, {}] }).originFacts(quote, wallet.address);
     expect(empty.feeEstimate).toEqual({ problem: 'chains.bitcoin.esploraUrl answered GET /fee-estimates with no estimate' });
-    await expect(adapterOf({ ...BASE, [`/address/${wallet.address}/utxo`]: [500, 'down'] }).originFacts(quote, wallet.address)).rejects.toThrow(
-      'chains.bitcoin.esploraUrl answered HTTP 500 to GET /address/',
-    );
+    await expect(
+      adapterOf({ ...BASE, [`/address/${wallet.address}/utxo`]: [500, 'down'] }).originFacts(quote, wallet.address),
+    ).rejects.toThrow('chains.bitcoin.esploraUrl answered HTTP 500 to GET /address/');
   });
 
   it('an in-flight record that names no inputs stops verification (nothing proves a new deposit would not replace it)', async () => {
@@ -114,13 +118,25 @@ describe('bvm adapter originFacts', () => {
   });
 
   it('with a lagging UTXO view (both outputs still listed), a deposit spending an in-flight input is refused', async () => {
-    const routes: Routes = { ...BASE, [`/address/${wallet.address}/utxo`]: [200, c.utxos.map((u) => utxo(u.txid, u.vout, Number(u.value), true))] };
-    const inFlight: RecordedTx[] = [{ txHash: 'e4'.repeat(32), rawTx: '00', request: { inputs: `${c.utxos[1]!.txid}:${c.utxos[1]!.vout}` } }];
+    const routes: Routes = {
+      ...BASE,
+      [`/address/${wallet.address}/utxo`]: [200, c.utxos.map((u) => utxo(u.txid, u.vout, Number(u.value), true))],
+    };
+    const inFlight: RecordedTx[] = [
+      { txHash: 'e4'.repeat(32), rawTx: '00', request: { inputs: `${c.utxos[1]!.txid}:${c.utxos[1]!.vout}` } },
+    ];
     const adapter = adapterOf(routes);
     const verdictWith = async (recorded: RecordedTx[]) =>
-      verifyBvmDeposit({ ...checkInput(c, quote), origin: await adapter.originFacts(quote, wallet.address, recorded), limits: { ...checkInput(c, quote).limits, ...adapter.depositLimits } });
+      verifyBvmDeposit({
+        ...checkInput(c, quote),
+        origin: await adapter.originFacts(quote, wallet.address, recorded),
+        limits: { ...checkInput(c, quote).limits, ...adapter.depositLimits },
+      });
     const refused = await verdictWith(inFlight);
-    expect(refused.results['origin-inputs']).toMatchObject({ ok: false, detail: expect.stringContaining('is already spent by an in-flight deposit of ours') });
+    expect(refused.results['origin-inputs']).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('is already spent by an in-flight deposit of ours'),
+    });
     const alone = await verdictWith([]);
     expect(Object.values(alone.results).filter((r) => !r.ok)).toEqual([]);
   });

@@ -11,7 +11,18 @@ import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
 import { signBvmPsbt, type BvmSignLimits } from '../../../../src/chains/bvm/signPsbt.ts';
 import { bvmKeyFromWif, BVM_NETWORK_PARAMS, type BvmAddressType, type BvmKey, type BvmNetwork } from '../../../../src/chains/bvm/wallet.ts';
-import { AMOUNT, buildPsbt, bvmCase, FEE, SIGN_LIMITS, standardSpec, strangerAddress, UTXO_VALUES, type BvmCase, type PsbtSpec } from '../../../fixtures/bvmQuote.ts';
+import {
+  AMOUNT,
+  buildPsbt,
+  bvmCase,
+  FEE,
+  SIGN_LIMITS,
+  standardSpec,
+  strangerAddress,
+  UTXO_VALUES,
+  type BvmCase,
+  type PsbtSpec,
+} from '../../../fixtures/bvmQuote.ts';
 
 const ECPair = ECPairFactory(ecc);
 
@@ -25,7 +36,10 @@ function keyOf(type: BvmAddressType, network: BvmNetwork, byte = 7): BvmKey {
 /** The fixtures' case for a WIF-loaded key (same private key byte, so the same address). */
 function caseOf(key: BvmKey): BvmCase {
   const network = BVM_NETWORK_PARAMS[key.network];
-  const script = key.addressType === 'p2tr' ? payments.p2tr({ internalPubkey: key.internalPubkey!, network }).output! : payments.p2wpkh({ pubkey: key.publicKey, network }).output!; // both give outputs for valid keys
+  const script =
+    key.addressType === 'p2tr'
+      ? payments.p2tr({ internalPubkey: key.internalPubkey!, network }).output!
+      : payments.p2wpkh({ pubkey: key.publicKey, network }).output!; // both give outputs for valid keys
   return bvmCase({
     name: key.addressType,
     kind: key.addressType,
@@ -44,7 +58,11 @@ function inputVerifies(tx: Transaction, i: number, key: BvmKey, prevScripts: Uin
     const decoded = btcScript.signature.decode(witness[0]!);
     const scriptCode = payments.p2pkh({ pubkey: key.publicKey }).output!; // p2pkh of a pubkey always has an output
     const hash = tx.hashForWitnessV0(i, scriptCode, values[i]!, decoded.hashType);
-    return witness.length === 2 && Buffer.from(witness[1]!).equals(Buffer.from(key.publicKey)) && ecc.verify(hash, key.publicKey, decoded.signature);
+    return (
+      witness.length === 2 &&
+      Buffer.from(witness[1]!).equals(Buffer.from(key.publicKey)) &&
+      ecc.verify(hash, key.publicKey, decoded.signature)
+    );
   }
   const sig = witness[0]!;
   const hashType = sig.length === 65 ? sig[64]! : Transaction.SIGHASH_DEFAULT;
@@ -91,7 +109,9 @@ describe('signBvmPsbt refusals', () => {
   const key = keyOf('p2wpkh', 'regtest');
   const c = caseOf(key);
   const refuse = (spec: PsbtSpec | string, pattern: RegExp, limits: Partial<BvmSignLimits> = {}) =>
-    expect(() => signBvmPsbt(key, typeof spec === 'string' ? spec : buildPsbt(c, spec).toHex(), { ...SIGN_LIMITS, ...limits })).toThrow(expect.objectContaining({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(pattern) }));
+    expect(() => signBvmPsbt(key, typeof spec === 'string' ? spec : buildPsbt(c, spec).toHex(), { ...SIGN_LIMITS, ...limits })).toThrow(
+      expect.objectContaining({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(pattern) }),
+    );
 
   it('an input that does not spend our script', () => {
     const spec = standardSpec(c);
@@ -161,9 +181,14 @@ describe('signBvmPsbt refusals', () => {
 
   it('the issue case: nLockTime far in the future is refused; a height at the tip signs', () => {
     refuse({ ...standardSpec(c), locktime: 499_999_999 }, /nLockTime 499999999 is a block height, but the tip height was not read/);
-    refuse({ ...standardSpec(c), locktime: 900_000 }, /nLockTime 900000 is above the tip height 870000: not final/, { tipHeight: 870_000n });
+    refuse({ ...standardSpec(c), locktime: 900_000 }, /nLockTime 900000 is above the tip height 870000: not final/, {
+      tipHeight: 870_000n,
+    });
     refuse({ ...standardSpec(c), locktime: 1_900_000_000 }, /nLockTime 1900000000 is a unix time/, { tipHeight: 870_000n });
-    const signed = signBvmPsbt(key, buildPsbt(c, { ...standardSpec(c), locktime: 870_000 }).toHex(), { ...SIGN_LIMITS, tipHeight: 870_000n });
+    const signed = signBvmPsbt(key, buildPsbt(c, { ...standardSpec(c), locktime: 870_000 }).toHex(), {
+      ...SIGN_LIMITS,
+      tipHeight: 870_000n,
+    });
     expect(Transaction.fromHex(signed.rawTx).locktime).toBe(870_000);
   });
 

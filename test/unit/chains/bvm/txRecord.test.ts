@@ -24,10 +24,25 @@ function rawSpending(): string {
 describe('bvmTxRecord / recordedInputs', () => {
   it('records inputs, outputs, fee as a decimal string, vsize and order id, and reads the inputs back', () => {
     const request = bvmTxRecord(
-      { txid: 'cc'.repeat(32), rawTx: '00', inputs: [`${A}:0`, `${B}:3`], outputs: ['bcrt1qx:100000', 'OP_RETURN:0'], feeSat: 2_000n, vsize: 250, orderId: null },
+      {
+        txid: 'cc'.repeat(32),
+        rawTx: '00',
+        inputs: [`${A}:0`, `${B}:3`],
+        outputs: ['bcrt1qx:100000', 'OP_RETURN:0'],
+        feeSat: 2_000n,
+        vsize: 250,
+        orderId: null,
+      },
       'bcrt1qours',
     );
-    expect(request).toEqual({ wallet: 'bcrt1qours', inputs: `${A}:0,${B}:3`, outputs: 'bcrt1qx:100000,OP_RETURN:0', fee: '2000', vsize: 250, orderId: null });
+    expect(request).toEqual({
+      wallet: 'bcrt1qours',
+      inputs: `${A}:0,${B}:3`,
+      outputs: 'bcrt1qx:100000,OP_RETURN:0',
+      fee: '2000',
+      vsize: 250,
+      orderId: null,
+    });
     // Read back from JSON, as the store hands it over.
     const stored = JSON.parse(JSON.stringify(request)) as unknown; // widened from any, as the store types it
     expect(recordedInputs({ txHash: 'cc'.repeat(32), rawTx: '0x', request: stored })).toEqual([
@@ -62,10 +77,26 @@ describe('validateBvmAddress', () => {
     ['bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr', 'mainnet', null],
     ['1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH', 'mainnet', null],
     ['tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', 'testnet', null],
-    ['0x03508bb71268bba25ecacc8f620e01866650532c', 'mainnet', '0x03508bb71268bba25ecacc8f620e01866650532c is an EVM address, not a Bitcoin address; a Bitcoin mainnet address looks like bc1q… or bc1p…'],
-    ['tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', 'mainnet', 'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl is a Bitcoin testnet address, but the chain is on mainnet'],
-    ['BC1QCR8TE4KR609GCAWUTMRZA0J4XV80JY8Z306FYU', 'mainnet', 'BC1QCR8TE4KR609GCAWUTMRZA0J4XV80JY8Z306FYU is written in upper case; write the address in lower case'],
-    ['bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyv', 'mainnet', 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyv is not a valid Bitcoin mainnet address'],
+    [
+      '0x03508bb71268bba25ecacc8f620e01866650532c',
+      'mainnet',
+      '0x03508bb71268bba25ecacc8f620e01866650532c is an EVM address, not a Bitcoin address; a Bitcoin mainnet address looks like bc1q… or bc1p…',
+    ],
+    [
+      'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl',
+      'mainnet',
+      'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl is a Bitcoin testnet address, but the chain is on mainnet',
+    ],
+    [
+      'BC1QCR8TE4KR609GCAWUTMRZA0J4XV80JY8Z306FYU',
+      'mainnet',
+      'BC1QCR8TE4KR609GCAWUTMRZA0J4XV80JY8Z306FYU is written in upper case; write the address in lower case',
+    ],
+    [
+      'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyv',
+      'mainnet',
+      'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyv is not a valid Bitcoin mainnet address',
+    ],
     ['11111111111111111111111111111111', 'mainnet', '11111111111111111111111111111111 is not a valid Bitcoin mainnet address'],
   ] as const)('%s on %s', (address, network, expected) => {
     expect(validateBvmAddress(address, network)).toBe(expected);

@@ -90,7 +90,13 @@ describe('bvmKeyFromWif: refusals', () => {
     ['a broken checksum', `${BIP84_WIF.slice(0, -1)}e`, 'mainnet', 'malformed', 'not a WIF private key (base58check'],
     ['an address', '1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH', 'mainnet', 'malformed', 'not a WIF private key: the text decodes'],
     ['hex', 'ab'.repeat(32), 'mainnet', 'malformed', 'not a WIF private key'],
-    ['an uncompressed WIF', ECPair.fromPrivateKey(new Uint8Array(32).fill(3), { compressed: false }).toWIF(), 'mainnet', 'uncompressed', 'the WIF encodes an uncompressed public key'],
+    [
+      'an uncompressed WIF',
+      ECPair.fromPrivateKey(new Uint8Array(32).fill(3), { compressed: false }).toWIF(),
+      'mainnet',
+      'uncompressed',
+      'the WIF encodes an uncompressed public key',
+    ],
   ] as const)('refuses %s', (_name, wif, network, reason, problem) => {
     const r = bvmKeyFromWif(wif, { network, addressType: 'p2wpkh' });
     expect(r.ok).toBe(false);
@@ -174,7 +180,10 @@ describe('describeBvmAddress', () => {
     [TESTNET_ADDRESS, { networks: ['testnet'], kind: 'p2wpkh', canonicalCase: true }],
     ['1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH', { networks: ['mainnet'], kind: 'p2pkh', canonicalCase: true }],
     ['2N2JD6wb56AfK4tfmM6PwdVmoYk2dCKf4Br', { networks: ['testnet', 'regtest'], kind: 'p2sh', canonicalCase: true }],
-    [payments.p2wsh({ redeem: { output: Uint8Array.from([0x51]) } }).address ?? '', { networks: ['mainnet'], kind: 'other-segwit', canonicalCase: true }],
+    [
+      payments.p2wsh({ redeem: { output: Uint8Array.from([0x51]) } }).address ?? '',
+      { networks: ['mainnet'], kind: 'other-segwit', canonicalCase: true },
+    ],
   ])('%s', (text, info) => {
     expect(describeBvmAddress(text)).toEqual(info);
   });

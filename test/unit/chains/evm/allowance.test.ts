@@ -44,7 +44,12 @@ describe('readApproval and resetApprovalItem', () => {
   it('builds approve(spender, 0) on the same token, chain and sender', () => {
     const item = approveItem(5n);
     const reset = resetApprovalItem(item, readApproval(item)!);
-    expect({ from: reset.from, to: reset.to, chainId: reset.chainId, value: reset.value }).toEqual({ from: USER, to: TOKEN, chainId: 8453, value: '0' });
+    expect({ from: reset.from, to: reset.to, chainId: reset.chainId, value: reset.value }).toEqual({
+      from: USER,
+      to: TOKEN,
+      chainId: 8453,
+      value: '0',
+    });
     const call = decodeFunctionData({ abi: erc20Abi, data: reset.data as Hex });
     expect(call.functionName).toBe('approve');
     expect((call.args as readonly [Hex, bigint])[1]).toBe(0n);

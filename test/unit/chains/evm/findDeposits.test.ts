@@ -16,7 +16,10 @@ function erc20DepositLog(blockNumber: bigint, id: Hex, amount: bigint) {
   return {
     address: DEPOSITORY,
     topics: encodeEventTopics({ abi: depositoryAbi, eventName: 'RelayErc20Deposit' }),
-    data: encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'uint256' }, { type: 'bytes32' }], [FROM, TOKEN, amount, id]),
+    data: encodeAbiParameters(
+      [{ type: 'address' }, { type: 'address' }, { type: 'uint256' }, { type: 'bytes32' }],
+      [FROM, TOKEN, amount, id],
+    ),
     blockNumber,
     blockHash: `0x${blockNumber.toString(16).padStart(64, '0')}` as Hex,
     transactionHash: `0x${(blockNumber + 1n).toString(16).padStart(64, '0')}` as Hex,
@@ -43,7 +46,14 @@ describe('findDepositsForOrder', () => {
       [2n * LOG_RANGE_BLOCKS, 12_000n],
     ]);
     expect(found).toEqual([
-      { txHash: logs[1]!.transactionHash, blockNumber: 7_001n, blockHash: logs[1]!.blockHash, from: FROM, token: TOKEN, amount: 20_000_000n },
+      {
+        txHash: logs[1]!.transactionHash,
+        blockNumber: 7_001n,
+        blockHash: logs[1]!.blockHash,
+        from: FROM,
+        token: TOKEN,
+        amount: 20_000_000n,
+      },
     ]);
   });
 

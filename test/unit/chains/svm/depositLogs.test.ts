@@ -50,14 +50,26 @@ describe('depositEventsInLogs', () => {
   it('ignores the same bytes logged by another program, before, inside or after a depository call', () => {
     const forged = [`Program ${ROUTER} invoke [1]`, data(token), `Program ${ROUTER} success`];
     expect(depositEventsInLogs(forged, DEPOSITORY).events).toEqual([]);
-    const nested = [`Program ${DEPOSITORY} invoke [1]`, `Program ${ROUTER} invoke [2]`, data(token), `Program ${ROUTER} success`, `Program ${DEPOSITORY} success`];
+    const nested = [
+      `Program ${DEPOSITORY} invoke [1]`,
+      `Program ${ROUTER} invoke [2]`,
+      data(token),
+      `Program ${ROUTER} success`,
+      `Program ${DEPOSITORY} success`,
+    ];
     expect(depositEventsInLogs(nested, DEPOSITORY).events).toEqual([]);
     expect(depositEventsInLogs(depositLogs(native, 1, ROUTER), DEPOSITORY).events).toEqual([]);
   });
 
   it('ignores Program data lines that are not one DepositEvent field', () => {
     const line = data(native);
-    const logs = [`Program ${DEPOSITORY} invoke [1]`, `${line} ${line.slice('Program data: '.length)}`, 'Program data: !!notbase64', 'Program data: AAAA', `Program ${DEPOSITORY} success`];
+    const logs = [
+      `Program ${DEPOSITORY} invoke [1]`,
+      `${line} ${line.slice('Program data: '.length)}`,
+      'Program data: !!notbase64',
+      'Program data: AAAA',
+      `Program ${DEPOSITORY} success`,
+    ];
     expect(depositEventsInLogs(logs, DEPOSITORY)).toEqual({ events: [], complete: true });
   });
 

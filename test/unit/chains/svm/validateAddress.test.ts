@@ -13,7 +13,9 @@ describe('validateSvmAddress', () => {
   });
 
   it('names an EVM address as one', () => {
-    expect(validateSvmAddress('0x03508bb71268bba25ecacc8f620e01866650532c')).toMatch(/is an EVM address; a Solana address is the base58 text of a 32-byte public key/);
+    expect(validateSvmAddress('0x03508bb71268bba25ecacc8f620e01866650532c')).toMatch(
+      /is an EVM address; a Solana address is the base58 text of a 32-byte public key/,
+    );
   });
 
   it.each([

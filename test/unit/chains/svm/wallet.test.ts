@@ -36,7 +36,7 @@ describe('svmSignerFromSecretKey', () => {
     expect(tx.signatures[0]?.publicKey.toBase58()).toBe('FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z');
   });
 
-  it('does not keep a reference to the caller\'s buffer (zeroing it later does not change the key)', () => {
+  it("does not keep a reference to the caller's buffer (zeroing it later does not change the key)", () => {
     const bytes = secretKey(SEED1, PUB1);
     const r = svmSignerFromSecretKey(bytes);
     bytes.fill(0);
@@ -45,9 +45,19 @@ describe('svmSignerFromSecretKey', () => {
   });
 
   it.each([
-    ['a 32-byte seed', SEED1, 'length', 'the secret key is 32 bytes; expected 64 (32 bytes is a seed or a public key, not an exported secret key)'],
+    [
+      'a 32-byte seed',
+      SEED1,
+      'length',
+      'the secret key is 32 bytes; expected 64 (32 bytes is a seed or a public key, not an exported secret key)',
+    ],
     ['65 bytes', new Uint8Array(65), 'length', 'the secret key is 65 bytes; expected 64'],
-    ['a public half of another key', secretKey(SEED1, PUB2), 'mismatch', 'the last 32 bytes of the secret key are not the public key of its first 32'],
+    [
+      'a public half of another key',
+      secretKey(SEED1, PUB2),
+      'mismatch',
+      'the last 32 bytes of the secret key are not the public key of its first 32',
+    ],
   ] as const)('refuses %s', (_name, bytes, reason, problem) => {
     const r = svmSignerFromSecretKey(bytes);
     expect(r.ok).toBe(false);
@@ -61,7 +71,9 @@ describe('parseSvmAddress', () => {
   it('accepts canonical base58 addresses, native SOL and mints', () => {
     expect(parseSvmAddress('FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z')?.toBytes()).toEqual(PUB1);
     expect(parseSvmAddress('11111111111111111111111111111111')?.equals(PublicKey.default)).toBe(true);
-    expect(parseSvmAddress('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')?.toBase58()).toBe('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+    expect(parseSvmAddress('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')?.toBase58()).toBe(
+      'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    );
   });
 
   it.each([

@@ -22,14 +22,27 @@ type Json = Record<string, any>; // test-built JSON, shapes asserted by the code
 function v3Body(): Json {
   const v2 = offlineQuoteJson().quote as Json;
   const expanded = v2.details.expandedPriceImpact as Record<string, { usd: string }>;
-  const fee = (usd: string) => ({ usd, amount: String(BigInt(Math.round(Math.abs(Number(usd)) * 1e6))), amountFormatted: String(Math.abs(Number(usd))) });
+  const fee = (usd: string) => ({
+    usd,
+    amount: String(BigInt(Math.round(Math.abs(Number(usd)) * 1e6))),
+    amountFormatted: String(Math.abs(Number(usd))),
+  });
   const { expandedPriceImpact: _dropped, ...details } = v2.details;
   return {
     requestId: v2.requestId,
     steps: (v2.steps as Json[]).map((s) => {
       const item = s.items[0];
       const { from: _from, ...data } = item.data;
-      return { id: s.id, action: s.action, description: s.description, kind: s.kind, status: item.status, data, check: item.check, depositAddress: null };
+      return {
+        id: s.id,
+        action: s.action,
+        description: s.description,
+        kind: s.kind,
+        status: item.status,
+        data,
+        check: item.check,
+        depositAddress: null,
+      };
     }),
     fees: {
       quoted: {
@@ -79,7 +92,13 @@ describe('mapQuoteV3', () => {
 
   it('keeps a deposit-address object visible, so the verifier refuses that flow', async () => {
     const body = v3Body();
-    body.steps[body.steps.length - 1].depositAddress = { address: '0x1111111111111111111111111111111111111111', type: 'strict', depositor: 'x', depositTxHash: '', recoveryAddress: 'x' };
+    body.steps[body.steps.length - 1].depositAddress = {
+      address: '0x1111111111111111111111111111111111111111',
+      type: 'strict',
+      depositor: 'x',
+      depositTxHash: '',
+      recoveryAddress: 'x',
+    };
     const { quote } = mapQuoteV3(body, request);
     const verdict = await verifyQuote({ ...caseInput(OFFLINE_CASE), quote });
     expect(verdict.ok).toBe(false);
@@ -153,7 +172,13 @@ describe('RelayClient with quoteApi v3', () => {
   it('posts to /quote/v3, labels it POST /quote/v3 and returns the mapped quote', async () => {
     server.on('/quote/v3', { status: 200, body: v3Body() });
     const endpoints: string[] = [];
-    const client = createRelayClient({ baseUrl: server.url, apiKey: 'k-123', quoteApi: 'v3', maxRetries: 0, onResponse: (e) => endpoints.push(e.endpoint) });
+    const client = createRelayClient({
+      baseUrl: server.url,
+      apiKey: 'k-123',
+      quoteApi: 'v3',
+      maxRetries: 0,
+      onResponse: (e) => endpoints.push(e.endpoint),
+    });
     const { quote, raw } = await client.quote(quoteRequest());
     expect(server.requests.map((r) => [r.method, r.path, r.headers['x-api-key']])).toEqual([['POST', '/quote/v3', 'k-123']]);
     expect(endpoints).toEqual(['POST /quote/v3']);
@@ -164,13 +189,24 @@ describe('RelayClient with quoteApi v3', () => {
   it('turns the single v3 error shape into a RelayApiError with its errorCode', async () => {
     server.on('/quote/v3', {
       status: 400,
-      body: { message: 'Insufficient balance', errorCode: 'INSUFFICIENT_FUNDS', requestId: '0xabc', errorData: { chainId: 31001, currency: '0x2e98', required: '10', available: '1' } },
+      body: {
+        message: 'Insufficient balance',
+        errorCode: 'INSUFFICIENT_FUNDS',
+        requestId: '0xabc',
+        errorData: { chainId: 31001, currency: '0x2e98', required: '10', available: '1' },
+      },
     });
     const client = createRelayClient({ baseUrl: server.url, apiKey: 'k', quoteApi: 'v3', maxRetries: 0 });
     const error = await client.quote(quoteRequest()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RelayApiError);
     const e = error as RelayApiError;
-    expect([e.code, e.httpStatus, e.errorCode, e.requestId, e.endpoint]).toEqual(['RELAY_HTTP_400', 400, 'INSUFFICIENT_FUNDS', '0xabc', 'POST /quote/v3']);
+    expect([e.code, e.httpStatus, e.errorCode, e.requestId, e.endpoint]).toEqual([
+      'RELAY_HTTP_400',
+      400,
+      'INSUFFICIENT_FUNDS',
+      '0xabc',
+      'POST /quote/v3',
+    ]);
     expect(JSON.parse(e.errorData ?? '{}')).toEqual({ chainId: 31001, currency: '0x2e98', required: '10', available: '1' });
   });
 

@@ -1,6 +1,11 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChainsResponseSchema, IntentStatusSchema, QuoteResponseSchema, RequestsResponseSchema } from '../../../../packages/protocol/src/relay/schemas.ts';
+import {
+  ChainsResponseSchema,
+  IntentStatusSchema,
+  QuoteResponseSchema,
+  RequestsResponseSchema,
+} from '../../../../packages/protocol/src/relay/schemas.ts';
 import { FaultState } from '../../../../packages/sandbox/src/api/faultState.ts';
 import { RequestStore } from '../../../../packages/sandbox/src/api/requestStore.ts';
 import { createSandboxApi, type SandboxApi } from '../../../../packages/sandbox/src/api/server.ts';
@@ -126,7 +131,9 @@ describe('sandbox API (in-process, fake chain reads)', () => {
       protocol: { isWithdrawable: false, hubType: 'onchain', settlement: { destination: { fills: [], refunds: [] } } },
     });
     expect(reqs.requests[0]!.data).not.toHaveProperty('fees.actual');
-    const byUser = RequestsResponseSchema.parse(await (await fetch(`${url}/requests/v3?user=${usdcRequest().user.toUpperCase().replace('0X', '0x')}`)).json());
+    const byUser = RequestsResponseSchema.parse(
+      await (await fetch(`${url}/requests/v3?user=${usdcRequest().user.toUpperCase().replace('0X', '0x')}`)).json(),
+    );
     expect(byUser.requests.map((r) => r.id)).toEqual([requestId]);
     const unknown = await fetch(`${url}/intents/status/v3?requestId=0x${'1'.repeat(64)}`);
     expect(unknown.status).toBe(404);
@@ -136,7 +143,11 @@ describe('sandbox API (in-process, fake chain reads)', () => {
   it('answers 400 in the spec error shapes, with public codes only, or message-only where no public code fits', async () => {
     const cases: [unknown, string | undefined, string][] = [
       [{ ...usdcRequest(), destinationChainId: 1 }, 'UNSUPPORTED_CHAIN', 'destinationChainId'],
-      [{ ...usdcRequest(), destinationCurrency: '0x2222222222222222222222222222222222222222' }, 'UNSUPPORTED_CURRENCY', 'destinationCurrency'],
+      [
+        { ...usdcRequest(), destinationCurrency: '0x2222222222222222222222222222222222222222' },
+        'UNSUPPORTED_CURRENCY',
+        'destinationCurrency',
+      ],
       [{ ...usdcRequest(), amount: '0' }, 'AMOUNT_TOO_LOW', 'amount'],
       [{ ...usdcRequest(), user: 'not-an-address' }, 'INVALID_ADDRESS', 'user'],
       [{ ...usdcRequest(), slippageTolerance: 'lots' }, 'INVALID_SLIPPAGE_TOLERANCE', 'slippageTolerance'],
@@ -152,7 +163,9 @@ describe('sandbox API (in-process, fake chain reads)', () => {
       expect(json.errorCode).toBe(code);
       expect(json.message).toContain(named);
     }
-    expect(await errorBody(await post('/quote/v2', { ...usdcRequest(), slippageTolerance: 'lots' }))).toMatchObject({ errorData: '"lots"' });
+    expect(await errorBody(await post('/quote/v2', { ...usdcRequest(), slippageTolerance: 'lots' }))).toMatchObject({
+      errorData: '"lots"',
+    });
     const bad = await fetch(`${url}/quote/v2`, { method: 'POST', body: '{not json' });
     expect(bad.status).toBe(400);
     expect(Object.keys(await errorBody(bad))).toEqual(['message']);

@@ -87,7 +87,9 @@ describe('sandbox Bitcoin ledger: minimum relay fee', () => {
       const vsize = vsizeOf([c]);
       const low = withFee([c], rate * vsize - 1n);
       const err = expectRejected(ledger, low, 'BTC_TX_FEE_TOO_LOW', `min relay fee not met, ${rate * vsize - 1n} < ${rate * vsize}`);
-      expect(err.toEsploraText()).toBe(`sendrawtransaction RPC error: {"code":-26,"message":"min relay fee not met, ${rate * vsize - 1n} < ${rate * vsize}"}`);
+      expect(err.toEsploraText()).toBe(
+        `sendrawtransaction RPC error: {"code":-26,"message":"min relay fee not met, ${rate * vsize - 1n} < ${rate * vsize}"}`,
+      );
       const exact = withFee([c], rate * vsize);
       expect(ledger.accept(exact, NOW)).toEqual({ txid: exact.getId(), known: false, replaced: [] });
     }

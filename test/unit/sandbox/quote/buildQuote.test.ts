@@ -83,10 +83,29 @@ describe('buildQuote: USDC alpha → beta bridge', () => {
     const od = response.protocol!.v2.orderData;
     const padded = (router: string) => `0x${'0'.repeat(24)}${router.slice(2)}`;
     expect(od.inputs[0]!.refunds).toEqual([
-      { chainId: 'alpha', recipient: refundTo, currency: USDC, minimumAmount: '0', deadline: NOW_SEC + 600, extraData: padded(ROUTERS_ALPHA.v3.erc20Router) },
-      { chainId: 'beta', recipient: refundTo, currency: USDT, minimumAmount: '0', deadline: NOW_SEC + 600, extraData: padded(ROUTERS_BETA.v3.erc20Router) },
+      {
+        chainId: 'alpha',
+        recipient: refundTo,
+        currency: USDC,
+        minimumAmount: '0',
+        deadline: NOW_SEC + 600,
+        extraData: padded(ROUTERS_ALPHA.v3.erc20Router),
+      },
+      {
+        chainId: 'beta',
+        recipient: refundTo,
+        currency: USDT,
+        minimumAmount: '0',
+        deadline: NOW_SEC + 600,
+        extraData: padded(ROUTERS_BETA.v3.erc20Router),
+      },
     ]);
-    expect(od.output).toMatchObject({ chainId: 'beta', calls: [], deadline: NOW_SEC + 600, extraData: padded(ROUTERS_BETA.v3.erc20Router) });
+    expect(od.output).toMatchObject({
+      chainId: 'beta',
+      calls: [],
+      deadline: NOW_SEC + 600,
+      extraData: padded(ROUTERS_BETA.v3.erc20Router),
+    });
     expect(od.output.extraData).toHaveLength(66);
     expect(od.inputs[0]!.payment.weight).toBe('1');
     // the id and the solver signature cover the final orderData, refunds included
@@ -161,10 +180,9 @@ describe('buildQuote: USDC alpha → beta bridge', () => {
   });
 
   it('adds fault extra fees and request app fees, keys platform as service on request', async () => {
-    const { response, order } = await build(
-      usdcRequest({ appFees: [{ recipient: RECIPIENT, fee: '10' }], slippageTolerance: '100' }),
-      { faults: { extraFees: { platformBps: 20, swapBps: 5, appBps: 2, executionUsd: '1.5' }, platformKey: 'service' } },
-    );
+    const { response, order } = await build(usdcRequest({ appFees: [{ recipient: RECIPIENT, fee: '10' }], slippageTolerance: '100' }), {
+      faults: { extraFees: { platformBps: 20, swapBps: 5, appBps: 2, executionUsd: '1.5' }, platformKey: 'service' },
+    });
     expect(order.fees.bps).toEqual({ swap: 5, platform: 20, app: 12 });
     expect(order.fees.execution.amount).toBe(1_715_000n);
     const fees = 1_715_000n + 500_000n + 2_000_000n + 1_200_000n;

@@ -32,9 +32,7 @@ describe('USD conversions (micro-USD bigint)', () => {
     expect(toUsdMicros(10n ** 18n, 18, eth)).toBe(3_000_500_000n);
     expect(toUsdMicros(1n, 6, 1_000_000n)).toBe(1n);
     expect(fromUsdMicrosCeil(1n, 18, eth)).toBe(333_277_788n); // ceil(1e18 / 3000500000) = ceil(333277787.03…)
-    expect(convertAmount(10n ** 18n, { decimals: 18, priceMicros: eth }, { decimals: 6, priceMicros: 1_000_000n })).toBe(
-      3_000_500_000n,
-    );
+    expect(convertAmount(10n ** 18n, { decimals: 18, priceMicros: eth }, { decimals: 6, priceMicros: 1_000_000n })).toBe(3_000_500_000n);
     expect(convertAmount(123n, { decimals: 6, priceMicros: 1n }, { decimals: 6, priceMicros: 1n })).toBe(123n);
   });
   it('formats percents with two decimals toward zero', () => {

@@ -61,7 +61,12 @@ export async function brokenRules(q: SandboxQuoteResponse, e: Expectation): Prom
       if (call.functionName !== 'depositNative' || BigInt(item.data.value) !== BigInt(input.amount)) broken.add('nativeValue');
     } else {
       const [, token, amount] = call.args as readonly [Address, Address, bigint, Hex];
-      if (call.functionName !== 'depositErc20' || !eq(token, input.currency) || amount !== BigInt(input.amount) || item.data.value !== '0') {
+      if (
+        call.functionName !== 'depositErc20' ||
+        !eq(token, input.currency) ||
+        amount !== BigInt(input.amount) ||
+        item.data.value !== '0'
+      ) {
         broken.add('nativeValue');
       }
     }

@@ -43,7 +43,9 @@ async function verdictFor(native: boolean, kind: TamperKind | null) {
   const amount = native ? 10n ** 18n : 1_000_000_000n;
   const currency = native ? ZERO : USDC;
   const built = await build(usdcRequest({ originCurrency: currency, destinationCurrency: currency, amount: amount.toString() }));
-  const served = kind ? (await tamperQuote(built.response, kind, { chains: TABLE, solver: SOLVER, nowSec: NOW_SEC, random: counterRandom })).response : built.response;
+  const served = kind
+    ? (await tamperQuote(built.response, kind, { chains: TABLE, solver: SOLVER, nowSec: NOW_SEC, random: counterRandom })).response
+    : built.response;
   return verifyQuote({
     quote: QuoteResponseSchema.parse(JSON.parse(JSON.stringify(served))),
     chains,

@@ -34,7 +34,12 @@ export const BTC_USER = regtestP2wpkh(0x07);
 export const BTC_RECIPIENT = regtestP2wpkh(0x08);
 
 export const VM_CHAINS: SandboxNonEvmChain[] = [
-  sandboxSolanaChain({ rpcUrl: 'http://127.0.0.1:3', wsUrl: 'ws://127.0.0.1:4', depositoryProgramId: RELAY_DEPOSITORY_PROGRAM_ID, usdcMint: SVM_USDC }),
+  sandboxSolanaChain({
+    rpcUrl: 'http://127.0.0.1:3',
+    wsUrl: 'ws://127.0.0.1:4',
+    depositoryProgramId: RELAY_DEPOSITORY_PROGRAM_ID,
+    usdcMint: SVM_USDC,
+  }),
   sandboxBitcoinChain('http://127.0.0.1:5', BTC_DEPOSITORY),
 ];
 export const VM_PRICES = parsePrices({ ETH: '3000', USDC: '1', USDT: '1', SOL: '150', BTC: '60000', WBTC: '60000' });

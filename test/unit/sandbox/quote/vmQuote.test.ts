@@ -15,10 +15,43 @@ import { tamperVmQuote, type VmOriginQuote } from '../../../../packages/sandbox/
 import { verifyQuote, type VerifyRuleId } from '../../../../src/verify/verifyQuote.ts';
 import type { OriginChainFacts } from '../../../../src/verify/deposit/types.ts';
 import { counterRandom, NOW_SEC, RECIPIENT, SOLVER, TABLE, USDC, USER, ZERO } from './fixtures.ts';
-import { BITCOIN_ID, BTC, BTC_DEPOSITORY, BTC_RECIPIENT, BTC_USER, buildVm, SOL, SOLANA_ID, SVM_USER, USER_COINS, VM_CHAINS, VM_CHAINS_DOC } from './vmFixtures.ts';
+import {
+  BITCOIN_ID,
+  BTC,
+  BTC_DEPOSITORY,
+  BTC_RECIPIENT,
+  BTC_USER,
+  buildVm,
+  SOL,
+  SOLANA_ID,
+  SVM_USER,
+  USER_COINS,
+  VM_CHAINS,
+  VM_CHAINS_DOC,
+} from './vmFixtures.ts';
 
-const solanaToEvm = { user: SVM_USER, recipient: RECIPIENT, originChainId: SOLANA_ID, destinationChainId: 31002, originCurrency: SOL, destinationCurrency: ZERO, amount: '2000000000', tradeType: 'EXACT_INPUT' as const, includeProtocolData: true };
-const bitcoinToEvm = { user: BTC_USER, recipient: RECIPIENT, originChainId: BITCOIN_ID, destinationChainId: 31001, originCurrency: BTC, destinationCurrency: USDC, amount: '800000', tradeType: 'EXACT_INPUT' as const, includeProtocolData: true };
+const solanaToEvm = {
+  user: SVM_USER,
+  recipient: RECIPIENT,
+  originChainId: SOLANA_ID,
+  destinationChainId: 31002,
+  originCurrency: SOL,
+  destinationCurrency: ZERO,
+  amount: '2000000000',
+  tradeType: 'EXACT_INPUT' as const,
+  includeProtocolData: true,
+};
+const bitcoinToEvm = {
+  user: BTC_USER,
+  recipient: RECIPIENT,
+  originChainId: BITCOIN_ID,
+  destinationChainId: 31001,
+  originCurrency: BTC,
+  destinationCurrency: USDC,
+  amount: '800000',
+  tradeType: 'EXACT_INPUT' as const,
+  includeProtocolData: true,
+};
 const UTXOS: OriginChainFacts = { utxos: USER_COINS.map((c) => ({ ...c, confirmed: true })) };
 
 /** Verifies against our expectations; `minOut` defaults to what the untampered quote guaranteed. */
@@ -81,7 +114,12 @@ describe('Solana-origin quote', () => {
 
   it('a Bitcoin tamper does not apply to a Solana quote', async () => {
     const built = await buildVm(solanaToEvm);
-    const t = await tamperVmQuote(built.response as VmOriginQuote, 'psbtNoOpReturn', { chains: TABLE, vmChains: VM_CHAINS, solver: SOLVER, nowSec: NOW_SEC });
+    const t = await tamperVmQuote(built.response as VmOriginQuote, 'psbtNoOpReturn', {
+      chains: TABLE,
+      vmChains: VM_CHAINS,
+      solver: SOLVER,
+      nowSec: NOW_SEC,
+    });
     expect([t.applied, t.reason]).toEqual([false, 'psbtNoOpReturn is not a Solana tamper']);
   });
 });
@@ -97,7 +135,15 @@ describe('Bitcoin-origin quote', () => {
     expect(outs.map((o) => o.address ?? 'memo')).toEqual([BTC_DEPOSITORY, 'memo', BTC_USER]);
     expect(decodeOrderIdMemoScript(outs[1]!.script)).toEqual({ orderId: built.response.protocol!.v2.orderId });
     const fee = 1_100_000n - outs.reduce((sum, o) => sum + o.value, 0n);
-    expect(fee).toBe(BigInt(estimateVsize('p2wpkh', 2, outs.map((o) => ({ script: o.script, value: o.value })))) * 2n);
+    expect(fee).toBe(
+      BigInt(
+        estimateVsize(
+          'p2wpkh',
+          2,
+          outs.map((o) => ({ script: o.script, value: o.value })),
+        ),
+      ) * 2n,
+    );
     expect(built.response.fees.gas.amount).toBe(fee.toString());
     expect(built.response.protocol!.v2.orderData.solverChainId).toBe('alpha');
     expect(failing(await verdict(built.response, BTC_USER, UTXOS))).toEqual([]);
@@ -105,7 +151,10 @@ describe('Bitcoin-origin quote', () => {
 
   it('INSUFFICIENT_FUNDS exactly when the coins do not cover amount + fee; dust change is left to the fee', async () => {
     const coin = { txid: 'c3'.repeat(32), vout: 0, value: 100_000n };
-    const outputs = [{ script: new Uint8Array(22), value: 1n }, { script: orderIdMemoScript(`0x${'00'.repeat(32)}`), value: 0n }];
+    const outputs = [
+      { script: new Uint8Array(22), value: 1n },
+      { script: orderIdMemoScript(`0x${'00'.repeat(32)}`), value: 0n },
+    ];
     const noChangeFee = BigInt(estimateVsize('p2wpkh', 1, outputs)) * 2n;
     const atBoundary = (100_000n - noChangeFee).toString();
     const ok = await buildVm({ ...bitcoinToEvm, amount: atBoundary }, { coins: [coin] });
@@ -129,24 +178,50 @@ describe('Bitcoin-origin quote', () => {
   ];
   it.each(BVM_RULES)('tampered with %s it is refused on %s', async (kind, rule) => {
     const built = await buildVm(bitcoinToEvm);
-    const t = await tamperVmQuote(built.response as VmOriginQuote, kind, { chains: TABLE, vmChains: VM_CHAINS, solver: SOLVER, nowSec: NOW_SEC });
+    const t = await tamperVmQuote(built.response as VmOriginQuote, kind, {
+      chains: TABLE,
+      vmChains: VM_CHAINS,
+      solver: SOLVER,
+      nowSec: NOW_SEC,
+    });
     expect(t.applied, t.reason).toBe(true);
     expect(failing(await verdict(t.response, BTC_USER, UTXOS))).toContain(rule);
   });
 
   it('psbtHighFee needs enough change; on a large change it breaks fee-cap and miner-fee-cap', async () => {
     const big = await buildVm(bitcoinToEvm, { coins: [{ txid: 'd4'.repeat(32), vout: 2, value: 5_000_000n }] });
-    const t = await tamperVmQuote(big.response as VmOriginQuote, 'psbtHighFee', { chains: TABLE, vmChains: VM_CHAINS, solver: SOLVER, nowSec: NOW_SEC });
+    const t = await tamperVmQuote(big.response as VmOriginQuote, 'psbtHighFee', {
+      chains: TABLE,
+      vmChains: VM_CHAINS,
+      solver: SOLVER,
+      nowSec: NOW_SEC,
+    });
     expect(t.applied).toBe(true);
-    expect(failing(await verdict(t.response, BTC_USER, { utxos: [{ txid: 'd4'.repeat(32), vout: 2, value: 5_000_000n, confirmed: true }] }))).toEqual(['fee-cap', 'miner-fee-cap']);
+    expect(
+      failing(await verdict(t.response, BTC_USER, { utxos: [{ txid: 'd4'.repeat(32), vout: 2, value: 5_000_000n, confirmed: true }] })),
+    ).toEqual(['fee-cap', 'miner-fee-cap']);
     const small = await buildVm(bitcoinToEvm);
-    expect((await tamperVmQuote(small.response as VmOriginQuote, 'psbtHighFee', { chains: TABLE, vmChains: VM_CHAINS, solver: SOLVER, nowSec: NOW_SEC })).applied).toBe(false);
+    expect(
+      (
+        await tamperVmQuote(small.response as VmOriginQuote, 'psbtHighFee', {
+          chains: TABLE,
+          vmChains: VM_CHAINS,
+          solver: SOLVER,
+          nowSec: NOW_SEC,
+        })
+      ).applied,
+    ).toBe(false);
   });
 
   it('psbtMinerFee makes the miner fee 39 % of the payment, refused by miner-fee-cap', async () => {
     const coin = { txid: 'd4'.repeat(32), vout: 2, value: 5_000_000n };
     const big = await buildVm(bitcoinToEvm, { coins: [coin] });
-    const t = await tamperVmQuote(big.response as VmOriginQuote, 'psbtMinerFee', { chains: TABLE, vmChains: VM_CHAINS, solver: SOLVER, nowSec: NOW_SEC });
+    const t = await tamperVmQuote(big.response as VmOriginQuote, 'psbtMinerFee', {
+      chains: TABLE,
+      vmChains: VM_CHAINS,
+      solver: SOLVER,
+      nowSec: NOW_SEC,
+    });
     expect(t.applied).toBe(true);
     const result = await verdict(t.response, BTC_USER, { utxos: [{ ...coin, confirmed: true }] });
     expect(failing(result)).toContain('miner-fee-cap');
@@ -158,7 +233,17 @@ describe('Bitcoin-origin quote', () => {
 
 describe('EVM-origin quote to Bitcoin', () => {
   it('has EVM steps, pays a regtest recipient, refunds the EVM user on alpha and the recipient on bitcoin', async () => {
-    const built = await buildVm({ user: USER, recipient: BTC_RECIPIENT, originChainId: 31001, destinationChainId: BITCOIN_ID, originCurrency: USDC, destinationCurrency: BTC, amount: '1000000000', tradeType: 'EXACT_INPUT', includeProtocolData: true });
+    const built = await buildVm({
+      user: USER,
+      recipient: BTC_RECIPIENT,
+      originChainId: 31001,
+      destinationChainId: BITCOIN_ID,
+      originCurrency: USDC,
+      destinationCurrency: BTC,
+      amount: '1000000000',
+      tradeType: 'EXACT_INPUT',
+      includeProtocolData: true,
+    });
     expect(built.originVm).toBe('evm');
     expect(built.response.steps.map((s) => s.id)).toEqual(['approve', 'deposit']);
     const order = built.response.protocol!.v2.orderData;

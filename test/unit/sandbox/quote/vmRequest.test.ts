@@ -30,10 +30,16 @@ describe('checkVmAddress', () => {
     expect(codeOf(() => checkVmAddress(USER, 'svm', 'recipient'))).toEqual(['INVALID_ADDRESS', 'recipient']);
     expect(codeOf(() => checkVmAddress(`${SVM_USER.slice(0, -1)}l`, 'svm', 'user'))).toEqual(['INVALID_ADDRESS', 'user']); // 'l' is not base58
     expect(codeOf(() => checkVmAddress(SVM_USER.slice(0, 20), 'svm', 'user'))).toEqual(['INVALID_ADDRESS', 'user']);
-    expect(codeOf(() => checkVmAddress('bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', 'bvm', 'recipient'))).toEqual(['INVALID_ADDRESS', 'recipient']);
+    expect(codeOf(() => checkVmAddress('bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', 'bvm', 'recipient'))).toEqual([
+      'INVALID_ADDRESS',
+      'recipient',
+    ]);
     // A legacy regtest address is a valid recipient but cannot spend in the deposit PSBT.
     expect(checkVmAddress('mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn', 'bvm', 'recipient')).toBe('mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn');
-    expect(codeOf(() => checkVmAddress('mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn', 'bvm', 'user', { spender: true }))).toEqual(['INVALID_ADDRESS', 'user']);
+    expect(codeOf(() => checkVmAddress('mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn', 'bvm', 'user', { spender: true }))).toEqual([
+      'INVALID_ADDRESS',
+      'user',
+    ]);
   });
 });
 
@@ -41,21 +47,50 @@ describe('resolveQuoteRoute across VMs', () => {
   const base = { tradeType: 'EXACT_INPUT' as const, amount: '1000' };
   it('resolves Solana → Bitcoin with case-sensitive currencies and requires a recipient across VMs', () => {
     const route = resolveQuoteRoute(
-      { ...base, user: SVM_USER, recipient: BTC_RECIPIENT, originChainId: SOLANA_ID, destinationChainId: BITCOIN_ID, originCurrency: SVM_USDC, destinationCurrency: BTC },
+      {
+        ...base,
+        user: SVM_USER,
+        recipient: BTC_RECIPIENT,
+        originChainId: SOLANA_ID,
+        destinationChainId: BITCOIN_ID,
+        originCurrency: SVM_USDC,
+        destinationCurrency: BTC,
+      },
       TABLE,
       50,
       VM_CHAINS,
     );
     // no refundTo in the request: none is assumed (automatic refund is off without one)
-    expect([route.origin.slug, route.destination.slug, route.currencyIn.symbol, route.refundTo]).toEqual(['solana', 'bitcoin', 'USDC', null]);
+    expect([route.origin.slug, route.destination.slug, route.currencyIn.symbol, route.refundTo]).toEqual([
+      'solana',
+      'bitcoin',
+      'USDC',
+      null,
+    ]);
     const withRefundTo = resolveQuoteRoute(
-      { ...base, user: SVM_USER, recipient: BTC_RECIPIENT, refundTo: SVM_USER, originChainId: SOLANA_ID, destinationChainId: BITCOIN_ID, originCurrency: SVM_USDC, destinationCurrency: BTC },
+      {
+        ...base,
+        user: SVM_USER,
+        recipient: BTC_RECIPIENT,
+        refundTo: SVM_USER,
+        originChainId: SOLANA_ID,
+        destinationChainId: BITCOIN_ID,
+        originCurrency: SVM_USDC,
+        destinationCurrency: BTC,
+      },
       TABLE,
       50,
       VM_CHAINS,
     );
     expect(withRefundTo.refundTo).toBe(SVM_USER);
-    const noRecipient = { ...base, user: SVM_USER, originChainId: SOLANA_ID, destinationChainId: 31001, originCurrency: SOL, destinationCurrency: USDC };
+    const noRecipient = {
+      ...base,
+      user: SVM_USER,
+      originChainId: SOLANA_ID,
+      destinationChainId: 31001,
+      originCurrency: SOL,
+      destinationCurrency: USDC,
+    };
     expect(codeOf(() => resolveQuoteRoute(noRecipient, TABLE, 50, VM_CHAINS))).toEqual(['INVALID_ADDRESS', 'recipient']);
     const lowerMint = { ...noRecipient, recipient: RECIPIENT, originCurrency: SVM_USDC.toLowerCase() };
     expect(codeOf(() => resolveQuoteRoute(lowerMint, TABLE, 50, VM_CHAINS))[0]).toBe('UNSUPPORTED_CURRENCY');
@@ -68,7 +103,12 @@ describe('resolveQuoteRoute across VMs', () => {
 describe('judgeSolanaSize', () => {
   const fault = { fitsAtMaxRouteLength: 3, fitsWithSingleSource: true };
   it('without the fault only the measured size counts', () => {
-    expect(judgeSolanaSize({}, 400, null)).toEqual({ maxRouteLength: null, includedOriginSwapSources: null, outcome: 'ok', sizeBytes: 400 });
+    expect(judgeSolanaSize({}, 400, null)).toEqual({
+      maxRouteLength: null,
+      includedOriginSwapSources: null,
+      outcome: 'ok',
+      sizeBytes: 400,
+    });
     expect(judgeSolanaSize({}, 1233, null).outcome).toBe('SOLANA_TX_TOO_LARGE');
   });
   it('with the fault, only the narrowing it names fits; refused sizes are over 1232', () => {
@@ -77,7 +117,13 @@ describe('judgeSolanaSize', () => {
     const three = judgeSolanaSize({ maxRouteLength: 3 }, 400, fault);
     const single = judgeSolanaSize({ maxRouteLength: 4, includedOriginSwapSources: ['orca'] }, 400, fault);
     const two = judgeSolanaSize({ includedOriginSwapSources: ['orca', 'raydium'] }, 400, { ...fault, fitsAtMaxRouteLength: null });
-    expect([four, absent, three, single, two].map((j) => j.outcome)).toEqual(['SOLANA_TX_TOO_LARGE', 'SOLANA_TX_TOO_LARGE', 'ok', 'ok', 'SOLANA_TX_TOO_LARGE']);
+    expect([four, absent, three, single, two].map((j) => j.outcome)).toEqual([
+      'SOLANA_TX_TOO_LARGE',
+      'SOLANA_TX_TOO_LARGE',
+      'ok',
+      'ok',
+      'SOLANA_TX_TOO_LARGE',
+    ]);
     expect(four.sizeBytes).toBeGreaterThan(1232);
     expect(three.sizeBytes).toBeLessThanOrEqual(1232);
     const error = solanaTxTooLargeError(four.sizeBytes);
@@ -100,8 +146,17 @@ describe('Bitcoin deposits', () => {
   };
   it('reads the order id from the memo and the depositor from the memo, else the first input', () => {
     const id = `0x${'cd'.repeat(32)}` as const;
-    expect(bitcoinDeposit(BITCOIN_ID, { ...payment, opReturn: encodeOrderIdMemo(id) }, 7)).toMatchObject({ id, from: BTC_USER, amount: 70_000n, blockNumber: 0n, currency: BTC });
-    expect(bitcoinDeposit(BITCOIN_ID, { ...payment, opReturn: encodeOrderIdMemo(id, BTC_RECIPIENT), blockHeight: 12 }, 7)).toMatchObject({ from: BTC_RECIPIENT, blockNumber: 12n });
+    expect(bitcoinDeposit(BITCOIN_ID, { ...payment, opReturn: encodeOrderIdMemo(id) }, 7)).toMatchObject({
+      id,
+      from: BTC_USER,
+      amount: 70_000n,
+      blockNumber: 0n,
+      currency: BTC,
+    });
+    expect(bitcoinDeposit(BITCOIN_ID, { ...payment, opReturn: encodeOrderIdMemo(id, BTC_RECIPIENT), blockHeight: 12 }, 7)).toMatchObject({
+      from: BTC_RECIPIENT,
+      blockNumber: 12n,
+    });
     expect(bitcoinDeposit(BITCOIN_ID, payment, 7).id).toBe(`0x${'00'.repeat(32)}`);
   });
   it('waits 1 confirmation below the high-value threshold and 2 from it on', () => {

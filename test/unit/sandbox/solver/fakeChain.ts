@@ -3,14 +3,7 @@
  * (ABI-encoded like the real events), block timestamps, a solver wallet that records what it sends, and
  * receipts that follow a script (`success`, `reverted`, or an RPC `error`).
  */
-import {
-  encodeAbiParameters,
-  encodeEventTopics,
-  type Address,
-  type Hex,
-  type Log,
-  type TransactionReceipt,
-} from 'viem';
+import { encodeAbiParameters, encodeEventTopics, type Address, type Hex, type Log, type TransactionReceipt } from 'viem';
 import { depositoryAbi } from '../../../../packages/protocol/src/protocol/depositoryAbi.ts';
 import type { SolverChain } from '../../../../packages/sandbox/src/solver/solver.ts';
 
@@ -83,13 +76,22 @@ export function fakeChain(chainId: number, depository: Address): FakeChain {
     getLogs: async ({ fromBlock, toBlock }: { fromBlock: bigint; toBlock: bigint }) =>
       logs.filter((l) => l.blockNumber !== null && l.blockNumber >= fromBlock && l.blockNumber <= toBlock),
     getBlock: async ({ blockNumber }: { blockNumber: bigint }) => ({ number: blockNumber, timestamp: timestamps.get(blockNumber) ?? 0n }),
-    getTransactionReceipt: async ({ hash }: { hash: Hex }) => ({ transactionHash: hash, logs: logs.filter((l) => l.transactionHash === hash) }),
+    getTransactionReceipt: async ({ hash }: { hash: Hex }) => ({
+      transactionHash: hash,
+      logs: logs.filter((l) => l.transactionHash === hash),
+    }),
     waitForTransactionReceipt: async ({ hash }: { hash: Hex }) => {
       fake.receiptWaits += 1;
       const step = fake.receiptPlan.shift() ?? 'success';
       if (step === 'error') throw new Error('HTTP request failed (fake RPC outage)');
       // the fields the solver reads: outcome, block, and the fee parts (gas used × effective gas price)
-      return { transactionHash: hash, status: step, blockNumber: head, gasUsed: 21_000n, effectiveGasPrice: 2n } as unknown as TransactionReceipt;
+      return {
+        transactionHash: hash,
+        status: step,
+        blockNumber: head,
+        gasUsed: 21_000n,
+        effectiveGasPrice: 2n,
+      } as unknown as TransactionReceipt;
     },
   };
   const walletClient = {

@@ -35,13 +35,16 @@ describe('matchDeposit', () => {
     ['WRONG_AMOUNT', 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL', { amount: 999_999_999n }],
     ['WRONG_AMOUNT', 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL', { amount: 1n }],
     ['WRONG_AMOUNT', 'UNKNOWN', { amount: 1_000_000_001n }],
-  ] as const)('leaves a %s deposit unfilled (published failReason %s) without handing out the order record', async (reason, failReason, patch) => {
-    const { order, deposit, store } = await setup();
-    const d = { ...deposit, ...patch };
-    const decision = matchDeposit(d, store.byOrderId(d.id));
-    expect(decision).toEqual({ kind: 'unfilled', reason, failReason, claimed: order });
-    expect(decision).not.toHaveProperty('record');
-  });
+  ] as const)(
+    'leaves a %s deposit unfilled (published failReason %s) without handing out the order record',
+    async (reason, failReason, patch) => {
+      const { order, deposit, store } = await setup();
+      const d = { ...deposit, ...patch };
+      const decision = matchDeposit(d, store.byOrderId(d.id));
+      expect(decision).toEqual({ kind: 'unfilled', reason, failReason, claimed: order });
+      expect(decision).not.toHaveProperty('record');
+    },
+  );
 
   it('judges expiry by the block timestamp of the deposit, not by when it is indexed', async () => {
     const { record, deposit, order } = await setup();
@@ -67,7 +70,12 @@ describe('matchDeposit', () => {
 
   it("a stranger's deposit under the victim's order id gets its own record; the order still fills", async () => {
     const { record, deposit, store } = await setup();
-    const stranger = { ...deposit, from: '0x2222222222222222222222222222222222222222' as const, amount: 1n, txHash: `0x${'34'.repeat(32)}` as const };
+    const stranger = {
+      ...deposit,
+      from: '0x2222222222222222222222222222222222222222' as const,
+      amount: 1n,
+      txHash: `0x${'34'.repeat(32)}` as const,
+    };
     expect(matchDeposit(stranger, store.byOrderId(stranger.id)).kind).toBe('unfilled');
     const own = store.addUnmatchedDeposit(`0x${'56'.repeat(32)}`, stranger, 2_000);
     expect(own.requestId).not.toBe(record.requestId);
@@ -101,13 +109,15 @@ describe('SerialQueue', () => {
   it('runs tasks of one key one at a time in order, even after a failure', async () => {
     const q = new SerialQueue();
     const log: string[] = [];
-    const task = (name: string, ms: number, fail = false) => async () => {
-      log.push(`start ${name}`);
-      await new Promise((r) => setTimeout(r, ms));
-      log.push(`end ${name}`);
-      if (fail) throw new Error(name);
-      return name;
-    };
+    const task =
+      (name: string, ms: number, fail = false) =>
+      async () => {
+        log.push(`start ${name}`);
+        await new Promise((r) => setTimeout(r, ms));
+        log.push(`end ${name}`);
+        if (fail) throw new Error(name);
+        return name;
+      };
     const a = q.run(1, task('a', 20, true));
     const b = q.run(1, task('b', 1));
     const c = q.run(2, task('c', 1));

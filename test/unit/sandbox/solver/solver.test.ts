@@ -81,10 +81,21 @@ describe('solver: deposits that do not pay their order exactly', () => {
     expect(requestJson(own!, CTX).protocol).toMatchObject({
       isWithdrawable: true,
       deposit: {
-        origin: { depositor: STRANGER, chainId: 31001, amount: '1', transactionId: strangerTx, depository: DEPOSITORY_ALPHA, onchainId: r.order.orderId },
+        origin: {
+          depositor: STRANGER,
+          chainId: 31001,
+          amount: '1',
+          transactionId: strangerTx,
+          depository: DEPOSITORY_ALPHA,
+          onchainId: r.order.orderId,
+        },
       },
     });
-    expect(requestJson(own!, CTX).data).toMatchObject({ failReason: 'UNKNOWN', refundFailReason: null, inTxs: [{ txHash: strangerTx, chainId: 31001 }] });
+    expect(requestJson(own!, CTX).data).toMatchObject({
+      failReason: 'UNKNOWN',
+      refundFailReason: null,
+      inTxs: [{ txHash: strangerTx, chainId: 31001 }],
+    });
     expect(r.alpha.sent).toEqual([]); // nothing returned automatically
     expect(r.record.status).toBe('waiting');
 
@@ -103,7 +114,11 @@ describe('solver: deposits that do not pay their order exactly', () => {
     await until('the fill', () => r.record.status === 'success');
     r.alpha.depositErc20(genuine(r), NOW_SEC);
     await until('two unfilled records', () => ownRecords(r).filter((x) => x.status === 'failure').length === 2);
-    expect(ownRecords(r).map((x) => x.failReason).sort()).toEqual(['DOUBLE_SPEND', 'UNKNOWN']);
+    expect(
+      ownRecords(r)
+        .map((x) => x.failReason)
+        .sort(),
+    ).toEqual(['DOUBLE_SPEND', 'UNKNOWN']);
     expect(ownRecords(r).every((x) => requestJson(x, CTX).protocol.isWithdrawable)).toBe(true);
     expect(r.beta.sent).toHaveLength(1); // filled once
     expect(r.alpha.sent).toEqual([]);
@@ -114,13 +129,20 @@ describe('solver: deposits that do not pay their order exactly', () => {
     r.alpha.depositErc20({ ...genuine(r), amount: 5n }, NOW_SEC);
     await until('the refund', () => ownRecords(r).some((x) => x.status === 'refund'));
     expect(r.alpha.sent).toHaveLength(1);
-    expect(r.alpha.sent[0]).toMatchObject({ to: DEPOSITORY_ALPHA, functionName: 'withdrawErc20', args: [USDC, REFUND_TO, 5n, r.order.orderId] });
+    expect(r.alpha.sent[0]).toMatchObject({
+      to: DEPOSITORY_ALPHA,
+      functionName: 'withdrawErc20',
+      args: [USDC, REFUND_TO, 5n, r.order.orderId],
+    });
     expect(ownRecords(r)[0]!.failReason).toBe('DEPOSITED_AMOUNT_TOO_LOW_TO_FILL');
     const view = requestJson(ownRecords(r)[0]!, CTX);
     expect(view.data.outTxs).toEqual([
       expect.objectContaining({ txHash: r.alpha.sent[0]!.hash, chainId: 31001, status: 'success', fee: '42000', type: 'onchain' }),
     ]);
-    expect(view.protocol.settlement.destination).toEqual({ fills: [], refunds: [{ chainId: 31001, transactionId: r.alpha.sent[0]!.hash }] });
+    expect(view.protocol.settlement.destination).toEqual({
+      fills: [],
+      refunds: [{ chainId: 31001, transactionId: r.alpha.sent[0]!.hash }],
+    });
     expect(r.record.status).toBe('waiting');
   });
 
@@ -164,7 +186,11 @@ describe('solver: fills', () => {
     expect(r.record.failReason).toBe('TRANSACTION_REVERTED');
     expect(r.statuses).toEqual(['pending', 'submitted', 'failure']);
     const view = requestJson(r.record, CTX);
-    expect(view.data).toMatchObject({ failReason: 'TRANSACTION_REVERTED', failedTxHash: r.beta.sent[0]!.hash, outTxs: [{ status: 'failure' }] });
+    expect(view.data).toMatchObject({
+      failReason: 'TRANSACTION_REVERTED',
+      failedTxHash: r.beta.sent[0]!.hash,
+      outTxs: [{ status: 'failure' }],
+    });
     expect(view.protocol).toMatchObject({ isWithdrawable: true, settlement: { destination: { fills: [], refunds: [] } } });
   });
 
@@ -177,11 +203,16 @@ describe('solver: fills', () => {
     const fill = r.beta.sent[0]!.hash;
     const view = requestJson(r.record, CTX);
     expect(view).toMatchObject({ status: 'success', requestType: 'Bridge', sender: USER });
-    expect(view.data.inTxs).toEqual([expect.objectContaining({ txHash: depositTx, chainId: 31001, type: 'onchain', status: 'success', timestamp: NOW_SEC })]);
+    expect(view.data.inTxs).toEqual([
+      expect.objectContaining({ txHash: depositTx, chainId: 31001, type: 'onchain', status: 'success', timestamp: NOW_SEC }),
+    ]);
     expect(view.data.outTxs).toEqual([expect.objectContaining({ txHash: fill, chainId: 31002, status: 'success', fee: '42000' })]);
     expect(view.data).toMatchObject({ failReason: null, refundFailReason: null, failedTxHash: null });
     expect(view.protocol.settlement.destination).toEqual({ fills: [{ chainId: 31002, transactionId: fill }], refunds: [] });
-    expect(view.protocol).toMatchObject({ isWithdrawable: false, solver: { address: SOLVER.address.toLowerCase(), protocolChainId: 'alpha', chainId: 31001 } });
+    expect(view.protocol).toMatchObject({
+      isWithdrawable: false,
+      solver: { address: SOLVER.address.toLowerCase(), protocolChainId: 'alpha', chainId: 31001 },
+    });
     expect(view.data.route!.actual.destination.outputCurrency.amount).toBe(r.order.expectedOut.toString());
   });
 

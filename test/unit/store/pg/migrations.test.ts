@@ -54,10 +54,16 @@ interface Column {
 }
 
 function sqliteColumns(db: Database.Database): Record<string, Column[]> {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+    name: string;
+  }[];
   return Object.fromEntries(
     tables.map(({ name }) => {
-      const cols = db.prepare(`SELECT name, "notnull" AS nn, pk FROM pragma_table_info('${name}') ORDER BY cid`).all() as { name: string; nn: number; pk: number }[];
+      const cols = db.prepare(`SELECT name, "notnull" AS nn, pk FROM pragma_table_info('${name}') ORDER BY cid`).all() as {
+        name: string;
+        nn: number;
+        pk: number;
+      }[];
       // An INTEGER PRIMARY KEY is the rowid: never NULL, though table_info reports notnull = 0.
       return [name, cols.map((c) => ({ name: c.name, notNull: c.nn === 1 || c.pk > 0 }))];
     }),
@@ -91,7 +97,9 @@ describe('PostgreSQL migrations', () => {
     expect(Object.keys(liteCols)).toContain('transfer_ledger');
     for (const table of Object.keys(liteCols)) expect({ table, cols: pgCols[table] }).toEqual({ table, cols: liteCols[table] });
 
-    const liteIdx = (lite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    const liteIdx = (
+      lite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]
+    ).map((r) => r.name);
     const pgIdx = await client.query<{ indexname: string }>(
       `SELECT i.indexname FROM pg_indexes i WHERE i.schemaname = current_schema()
        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname) ORDER BY i.indexname`,
@@ -103,7 +111,9 @@ describe('PostgreSQL migrations', () => {
   it('copy table list covers every table, and its amount columns are exactly the digit-checked ones', async () => {
     const { client } = await freshPg();
     await migratePostgres(client, 'test');
-    const tables = await client.query<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename');
+    const tables = await client.query<{ tablename: string }>(
+      'SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename',
+    );
     // leader_lease: PostgreSQL only (the leader lease), not part of a SQLite history.
     expect([...COPY_TABLES.map((t) => t.name), ...NOT_COPIED, 'leader_lease'].sort()).toEqual(tables.rows.map((r) => r.tablename));
     const checks = await client.query<{ table: string; def: string }>(
@@ -153,8 +163,16 @@ describe('PostgreSQL migrations', () => {
         VALUES (${transferId}, '${status}', 'USDC', 'alpha', 'beta', '10', '9', '8', ${receivedOut}, '${source}', 'none', '0', 5, 6)`;
     const cases: { name: string; sql: string; ok: boolean }[] = [
       { name: 'cycle mode outside the list', sql: "INSERT INTO cycles (id, mode, started_at_ms) VALUES (2, 'weekly', 1)", ok: false },
-      { name: 'cycle finished without outcome', sql: "INSERT INTO cycles (id, mode, started_at_ms, finished_at_ms) VALUES (3, 'once', 1, 2)", ok: false },
-      { name: "cycle outcome 'aborted' (version 3)", sql: "INSERT INTO cycles (id, mode, started_at_ms, finished_at_ms, outcome) VALUES (4, 'daemon', 1, 2, 'aborted')", ok: true },
+      {
+        name: 'cycle finished without outcome',
+        sql: "INSERT INTO cycles (id, mode, started_at_ms, finished_at_ms) VALUES (3, 'once', 1, 2)",
+        ok: false,
+      },
+      {
+        name: "cycle outcome 'aborted' (version 3)",
+        sql: "INSERT INTO cycles (id, mode, started_at_ms, finished_at_ms, outcome) VALUES (4, 'daemon', 1, 2, 'aborted')",
+        ok: true,
+      },
       { name: 'balance in base units beyond 2^64', sql: balance(1, '340282366920938463463374607431768211456', null), ok: true },
       { name: 'negative balance', sql: balance(2, '-5', null), ok: false },
       { name: 'decimal balance', sql: balance(3, '1.5', null), ok: false },
@@ -177,8 +195,16 @@ describe('PostgreSQL migrations', () => {
         sql: "INSERT INTO transfer_txs (transfer_id, step_id, item_index, chain_id, request_json, tx_hash, raw_tx, status, signed_at_ms) VALUES (1, 'deposit', -1, 1, '{}', '0xh', '0xr', 'signed', 1)",
         ok: false,
       },
-      { name: 'run lock row other than 1', sql: "INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (2, 'o', 1, 1, 2)", ok: false },
-      { name: 'fee decision refused without reason', sql: "INSERT INTO quotes (id, cycle_id, request_json, raw_json, received_at_ms) VALUES (1, 1, '{}', '{}', 1); INSERT INTO fee_decisions (quote_id, accepted) VALUES (1, 0)", ok: false },
+      {
+        name: 'run lock row other than 1',
+        sql: "INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (2, 'o', 1, 1, 2)",
+        ok: false,
+      },
+      {
+        name: 'fee decision refused without reason',
+        sql: "INSERT INTO quotes (id, cycle_id, request_json, raw_json, received_at_ms) VALUES (1, 1, '{}', '{}', 1); INSERT INTO fee_decisions (quote_id, accepted) VALUES (1, 0)",
+        ok: false,
+      },
     ];
     const outcomes = [];
     for (const c of cases) {
@@ -228,7 +254,9 @@ describe('migratePostgres', () => {
     ];
     await expect(migratePostgres(client, 'test', broken)).rejects.toThrow(/nowhere/);
     expect(await pgSchemaVersion(client)).toBe(1);
-    const tables = await client.query<{ t: string | null }>("SELECT to_regclass('one')::text AS t UNION ALL SELECT to_regclass('two')::text");
+    const tables = await client.query<{ t: string | null }>(
+      "SELECT to_regclass('one')::text AS t UNION ALL SELECT to_regclass('two')::text",
+    );
     expect(tables.rows.map((r) => r.t)).toEqual(['one', null]);
     // The lock was released: another session can take it at once.
     const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(27691666020332404) AS ok');
@@ -239,7 +267,9 @@ describe('migratePostgres', () => {
   it('refuses a database migrated by a newer Ballast', async () => {
     const { client } = await freshPg();
     await migratePostgres(client, 'test');
-    await client.query("INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, 'future', 0)", [LATEST_SCHEMA_VERSION + 1]);
+    await client.query("INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, 'future', 0)", [
+      LATEST_SCHEMA_VERSION + 1,
+    ]);
     const err = await migratePostgres(client, 'postgres://db/x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreSchemaError);
     expect((err as StoreSchemaError).code).toBe('STORE_SCHEMA_TOO_NEW');

@@ -18,7 +18,9 @@ describe('isPostgresUrl', () => {
 describe('redactStoreUrl', () => {
   it('masks the password in the userinfo and in query parameters, and leaves paths alone', () => {
     expect(redactStoreUrl('postgres://ballast:s3cret@db:5432/ballast')).toBe('postgres://ballast:***@db:5432/ballast');
-    expect(redactStoreUrl('postgresql://ballast@db/ballast?password=s3cret&sslmode=require')).toBe('postgresql://ballast@db/ballast?password=***&sslmode=require');
+    expect(redactStoreUrl('postgresql://ballast@db/ballast?password=s3cret&sslmode=require')).toBe(
+      'postgresql://ballast@db/ballast?password=***&sslmode=require',
+    );
     expect(redactStoreUrl('postgres://db/ballast')).toBe('postgres://db/ballast');
     expect(redactStoreUrl('./s3cret.db')).toBe('./s3cret.db');
   });
