@@ -3,41 +3,18 @@
  * judged by the fee policy and verified against the in-memory chains, with every step recorded in a real SQLite
  * store. Each outcome variant carries what exists at its step and nothing more.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkQuote, type CheckQuoteDeps, type CheckStage } from '../../../src/cycle/checkQuote.ts';
+import { describe, expect, it } from 'vitest';
+import { checkQuote, type CheckStage } from '../../../src/cycle/checkQuote.ts';
 import { getQuote } from '../../../src/store/quotes.ts';
-import { createModelEnv, type ModelEnv } from '../../model/harness.ts';
-import { oneNeed, pipelineWorld, withPolicy, type PipelineWorld } from './pipelineWorld.ts';
+import { checkArgs, checkDeps, oneNeed, pipelineSuite, rowsForPlan, withPolicy } from './pipelineWorld.ts';
 
-let env: ModelEnv;
-let w: PipelineWorld | undefined;
-
-beforeAll(() => {
-  env = createModelEnv();
-});
-afterEach(() => w?.close());
-afterAll(() => env.close());
-
-/** Just what checkQuote declares, taken from the world's parts. */
-function checkDeps(p: PipelineWorld): CheckQuoteDeps {
-  const { config, db, relay, chains, wallets, metrics, logger, now } = p.deps;
-  return { config, db, relay, chains, wallets, metrics, logger, now };
-}
-
-async function quoteErrorCount(p: PipelineWorld): Promise<number> {
-  const row = await p.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM quote_errors WHERE plan_id = ?', p.planId); // one INTEGER column
-  return row!.n;
-}
+const suite = pipelineSuite();
 
 describe('checkQuote', () => {
   it('ends `quoted` with the quote, the accepted fee decision, the verdict and the floor, all recorded', async () => {
-    w = await pipelineWorld(env, 'quoted');
+    const w = await suite.world('quoted');
     const stages: CheckStage[] = [];
-    const attempt = await checkQuote(
-      checkDeps(w),
-      { cycleId: w.cycleId, planId: w.planId, planned: w.planned, chainsDoc: w.chainsDoc },
-      (s) => stages.push(s),
-    );
+    const attempt = await checkQuote(checkDeps(w), checkArgs(w), (s) => stages.push(s));
     expect(attempt.outcome, attempt.error).toBe('quoted');
     if (attempt.outcome !== 'quoted') return;
     // Narrowed: the fields of a checked quote exist without `!`.
@@ -53,9 +30,10 @@ describe('checkQuote', () => {
   });
 
   it('ends `skipped_fee` with the rejected decision and no verdict when the fee caps are exceeded', async () => {
-    const config = withPolicy(env.config, { maxFees: { ...env.config.policy.maxFees, totalUsd: '0.000001' } });
-    w = await pipelineWorld(env, 'skipped-fee', { config });
-    const attempt = await checkQuote(checkDeps(w), { cycleId: w.cycleId, planId: w.planId, planned: w.planned, chainsDoc: w.chainsDoc });
+    const { config: model } = suite.env;
+    const config = withPolicy(model, { maxFees: { ...model.policy.maxFees, totalUsd: '0.000001' } });
+    const w = await suite.world('skipped-fee', { config });
+    const attempt = await checkQuote(checkDeps(w), checkArgs(w));
     expect(attempt.outcome).toBe('skipped_fee');
     if (attempt.outcome !== 'skipped_fee') return;
     expect(attempt.fee.accepted).toBe(false);
@@ -69,13 +47,13 @@ describe('checkQuote', () => {
 
   it('ends `quote_error` with the request and the error, and no quote, when POST /quote/v2 fails', async () => {
     // Relay calls of the world: #0 GET /chains (building the world), #1 the quote.
-    w = await pipelineWorld(env, 'quote-error', { schedule: oneNeed({ relayFaults: [1] }) });
-    const attempt = await checkQuote(checkDeps(w), { cycleId: w.cycleId, planId: w.planId, planned: w.planned, chainsDoc: w.chainsDoc });
+    const w = await suite.world('quote-error', { schedule: oneNeed({ relayFaults: [1] }) });
+    const attempt = await checkQuote(checkDeps(w), checkArgs(w));
     expect(attempt.outcome).toBe('quote_error');
     expect(attempt.quote).toBeUndefined();
     expect(attempt.fee).toBeUndefined();
     expect(attempt.request?.amount).toBe(w.planned.amountIn.toString());
     expect(attempt.error).toMatch(/socket hang up/);
-    expect(await quoteErrorCount(w)).toBe(1);
+    expect(await rowsForPlan(w, 'quote_errors')).toBe(1);
   });
 });

@@ -5,42 +5,39 @@
  * the status endpoint.
  */
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { followRefund, followRefunds, refundFromRequestRecord } from '../../../src/cycle/followRefund.ts';
 import { pausedRoutes } from '../../../src/cycle/pausedRoutes.ts';
 import { transferNotes } from '../../../src/cli/historyNotes.ts';
 import { createMetrics, type BallastMetrics } from '../../../src/metrics/metrics.ts';
 import type { IntentStatus, RequestsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import { listUnresolvedFailures, resolveFailure } from '../../../src/store/failures.ts';
-import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import { createTransfer, getTransfer, markTxConfirmed, markTxSent, transitionTransfer } from '../../../src/store/transfers.ts';
-import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
+import { getTransfer, transitionTransfer } from '../../../src/store/transfers.ts';
+import { newTransfer } from '../store/helpers.ts';
+import { seedDeposited, useTestStore } from './pipelineSeeds.ts';
 
 const ORIGIN_ID = 8453;
 const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const REFUND_TX = `0x${'77'.repeat(32)}`;
 
-let t: TempDb;
-let db: SqliteStoreDb;
+const store = useTestStore();
 let metrics: BallastMetrics;
 beforeEach(() => {
-  t = tempDb();
-  db = t.open();
   metrics = createMetrics();
 });
-afterEach(() => t.cleanup());
 
 /** A deposited transfer closed with `end` at 5 000 ms; returns its id and request id. */
 async function closed(end: 'refund' | 'failure' | 'success', n: number): Promise<{ id: number; requestId: string }> {
   const hex = n.toString(16).padStart(2, '0');
-  const base = await newTransfer(db);
+  const base = await newTransfer(store.db);
   const requestId = `0x${hex.repeat(32)}`;
-  const { transferId, txIds } = await createTransfer(db, { ...base, requestId, txs: [{ ...base.txs[1]!, txHash: `0x${hex.repeat(32)}` }] });
-  await markTxSent(db, txIds[0]!, 3_000);
-  await transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: 3_000 });
-  await markTxConfirmed(db, txIds[0]!, { status: 'confirmed', blockNumber: 10, nowMs: 4_000 });
-  await transitionTransfer(db, transferId, 'broadcast', 'deposited', { nowMs: 4_000 });
-  await transitionTransfer(db, transferId, 'deposited', end, { nowMs: 5_000, relayStatus: end });
+  const deposit = { ...base.txs[1]!, txHash: `0x${hex.repeat(32)}` };
+  const transferId = await seedDeposited(
+    store.db,
+    { ...base, requestId, txs: [deposit] },
+    { sentAtMs: 3_000, confirmedAtMs: 4_000, depositedAtMs: 4_000 },
+  );
+  await transitionTransfer(store.db, transferId, 'deposited', end, { nowMs: 5_000, relayStatus: end });
   return { id: transferId, requestId };
 }
 
@@ -61,7 +58,7 @@ const refundedData = (amount: string) => ({
 function deps(relay: { requests?: (id: string) => RequestsResponse; status?: Partial<IntentStatus> }) {
   let statusReads = 0;
   return {
-    db,
+    db: store.db,
     metrics,
     logger: pino({ level: 'silent' }),
     now: () => 10_000,
@@ -117,11 +114,11 @@ describe('followRefund', () => {
     const d = deps({ requests: (rid) => answer(rid, refundedData('99500000')) });
     const result = await followRefund(d, id);
     expect(result).toMatchObject({ kind: 'recorded', refunded: true });
-    const row = (await getTransfer(db, id))!;
+    const row = (await getTransfer(store.db, id))!;
     expect(row.refund).toEqual({ amount: 99_500_000n, txHash: REFUND_TX, failReason: null, checkedAtMs: 10_000 });
     expect(requestId).toBe(row.requestId);
     expect(await counter({ chain: 'base', outcome: 'refunded', reason: 'none' })).toBe(1);
-    expect(await listUnresolvedFailures(db)).toEqual([]);
+    expect(await listUnresolvedFailures(store.db)).toEqual([]);
     expect(transferNotes(row, undefined)).toContain(`refunded to ${row.user} on base: 99500000 base units of ${USDC_BASE} in ${REFUND_TX}`);
     // a second follow-up (the next cycle's backfill) neither rewrites nor meters again
     expect(await followRefund(d, id)).toEqual({ kind: 'skipped', why: 'already followed up' });
@@ -134,15 +131,15 @@ describe('followRefund', () => {
     const d = deps({ requests: (rid) => answer(rid, { refundFailReason: 'MANUAL_REFUND_REQUIRED', outTxs: [] }) });
     expect(await followRefund(d, id)).toMatchObject({ kind: 'recorded', refunded: false });
     expect(await counter({ chain: 'base', outcome: 'not_refunded', reason: 'MANUAL_REFUND_REQUIRED' })).toBe(1);
-    const failures = await listUnresolvedFailures(db);
+    const failures = await listUnresolvedFailures(store.db);
     expect(failures.map((r) => r.id)).toEqual([id]);
     expect(pausedRoutes(failures)).toEqual([
       { asset: 'USDC', originChain: 'base', destinationChain: 'arbitrum', transferIds: [id], reason: 'failure' },
     ]);
-    const notes = transferNotes((await getTransfer(db, id))!, undefined);
+    const notes = transferNotes((await getTransfer(store.db, id))!, undefined);
     expect(notes).toContain('refund NOT paid (refundFailReason MANUAL_REFUND_REQUIRED): the deposit awaits manual recovery');
-    expect(await resolveFailure(db, id, 'withdrawn by hand', 20_000)).toEqual([id]);
-    expect(await listUnresolvedFailures(db)).toEqual([]);
+    expect(await resolveFailure(store.db, id, 'withdrawn by hand', 20_000)).toEqual([id]);
+    expect(await listUnresolvedFailures(store.db)).toEqual([]);
   });
 
   it('a failure carrying a refundFailReason is metered with an unknown reason as OTHER; one without is recorded, not metered', async () => {
@@ -152,9 +149,9 @@ describe('followRefund', () => {
     expect(await followRefunds(d)).toBe(2);
     expect(await counter({ chain: 'base', outcome: 'not_refunded', reason: 'OTHER' })).toBe(1);
     expect((await metrics.refundsTotal.get()).values.reduce((s, v) => s + v.value, 0)).toBe(1);
-    expect((await getTransfer(db, a.id))!.refund?.failReason).toBe('SOMETHING_NEW');
-    expect((await getTransfer(db, b.id))!.refund?.failReason).toBeNull();
-    expect(transferNotes((await getTransfer(db, a.id))!, undefined)).toContain(
+    expect((await getTransfer(store.db, a.id))!.refund?.failReason).toBe('SOMETHING_NEW');
+    expect((await getTransfer(store.db, b.id))!.refund?.failReason).toBeNull();
+    expect(transferNotes((await getTransfer(store.db, a.id))!, undefined)).toContain(
       'not refunded automatically (refundFailReason SOMETHING_NEW)',
     );
   });
@@ -164,7 +161,7 @@ describe('followRefund', () => {
     const d = deps({ status: { refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' } });
     expect(await followRefund(d, id)).toMatchObject({ kind: 'recorded', refunded: false });
     expect(d.statusReads()).toBe(1);
-    expect((await getTransfer(db, id))!.refund).toEqual({
+    expect((await getTransfer(store.db, id))!.refund).toEqual({
       amount: null,
       txHash: null,
       failReason: 'AMOUNT_TOO_LOW_TO_REFUND',
@@ -181,6 +178,6 @@ describe('followRefund', () => {
       kind: 'skipped',
       why: 'not refund or failure',
     });
-    expect((await getTransfer(db, id))!.refund).toBeNull();
+    expect((await getTransfer(store.db, id))!.refund).toBeNull();
   });
 });

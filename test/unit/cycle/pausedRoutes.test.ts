@@ -3,7 +3,7 @@
  * the plan (alternatives too), other wallets' routes stay; pauses live in a real SQLite store, a fill-time block
  * is recorded once, and `resume` (by wallet or by the blocked transfer) clears them.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Plan, PlannedTransfer } from '../../../src/planner/types.ts';
 import { pausedWallets, withoutPausedRoutes } from '../../../src/cycle/pausedRoutes.ts';
 import {
@@ -16,9 +16,9 @@ import {
 import { recordFillScreeningBlock } from '../../../src/executor/screeningBlock.ts';
 import { statusReasons } from '../../../src/executor/statusOwnership.ts';
 import { createTransfer } from '../../../src/store/transfers.ts';
-import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import { target } from '../planner/presets.ts';
-import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
+import { newTransfer } from '../store/helpers.ts';
+import { useTestStore } from './pipelineSeeds.ts';
 
 const HOT = '0xAaAaAaAaAaAaAaAaAaAaAaAaAaAaAaAaAaAaAaAa';
 const COLD = '0x2222222222222222222222222222222222222222';
@@ -100,21 +100,15 @@ describe('withoutPausedRoutes with paused wallets', () => {
 });
 
 describe('wallet pauses in the store', () => {
-  let tmp: TempDb;
-  let db: SqliteStoreDb;
-  beforeEach(() => {
-    tmp = tempDb();
-    db = tmp.open();
-  });
-  afterEach(() => tmp.cleanup());
+  const store = useTestStore();
 
   it('records a fill-time block for both wallets once, says so in history, and resume --transfer lifts it', async () => {
-    const { transferId: id } = await createTransfer(db, await newTransfer(db, { user: HOT, recipient: COLD }));
+    const { transferId: id } = await createTransfer(store.db, await newTransfer(store.db, { user: HOT, recipient: COLD }));
     const status = { failReason: 'BLOCKED_WALLET' };
-    expect(await recordFillScreeningBlock(db, { id, user: HOT, recipient: COLD }, status, 1_000)).toBe(true);
-    expect(await recordFillScreeningBlock(db, { id, user: HOT, recipient: COLD }, status, 1_001)).toBe(true); // webhook and poll both apply it
-    expect(await recordFillScreeningBlock(db, { id, user: HOT, recipient: COLD }, { failReason: 'UNKNOWN' }, 1_002)).toBe(false);
-    const open = await listOpenWalletPauses(db);
+    expect(await recordFillScreeningBlock(store.db, { id, user: HOT, recipient: COLD }, status, 1_000)).toBe(true);
+    expect(await recordFillScreeningBlock(store.db, { id, user: HOT, recipient: COLD }, status, 1_001)).toBe(true); // webhook and poll both apply it
+    expect(await recordFillScreeningBlock(store.db, { id, user: HOT, recipient: COLD }, { failReason: 'UNKNOWN' }, 1_002)).toBe(false);
+    const open = await listOpenWalletPauses(store.db);
     expect(open.map((p) => [p.address, p.stage, p.code, p.transferId])).toEqual([
       [HOT.toLowerCase(), 'fill', 'BLOCKED_WALLET', id],
       [COLD, 'fill', 'BLOCKED_WALLET', id],
@@ -122,15 +116,15 @@ describe('wallet pauses in the store', () => {
     expect(statusReasons({ failReason: 'BLOCKED_WALLET' } as Parameters<typeof statusReasons>[0])).toContain(
       'held for Relay compliance review',
     );
-    expect(await resolveTransferWalletPauses(db, id, 'settled with support', 2_000)).toHaveLength(2);
-    expect(await listOpenWalletPauses(db)).toEqual([]);
+    expect(await resolveTransferWalletPauses(store.db, id, 'settled with support', 2_000)).toHaveLength(2);
+    expect(await listOpenWalletPauses(store.db)).toEqual([]);
   });
 
   it('resume --wallet clears only that wallet, matching EVM addresses whatever their case', async () => {
-    await recordWalletPause(db, { address: HOT, stage: 'quote', code: 'BLOCKED_WALLET_ADDRESS', detail: 'q', nowMs: 1 });
-    await recordWalletPause(db, { address: COLD, stage: 'quote', code: 'SANCTIONED_WALLET_ADDRESS', detail: 'q', nowMs: 2 });
-    expect(await resolveWalletPauses(db, HOT.toUpperCase().replace('0X', '0x'), 'cleared', 3)).toHaveLength(1);
-    expect((await listOpenWalletPauses(db)).map((p) => p.address)).toEqual([COLD]);
-    expect(await resolveWalletPauses(db, HOT, 'again', 4)).toEqual([]);
+    await recordWalletPause(store.db, { address: HOT, stage: 'quote', code: 'BLOCKED_WALLET_ADDRESS', detail: 'q', nowMs: 1 });
+    await recordWalletPause(store.db, { address: COLD, stage: 'quote', code: 'SANCTIONED_WALLET_ADDRESS', detail: 'q', nowMs: 2 });
+    expect(await resolveWalletPauses(store.db, HOT.toUpperCase().replace('0X', '0x'), 'cleared', 3)).toHaveLength(1);
+    expect((await listOpenWalletPauses(store.db)).map((p) => p.address)).toEqual([COLD]);
+    expect(await resolveWalletPauses(store.db, HOT, 'again', 4)).toEqual([]);
   });
 });

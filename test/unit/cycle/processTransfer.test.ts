@@ -3,39 +3,23 @@
  * `monitor` judges the kill switch read-only, `execute` refuses on the kill switch (recording the hit) or signs,
  * sends and tracks the transfer on the in-memory chains and Relay service, with a real SQLite store.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { processTransfer, type ProcessArgs } from '../../../src/cycle/processTransfer.ts';
-import type { Mode } from '../../../src/cycle/mode.ts';
+import { describe, expect, it } from 'vitest';
+import { processTransfer } from '../../../src/cycle/processTransfer.ts';
 import type { TransferStage } from '../../../src/cycle/progressEvent.ts';
 import { listLimitHits } from '../../../src/store/limitHits.ts';
 import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
-import { createModelEnv, type ModelEnv } from '../../model/harness.ts';
+import { pipelineSuite, processArgs as args, rowsForPlan, withPolicy } from './pipelineWorld.ts';
+// After the world helper: test/model/world.ts and inMemoryRelay.ts import each other, and load in the order the
+// model harness (imported by the helper) gives them.
 import { ADDR } from '../../model/world.ts';
-import { pipelineWorld, withPolicy, type PipelineWorld } from './pipelineWorld.ts';
 
-let env: ModelEnv;
-let w: PipelineWorld | undefined;
+const suite = pipelineSuite();
 
-beforeAll(() => {
-  env = createModelEnv();
-});
-afterEach(() => w?.close());
-afterAll(() => env.close());
-
-function args(p: PipelineWorld, mode: Mode): ProcessArgs {
-  return { cycleId: p.cycleId, planId: p.planId, planned: p.planned, chainsDoc: p.chainsDoc, mode };
-}
-
-async function quoteCount(p: PipelineWorld): Promise<number> {
-  const row = await p.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM quotes WHERE plan_id = ?', p.planId); // one INTEGER column
-  return row!.n;
-}
-
-const killSwitch = () => withPolicy(env.config, { limits: { ...env.config.policy.limits, killSwitch: true } });
+const killSwitch = () => withPolicy(suite.env.config, { limits: { ...suite.env.config.policy.limits, killSwitch: true } });
 
 describe('processTransfer', () => {
   it('in `plan` mode ends `quoted` and signs nothing', async () => {
-    w = await pipelineWorld(env, 'plan');
+    const w = await suite.world('plan');
     const stages: TransferStage[] = [];
     const attempt = await processTransfer({ ...w.deps, progress: (e) => stages.push(e.stage) }, args(w, 'plan'));
     expect(attempt.outcome, attempt.error).toBe('quoted');
@@ -45,7 +29,7 @@ describe('processTransfer', () => {
   });
 
   it('in `execute` mode signs, sends and tracks the transfer to its end', async () => {
-    w = await pipelineWorld(env, 'execute');
+    const w = await suite.world('execute');
     const before = w.world.chains.alpha.balanceOf(ADDR.USDC, ADDR.treasury);
     const attempt = await processTransfer(w.deps, args(w, 'execute'));
     expect(attempt.outcome, attempt.error).toBe('success');
@@ -60,24 +44,24 @@ describe('processTransfer', () => {
   });
 
   it('in `execute` mode with the kill switch engaged records the hit, asks for no quote and signs nothing', async () => {
-    w = await pipelineWorld(env, 'kill-switch', { config: killSwitch() });
+    const w = await suite.world('kill-switch', { config: killSwitch() });
     const attempt = await processTransfer(w.deps, args(w, 'execute'));
     expect(attempt.outcome).toBe('skipped_limit');
     expect(attempt.request).toBeUndefined();
     expect(attempt.quote).toBeUndefined();
-    expect(await quoteCount(w)).toBe(0);
+    expect(await rowsForPlan(w, 'quotes')).toBe(0);
     const hits = await listLimitHits(w.db, 10);
     expect(hits.map((h) => [h.planId, h.reason, h.quoteId])).toEqual([[w.planId, 'kill_switch', undefined]]);
     expect(await listRecentTransfers(w.db, 10)).toEqual([]);
   });
 
   it('in `monitor` mode with the kill switch engaged checks the quote and records no hit', async () => {
-    w = await pipelineWorld(env, 'monitor', { config: killSwitch() });
+    const w = await suite.world('monitor', { config: killSwitch() });
     const attempt = await processTransfer(w.deps, args(w, 'monitor'));
     expect(attempt.outcome).toBe('skipped_limit');
     expect(attempt.error).toMatch(/^kill_switch: /);
     expect(attempt.verdict?.ok).toBe(true);
-    expect(await quoteCount(w)).toBe(1);
+    expect(await rowsForPlan(w, 'quotes')).toBe(1);
     expect(await listLimitHits(w.db, 10)).toEqual([]);
     expect(await listRecentTransfers(w.db, 10)).toEqual([]);
   });

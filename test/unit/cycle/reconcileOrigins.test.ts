@@ -4,31 +4,15 @@
  * chain, reconciliation finds it and moves the transfer to `deposited`. A transfer that is not `prepared` or
  * `broadcast` is left alone.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { armCrashPoints, type CrashPoint } from '../../../src/core/crashPoints.ts';
 import { processTransfer } from '../../../src/cycle/processTransfer.ts';
-import { reconcileOrigins, type ReconcileDeps } from '../../../src/cycle/reconcile.ts';
+import { reconcileOrigins } from '../../../src/cycle/reconcile.ts';
 import { getTransfer, listInFlightTransfers } from '../../../src/store/transfers.ts';
-import { createModelEnv, type ModelEnv } from '../../model/harness.ts';
-import { pipelineWorld, type PipelineWorld } from './pipelineWorld.ts';
+import { pipelineSuite, processArgs, trackingDeps, type PipelineWorld } from './pipelineWorld.ts';
 
-let env: ModelEnv;
-let w: PipelineWorld | undefined;
-
-beforeAll(() => {
-  env = createModelEnv();
-});
-afterEach(() => {
-  armCrashPoints(null);
-  w?.close();
-});
-afterAll(() => env.close());
-
-/** Just what reconcileOrigins declares, taken from the world's parts. */
-function reconcileDeps(p: PipelineWorld): ReconcileDeps {
-  const { config, db, relay, chains, metrics, logger, now } = p.deps;
-  return { config, db, relay, chains, metrics, logger, now };
-}
+const suite = pipelineSuite();
+afterEach(() => armCrashPoints(null)); // runs before the suite closes the world
 
 class Died extends Error {}
 
@@ -37,20 +21,14 @@ async function executeUntil(p: PipelineWorld, point: CrashPoint, hit: number) {
   armCrashPoints((at, n) => {
     if (at === point && n === hit) throw new Died(`died at ${at}#${n}`);
   });
-  const attempt = await processTransfer(p.deps, {
-    cycleId: p.cycleId,
-    planId: p.planId,
-    planned: p.planned,
-    chainsDoc: p.chainsDoc,
-    mode: 'execute',
-  });
+  const attempt = await processTransfer(p.deps, processArgs(p, 'execute'));
   armCrashPoints(null);
   return attempt;
 }
 
 describe('reconcileOrigins', () => {
   it('moves a transfer left `broadcast` to `deposited` once its deposit is mined', async () => {
-    w = await pipelineWorld(env, 'reconcile-mined');
+    const w = await suite.world('reconcile-mined');
     const attempt = await executeUntil(w, 'tx:sent', 2); // the approval, then the deposit
     expect(attempt.outcome).toBe('origin_failed');
     expect(attempt.error).toMatch(/^execution error: .*died at tx:sent#2/);
@@ -60,17 +38,17 @@ describe('reconcileOrigins', () => {
     expect(left?.status).toBe('broadcast');
     expect(left?.txs.map((t) => t.status)).toEqual(['confirmed', 'signed']);
     w.world.advance(20_000); // the node mines what it accepted
-    await reconcileOrigins(reconcileDeps(w), [left!]);
+    await reconcileOrigins(trackingDeps(w), [left!]);
     expect((await getTransfer(w.db, left!.id))?.status).toBe('deposited');
   });
 
   it('leaves a transfer that is already `deposited` as it is', async () => {
-    w = await pipelineWorld(env, 'reconcile-deposited');
+    const w = await suite.world('reconcile-deposited');
     await executeUntil(w, 'transfer:deposited', 1);
     const [row] = await listInFlightTransfers(w.db);
     expect(row?.status).toBe('deposited');
     w.world.advance(20_000);
-    await reconcileOrigins(reconcileDeps(w), [row!]);
+    await reconcileOrigins(trackingDeps(w), [row!]);
     expect(await getTransfer(w.db, row!.id)).toEqual(row);
   });
 });

@@ -9,13 +9,10 @@ import { createRelayClient } from '../../../src/relay/client.ts';
 import { requestQuote } from '../../../src/cycle/requestQuote.ts';
 import { screeningRefusal } from '../../../src/relay/screening.ts';
 import { relayAuthRefusal } from '../../../src/relay/authRefusal.ts';
-import { startCycle } from '../../../src/store/cycles.ts';
-import { recordPlannedTransfers } from '../../../src/store/plans.ts';
-import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
 import type { QuoteRequest } from '../../../packages/protocol/src/relay/schemas.ts';
 import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
 import { startTestServer, type TestServer } from '../relay/testServer.ts';
-import { tempDb, type TempDb } from '../store/helpers.ts';
+import { seedPlan, useTestStore } from './pipelineSeeds.ts';
 
 const TOO_LARGE = {
   status: 400,
@@ -33,33 +30,29 @@ const REQUEST: QuoteRequest = {
   includeProtocolData: true,
 };
 
+const store = useTestStore();
 let server: TestServer;
-let tmp: TempDb;
-let db: SqliteStoreDb;
 let ids: { cycleId: number; planId: number };
 
 beforeEach(async () => {
   server = await startTestServer();
-  tmp = tempDb();
-  db = tmp.open();
-  const cycleId = await startCycle(db, { mode: 'once', startedAtMs: 1_000 });
-  const [planId] = await recordPlannedTransfers(db, cycleId, [
-    { asset: 'SOL', originChain: 'solana', destinationChain: 'base', amountIn: 1_000_000_000n, reason: 'test' },
-  ]);
-  ids = { cycleId, planId: planId! };
+  ids = await seedPlan(store.db, 1_000, {
+    asset: 'SOL',
+    originChain: 'solana',
+    destinationChain: 'base',
+    amountIn: 1_000_000_000n,
+    reason: 'test',
+  });
 });
-afterEach(async () => {
-  await server.close();
-  tmp.cleanup();
-});
+afterEach(() => server.close());
 
 function ctx() {
   const relay = createRelayClient({ baseUrl: server.url, sleep: async () => undefined, random: () => 0 });
-  return { relay, db, now: () => 2_000, logger: pino({ level: 'silent' }) };
+  return { relay, db: store.db, now: () => 2_000, logger: pino({ level: 'silent' }) };
 }
 
 const sentBodies = () => server.requests.filter((r) => r.path === '/quote/v2').map((r) => JSON.parse(r.body) as QuoteRequest);
-const recordedErrors = () => db.all<{ code: string; message: string }>('SELECT code, message FROM quote_errors ORDER BY id');
+const recordedErrors = () => store.db.all<{ code: string; message: string }>('SELECT code, message FROM quote_errors ORDER BY id');
 
 describe('requestQuote', () => {
   it('narrows Solana routing 4 → 3 → one source and takes the first quote that fits', async () => {

@@ -1,22 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { normaliseNotional, spendingVerdict } from '../../../src/cycle/spendingGate.ts';
 import type { CycleContext, WalletRuntime } from '../../../src/cycle/context.ts';
 import type { PlannedTransfer } from '../../../src/planner/types.ts';
 import { createTransfer } from '../../../src/store/transfers.ts';
 import { startCycle } from '../../../src/store/cycles.ts';
-import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
+import { newTransfer } from '../store/helpers.ts';
+import { useTestStore } from './pipelineSeeds.ts';
 
 const NOW_MS = 1_700_000_000_000;
 const TREASURY = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
-let t: TempDb;
-let db: SqliteStoreDb;
-beforeEach(() => {
-  t = tempDb();
-  db = t.open();
-});
-afterEach(() => t.cleanup());
+const store = useTestStore();
 
 describe('normaliseNotional', () => {
   it('scales base units to whole units × 10^18, exactly up to 18 decimals', () => {
@@ -33,7 +27,12 @@ describe('normaliseNotional', () => {
 
 function ctxWith(limits: Record<string, unknown>): Pick<CycleContext, 'config' | 'db' | 'now' | 'wallets'> {
   const wallets = new Map<string, WalletRuntime>([['treasury', { name: 'treasury', vm: 'evm', address: TREASURY }]]);
-  return { config: { policy: { limits }, configDir: t.dir } as unknown as CycleContext['config'], db, now: () => NOW_MS, wallets };
+  return {
+    config: { policy: { limits }, configDir: store.dir } as unknown as CycleContext['config'],
+    db: store.db,
+    now: () => NOW_MS,
+    wallets,
+  };
 }
 
 function planned(amountIn: bigint, decimals: number, chain = 'base'): PlannedTransfer {
@@ -43,12 +42,12 @@ function planned(amountIn: bigint, decimals: number, chain = 'base'): PlannedTra
 
 describe('spendingVerdict: the daily notional adds chains of different decimals in whole units', () => {
   beforeEach(async () => {
-    const cycleId = await startCycle(db, { mode: 'once', startedAtMs: 1_000 });
+    const cycleId = await startCycle(store.db, { mode: 'once', startedAtMs: 1_000 });
     // 100 USDC sent from base (6 decimals) and 50 from bsc (18 decimals) in the last 24 h.
-    await createTransfer(db, await newTransfer(db, { cycleId, amountIn: 100_000_000n, nowMs: NOW_MS - 1_000 }));
+    await createTransfer(store.db, await newTransfer(store.db, { cycleId, amountIn: 100_000_000n, nowMs: NOW_MS - 1_000 }));
     await createTransfer(
-      db,
-      await newTransfer(db, {
+      store.db,
+      await newTransfer(store.db, {
         cycleId,
         originChain: 'bsc',
         amountIn: 50n * 10n ** 18n,

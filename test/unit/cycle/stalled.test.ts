@@ -4,44 +4,28 @@
  * request id the service files the deposit under, re-announce a deposit no request names, and change nothing
  * but the flag when the lookup fails.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { handleStalled, isStalled, isStalledByBlocks, requestIdForDeposit } from '../../../src/cycle/stalled.ts';
 import type { ChainAdapter } from '../../../src/chains/adapter.ts';
 import type { CycleContext } from '../../../src/cycle/context.ts';
 import type { RequestsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
-import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import {
-  createTransfer,
-  getTransfer,
-  markTxConfirmed,
-  markTxSent,
-  transitionTransfer,
-  type TransferRow,
-} from '../../../src/store/transfers.ts';
-import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
+import { getTransfer, type TransferRow } from '../../../src/store/transfers.ts';
+import { newTransfer } from '../store/helpers.ts';
+import { seedDeposited, useTestStore } from './pipelineSeeds.ts';
 
 const DEPOSIT = `0x${'22'.repeat(32)}`;
 const MIN = 60_000;
 
-let t: TempDb;
-let db: SqliteStoreDb;
-beforeEach(() => {
-  t = tempDb();
-  db = t.open();
-});
-afterEach(() => t.cleanup());
+const store = useTestStore();
 
 /** A transfer whose approve and deposit are mined, `deposited` at `atMs`. */
 async function deposited(atMs: number, requestId = `0x${'ab'.repeat(32)}`): Promise<number> {
-  const { transferId, txIds } = await createTransfer(db, await newTransfer(db, { nowMs: atMs - 10, requestId }));
-  for (const id of txIds) {
-    await markTxSent(db, id, atMs - 5);
-    await markTxConfirmed(db, id, { status: 'confirmed', blockNumber: 10n, nowMs: atMs - 1 });
-  }
-  await transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: atMs - 5 });
-  await transitionTransfer(db, transferId, 'broadcast', 'deposited', { nowMs: atMs });
-  return transferId;
+  return seedDeposited(store.db, await newTransfer(store.db, { nowMs: atMs - 10, requestId }), {
+    sentAtMs: atMs - 5,
+    confirmedAtMs: atMs - 1,
+    depositedAtMs: atMs,
+  });
 }
 
 function record(id: string, txHash: string): RequestsResponse['requests'][number] {
@@ -51,7 +35,7 @@ function record(id: string, txHash: string): RequestsResponse['requests'][number
 function context(nowMs: number, relay: Partial<CycleContext['relay']>, chains: CycleContext['chains'] = new Map()) {
   const calls: string[] = [];
   const ctx = {
-    db,
+    db: store.db,
     chains,
     now: () => nowMs,
     logger: pino({ level: 'silent' }),
@@ -73,7 +57,7 @@ function context(nowMs: number, relay: Partial<CycleContext['relay']>, chains: C
 describe('isStalled', () => {
   it('counts a deposited transfer from its deposited event and others from their creation', async () => {
     const id = await deposited(100 * MIN);
-    const row = (await getTransfer(db, id))!;
+    const row = (await getTransfer(store.db, id))!;
     expect(isStalled(row, 100 * MIN + 29 * MIN, 1800)).toBe(false);
     expect(isStalled(row, 100 * MIN + 30 * MIN, 1800)).toBe(true);
     const prepared: TransferRow = { ...row, status: 'broadcast' };
@@ -84,7 +68,7 @@ describe('isStalled', () => {
 
 describe('isStalledByBlocks (Bitcoin: docs/relay-contract.md "Limits")', () => {
   it('counts the depth of the deposit block, the including block counted', async () => {
-    const row = (await getTransfer(db, await deposited(100 * MIN)))!; // deposit mined at block 10
+    const row = (await getTransfer(store.db, await deposited(100 * MIN)))!; // deposit mined at block 10
     expect(isStalledByBlocks(row, 12n, 3)).toBe(false); // 3 blocks deep: still allowed
     expect(isStalledByBlocks(row, 13n, 3)).toBe(true);
     expect(isStalledByBlocks(row, 13n, 4)).toBe(false); // high value: one block more
@@ -101,12 +85,12 @@ describe('isStalledByBlocks (Bitcoin: docs/relay-contract.md "Limits")', () => {
       head: async () => (headReads++, 14n),
       capabilities: { stallPolicy: { stalledAfterBlocks: (amount: bigint) => (amount >= 10n ** 30n ? 6 : 3) } },
     } as unknown as ChainAdapter;
-    const rowA = (await getTransfer(db, a))!;
+    const rowA = (await getTransfer(store.db, a))!;
     const { ctx } = context(100 * MIN + 60_000, { getRequests: async () => ({ requests: [] }) }, new Map([[rowA.originChain, chain]]));
-    const count = await handleStalled(ctx, [(await getTransfer(db, a))!, (await getTransfer(db, b))!]);
+    const count = await handleStalled(ctx, [(await getTransfer(store.db, a))!, (await getTransfer(store.db, b))!]);
     expect(count).toBe(2);
     expect(headReads).toBe(1);
-    const flagged = (await getTransfer(db, a))!.events.find((e) => e.detail?.includes('blocks deep'));
+    const flagged = (await getTransfer(store.db, a))!.events.find((e) => e.detail?.includes('blocks deep'));
     expect(flagged?.detail).toContain('deposit mined 5 blocks deep without a final status (stalled after 3)');
   });
 });
@@ -127,16 +111,16 @@ describe('handleStalled', () => {
   it('leaves a transfer that is not stalled yet alone: no flag, no call', async () => {
     const id = await deposited(100 * MIN);
     const { ctx, calls } = context(100 * MIN + 10 * MIN, { getRequests: async () => ({ requests: [] }) });
-    expect(await handleStalled(ctx, [(await getTransfer(db, id))!])).toBe(0);
+    expect(await handleStalled(ctx, [(await getTransfer(store.db, id))!])).toBe(0);
     expect(calls).toEqual([]);
-    expect((await getTransfer(db, id))?.stalledAtMs).toBeNull();
+    expect((await getTransfer(store.db, id))?.stalledAtMs).toBeNull();
   });
 
   it('flags it and adopts the request id the service files our deposit under', async () => {
     const id = await deposited(100 * MIN);
     const { ctx, calls } = context(140 * MIN, { getRequests: async () => ({ requests: [record('0xfiled-elsewhere', DEPOSIT)] }) });
-    expect(await handleStalled(ctx, [(await getTransfer(db, id))!])).toBe(1);
-    const row = (await getTransfer(db, id))!;
+    expect(await handleStalled(ctx, [(await getTransfer(store.db, id))!])).toBe(1);
+    const row = (await getTransfer(store.db, id))!;
     expect(row.status).toBe('deposited');
     expect(row.stalledAtMs).toBe(140 * MIN);
     expect(row.requestId).toBe('0xfiled-elsewhere');
@@ -152,10 +136,10 @@ describe('handleStalled', () => {
     const { ctx, calls } = context(140 * MIN, {
       getRequests: async () => ({ requests: [record('0xsomething-else', `0x${'44'.repeat(32)}`)] }),
     });
-    await handleStalled(ctx, [(await getTransfer(db, id))!]);
-    await handleStalled(ctx, [(await getTransfer(db, id))!]);
+    await handleStalled(ctx, [(await getTransfer(store.db, id))!]);
+    await handleStalled(ctx, [(await getTransfer(store.db, id))!]);
     expect(calls.filter((c) => c.startsWith('index'))).toEqual([`index 8453 ${DEPOSIT}`, `index 8453 ${DEPOSIT}`]);
-    const row = (await getTransfer(db, id))!;
+    const row = (await getTransfer(store.db, id))!;
     expect(row.requestId).toBe(`0x${'ab'.repeat(32)}`);
     expect(row.events.filter((e) => e.detail?.startsWith('stalled:'))).toHaveLength(1);
   });
@@ -163,9 +147,9 @@ describe('handleStalled', () => {
   it('when the lookup fails, flags it and changes nothing else (no re-announce on a failed read)', async () => {
     const id = await deposited(100 * MIN);
     const { ctx, calls } = context(140 * MIN, { getRequests: async () => Promise.reject(new Error('503')) });
-    expect(await handleStalled(ctx, [(await getTransfer(db, id))!])).toBe(1);
+    expect(await handleStalled(ctx, [(await getTransfer(store.db, id))!])).toBe(1);
     expect(calls.filter((c) => c.startsWith('index'))).toEqual([]);
-    const row = (await getTransfer(db, id))!;
+    const row = (await getTransfer(store.db, id))!;
     expect(row.stalledAtMs).toBe(140 * MIN);
     expect(row.requestId).toBe(`0x${'ab'.repeat(32)}`);
   });
@@ -174,7 +158,7 @@ describe('handleStalled', () => {
     const a = await deposited(100 * MIN);
     const b = await deposited(100 * MIN, `0x${'cd'.repeat(32)}`);
     const { ctx, calls } = context(140 * MIN, { getRequests: async () => ({ requests: [] }) });
-    expect(await handleStalled(ctx, [(await getTransfer(db, a))!, (await getTransfer(db, b))!])).toBe(2);
+    expect(await handleStalled(ctx, [(await getTransfer(store.db, a))!, (await getTransfer(store.db, b))!])).toBe(2);
     expect(calls.filter((c) => c.startsWith('requests'))).toHaveLength(1);
     expect(calls.filter((c) => c.startsWith('index'))).toHaveLength(2);
   });
