@@ -16,7 +16,7 @@
  *   - the product does not import the sandbox (@ballast/sandbox), except the two CLI commands that start it
  *     (`ballast demo`, `ballast sandbox`), and those only by a dynamic `import()` (a production install omits it);
  *   - the workspace packages import nothing of the product: @ballast/protocol stands alone, @ballast/sandbox
- *     imports only @ballast/protocol.
+ *     imports only @ballast/protocol, and not its Relay API schemas (the sandbox keeps its own reading).
  *
  * test/unit/architecture/lintRules.test.ts plants a violation of each kind and checks it is reported.
  */
@@ -104,6 +104,11 @@ const sqlSyntax = [
   },
 ];
 
+/** The client's reading of the Relay API, which the sandbox must not share (it keeps its own in src/api/wire/). */
+const CLIENT_RELAY_SCHEMAS = ['@ballast/protocol/relay/schemas.ts', '@ballast/protocol/relay/webhookSchemas.ts'];
+const OWN_WIRE_SCHEMAS =
+  'The sandbox reads the Relay API independently of the client: use its own wire schemas and types (packages/sandbox/src/api/wire/), so a client misreading is not reproduced by the test double.';
+
 /** Node built-ins and packages that do I/O, refused in the pure core. */
 const IO_PACKAGES = [
   'pg',
@@ -171,6 +176,9 @@ function boundaries(dir, { sandboxAllowed = false, inPackage = false } = {}) {
     });
   }
   if (inPackage) patterns.push(leavePackage);
+  if (dir === 'sandbox' && inPackage) {
+    for (const name of CLIENT_RELAY_SCHEMAS) paths.push({ name, message: OWN_WIRE_SCHEMAS });
+  }
   return {
     '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }],
     'no-restricted-syntax': ['error', ...syntax],

@@ -14,16 +14,17 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const PLANTED = 'src/*/lintPlanted.ts';
+const PLANTED_IN_SANDBOX = 'packages/sandbox/src/*/lintPlanted.ts';
 
 const eslint = new ESLint({
   cwd: root,
   cache: false,
   overrideConfig: {
-    files: [PLANTED],
+    files: [PLANTED, PLANTED_IN_SANDBOX],
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: [PLANTED],
+          allowDefaultProject: [PLANTED, PLANTED_IN_SANDBOX],
           defaultProject: 'tsconfig.json',
           maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 32,
         },
@@ -32,9 +33,12 @@ const eslint = new ESLint({
   },
 });
 
-/** The rule ids (sorted, one per message) ESLint reports for `code` placed at `src/<dir>/lintPlanted.ts`. */
-async function ruleIds(dir: string, code: string): Promise<string[]> {
-  const [result] = await eslint.lintText(code, { filePath: path.join(root, 'src', dir, 'lintPlanted.ts') });
+/**
+ * The rule ids (sorted, one per message) ESLint reports for `code` placed at `<base>/<dir>/lintPlanted.ts`
+ * (`base` src/ by default, or packages/sandbox/src/).
+ */
+async function ruleIds(dir: string, code: string, base = 'src'): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, base, dir, 'lintPlanted.ts') });
   const fatal = result!.messages.filter((m) => m.ruleId === null);
   if (fatal.length > 0) throw new Error(`planted file did not lint: ${fatal.map((m) => m.message).join('; ')}`);
   return result!.messages.map((m) => m.ruleId!).sort();
@@ -214,5 +218,23 @@ describe('layer boundaries (eslint.config.js)', { timeout: 180_000 }, () => {
     expect(await lintCommand("import { startSandbox } from '@ballast/sandbox/startSandbox.ts';\nexport const f = startSandbox;\n")).toEqual(
       [RESTRICTED_IMPORT],
     );
+  });
+
+  it("the sandbox does not import the client's Relay API schemas (it keeps its own reading)", async () => {
+    const inSandbox = (code: string) => ruleIds('api', code, 'packages/sandbox/src');
+    expect(
+      await inSandbox("import { QuoteResponseSchema } from '@ballast/protocol/relay/schemas.ts';\nexport const f = QuoteResponseSchema;\n"),
+    ).toEqual([RESTRICTED_IMPORT]);
+    expect(await inSandbox("import type { OrderData } from '@ballast/protocol/relay/schemas.ts';\nexport type F = OrderData;\n")).toEqual([
+      RESTRICTED_IMPORT,
+    ]);
+    expect(
+      await inSandbox(
+        "import { REQUEST_STATUS_UPDATED } from '@ballast/protocol/relay/webhookSchemas.ts';\nexport const f = REQUEST_STATUS_UPDATED;\n",
+      ),
+    ).toEqual([RESTRICTED_IMPORT]);
+    expect(
+      await inSandbox("import { computeOrderId } from '@ballast/protocol/protocol/orderId.ts';\nexport const f = computeOrderId;\n"),
+    ).toEqual([]);
   });
 });

@@ -6,12 +6,12 @@
  * a fill running late (docs/design.md "Status enum"); the sandbox enters it only under the `delayed` fault.
  */
 import type { Hex } from 'viem';
-import type { KnownRequestStatus } from '@ballast/protocol/relay/schemas.ts';
+import type { SandboxRequestStatus } from './wire/requestStatus.ts';
 import type { FailReason, RefundFailReason } from '../failReasons.ts';
 import type { QuotedOrder } from '../quote/buildQuote.ts';
 
 /** Request statuses the sandbox reports on GET /intents/status/v3 (docs/relay-contract.md "Request status"). */
-export type SandboxRequestStatus = KnownRequestStatus;
+export type { SandboxRequestStatus };
 
 /**
  * A depository deposit (its fields plus where it was found), on any VM. Amount in base units. Text fields in

@@ -6,7 +6,7 @@
 import { base58 } from '@scure/base';
 import type { Hex } from 'viem';
 import { z } from 'zod';
-import { REQUEST_STATUSES } from '@ballast/protocol/relay/schemas.ts';
+import { SANDBOX_REQUEST_STATUSES, isSandboxRequestStatus } from './wire/requestStatus.ts';
 import { SandboxFaultsPatchSchema } from '../faults.ts';
 import { SandboxApiError } from '../quote/errors.ts';
 import { buildChainsDocument } from './chainsDocument.ts';
@@ -51,8 +51,8 @@ export function getRequests(state: SandboxState, query: URLSearchParams): RouteR
   const id = query.get('id');
   const user = query.get('user');
   const status = query.get('status');
-  if (status !== null && !(REQUEST_STATUSES as readonly string[]).includes(status)) {
-    throw new SandboxApiError(400, null, `status must be one of ${REQUEST_STATUSES.join(', ')}`);
+  if (status !== null && !isSandboxRequestStatus(status)) {
+    throw new SandboxApiError(400, null, `status must be one of ${SANDBOX_REQUEST_STATUSES.join(', ')}`);
   }
   let records;
   if (id) {

@@ -6,7 +6,7 @@
  * share `quoteCore.ts`. No I/O: chain reads (fee data, balances) are passed in, `nowSec` is given.
  */
 import { bytesToHex, type Hex, type LocalAccount } from 'viem';
-import type { OrderData } from '@ballast/protocol/relay/schemas.ts';
+import type { OrderData } from '../api/wire/orderData.ts';
 import type { SandboxFaults } from '../faults.ts';
 import { lower, type SandboxChainTable } from './chainTable.ts';
 import { SandboxApiError } from './errors.ts';

@@ -7,7 +7,7 @@
  * solver is the EVM solver and `solverChainId` an EVM chain (the origin when it is EVM). Pure.
  */
 import type { Address, Hex } from 'viem';
-import type { OrderData } from '@ballast/protocol/relay/schemas.ts';
+import type { OrderData } from '../api/wire/orderData.ts';
 import { routerExtraData, type SandboxChainTable } from './chainTable.ts';
 import type { QuoteRoute } from './request.ts';
 import { isEvmChain, vmTypeOf, type SandboxAnyChain } from './vmChains.ts';

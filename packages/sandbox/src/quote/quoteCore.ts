@@ -8,7 +8,7 @@ import type { Hex, LocalAccount } from 'viem';
 import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { computeOrderId } from '@ballast/protocol/protocol/orderId.ts';
 import { signOrderId } from '@ballast/protocol/protocol/orderSignature.ts';
-import type { OrderData } from '@ballast/protocol/relay/schemas.ts';
+import type { OrderData } from '../api/wire/orderData.ts';
 import { extraFeesFor, type SandboxFaults } from '../faults.ts';
 import type { QuotedOrder } from './buildQuote.ts';
 import { lower, type SandboxChainTable } from './chainTable.ts';

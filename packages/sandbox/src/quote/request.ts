@@ -3,8 +3,7 @@
  * plus `appFees` and `slippageTolerance` as POST /price defines them) and its resolution against the
  * sandbox chains (EVM, Solana, Bitcoin) into a route the builders can price.
  */
-import { z } from 'zod';
-import { QuoteRequestSchema } from '@ballast/protocol/relay/schemas.ts';
+import { SandboxQuoteRequestSchema, type SandboxQuoteRequest } from '../api/wire/quoteRequest.ts';
 import type { SandboxChainInfo, SandboxChainTable, SandboxCurrency } from './chainTable.ts';
 import { SandboxApiError } from './errors.ts';
 import { checkVmAddress } from './vmAddress.ts';
@@ -19,28 +18,8 @@ import {
   type SandboxVmCurrency,
 } from './vmChains.ts';
 
-const EvmAddress = z.string().regex(/^0x[a-fA-F0-9]{40}$/);
-
-/**
- * Body accepted by the sandbox's POST /quote/v2: Ballast's own request schema widened to every field
- * docs/relay-contract.md "POST /quote/v2" shows (recipient optional, both trade types, protocol data optional, txs, deposit
- * addresses, app fees, sponsorship). Unknown fields are dropped.
- */
-export const SandboxQuoteRequestSchema = QuoteRequestSchema.extend({
-  recipient: z.string().min(1).optional(),
-  tradeType: z.enum(['EXACT_INPUT', 'EXACT_OUTPUT']),
-  includeProtocolData: z.boolean().optional(),
-  txs: z.array(z.object({ to: EvmAddress, value: z.string(), data: z.string().regex(/^0x[a-fA-F0-9]*$/) })).optional(),
-  useDepositAddress: z.boolean().optional(),
-  appFees: z.array(z.object({ recipient: EvmAddress, fee: z.string().regex(/^[0-9]+$/) })).optional(),
-  subsidizeFees: z.boolean().optional(),
-  sponsoredFeeComponents: z.array(z.string()).optional(),
-  includedOriginSwapSources: z.array(z.string()).optional(),
-  maxRouteLength: z.number().int().optional(),
-  usePermit: z.boolean().optional(),
-});
-/** A validated sandbox quote request. */
-export type SandboxQuoteRequest = z.infer<typeof SandboxQuoteRequestSchema>;
+/** The accepted body and its parsed form (defined in src/api/wire/quoteRequest.ts). */
+export { SandboxQuoteRequestSchema, type SandboxQuoteRequest };
 
 /**
  * Validates a request body.

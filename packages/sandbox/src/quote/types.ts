@@ -4,7 +4,7 @@
  * checked by the compiler. Ballast's client parses the same JSON with `QuoteResponseSchema`.
  */
 import type { Address, Hex } from 'viem';
-import type { OrderData } from '@ballast/protocol/relay/schemas.ts';
+import type { OrderData } from '../api/wire/orderData.ts';
 
 /** Spec "Currency". */
 export interface CurrencyJson {

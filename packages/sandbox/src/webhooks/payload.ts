@@ -3,7 +3,7 @@
  * payload table): the status record of GET /intents/status/v3 plus `depositAddress` (null: the sandbox serves
  * depository deposits only), `requestId`, `referrer` (the quote request's, or null) and `details` (null).
  */
-import { REQUEST_STATUS_UPDATED } from '@ballast/protocol/relay/webhookSchemas.ts';
+import { REQUEST_STATUS_UPDATED, type WebhookDelivery } from '../api/wire/webhook.ts';
 import { statusJson } from '../api/records.ts';
 import type { RequestRecord } from '../api/requestStore.ts';
 
@@ -40,5 +40,6 @@ export function webhookData(record: RequestRecord, unknownStatus: string | null)
  * @param sentAtMs `timestamp`: when it is sent, ms
  */
 export function webhookBody(data: WebhookData, sentAtMs: number): string {
-  return JSON.stringify({ event: REQUEST_STATUS_UPDATED, timestamp: sentAtMs, data });
+  const delivery: WebhookDelivery<WebhookData> = { event: REQUEST_STATUS_UPDATED, timestamp: sentAtMs, data };
+  return JSON.stringify(delivery);
 }
