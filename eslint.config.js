@@ -24,7 +24,7 @@ import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
 /** Top-level folders of src/, read at each run so that a new folder gets the rules too. */
-const SRC_DIRS = readdirSync(new URL('./src/', import.meta.url), { withFileTypes: true })
+const SRC_DIRS = readdirSync(new URL('./packages/ballast/src/', import.meta.url), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
 
@@ -35,7 +35,7 @@ const PURE_CORE = ['planner', 'policy', 'verify', 'protocol'];
 const PROTOCOL_DIRS = ['core', 'protocol', 'relay'];
 
 /** CLI commands that start the sandbox (`ballast demo`, `ballast sandbox`): they load @ballast/sandbox by a dynamic import. */
-const SANDBOX_CLI_FILES = ['src/cli/commands/demo.ts', 'src/cli/commands/sandbox.ts'];
+const SANDBOX_CLI_FILES = ['packages/ballast/src/cli/commands/demo.ts', 'packages/ballast/src/cli/commands/sandbox.ts'];
 
 const SANDBOX_MESSAGE =
   'The product does not depend on the sandbox (a test double of the chains and the Relay API, package @ballast/sandbox); only `ballast demo` and `ballast sandbox` load it, by a dynamic import.';
@@ -43,7 +43,7 @@ const SANDBOX_MESSAGE =
 const sandboxImportSyntax = { selector: 'ImportExpression[source.value=/^@ballast\\/sandbox(\\/|$)/]', message: SANDBOX_MESSAGE };
 /** Relative imports leaving a workspace package's src/ for the product or another package. */
 const leavePackage = {
-  regex: '^(\\.\\./)+(src|packages|protocol|sandbox|test)/',
+  regex: '^(\\.\\./)+(src|packages|protocol|sandbox|ballast|test)/',
   message: 'A workspace package imports only its own files and its dependencies (@ballast/protocol), never the product.',
 };
 
@@ -215,9 +215,9 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
     },
   },
-  { files: ['src/*.ts'], rules: boundaries('') },
-  ...SRC_DIRS.map((dir) => ({ files: [`src/${dir}/**/*.ts`], rules: boundaries(dir) })),
-  { files: SANDBOX_CLI_FILES, rules: boundaries('cli', { sandboxAllowed: true }) },
+  { files: ['packages/ballast/src/*.ts'], rules: boundaries('', { inPackage: true }) },
+  ...SRC_DIRS.map((dir) => ({ files: [`packages/ballast/src/${dir}/**/*.ts`], rules: boundaries(dir, { inPackage: true }) })),
+  { files: SANDBOX_CLI_FILES, rules: boundaries('cli', { sandboxAllowed: true, inPackage: true }) },
   ...PROTOCOL_DIRS.map((dir) => ({
     files: [`packages/protocol/src/${dir}/**/*.ts`],
     rules: boundaries(dir === 'core' || dir === 'protocol' ? 'protocol' : dir, { inPackage: true }),

@@ -11,8 +11,8 @@
  * 20 chains × 50 tokens.
  */
 import { createWalletClient, erc20Abi, http, type Address, type Hash, type PublicClient } from 'viem';
-import { createEvmAdapter } from '../src/chains/evm/adapter.ts';
-import { createEvmPublicClient } from '../src/chains/evm/client.ts';
+import { createEvmAdapter } from '../packages/ballast/src/chains/evm/adapter.ts';
+import { createEvmPublicClient } from '../packages/ballast/src/chains/evm/client.ts';
 import { getArtifacts } from '../packages/sandbox/src/contracts/compile.ts';
 import { DEFAULT_LOCAL_CHAINS, startLocalChains, type LocalChains } from '../packages/sandbox/src/chains/localChains.ts';
 import { median, timeMs, type BenchRow } from './lib.ts';

@@ -40,22 +40,22 @@ function againstBareNode(args: string[]): { ms: number; bareMs: number; output: 
 
 /** Compiles the package into BUILD_DIR with a copy of bin/ballast.mjs; returns its bin path, or null (printed) on failure. */
 function buildShipped(): string | null {
-  const r = spawnSync(process.execPath, ['scripts/build.mjs', '--root', BUILD_DIR], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['packages/ballast/scripts/build.mjs', '--root', BUILD_DIR], { cwd: ROOT, encoding: 'utf8' });
   if (r.status !== 0) {
     console.log(`cli start: build failed (${r.stderr.trim().split('\n').slice(-1)[0] ?? r.status}); the shipped start is not measured`);
     return null;
   }
   mkdirSync(path.join(BUILD_DIR, 'bin'), { recursive: true });
   const bin = path.join(BUILD_DIR, 'bin', 'ballast.mjs');
-  copyFileSync(path.join(ROOT, 'bin', 'ballast.mjs'), bin);
-  copyFileSync(path.join(ROOT, 'package.json'), path.join(BUILD_DIR, 'package.json')); // shipped beside dist/
+  copyFileSync(path.join(ROOT, 'packages/ballast/bin/ballast.mjs'), bin);
+  copyFileSync(path.join(ROOT, 'packages/ballast/package.json'), path.join(BUILD_DIR, 'package.json')); // shipped beside dist/
   return bin;
 }
 
 /** Measures; prints the medians; returns the rows. */
 export function cliStartRows(): BenchRow[] {
   const rows: BenchRow[] = [];
-  const bin = existsSync(path.join(ROOT, 'scripts', 'build.mjs')) ? buildShipped() : null;
+  const bin = existsSync(path.join(ROOT, 'packages/ballast/scripts/build.mjs')) ? buildShipped() : null;
   if (bin) {
     const shipped = againstBareNode([bin, '--version']);
     console.log(
@@ -78,7 +78,7 @@ export function cliStartRows(): BenchRow[] {
   } else {
     rows.push({ label: 'ballast --version (compiled dist/) wall time', value: Number.NaN, limit: 0.3, unit: 's', note: 'not built' });
   }
-  const checkout = againstBareNode(['bin/ballast.mjs', '--version']);
+  const checkout = againstBareNode(['packages/ballast/bin/ballast.mjs', '--version']);
   console.log(
     `cli start, this checkout: node bin/ballast.mjs --version ${checkout.ms.toFixed(0)} ms, node -e 0 ${checkout.bareMs.toFixed(0)} ms (median of ${RUNS})`,
   );

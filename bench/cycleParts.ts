@@ -13,12 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
-import { createBallast, type Ballast } from '../src/app/createBallast.ts';
-import { sandboxEnv } from '../src/cli/sandboxEnv.ts';
-import { loadConfig } from '../src/config/loadConfig.ts';
+import { createBallast, type Ballast } from '../packages/ballast/src/app/createBallast.ts';
+import { sandboxEnv } from '../packages/ballast/src/cli/sandboxEnv.ts';
+import { loadConfig } from '../packages/ballast/src/config/loadConfig.ts';
 import { DEMO_BALANCES } from '../packages/sandbox/src/chains/localChains.ts';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../src/store/transfers.ts';
+import { listRecentTransfers } from '../packages/ballast/src/store/transfers.ts';
 import { demoConfigFor } from '../test/e2e/helpers/demoConfig.ts';
 import { median, type BenchRow } from './lib.ts';
 

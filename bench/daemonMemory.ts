@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
-import { sandboxEnv } from '../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../packages/ballast/src/cli/sandboxEnv.ts';
 import { DEMO_BALANCES } from '../packages/sandbox/src/chains/localChains.ts';
 import { startSandbox } from '../packages/sandbox/src/startSandbox.ts';
 import { demoConfigFor } from '../test/e2e/helpers/demoConfig.ts';
@@ -32,8 +32,8 @@ interface MemorySample {
 
 /** The child: runs the cycles and prints one JSON sample per line. */
 async function child(configFile: string, cycles: number): Promise<void> {
-  const { loadConfig } = await import('../src/config/loadConfig.ts');
-  const { createBallast } = await import('../src/app/createBallast.ts');
+  const { loadConfig } = await import('../packages/ballast/src/config/loadConfig.ts');
+  const { createBallast } = await import('../packages/ballast/src/app/createBallast.ts');
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with node --expose-gc');
   const abort = new AbortController();

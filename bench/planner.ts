@@ -6,8 +6,8 @@
  * Two shapes: many assets (20 chains × N/20 assets, one wallet: the common treasury) and one asset held by
  * N/20 wallets on each chain (every target matched against every other: the matcher's worst case).
  */
-import { planRebalance } from '../src/planner/planRebalance.ts';
-import type { PlanInput, TargetBand } from '../src/planner/types.ts';
+import { planRebalance } from '../packages/ballast/src/planner/planRebalance.ts';
+import type { PlanInput, TargetBand } from '../packages/ballast/src/planner/types.ts';
 import { growthExponent, median, type BenchRow } from './lib.ts';
 
 const CHAINS = 20;

@@ -4,7 +4,7 @@
  * benchmark's event loop. Prints one JSON line with the API URL and the configuration variables
  * (`sandboxEnv`), then runs until its parent closes stdin or kills it.
  */
-import { sandboxEnv } from '../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../packages/ballast/src/cli/sandboxEnv.ts';
 import { DEFAULT_LOCAL_CHAINS, DEMO_BALANCES } from '../packages/sandbox/src/chains/localChains.ts';
 import { startSandbox } from '../packages/sandbox/src/startSandbox.ts';
 

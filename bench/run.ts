@@ -27,9 +27,9 @@
 import { getOrderId } from '@reservoir0x/relay-protocol-sdk';
 import { computeOrderId } from '../packages/protocol/src/protocol/orderId.ts';
 import { slugVmTypesFromChains } from '../packages/protocol/src/protocol/vmTypes.ts';
-import { verifyQuote } from '../src/verify/verifyQuote.ts';
-import { planRebalance } from '../src/planner/planRebalance.ts';
-import type { TargetBand } from '../src/planner/types.ts';
+import { verifyQuote } from '../packages/ballast/src/verify/verifyQuote.ts';
+import { planRebalance } from '../packages/ballast/src/planner/planRebalance.ts';
+import type { TargetBand } from '../packages/ballast/src/planner/types.ts';
 import { QUOTE_CASES } from '../test/fixtures/quoteCase.ts';
 import { relayFixturesDir, relayFixturesPresent } from '../test/fixtures/relay.ts';
 import { fillDetectionRow } from './webhookLatency.ts';

@@ -4,9 +4,9 @@
  * naming a depository the cached list does not know causes exactly one refresh and is judged on the fresh list.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Ballast } from '../../src/app/createBallast.ts';
-import type { ChainAdapter } from '../../src/chains/adapter.ts';
-import { createChainsCache } from '../../src/relay/chainsCache.ts';
+import type { Ballast } from '../../packages/ballast/src/app/createBallast.ts';
+import type { ChainAdapter } from '../../packages/ballast/src/chains/adapter.ts';
+import { createChainsCache } from '../../packages/ballast/src/relay/chainsCache.ts';
 import type { ChainsResponse } from '../../packages/protocol/src/relay/schemas.ts';
 import { DEMO_BALANCES } from '../../packages/sandbox/src/chains/localChains.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';

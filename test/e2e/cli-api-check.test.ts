@@ -32,7 +32,7 @@ describe('ballast api-check', () => {
   it('reports one line per endpoint against the sandbox, saves redacted responses, and reports failures', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'sandbox', '--store', path.join(tmp.dir, 's.db')],
+      ['--import', 'tsx', path.join(ROOT, 'packages/ballast/src/cli/main.ts'), 'sandbox', '--store', path.join(tmp.dir, 's.db')],
       {
         cwd: ROOT,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,13 +42,13 @@ describe('ballast api-check', () => {
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     try {
-      const until = Date.now() + 30_000;
+      const until = Date.now() + 90_000; // the sandbox compiles its contracts and starts four nodes: slow on a loaded machine
       while (!stdout.includes('export BALLAST_DEMO_STORE') && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
       const env = Object.fromEntries([...stdout.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
       expect(env.SANDBOX_API_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       // The demo config with a key, and 1000 USDC as the smallest transfer (at 100 USDC the flat fees exceed
       // the demo's 30 bps cap on the Solana routes, which verification rightly refuses).
-      const demo = readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8');
+      const demo = readFileSync(path.join(ROOT, 'packages/ballast/config/demo.yaml'), 'utf8');
       const withKey = demo
         .replace('  referrer: ballast-demo\n', '  referrer: ballast-demo\n  apiKey: "${RELAY_API_KEY}"\n')
         .replace(/^  minTransfer: "100"$/m, '  minTransfer: "1000"');
@@ -89,7 +89,7 @@ describe('ballast api-check', () => {
       expect(Object.keys(v3.fees.quoted)).toContain('platform');
       for (const f of files) expect(readFileSync(path.join(saveDir, f), 'utf8')).not.toContain(KEY);
 
-      const noKey = await runCli(['api-check', '--config', path.join(ROOT, 'config/demo.yaml')], { env });
+      const noKey = await runCli(['api-check', '--config', path.join(ROOT, 'packages/ballast/config/demo.yaml')], { env });
       expect(noKey.code).toBe(1);
       const noKeyLines = noKey.stdout.trim().split('\n');
       expect(noKeyLines).toHaveLength(3);

@@ -15,7 +15,7 @@ import { ROOT, type CliResult } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
-const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'packages/ballast/package.json'), 'utf8')) as { version: string }).version;
 // anvil's first dev key: public, test only.
 const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
@@ -30,8 +30,8 @@ afterAll(() => {
 /** A package root holding the bin and package.json of this package, with node_modules linked. */
 function packageRoot(dir: string): string {
   mkdirSync(path.join(dir, 'bin'), { recursive: true });
-  cpSync(path.join(ROOT, 'bin/ballast.mjs'), path.join(dir, 'bin/ballast.mjs'));
-  cpSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  cpSync(path.join(ROOT, 'packages/ballast/bin/ballast.mjs'), path.join(dir, 'bin/ballast.mjs'));
+  cpSync(path.join(ROOT, 'packages/ballast/package.json'), path.join(dir, 'package.json'));
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   links.push(path.join(dir, 'node_modules'));
   return dir;
@@ -93,7 +93,7 @@ function stderrLines(r: CliResult): string[] {
 
 beforeAll(() => {
   packageRoot(pkg);
-  const built = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--root', pkg], {
+  const built = spawnSync(process.execPath, [path.join(ROOT, 'packages/ballast/scripts/build.mjs'), '--root', pkg], {
     env: { ...process.env, BALLAST_BUILD_COMMIT: COMMIT },
     encoding: 'utf8',
   });
@@ -207,7 +207,7 @@ describe('bin/ballast.mjs next to sources', () => {
     cpSync(path.join(pkg, 'build-info.json'), path.join(root, 'build-info.json'));
     const built = new Date(Date.now() - 60_000);
     utimesSync(path.join(root, 'build-info.json'), built, built);
-    cpSync(path.join(ROOT, 'src'), path.join(root, 'src'), { recursive: true }); // copied now: newer than the build
+    cpSync(path.join(ROOT, 'packages/ballast/src'), path.join(root, 'src'), { recursive: true }); // copied now: newer than the build
     const mainTs = path.join(root, 'src/cli/main.ts');
     writeFileSync(
       mainTs,

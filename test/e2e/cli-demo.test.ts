@@ -95,7 +95,7 @@ describe('config errors', () => {
   });
 
   it('exits 2 when a referenced environment variable is missing', async () => {
-    const r = await runCli(['plan', '--config', path.resolve('config/demo.yaml')], { env: { SANDBOX_API_URL: '' } });
+    const r = await runCli(['plan', '--config', path.resolve('packages/ballast/config/demo.yaml')], { env: { SANDBOX_API_URL: '' } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/SANDBOX_TREASURY_KEY/);
   });

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { VERIFY_RULE_IDS } from '../../src/verify/verifyQuote.ts';
+import { VERIFY_RULE_IDS } from '../../packages/ballast/src/verify/verifyQuote.ts';
 import { ROOT, runCli } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 
@@ -36,8 +36,8 @@ describe('ballast sandbox --write-fixtures', () => {
 
     const lines = r.stdout.trim().split('\n');
     const command = lines[lines.indexOf('Check the quote with:') + 1]!;
-    expect(command.startsWith('./bin/ballast.mjs verify-quote ')).toBe(true);
-    expect(existsSync(path.join(ROOT, 'bin/ballast.mjs'))).toBe(true);
+    expect(command.startsWith('./packages/ballast/bin/ballast.mjs verify-quote ')).toBe(true);
+    expect(existsSync(path.join(ROOT, 'packages/ballast/bin/ballast.mjs'))).toBe(true);
     for (const flag of [
       '--user',
       '--recipient',

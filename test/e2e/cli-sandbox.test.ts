@@ -15,20 +15,24 @@ afterAll(() => tmp.cleanup());
 describe('ballast sandbox + plan + run --once + history', () => {
   it('works end to end from the printed environment', async () => {
     const store = path.join(tmp.dir, 'cli.db');
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'sandbox', '--store', store], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'packages/ballast/src/cli/main.ts'), 'sandbox', '--store', store],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     try {
-      const until = Date.now() + 30_000;
+      const until = Date.now() + 90_000; // the sandbox compiles its contracts and starts four nodes: slow on a loaded machine
       while (!stdout.includes('export BALLAST_DEMO_STORE') && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
       const env = Object.fromEntries([...stdout.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
       expect(env.SANDBOX_API_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(stdout).toContain('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'); // treasury = anvil dev account 0
-      const config = path.join(ROOT, 'config/demo.yaml');
+      const config = path.join(ROOT, 'packages/ballast/config/demo.yaml');
       const alpha = createPublicClient({ transport: http(env.SANDBOX_ALPHA_RPC) });
       const treasury = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
       const nonceBefore = await alpha.getTransactionCount({ address: treasury });
@@ -70,5 +74,5 @@ describe('ballast sandbox + plan + run --once + history', () => {
       clearTimeout(killer);
     }
     expect(child.exitCode).toBe(0);
-  }, 120_000);
+  }, 180_000);
 });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { exitCodeFor } from '../../src/cycle/runCycle.ts';
+import { exitCodeFor } from '../../packages/ballast/src/cycle/runCycle.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-decimals-');

@@ -7,13 +7,13 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatEther, parseEther, type Address } from 'viem';
-import { createBallast } from '../../src/app/createBallast.ts';
-import { renderReport } from '../../src/cli/renderReport.ts';
-import { renderTransfer } from '../../src/cli/renderTransfer.ts';
-import { decimalsOfTransfers } from '../../src/store/ledgerUnits.ts';
+import { createBallast } from '../../packages/ballast/src/app/createBallast.ts';
+import { renderReport } from '../../packages/ballast/src/cli/renderReport.ts';
+import { renderTransfer } from '../../packages/ballast/src/cli/renderTransfer.ts';
+import { decimalsOfTransfers } from '../../packages/ballast/src/store/ledgerUnits.ts';
 import { DEMO_BALANCES } from '../../packages/sandbox/src/chains/localChains.ts';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { listInFlightTransfers, listRecentTransfers } from '../../src/store/transfers.ts';
+import { listInFlightTransfers, listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { ballastOnSandbox, memoryLogger, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 

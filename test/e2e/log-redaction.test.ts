@@ -11,7 +11,7 @@ import { createBase58check, base58 } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { runCli } from './helpers/cli.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { sandboxPerTest, tempDir } from './helpers/sandboxBallast.ts';

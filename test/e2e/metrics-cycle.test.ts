@@ -7,8 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { buildInfo } from '../../src/core/buildInfo.ts';
-import { UsdPriceBook } from '../../src/cycle/metricsPrices.ts';
+import { buildInfo } from '../../packages/ballast/src/core/buildInfo.ts';
+import { UsdPriceBook } from '../../packages/ballast/src/cycle/metricsPrices.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-metrics-cycle-');

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { runCli } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';

@@ -6,11 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createBallast } from '../../src/app/createBallast.ts';
-import { loadConfig } from '../../src/config/loadConfig.ts';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { createBallast } from '../../packages/ballast/src/app/createBallast.ts';
+import { loadConfig } from '../../packages/ballast/src/config/loadConfig.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { runCli } from './helpers/cli.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { ballastOnSandbox, memoryLogger, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';

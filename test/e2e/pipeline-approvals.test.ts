@@ -6,12 +6,12 @@
  */
 import { createWalletClient, http, type Address, type Hex } from 'viem';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { listAllowances } from '../../src/audit/allowances.ts';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { listAllowances } from '../../packages/ballast/src/audit/allowances.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import type { LocalEvmChain } from '../../packages/sandbox/src/chains/localChains.ts';
 import { testTetherAbi } from '../../packages/sandbox/src/contracts/abis.ts';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
 

@@ -12,10 +12,10 @@ import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
-import { listLimitHits } from '../../src/store/limitHits.ts';
-import type { Ballast } from '../../src/app/createBallast.ts';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
+import { listLimitHits } from '../../packages/ballast/src/store/limitHits.ts';
+import type { Ballast } from '../../packages/ballast/src/app/createBallast.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import type { TamperKind } from '../../packages/sandbox/src/faults.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
-import { exitCodeFor } from '../../src/cycle/runCycle.ts';
-import { renderAttempts } from '../../src/cli/renderReport.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
+import { exitCodeFor } from '../../packages/ballast/src/cycle/runCycle.ts';
+import { renderAttempts } from '../../packages/ballast/src/cli/renderReport.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 let sandbox: Sandbox;

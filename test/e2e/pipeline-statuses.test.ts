@@ -6,7 +6,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { IntentStatusSchema } from '../../packages/protocol/src/relay/schemas.ts';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-statuses-');

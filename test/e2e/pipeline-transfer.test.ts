@@ -4,8 +4,8 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
-import { exitCodeForReport } from '../../src/cycle/runCycle.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
+import { exitCodeForReport } from '../../packages/ballast/src/cycle/runCycle.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const USDC = 1_000_000n; // 6 decimals

@@ -13,7 +13,7 @@ import type { Dashboard } from '@grafana/schema';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { dashboardQueries, expandVariables } from '../../deploy/grafana/queries.ts';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { expositionMetricNames, promqlMetricNames } from '../unit/deploy/metricNames.ts';
 import { ROOT } from './helpers/cli.ts';
@@ -109,7 +109,7 @@ describe('dashboard and alerts on a live Prometheus', () => {
     );
     const daemon = spawnLogged(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'daemon', '--log-level', 'warn', '--config', configFile],
+      ['--import', 'tsx', path.join(ROOT, 'packages/ballast/src/cli/main.ts'), 'daemon', '--log-level', 'warn', '--config', configFile],
       {
         ...process.env,
         ...sandboxEnv(sandbox, store),

@@ -6,16 +6,16 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, keccak256, type Hex } from 'viem';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { signEvmStepItem, signedTxRecord } from '../../src/chains/evm/signTransaction.ts';
+import { signEvmStepItem, signedTxRecord } from '../../packages/ballast/src/chains/evm/signTransaction.ts';
 import { EvmTxDataSchema } from '../../packages/protocol/src/relay/schemas.ts';
-import { collectExecutableItems } from '../../src/executor/collectItems.ts';
-import { buildQuoteRequest } from '../../src/cycle/expectations.ts';
-import { recordQuote } from '../../src/store/quotes.ts';
-import { startCycle } from '../../src/store/cycles.ts';
-import { addTransferTx, createTransfer, getTransfer, listRecentTransfers } from '../../src/store/transfers.ts';
-import type { Ballast } from '../../src/app/createBallast.ts';
+import { collectExecutableItems } from '../../packages/ballast/src/executor/collectItems.ts';
+import { buildQuoteRequest } from '../../packages/ballast/src/cycle/expectations.ts';
+import { recordQuote } from '../../packages/ballast/src/store/quotes.ts';
+import { startCycle } from '../../packages/ballast/src/store/cycles.ts';
+import { addTransferTx, createTransfer, getTransfer, listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
+import type { Ballast } from '../../packages/ballast/src/app/createBallast.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
-import { ABSENCE_RECHECK_MS } from '../../src/cycle/reconcile.ts';
+import { ABSENCE_RECHECK_MS } from '../../packages/ballast/src/cycle/reconcile.ts';
 import { startRpcFaultProxy } from './helpers/rpcFaultProxy.ts';
 
 const USDC = 1_000_000n;

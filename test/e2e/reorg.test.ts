@@ -5,8 +5,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
-import { findDepositsForOrder } from '../../src/chains/evm/findDeposits.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { findDepositsForOrder } from '../../packages/ballast/src/chains/evm/findDeposits.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 import { anvilReorg as reorg } from './helpers/anvilReorg.ts';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { getLedgerEntry } from '../../src/store/ledger.ts';
+import { getLedgerEntry } from '../../packages/ballast/src/store/ledger.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 import { oneTransferTreasury } from './nonEvm/treasury.ts';
 

@@ -7,10 +7,10 @@
 import { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { getLedgerEntry } from '../../src/store/ledger.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
-import { registerReport } from '../../src/cli/commands/report.ts';
-import { REPORT_CSV_HEADER } from '../../src/cli/renderLedger.ts';
+import { getLedgerEntry } from '../../packages/ballast/src/store/ledger.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
+import { registerReport } from '../../packages/ballast/src/cli/commands/report.ts';
+import { REPORT_CSV_HEADER } from '../../packages/ballast/src/cli/renderLedger.ts';
 import { formatUsdMicros } from '../../packages/protocol/src/core/units.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
 

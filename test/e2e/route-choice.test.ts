@@ -7,7 +7,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatUsdMicros } from '../../packages/protocol/src/core/units.ts';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { DEFAULT_LOCAL_CHAINS, DEMO_BALANCES } from '../../packages/sandbox/src/chains/localChains.ts';
-import { listRouteCandidates } from '../../src/store/routeCandidates.ts';
+import { listRouteCandidates } from '../../packages/ballast/src/store/routeCandidates.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const sandboxes = sandboxPerTest();

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const sandboxes = sandboxPerTest();

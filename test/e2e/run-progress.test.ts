@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
 

@@ -6,9 +6,9 @@
  *   compliance review, the wallet is paused, and `ballast resume --transfer` lifts both pauses.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce } from './helpers/sandboxBallast.ts';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { DEPOSIT_SEND_ALREADY_KNOWN, startRpcFaultProxy, type RpcFaultProxy } from './helpers/rpcFaultProxy.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 

@@ -5,8 +5,8 @@
  * request is looked up by the deposit hash.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { getCycle, startCycle } from '../../src/store/cycles.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { getCycle, startCycle } from '../../packages/ballast/src/store/cycles.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const USDC = 1_000_000n;

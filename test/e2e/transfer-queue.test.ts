@@ -5,9 +5,9 @@
  * left `taken` by a process that died is never run again.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { enqueueTransferRequest, getTransferRequest } from '../../src/store/transferRequests.ts';
+import { enqueueTransferRequest, getTransferRequest } from '../../packages/ballast/src/store/transferRequests.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import type { DaemonHandle } from '../../src/app/daemon.ts';
+import type { DaemonHandle } from '../../packages/ballast/src/app/daemon.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 import { daemonOnSandbox, freePort, readStore, waitFor, WEBHOOK_API_KEY } from './webhookHarness.ts';
 

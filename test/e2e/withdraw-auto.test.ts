@@ -9,8 +9,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { getTransfer, listRecentTransfers } from '../../src/store/transfers.ts';
-import { getWithdrawalOfTransfer } from '../../src/store/withdrawals.ts';
+import { getTransfer, listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
+import { getWithdrawalOfTransfer } from '../../packages/ballast/src/store/withdrawals.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-withdraw-auto-');

@@ -5,8 +5,8 @@
  * `withdrawn` with its reason; the USDC is back on the treasury wallet.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
 

@@ -4,10 +4,10 @@
  * deposit comes back to the treasury exactly once, with exactly one withdrawal transaction sent by it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { listRecentTransfers } from '../../src/store/transfers.ts';
-import { getWithdrawalOfTransfer } from '../../src/store/withdrawals.ts';
-import { WITHDRAWAL_CHECKPOINTS, type WithdrawalCheckpoint } from '../../src/withdraw/deps.ts';
-import { recoverDeposits } from '../../src/withdraw/recover.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
+import { getWithdrawalOfTransfer } from '../../packages/ballast/src/store/withdrawals.ts';
+import { WITHDRAWAL_CHECKPOINTS, type WithdrawalCheckpoint } from '../../packages/ballast/src/withdraw/deps.ts';
+import { recoverDeposits } from '../../packages/ballast/src/withdraw/recover.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-withdraw-crash-');

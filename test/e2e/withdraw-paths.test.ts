@@ -6,10 +6,10 @@
  * treasury wallet exactly once and the failure resolved.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Ballast } from '../../src/app/createBallast.ts';
-import { getTransfer, listRecentTransfers } from '../../src/store/transfers.ts';
-import { getWithdrawalOfTransfer } from '../../src/store/withdrawals.ts';
-import { recoverDeposits } from '../../src/withdraw/recover.ts';
+import type { Ballast } from '../../packages/ballast/src/app/createBallast.ts';
+import { getTransfer, listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
+import { getWithdrawalOfTransfer } from '../../packages/ballast/src/store/withdrawals.ts';
+import { recoverDeposits } from '../../packages/ballast/src/withdraw/recover.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-withdraw-paths-');

@@ -6,10 +6,10 @@
  * `withdrawn` with the whole deposit back on the treasury wallet.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { sandboxEnv } from '../../src/cli/sandboxEnv.ts';
-import { getTransfer, listRecentTransfers } from '../../src/store/transfers.ts';
-import { getWithdrawalOfTransfer } from '../../src/store/withdrawals.ts';
-import { recoverDeposits } from '../../src/withdraw/recover.ts';
+import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
+import { getTransfer, listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
+import { getWithdrawalOfTransfer } from '../../packages/ballast/src/store/withdrawals.ts';
+import { recoverDeposits } from '../../packages/ballast/src/withdraw/recover.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
 

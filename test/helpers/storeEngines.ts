@@ -24,8 +24,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject } from 'vitest';
-import type { StoreDb, StoreDialect } from '../../src/store/db.ts';
-import { openPgStore, openSqliteStore } from '../../src/store/openStore.ts';
+import type { StoreDb, StoreDialect } from '../../packages/ballast/src/store/db.ts';
+import { openPgStore, openSqliteStore } from '../../packages/ballast/src/store/openStore.ts';
 import { createDatabase, startPostgres, type PostgresServer } from './postgres.ts';
 
 /** One engine of {@link describeEachEngine}. */

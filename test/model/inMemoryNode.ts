@@ -20,7 +20,7 @@ import {
   type TransactionSerialized,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { MULTICALL3_ADDRESS } from '../../src/chains/evm/client.ts';
+import { MULTICALL3_ADDRESS } from '../../packages/ballast/src/chains/evm/client.ts';
 import { lowerHex, type Block, type ChainTx, type InMemoryChain, type MinedTx } from './inMemoryChain.ts';
 import { MODEL_FEES } from './inMemoryRelay.ts';
 import type { LookupFault, SendFault } from './schedule.ts';

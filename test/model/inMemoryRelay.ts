@@ -7,8 +7,8 @@
  * paying its order exactly, is refunded. The Relay's knowledge lags the chain by the plan's `indexDelayMs`.
  */
 import { keccak256, stringToHex, type Hex } from 'viem';
-import type { RelayClient } from '../../src/relay/client.ts';
-import { RelayNetworkError } from '../../src/relay/errors.ts';
+import type { RelayClient } from '../../packages/ballast/src/relay/client.ts';
+import { RelayNetworkError } from '../../packages/ballast/src/relay/errors.ts';
 import {
   IntentStatusSchema,
   QuoteRequestSchema,

@@ -11,8 +11,8 @@
  * - no money is lost: the treasury holds its starting total less deposits not refunded plus fills received.
  */
 import type { Hex } from 'viem';
-import type { StoreDb } from '../../src/store/db.ts';
-import { listRecentTransfers, type TransferRow } from '../../src/store/transfers.ts';
+import type { StoreDb } from '../../packages/ballast/src/store/db.ts';
+import { listRecentTransfers, type TransferRow } from '../../packages/ballast/src/store/transfers.ts';
 import { lowerHex } from './inMemoryChain.ts';
 import type { OrderRecord } from './inMemoryRelay.ts';
 import type { AssetName, ChainName } from './schedule.ts';

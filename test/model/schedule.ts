@@ -5,7 +5,7 @@
  * faults. Amounts are bigint base units (6-decimal test stablecoins).
  */
 import fc from 'fast-check';
-import type { CrashPoint } from '../../src/core/crashPoints.ts';
+import type { CrashPoint } from '../../packages/ballast/src/core/crashPoints.ts';
 
 /** The two model chains, by config name. */
 export type ChainName = 'alpha' | 'beta';

@@ -5,7 +5,7 @@
  * fast is printed, not asserted: it grows with machine load).
  */
 import { describe, expect, it } from 'vitest';
-import { CRASH_POINTS } from '../../../src/core/crashPoints.ts';
+import { CRASH_POINTS } from '../../../packages/ballast/src/core/crashPoints.ts';
 import { BITCOIN_ONLY_POINTS, crashSequences, killsBeforeDeposit } from './helpers/crashCase.ts';
 import { NON_EVM_TARGETS } from './helpers/nonEvmCrash.ts';
 import { describeCrashCases } from './helpers/crashSuite.ts';

@@ -6,13 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, http, type Hex } from 'viem';
-import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
-import { armCrashPoints } from '../../../src/core/crashPoints.ts';
+import { sandboxEnv } from '../../../packages/ballast/src/cli/sandboxEnv.ts';
+import { armCrashPoints } from '../../../packages/ballast/src/core/crashPoints.ts';
 import type { IntentStatus } from '../../../packages/protocol/src/relay/schemas.ts';
 import { testStablecoinAbi } from '../../../packages/sandbox/src/contracts/abis.ts';
 import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
-import { listUnresolvedFailures } from '../../../src/store/failures.ts';
-import { listRecentTransfers } from '../../../src/store/transfers.ts';
+import { listUnresolvedFailures } from '../../../packages/ballast/src/store/failures.ts';
+import { listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance } from '../helpers/sandboxBallast.ts';
 import { formatSummary, treasuryDeposits, type CaseRow } from './helpers/caseAudit.ts';
 import { runOnce, stopChildren } from './helpers/cliChild.ts';

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
-import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../../../packages/ballast/src/cli/sandboxEnv.ts';
 import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../../src/store/transfers.ts';
+import { listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
 import { DEPOSIT_SEND_ALREADY_KNOWN, startRpcFaultProxy, type RpcFault, type RpcFaultProxy } from '../helpers/rpcFaultProxy.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from '../helpers/sandboxBallast.ts';
 import { formatSummary, treasuryDeposits, type CaseRow } from './helpers/caseAudit.ts';

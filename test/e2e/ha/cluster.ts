@@ -8,9 +8,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { stringify } from 'yaml';
-import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../../../packages/ballast/src/cli/sandboxEnv.ts';
 import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
-import { readLease } from '../../../src/store/pg/lease.ts';
+import { readLease } from '../../../packages/ballast/src/store/pg/lease.ts';
 import { ROOT } from '../helpers/cli.ts';
 import { demoConfigFor } from '../helpers/demoConfig.ts';
 import { freePort } from '../helpers/freePort.ts';
@@ -94,7 +94,7 @@ export async function startReplica(o: ReplicaOptions): Promise<Replica> {
   const env = { ...process.env, ...sandboxEnv(o.sandbox, o.storeUrl), BALLAST_CRASH_AT: '', BALLAST_PAUSE_AT: '', ...o.env };
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'daemon', '--log-level', 'info', '--config', configFile],
+    ['--import', 'tsx', path.join(ROOT, 'packages/ballast/src/cli/main.ts'), 'daemon', '--log-level', 'info', '--config', configFile],
     {
       cwd: ROOT,
       env,

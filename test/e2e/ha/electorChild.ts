@@ -11,8 +11,8 @@
  */
 import { createInterface } from 'node:readline';
 import pg from 'pg';
-import { LeaderElector } from '../../../src/ha/elector.ts';
-import { withFencedTransaction } from '../../../src/store/pg/lease.ts';
+import { LeaderElector } from '../../../packages/ballast/src/ha/elector.ts';
+import { withFencedTransaction } from '../../../packages/ballast/src/store/pg/lease.ts';
 
 const url = process.env.BALLAST_TEST_PG_URL ?? '';
 const print = (o: Record<string, unknown>): void => {

@@ -4,10 +4,10 @@
  * lease at the token's epoch; otherwise nothing is written. Other writes (guarded transitions) are not fenced.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPgStore } from '../../../src/store/openStore.ts';
-import type { PgStoreDb } from '../../../src/store/pg/pgDb.ts';
-import { tryAcquireLease, type FencingToken } from '../../../src/store/pg/lease.ts';
-import { addTransferTx, createTransfer, getTransfer, transitionTransfer } from '../../../src/store/transfers.ts';
+import { openPgStore } from '../../../packages/ballast/src/store/openStore.ts';
+import type { PgStoreDb } from '../../../packages/ballast/src/store/pg/pgDb.ts';
+import { tryAcquireLease, type FencingToken } from '../../../packages/ballast/src/store/pg/lease.ts';
+import { addTransferTx, createTransfer, getTransfer, transitionTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
 import { newTransfer } from '../../unit/store/helpers.ts';
 

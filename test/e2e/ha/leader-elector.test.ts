@@ -8,8 +8,8 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
-import { LeaderElector, type LeadershipLoss } from '../../../src/ha/elector.ts';
-import { ensureLeaseTable, readLease } from '../../../src/store/pg/lease.ts';
+import { LeaderElector, type LeadershipLoss } from '../../../packages/ballast/src/ha/elector.ts';
+import { ensureLeaseTable, readLease } from '../../../packages/ballast/src/store/pg/lease.ts';
 
 const TIMING = { ttlMs: 3_000, renewEveryMs: 1_000, marginMs: 600 };
 let server: PostgresServer | null = null;

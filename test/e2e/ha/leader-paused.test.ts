@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
-import { LeaderElector } from '../../../src/ha/elector.ts';
-import { ensureLeaseTable, readLease, withFencedTransaction } from '../../../src/store/pg/lease.ts';
+import { LeaderElector } from '../../../packages/ballast/src/ha/elector.ts';
+import { ensureLeaseTable, readLease, withFencedTransaction } from '../../../packages/ballast/src/store/pg/lease.ts';
 
 const TIMING = { ttlMs: 3_000, renewEveryMs: 1_000, marginMs: 600 };
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

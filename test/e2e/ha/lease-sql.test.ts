@@ -13,8 +13,8 @@ import {
   releaseLease,
   tryAcquireLease,
   withFencedTransaction,
-} from '../../../src/store/pg/lease.ts';
-import { LeaseLostError } from '../../../src/ha/errors.ts';
+} from '../../../packages/ballast/src/store/pg/lease.ts';
+import { LeaseLostError } from '../../../packages/ballast/src/ha/errors.ts';
 
 let server: PostgresServer | null = null;
 const pools: pg.Pool[] = [];

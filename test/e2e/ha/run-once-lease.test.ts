@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { sandboxEnv } from '../../../src/cli/sandboxEnv.ts';
+import { sandboxEnv } from '../../../packages/ballast/src/cli/sandboxEnv.ts';
 import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
 import { runCli } from '../helpers/cli.ts';

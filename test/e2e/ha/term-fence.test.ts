@@ -10,12 +10,12 @@
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LeaderGuard } from '../../../src/app/leaderGuard.ts';
-import { executeTransfer, type ExecuteTransferDeps } from '../../../src/executor/executeTransfer.ts';
-import type { StoreDb } from '../../../src/store/db.ts';
-import { openPgStore } from '../../../src/store/openStore.ts';
-import type { PgStoreDb } from '../../../src/store/pg/pgDb.ts';
-import { readLease, releaseLease, tryAcquireLease } from '../../../src/store/pg/lease.ts';
+import { LeaderGuard } from '../../../packages/ballast/src/app/leaderGuard.ts';
+import { executeTransfer, type ExecuteTransferDeps } from '../../../packages/ballast/src/executor/executeTransfer.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { openPgStore } from '../../../packages/ballast/src/store/openStore.ts';
+import type { PgStoreDb } from '../../../packages/ballast/src/store/pg/pgDb.ts';
+import { readLease, releaseLease, tryAcquireLease } from '../../../packages/ballast/src/store/pg/lease.ts';
 import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
 import { offlineExecution, scriptedNode } from '../../unit/executor/scriptedNode.ts';
 

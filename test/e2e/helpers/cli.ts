@@ -13,7 +13,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
  * sources through tsx otherwise, so a child always runs the code of this checkout; the build starts in about
  * half the CPU time of the sources through tsx.
  */
-export const CLI_ENTRY = path.join(ROOT, 'bin/ballast.mjs');
+export const CLI_ENTRY = path.join(ROOT, 'packages/ballast/bin/ballast.mjs');
 
 export interface CliResult {
   code: number | null;

@@ -14,7 +14,7 @@ type Entry = { chain: string };
 
 /** The parsed demo config with only what `sandbox` serves. */
 export function demoConfigFor(sandbox: Pick<Sandbox, 'solana' | 'bitcoin'>): Doc {
-  const doc = parse(readFileSync(path.join(ROOT, 'config/demo.yaml'), 'utf8')) as Doc;
+  const doc = parse(readFileSync(path.join(ROOT, 'packages/ballast/config/demo.yaml'), 'utf8')) as Doc;
   const served = (vm: unknown) =>
     vm === undefined || vm === 'evm' || (vm === 'svm' && sandbox.solana !== undefined) || (vm === 'bvm' && sandbox.bitcoin !== undefined);
   const keep = <T extends { vm?: unknown }>(record: Record<string, T>) =>

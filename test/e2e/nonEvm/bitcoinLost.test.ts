@@ -13,9 +13,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ABSENCE_RECHECK_MS } from '../../../src/cycle/reconcile.ts';
-import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
-import { getLedgerEntry } from '../../../src/store/ledger.ts';
+import { ABSENCE_RECHECK_MS } from '../../../packages/ballast/src/cycle/reconcile.ts';
+import { getTransfer, listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
+import { getLedgerEntry } from '../../../packages/ballast/src/store/ledger.ts';
 import { sandboxPerTest, tempDir } from '../helpers/sandboxBallast.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../../src/store/transfers.ts';
+import { listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
 import { tempDir } from '../helpers/sandboxBallast.ts';
 import { oneTransferTreasury, type Place } from './treasury.ts';
 

@@ -6,9 +6,9 @@
  *   its order, twice, 15 s apart) before its funds are planned again: one deposit in total, never two.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ABSENCE_RECHECK_MS } from '../../../src/cycle/reconcile.ts';
+import { ABSENCE_RECHECK_MS } from '../../../packages/ballast/src/cycle/reconcile.ts';
 import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
-import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
+import { getTransfer, listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
 import { sandboxPerTest, tempDir } from '../helpers/sandboxBallast.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';
 

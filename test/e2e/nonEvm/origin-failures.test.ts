@@ -9,8 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
-import { listOriginFailureStreaks, resolveFailure } from '../../../src/store/failures.ts';
-import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
+import { listOriginFailureStreaks, resolveFailure } from '../../../packages/ballast/src/store/failures.ts';
+import { getTransfer, listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
 import { tempDir } from '../helpers/sandboxBallast.ts';
 import { oneTransferTreasury } from './treasury.ts';
 

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
-import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
-import type { TransferRow } from '../../../src/store/transferRows.ts';
+import { getTransfer, listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
+import type { TransferRow } from '../../../packages/ballast/src/store/transferRows.ts';
 import { sandboxPerTest, tempDir } from '../helpers/sandboxBallast.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';
 

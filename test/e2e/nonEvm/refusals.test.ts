@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VmTamperKind } from '../../../packages/sandbox/src/faults.ts';
 import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers } from '../../../src/store/transfers.ts';
+import { listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
 import { tempDir } from '../helpers/sandboxBallast.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from './treasury.ts';
 

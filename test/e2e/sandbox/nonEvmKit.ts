@@ -19,8 +19,8 @@ import {
   type QuoteResponse,
 } from '../../../packages/protocol/src/relay/schemas.ts';
 import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
-import type { OriginChainFacts } from '../../../src/verify/deposit/types.ts';
-import { verifyQuote, type QuoteExpectations, type Verdict } from '../../../src/verify/verifyQuote.ts';
+import type { OriginChainFacts } from '../../../packages/ballast/src/verify/deposit/types.ts';
+import { verifyQuote, type QuoteExpectations, type Verdict } from '../../../packages/ballast/src/verify/verifyQuote.ts';
 
 initEccLib(ecc);
 export const ECPair = ECPairFactory(ecc);

@@ -5,11 +5,11 @@
  * the real Bitcoin adapter over the in-memory Esplora `fetch`, alpha's EVM adapter over the in-memory node, and
  * the Bitcoin Relay service.
  */
-import type { ChainAdapter } from '../../../src/chains/adapter.ts';
-import { createBvmAdapter } from '../../../src/chains/bvm/adapter.ts';
-import { bvmKeyFromWif } from '../../../src/chains/bvm/wallet.ts';
-import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
-import type { WalletRuntime } from '../../../src/cycle/context.ts';
+import type { ChainAdapter } from '../../../packages/ballast/src/chains/adapter.ts';
+import { createBvmAdapter } from '../../../packages/ballast/src/chains/bvm/adapter.ts';
+import { bvmKeyFromWif } from '../../../packages/ballast/src/chains/bvm/wallet.ts';
+import { createEvmAdapter } from '../../../packages/ballast/src/chains/evm/adapter.ts';
+import type { WalletRuntime } from '../../../packages/ballast/src/cycle/context.ts';
 import { BITCOIN_CHAIN_ID, BTC_NATIVE_ADDRESS } from '../../../packages/sandbox/src/quote/vmChains.ts';
 import { createModelEnv, driveSchedule, modelSleep, type ContextBuilder, type DriveOutcome, type ModelEnv } from '../harness.ts';
 import { inMemoryNode } from '../inMemoryNode.ts';

@@ -14,8 +14,8 @@
  *   solver settled its order;
  * - the treasury is back in band when every order ended in a fill or a refund.
  */
-import type { StoreDb } from '../../../src/store/db.ts';
-import { listRecentTransfers, type TransferRow } from '../../../src/store/transfers.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { listRecentTransfers, type TransferRow } from '../../../packages/ballast/src/store/transfers.ts';
 import { decodeOrderIdMemoScript } from '../../../packages/protocol/src/protocol/bitcoinDeposit.ts';
 import { parseBtcTx, type BtcTx } from './btcChain.ts';
 import { BTC_BANDS, SATS } from './btcSchedule.ts';

@@ -11,7 +11,7 @@
 import { Psbt, networks } from 'bitcoinjs-lib';
 import { keccak256, stringToHex, type Hex } from 'viem';
 import { decodeOrderIdMemoScript } from '../../../packages/protocol/src/protocol/bitcoinDeposit.ts';
-import { RelayApiError } from '../../../src/relay/errors.ts';
+import { RelayApiError } from '../../../packages/ballast/src/relay/errors.ts';
 import {
   QuoteRequestSchema,
   QuoteResponseSchema,

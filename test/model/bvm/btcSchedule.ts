@@ -6,7 +6,7 @@
  * shrinks by dropping faults. Amounts are satoshis.
  */
 import fc from 'fast-check';
-import type { CrashPoint } from '../../../src/core/crashPoints.ts';
+import type { CrashPoint } from '../../../packages/ballast/src/core/crashPoints.ts';
 import { fillArb, type FillPlan } from '../schedule.ts';
 
 /** Satoshis per BTC. */

@@ -6,10 +6,10 @@
  * service. The adapter waits for inclusion on the wall clock; the model lets {@link INCLUSION_WAIT_MS} of
  * virtual time pass instead and then has it read the status once.
  */
-import type { ChainAdapter } from '../../../src/chains/adapter.ts';
-import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
-import { createSvmAdapter } from '../../../src/chains/svm/adapter.ts';
-import type { WalletRuntime } from '../../../src/cycle/context.ts';
+import type { ChainAdapter } from '../../../packages/ballast/src/chains/adapter.ts';
+import { createEvmAdapter } from '../../../packages/ballast/src/chains/evm/adapter.ts';
+import { createSvmAdapter } from '../../../packages/ballast/src/chains/svm/adapter.ts';
+import type { WalletRuntime } from '../../../packages/ballast/src/cycle/context.ts';
 import { SOLANA_CHAIN_ID } from '../../../packages/sandbox/src/quote/vmChains.ts';
 import { createModelEnv, driveSchedule, modelSleep, type ContextBuilder, type DriveOutcome, type ModelEnv } from '../harness.ts';
 import { inMemoryNode, type ProcessHandle } from '../inMemoryNode.ts';

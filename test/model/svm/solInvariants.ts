@@ -14,8 +14,8 @@
  *   once the solver settled its order;
  * - the treasury is back in band when every order ended in a fill or a refund.
  */
-import type { StoreDb } from '../../../src/store/db.ts';
-import { listRecentTransfers, type TransferRow } from '../../../src/store/transfers.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { listRecentTransfers, type TransferRow } from '../../../packages/ballast/src/store/transfers.ts';
 import { MAX_FEE_LAMPORTS } from './solHarness.ts';
 import { ALPHA, SOL } from './solAccounts.ts';
 import { BLOCKHASH_VALID_BLOCKS, decodeSolTx, type DecodedSolTx } from './solChain.ts';

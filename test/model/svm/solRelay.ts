@@ -9,7 +9,7 @@
  * whatever the plan.
  */
 import { keccak256, stringToHex, type Hex } from 'viem';
-import { RelayApiError } from '../../../src/relay/errors.ts';
+import { RelayApiError } from '../../../packages/ballast/src/relay/errors.ts';
 import {
   QuoteRequestSchema,
   QuoteResponseSchema,

@@ -5,7 +5,7 @@
  * one method), so a schedule replays exactly and shrinks by dropping faults. Amounts are USDC base units.
  */
 import fc from 'fast-check';
-import type { CrashPoint } from '../../../src/core/crashPoints.ts';
+import type { CrashPoint } from '../../../packages/ballast/src/core/crashPoints.ts';
 import { fillArb, type FillPlan } from '../schedule.ts';
 
 /** USDC base units per whole USDC. */

@@ -5,9 +5,9 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createRelayDeprecationWatch } from '../../../src/app/relayDeprecationWatch.ts';
-import { createMetrics } from '../../../src/metrics/metrics.ts';
-import type { DeprecationNotice } from '../../../src/relay/deprecation.ts';
+import { createRelayDeprecationWatch } from '../../../packages/ballast/src/app/relayDeprecationWatch.ts';
+import { createMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
+import type { DeprecationNotice } from '../../../packages/ballast/src/relay/deprecation.ts';
 
 const GUIDE = 'https://docs.relay.link/references/api/api_guides/migrating-to-quote-v3';
 const DEPRECATED_AT = 1795564800; // 2026-11-25T00:00:00Z

@@ -6,9 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunLockBusyError, withRunLock } from '../../../src/app/runLock.ts';
-import type { CycleContext } from '../../../src/cycle/context.ts';
-import { acquireRunLock, readRunLock } from '../../../src/store/lock.ts';
+import { RunLockBusyError, withRunLock } from '../../../packages/ballast/src/app/runLock.ts';
+import type { CycleContext } from '../../../packages/ballast/src/cycle/context.ts';
+import { acquireRunLock, readRunLock } from '../../../packages/ballast/src/store/lock.ts';
 import { tempDb, type TempDb } from '../store/helpers.ts';
 
 let t: TempDb;

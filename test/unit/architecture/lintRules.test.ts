@@ -13,7 +13,7 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const PLANTED = 'src/*/lintPlanted.ts';
+const PLANTED = 'packages/ballast/src/*/lintPlanted.ts';
 const PLANTED_IN_SANDBOX = 'packages/sandbox/src/*/lintPlanted.ts';
 
 const eslint = new ESLint({
@@ -35,9 +35,9 @@ const eslint = new ESLint({
 
 /**
  * The rule ids (sorted, one per message) ESLint reports for `code` placed at `<base>/<dir>/lintPlanted.ts`
- * (`base` src/ by default, or packages/sandbox/src/).
+ * (`base` the product's packages/ballast/src/ by default, or packages/sandbox/src/).
  */
-async function ruleIds(dir: string, code: string, base = 'src'): Promise<string[]> {
+async function ruleIds(dir: string, code: string, base = 'packages/ballast/src'): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: path.join(root, base, dir, 'lintPlanted.ts') });
   const fatal = result!.messages.filter((m) => m.ruleId === null);
   if (fatal.length > 0) throw new Error(`planted file did not lint: ${fatal.map((m) => m.message).join('; ')}`);
@@ -203,15 +203,16 @@ describe('layer boundaries (eslint.config.js)', { timeout: 180_000 }, () => {
     expect(await ruleIds('cli', "import type { Sandbox } from '@ballast/sandbox/startSandbox.ts';\nexport type F = Sandbox;\n")).toEqual([
       RESTRICTED_IMPORT,
     ]);
+    // A relative path into the sandbox breaks two rules: it reaches the sandbox, and it leaves the product's package.
     expect(
-      await ruleIds(
-        'cycle',
-        "import { startSandbox } from '../../packages/sandbox/src/startSandbox.ts';\nexport const f = startSandbox;\n",
-      ),
+      await ruleIds('cycle', "import { startSandbox } from '../../../sandbox/src/startSandbox.ts';\nexport const f = startSandbox;\n"),
+    ).toEqual([RESTRICTED_IMPORT, RESTRICTED_IMPORT]);
+    expect(
+      await ruleIds('cycle', "import { parseUsdMicros } from '../../../protocol/src/core/units.ts';\nexport const f = parseUsdMicros;\n"),
     ).toEqual([RESTRICTED_IMPORT]);
     expect(await ruleIds('cli', dynamic)).toEqual(['no-restricted-syntax']);
     const lintCommand = async (code: string) => {
-      const [result] = await eslint.lintText(code, { filePath: path.join(root, 'src/cli/commands/sandbox.ts') });
+      const [result] = await eslint.lintText(code, { filePath: path.join(root, 'packages/ballast/src/cli/commands/sandbox.ts') });
       return result!.messages.filter((m) => m.ruleId === RESTRICTED_IMPORT || m.ruleId === 'no-restricted-syntax').map((m) => m.ruleId);
     };
     expect(await lintCommand(dynamic)).toEqual([]);

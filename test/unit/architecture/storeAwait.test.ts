@@ -37,7 +37,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const storeDir = path.join(root, 'src', 'store');
+const storeDir = path.join(root, 'packages/ballast/src', 'store');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -272,7 +272,7 @@ export function unawaitedStoreCalls(file: string, text: string, storeFns: Readon
 }
 
 const storeFns = new Set(sourceFiles(storeDir).flatMap((f) => asyncStoreExports(readFileSync(f, 'utf8'), f)));
-const scanned = ['src', 'packages/protocol/src', 'packages/sandbox/src', 'test']
+const scanned = ['packages/ballast/src', 'packages/protocol/src', 'packages/sandbox/src', 'test']
   .flatMap((dir) => sourceFiles(path.join(root, dir)))
   .filter((f) => !f.startsWith(storeDir + path.sep));
 
@@ -295,8 +295,8 @@ describe('every call of an async store function is awaited', () => {
 describe('the checker', () => {
   const fns = new Set(['getTransfer', 'markTxSent', 'createTransfer']);
   const check = (body: string, imports = "import { createTransfer, getTransfer, markTxSent } from '../store/transfers.ts';") =>
-    unawaitedStoreCalls('src/cycle/example.ts', `${imports}\n${body}`, fns).map((line) =>
-      line.replace(/^src\/cycle\/example\.ts:\d+: /, ''),
+    unawaitedStoreCalls('packages/ballast/src/cycle/example.ts', `${imports}\n${body}`, fns).map((line) =>
+      line.replace(/^packages\/ballast\/src\/cycle\/example\.ts:\d+: /, ''),
     );
 
   it('collects exported async functions and functions declared to return a Promise, not synchronous ones', () => {
@@ -313,11 +313,13 @@ describe('the checker', () => {
   it('reports a Promise kept and forgotten, with the line', () => {
     expect(
       unawaitedStoreCalls(
-        'src/cycle/example.ts',
+        'packages/ballast/src/cycle/example.ts',
         "import { markTxSent } from '../store/transfers.ts';\n\nasync function f(db) {\n  const done = markTxSent(db, 1, 2);\n}",
         fns,
       ),
-    ).toEqual(['src/cycle/example.ts:4: markTxSent(…): it is kept in done, which is never awaited, returned or passed to Promise.all']);
+    ).toEqual([
+      'packages/ballast/src/cycle/example.ts:4: markTxSent(…): it is kept in done, which is never awaited, returned or passed to Promise.all',
+    ]);
   });
 
   it('leaves a call as a statement and the callbacks of forEach / filter to the lint rules (lintRules.test.ts)', () => {

@@ -115,13 +115,13 @@ function heavyFrom(entry: string): string[] {
 
 describe('the start of a command', () => {
   it('the walker sees what the app loads (the check is not empty)', () => {
-    const app = [...reachedPackages('src/cli/openBallast.ts').keys()];
+    const app = [...reachedPackages('packages/ballast/src/cli/openBallast.ts').keys()];
     expect(app).toEqual(
       expect.arrayContaining(['viem', '@solana/web3.js', '@solana/spl-token', 'bitcoinjs-lib', 'better-sqlite3', 'prom-client']),
     );
     // src/policy/guaranteedLoss.ts imports only @ballast/protocol modules: viem is found through their sources.
-    expect(reachedPackages('src/policy/guaranteedLoss.ts').get('viem')).toEqual([
-      'src/policy/guaranteedLoss.ts',
+    expect(reachedPackages('packages/ballast/src/policy/guaranteedLoss.ts').get('viem')).toEqual([
+      'packages/ballast/src/policy/guaranteedLoss.ts',
       'packages/protocol/src/core/units.ts',
     ]);
     expect(
@@ -132,12 +132,12 @@ describe('the start of a command', () => {
   });
 
   it.each(['run', 'daemon', 'plan'])('`%s --help` loads no chain library, store driver or metrics client', (name) => {
-    expect(heavyFrom(`src/cli/commands/${name}.ts`)).toEqual([]);
+    expect(heavyFrom(`packages/ballast/src/cli/commands/${name}.ts`)).toEqual([]);
   });
 
   it('wiring the app on a SQLite store does not load node-postgres (required when a PostgreSQL store opens)', () => {
-    const app = reachedPackages('src/cli/openBallast.ts');
+    const app = reachedPackages('packages/ballast/src/cli/openBallast.ts');
     expect(app.get('pg')).toBeUndefined();
-    expect(reachedPackages('src/app/daemon.ts').get('pg')).toBeUndefined();
+    expect(reachedPackages('packages/ballast/src/app/daemon.ts').get('pg')).toBeUndefined();
   });
 });

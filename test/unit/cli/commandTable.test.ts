@@ -4,9 +4,9 @@
  */
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, COMMAND_NAMES, commandsFor } from '../../../src/cli/commandTable.ts';
-import { buildProgram, versionLine } from '../../../src/cli/main.ts';
-import { buildInfo } from '../../../src/core/buildInfo.ts';
+import { COMMANDS, COMMAND_NAMES, commandsFor } from '../../../packages/ballast/src/cli/commandTable.ts';
+import { buildProgram, versionLine } from '../../../packages/ballast/src/cli/main.ts';
+import { buildInfo } from '../../../packages/ballast/src/core/buildInfo.ts';
 
 const argv = (...args: string[]) => ['/usr/bin/node', '/opt/ballast/bin/ballast.mjs', ...args];
 

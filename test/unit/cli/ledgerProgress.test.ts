@@ -3,8 +3,8 @@
  * ends with its end state; on a pipe every stage is its own plain line. Amounts in whole units with the symbol.
  */
 import { describe, expect, it } from 'vitest';
-import { createProgressRenderer } from '../../../src/cli/progress.ts';
-import type { TransferProgressEvent, TransferStage } from '../../../src/cycle/progressEvent.ts';
+import { createProgressRenderer } from '../../../packages/ballast/src/cli/progress.ts';
+import type { TransferProgressEvent, TransferStage } from '../../../packages/ballast/src/cycle/progressEvent.ts';
 
 function event(planId: number, stage: TransferStage, over: Partial<TransferProgressEvent> = {}): TransferProgressEvent {
   return {

@@ -4,7 +4,7 @@
  * estimate and reserved outpoints (txids lower-cased); malformed values refused naming the field.
  */
 import { describe, expect, it } from 'vitest';
-import { OriginFactsFileSchema } from '../../../src/cli/originFactsFile.ts';
+import { OriginFactsFileSchema } from '../../../packages/ballast/src/cli/originFactsFile.ts';
 
 const A = 'a1'.repeat(32);
 

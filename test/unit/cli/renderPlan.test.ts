@@ -4,10 +4,10 @@
  * route is refused, the summary says so instead of claiming every target is in band.
  */
 import { describe, expect, it } from 'vitest';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import { renderAttempts, renderDecisions, renderReasons, renderReport } from '../../../src/cli/renderReport.ts';
-import type { CycleReport } from '../../../src/cycle/runCycle.ts';
-import type { PlanInput } from '../../../src/planner/types.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import { renderAttempts, renderDecisions, renderReasons, renderReport } from '../../../packages/ballast/src/cli/renderReport.ts';
+import type { CycleReport } from '../../../packages/ballast/src/cycle/runCycle.ts';
+import type { PlanInput } from '../../../packages/ballast/src/planner/types.ts';
 import { reading, target } from '../planner/presets.ts';
 
 const alpha = target('alpha', { band: { min: '40000', target: '50000', max: '60000' } });

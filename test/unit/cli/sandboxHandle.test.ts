@@ -4,8 +4,8 @@
  * to load it is not disguised as a missing package.
  */
 import { describe, expect, it } from 'vitest';
-import { CliError, EXIT_USAGE } from '../../../src/cli/exitCodes.ts';
-import { loadSandbox, type StartSandbox } from '../../../src/cli/sandboxHandle.ts';
+import { CliError, EXIT_USAGE } from '../../../packages/ballast/src/cli/exitCodes.ts';
+import { loadSandbox, type StartSandbox } from '../../../packages/ballast/src/cli/sandboxHandle.ts';
 
 /** The error Node's ESM loader throws for a package that is not installed. */
 function notFound(specifier: string): Error {

@@ -7,7 +7,7 @@ import { inspect } from 'node:util';
 import { Psbt, address as btcAddress } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/loadConfig.ts';
+import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import {
   BTC_NATIVE,
   BTC_P2TR,

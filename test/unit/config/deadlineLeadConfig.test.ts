@@ -4,8 +4,8 @@
  * seconds is a configuration error naming the key.
  */
 import { describe, expect, it } from 'vitest';
-import { createChainAdapters } from '../../../src/app/chainAdapters.ts';
-import { loadConfig } from '../../../src/config/loadConfig.ts';
+import { createChainAdapters } from '../../../packages/ballast/src/app/chainAdapters.ts';
+import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { issueLines, loadErrorIn, MULTI_ENV, multiVmConfig, tempDirPerTest } from './helpers.ts';
 
 const tmp = tempDirPerTest();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { protectEnvRefs, resolveEnvRefs, restoreEnvRefs } from '../../../src/config/env.ts';
-import type { ConfigIssue } from '../../../src/config/errors.ts';
+import { protectEnvRefs, resolveEnvRefs, restoreEnvRefs } from '../../../packages/ballast/src/config/env.ts';
+import type { ConfigIssue } from '../../../packages/ballast/src/config/errors.ts';
 
 describe('resolveEnvRefs', () => {
   it('resolves strings at any depth, leaves keys and non-strings alone, records referencing paths', () => {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/loadConfig.ts';
+import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { API_KEY, BTC_P2WPKH, BTC_WIF, KEY, KEY_ADDRESS, SOL_ADDRESS, SOL_KEY, tempDir, vmOf, type TempDir } from './helpers.ts';
 
-const EXAMPLE = fileURLToPath(new URL('../../../config/ballast.example.yaml', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../../packages/ballast/config/ballast.example.yaml', import.meta.url));
 // The example reads the EVM key from ${CREDENTIALS_DIRECTORY}/treasury-evm.key (systemd LoadCredential=).
 const CREDENTIALS = mkdtempSync(join(tmpdir(), 'ballast-example-credentials-'));
 writeFileSync(join(CREDENTIALS, 'treasury-evm.key'), `${KEY}\n`, { mode: 0o600 });

@@ -3,7 +3,7 @@
  * wallet named) and every error, each naming the YAML path and the fix.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/loadConfig.ts';
+import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { ENV, KEY2, KEY2_ADDRESS, baseConfig, issueLines, loadErrorIn, tempDirPerTest } from './helpers.ts';
 
 const tmp = tempDirPerTest();

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { stringify } from 'yaml';
-import { ConfigError, loadConfig } from '../../../src/config/loadConfig.ts';
+import { ConfigError, loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 
 /** Anvil's first dev key and its address: public test material, never used for real funds. */
 export const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';

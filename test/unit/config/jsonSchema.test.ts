@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_JSON_SCHEMA_PATH, buildConfigJsonSchema, renderConfigJsonSchema } from '../../../src/config/jsonSchema.ts';
+import { CONFIG_JSON_SCHEMA_PATH, buildConfigJsonSchema, renderConfigJsonSchema } from '../../../packages/ballast/src/config/jsonSchema.ts';
 
-const committed = readFileSync(new URL(`../../../${CONFIG_JSON_SCHEMA_PATH}`, import.meta.url), 'utf8');
+const committed = readFileSync(new URL(`../../../packages/ballast/${CONFIG_JSON_SCHEMA_PATH}`, import.meta.url), 'utf8');
 
 describe('config/ballast.schema.json', () => {
   it('equals a fresh export of the zod schema (run `npm run schema` after changing src/config/schema.ts)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/loadConfig.ts';
+import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { ENV, baseConfig, issueLines, loadErrorIn, tempDirPerTest } from './helpers.ts';
 
 const tmp = tempDirPerTest();

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { type ConfigError, loadConfig } from '../../../src/config/loadConfig.ts';
+import { type ConfigError, loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import {
   API_KEY,
   ENV,

@@ -4,7 +4,7 @@
  * for mixed or incomplete forms, each naming the YAML path and the fix.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/loadConfig.ts';
+import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { ENV, USDC_ARB, USDC_BASE, baseConfig, issueLines, loadErrorIn, tempDirPerTest } from './helpers.ts';
 
 const tmp = tempDirPerTest();

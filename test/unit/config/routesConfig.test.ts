@@ -4,7 +4,7 @@
  * move, fee caps outside the global rules, and entries that can never match.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/loadConfig.ts';
+import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { ENV, USDC_ARB, baseConfig, issueLines, loadErrorIn, tempDirPerTest } from './helpers.ts';
 
 const tmp = tempDirPerTest();

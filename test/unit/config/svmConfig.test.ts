@@ -5,8 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/loadConfig.ts';
-import { solanaWsUrlFromRpcUrl } from '../../../src/config/loadedChains.ts';
+import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
+import { solanaWsUrlFromRpcUrl } from '../../../packages/ballast/src/config/loadedChains.ts';
 import {
   BTC_P2WPKH,
   BTC_WIF,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HttpRequestError, InvalidInputRpcError, RpcRequestError, TransactionReceiptNotFoundError } from 'viem';
-import { shortErrorMessage } from '../../../src/core/errorMessage.ts';
+import { shortErrorMessage } from '../../../packages/ballast/src/core/errorMessage.ts';
 
 describe('shortErrorMessage', () => {
   it('adds the node’s own error text to viem’s short message', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameTxId } from '../../../src/core/txId.ts';
+import { sameTxId } from '../../../packages/ballast/src/core/txId.ts';
 
 describe('sameTxId', () => {
   it('compares hex ids case-insensitively, with or without 0x', () => {

@@ -4,8 +4,8 @@
  * store. Each outcome variant carries what exists at its step and nothing more.
  */
 import { describe, expect, it } from 'vitest';
-import { checkQuote, type CheckStage } from '../../../src/cycle/checkQuote.ts';
-import { getQuote } from '../../../src/store/quotes.ts';
+import { checkQuote, type CheckStage } from '../../../packages/ballast/src/cycle/checkQuote.ts';
+import { getQuote } from '../../../packages/ballast/src/store/quotes.ts';
 import { checkArgs, checkDeps, oneNeed, pipelineSuite, rowsForPlan, withPolicy } from './pipelineWorld.ts';
 
 const suite = pipelineSuite();

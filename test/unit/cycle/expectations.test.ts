@@ -5,8 +5,8 @@ import {
   guaranteedOutputFloor,
   minimumAcceptableOutput,
   scaleDecimals,
-} from '../../../src/cycle/expectations.ts';
-import type { PlannedTransfer, TargetBand } from '../../../src/planner/types.ts';
+} from '../../../packages/ballast/src/cycle/expectations.ts';
+import type { PlannedTransfer, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 import { QuoteRequestSchema } from '../../../packages/protocol/src/relay/schemas.ts';
 
 const band = (chain: string, chainId: number, decimals: number): TargetBand => ({

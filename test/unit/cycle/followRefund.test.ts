@@ -6,13 +6,13 @@
  */
 import pino from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { followRefund, followRefunds, refundFromRequestRecord } from '../../../src/cycle/followRefund.ts';
-import { pausedRoutes } from '../../../src/cycle/pausedRoutes.ts';
-import { transferNotes } from '../../../src/cli/historyNotes.ts';
-import { createMetrics, type BallastMetrics } from '../../../src/metrics/metrics.ts';
+import { followRefund, followRefunds, refundFromRequestRecord } from '../../../packages/ballast/src/cycle/followRefund.ts';
+import { pausedRoutes } from '../../../packages/ballast/src/cycle/pausedRoutes.ts';
+import { transferNotes } from '../../../packages/ballast/src/cli/historyNotes.ts';
+import { createMetrics, type BallastMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
 import type { IntentStatus, RequestsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
-import { listUnresolvedFailures, resolveFailure } from '../../../src/store/failures.ts';
-import { getTransfer, transitionTransfer } from '../../../src/store/transfers.ts';
+import { listUnresolvedFailures, resolveFailure } from '../../../packages/ballast/src/store/failures.ts';
+import { getTransfer, transitionTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import { newTransfer } from '../store/helpers.ts';
 import { seedDeposited, useTestStore } from './pipelineSeeds.ts';
 

@@ -3,7 +3,7 @@
  * with a cycle (the kind recorded on its row, whether it signs, whether it is counted).
  */
 import { describe, expect, it } from 'vitest';
-import { countsCycle, cycleKind, cycleRun, processMode, signs, transferMode } from '../../../src/cycle/mode.ts';
+import { countsCycle, cycleKind, cycleRun, processMode, signs, transferMode } from '../../../packages/ballast/src/cycle/mode.ts';
 
 describe('processMode', () => {
   it('is monitor when the config or the flag says monitor-only, else execute', () => {

@@ -4,18 +4,18 @@
  * is recorded once, and `resume` (by wallet or by the blocked transfer) clears them.
  */
 import { describe, expect, it } from 'vitest';
-import type { Plan, PlannedTransfer } from '../../../src/planner/types.ts';
-import { pausedWallets, withoutPausedRoutes } from '../../../src/cycle/pausedRoutes.ts';
+import type { Plan, PlannedTransfer } from '../../../packages/ballast/src/planner/types.ts';
+import { pausedWallets, withoutPausedRoutes } from '../../../packages/ballast/src/cycle/pausedRoutes.ts';
 import {
   listOpenWalletPauses,
   recordWalletPause,
   resolveTransferWalletPauses,
   resolveWalletPauses,
   type WalletPauseRow,
-} from '../../../src/store/walletPauses.ts';
-import { recordFillScreeningBlock } from '../../../src/executor/screeningBlock.ts';
-import { statusReasons } from '../../../src/executor/statusOwnership.ts';
-import { createTransfer } from '../../../src/store/transfers.ts';
+} from '../../../packages/ballast/src/store/walletPauses.ts';
+import { recordFillScreeningBlock } from '../../../packages/ballast/src/executor/screeningBlock.ts';
+import { statusReasons } from '../../../packages/ballast/src/executor/statusOwnership.ts';
+import { createTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import { target } from '../planner/presets.ts';
 import { newTransfer } from '../store/helpers.ts';
 import { useTestStore } from './pipelineSeeds.ts';

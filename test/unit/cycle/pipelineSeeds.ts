@@ -3,11 +3,17 @@
  * fresh store file per test, a cycle with one planned transfer, and a transfer seeded up to `deposited`.
  */
 import { afterEach, beforeEach } from 'vitest';
-import { startCycle } from '../../../src/store/cycles.ts';
-import { recordPlannedTransfers, type PlannedTransferRecord } from '../../../src/store/plans.ts';
-import type { StoreDb } from '../../../src/store/db.ts';
-import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import { createTransfer, markTxConfirmed, markTxSent, transitionTransfer, type NewTransfer } from '../../../src/store/transfers.ts';
+import { startCycle } from '../../../packages/ballast/src/store/cycles.ts';
+import { recordPlannedTransfers, type PlannedTransferRecord } from '../../../packages/ballast/src/store/plans.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import type { SqliteStoreDb } from '../../../packages/ballast/src/store/sqliteDb.ts';
+import {
+  createTransfer,
+  markTxConfirmed,
+  markTxSent,
+  transitionTransfer,
+  type NewTransfer,
+} from '../../../packages/ballast/src/store/transfers.ts';
 import { tempDb, type TempDb } from '../store/helpers.ts';
 
 /** The store of the running test (test/unit/store/helpers.ts {@link tempDb}), read through getters. */

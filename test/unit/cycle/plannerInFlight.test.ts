@@ -3,8 +3,8 @@
  * with the quote's `expectedAmount`: an inflated estimate must not make a real deficit look covered.
  */
 import { describe, expect, it } from 'vitest';
-import { toPlannerInFlight } from '../../../src/cycle/plannerInFlight.ts';
-import type { TransferRow } from '../../../src/store/transferRows.ts';
+import { toPlannerInFlight } from '../../../packages/ballast/src/cycle/plannerInFlight.ts';
+import type { TransferRow } from '../../../packages/ballast/src/store/transferRows.ts';
 
 function row(over: Partial<TransferRow>): TransferRow {
   return {

@@ -4,10 +4,10 @@
  * sends and tracks the transfer on the in-memory chains and Relay service, with a real SQLite store.
  */
 import { describe, expect, it } from 'vitest';
-import { processTransfer } from '../../../src/cycle/processTransfer.ts';
-import type { TransferStage } from '../../../src/cycle/progressEvent.ts';
-import { listLimitHits } from '../../../src/store/limitHits.ts';
-import { getTransfer, listRecentTransfers } from '../../../src/store/transfers.ts';
+import { processTransfer } from '../../../packages/ballast/src/cycle/processTransfer.ts';
+import type { TransferStage } from '../../../packages/ballast/src/cycle/progressEvent.ts';
+import { listLimitHits } from '../../../packages/ballast/src/store/limitHits.ts';
+import { getTransfer, listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
 import { pipelineSuite, processArgs as args, rowsForPlan, withPolicy } from './pipelineWorld.ts';
 // After the world helper: test/model/world.ts and inMemoryRelay.ts import each other, and load in the order the
 // model harness (imported by the helper) gives them.

@@ -3,8 +3,8 @@
  * holdings, one asset, the route rules and the route's (else the asset's) maxTransfer, as the lock holder will.
  */
 import { describe, expect, it } from 'vitest';
-import type { LoadedConfig } from '../../../src/config/loadConfig.ts';
-import { checkQueuedRequest } from '../../../src/cycle/queuedTransfers.ts';
+import type { LoadedConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
+import { checkQueuedRequest } from '../../../packages/ballast/src/cycle/queuedTransfers.ts';
 
 const config = (policy: Partial<LoadedConfig['policy']> = {}) =>
   ({

@@ -5,10 +5,10 @@
  * `broadcast` is left alone.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { armCrashPoints, type CrashPoint } from '../../../src/core/crashPoints.ts';
-import { processTransfer } from '../../../src/cycle/processTransfer.ts';
-import { reconcileOrigins } from '../../../src/cycle/reconcile.ts';
-import { getTransfer, listInFlightTransfers } from '../../../src/store/transfers.ts';
+import { armCrashPoints, type CrashPoint } from '../../../packages/ballast/src/core/crashPoints.ts';
+import { processTransfer } from '../../../packages/ballast/src/cycle/processTransfer.ts';
+import { reconcileOrigins } from '../../../packages/ballast/src/cycle/reconcile.ts';
+import { getTransfer, listInFlightTransfers } from '../../../packages/ballast/src/store/transfers.ts';
 import { pipelineSuite, processArgs, trackingDeps, type PipelineWorld } from './pipelineWorld.ts';
 
 const suite = pipelineSuite();

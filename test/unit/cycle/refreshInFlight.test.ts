@@ -4,10 +4,10 @@
  * reported as closed; one the solver has not filled yet stays in flight.
  */
 import { describe, expect, it } from 'vitest';
-import { refreshInFlight } from '../../../src/cycle/inFlight.ts';
-import { processTransfer } from '../../../src/cycle/processTransfer.ts';
-import { getLedgerEntry } from '../../../src/store/ledger.ts';
-import { getTransfer } from '../../../src/store/transfers.ts';
+import { refreshInFlight } from '../../../packages/ballast/src/cycle/inFlight.ts';
+import { processTransfer } from '../../../packages/ballast/src/cycle/processTransfer.ts';
+import { getLedgerEntry } from '../../../packages/ballast/src/store/ledger.ts';
+import { getTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import { oneNeed, pipelineSuite, processArgs, trackingDeps, type PipelineWorld } from './pipelineWorld.ts';
 
 const suite = pipelineSuite();

@@ -5,10 +5,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { createRelayClient } from '../../../src/relay/client.ts';
-import { requestQuote } from '../../../src/cycle/requestQuote.ts';
-import { screeningRefusal } from '../../../src/relay/screening.ts';
-import { relayAuthRefusal } from '../../../src/relay/authRefusal.ts';
+import { createRelayClient } from '../../../packages/ballast/src/relay/client.ts';
+import { requestQuote } from '../../../packages/ballast/src/cycle/requestQuote.ts';
+import { screeningRefusal } from '../../../packages/ballast/src/relay/screening.ts';
+import { relayAuthRefusal } from '../../../packages/ballast/src/relay/authRefusal.ts';
 import type { QuoteRequest } from '../../../packages/protocol/src/relay/schemas.ts';
 import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
 import { startTestServer, type TestServer } from '../relay/testServer.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimalsFromChains } from '../../../src/cycle/resolveTargets.ts';
+import { decimalsFromChains } from '../../../packages/ballast/src/cycle/resolveTargets.ts';
 import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
 
 const upper = (address: string) => `0x${address.slice(2).toUpperCase()}`;

@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { normaliseNotional, spendingVerdict } from '../../../src/cycle/spendingGate.ts';
-import type { CycleContext, WalletRuntime } from '../../../src/cycle/context.ts';
-import type { PlannedTransfer } from '../../../src/planner/types.ts';
-import { createTransfer } from '../../../src/store/transfers.ts';
-import { startCycle } from '../../../src/store/cycles.ts';
+import { normaliseNotional, spendingVerdict } from '../../../packages/ballast/src/cycle/spendingGate.ts';
+import type { CycleContext, WalletRuntime } from '../../../packages/ballast/src/cycle/context.ts';
+import type { PlannedTransfer } from '../../../packages/ballast/src/planner/types.ts';
+import { createTransfer } from '../../../packages/ballast/src/store/transfers.ts';
+import { startCycle } from '../../../packages/ballast/src/store/cycles.ts';
 import { newTransfer } from '../store/helpers.ts';
 import { useTestStore } from './pipelineSeeds.ts';
 

@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { handleStalled, isStalled, isStalledByBlocks, requestIdForDeposit } from '../../../src/cycle/stalled.ts';
-import type { ChainAdapter } from '../../../src/chains/adapter.ts';
-import type { CycleContext } from '../../../src/cycle/context.ts';
+import { handleStalled, isStalled, isStalledByBlocks, requestIdForDeposit } from '../../../packages/ballast/src/cycle/stalled.ts';
+import type { ChainAdapter } from '../../../packages/ballast/src/chains/adapter.ts';
+import type { CycleContext } from '../../../packages/ballast/src/cycle/context.ts';
 import type { RequestsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
-import { getTransfer, type TransferRow } from '../../../src/store/transfers.ts';
+import { getTransfer, type TransferRow } from '../../../packages/ballast/src/store/transfers.ts';
 import { newTransfer } from '../store/helpers.ts';
 import { seedDeposited, useTestStore } from './pipelineSeeds.ts';
 

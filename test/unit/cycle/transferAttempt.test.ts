@@ -3,8 +3,8 @@
  * of the checked quote, and how each outcome counts for its cycle.
  */
 import { describe, expect, it } from 'vitest';
-import type { PlannedTransfer, TargetBand } from '../../../src/planner/types.ts';
-import { buildQuoteRequest } from '../../../src/cycle/expectations.ts';
+import type { PlannedTransfer, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
+import { buildQuoteRequest } from '../../../packages/ballast/src/cycle/expectations.ts';
 import {
   executedAttempt,
   haltedAttempt,
@@ -12,7 +12,7 @@ import {
   outcomeClass,
   type AttemptOutcome,
   type QuotedAttempt,
-} from '../../../src/cycle/transferAttempt.ts';
+} from '../../../packages/ballast/src/cycle/transferAttempt.ts';
 import { offlineQuote } from '../../fixtures/offlineQuote.ts';
 
 const end = (chain: string): TargetBand => ({

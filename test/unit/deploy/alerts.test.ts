@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createMetrics } from '../../../src/metrics/metrics.ts';
+import { createMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
 import { ROOT } from '../../e2e/helpers/cli.ts';
 import { tempDir } from '../../e2e/helpers/sandboxBallast.ts';
 import { promqlMetricNames, registryMetricNames } from './metricNames.ts';

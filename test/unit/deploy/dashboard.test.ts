@@ -13,7 +13,7 @@ import { parse, stringify } from 'yaml';
 import { buildDashboard } from '../../../deploy/grafana/dashboard.ts';
 import { DASHBOARD_JSON, dashboardJson } from '../../../deploy/grafana/generate.ts';
 import { dashboardQueries, expandVariables } from '../../../deploy/grafana/queries.ts';
-import { createMetrics } from '../../../src/metrics/metrics.ts';
+import { createMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
 import { ROOT } from '../../e2e/helpers/cli.ts';
 import { tempDir } from '../../e2e/helpers/sandboxBallast.ts';
 import { promqlMetricNames, registryMetricNames } from './metricNames.ts';

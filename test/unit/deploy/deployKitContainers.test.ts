@@ -20,7 +20,7 @@ import {
   ROOT,
 } from './deployKitFiles.ts';
 
-const example = loadKitConfig('config/ballast.example.yaml');
+const example = loadKitConfig('packages/ballast/config/ballast.example.yaml');
 const container = loadKitConfig('deploy/container/ballast.yaml');
 const containerText = readRepo('deploy/container/ballast.yaml');
 const STORE_DIR = path.dirname(container.store);
@@ -39,7 +39,7 @@ describe('the container config', () => {
     expect(container.policy.limits?.killSwitchFile).toBe(example.policy.limits?.killSwitchFile);
     expect(container.metrics.port).toBe(example.metrics.port);
     expect(container.metrics.host).toBe('0.0.0.0'); // reachable from the Prometheus container or pod
-    expect(credentialRefs(containerText).active).toEqual(credentialRefs(readRepo('config/ballast.example.yaml')).active);
+    expect(credentialRefs(containerText).active).toEqual(credentialRefs(readRepo('packages/ballast/config/ballast.example.yaml')).active);
     expect(container.log.format).toBe('json');
   });
 });
@@ -72,9 +72,7 @@ describe('deploy/Dockerfile and .dockerignore', () => {
       inStage('build', 'RUN')
         .map((s) => s.args)
         .join('\n'),
-    ).toMatch(
-      /python3 make g\+\+[\s\S]*npm ci[\s\S]*npm run build[\s\S]*npm ci --omit=dev --workspace=@ballast\/protocol --include-workspace-root/,
-    );
+    ).toMatch(/python3 make g\+\+[\s\S]*npm ci[\s\S]*npm run build[\s\S]*npm ci --omit=dev --workspace=ballast /);
   });
 
   it('copies only sources that exist in the context and that .dockerignore lets through', () => {
@@ -103,11 +101,18 @@ describe('deploy/Dockerfile and .dockerignore', () => {
   });
 
   it('runs, in the runtime stage, what the build stage produced', () => {
-    // The build stage's outputs: what it copied in, plus npm ci (node_modules) and npm run build (dist/,
-    // packages/protocol/dist, build-info.json).
-    const buildTsconfig = JSON.parse(readRepo('tsconfig.build.json')) as { compilerOptions: { outDir: string; rootDir: string } };
-    expect(buildTsconfig.compilerOptions).toMatchObject({ outDir: 'dist', rootDir: '.' });
-    const produced = new Set(['node_modules', buildTsconfig.compilerOptions.outDir, 'packages/protocol/dist', 'build-info.json']);
+    // The build stage's outputs: what it copied in, plus npm ci (node_modules) and npm run build
+    // (packages/ballast/dist, packages/protocol/dist, packages/ballast/build-info.json).
+    const buildTsconfig = JSON.parse(readRepo('packages/ballast/tsconfig.build.json')) as {
+      compilerOptions: { outDir: string; rootDir: string };
+    };
+    expect(buildTsconfig.compilerOptions).toMatchObject({ outDir: 'dist', rootDir: '..' });
+    const produced = new Set([
+      'node_modules',
+      `packages/ballast/${buildTsconfig.compilerOptions.outDir}`,
+      'packages/protocol/dist',
+      'packages/ballast/build-info.json',
+    ]);
     for (const step of inStage('build', 'COPY')) for (const s of copyParts(step.args).sources) produced.add(s.replace(/\/$/, ''));
     const runtimeCopies = inStage(runtime, 'COPY').filter((s) => copyParts(s.args).from === 'build');
     const copied = runtimeCopies.flatMap((s) =>
@@ -117,11 +122,22 @@ describe('deploy/Dockerfile and .dockerignore', () => {
     // ENTRYPOINT: node + the package bin; the bin runs dist/cli/main.js once build-info.json marks the build complete.
     const entry = JSON.parse(inStage(runtime, 'ENTRYPOINT')[0]!.args) as string[];
     expect(entry).toEqual(['node', '/opt/ballast/bin/ballast.mjs']);
-    expect(copied).toEqual(expect.arrayContaining(['bin', 'dist', 'build-info.json', 'package.json', 'node_modules']));
-    const bin = readRepo('bin/ballast.mjs');
+    expect(copied).toEqual(
+      expect.arrayContaining([
+        'packages/ballast/bin',
+        'packages/ballast/dist',
+        'packages/ballast/build-info.json',
+        'packages/ballast/package.json',
+        'node_modules',
+      ]),
+    );
+    // The product's package is laid out at /opt/ballast itself (bin/, dist/ beside node_modules/), as the bin expects.
+    const destinations = runtimeCopies.map((s) => copyParts(s.args).dest);
+    expect(destinations).toEqual(expect.arrayContaining(['./bin/', './dist/', './node_modules/']));
+    const bin = readRepo('packages/ballast/bin/ballast.mjs');
     expect(bin).toContain("'dist/cli/main.js'");
     expect(bin).toContain("'build-info.json'");
-    expect(existsSync(path.join(ROOT, 'src/cli/main.ts'))).toBe(true); // compiled to dist/cli/main.js (scripts/build.mjs)
+    expect(existsSync(path.join(ROOT, 'packages/ballast/src/cli/main.ts'))).toBe(true); // compiled to dist/cli/main.js (scripts/build.mjs)
     // No sandbox in the image: neither the package nor its dependencies (the production install leaves them out).
     expect(copied.filter((c) => c.includes('sandbox'))).toEqual([]);
     expect(JSON.parse(inStage(runtime, 'CMD')[0]!.args)).toEqual(['daemon']);

@@ -11,7 +11,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { isPostgresUrl } from '../../../src/config/storeUrl.ts';
+import { isPostgresUrl } from '../../../packages/ballast/src/config/storeUrl.ts';
 import { composeMountProblems, credentialRefs, loadKitConfig, readRepo, ROOT } from './deployKitFiles.ts';
 
 const HA_CONFIG = 'deploy/container/ballast-ha.yaml';

@@ -20,14 +20,15 @@ describe('the Dockerfile runtime stage', () => {
   it('runs its ENTRYPOINT from the compiled build alone', () => {
     const buildRoot = path.join(tmp, 'build');
     const commit = 'c0ffee0000000000000000000000000000000001';
-    const built = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--root', buildRoot], {
+    const built = spawnSync(process.execPath, [path.join(ROOT, 'packages/ballast/scripts/build.mjs'), '--root', buildRoot], {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, BALLAST_BUILD_COMMIT: commit },
     });
     expect(built.status, built.stderr).toBe(0);
 
-    // Replay the runtime stage: COPY --from=build takes the build outputs (dist/, build-info.json) from the build
+    // Replay the runtime stage: COPY --from=build takes the build outputs (packages/ballast/dist and
+    // packages/ballast/build-info.json, written under --root here) from the build
     // and the rest (what the build stage copied from the context) from the repository; plain COPY from the context.
     const steps = parseDockerfile(readRepo('deploy/Dockerfile'));
     const runtime = steps.filter((s) => s.op === 'FROM').at(-1)!.stage;
@@ -38,7 +39,8 @@ describe('the Dockerfile runtime stage', () => {
       const destDir = inImage(path.resolve(APP, dest));
       for (const src of sources) {
         const rel = from === 'build' ? path.relative(APP, src.replace(/\/$/, '')) : src.replace(/\/$/, '');
-        const origin = from === 'build' && ['dist', 'build-info.json'].includes(rel) ? path.join(buildRoot, rel) : path.join(ROOT, rel);
+        const built = from === 'build' ? /^packages\/ballast\/(dist|build-info\.json)$/.exec(rel) : null;
+        const origin = built ? path.join(buildRoot, built[1]!) : path.join(ROOT, rel);
         expect(existsSync(origin), `${step.args}: ${origin}`).toBe(true);
         mkdirSync(path.dirname(destDir), { recursive: true });
         if (rel === 'node_modules') symlinkSync(origin, destDir, 'dir');
@@ -60,7 +62,7 @@ describe('the Dockerfile runtime stage', () => {
     const run = spawnSync(process.execPath, [inImage(entry[1]!), '--version'], { cwd: image, encoding: 'utf8', env });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const version = (JSON.parse(readFileSync(path.join(ROOT, 'packages/ballast/package.json'), 'utf8')) as { version: string }).version;
     expect(run.stdout.trim()).toBe(`${version} (${commit.slice(0, 12)})`);
   }, 180_000);
 });

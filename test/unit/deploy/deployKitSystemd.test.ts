@@ -12,8 +12,8 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { registerRun } from '../../../src/cli/commands/run.ts';
-import { EXIT_ERROR, EXIT_LOCKED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from '../../../src/cli/exitCodes.ts';
+import { registerRun } from '../../../packages/ballast/src/cli/commands/run.ts';
+import { EXIT_ERROR, EXIT_LOCKED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from '../../../packages/ballast/src/cli/exitCodes.ts';
 import { credentialRefs, loadKitConfig, parseUnit, readRepo, ROOT } from './deployKitFiles.ts';
 
 const UNIT_TEXT = readRepo('deploy/systemd/ballast.service');
@@ -24,11 +24,13 @@ const one = (key: string): string => {
   if (v?.length !== 1) throw new Error(`[Service] ${key} must be set once, found ${JSON.stringify(v)}`);
   return v[0]!;
 };
-const EXAMPLE = 'config/ballast.example.yaml';
+const EXAMPLE = 'packages/ballast/config/ballast.example.yaml';
 const example = loadKitConfig(EXAMPLE);
 const exampleText = readRepo(EXAMPLE);
 const execStart = one('ExecStart').split(/\s+/);
-const PACKAGE_DIR = '/opt/ballast';
+/** Where the units expect the checkout, and the product's package inside it. */
+const CHECKOUT_DIR = '/opt/ballast';
+const PACKAGE_DIR = `${CHECKOUT_DIR}/packages/ballast`;
 
 describe('deploy/systemd/ballast.service agrees with config/ballast.example.yaml', () => {
   it('keeps the store and the kill-switch file in the state directory, the only writable path', () => {
@@ -45,8 +47,8 @@ describe('deploy/systemd/ballast.service agrees with config/ballast.example.yaml
 
   it('runs the package bin with the config in the configuration directory', () => {
     expect(execStart[0]).toMatch(/^\/usr\/bin\/node$/);
-    expect(execStart[1]).toBe(`${PACKAGE_DIR}/${JSON.parse(readRepo('package.json')).bin.ballast.replace(/^\.\//, '')}`);
-    expect(existsSync(path.join(ROOT, path.relative(PACKAGE_DIR, execStart[1]!)))).toBe(true);
+    expect(execStart[1]).toBe(`${PACKAGE_DIR}/${JSON.parse(readRepo('packages/ballast/package.json')).bin.ballast.replace(/^\.\//, '')}`);
+    expect(existsSync(path.join(ROOT, path.relative(CHECKOUT_DIR, execStart[1]!)))).toBe(true);
     const config = execStart[execStart.indexOf('--config') + 1];
     expect(config).toBe(`/etc/${one('ConfigurationDirectory')}/ballast.yaml`);
     expect(execStart.at(-1)).toBe('daemon');
@@ -88,9 +90,9 @@ describe('systemd-analyze verify', () => {
     text
       .replace(
         `ExecStart=/usr/bin/node ${PACKAGE_DIR}/bin/ballast.mjs`,
-        `ExecStart=${process.execPath} ${path.join(ROOT, 'bin/ballast.mjs')}`,
+        `ExecStart=${process.execPath} ${path.join(ROOT, path.relative(CHECKOUT_DIR, PACKAGE_DIR), 'bin/ballast.mjs')}`,
       )
-      .replace(`Documentation=file://${PACKAGE_DIR}/README.md`, `Documentation=file://${path.join(ROOT, 'README.md')}`);
+      .replace(`Documentation=file://${CHECKOUT_DIR}/README.md`, `Documentation=file://${path.join(ROOT, 'README.md')}`);
 
   const verify = (text: string) => {
     const file = path.join(tmp, 'ballast.service');
@@ -141,7 +143,7 @@ describe('deploy/cron/ballast.cron', () => {
   });
 
   it('documents every exit code of the CLI', () => {
-    const codes = readFileSync(path.join(ROOT, 'src/cli/exitCodes.ts'), 'utf8');
+    const codes = readFileSync(path.join(ROOT, 'packages/ballast/src/cli/exitCodes.ts'), 'utf8');
     const all = [...codes.matchAll(/export const EXIT_\w+ = (\d+);/g)].map((m) => Number(m[1]));
     expect(all.sort()).toEqual([EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_LOCKED].sort());
     for (const code of all) expect(text).toMatch(new RegExp(`^#\\s+${code}\\s+\\S`, 'm'));

@@ -1,7 +1,7 @@
 /**
  * The product's production install carries no sandbox: starting from the dependencies and optional dependencies
- * of the root package.json (the product), and following package-lock.json's dependency graph as npm installs it
- * (`npm ci --omit=dev --workspace=@ballast/protocol --include-workspace-root`, deploy/Dockerfile), no package of
+ * of packages/ballast/package.json (the product), and following package-lock.json's dependency graph as npm installs
+ * it (`npm ci --omit=dev --workspace=ballast`, deploy/Dockerfile), no package of
  * the sandbox is reached: not @ballast/sandbox, nor solc, litesvm or Foundry's anvil binaries. The same walk from
  * packages/sandbox does reach them, so the walk sees what it is looking for.
  */
@@ -22,7 +22,7 @@ interface LockEntry {
 }
 
 const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-const product = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+const product = JSON.parse(readFileSync(path.join(ROOT, 'packages/ballast/package.json'), 'utf8')) as {
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
 };
@@ -65,7 +65,7 @@ const sandboxOnly = (closure: Map<string, string>) =>
 
 describe('the production install of the product', () => {
   it('reaches the product and protocol dependencies and none of the sandbox', () => {
-    const closure = productionClosure('', { ...product.dependencies, ...product.optionalDependencies });
+    const closure = productionClosure('packages/ballast', { ...product.dependencies, ...product.optionalDependencies });
     const names = new Set(closure.values());
     for (const needed of ['@ballast/protocol', 'better-sqlite3', 'viem', 'zod', 'tsx']) expect(names.has(needed), needed).toBe(true);
     expect(closure.has('packages/protocol')).toBe(true); // the workspace link was followed

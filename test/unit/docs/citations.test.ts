@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const PAGE = ['docs', 'relay-contract.md'].join('/');
-const SCANNED = ['src', 'test', 'config', 'bench', 'deploy'];
+const SCANNED = ['packages/ballast/src', 'test', 'packages/ballast/config', 'bench', 'deploy'];
 const TEXT_FILE = /\.(ts|mts|mjs|js|json|ya?ml|md|sh)$/;
 
 function files(dir: string): string[] {
@@ -73,7 +73,7 @@ describe(`${PAGE} citations`, () => {
 
   it('every docs/ page named in src/ exists', () => {
     const missing: string[] = [];
-    for (const file of files(path.join(root, 'src'))) {
+    for (const file of files(path.join(root, 'packages/ballast/src'))) {
       for (const m of readFileSync(file, 'utf8').matchAll(/\bdocs\/([\w.-]+\.md)\b/g)) {
         if (!existsSync(path.join(root, 'docs', m[1]!))) missing.push(`${path.relative(root, file)}: docs/${m[1]}`);
       }
@@ -84,7 +84,7 @@ describe(`${PAGE} citations`, () => {
   it('nothing in src/ or config/ cites a path outside the repository or a section without its page', () => {
     const outside = [/\.\.\/shared/, /\/work\//, /\bDESIGN\.md\b/, /\bspec \\?"/];
     const found: string[] = [];
-    for (const file of [...files(path.join(root, 'src')), ...files(path.join(root, 'config'))]) {
+    for (const file of [...files(path.join(root, 'packages/ballast/src')), ...files(path.join(root, 'packages/ballast/config'))]) {
       const lines = readFileSync(file, 'utf8').split('\n');
       lines.forEach((line, i) => {
         if (outside.some((re) => re.test(line))) found.push(`${path.relative(root, file)}:${i + 1}: ${line.trim()}`);

@@ -6,9 +6,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { VERIFY_RULE_IDS } from '../../../src/verify/types.ts';
-import { FEE_SKIP_REASONS } from '../../../src/policy/feePolicy.ts';
-import { SPENDING_LIMIT_REASONS } from '../../../src/policy/spendingLimits.ts';
+import { VERIFY_RULE_IDS } from '../../../packages/ballast/src/verify/types.ts';
+import { FEE_SKIP_REASONS } from '../../../packages/ballast/src/policy/feePolicy.ts';
+import { SPENDING_LIMIT_REASONS } from '../../../packages/ballast/src/policy/spendingLimits.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const doc = readFileSync(path.join(root, 'docs/errors.md'), 'utf8');
@@ -53,7 +53,9 @@ function sourceFiles(dir: string): string[] {
 
 function codesInSource(): Set<string> {
   const codes = new Set<string>();
-  for (const file of ['src', 'packages/protocol/src', 'packages/sandbox/src'].flatMap((dir) => sourceFiles(path.join(root, dir)))) {
+  for (const file of ['packages/ballast/src', 'packages/protocol/src', 'packages/sandbox/src'].flatMap((dir) =>
+    sourceFiles(path.join(root, dir)),
+  )) {
     for (const m of readFileSync(file, 'utf8').matchAll(CODE_RE)) codes.add(m[1]!);
   }
   return codes;

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyRequestStatus } from '../../../src/executor/applyRequestStatus.ts';
+import { applyRequestStatus } from '../../../packages/ballast/src/executor/applyRequestStatus.ts';
 import type { IntentStatus } from '../../../packages/protocol/src/relay/schemas.ts';
-import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import { createTransfer, getTransfer, transitionTransfer } from '../../../src/store/transfers.ts';
+import type { SqliteStoreDb } from '../../../packages/ballast/src/store/sqliteDb.ts';
+import { createTransfer, getTransfer, transitionTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
 
 const DEPOSIT = `0x${'22'.repeat(32)}`; // the last origin tx of newTransfer()

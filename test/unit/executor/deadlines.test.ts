@@ -10,7 +10,7 @@ import {
   receiptWaitMs,
   requiredLeadSec,
   RECEIPT_TIMEOUT_MS,
-} from '../../../src/executor/deadlines.ts';
+} from '../../../packages/ballast/src/executor/deadlines.ts';
 
 const NOW_MS = 1_800_000_000_000;
 const inSec = (s: number) => NOW_MS / 1000 + s;

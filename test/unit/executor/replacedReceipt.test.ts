@@ -5,8 +5,8 @@
  */
 import type { Hex } from 'viem';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { executeTransfer } from '../../../src/executor/executeTransfer.ts';
-import { getTransfer } from '../../../src/store/transfers.ts';
+import { executeTransfer } from '../../../packages/ballast/src/executor/executeTransfer.ts';
+import { getTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import { tempDb, type TempDb } from '../store/helpers.ts';
 import { offlineExecution, scriptedNode } from './scriptedNode.ts';
 

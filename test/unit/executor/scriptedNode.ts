@@ -5,10 +5,10 @@
 import type { Hex, PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { pino } from 'pino';
-import type { ExecuteTransferArgs, ExecuteTransferDeps } from '../../../src/executor/executeTransfer.ts';
-import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
-import { startCycle } from '../../../src/store/cycles.ts';
-import type { StoreDb } from '../../../src/store/db.ts';
+import type { ExecuteTransferArgs, ExecuteTransferDeps } from '../../../packages/ballast/src/executor/executeTransfer.ts';
+import { createEvmAdapter } from '../../../packages/ballast/src/chains/evm/adapter.ts';
+import { startCycle } from '../../../packages/ballast/src/store/cycles.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
 import { OFFLINE_CASE, OFFLINE_NOW_SEC } from '../../fixtures/offlineQuote.ts';
 
 // anvil's public dev key 0: the offline quote's user (it holds nothing here; nothing leaves this process).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trackRequest } from '../../../src/executor/trackRequest.ts';
+import { trackRequest } from '../../../packages/ballast/src/executor/trackRequest.ts';
 import type { IntentStatus, RequestStatus } from '../../../packages/protocol/src/relay/schemas.ts';
 
 /** A fake clock whose sleep advances time instantly. */

@@ -4,8 +4,8 @@
  * next); taken over, epoch changed, stopped.
  */
 import { describe, expect, it } from 'vitest';
-import { FOLLOWER, isLeaderAt, renewEpoch, stepElector, type ElectorState } from '../../../src/ha/leaseState.ts';
-import { resolveLeaseTiming } from '../../../src/ha/leaseTiming.ts';
+import { FOLLOWER, isLeaderAt, renewEpoch, stepElector, type ElectorState } from '../../../packages/ballast/src/ha/leaseState.ts';
+import { resolveLeaseTiming } from '../../../packages/ballast/src/ha/leaseTiming.ts';
 
 const timing = resolveLeaseTiming({ ttlMs: 15_000, renewEveryMs: 5_000, marginMs: 3_000 });
 

@@ -3,8 +3,8 @@
  * name the field, and the local deadline taken from the send time.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LEASE_TTL_MS, leaseDeadlineMs, maxTakeoverMs, resolveLeaseTiming } from '../../../src/ha/leaseTiming.ts';
-import { LeaseOptionsError } from '../../../src/ha/errors.ts';
+import { DEFAULT_LEASE_TTL_MS, leaseDeadlineMs, maxTakeoverMs, resolveLeaseTiming } from '../../../packages/ballast/src/ha/leaseTiming.ts';
+import { LeaseOptionsError } from '../../../packages/ballast/src/ha/errors.ts';
 
 describe('resolveLeaseTiming', () => {
   it('defaults to a 15 s lease renewed every 5 s, stopping 3 s early, taken over within 30 s', () => {

@@ -3,9 +3,9 @@
  * minimum), gas priced through the quote's `fees.gas`, and the settle time from first signature to the close.
  */
 import { describe, expect, it } from 'vitest';
-import { computeLedgerEntry, nativeUsdPrice, type LedgerInputs } from '../../../src/ledger/ledgerEntry.ts';
-import { actualFeesOf, feesFromComponents, receivedAmountOf } from '../../../src/ledger/requestRecord.ts';
-import type { TransferRow } from '../../../src/store/transferRows.ts';
+import { computeLedgerEntry, nativeUsdPrice, type LedgerInputs } from '../../../packages/ballast/src/ledger/ledgerEntry.ts';
+import { actualFeesOf, feesFromComponents, receivedAmountOf } from '../../../packages/ballast/src/ledger/requestRecord.ts';
+import type { TransferRow } from '../../../packages/ballast/src/store/transferRows.ts';
 
 const NATIVE = '0x0000000000000000000000000000000000000000';
 const USDC = { address: '0xa0b8', symbol: 'USDC', decimals: 6, chainId: 1, name: 'USD Coin' };

@@ -1,6 +1,6 @@
 /** `--since` of `ballast report`: durations back from now and ISO dates (UTC unless an offset is given). */
 import { describe, expect, it } from 'vitest';
-import { parseSince } from '../../../src/ledger/parseSince.ts';
+import { parseSince } from '../../../packages/ballast/src/ledger/parseSince.ts';
 
 const NOW = Date.parse('2026-11-24T12:00:00Z');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LogSettingError, resolveLogSettings } from '../../../src/log/logSettings.ts';
+import { LogSettingError, resolveLogSettings } from '../../../packages/ballast/src/log/logSettings.ts';
 
 describe('resolveLogSettings', () => {
   it('takes the level from --log-level, else BALLAST_LOG_LEVEL, else the config, else info', () => {

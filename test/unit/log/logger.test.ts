@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createLogger, REDACTED } from '../../../src/log/logger.ts';
+import { createLogger, REDACTED } from '../../../packages/ballast/src/log/logger.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -71,7 +71,7 @@ describe('createLogger', () => {
     const script = `
       import { createRequire } from 'node:module';
       import { Writable } from 'node:stream';
-      const { createLogger } = await import(${JSON.stringify(path.join(ROOT, 'src/log/logger.ts'))});
+      const { createLogger } = await import(${JSON.stringify(path.join(ROOT, 'packages/ballast/src/log/logger.ts'))});
       const cache = createRequire(import.meta.url).cache;
       const loaded = () => Object.keys(cache).some((k) => k.includes('/node_modules/pino-pretty/'));
       const sink = new Writable({ write(_c, _e, cb) { cb(); } });

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../../src/metrics/metrics.ts';
+import { createMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
 
 interface Row {
   name: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baseUnitsToGauge, createMetrics } from '../../../src/metrics/metrics.ts';
+import { baseUnitsToGauge, createMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
 
 const EXPECTED_NAMES = [
   'ballast_cycles_total',

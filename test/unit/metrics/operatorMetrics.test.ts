@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { buildInfo } from '../../../src/core/buildInfo.ts';
-import { createMetrics } from '../../../src/metrics/metrics.ts';
-import { pinnedPrice, priceFromCurrencyIn, unitsToGauge, usdValueToGauge } from '../../../src/metrics/units.ts';
-import { bandPosition, setBalanceGauges, setBalanceUsdGauges } from '../../../src/cycle/metricsBalances.ts';
-import { usedRatio } from '../../../src/cycle/metricsCycleEnd.ts';
-import { signerPairs } from '../../../src/cycle/gasBalances.ts';
-import type { TargetBand } from '../../../src/planner/types.ts';
+import { buildInfo } from '../../../packages/ballast/src/core/buildInfo.ts';
+import { createMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
+import { pinnedPrice, priceFromCurrencyIn, unitsToGauge, usdValueToGauge } from '../../../packages/ballast/src/metrics/units.ts';
+import { bandPosition, setBalanceGauges, setBalanceUsdGauges } from '../../../packages/ballast/src/cycle/metricsBalances.ts';
+import { usedRatio } from '../../../packages/ballast/src/cycle/metricsCycleEnd.ts';
+import { signerPairs } from '../../../packages/ballast/src/cycle/gasBalances.ts';
+import type { TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 
 const band: TargetBand = {
   asset: 'USDC',

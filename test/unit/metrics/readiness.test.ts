@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMetrics } from '../../../src/metrics/metrics.ts';
-import { readiness, scheduleIntervalMs } from '../../../src/metrics/readiness.ts';
-import { startMetricsServer, type MetricsServer } from '../../../src/metrics/server.ts';
+import { createMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
+import { readiness, scheduleIntervalMs } from '../../../packages/ballast/src/metrics/readiness.ts';
+import { startMetricsServer, type MetricsServer } from '../../../packages/ballast/src/metrics/server.ts';
 
 const MIN = 60_000;
 const T0 = 1_800_000_000_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { BalancesRead, ChainAdapter } from '../../../src/chains/adapter.ts';
-import { gasMeterOf, nativeBalanceReaderOf, withdrawalSignerOf } from '../../../src/chains/capabilities.ts';
-import { countRpcErrors } from '../../../src/chains/rpcErrorCounting.ts';
+import type { BalancesRead, ChainAdapter } from '../../../packages/ballast/src/chains/adapter.ts';
+import { gasMeterOf, nativeBalanceReaderOf, withdrawalSignerOf } from '../../../packages/ballast/src/chains/capabilities.ts';
+import { countRpcErrors } from '../../../packages/ballast/src/chains/rpcErrorCounting.ts';
 
 /** An adapter whose node calls answer as told (only the members this test calls). */
 function adapter(read: BalancesRead, fail: boolean) {

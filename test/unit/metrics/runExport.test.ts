@@ -4,10 +4,10 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMetrics } from '../../../src/metrics/metrics.ts';
-import { ballastOnly, exportRunMetrics } from '../../../src/metrics/runExport.ts';
-import { MetricsPushError, pushMetrics } from '../../../src/metrics/push.ts';
-import { MetricsTextfileError, writeMetricsTextfile } from '../../../src/metrics/textfile.ts';
+import { createMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
+import { ballastOnly, exportRunMetrics } from '../../../packages/ballast/src/metrics/runExport.ts';
+import { MetricsPushError, pushMetrics } from '../../../packages/ballast/src/metrics/push.ts';
+import { MetricsTextfileError, writeMetricsTextfile } from '../../../packages/ballast/src/metrics/textfile.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'ballast-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMetrics } from '../../../src/metrics/metrics.ts';
-import { MetricsServerError, parseListen, startMetricsServer, type MetricsServer } from '../../../src/metrics/server.ts';
+import { createMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
+import { MetricsServerError, parseListen, startMetricsServer, type MetricsServer } from '../../../packages/ballast/src/metrics/server.ts';
 
 const servers: MetricsServer[] = [];
 afterEach(async () => {

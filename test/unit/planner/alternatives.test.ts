@@ -3,8 +3,8 @@
  * planned transfer's value from surplus nothing else takes, and every donor's spare.
  */
 import { describe, expect, it } from 'vitest';
-import { targetKey } from '../../../src/planner/effective.ts';
-import type { PlanInput, TargetBand } from '../../../src/planner/types.ts';
+import { targetKey } from '../../../packages/ballast/src/planner/effective.ts';
+import type { PlanInput, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 import { planOf, target, units } from './presets.ts';
 
 const alpha = target('alpha');

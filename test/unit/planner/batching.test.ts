@@ -5,7 +5,7 @@
  * execution fee is paid per transfer, so one transfer of minTransfer beats a string of small ones.
  */
 import { describe, expect, it } from 'vitest';
-import type { Plan, PlanInput, TargetBand } from '../../../src/planner/types.ts';
+import type { Plan, PlanInput, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 import { inFlight as inFlightOf, moves, planOf, said, target, units, type WholeBand } from './presets.ts';
 
 const DONOR: WholeBand = { min: '40000', target: '50000', max: '60000' };

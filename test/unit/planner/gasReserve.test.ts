@@ -3,8 +3,8 @@
  * target or its reserve, whichever is higher, so a signer always keeps what pays for its next transactions.
  */
 import { describe, expect, it } from 'vitest';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import type { TargetBand } from '../../../src/planner/types.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import type { TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
 import { reading, target } from './presets.ts';
 

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseEther } from 'viem';
-import { planGasTopUps, type GasTopUpRule, type SignerGas } from '../../../src/planner/gasTopUp.ts';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import type { InFlightTransfer } from '../../../src/planner/types.ts';
+import { planGasTopUps, type GasTopUpRule, type SignerGas } from '../../../packages/ballast/src/planner/gasTopUp.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import type { InFlightTransfer } from '../../../packages/ballast/src/planner/types.ts';
 import { reading, target, unreadable, units } from './presets.ts';
 
 const NATIVE = '0x0000000000000000000000000000000000000000';

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatUnits } from 'viem';
-import { matchAsset, type MatchParameters, type MatchSide } from '../../../src/planner/match.ts';
-import { targetKey } from '../../../src/planner/effective.ts';
-import type { PlanDecision, PlannedTransfer, TargetBand } from '../../../src/planner/types.ts';
+import { matchAsset, type MatchParameters, type MatchSide } from '../../../packages/ballast/src/planner/match.ts';
+import { targetKey } from '../../../packages/ballast/src/planner/effective.ts';
+import type { PlanDecision, PlannedTransfer, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 
 /** Reference matcher: every donor sorted again before each deficit. */
 function referenceMatch(p: MatchParameters): { transfers: PlannedTransfer[]; decisions: PlanDecision[] } {

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import { targetKey } from '../../../src/planner/effective.ts';
-import type { BalanceReading, InFlightTransfer, PlanInput, TargetBand } from '../../../src/planner/types.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import { targetKey } from '../../../packages/ballast/src/planner/effective.ts';
+import type { BalanceReading, InFlightTransfer, PlanInput, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 
 /** mulberry32: small deterministic PRNG so failures reproduce from the seed. */
 function rng(seed: number): () => number {

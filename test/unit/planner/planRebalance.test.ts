@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import { PlanInputError } from '../../../src/planner/errors.ts';
-import type { BalanceReading, InFlightTransfer, Plan, PlanDecisionKind, TargetBand } from '../../../src/planner/types.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import { PlanInputError } from '../../../packages/ballast/src/planner/errors.ts';
+import type { BalanceReading, InFlightTransfer, Plan, PlanDecisionKind, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 import { BAL, inFlight, reading, target, units, unreadable } from './presets.ts';
 
 const alpha = target('alpha');

@@ -3,8 +3,8 @@
  * Default band for USDC: min 20000, target 50000, max 80000 (whole units).
  */
 import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import type { BalanceReading, InFlightTransfer, Plan, PlanInput, TargetBand } from '../../../src/planner/types.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import type { BalanceReading, InFlightTransfer, Plan, PlanInput, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 
 /** Balance presets in whole units against the default band. */
 export const BAL = {

@@ -4,9 +4,9 @@
  * the asset's common scale, and name the entry in the transfer's reason.
  */
 import { describe, expect, it } from 'vitest';
-import { PlanInputError } from '../../../src/planner/errors.ts';
-import { routeRuleFor } from '../../../src/planner/routes.ts';
-import type { Plan, PlanInput, RouteRule, TargetBand } from '../../../src/planner/types.ts';
+import { PlanInputError } from '../../../packages/ballast/src/planner/errors.ts';
+import { routeRuleFor } from '../../../packages/ballast/src/planner/routes.ts';
+import type { Plan, PlanInput, RouteRule, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 import { moves, planOf, said, target, units } from './presets.ts';
 
 const alpha = target('alpha');

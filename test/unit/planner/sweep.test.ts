@@ -3,8 +3,8 @@
  * the deficits were served, within the transfer bounds; without sweepTo it stays.
  */
 import { describe, expect, it } from 'vitest';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import type { PlanInput, TargetBand } from '../../../src/planner/types.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import type { PlanInput, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 import { reading, target, units } from './presets.ts';
 
 const alpha = target('alpha');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import { PlanInputError } from '../../../src/planner/errors.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import { PlanInputError } from '../../../packages/ballast/src/planner/errors.ts';
 import { reading, target, unreadable, units } from './presets.ts';
 
 const ETH_BAND = { min: '10', target: '20', max: '30' };

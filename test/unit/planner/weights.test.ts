@@ -3,9 +3,9 @@
  * in-flight value counted once, and no bands (nothing moves) while a holding is unreadable.
  */
 import { describe, expect, it } from 'vitest';
-import { applyWeights } from '../../../src/planner/weights.ts';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import type { InFlightTransfer, TargetBand } from '../../../src/planner/types.ts';
+import { applyWeights } from '../../../packages/ballast/src/planner/weights.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import type { InFlightTransfer, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 import { reading, target, unreadable } from './presets.ts';
 
 const weighted = (chain: string, weight: number, opts: { decimals?: number; toleranceBps?: number } = {}): TargetBand => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateFees, FeePolicyConfigError, type FeeCaps, type FeeDecision } from '../../../src/policy/feePolicy.ts';
+import { evaluateFees, FeePolicyConfigError, type FeeCaps, type FeeDecision } from '../../../packages/ballast/src/policy/feePolicy.ts';
 import type { QuoteDetails } from '../../../packages/protocol/src/relay/schemas.ts';
 import { offlineQuote } from '../../fixtures/offlineQuote.ts';
 import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';

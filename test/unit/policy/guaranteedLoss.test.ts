@@ -3,8 +3,8 @@
  * details report tiny fees but whose order guarantees little is skipped.
  */
 import { describe, expect, it } from 'vitest';
-import { evaluateFees } from '../../../src/policy/feePolicy.ts';
-import { checkGuaranteedLoss, guaranteedLossFraction, type OrderGuarantee } from '../../../src/policy/guaranteedLoss.ts';
+import { evaluateFees } from '../../../packages/ballast/src/policy/feePolicy.ts';
+import { checkGuaranteedLoss, guaranteedLossFraction, type OrderGuarantee } from '../../../packages/ballast/src/policy/guaranteedLoss.ts';
 import type { QuoteDetails } from '../../../packages/protocol/src/relay/schemas.ts';
 
 const usdc = (chainId: number) => ({ chainId, address: '0x0000000000000000000000000000000000000001', symbol: 'USDC', decimals: 6 });

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { zeroAddress } from 'viem';
-import { originCostOf } from '../../../src/policy/originCost.ts';
-import { estimateOriginCost } from '../../../src/verify/deposit/originCost.ts';
+import { originCostOf } from '../../../packages/ballast/src/policy/originCost.ts';
+import { estimateOriginCost } from '../../../packages/ballast/src/verify/deposit/originCost.ts';
 import { SYSTEM_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDepository.ts';
 import type { QuoteResponse } from '../../../packages/protocol/src/relay/schemas.ts';
 import { AMOUNT, BTC, FEE, buildPsbt, bvmCase, bvmQuote, standardSpec, testWallet } from '../../fixtures/bvmQuote.ts';

@@ -3,11 +3,11 @@
  * global ones one by one, and the result judges both the fee breakdown and the guaranteed-output floor.
  */
 import { describe, expect, it } from 'vitest';
-import { feeCapsFor } from '../../../src/policy/routeFees.ts';
-import { evaluateFees, type FeeCaps } from '../../../src/policy/feePolicy.ts';
-import { minimumAcceptableOutput } from '../../../src/cycle/expectations.ts';
+import { feeCapsFor } from '../../../packages/ballast/src/policy/routeFees.ts';
+import { evaluateFees, type FeeCaps } from '../../../packages/ballast/src/policy/feePolicy.ts';
+import { minimumAcceptableOutput } from '../../../packages/ballast/src/cycle/expectations.ts';
 import type { QuoteDetails } from '../../../packages/protocol/src/relay/schemas.ts';
-import type { RouteRule } from '../../../src/planner/types.ts';
+import type { RouteRule } from '../../../packages/ballast/src/planner/types.ts';
 import { target } from '../planner/presets.ts';
 
 const alpha = target('alpha');

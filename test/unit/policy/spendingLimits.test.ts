@@ -8,7 +8,7 @@ import {
   type SpendingLimits,
   type SpendingLimitsReturnType,
   type SpendingTransfer,
-} from '../../../src/policy/spendingLimits.ts';
+} from '../../../packages/ballast/src/policy/spendingLimits.ts';
 
 const EVM_RECIPIENT = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const SOL_RECIPIENT = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';

@@ -3,12 +3,12 @@
  * refusals by the API's errorCode; neither is retried.
  */
 import { describe, expect, it } from 'vitest';
-import { RelayApiError, RelayNetworkError } from '../../../src/relay/errors.ts';
-import { authRefusalLine, isLoopbackUrl, relayAuthRefusal } from '../../../src/relay/authRefusal.ts';
-import { isScreeningFailReason, screeningRefusal } from '../../../src/relay/screening.ts';
-import { isRetryable } from '../../../src/relay/retry.ts';
-import { missingKeyWarning } from '../../../src/cli/openBallast.ts';
-import { exitCodeForReport } from '../../../src/cycle/runCycle.ts';
+import { RelayApiError, RelayNetworkError } from '../../../packages/ballast/src/relay/errors.ts';
+import { authRefusalLine, isLoopbackUrl, relayAuthRefusal } from '../../../packages/ballast/src/relay/authRefusal.ts';
+import { isScreeningFailReason, screeningRefusal } from '../../../packages/ballast/src/relay/screening.ts';
+import { isRetryable } from '../../../packages/ballast/src/relay/retry.ts';
+import { missingKeyWarning } from '../../../packages/ballast/src/cli/openBallast.ts';
+import { exitCodeForReport } from '../../../packages/ballast/src/cycle/runCycle.ts';
 
 const apiError = (httpStatus: number, errorCode?: string, message = 'x'): RelayApiError =>
   new RelayApiError({

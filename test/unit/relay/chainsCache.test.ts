@@ -3,9 +3,9 @@
  * concurrent callers, and `refresh(seen)` fetching once however many callers saw the same stale list.
  */
 import { describe, expect, it } from 'vitest';
-import { createChainsCache } from '../../../src/relay/chainsCache.ts';
+import { createChainsCache } from '../../../packages/ballast/src/relay/chainsCache.ts';
 import type { ChainsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
-import { RelaySectionSchema } from '../../../src/config/schema.ts';
+import { RelaySectionSchema } from '../../../packages/ballast/src/config/schema.ts';
 
 /** A counting fetch returning a new list (tagged by its number) on every call. */
 function source() {

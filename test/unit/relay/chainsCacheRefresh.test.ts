@@ -4,9 +4,9 @@
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createChainsCache } from '../../../src/relay/chainsCache.ts';
+import { createChainsCache } from '../../../packages/ballast/src/relay/chainsCache.ts';
 import type { ChainsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
-import { refusalMayBeStaleChains, verifyWithFreshChains } from '../../../src/cycle/chainsRefresh.ts';
+import { refusalMayBeStaleChains, verifyWithFreshChains } from '../../../packages/ballast/src/cycle/chainsRefresh.ts';
 import { OFFLINE_CASE } from '../../fixtures/offlineQuote.ts';
 
 const STRANGER = '0x000000000000000000000000000000000000dead';

@@ -1,12 +1,12 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRelayClient, type RelayClientOptions } from '../../../src/relay/client.ts';
-import { RelayApiError, RelayNetworkError, RelayRequestError, RelaySchemaError } from '../../../src/relay/errors.ts';
+import { createRelayClient, type RelayClientOptions } from '../../../packages/ballast/src/relay/client.ts';
+import { RelayApiError, RelayNetworkError, RelayRequestError, RelaySchemaError } from '../../../packages/ballast/src/relay/errors.ts';
 import type { QuoteRequest } from '../../../packages/protocol/src/relay/schemas.ts';
 import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
 import { FIXTURE, readChainsFixtureJson, readQuoteFixtureJson, relayFixturesPresent } from '../../fixtures/relay.ts';
-import { relayAuthRefusal } from '../../../src/relay/authRefusal.ts';
+import { relayAuthRefusal } from '../../../packages/ballast/src/relay/authRefusal.ts';
 import { startTestServer, type TestServer } from './testServer.ts';
 
 /** Response bodies the test server serves: the offline quote and its GET /chains document, as the sandbox serves them. */

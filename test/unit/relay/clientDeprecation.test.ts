@@ -6,9 +6,9 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRelayClient, type RelayClientOptions } from '../../../src/relay/client.ts';
-import type { DeprecationNotice } from '../../../src/relay/deprecation.ts';
-import { RelayApiError } from '../../../src/relay/errors.ts';
+import { createRelayClient, type RelayClientOptions } from '../../../packages/ballast/src/relay/client.ts';
+import type { DeprecationNotice } from '../../../packages/ballast/src/relay/deprecation.ts';
+import { RelayApiError } from '../../../packages/ballast/src/relay/errors.ts';
 import type { QuoteRequest } from '../../../packages/protocol/src/relay/schemas.ts';
 import { offlineQuoteJson } from '../../fixtures/offlineQuote.ts';
 import { startTestServer, type TestServer } from './testServer.ts';

@@ -3,8 +3,8 @@
  * `Link`, as Relay sends them on retiring endpoints; malformed headers are ignored with a reason, never thrown.
  */
 import { describe, expect, it } from 'vitest';
-import { parseDeprecationDate, readDeprecationNotice } from '../../../src/relay/deprecation.ts';
-import { parseImfFixdate } from '../../../src/relay/httpDate.ts';
+import { parseDeprecationDate, readDeprecationNotice } from '../../../packages/ballast/src/relay/deprecation.ts';
+import { parseImfFixdate } from '../../../packages/ballast/src/relay/httpDate.ts';
 
 const GUIDE = 'https://docs.relay.link/references/api/api_guides/migrating-to-quote-v3';
 /** 2026-11-25T00:00:00Z and 2027-02-23T00:00:00Z (https://docs.relay.link/references/api/api_guides/migrating-to-quote-v3). */

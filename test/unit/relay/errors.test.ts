@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RelayApiError, redactSecrets, stripUrlCredentials } from '../../../src/relay/errors.ts';
+import { RelayApiError, redactSecrets, stripUrlCredentials } from '../../../packages/ballast/src/relay/errors.ts';
 
 describe('stripUrlCredentials', () => {
   it('removes user:pass@ from every URL in a text', () => {

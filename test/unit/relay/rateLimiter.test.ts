@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter } from '../../../src/relay/rateLimiter.ts';
+import { createRateLimiter } from '../../../packages/ballast/src/relay/rateLimiter.ts';
 
 function fakeClock(start = 0) {
   const clock = { now: start, sleeps: [] as number[] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RelayApiError, RelayNetworkError, RelayRetryAfterError, RelaySchemaError } from '../../../src/relay/errors.ts';
-import { backoffDelayMs, isRetryable, parseRetryAfter, withRetry } from '../../../src/relay/retry.ts';
+import { RelayApiError, RelayNetworkError, RelayRetryAfterError, RelaySchemaError } from '../../../packages/ballast/src/relay/errors.ts';
+import { backoffDelayMs, isRetryable, parseRetryAfter, withRetry } from '../../../packages/ballast/src/relay/retry.ts';
 
 const apiError = (httpStatus: number, retryAfterMs?: number): RelayApiError =>
   new RelayApiError({ endpoint: 'GET /chains', httpStatus, body: { message: 'x' }, bodyText: '', retryAfterMs });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveStatusPath } from '../../../src/relay/statusPath.ts';
+import { resolveStatusPath } from '../../../packages/ballast/src/relay/statusPath.ts';
 
 const ID = '0x00180d75faabaabf3dcbbf5341aa6b17d8ce6df9ea71856892f8b2729c32c167';
 const FALLBACK = `/intents/status/v3?requestId=${ID}`;

@@ -5,13 +5,13 @@
  * may carry the same transaction hash.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrate, schemaVersion } from '../../../src/store/database.ts';
-import type { StoreDb } from '../../../src/store/db.ts';
-import { sqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import { MIGRATIONS } from '../../../src/store/migrations.ts';
-import { closeAbandonedCycles, finishCycle, getCycle, startCycle } from '../../../src/store/cycles.ts';
-import { recordBalances } from '../../../src/store/balances.ts';
-import { StoreTransitionError } from '../../../src/store/errors.ts';
+import { migrate, schemaVersion } from '../../../packages/ballast/src/store/database.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { sqliteStoreDb } from '../../../packages/ballast/src/store/sqliteDb.ts';
+import { MIGRATIONS } from '../../../packages/ballast/src/store/migrations.ts';
+import { closeAbandonedCycles, finishCycle, getCycle, startCycle } from '../../../packages/ballast/src/store/cycles.ts';
+import { recordBalances } from '../../../packages/ballast/src/store/balances.ts';
+import { StoreTransitionError } from '../../../packages/ballast/src/store/errors.ts';
 import {
   adoptRequestId,
   createTransfer,
@@ -20,7 +20,7 @@ import {
   markTransferStalled,
   recordAbsenceProof,
   transitionTransfer,
-} from '../../../src/store/transfers.ts';
+} from '../../../packages/ballast/src/store/transfers.ts';
 import { describeEachEngine } from '../../helpers/storeEngines.ts';
 import { newTransfer, tempDb, type TempDb } from './helpers.ts';
 

@@ -2,10 +2,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreSchemaError } from '../../../src/store/errors.ts';
-import { migrate, schemaVersion } from '../../../src/store/database.ts';
-import { MIGRATIONS } from '../../../src/store/migrations.ts';
-import { startCycle } from '../../../src/store/cycles.ts';
+import { StoreSchemaError } from '../../../packages/ballast/src/store/errors.ts';
+import { migrate, schemaVersion } from '../../../packages/ballast/src/store/database.ts';
+import { MIGRATIONS } from '../../../packages/ballast/src/store/migrations.ts';
+import { startCycle } from '../../../packages/ballast/src/store/cycles.ts';
 import { tempDb, type TempDb } from './helpers.ts';
 
 let t: TempDb;

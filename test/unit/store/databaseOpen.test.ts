@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../src/store/database.ts';
-import { StoreOpenError, storeOpenError } from '../../../src/store/openError.ts';
-import { StoreSchemaError } from '../../../src/store/errors.ts';
+import { openDatabase } from '../../../packages/ballast/src/store/database.ts';
+import { StoreOpenError, storeOpenError } from '../../../packages/ballast/src/store/openError.ts';
+import { StoreSchemaError } from '../../../packages/ballast/src/store/errors.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ballast-store-open-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

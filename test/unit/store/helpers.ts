@@ -5,11 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCycle } from '../../../src/store/cycles.ts';
-import type { StoreDb } from '../../../src/store/db.ts';
-import { openSqliteStore } from '../../../src/store/openStore.ts';
-import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import type { NewTransfer } from '../../../src/store/transfers.ts';
+import { startCycle } from '../../../packages/ballast/src/store/cycles.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { openSqliteStore } from '../../../packages/ballast/src/store/openStore.ts';
+import type { SqliteStoreDb } from '../../../packages/ballast/src/store/sqliteDb.ts';
+import type { NewTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 
 /**
  * A temp directory with a database file path; `cleanup()` closes every opened store and deletes it. `cleanup()`

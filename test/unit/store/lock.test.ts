@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { StoreDb } from '../../../src/store/db.ts';
-import { acquireRunLock, readRunLock, refreshRunLock, releaseRunLock } from '../../../src/store/lock.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { acquireRunLock, readRunLock, refreshRunLock, releaseRunLock } from '../../../packages/ballast/src/store/lock.ts';
 import { describeEachEngine } from '../../helpers/storeEngines.ts';
 
 const TTL = 60_000;
@@ -59,8 +59,8 @@ describeEachEngine('run lock', (engine) => {
 
     it('exactly one of several processes racing for it wins', async () => {
       // The store is created and migrated by engine.open(); each racer opens it with openStore.
-      const openStoreModule = fileURLToPath(new URL('../../../src/store/openStore.ts', import.meta.url));
-      const lockModule = fileURLToPath(new URL('../../../src/store/lock.ts', import.meta.url));
+      const openStoreModule = fileURLToPath(new URL('../../../packages/ballast/src/store/openStore.ts', import.meta.url));
+      const lockModule = fileURLToPath(new URL('../../../packages/ballast/src/store/lock.ts', import.meta.url));
       const dir = mkdtempSync(join(tmpdir(), 'ballast-lock-race-'));
       try {
         const script = join(dir, 'race.mts');

@@ -4,11 +4,17 @@
  * at the threshold (src/cycle/pausedRoutes.ts), and `resolveFailure` resolving a route's whole streak.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { originFailurePauses, withoutPausedRoutes } from '../../../src/cycle/pausedRoutes.ts';
-import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import { listOriginFailureStreaks, resolveFailure } from '../../../src/store/failures.ts';
-import { createTransfer, markTxConfirmed, markTxSent, transitionTransfer, type NewTransfer } from '../../../src/store/transfers.ts';
-import type { Plan } from '../../../src/planner/types.ts';
+import { originFailurePauses, withoutPausedRoutes } from '../../../packages/ballast/src/cycle/pausedRoutes.ts';
+import type { SqliteStoreDb } from '../../../packages/ballast/src/store/sqliteDb.ts';
+import { listOriginFailureStreaks, resolveFailure } from '../../../packages/ballast/src/store/failures.ts';
+import {
+  createTransfer,
+  markTxConfirmed,
+  markTxSent,
+  transitionTransfer,
+  type NewTransfer,
+} from '../../../packages/ballast/src/store/transfers.ts';
+import type { Plan } from '../../../packages/ballast/src/planner/types.ts';
 import { newTransfer, tempDb, type TempDb } from './helpers.ts';
 
 let t: TempDb;

@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { recordBalances } from '../../../src/store/balances.ts';
-import { finishCycle, getCycle, startCycle } from '../../../src/store/cycles.ts';
-import type { StoreDb } from '../../../src/store/db.ts';
-import { StoreTransitionError, StoreValueError } from '../../../src/store/errors.ts';
-import { recordPlanDecisions, recordPlannedTransfers } from '../../../src/store/plans.ts';
-import { getQuote, recordFeeDecision, recordQuote, recordQuoteError, recordVerdict } from '../../../src/store/quotes.ts';
+import { recordBalances } from '../../../packages/ballast/src/store/balances.ts';
+import { finishCycle, getCycle, startCycle } from '../../../packages/ballast/src/store/cycles.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { StoreTransitionError, StoreValueError } from '../../../packages/ballast/src/store/errors.ts';
+import { recordPlanDecisions, recordPlannedTransfers } from '../../../packages/ballast/src/store/plans.ts';
+import { getQuote, recordFeeDecision, recordQuote, recordQuoteError, recordVerdict } from '../../../packages/ballast/src/store/quotes.ts';
 import { describeEachEngine, expectConstraint } from '../../helpers/storeEngines.ts';
 import { BEYOND_U64 } from './helpers.ts';
 

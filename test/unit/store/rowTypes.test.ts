@@ -7,22 +7,22 @@
  * where the column is not). The checker itself is shown to report a renamed, added, retyped or re-nulled column.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { StoreDb, StoreDialect } from '../../../src/store/db.ts';
-import { CYCLE_ROW } from '../../../src/store/cycles.ts';
-import { FAILURE_CHECK_ROW } from '../../../src/store/failures.ts';
-import { LEDGER_ROW } from '../../../src/store/ledger.ts';
-import { LEDGER_DECIMALS_ROW } from '../../../src/store/ledgerUnits.ts';
-import { LIMIT_HIT_ROW } from '../../../src/store/limitHits.ts';
-import { RUN_LOCK_ROW } from '../../../src/store/lock.ts';
-import { LEASE_ROW } from '../../../src/store/pg/lease.ts';
-import { QUOTE_ROW } from '../../../src/store/quotes.ts';
-import { ROUTE_CANDIDATE_ROW } from '../../../src/store/routeCandidates.ts';
-import { rowShape, type RowShape } from '../../../src/store/rowColumns.ts';
-import { SIGNED_TRANSFER_ROW } from '../../../src/store/spendingHistory.ts';
-import { TRANSFER_REQUEST_ROW } from '../../../src/store/transferRequests.ts';
-import { TRANSFER_EVENT_ROW, TRANSFER_ROW, TRANSFER_TX_ROW } from '../../../src/store/transferRows.ts';
-import { WALLET_PAUSE_ROW } from '../../../src/store/walletPauses.ts';
-import { WITHDRAWAL_ROW } from '../../../src/store/withdrawalRows.ts';
+import type { StoreDb, StoreDialect } from '../../../packages/ballast/src/store/db.ts';
+import { CYCLE_ROW } from '../../../packages/ballast/src/store/cycles.ts';
+import { FAILURE_CHECK_ROW } from '../../../packages/ballast/src/store/failures.ts';
+import { LEDGER_ROW } from '../../../packages/ballast/src/store/ledger.ts';
+import { LEDGER_DECIMALS_ROW } from '../../../packages/ballast/src/store/ledgerUnits.ts';
+import { LIMIT_HIT_ROW } from '../../../packages/ballast/src/store/limitHits.ts';
+import { RUN_LOCK_ROW } from '../../../packages/ballast/src/store/lock.ts';
+import { LEASE_ROW } from '../../../packages/ballast/src/store/pg/lease.ts';
+import { QUOTE_ROW } from '../../../packages/ballast/src/store/quotes.ts';
+import { ROUTE_CANDIDATE_ROW } from '../../../packages/ballast/src/store/routeCandidates.ts';
+import { rowShape, type RowShape } from '../../../packages/ballast/src/store/rowColumns.ts';
+import { SIGNED_TRANSFER_ROW } from '../../../packages/ballast/src/store/spendingHistory.ts';
+import { TRANSFER_REQUEST_ROW } from '../../../packages/ballast/src/store/transferRequests.ts';
+import { TRANSFER_EVENT_ROW, TRANSFER_ROW, TRANSFER_TX_ROW } from '../../../packages/ballast/src/store/transferRows.ts';
+import { WALLET_PAUSE_ROW } from '../../../packages/ballast/src/store/walletPauses.ts';
+import { WITHDRAWAL_ROW } from '../../../packages/ballast/src/store/withdrawalRows.ts';
 import { describeEachEngine } from '../../helpers/storeEngines.ts';
 
 /** Every row shape declared in src/store. */

@@ -1,13 +1,13 @@
 import { beforeEach, expect, it } from 'vitest';
-import type { StoreDb } from '../../../src/store/db.ts';
-import { StoreValueError } from '../../../src/store/errors.ts';
-import { readSpendingHistory, SPENDING_DAY_MS, SPENDING_HOUR_MS } from '../../../src/store/spendingHistory.ts';
-import { addTransferTx, createTransfer, transitionTransfer, type NewTransfer } from '../../../src/store/transfers.ts';
-import { startCycle } from '../../../src/store/cycles.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { StoreValueError } from '../../../packages/ballast/src/store/errors.ts';
+import { readSpendingHistory, SPENDING_DAY_MS, SPENDING_HOUR_MS } from '../../../packages/ballast/src/store/spendingHistory.ts';
+import { addTransferTx, createTransfer, transitionTransfer, type NewTransfer } from '../../../packages/ballast/src/store/transfers.ts';
+import { startCycle } from '../../../packages/ballast/src/store/cycles.ts';
 import { describeEachEngine } from '../../helpers/storeEngines.ts';
-import { recordPlannedTransfers } from '../../../src/store/plans.ts';
-import { recordFeeDecision, recordQuote } from '../../../src/store/quotes.ts';
-import { insertLedgerEntry } from '../../../src/store/ledger.ts';
+import { recordPlannedTransfers } from '../../../packages/ballast/src/store/plans.ts';
+import { recordFeeDecision, recordQuote } from '../../../packages/ballast/src/store/quotes.ts';
+import { insertLedgerEntry } from '../../../packages/ballast/src/store/ledger.ts';
 import { BEYOND_U64, newTransfer } from './helpers.ts';
 
 const NOW_MS = 1_700_000_000_000;

@@ -6,8 +6,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { StoreTxError, type StoreDb } from '../../../src/store/db.ts';
-import { numberPlaceholders } from '../../../src/store/pg/pgDb.ts';
+import { StoreTxError, type StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { numberPlaceholders } from '../../../packages/ballast/src/store/pg/pgDb.ts';
 import { describeEachEngine } from '../../helpers/storeEngines.ts';
 
 /** A promise and the function that resolves it. */

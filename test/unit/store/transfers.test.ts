@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { StoreDb } from '../../../src/store/db.ts';
-import { StoreNotFoundError, StoreTransitionError, StoreValueError } from '../../../src/store/errors.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { StoreNotFoundError, StoreTransitionError, StoreValueError } from '../../../packages/ballast/src/store/errors.ts';
 import {
   ALLOWED_TRANSITIONS,
   TRANSFER_STATUSES,
@@ -15,7 +15,7 @@ import {
   setRelayStatus,
   transitionTransfer,
   type TransferStatus,
-} from '../../../src/store/transfers.ts';
+} from '../../../packages/ballast/src/store/transfers.ts';
 import { describeEachEngine, expectConstraint } from '../../helpers/storeEngines.ts';
 import { BEYOND_U64, newTransfer } from './helpers.ts';
 

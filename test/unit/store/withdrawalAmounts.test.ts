@@ -4,7 +4,7 @@
  * covers the deposit closes it.
  */
 import { describe, expect, it } from 'vitest';
-import { openRemainder, remainingToWithdraw, settleJob } from '../../../src/store/withdrawalAmounts.ts';
+import { openRemainder, remainingToWithdraw, settleJob } from '../../../packages/ballast/src/store/withdrawalAmounts.ts';
 
 describe('withdrawal amounts', () => {
   it('leaves the part a short job did not pay open, and closes the deposit once the rest is paid', () => {

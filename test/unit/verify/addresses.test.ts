@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nativeCurrencyOf, sameAddress } from '../../../src/verify/addresses.ts';
-import { depositoryOf, indexChains, listedContracts } from '../../../src/verify/chainsIndex.ts';
+import { nativeCurrencyOf, sameAddress } from '../../../packages/ballast/src/verify/addresses.ts';
+import { depositoryOf, indexChains, listedContracts } from '../../../packages/ballast/src/verify/chainsIndex.ts';
 import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
 import { OFFLINE_CASE } from '../../fixtures/offlineQuote.ts';
 import { GENUINE_V3_CONTRACTS, loadChainsFixture, relayFixturesPresent, ROUTER_32_CONTRACTS as ROUTER_32 } from '../../fixtures/relay.ts';

@@ -5,7 +5,12 @@
  */
 import { type Psbt, type Transaction } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
-import { parseBvmPsbt, P2TR_KEY_PATH_WITNESS_WU, P2WPKH_WITNESS_WU, type ParsedBvmPsbt } from '../../../src/verify/deposit/bvmPsbt.ts';
+import {
+  parseBvmPsbt,
+  P2TR_KEY_PATH_WITNESS_WU,
+  P2WPKH_WITNESS_WU,
+  type ParsedBvmPsbt,
+} from '../../../packages/ballast/src/verify/deposit/bvmPsbt.ts';
 import { AMOUNT, buildPsbt, bvmCase, FEE, standardSpec, testWallet, UTXO_VALUES, type BvmCase } from '../../fixtures/bvmQuote.ts';
 
 const WALLETS = [

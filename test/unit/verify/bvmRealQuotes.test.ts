@@ -11,8 +11,8 @@ import path from 'node:path';
 import type { Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { QuoteResponseSchema } from '../../../packages/protocol/src/relay/schemas.ts';
-import { verifyBvmDeposit } from '../../../src/verify/deposit/bvmVerifier.ts';
-import { DEFAULT_DEPOSIT_LIMITS, DEPOSIT_RULE_IDS } from '../../../src/verify/deposit/types.ts';
+import { verifyBvmDeposit } from '../../../packages/ballast/src/verify/deposit/bvmVerifier.ts';
+import { DEFAULT_DEPOSIT_LIMITS, DEPOSIT_RULE_IDS } from '../../../packages/ballast/src/verify/deposit/types.ts';
 import { BTC, bvmChains, depositoryFor } from '../../fixtures/bvmQuote.ts';
 import { relayFixturesDir, relayFixturesPresent } from '../../fixtures/relay.ts';
 

@@ -6,8 +6,8 @@
  */
 import { networks } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
-import { parseBvmPsbt } from '../../../src/verify/deposit/bvmPsbt.ts';
-import { verifyBvmDeposit } from '../../../src/verify/deposit/bvmVerifier.ts';
+import { parseBvmPsbt } from '../../../packages/ballast/src/verify/deposit/bvmPsbt.ts';
+import { verifyBvmDeposit } from '../../../packages/ballast/src/verify/deposit/bvmVerifier.ts';
 import {
   DEFAULT_DEPOSIT_LIMITS,
   DEPOSIT_RULE_IDS,
@@ -16,7 +16,7 @@ import {
   type DepositCheckResult,
   type DepositRuleId,
   type OriginChainFacts,
-} from '../../../src/verify/deposit/types.ts';
+} from '../../../packages/ballast/src/verify/deposit/types.ts';
 import {
   AMOUNT,
   buildPsbt,

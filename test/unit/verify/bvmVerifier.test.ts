@@ -7,15 +7,15 @@ import { payments, Transaction } from 'bitcoinjs-lib';
 import type { Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import type { QuoteResponse } from '../../../packages/protocol/src/relay/schemas.ts';
-import { parseBvmPsbt } from '../../../src/verify/deposit/bvmPsbt.ts';
-import { verifyBvmDeposit } from '../../../src/verify/deposit/bvmVerifier.ts';
+import { parseBvmPsbt } from '../../../packages/ballast/src/verify/deposit/bvmPsbt.ts';
+import { verifyBvmDeposit } from '../../../packages/ballast/src/verify/deposit/bvmVerifier.ts';
 import {
   DEFAULT_DEPOSIT_LIMITS,
   DEPOSIT_RULE_IDS,
   type DepositCheckInput,
   type DepositCheckResult,
   type DepositRuleId,
-} from '../../../src/verify/deposit/types.ts';
+} from '../../../packages/ballast/src/verify/deposit/types.ts';
 import {
   AMOUNT,
   BITCOIN_CHAIN_ID,

@@ -4,7 +4,7 @@
  * origin facts or a tighter fee cap are refused through the same entry point callers use.
  */
 import { describe, expect, it } from 'vitest';
-import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
+import { verifyQuote } from '../../../packages/ballast/src/verify/verifyQuote.ts';
 import { failing } from '../../fixtures/quoteTamper.ts';
 import { buildPsbt, bvmCase, bvmQuote, standardSpec, strangerAddress, testWallet, verifyInput } from '../../fixtures/bvmQuote.ts';
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChainsResponseSchema, QuoteResponseSchema, type ChainsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
-import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
+import { verifyQuote } from '../../../packages/ballast/src/verify/verifyQuote.ts';
 import { failing } from '../../fixtures/quoteTamper.ts';
 import { GENUINE_V3_CONTRACTS, relayFixturesDir, relayFixturesPresent } from '../../fixtures/relay.ts';
 

@@ -3,7 +3,7 @@
  * naming the field on every bad shape.
  */
 import { describe, expect, it } from 'vitest';
-import { isSvmPublicKey, parseSvmStepData } from '../../../src/verify/deposit/svmStepData.ts';
+import { isSvmPublicKey, parseSvmStepData } from '../../../packages/ballast/src/verify/deposit/svmStepData.ts';
 
 const USER = '27q8k7t3VAdZgeG679xpgmm9WD4g3EgVfNQaVgfGocPL';
 const PROGRAM = '99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2';

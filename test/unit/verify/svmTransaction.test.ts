@@ -12,15 +12,15 @@ import {
   encodeDepositData,
   SYSTEM_PROGRAM_ID,
 } from '../../../packages/protocol/src/protocol/svmDepository.ts';
-import { MEMO_PROGRAM_ID } from '../../../src/verify/deposit/svmInstructions.ts';
-import type { SvmInstruction } from '../../../src/verify/deposit/svmStepData.ts';
+import { MEMO_PROGRAM_ID } from '../../../packages/ballast/src/verify/deposit/svmInstructions.ts';
+import type { SvmInstruction } from '../../../packages/ballast/src/verify/deposit/svmStepData.ts';
 import {
   buildSvmV0Transaction,
   resolveInstructionAccounts,
   resolveLookupTables,
   SOLANA_TX_MAX_BYTES,
   svmTransactionWireSize,
-} from '../../../src/verify/deposit/svmTransaction.ts';
+} from '../../../packages/ballast/src/verify/deposit/svmTransaction.ts';
 
 const wallet = Keypair.fromSeed(new Uint8Array(32).fill(1));
 const USER = wallet.publicKey.toBase58();

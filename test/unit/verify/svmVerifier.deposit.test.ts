@@ -9,8 +9,8 @@ import {
   RELAY_DEPOSITORY_PROGRAM_ID,
   TOKEN_2022_PROGRAM_ID,
 } from '../../../packages/protocol/src/protocol/svmDepository.ts';
-import { DEPOSIT_RULE_IDS } from '../../../src/verify/deposit/types.ts';
-import { verifySvmDeposit } from '../../../src/verify/deposit/svmVerifier.ts';
+import { DEPOSIT_RULE_IDS } from '../../../packages/ballast/src/verify/deposit/types.ts';
+import { verifySvmDeposit } from '../../../packages/ballast/src/verify/deposit/svmVerifier.ts';
 import {
   checkSvm as check,
   depositCheckInput,

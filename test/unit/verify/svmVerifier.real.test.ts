@@ -9,8 +9,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { depositoryPdas, RELAY_DEPOSITORY_PROGRAM_ID, SYSTEM_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDepository.ts';
 import { ChainSchema, QuoteResponseSchema } from '../../../packages/protocol/src/relay/schemas.ts';
-import { verifySvmDeposit } from '../../../src/verify/deposit/svmVerifier.ts';
-import { DEFAULT_DEPOSIT_LIMITS, type DepositCheckInput, type DepositCheckResult } from '../../../src/verify/deposit/types.ts';
+import { verifySvmDeposit } from '../../../packages/ballast/src/verify/deposit/svmVerifier.ts';
+import {
+  DEFAULT_DEPOSIT_LIMITS,
+  type DepositCheckInput,
+  type DepositCheckResult,
+} from '../../../packages/ballast/src/verify/deposit/types.ts';
 import { relayFixturesDir } from '../../fixtures/relay.ts';
 import { SVM_STRANGER } from '../../fixtures/svmQuote.ts';
 

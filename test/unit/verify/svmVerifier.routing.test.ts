@@ -2,8 +2,8 @@
  * verifyQuote routes a Solana-origin quote by the real deposit registry to the Solana checker.
  */
 import { describe, expect, it } from 'vitest';
-import { isDepositVmSupported } from '../../../src/verify/deposit/registry.ts';
-import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
+import { isDepositVmSupported } from '../../../packages/ballast/src/verify/deposit/registry.ts';
+import { verifyQuote } from '../../../packages/ballast/src/verify/verifyQuote.ts';
 import { detailOf, failing } from '../../fixtures/quoteTamper.ts';
 import { svmQuoteInput } from '../../fixtures/svmQuote.ts';
 

@@ -17,8 +17,8 @@ import {
 import { Keypair, PublicKey, SystemProgram } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { associatedTokenAddress } from '../../../packages/protocol/src/protocol/svmDepository.ts';
-import { MEMO_PROGRAM_ID } from '../../../src/verify/deposit/svmInstructions.ts';
-import type { SvmInstruction } from '../../../src/verify/deposit/svmStepData.ts';
+import { MEMO_PROGRAM_ID } from '../../../packages/ballast/src/verify/deposit/svmInstructions.ts';
+import type { SvmInstruction } from '../../../packages/ballast/src/verify/deposit/svmStepData.ts';
 import {
   checkSvm as check,
   computeBudgetInstruction,

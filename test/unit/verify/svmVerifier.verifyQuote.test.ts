@@ -3,7 +3,7 @@
  * a valid native and token quote with `origin.lookupTables`, and deposit tampering is reported in the verdict.
  */
 import { describe, expect, it } from 'vitest';
-import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
+import { verifyQuote } from '../../../packages/ballast/src/verify/verifyQuote.ts';
 import { failing, detailOf } from '../../fixtures/quoteTamper.ts';
 import {
   depositInstruction,

@@ -5,8 +5,8 @@
  */
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
-import type { VerifyQuoteInput } from '../../../src/verify/types.ts';
+import { verifyQuote } from '../../../packages/ballast/src/verify/verifyQuote.ts';
+import type { VerifyQuoteInput } from '../../../packages/ballast/src/verify/types.ts';
 import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
 import {
   caseInput,

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatUsdMicros, parseUsdMicros } from '../../../packages/protocol/src/core/units.ts';
-import type { VerifyQuoteInput } from '../../../src/verify/types.ts';
-import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
+import type { VerifyQuoteInput } from '../../../packages/ballast/src/verify/types.ts';
+import { verifyQuote } from '../../../packages/ballast/src/verify/verifyQuote.ts';
 import { QUOTE_CASES, type QuoteCase } from '../../fixtures/quoteCase.ts';
 import { caseInput, chainById, detailOf, failing, reseal, v2Of } from '../../fixtures/quoteTamper.ts';
 import { ROUTER_32_CONTRACTS } from '../../fixtures/relay.ts';

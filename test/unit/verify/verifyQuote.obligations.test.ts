@@ -3,7 +3,7 @@
  * their guarantee, and items a client could be tricked into skipping. Runs on every quote case (`QUOTE_CASES`).
  */
 import { describe, expect, it } from 'vitest';
-import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
+import { verifyQuote } from '../../../packages/ballast/src/verify/verifyQuote.ts';
 import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
 import { caseInput, detailOf, failing, reseal, v2Of } from '../../fixtures/quoteTamper.ts';
 

@@ -4,8 +4,8 @@
  * case (`QUOTE_CASES`: the offline quote, plus the genuine one when its files are present).
  */
 import { describe, expect, it } from 'vitest';
-import { VerifyInputError } from '../../../src/verify/errors.ts';
-import { VERIFY_RULE_IDS, verifyQuote } from '../../../src/verify/verifyQuote.ts';
+import { VerifyInputError } from '../../../packages/ballast/src/verify/errors.ts';
+import { VERIFY_RULE_IDS, verifyQuote } from '../../../packages/ballast/src/verify/verifyQuote.ts';
 import { OFFLINE_CASE } from '../../fixtures/offlineQuote.ts';
 import { QUOTE_CASES } from '../../fixtures/quoteCase.ts';
 import {

@@ -6,8 +6,8 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { signOrderId } from '../../../packages/protocol/src/protocol/orderSignature.ts';
-import { verifyQuote } from '../../../src/verify/verifyQuote.ts';
-import type { VerifyQuoteInput } from '../../../src/verify/types.ts';
+import { verifyQuote } from '../../../packages/ballast/src/verify/verifyQuote.ts';
+import type { VerifyQuoteInput } from '../../../packages/ballast/src/verify/types.ts';
 import { OFFLINE_CASE } from '../../fixtures/offlineQuote.ts';
 import { QUOTE_CASES, type QuoteCase } from '../../fixtures/quoteCase.ts';
 import type { Hex } from 'viem';

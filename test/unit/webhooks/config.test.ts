@@ -3,7 +3,7 @@
  * webhooks enabled without `relay.apiKey` (their HMAC secret) refused naming both fields and the fix.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/loadConfig.ts';
+import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { API_KEY, ENV, baseConfig, issueLines, loadErrorIn, tempDirPerTest } from '../config/helpers.ts';
 
 const tmp = tempDirPerTest();

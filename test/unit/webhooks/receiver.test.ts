@@ -9,14 +9,20 @@ import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMetrics, type BallastMetrics } from '../../../src/metrics/metrics.ts';
-import { startMetricsServer } from '../../../src/metrics/server.ts';
-import type { StoreDb } from '../../../src/store/db.ts';
-import type { SqliteStoreDb } from '../../../src/store/sqliteDb.ts';
-import { createTransfer, getTransfer, markTxConfirmed, markTxSent, transitionTransfer } from '../../../src/store/transfers.ts';
-import { createWebhookReceiver, type WebhookReceiver } from '../../../src/webhooks/receiver.ts';
-import { startWebhookServer, type WebhookServer } from '../../../src/webhooks/server.ts';
-import { StatusFeed } from '../../../src/webhooks/statusFeed.ts';
+import { createMetrics, type BallastMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
+import { startMetricsServer } from '../../../packages/ballast/src/metrics/server.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import type { SqliteStoreDb } from '../../../packages/ballast/src/store/sqliteDb.ts';
+import {
+  createTransfer,
+  getTransfer,
+  markTxConfirmed,
+  markTxSent,
+  transitionTransfer,
+} from '../../../packages/ballast/src/store/transfers.ts';
+import { createWebhookReceiver, type WebhookReceiver } from '../../../packages/ballast/src/webhooks/receiver.ts';
+import { startWebhookServer, type WebhookServer } from '../../../packages/ballast/src/webhooks/server.ts';
+import { StatusFeed } from '../../../packages/ballast/src/webhooks/statusFeed.ts';
 import { newTransfer, tempDb, type TempDb } from '../store/helpers.ts';
 
 const SECRET = 'relay-api-key-for-webhook-tests';

@@ -4,9 +4,9 @@
  * through the same ownership check; without pushes the tracker polls as before.
  */
 import { describe, expect, it } from 'vitest';
-import { trackRequest } from '../../../src/executor/trackRequest.ts';
+import { trackRequest } from '../../../packages/ballast/src/executor/trackRequest.ts';
 import type { IntentStatus } from '../../../packages/protocol/src/relay/schemas.ts';
-import { StatusFeed } from '../../../src/webhooks/statusFeed.ts';
+import { StatusFeed } from '../../../packages/ballast/src/webhooks/statusFeed.ts';
 
 const OURS = '0xdeposit';
 const status = (s: string, inTxHashes = [OURS]): IntentStatus => ({ status: s, inTxHashes, txHashes: s === 'success' ? ['0xfill'] : [] });

@@ -10,8 +10,8 @@ import { Keypair } from '@solana/web3.js';
 import { createPublicClient, hexToBytes, http, recoverMessageAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { createEvmAdapter } from '../../../src/chains/evm/adapter.ts';
-import { createSvmAdapter } from '../../../src/chains/svm/adapter.ts';
+import { createEvmAdapter } from '../../../packages/ballast/src/chains/evm/adapter.ts';
+import { createSvmAdapter } from '../../../packages/ballast/src/chains/svm/adapter.ts';
 import { withdrawalDigest, withdrawalSigningText } from '../../../packages/protocol/src/protocol/withdrawalDigest.ts';
 
 const OWNER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const; // anvil dev key #1

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RequestsResponse } from '../../../packages/protocol/src/relay/schemas.ts';
-import type { TransferRow } from '../../../src/store/transferRows.ts';
-import type { WithdrawalRow } from '../../../src/store/withdrawals.ts';
-import { depositedSinceMs, selectCandidates } from '../../../src/withdraw/candidates.ts';
-import { judgeEligibility, type OriginFacts } from '../../../src/withdraw/eligibility.ts';
+import type { TransferRow } from '../../../packages/ballast/src/store/transferRows.ts';
+import type { WithdrawalRow } from '../../../packages/ballast/src/store/withdrawals.ts';
+import { depositedSinceMs, selectCandidates } from '../../../packages/ballast/src/withdraw/candidates.ts';
+import { judgeEligibility, type OriginFacts } from '../../../packages/ballast/src/withdraw/eligibility.ts';
 
 const USER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const TOKEN = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';

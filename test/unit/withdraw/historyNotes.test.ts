@@ -4,9 +4,9 @@
  * remainder still open of one that came back short.
  */
 import { describe, expect, it } from 'vitest';
-import { transferNotes } from '../../../src/cli/historyNotes.ts';
-import type { TransferRow } from '../../../src/store/transferRows.ts';
-import type { WithdrawalRow } from '../../../src/store/withdrawals.ts';
+import { transferNotes } from '../../../packages/ballast/src/cli/historyNotes.ts';
+import type { TransferRow } from '../../../packages/ballast/src/store/transferRows.ts';
+import type { WithdrawalRow } from '../../../packages/ballast/src/store/withdrawals.ts';
 
 function row(over: Partial<TransferRow>): TransferRow {
   return {

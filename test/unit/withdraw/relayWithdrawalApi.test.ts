@@ -5,9 +5,9 @@
  * before anything is sent.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRelayClient } from '../../../src/relay/client.ts';
-import { RelayApiError, RelayRequestError, RelaySchemaError } from '../../../src/relay/errors.ts';
-import { RelayWithdrawalInProgressError, existingJobIdOf } from '../../../src/relay/withdrawalErrors.ts';
+import { createRelayClient } from '../../../packages/ballast/src/relay/client.ts';
+import { RelayApiError, RelayRequestError, RelaySchemaError } from '../../../packages/ballast/src/relay/errors.ts';
+import { RelayWithdrawalInProgressError, existingJobIdOf } from '../../../packages/ballast/src/relay/withdrawalErrors.ts';
 import { startTestServer, type TestServer } from '../relay/testServer.ts';
 
 let server: TestServer;

@@ -6,11 +6,11 @@
  * `received_amount`) and the transfer as it is.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { pausedRoutes } from '../../../src/cycle/pausedRoutes.ts';
-import type { StoreDb } from '../../../src/store/db.ts';
-import { MIGRATIONS } from '../../../src/store/migrations.ts';
-import { listUnresolvedFailures } from '../../../src/store/failures.ts';
-import { createTransfer, getTransfer, listInFlightTransfers, transitionTransfer } from '../../../src/store/transfers.ts';
+import { pausedRoutes } from '../../../packages/ballast/src/cycle/pausedRoutes.ts';
+import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
+import { MIGRATIONS } from '../../../packages/ballast/src/store/migrations.ts';
+import { listUnresolvedFailures } from '../../../packages/ballast/src/store/failures.ts';
+import { createTransfer, getTransfer, listInFlightTransfers, transitionTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import {
   completeWithdrawal,
   createRefusedWithdrawal,
@@ -30,7 +30,7 @@ import {
   setReadyTxStatus,
   transferIdOfRequest,
   type NewWithdrawal,
-} from '../../../src/store/withdrawals.ts';
+} from '../../../packages/ballast/src/store/withdrawals.ts';
 import { describeEachEngine, expectConstraint, tableColumns } from '../../helpers/storeEngines.ts';
 import { newTransfer } from '../store/helpers.ts';
 

@@ -5,8 +5,8 @@
 import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { depositoryExecuteAbi, type DepositoryCall } from '../../../packages/protocol/src/protocol/depositoryExecute.ts';
-import type { EvmWithdrawalTx } from '../../../src/relay/withdrawalSchemas.ts';
-import { verifyWithdrawalTx, type WithdrawalTxExpectations } from '../../../src/verify/withdrawalTx.ts';
+import type { EvmWithdrawalTx } from '../../../packages/ballast/src/relay/withdrawalSchemas.ts';
+import { verifyWithdrawalTx, type WithdrawalTxExpectations } from '../../../packages/ballast/src/verify/withdrawalTx.ts';
 
 const DEPOSITORY = '0x1111111111111111111111111111111111111111' as Address;
 const TOKEN = '0x2222222222222222222222222222222222222222' as Address;

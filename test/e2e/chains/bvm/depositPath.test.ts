@@ -8,7 +8,7 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
-import { verifyQuote } from '../../../../src/verify/verifyQuote.ts';
+import { verifyQuote } from '../../../../packages/ballast/src/verify/verifyQuote.ts';
 import { AMOUNT, verifyInput } from '../../../fixtures/bvmQuote.ts';
 import { failing } from '../../../fixtures/quoteTamper.ts';
 import { adapterFor, BITCOIN_CHAIN_ID, DEPOSIT_FEE, depositItem, depositQuote, depositSpec, fundedCase, regtestKey } from './harness.ts';

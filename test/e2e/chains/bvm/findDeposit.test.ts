@@ -6,10 +6,10 @@
  * HTTP error, proves nothing and throws.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BvmKey } from '../../../../src/chains/bvm/wallet.ts';
-import { createEsploraClient } from '../../../../src/chains/bvm/esploraClient.ts';
-import { findBvmDeposit } from '../../../../src/chains/bvm/findDeposit.ts';
-import { signBvmPsbt } from '../../../../src/chains/bvm/signPsbt.ts';
+import type { BvmKey } from '../../../../packages/ballast/src/chains/bvm/wallet.ts';
+import { createEsploraClient } from '../../../../packages/ballast/src/chains/bvm/esploraClient.ts';
+import { findBvmDeposit } from '../../../../packages/ballast/src/chains/bvm/findDeposit.ts';
+import { signBvmPsbt } from '../../../../packages/ballast/src/chains/bvm/signPsbt.ts';
 import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import { AMOUNT, buildPsbt, SIGN_LIMITS, type BvmCase } from '../../../fixtures/bvmQuote.ts';
 import { adapterFor, depositSpec, fundedCase, regtestKey, type DepositVariant } from './harness.ts';

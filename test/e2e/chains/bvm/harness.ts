@@ -7,11 +7,11 @@
 import { address as btcAddress, networks } from 'bitcoinjs-lib';
 import { ECPairFactory } from 'ecpair';
 import * as ecc from 'tiny-secp256k1';
-import { createBvmAdapter, type BvmAdapterOptions, type BvmChainAdapter } from '../../../../src/chains/bvm/adapter.ts';
-import { bvmKeyFromWif, type BvmAddressType, type BvmKey } from '../../../../src/chains/bvm/wallet.ts';
+import { createBvmAdapter, type BvmAdapterOptions, type BvmChainAdapter } from '../../../../packages/ballast/src/chains/bvm/adapter.ts';
+import { bvmKeyFromWif, type BvmAddressType, type BvmKey } from '../../../../packages/ballast/src/chains/bvm/wallet.ts';
 import type { QuoteResponse } from '../../../../packages/protocol/src/relay/schemas.ts';
 import type { BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
-import type { BitcoinUtxo } from '../../../../src/verify/deposit/types.ts';
+import type { BitcoinUtxo } from '../../../../packages/ballast/src/verify/deposit/types.ts';
 import {
   AMOUNT,
   bvmCase,

@@ -7,7 +7,7 @@
 import { networks } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
-import { signBvmPsbt } from '../../../../src/chains/bvm/signPsbt.ts';
+import { signBvmPsbt } from '../../../../packages/ballast/src/chains/bvm/signPsbt.ts';
 import { buildPsbt, memoScript, SIGN_LIMITS, strangerAddress } from '../../../fixtures/bvmQuote.ts';
 import { adapterFor, depositQuote, depositSpec, fundedCase, regtestKey } from './harness.ts';
 

@@ -8,8 +8,8 @@
  * invalidated; unknown while the node lags.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SignedOriginTx } from '../../../../src/chains/adapter.ts';
-import type { BvmChainAdapter } from '../../../../src/chains/bvm/adapter.ts';
+import type { SignedOriginTx } from '../../../../packages/ballast/src/chains/adapter.ts';
+import type { BvmChainAdapter } from '../../../../packages/ballast/src/chains/bvm/adapter.ts';
 import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import { AMOUNT } from '../../../fixtures/bvmQuote.ts';
 import { adapterFor, depositItem, depositQuote, depositSpec, fundedCase, regtestKey } from './harness.ts';

@@ -10,10 +10,10 @@
 import { Keypair, LAMPORTS_PER_SOL, VersionedTransaction } from '@solana/web3.js';
 import { base58, base64 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
-import { SvmAdapterError } from '../../../../src/chains/svm/errors.ts';
-import { parseSvmTxRecord } from '../../../../src/chains/svm/txRecord.ts';
+import { SvmAdapterError } from '../../../../packages/ballast/src/chains/svm/errors.ts';
+import { parseSvmTxRecord } from '../../../../packages/ballast/src/chains/svm/txRecord.ts';
 import { depositAccounts, encodeDepositData } from '../../../../packages/protocol/src/protocol/svmDepository.ts';
-import { verifyQuote } from '../../../../src/verify/verifyQuote.ts';
+import { verifyQuote } from '../../../../packages/ballast/src/verify/verifyQuote.ts';
 import { instructionJson } from '../../../fixtures/svmQuote.ts';
 import { orderId } from '../../sandbox/svm/svmTestKit.ts';
 import {

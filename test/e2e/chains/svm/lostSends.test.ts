@@ -8,8 +8,8 @@
  */
 import { LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
-import { SvmBlockhashExpiredError, SvmInclusionTimeoutError, SvmRpcError } from '../../../../src/chains/svm/errors.ts';
-import type { RecordedTx, SignedOriginTx } from '../../../../src/chains/adapter.ts';
+import { SvmBlockhashExpiredError, SvmInclusionTimeoutError, SvmRpcError } from '../../../../packages/ballast/src/chains/svm/errors.ts';
+import type { RecordedTx, SignedOriginTx } from '../../../../packages/ballast/src/chains/adapter.ts';
 import {
   adapterFor,
   adapterNodePerFile,

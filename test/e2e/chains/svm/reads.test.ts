@@ -8,7 +8,7 @@
 import { Keypair, LAMPORTS_PER_SOL, type Connection } from '@solana/web3.js';
 import { TOKEN_2022_PROGRAM_ID } from '@solana/spl-token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SvmRpcError } from '../../../../src/chains/svm/errors.ts';
+import { SvmRpcError } from '../../../../packages/ballast/src/chains/svm/errors.ts';
 import { SYSTEM_PROGRAM_ID } from '../../../../packages/protocol/src/protocol/svmDepository.ts';
 import { startSolanaNode, type SolanaSandboxNode } from '../../../../packages/sandbox/src/svm/startSolanaNode.ts';
 import { connect, rawRpc } from '../../sandbox/svm/svmTestKit.ts';

@@ -9,8 +9,8 @@
 import { AddressLookupTableProgram, Keypair, PublicKey, type Connection } from '@solana/web3.js';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll } from 'vitest';
-import { createSvmAdapter, type SvmChainAdapter } from '../../../../src/chains/svm/adapter.ts';
-import type { SvmFinality } from '../../../../src/chains/svm/rpc.ts';
+import { createSvmAdapter, type SvmChainAdapter } from '../../../../packages/ballast/src/chains/svm/adapter.ts';
+import type { SvmFinality } from '../../../../packages/ballast/src/chains/svm/rpc.ts';
 import { computeOrderId } from '../../../../packages/protocol/src/protocol/orderId.ts';
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -21,8 +21,8 @@ import {
 import { slugVmTypesFromChains } from '../../../../packages/protocol/src/protocol/vmTypes.ts';
 import { ChainsResponseSchema, QuoteResponseSchema } from '../../../../packages/protocol/src/relay/schemas.ts';
 import { startSolanaNode, type SolanaSandboxNode } from '../../../../packages/sandbox/src/svm/startSolanaNode.ts';
-import type { SvmInstruction } from '../../../../src/verify/deposit/svmStepData.ts';
-import type { VerifyQuoteInput } from '../../../../src/verify/types.ts';
+import type { SvmInstruction } from '../../../../packages/ballast/src/verify/deposit/svmStepData.ts';
+import type { VerifyQuoteInput } from '../../../../packages/ballast/src/verify/types.ts';
 import {
   computeBudgetInstruction,
   depositInstruction,

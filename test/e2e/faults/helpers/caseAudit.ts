@@ -8,11 +8,11 @@
  *   guaranteed minimum, a balance that fell by more than its deposits less its fills;
  * - time back in band: from the fault to the first read with every target in band.
  */
-import type { StoreDb } from '../../../../src/store/db.ts';
+import type { StoreDb } from '../../../../packages/ballast/src/store/db.ts';
 import { formatUnits, parseAbiItem, type Hex } from 'viem';
 import { decodeDepositLogs } from '../../../../packages/sandbox/src/solver/depositLogs.ts';
 import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
-import { listRecentTransfers, type TransferRow } from '../../../../src/store/transfers.ts';
+import { listRecentTransfers, type TransferRow } from '../../../../packages/ballast/src/store/transfers.ts';
 import { chainOf, inBand, readTreasury, type CaseStart } from './treasuryNeed.ts';
 
 type Slug = 'alpha' | 'beta';

@@ -4,11 +4,16 @@
  * the store has nothing in flight, or the recovery budget (RECOVERY_BUDGET_MS, caseAudit.ts) from the kill has
  * passed.
  */
-import type { StoreDb } from '../../../../src/store/db.ts';
-import { CRASH_POINTS, type CrashPoint } from '../../../../src/core/crashPoints.ts';
-import { sandboxEnv } from '../../../../src/cli/sandboxEnv.ts';
+import type { StoreDb } from '../../../../packages/ballast/src/store/db.ts';
+import { CRASH_POINTS, type CrashPoint } from '../../../../packages/ballast/src/core/crashPoints.ts';
+import { sandboxEnv } from '../../../../packages/ballast/src/cli/sandboxEnv.ts';
 import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
-import { listInFlightTransfers, listRecentTransfers, type TransferStatus, type TransferTxStatus } from '../../../../src/store/transfers.ts';
+import {
+  listInFlightTransfers,
+  listRecentTransfers,
+  type TransferStatus,
+  type TransferTxStatus,
+} from '../../../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox } from '../../helpers/sandboxBallast.ts';
 import { auditCase, formatRow, recoverUntil, watchBand, type CaseAudit, type CaseRow } from './caseAudit.ts';
 import { runOnce, type ChildExit } from './cliChild.ts';

@@ -5,12 +5,12 @@
  * passed (RECOVERY_BUDGET_MS, caseAudit.ts), then the audit and
  * the printed row).
  */
-import type { StoreDb } from '../../../../src/store/db.ts';
+import type { StoreDb } from '../../../../packages/ballast/src/store/db.ts';
 import { expect } from 'vitest';
-import { createBallast, type Ballast } from '../../../../src/app/createBallast.ts';
-import { loadConfig } from '../../../../src/config/loadConfig.ts';
+import { createBallast, type Ballast } from '../../../../packages/ballast/src/app/createBallast.ts';
+import { loadConfig } from '../../../../packages/ballast/src/config/loadConfig.ts';
 import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
-import { listInFlightTransfers, type TransferRow } from '../../../../src/store/transfers.ts';
+import { listInFlightTransfers, type TransferRow } from '../../../../packages/ballast/src/store/transfers.ts';
 import { NEED } from './treasuryNeed.ts';
 import { memoryLogger } from '../../helpers/sandboxBallast.ts';
 import { auditCase, formatRow, recoverUntil, watchBand, type CaseAudit, type CaseRow } from './caseAudit.ts';

@@ -10,11 +10,11 @@
  * node answers and keeps nothing), its order deadline passes in real time (a short `bitcoinQuoteDeadlineSec` with
  * `chains.bitcoin.minDeadlineLeadSec` lowered to match), and the next run writes a replacement ahead and dies.
  */
-import { DEFAULT_BVM_REORG_DEPTH } from '../../../../src/config/chainSchema.ts';
-import { sandboxEnv } from '../../../../src/cli/sandboxEnv.ts';
-import { ABSENCE_RECHECK_MS } from '../../../../src/cycle/reconcile.ts';
+import { DEFAULT_BVM_REORG_DEPTH } from '../../../../packages/ballast/src/config/chainSchema.ts';
+import { sandboxEnv } from '../../../../packages/ballast/src/cli/sandboxEnv.ts';
+import { ABSENCE_RECHECK_MS } from '../../../../packages/ballast/src/cycle/reconcile.ts';
 import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
-import { listInFlightTransfers, listRecentTransfers, type TransferRow } from '../../../../src/store/transfers.ts';
+import { listInFlightTransfers, listRecentTransfers, type TransferRow } from '../../../../packages/ballast/src/store/transfers.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from '../../nonEvm/treasury.ts';
 import { recoverUntil } from './caseAudit.ts';
 import { runOnce, type ChildExit } from './cliChild.ts';

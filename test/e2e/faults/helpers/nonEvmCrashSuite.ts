@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
-import { CANCEL_STEP_SUFFIX } from '../../../../src/store/transferRows.ts';
+import { CANCEL_STEP_SUFFIX } from '../../../../packages/ballast/src/store/transferRows.ts';
 import { tempDir } from '../../helpers/sandboxBallast.ts';
 import { stopChildren } from './cliChild.ts';
 import {

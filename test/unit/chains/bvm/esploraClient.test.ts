@@ -5,10 +5,10 @@
  * exact bigints); the network check by genesis hash.
  */
 import { describe, expect, it } from 'vitest';
-import { createEsploraClient } from '../../../../src/chains/bvm/esploraClient.ts';
-import { AddressStatsSchema, HeightTextSchema, TxStatusSchema } from '../../../../src/chains/bvm/esploraSchemas.ts';
-import { BVM_GENESIS_HASHES, checkEsploraNetwork, networkOfGenesis } from '../../../../src/chains/bvm/network.ts';
-import { spendableSats, specBalanceSats } from '../../../../src/chains/bvm/readBalances.ts';
+import { createEsploraClient } from '../../../../packages/ballast/src/chains/bvm/esploraClient.ts';
+import { AddressStatsSchema, HeightTextSchema, TxStatusSchema } from '../../../../packages/ballast/src/chains/bvm/esploraSchemas.ts';
+import { BVM_GENESIS_HASHES, checkEsploraNetwork, networkOfGenesis } from '../../../../packages/ballast/src/chains/bvm/network.ts';
+import { spendableSats, specBalanceSats } from '../../../../packages/ballast/src/chains/bvm/readBalances.ts';
 
 interface Seen {
   url: string;

@@ -6,8 +6,8 @@
  */
 import { networks } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
-import { depositPattern, isOrderDeposit } from '../../../../src/chains/bvm/findDeposit.ts';
-import { TxSchema, type EsploraTx } from '../../../../src/chains/bvm/esploraSchemas.ts';
+import { depositPattern, isOrderDeposit } from '../../../../packages/ballast/src/chains/bvm/findDeposit.ts';
+import { TxSchema, type EsploraTx } from '../../../../packages/ballast/src/chains/bvm/esploraSchemas.ts';
 import { depositoryFor, memoScript, strangerAddress, testWallet } from '../../../fixtures/bvmQuote.ts';
 
 const ORDER = `0x${'5a'.repeat(32)}`;

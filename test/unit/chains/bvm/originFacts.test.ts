@@ -6,9 +6,9 @@
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
-import type { RecordedTx } from '../../../../src/chains/adapter.ts';
-import { createBvmAdapter } from '../../../../src/chains/bvm/adapter.ts';
-import { verifyBvmDeposit } from '../../../../src/verify/deposit/bvmVerifier.ts';
+import type { RecordedTx } from '../../../../packages/ballast/src/chains/adapter.ts';
+import { createBvmAdapter } from '../../../../packages/ballast/src/chains/bvm/adapter.ts';
+import { verifyBvmDeposit } from '../../../../packages/ballast/src/verify/deposit/bvmVerifier.ts';
 import { buildPsbt, bvmCase, bvmQuote, checkInput, standardSpec, strangerAddress, testWallet } from '../../../fixtures/bvmQuote.ts';
 
 const wallet = testWallet('p2wpkh', 'regtest');

@@ -9,8 +9,14 @@ import { networks, payments, Psbt, script as btcScript, Transaction, toXOnly } f
 import { ECPairFactory } from 'ecpair';
 import * as ecc from 'tiny-secp256k1';
 import { describe, expect, it } from 'vitest';
-import { signBvmPsbt, type BvmSignLimits } from '../../../../src/chains/bvm/signPsbt.ts';
-import { bvmKeyFromWif, BVM_NETWORK_PARAMS, type BvmAddressType, type BvmKey, type BvmNetwork } from '../../../../src/chains/bvm/wallet.ts';
+import { signBvmPsbt, type BvmSignLimits } from '../../../../packages/ballast/src/chains/bvm/signPsbt.ts';
+import {
+  bvmKeyFromWif,
+  BVM_NETWORK_PARAMS,
+  type BvmAddressType,
+  type BvmKey,
+  type BvmNetwork,
+} from '../../../../packages/ballast/src/chains/bvm/wallet.ts';
 import {
   AMOUNT,
   buildPsbt,

@@ -5,9 +5,9 @@
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
-import { bvmTxRecord, recordedInputs } from '../../../../src/chains/bvm/txRecord.ts';
-import { requiredConfirmations } from '../../../../src/chains/bvm/txState.ts';
-import { validateBvmAddress } from '../../../../src/chains/bvm/validateAddress.ts';
+import { bvmTxRecord, recordedInputs } from '../../../../packages/ballast/src/chains/bvm/txRecord.ts';
+import { requiredConfirmations } from '../../../../packages/ballast/src/chains/bvm/txState.ts';
+import { validateBvmAddress } from '../../../../packages/ballast/src/chains/bvm/validateAddress.ts';
 
 const A = 'a1'.repeat(32);
 const B = 'b2'.repeat(32);

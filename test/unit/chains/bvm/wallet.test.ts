@@ -17,7 +17,7 @@ import {
   type BvmAddressType,
   type BvmKey,
   type BvmNetwork,
-} from '../../../../src/chains/bvm/wallet.ts';
+} from '../../../../packages/ballast/src/chains/bvm/wallet.ts';
 
 /** BIP-84 test vector, m/84'/0'/0'/0/0 of the "abandon … about" mnemonic: WIF, public key, address. */
 const BIP84_WIF = 'KyZpNDKnfs94vbrwhJneDi77V6jF64PWPF8x5cdJb8ifgg2DUc9d';

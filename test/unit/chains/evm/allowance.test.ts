@@ -5,7 +5,7 @@
  */
 import { decodeFunctionData, encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { planAllowance, readApproval, resetApprovalItem } from '../../../../src/chains/evm/allowance.ts';
+import { planAllowance, readApproval, resetApprovalItem } from '../../../../packages/ballast/src/chains/evm/allowance.ts';
 import type { EvmTxData } from '../../../../packages/protocol/src/relay/schemas.ts';
 
 const DEPOSITORY: Hex = '0x4cd00e387622c35bddb9b4c962c136462338bc31';

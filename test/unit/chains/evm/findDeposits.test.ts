@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encodeAbiParameters, encodeEventTopics, type Hex, type PublicClient } from 'viem';
-import { findDepositsForOrder, LOG_RANGE_BLOCKS } from '../../../../src/chains/evm/findDeposits.ts';
+import { findDepositsForOrder, LOG_RANGE_BLOCKS } from '../../../../packages/ballast/src/chains/evm/findDeposits.ts';
 import { depositoryAbi } from '../../../../packages/protocol/src/protocol/depositoryAbi.ts';
 
 const DEPOSITORY = '0x00000000000000000000000000000000000000de' as const;

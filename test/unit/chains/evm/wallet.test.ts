@@ -4,7 +4,7 @@
  */
 import { hexToBytes, recoverMessageAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { evmSignerFromKey } from '../../../../src/chains/evm/wallet.ts';
+import { evmSignerFromKey } from '../../../../packages/ballast/src/chains/evm/wallet.ts';
 
 /** Anvil's first dev key and its address: public test material. */
 const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';

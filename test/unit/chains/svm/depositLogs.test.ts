@@ -6,7 +6,7 @@
 import { Keypair } from '@solana/web3.js';
 import { base64 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
-import { depositEventsInLogs } from '../../../../src/chains/svm/depositLogs.ts';
+import { depositEventsInLogs } from '../../../../packages/ballast/src/chains/svm/depositLogs.ts';
 import { encodeDepositEvent, SYSTEM_PROGRAM_ID, type SvmDepositEvent } from '../../../../packages/protocol/src/protocol/svmDepository.ts';
 
 const key = (seed: number) => Keypair.fromSeed(new Uint8Array(32).fill(seed)).publicKey.toBase58();

@@ -3,7 +3,7 @@
  * data is not Solana step data name none.
  */
 import { describe, expect, it } from 'vitest';
-import { quoteLookupTableAddresses } from '../../../../src/chains/svm/lookupTables.ts';
+import { quoteLookupTableAddresses } from '../../../../packages/ballast/src/chains/svm/lookupTables.ts';
 import { SVM_LOOKUP_TABLE, SVM_STRANGER, SVM_USER, svmQuoteInput } from '../../../fixtures/svmQuote.ts';
 
 describe('quoteLookupTableAddresses', () => {

@@ -4,7 +4,7 @@
  * `confirmationStatus` report a rooted transaction with `confirmations: null`.
  */
 import { describe, expect, it } from 'vitest';
-import { reaches, statusLevel, svmBlockRef } from '../../../../src/chains/svm/signatureStatus.ts';
+import { reaches, statusLevel, svmBlockRef } from '../../../../packages/ballast/src/chains/svm/signatureStatus.ts';
 
 describe('signature status levels', () => {
   it('reads confirmationStatus, or confirmations when it is absent', () => {

@@ -4,7 +4,7 @@
  */
 import { Keypair } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
-import { parseSvmTxRecord, svmTxRecord } from '../../../../src/chains/svm/txRecord.ts';
+import { parseSvmTxRecord, svmTxRecord } from '../../../../packages/ballast/src/chains/svm/txRecord.ts';
 
 const payer = Keypair.fromSeed(new Uint8Array(32).fill(1)).publicKey.toBase58();
 const blockhash = Keypair.fromSeed(new Uint8Array(32).fill(7)).publicKey.toBase58();

@@ -2,7 +2,7 @@
  * A Solana wallet address is the canonical base58 of a 32-byte key, case-sensitive; an EVM address is named as such.
  */
 import { describe, expect, it } from 'vitest';
-import { validateSvmAddress } from '../../../../src/chains/svm/validateAddress.ts';
+import { validateSvmAddress } from '../../../../packages/ballast/src/chains/svm/validateAddress.ts';
 
 const GOOD = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
 

@@ -6,7 +6,7 @@ import { base58 } from '@scure/base';
 import { Keypair, PublicKey, Transaction, SystemProgram } from '@solana/web3.js';
 import { hexToBytes } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { parseSvmAddress, svmSignerFromSecretKey } from '../../../../src/chains/svm/wallet.ts';
+import { parseSvmAddress, svmSignerFromSecretKey } from '../../../../packages/ballast/src/chains/svm/wallet.ts';
 
 /** RFC 8032 section 7.1, TEST 1: secret seed and public key. */
 const SEED1 = hexToBytes('0x9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');

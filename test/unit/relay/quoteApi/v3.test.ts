@@ -5,13 +5,13 @@
  * refused with RELAY_QUOTE_V3_UNVERIFIABLE; the single v3 error shape becomes a RelayApiError with its errorCode.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { extractFees } from '../../../../src/policy/feeBreakdown.ts';
-import { createRelayClient } from '../../../../src/relay/client.ts';
-import { RelayApiError, RelaySchemaError } from '../../../../src/relay/errors.ts';
-import { QuoteV3UnverifiableError } from '../../../../src/relay/quoteApi/errors.ts';
-import { mapQuoteV3, V3_RESPONSE_KEY } from '../../../../src/relay/quoteApi/v3.ts';
+import { extractFees } from '../../../../packages/ballast/src/policy/feeBreakdown.ts';
+import { createRelayClient } from '../../../../packages/ballast/src/relay/client.ts';
+import { RelayApiError, RelaySchemaError } from '../../../../packages/ballast/src/relay/errors.ts';
+import { QuoteV3UnverifiableError } from '../../../../packages/ballast/src/relay/quoteApi/errors.ts';
+import { mapQuoteV3, V3_RESPONSE_KEY } from '../../../../packages/ballast/src/relay/quoteApi/v3.ts';
 import { QuoteResponseSchema, type QuoteRequest } from '../../../../packages/protocol/src/relay/schemas.ts';
-import { verifyQuote } from '../../../../src/verify/verifyQuote.ts';
+import { verifyQuote } from '../../../../packages/ballast/src/verify/verifyQuote.ts';
 import { offlineQuote, offlineQuoteJson, OFFLINE_CASE } from '../../../fixtures/offlineQuote.ts';
 import { caseInput } from '../../../fixtures/quoteTamper.ts';
 import { startTestServer, type TestServer } from '../testServer.ts';

@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readDeprecationNotice } from '../../../../src/relay/deprecation.ts';
+import { readDeprecationNotice } from '../../../../packages/ballast/src/relay/deprecation.ts';
 import { QUOTE_V3_MIGRATION_GUIDE_URL } from '../../../../packages/sandbox/src/api/deprecationHeaders.ts';
 import { FaultState } from '../../../../packages/sandbox/src/api/faultState.ts';
 import { RequestStore } from '../../../../packages/sandbox/src/api/requestStore.ts';

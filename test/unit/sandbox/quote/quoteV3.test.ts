@@ -4,11 +4,11 @@
  * real verifier passes, with the same fee breakdown.
  */
 import { describe, expect, it } from 'vitest';
-import { extractFees } from '../../../../src/policy/feeBreakdown.ts';
-import { mapQuoteV3 } from '../../../../src/relay/quoteApi/v3.ts';
+import { extractFees } from '../../../../packages/ballast/src/policy/feeBreakdown.ts';
+import { mapQuoteV3 } from '../../../../packages/ballast/src/relay/quoteApi/v3.ts';
 import { toQuoteV3 } from '../../../../packages/sandbox/src/quote/quoteV3.ts';
 import type { AnyStepDataJson, SandboxQuoteResponse } from '../../../../packages/sandbox/src/quote/types.ts';
-import { verifyQuote } from '../../../../src/verify/verifyQuote.ts';
+import { verifyQuote } from '../../../../packages/ballast/src/verify/verifyQuote.ts';
 import { offlineQuote, offlineQuoteJson, OFFLINE_CASE } from '../../../fixtures/offlineQuote.ts';
 import { caseInput } from '../../../fixtures/quoteTamper.ts';
 

@@ -7,7 +7,7 @@ import { ChainsResponseSchema, QuoteResponseSchema } from '../../../../packages/
 import { buildChainsDocument } from '../../../../packages/sandbox/src/api/chainsDocument.ts';
 import { TAMPER_KINDS, type TamperKind } from '../../../../packages/sandbox/src/faults.ts';
 import { tamperQuote } from '../../../../packages/sandbox/src/quote/tamper.ts';
-import { verifyQuote, type VerifyRuleId } from '../../../../src/verify/verifyQuote.ts';
+import { verifyQuote, type VerifyRuleId } from '../../../../packages/ballast/src/verify/verifyQuote.ts';
 import { build, counterRandom, NOW_SEC, RECIPIENT, SOLVER, TABLE, USDC, USER, usdcRequest, ZERO } from './fixtures.ts';
 
 const RULE_OF: Record<TamperKind, VerifyRuleId> = {

@@ -12,8 +12,8 @@ import { estimateVsize } from '../../../../packages/sandbox/src/quote/bvmSteps.t
 import { SandboxApiError } from '../../../../packages/sandbox/src/quote/errors.ts';
 import type { VmTamperKind } from '../../../../packages/sandbox/src/faults.ts';
 import { tamperVmQuote, type VmOriginQuote } from '../../../../packages/sandbox/src/quote/vmTamper.ts';
-import { verifyQuote, type VerifyRuleId } from '../../../../src/verify/verifyQuote.ts';
-import type { OriginChainFacts } from '../../../../src/verify/deposit/types.ts';
+import { verifyQuote, type VerifyRuleId } from '../../../../packages/ballast/src/verify/verifyQuote.ts';
+import type { OriginChainFacts } from '../../../../packages/ballast/src/verify/deposit/types.ts';
 import { counterRandom, NOW_SEC, RECIPIENT, SOLVER, TABLE, USDC, USER, ZERO } from './fixtures.ts';
 import {
   BITCOIN_ID,

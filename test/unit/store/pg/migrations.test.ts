@@ -9,12 +9,12 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../../src/store/database.ts';
-import { StoreSchemaError } from '../../../../src/store/errors.ts';
-import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../../../src/store/migrations.ts';
-import { migratePostgres, pgSchemaVersion } from '../../../../src/store/pg/migrate.ts';
-import { PG_LATEST_SCHEMA_VERSION, PG_MIGRATIONS } from '../../../../src/store/pg/migrations.ts';
-import { COPY_TABLES, NOT_COPIED } from '../../../../src/store/copy/tables.ts';
+import { openDatabase } from '../../../../packages/ballast/src/store/database.ts';
+import { StoreSchemaError } from '../../../../packages/ballast/src/store/errors.ts';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../../../packages/ballast/src/store/migrations.ts';
+import { migratePostgres, pgSchemaVersion } from '../../../../packages/ballast/src/store/pg/migrate.ts';
+import { PG_LATEST_SCHEMA_VERSION, PG_MIGRATIONS } from '../../../../packages/ballast/src/store/pg/migrations.ts';
+import { COPY_TABLES, NOT_COPIED } from '../../../../packages/ballast/src/store/copy/tables.ts';
 import { createDatabase, startPostgres, type PostgresServer } from '../../../helpers/postgres.ts';
 import { tempDir } from '../../../e2e/helpers/sandboxBallast.ts';
 

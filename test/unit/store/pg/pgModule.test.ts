@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { loadPg } from '../../../../src/store/pg/pgModule.ts';
+import { loadPg } from '../../../../packages/ballast/src/store/pg/pgModule.ts';
 
 describe('loadPg', () => {
   it('is the default export of pg, the same object on every call', () => {

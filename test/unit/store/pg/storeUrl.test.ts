@@ -2,7 +2,7 @@
  * Telling a PostgreSQL URL from a SQLite path in `store:`, and keeping the URL's password out of messages.
  */
 import { describe, expect, it } from 'vitest';
-import { isPostgresUrl, redactStoreUrl } from '../../../../src/config/storeUrl.ts';
+import { isPostgresUrl, redactStoreUrl } from '../../../../packages/ballast/src/config/storeUrl.ts';
 
 describe('isPostgresUrl', () => {
   it('accepts both libpq URI schemes, in any case, and nothing else', () => {

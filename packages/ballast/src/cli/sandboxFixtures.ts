@@ -69,7 +69,7 @@ function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-/** This package's `bin/ballast.mjs`, relative to the working directory (`./bin/ballast.mjs` from the project root). */
+/** This package's `bin/ballast.mjs`, relative to the working directory (`./packages/ballast/bin/ballast.mjs` from the repository root). */
 function ballastBin(): string {
   const bin = fileURLToPath(new URL('../../bin/ballast.mjs', import.meta.url));
   const rel = path.relative(process.cwd(), bin);

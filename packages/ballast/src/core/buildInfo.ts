@@ -23,6 +23,11 @@ export interface BuildInfo {
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * Where a checkout's `.git` may sit: the package root (a package checked out alone) or the repository root two levels
+ * up (the package inside the workspace's `packages/`).
+ */
+const CHECKOUT_ROOTS = [ROOT, fileURLToPath(new URL('../../../../', import.meta.url))];
 /** True when this module is the compiled `dist/core/buildInfo.js`, not the source. */
 const FROM_BUILD = /[\\/]dist[\\/]core[\\/]buildInfo\.js$/.test(fileURLToPath(import.meta.url));
 let cached: BuildInfo | null = null;
@@ -79,7 +84,11 @@ export function buildInfo(env: NodeJS.ProcessEnv = process.env): BuildInfo {
       // keep `unknown`
     }
   }
-  const commit = env.BALLAST_BUILD_COMMIT?.trim() || (FROM_BUILD ? commitFromFile(ROOT) : null) || commitFromGit(ROOT) || 'unknown';
+  const commit =
+    env.BALLAST_BUILD_COMMIT?.trim() ||
+    (FROM_BUILD ? commitFromFile(ROOT) : null) ||
+    CHECKOUT_ROOTS.map(commitFromGit).find(Boolean) ||
+    'unknown';
   cached = { version, commit };
   return cached;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Builds the runnable package: compiles src/ and the workspace packages' sources (packages/protocol/src,
- * packages/sandbox/src) in one tsc run (tsconfig.build.json: type-checked, relative `.ts` import specifiers
+ * Builds the runnable package: compiles src/ and the sibling workspace packages' sources (../protocol/src,
+ * ../sandbox/src) in one tsc run (tsconfig.build.json: type-checked, relative `.ts` import specifiers
  * rewritten to `.js`), puts src/ into dist/ and each package's src/ into its own dist/ (packages/<name>/dist,
  * where its package.json `exports` points under the `ballast-dist` condition that bin/ballast.mjs sets), copies
  * the non-TypeScript files the code reads at run time (the sandbox's `.sol` sources, located through
@@ -25,13 +25,15 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(PKG, 'src');
-/** Workspace packages compiled with the product: directory under PKG → its dist/ receives `<dir>/src` compiled. */
-const WORKSPACE_PACKAGES = ['packages/protocol', 'packages/sandbox'].filter((dir) => existsSync(join(PKG, dir, 'src')));
+/** Sibling workspace packages compiled with the product (directories beside PKG); each dist/ receives its src/ compiled. */
+const WORKSPACE_PACKAGES = ['protocol', 'sandbox'].filter((dir) => existsSync(join(PKG, '..', dir, 'src')));
+/** The product's directory name under the workspace's packages/ (tsc's rootDir is that parent). */
+const SELF = basename(PKG);
 
 function fail(message, code = 1) {
   process.stderr.write(`build: ${message}\n`);
@@ -108,9 +110,10 @@ if (compiled.status !== 0) {
   rmSync(staging, { recursive: true, force: true });
   fail('tsc reported errors (above); dist/ was left unchanged');
 }
-// tsconfig.build.json's rootDir is the package root: staging/src is the product, staging/<package>/src a package.
-let assets = copyAssets(SRC, join(staging, 'src'));
-for (const dir of WORKSPACE_PACKAGES) assets += copyAssets(join(PKG, dir, 'src'), join(staging, dir, 'src'));
+// tsconfig.build.json's rootDir is the workspace's packages/: staging/<SELF>/src is the product, staging/<package>/src
+// a sibling package.
+let assets = copyAssets(SRC, join(staging, SELF, 'src'));
+for (const dir of WORKSPACE_PACKAGES) assets += copyAssets(join(PKG, '..', dir, 'src'), join(staging, dir, 'src'));
 
 /** Swaps `built` in as `target` (a directory) by rename, the previous one removed after. */
 function swapIn(built, target, old) {
@@ -120,12 +123,13 @@ function swapIn(built, target, old) {
 }
 for (const dir of WORKSPACE_PACKAGES) {
   // Copied first beside the package (the build root may be on another file system), then swapped in by rename.
-  const next = join(PKG, dir, `.dist-build-${process.pid}`);
+  const home = join(PKG, '..', dir);
+  const next = join(home, `.dist-build-${process.pid}`);
   rmSync(next, { recursive: true, force: true });
   cpSync(join(staging, dir, 'src'), next, { recursive: true });
-  swapIn(next, join(PKG, dir, 'dist'), join(PKG, dir, `.dist-old-${process.pid}`));
+  swapIn(next, join(home, 'dist'), join(home, `.dist-old-${process.pid}`));
 }
-swapIn(join(staging, 'src'), dist, retired);
+swapIn(join(staging, SELF, 'src'), dist, retired);
 rmSync(staging, { recursive: true, force: true });
 
 const sha = commit();

@@ -6,7 +6,7 @@
 // restarted after an upgrade that skipped the build keeps working (only its start is slower, about a second).
 //
 // "Complete and current": build-info.json (written last by the build, dated when the build started) exists and
-// no file or directory under src/ or a workspace package's src/ (packages/protocol, packages/sandbox) was
+// no file or directory under src/ or a sibling workspace package's src/ (../protocol, ../sandbox) was
 // modified after it. The check stats the few hundred entries of src/, a few
 // milliseconds; without src/ (a package shipped as dist/ only) the build is used as it is.
 //
@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 const root = new URL('../', import.meta.url);
 const distMain = new URL('dist/cli/main.js', root);
 const marker = new URL('build-info.json', root);
-const srcDirs = ['src/', 'packages/protocol/src/', 'packages/sandbox/src/'].map((dir) => fileURLToPath(new URL(dir, root)));
+const srcDirs = ['src/', '../protocol/src/', '../sandbox/src/'].map((dir) => fileURLToPath(new URL(dir, root)));
 
 /** Newest modification time (ms) of a source directory and everything under it; -1 when it does not exist. */
 function newestMtimeUnder(srcDir) {
