@@ -223,6 +223,14 @@ function checkPolicy(policy: PolicyConfig, assets: ParsedParts['assets'], issues
     }
     checkTransferBounds(`policy.transferLimits.${asset}`, limits, issues);
   }
+  for (const asset of Object.keys(policy.strategy ?? {})) {
+    if (!assets.some((a) => a.symbol === asset)) {
+      issues.push({
+        path: `policy.strategy.${asset}`,
+        message: `unknown asset "${asset}"; use a name defined under assets: or remove the entry`,
+      });
+    }
+  }
   for (const [asset, home] of Object.entries(policy.sweepTo ?? {})) {
     const [chain, wallet] = home.split(':') as [string, string | undefined];
     const holdings = assets.filter(

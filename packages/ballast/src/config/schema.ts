@@ -13,6 +13,7 @@
  */
 import { HaSectionSchema } from './haSchema.ts';
 import { z } from 'zod';
+import { FlowStrategySchema } from './strategySchema.ts';
 import { SpendingLimitsSectionSchema } from './limitsSchema.ts';
 import { ChainSchema } from './chainSchema.ts';
 import { WalletSchema } from './walletSchema.ts';
@@ -241,6 +242,12 @@ export const PolicySectionSchema = z
       .optional()
       .describe(
         'per asset, the home holding (<chain> or <chain>:<wallet>) that receives any surplus no deficit took this cycle; absent: surpluses stay where they are',
+      ),
+    strategy: z
+      .record(z.string().regex(NAME_RE), FlowStrategySchema)
+      .optional()
+      .describe(
+        'per asset, how its holdings are planned; absent: bands alone. kind: flow also uses each holding\'s smoothed net flow (docs/design.md "Flow-aware strategy")',
       ),
     routes: z
       .array(RouteRuleSchema)

@@ -185,6 +185,8 @@ export function planTransfers(
     routes: policy.routes,
     onlyListedRoutes: policy.onlyListedRoutes,
     batchSmallDeficits: policy.batchSmallDeficits,
+    // No flow history is recorded yet: a flow strategy plans on bands alone and its decisions say so.
+    ...(policy.strategy ? { strategy: policy.strategy } : {}),
   });
   const plan = withoutPausedRoutes(
     {

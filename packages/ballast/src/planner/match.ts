@@ -1,11 +1,12 @@
 /**
  * Matching of surpluses to deficits within one asset, at a common decimal scale. Pure.
  *
- * Largest deficit first, served from the largest remaining surplus first (ties broken by chain name, then
- * currency and address), split across donors when one is not enough. Each (donor, deficit) pair gets at most
- * one transfer per cycle, capped at `maxN`; anything below `minN` is skipped. With `boundsFor` each pair has its own
- * bounds (`policy.routes`, src/planner/routes.ts) or is refused; with a deficit's `roomN` (batching) a deficit
- * smaller than its pair's minimum is raised to that minimum when its band and the donor can take it.
+ * Largest deficit first (within a rank, see {@link MatchSide.rank}), served from the largest remaining surplus
+ * first (ties broken by chain name, then currency and address), split across donors when one is not enough. Each
+ * (donor, deficit) pair gets at most one transfer per cycle, capped at `maxN`; anything below `minN` is skipped.
+ * With `boundsFor` each pair has its own bounds (`policy.routes`, src/planner/routes.ts) or is refused; with a
+ * deficit's `roomN` (batching) a deficit smaller than its pair's minimum is raised to that minimum when its band
+ * and the donor can take it.
  */
 import { formatUnits } from 'viem';
 import { targetKey } from './effective.ts';
@@ -27,6 +28,11 @@ export interface MatchSide {
    * max, at the common scale. A deficit below its pair's minimum is then raised to that minimum when it fits.
    */
   roomN?: bigint;
+  /**
+   * Deficits only: served in ascending rank, then largest first. Absent: 0. The flow strategy ranks a holding only
+   * projected below min at 1, so every holding already below min is served before it.
+   */
+  rank?: number;
 }
 
 /** Parameters of {@link matchAsset}. All `...N` amounts are base units at `scale` decimals. */
@@ -131,7 +137,7 @@ export function matchAsset(p: MatchParameters): { transfers: PlannedTransfer[]; 
   const transfers: PlannedTransfer[] = [];
   const decisions: PlanDecision[] = [];
   const donors = p.surpluses.map(open);
-  const needs = p.deficits.map(open).sort(bySizeThenName);
+  const needs = p.deficits.map(open).sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0) || bySizeThenName(a, b));
   // Donors with something left, largest first. Each deficit pops them in order until it is served; the donors it
   // visited go back with what they have left (an exhausted donor is visited by no later deficit).
   const heap = new DonorHeap();

@@ -16,6 +16,7 @@ import { matchAsset, type MatchSide } from './match.ts';
 import { lowestMinAt, pairBoundsAt } from './routes.ts';
 import { sweepLeftovers } from './sweep.ts';
 import { attachAlternatives } from './alternatives.ts';
+import { donorFloor, flowView, indexFlows, validateStrategies, type FlowView } from './flowMode.ts';
 import type { Plan, PlanDecision, PlanInput, PlannedTransfer, TargetBand } from './types.ts';
 import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts';
 
@@ -49,6 +50,11 @@ import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts'
  * 5. With `maxAlternatives` > 0 (route choice), each transfer lists up to that many other donors whose surplus no
  *    transfer takes could send the same value (src/planner/alternatives.ts), and the plan carries every donor's
  *    `spare`.
+ * 7. Flow strategy (`strategy.<asset>.kind` `flow`, with `flows`; src/planner/flowMode.ts): a holding whose
+ *    smoothed outflow takes it below min within the horizon is a deficit now (served after every holding already
+ *    below min), a draining donor keeps min plus its outflow over the horizon, and a surplus whose flow nets to
+ *    zero or brings it back is not swept. A recipient funded ahead is funded until its projected balance (not its
+ *    balance now) reaches target. Without a strategy for the asset, the plan is exactly the one described above.
  *
  * @returns transfers (amountIn in origin base units) and decisions, grouped by asset in ascending asset order
  * @throws PlanInputError (code `PLAN_INPUT_INVALID`) on an inconsistent input (see `validatePlanInput`)
@@ -56,10 +62,17 @@ import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts'
 export function planRebalance(input: PlanInput): Plan {
   const keyOf = memoTargetKey();
   validatePlanInput(input, keyOf);
+  validateStrategies(input.strategy);
   const unreadable = findUnreadableChains(input.targets, input.balances, keyOf);
   // Indexed once per plan (map lookups per target), so planning grows linearly with targets, readings and
   // in-flight transfers.
-  const index: PlanIndex = { keyOf, unreadable, readings: indexReadings(input.balances), inFlight: indexInFlight(input.inFlight) };
+  const index: PlanIndex = {
+    keyOf,
+    unreadable,
+    readings: indexReadings(input.balances),
+    inFlight: indexInFlight(input.inFlight),
+    flows: indexFlows(input.flows),
+  };
   const transfers: PlannedTransfer[] = [];
   const decisions: PlanDecision[] = [];
   const spare = new Map<string, bigint>();
@@ -95,6 +108,8 @@ interface PlanIndex {
   unreadable: Map<string, string>;
   readings: ReadingIndex;
   inFlight: InFlightIndex;
+  /** Flow signals by holding key (src/planner/flowMode.ts). */
+  flows: ReturnType<typeof indexFlows>;
 }
 
 /** Plans one asset. `targets` are that asset's targets, sorted. */
@@ -110,6 +125,9 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
   const label = (t: TargetBand): string => ((chainCount.get(t.chain) ?? 0) > 1 ? `${t.chain} (${t.wallet})` : t.chain);
   const deficits: MatchSide[] = [];
   const surpluses: MatchSide[] = [];
+  const strategy = input.strategy?.[asset];
+  /** Surpluses left where they are by the flow strategy: donors to deficits, never swept. */
+  const still = new Set<MatchSide>();
 
   for (const t of targets) {
     const fmt = (n: bigint): string => formatUnits(n, t.decimals);
@@ -140,34 +158,60 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
     // no transfer back the other way: the worst case is a need planned a cycle later, never a need paid twice.
     const forDeficit = eff.effective > reading ? eff.effective : reading;
     const forSurplus = eff.effective < reading ? eff.effective : reading;
-    if (forDeficit < t.min) {
-      const why = `${label(t)} below min: ${fmt(forDeficit)} < ${fmt(t.min)} ${asset}`;
+    const view: FlowView | undefined = strategy ? flowView(t, strategy, index.flows.get(index.keyOf(t))) : undefined;
+    const flowNote = view ? `; ${view.note}` : '';
+    // Draining (flow strategy): a holding in band is judged by its balance projected over the horizon. One below min
+    // now needs what bands say (its floor first, for every such holding); its projected need follows next cycle.
+    const projected = view && view.delta < 0n && forDeficit >= t.min ? forDeficit + view.delta : forDeficit;
+    if (projected < t.min) {
+      const why =
+        forDeficit < t.min
+          ? `${label(t)} below min: ${fmt(forDeficit)} < ${fmt(t.min)} ${asset}`
+          : `${label(t)} projected below min: ${fmt(projected)} < ${fmt(t.min)} ${asset}`;
       const roomN = batching ? { roomN: toScale(t.max - forDeficit) } : {};
-      deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - forDeficit), key: index.keyOf(t), ...roomN });
+      // Below min now comes first: a pre-funding never takes what the floor of another holding needs.
+      const rank = forDeficit < t.min ? {} : { rank: 1 };
+      deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - projected), key: index.keyOf(t), ...roomN, ...rank });
+      const reach = projected === forDeficit ? `reach target ${fmt(t.target)}` : `keep its projected balance at target ${fmt(t.target)}`;
       decisions.push({
         asset,
         chain: t.chain,
         kind: 'deficit',
-        detail: `${why}; needs ${fmt(t.target - forDeficit)} to reach target ${fmt(t.target)}`,
+        detail: `${why}; needs ${fmt(t.target - projected)} to ${reach}${flowNote}`,
       });
     } else if (forSurplus > t.max) {
       const why = `${label(t)} above max: ${fmt(forSurplus)} > ${fmt(t.max)} ${asset}`;
-      // Never below the gas reserve: the wallet must still pay for its transactions.
+      // Never below the gas reserve: the wallet must still pay for its transactions; with the flow strategy, never
+      // below min + its outflow over the horizon.
       const reserve = t.reserve ?? 0n;
-      const floor = reserve > t.target ? reserve : t.target;
+      const floor = donorFloor(t, view);
       if (forSurplus > floor) {
-        surpluses.push({ band: t, label: label(t), why, amountN: toScale(forSurplus - floor), key: index.keyOf(t) });
+        const side: MatchSide = { band: t, label: label(t), why, amountN: toScale(forSurplus - floor), key: index.keyOf(t) };
+        surpluses.push(side);
         const down =
           floor === t.target
             ? `down to target ${fmt(t.target)}`
-            : `down to its gas reserve ${fmt(reserve)} (above target ${fmt(t.target)})`;
-        decisions.push({ asset, chain: t.chain, kind: 'surplus', detail: `${why}; can give ${fmt(forSurplus - floor)} ${down}` });
+            : floor === reserve
+              ? `down to its gas reserve ${fmt(reserve)} (above target ${fmt(t.target)})`
+              : `down to ${fmt(floor)}, min plus its projected outflow`;
+        const stays = view?.warm === true && (view.delta === 0n || forSurplus + view.delta <= t.max);
+        if (stays) still.add(side);
+        const stay = stays ? '; left where it is unless a deficit needs it (flow strategy)' : '';
+        decisions.push({
+          asset,
+          chain: t.chain,
+          kind: 'surplus',
+          detail: `${why}; can give ${fmt(forSurplus - floor)} ${down}${flowNote}${stay}`,
+        });
       } else {
         decisions.push({
           asset,
           chain: t.chain,
           kind: 'surplus_unused',
-          detail: `${why}; gives nothing: its gas reserve is ${fmt(reserve)}`,
+          detail:
+            floor === reserve
+              ? `${why}; gives nothing: its gas reserve is ${fmt(reserve)}`
+              : `${why}; gives nothing: it keeps ${fmt(floor)}, min plus its projected outflow${flowNote}`,
         });
       }
     } else {
@@ -175,7 +219,7 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
         asset,
         chain: t.chain,
         kind: 'in_band',
-        detail: `${label(t)}: ${fmt(eff.effective)} within [${fmt(t.min)}, ${fmt(t.max)}] ${asset}`,
+        detail: `${label(t)}: ${fmt(eff.effective)} within [${fmt(t.min)}, ${fmt(t.max)}] ${asset}${flowNote}`,
       });
     }
   }
@@ -205,7 +249,8 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
     const alt = withAlternatives(matched.transfers, new Set());
     return { transfers: alt.transfers, decisions: [...decisions, ...matched.decisions], spare: alt.spare };
   }
-  const swept = sweepLeftovers({ asset, scale, ...bounds, home, targets, surpluses, transfers: matched.transfers });
+  const sweepable = still.size === 0 ? surpluses : surpluses.filter((s) => !still.has(s));
+  const swept = sweepLeftovers({ asset, scale, ...bounds, home, targets, surpluses: sweepable, transfers: matched.transfers });
   // A swept surplus is no longer "unused": its decision gives way to the sweep's.
   const sweptFrom = new Set(swept.transfers.map((t) => t.from.chain));
   const kept = matched.decisions.filter((d) => !(d.kind === 'surplus_unused' && d.chain !== undefined && sweptFrom.has(d.chain)));

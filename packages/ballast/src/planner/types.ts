@@ -96,6 +96,44 @@ export interface PlanInput extends RouteRules {
    * fill's gas) instead of a string of small ones; otherwise it waits. Absent: true.
    */
   batchSmallDeficits?: boolean;
+  /**
+   * Per asset: how its holdings are judged. Absent (or an asset not listed): bands only, as described in
+   * `planRebalance`. `kind: 'flow'`: bands plus each holding's smoothed net flow (`flows`), src/planner/flowMode.ts.
+   */
+  strategy?: Readonly<Record<string, FlowStrategy>>;
+  /** Smoothed net flow per holding (src/planner/flow.ts), read only for assets whose `strategy` is `flow`. */
+  flows?: readonly HoldingFlow[];
+}
+
+/**
+ * Flow-aware strategy of one asset (config `policy.strategy.<asset>`, docs/design.md "Flow-aware strategy"): a
+ * holding whose smoothed net outflow would take it below `min` within `horizonSec` is funded now; a holding above
+ * `max` whose flow nets to zero or brings it back within the horizon is left alone (not swept).
+ */
+export interface FlowStrategy {
+  kind: 'flow';
+  /**
+   * Seconds after which an observed flow weighs half as much in the smoothed rate (read by the estimator that
+   * computes `flows`, not by the planner).
+   */
+  halfLifeSec: number;
+  /** Seconds ahead the planner projects each balance: about a transfer's delivery time plus one cycle. > 0. */
+  horizonSec: number;
+  /** Net flow at or below this, either way, counts as zero: whole units of the asset per hour (e.g. "100"). */
+  deadbandPerHour: string;
+  /** Intervals of history a holding needs before its flow is used; before that it is planned on bands alone. */
+  minSamples: number;
+}
+
+/** Smoothed net flow of one holding, located like a {@link BalanceReading}. */
+export interface HoldingFlow {
+  chain: string;
+  currency: string;
+  address: string;
+  /** Base units per second; + inflow, − outflow (src/planner/flow.ts `FlowSignal`). */
+  netFlowPerSec: bigint;
+  /** Observed intervals behind the rate. */
+  samples: number;
 }
 
 /**
