@@ -3,7 +3,7 @@
  * every mistake is refused naming the YAML path and the fix.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/loadConfig.ts';
+import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { ENV, baseConfig, issueLines, loadErrorIn, tempDirPerTest } from './helpers.ts';
 
 const tmp = tempDirPerTest();

@@ -1,6 +1,6 @@
 /** Net-flow estimator (src/planner/flow.ts): values computed by hand from the documented formulas. */
 import { describe, expect, it } from 'vitest';
-import { decayPpm, estimateFlow, FLOW_RATE_SCALE, signalOf, stepFlow } from '../../../src/planner/flow.ts';
+import { decayPpm, estimateFlow, FLOW_RATE_SCALE, signalOf, stepFlow } from '../../../packages/ballast/src/planner/flow.ts';
 
 describe('decayPpm', () => {
   it('keeps half the old rate after one half-life and a quarter after two', () => {

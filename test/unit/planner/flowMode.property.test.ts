@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import type { FlowStrategy, HoldingFlow, PlanInput, TargetBand } from '../../../src/planner/types.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import type { FlowStrategy, HoldingFlow, PlanInput, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 
 const CHAINS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
 

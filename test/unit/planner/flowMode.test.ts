@@ -4,10 +4,10 @@
  * plain bands when the strategy or the history is missing.
  */
 import { describe, expect, it } from 'vitest';
-import { PlanInputError } from '../../../src/planner/errors.ts';
-import { planRebalance } from '../../../src/planner/planRebalance.ts';
-import { applyWeights } from '../../../src/planner/weights.ts';
-import type { FlowStrategy, HoldingFlow, PlanInput, TargetBand } from '../../../src/planner/types.ts';
+import { PlanInputError } from '../../../packages/ballast/src/planner/errors.ts';
+import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
+import { applyWeights } from '../../../packages/ballast/src/planner/weights.ts';
+import type { FlowStrategy, HoldingFlow, PlanInput, TargetBand } from '../../../packages/ballast/src/planner/types.ts';
 import { reading, target, units } from './presets.ts';
 
 // Band 20000 / 50000 / 80000 USDC (6 decimals) on every holding.
