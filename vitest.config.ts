@@ -41,6 +41,7 @@ const INTEGRATION_UNIT = [
   'test/unit/store/crashRecovery.test.ts',
   'test/unit/store/database.test.ts',
   'test/unit/store/databaseOpen.test.ts',
+  'test/unit/store/flowStates.test.ts',
   'test/unit/store/lock.test.ts',
   'test/unit/store/originFailures.test.ts',
   'test/unit/store/pg/migrations.test.ts',

@@ -79,6 +79,12 @@ function fillQuietTables(db: Database.Database): void {
               ('0xwallet', 'fill', 'BLOCKED_WALLET', 'fill blocked; funds in compliance review', ?, 1700000000010, NULL, NULL)`,
     ).run(transfer);
   }
+  if (count('flow_states') === 0) {
+    db.prepare(
+      `INSERT INTO flow_states (chain, currency, address, at_ms, balance, rate_scaled, samples)
+       VALUES ('alpha', '0xusdc', '0xtreasury', 1700000000011, '-5', '-123456789012345678901234567890', 3)`,
+    ).run();
+  }
   if (count('run_lock') === 0)
     db.prepare("INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, 'host:1', 1, 1, 2)").run();
 }

@@ -10,6 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { StoreDb, StoreDialect } from '../../../packages/ballast/src/store/db.ts';
 import { CYCLE_ROW } from '../../../packages/ballast/src/store/cycles.ts';
 import { FAILURE_CHECK_ROW } from '../../../packages/ballast/src/store/failures.ts';
+import { FLOW_STATE_ROW, OWN_TRANSFER_ROW } from '../../../packages/ballast/src/store/flowStates.ts';
 import { LEDGER_ROW } from '../../../packages/ballast/src/store/ledger.ts';
 import { LEDGER_DECIMALS_ROW } from '../../../packages/ballast/src/store/ledgerUnits.ts';
 import { LIMIT_HIT_ROW } from '../../../packages/ballast/src/store/limitHits.ts';
@@ -43,6 +44,8 @@ const SHAPES: readonly RowShape[] = [
   LEDGER_DECIMALS_ROW,
   RUN_LOCK_ROW,
   LEASE_ROW,
+  FLOW_STATE_ROW,
+  OWN_TRANSFER_ROW,
 ];
 
 /** One column as an engine reports it: the kind it maps to (or `<engine>:<type>` when none does) and nullability. */

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
-import type { BalanceReading, InFlightTransfer, Plan, PlanDecision, TargetBand } from '../planner/types.ts';
+import type { BalanceReading, HoldingFlow, InFlightTransfer, Plan, PlanDecision, TargetBand } from '../planner/types.ts';
 import type { GasTopUpPlan } from '../planner/gasTopUp.ts';
 import { planRebalance } from '../planner/planRebalance.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
@@ -156,6 +156,8 @@ export interface PlanInput {
   /** The weights' decisions (src/planner/weights.ts), listed first. */
   weightDecisions: readonly PlanDecision[];
   unresolved: readonly UnresolvedTarget[];
+  /** Smoothed net flow per holding of the assets with a flow strategy (src/cycle/flowSignals.ts); absent: none. */
+  flows?: readonly HoldingFlow[];
 }
 
 /**
@@ -185,8 +187,8 @@ export function planTransfers(
     routes: policy.routes,
     onlyListedRoutes: policy.onlyListedRoutes,
     batchSmallDeficits: policy.batchSmallDeficits,
-    // No flow history is recorded yet: a flow strategy plans on bands alone and its decisions say so.
     ...(policy.strategy ? { strategy: policy.strategy } : {}),
+    ...(input.flows ? { flows: input.flows } : {}),
   });
   const plan = withoutPausedRoutes(
     {

@@ -16,6 +16,7 @@ import { relayAuthRefusal, type RelayAuthRefusal } from '../relay/authRefusal.ts
 import type { TransferAttempt } from './transferAttempt.ts';
 import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
 import { recoverInCycle } from '../withdraw/recover.ts';
+import { cycleFlows } from './flowSignals.ts';
 import { countsCycle, cycleKind, signs, type CycleKind, type CycleRun, type Mode } from './mode.ts';
 import {
   closeAbandoned,
@@ -122,9 +123,22 @@ async function runSteps(ctx: CycleContext, mode: Mode, report: CycleReport, log:
   report.targets = targets;
   await recordReadings(ctx, cycleId, targets, balances);
   const pauses = await readPauses(ctx);
+  // Flow strategy: this cycle's observation folded into each holding's stored history; only a cycle that signs
+  // writes it (src/cycle/flowSignals.ts).
+  const flows = await cycleFlows(ctx, { targets, balances, inFlight }, signs(mode));
   const { plan, topUps } = planTransfers(
     ctx,
-    { targets, balances, gas, inFlight, chainsDoc, pauses, weightDecisions: weighted.decisions, unresolved: resolved.unresolved },
+    {
+      targets,
+      balances,
+      gas,
+      inFlight,
+      chainsDoc,
+      pauses,
+      weightDecisions: weighted.decisions,
+      unresolved: resolved.unresolved,
+      ...(flows ? { flows } : {}),
+    },
     log,
   );
   report.plan = plan;

@@ -21,6 +21,8 @@ export interface Migration {
 
 /** SQL fragment: `col` holds an unsigned integer string (base units). */
 const uint = (col: string) => `CHECK (${col} <> '' AND ${col} NOT GLOB '*[^0-9]*')`;
+/** SQL fragment: `col` holds a signed integer string: an optional '-', then digits (smoothed rates, balances). */
+const sint = (col: string) => `CHECK (ltrim(${col}, '-') <> '' AND ltrim(${col}, '-') NOT GLOB '*[^0-9]*' AND ${col} NOT GLOB '--*')`;
 
 /** All migrations, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -483,6 +485,23 @@ ALTER TABLE transfers ADD COLUMN refunded_amount TEXT ${uint('refunded_amount')}
 ALTER TABLE transfers ADD COLUMN refund_tx_hash TEXT;
 ALTER TABLE transfers ADD COLUMN refund_fail_reason TEXT;
 ALTER TABLE transfers ADD COLUMN refund_checked_at_ms INTEGER;
+`,
+  },
+  {
+    version: 13,
+    name: 'flow_states: smoothed net flow per holding for the flow-aware strategy (one row per holding, replaced each cycle)',
+    sql: `
+CREATE TABLE flow_states (
+  id                 INTEGER PRIMARY KEY,
+  chain              TEXT    NOT NULL,
+  currency           TEXT    NOT NULL,
+  address            TEXT    NOT NULL,
+  at_ms              INTEGER NOT NULL,
+  balance            TEXT    NOT NULL ${sint('balance')},
+  rate_scaled        TEXT    NOT NULL ${sint('rate_scaled')},
+  samples            INTEGER NOT NULL CHECK (samples >= 0),
+  UNIQUE (chain, currency, address)
+);
 `,
   },
 ];

@@ -405,6 +405,23 @@ ALTER TABLE transfers ADD COLUMN refund_fail_reason TEXT;
 ALTER TABLE transfers ADD COLUMN refund_checked_at_ms BIGINT;
 `,
   },
+  {
+    version: 13,
+    name: 'flow_states: smoothed net flow per holding for the flow-aware strategy (one row per holding, replaced each cycle)',
+    sql: `
+CREATE TABLE flow_states (
+  id                 ${ID},
+  chain              TEXT    NOT NULL,
+  currency           TEXT    NOT NULL,
+  address            TEXT    NOT NULL,
+  at_ms              BIGINT  NOT NULL,
+  balance            TEXT    NOT NULL CHECK (balance ~ '^-?[0-9]+$'),
+  rate_scaled        TEXT    NOT NULL CHECK (rate_scaled ~ '^-?[0-9]+$'),
+  samples            INTEGER NOT NULL CHECK (samples >= 0),
+  UNIQUE (chain, currency, address)
+);
+`,
+  },
 ];
 
 /** Highest PostgreSQL schema version this code knows (equal to the SQLite one). */
