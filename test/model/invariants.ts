@@ -13,7 +13,7 @@
 import type { Hex } from 'viem';
 import type { StoreDb } from '../../src/store/db.ts';
 import { listRecentTransfers, type TransferRow } from '../../src/store/transfers.ts';
-import { lowerHex } from './inMemoryChain.ts';
+import { lowerHex } from '../../src/sim/chain.ts';
 import type { OrderRecord } from './inMemoryRelay.ts';
 import type { AssetName, ChainName } from './schedule.ts';
 import { ADDR, assetOfToken, initialBalances, type World } from './world.ts';
