@@ -9,7 +9,8 @@
  * - layer boundaries on src/ and the workspace packages (docs/design.md, README "How one cycle works"), as
  *   `no-restricted-imports` and `no-restricted-syntax` per top-level folder of src/, packages/protocol/src/ and
  *   packages/sandbox/src/ (the `sandbox` folder):
- *   - chain clients, signers and Esplora calls only under src/chains/ (and the sandbox, which plays the chains);
+ *   - chain clients, signers and Esplora calls only under src/chains/ (and the sandbox and src/sim/, which play the
+ *     chains);
  *   - the cycle and the executor reach chains only through src/chains/adapter.ts;
  *   - database drivers and SQL only under src/store/ (and src/ha/ may hold a PostgreSQL pool);
  *   - the pure core (planner, fee policy, verification, protocol encodings) imports no I/O;
@@ -139,7 +140,8 @@ function boundaries(dir, { sandboxAllowed = false, inPackage = false } = {}) {
   const paths = [];
   const patterns = [];
   const syntax = [];
-  const chainSide = dir === 'chains' || dir === 'sandbox';
+  // src/sim/ plays the chains and the solver of `ballast simulate` in memory: it signs as the solver does.
+  const chainSide = dir === 'chains' || dir === 'sandbox' || dir === 'sim';
   if (!chainSide) {
     paths.push(...chainImports);
     syntax.push(signingSyntax);

@@ -8,16 +8,21 @@
  */
 import { keccak256, stringToHex, type Hex } from 'viem';
 import type { RelayClient } from '../../packages/ballast/src/relay/client.ts';
-import { RelayNetworkError } from '../../packages/ballast/src/relay/errors.ts';
 import {
-  IntentStatusSchema,
   QuoteRequestSchema,
   QuoteResponseSchema,
-  RequestsResponseSchema,
-  parseChainsLeniently,
   type IntentStatus,
   type QuoteResponse,
 } from '../../packages/protocol/src/relay/schemas.ts';
+import { lowerHex, type InMemoryChain } from '../../packages/ballast/src/sim/chain.ts';
+import type { ProcessHandle } from '../../packages/ballast/src/sim/node.ts';
+import {
+  inMemoryRelayClient as relayClientOver,
+  intentStatusOf,
+  requestsOf,
+  type RelayService,
+  type StatusRecord as SimStatusRecord,
+} from '../../packages/ballast/src/sim/relayApi.ts';
 import { buildChainsDocument } from '../../packages/sandbox/src/api/chainsDocument.ts';
 import { DEFAULT_SANDBOX_FAULTS } from '../../packages/sandbox/src/faults.ts';
 import { buildQuote, type QuotedOrder } from '../../packages/sandbox/src/quote/buildQuote.ts';
@@ -26,9 +31,7 @@ import { DEFAULT_SANDBOX_PRICING } from '../../packages/sandbox/src/quote/fees.t
 import { DEFAULT_PRICES_USD, parsePrices } from '../../packages/sandbox/src/quote/prices.ts';
 import { SandboxQuoteRequestSchema } from '../../packages/sandbox/src/quote/request.ts';
 import { sandboxContractAddresses, DEFAULT_LOCAL_CHAINS } from '../../packages/sandbox/src/chains/localChains.ts';
-import { lowerHex, type InMemoryChain } from './inMemoryChain.ts';
 import type { FillPlan } from './schedule.ts';
-import type { ProcessHandle } from './inMemoryNode.ts';
 import { ACCOUNTS, ADDR, FINALITY_BLOCKS, type World } from './world.ts';
 
 /** Fee data both chains quote and estimate with, wei. */
@@ -194,127 +197,19 @@ export class RelayModel implements RelayService {
   }
 }
 
-/**
- * What the status and requests endpoints read of an order, whatever its origin VM: transaction ids are the
- * origin chain's (0x hex on EVM, a txid on Bitcoin).
- */
-export interface StatusRecord {
-  order: QuotedOrder;
-  deposit: { txHash: string; blockNumber: bigint } | null;
-  action: { kind: 'fill' | 'refund'; chainId: number; txHash: string; amount: bigint } | { kind: 'failure' } | { kind: 'never' } | null;
-  settled: boolean;
-  createdAtMs: number;
-}
-
-/** The Relay service of a model, as its clients call it. */
-export interface RelayService {
-  quote(body: unknown): Promise<{ quote: QuoteResponse; raw: unknown }>;
-  status(requestId: string): IntentStatus;
-  requests(q: { id: string } | { user: string; status?: string }): ReturnType<typeof RequestsResponseSchema.parse>;
-  index(body: { chainId: number; txHash: string }): { message: string };
-}
-
-/** GET /intents/status/v3 of an order record (unknown: `waiting`) at `nowMs`. */
-export function intentStatusOf(r: StatusRecord | undefined, nowMs: number): IntentStatus {
-  const base = { updatedAt: nowMs, failReason: 'N/A', refundFailReason: 'N/A' };
-  if (!r) return IntentStatusSchema.parse({ status: 'waiting', ...base });
-  const inTxHashes = r.deposit ? [r.deposit.txHash] : [];
-  const ids = { originChainId: r.order.originChainId, destinationChainId: r.order.destinationChainId, requestId: r.order.requestId };
-  const a = r.action;
-  let status = r.deposit ? 'pending' : 'waiting';
-  let txHashes: string[] = [];
-  if (a?.kind === 'failure') status = 'failure';
-  if (a?.kind === 'fill' || a?.kind === 'refund') {
-    txHashes = [a.txHash];
-    status = r.settled ? (a.kind === 'fill' ? 'success' : 'refund') : a.kind === 'fill' ? 'submitted' : 'pending';
-  }
-  const failed = status === 'failure' || status === 'refund';
-  return IntentStatusSchema.parse({ status, inTxHashes, txHashes, ...ids, ...base, ...(failed ? { failReason: 'UNKNOWN' } : {}) });
-}
-
-/** GET /requests/v3 over a service's orders: by id (request or order id) or by user, optionally by status. */
-export function requestsOf(
-  service: {
-    readonly orders: readonly StatusRecord[];
-    find(id: string): StatusRecord | undefined;
-    status(requestId: string): IntentStatus;
-  },
-  q: { id: string } | { user: string; status?: string },
-  nowMs: number,
-) {
-  const rows =
-    'id' in q
-      ? [service.find(q.id)].filter((r): r is StatusRecord => r !== undefined)
-      : service.orders.filter((r) => r.order.user.toLowerCase() === q.user.toLowerCase());
-  const requests = rows
-    .map((r) => ({ r, s: service.status(r.order.requestId) }))
-    .filter(({ s }) => !('status' in q) || q.status === undefined || s.status === q.status)
-    .map(({ r, s }) => ({
-      id: r.order.requestId,
-      status: s.status,
-      user: r.order.user,
-      recipient: r.order.recipient,
-      data: {
-        inTxs: r.deposit
-          ? [
-              {
-                txHash: r.deposit.txHash,
-                chainId: r.order.originChainId,
-                block: Number(r.deposit.blockNumber),
-                type: 'onchain',
-                status: 'success',
-              },
-            ]
-          : [],
-        outTxs: s.txHashes.map((txHash) => ({ txHash, type: 'onchain' })),
-      },
-      protocol: { orderId: r.order.orderId },
-      createdAt: new Date(r.createdAtMs).toISOString(),
-      updatedAt: new Date(nowMs).toISOString(),
-    }));
-  return RequestsResponseSchema.parse({ requests });
-}
+export { intentStatusOf, requestsOf };
+export type { RelayService } from '../../packages/ballast/src/sim/relayApi.ts';
+/** What the status and requests endpoints read of a model order (src/sim/relayApi.ts), with the sandbox's order. */
+export type StatusRecord = SimStatusRecord<QuotedOrder>;
 
 /**
- * One process's Relay client over the shared service: every call fails once the process is dead, and calls the
- * schedule marks fail with a network error (as the real client's after its retries).
+ * One process's Relay client over the model's service (src/sim/relayApi.ts), serving the model's GET /chains
+ * document unless another is given.
  */
 export function inMemoryRelayClient(
   world: { nextRelayFails(endpoint: string): boolean; readonly relay: RelayService },
   proc: ProcessHandle,
   chainsDoc: unknown = CHAINS_DOC,
 ): RelayClient {
-  const enter = (endpoint: string) => {
-    if (!proc.alive) throw new Error(`process ${proc.id} has ended; ${endpoint} not sent`);
-    if (world.nextRelayFails(endpoint)) throw new RelayNetworkError(endpoint, 'socket hang up (model fault)', false);
-  };
-  return {
-    async getChains() {
-      enter('GET /chains');
-      const raw: unknown = JSON.parse(JSON.stringify(chainsDoc));
-      const { chains, skipped } = parseChainsLeniently(raw);
-      return { chains, raw, skipped };
-    },
-    async quote(req) {
-      enter('POST /quote/v2');
-      return world.relay.quote(req);
-    },
-    async getStatus(requestId) {
-      enter('GET /intents/status/v3');
-      return world.relay.status(requestId);
-    },
-    async getRequests(q) {
-      enter('GET /requests/v3');
-      return world.relay.requests(q);
-    },
-    async indexTransaction(body) {
-      enter('POST /transactions/index');
-      return world.relay.index(body);
-    },
-    // The model's service has no withdrawal surface; its config leaves withdrawals.auto off, so none is called.
-    attestDeposit: () => Promise.reject(new Error('the model service has no withdrawal endpoints')),
-    prepareWithdrawal: () => Promise.reject(new Error('the model service has no withdrawal endpoints')),
-    executeWithdrawal: () => Promise.reject(new Error('the model service has no withdrawal endpoints')),
-    withdrawalStatus: () => Promise.reject(new Error('the model service has no withdrawal endpoints')),
-  };
+  return relayClientOver(world, proc, chainsDoc);
 }

@@ -13,7 +13,7 @@
 import type { Hex } from 'viem';
 import type { StoreDb } from '../../packages/ballast/src/store/db.ts';
 import { listRecentTransfers, type TransferRow } from '../../packages/ballast/src/store/transfers.ts';
-import { lowerHex } from './inMemoryChain.ts';
+import { lowerHex } from '../../packages/ballast/src/sim/chain.ts';
 import type { OrderRecord } from './inMemoryRelay.ts';
 import type { AssetName, ChainName } from './schedule.ts';
 import { ADDR, assetOfToken, initialBalances, type World } from './world.ts';

@@ -6,7 +6,7 @@
  */
 import { getAddress, type Address } from 'viem';
 import { sandboxAccounts, sandboxContractAddresses, DEFAULT_LOCAL_CHAINS } from '../../packages/sandbox/src/chains/localChains.ts';
-import { InMemoryChain, balanceKey } from './inMemoryChain.ts';
+import { InMemoryChain, balanceKey } from '../../packages/ballast/src/sim/chain.ts';
 import { RelayModel } from './inMemoryRelay.ts';
 import {
   BANDS,

@@ -5,7 +5,7 @@
  * in-memory chain, a block every {@link BLOCK_MS}), the Bitcoin Relay service, and the fault oracle that
  * answers, call by call, whether an Esplora read, a broadcast or a Relay call misbehaves.
  */
-import { balanceKey, InMemoryChain } from '../inMemoryChain.ts';
+import { balanceKey, InMemoryChain } from '../../../packages/ballast/src/sim/chain.ts';
 import type { NodeWorld } from '../inMemoryNode.ts';
 import { BLOCK_MS, START_MS } from '../world.ts';
 import { ALPHA, BTC_KEYS } from './btcAccounts.ts';

@@ -4,7 +4,7 @@
  * {@link BLOCK_MS}), the Solana Relay service, and the fault oracle that answers, call by call, whether a
  * JSON-RPC read, a send or a Relay call misbehaves.
  */
-import { balanceKey, InMemoryChain } from '../inMemoryChain.ts';
+import { balanceKey, InMemoryChain } from '../../../packages/ballast/src/sim/chain.ts';
 import type { NodeWorld } from '../inMemoryNode.ts';
 import { BLOCK_MS, START_MS } from '../world.ts';
 import { ALPHA, SOL } from './solAccounts.ts';

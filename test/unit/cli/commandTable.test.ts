@@ -55,6 +55,7 @@ describe('the command table', () => {
       'demo',
       'migrate',
       'store',
+      'simulate',
     ]);
     for (const name of COMMAND_NAMES) {
       const program = new Command('ballast');

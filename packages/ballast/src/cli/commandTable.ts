@@ -31,6 +31,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> 
   demo: async () => (await import('./commands/demo.ts')).registerDemo,
   migrate: async () => (await import('./commands/migrate.ts')).registerMigrate,
   store: async () => (await import('./commands/store.ts')).registerStore,
+  simulate: async () => (await import('./commands/simulate.ts')).registerSimulate,
 };
 
 /** Every subcommand name, in help order. */

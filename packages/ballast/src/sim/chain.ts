@@ -1,5 +1,5 @@
 /**
- * An in-memory EVM chain for the model tests: blocks, a mempool, nonces, ERC-20 balances and allowances (one
+ * An in-memory EVM chain (used by `ballast simulate` and the model tests): blocks, a mempool, nonces, ERC-20 balances and allowances (one
  * ordinary token and one Tether-style token whose `approve` reverts on a non-zero → non-zero change), and the
  * Relay depository (`depositErc20` pulls the allowance and emits `RelayErc20Deposit`). Signed transactions are
  * executed from their calldata (decoded with the depository and ERC-20 ABIs); solver fills and refunds are
@@ -8,7 +8,7 @@
  * block and reorgs are exact. Amounts are bigint base units; addresses are lower-case.
  */
 import { decodeFunctionData, encodeAbiParameters, encodeEventTopics, erc20Abi, keccak256, stringToHex, type Address, type Hex } from 'viem';
-import { depositoryAbi } from '../../packages/protocol/src/protocol/depositoryAbi.ts';
+import { depositoryAbi } from '@ballast/protocol/protocol/depositoryAbi.ts';
 
 /** Chain state: `b|token|holder`, `a|token|owner|spender`, `n|account` → amount or nonce. */
 export type State = ReadonlyMap<string, bigint>;

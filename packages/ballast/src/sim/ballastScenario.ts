@@ -1,0 +1,108 @@
+/**
+ * Reads Ballast's own scenario format (YAML or JSON once parsed; docs/simulate.md "Ballast scenarios"): the token,
+ * each chain's starting treasury balance, its holding (a band or a weight), the traffic (payments out of and
+ * receipts into holdings, at ms after the start), routes (delivery delay ± jitter, failure rate, fees, refused
+ * quotes) and Relay API outages. Amounts are whole-unit decimal strings here, base units once read. Pure.
+ */
+import { parseUnits } from 'viem';
+import { z } from 'zod';
+import type { RouteSpec } from './solver.ts';
+import type { Flow, Holding, SimScenario } from './scenario.ts';
+
+const Whole = z.string().regex(/^[0-9]+(\.[0-9]+)?$/, 'expected a whole-unit decimal string, e.g. "250.5"');
+const Ms = z.number().int().nonnegative();
+
+const RouteSchema = z.strictObject({
+  delayMs: Ms.default(500),
+  jitterMs: Ms.default(0),
+  failureRate: z.number().min(0).max(1).default(0),
+  feeBps: z.number().int().min(0).max(10_000).default(0),
+  feeUsd: z
+    .string()
+    .regex(/^[0-9]+(\.[0-9]{1,6})?$/)
+    .default('0'),
+  refuseQuotes: z.boolean().default(false),
+});
+
+const HoldingSchema = z.union([
+  z.strictObject({ min: Whole, target: Whole, max: Whole }),
+  z.strictObject({ weight: z.number().positive(), toleranceBps: z.number().int().min(0).max(10_000).default(100) }),
+]);
+
+/** Ballast's scenario format. */
+export const BallastScenarioSchema = z.strictObject({
+  name: z.string().min(1),
+  token: z.strictObject({
+    symbol: z.string().regex(/^[A-Za-z0-9]+$/),
+    decimals: z.number().int().min(0).max(36),
+    priceUsd: z.string().default('1'),
+  }),
+  chains: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), z.strictObject({ initial: Whole, holding: HoldingSchema })),
+  traffic: z.array(
+    z.union([
+      z.strictObject({ at: Ms, chain: z.string(), payment: Whole, id: z.string().optional() }),
+      z.strictObject({ at: Ms, chain: z.string(), receipt: Whole, id: z.string().optional() }),
+    ]),
+  ),
+  routes: z.record(z.string(), RouteSchema).default({}),
+  pollMs: z.number().int().positive().default(1000),
+  retryMs: z.number().int().positive().default(200),
+  drainMs: Ms.default(60_000),
+  minTransfer: Whole.default('1'),
+  maxTransfer: Whole.optional(),
+  outages: z.array(z.strictObject({ fromMs: Ms, toMs: Ms })).default([]),
+});
+
+const toRoute = (r: z.infer<typeof RouteSchema>): RouteSpec => ({
+  delayMs: r.delayMs,
+  jitterMs: r.jitterMs,
+  failureRate: r.failureRate,
+  fees: { bps: r.feeBps, flatUsd: r.feeUsd },
+  refuseQuotes: r.refuseQuotes,
+});
+
+/**
+ * Reads a Ballast scenario. Route keys are `default` or `origin->destination`.
+ *
+ * @throws Error one line: fewer than two chains, traffic or a route naming an unknown chain; ZodError when malformed
+ */
+export function readBallastScenario(doc: unknown): SimScenario {
+  const b = BallastScenarioSchema.parse(doc);
+  const chains = Object.keys(b.chains);
+  if (chains.length < 2) throw new Error(`${b.name}: a scenario needs at least two chains`);
+  const known = new Set(chains);
+  const units = (whole: string) => parseUnits(whole, b.token.decimals);
+  const flows: Flow[] = b.traffic.map((t, i) => {
+    if (!known.has(t.chain)) throw new Error(`${b.name}: traffic #${i} names unknown chain ${t.chain}`);
+    return 'payment' in t
+      ? { id: t.id ?? `payment-${i}`, kind: 'payment', chain: t.chain, atMs: t.at, amount: units(t.payment) }
+      : { id: t.id ?? `receipt-${i}`, kind: 'receipt', chain: t.chain, atMs: t.at, amount: units(t.receipt) };
+  });
+  flows.sort((a, c) => a.atMs - c.atMs);
+  const routes: Record<string, RouteSpec> = {};
+  for (const [key, r] of Object.entries(b.routes)) {
+    if (key === 'default') continue;
+    const [o, d] = key.split('->');
+    if (!o || !d || !known.has(o) || !known.has(d)) throw new Error(`${b.name}: route "${key}" is not origin->destination of known chains`);
+    routes[`${o}|${d}`] = toRoute(r);
+  }
+  const initial = Object.fromEntries(chains.map((c) => [c, units(b.chains[c]!.initial)])); // c is a key of chains
+  const holdings: Holding[] = chains.map((chain) => ({ chain, ...b.chains[chain]!.holding }));
+  const total = Object.values(b.chains).reduce((s, c) => s + Number(c.initial), 0);
+  return {
+    name: b.name,
+    chains,
+    token: { symbol: b.token.symbol, decimals: b.token.decimals, priceUsd: b.token.priceUsd },
+    initial,
+    flows,
+    routes,
+    defaultRoute: toRoute(b.routes.default ?? RouteSchema.parse({})),
+    pollMs: b.pollMs,
+    retryMs: b.retryMs,
+    drainMs: b.drainMs,
+    holdings,
+    minTransfer: b.minTransfer,
+    maxTransfer: b.maxTransfer ?? String(Math.max(1, Math.ceil(total))),
+    outages: b.outages,
+  };
+}

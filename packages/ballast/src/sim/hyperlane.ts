@@ -1,0 +1,130 @@
+/**
+ * Reads Hyperlane's rebalancer-sim scenario format as is (hyperlane-xyz/hyperlane-monorepo,
+ * typescript/rebalancer-sim, `ScenarioFile`; docs/simulate.md "Hyperlane scenarios"): a user transfer origin →
+ * destination is a receipt on the origin at its timestamp and a payment out of the destination
+ * `userTransferDeliveryDelay` ms later, counted from the timestamp; every chain starts with
+ * `defaultInitialCollateral` (+ `initialImbalance`); routes deliver after `deliveryDelay ± deliveryJitter`.
+ * `defaultStrategyConfig` maps to Ballast holdings: `weighted` → weights with the same weights and tolerance,
+ * `minAmount` → bands with its min and target, any other (flow) strategy → equal weights with a 5 % tolerance.
+ * Multi-asset files (`assets`) are refused. Pure.
+ */
+import { formatUnits } from 'viem';
+import { z } from 'zod';
+import type { RouteSpec } from './solver.ts';
+import type { Flow, Holding, SimScenario } from './scenario.ts';
+
+const Uint = z.string().regex(/^[0-9]+$/, 'expected a base-unit integer string');
+const Decimal = z.string().regex(/^[0-9]+(\.[0-9]+)?$/, 'expected a decimal string');
+
+const BridgeSchema = z.looseObject({
+  deliveryDelay: z.number().nonnegative(),
+  deliveryJitter: z.number().nonnegative().default(0),
+  failureRate: z.number().min(0).max(1).default(0),
+  tokenFeeBps: z.number().int().min(0).max(10_000).optional(),
+});
+
+const StrategyChainSchema = z.looseObject({
+  weighted: z.object({ weight: Decimal, tolerance: Decimal }).optional(),
+  minAmount: z.looseObject({ min: Decimal, target: Decimal }).optional(),
+});
+
+/** Hyperlane's `ScenarioFile` (the fields the simulation reads). */
+export const HyperlaneScenarioSchema = z.looseObject({
+  name: z.string().min(1),
+  chains: z.array(z.string().min(1)).min(2),
+  transfers: z.array(
+    z.looseObject({
+      id: z.string(),
+      timestamp: z.number().nonnegative(),
+      origin: z.string(),
+      destination: z.string(),
+      amount: Uint,
+      sourceAsset: z.string().optional(),
+      destinationAsset: z.string().optional(),
+    }),
+  ),
+  defaultInitialCollateral: Uint,
+  initialImbalance: z.record(z.string(), Uint).optional(),
+  defaultTiming: z.looseObject({ userTransferDeliveryDelay: z.number().nonnegative(), rebalancerPollingFrequency: z.number().positive() }),
+  defaultBridgeConfig: z.record(z.string(), z.record(z.string(), BridgeSchema)).default({}),
+  defaultStrategyConfig: z.looseObject({ type: z.string(), chains: z.record(z.string(), StrategyChainSchema) }),
+  assets: z.array(z.unknown()).optional(),
+});
+export type HyperlaneScenario = z.infer<typeof HyperlaneScenarioSchema>;
+
+/** Hyperlane tokens have 18 decimals. */
+const DECIMALS = 18;
+/** A route missing from `defaultBridgeConfig` (Hyperlane's fallback: 500 ms ± 100 ms, no failures). */
+const FALLBACK_ROUTE: RouteSpec = { delayMs: 500, jitterMs: 100, failureRate: 0, fees: { bps: 0, flatUsd: '0' } };
+
+/** Whether a parsed JSON document looks like a Hyperlane scenario (has `transfers` and `defaultInitialCollateral`). */
+export function isHyperlaneScenario(doc: unknown): boolean {
+  return typeof doc === 'object' && doc !== null && 'transfers' in doc && 'defaultInitialCollateral' in doc;
+}
+
+/**
+ * Reads a Hyperlane scenario.
+ *
+ * @throws Error one line: a multi-asset file, a transfer naming an unknown chain; ZodError for a malformed file
+ */
+export function readHyperlaneScenario(doc: unknown): SimScenario {
+  const h = HyperlaneScenarioSchema.parse(doc);
+  if (h.assets !== undefined || h.transfers.some((t) => t.sourceAsset !== undefined || t.destinationAsset !== undefined)) {
+    throw new Error(`${h.name}: multi-asset Hyperlane scenarios (assets, sourceAsset/destinationAsset) are not supported`);
+  }
+  const known = new Set(h.chains);
+  const initial: Record<string, bigint> = {};
+  for (const c of h.chains) initial[c] = BigInt(h.defaultInitialCollateral) + BigInt(h.initialImbalance?.[c] ?? '0');
+  const delay = h.defaultTiming.userTransferDeliveryDelay;
+  const flows: Flow[] = [];
+  for (const t of h.transfers) {
+    for (const c of [t.origin, t.destination]) if (!known.has(c)) throw new Error(`${h.name}: transfer ${t.id} names unknown chain ${c}`);
+    const amount = BigInt(t.amount);
+    flows.push({ id: `${t.id}/in`, kind: 'receipt', chain: t.origin, atMs: t.timestamp, amount });
+    flows.push({ id: t.id, kind: 'payment', chain: t.destination, atMs: t.timestamp + delay, amount, requestedAtMs: t.timestamp });
+  }
+  flows.sort((a, b) => a.atMs - b.atMs);
+  const routes: Record<string, RouteSpec> = {};
+  for (const [o, byDest] of Object.entries(h.defaultBridgeConfig)) {
+    for (const [d, b] of Object.entries(byDest)) {
+      routes[`${o}|${d}`] = {
+        delayMs: b.deliveryDelay,
+        jitterMs: b.deliveryJitter,
+        failureRate: b.failureRate,
+        fees: { bps: b.tokenFeeBps ?? 0, flatUsd: '0' },
+      };
+    }
+  }
+  const total = Object.values(initial).reduce((a, b) => a + b, 0n);
+  return {
+    name: h.name,
+    chains: [...h.chains],
+    token: { symbol: 'HYP', decimals: DECIMALS, priceUsd: '1' },
+    initial,
+    flows,
+    routes,
+    defaultRoute: FALLBACK_ROUTE,
+    pollMs: h.defaultTiming.rebalancerPollingFrequency,
+    retryMs: 200,
+    drainMs: 60_000,
+    holdings: holdingsOf(h, total),
+    minTransfer: '0.1',
+    maxTransfer: formatUnits(total, DECIMALS),
+    outages: [],
+  };
+}
+
+/** Ballast holdings of a strategy (see the module comment). */
+export function holdingsOf(h: HyperlaneScenario, total: bigint): Holding[] {
+  const strategy = h.defaultStrategyConfig;
+  return h.chains.map((chain): Holding => {
+    const c = strategy.chains[chain];
+    if (strategy.type === 'weighted' && c?.weighted) {
+      return { chain, weight: Number(c.weighted.weight), toleranceBps: Math.round(Number(c.weighted.tolerance) * 10_000) };
+    }
+    if (strategy.type === 'minAmount' && c?.minAmount) {
+      return { chain, min: c.minAmount.min, target: c.minAmount.target, max: formatUnits(total, DECIMALS) };
+    }
+    return { chain, weight: 1, toleranceBps: 500 };
+  });
+}

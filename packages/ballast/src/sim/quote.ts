@@ -1,0 +1,307 @@
+/**
+ * Quotes of the simulated Relay service (docs/relay-contract.md "Quote response", "protocol.v2", "Fee components"):
+ * an EVM → EVM bridge of the simulated token, shaped like a live response (approve + deposit steps, the
+ * deprecated fee set, `feeSponsorship`, `details` with `expandedPriceImpact`, and `protocol.v2` with a real order
+ * id and the solver's signature over it), priced with the route's fee model. No I/O: time and ids are given.
+ */
+import { encodeFunctionData, erc20Abi, formatUnits, type Address, type Hex } from 'viem';
+import { formatUsdMicros, parseUsdMicros } from '@ballast/protocol/core/units.ts';
+import { depositoryAbi } from '@ballast/protocol/protocol/depositoryAbi.ts';
+import { computeOrderId } from '@ballast/protocol/protocol/orderId.ts';
+import { signOrderId } from '@ballast/protocol/protocol/orderSignature.ts';
+import type { OrderData, QuoteRequest } from '@ballast/protocol/relay/schemas.ts';
+import { routerExtraData, type SimChain, type SimIdentity, type SimToken } from './identity.ts';
+import type { NodeFees } from './node.ts';
+
+/** A route's fee model: a proportional fee in bps of the input and a flat fee in USD (decimal string). */
+export interface RouteFees {
+  bps: number;
+  flatUsd: string;
+}
+
+/** A quoted order, as the service remembers it. Amounts in base units; deadline unix seconds. */
+export interface SimOrder {
+  requestId: Hex;
+  orderId: Hex;
+  user: string;
+  recipient: string;
+  refundTo: string | null;
+  originChainId: number;
+  destinationChainId: number;
+  amountIn: bigint;
+  expectedOut: bigint;
+  minimumOut: bigint;
+  /** Fees the quote charged, base units of the token. */
+  feeAmount: bigint;
+  deadlineSec: number;
+}
+
+/** Gas limits on the steps, gas units. */
+const STEP_GAS = { approve: 80_000n, depositErc20: 150_000n } as const;
+/** Seconds from quote time to the order's deadline. */
+const QUOTE_DEADLINE_SEC = 600;
+
+/** What {@link buildSimQuote} needs. */
+export interface SimQuoteInput {
+  request: QuoteRequest;
+  origin: SimChain;
+  destination: SimChain;
+  token: SimToken;
+  id: SimIdentity;
+  fees: RouteFees;
+  gas: NodeFees;
+  nowSec: number;
+  /** The user's balance of the token on the origin, base units. */
+  userBalance: bigint;
+  /** Two fresh 32-byte values: the request id and the order's salt. */
+  requestId: Hex;
+  salt: Hex;
+}
+
+/** Micro-USD value of `amount` base units of the token. */
+function usdMicros(token: SimToken, amount: bigint): bigint {
+  return (amount * parseUsdMicros(token.priceUsd)) / 10n ** BigInt(token.decimals);
+}
+
+/** Base units of the token worth `micros` micro-USD, rounded up. */
+function unitsOfUsd(token: SimToken, micros: bigint): bigint {
+  const price = parseUsdMicros(token.priceUsd);
+  if (price === 0n) return 0n;
+  const scaled = micros * 10n ** BigInt(token.decimals);
+  return (scaled + price - 1n) / price;
+}
+
+/** Percent of `num / den` with two decimals, rounded half up. */
+function percent(num: bigint, den: bigint): string {
+  if (den <= 0n) return '0.00';
+  const neg = num < 0n;
+  const hundredths = ((neg ? -num : num) * 20_000n + den) / (2n * den);
+  return `${neg && hundredths > 0n ? '-' : ''}${hundredths / 100n}.${(hundredths % 100n).toString().padStart(2, '0')}`;
+}
+
+/**
+ * Builds the quote of a request between two simulated chains.
+ *
+ * @returns the response JSON and the order the service remembers
+ * @throws Error when the fees would take the whole input
+ */
+export async function buildSimQuote(input: SimQuoteInput): Promise<{ response: Record<string, unknown>; order: SimOrder }> {
+  const { request, origin, destination, token, id } = input;
+  const amountIn = BigInt(request.amount);
+  const flat = unitsOfUsd(token, parseUsdMicros(input.fees.flatUsd));
+  const proportional = (amountIn * BigInt(input.fees.bps)) / 10_000n;
+  const feeAmount = flat + proportional;
+  if (feeAmount >= amountIn) throw new Error(`AMOUNT_TOO_LOW: fees ${feeAmount} take the whole input ${amountIn}`);
+  const expectedOut = amountIn - feeAmount;
+  const slippageBps = BigInt(request.slippageTolerance ?? '50');
+  const minimumOut = expectedOut - (expectedOut * slippageBps) / 10_000n;
+  const deadlineSec = input.nowSec + QUOTE_DEADLINE_SEC;
+  const refundTo = request.refundTo ?? request.user;
+  const extra = routerExtraData(id);
+  const orderData: OrderData = {
+    version: 'v1',
+    solverChainId: origin.slug,
+    solver: id.solver.address.toLowerCase(),
+    salt: input.salt,
+    inputs: [
+      {
+        payment: { chainId: origin.slug, currency: token.address, amount: amountIn.toString(), weight: '1' },
+        refunds: [
+          {
+            chainId: origin.slug,
+            recipient: refundTo,
+            currency: token.address,
+            minimumAmount: '0',
+            deadline: deadlineSec,
+            extraData: extra,
+          },
+          {
+            chainId: destination.slug,
+            recipient: refundTo,
+            currency: token.address,
+            minimumAmount: '0',
+            deadline: deadlineSec,
+            extraData: extra,
+          },
+        ],
+      },
+    ],
+    output: {
+      chainId: destination.slug,
+      payments: [
+        {
+          recipient: request.recipient,
+          currency: token.address,
+          minimumAmount: minimumOut.toString(),
+          expectedAmount: expectedOut.toString(),
+        },
+      ],
+      calls: [],
+      deadline: deadlineSec,
+      extraData: extra,
+    },
+    fees: [],
+  };
+  const orderId = computeOrderId(orderData, { [origin.slug]: 'ethereum-vm', [destination.slug]: 'ethereum-vm' });
+  const orderSignature = await signOrderId(id.solver, orderId);
+  const user = request.user.toLowerCase() as Address; // the cycle sends its own EVM address
+  const fee = { maxFeePerGas: input.gas.maxFeePerGas.toString(), maxPriorityFeePerGas: input.gas.maxPriorityFeePerGas.toString() };
+  const step = (stepId: string, description: string, data: Record<string, unknown>, check: boolean) => ({
+    id: stepId,
+    action: 'Confirm transaction in your wallet',
+    description,
+    kind: 'transaction',
+    requestId: input.requestId,
+    ...(stepId === 'deposit' ? { depositAddress: '' } : {}),
+    items: [
+      {
+        status: 'incomplete',
+        data: { from: user, value: '0', chainId: origin.chainId, ...fee, ...data },
+        ...(check ? { check: { endpoint: `/intents/status/v3?requestId=${input.requestId}`, method: 'GET' } } : {}),
+      },
+    ],
+  });
+  const steps = [
+    step(
+      'approve',
+      `Sign an approval for ${token.symbol}`,
+      {
+        to: token.address,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [id.depository, amountIn] }),
+        gas: STEP_GAS.approve.toString(),
+      },
+      false,
+    ),
+    step(
+      'deposit',
+      `Depositing funds to the relayer to execute the swap for ${token.symbol}`,
+      {
+        to: id.depository,
+        data: encodeFunctionData({ abi: depositoryAbi, functionName: 'depositErc20', args: [user, token.address, amountIn, orderId] }),
+        gas: STEP_GAS.depositErc20.toString(),
+      },
+      true,
+    ),
+  ];
+  const currency = (chainId: number) => ({
+    chainId,
+    address: token.address,
+    symbol: token.symbol,
+    name: token.symbol,
+    decimals: token.decimals,
+    metadata: { logoURI: '', verified: true, isNative: false },
+  });
+  const amt = (chainId: number, amount: bigint, minimum = amount) => ({
+    currency: currency(chainId),
+    amount: amount.toString(),
+    amountFormatted: formatUnits(amount, token.decimals),
+    amountUsd: formatUsdMicros(usdMicros(token, amount)),
+    minimumAmount: minimum.toString(),
+  });
+  const plain = (amount: bigint) => {
+    const { currency: c, ...rest } = amt(origin.chainId, amount);
+    const { metadata: _metadata, ...plainCurrency } = c;
+    return { ...rest, currency: plainCurrency };
+  };
+  const inAmt = (amount: bigint) => amt(origin.chainId, amount);
+  const outAmt = amt(destination.chainId, expectedOut, minimumOut);
+  const inputUsd = usdMicros(token, amountIn);
+  const flatUsd = usdMicros(token, flat);
+  const propUsd = usdMicros(token, proportional);
+  const totalUsd = usdMicros(token, feeAmount);
+  const originGas = (STEP_GAS.approve + STEP_GAS.depositErc20) * input.gas.maxFeePerGas;
+  const nativeCurrency = {
+    chainId: origin.chainId,
+    address: '0x0000000000000000000000000000000000000000',
+    symbol: 'ETH',
+    name: 'Ether',
+    decimals: 18,
+    metadata: { logoURI: '', verified: true, isNative: true },
+  };
+  const component = (amount: bigint) => ({ selected: false, total: plain(amount), sponsored: plain(0n), userPays: plain(amount) });
+  const slippageValue = expectedOut - minimumOut;
+  const response: Record<string, unknown> = {
+    requestId: input.requestId,
+    steps,
+    fees: {
+      gas: {
+        currency: nativeCurrency,
+        amount: originGas.toString(),
+        amountFormatted: formatUnits(originGas, 18),
+        amountUsd: '0',
+        minimumAmount: originGas.toString(),
+      },
+      relayer: inAmt(feeAmount),
+      relayerGas: inAmt(flat),
+      relayerService: inAmt(proportional),
+      app: inAmt(0n),
+      subsidized: inAmt(0n),
+    },
+    feeSponsorship: {
+      quoted: {
+        selectedComponents: [],
+        capHit: false,
+        components: { execution: component(flat), swap: component(0n), relay: component(proportional), app: component(0n) },
+        sponsoredTotal: plain(0n),
+        userPaysTotal: plain(feeAmount),
+      },
+    },
+    details: {
+      operation: 'bridge',
+      sender: request.user,
+      recipient: request.recipient,
+      currencyIn: inAmt(amountIn),
+      currencyOut: outAmt,
+      refundCurrency: inAmt(amountIn),
+      totalImpact: { usd: formatUsdMicros(-totalUsd), percent: percent(-totalUsd, inputUsd) },
+      swapImpact: { usd: formatUsdMicros(-totalUsd), percent: percent(-totalUsd, inputUsd) },
+      expandedPriceImpact: {
+        swap: { usd: formatUsdMicros(0n) },
+        execution: { usd: formatUsdMicros(-flatUsd) },
+        relay: { usd: formatUsdMicros(-propUsd) },
+        app: { usd: formatUsdMicros(0n) },
+        sponsored: { usd: formatUsdMicros(0n) },
+      },
+      rate: formatUnits((expectedOut * 10n ** 18n) / amountIn, 18),
+      slippageTolerance: {
+        origin: { usd: '0', value: '0', percent: '0.00' },
+        destination: {
+          usd: formatUsdMicros(usdMicros(token, slippageValue)),
+          value: slippageValue.toString(),
+          percent: percent(slippageBps, 10_000n),
+        },
+      },
+      timeEstimate: 1,
+      userBalance: input.userBalance.toString(),
+      isFixedRate: false,
+      route: {
+        origin: { inputCurrency: inAmt(amountIn), outputCurrency: inAmt(amountIn), router: 'relay' },
+        destination: { inputCurrency: outAmt, outputCurrency: outAmt, router: 'relay' },
+      },
+    },
+    protocol: {
+      v2: {
+        orderId,
+        hubType: 'onchain',
+        orderData,
+        orderSignature,
+        paymentDetails: { chainId: origin.slug, depository: id.depository, currency: token.address, amount: amountIn.toString() },
+      },
+    },
+  };
+  const order: SimOrder = {
+    requestId: input.requestId,
+    orderId,
+    user: request.user,
+    recipient: request.recipient,
+    refundTo,
+    originChainId: origin.chainId,
+    destinationChainId: destination.chainId,
+    amountIn,
+    expectedOut,
+    minimumOut,
+    feeAmount,
+    deadlineSec,
+  };
+  return { response, order };
+}

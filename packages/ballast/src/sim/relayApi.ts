@@ -1,0 +1,151 @@
+/**
+ * The in-memory Relay API surface shared by `ballast simulate` and the model tests: GET /intents/status/v3 and
+ * GET /requests/v3 answers computed from what a service knows of each order (docs/relay-contract.md
+ * "GET /intents/status/v3", "GET /requests/v3"), and a {@link RelayClient} over such a service for one process.
+ * The service itself (quotes, solver) belongs to its world.
+ */
+import type { RelayClient } from '../relay/client.ts';
+import { RelayNetworkError } from '../relay/errors.ts';
+import {
+  IntentStatusSchema,
+  RequestsResponseSchema,
+  parseChainsLeniently,
+  type IntentStatus,
+  type QuoteResponse,
+} from '@ballast/protocol/relay/schemas.ts';
+import type { ProcessHandle } from './node.ts';
+
+/** What the status endpoints read of a quoted order: its ids, parties and route. */
+export interface StatusOrder {
+  requestId: string;
+  orderId: string;
+  user: string;
+  recipient: string;
+  originChainId: number;
+  destinationChainId: number;
+}
+
+/**
+ * What the status and requests endpoints read of an order, whatever its origin VM: transaction ids are the
+ * origin chain's (0x hex on EVM, a txid on Bitcoin).
+ */
+export interface StatusRecord<O extends StatusOrder = StatusOrder> {
+  order: O;
+  deposit: { txHash: string; blockNumber: bigint } | null;
+  action: { kind: 'fill' | 'refund'; chainId: number; txHash: string; amount: bigint } | { kind: 'failure' } | { kind: 'never' } | null;
+  settled: boolean;
+  createdAtMs: number;
+}
+
+/** An in-memory Relay service, as its clients call it. */
+export interface RelayService {
+  quote(body: unknown): Promise<{ quote: QuoteResponse; raw: unknown }>;
+  status(requestId: string): IntentStatus;
+  requests(q: { id: string } | { user: string; status?: string }): ReturnType<typeof RequestsResponseSchema.parse>;
+  index(body: { chainId: number; txHash: string }): { message: string };
+}
+
+/** GET /intents/status/v3 of an order record (unknown: `waiting`) at `nowMs`. */
+export function intentStatusOf(r: StatusRecord | undefined, nowMs: number): IntentStatus {
+  const base = { updatedAt: nowMs, failReason: 'N/A', refundFailReason: 'N/A' };
+  if (!r) return IntentStatusSchema.parse({ status: 'waiting', ...base });
+  const inTxHashes = r.deposit ? [r.deposit.txHash] : [];
+  const ids = { originChainId: r.order.originChainId, destinationChainId: r.order.destinationChainId, requestId: r.order.requestId };
+  const a = r.action;
+  let status = r.deposit ? 'pending' : 'waiting';
+  let txHashes: string[] = [];
+  if (a?.kind === 'failure') status = 'failure';
+  if (a?.kind === 'fill' || a?.kind === 'refund') {
+    txHashes = [a.txHash];
+    status = r.settled ? (a.kind === 'fill' ? 'success' : 'refund') : a.kind === 'fill' ? 'submitted' : 'pending';
+  }
+  const failed = status === 'failure' || status === 'refund';
+  return IntentStatusSchema.parse({ status, inTxHashes, txHashes, ...ids, ...base, ...(failed ? { failReason: 'UNKNOWN' } : {}) });
+}
+
+/** GET /requests/v3 over a service's orders: by id (request or order id) or by user, optionally by status. */
+export function requestsOf(
+  service: {
+    readonly orders: readonly StatusRecord[];
+    find(id: string): StatusRecord | undefined;
+    status(requestId: string): IntentStatus;
+  },
+  q: { id: string } | { user: string; status?: string },
+  nowMs: number,
+) {
+  const rows =
+    'id' in q
+      ? [service.find(q.id)].filter((r): r is StatusRecord => r !== undefined)
+      : service.orders.filter((r) => r.order.user.toLowerCase() === q.user.toLowerCase());
+  const requests = rows
+    .map((r) => ({ r, s: service.status(r.order.requestId) }))
+    .filter(({ s }) => !('status' in q) || q.status === undefined || s.status === q.status)
+    .map(({ r, s }) => ({
+      id: r.order.requestId,
+      status: s.status,
+      user: r.order.user,
+      recipient: r.order.recipient,
+      data: {
+        inTxs: r.deposit
+          ? [
+              {
+                txHash: r.deposit.txHash,
+                chainId: r.order.originChainId,
+                block: Number(r.deposit.blockNumber),
+                type: 'onchain',
+                status: 'success',
+              },
+            ]
+          : [],
+        outTxs: s.txHashes.map((txHash) => ({ txHash, type: 'onchain' })),
+      },
+      protocol: { orderId: r.order.orderId },
+      createdAt: new Date(r.createdAtMs).toISOString(),
+      updatedAt: new Date(nowMs).toISOString(),
+    }));
+  return RequestsResponseSchema.parse({ requests });
+}
+
+/**
+ * One process's Relay client over the shared service: every call fails once the process is dead, and calls the
+ * world marks fail with a network error (as the real client's after its retries).
+ */
+export function inMemoryRelayClient(
+  world: { nextRelayFails(endpoint: string): boolean; readonly relay: RelayService },
+  proc: ProcessHandle,
+  chainsDoc: unknown,
+): RelayClient {
+  const enter = (endpoint: string) => {
+    if (!proc.alive) throw new Error(`process ${proc.id} has ended; ${endpoint} not sent`);
+    if (world.nextRelayFails(endpoint)) throw new RelayNetworkError(endpoint, 'socket hang up (model fault)', false);
+  };
+  return {
+    async getChains() {
+      enter('GET /chains');
+      const raw: unknown = JSON.parse(JSON.stringify(chainsDoc));
+      const { chains, skipped } = parseChainsLeniently(raw);
+      return { chains, raw, skipped };
+    },
+    async quote(req) {
+      enter('POST /quote/v2');
+      return world.relay.quote(req);
+    },
+    async getStatus(requestId) {
+      enter('GET /intents/status/v3');
+      return world.relay.status(requestId);
+    },
+    async getRequests(q) {
+      enter('GET /requests/v3');
+      return world.relay.requests(q);
+    },
+    async indexTransaction(body) {
+      enter('POST /transactions/index');
+      return world.relay.index(body);
+    },
+    // The in-memory service has no withdrawal surface; its configs leave withdrawals.auto off, so none is called.
+    attestDeposit: () => Promise.reject(new Error('the in-memory service has no withdrawal endpoints')),
+    prepareWithdrawal: () => Promise.reject(new Error('the in-memory service has no withdrawal endpoints')),
+    executeWithdrawal: () => Promise.reject(new Error('the in-memory service has no withdrawal endpoints')),
+    withdrawalStatus: () => Promise.reject(new Error('the in-memory service has no withdrawal endpoints')),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The scenario `ballast simulate` runs, whatever file it was read from (docs/simulate.md): chains, the token,
+ * treasury balances at the start, the traffic (payments out of and receipts into the treasury's holdings over
+ * time), how each route delivers and what it costs, the rebalancer's polling, and the Ballast holdings (bands or
+ * weights) used unless a config file is given. Amounts are bigint base units of the token; times ms from the start.
+ */
+import type { RouteSpec } from './solver.ts';
+
+/** One payment (out of a holding) or receipt (into it). */
+export interface Flow {
+  id: string;
+  kind: 'payment' | 'receipt';
+  chain: string;
+  /** When it is due, ms after the start. */
+  atMs: number;
+  amount: bigint;
+  /** For a payment: when it was requested, ms after the start (latency is counted from here; default `atMs`). */
+  requestedAtMs?: number;
+}
+
+/** A Ballast holding of the scenario's token: a band (whole-unit decimal strings) or a weight. */
+export type Holding = { chain: string; min: string; target: string; max: string } | { chain: string; weight: number; toleranceBps: number };
+
+/** A scenario, normalised. */
+export interface SimScenario {
+  name: string;
+  chains: string[];
+  token: { symbol: string; decimals: number; priceUsd: string };
+  /** Treasury balance per chain at the start, base units. */
+  initial: Record<string, bigint>;
+  /** Sorted by `atMs`. */
+  flows: Flow[];
+  /** Delivery and fees per route (`"origin|destination"`), else `defaultRoute`. */
+  routes: Record<string, RouteSpec>;
+  defaultRoute: RouteSpec;
+  /** Ms between Ballast cycles. */
+  pollMs: number;
+  /** Ms between attempts of a payment blocked by a short holding. */
+  retryMs: number;
+  /** A payment still undelivered this long after the last flow is failed, ms. */
+  drainMs: number;
+  holdings: Holding[];
+  /** Smallest and largest transfer Ballast makes, whole units (decimal strings). */
+  minTransfer: string;
+  maxTransfer: string;
+  /** Relay API outages, ms after the start. */
+  outages: { fromMs: number; toMs: number }[];
+}
+
+/** The route spec of `origin → destination`. */
+export function routeOf(s: SimScenario, origin: string, destination: string): RouteSpec {
+  return s.routes[`${origin}|${destination}`] ?? s.defaultRoute;
+}

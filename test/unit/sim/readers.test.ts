@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { readBallastScenario } from '../../../packages/ballast/src/sim/ballastScenario.ts';
+import { readHyperlaneScenario } from '../../../packages/ballast/src/sim/hyperlane.ts';
+import { readScenario } from '../../../packages/ballast/src/sim/readScenario.ts';
+import { routeOf } from '../../../packages/ballast/src/sim/scenario.ts';
+
+const E18 = 10n ** 18n;
+
+/** A small Hyperlane scenario: two transfers between two chains, a weighted strategy. */
+function hyperlane(
+  strategy: unknown = {
+    type: 'weighted',
+    chains: {
+      c1: { weighted: { weight: '0.6', tolerance: '0.05' }, bridgeLockTime: 500 },
+      c2: { weighted: { weight: '0.4', tolerance: '0.1' }, bridgeLockTime: 500 },
+    },
+  },
+) {
+  return {
+    name: 'tiny',
+    description: 'two transfers',
+    duration: 5000,
+    chains: ['c1', 'c2'],
+    transfers: [
+      {
+        id: 't1',
+        timestamp: 1000,
+        origin: 'c1',
+        destination: 'c2',
+        amount: (3n * E18).toString(),
+        user: '0x1111111111111111111111111111111111111111',
+      },
+      {
+        id: 't0',
+        timestamp: 0,
+        origin: 'c2',
+        destination: 'c1',
+        amount: E18.toString(),
+        user: '0x2222222222222222222222222222222222222222',
+      },
+    ],
+    defaultInitialCollateral: (100n * E18).toString(),
+    initialImbalance: { c1: (50n * E18).toString() },
+    defaultTiming: { userTransferDeliveryDelay: 100, rebalancerPollingFrequency: 1000, userTransferInterval: 100 },
+    defaultBridgeConfig: { c1: { c2: { deliveryDelay: 3000, failureRate: 0, deliveryJitter: 0, tokenFeeBps: 7 } } },
+    defaultStrategyConfig: strategy,
+  };
+}
+
+describe("Hyperlane's scenario format", () => {
+  it('turns each transfer into a receipt on the origin and a payment out of the destination after the delivery delay', () => {
+    const s = readHyperlaneScenario(hyperlane());
+    expect(s.flows).toEqual([
+      { id: 't0/in', kind: 'receipt', chain: 'c2', atMs: 0, amount: E18 },
+      { id: 't0', kind: 'payment', chain: 'c1', atMs: 100, amount: E18, requestedAtMs: 0 },
+      { id: 't1/in', kind: 'receipt', chain: 'c1', atMs: 1000, amount: 3n * E18 },
+      { id: 't1', kind: 'payment', chain: 'c2', atMs: 1100, amount: 3n * E18, requestedAtMs: 1000 },
+    ]);
+    expect(s.initial).toEqual({ c1: 150n * E18, c2: 100n * E18 });
+    expect(s).toMatchObject({ pollMs: 1000, retryMs: 200, drainMs: 60_000, token: { decimals: 18 }, maxTransfer: '250' });
+  });
+
+  it('reads routes, falling back to 500 ms ± 100 ms for a route it does not list', () => {
+    const s = readHyperlaneScenario(hyperlane());
+    expect(routeOf(s, 'c1', 'c2')).toEqual({ delayMs: 3000, jitterMs: 0, failureRate: 0, fees: { bps: 7, flatUsd: '0' } });
+    expect(routeOf(s, 'c2', 'c1')).toMatchObject({ delayMs: 500, jitterMs: 100, failureRate: 0 });
+  });
+
+  it('maps weighted to weights with the same tolerance, minAmount to bands, flow strategies to equal weights', () => {
+    expect(readHyperlaneScenario(hyperlane()).holdings).toEqual([
+      { chain: 'c1', weight: 0.6, toleranceBps: 500 },
+      { chain: 'c2', weight: 0.4, toleranceBps: 1000 },
+    ]);
+    const minAmount = {
+      type: 'minAmount',
+      chains: { c1: { minAmount: { min: '20', target: '40' } }, c2: { minAmount: { min: '10', target: '30' } } },
+    };
+    expect(readHyperlaneScenario(hyperlane(minAmount)).holdings).toEqual([
+      { chain: 'c1', min: '20', target: '40', max: '250' },
+      { chain: 'c2', min: '10', target: '30', max: '250' },
+    ]);
+    const ema = { type: 'emaFlow', chains: { c1: { emaFlow: { alpha: '0.3' } }, c2: { emaFlow: { alpha: '0.3' } } } };
+    expect(readHyperlaneScenario(hyperlane(ema)).holdings).toEqual([
+      { chain: 'c1', weight: 1, toleranceBps: 500 },
+      { chain: 'c2', weight: 1, toleranceBps: 500 },
+    ]);
+  });
+
+  it('refuses multi-asset files in one line', () => {
+    expect(() => readHyperlaneScenario({ ...hyperlane(), assets: [{ symbol: 'USDC', decimals: 18 }] })).toThrow(
+      'tiny: multi-asset Hyperlane scenarios (assets, sourceAsset/destinationAsset) are not supported',
+    );
+  });
+
+  it('refuses a transfer naming an unknown chain', () => {
+    const doc = hyperlane();
+    doc.transfers[0]!.destination = 'c9';
+    expect(() => readHyperlaneScenario(doc)).toThrow('tiny: transfer t1 names unknown chain c9');
+  });
+});
+
+describe("Ballast's scenario format", () => {
+  const doc = {
+    name: 'mine',
+    token: { symbol: 'USDC', decimals: 6 },
+    chains: {
+      base: { initial: '1000', holding: { min: '500', target: '1000', max: '2000' } },
+      arbitrum: { initial: '250.5', holding: { weight: 2, toleranceBps: 300 } },
+    },
+    traffic: [
+      { at: 2000, chain: 'arbitrum', receipt: '10' },
+      { at: 1000, chain: 'base', payment: '1.25', id: 'rent' },
+    ],
+    routes: { default: { delayMs: 800, jitterMs: 50, feeBps: 4, feeUsd: '0.02' }, 'base->arbitrum': { delayMs: 2000, failureRate: 0.5 } },
+  };
+
+  it('reads whole-unit amounts into base units and sorts the traffic', () => {
+    const s = readBallastScenario(doc);
+    expect(s.initial).toEqual({ base: 1_000_000_000n, arbitrum: 250_500_000n });
+    expect(s.flows).toEqual([
+      { id: 'rent', kind: 'payment', chain: 'base', atMs: 1000, amount: 1_250_000n },
+      { id: 'receipt-0', kind: 'receipt', chain: 'arbitrum', atMs: 2000, amount: 10_000_000n },
+    ]);
+    expect(s.holdings).toEqual([
+      { chain: 'base', min: '500', target: '1000', max: '2000' },
+      { chain: 'arbitrum', weight: 2, toleranceBps: 300 },
+    ]);
+    expect(s).toMatchObject({ pollMs: 1000, retryMs: 200, drainMs: 60_000, minTransfer: '1', maxTransfer: '1251' });
+  });
+
+  it('reads the default route and per-route overrides', () => {
+    const s = readBallastScenario(doc);
+    expect(routeOf(s, 'arbitrum', 'base')).toEqual({
+      delayMs: 800,
+      jitterMs: 50,
+      failureRate: 0,
+      fees: { bps: 4, flatUsd: '0.02' },
+      refuseQuotes: false,
+    });
+    expect(routeOf(s, 'base', 'arbitrum')).toEqual({
+      delayMs: 2000,
+      jitterMs: 0,
+      failureRate: 0.5,
+      fees: { bps: 0, flatUsd: '0' },
+      refuseQuotes: false,
+    });
+  });
+
+  it('refuses traffic on an unknown chain and unknown fields', () => {
+    expect(() => readBallastScenario({ ...doc, traffic: [{ at: 0, chain: 'optimism', payment: '1' }] })).toThrow(
+      'mine: traffic #0 names unknown chain optimism',
+    );
+    expect(() => readBallastScenario({ ...doc, extra: true })).toThrow();
+  });
+
+  it('is told apart from a Hyperlane file by readScenario', () => {
+    expect(readScenario(doc).name).toBe('mine');
+    expect(readScenario(hyperlane()).flows).toHaveLength(4);
+  });
+});
