@@ -21,33 +21,10 @@ import { parseQuoteRequest } from '../../../packages/sandbox/src/quote/request.t
 import { SandboxApiError } from '../../../packages/sandbox/src/quote/errors.ts';
 import { webhookBody, webhookData } from '../../../packages/sandbox/src/webhooks/payload.ts';
 import { build, NOW_SEC, PRICES, RECIPIENT, TABLE, USDC, USER, usdcRequest, ZERO } from './quote/fixtures.ts';
-import { BITCOIN_ID, BTC, BTC_USER, buildVm, SOL, SOLANA_ID, SVM_USER, VM_CHAINS } from './quote/vmFixtures.ts';
+import { BITCOIN_ID, bitcoinToEvm, buildVm, SOLANA_ID, solanaToEvm, SVM_USER, VM_CHAINS } from './quote/vmFixtures.ts';
 
 /** The JSON the sandbox would answer, read back as the client reads it. */
 const wire = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
-
-const solanaToEvm = {
-  user: SVM_USER,
-  recipient: RECIPIENT,
-  originChainId: SOLANA_ID,
-  destinationChainId: 31002,
-  originCurrency: SOL,
-  destinationCurrency: ZERO,
-  amount: '2000000000',
-  tradeType: 'EXACT_INPUT' as const,
-  includeProtocolData: true,
-};
-const bitcoinToEvm = {
-  user: BTC_USER,
-  recipient: RECIPIENT,
-  originChainId: BITCOIN_ID,
-  destinationChainId: 31001,
-  originCurrency: BTC,
-  destinationCurrency: USDC,
-  amount: '800000',
-  tradeType: 'EXACT_INPUT' as const,
-  includeProtocolData: true,
-};
 
 describe('sandbox responses parse with the client schemas', () => {
   it('an EVM-origin quote parses, protocol data included, with the amounts and order the sandbox built', async () => {

@@ -16,7 +16,7 @@ import { parsePrices } from '../../../../packages/sandbox/src/quote/prices.ts';
 import { resolveQuoteRoute, type SandboxQuoteRequest } from '../../../../packages/sandbox/src/quote/request.ts';
 import { sandboxBitcoinChain, sandboxSolanaChain, type SandboxNonEvmChain } from '../../../../packages/sandbox/src/quote/vmChains.ts';
 import { buildVmQuote, type BuiltVmQuote } from '../../../../packages/sandbox/src/quote/vmQuote.ts';
-import { counterRandom, GWEI, NOW_SEC, SOLVER, TABLE } from './fixtures.ts';
+import { counterRandom, GWEI, NOW_SEC, RECIPIENT, SOLVER, TABLE, USDC, ZERO } from './fixtures.ts';
 
 const ECPair = ECPairFactory(ecc);
 const solanaKey = (seed: number) => Keypair.fromSeed(new Uint8Array(32).fill(seed)).publicKey.toBase58();
@@ -74,3 +74,29 @@ export async function buildVm(
     random: counterRandom,
   });
 }
+
+/** A quote request from Solana (2 SOL, lamports) to native ETH on the second EVM chain, protocol data included. */
+export const solanaToEvm = {
+  user: SVM_USER,
+  recipient: RECIPIENT,
+  originChainId: SOLANA_ID,
+  destinationChainId: 31002,
+  originCurrency: SOL,
+  destinationCurrency: ZERO,
+  amount: '2000000000',
+  tradeType: 'EXACT_INPUT' as const,
+  includeProtocolData: true,
+};
+
+/** A quote request from Bitcoin (800,000 satoshis) to USDC on the first EVM chain, protocol data included. */
+export const bitcoinToEvm = {
+  user: BTC_USER,
+  recipient: RECIPIENT,
+  originChainId: BITCOIN_ID,
+  destinationChainId: 31001,
+  originCurrency: BTC,
+  destinationCurrency: USDC,
+  amount: '800000',
+  tradeType: 'EXACT_INPUT' as const,
+  includeProtocolData: true,
+};

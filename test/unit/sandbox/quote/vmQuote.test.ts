@@ -21,7 +21,9 @@ import {
   BTC_DEPOSITORY,
   BTC_RECIPIENT,
   BTC_USER,
+  bitcoinToEvm,
   buildVm,
+  solanaToEvm,
   SOL,
   SOLANA_ID,
   SVM_USER,
@@ -30,28 +32,6 @@ import {
   VM_CHAINS_DOC,
 } from './vmFixtures.ts';
 
-const solanaToEvm = {
-  user: SVM_USER,
-  recipient: RECIPIENT,
-  originChainId: SOLANA_ID,
-  destinationChainId: 31002,
-  originCurrency: SOL,
-  destinationCurrency: ZERO,
-  amount: '2000000000',
-  tradeType: 'EXACT_INPUT' as const,
-  includeProtocolData: true,
-};
-const bitcoinToEvm = {
-  user: BTC_USER,
-  recipient: RECIPIENT,
-  originChainId: BITCOIN_ID,
-  destinationChainId: 31001,
-  originCurrency: BTC,
-  destinationCurrency: USDC,
-  amount: '800000',
-  tradeType: 'EXACT_INPUT' as const,
-  includeProtocolData: true,
-};
 const UTXOS: OriginChainFacts = { utxos: USER_COINS.map((c) => ({ ...c, confirmed: true })) };
 
 /** Verifies against our expectations; `minOut` defaults to what the untampered quote guaranteed. */
