@@ -88,7 +88,10 @@ export function readBallastScenario(doc: unknown): SimScenario {
   }
   const initial = Object.fromEntries(chains.map((c) => [c, units(b.chains[c]!.initial)])); // c is a key of chains
   const holdings: Holding[] = chains.map((chain) => ({ chain, ...b.chains[chain]!.holding }));
-  const total = Object.values(b.chains).reduce((s, c) => s + Number(c.initial), 0);
+  // Default per-transfer cap: the whole treasury, in whole units rounded up (at least 1), computed in base units.
+  const total = Object.values(initial).reduce((sum, v) => sum + v, 0n);
+  const unit = 10n ** BigInt(b.token.decimals);
+  const totalWhole = (total + unit - 1n) / unit;
   return {
     name: b.name,
     chains,
@@ -102,7 +105,7 @@ export function readBallastScenario(doc: unknown): SimScenario {
     drainMs: b.drainMs,
     holdings,
     minTransfer: b.minTransfer,
-    maxTransfer: b.maxTransfer ?? String(Math.max(1, Math.ceil(total))),
+    maxTransfer: b.maxTransfer ?? String(totalWhole > 1n ? totalWhole : 1n),
     outages: b.outages,
   };
 }
