@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { wholeToBaseUnits } from '@ballast/protocol/core/units.ts';
 import { pino, type Logger } from 'pino';
 import type { Address, Hex } from 'viem';
 import type { ChainAdapter } from '../chains/adapter.ts';
@@ -25,7 +26,10 @@ import { inMemoryRelayClient } from './relayApi.ts';
 import { routeOf, type SimScenario } from './scenario.ts';
 import { SIM_CONFIRMATIONS, SIM_GAS, SIM_START_MS, SimWorld } from './world.ts';
 
-/** A payment's outcome. Times ms after the start; `completedAtMs` null when it failed. */
+/**
+ * A payment's outcome. Times ms after the start; `completedAtMs` is when the attempt that succeeded was sent (the
+ * holding could pay it), null when it failed.
+ */
 export interface PaymentRecord {
   id: string;
   chain: string;
@@ -63,6 +67,8 @@ export interface SimLog {
   pollMs: number;
   /** `min` per chain, base units, when the holding has a band (weights have none). */
   mins: Record<string, bigint | null>;
+  /** The band per chain (min, target, max), base units; null for a weighted holding, whose band moves each cycle. */
+  bands: Record<string, { min: bigint; target: bigint; max: bigint } | null>;
   initial: Record<string, bigint>;
   final: Record<string, bigint>;
   payments: PaymentRecord[];
@@ -151,7 +157,7 @@ export async function runScenario(s: SimScenario, options: SimRunOptions = {}): 
       chains: [...s.chains],
       token: { ...s.token },
       pollMs: s.pollMs,
-      mins: minsOf(config.assets[token.symbol] ?? [], s.chains, s.token.decimals),
+      ...bandsOf(config.assets[token.symbol] ?? [], s.chains, s.token.decimals),
       initial: { ...s.initial },
       final: balances(),
       payments: payments.map(({ failed: _failed, ...p }) => p),
@@ -230,11 +236,13 @@ function scheduleTraffic(s: SimScenario, world: SimWorld, treasury: Address, cou
         world.at(world.nowMs + s.retryMs, tryPay);
         return;
       }
+      const sentAtMs = world.elapsedMs;
       const hash = world.transfer(f.chain, treasury, counterparty, f.amount, `payment-${f.id}-${attempt++}`);
       const check = () => {
         const hit = world.chain(f.chain).minedTx(hash as Hex);
         if (!hit) return world.at(world.nowMs + 50, check);
-        if (hit.mined.status === 'success') p.completedAtMs = hit.block.timestampMs - SIM_START_MS;
+        // Complete when sent: the holding could pay it then; the wait for the next block is the chain's, not the treasury's.
+        if (hit.mined.status === 'success') p.completedAtMs = sentAtMs;
         else world.at(world.nowMs + s.retryMs, tryPay);
       };
       world.at(world.nowMs + 50, check);
@@ -244,21 +252,20 @@ function scheduleTraffic(s: SimScenario, world: SimWorld, treasury: Address, cou
   return payments;
 }
 
-function minsOf(
-  holdings: readonly { chain: string; min?: string | null }[],
+function bandsOf(
+  holdings: readonly { chain: string; min?: string | null; target?: string | null; max?: string | null }[],
   chains: readonly string[],
   decimals: number,
-): Record<string, bigint | null> {
-  const toUnits = (whole: string) => {
-    const [i = '0', frac = ''] = whole.split('.');
-    return BigInt(i) * 10n ** BigInt(decimals) + BigInt((frac + '0'.repeat(decimals)).slice(0, decimals) || '0');
-  };
-  return Object.fromEntries(
-    chains.map((c) => {
-      const h = holdings.find((x) => x.chain === c);
-      return [c, h?.min ? toUnits(h.min) : null];
-    }),
-  );
+): Pick<SimLog, 'mins' | 'bands'> {
+  const toUnits = (whole: string) => wholeToBaseUnits(whole, decimals);
+  const bands: SimLog['bands'] = {};
+  const mins: SimLog['mins'] = {};
+  for (const c of chains) {
+    const h = holdings.find((x) => x.chain === c);
+    mins[c] = h?.min ? toUnits(h.min) : null;
+    bands[c] = h?.min && h.target && h.max ? { min: toUnits(h.min), target: toUnits(h.target), max: toUnits(h.max) } : null;
+  }
+  return { mins, bands };
 }
 
 function transfersOf(world: SimWorld): TransferRecord[] {
