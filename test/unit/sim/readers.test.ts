@@ -66,7 +66,7 @@ describe("Hyperlane's scenario format", () => {
     expect(routeOf(s, 'c2', 'c1')).toMatchObject({ delayMs: 500, jitterMs: 100, failureRate: 0 });
   });
 
-  it('maps weighted to weights with the same tolerance, minAmount to bands, flow strategies to equal weights', () => {
+  it('maps weighted to weights with the same tolerance, minAmount to bands, flow strategies to the flow-aware mode', () => {
     expect(readHyperlaneScenario(hyperlane()).holdings).toEqual([
       { chain: 'c1', weight: 0.6, toleranceBps: 500 },
       { chain: 'c2', weight: 0.4, toleranceBps: 1000 },
@@ -79,8 +79,24 @@ describe("Hyperlane's scenario format", () => {
       { chain: 'c1', min: '20', target: '40', max: '250' },
       { chain: 'c2', min: '10', target: '30', max: '250' },
     ]);
-    const ema = { type: 'emaFlow', chains: { c1: { emaFlow: { alpha: '0.3' } }, c2: { emaFlow: { alpha: '0.3' } } } };
-    expect(readHyperlaneScenario(hyperlane(ema)).holdings).toEqual([
+    expect(readHyperlaneScenario(hyperlane(minAmount)).strategy).toBeUndefined();
+    // emaFlow: band at the starting collateral (c1 150, c2 100), floor 10 % of it; EMA alpha 0.5 at 1 s polls → half-life
+    // 1 s; horizon = slowest route (c1→c2: 3000 ms ± 0) + one poll → 4 s.
+    const ema = {
+      type: 'emaFlow',
+      chains: { c1: { emaFlow: { alpha: '0.5', minSamplesForSignal: 4 } }, c2: { emaFlow: { alpha: '0.5' } } },
+    };
+    const flow = readHyperlaneScenario(hyperlane(ema));
+    expect(flow.holdings).toEqual([
+      { chain: 'c1', min: '15', target: '150', max: '150' },
+      { chain: 'c2', min: '10', target: '100', max: '100' },
+    ]);
+    expect(flow.strategy).toEqual({ kind: 'flow', halfLifeSec: 1, horizonSec: 4, deadbandPerHour: '0', minSamples: 4 });
+    // Hyperlane's default alpha 0.3 → 1.94 s → 2 s; other flow types map the same way; an unknown type stays weights
+    const velocity = { type: 'velocityFlow', chains: { c1: {}, c2: {} } };
+    expect(readHyperlaneScenario(hyperlane(velocity)).strategy).toMatchObject({ halfLifeSec: 2, minSamples: 3 });
+    const other = { type: 'collateralDeficit', chains: { c1: {}, c2: {} } };
+    expect(readHyperlaneScenario(hyperlane(other)).holdings).toEqual([
       { chain: 'c1', weight: 1, toleranceBps: 500 },
       { chain: 'c2', weight: 1, toleranceBps: 500 },
     ]);
@@ -144,6 +160,13 @@ describe("Ballast's scenario format", () => {
       fees: { bps: 0, flatUsd: '0' },
       refuseQuotes: false,
     });
+  });
+
+  it('reads an optional flow strategy with the config defaults, and refuses a bad one naming the field', () => {
+    expect(readBallastScenario(doc).strategy).toBeUndefined();
+    const s = readBallastScenario({ ...doc, strategy: { kind: 'flow', halfLifeSec: 60, horizonSec: 120 } });
+    expect(s.strategy).toEqual({ kind: 'flow', halfLifeSec: 60, horizonSec: 120, deadbandPerHour: '0', minSamples: 3 });
+    expect(() => readBallastScenario({ ...doc, strategy: { kind: 'flow', halfLifeSec: 0, horizonSec: 120 } })).toThrow(/halfLifeSec/);
   });
 
   it('refuses traffic on an unknown chain and unknown fields', () => {

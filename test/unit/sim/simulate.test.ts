@@ -78,4 +78,34 @@ describe('ballast simulate through the real cycle', () => {
     expect(log.final.alpha).toBe(100n * USDC);
     expect(computeKpis(log)).toMatchObject({ completionRate: 0, failedTransfers: 1 });
   });
+
+  it('drives the flow-aware mode: a steady drain is pre-funded, where bands alone leave a payment stuck above min', async () => {
+    // alpha pays 6 USDC every 500 ms for 10 s (120 in all) from 100, beta receives the same; alpha's floor is 1.
+    const traffic = Array.from({ length: 20 }, (_, i) => [
+      { at: 500 * i, chain: 'alpha', payment: '6' },
+      { at: 500 * i, chain: 'beta', receipt: '6' },
+    ]).flat();
+    const drain = (strategy?: object) =>
+      readBallastScenario({
+        name: strategy ? 'drain-flow' : 'drain-bands',
+        token: { symbol: 'USDC', decimals: 6 },
+        chains: {
+          alpha: { initial: '100', holding: { min: '1', target: '100', max: '100' } },
+          beta: { initial: '100', holding: { min: '1', target: '100', max: '100' } },
+        },
+        traffic,
+        routes: { default: { delayMs: 500, jitterMs: 100 } },
+        drainMs: 5000,
+        ...(strategy ? { strategy } : {}),
+      });
+    const bands = computeKpis(await runScenario(drain(), { seed: 2 }));
+    // alpha stops at 4 USDC: above its min of 1, below the next payment of 6; nothing refills it
+    expect(bands.totalRebalances).toBe(0);
+    expect(bands.completionRate).toBeLessThan(1);
+    expect(BigInt(bands.perChainMetrics.alpha!.finalBalance)).toBe(4n * USDC);
+    const flow = computeKpis(await runScenario(drain({ kind: 'flow', halfLifeSec: 2, horizonSec: 2, minSamples: 2 }), { seed: 2 }));
+    expect(flow.completionRate).toBe(1);
+    expect(flow.totalRebalances).toBeGreaterThan(0);
+    expect(flow.perChainMetrics.alpha!.rebalancesIn).toBe(flow.totalRebalances);
+  });
 });

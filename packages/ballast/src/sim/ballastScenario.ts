@@ -4,6 +4,7 @@
  * receipts into holdings, at ms after the start), routes (delivery delay ± jitter, failure rate, fees, refused
  * quotes) and Relay API outages. Amounts are whole-unit decimal strings here, base units once read. Pure.
  */
+import { FlowStrategySchema } from '../config/strategySchema.ts';
 import { parseUnits } from 'viem';
 import { z } from 'zod';
 import type { RouteSpec } from './solver.ts';
@@ -51,6 +52,8 @@ export const BallastScenarioSchema = z.strictObject({
   minTransfer: Whole.default('1'),
   maxTransfer: Whole.optional(),
   outages: z.array(z.strictObject({ fromMs: Ms, toMs: Ms })).default([]),
+  /** The token's `policy.strategy` entry, as in a Ballast config (`kind: flow`, …); absent: bands or weights alone. */
+  strategy: FlowStrategySchema.optional(),
 });
 
 const toRoute = (r: z.infer<typeof RouteSchema>): RouteSpec => ({
@@ -107,5 +110,6 @@ export function readBallastScenario(doc: unknown): SimScenario {
     minTransfer: b.minTransfer,
     maxTransfer: b.maxTransfer ?? String(totalWhole > 1n ? totalWhole : 1n),
     outages: b.outages,
+    ...(b.strategy ? { strategy: b.strategy } : {}),
   };
 }

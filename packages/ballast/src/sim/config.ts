@@ -32,6 +32,11 @@ export function simConfigYaml(s: SimScenario, chains: readonly SimChain[], token
     'policy:',
     `  minTransfer: "${s.minTransfer}"`,
     `  maxTransfer: "${s.maxTransfer}"`,
+    ...(s.strategy
+      ? [
+          `  strategy: { ${token.symbol}: { kind: flow, halfLifeSec: ${s.strategy.halfLifeSec}, horizonSec: ${s.strategy.horizonSec}, deadbandPerHour: "${s.strategy.deadbandPerHour}", minSamples: ${s.strategy.minSamples} } }`,
+        ]
+      : []),
     '  slippageBps: 50',
     '  maxFees: { totalBps: 500, totalUsd: "1000000", components: { execution: { usd: "1000" }, swap: { bps: 500 }, platform: { bps: 500 }, app: { bps: 0 } } }',
     `tracking: { pollMs: ${Math.max(100, Math.min(1000, s.pollMs))}, timeoutSec: 120 }`,

@@ -5,13 +5,14 @@
  * `userTransferDeliveryDelay` ms later, counted from the timestamp; every chain starts with
  * `defaultInitialCollateral` (+ `initialImbalance`); routes deliver after `deliveryDelay ± deliveryJitter`.
  * `defaultStrategyConfig` maps to Ballast holdings: `weighted` → weights with the same weights and tolerance,
- * `minAmount` → bands with its min and target, any other (flow) strategy → equal weights with a 5 % tolerance.
- * Multi-asset files (`assets`) are refused. Pure.
+ * `minAmount` → bands with its min and target, a flow strategy (`emaFlow`, `velocityFlow`, `thresholdFlow`,
+ * `accelerationFlow`) → Ballast's flow-aware mode ({@link flowStrategyOf}, {@link flowHoldingOf}), any other → equal weights with a 5 %
+ * tolerance. Multi-asset files (`assets`) are refused. Pure.
  */
 import { formatUnits } from 'viem';
 import { z } from 'zod';
 import type { RouteSpec } from './solver.ts';
-import type { Flow, Holding, SimScenario } from './scenario.ts';
+import type { Flow, Holding, SimFlowStrategy, SimScenario } from './scenario.ts';
 
 const Uint = z.string().regex(/^[0-9]+$/, 'expected a base-unit integer string');
 const Decimal = z.string().regex(/^[0-9]+(\.[0-9]+)?$/, 'expected a decimal string');
@@ -26,6 +27,7 @@ const BridgeSchema = z.looseObject({
 const StrategyChainSchema = z.looseObject({
   weighted: z.object({ weight: Decimal, tolerance: Decimal }).optional(),
   minAmount: z.looseObject({ min: Decimal, target: Decimal }).optional(),
+  emaFlow: z.looseObject({ alpha: Decimal.optional(), minSamplesForSignal: z.number().int().nonnegative().optional() }).optional(),
 });
 
 /** Hyperlane's `ScenarioFile` (the fields the simulation reads). */
@@ -108,6 +110,7 @@ export function readHyperlaneScenario(doc: unknown): SimScenario {
     retryMs: 200,
     drainMs: 60_000,
     holdings: holdingsOf(h, total),
+    ...(isFlowStrategy(h) ? { strategy: flowStrategyOf(h, routes) } : {}),
     minTransfer: '0.1',
     maxTransfer: formatUnits(total, DECIMALS),
     outages: [],
@@ -125,6 +128,58 @@ export function holdingsOf(h: HyperlaneScenario, total: bigint): Holding[] {
     if (strategy.type === 'minAmount' && c?.minAmount) {
       return { chain, min: c.minAmount.min, target: c.minAmount.target, max: formatUnits(total, DECIMALS) };
     }
+    if (isFlowStrategy(h)) return flowHoldingOf(chain, initialOf(h, chain));
     return { chain, weight: 1, toleranceBps: 500 };
   });
+}
+
+/** Hyperlane's flow-reactive strategy types, mapped to Ballast's flow-aware mode. */
+const FLOW_TYPES = new Set(['emaFlow', 'velocityFlow', 'thresholdFlow', 'accelerationFlow']);
+/** The smoothing Hyperlane's flow strategies are run with when a file gives none (its comparison runs: alpha 0.3). */
+const DEFAULT_ALPHA = 0.3;
+/** A flow-mapped holding's floor, percent of its starting collateral. */
+export const FLOW_MIN_PERCENT = 10n;
+
+/** Whether the scenario's strategy is one of Hyperlane's flow-reactive ones. */
+export function isFlowStrategy(h: HyperlaneScenario): boolean {
+  return FLOW_TYPES.has(h.defaultStrategyConfig.type);
+}
+
+/** A chain's starting collateral, base units. */
+function initialOf(h: HyperlaneScenario, chain: string): bigint {
+  return BigInt(h.defaultInitialCollateral) + BigInt(h.initialImbalance?.[chain] ?? '0');
+}
+
+/**
+ * The Ballast band of a chain under a flow strategy: target = its starting collateral, min = {@link FLOW_MIN_PERCENT}
+ * of it, max = target (whatever it holds above its start can be given when another holding needs it; the flow mode
+ * leaves a surplus with no net flow where it is).
+ */
+export function flowHoldingOf(chain: string, initial: bigint): Holding {
+  const whole = (n: bigint) => formatUnits(n, DECIMALS);
+  return { chain, min: whole((initial * FLOW_MIN_PERCENT) / 100n), target: whole(initial), max: whole(initial) };
+}
+
+/**
+ * Ballast's `policy.strategy` for a Hyperlane flow strategy, from the scenario's own timing:
+ * - `halfLifeSec`: the half-life of an EMA with Hyperlane's per-cycle `alpha` (default 0.3) at the polling interval,
+ *   pollMs × ln 0.5 ÷ ln(1 − alpha), rounded to whole seconds (at least 1): 2 s for 0.3 at 1 s;
+ * - `horizonSec`: one delivery on the slowest route between its chains (delay + jitter; a route the file leaves out
+ *   delivers in 500 ± 100 ms) plus one polling interval, rounded up;
+ * - `minSamples`: `minSamplesForSignal` (default 3); `deadbandPerHour` "0".
+ */
+export function flowStrategyOf(h: HyperlaneScenario, routes: Readonly<Record<string, RouteSpec>>): SimFlowStrategy {
+  const pollMs = h.defaultTiming.rebalancerPollingFrequency;
+  const ema = Object.values(h.defaultStrategyConfig.chains).find((c) => c.emaFlow)?.emaFlow;
+  const alpha = ema?.alpha === undefined ? DEFAULT_ALPHA : Number(ema.alpha);
+  const halfLifeMs = alpha > 0 && alpha < 1 ? (pollMs * Math.log(0.5)) / Math.log(1 - alpha) : pollMs;
+  const pairs = h.chains.flatMap((o) => h.chains.filter((d) => d !== o).map((d) => routes[`${o}|${d}`] ?? FALLBACK_ROUTE));
+  const slowest = Math.max(...pairs.map((r) => r.delayMs + r.jitterMs));
+  return {
+    kind: 'flow',
+    halfLifeSec: Math.max(1, Math.round(halfLifeMs / 1000)),
+    horizonSec: Math.max(1, Math.ceil((slowest + pollMs) / 1000)),
+    deadbandPerHour: '0',
+    minSamples: ema?.minSamplesForSignal ?? 3,
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * One process's view of an in-memory chain (src/sim/chain.ts) through the PublicClient methods Ballast calls (getChainId,
- * getBlockNumber, getBlock, getTransactionCount, estimateGas, estimateFeesPerGas, readContract, multicall,
+ * getBlockNumber, getBlock, getBalance, getTransactionCount, estimateGas, estimateFeesPerGas, readContract, multicall,
  * sendRawTransaction, getTransaction, getTransactionReceipt, waitForTransactionReceipt, getLogs, and
  * `chain.contracts.multicall3`). Signed transactions are decoded and their sender recovered; lookups answer
  * viem's own not-found errors only for what the node does not know, and any other failure with another error.
@@ -28,6 +28,9 @@ import { lowerHex, type Block, type ChainTx, type InMemoryChain, type MinedTx, t
  * A lookup fault: an error answer, a not-found answer, a backend `blocks` behind the head, or a reorg applied by
  * the world before the lookup is answered.
  */
+/** What getBalance answers for every account, wei: gas is not modelled, transactions cost nothing. */
+const NATIVE_BALANCE = 10n ** 24n;
+
 export type LookupFault =
   | { kind: 'error' }
   | { kind: 'notFound' }
@@ -197,6 +200,11 @@ export function inMemoryNode(world: NodeWorld, chain: InMemoryChain, proc: Proce
       const block = blockNumber <= v.head ? chain.blocks[Number(blockNumber)] : undefined;
       if (!block) throw new BlockNotFoundError({ blockNumber });
       return { number: block.number, hash: block.hash, timestamp: BigInt(Math.floor(block.timestampMs / 1000)) };
+    },
+    /** Native balance: gas is not modelled on these chains (transactions cost nothing), so every account holds plenty. */
+    async getBalance(_args: { address: Address; blockNumber?: bigint }) {
+      enter('getBalance');
+      return NATIVE_BALANCE;
     },
     async getTransactionCount({ address, blockTag }: { address: Address; blockTag?: string }) {
       const v = enter('getTransactionCount');

@@ -21,6 +21,16 @@ export interface Flow {
 /** A Ballast holding of the scenario's token: a band (whole-unit decimal strings) or a weight. */
 export type Holding = { chain: string; min: string; target: string; max: string } | { chain: string; weight: number; toleranceBps: number };
 
+/** A flow-aware strategy as written in a Ballast config (`policy.strategy.<asset>`, seconds and whole units). */
+export interface SimFlowStrategy {
+  kind: 'flow';
+  halfLifeSec: number;
+  horizonSec: number;
+  /** Whole units of the token per hour, decimal string. */
+  deadbandPerHour: string;
+  minSamples: number;
+}
+
 /** A scenario, normalised. */
 export interface SimScenario {
   name: string;
@@ -40,6 +50,11 @@ export interface SimScenario {
   /** A payment still undelivered this long after the last flow is failed, ms. */
   drainMs: number;
   holdings: Holding[];
+  /**
+   * The asset's `policy.strategy` in the generated config (`kind: flow`, docs/design.md "Flow-aware strategy");
+   * absent: bands or weights alone.
+   */
+  strategy?: SimFlowStrategy;
   /** Smallest and largest transfer Ballast makes, whole units (decimal strings). */
   minTransfer: string;
   maxTransfer: string;
