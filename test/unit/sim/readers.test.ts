@@ -102,9 +102,15 @@ describe("Hyperlane's scenario format", () => {
     ]);
   });
 
-  it('refuses multi-asset files in one line', () => {
+  it('leaves multi-asset files to the per-asset reader, in one line', () => {
     expect(() => readHyperlaneScenario({ ...hyperlane(), assets: [{ symbol: 'USDC', decimals: 18 }] })).toThrow(
-      'tiny: multi-asset Hyperlane scenarios (assets, sourceAsset/destinationAsset) are not supported',
+      'tiny: a multi-asset Hyperlane scenario (assets, sourceAsset/destinationAsset) reads into one scenario per asset',
+    );
+  });
+
+  it('refuses a single-asset file with one chain', () => {
+    expect(() => readHyperlaneScenario({ ...hyperlane(), chains: ['c1'] })).toThrow(
+      'tiny: a single-asset scenario names at least two chains',
     );
   });
 

@@ -6,8 +6,9 @@
  * `defaultInitialCollateral` (+ `initialImbalance`); routes deliver after `deliveryDelay ± deliveryJitter`.
  * `defaultStrategyConfig` maps to Ballast holdings: `weighted` → weights with the same weights and tolerance,
  * `minAmount` → bands with its min and target, a flow strategy (`emaFlow`, `velocityFlow`, `thresholdFlow`,
- * `accelerationFlow`) → Ballast's flow-aware mode ({@link flowStrategyOf}, {@link flowHoldingOf}), any other → equal weights with a 5 %
- * tolerance. Multi-asset files (`assets`) are refused. Pure.
+ * `accelerationFlow`) → Ballast's flow-aware mode ({@link flowStrategyOf}, {@link flowHoldingOf}), any other → equal
+ * weights with a 5 % tolerance. Multi-asset files (`assets`, `sourceAsset`/`destinationAsset`) are read into one
+ * scenario per asset by src/sim/multiAsset.ts with the parts exported here. Pure.
  */
 import { formatUnits } from 'viem';
 import { z } from 'zod';
@@ -33,7 +34,7 @@ const StrategyChainSchema = z.looseObject({
 /** Hyperlane's `ScenarioFile` (the fields the simulation reads). */
 export const HyperlaneScenarioSchema = z.looseObject({
   name: z.string().min(1),
-  chains: z.array(z.string().min(1)).min(2),
+  chains: z.array(z.string().min(1)).min(1),
   transfers: z.array(
     z.looseObject({
       id: z.string(),
@@ -50,12 +51,14 @@ export const HyperlaneScenarioSchema = z.looseObject({
   defaultTiming: z.looseObject({ userTransferDeliveryDelay: z.number().nonnegative(), rebalancerPollingFrequency: z.number().positive() }),
   defaultBridgeConfig: z.record(z.string(), z.record(z.string(), BridgeSchema)).default({}),
   defaultStrategyConfig: z.looseObject({ type: z.string(), chains: z.record(z.string(), StrategyChainSchema) }),
-  assets: z.array(z.unknown()).optional(),
+  assets: z.array(z.looseObject({ symbol: z.string().min(1), decimals: z.number().int().min(0).max(36) })).optional(),
+  walletInventory: z.record(z.string(), Uint).optional(),
 });
 export type HyperlaneScenario = z.infer<typeof HyperlaneScenarioSchema>;
 
 /** Hyperlane tokens have 18 decimals. */
-const DECIMALS = 18;
+export const HYPERLANE_DECIMALS = 18;
+const DECIMALS = HYPERLANE_DECIMALS;
 /** A route missing from `defaultBridgeConfig` (Hyperlane's fallback: 500 ms ± 100 ms, no failures). */
 const FALLBACK_ROUTE: RouteSpec = { delayMs: 500, jitterMs: 100, failureRate: 0, fees: { bps: 0, flatUsd: '0' } };
 
@@ -64,16 +67,23 @@ export function isHyperlaneScenario(doc: unknown): boolean {
   return typeof doc === 'object' && doc !== null && 'transfers' in doc && 'defaultInitialCollateral' in doc;
 }
 
+/** Whether a scenario is multi-asset: it lists `assets`, or a transfer names a `sourceAsset` or `destinationAsset`. */
+export function isMultiAsset(h: Pick<HyperlaneScenario, 'assets' | 'transfers'>): boolean {
+  return h.assets !== undefined || h.transfers.some((t) => t.sourceAsset !== undefined || t.destinationAsset !== undefined);
+}
+
 /**
- * Reads a Hyperlane scenario.
+ * Reads a single-asset Hyperlane scenario.
  *
- * @throws Error one line: a multi-asset file, a transfer naming an unknown chain; ZodError for a malformed file
+ * @throws Error one line: a multi-asset file (read those with `readScenarioSet`, src/sim/readScenario.ts), fewer
+ *   than two chains, a transfer naming an unknown chain; ZodError for a malformed file
  */
 export function readHyperlaneScenario(doc: unknown): SimScenario {
   const h = HyperlaneScenarioSchema.parse(doc);
-  if (h.assets !== undefined || h.transfers.some((t) => t.sourceAsset !== undefined || t.destinationAsset !== undefined)) {
-    throw new Error(`${h.name}: multi-asset Hyperlane scenarios (assets, sourceAsset/destinationAsset) are not supported`);
+  if (isMultiAsset(h)) {
+    throw new Error(`${h.name}: a multi-asset Hyperlane scenario (assets, sourceAsset/destinationAsset) reads into one scenario per asset`);
   }
+  if (h.chains.length < 2) throw new Error(`${h.name}: a single-asset scenario names at least two chains`);
   const known = new Set(h.chains);
   const initial: Record<string, bigint> = {};
   for (const c of h.chains) initial[c] = BigInt(h.defaultInitialCollateral) + BigInt(h.initialImbalance?.[c] ?? '0');
@@ -86,6 +96,29 @@ export function readHyperlaneScenario(doc: unknown): SimScenario {
     flows.push({ id: t.id, kind: 'payment', chain: t.destination, atMs: t.timestamp + delay, amount, requestedAtMs: t.timestamp });
   }
   flows.sort((a, b) => a.atMs - b.atMs);
+  const total = Object.values(initial).reduce((a, b) => a + b, 0n);
+  return {
+    name: h.name,
+    chains: [...h.chains],
+    token: { symbol: 'HYP', decimals: DECIMALS, priceUsd: '1' },
+    initial,
+    flows,
+    ...hyperlaneCommon(h, total, DECIMALS),
+    holdings: holdingsOf(h, total),
+  };
+}
+
+/**
+ * What every scenario read from a Hyperlane file shares, whatever its asset: routes from `defaultBridgeConfig`
+ * (else 500 ms ± 100 ms), `pollMs` = `rebalancerPollingFrequency`, retries every 200 ms, a 60 s drain, no outages,
+ * the policy: `minTransfer` 0.1, `maxTransfer` `total` (base units of `decimals`) in whole units, and for a flow
+ * strategy the flow-aware mode's parameters ({@link flowStrategyOf}).
+ */
+export function hyperlaneCommon(
+  h: HyperlaneScenario,
+  total: bigint,
+  decimals: number,
+): Omit<SimScenario, 'name' | 'chains' | 'token' | 'initial' | 'flows' | 'holdings'> {
   const routes: Record<string, RouteSpec> = {};
   for (const [o, byDest] of Object.entries(h.defaultBridgeConfig)) {
     for (const [d, b] of Object.entries(byDest)) {
@@ -97,22 +130,15 @@ export function readHyperlaneScenario(doc: unknown): SimScenario {
       };
     }
   }
-  const total = Object.values(initial).reduce((a, b) => a + b, 0n);
   return {
-    name: h.name,
-    chains: [...h.chains],
-    token: { symbol: 'HYP', decimals: DECIMALS, priceUsd: '1' },
-    initial,
-    flows,
     routes,
     defaultRoute: FALLBACK_ROUTE,
     pollMs: h.defaultTiming.rebalancerPollingFrequency,
     retryMs: 200,
     drainMs: 60_000,
-    holdings: holdingsOf(h, total),
     ...(isFlowStrategy(h) ? { strategy: flowStrategyOf(h, routes) } : {}),
     minTransfer: '0.1',
-    maxTransfer: formatUnits(total, DECIMALS),
+    maxTransfer: formatUnits(total, decimals),
     outages: [],
   };
 }

@@ -5,7 +5,9 @@
  * latencies of completed payments (completion − request, ms) with nearest-rank percentiles
  * `sorted[ceil(p/100·n) − 1]` (0 with none); `totalRebalances` and `rebalanceVolume` over filled transfers. Plus the
  * treasury's: time spent below `min`, fees paid (USD and bps of volume), efficiency (volume moved ÷ payment
- * volume), peak capital in flight. Amounts are base-unit decimal strings, USD decimal strings. Pure.
+ * volume), peak capital in flight. A multi-asset run (holdings keyed `"ASSET|chain"`, src/sim/multiAsset.ts) also
+ * reports `perAssetMetrics` (Hyperlane's multi-collateral name). Amounts are base-unit decimal strings, USD decimal
+ * strings. Pure.
  */
 import { formatUsdMicros, parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import type { BalanceSample, PaymentRecord, SimLog, TransferRecord } from './run.ts';
@@ -35,6 +37,15 @@ export interface HoldingKpis extends LatencyKpis {
   timeBelowMinMs: number | null;
 }
 
+/** KPIs of one asset of a multi-asset run: its payments and its filled rebalances (volume: inputs, base units). */
+export interface AssetKpis {
+  payments: number;
+  completedPayments: number;
+  completionRate: number;
+  rebalances: number;
+  rebalanceVolume: string;
+}
+
 /** KPIs of a run. */
 export interface SimKpis extends LatencyKpis {
   scenario: string;
@@ -59,6 +70,8 @@ export interface SimKpis extends LatencyKpis {
   cycles: number;
   simulatedMs: number;
   perChainMetrics: Record<string, HoldingKpis>;
+  /** Per asset, for a multi-asset run only (absent otherwise). */
+  perAssetMetrics?: Record<string, AssetKpis>;
 }
 
 /** Nearest-rank percentile of ascending values: `sorted[ceil(p/100·n) − 1]`, 0 for none. */
@@ -162,5 +175,25 @@ export function computeKpis(log: SimLog): SimKpis {
     cycles: log.cycles,
     simulatedMs: log.durationMs,
     perChainMetrics,
+    ...(log.assets ? { perAssetMetrics: perAssetMetrics(log, log.assets) } : {}),
   };
+}
+
+/** Per-asset KPIs of a merged log: payments and filled transfers whose holdings are keyed `"ASSET|…"`. */
+export function perAssetMetrics(log: SimLog, assets: readonly string[]): Record<string, AssetKpis> {
+  const out: Record<string, AssetKpis> = {};
+  for (const asset of assets) {
+    const of = (chain: string) => chain.startsWith(`${asset}|`);
+    const mine = log.payments.filter((p) => of(p.chain));
+    const done = mine.filter((p) => p.completedAtMs !== null).length;
+    const filled = log.transfers.filter((t) => t.outcome === 'filled' && of(t.origin));
+    out[asset] = {
+      payments: mine.length,
+      completedPayments: done,
+      completionRate: mine.length === 0 ? 1 : done / mine.length,
+      rebalances: filled.length,
+      rebalanceVolume: sum(filled.map((t) => t.amountIn)).toString(),
+    };
+  }
+  return out;
 }

@@ -81,6 +81,8 @@ export interface SimLog {
   durationMs: number;
   /** Rows in the store's transfers table at the end, by status. */
   storeTransfers: Record<string, number>;
+  /** A multi-asset run's asset symbols, in order (its chains are keyed `"ASSET|chain"`, src/sim/multiAsset.ts); absent otherwise. */
+  assets?: string[];
 }
 
 /** Options of a run. */

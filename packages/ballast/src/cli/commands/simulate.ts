@@ -9,8 +9,8 @@ import type { Command } from 'commander';
 import { formatUnits } from 'viem';
 import { parse as parseYaml } from 'yaml';
 import { computeKpis, type SimKpis } from '../../sim/kpis.ts';
-import { readScenario } from '../../sim/readScenario.ts';
-import { runScenario } from '../../sim/run.ts';
+import { readScenarioSet } from '../../sim/readScenario.ts';
+import { runScenarioSet } from '../../sim/runSet.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { table, toJson } from '../format.ts';
 
@@ -24,13 +24,13 @@ function loadScenario(file: string) {
     throw new CliError(`${file}: ${(error as Error).message}`, EXIT_USAGE, { cause: error });
   }
   try {
-    return readScenario(doc);
+    return readScenarioSet(doc);
   } catch (error) {
     throw new CliError(`${file}: ${(error as Error).message.split('\n')[0]}`, EXIT_USAGE, { cause: error });
   }
 }
 
-/** The KPI table (whole token units, latencies in ms). */
+/** The KPI tables (whole token units, latencies in ms): the run, each holding, and each asset of a multi-asset run. */
 export function renderKpis(k: SimKpis, decimals: number): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
   const units = (s: string) => formatUnits(BigInt(s), decimals);
@@ -79,7 +79,19 @@ export function renderKpis(k: SimKpis, decimals: number): string {
       h.timeBelowMinMs ?? '-',
     ]),
   );
-  return `${summary}\n${holdings}\n${k.cycles} cycles, ${(k.simulatedMs / 1000).toFixed(1)} s simulated`;
+  const assets = k.perAssetMetrics
+    ? `${table(
+        ['asset', 'payments', 'completion', 'rebalances', 'volume'],
+        Object.entries(k.perAssetMetrics).map(([asset, a]) => [
+          asset,
+          `${a.completedPayments}/${a.payments}`,
+          pct(a.completionRate),
+          a.rebalances,
+          units(a.rebalanceVolume),
+        ]),
+      )}\n`
+    : '';
+  return `${summary}\n${holdings}\n${assets}${k.cycles} cycles, ${(k.simulatedMs / 1000).toFixed(1)} s simulated`;
 }
 
 /** Registers the command. */
@@ -93,14 +105,17 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
     .action(async (flags: { scenario: string; seed: string; json?: boolean }, cmd: Command) => {
       const seed = Number(flags.seed);
       if (!Number.isSafeInteger(seed) || seed < 0) throw new CliError(`--seed ${flags.seed}: expected a non-negative integer`, EXIT_USAGE);
-      const scenario = loadScenario(flags.scenario);
+      const set = loadScenario(flags.scenario);
       const globals = cmd.optsWithGlobals<{ config?: string; logLevel?: string }>();
-      const log = await runScenario(scenario, {
+      if (set.multiAsset && globals.config) {
+        throw new CliError(`${flags.scenario}: a multi-asset scenario runs with its own holdings; drop --config`, EXIT_USAGE);
+      }
+      const log = await runScenarioSet(set, {
         seed,
         ...(globals.config ? { configFile: globals.config } : {}),
         ...(globals.logLevel ? { logLevel: globals.logLevel } : {}),
       });
       const kpis = computeKpis(log);
-      out(flags.json ? toJson(kpis) : renderKpis(kpis, scenario.token.decimals));
+      out(flags.json ? toJson(kpis) : renderKpis(kpis, log.token.decimals));
     });
 }
