@@ -35,8 +35,15 @@ export function machineLine(): string {
  * @param rows every checked row, in the order printed
  * @param details the lines the benchmarks printed
  * @param totalSec wall time of the whole run, seconds
+ * @param sections Markdown lines of sections placed after the table (e.g. the simulated-traffic comparison)
  */
-export function writeResults(file: string, rows: readonly BenchRow[], details: readonly string[], totalSec: number): void {
+export function writeResults(
+  file: string,
+  rows: readonly BenchRow[],
+  details: readonly string[],
+  totalSec: number,
+  sections: readonly string[] = [],
+): void {
   const cell = (s: string) => s.replaceAll('|', '\\|');
   const failed = rows.filter((r) => !rowOk(r)).length;
   const lines = [
@@ -56,6 +63,7 @@ export function writeResults(file: string, rows: readonly BenchRow[], details: r
         `| ${cell(r.label)} | ${formatValue(r.value, r.unit)} | ${targetText(r)} | ${verdictText(r, '**missed**')} | ${cell(r.note ?? '')} |`,
     ),
     '',
+    ...sections,
     '## How each row is measured',
     '',
     '- Order id, verification, plan 200: µs per operation over 200–2,000 runs after a warm-up, as ratios to',
@@ -80,6 +88,9 @@ export function writeResults(file: string, rows: readonly BenchRow[], details: r
     '- Daemon memory (bench/daemonMemory.ts): a child process (`node --expose-gc`) runs 10,000 idle daemon cycles',
     '  back to back against the sandbox (in the parent); heap used and RSS sampled after `gc()` every 100 cycles;',
     "  mean of the last 1,000 cycles' samples over the first 1,000's.",
+    "- Simulated traffic (bench/simulate.ts): every Hyperlane rebalancer-sim scenario through `ballast simulate`'s",
+    '  runner in this process, seed 1; the flow-* rows are held to the bar of the published results',
+    '  (bench/anchorResults.ts). Left out, with one line, when the scenario files are not beside the repository.',
     '',
     '## Output of the run',
     '',
