@@ -2,7 +2,8 @@
  * Reads Ballast's own scenario format (YAML or JSON once parsed; docs/simulate.md "Ballast scenarios"): the token,
  * each chain's starting treasury balance, its holding (a band or a weight), the traffic (payments out of and
  * receipts into holdings, at ms after the start), routes (delivery delay ± jitter, failure rate, fees, refused
- * quotes) and Relay API outages. Amounts are whole-unit decimal strings here, base units once read. Pure.
+ * quotes, fee spikes, late fills) and Relay API outages. Amounts are whole-unit decimal strings here, base units
+ * once read. Pure.
  */
 import { FlowStrategySchema } from '../config/strategySchema.ts';
 import { parseUnits } from 'viem';
@@ -12,17 +13,23 @@ import type { Flow, Holding, SimScenario } from './scenario.ts';
 
 const Whole = z.string().regex(/^[0-9]+(\.[0-9]+)?$/, 'expected a whole-unit decimal string, e.g. "250.5"');
 const Ms = z.number().int().nonnegative();
+const FeeBps = z.number().int().min(0).max(10_000);
+const FeeUsd = z.string().regex(/^[0-9]+(\.[0-9]{1,6})?$/, 'expected a USD decimal string with at most 6 decimals, e.g. "0.10"');
+
+/** A window in which a route quotes other fees; a fee left out keeps the route's normal one. */
+const FeeSpikeSchema = z
+  .strictObject({ fromMs: Ms, toMs: Ms, feeBps: FeeBps.optional(), feeUsd: FeeUsd.optional() })
+  .refine((w) => w.toMs > w.fromMs, 'a fee spike needs toMs after fromMs');
 
 const RouteSchema = z.strictObject({
   delayMs: Ms.default(500),
   jitterMs: Ms.default(0),
   failureRate: z.number().min(0).max(1).default(0),
-  feeBps: z.number().int().min(0).max(10_000).default(0),
-  feeUsd: z
-    .string()
-    .regex(/^[0-9]+(\.[0-9]{1,6})?$/)
-    .default('0'),
+  feeBps: FeeBps.default(0),
+  feeUsd: FeeUsd.default('0'),
   refuseQuotes: z.boolean().default(false),
+  feeSpikes: z.array(FeeSpikeSchema).default([]),
+  lateFills: z.strictObject({ rate: z.number().min(0).max(1), extraMs: Ms }).optional(),
 });
 
 const HoldingSchema = z.union([
@@ -62,6 +69,16 @@ const toRoute = (r: z.infer<typeof RouteSchema>): RouteSpec => ({
   failureRate: r.failureRate,
   fees: { bps: r.feeBps, flatUsd: r.feeUsd },
   refuseQuotes: r.refuseQuotes,
+  ...(r.feeSpikes.length > 0
+    ? {
+        feeSpikes: r.feeSpikes.map((w) => ({
+          fromMs: w.fromMs,
+          toMs: w.toMs,
+          fees: { bps: w.feeBps ?? r.feeBps, flatUsd: w.feeUsd ?? r.feeUsd },
+        })),
+      }
+    : {}),
+  ...(r.lateFills ? { lateFills: { ...r.lateFills } } : {}),
 });
 
 /**

@@ -19,6 +19,31 @@ export interface RouteFees {
   flatUsd: string;
 }
 
+/**
+ * A window in which a route quotes other fees (a fee spike): inside `[fromMs, toMs)` (ms after the start) its quotes
+ * carry `fees` instead of the route's normal ones.
+ */
+export interface FeeSpike {
+  fromMs: number;
+  toMs: number;
+  fees: RouteFees;
+}
+
+/** The fees a route quotes `elapsedMs` after the start: the first spike whose window holds that time, else `normal`. */
+export function routeFeesAt(normal: RouteFees, spikes: readonly FeeSpike[] | undefined, elapsedMs: number): RouteFees {
+  return (spikes ?? []).find((w) => elapsedMs >= w.fromMs && elapsedMs < w.toMs)?.fees ?? normal;
+}
+
+/**
+ * The fee a route takes from `amountIn` (base units of the token): `flat` (the USD fee in token units, rounded up)
+ * plus `proportional` (`bps` of the input, rounded down); `total` their sum.
+ */
+export function simFeeOf(token: SimToken, fees: RouteFees, amountIn: bigint): { flat: bigint; proportional: bigint; total: bigint } {
+  const flat = unitsOfUsd(token, parseUsdMicros(fees.flatUsd));
+  const proportional = (amountIn * BigInt(fees.bps)) / 10_000n;
+  return { flat, proportional, total: flat + proportional };
+}
+
 /** A quoted order, as the service remembers it. Amounts in base units; deadline unix seconds. */
 export interface SimOrder {
   requestId: Hex;
@@ -88,9 +113,7 @@ function percent(num: bigint, den: bigint): string {
 export async function buildSimQuote(input: SimQuoteInput): Promise<{ response: Record<string, unknown>; order: SimOrder }> {
   const { request, origin, destination, token, id } = input;
   const amountIn = BigInt(request.amount);
-  const flat = unitsOfUsd(token, parseUsdMicros(input.fees.flatUsd));
-  const proportional = (amountIn * BigInt(input.fees.bps)) / 10_000n;
-  const feeAmount = flat + proportional;
+  const { flat, proportional, total: feeAmount } = simFeeOf(token, input.fees, amountIn);
   if (feeAmount >= amountIn) throw new Error(`AMOUNT_TOO_LOW: fees ${feeAmount} take the whole input ${amountIn}`);
   const expectedOut = amountIn - feeAmount;
   const slippageBps = BigInt(request.slippageTolerance ?? '50');

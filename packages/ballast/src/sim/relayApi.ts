@@ -5,13 +5,15 @@
  * The service itself (quotes, solver) belongs to its world.
  */
 import type { RelayClient } from '../relay/client.ts';
-import { RelayNetworkError } from '../relay/errors.ts';
+import { RelayApiError, RelayNetworkError } from '../relay/errors.ts';
 import {
   IntentStatusSchema,
+  RelayErrorBodySchema,
   RequestsResponseSchema,
   parseChainsLeniently,
   type IntentStatus,
   type QuoteResponse,
+  type RelayErrorBody,
 } from '@ballast/protocol/relay/schemas.ts';
 import type { ProcessHandle } from './node.ts';
 
@@ -43,6 +45,25 @@ export interface RelayService {
   status(requestId: string): IntentStatus;
   requests(q: { id: string } | { user: string; status?: string }): ReturnType<typeof RequestsResponseSchema.parse>;
   index(body: { chainId: number; txHash: string }): { message: string };
+}
+
+/**
+ * The error the real client raises when the API answers `httpStatus` with `body` (src/relay/http.ts `sendOnce`): a
+ * {@link RelayApiError} (code `RELAY_HTTP_<status>`) keeping the body's `errorCode` and `message`, as
+ * docs/relay-contract.md "Errors" gives them. A service throws it for a refusal (e.g. POST /quote/v2 400 `NO_QUOTES`).
+ *
+ * @param endpoint `METHOD /route`, e.g. `POST /quote/v2`
+ * @param body `{message, errorCode?, ...}` (docs/relay-contract.md "Errors")
+ */
+export function relayApiAnswer(endpoint: string, httpStatus: number, body: RelayErrorBody): RelayApiError {
+  const bodyText = JSON.stringify(body);
+  return new RelayApiError({
+    endpoint,
+    httpStatus,
+    body: RelayErrorBodySchema.parse(JSON.parse(bodyText)),
+    bodyText,
+    retryAfterMs: undefined,
+  });
 }
 
 /** GET /intents/status/v3 of an order record (unknown: `waiting`) at `nowMs`. */
@@ -108,7 +129,9 @@ export function requestsOf(
 
 /**
  * One process's Relay client over the shared service: every call fails once the process is dead, and calls the
- * world marks fail with a network error (as the real client's after its retries).
+ * world marks fail with a network error (what the real client raises once its retries of a connection failure are
+ * spent: {@link RelayNetworkError}, code `RELAY_NETWORK`). An API answer the service refuses with ({@link
+ * relayApiAnswer}) reaches the caller as it is, like the real client's for a 4xx.
  */
 export function inMemoryRelayClient(
   world: { nextRelayFails(endpoint: string): boolean; readonly relay: RelayService },

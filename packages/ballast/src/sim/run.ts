@@ -75,7 +75,10 @@ export interface SimLog {
   transfers: TransferRecord[];
   samples: BalanceSample[];
   cycles: number;
-  /** Cycles that threw (the run goes on). */
+  /**
+   * Cycles that failed (the run goes on): the error of each cycle whose report's outcome is `error` (a Relay API
+   * outage fails the cycle's GET /chains, for one), or that threw.
+   */
   cycleErrors: string[];
   /** Simulated duration, ms. */
   durationMs: number;
@@ -143,7 +146,8 @@ export async function runScenario(s: SimScenario, options: SimRunOptions = {}): 
       samples.push({ atMs: world.elapsedMs, balances: balances() });
       cycles += 1;
       try {
-        await runCycle(ctx, { mode: 'execute', trigger: 'once' });
+        const report = await runCycle(ctx, { mode: 'execute', trigger: 'once' });
+        if (report.outcome === 'error') cycleErrors.push(report.error ?? `cycle ${report.cycleId} failed`);
       } catch (error) {
         cycleErrors.push(error instanceof Error ? error.message : String(error));
       }

@@ -3,14 +3,15 @@
  * driven by what the simulated chains show (src/sim/relayApi.ts), and a solver that, once an order's deposit is
  * final, pays the fill on the destination after the route's delivery delay ± jitter, or refunds it (a fill that
  * fails, at the route's failure rate). A deposit mined after its order's deadline or not paying it exactly is
- * refunded. Quotes can be refused on a route (a fault a scenario switches on).
+ * refunded. Faults a scenario switches on per route: quotes refused (HTTP 400 `NO_QUOTES`, as the API answers),
+ * fee spikes (other fees inside time windows) and late fills (some fills come a fixed time later).
  */
 import { keccak256, stringToHex, type Address, type Hex } from 'viem';
 import { QuoteRequestSchema, QuoteResponseSchema, type IntentStatus, type QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import { lowerHex } from './chain.ts';
 import { simChainsDocument } from './identity.ts';
-import { buildSimQuote, type RouteFees, type SimOrder } from './quote.ts';
-import { intentStatusOf, requestsOf, type RelayService, type StatusRecord } from './relayApi.ts';
+import { buildSimQuote, routeFeesAt, simFeeOf, type FeeSpike, type RouteFees, type SimOrder } from './quote.ts';
+import { intentStatusOf, relayApiAnswer, requestsOf, type RelayService, type StatusRecord } from './relayApi.ts';
 import { SIM_CONFIRMATIONS, SIM_GAS, type SimWorld } from './world.ts';
 
 /** How a route behaves: delivery delay ± uniform jitter (ms), the share of fills that fail (0–1), its fees. */
@@ -19,9 +20,19 @@ export interface RouteSpec {
   jitterMs: number;
   failureRate: number;
   fees: RouteFees;
-  /** Quotes on this route are refused (the service answers an error). */
+  /** Quotes on this route are refused: POST /quote/v2 answers HTTP 400 `NO_QUOTES`. */
   refuseQuotes?: boolean;
+  /** Windows (ms after the start) in which the route quotes other fees; the first window holding the quote time wins. */
+  feeSpikes?: FeeSpike[];
+  /**
+   * Late fills: with probability `rate` (0–1, drawn from the world's seeded random) the solver acts `extraMs` later
+   * than the delay ± jitter it would otherwise act after.
+   */
+  lateFills?: { rate: number; extraMs: number };
 }
+
+/** Endpoint label of the quote call, as the real client names it. */
+const QUOTE_ENDPOINT = 'POST /quote/v2';
 
 /** What the service knows of one order. */
 export interface SimOrderRecord extends StatusRecord<SimOrder> {
@@ -47,13 +58,27 @@ export class SimRelay implements RelayService {
     return c;
   }
 
-  /** POST /quote/v2 at the virtual time. @throws Error when the route refuses quotes or the amount is too low */
+  /**
+   * POST /quote/v2 at the virtual time, priced with the route's fees at that time (a fee spike's inside its window).
+   *
+   * @throws RelayApiError HTTP 400 `NO_QUOTES` when the route refuses quotes, `AMOUNT_TOO_LOW` when the fees would
+   *   take the whole input (what the real client raises for these answers)
+   */
   async quote(body: unknown): Promise<{ quote: QuoteResponse; raw: unknown }> {
     const request = QuoteRequestSchema.parse(body);
     const origin = this.chainOf(request.originChainId);
     const destination = this.chainOf(request.destinationChainId);
     const route = this.world.spec.route(origin.name, destination.name);
-    if (route.refuseQuotes) throw new Error(`NO_QUOTES: the simulated solver refuses ${origin.name} → ${destination.name}`);
+    if (route.refuseQuotes) {
+      const message = `No quotes available: the simulated solver refuses ${origin.name} -> ${destination.name}`;
+      throw relayApiAnswer(QUOTE_ENDPOINT, 400, { message, errorCode: 'NO_QUOTES' });
+    }
+    const fees = routeFeesAt(route.fees, route.feeSpikes, this.world.elapsedMs);
+    const fee = simFeeOf(this.world.spec.token, fees, BigInt(request.amount)).total;
+    if (fee >= BigInt(request.amount)) {
+      const message = `Amount too low: fees of ${fee} take the whole input of ${request.amount}`;
+      throw relayApiAnswer(QUOTE_ENDPOINT, 400, { message, errorCode: 'AMOUNT_TOO_LOW' });
+    }
     const n = this.count++;
     const id = this.world.spec.identity;
     const built = await buildSimQuote({
@@ -62,7 +87,7 @@ export class SimRelay implements RelayService {
       destination,
       token: this.world.spec.token,
       id,
-      fees: route.fees,
+      fees,
       gas: SIM_GAS,
       nowSec: Math.floor(this.world.nowMs / 1000),
       userBalance: this.world.chain(origin.name).balanceOf(this.world.spec.token.address, request.user),
@@ -116,7 +141,8 @@ export class SimRelay implements RelayService {
     const route = this.world.spec.route(this.chainOf(o.originChainId).name, this.chainOf(o.destinationChainId).name);
     if (r.actAtMs === null) {
       const jitter = route.jitterMs > 0 ? Math.round((this.world.random() * 2 - 1) * route.jitterMs) : 0;
-      r.actAtMs = deposit.block.timestampMs + Math.max(0, route.delayMs + jitter);
+      const extra = route.lateFills && route.lateFills.rate > 0 && this.world.random() < route.lateFills.rate ? route.lateFills.extraMs : 0;
+      r.actAtMs = deposit.block.timestampMs + Math.max(0, route.delayMs + jitter) + extra;
     }
     if (this.world.nowMs < r.actAtMs) return;
     const exact = deposit.deposit.amount === o.amountIn && deposit.deposit.from === o.user.toLowerCase();
