@@ -39,6 +39,7 @@ const INTEGRATION_UNIT = [
   'test/unit/sim/anchorScenarios.test.ts',
   'test/unit/sim/faults.test.ts',
   'test/unit/sim/multiAssetRun.test.ts',
+  'test/unit/sim/replay.test.ts',
   'test/unit/sim/simulate.test.ts',
   'test/unit/sandbox/api/deprecationHeaders.test.ts',
   'test/unit/sandbox/api/server.test.ts',

@@ -1,18 +1,19 @@
 /**
  * The Ballast config a simulation runs with: the scenario's chains (placeholder RPC URLs nobody contacts), the
  * treasury wallet with the seed's key, the scenario's holdings as one asset, a fee policy wide enough for the
- * scenario's route fees, and tracking polls of the scenario's cadence; or the user's own config file, whose chains
- * and holdings must name the scenario's chains.
+ * scenario's route fees, and tracking polls of the scenario's cadence; or the user's own config file, adopted for
+ * the simulation (src/sim/adoptConfig.ts): its policy and the holdings of the scenario's token symbol on the
+ * scenario's chains.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig, type LoadedConfig } from '../config/loadConfig.ts';
+import { ConfigError, loadConfig, type LoadedConfig } from '../config/loadConfig.ts';
+import { adoptConfig, readConfigDocument, SIM_KEY_VAR } from './adoptConfig.ts';
 import type { SimChain, SimIdentity, SimToken } from './identity.ts';
 import type { SimScenario } from './scenario.ts';
 import { SIM_CONFIRMATIONS } from './world.ts';
 
-/** The variable the generated config reads the treasury key from. */
-export const SIM_KEY_VAR = 'BALLAST_SIM_TREASURY_KEY';
+export { SIM_KEY_VAR } from './adoptConfig.ts';
 
 /** The YAML of the generated config. */
 export function simConfigYaml(s: SimScenario, chains: readonly SimChain[], token: SimToken): string {
@@ -46,10 +47,10 @@ export function simConfigYaml(s: SimScenario, chains: readonly SimChain[], token
 }
 
 /**
- * Loads the config of a run: `configFile` when given (its `${BALLAST_SIM_TREASURY_KEY}` gets the seed's key), else
- * the generated one written into `dir`.
+ * Loads the config of a run, written into `dir`: `configFile` adopted for the simulation when given (its keys are
+ * never read; the treasury gets the seed's key), else the generated one.
  *
- * @throws ConfigError as `loadConfig` does
+ * @throws ConfigError as `loadConfig` and `adoptConfig` do; problems of an adopted config name `configFile`
  */
 export function simConfig(
   s: SimScenario,
@@ -60,8 +61,17 @@ export function simConfig(
   configFile?: string,
 ): LoadedConfig {
   const vars = { ...process.env, [SIM_KEY_VAR]: id.treasuryKey };
-  if (configFile) return loadConfig(configFile, vars);
   const file = path.join(dir, 'ballast.yaml');
-  writeFileSync(file, `${simConfigYaml(s, chains, token)}\n`);
-  return loadConfig(file, vars);
+  if (!configFile) {
+    writeFileSync(file, `${simConfigYaml(s, chains, token)}\n`);
+    return loadConfig(file, vars);
+  }
+  const adopted = adoptConfig(configFile, readConfigDocument(configFile), s.token.symbol, chains, token);
+  writeFileSync(file, `${JSON.stringify(adopted, null, 2)}\n`); // JSON is YAML
+  try {
+    return loadConfig(file, vars);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(path.resolve(configFile), [...error.issues], [], error);
+    throw error;
+  }
 }

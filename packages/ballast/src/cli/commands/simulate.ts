@@ -2,14 +2,21 @@
  * `ballast simulate --scenario FILE [--config FILE] [--seed N] [--json]`: runs a scenario (Ballast's format or
  * Hyperlane's rebalancer-sim format, docs/simulate.md) through the real planner, fee policy, verification and
  * cycle against in-memory chains and Relay service, in simulated time, and prints its KPIs: a table, or with
- * `--json` the object docs/simulate.md describes. The global `--config` replaces the holdings the scenario maps to.
+ * `--json` the object docs/simulate.md describes. The global `--config` (an operator's own config, adopted for the
+ * simulation: src/sim/adoptConfig.ts) replaces the holdings the scenario maps to.
+ * `ballast --config FILE simulate --traffic CSV [--asset SYMBOL] [--initial chain=amount,…]` replays past payments
+ * against that config (docs/simulate.md "Replaying your own traffic").
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { formatUnits } from 'viem';
 import { parse as parseYaml } from 'yaml';
 import { computeKpis, type SimKpis } from '../../sim/kpis.ts';
-import { readScenarioSet } from '../../sim/readScenario.ts';
+import { pickAsset, readConfigDocument } from '../../sim/adoptConfig.ts';
+import { CsvTrafficError, readCsvTraffic } from '../../sim/csvTraffic.ts';
+import { readScenarioSet, type ScenarioSet } from '../../sim/readScenario.ts';
+import { CSV_DEFAULT_DECIMALS, csvScenario, inlineCsvTraffic, parseInitial, withAsset } from '../../sim/replayScenario.ts';
 import { runScenarioSet } from '../../sim/runSet.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { table, toJson } from '../format.ts';
@@ -22,6 +29,12 @@ function loadScenario(file: string) {
     doc = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
     throw new CliError(`${file}: ${(error as Error).message}`, EXIT_USAGE, { cause: error });
+  }
+  try {
+    doc = inlineCsvTraffic(doc, file);
+  } catch (error) {
+    if (!(error instanceof CsvTrafficError)) throw error;
+    throw new CliError(error.message, EXIT_USAGE, { cause: error });
   }
   try {
     return readScenarioSet(doc);
@@ -94,22 +107,69 @@ export function renderKpis(k: SimKpis, decimals: number): string {
   return `${summary}\n${holdings}\n${assets}${k.cycles} cycles, ${(k.simulatedMs / 1000).toFixed(1)} s simulated`;
 }
 
+/** Flags of the command. */
+interface SimulateFlags {
+  scenario?: string;
+  traffic?: string;
+  asset?: string;
+  initial?: string;
+  seed: string;
+  json?: boolean;
+}
+
+/**
+ * The scenario to run: `--scenario` (aligned with the `--config` asset when a config is given) or `--traffic`
+ * replayed against the `--config` asset.
+ *
+ * @throws CliError (usage) for conflicting or missing flags, an invalid scenario, CSV or `--initial`; ConfigError
+ *   when the config cannot be adopted
+ */
+function scenarioOf(flags: SimulateFlags, configFile: string | undefined): ScenarioSet {
+  const usage = (message: string): never => {
+    throw new CliError(message, EXIT_USAGE);
+  };
+  if (flags.scenario && flags.traffic) usage('--scenario and --traffic exclude each other; give one');
+  if (!flags.scenario && !flags.traffic) usage('give --scenario FILE, or --traffic FILE.csv with --config ballast.yaml');
+  if (flags.traffic && !configFile)
+    usage('--traffic replays against a config; pass it: ballast --config ballast.yaml simulate --traffic FILE.csv');
+  if (flags.asset && !configFile) usage('--asset picks an asset of --config; pass the config too');
+  if (flags.initial && !flags.traffic) usage('--initial applies to --traffic; a scenario sets its own initial balances');
+  const doc = configFile ? readConfigDocument(configFile) : undefined;
+  if (!flags.traffic) {
+    const set = loadScenario(flags.scenario!); // one of the two is given
+    if (!configFile || !doc) return set;
+    const [s] = set.scenarios;
+    if (set.multiAsset || s === undefined) usage(`${flags.scenario}: a multi-asset scenario runs with its own holdings; drop --config`);
+    return { ...set, scenarios: [withAsset(s!, pickAsset(configFile, doc, flags.asset, s!.token.symbol))] };
+  }
+  const asset = pickAsset(configFile!, doc!, flags.asset); // --traffic requires --config
+  const decimals = asset.decimals ?? CSV_DEFAULT_DECIMALS;
+  try {
+    const rows = readCsvTraffic(flags.traffic, decimals);
+    const name = path.basename(flags.traffic).replace(/\.[^.]*$/, '');
+    const s = csvScenario(name, flags.traffic, asset, decimals, rows, flags.initial ? parseInitial(flags.initial) : {});
+    return { name: s.name, multiAsset: false, scenarios: [s] };
+  } catch (error) {
+    throw new CliError((error as Error).message, EXIT_USAGE, { cause: error });
+  }
+}
+
 /** Registers the command. */
 export function registerSimulate(program: Command, out: (s: string) => void): void {
   program
     .command('simulate')
     .description('replay payment traffic through the real planner and cycle in simulated time, and report KPIs')
-    .requiredOption('--scenario <file>', "scenario file: Ballast's format (YAML or JSON) or Hyperlane's rebalancer-sim JSON")
+    .option('--scenario <file>', "scenario file: Ballast's format (YAML or JSON) or Hyperlane's rebalancer-sim JSON")
+    .option('--traffic <file>', 'past payments as CSV (time,chain,kind,amount[,id]) replayed against --config')
+    .option('--asset <symbol>', 'the config asset to simulate (default: the only one, or the scenario token)')
+    .option('--initial <balances>', 'with --traffic: starting balances, whole units, e.g. base=1000,arbitrum=3000 (default: band targets)')
     .option('--seed <n>', 'seed of keys, addresses and delivery jitter (default 1)', '1')
     .option('--json', 'machine-readable output (docs/simulate.md)')
-    .action(async (flags: { scenario: string; seed: string; json?: boolean }, cmd: Command) => {
+    .action(async (flags: SimulateFlags, cmd: Command) => {
       const seed = Number(flags.seed);
       if (!Number.isSafeInteger(seed) || seed < 0) throw new CliError(`--seed ${flags.seed}: expected a non-negative integer`, EXIT_USAGE);
-      const set = loadScenario(flags.scenario);
       const globals = cmd.optsWithGlobals<{ config?: string; logLevel?: string }>();
-      if (set.multiAsset && globals.config) {
-        throw new CliError(`${flags.scenario}: a multi-asset scenario runs with its own holdings; drop --config`, EXIT_USAGE);
-      }
+      const set = scenarioOf(flags, globals.config);
       const log = await runScenarioSet(set, {
         seed,
         ...(globals.config ? { configFile: globals.config } : {}),
