@@ -37,6 +37,7 @@ const INTEGRATION_UNIT = [
   'test/unit/relay/clientDeprecation.test.ts',
   'test/unit/relay/quoteApi/v3.test.ts',
   'test/unit/sim/anchorScenarios.test.ts',
+  'test/unit/sim/compare.test.ts',
   'test/unit/sim/simulate.test.ts',
   'test/unit/sandbox/api/deprecationHeaders.test.ts',
   'test/unit/sandbox/api/server.test.ts',

@@ -1,13 +1,17 @@
 /**
- * `ballast simulate --scenario FILE [--config FILE] [--seed N] [--json]`: runs a scenario (Ballast's format or
- * Hyperlane's rebalancer-sim format, docs/simulate.md) through the real planner, fee policy, verification and
- * cycle against in-memory chains and Relay service, in simulated time, and prints its KPIs: a table, or with
- * `--json` the object docs/simulate.md describes. The global `--config` replaces the holdings the scenario maps to.
+ * `ballast simulate --scenario FILE [--config FILE] [--seed N] [--json] [--out DIR] [--compare VARIANT...]`: runs a
+ * scenario (Ballast's format or Hyperlane's rebalancer-sim format, docs/simulate.md) through the real planner, fee
+ * policy, verification and cycle against in-memory chains and Relay service, in simulated time, and prints its KPIs:
+ * a table, or with `--json` the object docs/simulate.md describes. The global `--config` replaces the holdings the
+ * scenario maps to. `--compare` runs it once per variant and prints a scorecard (src/sim/compare.ts); `--out` also
+ * writes the JSON and the pictures (src/sim/svg.ts) into a directory.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { formatUnits } from 'viem';
 import { parse as parseYaml } from 'yaml';
+import { compareFiles, compareReport, runFiles, runVariants, scorecard, variantsOf } from '../../sim/compare.ts';
 import { computeKpis, type SimKpis } from '../../sim/kpis.ts';
 import { readScenario } from '../../sim/readScenario.ts';
 import { runScenario } from '../../sim/run.ts';
@@ -82,6 +86,12 @@ export function renderKpis(k: SimKpis, decimals: number): string {
   return `${summary}\n${holdings}\n${k.cycles} cycles, ${(k.simulatedMs / 1000).toFixed(1)} s simulated`;
 }
 
+/** Writes `files` (name → content) into `dir`, created when missing. */
+function writeOut(dir: string, files: Record<string, string>): void {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+}
+
 /** Registers the command. */
 export function registerSimulate(program: Command, out: (s: string) => void): void {
   program
@@ -90,11 +100,34 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
     .requiredOption('--scenario <file>', "scenario file: Ballast's format (YAML or JSON) or Hyperlane's rebalancer-sim JSON")
     .option('--seed <n>', 'seed of keys, addresses and delivery jitter (default 1)', '1')
     .option('--json', 'machine-readable output (docs/simulate.md)')
-    .action(async (flags: { scenario: string; seed: string; json?: boolean }, cmd: Command) => {
+    .option('--out <dir>', 'also write the JSON and the balance pictures (SVG) into this directory')
+    .option('--compare <variant...>', "run once per variant ('scenario' or a Ballast config file) and print a scorecard")
+    .action(async (flags: { scenario: string; seed: string; json?: boolean; out?: string; compare?: string[] }, cmd: Command) => {
       const seed = Number(flags.seed);
       if (!Number.isSafeInteger(seed) || seed < 0) throw new CliError(`--seed ${flags.seed}: expected a non-negative integer`, EXIT_USAGE);
-      const scenario = loadScenario(flags.scenario);
       const globals = cmd.optsWithGlobals<{ config?: string; logLevel?: string }>();
+      if (flags.compare && globals.config) {
+        throw new CliError(
+          `--compare names its configs itself: drop --config and add it as a variant (--compare scenario ${globals.config})`,
+          EXIT_USAGE,
+        );
+      }
+      const scenario = loadScenario(flags.scenario);
+      if (flags.compare) {
+        const runs = await runVariants(scenario, variantsOf(flags.compare), {
+          seed,
+          ...(globals.logLevel ? { logLevel: globals.logLevel } : {}),
+        });
+        const report = compareReport(scenario.name, seed, runs);
+        const card = scorecard(report.variants, scenario.token.decimals);
+        out(
+          flags.json
+            ? toJson(report)
+            : `${scenario.name}, seed ${seed}\n${table(card.head, card.rows)}\n* best of a column where the variants differ`,
+        );
+        if (flags.out) writeOut(flags.out, compareFiles(report, runs, toJson));
+        return;
+      }
       const log = await runScenario(scenario, {
         seed,
         ...(globals.config ? { configFile: globals.config } : {}),
@@ -102,5 +135,6 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
       });
       const kpis = computeKpis(log);
       out(flags.json ? toJson(kpis) : renderKpis(kpis, scenario.token.decimals));
+      if (flags.out) writeOut(flags.out, runFiles(log, kpis, toJson));
     });
 }
