@@ -37,6 +37,7 @@ const INTEGRATION_UNIT = [
   'test/unit/relay/clientDeprecation.test.ts',
   'test/unit/relay/quoteApi/v3.test.ts',
   'test/unit/sim/anchorScenarios.test.ts',
+  'test/unit/sim/compare.test.ts',
   'test/unit/sim/faults.test.ts',
   'test/unit/sim/multiAssetRun.test.ts',
   'test/unit/sim/replay.test.ts',

@@ -259,7 +259,7 @@ function scheduleTraffic(s: SimScenario, world: SimWorld, treasury: Address, cou
 }
 
 function bandsOf(
-  holdings: readonly { chain: string; min?: string | null; target?: string | null; max?: string | null }[],
+  holdings: readonly { chain: string; min?: string | null; target?: string | null; max?: string | null; weight?: number }[],
   chains: readonly string[],
   decimals: number,
 ): Pick<SimLog, 'mins' | 'bands'> {
@@ -267,7 +267,7 @@ function bandsOf(
   const bands: SimLog['bands'] = {};
   const mins: SimLog['mins'] = {};
   for (const c of chains) {
-    const h = holdings.find((x) => x.chain === c);
+    const h = holdings.find((x) => x.chain === c && x.weight === undefined); // a weighted holding is loaded with min/target/max "0"
     mins[c] = h?.min ? toUnits(h.min) : null;
     bands[c] = h?.min && h.target && h.max ? { min: toUnits(h.min), target: toUnits(h.target), max: toUnits(h.max) } : null;
   }

@@ -1,17 +1,19 @@
 /**
- * `ballast simulate --scenario FILE [--config FILE] [--seed N] [--json]`: runs a scenario (Ballast's format or
- * Hyperlane's rebalancer-sim format, docs/simulate.md) through the real planner, fee policy, verification and
- * cycle against in-memory chains and Relay service, in simulated time, and prints its KPIs: a table, or with
- * `--json` the object docs/simulate.md describes. The global `--config` (an operator's own config, adopted for the
- * simulation: src/sim/adoptConfig.ts) replaces the holdings the scenario maps to.
+ * `ballast simulate --scenario FILE [--config FILE] [--seed N] [--json] [--out DIR] [--compare VARIANT...]`: runs a
+ * scenario (Ballast's format or Hyperlane's rebalancer-sim format, docs/simulate.md) through the real planner, fee
+ * policy, verification and cycle against in-memory chains and Relay service, in simulated time, and prints its KPIs:
+ * a table, or with `--json` the object docs/simulate.md describes. The global `--config` (an operator's own config,
+ * adopted for the simulation: src/sim/adoptConfig.ts) replaces the holdings the scenario maps to.
  * `ballast --config FILE simulate --traffic CSV [--asset SYMBOL] [--initial chain=amount,…]` replays past payments
- * against that config (docs/simulate.md "Replaying your own traffic").
+ * against that config (docs/simulate.md "Replaying your own traffic"). `--compare` runs it once per variant and
+ * prints a scorecard (src/sim/compare.ts); `--out` also writes the JSON and the pictures (src/sim/svg.ts).
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { formatUnits } from 'viem';
 import { parse as parseYaml } from 'yaml';
+import { compareFiles, compareReport, runFiles, runVariants, scorecard, variantsOf } from '../../sim/compare.ts';
 import { computeKpis, type SimKpis } from '../../sim/kpis.ts';
 import { pickAsset, readConfigDocument } from '../../sim/adoptConfig.ts';
 import { CsvTrafficError, readCsvTraffic } from '../../sim/csvTraffic.ts';
@@ -115,6 +117,8 @@ interface SimulateFlags {
   initial?: string;
   seed: string;
   json?: boolean;
+  out?: string;
+  compare?: string[];
 }
 
 /**
@@ -154,6 +158,12 @@ function scenarioOf(flags: SimulateFlags, configFile: string | undefined): Scena
   }
 }
 
+/** Writes `files` (name → content) into `dir`, created when missing. */
+function writeOut(dir: string, files: Record<string, string>): void {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+}
+
 /** Registers the command. */
 export function registerSimulate(program: Command, out: (s: string) => void): void {
   program
@@ -165,11 +175,41 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
     .option('--initial <balances>', 'with --traffic: starting balances, whole units, e.g. base=1000,arbitrum=3000 (default: band targets)')
     .option('--seed <n>', 'seed of keys, addresses and delivery jitter (default 1)', '1')
     .option('--json', 'machine-readable output (docs/simulate.md)')
+    .option('--out <dir>', 'also write the JSON and the balance pictures (SVG) into this directory')
+    .option('--compare <variant...>', "run once per variant ('scenario' or a Ballast config file) and print a scorecard")
     .action(async (flags: SimulateFlags, cmd: Command) => {
       const seed = Number(flags.seed);
       if (!Number.isSafeInteger(seed) || seed < 0) throw new CliError(`--seed ${flags.seed}: expected a non-negative integer`, EXIT_USAGE);
       const globals = cmd.optsWithGlobals<{ config?: string; logLevel?: string }>();
+      if (flags.compare && globals.config) {
+        throw new CliError(
+          `--compare names its configs itself: drop --config and add it as a variant (--compare scenario ${globals.config})`,
+          EXIT_USAGE,
+        );
+      }
       const set = scenarioOf(flags, globals.config);
+      if (flags.compare) {
+        const [scenario] = set.scenarios;
+        if (set.multiAsset || scenario === undefined) {
+          throw new CliError(
+            `${set.name}: --compare runs single-asset scenarios; a multi-asset one runs with its own holdings`,
+            EXIT_USAGE,
+          );
+        }
+        const runs = await runVariants(scenario, variantsOf(flags.compare), {
+          seed,
+          ...(globals.logLevel ? { logLevel: globals.logLevel } : {}),
+        });
+        const report = compareReport(scenario.name, seed, runs);
+        const card = scorecard(report.variants, scenario.token.decimals);
+        out(
+          flags.json
+            ? toJson(report)
+            : `${scenario.name}, seed ${seed}\n${table(card.head, card.rows)}\n* best of a column where the variants differ`,
+        );
+        if (flags.out) writeOut(flags.out, compareFiles(report, runs, toJson));
+        return;
+      }
       const log = await runScenarioSet(set, {
         seed,
         ...(globals.config ? { configFile: globals.config } : {}),
@@ -177,5 +217,6 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
       });
       const kpis = computeKpis(log);
       out(flags.json ? toJson(kpis) : renderKpis(kpis, log.token.decimals));
+      if (flags.out) writeOut(flags.out, runFiles(log, kpis, toJson));
     });
 }

@@ -1,0 +1,287 @@
+/**
+ * `ballast simulate --compare` and `--out`: the scorecard and variant naming (pure), then the command run through
+ * the CLI in-process on a small Ballast scenario against the real cycle and store.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify as toYaml } from 'yaml';
+import { buildProgram } from '../../../packages/ballast/src/cli/main.ts';
+import { readBallastScenario } from '../../../packages/ballast/src/sim/ballastScenario.ts';
+import { safeFileName, scorecard, timeBelowMinTotal, variantsOf } from '../../../packages/ballast/src/sim/compare.ts';
+import { simConfigYaml } from '../../../packages/ballast/src/sim/config.ts';
+import { simChains, simToken } from '../../../packages/ballast/src/sim/identity.ts';
+import type { HoldingKpis, SimKpis } from '../../../packages/ballast/src/sim/kpis.ts';
+import { byClass, parseXml } from './xmlTree.ts';
+
+function holding(timeBelowMinMs: number | null): HoldingKpis {
+  return {
+    initialBalance: '0',
+    finalBalance: '0',
+    payments: 0,
+    completedPayments: 0,
+    completionRate: 1,
+    transfersIn: 0,
+    rebalancesIn: 0,
+    rebalancesOut: 0,
+    rebalanceVolumeIn: '0',
+    rebalanceVolumeOut: '0',
+    timeBelowMinMs,
+    averageLatency: 0,
+    p50Latency: 0,
+    p95Latency: 0,
+    p99Latency: 0,
+  };
+}
+
+function kpis(over: Partial<SimKpis>): SimKpis {
+  return {
+    scenario: 's',
+    seed: 1,
+    totalTransfers: 4,
+    completedTransfers: 4,
+    failedTransfers: 0,
+    completionRate: 1,
+    averageLatency: 0,
+    p50Latency: 0,
+    p95Latency: 0,
+    p99Latency: 0,
+    totalRebalances: 0,
+    rebalanceVolume: '0',
+    transfersMade: 0,
+    feesPaid: '0',
+    feesPaidUsd: '0',
+    feesBps: 0,
+    paymentVolume: '1000000',
+    efficiency: 0,
+    peakCapitalInFlight: '0',
+    cycles: 1,
+    simulatedMs: 1000,
+    perChainMetrics: { a: holding(0), b: holding(null) },
+    ...over,
+  };
+}
+
+describe('the compare scorecard', () => {
+  const variants = [
+    {
+      name: 'scenario',
+      kpis: kpis({ completedTransfers: 3, completionRate: 0.75, p95Latency: 0, perChainMetrics: { a: holding(4000), b: holding(500) } }),
+    },
+    {
+      name: 'high-min',
+      kpis: kpis({
+        p50Latency: 10,
+        p95Latency: 250,
+        p99Latency: 250,
+        totalRebalances: 2,
+        rebalanceVolume: '1500000',
+        feesPaidUsd: '0.25',
+        efficiency: 1.5,
+        peakCapitalInFlight: '1000000',
+        perChainMetrics: { a: holding(1000), b: holding(null) },
+      }),
+    },
+    {
+      name: 'wide',
+      kpis: kpis({
+        p50Latency: 10,
+        p95Latency: 300,
+        p99Latency: 300,
+        totalRebalances: 1,
+        rebalanceVolume: '1500000',
+        feesPaidUsd: '0.3',
+        efficiency: 1.5,
+        peakCapitalInFlight: '1500000',
+        perChainMetrics: { a: holding(1000), b: holding(null) },
+      }),
+    },
+  ];
+
+  it('has one row per variant with every column, amounts in whole units', () => {
+    const card = scorecard(variants, 6);
+    expect(card.head).toEqual([
+      'variant',
+      'completed',
+      'p50 ms',
+      'p95 ms',
+      'p99 ms',
+      'rebalances',
+      'volume',
+      'fees USD',
+      'efficiency',
+      'below min ms',
+      'peak in flight',
+    ]);
+    expect(card.rows.map((r) => r[0])).toEqual(['scenario', 'high-min', 'wide']);
+    expect(card.rows[1]).toEqual(['high-min', '4/4 (100.0 %) *', '10', '250', '250', '2', '1.5', '0.25', '1.5', '1000 *', '1']);
+  });
+
+  it('marks the best value of each column where the variants differ, ties included', () => {
+    const [scenario, highMin, wide] = scorecard(variants, 6).rows;
+    // completion: highest; the two complete variants tie
+    expect([scenario![1], highMin![1], wide![1]]).toEqual(['3/4 (75.0 %)', '4/4 (100.0 %) *', '4/4 (100.0 %) *']);
+    // latencies, rebalances, volume, efficiency: lowest
+    expect(scenario!.slice(2, 7)).toEqual(['0 *', '0 *', '0 *', '0 *', '0 *']);
+    expect(wide![5]).toBe('1');
+    // below min: summed over banded holdings (4000 + 500), lowest wins
+    expect([scenario![9], highMin![9], wide![9]]).toEqual(['4500', '1000 *', '1000 *']);
+    // fees compared as USD amounts, not text: 0 < 0.25 < 0.3
+    expect([scenario![7], highMin![7], wide![7]]).toEqual(['0 *', '0.25', '0.3']);
+  });
+
+  it('marks nothing where every variant has the same value, or with one variant', () => {
+    const same = scorecard([variants[1]!, { ...variants[1]!, name: 'copy' }], 6);
+    expect(same.rows.flat().some((c) => c.endsWith('*'))).toBe(false);
+    expect(scorecard([variants[0]!], 6).rows[0]!.some((c) => c.endsWith('*'))).toBe(false);
+  });
+
+  it('shows time below min as - when no holding has a band', () => {
+    const weighted = kpis({ perChainMetrics: { a: holding(null), b: holding(null) } });
+    expect(timeBelowMinTotal(weighted)).toBeNull();
+    const card = scorecard([variants[0]!, { name: 'weights', kpis: weighted }], 6);
+    expect(card.rows[1]![9]).toBe('-');
+    // one value left to compare: nothing to choose between
+    expect(card.rows[0]![9]).toBe('4500');
+  });
+
+  it('labels variants by config base name, each label (and file name) distinct', () => {
+    expect(variantsOf(['scenario', 'cfg/high-min.yaml', 'other/high-min.json', 'compare.yaml', 'x/high min.yaml'])).toEqual([
+      { name: 'scenario' },
+      { name: 'high-min', configFile: 'cfg/high-min.yaml' },
+      { name: 'high-min-2', configFile: 'other/high-min.json' },
+      { name: 'compare-2', configFile: 'compare.yaml' },
+      { name: 'high min-3', configFile: 'x/high min.yaml' },
+    ]);
+    expect(safeFileName('pay 700 / <min> & more')).toBe('pay-700-min-more');
+    expect(safeFileName('../..')).toBe('scenario');
+    expect(safeFileName('weekday-payroll.v2')).toBe('weekday-payroll.v2');
+  });
+});
+
+describe('ballast simulate --compare and --out through the CLI', () => {
+  const SEED = 3;
+  let dir: string;
+  let scenarioFile: string;
+  let highMin: string;
+
+  /** alpha pays 700 of its 1000 USDC; beta has a surplus. With alpha's min at 200 nothing moves; at 500 Ballast refills it. */
+  const doc = (alphaMin: string) => ({
+    name: 'pay <700> & refill',
+    token: { symbol: 'USDC', decimals: 6 },
+    chains: {
+      alpha: { initial: '1000', holding: { min: alphaMin, target: '1000', max: '2000' } },
+      beta: { initial: '3000', holding: { min: '500', target: '1500', max: '2800' } },
+    },
+    traffic: [
+      { at: 1000, chain: 'alpha', payment: '700', id: 'rent' },
+      { at: 1500, chain: 'beta', receipt: '50' },
+    ],
+    routes: { default: { delayMs: 600, jitterMs: 100, feeBps: 5, feeUsd: '0.10' } },
+    minTransfer: '10',
+  });
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'ballast-compare-'));
+    scenarioFile = path.join(dir, 'scenario.yaml');
+    writeFileSync(scenarioFile, toYaml(doc('200')));
+    // The config a user would write for this scenario, with alpha's min raised to 500.
+    const s = readBallastScenario(doc('500'));
+    highMin = path.join(dir, 'high-min.yaml');
+    writeFileSync(highMin, simConfigYaml(s, simChains(s.chains), simToken(SEED, 'USDC', 6)));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function cli(...args: string[]): Promise<string> {
+    const lines: string[] = [];
+    const program = await buildProgram((s) => lines.push(s), ['simulate']);
+    await program.parseAsync(args, { from: 'user' });
+    return lines.join('\n');
+  }
+
+  it('runs each variant with the same seed, prints the compare JSON and writes the files', async () => {
+    const out = path.join(dir, 'out', 'nested');
+    const printed = JSON.parse(
+      await cli('simulate', '--scenario', scenarioFile, '--seed', String(SEED), '--compare', 'scenario', highMin, '--json', '--out', out),
+    ) as { scenario: string; seed: number; variants: { name: string; kpis: SimKpis }[] };
+    expect(printed.scenario).toBe('pay <700> & refill');
+    expect(printed.seed).toBe(SEED);
+    expect(printed.variants.map((v) => v.name)).toEqual(['scenario', 'high-min']);
+    const [own, raised] = printed.variants.map((v) => v.kpis);
+    // min 200: the 300 left is inside the band, nothing moves; min 500: beta refills alpha once
+    expect(own).toMatchObject({ completionRate: 1, totalRebalances: 0, rebalanceVolume: '0', seed: SEED });
+    expect(own!.perChainMetrics.alpha!.timeBelowMinMs).toBe(0);
+    expect(raised).toMatchObject({ completionRate: 1, totalRebalances: 1, seed: SEED });
+    expect(BigInt(raised!.rebalanceVolume)).toBeGreaterThan(0n);
+    expect(raised!.perChainMetrics.alpha!.timeBelowMinMs).toBeGreaterThan(0);
+
+    expect(readdirSync(out).sort()).toEqual([
+      'pay-700-refill-compare.json',
+      'pay-700-refill-compare.svg',
+      'pay-700-refill-high-min.svg',
+      'pay-700-refill-scenario.svg',
+    ]);
+    expect(JSON.parse(readFileSync(path.join(out, 'pay-700-refill-compare.json'), 'utf8'))).toEqual(printed);
+    const ownSvg = parseXml(readFileSync(path.join(out, 'pay-700-refill-scenario.svg'), 'utf8'));
+    const raisedSvg = parseXml(readFileSync(path.join(out, 'pay-700-refill-high-min.svg'), 'utf8'));
+    expect(byClass(ownSvg, 'panel')).toHaveLength(2);
+    expect(byClass(ownSvg, 'transfer')).toEqual([]);
+    // the one filled transfer: quoted on beta, landed on alpha
+    expect(byClass(raisedSvg, 'transfer').map((g) => g.attrs.class)).toEqual(['transfer filled', 'transfer filled']);
+    const both = parseXml(readFileSync(path.join(out, 'pay-700-refill-compare.svg'), 'utf8'));
+    for (const panel of byClass(both, 'panel')) expect(byClass(panel, 'balance')).toHaveLength(2);
+  });
+
+  it('prints the scorecard with the best values marked', async () => {
+    const text = await cli('simulate', '--scenario', scenarioFile, '--seed', String(SEED), '--compare', 'scenario', highMin);
+    const row = (name: string) =>
+      text
+        .split('\n')
+        .find((l) => l.includes(` ${name} `))!
+        .split('│')
+        .map((c) => c.trim())
+        .filter((c) => c !== '');
+    expect(text.split('\n')[0]).toBe(`pay <700> & refill, seed ${SEED}`);
+    // completed, p50, p95, p99, rebalances, volume, fees USD, efficiency, below min ms, peak in flight
+    expect(row('scenario').slice(1, 6)).toEqual(['1/1 (100.0 %)', '0', '0', '0', '0 *']);
+    expect(row('high-min')[5]).toBe('1');
+    expect(row('scenario')[9]).toBe('0 *');
+    expect(row('high-min')[9]).not.toMatch(/\*$/);
+  });
+
+  it('refuses --compare with the global --config, naming the fix in one line', async () => {
+    const error = await cli('--config', highMin, 'simulate', '--scenario', scenarioFile, '--compare', 'scenario').catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'CliError', exitCode: 2 });
+    const message = (error as Error).message;
+    expect(message).not.toContain('\n');
+    expect(message).toContain(`--compare scenario ${highMin}`);
+  });
+
+  it('writes the KPI JSON and the picture of a single run; a weighted holding has no band and no time below min', async () => {
+    const weighted = path.join(dir, 'weighted.json');
+    const d = doc('500');
+    writeFileSync(
+      weighted,
+      JSON.stringify({
+        ...d,
+        name: 'weighted',
+        chains: {
+          alpha: { initial: '1000', holding: { weight: 1, toleranceBps: 500 } },
+          beta: { initial: '3000', holding: { weight: 1, toleranceBps: 500 } },
+        },
+      }),
+    );
+    const out = path.join(dir, 'single');
+    const printed = await cli('simulate', '--scenario', weighted, '--seed', String(SEED), '--json', '--out', out);
+    expect(readdirSync(out).sort()).toEqual(['weighted.json', 'weighted.svg']);
+    expect(readFileSync(path.join(out, 'weighted.json'), 'utf8')).toBe(`${printed}\n`);
+    const k = JSON.parse(printed) as SimKpis;
+    expect(k.perChainMetrics.alpha!.timeBelowMinMs).toBeNull();
+    expect(k.totalRebalances).toBeGreaterThan(0);
+    const svg = parseXml(readFileSync(path.join(out, 'weighted.svg'), 'utf8'));
+    expect(byClass(svg, 'panel')).toHaveLength(2);
+    expect([...byClass(svg, 'band-min'), ...byClass(svg, 'band-max'), ...byClass(svg, 'band-target')]).toEqual([]);
+    expect(byClass(svg, 'transfer').length).toBeGreaterThan(0);
+  });
+});
