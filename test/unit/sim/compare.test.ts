@@ -14,6 +14,7 @@ import { simConfigYaml } from '../../../packages/ballast/src/sim/config.ts';
 import { simChains, simToken } from '../../../packages/ballast/src/sim/identity.ts';
 import type { HoldingKpis, SimKpis } from '../../../packages/ballast/src/sim/kpis.ts';
 import { byClass, parseXml } from './xmlTree.ts';
+import { payRefillDoc } from './payRefill.ts';
 
 function holding(timeBelowMinMs: number | null): HoldingKpis {
   return {
@@ -167,20 +168,7 @@ describe('ballast simulate --compare and --out through the CLI', () => {
   let highMin: string;
 
   /** alpha pays 700 of its 1000 USDC; beta has a surplus. With alpha's min at 200 nothing moves; at 500 Ballast refills it. */
-  const doc = (alphaMin: string) => ({
-    name: 'pay <700> & refill',
-    token: { symbol: 'USDC', decimals: 6 },
-    chains: {
-      alpha: { initial: '1000', holding: { min: alphaMin, target: '1000', max: '2000' } },
-      beta: { initial: '3000', holding: { min: '500', target: '1500', max: '2800' } },
-    },
-    traffic: [
-      { at: 1000, chain: 'alpha', payment: '700', id: 'rent' },
-      { at: 1500, chain: 'beta', receipt: '50' },
-    ],
-    routes: { default: { delayMs: 600, jitterMs: 100, feeBps: 5, feeUsd: '0.10' } },
-    minTransfer: '10',
-  });
+  const doc = (alphaMin: string) => payRefillDoc(alphaMin, 'pay <700> & refill');
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'ballast-compare-'));

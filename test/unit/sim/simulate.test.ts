@@ -6,25 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { readBallastScenario } from '../../../packages/ballast/src/sim/ballastScenario.ts';
 import { computeKpis } from '../../../packages/ballast/src/sim/kpis.ts';
 import { runScenario } from '../../../packages/ballast/src/sim/run.ts';
+import { payRefillDoc } from './payRefill.ts';
 
 const USDC = 1_000_000n;
 
 /** alpha pays 700 USDC at 1 s; beta holds a surplus; alpha's band decides whether Ballast refills it. */
 function scenario(alphaMin: string) {
-  return readBallastScenario({
-    name: `pay-700-min-${alphaMin}`,
-    token: { symbol: 'USDC', decimals: 6 },
-    chains: {
-      alpha: { initial: '1000', holding: { min: alphaMin, target: '1000', max: '2000' } },
-      beta: { initial: '3000', holding: { min: '500', target: '1500', max: '2800' } },
-    },
-    traffic: [
-      { at: 1000, chain: 'alpha', payment: '700', id: 'rent' },
-      { at: 1500, chain: 'beta', receipt: '50' },
-    ],
-    routes: { default: { delayMs: 600, jitterMs: 100, feeBps: 5, feeUsd: '0.10' } },
-    minTransfer: '10',
-  });
+  return readBallastScenario(payRefillDoc(alphaMin));
 }
 
 describe('ballast simulate through the real cycle', () => {
