@@ -35,15 +35,8 @@ export function machineLine(): string {
  * @param rows every checked row, in the order printed
  * @param details the lines the benchmarks printed
  * @param totalSec wall time of the whole run, seconds
- * @param sections Markdown lines of sections placed after the table (e.g. the simulated-traffic comparison)
  */
-export function writeResults(
-  file: string,
-  rows: readonly BenchRow[],
-  details: readonly string[],
-  totalSec: number,
-  sections: readonly string[] = [],
-): void {
+export function writeResults(file: string, rows: readonly BenchRow[], details: readonly string[], totalSec: number): void {
   const cell = (s: string) => s.replaceAll('|', '\\|');
   const failed = rows.filter((r) => !rowOk(r)).length;
   const lines = [
@@ -63,7 +56,6 @@ export function writeResults(
         `| ${cell(r.label)} | ${formatValue(r.value, r.unit)} | ${targetText(r)} | ${verdictText(r, '**missed**')} | ${cell(r.note ?? '')} |`,
     ),
     '',
-    ...sections,
     '## How each row is measured',
     '',
     '- Order id, verification, plan 200: µs per operation over 200–2,000 runs after a warm-up, as ratios to',
@@ -113,4 +105,26 @@ function keptSections(file: string): string {
   const text = readFileSync(file, 'utf8');
   const at = text.indexOf(KEPT_SECTIONS_MARKER);
   return at < 0 ? '' : `\n${text.slice(at)}`;
+}
+
+/**
+ * Writes one kept section of RESULTS.md (after {@link KEPT_SECTIONS_MARKER}): replaces the section starting with
+ * `heading` (up to the next `## ` heading) or appends it, leaving the benchmarks' part and the other kept sections
+ * as they are. Creates the marker when the file has none.
+ *
+ * @param heading the section's `## ` heading line
+ * @param body the lines under the heading
+ */
+export function writeKeptSection(file: string, heading: string, body: readonly string[]): void {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const at = text.indexOf(KEPT_SECTIONS_MARKER);
+  const head = (at < 0 ? text : text.slice(0, at)).trimEnd();
+  const kept = at < 0 ? '' : text.slice(at + KEPT_SECTIONS_MARKER.length);
+  const sections = kept
+    .split(/\n(?=## )/)
+    .map((x) => x.trim())
+    .filter((x) => x.startsWith('## ') && !x.startsWith(heading));
+  const mine = [heading, '', ...body].join('\n').trim();
+  const all = [...sections, mine].sort((a, b) => a.localeCompare(b));
+  writeFileSync(file, `${head}\n\n${KEPT_SECTIONS_MARKER}\n\n${all.join('\n\n')}\n`);
 }

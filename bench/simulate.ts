@@ -39,8 +39,12 @@ interface ScenarioRun {
 /** What the simulation benchmark adds to the results: rows with targets, and a Markdown section. */
 export interface SimulateBench {
   rows: BenchRow[];
+  /** The lines under {@link SIMULATE_HEADING} (empty when the scenarios are absent). */
   section: string[];
 }
+
+/** The heading of the section the simulation benchmark writes in bench/RESULTS.md (a kept section). */
+export const SIMULATE_HEADING = "## Simulated traffic: Ballast next to Hyperlane's published rebalancer strategies";
 
 /** Runs every scenario and compares the flow-* ones with the published results. */
 export async function simulateBench(): Promise<SimulateBench> {
@@ -112,7 +116,7 @@ function section(runs: readonly ScenarioRun[], compared: readonly string[], wall
   const strategies = ['emaFlow', 'velocityFlow', 'thresholdFlow', 'accelerationFlow', 'compositeDeficitWeighted'];
   const units = (s: string) => Number(formatUnits(BigInt(s), 18)).toFixed(1);
   return [
-    "## Simulated traffic: Ballast next to Hyperlane's published rebalancer strategies",
+    `- Date: ${new Date().toISOString()}; written by \`npm run bench\` or \`npm run bench:simulate\` (bench/simulate.ts)`,
     '',
     `\`ballast simulate\` (docs/simulate.md) on every Hyperlane rebalancer-sim scenario, seed 1: ${runs.length} scenarios in`,
     `${wallSec.toFixed(1)} s of wall time. Each cell: payments completed / rebalances / average wait (ms). The published`,
@@ -122,6 +126,10 @@ function section(runs: readonly ScenarioRun[], compared: readonly string[], wall
     `| scenario | ${strategies.join(' | ')} | Ballast (flow mode) |`,
     `| --- | ${strategies.map(() => '---').join(' | ')} | --- |`,
     ...compared,
+    '',
+    'Ballast is held to the published strategy that completed every transfer with the fewest rebalances (and its',
+    'average wait); on flow-idle-then-spike that 0 is a cold emaFlow signal, so there the bar is the fewest of the',
+    'strategies that reacted (docs/simulate.md "Side by side", which also says how waits are measured on each side).',
     '',
     'Every scenario (token amounts in whole units; waits in ms):',
     '',

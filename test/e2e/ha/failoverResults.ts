@@ -3,10 +3,9 @@
  * bench/results.ts), rewritten when the suite runs with `BALLAST_FAILOVER_RESULTS=1` (never in CI: the file is
  * tracked).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KEPT_SECTIONS_MARKER } from '../../../bench/results.ts';
+import { writeKeptSection } from '../../../bench/results.ts';
 import { ROOT } from '../helpers/cli.ts';
 
 const HEADING = '## Failover of replicas sharing a PostgreSQL store (test/e2e/ha/failover.test.ts)';
@@ -20,16 +19,8 @@ export const writeFailoverResults = process.env.BALLAST_FAILOVER_RESULTS === '1'
  * @param header the table's header and separator lines
  */
 export function recordFailoverResults(header: readonly string[], rows: readonly string[]): void {
-  const file = path.join(ROOT, 'bench/RESULTS.md');
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const at = text.indexOf(KEPT_SECTIONS_MARKER);
-  const head = (at < 0 ? text : text.slice(0, at)).trimEnd();
   const cpus = os.cpus();
-  const section = [
-    KEPT_SECTIONS_MARKER,
-    '',
-    HEADING,
-    '',
+  writeKeptSection(path.join(ROOT, 'bench/RESULTS.md'), HEADING, [
     `- Date: ${new Date().toISOString()}; ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, Node ${process.version}`,
     '- Real `ballast daemon` processes on the sandbox, one PostgreSQL database; lease ttl 3 s, renew 1 s, margin 600 ms',
     '  (a follower leads at most 4 s after the last renew); a cycle per second. "New leader after" is measured from',
@@ -37,7 +28,5 @@ export function recordFailoverResults(header: readonly string[], rows: readonly 
     '',
     ...header,
     ...rows,
-    '',
-  ];
-  writeFileSync(file, `${head}\n\n${section.join('\n')}`);
+  ]);
 }
