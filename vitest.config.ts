@@ -41,6 +41,7 @@ const INTEGRATION_UNIT = [
   'test/unit/sim/faults.test.ts',
   'test/unit/sim/multiAssetRun.test.ts',
   'test/unit/sim/replay.test.ts',
+  'test/unit/sim/shippedScenarios.test.ts',
   'test/unit/sim/simulate.test.ts',
   'test/unit/sandbox/api/deprecationHeaders.test.ts',
   'test/unit/sandbox/api/server.test.ts',

@@ -2,14 +2,14 @@
  * Reads Ballast's own scenario format (YAML or JSON once parsed; docs/simulate.md "Ballast scenarios"): the token,
  * each chain's starting treasury balance, its holding (a band or a weight), the traffic (payments out of and
  * receipts into holdings, at ms after the start), routes (delivery delay ± jitter, failure rate, fees, refused
- * quotes, fee spikes, late fills) and Relay API outages. Amounts are whole-unit decimal strings here, base units
- * once read. Pure.
+ * quotes, fee spikes, late fills), Relay API outages, and optionally a free-text `description` and the author's
+ * `expect` bounds on the KPIs. Amounts are whole-unit decimal strings here, base units once read. Pure.
  */
 import { FlowStrategySchema } from '../config/strategySchema.ts';
 import { parseUnits } from 'viem';
 import { z } from 'zod';
 import type { RouteSpec } from './solver.ts';
-import type { Flow, Holding, SimScenario } from './scenario.ts';
+import type { Flow, Holding, SimExpectations, SimScenario } from './scenario.ts';
 
 const Whole = z.string().regex(/^[0-9]+(\.[0-9]+)?$/, 'expected a whole-unit decimal string, e.g. "250.5"');
 const Ms = z.number().int().nonnegative();
@@ -37,9 +37,20 @@ const HoldingSchema = z.union([
   z.strictObject({ weight: z.number().positive(), toleranceBps: z.number().int().min(0).max(10_000).default(100) }),
 ]);
 
+/** What the scenario's author expects Ballast to achieve with the scenario's own holdings (`SimExpectations`). */
+const ExpectSchema = z.strictObject({
+  minCompletionRate: z.number().min(0).max(1).optional(),
+  maxRebalances: z.number().int().nonnegative().optional(),
+  minRebalances: z.number().int().nonnegative().optional(),
+  maxTimeBelowMinMs: Ms.optional(),
+  maxFeesUsd: FeeUsd.optional(),
+});
+
 /** Ballast's scenario format. */
 export const BallastScenarioSchema = z.strictObject({
   name: z.string().min(1),
+  /** Free text: what the scenario tests. Not read by the run. */
+  description: z.string().optional(),
   token: z.strictObject({
     symbol: z.string().regex(/^[A-Za-z0-9]+$/),
     decimals: z.number().int().min(0).max(36),
@@ -61,7 +72,14 @@ export const BallastScenarioSchema = z.strictObject({
   outages: z.array(z.strictObject({ fromMs: Ms, toMs: Ms })).default([]),
   /** The token's `policy.strategy` entry, as in a Ballast config (`kind: flow`, …); absent: bands or weights alone. */
   strategy: FlowStrategySchema.optional(),
+  /** The author's bounds on the KPIs of a run with the scenario's own holdings; carried as `expectations`, not run. */
+  expect: ExpectSchema.optional(),
 });
+
+/** The `expect` block as `SimExpectations`, the fields given only. */
+function toExpectations(e: z.infer<typeof ExpectSchema>): SimExpectations {
+  return Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined)) as SimExpectations;
+}
 
 const toRoute = (r: z.infer<typeof RouteSchema>): RouteSpec => ({
   delayMs: r.delayMs,
@@ -128,5 +146,6 @@ export function readBallastScenario(doc: unknown): SimScenario {
     maxTransfer: b.maxTransfer ?? String(totalWhole > 1n ? totalWhole : 1n),
     outages: b.outages,
     ...(b.strategy ? { strategy: b.strategy } : {}),
+    ...(b.expect ? { expectations: toExpectations(b.expect) } : {}),
   };
 }

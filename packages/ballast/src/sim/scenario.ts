@@ -31,6 +31,23 @@ export interface SimFlowStrategy {
   minSamples: number;
 }
 
+/**
+ * What a scenario's author expects Ballast to achieve with the scenario's own holdings (a Ballast scenario's
+ * `expect` block, docs/simulate.md "Ballast scenarios"); every field optional, each a bound on a KPI of the run
+ * (src/sim/kpis.ts). The run does not read them.
+ */
+export interface SimExpectations {
+  /** `completionRate` at least this (0–1). */
+  minCompletionRate?: number;
+  /** `totalRebalances` at most / at least this. */
+  maxRebalances?: number;
+  minRebalances?: number;
+  /** Time below `min` summed over the banded holdings (`perChainMetrics[*].timeBelowMinMs`) at most this, ms. */
+  maxTimeBelowMinMs?: number;
+  /** `feesPaidUsd` at most this, USD decimal string. */
+  maxFeesUsd?: string;
+}
+
 /** A scenario, normalised. */
 export interface SimScenario {
   name: string;
@@ -60,6 +77,8 @@ export interface SimScenario {
   maxTransfer: string;
   /** Relay API outages, ms after the start. */
   outages: { fromMs: number; toMs: number }[];
+  /** The author's expectations of a run with these holdings (Ballast scenarios' `expect`); not used by the run. */
+  expectations?: SimExpectations;
 }
 
 /** The route spec of `origin → destination`. */
