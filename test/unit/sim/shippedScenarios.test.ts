@@ -1,20 +1,19 @@
 /**
  * The scenarios Ballast ships (packages/ballast/scenarios/, docs/simulate.md "Shipped scenarios"): `ballast simulate`
- * on each prints the KPI table naming the scenario and every holding, and a run with seed 1 meets the scenario's own
- * `expect` block, every field it gives.
+ * on each prints the KPI table naming the scenario and every holding and says its `expect` block is met, and the
+ * KPIs it writes with `--out` (seed 1) meet every field of that block. One run per scenario.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseUnits } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { buildProgram } from '../../../packages/ballast/src/cli/main.ts';
 import { readBallastScenario } from '../../../packages/ballast/src/sim/ballastScenario.ts';
-import { timeBelowMinTotal } from '../../../packages/ballast/src/sim/compare.ts';
-import { computeKpis } from '../../../packages/ballast/src/sim/kpis.ts';
+import { unmetExpectations } from '../../../packages/ballast/src/sim/expectations.ts';
+import type { SimKpis } from '../../../packages/ballast/src/sim/kpis.ts';
 import { readScenarioSet } from '../../../packages/ballast/src/sim/readScenario.ts';
-import { runScenarioSet } from '../../../packages/ballast/src/sim/runSet.ts';
 
 const DIR = fileURLToPath(new URL('../../../packages/ballast/scenarios/', import.meta.url));
 const FILES = readdirSync(DIR)
@@ -64,39 +63,57 @@ describe('shipped scenarios', () => {
     }
   });
 
-  it.each(FILES)('%s: `ballast simulate` prints the KPI table naming the scenario and every holding', async (file) => {
+  it.each(FILES)('%s: `ballast simulate` prints the KPI table, and the run meets its expect block', async (file) => {
     const doc = parseYaml(readFileSync(path.join(DIR, file), 'utf8')) as { name: string; chains: Record<string, unknown> };
-    const out: string[] = [];
-    const program = await buildProgram((s) => out.push(s), ['simulate']);
-    await program.parseAsync(['simulate', '--scenario', path.join(DIR, file)], { from: 'user' });
-    const printed = out.join('\n');
-    const cells = firstCells(printed);
-    expect(cells).toContain(doc.name);
-    for (const chain of Object.keys(doc.chains)) expect(cells, `${file}: holding ${chain}`).toContain(chain);
-    expect(printed).toMatch(/\d+ cycles, [\d.]+ s simulated/);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ballast-shipped-'));
+    try {
+      const out: string[] = [];
+      const program = await buildProgram((s) => out.push(s), ['simulate']);
+      await program.parseAsync(['simulate', '--scenario', path.join(DIR, file), '--out', dir], { from: 'user' });
+      const printed = out.join('\n');
+      const cells = firstCells(printed);
+      expect(cells).toContain(doc.name);
+      for (const chain of Object.keys(doc.chains)) expect(cells, `${file}: holding ${chain}`).toContain(chain);
+      expect(printed).toMatch(/\d+ cycles, [\d.]+ s simulated/);
+      expect(printed).toMatch(/expect: met \(\d+ checks\)/);
+      // the same verdict from the KPIs the run wrote
+      const kpis = JSON.parse(readFileSync(path.join(dir, `${doc.name}.json`), 'utf8')) as SimKpis;
+      const e = readScenarioSet(doc).scenarios[0]!.expectations!; // checked above: every file has one
+      expect(unmetExpectations(kpis, e), `${file}: expect block not met`).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('unmetExpectations', () => {
+  const kpis = (over: Partial<SimKpis>) =>
+    ({
+      completionRate: 1,
+      totalRebalances: 3,
+      feesPaidUsd: '1.25',
+      perChainMetrics: { a: { timeBelowMinMs: 1000 }, b: { timeBelowMinMs: null } },
+      ...over,
+    }) as unknown as SimKpis;
+
+  it('passes a run that meets every field', () => {
+    const e = { minCompletionRate: 1, minRebalances: 3, maxRebalances: 3, maxTimeBelowMinMs: 1000, maxFeesUsd: '1.25' };
+    expect(unmetExpectations(kpis({}), e)).toEqual([]);
   });
 
-  it.each(FILES)('%s: a run with seed 1 meets its expect block', async (file) => {
-    const set = readScenarioSet(parseYaml(readFileSync(path.join(DIR, file), 'utf8')));
-    const e = set.scenarios[0]?.expectations;
-    if (!e) throw new Error(`${file} has no expect block`);
-    const k = computeKpis(await runScenarioSet(set, { seed: 1 }));
-    const unmet: string[] = [];
-    const check = (field: string, ok: boolean, actual: unknown) => {
-      if (!ok) unmet.push(`${field}: got ${String(actual)}`);
-    };
-    if (e.minCompletionRate !== undefined) check('minCompletionRate', k.completionRate >= e.minCompletionRate, k.completionRate);
-    if (e.minRebalances !== undefined) check('minRebalances', k.totalRebalances >= e.minRebalances, k.totalRebalances);
-    if (e.maxRebalances !== undefined) check('maxRebalances', k.totalRebalances <= e.maxRebalances, k.totalRebalances);
-    if (e.maxTimeBelowMinMs !== undefined) {
-      const below = timeBelowMinTotal(k);
-      if (below === null) throw new Error(`${file}: maxTimeBelowMinMs needs a banded holding`);
-      check('maxTimeBelowMinMs', below <= e.maxTimeBelowMinMs, below);
-    }
-    if (e.maxFeesUsd !== undefined) {
-      // USD decimal strings, compared exactly as micro-dollars.
-      check('maxFeesUsd', parseUnits(k.feesPaidUsd, 6) <= parseUnits(e.maxFeesUsd, 6), k.feesPaidUsd);
-    }
-    expect(unmet, `${file}: expect block not met`).toEqual([]);
+  it('names each field the run misses, with what it got', () => {
+    const e = { minCompletionRate: 1, maxRebalances: 2, maxTimeBelowMinMs: 999, maxFeesUsd: '1.249999' };
+    expect(unmetExpectations(kpis({ completionRate: 0.5 }), e)).toEqual([
+      'minCompletionRate: got 0.5, expected at least 1',
+      'maxRebalances: got 3, expected at most 2',
+      'maxTimeBelowMinMs: got 1000, expected at most 999 ms',
+      'maxFeesUsd: got 1.25, expected at most 1.249999',
+    ]);
+    expect(unmetExpectations(kpis({ totalRebalances: 0 }), { minRebalances: 1 })).toEqual(['minRebalances: got 0, expected at least 1']);
+  });
+
+  it('fails a time-below-min bound when no holding has a band', () => {
+    const k = kpis({ perChainMetrics: { a: { timeBelowMinMs: null } } as unknown as SimKpis['perChainMetrics'] });
+    expect(unmetExpectations(k, { maxTimeBelowMinMs: 5 })).toEqual(['maxTimeBelowMinMs: got no banded holding, expected at most 5 ms']);
   });
 });

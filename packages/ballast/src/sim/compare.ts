@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import { formatUnits } from 'viem';
-import { computeKpis, type SimKpis } from './kpis.ts';
+import { computeKpis, timeBelowMinTotal, type SimKpis } from './kpis.ts';
 import { runScenario, type SimLog } from './run.ts';
 import type { SimScenario } from './scenario.ts';
 import { balancesSvg, compareSvg } from './svg.ts';
@@ -96,14 +96,6 @@ export async function runVariants(
 /** The compare JSON of runs of one scenario and seed. */
 export function compareReport(scenario: string, seed: number, runs: readonly VariantRun[]): CompareReport {
   return { scenario, seed, variants: runs.map(({ name, kpis }) => ({ name, kpis })) };
-}
-
-/** Time below `min` summed over the banded holdings, ms; null when no holding has a band. */
-export function timeBelowMinTotal(k: SimKpis): number | null {
-  const times = Object.values(k.perChainMetrics)
-    .map((h) => h.timeBelowMinMs)
-    .filter((t): t is number => t !== null);
-  return times.length === 0 ? null : times.reduce((a, b) => a + b, 0);
 }
 
 /** A scorecard column: its cell text, the value compared, and which end is best. */

@@ -197,3 +197,11 @@ export function perAssetMetrics(log: SimLog, assets: readonly string[]): Record<
   }
   return out;
 }
+
+/** Time below `min` summed over the banded holdings, ms; null when no holding has a band. */
+export function timeBelowMinTotal(k: SimKpis): number | null {
+  const times = Object.values(k.perChainMetrics)
+    .map((h) => h.timeBelowMinMs)
+    .filter((t): t is number => t !== null);
+  return times.length === 0 ? null : times.reduce((a, b) => a + b, 0);
+}

@@ -14,13 +14,14 @@ import type { Command } from 'commander';
 import { formatUnits } from 'viem';
 import { parse as parseYaml } from 'yaml';
 import { compareFiles, compareReport, runFiles, runVariants, scorecard, variantsOf } from '../../sim/compare.ts';
+import { unmetExpectations } from '../../sim/expectations.ts';
 import { computeKpis, type SimKpis } from '../../sim/kpis.ts';
 import { pickAsset, readConfigDocument } from '../../sim/adoptConfig.ts';
 import { CsvTrafficError, readCsvTraffic } from '../../sim/csvTraffic.ts';
 import { readScenarioSet, type ScenarioSet } from '../../sim/readScenario.ts';
 import { CSV_DEFAULT_DECIMALS, csvScenario, inlineCsvTraffic, parseInitial, withAsset } from '../../sim/replayScenario.ts';
 import { runScenarioSet } from '../../sim/runSet.ts';
-import { CliError, EXIT_USAGE } from '../exitCodes.ts';
+import { CliError, EXIT_ERROR, EXIT_USAGE } from '../exitCodes.ts';
 import { table, toJson } from '../format.ts';
 
 /** Reads a scenario file (JSON, or YAML by extension). @throws CliError (usage) when unreadable or invalid */
@@ -218,5 +219,12 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
       const kpis = computeKpis(log);
       out(flags.json ? toJson(kpis) : renderKpis(kpis, log.token.decimals));
       if (flags.out) writeOut(flags.out, runFiles(log, kpis, toJson));
+      // A scenario's own expect block (not checked when --config replaces its holdings): exit 1 when unmet.
+      const expected = set.multiAsset || globals.config ? undefined : set.scenarios[0]?.expectations;
+      if (expected) {
+        const unmet = unmetExpectations(kpis, expected);
+        if (unmet.length > 0) throw new CliError(`${set.name}: expect block not met: ${unmet.join('; ')}`, EXIT_ERROR);
+        if (!flags.json) out(`expect: met (${Object.keys(expected).length} checks)`);
+      }
     });
 }
