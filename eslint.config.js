@@ -83,7 +83,7 @@ const signingSyntax = {
   message: CHAINS_ONLY,
 };
 
-/** Direct HTTP calls, only where HTTP is the module's job (Relay API client, metrics push) or under src/chains/. */
+/** Direct HTTP calls, only where HTTP is the module's job (Relay API client, metrics push, notification sinks) or under src/chains/. */
 const fetchSyntax = {
   selector: "CallExpression[callee.name='fetch']",
   message: `${CHAINS_ONLY} (HTTP to the Relay API belongs in src/relay/.)`,
@@ -145,7 +145,7 @@ function boundaries(dir, { sandboxAllowed = false, inPackage = false } = {}) {
   if (!chainSide) {
     paths.push(...chainImports);
     syntax.push(signingSyntax);
-    if (dir !== 'relay' && dir !== 'metrics') syntax.push(fetchSyntax);
+    if (dir !== 'relay' && dir !== 'metrics' && dir !== 'notify') syntax.push(fetchSyntax);
   }
   if (dir !== 'store' && dir !== 'sandbox') {
     paths.push({ name: 'better-sqlite3', allowTypeImports: true, message: STORE_ONLY });
@@ -167,7 +167,7 @@ function boundaries(dir, { sandboxAllowed = false, inPackage = false } = {}) {
     for (const name of IO_PACKAGES) if (!paths.some((p) => p.name === name && !p.importNames)) paths.push({ name, message: PURE_ONLY });
     patterns.push({ regex: '^node:', message: PURE_ONLY });
     patterns.push({
-      regex: '(^|/)(store|cli|app|cycle|executor|metrics|log|webhooks|withdraw|ha|chains/(evm|svm|bvm))/',
+      regex: '(^|/)(store|cli|app|cycle|executor|metrics|log|webhooks|withdraw|notify|ha|chains/(evm|svm|bvm))/',
       allowTypeImports: true,
       message: PURE_ONLY,
     });

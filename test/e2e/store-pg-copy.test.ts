@@ -85,6 +85,13 @@ function fillQuietTables(db: Database.Database): void {
        VALUES ('alpha', '0xusdc', '0xtreasury', 1700000000011, '-5', '-123456789012345678901234567890', 3)`,
     ).run();
   }
+  if (count('notifications') === 0) {
+    db.prepare(
+      `INSERT INTO notifications (sink, event, severity, dedupe_key, summary, payload, status, attempts, next_attempt_at_ms, last_error, created_at_ms, finished_at_ms)
+       VALUES ('ops', 'transfer_failed', 'critical', 'transfer_failed:transfer:1', 'failed', '{"amountIn":"5"}', 'delivered', 1, 1700000000012, NULL, 1700000000012, 1700000000013),
+              ('chat', 'route_paused', 'critical', 'route_paused:route:USDC:alpha:beta:failure:1', 'paused', '{}', 'pending', 2, 1700000000014, 'HTTP 500', 1700000000012, NULL)`,
+    ).run();
+  }
   if (count('run_lock') === 0)
     db.prepare("INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, 'host:1', 1, 1, 2)").run();
 }

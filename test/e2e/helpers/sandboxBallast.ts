@@ -24,6 +24,8 @@ export interface ConfigOverrides {
   assets?: Record<string, unknown>;
   wallets?: Record<string, unknown>;
   chains?: Record<string, unknown>;
+  /** The `notify:` section (docs/notifications.md). */
+  notify?: Record<string, unknown>;
 }
 
 /** A temp dir for one test file; `cleanup()` removes it. */

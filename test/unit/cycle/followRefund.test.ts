@@ -14,6 +14,9 @@ import type { IntentStatus, RequestsResponse } from '../../../packages/protocol/
 import { listUnresolvedFailures, resolveFailure } from '../../../packages/ballast/src/store/failures.ts';
 import { getTransfer, transitionTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import { newTransfer } from '../store/helpers.ts';
+import { listNotifications } from '../../../packages/ballast/src/store/notifications.ts';
+import type { LoadedNotifySink, NotifyConfig } from '../../../packages/ballast/src/config/notifySchema.ts';
+import type { LoadedConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { seedDeposited, useTestStore } from './pipelineSeeds.ts';
 
 const ORIGIN_ID = 8453;
@@ -109,6 +112,28 @@ describe('refundFromRequestRecord', () => {
 });
 
 describe('followRefund', () => {
+  it('queues transfer_refunded once for a paid refund and transfer_failed for a failure, when notify: is set', async () => {
+    const sink = { name: 'ops', kind: 'slack', events: '*', minSeverity: 'info' } as LoadedNotifySink;
+    Object.defineProperty(sink, 'url', { value: 'https://hooks.example/x' });
+    const notify = { sinks: [sink], maxAttempts: 3 } as unknown as NotifyConfig;
+    const refund = await closed('refund', 5);
+    const failure = await closed('failure', 6);
+    const d = { ...deps({ requests: (rid) => answer(rid, refundedData('99500000')) }), config: { notify } as unknown as LoadedConfig };
+    await followRefund(d, refund.id);
+    await followRefund(d, refund.id); // already followed up: nothing queued again
+    await followRefund(d, failure.id);
+    const rows = await listNotifications(store.db, 10);
+    expect(rows.map((r) => [r.event, r.dedupeKey])).toEqual([
+      ['transfer_failed', `transfer_failed:transfer:${failure.id}`],
+      ['transfer_refunded', `transfer_refunded:transfer:${refund.id}`],
+    ]);
+    expect(JSON.parse(rows[1]!.payload)).toMatchObject({
+      requestId: refund.requestId,
+      refundedAmount: '99500000',
+      refundTxHash: REFUND_TX,
+    });
+  });
+
   it('records a paid refund once: amount, refund tx; metered refunded; the route is not paused', async () => {
     const { id, requestId } = await closed('refund', 1);
     const d = deps({ requests: (rid) => answer(rid, refundedData('99500000')) });

@@ -13,6 +13,8 @@ import type { RequestsResponse } from '../../../packages/protocol/src/relay/sche
 import { getTransfer, type TransferRow } from '../../../packages/ballast/src/store/transfers.ts';
 import { newTransfer } from '../store/helpers.ts';
 import { seedDeposited, useTestStore } from './pipelineSeeds.ts';
+import { listNotifications } from '../../../packages/ballast/src/store/notifications.ts';
+import type { LoadedNotifySink } from '../../../packages/ballast/src/config/notifySchema.ts';
 
 const DEPOSIT = `0x${'22'.repeat(32)}`;
 const MIN = 60_000;
@@ -32,14 +34,19 @@ function record(id: string, txHash: string): RequestsResponse['requests'][number
   return { id, status: 'pending', data: { inTxs: [{ txHash, chainId: 8453 }] } };
 }
 
-function context(nowMs: number, relay: Partial<CycleContext['relay']>, chains: CycleContext['chains'] = new Map()) {
+function context(
+  nowMs: number,
+  relay: Partial<CycleContext['relay']>,
+  chains: CycleContext['chains'] = new Map(),
+  notify?: { sinks: LoadedNotifySink[] },
+) {
   const calls: string[] = [];
   const ctx = {
     db: store.db,
     chains,
     now: () => nowMs,
     logger: pino({ level: 'silent' }),
-    config: { tracking: { stalledAfterSec: 1800 } },
+    config: { tracking: { stalledAfterSec: 1800 }, ...(notify ? { notify } : {}) },
     relay: {
       getRequests: async (q: { user: string }) => {
         calls.push(`requests ${q.user}`);
@@ -142,6 +149,23 @@ describe('handleStalled', () => {
     const row = (await getTransfer(store.db, id))!;
     expect(row.requestId).toBe(`0x${'ab'.repeat(32)}`);
     expect(row.events.filter((e) => e.detail?.startsWith('stalled:'))).toHaveLength(1);
+  });
+
+  it('with notify: set, queues transfer_stalled once however many passes see it', async () => {
+    const sink = {
+      name: 'ops',
+      kind: 'slack',
+      url: 'https://hooks.example/x',
+      events: ['transfer_stalled'],
+      minSeverity: 'warning',
+    } as LoadedNotifySink;
+    const id = await deposited(100 * MIN);
+    const { ctx } = context(140 * MIN, { getRequests: async () => ({ requests: [] }) }, new Map(), { sinks: [sink] });
+    await handleStalled(ctx, [(await getTransfer(store.db, id))!]);
+    await handleStalled(ctx, [(await getTransfer(store.db, id))!]);
+    const rows = await listNotifications(store.db, 10);
+    expect(rows.map((r) => [r.sink, r.event, r.dedupeKey])).toEqual([['ops', 'transfer_stalled', `transfer_stalled:transfer:${id}`]]);
+    expect(JSON.parse(rows[0]!.payload)).toMatchObject({ transferId: id, status: 'deposited', detail: 'deposited for over 1800 s' });
   });
 
   it('when the lookup fails, flags it and changes nothing else (no re-announce on a failed read)', async () => {

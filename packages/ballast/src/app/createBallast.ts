@@ -23,9 +23,12 @@ import { createRelayDeprecationWatch } from './relayDeprecationWatch.ts';
 import { countRpcErrorsAll } from '../chains/rpcErrorCounting.ts';
 import { UsdPriceBook } from '../cycle/metricsPrices.ts';
 import { withRunLock } from './runLock.ts';
-import { createLeadership, type Leadership } from './leaderGuard.ts';
+import { createLeadership, haInstance, type Leadership } from './leaderGuard.ts';
 import { StatusFeed } from '../webhooks/statusFeed.ts';
 import { createWebhookReceiver, type WebhookReceiver } from '../webhooks/receiver.ts';
+import { notify, type NotifyDeps } from '../notify/notify.ts';
+import { leaderGainedEvent } from '../notify/eventOf.ts';
+import type { DispatchDeps } from '../notify/dispatcher.ts';
 
 /** Options for {@link createBallast}; tests inject clocks and a faster poll interval. */
 export interface CreateBallastOptions {
@@ -81,6 +84,11 @@ export interface Ballast {
   exclusive<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** The leader lease of a PostgreSQL store (src/app/leaderGuard.ts); null for SQLite. */
   leadership: Leadership | null;
+  /**
+   * What the notification dispatcher works with (src/notify/dispatcher.ts) when `notify:` is configured, else
+   * null: the daemon runs it on a timer, `run --once` flushes it before closing.
+   */
+  notifyDispatch: DispatchDeps | null;
   /** Whether the store is still open (`close` not called yet), for readiness. */
   storeOpen(): boolean;
   /** Releases the lease (PostgreSQL), then closes the store after a transaction still running. */
@@ -108,6 +116,8 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
   const db = opts.store ?? openSqliteStore(config.store);
   let open = true;
   const metrics = opts.metrics ?? createMetrics();
+  const now = opts.now ?? Date.now;
+  const notifyDeps: NotifyDeps = { db, now, config, logger };
   const relayLogger = logger.child({ component: 'relay' });
   const relay = createRelayClient({
     baseUrl: config.relay.baseUrl,
@@ -123,14 +133,18 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
       if (e.endpoint === 'POST /quote/v2' || e.endpoint === 'POST /quote/v3') metrics.quoteDurationSeconds.observe(e.durationMs / 1000);
     },
     // Deprecation / Sunset / Link headers of any response: gauges and one warning per endpoint per UTC day.
-    onDeprecation: createRelayDeprecationWatch({ metrics, logger: relayLogger, ...(opts.now ? { now: opts.now } : {}) }),
+    onDeprecation: createRelayDeprecationWatch({
+      metrics,
+      logger: relayLogger,
+      ...(opts.now ? { now: opts.now } : {}),
+      notify: (event) => void notify(notifyDeps, event),
+    }),
   });
   for (const chain of Object.keys(config.chains)) metrics.rpcErrorsTotal.inc({ chain }, 0);
   const chains = countRpcErrorsAll(createChainAdapters(config, { chainPollingIntervalMs: opts.chainPollingIntervalMs }), (chain) =>
     metrics.rpcErrorsTotal.inc({ chain }),
   );
   const statusFeed = new StatusFeed();
-  const now = opts.now ?? Date.now;
   const webhooks =
     config.webhooks?.enabled && config.relay.apiKey
       ? createWebhookReceiver({
@@ -149,7 +163,14 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
   // A monitor-only process never signs, so it takes no part in the election.
   const leadership =
     db instanceof PgStoreDb && mode === 'execute'
-      ? createLeadership({ url: config.store, ha: config.ha, store: db, metrics, logger })
+      ? createLeadership({
+          url: config.store,
+          ha: config.ha,
+          store: db,
+          metrics,
+          logger,
+          onGainedTerm: (epoch) => void notify(notifyDeps, leaderGainedEvent(config.ha.lease, haInstance(config.ha), epoch)),
+        })
       : null;
   if (db instanceof PgStoreDb && mode === 'monitor') db.setFencing(() => null); // a write-ahead would be refused: it signs nothing
   const wallets = new Map<string, WalletRuntime>();
@@ -196,6 +217,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     transfer: (req) => (req.dryRun ? runManualTransfer(ctx, req) : exclusive((signal) => runManualTransfer({ ...ctx, signal }, req))),
     exclusive,
     leadership,
+    notifyDispatch: config.notify ? { db, config: config.notify, metrics, logger, now } : null,
     storeOpen: () => open,
     close: async () => {
       open = false;

@@ -21,6 +21,7 @@ import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { authRefusalLine } from '../relay/authRefusal.ts';
+import { startNotificationDispatcher } from '../notify/dispatcher.ts';
 
 /** Options for {@link runDaemon}. */
 export interface DaemonOptions {
@@ -87,6 +88,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const webhookBase = receiver ? (webhookServer ?? metricsServer)?.url : undefined;
   const webhookUrl = receiver && webhookBase ? `${webhookBase}${receiver.path}` : null;
 
+  // Notifications are delivered on a timer of their own: a cycle only queues them and never waits for a sink.
+  const dispatcher = ballast.notifyDispatch ? startNotificationDispatcher(ballast.notifyDispatch) : null;
   const leadership = ballast.leadership;
   const cycle = async (): Promise<void> => {
     if (current || opts.abort.signal.aborted) return;
@@ -127,6 +130,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       })
       .finally(() => {
         current = null;
+        dispatcher?.kick(); // what the cycle queued goes out now, not at the next tick
         if (fatal !== null) void handle.stop('relay.apiKey refused by the Relay API in the first cycle');
       });
     current = run;
@@ -167,6 +171,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       await task.stop();
       opts.abort.abort();
       if (current) await current;
+      await dispatcher?.stop();
       await metricsServer?.close();
       await webhookServer?.close();
       await ballast.close();

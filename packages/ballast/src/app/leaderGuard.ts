@@ -158,7 +158,15 @@ export interface Leadership {
  *
  * @param o.url the store URL; o.ha the `ha:` section; o.store the open store (its write-aheads get fenced)
  */
-export function createLeadership(o: { url: string; ha: HaConfig; store: PgStoreDb; metrics: LeaderMetrics; logger: Logger }): Leadership {
+export function createLeadership(o: {
+  url: string;
+  ha: HaConfig;
+  store: PgStoreDb;
+  metrics: LeaderMetrics;
+  logger: Logger;
+  /** Called with the new term's epoch each time this replica becomes leader (the `leader_changed` notification). */
+  onGainedTerm?: (epoch: bigint) => void;
+}): Leadership {
   const instance = haInstance(o.ha);
   initLeaderMetrics(o.metrics, instance);
   const gained: Array<() => void> = [];
@@ -167,9 +175,10 @@ export function createLeadership(o: { url: string; ha: HaConfig; store: PgStoreD
     ha: o.ha,
     store: o.store,
     logger: o.logger,
-    onChange: (leader) => {
+    onChange: (leader, detail) => {
       o.metrics.leader.set({ instance }, leader ? 1 : 0);
       o.metrics.leaderTransitionsTotal.inc({ instance, change: leader ? 'gained' : 'lost' });
+      if (leader) o.onGainedTerm?.(detail.epoch);
       if (leader) for (const cb of gained) cb();
     },
   });

@@ -8,6 +8,8 @@
 import type { Logger } from 'pino';
 import type { DeprecationNotice } from '../relay/deprecation.ts';
 import type { RelayDeprecationMetrics } from '../metrics/relayDeprecationMetrics.ts';
+import type { NotifyEvent } from '../notify/events.ts';
+import { sunsetEvent } from '../notify/eventOf.ts';
 
 /** Options of {@link createRelayDeprecationWatch}. */
 export interface RelayDeprecationWatchOptions {
@@ -15,6 +17,11 @@ export interface RelayDeprecationWatchOptions {
   logger: Logger;
   /** Clock, unix ms (default `Date.now`). */
   now?: () => number;
+  /**
+   * Receives `relay_sunset_soon` (a `Sunset` within 30 days, src/notify/eventOf.ts) with the daily warning; must not
+   * throw (src/notify/notify.ts `notify`).
+   */
+  notify?: (event: NotifyEvent) => void;
 }
 
 const DAY_SEC = 86_400;
@@ -49,6 +56,8 @@ export function createRelayDeprecationWatch(opts: RelayDeprecationWatchOptions):
     const today = utcDay(nowSec);
     if (lastWarnedDay.get(endpoint) === today) return;
     lastWarnedDay.set(endpoint, today);
+    const soon = sunsetEvent(notice, nowSec);
+    if (soon) opts.notify?.(soon);
     opts.logger.warn(deprecationLogFields(notice, nowSec), deprecationMessage(notice, nowSec));
   };
 }

@@ -31,6 +31,7 @@ import { checkWebhooks, type WebhooksConfig } from './webhooksSchema.ts';
 import { loadWallet, type LoadedWallet } from './wallets.ts';
 import { issuesFromZod } from './zodIssues.ts';
 import { checkHa, DEFAULT_HA, type HaConfig } from './haSchema.ts';
+import { loadNotify, notifySecrets, type NotifyConfig } from './notifySchema.ts';
 import { DEFAULT_WEIGHT_TOLERANCE_BPS } from '../planner/weights.ts';
 import { isPostgresUrl } from './storeUrl.ts';
 
@@ -117,6 +118,8 @@ export interface LoadedConfig {
   webhooks?: WebhooksConfig;
   /** Leader lease of replicas sharing a PostgreSQL store (src/config/haSchema.ts, docs/ha.md); defaults applied. */
   ha: HaConfig;
+  /** Notification sinks and delivery settings (src/config/notifySchema.ts, docs/notifications.md); absent = off. */
+  notify?: NotifyConfig;
   /** Non-fatal advice (e.g. a private key written literally in the file); the caller logs these. */
   warnings: string[];
 }
@@ -216,6 +219,7 @@ function collectSecrets(tree: unknown): Set<string> {
     const key = asRecord(wallet).privateKey;
     if (typeof key === 'string') secrets.add(key);
   }
+  for (const secret of notifySecrets(tree)) secrets.add(secret);
   return secrets;
 }
 
@@ -263,6 +267,11 @@ function literalSecretWarnings(data: ConfigFile, referenced: ReadonlySet<string>
   for (const [name, wallet] of Object.entries(data.wallets)) {
     if (wallet.privateKey !== undefined && !referenced.has(`wallets.${name}.privateKey`)) {
       warnings.push(`wallets.${name}.privateKey is written literally in the config file; prefer \${ENV_VAR} or keyFile`);
+    }
+  }
+  for (const [name, sink] of Object.entries(data.notify?.sinks ?? {})) {
+    if (sink.secret !== undefined && !referenced.has(`notify.sinks.${name}.secret`)) {
+      warnings.push(`notify.sinks.${name}.secret is written literally in the config file; prefer \${ENV_VAR}`);
     }
   }
   return warnings;
@@ -343,6 +352,7 @@ function buildLoaded(
     withdrawals: data.withdrawals,
     webhooks: data.webhooks,
     ha: data.ha ?? { ...DEFAULT_HA },
+    ...(data.notify !== undefined ? { notify: loadNotify(data.notify) } : {}),
     warnings,
   };
 }

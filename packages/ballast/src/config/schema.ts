@@ -19,6 +19,7 @@ import { ChainSchema } from './chainSchema.ts';
 import { WalletSchema } from './walletSchema.ts';
 import { WITHDRAWALS_SECTION_DEFAULT, WithdrawalsSectionSchema } from './withdrawalsSchema.ts';
 import { DEFAULT_WEBHOOKS, WebhooksSectionSchema } from './webhooksSchema.ts';
+import { NotifySectionSchema } from './notifySchema.ts';
 import { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.ts';
 
 export { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.ts';
@@ -384,6 +385,7 @@ export const ConfigSchema = z
     withdrawals: WithdrawalsSectionSchema.default(WITHDRAWALS_SECTION_DEFAULT),
     webhooks: WebhooksSectionSchema.default({ ...DEFAULT_WEBHOOKS }),
     ha: HaSectionSchema.optional(),
+    notify: NotifySectionSchema.optional(),
   })
   .meta({ title: 'Ballast configuration', description: 'Treasury rebalancing through the Relay API' });
 

@@ -18,6 +18,8 @@ import { listOriginFailureStreaks, listUnresolvedFailures } from '../store/failu
 import { setScreeningPaused } from '../metrics/screeningMetrics.ts';
 import { countMonitorAttempt } from '../metrics/monitorMetrics.ts';
 import type { CycleContext } from './context.ts';
+import { notify } from '../notify/notify.ts';
+import { routePausedEvent } from '../notify/eventOf.ts';
 import { readGasBalances, type GasReading } from './gasBalances.ts';
 import { planCycleGasTopUps } from './gasTopUp.ts';
 import { setBalanceGauges } from './metricsBalances.ts';
@@ -131,12 +133,15 @@ export interface CyclePauses {
  * Routes paused by a failed deposit or by origin transactions failing on chain in a row, and wallets refused by
  * Relay address screening (every route they send from or receive on waits); sets their gauges.
  */
-export async function readPauses(ctx: Pick<CycleContext, 'db' | 'metrics' | 'wallets' | 'config'>): Promise<CyclePauses> {
+export async function readPauses(
+  ctx: Pick<CycleContext, 'db' | 'metrics' | 'wallets' | 'config' | 'now' | 'logger'>,
+): Promise<CyclePauses> {
   const routes = [
     ...pausedRoutes(await listUnresolvedFailures(ctx.db)),
     ...originFailurePauses(await listOriginFailureStreaks(ctx.db), ctx.config.policy.pauseRouteAfterOriginFailures),
   ];
   ctx.metrics.routesPaused.set(new Set(routes.map((r) => `${r.asset}\u0000${r.originChain}\u0000${r.destinationChain}`)).size);
+  for (const route of routes) await notify(ctx, routePausedEvent(route));
   const wallets = pausedWallets(await listOpenWalletPauses(ctx.db), ctx.wallets.values());
   setScreeningPaused(
     ctx.metrics,

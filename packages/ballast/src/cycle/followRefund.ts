@@ -23,11 +23,14 @@ import { listRefundsToFollow, recordRefund, type RefundRecord } from '../store/r
 import { getTransfer } from '../store/transfers.ts';
 import type { TransferRow } from '../store/transferRows.ts';
 import type { CycleContext } from './context.ts';
+import { notify } from '../notify/notify.ts';
+import { transferClosedEvent } from '../notify/eventOf.ts';
 
 /** What the follow-up uses from the cycle context. */
-export type FollowRefundDeps = Pick<CycleContext, 'db' | 'metrics' | 'logger' | 'now'> & {
-  relay: Pick<RelayClient, 'getRequests' | 'getStatus'>;
-};
+export type FollowRefundDeps = Pick<CycleContext, 'db' | 'metrics' | 'logger' | 'now'> &
+  Partial<Pick<CycleContext, 'config'>> & {
+    relay: Pick<RelayClient, 'getRequests' | 'getStatus'>;
+  };
 
 /** The published `refundFailReason` values other than `N/A` (metric label values; others are `OTHER`). */
 export const REFUND_FAIL_REASONS = [
@@ -124,6 +127,7 @@ export async function followRefund(deps: FollowRefundDeps, transferId: number): 
     const refund = await readRefund(deps, t, log);
     if (!(await recordRefund(deps.db, t.id, refund))) return { kind: 'skipped', why: 'already followed up' };
     const refunded = t.status === 'refund' && refund.failReason === null;
+    await notify(deps, transferClosedEvent(t, refund));
     const ctx = {
       requestId: t.requestId,
       chain: t.originChain,

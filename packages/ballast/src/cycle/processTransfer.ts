@@ -12,6 +12,8 @@ import type { CycleContext } from './context.ts';
 import { noteRelayStatus } from './inFlight.ts';
 import { killSwitchVerdict, spendingVerdict, type DecimalsOf } from './spendingGate.ts';
 import { recordLimitHit } from '../store/limitHits.ts';
+import { notify } from '../notify/notify.ts';
+import { limitHitEvent } from '../notify/eventOf.ts';
 import { followRefund } from './followRefund.ts';
 import { recordLedger } from './recordLedger.ts';
 import type { TransferStage } from './progressEvent.ts';
@@ -195,7 +197,7 @@ async function afterChecks(ctx: ProcessTransferDeps, args: ProcessArgs, attempt:
 
 /** Records a spending-limit refusal (or the kill switch) and meters it; the attempt ends `skipped_limit`, nothing signed. */
 async function recordRefusal(
-  ctx: Pick<ProcessTransferDeps, 'db' | 'metrics' | 'logger' | 'now'>,
+  ctx: Pick<ProcessTransferDeps, 'db' | 'metrics' | 'logger' | 'now' | 'config'>,
   planned: PlannedTransfer,
   planId: number,
   hit: { cycleId: number; quoteId?: number; reason: string; detail: string },
@@ -217,6 +219,7 @@ async function recordRefusal(
     { component: 'pipeline', asset: planned.asset, from: planned.from.chain, to: planned.to.chain, reason: hit.reason },
     `spending limit: ${hit.detail}; nothing signed`,
   );
+  await notify(ctx, limitHitEvent(planned, { ...hit, planId, atMs: ctx.now() }));
 }
 
 /** The progress stage each attempt outcome ends on. */

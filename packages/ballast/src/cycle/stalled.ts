@@ -14,6 +14,8 @@ import { sameTxId } from '../core/txId.ts';
 import type { RequestsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { IN_FLIGHT_STATUSES, adoptRequestId, markTransferStalled, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
+import { notify } from '../notify/notify.ts';
+import { stalledEvent } from '../notify/eventOf.ts';
 
 /** What handling stalled transfers uses: the store, the chain adapters, `tracking` config, the Relay client, the logger and the clock. */
 export type StalledDeps = Pick<CycleContext, 'db' | 'chains' | 'config' | 'logger' | 'now' | 'relay'>;
@@ -93,6 +95,7 @@ export async function handleStalled(ctx: StalledDeps, rows: TransferRow[]): Prom
           { status: row.status, ageSec, relayStatus: row.relayStatus },
           'transfer stalled: still in flight and credited; needs an operator look',
         );
+        await notify(ctx, stalledEvent(row, why));
       }
     } catch (error) {
       log.warn({ err: shortErrorMessage(error) }, 'could not flag the transfer stalled');

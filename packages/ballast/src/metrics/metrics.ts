@@ -19,6 +19,7 @@ import { createRouteChoiceMetrics, type RouteChoiceMetrics } from './routeChoice
 import { createScreeningMetrics, type ScreeningMetrics } from './screeningMetrics.ts';
 import { createOperatorMetrics, type OperatorMetrics } from './operatorMetrics.ts';
 import { createRelayDeprecationMetrics, type RelayDeprecationMetrics } from './relayDeprecationMetrics.ts';
+import { createNotifyMetrics, type NotifyMetrics } from './notifyMetrics.ts';
 
 /** Outcomes of a cycle (same values as the store's `cycles.outcome`). */
 export const CYCLE_OUTCOMES = ['ok', 'refused', 'error'] as const;
@@ -28,7 +29,7 @@ const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_req
 
 /** All Ballast metrics plus the registry that exposes them (the operator metrics are in ./operatorMetrics.ts). */
 export interface BallastMetrics
-  extends OperatorMetrics, LeaderMetrics, MonitorMetrics, RouteChoiceMetrics, RelayDeprecationMetrics, ScreeningMetrics {
+  extends OperatorMetrics, LeaderMetrics, MonitorMetrics, RouteChoiceMetrics, RelayDeprecationMetrics, ScreeningMetrics, NotifyMetrics {
   /** Registry to serve at /metrics. */
   registry: Registry;
   /** `ballast_cycles_total{outcome}`: finished cycles by outcome (ok, refused, error). */
@@ -147,6 +148,7 @@ export function createMetrics(): BallastMetrics {
     ...createRouteChoiceMetrics(registry),
     ...createRelayDeprecationMetrics(registry),
     ...createScreeningMetrics(registry),
+    ...createNotifyMetrics(registry),
     cyclesTotal: new Counter({
       name: 'ballast_cycles_total',
       help: 'Rebalancing cycles finished, by outcome (ok, refused, error).',

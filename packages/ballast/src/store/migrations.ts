@@ -504,6 +504,30 @@ CREATE TABLE flow_states (
 );
 `,
   },
+  {
+    version: 14,
+    name: 'notifications: the delivery queue of notifications, one row per (event, sink), deduplicated by (sink, dedupe_key)',
+    sql: `
+CREATE TABLE notifications (
+  id                 INTEGER PRIMARY KEY,
+  sink               TEXT    NOT NULL,
+  event              TEXT    NOT NULL,
+  severity           TEXT    NOT NULL CHECK (severity IN ('info', 'warning', 'critical')),
+  dedupe_key         TEXT    NOT NULL,
+  summary            TEXT    NOT NULL,
+  payload            TEXT    NOT NULL,
+  status             TEXT    NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts           INTEGER NOT NULL CHECK (attempts >= 0),
+  next_attempt_at_ms INTEGER NOT NULL,
+  last_error         TEXT,
+  created_at_ms      INTEGER NOT NULL,
+  finished_at_ms     INTEGER,
+  CHECK ((status = 'pending') = (finished_at_ms IS NULL)),
+  UNIQUE (sink, dedupe_key)
+);
+CREATE INDEX notifications_due ON notifications(next_attempt_at_ms) WHERE status = 'pending';
+`,
+  },
 ];
 
 /** Highest version this code knows. */

@@ -44,6 +44,8 @@ import {
   type WithdrawalRow,
 } from '../store/withdrawals.ts';
 import type { WithdrawalDeps } from './deps.ts';
+import { notify } from '../notify/notify.ts';
+import { withdrawalEvent } from '../notify/eventOf.ts';
 import { reasonText } from './errors.ts';
 import { onReady, onSending } from './readyTx.ts';
 import type { Step } from './step.ts';
@@ -99,6 +101,7 @@ export async function advanceWithdrawal(deps: WithdrawalDeps, id: number): Promi
         await failWithdrawal(deps.db, w.id, { reason: step.reason, nowMs: deps.now() });
         deps.metrics?.withdrawalsTotal.inc({ outcome: step.outcome });
         log.error({ reason: step.reason }, 'withdrawal gave up; the deposit needs an operator');
+        await notify({ ...deps, config: { notify: deps.notifyConfig } }, withdrawalEvent(w, 'failed', step.reason));
         continue;
       case 'complete': {
         const settled = settleJob(w.amount, w.receivedAmount, w.preparedAmount);
@@ -123,6 +126,7 @@ export async function advanceWithdrawal(deps: WithdrawalDeps, id: number): Promi
         if (transfer === 'untouched')
           log.error({ detail: step.detail }, 'deposit withdrawn, but its transfer was neither deposited nor an unresolved failure');
         else log.info({ detail: step.detail, transfer }, 'deposit withdrawn back to the treasury');
+        await notify({ ...deps, config: { notify: deps.notifyConfig } }, withdrawalEvent(w, 'executed', step.detail));
         continue;
       }
     }

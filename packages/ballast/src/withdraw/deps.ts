@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { ChainAdapter } from '../chains/adapter.ts';
 import type { WithdrawalsConfig } from '../config/withdrawalsSchema.ts';
+import type { NotifyConfig } from '../config/notifySchema.ts';
 import type { BallastMetrics } from '../metrics/metrics.ts';
 import type { RelayWithdrawalApi } from '../relay/withdrawalApi.ts';
 import type { StoreDb } from '../store/db.ts';
@@ -28,6 +29,8 @@ export interface WithdrawalDeps {
   sleep: (ms: number) => Promise<void>;
   logger: Logger;
   metrics?: Pick<BallastMetrics, 'withdrawalsTotal' | 'withdrawalRestartsTotal'>;
+  /** The `notify:` section: an ended withdrawal is reported there (src/notify/notify.ts); absent = off. */
+  notifyConfig?: NotifyConfig | undefined;
   /** Ends waiting at the next step (shutdown, a lost run lock): the withdrawal is left as written, resumed later. */
   signal?: AbortSignal;
   /** Called after each write (fault injection in tests: a throw here plays a process death at that boundary). */

@@ -259,6 +259,7 @@ function depsFor(ctx: CycleContext, chains: ChainsIndex, w: WithdrawalRow, opts:
     sleep: ctx.sleep,
     logger: ctx.logger.child({ component: 'withdraw' }),
     metrics: ctx.metrics,
+    notifyConfig: ctx.config.notify,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
   };

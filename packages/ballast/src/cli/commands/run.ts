@@ -14,6 +14,9 @@ import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import type { GlobalFlags } from '../session.ts';
 import type { RunMetricsFlags } from '../../metrics/runExport.ts';
 
+/** How long `run --once` may spend delivering the notifications its cycle queued, ms (then they wait for the next run). */
+const NOTIFY_FLUSH_MS = 5_000;
+
 /** Registers the command. */
 export function registerRun(program: Command, out: (s: string) => void): void {
   program
@@ -38,6 +41,7 @@ export function registerRun(program: Command, out: (s: string) => void): void {
         { openBallast },
         { createProgressRenderer },
         { exportRunMetrics },
+        { flushNotifications },
       ] = await Promise.all([
         import('../../cycle/runCycle.ts'),
         import('../keyRefusal.ts'),
@@ -45,6 +49,7 @@ export function registerRun(program: Command, out: (s: string) => void): void {
         import('../openBallast.ts'),
         import('../progress.ts'),
         import('../../metrics/runExport.ts'),
+        import('../../notify/dispatcher.ts'),
       ]);
       // Progress goes to stdout: live lines on a terminal, plain lines (through `out`) otherwise; none with --json.
       const progress =
@@ -60,6 +65,8 @@ export function registerRun(program: Command, out: (s: string) => void): void {
         await exportRunMetrics(ballast.metrics.registry, flags, (line) => process.stderr.write(`${line}\n`));
         endOnKeyRefusal(report);
       } finally {
+        // What the cycle queued goes out now, within a short deadline; never changes the exit code.
+        if (ballast.notifyDispatch) await flushNotifications(ballast.notifyDispatch, NOTIFY_FLUSH_MS);
         await ballast.close();
       }
     });

@@ -354,7 +354,7 @@ CREATE TABLE transfer_requests (
   cycle_id           BIGINT  REFERENCES cycles(id),
   outcome            TEXT,
   detail             TEXT,
-  finished_at_ms     BIGINT ,
+  finished_at_ms     BIGINT,
   CHECK ((finished_at_ms IS NULL) = (state IN ('pending', 'taken')))
 );
 CREATE INDEX transfer_requests_open ON transfer_requests(state) WHERE state IN ('pending', 'taken');
@@ -420,6 +420,30 @@ CREATE TABLE flow_states (
   samples            INTEGER NOT NULL CHECK (samples >= 0),
   UNIQUE (chain, currency, address)
 );
+`,
+  },
+  {
+    version: 14,
+    name: 'notifications: the delivery queue of notifications, one row per (event, sink), deduplicated by (sink, dedupe_key)',
+    sql: `
+CREATE TABLE notifications (
+  id                 ${ID},
+  sink               TEXT    NOT NULL,
+  event              TEXT    NOT NULL,
+  severity           TEXT    NOT NULL CHECK (severity IN ('info', 'warning', 'critical')),
+  dedupe_key         TEXT    NOT NULL,
+  summary            TEXT    NOT NULL,
+  payload            TEXT    NOT NULL,
+  status             TEXT    NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts           INTEGER NOT NULL CHECK (attempts >= 0),
+  next_attempt_at_ms BIGINT  NOT NULL,
+  last_error         TEXT,
+  created_at_ms      BIGINT  NOT NULL,
+  finished_at_ms     BIGINT,
+  CHECK ((status = 'pending') = (finished_at_ms IS NULL)),
+  UNIQUE (sink, dedupe_key)
+);
+CREATE INDEX notifications_due ON notifications(next_attempt_at_ms) WHERE status = 'pending';
 `,
   },
 ];

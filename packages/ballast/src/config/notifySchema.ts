@@ -1,0 +1,159 @@
+/**
+ * `notify:` section of `ballast.yaml`: where Ballast tells people about what matters (docs/notifications.md). Each
+ * sink is a generic JSON webhook (HMAC-signed like Relay's own webhooks) or a Slack incoming webhook, and filters
+ * by event name and severity. Without the section nothing is queued or sent.
+ *
+ * Sink URLs and secrets are secrets (a Slack webhook URL is a bearer credential): write them as `${VAR}`; they are
+ * kept out of error messages, and the loaded config holds them non-enumerable (src/config/loadConfig.ts).
+ */
+import { z } from 'zod';
+import { NAME_RE } from './patterns.ts';
+import { NOTIFY_EVENTS, NOTIFY_SEVERITIES, type NotifyEventKind, type NotifySeverity } from '../notify/events.ts';
+
+/** Defaults of the delivery settings (docs/notifications.md "Delivery"). */
+export const DEFAULT_NOTIFY = Object.freeze({
+  maxAttempts: 8,
+  timeoutMs: 5_000,
+  retryBaseSec: 30,
+  retryMaxSec: 3_600,
+  batchSize: 20,
+  concurrency: 4,
+  everySec: 10,
+  keepDays: 30,
+  maxRows: 10_000,
+});
+
+const KNOWN_EVENTS = `known events: ${NOTIFY_EVENTS.join(', ')}`;
+
+const eventName = z.enum(['*', ...NOTIFY_EVENTS] as [string, ...string[]], {
+  error: `unknown event; use "*" for all, or ${KNOWN_EVENTS}`,
+});
+
+const int = (what: string, min: number, max: number) =>
+  z
+    .number({ error: `${what} must be a whole number from ${min} to ${max}` })
+    .int(`${what} must be a whole number from ${min} to ${max}`)
+    .min(min, `${what} must be a whole number from ${min} to ${max}`)
+    .max(max, `${what} must be a whole number from ${min} to ${max}`);
+
+/** `notify.sinks.<name>`: one destination. */
+export const NotifySinkSchema = z
+  .strictObject({
+    kind: z
+      .enum(['webhook', 'slack'], { error: 'kind must be webhook (signed JSON POST) or slack (Slack incoming webhook)' })
+      .describe('webhook: signed JSON POST to any receiver; slack: a Slack incoming-webhook URL'),
+    url: z
+      .url({ protocol: /^https?$/, error: 'url must be an http(s) URL; write it as ${VAR} (it is a secret for Slack)' })
+      .describe('where to POST; use ${VAR}: a Slack webhook URL is a credential'),
+    secret: z
+      .string({ error: 'secret must be a string; use ${NOTIFY_WEBHOOK_SECRET}' })
+      .min(16, 'secret must be at least 16 characters (the HMAC-SHA256 key the receiver verifies with)')
+      .optional()
+      .describe('webhook only, required there: the HMAC-SHA256 key of X-Signature-SHA256; use ${VAR}'),
+    events: z
+      .array(eventName, { error: `events must be a list of event names, e.g. [transfer_failed, route_paused], or ["*"] for all` })
+      .min(1, 'events must list at least one event, or ["*"] for all')
+      .default(['*'])
+      .describe(`events this sink receives: a list of names, "*" for all (default ["*"]); ${KNOWN_EVENTS}`),
+    minSeverity: z
+      .enum(NOTIFY_SEVERITIES, { error: 'minSeverity must be info, warning or critical' })
+      .default('info')
+      .describe('drop events below this severity (info < warning < critical; default info)'),
+  })
+  .superRefine((sink, ctx) => {
+    if (sink.kind === 'webhook' && sink.secret === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['secret'],
+        message: 'a webhook sink signs every delivery: set secret: "${NOTIFY_WEBHOOK_SECRET}" (at least 16 characters)',
+      });
+    if (sink.kind === 'slack' && sink.secret !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['secret'], message: 'a slack sink is not signed (its URL is the credential): remove secret' });
+  })
+  .describe('one notification destination');
+
+/** `notify:` section. */
+export const NotifySectionSchema = z
+  .strictObject({
+    sinks: z
+      .record(z.string().regex(NAME_RE), NotifySinkSchema)
+      .refine((s) => Object.keys(s).length > 0, 'list at least one sink, or remove notify:')
+      .describe('destinations by name (the name is the `sink` label of ballast_notifications_total)'),
+    maxAttempts: int('maxAttempts', 1, 100)
+      .default(DEFAULT_NOTIFY.maxAttempts)
+      .describe('attempts per delivery before it is given up (default 8)'),
+    timeoutMs: int('timeoutMs', 100, 60_000).default(DEFAULT_NOTIFY.timeoutMs).describe('per-request timeout, ms (default 5000)'),
+    retryBaseSec: int('retryBaseSec', 1, 3_600)
+      .default(DEFAULT_NOTIFY.retryBaseSec)
+      .describe('wait before the first retry, seconds; doubled after each failed attempt (default 30)'),
+    retryMaxSec: int('retryMaxSec', 1, 86_400)
+      .default(DEFAULT_NOTIFY.retryMaxSec)
+      .describe('longest wait between attempts, seconds (default 3600)'),
+    batchSize: int('batchSize', 1, 500).default(DEFAULT_NOTIFY.batchSize).describe('deliveries taken per dispatch pass (default 20)'),
+    concurrency: int('concurrency', 1, 32).default(DEFAULT_NOTIFY.concurrency).describe('requests in flight at once (default 4)'),
+    everySec: int('everySec', 1, 3_600)
+      .default(DEFAULT_NOTIFY.everySec)
+      .describe('the daemon dispatches due deliveries this often, seconds (default 10)'),
+    keepDays: int('keepDays', 1, 3_650)
+      .default(DEFAULT_NOTIFY.keepDays)
+      .describe('delivered and failed deliveries older than this are deleted, days (default 30)'),
+    maxRows: int('maxRows', 100, 1_000_000)
+      .default(DEFAULT_NOTIFY.maxRows)
+      .describe('the queue keeps at most this many rows; the oldest finished ones go first, then the oldest pending (default 10000)'),
+  })
+  .describe('notifications to Slack or any webhook (docs/notifications.md)');
+
+/** One sink as loaded: `url` and `secret` are non-enumerable (kept out of spread, JSON and logs). */
+export interface LoadedNotifySink {
+  name: string;
+  kind: 'webhook' | 'slack';
+  readonly url: string;
+  readonly secret?: string;
+  /** `'*'` or the listed event names. */
+  events: '*' | readonly NotifyEventKind[];
+  minSeverity: NotifySeverity;
+}
+
+/** The `notify:` section as loaded (defaults applied, secrets hidden). */
+export interface NotifyConfig {
+  sinks: readonly LoadedNotifySink[];
+  maxAttempts: number;
+  timeoutMs: number;
+  retryBaseSec: number;
+  retryMaxSec: number;
+  batchSize: number;
+  concurrency: number;
+  everySec: number;
+  keepDays: number;
+  maxRows: number;
+}
+
+/**
+ * Builds the loaded section from the parsed one: one {@link LoadedNotifySink} per sink, `url` and `secret`
+ * non-enumerable.
+ */
+export function loadNotify(parsed: z.output<typeof NotifySectionSchema>): NotifyConfig {
+  const sinks = Object.entries(parsed.sinks).map(([name, s]) => {
+    const events: LoadedNotifySink['events'] = s.events.includes('*') ? '*' : (s.events as NotifyEventKind[]); // checked by eventName
+    const sink = { name, kind: s.kind, events, minSeverity: s.minSeverity } as LoadedNotifySink;
+    Object.defineProperty(sink, 'url', { value: s.url, enumerable: false, writable: false });
+    if (s.secret !== undefined) Object.defineProperty(sink, 'secret', { value: s.secret, enumerable: false, writable: false });
+    return sink;
+  });
+  const { sinks: _omit, ...rest } = parsed;
+  return { ...rest, sinks };
+}
+
+/** Secrets of the raw (env-resolved) `notify:` tree: every sink's url and secret, to keep out of error messages. */
+export function notifySecrets(tree: unknown): string[] {
+  const rec = (v: unknown): Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  const out: string[] = [];
+  for (const sink of Object.values(rec(rec(rec(tree).notify).sinks))) {
+    for (const field of ['url', 'secret']) {
+      const value = rec(sink)[field];
+      if (typeof value === 'string' && value.length > 0) out.push(value);
+    }
+  }
+  return out;
+}
