@@ -85,6 +85,21 @@ function fillQuietTables(db: Database.Database): void {
        VALUES ('alpha', '0xusdc', '0xtreasury', 1700000000011, '-5', '-123456789012345678901234567890', 3)`,
     ).run();
   }
+  if (count('approval_requests') === 0) {
+    const request = db.prepare(
+      `INSERT INTO approval_requests (cycle_id, plan_id, quote_id, asset, origin_chain, origin_wallet, origin_currency, destination_chain,
+        destination_wallet, destination_currency, amount_in, amount_usd, max_fees_json, reason, message, required, status, created_at_ms,
+        expires_at_ms, closed_at_ms, closed_by, close_detail, transfer_id)
+       VALUES (?, ?, NULL, 'USDC', 'alpha', 'treasury', '0xusdc', 'beta', 'treasury', '0xusdc', ?, ?, '{"totalBps":30}', 'beta below min',
+        '{"id":1}', 2, ?, 1700000000012, 1700000086412, ?, NULL, ?, ?)`,
+    );
+    request.run(cycle, plan, HUGE, '25000.5', 'executed', 1700000000013, 'transfer 1', transfer);
+    request.run(cycle, plan, '7', null, 'pending', null, null, null);
+    db.prepare(
+      `INSERT INTO approval_signoffs (request_id, approver, signature, recorded_at_ms)
+       VALUES (1, 'alice', '0xsig-a', 1700000000014), (1, 'bob', '0xsig-b', 1700000000015)`,
+    ).run();
+  }
   if (count('run_lock') === 0)
     db.prepare("INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, 'host:1', 1, 1, 2)").run();
 }
