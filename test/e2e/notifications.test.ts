@@ -5,8 +5,6 @@
  * cycle runs: the cycle never contacts a sink and finishes while that request still hangs. `ballast run --once`
  * delivers what its cycle queued before it exits, within its short deadline, with the exit code unchanged.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
 import { WebhookReplayGuard, verifyWebhookSignature } from '@ballast/protocol/relay/webhookSignature.ts';
@@ -16,6 +14,7 @@ import { listNotifications } from '../../packages/ballast/src/store/notification
 import { ballastOnSandbox, sandboxPerTest, tempDir } from './helpers/sandboxBallast.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { runCli } from './helpers/cli.ts';
+import { closeReceivers, receiver, type Receiver } from './helpers/notifyReceiver.ts';
 
 const SECRET = 'e2e-notify-secret-0123456789';
 const sandboxes = sandboxPerTest();
@@ -26,36 +25,7 @@ beforeEach(async () => {
 });
 afterAll(() => tmp.cleanup());
 
-interface Receiver {
-  url: string;
-  got: Array<{ headers: IncomingMessage['headers']; body: string }>;
-}
-const servers: Server[] = [];
-const hanging: ServerResponse[] = [];
-afterEach(async () => {
-  for (const res of hanging.splice(0)) res.destroy();
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((resolve) => s.close(resolve));
-  }
-});
-
-/** A receiver on 127.0.0.1 that answers 200, or never answers (`hang`). */
-async function receiver(mode: 'ok' | 'hang'): Promise<Receiver> {
-  const got: Receiver['got'] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (mode === 'hang') hanging.push(res);
-      else res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push(server);
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got };
-}
+afterEach(closeReceivers);
 
 function limitedSetup(ops: Receiver, dead: Receiver) {
   return ballastOnSandbox(

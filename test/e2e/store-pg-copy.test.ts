@@ -90,6 +90,21 @@ function fillQuietTables(db: Database.Database): void {
       `INSERT INTO notifications (sink, event, severity, dedupe_key, summary, payload, status, attempts, next_attempt_at_ms, last_error, created_at_ms, finished_at_ms)
        VALUES ('ops', 'transfer_failed', 'critical', 'transfer_failed:transfer:1', 'failed', '{"amountIn":"5"}', 'delivered', 1, 1700000000012, NULL, 1700000000012, 1700000000013),
               ('chat', 'route_paused', 'critical', 'route_paused:route:USDC:alpha:beta:failure:1', 'paused', '{}', 'pending', 2, 1700000000014, 'HTTP 500', 1700000000012, NULL)`,
+      ).run();
+    }
+  if (count('approval_requests') === 0) {
+    const request = db.prepare(
+      `INSERT INTO approval_requests (cycle_id, plan_id, quote_id, asset, origin_chain, origin_wallet, origin_currency, destination_chain,
+        destination_wallet, destination_currency, amount_in, amount_usd, max_fees_json, reason, message, required, status, created_at_ms,
+        expires_at_ms, closed_at_ms, closed_by, close_detail, transfer_id)
+       VALUES (?, ?, NULL, 'USDC', 'alpha', 'treasury', '0xusdc', 'beta', 'treasury', '0xusdc', ?, ?, '{"totalBps":30}', 'beta below min',
+        '{"id":1}', 2, ?, 1700000000012, 1700000086412, ?, NULL, ?, ?)`,
+    );
+    request.run(cycle, plan, HUGE, '25000.5', 'executed', 1700000000013, 'transfer 1', transfer);
+    request.run(cycle, plan, '7', null, 'pending', null, null, null);
+    db.prepare(
+      `INSERT INTO approval_signoffs (request_id, approver, signature, recorded_at_ms)
+       VALUES (1, 'alice', '0xsig-a', 1700000000014), (1, 'bob', '0xsig-b', 1700000000015)`,
     ).run();
   }
   if (count('run_lock') === 0)

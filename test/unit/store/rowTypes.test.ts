@@ -8,6 +8,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { StoreDb, StoreDialect } from '../../../packages/ballast/src/store/db.ts';
+import { APPROVAL_REQUEST_ROW, APPROVAL_SIGNOFF_ROW } from '../../../packages/ballast/src/store/approvalRequests.ts';
 import { CYCLE_ROW } from '../../../packages/ballast/src/store/cycles.ts';
 import { FAILURE_CHECK_ROW } from '../../../packages/ballast/src/store/failures.ts';
 import { FLOW_STATE_ROW, OWN_TRANSFER_ROW } from '../../../packages/ballast/src/store/flowStates.ts';
@@ -48,6 +49,8 @@ const SHAPES: readonly RowShape[] = [
   FLOW_STATE_ROW,
   OWN_TRANSFER_ROW,
   NOTIFICATION_ROW,
+  APPROVAL_REQUEST_ROW,
+  APPROVAL_SIGNOFF_ROW,
 ];
 
 /** One column as an engine reports it: the kind it maps to (or `<engine>:<type>` when none does) and nullability. */

@@ -48,6 +48,7 @@ export function checkConfig(parts: ParsedParts, issues: ConfigIssue[]): void {
   if (parts.policy) checkPolicy(parts.policy, parts.assets, issues);
   if (parts.policy) checkGasTopUpAmounts(parts, parts.policy, issues);
   if (parts.policy?.limits) checkLimits(parts.policy.limits, parts, issues);
+  if (parts.policy?.approvals) checkApprovals(parts.policy.approvals, parts, issues);
   if (parts.schedule !== undefined && !validateCron(parts.schedule)) {
     issues.push({
       path: 'schedule',
@@ -297,6 +298,18 @@ function checkLimits(limits: NonNullable<PolicyConfig['limits']>, parts: ParsedP
       });
     }
   });
+}
+
+/** `policy.approvals`: per-asset entries name configured assets. */
+function checkApprovals(approvals: NonNullable<PolicyConfig['approvals']>, parts: ParsedParts, issues: ConfigIssue[]): void {
+  for (const asset of Object.keys(approvals.assets ?? {})) {
+    if (!parts.assets.some((a) => a.symbol === asset)) {
+      issues.push({
+        path: `policy.approvals.assets.${asset}`,
+        message: `unknown asset "${asset}"; use a name defined under assets: or remove the entry`,
+      });
+    }
+  }
 }
 
 /**

@@ -15,6 +15,7 @@ import { HaSectionSchema } from './haSchema.ts';
 import { z } from 'zod';
 import { FlowStrategySchema } from './strategySchema.ts';
 import { SpendingLimitsSectionSchema } from './limitsSchema.ts';
+import { ApprovalsSectionSchema } from './approvalsSchema.ts';
 import { ChainSchema } from './chainSchema.ts';
 import { WalletSchema } from './walletSchema.ts';
 import { WITHDRAWALS_SECTION_DEFAULT, WithdrawalsSectionSchema } from './withdrawalsSchema.ts';
@@ -285,6 +286,7 @@ export const PolicySectionSchema = z
       .default(86_400)
       .describe('refuse orders whose output or refund deadline lies further ahead than this (seconds; default 24 h)'),
     limits: SpendingLimitsSectionSchema.optional(),
+    approvals: ApprovalsSectionSchema.optional(),
     routeChoice: RouteChoiceSchema,
   })
   .describe('spending rules');

@@ -1,6 +1,7 @@
 /**
  * Operator gauges refreshed at the end of every cycle, whatever its outcome: spending budget usage
- * (`ballast_budget_used_ratio`, only for limits that are configured), withdrawals by state, the USD value of
+ * (`ballast_budget_used_ratio`, only for limits that are configured), withdrawals by state, approval requests by
+ * status (with `policy.approvals`), the USD value of
  * balances (prices may have come with this cycle's quotes) and `ballast_last_cycle_timestamp_seconds`.
  * A failure here is logged and never changes the cycle's outcome.
  */
@@ -14,6 +15,8 @@ import { readSpendingHistory } from '../store/spendingHistory.ts';
 import type { CycleContext } from './context.ts';
 import { setBalanceUsdGauges } from './metricsBalances.ts';
 import { withdrawalCountsByState } from '../store/metricsReads.ts';
+import { countApprovalRequests } from '../store/approvalRequests.ts';
+import { APPROVAL_STATUSES } from '../approvals/events.ts';
 import { UsdPriceBook } from './metricsPrices.ts';
 import { NOTIONAL_DECIMALS, normaliseNotional } from './spendingGate.ts';
 
@@ -98,6 +101,12 @@ export async function recordCycleEndMetrics(
   await step('ballast_withdrawals', async () => {
     for (const [state, n] of await withdrawalCountsByState(ctx.db)) ctx.metrics.withdrawalsByState.set({ state }, n);
   });
+  if (ctx.config.policy.approvals) {
+    await step('ballast_approval_requests', async () => {
+      const counts = await countApprovalRequests(ctx.db);
+      for (const status of APPROVAL_STATUSES) ctx.metrics.approvalRequests.set({ status }, counts.get(status) ?? 0);
+    });
+  }
   await step('ballast_balance_usd', async () => {
     const book = ctx.prices ?? new UsdPriceBook(ctx.config.prices ?? {});
     const prices = new Map<string, UsdPrice | null>();

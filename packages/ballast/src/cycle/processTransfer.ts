@@ -1,7 +1,8 @@
 /**
- * One planned transfer through the pipeline: quote → fee policy → local verification → execution → tracking
- * (docs/design.md "The main job, as data flows"). Every decision is recorded before the next step runs; nothing is
- * signed unless the fee policy accepted the quote and every verification rule passed.
+ * One planned transfer through the pipeline: quote → fee policy → local verification → spending limits → approval
+ * gate (with `policy.approvals`, docs/approvals.md) → execution → tracking (docs/design.md "The main job, as data
+ * flows"). Every decision is recorded before the next step runs; nothing is signed unless the fee policy accepted
+ * the quote and every verification rule passed.
  */
 import type { PlannedTransfer } from '../planner/types.ts';
 import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
@@ -14,6 +15,9 @@ import { killSwitchVerdict, spendingVerdict, type DecimalsOf } from './spendingG
 import { recordLimitHit } from '../store/limitHits.ts';
 import { notify } from '../notify/notify.ts';
 import { limitHitEvent } from '../notify/eventOf.ts';
+import { executeRequest } from '../store/approvalRequests.ts';
+import { approvalNotifier } from '../notify/approvalSink.ts';
+import { approvalVerdict, approvedRequestFor, withinApproval, type ApprovalMatch } from './approvalGate.ts';
 import { followRefund } from './followRefund.ts';
 import { recordLedger } from './recordLedger.ts';
 import type { TransferStage } from './progressEvent.ts';
@@ -82,13 +86,16 @@ export async function processTransfer(ctx: ProcessTransferDeps, args: ProcessArg
   return attempt;
 }
 
-async function runAttempt(ctx: ProcessTransferDeps, args: ProcessArgs): Promise<TransferAttempt> {
-  const { cycleId, planId } = args;
-  const halted = args.mode === 'execute' ? killSwitchVerdict(ctx) : null;
+async function runAttempt(ctx: ProcessTransferDeps, given: ProcessArgs): Promise<TransferAttempt> {
+  const { cycleId, planId } = given;
+  const halted = given.mode === 'execute' ? killSwitchVerdict(ctx) : null;
   if (halted) {
-    await recordRefusal(ctx, args.planned, planId, { cycleId, ...halted });
-    return haltedAttempt(args.planned, planId, halted.detail);
+    await recordRefusal(ctx, given.planned, planId, { cycleId, ...halted });
+    return haltedAttempt(given.planned, planId, halted.detail);
   }
+  // An approved request for this route (policy.approvals): the transfer is quoted within it, on its route only.
+  const match = given.mode === 'plan' ? undefined : await approvedRequestFor(ctx, given.planned);
+  const args = match ? { ...given, planned: withinApproval(given.planned, match) } : given;
 
   const onStage = (stage: CheckStage, minOut: bigint | undefined) => emitProgress(ctx, args, stage, { minOut });
   const choice = ctx.config.policy.routeChoice;
@@ -102,11 +109,19 @@ async function runAttempt(ctx: ProcessTransferDeps, args: ProcessArgs): Promise<
         )
       : await checkQuote(ctx, args, onStage);
   if (attempt.outcome !== 'quoted') return attempt;
-  return await afterChecks(ctx, args, attempt);
+  return await afterChecks(ctx, args, attempt, match);
 }
 
-/** The spending gates, then (in `execute` mode) execution and tracking, of an attempt that passed every check. */
-async function afterChecks(ctx: ProcessTransferDeps, args: ProcessArgs, attempt: QuotedAttempt): Promise<TransferAttempt> {
+/**
+ * The spending gates and the approval gate, then (in `execute` mode) execution and tracking, of an attempt that
+ * passed every check. `match` is the approved request the transfer was quoted within, if any.
+ */
+async function afterChecks(
+  ctx: ProcessTransferDeps,
+  args: ProcessArgs,
+  attempt: QuotedAttempt,
+  match: ApprovalMatch | undefined,
+): Promise<TransferAttempt> {
   const { cycleId } = args;
   // From here on, the transfer is the one that passed (route choice may have picked another donor).
   const { planned, quote, fee, requestId, quoteId } = attempt;
@@ -120,11 +135,23 @@ async function afterChecks(ctx: ProcessTransferDeps, args: ProcessArgs, attempt:
       feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
       decimalsOf: args.decimalsOf ?? (() => undefined),
     });
+  const approval = (record: boolean) =>
+    approvalVerdict(ctx, {
+      cycleId,
+      planId: attempt.planId,
+      quoteId,
+      planned,
+      amountUsd: quote.details?.currencyIn?.amountUsd ?? null,
+      match,
+      record,
+    });
   if (args.mode === 'monitor') {
-    // Monitor-only: the same gates a normal cycle applies next, read-only (no limit hit is recorded).
+    // Monitor-only: the same gates a normal cycle applies next, read-only (no limit hit or request is recorded).
     const halt = killSwitchVerdict(ctx);
     const gate = halt ? { ok: false as const, ...halt } : await spending();
     if (!gate.ok) return heldAttempt(attempt, 'skipped_limit', `${gate.reason}: ${gate.detail}`);
+    const approved = await approval(false);
+    if (!approved.ok) return heldAttempt(attempt, 'awaiting_approval', approved.detail);
   }
   if (args.mode !== 'execute') return attempt;
   if (ctx.signal?.aborted) return heldAttempt(attempt, 'quote_error', 'shutdown requested before execution');
@@ -133,6 +160,10 @@ async function afterChecks(ctx: ProcessTransferDeps, args: ProcessArgs, attempt:
     await recordRefusal(ctx, planned, attempt.planId, { cycleId, quoteId, reason: limits.reason, detail: limits.detail });
     return heldAttempt(attempt, 'skipped_limit', limits.detail);
   }
+  // Last: an approval never lets through what another gate refused.
+  const approved = await approval(true);
+  if (!approved.ok) return heldAttempt(attempt, 'awaiting_approval', approved.detail);
+  const approvalId = approved.requestId;
 
   const wallet = ctx.wallets.get(planned.from.wallet)!;
   const v2 = quote.protocol!.v2!; // verification passed, so protocol.v2 is present
@@ -156,6 +187,9 @@ async function afterChecks(ctx: ProcessTransferDeps, args: ProcessArgs, attempt:
         ...(ctx.leading ? { leading: ctx.leading } : {}),
         onRelayStatus: (status) => noteRelayStatus(ctx, status, { requestId }),
         onDeposited: () => emitProgress(ctx, args, 'deposited', { minOut: guaranteedOut(quote) }),
+        ...(approvalId !== undefined
+          ? { onWriteAhead: (transferId: number) => executeRequest(ctx.db, approvalId, transferId, ctx.now(), approvalNotifier(ctx)) }
+          : {}),
         ...(ctx.statusFeed ? { statusFeed: ctx.statusFeed } : {}),
       },
       {
@@ -229,6 +263,7 @@ const END_STAGE: Readonly<Record<AttemptOutcome, TransferStage>> = {
   in_flight: 'in_flight',
   skipped_fee: 'skipped',
   skipped_limit: 'skipped',
+  awaiting_approval: 'skipped',
   refused_verification: 'refused',
   quote_error: 'quote_error',
   origin_failed: 'origin_failed',

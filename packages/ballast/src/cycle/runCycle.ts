@@ -1,7 +1,8 @@
 /**
  * One rebalancing cycle (docs/design.md "One cycle = one pass of this pipeline"): read GET /chains, resolve targets,
  * read balances (each chain at one block) and signer gas, refresh in-flight transfers, plan gas top-ups
- * (src/cycle/gasTopUp.ts) and the rebalance, then quote/check/execute each planned transfer, top-ups first.
+ * (src/cycle/gasTopUp.ts) and the rebalance, close stale approval requests (src/cycle/approvalGate.ts), then
+ * quote/check/execute each planned transfer, top-ups first.
  * The steps live in src/cycle/cycleSteps.ts. The caller holds the single-run lock when the cycle may sign.
  */
 import type { BalanceReading, Plan, TargetBand } from '../planner/types.ts';
@@ -17,6 +18,7 @@ import type { TransferAttempt } from './transferAttempt.ts';
 import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
 import { recoverInCycle } from '../withdraw/recover.ts';
 import { cycleFlows } from './flowSignals.ts';
+import { closeStaleRequests } from './approvalGate.ts';
 import { countsCycle, cycleKind, signs, type CycleKind, type CycleRun, type Mode } from './mode.ts';
 import {
   closeAbandoned,
@@ -144,6 +146,8 @@ async function runSteps(ctx: CycleContext, mode: Mode, report: CycleReport, log:
   report.plan = plan;
   const planIds = await recordPlan(ctx, cycleId, plan);
   crashPoint('cycle:planned');
+  // policy.approvals: requests that expired, or whose route this plan no longer holds, close before any is used.
+  if (signs(mode)) await closeStaleRequests(ctx, plan.transfers);
   log.info({ cycleId, planned: plan.transfers.length, inFlight: refreshed.inFlight.length }, 'plan ready');
   await runTransfers(ctx, { cycleId, mode, plan, planIds, chainsDoc, targets }, report.attempts, log);
   report.outcome = outcomeOf(report.attempts, plan.decisions);

@@ -22,6 +22,7 @@ export type AttemptOutcome =
   | 'in_flight'
   | 'skipped_fee'
   | 'skipped_limit' // a spending limit or the kill switch: nothing signed
+  | 'awaiting_approval' // above policy.approvals.aboveUsd without an approved request: recorded, nothing signed
   | 'refused_verification'
   | 'quote_error'
   | 'origin_failed'
@@ -137,11 +138,12 @@ export interface QuotedAttempt extends AttemptBase, CheckedStep, Lacks<Exclude<k
 }
 
 /**
- * A checked quote that was not executed: a spending limit or the kill switch (`skipped_limit`), or a shutdown
- * requested before execution (`quote_error`). `error` says which; nothing signed.
+ * A checked quote that was not executed: a spending limit or the kill switch (`skipped_limit`), the approval gate
+ * (`awaiting_approval`: an approval request is open for it), or a shutdown requested before execution
+ * (`quote_error`). `error` says which; nothing signed.
  */
 export interface HeldAttempt extends AttemptBase, CheckedStep, Lacks<Exclude<keyof AttemptFields, keyof CheckedStep | 'error'>> {
-  outcome: 'skipped_limit' | 'quote_error';
+  outcome: 'skipped_limit' | 'awaiting_approval' | 'quote_error';
   error: string;
 }
 
@@ -182,7 +184,7 @@ export type CheckedAttempt = QuoteFailedAttempt | FeeSkippedAttempt | Unverified
  * A checked quote held back before execution (see {@link HeldAttempt}).
  *
  * @param attempt the attempt that passed every check
- * @param outcome `skipped_limit` (a spending gate) or `quote_error` (shutdown)
+ * @param outcome `skipped_limit` (a spending gate), `awaiting_approval` (the approval gate) or `quote_error` (shutdown)
  * @param error why, in one line
  */
 export function heldAttempt(attempt: QuotedAttempt, outcome: HeldAttempt['outcome'], error: string): HeldAttempt {
@@ -227,7 +229,8 @@ export function executedAttempt(attempt: QuotedAttempt, result: ExecutionResult)
 
 /**
  * How an attempt outcome counts for its cycle: `error` (a quote, chain or execution failure), `refused` (fee
- * policy, spending limit or verification: nothing signed on purpose) or `ok`.
+ * policy, spending limit or verification: nothing signed on purpose) or `ok` (including `awaiting_approval`:
+ * waiting for sign-offs is the configured course, not a refusal).
  */
 export function outcomeClass(outcome: AttemptOutcome): 'ok' | 'refused' | 'error' {
   if (outcome === 'quote_error' || outcome === 'origin_failed' || outcome === 'failure' || outcome === 'refund') return 'error';

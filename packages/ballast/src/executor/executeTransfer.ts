@@ -60,6 +60,12 @@ export interface ExecuteTransferDeps {
    * pushed status ends the poll wait at once.
    */
   statusFeed?: StatusFeed;
+  /**
+   * Runs inside the write-ahead transaction that records the transfer row with its first signed transaction,
+   * before anything is broadcast (an approval request closed `executed`, src/store/approvalRequests.ts). When it
+   * throws, the row is not written and nothing is sent.
+   */
+  onWriteAhead?: (transferId: number) => Promise<void>;
   /** Called once every origin transaction is confirmed and the transfer is `deposited` (progress display). */
   onDeposited?: (transferId: number) => void;
 }
@@ -178,7 +184,7 @@ async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<
   };
   let txId: number;
   if (run.transferId === null) {
-    const created = await createTransfer(deps.db, { ...transferFields(args), txs: [txRow], nowMs: deps.now() });
+    const created = await createTransfer(deps.db, { ...transferFields(args), txs: [txRow], nowMs: deps.now() }, deps.onWriteAhead);
     run.transferId = created.transferId;
     txId = created.txIds[0]!;
   } else {

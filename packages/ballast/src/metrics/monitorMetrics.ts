@@ -21,7 +21,7 @@ export function createMonitorMetrics(registry: Registry): MonitorMetrics {
   return {
     monitorTransfersTotal: new Counter({
       name: 'ballast_monitor_transfers_total',
-      help: 'Monitor-only mode: planned transfers quoted and judged, by what a normal cycle would have done (quoted: it would sign; skipped_fee, skipped_limit, refused_verification, quote_error: it would not).',
+      help: 'Monitor-only mode: planned transfers quoted and judged, by what a normal cycle would have done (quoted: it would sign; skipped_fee, skipped_limit, awaiting_approval, refused_verification, quote_error: it would not).',
       labelNames: ['asset', 'origin_chain', 'destination_chain', 'outcome'],
       registers,
     }),

@@ -64,6 +64,8 @@ export interface OperatorMetrics {
   budgetUsedRatio: Gauge<'budget' | 'asset'>;
   /** `ballast_withdrawals{state}`: withdrawals in the store by state (src/store/withdrawals.ts). */
   withdrawalsByState: Gauge<'state'>;
+  /** `ballast_approval_requests{status}`: approval requests in the store by status (src/store/approvalRequests.ts). */
+  approvalRequests: Gauge<'status'>;
   /** `ballast_fees_paid_usd_total{component}`: USD fees paid, by component (Relay components of successes; `gas` of every ledger entry). */
   feesPaidUsdTotal: Counter<'component'>;
   /** `ballast_transfer_fees_usd`: total USD fees of each successful transfer. */
@@ -189,6 +191,12 @@ export function createOperatorMetrics(registry: Registry, build: { version: stri
       name: 'ballast_withdrawals',
       help: 'Withdrawals of unfilled deposits in the store, by state.',
       labelNames: ['state'],
+      registers,
+    }),
+    approvalRequests: new Gauge({
+      name: 'ballast_approval_requests',
+      help: 'Approval requests (policy.approvals) in the store, by status: pending, approved, executed, expired, rejected, not_needed.',
+      labelNames: ['status'],
       registers,
     }),
     feesPaidUsdTotal: new Counter({

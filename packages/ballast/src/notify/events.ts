@@ -21,6 +21,8 @@ export const NOTIFY_EVENT_SEVERITY = {
   approval_granted: 'info',
   approval_rejected: 'warning',
   approval_expired: 'warning',
+  approval_not_needed: 'info',
+  approval_executed: 'info',
   transfer_failed: 'critical',
   transfer_refunded: 'warning',
   transfer_stalled: 'warning',

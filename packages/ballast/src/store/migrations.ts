@@ -528,6 +528,50 @@ CREATE TABLE notifications (
 CREATE INDEX notifications_due ON notifications(next_attempt_at_ms) WHERE status = 'pending';
 `,
   },
+  {
+    version: 15,
+    name: 'approval_requests, approval_signoffs: transfers above policy.approvals.aboveUsd awaiting sign-offs, and the signatures given',
+    sql: `
+CREATE TABLE approval_requests (
+  id                   INTEGER PRIMARY KEY,
+  cycle_id             INTEGER NOT NULL REFERENCES cycles(id),
+  plan_id              INTEGER NOT NULL REFERENCES planned_transfers(id),
+  quote_id             INTEGER REFERENCES quotes(id),
+  asset                TEXT    NOT NULL,
+  origin_chain         TEXT    NOT NULL,
+  origin_wallet        TEXT    NOT NULL,
+  origin_currency      TEXT    NOT NULL,
+  destination_chain    TEXT    NOT NULL,
+  destination_wallet   TEXT    NOT NULL,
+  destination_currency TEXT    NOT NULL,
+  amount_in            TEXT    NOT NULL ${uint('amount_in')},
+  amount_usd           TEXT,
+  max_fees_json        TEXT    NOT NULL,
+  reason               TEXT    NOT NULL,
+  message              TEXT    NOT NULL,
+  required             INTEGER NOT NULL CHECK (required >= 1),
+  status               TEXT    NOT NULL CHECK (status IN ('pending', 'approved', 'executed', 'expired', 'rejected', 'not_needed')),
+  created_at_ms        INTEGER NOT NULL,
+  expires_at_ms        INTEGER NOT NULL,
+  closed_at_ms         INTEGER,
+  closed_by            TEXT,
+  close_detail         TEXT,
+  transfer_id          INTEGER REFERENCES transfers(id),
+  CHECK ((status IN ('pending', 'approved')) = (closed_at_ms IS NULL)),
+  CHECK ((status = 'executed') = (transfer_id IS NOT NULL))
+);
+CREATE UNIQUE INDEX approval_requests_open_route ON approval_requests(asset, origin_chain, origin_wallet, origin_currency,
+  destination_chain, destination_wallet, destination_currency) WHERE status IN ('pending', 'approved');
+CREATE TABLE approval_signoffs (
+  id                   INTEGER PRIMARY KEY,
+  request_id           INTEGER NOT NULL REFERENCES approval_requests(id),
+  approver             TEXT    NOT NULL,
+  signature            TEXT    NOT NULL,
+  recorded_at_ms       INTEGER NOT NULL,
+  UNIQUE (request_id, approver)
+);
+`,
+  },
 ];
 
 /** Highest version this code knows. */

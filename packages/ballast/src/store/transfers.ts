@@ -52,12 +52,18 @@ export interface TransitionOptions {
  * Writes a transfer (status `prepared`), its signed transactions (status `signed`) and its first event, in
  * one transaction: either all are stored or none.
  *
+ * @param within runs inside the same transaction once the rows are written (e.g. closing the approval request
+ *   the transfer uses); when it throws, nothing is stored
  * @returns the transfer id and the transaction ids in input order
  * @throws StoreValueError on a negative amount or bad time; NotLeaderError/LeaseLostError (PostgreSQL) when this
  *   process does not hold the leader lease; the engine's constraint error on a duplicate `requestId` (the same
  *   request must never be executed twice) or an unknown cycle/quote
  */
-export async function createTransfer(db: StoreDb, t: NewTransfer): Promise<{ transferId: number; txIds: number[] }> {
+export async function createTransfer(
+  db: StoreDb,
+  t: NewTransfer,
+  within?: (transferId: number) => Promise<void>,
+): Promise<{ transferId: number; txIds: number[] }> {
   const nowMs = checkMs(t.nowMs, 'nowMs');
   const amounts = [amountToText(t.amountIn, 'amountIn'), amountToText(t.expectedOut, 'expectedOut'), amountToText(t.minOut, 'minOut')];
   // Fenced only when the row announces a signature: an attempt recorded with no transaction (it failed before
@@ -91,6 +97,7 @@ export async function createTransfer(db: StoreDb, t: NewTransfer): Promise<{ tra
     await insertEvent(db, transferId, null, 'prepared', nowMs, 'created');
     const txIds: number[] = [];
     for (const tx of t.txs) txIds.push(await insertTx(db, transferId, tx, nowMs));
+    if (within) await within(transferId);
     return { transferId, txIds };
   });
 }

@@ -1,7 +1,7 @@
 /**
- * `ballast history`: recent transfers with status, amounts, fees, transaction hashes and notes (stalled, failed,
- * refunded, withdrawn, a withdrawal under way, with their reasons). Reads the store named by the config (or
- * `--db`, which must exist), never the network. Amounts are whole units with the asset symbol (decimals from the
+ * `ballast history`: recent transfers with status, amounts, fees, transaction hashes and notes (approved by whom,
+ * stalled, failed, refunded, withdrawn, a withdrawal under way, with their reasons). Reads the store named by the
+ * config (or `--db`, which must exist), never the network. Amounts are whole units with the asset symbol (decimals from the
  * store's ledger or quote, else `assets.<symbol>[i].decimals` of the config); `--raw` shows base units.
  */
 import type { Command } from 'commander';
@@ -12,6 +12,8 @@ import { decimalsOfTransfers, type TransferDecimals } from '../../store/ledgerUn
 import { getLedgerEntry } from '../../store/ledger.ts';
 import { withdrawalsOfTransfers } from '../../store/withdrawals.ts';
 import { transferNotes } from '../historyNotes.ts';
+import { approvalsOfTransfers } from '../../store/approvalReads.ts';
+import { approvalNote } from '../renderApprovals.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { formatWhole, shortHash, table, toJson } from '../format.ts';
 import { loadCliConfig, type GlobalFlags } from '../session.ts';
@@ -40,6 +42,14 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
           db,
           rows.map((r) => r.id),
         );
+        const approvals = await approvalsOfTransfers(
+          db,
+          rows.map((r) => r.id),
+        );
+        const notesOf = (r: TransferRow) => {
+          const approval = approvals.get(r.id);
+          return [...transferNotes(r, withdrawals.get(r.id)), ...(approval ? [approvalNote(approval)] : [])];
+        };
         const decimals = new Map(rows.map((r) => [r.id, withConfigDecimals(r, stored.get(r.id), config)]));
         if (flags.json) {
           const items = [];
@@ -49,7 +59,7 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
               ...decimals.get(r.id)!, // set for every row above
               ledger: (await getLedgerEntry(db, r.id)) ?? null,
               withdrawal: withdrawals.get(r.id) ?? null,
-              notes: transferNotes(r, withdrawals.get(r.id)),
+              notes: notesOf(r),
             });
           }
           out(toJson(items));
@@ -90,7 +100,7 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
                 r.relayStatus ?? '—',
                 r.txs.map((t) => shortHash(t.txHash)).join('\n') || '—',
                 r.outTxHashes.map((h) => (r.status === 'refund' ? `refund ${shortHash(h)}` : shortHash(h))).join('\n') || '—',
-                transferNotes(r, withdrawals.get(r.id)).join('\n') || '—',
+                notesOf(r).join('\n') || '—',
               ];
             }),
           ),

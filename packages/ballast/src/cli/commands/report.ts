@@ -1,8 +1,8 @@
 /**
  * `ballast report --since 7d [--csv] [--db PATH]`: per route (asset, origin → destination) the transfers, successes
  * and success rate, the volume moved, fees per component and in total in USD, gas paid on the origin, and the
- * median and 95th percentile settle time, from the ledger (table `transfer_ledger`). Reads the store, never the
- * network.
+ * median and 95th percentile settle time, from the ledger (table `transfer_ledger`); then the approval requests
+ * recorded in the window, with who signed off and how each closed. Reads the store, never the network.
  */
 import type { Command } from 'commander';
 import { buildRouteReports } from '../../ledger/routeReport.ts';
@@ -12,6 +12,8 @@ import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { reportCsv, reportTable } from '../renderLedger.ts';
 import { loadCliConfig, type GlobalFlags } from '../session.ts';
 import { openExistingStore } from '../storeFile.ts';
+import { listApprovalRequestsSince } from '../../store/approvalReads.ts';
+import { approvalReportLines } from '../renderApprovals.ts';
 
 /** Registers the command. */
 export function registerReport(program: Command, out: (s: string) => void): void {
@@ -35,6 +37,9 @@ export function registerReport(program: Command, out: (s: string) => void): void
       try {
         const routes = buildRouteReports(await countTransfersByRoute(db, sinceMs), await listLedgerSince(db, sinceMs));
         out(flags.csv ? reportCsv(routes) : reportTable(routes, sinceMs));
+        // Who approved what and when (policy.approvals); nothing is printed when no request was recorded.
+        const approvals = flags.csv ? [] : approvalReportLines(await listApprovalRequestsSince(db, sinceMs));
+        if (approvals.length > 0) out(approvals.join('\n'));
       } finally {
         await db.close();
       }

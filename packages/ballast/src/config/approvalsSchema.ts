@@ -1,0 +1,104 @@
+/**
+ * `policy.approvals:` — sign-offs required before a large transfer is signed (docs/approvals.md). A planned
+ * transfer whose quoted USD value (`details.currencyIn.amountUsd`) is above `aboveUsd` waits until `required`
+ * distinct approvers have signed its approval request with their own keys. Approver keys are an EVM address
+ * (EIP-191 personal_sign) or a base58 ed25519 public key (Solana style). `assets.<asset>` overrides the threshold
+ * and the quorum for one asset. Cross-field checks (asset names) are in checks.ts.
+ */
+import { z } from 'zod';
+import { base58 } from '@scure/base';
+import { NAME_RE } from './patterns.ts';
+
+/** USD with at most 6 decimals, like the spending limits. */
+const APPROVAL_USD_RE = /^[0-9]+(\.[0-9]{1,6})?$/;
+const EVM_ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+
+/** Default lifetime of an approval request: 24 h. */
+export const DEFAULT_APPROVAL_EXPIRY_SEC = 86_400;
+
+const aboveUsd = z
+  .string({ error: 'write aboveUsd as a quoted USD decimal string, e.g. "10000"' })
+  .regex(APPROVAL_USD_RE, 'aboveUsd must be a non-negative USD decimal string with at most 6 decimals, e.g. "10000"');
+
+const required = z
+  .number({ error: 'required must be a whole number of approvers (at least 1)' })
+  .int('required must be a whole number of approvers (at least 1)')
+  .min(1, 'required must be at least 1');
+
+/** Whether `key` is a base58 string of exactly 32 bytes (an ed25519 public key). */
+function isEd25519PublicKey(key: string): boolean {
+  try {
+    return base58.decode(key).length === 32;
+  } catch {
+    return false;
+  }
+}
+
+/** One approver's public key: an EVM address, or a base58 ed25519 public key. */
+const ApproverKeySchema = z
+  .string({ error: 'an approver key must be an EVM address (0x + 40 hex digits) or a base58 ed25519 public key' })
+  .refine(
+    (key) => EVM_ADDRESS_RE.test(key) || isEd25519PublicKey(key),
+    'expected an EVM address (0x + 40 hex digits) or a base58 ed25519 public key (32 bytes)',
+  );
+
+/** `policy.approvals.assets.<asset>`: the threshold and quorum for one asset. */
+const AssetApprovalsSchema = z.strictObject({
+  aboveUsd: aboveUsd.optional().describe("this asset's threshold, replacing policy.approvals.aboveUsd"),
+  required: required.optional().describe("this asset's quorum, replacing policy.approvals.required"),
+});
+
+/** The `policy.approvals` section. */
+export const ApprovalsSectionSchema = z
+  .strictObject({
+    aboveUsd: aboveUsd.describe('a transfer whose quoted USD value is above this waits for sign-offs before it is signed'),
+    required: required.describe('distinct approvers whose valid signatures approve a request (at most the number of approvers)'),
+    approvers: z
+      .record(z.string().regex(NAME_RE, 'approver names are letters, digits, "_" and "-"'), ApproverKeySchema)
+      .refine((a) => Object.keys(a).length > 0, 'list at least one approver: <name>: <EVM address or base58 ed25519 public key>')
+      .describe('approver name → public key: an EVM address (EIP-191 signatures) or a base58 ed25519 public key'),
+    expiresAfterSec: z
+      .number({ error: 'expiresAfterSec must be a whole number of seconds' })
+      .int('expiresAfterSec must be a whole number of seconds')
+      .min(60, 'expiresAfterSec must be at least 60')
+      .max(30 * 86_400, 'expiresAfterSec must be at most 2592000 (30 days)')
+      .default(DEFAULT_APPROVAL_EXPIRY_SEC)
+      .describe('an approval request (and every sign-off on it) is void this many seconds after it was created (default 86400)'),
+    assets: z
+      .record(z.string().regex(NAME_RE), AssetApprovalsSchema)
+      .optional()
+      .describe('per asset: aboveUsd and/or required replacing the defaults above'),
+  })
+  .superRefine((section, ctx) => {
+    const count = Object.keys(section.approvers).length;
+    const quorums: Array<[string[], number]> = [[['required'], section.required]];
+    for (const [asset, own] of Object.entries(section.assets ?? {})) {
+      if (own.required !== undefined) quorums.push([['assets', asset, 'required'], own.required]);
+    }
+    for (const [path, n] of quorums) {
+      if (n > count) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `required ${n} is more than the ${count} approver(s) listed under policy.approvals.approvers; lower it or add approvers`,
+        });
+      }
+    }
+    const seen = new Map<string, string>();
+    for (const [name, key] of Object.entries(section.approvers)) {
+      const norm = EVM_ADDRESS_RE.test(key) ? key.toLowerCase() : key;
+      const other = seen.get(norm);
+      if (other !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['approvers', name],
+          message: `the same key as approver "${other}": each approver needs their own key, or the quorum counts one person twice`,
+        });
+      }
+      seen.set(norm, name);
+    }
+  })
+  .describe('sign-offs by approvers before a transfer above a USD threshold is signed (docs/approvals.md)');
+
+/** `policy.approvals` as loaded. */
+export type ApprovalsConfig = z.output<typeof ApprovalsSectionSchema>;

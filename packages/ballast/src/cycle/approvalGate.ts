@@ -1,0 +1,189 @@
+/**
+ * The approval gate of the pipeline (docs/approvals.md): the last gate before signing, after the fee policy,
+ * verification, the kill switch and the spending limits have passed. A transfer whose quoted USD value is above
+ * `policy.approvals.aboveUsd` is signed only within an approved request for the same asset and route: quorum of
+ * distinct configured approvers whose signatures verify now, not expired, amount not above the approved amount,
+ * fee caps not looser than the approved ones. Otherwise the request is recorded (one open request per asset and
+ * route; an existing one is kept as it is, so signatures already given stay valid) and the transfer waits.
+ * Without `policy.approvals` nothing here runs.
+ */
+import type { PlannedTransfer } from '../planner/types.ts';
+import { feeCapsFor } from '../policy/routeFees.ts';
+import { approvalRuleFor, capsNotLooser, isLive, needsApproval, quorumReached, validApprovers } from '../approvals/policy.ts';
+import {
+  closeRequest,
+  createApprovalRequest,
+  listApprovalRequests,
+  openRequestFor,
+  type ApprovalRequest,
+  type ApprovalRoute,
+} from '../store/approvalRequests.ts';
+import type { CycleContext } from './context.ts';
+import { approvalNotifier } from '../notify/approvalSink.ts';
+
+/** An approved request a planned transfer may use, with the approvers whose signatures verified. */
+export interface ApprovalMatch {
+  request: ApprovalRequest;
+  approvers: string[];
+}
+
+/** The asset and route of a planned transfer, as an approval request names them. */
+export function routeOf(planned: Pick<PlannedTransfer, 'asset' | 'from' | 'to'>): ApprovalRoute {
+  return {
+    asset: planned.asset,
+    origin: { chain: planned.from.chain, wallet: planned.from.wallet, currency: planned.from.currency },
+    destination: { chain: planned.to.chain, wallet: planned.to.wallet, currency: planned.to.currency },
+  };
+}
+
+/**
+ * The open request for the planned transfer's route that has reached its quorum and has not expired, or
+ * undefined (also without `policy.approvals`). Signatures are verified again against the keys configured now.
+ */
+export async function approvedRequestFor(
+  ctx: Pick<CycleContext, 'config' | 'db' | 'now'>,
+  planned: PlannedTransfer,
+): Promise<ApprovalMatch | undefined> {
+  const cfg = ctx.config.policy.approvals;
+  if (!cfg) return undefined;
+  const request = await openRequestFor(ctx.db, routeOf(planned));
+  if (!request || !isLive(request.expiresAtMs, ctx.now())) return undefined;
+  const approvers = await validApprovers(cfg.approvers, request.message, request.signOffs);
+  return quorumReached(approvers, approvalRuleFor(cfg, planned.asset).required) ? { request, approvers } : undefined;
+}
+
+/**
+ * The planned transfer within an approval: amount at most the approved amount, and no other donor (route choice
+ * must not move it to another route than the approved one).
+ */
+export function withinApproval(planned: PlannedTransfer, match: ApprovalMatch): PlannedTransfer {
+  const { alternatives: _alternatives, ...rest } = planned;
+  const amountIn = planned.amountIn < match.request.amountIn ? planned.amountIn : match.request.amountIn;
+  return { ...rest, amountIn };
+}
+
+/** The gate's answer: sign (within `requestId` when an approval is used), or wait with a one-line reason. */
+export type ApprovalVerdict = { ok: true; requestId?: number } | { ok: false; requestId?: number; detail: string };
+
+/**
+ * Decides whether a checked transfer may be signed.
+ *
+ * @param input.amountUsd the quote's `details.currencyIn.amountUsd` (USD decimal string), null when absent
+ *   (then it needs approval: fail closed)
+ * @param input.match the approved request found before quoting, if any
+ * @param input.record false (monitor-only): decide without writing anything
+ * @throws only on store failures
+ */
+export async function approvalVerdict(
+  ctx: Pick<CycleContext, 'config' | 'db' | 'now' | 'logger'>,
+  input: {
+    cycleId: number;
+    planId: number;
+    quoteId: number;
+    planned: PlannedTransfer;
+    amountUsd: string | null;
+    match: ApprovalMatch | undefined;
+    record: boolean;
+  },
+): Promise<ApprovalVerdict> {
+  const cfg = ctx.config.policy.approvals;
+  if (!cfg) return { ok: true };
+  const { planned, match } = input;
+  const caps = feeCapsFor(ctx.config.policy, planned);
+  if (match) {
+    const approved = match.request;
+    if (planned.amountIn <= approved.amountIn && capsNotLooser(caps, approved.maxFees)) return { ok: true, requestId: approved.id };
+    if (input.record) {
+      const why =
+        planned.amountIn > approved.amountIn
+          ? `the amount ${planned.amountIn} is above the approved ${approved.amountIn}`
+          : 'the fee caps in force are looser than the approved ones';
+      await closeRequest(ctx.db, approved.id, 'not_needed', `${why}; a new request is needed`, ctx.now(), approvalNotifier(ctx));
+    }
+  }
+  const rule = approvalRuleFor(cfg, planned.asset);
+  if (!needsApproval(rule, input.amountUsd)) return { ok: true };
+  const value = input.amountUsd === null ? 'of unknown USD value' : `worth ${input.amountUsd} USD`;
+  const open = await openRequestFor(ctx.db, routeOf(planned));
+  if (open) {
+    return {
+      ok: false,
+      requestId: open.id,
+      detail: `${value}, above policy.approvals aboveUsd ${rule.aboveUsd}: awaiting approval request ${open.id} (${open.signOffs.length} sign-off(s) of ${rule.required})`,
+    };
+  }
+  if (!input.record) return { ok: false, detail: `${value}, above policy.approvals aboveUsd ${rule.aboveUsd}: would need approval` };
+  const nowMs = ctx.now();
+  const created = await createApprovalRequest(
+    ctx.db,
+    {
+      ...routeOf(planned),
+      cycleId: input.cycleId,
+      planId: input.planId,
+      quoteId: input.quoteId,
+      amountIn: planned.amountIn,
+      amountUsd: input.amountUsd,
+      maxFees: caps,
+      reason: planned.reason,
+      required: rule.required,
+      createdAtMs: nowMs,
+      expiresAtMs: nowMs + cfg.expiresAfterSec * 1000,
+    },
+    approvalNotifier(ctx),
+  );
+  ctx.logger.warn(
+    { component: 'approvals', requestId: created.id, asset: planned.asset, from: planned.from.chain, to: planned.to.chain },
+    `transfer ${value} awaits ${rule.required} sign-off(s): ballast approvals show ${created.id}`,
+  );
+  return {
+    ok: false,
+    requestId: created.id,
+    detail: `${value}, above policy.approvals aboveUsd ${rule.aboveUsd}: approval request ${created.id} recorded (0 sign-offs of ${rule.required})`,
+  };
+}
+
+/**
+ * At the start of a signing cycle's transfers: closes open requests that expired (`expired`) and those whose
+ * asset and route the cycle's plan no longer holds (`not_needed`). Without `policy.approvals` does nothing.
+ *
+ * @param planned this cycle's planned transfers (the planner's donor and every alternative donor count)
+ * @returns the ids closed
+ */
+export async function closeStaleRequests(
+  ctx: Pick<CycleContext, 'config' | 'db' | 'now'> & Partial<Pick<CycleContext, 'logger'>>,
+  planned: readonly PlannedTransfer[],
+): Promise<number[]> {
+  if (!ctx.config.policy.approvals) return [];
+  const keys = new Set<string>();
+  for (const p of planned) {
+    keys.add(routeKey(routeOf(p)));
+    for (const alt of p.alternatives ?? []) keys.add(routeKey(routeOf({ ...p, from: alt.from })));
+  }
+  const closed: number[] = [];
+  const nowMs = ctx.now();
+  const sink = approvalNotifier(ctx);
+  for (const request of await listApprovalRequests(ctx.db)) {
+    if (!isLive(request.expiresAtMs, nowMs)) {
+      const what =
+        request.status === 'approved' ? 'approved but not executed' : `${request.signOffs.length} sign-off(s) of ${request.required}`;
+      const detail = `${what} by ${new Date(request.expiresAtMs).toISOString()}`;
+      if (await closeRequest(ctx.db, request.id, 'expired', detail, nowMs, sink)) closed.push(request.id);
+    } else if (!keys.has(routeKey(request))) {
+      const detail = `the planner no longer plans ${request.asset} ${request.origin.chain} → ${request.destination.chain}`;
+      if (await closeRequest(ctx.db, request.id, 'not_needed', detail, nowMs, sink)) closed.push(request.id);
+    }
+  }
+  return closed;
+}
+
+function routeKey(r: ApprovalRoute): string {
+  return JSON.stringify([
+    r.asset,
+    r.origin.chain,
+    r.origin.wallet,
+    r.origin.currency,
+    r.destination.chain,
+    r.destination.wallet,
+    r.destination.currency,
+  ]);
+}
