@@ -90,8 +90,8 @@ function fillQuietTables(db: Database.Database): void {
       `INSERT INTO notifications (sink, event, severity, dedupe_key, summary, payload, status, attempts, next_attempt_at_ms, last_error, created_at_ms, finished_at_ms)
        VALUES ('ops', 'transfer_failed', 'critical', 'transfer_failed:transfer:1', 'failed', '{"amountIn":"5"}', 'delivered', 1, 1700000000012, NULL, 1700000000012, 1700000000013),
               ('chat', 'route_paused', 'critical', 'route_paused:route:USDC:alpha:beta:failure:1', 'paused', '{}', 'pending', 2, 1700000000014, 'HTTP 500', 1700000000012, NULL)`,
-      ).run();
-    }
+    ).run();
+  }
   if (count('approval_requests') === 0) {
     const request = db.prepare(
       `INSERT INTO approval_requests (cycle_id, plan_id, quote_id, asset, origin_chain, origin_wallet, origin_currency, destination_chain,
