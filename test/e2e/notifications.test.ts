@@ -7,14 +7,13 @@
  */
 import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
-import { WebhookReplayGuard, verifyWebhookSignature } from '@ballast/protocol/relay/webhookSignature.ts';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { flushNotifications } from '../../packages/ballast/src/notify/dispatcher.ts';
 import { listNotifications } from '../../packages/ballast/src/store/notifications.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir } from './helpers/sandboxBallast.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { runCli } from './helpers/cli.ts';
-import { closeReceivers, receiver, type Receiver } from './helpers/notifyReceiver.ts';
+import { closeReceivers, receiver, signedWith, type Receiver } from './helpers/notifyReceiver.ts';
 
 const SECRET = 'e2e-notify-secret-0123456789';
 const sandboxes = sandboxPerTest();
@@ -99,16 +98,7 @@ it('a limit hit two cycles running reaches the receiver once, signed; a hanging 
     await flushNotifications(deps, 5_000);
     expect(ops.got).toHaveLength(1);
     const { headers, body } = ops.got[0]!;
-    const verdict = verifyWebhookSignature({
-      secret: SECRET,
-      timestampHeader: headers['x-signature-timestamp'] as string,
-      signatureHeader: headers['x-signature-sha256'] as string,
-      rawBody: body,
-      nowMs: Date.now(),
-      windowSec: 300,
-      replays: new WebhookReplayGuard(),
-    });
-    expect(verdict.ok).toBe(true);
+    expect(signedWith(SECRET, { headers, body })).toBe(true);
     const sent = JSON.parse(body) as { event: string; severity: string; payload: Record<string, unknown> };
     expect(sent.event).toBe('spending_limit_hit');
     expect(sent.severity).toBe('warning');

@@ -18,10 +18,9 @@ import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.
 import { getApprovalRequest, listApprovalRequests, recordSignOff } from '../../packages/ballast/src/store/approvalRequests.ts';
 import { signWithKey } from '../../packages/ballast/src/cli/approvalKey.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
-import { WebhookReplayGuard, verifyWebhookSignature } from '@ballast/protocol/relay/webhookSignature.ts';
 import { flushNotifications } from '../../packages/ballast/src/notify/dispatcher.ts';
 import { runCli } from './helpers/cli.ts';
-import { closeReceivers, receiver } from './helpers/notifyReceiver.ts';
+import { closeReceivers, receiver, signedWith } from './helpers/notifyReceiver.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const sandboxes = sandboxPerTest();
@@ -178,16 +177,7 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   // The receiver saw each request's `needed` and its final outcome once (and the quorum `ballast approve` reached), signed.
   await flushNotifications(ballast.notifyDispatch!, 10_000);
   const events = hook.got.map(({ headers, body }) => {
-    const verdict = verifyWebhookSignature({
-      secret: SECRET,
-      timestampHeader: headers['x-signature-timestamp'] as string,
-      signatureHeader: headers['x-signature-sha256'] as string,
-      rawBody: body,
-      nowMs: Date.now(),
-      windowSec: 300,
-      replays: new WebhookReplayGuard(),
-    });
-    expect(verdict.ok).toBe(true);
+    expect(signedWith(SECRET, { headers, body })).toBe(true);
     const parsed = JSON.parse(body) as { event: string; payload: { requestId: number } };
     return `${parsed.event} ${parsed.payload.requestId}`;
   });

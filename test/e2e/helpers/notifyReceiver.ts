@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WebhookReplayGuard, verifyWebhookSignature } from '@ballast/protocol/relay/webhookSignature.ts';
 
 /** A running receiver: its URL and what it got, in arrival order. */
 export interface Receiver {
@@ -38,4 +39,20 @@ export async function closeReceivers(): Promise<void> {
     s.closeAllConnections();
     await new Promise((resolve) => s.close(resolve));
   }
+}
+
+/**
+ * Whether a request a receiver got carries a valid signature of its raw body under `secret` (the headers
+ * docs/notifications.md names, checked with the protocol's own verifier, 300 s window).
+ */
+export function signedWith(secret: string, request: Receiver['got'][number]): boolean {
+  return verifyWebhookSignature({
+    secret,
+    timestampHeader: request.headers['x-signature-timestamp'] as string,
+    signatureHeader: request.headers['x-signature-sha256'] as string,
+    rawBody: request.body,
+    nowMs: Date.now(),
+    windowSec: 300,
+    replays: new WebhookReplayGuard(),
+  }).ok;
 }

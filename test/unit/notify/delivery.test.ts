@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { WebhookReplayGuard, verifyWebhookSignature } from '@ballast/protocol/relay/webhookSignature.ts';
+import { signedWith } from '../../e2e/helpers/notifyReceiver.ts';
 import type { LoadedNotifySink, NotifyConfig } from '../../../packages/ballast/src/config/notifySchema.ts';
 import { createMetrics, type BallastMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
 import { dispatchNotifications, flushNotifications, startNotificationDispatcher } from '../../../packages/ballast/src/notify/dispatcher.ts';
@@ -129,16 +129,7 @@ describeEachEngine('notification delivery', (engine) => {
 
     expect(hook.got).toHaveLength(1);
     const { headers, body } = hook.got[0]!;
-    const verdict = verifyWebhookSignature({
-      secret: SECRET,
-      timestampHeader: headers['x-signature-timestamp'] as string,
-      signatureHeader: headers['x-signature-sha256'] as string,
-      rawBody: body,
-      nowMs: Date.now(),
-      windowSec: 300,
-      replays: new WebhookReplayGuard(),
-    });
-    expect(verdict.ok).toBe(true);
+    expect(signedWith(SECRET, { headers, body })).toBe(true);
     expect(JSON.parse(body)).toMatchObject({
       id: 'transfer_failed:transfer:7',
       event: 'transfer_failed',
