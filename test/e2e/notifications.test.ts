@@ -79,9 +79,9 @@ it('a limit hit two cycles running reaches the receiver once, signed; a hanging 
     const deps = ballast.notifyDispatch!;
     expect(deps).not.toBeNull();
 
-    // The dead sink's request hangs (until the flush's 25 s deadline) while the next cycle runs.
+    // The dead sink's request hangs (until the flush's 12 s deadline) while the next cycle runs.
     let flushedAt = 0;
-    const flushing = flushNotifications(deps, 25_000).then((r) => {
+    const flushing = flushNotifications(deps, 12_000).then((r) => {
       flushedAt = Date.now();
       return r;
     });
