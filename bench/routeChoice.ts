@@ -17,7 +17,7 @@ import { stringify } from 'yaml';
 import { createBallast, type Ballast } from '../packages/ballast/src/app/createBallast.ts';
 import { loadConfig } from '../packages/ballast/src/config/loadConfig.ts';
 import { buildQuoteRequest } from '../packages/ballast/src/cycle/expectations.ts';
-import { evaluateFees } from '../packages/ballast/src/policy/feePolicy.ts';
+import { priceQuote } from '../packages/ballast/src/cycle/checkQuote.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -74,7 +74,7 @@ function instance(sandbox: SandboxProcess, dir: string, name: string, maxCandida
   return createBallast(config, { logger: pino({ level: 'silent' }), chainPollingIntervalMs: 50 });
 }
 
-/** Every donor's route priced on its own by the fee policy: the cheapest possible total fees, micro-USD. */
+/** Every donor's route quoted on its own and priced as the cycle prices a candidate: the cheapest possible total fees, micro-USD. */
 async function cheapestPossible(ballast: Ballast, report: Awaited<ReturnType<Ballast['runCycle']>>): Promise<bigint> {
   const planned = report.plan.transfers[0]!;
   const routes = [planned, ...(planned.alternatives ?? []).map((a) => ({ ...planned, from: a.from, amountIn: a.amountIn }))];
@@ -82,7 +82,7 @@ async function cheapestPossible(ballast: Ballast, report: Awaited<ReturnType<Bal
   let best: bigint | null = null;
   for (const r of routes) {
     const { quote } = await ballast.ctx.relay.quote(buildQuoteRequest(r, { slippageBps: policy.slippageBps }));
-    const fee = evaluateFees(quote.details, policy.maxFees, undefined);
+    const fee = priceQuote(ballast.ctx, r, quote); // priced exactly as the cycle prices each candidate
     if (!fee.breakdown) continue;
     if (best === null || fee.breakdown.totalMicros < best) best = fee.breakdown.totalMicros;
   }

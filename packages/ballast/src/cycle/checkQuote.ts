@@ -85,16 +85,7 @@ export async function checkQuote(
   crashPoint('quote:recorded');
   onStage('quoted', guaranteedOut(quote));
 
-  // The route's own caps where policy.routes gives some, else the global ones (src/policy/routeFees.ts). The
-  // total counts what the origin chain charges on top of the API's account (src/policy/originCost.ts).
-  const caps = feeCapsFor(policy, planned);
-  const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
-  const originCost = originCostOf(
-    quote,
-    { vm: originChain.vm, isNative: (c) => originChain.currencyKey(c) === originChain.currencyKey(originChain.nativeCurrency) },
-    planned.from.address,
-  );
-  const fee = evaluateFees(quote.details, caps, orderGuarantee(quote, planned, policy.slippageBps), originCost);
+  const fee = priceQuote(ctx, planned, quote);
   await recordFeeDecision(
     ctx.db,
     quoteId,
@@ -110,12 +101,14 @@ export async function checkQuote(
 
   // The loader requires totalBps; were it missing, 0 makes the floor strictest (fail closed). A gas top-up's
   // floor is its configured minOut (two assets: the input converted is no floor).
+  const caps = feeCapsFor(policy, planned);
   const minOut = guaranteedOutputFloor(planned, { slippageBps: policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
   const passed: FeeStep = { ...step, fee, minOutRequired: minOut };
   // Our deposits still in flight from this chain: a Bitcoin PSBT spending one of their inputs is refused.
   const inFlight = (await listInFlightTransfersFrom(ctx.db, planned.from.chain)).flatMap((t) =>
     t.txs.map((tx) => ({ txHash: tx.txHash, rawTx: tx.rawTx, request: tx.request })),
   );
+  const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
   let origin;
   try {
     origin = await originChain.originFacts(quote, planned.from.address, inFlight);
@@ -160,6 +153,26 @@ export async function checkQuote(
   }
   onStage('verified', guaranteedOut(quote));
   return { planned, planId, outcome: 'quoted', ...passed, verdict };
+}
+
+/**
+ * The fee policy's decision on a quote for a planned transfer, as the pipeline makes it: the route's own caps where
+ * `policy.routes` gives some, else the global ones (src/policy/routeFees.ts); the total counts what the origin chain
+ * charges on top of the API's account (src/policy/originCost.ts) and what the order's guarantee gives up below the
+ * input (src/policy/guaranteedLoss.ts). Pure given the config and the origin chain's adapter.
+ *
+ * @returns the decision (`accepted`, `reason`, `breakdown` with totals in micro-USD)
+ */
+export function priceQuote(ctx: Pick<CheckQuoteDeps, 'config' | 'chains'>, planned: PlannedTransfer, quote: QuoteResponse): FeeDecision {
+  const policy = ctx.config.policy;
+  const caps = feeCapsFor(policy, planned);
+  const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
+  const originCost = originCostOf(
+    quote,
+    { vm: originChain.vm, isNative: (c) => originChain.currencyKey(c) === originChain.currencyKey(originChain.nativeCurrency) },
+    planned.from.address,
+  );
+  return evaluateFees(quote.details, caps, orderGuarantee(quote, planned, policy.slippageBps), originCost);
 }
 
 /**
