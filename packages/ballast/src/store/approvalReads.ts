@@ -145,27 +145,13 @@ export async function listApprovalRequests(db: StoreDb, opts: { all?: boolean; l
     `SELECT * FROM approval_requests${opts.all ? '' : ` WHERE ${OPEN}`} ORDER BY id DESC LIMIT ?`,
     opts.limit ?? 1000,
   );
-  const signOffs =
-    rows.length === 0
-      ? []
-      : await signOffsOf(
-          db,
-          rows.map((r) => r.id),
-        );
-  return rows.map((r) => toRequest(r, signOffs));
+  return await withSignOffs(db, rows);
 }
 
 /** Requests created at or after `sinceMs`, oldest first, with their sign-offs (for `ballast report`). */
 export async function listApprovalRequestsSince(db: StoreDb, sinceMs: number): Promise<ApprovalRequest[]> {
   const rows = await db.all<ApprovalRequestDbRow>('SELECT * FROM approval_requests WHERE created_at_ms >= ? ORDER BY id', sinceMs);
-  const signOffs =
-    rows.length === 0
-      ? []
-      : await signOffsOf(
-          db,
-          rows.map((r) => r.id),
-        );
-  return rows.map((r) => toRequest(r, signOffs));
+  return await withSignOffs(db, rows);
 }
 
 /** The executed request of each transfer that has one, by transfer id (for `ballast history`). */
@@ -175,14 +161,8 @@ export async function approvalsOfTransfers(db: StoreDb, transferIds: readonly nu
     `SELECT * FROM approval_requests WHERE transfer_id IN ${inList(transferIds)}`,
     ...transferIds,
   );
-  const signOffs =
-    rows.length === 0
-      ? []
-      : await signOffsOf(
-          db,
-          rows.map((r) => r.id),
-        );
-  return new Map(rows.map((r) => [r.transfer_id!, toRequest(r, signOffs)])); // selected by transfer_id
+  const requests = await withSignOffs(db, rows);
+  return new Map(requests.map((r) => [r.transferId!, r])); // selected by transfer_id
 }
 
 /** The open request for an asset and route, or undefined. */
@@ -208,6 +188,16 @@ export async function countApprovalRequests(db: StoreDb): Promise<Map<ApprovalSt
 }
 
 /** The sign-off rows of the requests `ids` (not empty), in the order recorded. */
+/** Request rows as requests, with their sign-offs read in one query (none for no rows). */
+async function withSignOffs(db: StoreDb, rows: readonly ApprovalRequestDbRow[]): Promise<ApprovalRequest[]> {
+  if (rows.length === 0) return [];
+  const signOffs = await signOffsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => toRequest(r, signOffs));
+}
+
 async function signOffsOf(db: StoreDb, ids: number[]): Promise<SignOffDbRow[]> {
   return db.all<SignOffDbRow>(`SELECT * FROM approval_signoffs WHERE request_id IN ${inList(ids)} ORDER BY id`, ...ids); // columns checked by APPROVAL_SIGNOFF_ROW
 }
