@@ -4,8 +4,8 @@
  * double pays, strandings and other violations, endings, time.
  *
  * Environment: `BALLAST_MODEL_RUNS=<n>` sets the number of schedules (default 1000 with the test's fixed seed;
- * with it, a fresh seed unless `BALLAST_MODEL_SEED` is given); `BALLAST_MODEL_SEED=<seed>` with
- * `BALLAST_MODEL_PATH=<path>` replays a reported failure.
+ * with it, a fresh seed, drawn here so the summary line can name it, unless `BALLAST_MODEL_SEED` is given);
+ * `BALLAST_MODEL_SEED=<seed>` with `BALLAST_MODEL_PATH=<path>` replays a reported failure.
  */
 
 /** Below this many schedules the coverage of the generator is not asserted (a replay runs one). */
@@ -15,8 +15,8 @@ const DEFAULT_RUNS = 1_000;
 /** The run's settings and fast-check's options for them. */
 export interface ModelRunSettings {
   runs: number;
-  /** The seed, or undefined for a fresh one (fast-check prints it on failure). */
-  seed: number | undefined;
+  /** The seed: the test's fixed one, `BALLAST_MODEL_SEED`, or a fresh one drawn for this run. */
+  seed: number;
   replayPath: string | undefined;
   /** Whether the run is long enough to assert the generator's coverage. */
   assertCoverage: boolean;
@@ -32,18 +32,21 @@ export interface ModelRunSettings {
 export function modelRunSettings(fixedSeed: number, env: NodeJS.ProcessEnv = process.env): ModelRunSettings {
   const runs = Number(env.BALLAST_MODEL_RUNS ?? DEFAULT_RUNS);
   const seed =
-    env.BALLAST_MODEL_SEED !== undefined ? Number(env.BALLAST_MODEL_SEED) : env.BALLAST_MODEL_RUNS === undefined ? fixedSeed : undefined;
+    env.BALLAST_MODEL_SEED !== undefined
+      ? Number(env.BALLAST_MODEL_SEED)
+      : env.BALLAST_MODEL_RUNS === undefined
+        ? fixedSeed
+        : Math.floor(Math.random() * 2 ** 31); // fresh, and known: printed in the summary line and by fast-check
   const replayPath = env.BALLAST_MODEL_PATH;
   if (!Number.isSafeInteger(runs) || runs < 1)
     throw new Error(`BALLAST_MODEL_RUNS must be a positive integer, got ${env.BALLAST_MODEL_RUNS}`);
-  if (seed !== undefined && !Number.isSafeInteger(seed))
-    throw new Error(`BALLAST_MODEL_SEED must be an integer, got ${env.BALLAST_MODEL_SEED}`);
+  if (!Number.isSafeInteger(seed)) throw new Error(`BALLAST_MODEL_SEED must be an integer, got ${env.BALLAST_MODEL_SEED}`);
   return {
     runs,
     seed,
     replayPath,
     assertCoverage: replayPath === undefined && runs >= COVERAGE_MIN_RUNS,
-    fcOptions: { numRuns: runs, ...(seed !== undefined ? { seed } : {}), ...(replayPath !== undefined ? { path: replayPath } : {}) },
+    fcOptions: { numRuns: runs, seed, ...(replayPath !== undefined ? { path: replayPath } : {}) },
   };
 }
 
@@ -79,11 +82,11 @@ export class ModelTally {
   }
 
   /** The summary line: `<vm> model: N schedules (seed S), C crashes, <count> <kind>…; outcomes: …; T s`. */
-  summary(seed: number | undefined): string {
+  summary(seed: number): string {
     const outcomes = [...this.statuses].map(([s, n]) => `${s} ${n}`).join(', ');
     const counts = this.kinds.map(([name]) => `${this.violations.get(name) ?? 0} ${name}`).join(', ');
     return (
-      `${this.vm} model: ${this.schedules} schedules (seed ${seed ?? 'random'}), ${this.crashes} crashes, ${counts}, ` +
+      `${this.vm} model: ${this.schedules} schedules (seed ${seed}), ${this.crashes} crashes, ${counts}, ` +
       `${this.failures} failing runs (shrinking included); outcomes: ${outcomes || 'none'}; ${((Date.now() - this.started) / 1000).toFixed(1)} s`
     );
   }

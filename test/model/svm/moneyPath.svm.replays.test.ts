@@ -89,6 +89,41 @@ describe('Solana money-path replays', () => {
     expect(outcome.statuses).toEqual({ origin_failed: 1, success: 1 });
   });
 
+  it('a simulation answered by a node behind the blockhash refuses before signing: nothing signed can land, the need is paid once', async () => {
+    // Seed 223742542, shrunk. The fifth JSON-RPC call, the simulation of the deposit, is answered by a node 32
+    // slots behind, below the slot the blockhash was read at. When the signed deposit was simulated, that node
+    // answered BlockhashNotFound, read as "not sent": transfer #1 failed while its signed deposit could still land
+    // (any node that saw it may forward it), and #2 paid the need again. Simulated unsigned, with the blockhash's
+    // slot as minContextSlot, the node refuses to answer (-32016): nothing is signed, the attempt fails at no
+    // cost, and the next cycle pays the need once.
+    const outcome = await replay(
+      oneNeed({ need: 15_001_123_456n, gapsMs: [20_000, 20_000], rpcFaults: [{ at: 4, fault: { kind: 'lag', slots: 32 } }] }),
+      [/^rpc #4 simulateTransaction \(#0 of it\): \{"kind":"lag","slots":32\}$/],
+    );
+    expect(outcome.statuses).toEqual({ origin_failed: 1, success: 1 });
+  });
+
+  it('a refund and then a slow fill, each as late as the solver plans, are both waited for before the end is judged', async () => {
+    // Seed 449390578, shrunk. The first quote is lost to a crash; the next order is refunded 400 s after its
+    // deposit, the need is paid again, and that order is filled 400 s after its deposit. The end must be judged
+    // once the solver has had the time its plans take (the deposit then filled, the treasury in band), not while
+    // the second transfer is still, rightly, waiting for its fill.
+    const outcome = await replay(
+      oneNeed({
+        need: 15_001_123_456n,
+        crashes: [4],
+        fills: [
+          { outcome: 'success', payMinimum: false, delayMs: 0, indexDelayMs: 0 },
+          { outcome: 'refund', payMinimum: false, delayMs: 400_000, indexDelayMs: 0 },
+          { outcome: 'success', payMinimum: false, delayMs: 400_000, indexDelayMs: 0 },
+        ],
+      }),
+      [/^crash at quote:recorded #1 \(pass 4\)$/],
+    );
+    expect(outcome.orders).toBe(3);
+    expect(outcome.statuses).toEqual({ refund: 1, success: 1 });
+  });
+
   it('a deposit written ahead whose send was lost and whose process died is sent again from the record', async () => {
     const outcome = await replay(
       oneNeed({ gapsMs: [20_000, 20_000], sendFaults: [{ at: 0, fault: { kind: 'lost' } }], crashAt: [{ point: 'tx:written', hit: 1 }] }),

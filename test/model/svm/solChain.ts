@@ -78,16 +78,26 @@ export function decodeSolTx(raw: string | Uint8Array): DecodedSolTx {
   return decoded;
 }
 
+/**
+ * Decodes a transaction (base64) WITHOUT checking its signatures, as a node does for `simulateTransaction` with
+ * `sigVerify: false`: an unsigned message (zero-filled signatures) decodes, its `signature` is base58 of zeros.
+ *
+ * @throws Error when it does not decode
+ */
+export function decodeSolTxUnverified(raw: string): DecodedSolTx {
+  return decodeUncached(base64.decode(raw), false);
+}
+
 /** Decoded transactions by base64 wire bytes (signature checks are the costly part of every read). */
 const decodedCache = new Map<string, DecodedSolTx>();
 const DECODED_CACHE_MAX = 10_000;
 
-function decodeUncached(bytes: Uint8Array): DecodedSolTx {
+function decodeUncached(bytes: Uint8Array, verify = true): DecodedSolTx {
   const tx = VersionedTransaction.deserialize(bytes);
   const m = tx.message;
   const keys = m.staticAccountKeys.map((k) => k.toBase58());
   const message = m.serialize();
-  for (let i = 0; i < m.header.numRequiredSignatures; i++) {
+  for (let i = 0; verify && i < m.header.numRequiredSignatures; i++) {
     const sig = tx.signatures[i];
     if (!sig || !ed25519.verify(sig, message, m.staticAccountKeys[i]!.toBytes()))
       throw new Error(`signature ${i} of the transaction does not verify`);

@@ -25,6 +25,16 @@ import { SolWorld } from './solWorld.ts';
 /** Settling cycles and the time before each: room for a blockhash to expire, a re-plan, a fill. */
 const SETTLE_CYCLES = 6;
 const SETTLE_GAP_MS = 3 * 60_000;
+
+/**
+ * Settling cycles of a schedule: {@link SETTLE_CYCLES}, plus the cycles the solver's own plans take (each fill
+ * plan's `delayMs` and `indexDelayMs`, rounded up to whole gaps). Orders may follow one another (a refund, then
+ * the need paid again by a new order), so the last one may settle only after the sum of those delays; the
+ * invariants judge the end once the solver has had that time, and are unchanged. Pure.
+ */
+export function solSettleCycles(schedule: Pick<SolSchedule, 'fills'>): number {
+  return schedule.fills.reduce((n, f) => n + Math.ceil((f.delayMs + f.indexDelayMs) / SETTLE_GAP_MS), SETTLE_CYCLES);
+}
 /** Virtual time a `waitForInclusion` lets pass before its one status read (a finalized block is 13 s deep). */
 export const INCLUSION_WAIT_MS = 15_000;
 /** The priority-fee and compute caps of the model's chain (`maxMicroLamportsPerCu`, `maxComputeUnits`). */
@@ -143,7 +153,7 @@ export async function runSolSchedule(env: ModelEnv, schedule: SolSchedule): Prom
     build: solContext(env, world),
     checkAlways: (db) => checkSolAlways(world, db),
     checkSettled: (db) => checkSolSettled(world, db),
-    settleCycles: SETTLE_CYCLES,
+    settleCycles: solSettleCycles(schedule),
     settleGapMs: SETTLE_GAP_MS,
     counters: () => ({ ...world.counters }),
   });

@@ -2,8 +2,10 @@
  * The Solana JSON-RPC endpoint of the model, as a `fetch` handed to the real Solana adapter (`createSvmAdapter`'s
  * `fetch` option, through web3.js's `Connection`): it answers exactly the methods the adapter calls
  * (src/chains/svm/*.ts) in the shapes web3.js 1.98 parses, over the in-memory cluster, with the schedule's
- * faults: HTTP 503s, a node that lags (answers as of slots ago and refuses a `minContextSlot` above it), a node
- * that forgets signatures, blockhashes handed out already old, and sends that are lost, dropped or slow. A
+ * faults: HTTP 503s, a node that lags (answers as of slots ago and refuses, -32016, a `minContextSlot` above the
+ * slot of its bank at the request's commitment), a node that forgets signatures, blockhashes handed out already
+ * old, and sends that are lost, dropped or slow. `simulateTransaction` honours `sigVerify`,
+ * `replaceRecentBlockhash` and `minContextSlot` as a node does (an unsigned message simulates). A
  * method the model does not know answers -32601 and is noted (the test requires none). A dead process's fetch
  * refuses every call.
  */
@@ -16,7 +18,16 @@ import { TOKEN_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDep
 import { ACCOUNT_SIZE, AccountLayout, MINT_SIZE, MintLayout } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import { SOL } from './solAccounts.ts';
-import { decodeSolTx, FINALIZED_DEPTH, GENESIS_SLOT, SLOT_MS, type Level, type LandedSolTx } from './solChain.ts';
+import {
+  BLOCKHASH_VALID_BLOCKS,
+  decodeSolTx,
+  decodeSolTxUnverified,
+  FINALIZED_DEPTH,
+  GENESIS_SLOT,
+  SLOT_MS,
+  type Level,
+  type LandedSolTx,
+} from './solChain.ts';
 import type { SolWorld } from './solWorld.ts';
 import { START_MS } from '../world.ts';
 
@@ -28,6 +39,7 @@ class RpcFailure extends Error {
   constructor(
     readonly code: number,
     message: string,
+    readonly data?: unknown,
   ) {
     super(message);
   }
@@ -141,9 +153,12 @@ function answer(world: SolWorld, method: string, p: Params): unknown {
   if (fault?.kind === 'forget') world.forgetReads = Math.max(world.forgetReads, fault.reads);
   const view = Math.max(GENESIS_SLOT, chain.tip - (fault?.kind === 'lag' ? fault.slots : 0));
   const context = { apiVersion: '2.2.0', slot: view };
+  // A node compares `minContextSlot` with the slot of the bank it answers from: the one at the request's
+  // commitment (default finalized), not its processed tip.
   const minContext = (cfg: Record<string, unknown>) => {
-    if (typeof cfg.minContextSlot === 'number' && view < cfg.minContextSlot)
-      throw new RpcFailure(-32016, `Minimum context slot has not been reached (context slot ${view})`);
+    const bank = chain.levelSlot(view, levelOf(cfg));
+    if (typeof cfg.minContextSlot === 'number' && bank < cfg.minContextSlot)
+      throw new RpcFailure(-32016, 'Minimum context slot has not been reached', { contextSlot: bank });
   };
   switch (method) {
     case 'getGenesisHash':
@@ -172,13 +187,15 @@ function answer(world: SolWorld, method: string, p: Params): unknown {
     case 'getLatestBlockhash': {
       const cfg = cfgOf(p, 0);
       minContext(cfg);
-      const slot = chain.levelSlot(view, levelOf(cfg)) - (fault?.kind === 'staleBlockhash' ? fault.ageSlots : 0);
-      return { context, value: { blockhash: chain.blockhashOf(slot), lastValidBlockHeight: slot + 150 } };
+      const bank = chain.levelSlot(view, levelOf(cfg)); // the answer's context slot, as a node's
+      const slot = bank - (fault?.kind === 'staleBlockhash' ? fault.ageSlots : 0);
+      return { context: { ...context, slot: bank }, value: { blockhash: chain.blockhashOf(slot), lastValidBlockHeight: slot + 150 } };
     }
     case 'isBlockhashValid': {
       const cfg = cfgOf(p, 1);
       minContext(cfg);
-      return { context, value: chain.blockhashValid(String(p[0]), chain.levelSlot(view, levelOf(cfg))) };
+      const bank = chain.levelSlot(view, levelOf(cfg));
+      return { context: { ...context, slot: bank }, value: chain.blockhashValid(String(p[0]), bank) };
     }
     case 'getSignatureStatuses': {
       const forget = world.forgetReads > 0;
@@ -212,23 +229,8 @@ function answer(world: SolWorld, method: string, p: Params): unknown {
       const slot = chain.levelSlot(view, levelOf(cfg));
       return { context: { ...context, slot }, value: Number(chain.lamportsAt(String(p[0]), slot)) };
     }
-    case 'simulateTransaction': {
-      const cfg = cfgOf(p, 1);
-      minContext(cfg);
-      const slot = chain.levelSlot(view, levelOf(cfg));
-      let d;
-      try {
-        d = decodeSolTx(String(p[0]));
-      } catch (error) {
-        throw new RpcFailure(-32003, `Transaction signature verification failure: ${(error as Error).message}`);
-      }
-      const refuse = (err: unknown) => ({ context, value: { err, logs: [], accounts: null, unitsConsumed: 0, returnData: null } });
-      if (!chain.blockhashValid(d.blockhash, slot)) return refuse('BlockhashNotFound');
-      if (chain.landedAt(d.signature, view)) return refuse('AlreadyProcessed');
-      if (chain.lamportsAt(d.payer, slot) < d.fee) return refuse('InsufficientFundsForFee');
-      const run = chain.execute(d, slot);
-      return { context, value: { err: run.err, logs: run.logs, accounts: null, unitsConsumed: 5_000, returnData: null } };
-    }
+    case 'simulateTransaction':
+      return simulate(world, p, view, minContext);
     case 'getSignaturesForAddress': {
       const cfg = cfgOf(p, 1);
       minContext(cfg);
@@ -255,6 +257,41 @@ function answer(world: SolWorld, method: string, p: Params): unknown {
       world.unknownMethods.add(method);
       throw new RpcFailure(-32601, `Method not found: ${method}`);
   }
+}
+
+/**
+ * `simulateTransaction` as a node answers it (https://solana.com/docs/rpc/http/simulatetransaction), from the bank
+ * at the request's commitment: `sigVerify` (default false) checks the signatures first (-32003 when one fails);
+ * `replaceRecentBlockhash` (default false) runs the message under the bank's latest blockhash, answered as
+ * `replacementBlockhash`, and may not be combined with `sigVerify` (-32602); without it a blockhash the bank does
+ * not accept fails the run with `BlockhashNotFound`; a `minContextSlot` above the bank's slot is refused (-32016).
+ */
+function simulate(world: SolWorld, p: Params, view: number, minContext: (cfg: Record<string, unknown>) => void): unknown {
+  const chain = world.solana;
+  const cfg = cfgOf(p, 1);
+  const sigVerify = cfg.sigVerify === true;
+  const replace = cfg.replaceRecentBlockhash === true;
+  if (sigVerify && replace) throw new RpcFailure(-32602, 'Invalid params: sigVerify may not be used with replaceRecentBlockhash');
+  minContext(cfg);
+  const slot = chain.levelSlot(view, levelOf(cfg));
+  const context = { apiVersion: '2.2.0', slot };
+  let d;
+  try {
+    d = sigVerify ? decodeSolTx(String(p[0])) : decodeSolTxUnverified(String(p[0]));
+  } catch (error) {
+    if (sigVerify) throw new RpcFailure(-32003, `Transaction signature verification failure: ${(error as Error).message}`); // decode throws Error
+    throw new RpcFailure(-32602, `invalid transaction: ${(error as Error).message}`); // decode throws Error
+  }
+  const replacementBlockhash = replace ? { blockhash: chain.blockhashOf(slot), lastValidBlockHeight: slot + BLOCKHASH_VALID_BLOCKS } : null;
+  const value = (err: unknown, logs: string[], unitsConsumed: number) => ({
+    context,
+    value: { err, logs, accounts: null, unitsConsumed, returnData: null, replacementBlockhash },
+  });
+  if (!replace && !chain.blockhashValid(d.blockhash, slot)) return value('BlockhashNotFound', [], 0);
+  if (!replace && chain.landedAt(d.signature, slot)) return value('AlreadyProcessed', [], 0);
+  if (chain.lamportsAt(d.payer, slot) < d.fee) return value('InsufficientFundsForFee', [], 0);
+  const run = chain.execute(d, slot);
+  return value(run.err, run.logs, 5_000);
 }
 
 function send(world: SolWorld, p: Params): string {
@@ -285,7 +322,12 @@ export function inMemorySolanaRpc(world: SolWorld, proc: ProcessHandle): typeof 
         return { jsonrpc: '2.0', id: req.id, result: answer(world, req.method, req.params ?? []) };
       } catch (error) {
         if (error === 'http503') throw error;
-        if (error instanceof RpcFailure) return { jsonrpc: '2.0', id: req.id, error: { code: error.code, message: error.message } };
+        if (error instanceof RpcFailure)
+          return {
+            jsonrpc: '2.0',
+            id: req.id,
+            error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) },
+          };
         throw error;
       }
     };

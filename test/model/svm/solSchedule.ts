@@ -13,7 +13,8 @@ export const USDC = 1_000_000n;
 
 /**
  * A JSON-RPC call fault: `error` (HTTP 503), `lag` (answered by a node `slots` behind: recent signatures unknown,
- * balances and blockhashes of then; a `minContextSlot` above it is refused), `forget` (the node answers null for
+ * balances, blockhashes and simulations of then; a `minContextSlot` above its slot at the request's commitment is
+ * refused with -32016), `forget` (the node answers null for
  * every signature in this and the next `reads - 1` getSignatureStatuses calls, landed or not), `staleBlockhash`
  * (getLatestBlockhash answers a blockhash already `ageSlots` old: it expires that much earlier).
  */

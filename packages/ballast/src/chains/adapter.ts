@@ -177,14 +177,18 @@ export interface OriginSender {
   planItem(item: PlannedItem, ctx: { wallet: string; user: string; amountIn: bigint }): Promise<PlannedItem[]>;
   /**
    * Signs one planned item with the named wallet. `previous` is the transaction signed just before it in the
-   * same transfer (EVM takes the next nonce after it).
-   * @throws when the item is not ours to sign or cannot be prepared (nothing was sent)
+   * same transfer (EVM takes the next nonce after it). A check that needs a node's judgement of the transaction
+   * (Solana: `simulateTransaction`) runs here, on the unsigned message, before any signature exists.
+   * @throws when the item is not ours to sign, cannot be prepared, or its unsigned message would fail or could not
+   *   be simulated (nothing was signed or sent)
    */
   sign(wallet: string, item: PlannedItem, previous?: SignedOriginTx): Promise<SignedOriginTx>;
   /**
-   * Sends a signed transaction's raw bytes.
-   * @throws {@link BroadcastRefusal} when the adapter refused to send (nothing sent: a failed simulation);
-   *   otherwise the node's answer (the outcome is then unknown)
+   * Sends a signed transaction's raw bytes. Signed bytes that reached any node (for a simulation too) may land
+   * until they provably cannot, so an error thrown here leaves the outcome unknown: the transfer stays in flight
+   * until `lookup` proves it `dropped` or finds it.
+   * @throws {@link BroadcastRefusal} only when the call proves, without any node having seen the bytes, that they
+   *   were not sent (no adapter throws it today); otherwise the node's answer (the outcome is then unknown)
    */
   broadcast(rawTx: string): Promise<void>;
   /** Whether the node holds the transaction (pending or mined). False on any error. */
@@ -237,10 +241,14 @@ export interface WithdrawalTransaction {
 }
 
 /**
- * What `broadcast` throws when it refused to send and so proves that nothing was sent by this call: a
- * simulation of the exact signed bytes failed (Solana `simulateTransaction`; the error carries the program
- * logs), so sending them would only pay a fee for a transaction that fails. Any other broadcast error leaves
- * the outcome unknown. `code` is the adapter's error code (e.g. `SVM_SIMULATION_FAILED`).
+ * What `broadcast` may throw when it refused to send and so proves that nothing was sent by this call: only for
+ * a refusal decided in this process before any node saw the bytes (the executor then fails the transfer, and its
+ * funds are planned again). A failed simulation of the signed bytes does NOT qualify: a node that simulates a
+ * signed transaction holds a valid transaction it (or anyone it passes it to) may forward, and it may land until
+ * it provably cannot (Solana: until its blockhash expires; https://solana.com/docs/rpc/http/simulatetransaction).
+ * A check by a node therefore runs on the unsigned message, in `sign` (Solana: src/chains/svm/simulate.ts). No
+ * adapter throws a refusal today; any broadcast error leaves the outcome unknown. `code` is the adapter's error
+ * code.
  */
 export interface BroadcastRefusal {
   readonly code: string;

@@ -209,7 +209,9 @@ async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<
   try {
     await deps.chain.broadcast(signed.rawTx);
   } catch (error) {
-    // The adapter refused to send (a failed simulation): nothing left this process, so nothing can land.
+    // The adapter refused before any node saw the bytes (a BroadcastRefusal, src/chains/adapter.ts): nothing left
+    // this process, so nothing can land. A node's judgement (Solana's simulation) is asked before signing, never
+    // of the signed bytes: signed bytes a node has seen may land whatever it answered.
     if (isBroadcastRefusal(error)) return await fail(run, `${at.stepId} ${signed.txHash} not sent: ${shortErrorMessage(error)}`);
     // Any other error answer is not a refusal: the node may have taken the transaction anyway (a transport retry
     // answered "already known" or "nonce too low" for our own transaction, a timeout, a backend that lags on

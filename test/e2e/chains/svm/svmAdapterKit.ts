@@ -52,6 +52,8 @@ export interface RpcTap {
   fetch: typeof globalThis.fetch;
   /** Methods in call order (a batch adds each of its methods). */
   calls: string[];
+  /** The requests in call order: method and params as sent. */
+  requests: { method: string; params: unknown }[];
   /** Rewrites answers to `method` until cleared (`undefined`). */
   rewrite(method: string, fn: ((body: RpcBody, params: unknown) => RpcBody) | undefined): void;
 }
@@ -59,11 +61,13 @@ export interface RpcTap {
 /** A tap over the global fetch. */
 export function rpcTap(): RpcTap {
   const calls: string[] = [];
+  const requests: { method: string; params: unknown }[] = [];
   const rewrites = new Map<string, (body: RpcBody, params: unknown) => RpcBody>();
   const tapped: typeof globalThis.fetch = async (input, init) => {
     const request = JSON.parse(String(init?.body)) as { method: string; params?: unknown } | { method: string }[]; // web3.js posts JSON-RPC
     const list = Array.isArray(request) ? request : [request];
     calls.push(...list.map((r) => r.method));
+    requests.push(...list.map((r) => ({ method: r.method, params: 'params' in r ? r.params : undefined })));
     const response = await fetch(input, init);
     const single = Array.isArray(request) ? undefined : request;
     const fn = single ? rewrites.get(single.method) : undefined;
@@ -77,6 +81,7 @@ export function rpcTap(): RpcTap {
   return {
     fetch: tapped,
     calls,
+    requests,
     rewrite: (method, fn) => void (fn ? rewrites.set(method, fn) : rewrites.delete(method)),
   };
 }

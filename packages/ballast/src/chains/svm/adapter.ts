@@ -2,8 +2,9 @@
  * The Solana {@link ChainAdapter} (API `vmType` `svm`): one @solana/web3.js `Connection` and local ed25519 key
  * pairs behind the chain-adapter seam. Balances of SOL and SPL / Token-2022 tokens in one `getMultipleAccounts`
  * round trip at one slot; lookup tables read on chain for the verifier and again for signing; step items
- * signed as v0 transactions of exactly their instructions with a fresh blockhash, written ahead with that
- * blockhash's last valid block height; a lost transaction proven unable to land once that height has passed;
+ * signed as v0 transactions of exactly their instructions with a fresh blockhash, once their unsigned message
+ * passed a simulation, written ahead with that blockhash's last valid block height; sent without a preflight,
+ * never refused once signed; a lost transaction proven unable to land once that height has passed;
  * forks seen by signature status; deposits found by the depository's `DepositEvent` logs.
  *
  * A *block* is a slot here; a transaction counts as mined once `confirmed` and as final at
@@ -21,7 +22,6 @@ import { readSvmBalances, readSvmDecimals } from './readBalances.ts';
 import { createSvmRpc, nodeWords, type SvmFinality, type SvmRpc } from './rpc.ts';
 import { readSignatureStatus } from './signatureStatus.ts';
 import { signSvmStepItem } from './signStepItem.ts';
-import { simulateBeforeSend } from './simulate.ts';
 import { lookupSvmTx, recheckSvmTx, waitForSvmInclusion } from './txState.ts';
 import { validateSvmAddress } from './validateAddress.ts';
 import { signSvmWithdrawalDigest } from './withdrawalSigning.ts';
@@ -151,15 +151,16 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
       return { chainId, txHash: signed.signature, rawTx: signed.rawTx, request: signed.request };
     },
     async broadcast(rawTx) {
-      // Simulated first (src/chains/svm/simulate.ts): a transaction that would fail is refused here, nothing
-      // sent, no fee paid (SVM_SIMULATION_FAILED, a BroadcastRefusal with the program logs). The send then skips
-      // the node's preflight, which would only repeat that simulation (and on a backend that lags refuse it with
-      // "Blockhash not found" although another backend may already have it).
-      // maxRetries 0: the node forwards it once and does not keep re-sending in the background; Ballast
-      // re-sends the recorded bytes itself through reconciliation (src/cycle/reconcile.ts), within the order's
-      // deadline, and proves a lost one dropped by its blockhash's expiry.
-      const { bytes, tx, signature: expected } = decodeRaw(rawTx);
-      await simulateBeforeSend(rpc, tx, expected, 'confirmed'); // recent state; the blockhash (read at `commitment`) is known there
+      // Sent as is: never simulated here. The message was simulated unsigned before it was signed
+      // (src/chains/svm/simulate.ts); signed bytes handed to any node, for a simulation too, may land until their
+      // blockhash expires, so no answer here proves "not sent" and this never throws a BroadcastRefusal. Every
+      // error leaves the outcome unknown: the transfer stays in flight until `lookup` proves the blockhash
+      // expired (`dropped`) or finds the transaction. skipPreflight: the node's own preflight would simulate the
+      // signed bytes again, and on a backend that lags refuse them with "Blockhash not found" while another
+      // backend may already have them. maxRetries 0: the node forwards it once and does not keep re-sending in the
+      // background; Ballast re-sends the recorded bytes itself through reconciliation (src/cycle/reconcile.ts),
+      // within the order's deadline, and proves a lost one dropped by its blockhash's expiry.
+      const { bytes, signature: expected } = decodeRaw(rawTx);
       const answer = await rpc.call('sendTransaction', (c) => c.sendRawTransaction(bytes, { skipPreflight: true, maxRetries: 0 }));
       if (answer !== expected)
         throw new SvmAdapterError(`${rpc.at} answered sendTransaction with ${answer.slice(0, 90)}, not the signature ${expected}`);
@@ -199,17 +200,17 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
 }
 
 /**
- * The wire bytes of a base64 transaction, the transaction and its first signature, base58 (the transaction id).
+ * The wire bytes of a base64 transaction and its first signature, base58 (the transaction id).
  *
  * @throws SvmAdapterError when `rawTx` is not a signed Solana transaction (nothing is sent)
  */
-function decodeRaw(rawTx: string): { bytes: Uint8Array; tx: VersionedTransaction; signature: string } {
+function decodeRaw(rawTx: string): { bytes: Uint8Array; signature: string } {
   try {
     const bytes = base64.decode(rawTx);
     const tx = VersionedTransaction.deserialize(bytes);
     const first = tx.signatures[0];
     if (first === undefined) throw new Error('it carries no signature');
-    return { bytes, tx, signature: base58.encode(first) };
+    return { bytes, signature: base58.encode(first) };
   } catch (error) {
     throw new SvmAdapterError(`not a signed Solana transaction in base64: ${nodeWords(error)}; nothing was sent`, { cause: error });
   }

@@ -21,7 +21,9 @@ export class SvmRpcError extends BallastError {
 
 /**
  * The adapter refused to sign: unknown wallet, step data that is not Solana instructions, a lookup table that
- * cannot be read, a transaction that needs another signer or exceeds 1232 bytes. Nothing was sent.
+ * cannot be read, a transaction that needs another signer or exceeds 1232 bytes. Nothing was sent. Also thrown by
+ * `broadcast` for raw bytes that are not a signed transaction (nothing sent; not a refusal: the outcome is read
+ * from the chain).
  */
 export class SvmAdapterError extends BallastError {
   readonly code = 'SVM_ADAPTER_REFUSED';
@@ -49,14 +51,14 @@ export class SvmDepositSearchIncompleteError extends BallastError {
 }
 
 /**
- * `broadcast` simulated the exact signed transaction (`simulateTransaction`) and the simulation failed, so the
- * transaction was NOT sent and no fee was paid (a `BroadcastRefusal`, src/chains/adapter.ts). `err` is the
- * node's transaction error, `logs` the program logs of the simulation (the message holds their last lines).
- * A `BlockhashNotFound` answer may come from a node that lags; the transaction is still not sent.
+ * Signing refused: the unsigned message about to be signed was simulated (`simulateTransaction`, `sigVerify`
+ * false, `replaceRecentBlockhash`; src/chains/svm/simulate.ts) and the simulation failed, so no signature was
+ * made: nothing exists that could land, nothing was sent, no fee was paid. `err` is the node's transaction
+ * error, `logs` the program logs of the simulation (the message holds their last lines). Thrown by `sign`, never
+ * by `broadcast`: a signed transaction is never simulated, because a node that saw it may forward it.
  */
 export class SvmSimulationFailedError extends BallastError {
   readonly code = 'SVM_SIMULATION_FAILED';
-  readonly notSent = true as const;
   readonly err: unknown;
   readonly logs: readonly string[];
 

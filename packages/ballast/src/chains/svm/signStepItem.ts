@@ -4,7 +4,10 @@
  * from the node at the configured commitment; compiled as a v0 message against the lookup tables the item
  * names, read on chain right now (`buildSvmV0Transaction`, the builder the verifier measured). Before signing
  * it checks that the message needs no other signature, that every compiled instruction resolves back to the
- * item's instruction (program, accounts in order, data) and that the wire size is at most 1232 bytes.
+ * item's instruction (program, accounts in order, data) and that the wire size is at most 1232 bytes. Last, the
+ * message is simulated unsigned (src/chains/svm/simulate.ts): only a message the node runs successfully, on a
+ * node at least as far along as the slot its blockhash was read at, is signed. Until then no signature exists,
+ * so any refusal here leaves nothing that could land.
  */
 import { type Keypair } from '@solana/web3.js';
 import { base58, base64 } from '@scure/base';
@@ -21,6 +24,7 @@ import {
 import { SvmAdapterError } from './errors.ts';
 import { readLookupTables } from './lookupTables.ts';
 import type { SvmFinality, SvmRpc } from './rpc.ts';
+import { simulateBeforeSigning } from './simulate.ts';
 import { svmTxRecord } from './txRecord.ts';
 
 /** A signed Solana transaction: base58 signature, base64 wire bytes and the write-ahead record. */
@@ -51,7 +55,9 @@ function sameInstruction(resolved: SvmResolvedInstruction, want: SvmInstruction 
  * @returns the signed transaction; nothing is sent
  * @throws SvmAdapterError when the item's data is not Solana step data, a named lookup table cannot be used,
  *   the message needs another signer, does not resolve back to the item, or exceeds 1232 bytes
- * @throws SvmRpcError when the node cannot be read (tables, blockhash)
+ * @throws SvmSimulationFailedError when the unsigned message's simulation fails (nothing signed)
+ * @throws SvmRpcError when the node cannot be read (tables, blockhash) or could not simulate the message (a node
+ *   behind the blockhash's slot included); nothing is signed
  */
 export async function signSvmStepItem(
   rpc: SvmRpc,
@@ -96,6 +102,8 @@ export async function signSvmStepItem(
       `${where}: the transaction is ${size} bytes, ${size - SOLANA_TX_MAX_BYTES} over the ${SOLANA_TX_MAX_BYTES}-byte limit; nothing is signed`,
     );
   }
+  // The blockhash and the tables were read at `latest.context.slot` (tables first, at the same commitment).
+  await simulateBeforeSigning(rpc, message, { where, minContextSlot: latest.context.slot });
   tx.sign([keypair]);
   const signature = tx.signatures[0];
   if (signature === undefined) throw new SvmAdapterError(`${where}: web3.js produced no signature`);
