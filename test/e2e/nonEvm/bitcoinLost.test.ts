@@ -8,12 +8,18 @@
  *   the replacement is mined at the reorg depth, and no deposit for the order is proven twice, is the transfer
  *   failed and the need paid again: exactly one deposit reaches the depository;
  * - a deposit still in the mempool past its deadline is replaced there by fee and can never come back;
+ * - a deposit ended by our own cancel is failed even when the depository is too busy for a search to prove anything;
+ * - a cancel a reorg removed, with the deposit mined in its place, loses its receipt, and the ledger counts the deposit;
  * - under the kill switch, nothing is sent again and nothing is signed.
  */
+import { address as btcAddress, networks, Psbt } from 'bitcoinjs-lib';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ESPLORA_MEMPOOL_PAGE } from '../../../packages/ballast/src/chains/bvm/findDeposit.ts';
 import { ABSENCE_RECHECK_MS } from '../../../packages/ballast/src/cycle/reconcile.ts';
+import type { BitcoinSandboxNode } from '../../../packages/sandbox/src/bvm/startEsploraNode.ts';
+import { regtestKey } from '../chains/bvm/harness.ts';
 import { getTransfer, listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
 import { getLedgerEntry } from '../../../packages/ballast/src/store/ledger.ts';
 import { sandboxPerTest, tempDir } from '../helpers/sandboxBallast.ts';
@@ -72,6 +78,34 @@ async function cycleUntilSuccess(t: Awaited<ReturnType<typeof start>>['t'], id: 
 }
 
 const depositsTo = (s: Awaited<ReturnType<typeof start>>['s']) => s.bitcoin!.node.listPayments(s.bitcoin!.depository);
+
+/**
+ * `n` coins of a stranger's wallet, mined, and the payments to a depository each of them makes (signed, not sent):
+ * one funding transaction fans out into `n` outputs, so the payments do not depend on each other.
+ */
+function strangerCoins(node: BitcoinSandboxNode, n: number): { payments(depository: string): string[] } {
+  const key = regtestKey('p2wpkh', 0x5e);
+  const script = btcAddress.toOutputScript(key.address, networks.regtest);
+  const funded = BigInt(n) * 1_000_000n + 20_000n; // 20,000 sat of fee for the fan-out
+  const funding = node.faucet(key.address, funded);
+  const fan = new Psbt({ network: networks.regtest });
+  fan.addInput({ hash: funding.txid, index: funding.vout, witnessUtxo: { script, value: funded } });
+  for (let i = 0; i < n; i++) fan.addOutput({ script, value: 1_000_000n });
+  fan.signAllInputs(key.signer).finalizeAllInputs();
+  const fanTx = fan.extractTransaction();
+  node.broadcast(fanTx.toHex());
+  node.mine(1);
+  return {
+    payments: (depository) =>
+      Array.from({ length: n }, (_, i) => {
+        const pay = new Psbt({ network: networks.regtest });
+        pay.addInput({ hash: fanTx.getId(), index: i, witnessUtxo: { script, value: 1_000_000n } });
+        pay.addOutput({ address: depository, value: 990_000n });
+        pay.signAllInputs(key.signer).finalizeAllInputs();
+        return pay.extractTransaction().toHex();
+      }),
+  };
+}
 
 describe('a Bitcoin deposit the node lost', () => {
   it('is sent again exactly as signed while its deadline allows, and lands', { timeout: TIMEOUT_MS }, async () => {
@@ -191,6 +225,74 @@ describe('a Bitcoin deposit the node lost', () => {
           blockNumber: BigInt(node.tipHeight() - 5),
         });
         expect(depositsTo(s).map((p) => p.txid)).not.toContain(deposit.txHash);
+      } finally {
+        await t.ballast.close();
+      }
+    },
+  );
+
+  it(
+    'ended by our own cancel is failed even when the depository is too busy to search (50 strangers in its mempool)',
+    { timeout: TIMEOUT_MS },
+    async () => {
+      const { s, t, advance } = await start();
+      const node = s.bitcoin!.node;
+      try {
+        const strangers = strangerCoins(node, ESPLORA_MEMPOOL_PAGE); // mined before Ballast's deposit
+        await t.ballast.runCycle('once');
+        const [row] = await listRecentTransfers(t.ballast.db, 1);
+        advance((FIRST_DEADLINE_SEC + 60) * 1000);
+        s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 });
+        await t.ballast.runCycle('once'); // the cancel replaces the deposit in the mempool
+        node.mine(6);
+        // The depository is busy: as many unconfirmed payments as Esplora lists on a page, so a search of its
+        // transactions can prove nothing absent. Our own cancel, mined deep, spent every input the deposit had.
+        for (const raw of strangers.payments(s.bitcoin!.depository)) node.broadcast(raw);
+        await t.ballast.runCycle('once');
+        advance(ABSENCE_RECHECK_MS + 1_000);
+        await t.ballast.runCycle('once');
+        expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('origin_failed'); // before: in flight for ever
+      } finally {
+        await t.ballast.close();
+      }
+    },
+  );
+
+  it(
+    'whose cancel a reorg removed and that was mined instead is tracked on; the ledger counts the deposit, not the cancel',
+    { timeout: TIMEOUT_MS },
+    async () => {
+      const { s, t, advance } = await start();
+      const node = s.bitcoin!.node;
+      try {
+        await t.ballast.runCycle('once');
+        const [row] = await listRecentTransfers(t.ballast.db, 1);
+        const deposit = row!.txs[0]!;
+        advance((FIRST_DEADLINE_SEC + 60) * 1000);
+        s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 });
+        await t.ballast.runCycle('once');
+        const cancel = (await getTransfer(t.ballast.db, row!.id))!.cancels[0]!;
+        node.mine(1);
+        await t.ballast.runCycle('once'); // the cancel's receipt is recorded (one block deep: no proof yet)
+        expect((await getTransfer(t.ballast.db, row!.id))!.cancels[0]!.status).toBe('confirmed');
+        // A reorg takes the cancel out; another node's copy of the deposit is mined in its place.
+        node.invalidateTip();
+        node.evict(cancel.txHash);
+        node.broadcast(deposit.rawTx);
+        node.mine(1);
+        await t.ballast.runCycle('once');
+        const after = (await getTransfer(t.ballast.db, row!.id))!;
+        expect(after.status).not.toBe('origin_failed');
+        expect(after.cancels[0]).toMatchObject({ txHash: cancel.txHash, status: 'sent', blockNumber: null }); // reorged
+        node.mine(3);
+        const until = Date.now() + 60_000; // the sandbox refunds a deposit mined after its deadline, on its own schedule
+        while (!['refund', 'success', 'failure'].includes((await getTransfer(t.ballast.db, row!.id))!.status) && Date.now() < until) {
+          await t.ballast.runCycle('once');
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        const entry = await getLedgerEntry(t.ballast.db, row!.id);
+        const feeOf = (x: { request: unknown }) => BigInt((x.request as { fee: string }).fee); // bvmTxRecord writes fee
+        expect(entry).toMatchObject({ gasPaid: feeOf(deposit) }); // before: null, read from the vanished cancel
       } finally {
         await t.ballast.close();
       }

@@ -230,6 +230,9 @@ describe('bvm chain', () => {
       maxMinerFeeSats: 100_000n,
       maxMinerFeeBps: 500,
       requireReplaceable: true,
+      maxCancelFeeSats: 100_000n, // maxMinerFeeSats
+      cancelRepriceAfterBlocks: 2,
+      allowOwnUnconfirmedInputs: false, // confirmed inputs only
       inclusionWaitSec: 60,
     });
   });
@@ -260,6 +263,13 @@ describe('bvm chain', () => {
       maxMinerFeeSats: 50_000n,
       maxMinerFeeBps: 250,
       requireReplaceable: false,
+      maxCancelFeeSats: 50_000n, // follows maxMinerFeeSats unless set
+    });
+    Object.assign(c.chains.bitcoin, { maxCancelFeeSats: '80000', cancelRepriceAfterBlocks: 4, allowOwnUnconfirmedInputs: true });
+    expect(vmOf(loadConfig(tmp.write(c), MULTI_ENV).chains.bitcoin, 'bvm')).toMatchObject({
+      maxCancelFeeSats: 80_000n,
+      cancelRepriceAfterBlocks: 4,
+      allowOwnUnconfirmedInputs: true,
     });
   });
 
@@ -325,6 +335,14 @@ describe('bvm chain', () => {
       'a numeric miner-fee cap',
       (c: any) => (c.chains.bitcoin.maxMinerFeeSats = 100000),
       ['chains.bitcoin.maxMinerFeeSats: write maxMinerFeeSats as a quoted decimal integer string, e.g. "100000"'],
+    ],
+    [
+      'a numeric cancel cap and a re-price after 0 blocks',
+      (c: any) => Object.assign(c.chains.bitcoin, { maxCancelFeeSats: 100000, cancelRepriceAfterBlocks: 0 }),
+      [
+        'chains.bitcoin.maxCancelFeeSats: write maxCancelFeeSats as a quoted decimal integer string, e.g. "100000"',
+        'chains.bitcoin.cancelRepriceAfterBlocks: cancelRepriceAfterBlocks must be at least 1 block',
+      ],
     ],
     [
       'a fractional miner-fee share',

@@ -1,15 +1,15 @@
 /**
  * reconcileOrigins (src/cycle/reconcile.ts) on its own: a process dies right after the node accepted the deposit
  * (before the store says `sent`), leaving the transfer `broadcast`; once the deposit is mined on the in-memory
- * chain, reconciliation finds it and moves the transfer to `deposited`. A transfer that is not `prepared` or
- * `broadcast` is left alone.
+ * chain, reconciliation finds it and moves the transfer to `deposited`. A deposit whose send was lost is sent again
+ * only by a replica that leads. A transfer that is not `prepared` or `broadcast` is left alone.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { armCrashPoints, type CrashPoint } from '../../../packages/ballast/src/core/crashPoints.ts';
 import { processTransfer } from '../../../packages/ballast/src/cycle/processTransfer.ts';
 import { reconcileOrigins } from '../../../packages/ballast/src/cycle/reconcile.ts';
 import { getTransfer, listInFlightTransfers } from '../../../packages/ballast/src/store/transfers.ts';
-import { pipelineSuite, processArgs, trackingDeps, type PipelineWorld } from './pipelineWorld.ts';
+import { oneNeed, pipelineSuite, processArgs, trackingDeps, type PipelineWorld } from './pipelineWorld.ts';
 
 const suite = pipelineSuite();
 afterEach(() => armCrashPoints(null)); // runs before the suite closes the world
@@ -39,6 +39,24 @@ describe('reconcileOrigins', () => {
     expect(left?.txs.map((t) => t.status)).toEqual(['confirmed', 'signed']);
     w.world.advance(20_000); // the node mines what it accepted
     await reconcileOrigins(trackingDeps(w), [left!]);
+    expect((await getTransfer(w.db, left!.id))?.status).toBe('deposited');
+  });
+
+  it('sends a lost deposit again only while this replica leads', async () => {
+    // The deposit's send is lost (the node never took it): the transfer stays in flight, unknown to the node.
+    const w = await suite.world('reconcile-leading', { schedule: oneNeed({ sendFaults: [{ at: 1, fault: 'lost' }] }) });
+    await processTransfer(w.deps, processArgs(w, 'execute'));
+    const [left] = await listInFlightTransfers(w.db);
+    expect(left?.txs.at(-1)?.status).toBe('signed');
+    const sends = w.world.counters.sends;
+    w.world.advance(20_000);
+    await reconcileOrigins({ ...trackingDeps(w), leading: () => false }, [left!]);
+    expect(w.world.counters.sends).toBe(sends); // a follower sends nothing
+    expect((await getTransfer(w.db, left!.id))?.status).toBe(left!.status);
+    await reconcileOrigins({ ...trackingDeps(w), leading: () => true }, [left!]);
+    expect(w.world.counters.sends).toBe(sends + 1); // the leader sends the recorded bytes again
+    w.world.advance(20_000);
+    await reconcileOrigins(trackingDeps(w), [(await getTransfer(w.db, left!.id))!]);
     expect((await getTransfer(w.db, left!.id))?.status).toBe('deposited');
   });
 

@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { originFailurePauses, withoutPausedRoutes } from '../../../packages/ballast/src/cycle/pausedRoutes.ts';
 import type { SqliteStoreDb } from '../../../packages/ballast/src/store/sqliteDb.ts';
 import { listOriginFailureStreaks, resolveFailure } from '../../../packages/ballast/src/store/failures.ts';
+import { CANCEL_STEP_SUFFIX } from '../../../packages/ballast/src/store/transferRows.ts';
 import {
+  addTransferTx,
   createTransfer,
   markTxConfirmed,
   markTxSent,
@@ -26,8 +28,15 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 let n = 0;
-/** A one-transaction transfer ending as `end` says: reverted on chain, never sent, or deposited. */
-async function transfer(end: 'reverted' | 'unsent' | 'deposited', over: Partial<NewTransfer> = {}): Promise<number> {
+/**
+ * A one-transaction transfer ending as `end` says: reverted on chain, never sent, deposited, or (Bitcoin) a deposit
+ * that missed its deadline and was ended by a cancel of ours, mined (`cancelled`) or still unmined when the
+ * deposit was proven dead by another spend (`cancelUnmined`).
+ */
+async function transfer(
+  end: 'reverted' | 'unsent' | 'deposited' | 'cancelled' | 'cancelUnmined',
+  over: Partial<NewTransfer> = {},
+): Promise<number> {
   n += 1;
   const base = await newTransfer(db, over);
   const hex = n.toString(16).padStart(2, '0');
@@ -42,6 +51,21 @@ async function transfer(end: 'reverted' | 'unsent' | 'deposited', over: Partial<
   }
   await markTxSent(db, txIds[0]!, 3_000);
   await transitionTransfer(db, transferId, 'prepared', 'broadcast', { nowMs: 3_000 });
+  if (end === 'cancelled' || end === 'cancelUnmined') {
+    const cancelId = await addTransferTx(db, transferId, {
+      stepId: `deposit${CANCEL_STEP_SUFFIX}`,
+      itemIndex: 0,
+      chainId: base.originChainId,
+      request: { replaces: `0x${hex.repeat(32)}` },
+      txHash: `0x${'c'.repeat(62)}${hex}`,
+      rawTx: '00',
+      nowMs: 3_500,
+    });
+    await markTxSent(db, cancelId, 3_500);
+    if (end === 'cancelled') await markTxConfirmed(db, cancelId, { status: 'confirmed', blockNumber: 11, nowMs: 4_000 });
+    await transitionTransfer(db, transferId, 'broadcast', 'origin_failed', { nowMs: 4_500, error: 'deposit never mined: cancelled' });
+    return transferId;
+  }
   await markTxConfirmed(db, txIds[0]!, { status: end === 'reverted' ? 'reverted' : 'confirmed', blockNumber: 10, nowMs: 4_000 });
   if (end === 'reverted')
     await transitionTransfer(db, transferId, 'broadcast', 'origin_failed', { nowMs: 4_000, error: 'deposit reverted' });
@@ -84,6 +108,16 @@ describe('listOriginFailureStreaks', () => {
     expect(filtered.decisions[0]).toMatchObject({ kind: 'route_paused' });
     expect(filtered.decisions[0]!.detail).toContain(`transfers ${a}, ${b} failed on chain, 2 in a row`);
     expect(filtered.decisions[0]!.detail).toContain(`ballast resume --transfer ${b}`);
+  });
+
+  it('a Bitcoin deposit ended by our mined cancel paid twice for nothing and counts; an unmined cancel does not', async () => {
+    const a = await transfer('cancelled');
+    await transfer('cancelUnmined'); // another spend ended the deposit: our cancel paid nothing
+    const b = await transfer('cancelled');
+    expect(await ids()).toEqual([a, b]);
+    expect(originFailurePauses(await listOriginFailureStreaks(db), 2)).toMatchObject([{ transferIds: [a, b], reason: 'originFailures' }]);
+    expect(await resolveFailure(db, b, 'market fixed', 9_000)).toEqual([a, b]);
+    expect(await ids()).toEqual([]);
   });
 
   it('resolveFailure on the last one resolves the route’s streak, and only that route’s', async () => {

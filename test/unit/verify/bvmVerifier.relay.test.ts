@@ -219,23 +219,35 @@ describe('locktime', () => {
 });
 
 describe('origin-inputs: unconfirmed parents and our in-flight deposits', () => {
-  const unconfirmed = (parentOurs?: boolean): BitcoinUtxo[] => [
-    { ...c.utxos[0]!, confirmed: false, ...(parentOurs === undefined ? {} : { parentOurs }) },
+  const unconfirmed = (parentOurs?: boolean, parentTracked = true): BitcoinUtxo[] => [
+    { ...c.utxos[0]!, confirmed: false, ...(parentOurs === undefined ? {} : { parentOurs, parentTracked }) },
     c.utxos[1]!,
   ];
+  const allow = { limits: { ...DEFAULT_DEPOSIT_LIMITS, bvmAllowOwnUnconfirmedInputs: true } };
   const at0 = `input 0 (${'a1'.repeat(32)}:0)`;
 
-  it("an unconfirmed output of a stranger's transaction is refused", () => {
-    const result = run(standardSpec(c), {}, { utxos: unconfirmed(false) });
+  it('confirmed outputs only by default, whoever made the unconfirmed one', () => {
+    const result = run(standardSpec(c), {}, { utxos: unconfirmed(true) });
+    expect(failing(result)).toEqual(['origin-inputs']);
+    expect(detail(result, 'origin-inputs')).toBe(
+      `${at0} spends an unconfirmed output of ${'a1'.repeat(32)}; deposits spend confirmed outputs only (chains.<name>.allowOwnUnconfirmedInputs is off), so no deposit hangs on another transaction's fate`,
+    );
+  });
+
+  it("allowed: an unconfirmed output of a stranger's transaction is still refused", () => {
+    const result = run(standardSpec(c), allow, { utxos: unconfirmed(false) });
     expect(failing(result)).toEqual(['origin-inputs']);
     expect(detail(result, 'origin-inputs')).toBe(
       `${at0} spends an unconfirmed output of a transaction that is not ours (an input of ${'a1'.repeat(32)} spends another script); a stranger would decide when our deposit confirms`,
     );
   });
 
-  it('our own unconfirmed change is allowed; an unconfirmed output whose parent was not read is refused', () => {
-    expect(failing(run(standardSpec(c), {}, { utxos: unconfirmed(true) }))).toEqual([]);
-    expect(detail(run(standardSpec(c), {}, { utxos: unconfirmed() }), 'origin-inputs')).toContain(
+  it('allowed: our own change of a transaction in flight passes; untracked or unread parents are refused', () => {
+    expect(failing(run(standardSpec(c), allow, { utxos: unconfirmed(true) }))).toEqual([]);
+    expect(detail(run(standardSpec(c), allow, { utxos: unconfirmed(true, false) }), 'origin-inputs')).toContain(
+      'which is no deposit or cancel of ours in flight',
+    );
+    expect(detail(run(standardSpec(c), allow, { utxos: unconfirmed() }), 'origin-inputs')).toContain(
       `${at0} spends an unconfirmed output whose parent transaction ${'a1'.repeat(32)} was not read`,
     );
   });

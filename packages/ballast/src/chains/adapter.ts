@@ -58,9 +58,11 @@ export type Inclusion = ({ kind: 'mined' } & Mined) | { kind: 'replaced'; by: st
 
 /**
  * What the chain says of one recorded transaction: mined; held by the node (`pending`); provably never able to
- * land (`dropped`); or unknown to the node (it may land if sent again).
+ * land (`dropped`, with `by`: the mined transaction that took its place, when the proof names one); or unknown to
+ * the node (it may land if sent again).
  */
-export type TxLookup = ({ state: 'mined' } & Mined) | { state: 'pending'; detail?: string } | { state: 'dropped' | 'unknown' };
+export type TxLookup =
+  ({ state: 'mined' } & Mined) | { state: 'pending'; detail?: string } | { state: 'dropped'; by?: string } | { state: 'unknown' };
 
 /** A recorded origin transaction as the store holds it. */
 export interface RecordedTx {

@@ -37,23 +37,61 @@ export interface StallPolicy {
 }
 
 /**
+ * A cancel signed by {@link DepositCanceller.cancel}: the transaction to write ahead and send, its miner fee
+ * (satoshis) and whether the fee the market asked for was above the cancel caps, so the cancel pays the cap
+ * (`capped`: it may stay unmined; the transfer is flagged for an operator).
+ */
+export interface SignedCancel {
+  signed: SignedOriginTx;
+  feeSat: bigint;
+  /** The fee the market and BIP-125 asked for; above `feeSat` when `capped`. */
+  wantedSat: bigint;
+  capped: boolean;
+}
+
+/**
+ * What {@link DepositCanceller.cancel} did: signed a cancel; found no cancel possible within the caps (`atCap`,
+ * nothing signed, with why); or found the deposit's end decided by an unmined parent of ours (`waitsForParent`,
+ * nothing signed: the parent's own cancel or confirmation decides, and a dead parent proves the deposit dead).
+ */
+export type CancelResult =
+  ({ kind: 'signed' } & SignedCancel) | { kind: 'atCap'; detail: string } | { kind: 'waitsForParent'; detail: string };
+
+/** How the node answered a cancel sent to it: accepted into its mempool, or refused with its reason. */
+export type CancelSendResult = { accepted: true } | { accepted: false; reason: string };
+
+/**
  * Ending an unmined deposit of ours for good where a passed deadline cannot (Bitcoin). Part of the money-path
  * contract of {@link AbsenceProver}: the cancel must be mined at the reorg depth before `lookup` says `dropped`.
  */
 export interface DepositCanceller {
   /**
    * Signs a transaction that ends an unmined deposit of ours for good: it spends every input of `tx` back to
-   * `user`'s own address at a fee that replaces it in any mempool (BIP-125 rules 3 and 4: at least the
-   * original's absolute fee plus the incremental relay fee of 1 sat/vB × its own vsize, and a higher fee rate),
-   * signalling replaceability itself. Once it is mined at the reorg depth, `lookup` of `tx` answers `dropped`.
-   * Like `sign`, the result is written ahead and then sent with `broadcast`. Present only where a passed
-   * deadline cannot end a transaction (Bitcoin).
+   * `user`'s own address, signalling replaceability itself, at a fee that replaces the deposit and every cancel
+   * signed before it (`earlier`) in any mempool (BIP-125 rules 3, 4 and 6, descendants counted) and that the
+   * market asks to confirm within one or two blocks, within the cancel caps (Bitcoin: `maxCancelFeeSats`,
+   * `maxFeeRateSatPerVb`). A re-priced cancel also pays at least 1.5 × the last one, so re-pricing reaches the
+   * cap in a bounded number of steps. Once a cancel is mined at the reorg depth, `lookup` of `tx` answers
+   * `dropped`. Like `sign`, the result is written ahead and then sent with {@link send}. Present only where a
+   * passed deadline cannot end a transaction (Bitcoin).
    *
    * @param user the depositing wallet's address (the transfer's `user`)
+   * @param earlier the cancels of `tx` signed before, oldest first
    * @throws when `user` is not one of this chain's signers, an input cannot be read, or what is left after
    *   the fee would be dust (nothing was signed)
    */
-  cancel(user: string, tx: RecordedTx): Promise<SignedOriginTx>;
+  cancel(user: string, tx: RecordedTx, earlier: readonly RecordedTx[]): Promise<CancelResult>;
+  /**
+   * Sends a signed cancel. @returns accepted, or refused with the node's reason (BIP-125 rules, the mempool's
+   * minimum fee)
+   * @throws when the node could not be asked (the outcome is unknown)
+   */
+  send(rawTx: string): Promise<CancelSendResult>;
+  /**
+   * Whether a cancel still unmined is due to be re-priced: `cancelRepriceAfterBlocks` blocks have passed since it
+   * was signed. @throws on node errors
+   */
+  repriceDue(cancel: RecordedTx): Promise<boolean>;
 }
 
 /** Signing withdrawal-request digests as a deposit owner (EVM, Solana). */

@@ -211,11 +211,29 @@ export const BvmChainSchema = z
       .max(10_000, 'minFeeRateSatPerVb must be at most 10000 sat/vB')
       .default(DEFAULT_BVM_MIN_FEE_RATE_SAT_PER_VB)
       .describe(
-        "refuse a deposit paying less than this fee rate, in sat/vB; raised to the Esplora node's estimate for its slowest target (GET /fee-estimates) when that can be read",
+        "refuse a deposit paying less than this fee rate, in sat/vB; raised to the Esplora node's estimate (GET /fee-estimates) for the blocks the order's deadline leaves, when that can be read",
       ),
     maxMinerFeeSats: baseUnits('maxMinerFeeSats', DEFAULT_BVM_MAX_MINER_FEE_SATS)
       .default(DEFAULT_BVM_MAX_MINER_FEE_SATS)
       .describe('refuse a deposit whose miner fee (inputs − outputs) is above this many satoshis (decimal integer string)'),
+    maxCancelFeeSats: baseUnits('maxCancelFeeSats', DEFAULT_BVM_MAX_MINER_FEE_SATS)
+      .optional()
+      .describe(
+        'largest miner fee of a transaction ending an unwanted deposit (a cancel spending its inputs back to the wallet), re-priced up to this many satoshis; default maxMinerFeeSats (decimal integer string)',
+      ),
+    cancelRepriceAfterBlocks: z
+      .number({ error: 'expected a whole number of blocks, e.g. 2' })
+      .int('cancelRepriceAfterBlocks must be a whole number of blocks')
+      .min(1, 'cancelRepriceAfterBlocks must be at least 1 block')
+      .max(1_000, 'cancelRepriceAfterBlocks must be at most 1000 blocks')
+      .default(2)
+      .describe('blocks a cancel may stay unmined before it is replaced by one paying the current market rate (up to maxCancelFeeSats)'),
+    allowOwnUnconfirmedInputs: z
+      .boolean({ error: 'expected true or false' })
+      .default(false)
+      .describe(
+        "let a deposit spend our own unconfirmed change (of a deposit or cancel Ballast still tracks); off: deposits spend confirmed outputs only, so no deposit hangs on another one's fate",
+      ),
     maxMinerFeeBps: z
       .number({ error: 'expected a whole number of basis points, e.g. 500' })
       .int('maxMinerFeeBps must be a whole number of basis points')

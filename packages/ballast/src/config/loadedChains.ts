@@ -75,7 +75,7 @@ export interface LoadedBvmChain {
   minerFeeReserveSats: bigint;
   /** Largest fee rate Ballast signs, in sat/vB. */
   maxFeeRateSatPerVb: number;
-  /** Lowest fee rate of a deposit, in sat/vB (raised to the node's slowest-target estimate). */
+  /** Lowest fee rate of a deposit, in sat/vB (raised to the node's estimate for the order's deadline). */
   minFeeRateSatPerVb: number;
   /** Largest miner fee of a deposit, in satoshis. */
   maxMinerFeeSats: bigint;
@@ -83,6 +83,12 @@ export interface LoadedBvmChain {
   maxMinerFeeBps: number;
   /** Whether deposit inputs must signal BIP-125 replaceability. */
   requireReplaceable: boolean;
+  /** Largest miner fee of a cancel (a replacement ending an unwanted deposit), in satoshis; default `maxMinerFeeSats`. */
+  maxCancelFeeSats: bigint;
+  /** Blocks a cancel may stay unmined before it is re-priced. */
+  cancelRepriceAfterBlocks: number;
+  /** Whether a deposit may spend our own unconfirmed change (of a transaction Ballast still tracks). */
+  allowOwnUnconfirmedInputs: boolean;
   /** Seconds a cycle waits for a broadcast transaction to be mined before leaving it in flight. */
   inclusionWaitSec: number;
   /** Native balance below which a signer wallet is flagged, whole units (decimal string). */
@@ -160,6 +166,9 @@ export function buildLoadedChain(name: string, c: ChainConfig): LoadedChain {
         maxMinerFeeSats: BigInt(c.maxMinerFeeSats),
         maxMinerFeeBps: c.maxMinerFeeBps,
         requireReplaceable: c.requireReplaceable,
+        maxCancelFeeSats: BigInt(c.maxCancelFeeSats ?? c.maxMinerFeeSats),
+        cancelRepriceAfterBlocks: c.cancelRepriceAfterBlocks,
+        allowOwnUnconfirmedInputs: c.allowOwnUnconfirmedInputs,
         inclusionWaitSec: c.inclusionWaitSec,
         ...minGas(c),
       };

@@ -104,9 +104,10 @@ export async function checkQuote(
   const caps = feeCapsFor(policy, planned);
   const minOut = guaranteedOutputFloor(planned, { slippageBps: policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
   const passed: FeeStep = { ...step, fee, minOutRequired: minOut };
-  // Our deposits still in flight from this chain: a Bitcoin PSBT spending one of their inputs is refused.
+  // Our deposits (and their cancels) still in flight from this chain: a Bitcoin PSBT spending one of their inputs
+  // is refused, and only their unconfirmed change may be spent where allowOwnUnconfirmedInputs is set.
   const inFlight = (await listInFlightTransfersFrom(ctx.db, planned.from.chain)).flatMap((t) =>
-    t.txs.map((tx) => ({ txHash: tx.txHash, rawTx: tx.rawTx, request: tx.request })),
+    [...t.txs, ...t.cancels].map((tx) => ({ txHash: tx.txHash, rawTx: tx.rawTx, request: tx.request })),
   );
   const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
   let origin;

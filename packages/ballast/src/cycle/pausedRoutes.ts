@@ -5,10 +5,12 @@
  *   service does" 5), neither at the origin nor at the destination. Planning the same route again would deposit again
  *   for the same need, cycle after cycle.
  * - Origin transactions failing on chain: `policy.pauseRouteAfterOriginFailures` transfers in a row on the route
- *   ended `origin_failed` with a transaction that was mined and failed (reverted), each paying its fee. Whatever
- *   makes them fail (a program that refuses the deposit, a quote shape the chain rejects) is likely to fail the next
- *   one too, so the route stops paying fees every cycle. Failures proven never to have landed (a dropped or unsent
- *   transaction, a refused simulation) cost nothing and do not count.
+ *   ended `origin_failed` with a transaction that was mined and failed (reverted), each paying its fee, or with a
+ *   Bitcoin deposit that missed its deadline and was ended by a mined cancel of ours (a deposit fee and a cancel
+ *   fee). Whatever makes them fail (a program that refuses the deposit, a quote shape the chain rejects, a fee
+ *   market the deposits keep falling under) is likely to fail the next one too, so the route stops paying fees
+ *   every cycle. Failures proven never to have landed (a dropped or unsent transaction, a refused simulation)
+ *   cost nothing and do not count.
  * - A wallet refused by Relay's address screening (src/relay/screening.ts): every route the wallet sends from or
  *   receives on is paused, whatever the asset and chains, because screening judges the address, not the route.
  *   Cleared like a route pause, by an operator: `ballast resume --wallet <name> --note …` (any stage), or

@@ -14,10 +14,12 @@
  *   exists: no depository event with its order id crediting our wallet, and the Relay request not known to
  *   have a deposit. A deposit found there (an operator's speed-up of our deposit, a backend that lagged) is
  *   recorded as the transfer's deposit (`<step>:replacement`) and the transfer goes on as `deposited`;
- * - a Bitcoin deposit that is unmined once its order deadline has passed is ended provably: a replacement of
- *   ours spending its inputs back to our wallet at a higher fee is signed, written ahead (`<step>:cancel`) and
- *   broadcast (src/cycle/endDeposit.ts); only when that is mined at the reorg depth does `lookup` say `dropped`.
- *   A passed deadline proves nothing on Bitcoin or Solana;
+ * - a Bitcoin deposit that is unmined once its order deadline has passed is ended provably: a cancel of ours
+ *   spending its inputs back to our wallet, priced for the market and re-priced up to its cap, is signed,
+ *   written ahead (`<step>:cancel`) and sent (src/cycle/endDeposit.ts); only when one is mined at the reorg depth
+ *   does `lookup` say `dropped`, and then the depository is not searched (the cancel spent every input the deposit
+ *   had). When the deposit is mined instead, a cancel a reorg removed loses its receipt. A passed deadline
+ *   proves nothing on Bitcoin or Solana;
  * - EVM: a transaction the node does not know with an unmined transaction of the transfer signed after it (at a
  *   higher nonce: the deposit after a reorg dropped its approval) proves nothing, deadline or not. That later
  *   transaction, or a replacement of it signed elsewhere (an operator's speed-up, whose hash we cannot look up),
@@ -42,11 +44,12 @@ import {
   type TransferRow,
 } from '../store/transfers.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
+import { sameTxId as sameHash } from '../core/txId.ts';
 import { crashPoint } from '../core/crashPoints.ts';
 import { collectExecutableItems } from '../executor/collectItems.ts';
 import { deadlineRefusal, receiptWaitMs } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
-import { endUnwantedDeposit, recordReplacementsMined } from './endDeposit.ts';
+import { clearCancelsReorged, endUnwantedDeposit, recordReplacementsMined } from './endDeposit.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
 
 /** What origin reconciliation uses: the store, the chain adapters, the kill switch config, the leader check, the Relay client, the logger, metrics and the clock. */
@@ -95,6 +98,11 @@ export const ABSENCE_RECHECK_MS = 15_000;
  * proof either way because a lookup failed or the request names a deposit we cannot see (`unknown`). Hashes in
  * `dead` (lower case) are our own transactions the adapter proved can never land (`dropped`): the request naming
  * one of them (the service indexes a Bitcoin deposit at mempool time, before it was replaced) proves nothing.
+ *
+ * `ownCancel`: the deposit was proven dead by a cancel of ours mined at the reorg depth. That cancel spends every
+ * input of the deposit, so no other transaction spending any of them (an operator's speed-up of the deposit
+ * included) can be mined, and Ballast signs one deposit per order: the depository's transactions are not
+ * searched (on a busy depository that search gives up, and would keep the transfer in flight for ever).
  */
 async function depositProof(
   ctx: ReconcileDeps,
@@ -102,10 +110,13 @@ async function depositProof(
   row: TransferRow,
   facts: QuoteFacts | null,
   dead: ReadonlySet<string>,
+  ownCancel = false,
 ): Promise<{ kind: 'found'; deposit: FoundDeposit } | { kind: 'none'; atBlock: bigint } | { kind: 'unknown'; why: string }> {
   if (!facts?.depository || !row.orderId) return { kind: 'unknown', why: 'the stored quote names no depository or order id' };
   try {
-    const search = await chain.findDeposit({ depository: facts.depository, orderId: row.orderId, user: row.user, amount: row.amountIn });
+    const search = ownCancel
+      ? ({ kind: 'none', atBlock: await chain.head() } as const)
+      : await chain.findDeposit({ depository: facts.depository, orderId: row.orderId, user: row.user, amount: row.amountIn });
     if (search.kind === 'found') return search;
     if (row.requestId) {
       // A deposit the service saw (Bitcoin: already at mempool time) that the adapter proved dead counts for nothing.
@@ -154,8 +165,8 @@ function unminedAfter(row: TransferRow, tx: TransferRow['txs'][number]): Transfe
  * Sends a recorded transaction again, exactly as signed, when the node does not know it (written ahead, then a
  * crash or a lost send, or a Bitcoin deposit evicted from the node's mempool) and the order deadline still
  * leaves time for it and the deposit after it; then waits for its receipt within that time. Nothing new is
- * signed. At most once per transaction per cycle, never while the kill switch is engaged, and never past the
- * deadline unless `fillsGap`; counted in `ballast_origin_rebroadcasts_total{chain, kind="deposit"}`.
+ * signed. At most once per transaction per cycle, never while the kill switch is engaged or by a replica that no
+ * longer leads, and never past the deadline unless `fillsGap`; counted in `ballast_origin_rebroadcasts_total{chain, kind="deposit"}`.
  *
  * @param fillsGap EVM: an unmined transaction of the transfer was signed after `tx`, so `tx` is sent again
  *   whatever the deadline, to take its nonce before anything else does (see the module comment)
@@ -171,6 +182,7 @@ async function rebroadcast(
   fillsGap: boolean,
 ): Promise<boolean> {
   if (!facts || tx.rawTx === '0x' || tx.rawTx === '') return false;
+  if (ctx.leading && !ctx.leading()) return false; // a replica that no longer leads sends nothing
   const later = row.txs.length - row.txs.indexOf(tx) - 1 + (depositWritten(row, facts) ? 0 : 1);
   if (!fillsGap && deadlineRefusal(ctx.now(), facts.deadlineSec, later + 1, chain.minDeadlineLeadSec(row.amountIn, later + 1)) !== null)
     return false;
@@ -245,6 +257,7 @@ export async function reconcileOrigin(ctx: ReconcileDeps, row: TransferRow): Pro
       found = await chain.lookup(tx, row.user);
     }
     if (found.state === 'mined') {
+      if (row.cancels.some((c) => c.status === 'confirmed')) await clearCancelsReorged(ctx, chain, row, log);
       if (tx.status === 'signed') await markTxSent(ctx.db, tx.id, ctx.now());
       if (status === 'prepared') await move('broadcast', `${tx.stepId} ${tx.txHash} found on chain`);
       await markTxConfirmed(ctx.db, tx.id, {
@@ -287,7 +300,15 @@ export async function reconcileOrigin(ctx: ReconcileDeps, row: TransferRow): Pro
       log.warn({ txHash: tx.txHash, later }, `${why}, but ${later}; transfer stays in flight`);
       return status;
     }
-    const proof = await depositProof(ctx, chain, row, facts, new Set(found.state === 'dropped' ? [tx.txHash.toLowerCase()] : []));
+    const byOwnCancel = found.state === 'dropped' && found.by !== undefined && row.cancels.some((c) => sameHash(c.txHash, found.by!));
+    const proof = await depositProof(
+      ctx,
+      chain,
+      row,
+      facts,
+      new Set(found.state === 'dropped' ? [tx.txHash.toLowerCase()] : []),
+      byOwnCancel,
+    );
     if (proof.kind === 'unknown') {
       log.warn({ txHash: tx.txHash, why: proof.why }, `${why}, but no deposit is proven absent; transfer stays in flight`);
       return status;

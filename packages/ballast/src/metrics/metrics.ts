@@ -79,8 +79,10 @@ export interface BallastMetrics
    */
   originRebroadcastsTotal: Counter<'chain' | 'kind'>;
   /**
-   * `ballast_origin_replacements_total{chain, outcome}`: replacements signed to end a deposit still unmined past
-   * its order deadline (Bitcoin), by outcome (`sent`, `sign_failed`).
+   * `ballast_origin_replacements_total{chain, outcome}`: cancels of a deposit still unmined past its order
+   * deadline (Bitcoin), first ones and re-priced ones, by outcome: `sent` (the node accepted it), `refused` (the
+   * node refused it: a BIP-125 rule, its minimum fee), `send_failed` (no answer: outcome unknown), `sign_failed`,
+   * `at_cap` (no cancel fits under `maxCancelFeeSats` / `maxFeeRateSatPerVb`; the transfer is flagged stalled).
    */
   originReplacementsTotal: Counter<'chain' | 'outcome'>;
   /**
@@ -259,7 +261,7 @@ export function createMetrics(): BallastMetrics {
     }),
     originReplacementsTotal: new Counter({
       name: 'ballast_origin_replacements_total',
-      help: 'Replacements signed to end a Bitcoin deposit still unmined past its order deadline, by chain and outcome (sent, sign_failed).',
+      help: 'Cancels of a Bitcoin deposit still unmined past its order deadline, by chain and outcome (sent: accepted by the node; refused; send_failed: no answer; sign_failed; at_cap: none fits under the cancel caps).',
       labelNames: ['chain', 'outcome'],
       registers,
     }),

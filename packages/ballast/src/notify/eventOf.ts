@@ -95,6 +95,19 @@ export function stalledEvent(t: TransferRow, detail: string): NotifyEvent {
   };
 }
 
+/**
+ * A transfer whose deposit could not be ended within the cancel's fee cap (Bitcoin: the cancel pays its cap
+ * `maxCancelFeeSats`, or no cancel fits under it); once per transfer, apart from the time-based stall.
+ */
+export function cancelAtCapEvent(t: TransferRow, detail: string): NotifyEvent {
+  return {
+    kind: 'transfer_stalled',
+    subject: `transfer:${t.id}:cancel`,
+    summary: `${routeOf(t.asset, t.originChain, t.destinationChain)} stalled: ${detail}`,
+    payload: { ...transferFields(t), relayStatus: t.relayStatus, detail },
+  };
+}
+
 /** A route paused (failed deposits, or origin transactions failing in a row); once per pause. */
 export function routePausedEvent(r: PausedRoute): NotifyEvent {
   const why = r.reason === 'originFailures' ? 'origin transactions failed on chain in a row' : 'a failed deposit is unresolved';

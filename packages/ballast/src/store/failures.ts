@@ -6,15 +6,21 @@
  * - refunds that did not happen: a request that ended `refund` with a `refundFailReason` (recorded by the refund
  *   follow-up, src/cycle/followRefund.ts) left its deposit where an operator must recover it
  *   (https://docs.relay.link/references/api/api_core_concepts/refunds);
- * - origin transactions that failed on chain (`origin_failed` with a `reverted` transaction), in a row on one route.
+ * - origin transactions that failed on chain (`origin_failed` with a `reverted` transaction, or with a deposit ended
+ *   by a mined cancel of ours), in a row on one route.
  */
 import type { StoreDb } from './db.ts';
 import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
 import { rowShape } from './rowColumns.ts';
-import { queryTransfers, type TransferRow } from './transferRows.ts';
+import { CANCEL_STEP_SUFFIX, queryTransfers, type TransferRow } from './transferRows.ts';
 
-/** The on-chain origin failure clause: the transfer `t` has a transaction that was mined and failed. */
-const REVERTED_TX = "EXISTS (SELECT 1 FROM transfer_txs x WHERE x.transfer_id = t.id AND x.status = 'reverted')";
+/**
+ * The on-chain origin failure clause: the transfer `t` paid the chain for nothing. A transaction of it was mined
+ * and failed (`reverted`), or its deposit missed its deadline and was ended by a cancel of ours that was mined
+ * (step `<step>:cancel`, src/store/transferRows.ts): a deposit fee and a cancel fee, and nothing moved.
+ */
+const PAID_FOR_NOTHING = `EXISTS (SELECT 1 FROM transfer_txs x WHERE x.transfer_id = t.id
+    AND (x.status = 'reverted' OR (x.status = 'confirmed' AND x.step_id LIKE '%${CANCEL_STEP_SUFFIX}')))`;
 
 /** A stored `refund` whose refund did not happen: its follow-up recorded a `refundFailReason`. */
 const UNPAID_REFUND = "(status = 'refund' AND refund_fail_reason IS NOT NULL)";
@@ -29,7 +35,8 @@ export async function listUnresolvedFailures(db: StoreDb): Promise<TransferRow[]
 
 /**
  * Unresolved on-chain origin failures since each route's last landed deposit, oldest first: transfers
- * `origin_failed` with at least one transaction mined and failed (`reverted`: it paid its fee), no operator
+ * `origin_failed` with at least one transaction mined and failed (`reverted`: it paid its fee) or a deposit ended
+ * by a mined cancel of ours (a deposit fee and a cancel fee, nothing moved), no operator
  * resolution, and no transfer of the same route (asset, origin chain, destination chain) after them whose deposit
  * landed. A transfer whose deposit landed (`deposited`, `success`, `failure`, `refund`) ends the streak
  * of the failures before it; failures proven never to have landed (dropped, never sent) are not listed.
@@ -39,7 +46,7 @@ export async function listOriginFailureStreaks(db: StoreDb): Promise<TransferRow
     db,
     `SELECT * FROM transfers t
       WHERE t.status = 'origin_failed' AND t.resolved_at_ms IS NULL
-        AND ${REVERTED_TX}
+        AND ${PAID_FOR_NOTHING}
         AND t.id > COALESCE((SELECT MAX(o.id) FROM transfers o
                               WHERE o.asset = t.asset AND o.origin_chain = t.origin_chain AND o.destination_chain = t.destination_chain
                                 AND o.status IN ('deposited', 'success', 'failure', 'refund')), 0)
@@ -100,7 +107,7 @@ export async function resolveFailure(db: StoreDb, id: number, note: string, nowM
     const onChain =
       row.status === 'origin_failed' &&
       row.resolved_at_ms === null &&
-      (await db.get(`SELECT 1 AS one FROM transfers t WHERE t.id = ? AND ${REVERTED_TX}`, id)) !== undefined;
+      (await db.get(`SELECT 1 AS one FROM transfers t WHERE t.id = ? AND ${PAID_FOR_NOTHING}`, id)) !== undefined;
     const pausing = row.status === 'failure' || (row.status === 'refund' && row.refund_fail_reason !== null);
     if ((!pausing || row.resolved_at_ms !== null) && !onChain) {
       throw new StoreTransitionError(
@@ -109,7 +116,7 @@ export async function resolveFailure(db: StoreDb, id: number, note: string, nowM
         id,
         'failure (unresolved)',
         row.status,
-        `transfer ${id} is ${row.status}${row.resolved_at_ms !== null ? ', already resolved' : ''}; only an unresolved failure, a refund that was not paid (refundFailReason), or an origin failure on chain (a reverted transaction), can be resolved`,
+        `transfer ${id} is ${row.status}${row.resolved_at_ms !== null ? ', already resolved' : ''}; only an unresolved failure, a refund that was not paid (refundFailReason), or an origin failure on chain (a reverted transaction, or a deposit ended by a mined cancel), can be resolved`,
       );
     }
     const ids = onChain
@@ -117,7 +124,7 @@ export async function resolveFailure(db: StoreDb, id: number, note: string, nowM
           await db.all<{ id: number }>(
             `SELECT t.id FROM transfers t
               WHERE t.status = 'origin_failed' AND t.resolved_at_ms IS NULL AND t.asset = ? AND t.origin_chain = ? AND t.destination_chain = ?
-                AND t.id <= ? AND ${REVERTED_TX}
+                AND t.id <= ? AND ${PAID_FOR_NOTHING}
               ORDER BY t.id${db.forUpdate}`,
             row.asset,
             row.origin_chain,

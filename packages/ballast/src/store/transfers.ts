@@ -302,17 +302,22 @@ async function onInFlight<T>(db: StoreDb, id: number, what: string, fn: (status:
 /**
  * Flags an in-flight transfer as stalled (first time only) and records why in its history, as an event that
  * leaves the status unchanged. The transfer stays in flight and credited: a stalled transfer is never dropped.
+ * With `noteAgain`, a transfer already flagged gets the event too (a new reason to look at it).
  *
  * @returns true when this call flagged it, false when it was already flagged
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the transfer is not in flight
  */
-export async function markTransferStalled(db: StoreDb, id: number, opts: { nowMs: number; detail: string }): Promise<boolean> {
+export async function markTransferStalled(
+  db: StoreDb,
+  id: number,
+  opts: { nowMs: number; detail: string; noteAgain?: boolean },
+): Promise<boolean> {
   const nowMs = checkMs(opts.nowMs, 'nowMs');
   return onInFlight(db, id, 'be flagged stalled', async (status) => {
     const r = await db.run('UPDATE transfers SET stalled_at_ms = ? WHERE id = ? AND stalled_at_ms IS NULL', nowMs, id);
-    if (r.changes === 0) return false;
+    if (r.changes === 0 && !opts.noteAgain) return false;
     await insertEvent(db, id, status, status, nowMs, `stalled: ${opts.detail}`);
-    return true;
+    return r.changes > 0;
   });
 }
 

@@ -9,7 +9,7 @@ import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
 import { verifyQuote } from '../../../../packages/ballast/src/verify/verifyQuote.ts';
-import { AMOUNT, verifyInput } from '../../../fixtures/bvmQuote.ts';
+import { AMOUNT, NOW_SEC, verifyInput } from '../../../fixtures/bvmQuote.ts';
 import { failing } from '../../../fixtures/quoteTamper.ts';
 import { adapterFor, BITCOIN_CHAIN_ID, DEPOSIT_FEE, depositItem, depositQuote, depositSpec, fundedCase, regtestKey } from './harness.ts';
 
@@ -30,17 +30,17 @@ const WALLETS = [
 describe.each(WALLETS)('Bitcoin adapter deposit path, $label wallet', ({ type, byte, tapInternalKey }) => {
   it('reads our outputs, signs a verified PSBT, broadcasts, waits for the block and finds the deposit', async () => {
     const key = regtestKey(type, byte);
-    const adapter = adapterFor(node, { hot: key });
+    const adapter = adapterFor(node, { hot: key }, { nowMs: () => NOW_SEC * 1000 });
     const c = fundedCase(node, key, [60_000n, 80_000n]);
     const quote = depositQuote(c, depositSpec(c, { tapInternalKey }));
 
     // originFacts: exactly the two faucet outputs (confirmed), values in satoshis as bigint; the tip; the node's
-    // slowest-target fee estimate; nothing reserved by in-flight deposits.
+    // fee estimate for the 6 blocks the order's hour leaves; nothing reserved by in-flight deposits.
     const facts = await adapter.originFacts(quote, key.address);
     expect(facts).toEqual({
       utxos: c.utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value, confirmed: true })),
       tipHeight: BigInt(node.tipHeight()),
-      feeEstimate: { targetBlocks: expect.any(Number), satPerVb: expect.any(Number) },
+      feeEstimate: { targetBlocks: 6, satPerVb: expect.any(Number), blocksLeft: 6 },
       reservedOutpoints: [],
     });
 

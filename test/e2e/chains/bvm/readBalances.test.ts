@@ -170,6 +170,7 @@ describe('Bitcoin adapter readBalances', () => {
       bvmMaxMinerFeeSats: 100_000n,
       bvmMaxMinerFeeBps: 500,
       bvmRequireReplaceable: true,
+      bvmAllowOwnUnconfirmedInputs: false,
     });
   });
 });

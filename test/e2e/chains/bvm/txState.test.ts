@@ -2,12 +2,12 @@
  * End-to-end: what the Bitcoin adapter says of recorded transactions on the sandbox Esplora node. `lookup`:
  * dropped only once another transaction spending one of our inputs is mined at the reorg depth (a conflicting
  * spend still in the mempool proves nothing; one mined less deep is pending), unknown after a broadcast the node
- * dropped, and an HTTP 503 throws. `cancel`: a replacement spending the deposit's inputs back to our wallet at a
- * higher fee, which proves the deposit dead once mined deep enough. `recheck`: final only at the reorg depth
+ * dropped, and an HTTP 503 throws. `cancel`: a replacement spending the deposit's inputs back to our wallet,
+ * priced for the market and re-priced up to its cap, which proves the deposit dead once mined deep enough. `recheck`: final only at the reorg depth
  * (and never before the confirmations a high-value transfer needs); moved, or removed, after the tip is
  * invalidated; unknown while the node lags.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedOriginTx } from '../../../../packages/ballast/src/chains/adapter.ts';
 import type { BvmChainAdapter } from '../../../../packages/ballast/src/chains/bvm/adapter.ts';
 import { startEsploraNode, type BitcoinSandboxNode } from '../../../../packages/sandbox/src/bvm/startEsploraNode.ts';
@@ -21,6 +21,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await node?.close();
 });
+afterEach(() => node.setFeeEstimates({ '1': 2, '2': 2, '6': 1.5, '144': 1, '1008': 1 }));
 
 let nextKey = 0x40;
 
@@ -59,8 +60,11 @@ describe('Bitcoin adapter lookup', () => {
     for (let i = 0; i < 4; i++) node.mine();
     expect(await adapter.lookup(signed, key.address)).toMatchObject({ state: 'pending', detail: expect.stringMatching(/mined 5 block/) });
     node.mine();
-    expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'dropped' });
-    expect(await adapter.lookup({ txHash: signed.txHash, rawTx: signed.rawTx, request: null }, key.address)).toEqual({ state: 'dropped' });
+    expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'dropped', by: rival.txHash });
+    expect(await adapter.lookup({ txHash: signed.txHash, rawTx: signed.rawTx, request: null }, key.address)).toEqual({
+      state: 'dropped',
+      by: rival.txHash,
+    });
     // Neither inputs in the record nor raw bytes: nothing can be proven.
     expect(await adapter.lookup({ txHash: signed.txHash, rawTx: '0x', request: { note: 'legacy' } }, key.address)).toEqual({
       state: 'unknown',
@@ -115,32 +119,76 @@ describe('Bitcoin adapter lookup', () => {
 });
 
 describe('Bitcoin adapter cancel', () => {
-  it('replaces an unmined deposit with a transaction returning its inputs to our wallet at a higher fee; the deposit is then dropped', async () => {
+  it('replaces an unmined deposit with a transaction returning its inputs to our wallet, priced for the market; the deposit is then dropped by it', async () => {
     const { key, adapter, c, signed } = await signedDeposit();
     node.dropNextBroadcasts(1); // the deposit reached other nodes, maybe, but not ours
     await adapter.broadcast(signed.rawTx);
-    const replacement = await adapter.capabilities.depositCanceller.cancel(key.address, signed);
+    node.setFeeEstimates({ '1': 9, '2': 7, '6': 3, '144': 1 }); // the market rose above the deposit's rate
+    const canceller = adapter.capabilities.depositCanceller;
+    const result = await canceller.cancel(key.address, signed, []);
+    if (result.kind !== 'signed') throw new Error(`no cancel signed: ${JSON.stringify(result)}`);
+    const cancel = result.signed;
     const depositFee = BigInt(String(signed.request.fee));
-    const fee = BigInt(String(replacement.request.fee));
-    // BIP-125 rule 4: at least the original fee plus 1 sat/vB of the replacement's own size.
-    expect(fee).toBeGreaterThanOrEqual(depositFee + BigInt(Number(replacement.request.vsize)));
-    expect(replacement.request).toMatchObject({
+    const fee = BigInt(String(cancel.request.fee));
+    const vsize = BigInt(Number(cancel.request.vsize));
+    // BIP-125 rule 4 (at least the original fee plus 1 sat/vB of its own size), and the 2-block market rate.
+    expect(fee).toBeGreaterThanOrEqual(depositFee + vsize);
+    expect(fee).toBeGreaterThanOrEqual(7n * vsize);
+    expect(result).toMatchObject({ feeSat: fee, capped: false });
+    expect(cancel.request).toMatchObject({
       inputs: signed.request.inputs,
       outputs: `${key.address}:${c.utxos[0]!.value - fee}`,
       replaces: signed.txHash,
+      signedAtHeight: String(node.tipHeight()),
     });
-    await adapter.broadcast(replacement.rawTx);
+    expect(await canceller.send(cancel.rawTx)).toEqual({ accepted: true });
+    expect(await canceller.send(cancel.rawTx)).toEqual({ accepted: true }); // already in the mempool: still accepted
+    expect(await canceller.repriceDue(cancel)).toBe(false);
     for (let i = 0; i < 5; i++) node.mine();
     expect(await adapter.lookup(signed, key.address)).toMatchObject({ state: 'pending' }); // 5 deep: not yet proof
     node.mine();
-    expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'dropped' });
-    expect(await adapter.lookup(replacement, key.address)).toMatchObject({ state: 'mined' });
-    expect(await adapter.capabilities.gasMeter.gasPaid(replacement.txHash)).toBe(fee);
+    expect(await adapter.lookup(signed, key.address)).toEqual({ state: 'dropped', by: cancel.txHash });
+    expect(await adapter.lookup(cancel, key.address)).toMatchObject({ state: 'mined' });
+    expect(await adapter.capabilities.gasMeter.gasPaid(cancel.txHash)).toBe(fee);
   });
 
-  it('refuses a wallet that is not ours and a deposit whose inputs cannot be read', async () => {
+  it('re-prices a cancel over the last one, refuses above the caps, and reports what the node refused', async () => {
+    const { key, adapter, signed } = await signedDeposit({ maxCancelFeeSats: 6_000n, cancelRepriceAfterBlocks: 2 });
+    await adapter.broadcast(signed.rawTx);
+    node.setFeeEstimates({ '1': 3, '2': 3, '144': 1 });
+    const canceller = adapter.capabilities.depositCanceller;
+    const first = await canceller.cancel(key.address, signed, []);
+    if (first.kind !== 'signed') throw new Error('no first cancel');
+    expect(await canceller.send(first.signed.rawTx)).toEqual({ accepted: true });
+    const again = await canceller.send(signed.rawTx); // the deposit again, now that a cancel replaced it: refused
+    expect(again).toMatchObject({ accepted: false, reason: expect.stringMatching(/insufficient fee/) });
+    expect(await canceller.repriceDue(first.signed)).toBe(false);
+    node.mine(2);
+    expect(await canceller.repriceDue(first.signed)).toBe(true); // heights only: 2 blocks after it was signed
+    const second = await canceller.cancel(key.address, signed, [first.signed]);
+    if (second.kind !== 'signed') throw new Error('no second cancel');
+    // Each re-price pays at least 1.5 × the last one (and out-pays it by BIP-125), so it reaches the cap in few steps.
+    expect(second.feeSat * 2n).toBeGreaterThanOrEqual(first.feeSat * 3n);
+    let last = second;
+    const chainOf = [first.signed, second.signed];
+    for (;;) {
+      const next = await canceller.cancel(key.address, signed, chainOf);
+      if (next.kind !== 'signed') {
+        expect(next).toMatchObject({ kind: 'atCap', detail: expect.stringMatching(/above its caps of 6000 sat/) });
+        break;
+      }
+      expect(next.feeSat).toBeLessThanOrEqual(6_000n);
+      expect(next.feeSat).toBeGreaterThan(last.feeSat);
+      chainOf.push(next.signed);
+      last = next;
+      expect(chainOf.length).toBeLessThan(8); // bounded
+    }
+    expect(last).toMatchObject({ capped: true, feeSat: 6_000n });
+  });
+
+  it('refuses a wallet that is not ours', async () => {
     const { adapter, signed } = await signedDeposit();
-    await expect(adapter.capabilities.depositCanceller.cancel(regtestKey('p2wpkh', 0x7e).address, signed)).rejects.toMatchObject({
+    await expect(adapter.capabilities.depositCanceller.cancel(regtestKey('p2wpkh', 0x7e).address, signed, [])).rejects.toMatchObject({
       code: 'BVM_ADAPTER_REFUSED',
     });
   });

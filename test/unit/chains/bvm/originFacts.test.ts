@@ -1,15 +1,26 @@
 /**
  * The Bitcoin adapter's `originFacts` against a scripted Esplora (injected fetch, no network): our unspent
- * outputs with `confirmed`, and for unconfirmed ones whether every input of the parent is ours; the tip height;
- * the slowest-target fee estimate (or why it could not be read); and the outpoints our in-flight deposits spend,
- * from their records or their raw transactions. Then the facts make the verifier refuse a lagging UTXO view.
+ * outputs with `confirmed`, and (only where `allowOwnUnconfirmedInputs` is set) for unconfirmed ones whether
+ * every input of the parent is ours and whether the parent is a transaction of ours in flight; the tip height;
+ * the fee estimate for the blocks the order's deadline leaves (or why it could not be read); and the outpoints
+ * our in-flight deposits spend, from their records or their raw transactions. Then the facts make the verifier
+ * refuse a lagging UTXO view, and any unconfirmed input unless allowed.
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
 import type { RecordedTx } from '../../../../packages/ballast/src/chains/adapter.ts';
 import { createBvmAdapter } from '../../../../packages/ballast/src/chains/bvm/adapter.ts';
 import { verifyBvmDeposit } from '../../../../packages/ballast/src/verify/deposit/bvmVerifier.ts';
-import { buildPsbt, bvmCase, bvmQuote, checkInput, standardSpec, strangerAddress, testWallet } from '../../../fixtures/bvmQuote.ts';
+import {
+  buildPsbt,
+  bvmCase,
+  bvmQuote,
+  checkInput,
+  NOW_SEC,
+  standardSpec,
+  strangerAddress,
+  testWallet,
+} from '../../../fixtures/bvmQuote.ts';
 
 const wallet = testWallet('p2wpkh', 'regtest');
 const OURS = Buffer.from(wallet.script).toString('hex');
@@ -49,8 +60,13 @@ const BASE: Routes = {
   [`/tx/${C}`]: [200, parent(C, [OURS, STRANGER])],
 };
 
-function adapterOf(routes: Routes, seen?: string[]) {
+/** A market the test deposit's fee rate clears within its deadline. */
+const CHEAP_MARKET: Routes = { '/fee-estimates': [200, { '1': 1, '1008': 1 }] };
+
+function adapterOf(routes: Routes, seen?: string[], allowOwnUnconfirmedInputs = false, nowSec = NOW_SEC) {
   return createBvmAdapter({
+    allowOwnUnconfirmedInputs,
+    nowMs: () => nowSec * 1000,
     name: 'bitcoin',
     chainId: 8253038,
     esploraUrl: 'http://esplora.test',
@@ -75,27 +91,75 @@ const c = bvmCase(wallet);
 const quote = bvmQuote(c, buildPsbt(c, standardSpec(c)).toHex());
 
 describe('bvm adapter originFacts', () => {
-  it('reads utxos with confirmation and parent ownership, the tip, the slowest estimate and reserved outpoints', async () => {
+  it('reads utxos with confirmation and parent ownership, the tip, the estimate for the deadline and reserved outpoints', async () => {
     const seen: string[] = [];
     const inFlight: RecordedTx[] = [
       { txHash: 'e1'.repeat(32), rawTx: '00', request: { wallet: wallet.address, inputs: `${A}:0,${'AB'.repeat(32)}:7` } },
       { txHash: 'e2'.repeat(32), rawTx: rawSpending([[C, 5]]), request: null },
+      { txHash: B, rawTx: rawSpending([['f0'.repeat(32), 0]]), request: null }, // B is a transaction of ours in flight
     ];
-    const facts = await adapterOf(BASE, seen).originFacts(quote, wallet.address, inFlight);
+    const facts = await adapterOf(BASE, seen, true).originFacts(quote, wallet.address, inFlight);
     expect(facts).toEqual({
       utxos: [
         { txid: A, vout: 0, value: 60_000n, confirmed: true },
-        { txid: B, vout: 1, value: 5_000n, confirmed: false, parentOurs: true },
-        { txid: C, vout: 0, value: 7_000n, confirmed: false, parentOurs: false },
+        { txid: B, vout: 1, value: 5_000n, confirmed: false, parentOurs: true, parentTracked: true },
+        { txid: C, vout: 0, value: 7_000n, confirmed: false, parentOurs: false, parentTracked: false },
         { txid: D, vout: 2, value: 8_000n, confirmed: false },
-        { txid: B, vout: 2, value: 6_000n, confirmed: false, parentOurs: true },
+        { txid: B, vout: 2, value: 6_000n, confirmed: false, parentOurs: true, parentTracked: true },
       ],
       tipHeight: 870_000n,
-      feeEstimate: { targetBlocks: 1008, satPerVb: 1.2 },
-      reservedOutpoints: [`${A}:0`, `${'ab'.repeat(32)}:7`, `${C}:5`],
+      // The order's deadline is an hour away: 6 blocks, so the 6-block estimate, not the week-ahead one.
+      feeEstimate: { targetBlocks: 6, satPerVb: 8, blocksLeft: 6 },
+      reservedOutpoints: [`${A}:0`, `${'ab'.repeat(32)}:7`, `${C}:5`, `${'f0'.repeat(32)}:0`],
     });
     // Each unconfirmed parent is read once; confirmed outputs need no parent read.
     expect(seen.filter((p) => p.startsWith('/tx/')).sort()).toEqual([`/tx/${B}`, `/tx/${C}`, `/tx/${D}`]);
+  });
+
+  it('confirmed inputs only by default: no parent is read, and a deposit on unconfirmed change is refused', async () => {
+    const seen: string[] = [];
+    const facts = await adapterOf(BASE, seen).originFacts(quote, wallet.address, []);
+    expect(facts.utxos?.filter((u) => !u.confirmed).every((u) => u.parentOurs === undefined)).toBe(true);
+    expect(seen.filter((p) => p.startsWith('/tx/'))).toEqual([]);
+    const own = c.utxos.map((u, i) => utxo(u.txid, u.vout, Number(u.value), i !== 0));
+    const routes: Routes = {
+      ...BASE,
+      ...CHEAP_MARKET,
+      [`/address/${wallet.address}/utxo`]: [200, own],
+      [`/tx/${c.utxos[0]!.txid}`]: [200, parent(c.utxos[0]!.txid, [OURS])],
+    };
+    const verdict = async (allow: boolean, tracked: RecordedTx[]) => {
+      const adapter = adapterOf(routes, undefined, allow);
+      const origin = await adapter.originFacts(quote, wallet.address, tracked);
+      return verifyBvmDeposit({ ...checkInput(c, quote), origin, limits: { ...checkInput(c, quote).limits, ...adapter.depositLimits } })
+        .results['origin-inputs'];
+    };
+    expect(await verdict(false, [])).toMatchObject({ ok: false, detail: expect.stringContaining('deposits spend confirmed outputs only') });
+    expect(await verdict(true, [])).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('which is no deposit or cancel of ours in flight'),
+    });
+    const parentOfOurs: RecordedTx = { txHash: c.utxos[0]!.txid, rawTx: rawSpending([['f1'.repeat(32), 0]]), request: null };
+    expect(await verdict(true, [parentOfOurs])).toMatchObject({ ok: true });
+  });
+
+  it('the floor follows the deadline: a deadline a block away takes the next-block estimate', async () => {
+    const adapter = adapterOf(BASE, undefined, false, NOW_SEC + 3_000);
+    const facts = await adapter.originFacts(quote, wallet.address);
+    expect(facts.feeEstimate).toEqual({ targetBlocks: 1, satPerVb: 25.5, blocksLeft: 1 });
+    // The deposit, which a week-ahead floor (1.2 sat/vB) let through, is refused before signing.
+    const input = checkInput(c, quote);
+    const verdict = verifyBvmDeposit({
+      ...input,
+      origin: { ...input.origin, feeEstimate: facts.feeEstimate },
+      limits: { ...input.limits, ...adapter.depositLimits },
+    });
+    expect(verdict.results['fee-floor']).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining(
+        "below the floor of 25.5 sat/vB (the node's 1-block estimate 25.5, for the 1 block(s) the order's deadline leaves",
+      ),
+    });
   });
 
   it('an unreadable fee estimate is a problem, not a throw; a failed UTXO read throws', async () => {
@@ -103,7 +167,7 @@ describe('bvm adapter originFacts', () => {
     expect(facts.feeEstimate).toEqual({ problem: 'chains.bitcoin.esploraUrl answered HTTP 503 to GET /fee-estimates: overloaded' });
     expect(facts.reservedOutpoints).toEqual([]);
     const empty = await adapterOf({ ...BASE, '/fee-estimates': [200, {}] }).originFacts(quote, wallet.address);
-    expect(empty.feeEstimate).toEqual({ problem: 'chains.bitcoin.esploraUrl answered GET /fee-estimates with no estimate' });
+    expect(empty.feeEstimate).toEqual({ problem: 'chains.bitcoin.esploraUrl: the node answered GET /fee-estimates with no estimate' });
     await expect(
       adapterOf({ ...BASE, [`/address/${wallet.address}/utxo`]: [500, 'down'] }).originFacts(quote, wallet.address),
     ).rejects.toThrow('chains.bitcoin.esploraUrl answered HTTP 500 to GET /address/');
@@ -120,6 +184,7 @@ describe('bvm adapter originFacts', () => {
   it('with a lagging UTXO view (both outputs still listed), a deposit spending an in-flight input is refused', async () => {
     const routes: Routes = {
       ...BASE,
+      ...CHEAP_MARKET,
       [`/address/${wallet.address}/utxo`]: [200, c.utxos.map((u) => utxo(u.txid, u.vout, Number(u.value), true))],
     };
     const inFlight: RecordedTx[] = [

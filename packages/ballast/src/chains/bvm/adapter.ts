@@ -14,12 +14,15 @@ import type { ChainCapabilities } from '../capabilities.ts';
 import { DEFAULT_DEPOSIT_LIMITS } from '../../verify/deposit/types.ts';
 import { createEsploraClient, type EsploraClient } from './esploraClient.ts';
 import { AddressStatsSchema, HeightTextSchema, TxSchema } from './esploraSchemas.ts';
+import { readUnconfirmedAncestors } from './ancestors.ts';
+import { createBvmCanceller } from './canceller.ts';
 import { BvmAdapterError, BvmEsploraError } from './errors.ts';
+import { BITCOIN_BLOCK_INTERVAL_SEC } from './feeMarket.ts';
 import { findBvmDeposit } from './findDeposit.ts';
 import { readBvmBalances, specBalanceSats } from './readBalances.ts';
 import { readBvmOriginFacts } from './originFacts.ts';
 import { needsTipHeight, signBvmPsbt, type BvmSignLimits } from './signPsbt.ts';
-import { bvmTxRecord, recordedInputs } from './txRecord.ts';
+import { bvmTxRecord } from './txRecord.ts';
 import {
   DEFAULT_BVM_REORG_DEPTH,
   lookupBvmTx,
@@ -29,7 +32,6 @@ import {
   waitForBvmInclusion,
   type BvmFinalityPolicy,
 } from './txState.ts';
-import { buildCancelTx, type SpentOutput } from './cancelTx.ts';
 import { validateBvmAddress } from './validateAddress.ts';
 import { chainLeadSec, defaultLastItemLeadSec } from '../../executor/deadlines.ts';
 import type { BvmKey, BvmNetwork } from './wallet.ts';
@@ -75,7 +77,7 @@ export interface BvmAdapterOptions {
   minerFeeReserveSats: bigint;
   /** Highest fee rate signed, sat/vB. */
   maxFeeRateSatPerVb: number;
-  /** Lowest fee rate verified, sat/vB (raised to the node's slowest-target estimate; default 1). */
+  /** Lowest fee rate verified, sat/vB (raised to the node's estimate for the order's deadline; default 1). */
   minFeeRateSatPerVb?: number;
   /** Highest miner fee verified and signed, satoshis (default 100,000). */
   maxMinerFeeSats?: bigint;
@@ -83,6 +85,16 @@ export interface BvmAdapterOptions {
   maxMinerFeeBps?: number;
   /** Whether deposits must signal BIP-125 replaceability (default true). */
   requireReplaceable?: boolean;
+  /** Highest miner fee of a cancel, satoshis (default `maxMinerFeeSats`). */
+  maxCancelFeeSats?: bigint;
+  /** Blocks a cancel may stay unmined before it is re-priced (default 2). */
+  cancelRepriceAfterBlocks?: number;
+  /** Whether a deposit may spend our own unconfirmed change of a transaction still in flight (default false). */
+  allowOwnUnconfirmedInputs?: boolean;
+  /** Seconds per block, for the blocks an order's deadline leaves (default 600; a test chain may be faster). */
+  blockIntervalSec?: number;
+  /** Clock, ms (default Date.now). */
+  nowMs?: () => number;
   /** Signing keys by wallet name (Bitcoin wallets only). */
   signers: ReadonlyMap<string, BvmKey>;
   /** The fetch to use (default the global fetch). */
@@ -155,22 +167,18 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     requireReplaceable: opts.requireReplaceable ?? DEFAULT_DEPOSIT_LIMITS.bvmRequireReplaceable,
   };
 
-  async function cancel(user: string, tx: RecordedTx): Promise<SignedOriginTx> {
-    const key = [...signers.values()].find((k) => k.address === user && k.network === network);
-    if (!key) throw new BvmAdapterError(`${user} is not a Bitcoin wallet of chain ${name}; its deposit cannot be replaced from here`);
-    const inputs = recordedInputs(tx);
-    if (!inputs) throw new BvmAdapterError(`the recorded deposit ${tx.txHash} names no inputs; it cannot be replaced`);
-    const spent: SpentOutput[] = [];
-    for (const input of inputs) {
-      const prev = await esplora.getJson(`/tx/${encodeURIComponent(input.txid)}`, TxSchema);
-      const out = prev.vout[input.vout];
-      if (!out)
-        throw new BvmAdapterError(`transaction ${input.txid} has no output ${input.vout}; the deposit ${tx.txHash} cannot be replaced`);
-      spent.push({ txid: input.txid, vout: input.vout, value: out.value, script: Buffer.from(out.scriptpubkey, 'hex') });
-    }
-    const signed = buildCancelTx(key, { rawTx: tx.rawTx, spent });
-    return { chainId, txHash: signed.txid, rawTx: signed.rawTx, request: { ...bvmTxRecord(signed, key.address), replaces: tx.txHash } };
-  }
+  const allowOwnUnconfirmedInputs = opts.allowOwnUnconfirmedInputs ?? DEFAULT_DEPOSIT_LIMITS.bvmAllowOwnUnconfirmedInputs;
+  const nowMs = opts.nowMs ?? Date.now;
+  const depositCanceller = createBvmCanceller({
+    name,
+    chainId,
+    network,
+    esplora,
+    signers,
+    maxFeeRateSatPerVb: limits.maxFeeRateSatPerVb,
+    maxCancelFeeSats: opts.maxCancelFeeSats ?? limits.maxMinerFeeSats,
+    cancelRepriceAfterBlocks: opts.cancelRepriceAfterBlocks ?? 2,
+  });
 
   return {
     name,
@@ -193,13 +201,27 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     async readDecimals(currencies) {
       return currencies.map(() => null); // Bitcoin has no tokens whose decimals could be read
     },
-    originFacts: (_quote, user, inFlight = []) => readBvmOriginFacts(esplora, { name, network }, user, inFlight),
+    originFacts: (quote, user, inFlight = []) =>
+      readBvmOriginFacts(
+        esplora,
+        {
+          name,
+          network,
+          allowOwnUnconfirmedInputs,
+          blockIntervalSec: opts.blockIntervalSec ?? BITCOIN_BLOCK_INTERVAL_SEC,
+          nowSec: Math.floor(nowMs() / 1000),
+        },
+        user,
+        inFlight,
+        quote.protocol?.v2?.orderData.output.deadline ?? null,
+      ),
     depositLimits: {
       bvmMaxFeeRateSatPerVb: limits.maxFeeRateSatPerVb,
       bvmMinFeeRateSatPerVb: limits.minFeeRateSatPerVb,
       bvmMaxMinerFeeSats: limits.maxMinerFeeSats,
       bvmMaxMinerFeeBps: limits.maxMinerFeeBps,
       bvmRequireReplaceable: limits.requireReplaceable,
+      bvmAllowOwnUnconfirmedInputs: allowOwnUnconfirmedInputs,
     },
     async planItem(item: PlannedItem) {
       return [item];
@@ -214,7 +236,15 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
       const psbtHex = data.data.psbt;
       const signLimits: BvmSignLimits = { ...limits, ...(needsTipHeight(psbtHex) ? { tipHeight: await head() } : {}) };
       const signed = signBvmPsbt(key, psbtHex, signLimits);
-      return { chainId, txHash: signed.txid, rawTx: signed.rawTx, request: bvmTxRecord(signed, key.address) };
+      const record = bvmTxRecord(signed, key.address);
+      if (allowOwnUnconfirmedInputs) {
+        // A parent the node later forgets (replaced by our cancel of it) takes the proof of this deposit's death
+        // with it: its raw transaction is kept with the deposit (src/chains/bvm/ancestors.ts).
+        const outpoints = signed.inputs.map((o) => ({ txid: o.slice(0, 64), vout: Number(o.slice(65)) }));
+        const ancestors = await readUnconfirmedAncestors(esplora, outpoints);
+        if (ancestors.length > 0) record.ancestors = ancestors.join(',');
+      }
+      return { chainId, txHash: signed.txid, rawTx: signed.rawTx, request: record };
     },
     async broadcast(rawTx) {
       const expected = Transaction.fromHex(rawTx).getId();
@@ -259,7 +289,7 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
       // Spec "Limits": allow 2 to 3 blocks (3 to 4 for high value) before treating a deposit as stalled, i.e. the
       // confirmations the fill waits for plus two more blocks.
       stallPolicy: { stalledAfterBlocks: (amountIn) => requiredConfirmations(finality, amountIn) + 2 },
-      depositCanceller: { cancel },
+      depositCanceller,
     },
   };
 }

@@ -1,11 +1,10 @@
 /**
- * Ends an unmined Bitcoin deposit of ours provably: a replacement that spends every input of the deposit back
- * to our own address, at a fee that any mempool takes in its place (BIP-125 rules 3 and 4, which Bitcoin Core
- * also applies under full-RBF): an absolute fee at least the original's plus the incremental relay fee
- * (1 sat/vB) × the replacement's own vsize, and a fee rate above the original's. The replacement signals
- * replaceability itself (nSequence 0xfffffffd) and has nLockTime 0. It is built as a PSBT and signed by the same
- * signer as deposits (src/chains/bvm/signPsbt.ts), so every input is checked to be ours and every signature is
- * validated. Pure: the spent outputs are passed in.
+ * Builds the transaction that ends an unmined Bitcoin deposit of ours provably: it spends every input of the
+ * deposit back to our own address, signals replaceability itself (nSequence 0xfffffffd), has nLockTime 0, and
+ * pays the fee priced by src/chains/bvm/cancelPrice.ts (BIP-125 over the deposit and earlier cancels, the
+ * market, the caps). It is built as a PSBT and signed by the same signer as deposits (src/chains/bvm/signPsbt.ts)
+ * under the cancel's own caps (`maxCancelFeeSats`, `maxFeeRateSatPerVb`), so every input is checked to be ours,
+ * every signature is validated, and no cancel ever pays more than configured. Pure: the spent outputs are passed in.
  *
  * Why all inputs and not one: a replacement must out-pay the whole original, and spending every input returns
  * everything the deposit would have taken, less only the higher fee; it also leaves no input of the deposit
@@ -17,8 +16,6 @@ import { BvmAdapterError } from './errors.ts';
 import { signBvmPsbt, type SignedBvmTx } from './signPsbt.ts';
 import { BVM_NETWORK_PARAMS, type BvmKey } from './wallet.ts';
 
-/** BIP-125 rule 4 / Bitcoin Core's default `-incrementalrelayfee`: 1 sat/vB, in satoshis per vbyte. */
-export const INCREMENTAL_RELAY_FEE_SAT_PER_VB = 1n;
 /** Smallest output a replacement keeps, satoshis (the P2WPKH / P2TR dust threshold used by the sandbox node). */
 export const CANCEL_DUST_SATS = 330n;
 /** nSequence that signals BIP-125 replaceability (0xffffffff − 2) without enabling a relative lock time. */
@@ -40,76 +37,96 @@ export interface CancelledDeposit {
   spent: readonly SpentOutput[];
 }
 
-/**
- * Fee a replacement of `vsize` vbytes must pay to replace a transaction that paid `originalFeeSat` over
- * `originalVsize` vbytes: BIP-125 rule 4 (original fee + incremental relay fee × own vsize) and a fee rate
- * strictly above the original's (rule 6 of Bitcoin Core's replacement policy), whichever is higher.
- */
-export function replacementFeeSat(originalFeeSat: bigint, originalVsize: number, vsize: number): bigint {
-  const rule4 = originalFeeSat + INCREMENTAL_RELAY_FEE_SAT_PER_VB * BigInt(vsize);
-  // Smallest fee whose rate beats the original's: ⌊originalFee × vsize ÷ originalVsize⌋ + 1.
-  const higherRate = (originalFeeSat * BigInt(vsize)) / BigInt(originalVsize) + 1n;
-  return rule4 > higherRate ? rule4 : higherRate;
+/** Caps a cancel is signed under (from `chains.<name>`). */
+export interface CancelCaps {
+  /** `maxFeeRateSatPerVb`. */
+  maxFeeRateSatPerVb: number;
+  /** `maxCancelFeeSats`. */
+  maxFeeSat: bigint;
+}
+
+/** What a deposit's inputs add up to and what it paid miners, satoshis; its vsize, vB. */
+export interface DepositFee {
+  inputSat: bigint;
+  feeSat: bigint;
+  vsize: number;
+}
+
+/** Parses a signed raw transaction. @throws BvmAdapterError when it does not parse */
+export function parseRecordedTx(rawTx: string, what: string): Transaction {
+  try {
+    return Transaction.fromHex(rawTx);
+  } catch (error) {
+    throw new BvmAdapterError(`${what} does not parse as a transaction: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /**
- * Builds and signs the replacement of `deposit` that pays everything it spends, less the replacement fee, to
- * `key`'s own address.
+ * The fee a transaction spending `spent` paid: Σ spent − Σ its outputs.
  *
- * @returns the signed replacement (`feeSat` is what it pays miners)
- * @throws BvmAdapterError when the deposit's raw transaction does not parse, its inputs and `spent` disagree,
- *   an input is not `key`'s, or what is left after the fee is below {@link CANCEL_DUST_SATS}
+ * @throws BvmAdapterError when its inputs and `spent` disagree or its outputs exceed what it spends
  */
-export function buildCancelTx(key: BvmKey, deposit: CancelledDeposit): SignedBvmTx {
-  let original: Transaction;
-  try {
-    original = Transaction.fromHex(deposit.rawTx);
-  } catch (error) {
-    throw new BvmAdapterError(
-      `the recorded deposit does not parse as a transaction: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  const outpoints = original.ins.map((i) => `${Buffer.from(i.hash).reverse().toString('hex')}:${i.index}`);
-  const given = deposit.spent.map((s) => `${s.txid.toLowerCase()}:${s.vout}`);
+export function feeOfSpending(tx: Transaction, spent: readonly SpentOutput[], what: string): DepositFee {
+  const outpoints = tx.ins.map((i) => `${Buffer.from(i.hash).reverse().toString('hex')}:${i.index}`);
+  const given = spent.map((s) => `${s.txid.toLowerCase()}:${s.vout}`);
   if (outpoints.join(',') !== given.join(',')) {
-    throw new BvmAdapterError(`the spent outputs read (${given.join(', ')}) are not the deposit's inputs (${outpoints.join(', ')})`);
+    throw new BvmAdapterError(`the spent outputs read (${given.join(', ')}) are not ${what}'s inputs (${outpoints.join(', ')})`);
   }
-  const inputSat = deposit.spent.reduce((sum, s) => sum + s.value, 0n);
-  const originalFee = inputSat - original.outs.reduce((sum, o) => sum + o.value, 0n);
-  if (originalFee < 0n) throw new BvmAdapterError(`the deposit's outputs exceed the ${inputSat} sat it spends`);
+  const inputSat = spent.reduce((sum, s) => sum + s.value, 0n);
+  const feeSat = inputSat - tx.outs.reduce((sum, o) => sum + o.value, 0n);
+  if (feeSat < 0n) throw new BvmAdapterError(`${what}'s outputs exceed the ${inputSat} sat it spends`);
+  return { inputSat, feeSat, vsize: tx.virtualSize() };
+}
 
-  const network = BVM_NETWORK_PARAMS[key.network];
-  const build = (outputSat: bigint): Psbt => {
-    const psbt = new Psbt({ network });
-    psbt.setVersion(2);
-    psbt.setLocktime(0);
-    for (const s of deposit.spent) {
-      psbt.addInput({ hash: s.txid, index: s.vout, sequence: RBF_SEQUENCE, witnessUtxo: { script: s.script, value: s.value } });
-    }
-    psbt.addOutput({ address: key.address, value: outputSat });
-    return psbt;
-  };
-  const sized = parseBvmPsbt(build(inputSat).toHex(), network);
+function cancelPsbt(key: BvmKey, spent: readonly SpentOutput[], outputSat: bigint): Psbt {
+  const psbt = new Psbt({ network: BVM_NETWORK_PARAMS[key.network] });
+  psbt.setVersion(2);
+  psbt.setLocktime(0);
+  for (const s of spent) {
+    psbt.addInput({ hash: s.txid, index: s.vout, sequence: RBF_SEQUENCE, witnessUtxo: { script: s.script, value: s.value } });
+  }
+  psbt.addOutput({ address: key.address, value: outputSat });
+  return psbt;
+}
+
+/**
+ * The estimated signed vsize of a cancel spending `spent` to `key`'s address (largest signatures: the rate
+ * the signer checks is never below the real one).
+ *
+ * @throws BvmAdapterError when it cannot be sized
+ */
+export function cancelVsize(key: BvmKey, spent: readonly SpentOutput[]): number {
+  const inputSat = spent.reduce((sum, s) => sum + s.value, 0n);
+  const sized = parseBvmPsbt(cancelPsbt(key, spent, inputSat).toHex(), BVM_NETWORK_PARAMS[key.network]);
   if (!sized.psbt || 'problem' in sized.psbt.size) {
     throw new BvmAdapterError(
-      `cannot size the replacement: ${sized.problem ?? (sized.psbt && 'problem' in sized.psbt.size ? sized.psbt.size.problem : '')}`,
+      `cannot size the cancel: ${sized.problem ?? (sized.psbt && 'problem' in sized.psbt.size ? sized.psbt.size.problem : '')}`,
     );
   }
-  const fee = replacementFeeSat(originalFee, original.virtualSize(), sized.psbt.size.vsize);
-  const back = inputSat - fee;
+  return sized.psbt.size.vsize;
+}
+
+/**
+ * Builds and signs the cancel of `deposit`: every input it spends, less `feeSat`, back to `key`'s own address.
+ *
+ * @returns the signed cancel (`feeSat` is what it pays miners)
+ * @throws BvmAdapterError when the deposit's raw transaction does not parse, its inputs and `spent` disagree,
+ *   an input is not `key`'s, what is left after the fee is below {@link CANCEL_DUST_SATS}, or the fee is above
+ *   `caps` (nothing is signed then)
+ */
+export function buildCancelTx(key: BvmKey, deposit: CancelledDeposit, feeSat: bigint, caps: CancelCaps): SignedBvmTx {
+  const original = parseRecordedTx(deposit.rawTx, 'the recorded deposit');
+  const { inputSat } = feeOfSpending(original, deposit.spent, 'the deposit');
+  const back = inputSat - feeSat;
   if (back < CANCEL_DUST_SATS) {
     throw new BvmAdapterError(
-      `replacing the deposit needs a ${fee} sat fee, leaving ${back} sat of its ${inputSat} sat: below dust; it cannot be replaced`,
+      `cancelling the deposit needs a ${feeSat} sat fee, leaving ${back} sat of its ${inputSat} sat: below dust; it cannot be replaced`,
     );
   }
-  // The signer's caps are set to exactly what this replacement pays: its fee is bounded by construction (the
-  // original's, which passed the configured caps when it was signed, plus 1 sat/vB of a smaller transaction), and
-  // a replacement that must out-pay the original cannot also stay under a cap the original may have reached.
-  // Nothing is paid away, so no bps cap applies; the signer still checks every input is ours.
-  const rateCap = Number((fee + BigInt(sized.psbt.size.vsize) - 1n) / BigInt(sized.psbt.size.vsize)) + 1;
-  return signBvmPsbt(key, build(back).toHex(), {
-    maxFeeRateSatPerVb: rateCap,
-    maxMinerFeeSats: fee,
+  // Nothing is paid away, so no bps cap applies (10,000 bps); the signer checks every input is ours and the caps.
+  return signBvmPsbt(key, cancelPsbt(key, deposit.spent, back).toHex(), {
+    maxFeeRateSatPerVb: caps.maxFeeRateSatPerVb,
+    maxMinerFeeSats: caps.maxFeeSat,
     maxMinerFeeBps: 10_000,
     requireReplaceable: true,
   });

@@ -61,6 +61,8 @@ export const TxSchema = z.object({
     }),
   ),
   vout: z.array(TxOutputSchema),
+  /** BIP-141 weight units; vsize is ⌈weight ÷ 4⌉. */
+  weight: z.number().int().positive().optional(),
   status: TxStatusSchema,
 });
 /** Parsed {@link TxSchema}. */
@@ -76,6 +78,9 @@ export const OutspendSchema = z.discriminatedUnion('spent', [
 ]);
 /** Parsed {@link OutspendSchema}. */
 export type EsploraOutspend = z.output<typeof OutspendSchema>;
+
+/** `/tx/:id/outspends`: one {@link OutspendSchema} per output, in order. */
+export const OutspendsSchema = z.array(OutspendSchema);
 
 const TxoStatsSchema = z.object({ funded_txo_sum: SatsSchema, spent_txo_sum: SatsSchema });
 

@@ -2,42 +2,27 @@
  * What the Bitcoin deposit verifier needs from the chain and must not take from the quote (`OriginChainFacts`,
  * src/verify/deposit/types.ts), read from Esplora (github.com/Blockstream/esplora API.md) and from our own
  * write-ahead records:
- * - our unspent outputs (`/address/:a/utxo`) with `status.confirmed`; for each unconfirmed one, whether every
- *   input of its parent transaction (`/tx/:txid`, `vin[].prevout.scriptpubkey`) spends our wallet's script;
+ * - our unspent outputs (`/address/:a/utxo`) with `status.confirmed`; where `allowOwnUnconfirmedInputs` is set,
+ *   for each unconfirmed one, whether every input of its parent transaction (`/tx/:txid`,
+ *   `vin[].prevout.scriptpubkey`) spends our wallet's script and whether that parent is a deposit or cancel of
+ *   ours in flight (otherwise unconfirmed outputs are refused by the verifier, and their parents are not read);
  * - the tip height (`/blocks/tip/height`), against which a height nLockTime must be final;
- * - the node's fee estimate for its slowest target (`/fee-estimates`: the largest target's rate), or why it
- *   could not be read (the verifier then falls back to the configured floor and says so);
- * - the outpoints our in-flight deposits spend (their records' `inputs`, else their raw transactions).
+ * - the node's fee estimate for the blocks the order's deadline leaves (`/fee-estimates`, src/chains/bvm/feeMarket.ts),
+ *   or why it could not be read (the verifier then falls back to the configured floor and says so);
+ * - the outpoints our in-flight deposits and cancels spend (their records' `inputs`, else their raw transactions).
  */
 import { address as btcAddress } from 'bitcoinjs-lib';
 import type { RecordedTx } from '../adapter.ts';
-import type { BitcoinFeeEstimate, BitcoinUtxo, OriginChainFacts } from '../../verify/deposit/types.ts';
+import type { BitcoinUtxo, OriginChainFacts } from '../../verify/deposit/types.ts';
 import type { EsploraClient } from './esploraClient.ts';
-import { FeeEstimatesSchema, HeightTextSchema, TxSchema, UtxoListSchema } from './esploraSchemas.ts';
+import { HeightTextSchema, TxSchema, UtxoListSchema } from './esploraSchemas.ts';
 import { BvmAdapterError } from './errors.ts';
+import { readDeadlineFeeEstimate } from './feeMarket.ts';
 import { recordedInputs } from './txRecord.ts';
 import { BVM_NETWORK_PARAMS, type BvmNetwork } from './wallet.ts';
 
 /**
- * The node's fee estimate for its slowest confirmation target: the rate of the largest target in
- * `GET /fee-estimates` (sat/vB). Never throws: a failed read or an empty answer is `{ problem }`.
- */
-export async function readSlowestFeeEstimate(esplora: EsploraClient): Promise<BitcoinFeeEstimate> {
-  try {
-    const estimates = await esplora.getJson('/fee-estimates', FeeEstimatesSchema);
-    const targets = Object.keys(estimates)
-      .map(Number)
-      .sort((a, b) => b - a);
-    const slowest = targets[0];
-    if (slowest === undefined) return { problem: `${esplora.at} answered GET /fee-estimates with no estimate` };
-    return { targetBlocks: slowest, satPerVb: estimates[String(slowest)]! }; // a key of the answer
-  } catch (error) {
-    return { problem: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-/**
- * Outpoints (`txid:vout`, txid lower-case) spent by in-flight deposits of ours.
+ * Outpoints (`txid:vout`, txid lower-case) spent by in-flight deposits (and cancels) of ours.
  *
  * @throws BvmAdapterError when a recorded transaction names no inputs (neither its record nor its raw form):
  *   then nothing proves a new deposit would not replace it, so nothing is verified
@@ -56,18 +41,33 @@ export function reservedOutpointsOf(name: string, inFlight: readonly RecordedTx[
   return [...reserved];
 }
 
+/** What {@link readBvmOriginFacts} needs besides the client. */
+export interface BvmOriginFactsOptions {
+  /** Config name (`chains.<name>`). */
+  name: string;
+  network: BvmNetwork;
+  /** `chains.<name>.allowOwnUnconfirmedInputs`: read the parents of unconfirmed outputs (else they are refused). */
+  allowOwnUnconfirmedInputs: boolean;
+  /** Seconds per block, for the blocks an order's deadline leaves. */
+  blockIntervalSec: number;
+  /** Now, unix seconds. */
+  nowSec: number;
+}
+
 /**
  * Reads the Bitcoin origin facts for a deposit from `user`.
  *
- * @param inFlight the recorded transactions of our transfers still in flight from this chain
+ * @param inFlight the recorded transactions (deposits and cancels) of our transfers still in flight from this chain
+ * @param deadlineSec the order's deadline (unix seconds), or null when the quote names none
  * @throws BvmEsploraError when the unspent outputs, the tip or a parent transaction cannot be read;
  *   BvmAdapterError when `user` is not an address of `network` or an in-flight record names no inputs
  */
 export async function readBvmOriginFacts(
   esplora: EsploraClient,
-  opts: { name: string; network: BvmNetwork },
+  opts: BvmOriginFactsOptions,
   user: string,
   inFlight: readonly RecordedTx[],
+  deadlineSec: number | null,
 ): Promise<OriginChainFacts> {
   let ourScript: string;
   try {
@@ -79,16 +79,19 @@ export async function readBvmOriginFacts(
   const [list, tipHeight, feeEstimate] = await Promise.all([
     esplora.getJson(`/address/${encodeURIComponent(user)}/utxo`, UtxoListSchema),
     esplora.getText('/blocks/tip/height', HeightTextSchema),
-    readSlowestFeeEstimate(esplora),
+    readDeadlineFeeEstimate(esplora, deadlineSec, opts.nowSec, opts.blockIntervalSec),
   ]);
+  const tracked = new Set(inFlight.map((t) => t.txHash.toLowerCase()));
   const parents = new Map<string, boolean | undefined>();
-  for (const txid of new Set(list.filter((u) => !u.status.confirmed).map((u) => u.txid))) {
-    const tx = await esplora.getJsonOrNull(`/tx/${txid}`, TxSchema);
-    // A parent the node does not know (a lagging backend) stays unread: the verifier refuses its outputs.
-    parents.set(
-      txid,
-      tx === null ? undefined : tx.vin.every((i) => i.prevout !== null && i.prevout.scriptpubkey.toLowerCase() === ourScript),
-    );
+  if (opts.allowOwnUnconfirmedInputs) {
+    for (const txid of new Set(list.filter((u) => !u.status.confirmed).map((u) => u.txid))) {
+      const tx = await esplora.getJsonOrNull(`/tx/${txid}`, TxSchema);
+      // A parent the node does not know (a lagging backend) stays unread: the verifier refuses its outputs.
+      parents.set(
+        txid,
+        tx === null ? undefined : tx.vin.every((i) => i.prevout !== null && i.prevout.scriptpubkey.toLowerCase() === ourScript),
+      );
+    }
   }
   const utxos: BitcoinUtxo[] = list.map((u) => {
     const parentOurs = u.status.confirmed ? undefined : parents.get(u.txid);
@@ -97,7 +100,7 @@ export async function readBvmOriginFacts(
       vout: u.vout,
       value: u.value,
       confirmed: u.status.confirmed,
-      ...(parentOurs === undefined ? {} : { parentOurs }),
+      ...(parentOurs === undefined ? {} : { parentOurs, parentTracked: tracked.has(u.txid) }),
     };
   });
   return { utxos, tipHeight, feeEstimate, reservedOutpoints };

@@ -5,8 +5,8 @@
  * always `confirmed`.
  *
  * Proof that a transaction can never land (the money-path contract in src/chains/adapter.ts): the node does
- * not know it, and one of the outputs it spends is spent by another transaction in a block at least
- * `reorgDepth` deep (default 6), so no plausible reorg can bring it back. Segwit txids do not change with
+ * not know it, and one of the outputs it spends (or one its unconfirmed ancestors spend) is spent by another
+ * transaction in a block at least `reorgDepth` deep (default 6), so no plausible reorg can bring it back. Segwit txids do not change with
  * signatures, so another txid is another transaction. A conflicting spend still in the mempool proves nothing
  * yet (it may be replaced or evicted), so that answer is `unknown`; one mined less deep is `pending` (wait for
  * depth). A passed order deadline proves nothing: a Bitcoin transaction never expires. Every HTTP failure
@@ -16,7 +16,8 @@ import type { Inclusion, Recheck, RecordedTx, TxLookup } from '../adapter.ts';
 import type { EsploraClient } from './esploraClient.ts';
 import { HashTextSchema, HeightTextSchema, OutspendSchema, TxStatusSchema, type EsploraTxStatus } from './esploraSchemas.ts';
 import { BvmInclusionTimeoutError } from './errors.ts';
-import { recordedInputs } from './txRecord.ts';
+import { recordedAncestors } from './ancestors.ts';
+import { recordedInputs, type Outpoint } from './txRecord.ts';
 
 /** Confirmations policy: blocks (the including one counted) after which a transaction is final. */
 export interface BvmFinalityPolicy {
@@ -47,11 +48,34 @@ export function readTxStatus(esplora: EsploraClient, txid: string): Promise<Espl
   return esplora.getJsonOrNull(`${txPath(txid)}/status`, TxStatusSchema);
 }
 
+/** What a spend of one of `inputs` by another transaction proves: dead (mined at depth), pending (mined shallow), or nothing. */
+async function conflictOf(
+  esplora: EsploraClient,
+  txid: string,
+  inputs: readonly Outpoint[],
+  reorgDepth: number,
+): Promise<{ dead: string } | { shallow: string } | null> {
+  const ours = txid.toLowerCase();
+  let shallow: string | null = null;
+  for (const input of inputs) {
+    const spend = await esplora.getJsonOrNull(`${txPath(input.txid)}/outspend/${input.vout}`, OutspendSchema);
+    if (!spend?.spent || spend.txid === ours || !spend.status?.confirmed) continue;
+    const tip = await esplora.getText('/blocks/tip/height', HeightTextSchema);
+    const depth = tip - BigInt(spend.status.block_height) + 1n;
+    if (depth >= BigInt(reorgDepth)) return { dead: spend.txid };
+    shallow = `input ${input.txid}:${input.vout} of ${ours} is spent by ${spend.txid}, mined ${depth} block(s) deep (proof at ${reorgDepth})`;
+  }
+  return shallow === null ? null : { shallow };
+}
+
 /**
  * What the chain says of a recorded transaction: mined (block and hash); pending (in the mempool, or an input
  * spent by another transaction mined less than `reorgDepth` deep); dropped (an input spent by another
- * transaction mined at least `reorgDepth` deep, so ours can never land); or unknown (the node does not know it
- * and nothing proves it dead: it may still be mined from another node's mempool).
+ * transaction mined at least `reorgDepth` deep, so ours can never land; `by` names that transaction); or
+ * unknown (the node does not know it and nothing proves it dead: it may still be mined from another node's
+ * mempool). A transaction that spends unconfirmed change records its unconfirmed ancestors
+ * (src/chains/bvm/ancestors.ts): an ancestor the node does not have that is proven dead the same way proves
+ * every descendant dead too.
  *
  * @param reorgDepth depth, in blocks counting the including one, at which a conflicting spend is proof
  * @throws BvmEsploraError on any failure other than a 404
@@ -63,15 +87,14 @@ export async function lookupBvmTx(esplora: EsploraClient, tx: RecordedTx, reorgD
   if (status) return { state: 'pending' };
   const inputs = recordedInputs(tx);
   if (!inputs) return { state: 'unknown' };
-  const ours = tx.txHash.toLowerCase();
-  let shallow: string | null = null;
-  for (const input of inputs) {
-    const spend = await esplora.getJsonOrNull(`${txPath(input.txid)}/outspend/${input.vout}`, OutspendSchema);
-    if (!spend?.spent || spend.txid === ours || !spend.status?.confirmed) continue;
-    const tip = await esplora.getText('/blocks/tip/height', HeightTextSchema);
-    const depth = tip - BigInt(spend.status.block_height) + 1n;
-    if (depth >= BigInt(reorgDepth)) return { state: 'dropped' };
-    shallow = `input ${input.txid}:${input.vout} is spent by ${spend.txid}, mined ${depth} block(s) deep (proof at ${reorgDepth})`;
+  const own = await conflictOf(esplora, tx.txHash, inputs, reorgDepth);
+  if (own && 'dead' in own) return { state: 'dropped', by: own.dead };
+  let shallow = own?.shallow ?? null;
+  for (const ancestor of recordedAncestors(tx)) {
+    if ((await readTxStatus(esplora, ancestor.txid))?.confirmed) continue; // mined: its outputs exist, ours decides
+    const proof = await conflictOf(esplora, ancestor.txid, ancestor.inputs, reorgDepth);
+    if (proof && 'dead' in proof) return { state: 'dropped', by: proof.dead };
+    shallow ??= proof?.shallow ?? null;
   }
   return shallow === null ? { state: 'unknown' } : { state: 'pending', detail: shallow };
 }

@@ -1,8 +1,11 @@
 /**
  * The Bitcoin fee rules (Ballast's own; docs/design.md "Bitcoin step data": the API chooses the inputs and the fee):
  * - `fee-cap`: the fee rate is at most `bvmMaxFeeRateSatPerVb`;
- * - `fee-floor`: the fee rate is at least the larger of `bvmMinFeeRateSatPerVb` and the node's estimate for its
- *   slowest confirmation target (Esplora `GET /fee-estimates`), so the deposit propagates and confirms;
+ * - `fee-floor`: the fee rate is at least the larger of `bvmMinFeeRateSatPerVb` and the node's estimate
+ *   (Esplora `GET /fee-estimates`) for the number of blocks the order's deadline leaves (time left ÷ 600 s, at
+ *   least 1: src/chains/bvm/feeMarket.ts), so a deposit that cannot be mined before its deadline is refused
+ *   before signing (a week-ahead estimate would let a 1 sat/vB deposit through for an order that needs the next
+ *   block);
  * - `miner-fee-cap`: the absolute fee is at most `bvmMaxMinerFeeSats` and at most `bvmMaxMinerFeeBps` of the
  *   payment amount, so a PSBT sweeping every UTXO at a rate under the cap still cannot burn the treasury.
  *
@@ -95,7 +98,8 @@ export function bvmFeeFloor(limits: DepositLimits, estimate: BitcoinFeeEstimate 
   if (estimate === undefined) return { satPerVb: configured, source: `${own} (no node fee estimate read)` };
   if ('problem' in estimate)
     return { satPerVb: configured, source: `${own} (the node's fee estimate could not be read: ${estimate.problem})` };
-  const node = `the node's ${estimate.targetBlocks}-block estimate ${estimate.satPerVb}`;
+  const left = estimate.blocksLeft === undefined ? '' : `, for the ${estimate.blocksLeft} block(s) the order's deadline leaves`;
+  const node = `the node's ${estimate.targetBlocks}-block estimate ${estimate.satPerVb}${left}`;
   return estimate.satPerVb > configured
     ? { satPerVb: estimate.satPerVb, source: `${node} (above ${own})` }
     : { satPerVb: configured, source: `${own} (not below ${node})` };
@@ -103,7 +107,7 @@ export function bvmFeeFloor(limits: DepositLimits, estimate: BitcoinFeeEstimate 
 
 /**
  * `fee-floor`: fee ÷ estimated signed vsize ≥ the floor of {@link bvmFeeFloor}: the larger of
- * `limits.bvmMinFeeRateSatPerVb` and `estimate.satPerVb` (the node's slowest-target estimate); the configured
+ * `limits.bvmMinFeeRateSatPerVb` and `estimate.satPerVb` (the node's estimate for the deadline); the configured
  * floor alone when the estimate is absent or could not be read (the detail says so). The vsize estimate is a
  * worst case (largest signatures), so the real rate is never below the one checked.
  */

@@ -1,7 +1,8 @@
 /**
  * What the Bitcoin deposit transaction spends and where the rest goes (Ballast's bvm rules, docs/errors.md):
- * every input is one of our own unspent outputs at its true value, confirmed or our own unconfirmed change,
- * and not already spent by an in-flight deposit of ours (`origin-inputs`), the transaction is within the
+ * every input is one of our own unspent outputs at its true value, confirmed (or, where
+ * `allowOwnUnconfirmedInputs` is set, our own unconfirmed change of a transaction Ballast still tracks), and not
+ * already spent by an in-flight deposit of ours (`origin-inputs`), the transaction is within the
  * standard weight limit (`tx-size`), and every output other than the deposit and the order-id OP_RETURN
  * returns change to our own address (`change`). The fee rules are in bvmFees.ts. Amounts in satoshis.
  */
@@ -23,7 +24,27 @@ function utxoIndex(utxos: readonly BitcoinUtxo[]): Map<string, BitcoinUtxo> {
   return new Map(utxos.map((u) => [outpoint(u.txid, u.vout), u]));
 }
 
-function inputProblems(input: BvmPsbtInput, wallet: BvmWallet | string, ours: Map<string, BitcoinUtxo> | null): string[] {
+/** Why spending the unconfirmed output `utxo` is refused, or null when it may be spent. */
+function unconfirmedRefusal(at: string, utxo: BitcoinUtxo, allowOwnUnconfirmed: boolean): string | null {
+  if (utxo.confirmed) return null;
+  if (!allowOwnUnconfirmed) {
+    return `${at} spends an unconfirmed output of ${utxo.txid}; deposits spend confirmed outputs only (chains.<name>.allowOwnUnconfirmedInputs is off), so no deposit hangs on another transaction's fate`;
+  }
+  if (utxo.parentOurs === false)
+    return `${at} spends an unconfirmed output of a transaction that is not ours (an input of ${utxo.txid} spends another script); a stranger would decide when our deposit confirms`;
+  if (utxo.parentOurs !== true)
+    return `${at} spends an unconfirmed output whose parent transaction ${utxo.txid} was not read; only confirmed outputs or our own unconfirmed change are spent`;
+  if (utxo.parentTracked !== true)
+    return `${at} spends unconfirmed change of ${utxo.txid}, which is no deposit or cancel of ours in flight; nothing of ours would end it, so a deposit on it could hang for ever`;
+  return null;
+}
+
+function inputProblems(
+  input: BvmPsbtInput,
+  wallet: BvmWallet | string,
+  ours: Map<string, BitcoinUtxo> | null,
+  allowOwnUnconfirmed: boolean,
+): string[] {
   const at = `input ${input.index} (${input.txid}:${input.vout})`;
   const problems: string[] = [];
   if (ours) {
@@ -32,13 +53,8 @@ function inputProblems(input: BvmPsbtInput, wallet: BvmWallet | string, ours: Ma
     else if (input.witnessUtxo && input.witnessUtxo.value !== utxo.value) {
       problems.push(`${at} witnessUtxo says ${input.witnessUtxo.value} sat, but our unspent output holds ${utxo.value} sat`);
     }
-    if (utxo && !utxo.confirmed && utxo.parentOurs !== true) {
-      problems.push(
-        utxo.parentOurs === false
-          ? `${at} spends an unconfirmed output of a transaction that is not ours (an input of ${utxo.txid} spends another script); a stranger would decide when our deposit confirms`
-          : `${at} spends an unconfirmed output whose parent transaction ${utxo.txid} was not read; only confirmed outputs or our own unconfirmed change are spent`,
-      );
-    }
+    const unconfirmed = utxo ? unconfirmedRefusal(at, utxo, allowOwnUnconfirmed) : null;
+    if (unconfirmed !== null) problems.push(unconfirmed);
   }
   if (!input.witnessUtxo) {
     problems.push(`${at} has no witnessUtxo; non-witness inputs are refused`);
@@ -63,7 +79,10 @@ function inputProblems(input: BvmPsbtInput, wallet: BvmWallet | string, ours: Ma
  * least one input and no outpoint twice; every input spends one of `utxos` (txid + vout), its witnessUtxo
  * value equals that output's value and its witnessUtxo script is our wallet's (P2WPKH, or P2TR key path whose
  * tapInternalKey, if given, tweaks to our key); a carried previous transaction agrees with both. That output
- * is confirmed, or unconfirmed change of a transaction all of whose inputs are ours (`parentOurs`); and no
+ * is confirmed; only with `allowOwnUnconfirmed` may it be unconfirmed change of a transaction all of whose
+ * inputs are ours (`parentOurs`) that is a deposit or cancel of ours in flight (`parentTracked`). A deposit on
+ * anything else unconfirmed could be stranded: if its parent never confirms, nothing of ours proves it dead.
+ * The planner's Bitcoin balance counts confirmed outputs only, so this costs nothing it counted on. And no
  * input is one of `reservedOutpoints` (spent by an in-flight deposit of ours, whatever a lagging UTXO view
  * says), since signing it would replace our own earlier deposit (BIP-125) or conflict with it.
  *
@@ -74,6 +93,7 @@ export function checkBvmOriginInputs(
   wallet: BvmWallet | string,
   utxos: readonly BitcoinUtxo[] | undefined,
   reservedOutpoints: readonly string[] = [],
+  allowOwnUnconfirmed = false,
 ): RuleResult {
   const reserved = new Set(reservedOutpoints.map((o) => o.toLowerCase()));
   const problems: string[] = [];
@@ -89,7 +109,7 @@ export function checkBvmOriginInputs(
   }
   const ours = utxos === undefined ? null : utxoIndex(utxos);
   for (const input of psbt.inputs) {
-    problems.push(...inputProblems(input, wallet, ours));
+    problems.push(...inputProblems(input, wallet, ours, allowOwnUnconfirmed));
     const key = outpoint(input.txid, input.vout);
     if (reserved.has(key)) {
       problems.push(
@@ -101,7 +121,7 @@ export function checkBvmOriginInputs(
   return outcome(
     'origin-inputs',
     problems,
-    `all ${psbt.inputs.length} input(s) spend our unspent outputs (${total} sat), confirmed or our own change, none spent by an in-flight deposit of ours`,
+    `all ${psbt.inputs.length} input(s) spend our unspent outputs (${total} sat), ${allowOwnUnconfirmed ? 'confirmed or our own tracked change' : 'all confirmed'}, none spent by an in-flight deposit of ours`,
   );
 }
 

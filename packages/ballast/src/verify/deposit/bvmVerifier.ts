@@ -1,8 +1,9 @@
 /**
  * The Bitcoin {@link DepositVerifier} (API `vmType` `bvm`): docs/relay-contract.md "Local quote verification" 5–7 in their
  * Bitcoin form (docs/design.md "Bitcoin step data": a PSBT paying the depository address, the order id in the first
- * OP_RETURN) plus Ballast's transaction rules: our own confirmed coins (or our own change) in, none spent by an
- * in-flight deposit of ours, change back to us, a fee rate between the relay floor and the cap, a miner fee
+ * OP_RETURN) plus Ballast's transaction rules: our own confirmed coins in (our own tracked change too where
+ * allowed), none spent by an in-flight deposit of ours, change back to us, a fee rate between the floor the
+ * order's deadline asks for and the cap, a miner fee
  * capped in satoshis and in bps of the payment, BIP-125 replaceable, final in the next block, only SIGHASH_ALL
  * signatures.
  */
@@ -47,7 +48,7 @@ export function verifyBvmDeposit(input: DepositCheckInput): DepositCheckResult {
       'approve-spender': pass('approve-spender', NOT_APPLICABLE),
       'approve-needed': pass('approve-needed', NOT_APPLICABLE),
       'origin-inputs': psbt
-        ? checkBvmOriginInputs(psbt, wallet, origin.utxos, origin.reservedOutpoints)
+        ? checkBvmOriginInputs(psbt, wallet, origin.utxos, origin.reservedOutpoints, limits.bvmAllowOwnUnconfirmedInputs)
         : skipped('origin-inputs', 'deposit-call'),
       'fee-cap': psbt ? checkBvmFeeCap(psbt, origin.utxos, limits) : skipped('fee-cap', 'deposit-call'),
       'fee-floor': psbt ? checkBvmFeeFloor(psbt, origin.utxos, origin.feeEstimate, limits) : skipped('fee-floor', 'deposit-call'),

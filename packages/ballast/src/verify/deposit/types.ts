@@ -51,9 +51,11 @@ export interface DepositCheckInput {
 
 /**
  * One unspent output of our Bitcoin wallet, as Esplora `/address/:a/utxo` lists it; value in satoshis.
- * `confirmed` is its `status.confirmed`. For an unconfirmed output, `parentOurs` says whether every input of
- * the transaction that created it spends our wallet's script (read from `/tx/:txid`): only then does no stranger
- * decide when that parent, and so our deposit spending its output, confirms. Absent means not read (refused).
+ * `confirmed` is its `status.confirmed`. A deposit spends confirmed outputs only, unless
+ * `bvmAllowOwnUnconfirmedInputs`; then an unconfirmed output is spendable when `parentOurs` (every input of the
+ * transaction that created it spends our wallet's script, read from `/tx/:txid`: no stranger decides when it
+ * confirms) and `parentTracked` (that transaction is a deposit or cancel of ours still in flight, so Ballast
+ * itself ends it or sees it mined). Absent means not read (refused).
  */
 export interface BitcoinUtxo {
   txid: string;
@@ -61,13 +63,15 @@ export interface BitcoinUtxo {
   value: bigint;
   confirmed: boolean;
   parentOurs?: boolean;
+  parentTracked?: boolean;
 }
 
 /**
- * The node's fee estimate for its slowest confirmation target (Esplora `GET /fee-estimates`: confirmation
- * target in blocks → sat/vB; the largest target's value), or why it could not be read.
+ * The node's fee estimate for the blocks the order's deadline leaves (Esplora `GET /fee-estimates`:
+ * confirmation target in blocks → sat/vB; the largest target at or below `blocksLeft`), or why it could not be
+ * read. `blocksLeft` is absent when the estimate was not chosen by a deadline.
  */
-export type BitcoinFeeEstimate = { targetBlocks: number; satPerVb: number } | { problem: string };
+export type BitcoinFeeEstimate = { targetBlocks: number; satPerVb: number; blocksLeft?: number } | { problem: string };
 
 /**
  * Facts about the origin chain that a deposit checker needs and the quote must not supply, read by the chain
@@ -83,7 +87,10 @@ export interface OriginChainFacts {
   utxos?: readonly BitcoinUtxo[];
   /** bvm: the chain tip's height (`/blocks/tip/height`); a height-based nLockTime must not exceed it. */
   tipHeight?: bigint;
-  /** bvm: the node's slowest-target fee estimate, a floor under the PSBT's fee rate (with the configured one). */
+  /**
+   * bvm: the node's fee estimate for the blocks the order's deadline leaves, a floor under the PSBT's fee rate
+   * (with the configured one).
+   */
   feeEstimate?: BitcoinFeeEstimate;
   /**
    * bvm: outpoints (`txid:vout`, txid lower-case hex) that in-flight deposits of ours already spend, from their
@@ -100,7 +107,7 @@ export interface DepositLimits {
   svmMaxComputeUnits: number;
   /** bvm: highest fee rate the PSBT may pay, satoshis per virtual byte (BIP-141 vsize). */
   bvmMaxFeeRateSatPerVb: number;
-  /** bvm: lowest fee rate the PSBT may pay, sat/vB (raised to the node's slowest-target estimate when read). */
+  /** bvm: lowest fee rate the PSBT may pay, sat/vB (raised to the node's estimate for the deadline when read). */
   bvmMinFeeRateSatPerVb: number;
   /** bvm: highest absolute miner fee, satoshis. */
   bvmMaxMinerFeeSats: bigint;
@@ -108,13 +115,19 @@ export interface DepositLimits {
   bvmMaxMinerFeeBps: number;
   /** bvm: whether every input must signal BIP-125 replaceability (nSequence ≤ 0xfffffffd). */
   bvmRequireReplaceable: boolean;
+  /**
+   * bvm: whether an input may spend our own unconfirmed change (of a deposit or cancel of ours in flight); false:
+   * confirmed outputs only.
+   */
+  bvmAllowOwnUnconfirmedInputs: boolean;
 }
 
 /**
  * Default {@link DepositLimits}: 1,000,000 micro-lamports (1 lamport) per CU, so at most 0.0014 SOL of priority
  * fee at the protocol's ceiling of 1,400,000 CU; that ceiling; 200 sat/vB at most and 1 sat/vB (Bitcoin Core's
  * default minimum relay fee) at least; a miner fee of at most 100,000 sat and 500 bps of the payment (the
- * public Relay docs' Bitcoin example pays 3,639 sat on 100,000 sat, 364 bps); BIP-125 replaceability required.
+ * public Relay docs' Bitcoin example pays 3,639 sat on 100,000 sat, 364 bps); BIP-125 replaceability required;
+ * confirmed inputs only.
  */
 export const DEFAULT_DEPOSIT_LIMITS: DepositLimits = {
   svmMaxMicroLamportsPerCu: 1_000_000n,
@@ -124,6 +137,7 @@ export const DEFAULT_DEPOSIT_LIMITS: DepositLimits = {
   bvmMaxMinerFeeSats: 100_000n,
   bvmMaxMinerFeeBps: 500,
   bvmRequireReplaceable: true,
+  bvmAllowOwnUnconfirmedInputs: false,
 };
 
 /** A deposit checker's report: one result per {@link DepositRuleId}, and where the deposit item is. */
