@@ -23,7 +23,12 @@
  *    hash), and once the deadline passes the unknown approve was taken as proof: the transfer is failed while the
  *    speed-up waits on the free nonce, and it lands once the next transfer's approve takes it
  *    (src/cycle/reconcile.ts looked only for the recorded hashes of later transactions; it now sends the earlier
- *    one again, past the deadline too, so the gap closes while the transfer is in flight).
+ *    one again, past the deadline too, so the gap closes while the transfer is in flight);
+ * 7. an operator's speed-up of a lost deposit is found on chain and recorded as the transfer's deposit; a reorg
+ *    removes it, our own deposit is sent again to close the nonce gap and is mined instead. Reconciliation found
+ *    that deposit too and tried to record it under the same step id (a unique-constraint error every cycle), and
+ *    the tracker kept judging statuses against the vanished speed-up: the transfer stayed `broadcast`, then
+ *    `deposited`, for good (src/cycle/foundDeposit.ts, `depositTxOf` in src/store/transferRows.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelEnv, runSchedule, type ModelEnv } from './harness.ts';
@@ -169,6 +174,35 @@ describe('money-path replays', () => {
         /getBlockNumber \(#4 of getBlockNumber\): \{"kind":"error"\}$/,
         /^send #3: speedUp$/,
       ],
+    );
+  });
+
+  it('a recorded speed-up a reorg removed gives way to our own deposit mined in its place (found once, tracked by it)', async () => {
+    // Our beta deposit's send is lost and the operator speeds it up (another hash); reconciliation finds the
+    // speed-up on chain and records it. A reorg then drops it and the node forgets it; our own deposit, sent again
+    // to close the nonce gap, is mined instead, and the service fills that one.
+    await replay(
+      {
+        needs: [
+          { asset: 'USDC', from: 'beta', amount: 15_001n * UNIT },
+          { asset: 'USDT', from: 'alpha', amount: 15_001n * UNIT },
+        ],
+        gapsMs: [20_000, 20_000, 20_000],
+        lookupFaults: [
+          { at: 52, fault: { kind: 'reorg', chain: 'beta', depth: 1, mode: 'vanish' } },
+          { at: 6, fault: { kind: 'notFound' } },
+          { at: 32, fault: { kind: 'notFound' } },
+        ],
+        reorgs: [],
+        sendFaults: [
+          { at: 3, fault: 'speedUp' },
+          { at: 1, fault: 'lost' },
+        ],
+        relayFaults: [],
+        fills: [],
+        crashes: [],
+      },
+      [/^send #1: lost$/, /^send #3: speedUp$/, /^lookup #52 .*"kind":"reorg","chain":"beta"/],
     );
   });
 });

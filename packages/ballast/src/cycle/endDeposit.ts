@@ -27,7 +27,7 @@ import { crashPoint } from '../core/crashPoints.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { notify } from '../notify/notify.ts';
 import { cancelAtCapEvent } from '../notify/eventOf.ts';
-import { CANCEL_STEP_SUFFIX } from '../store/transferRows.ts';
+import { cancelStepId } from '../store/transferRows.ts';
 import { addTransferTx, markTransferStalled, markTxConfirmed, markTxReorged, markTxSent, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
@@ -96,7 +96,7 @@ export async function endUnwantedDeposit(
   }
   const { signed } = result;
   const id = await addTransferTx(ctx.db, row.id, {
-    stepId: `${deposit.stepId}${CANCEL_STEP_SUFFIX}`,
+    stepId: cancelStepId(deposit.stepId, row.cancels.length + 1),
     itemIndex: deposit.itemIndex,
     chainId: signed.chainId,
     request: signed.request,

@@ -50,6 +50,7 @@ import { collectExecutableItems } from '../executor/collectItems.ts';
 import { deadlineRefusal, receiptWaitMs } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
 import { clearCancelsReorged, endUnwantedDeposit, recordReplacementsMined } from './endDeposit.ts';
+import { recordFoundDeposit } from './foundDeposit.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
 
 /** What origin reconciliation uses: the store, the chain adapters, the kill switch config, the leader check, the Relay client, the logger, metrics and the clock. */
@@ -315,18 +316,7 @@ export async function reconcileOrigin(ctx: ReconcileDeps, row: TransferRow): Pro
     }
     if (proof.kind === 'found') {
       const d = proof.deposit;
-      const at = facts?.deposit ?? { stepId: 'deposit', itemIndex: 0 };
-      const id = await addTransferTx(ctx.db, row.id, {
-        stepId: `${at.stepId}:replacement`,
-        itemIndex: at.itemIndex,
-        chainId: row.originChainId,
-        request: { source: 'depository event', replaces: tx.txHash },
-        txHash: d.txHash,
-        rawTx: '0x',
-        nowMs: ctx.now(),
-      });
-      await markTxSent(ctx.db, id, ctx.now());
-      await markTxConfirmed(ctx.db, id, { status: 'confirmed', blockNumber: d.blockNumber, blockHash: d.blockHash, nowMs: ctx.now() });
+      await recordFoundDeposit(ctx, row, facts?.deposit ?? { stepId: 'deposit', itemIndex: 0 }, d, tx.txHash);
       if (status === 'prepared') await move('broadcast', `deposit ${d.txHash} for order ${row.orderId} found on chain`);
       await move('deposited', `${why}; deposit ${d.txHash} for the order found on chain and recorded`);
       return status;

@@ -12,6 +12,7 @@ import { stallPolicyOf } from '../chains/capabilities.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { sameTxId } from '../core/txId.ts';
 import type { RequestsResponse } from '@ballast/protocol/relay/schemas.ts';
+import { depositTxOf } from '../store/transferRows.ts';
 import { IN_FLIGHT_STATUSES, adoptRequestId, markTransferStalled, type TransferRow } from '../store/transfers.ts';
 import type { CycleContext } from './context.ts';
 import { notify } from '../notify/notify.ts';
@@ -37,13 +38,13 @@ export function isStalled(row: TransferRow, nowMs: number, stalledAfterSec: numb
  */
 export function isStalledByBlocks(row: TransferRow, head: bigint, afterBlocks: number): boolean {
   if (row.status !== 'deposited') return false;
-  const mined = row.txs.at(-1)?.blockNumber;
+  const mined = depositTxOf(row)?.blockNumber;
   return mined !== null && mined !== undefined && head - mined + 1n > BigInt(afterBlocks);
 }
 
 /** The deposit transaction of a deposited transfer: its last recorded origin transaction (a replacement included). */
 export function depositTxHash(row: TransferRow): string | undefined {
-  return row.txs.at(-1)?.txHash;
+  return depositTxOf(row)?.txHash;
 }
 
 /**
@@ -121,7 +122,7 @@ async function stalledBlocks(ctx: StalledDeps, row: TransferRow, heads: Map<stri
     );
   const head = await heads.get(chain.name)!; // set just above
   if (head === null || !isStalledByBlocks(row, head, afterBlocks)) return null;
-  return `deposit mined ${head - row.txs.at(-1)!.blockNumber! + 1n} blocks deep without a final status (stalled after ${afterBlocks})`; // isStalledByBlocks checked the block
+  return `deposit mined ${head - depositTxOf(row)!.blockNumber! + 1n} blocks deep without a final status (stalled after ${afterBlocks})`; // isStalledByBlocks checked the block
 }
 
 async function helpDeposited(

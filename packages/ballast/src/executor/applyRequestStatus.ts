@@ -8,6 +8,7 @@
  */
 import type { StoreDb } from '../store/db.ts';
 import { isTerminalRequestStatus, type IntentStatus } from '@ballast/protocol/relay/schemas.ts';
+import { depositTxOf } from '../store/transferRows.ts';
 import { IN_FLIGHT_STATUSES } from '../store/transferStatus.ts';
 import { lockTransferStatus } from '../store/requestStatus.ts';
 import { setRelayStatus, transitionTransfer, type TransferRow } from '../store/transfers.ts';
@@ -23,7 +24,7 @@ export type ApplyStatusResult =
   | 'already_final'; // the transfer is no longer in flight: nothing written
 
 /**
- * @param row the transfer as read (its deposit is its last origin transaction)
+ * @param row the transfer as read (its deposit: `depositTxOf`, src/store/transferRows.ts)
  * @param opts.closedBy text put first in the transition's detail, e.g. `closed by webhook`
  * @returns a Promise of what was done
  * @throws store errors when the database cannot be written; nothing is half-written
@@ -34,7 +35,7 @@ export async function applyRequestStatus(
   status: IntentStatus,
   opts: { nowMs: number; closedBy: string },
 ): Promise<ApplyStatusResult> {
-  const deposit = row.txs.at(-1)?.txHash;
+  const deposit = depositTxOf(row)?.txHash;
   if (deposit && statusIsForeign(status, deposit)) return 'foreign_deposit';
   return await db.transaction(async (): Promise<ApplyStatusResult> => {
     // Locked (PostgreSQL) until the end of the transaction: a concurrent close waits, then finds it final.

@@ -7,8 +7,33 @@ import { rowShape } from './rowColumns.ts';
 import type { TransferStatus, TransferTxStatus } from './transferStatus.ts';
 import { fromJsonText, textToAmount } from './values.ts';
 
-/** Step-id suffix of a transaction that ends an unwanted deposit of the transfer (`<deposit step>:cancel`). */
+/**
+ * Step-id suffix of a transaction that ends an unwanted deposit of the transfer: `<deposit step>:cancel` for the
+ * first, `<deposit step>:<n>:cancel` for the n-th (a re-priced cancel; step ids are unique per transfer and item).
+ */
 export const CANCEL_STEP_SUFFIX = ':cancel';
+
+/** The step id of the `n`-th cancel (1-based) of the deposit at `depositStepId`. */
+export function cancelStepId(depositStepId: string, n: number): string {
+  return n <= 1 ? `${depositStepId}${CANCEL_STEP_SUFFIX}` : `${depositStepId}:${n}${CANCEL_STEP_SUFFIX}`;
+}
+
+/** Step-id marker of a deposit found on chain that we never signed (`<deposit step>:replacement[:n]`, src/cycle/foundDeposit.ts). */
+export const REPLACEMENT_STEP_MARKER = ':replacement';
+
+/**
+ * The transfer's deposit transaction: its last recorded origin transaction, except that a deposit found on chain
+ * (`<step>:replacement`) that is not mined gives way to the one before it. Such a row is an operator's speed-up a
+ * reorg removed; when our own deposit then took its nonce (or its inputs) and was mined, that deposit is the one the
+ * service names. Undefined when nothing was recorded.
+ */
+export function depositTxOf<T extends { stepId: string; status: string }>(row: { txs: readonly T[] }): T | undefined {
+  for (let i = row.txs.length - 1; i >= 0; i--) {
+    const tx = row.txs[i]!; // within bounds
+    if (!tx.stepId.includes(REPLACEMENT_STEP_MARKER) || tx.status === 'confirmed' || i === 0) return tx;
+  }
+  return undefined;
+}
 
 /** One origin transaction of a transfer. */
 export interface TransferTxRow {
