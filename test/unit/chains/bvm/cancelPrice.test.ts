@@ -56,6 +56,11 @@ describe('priceCancel', () => {
     });
   });
 
+  it('the rate cap is judged on the smallest size the signed cancel can have', () => {
+    // 110 vB estimated, as small as 108 vB once signed: 50 × 108 = 5,400 sat keeps it within 50 sat/vB whatever it signs to.
+    expect(priceCancel({ ...base, marketSatPerVb: 100, minVsize: 108 })).toMatchObject({ feeSat: 5_400n, capped: true });
+  });
+
   it('a deposit at the rate cap cannot be cancelled under it: refused, never signed above the cap', () => {
     // 200 vB at 50 sat/vB: a 110 vB cancel must pay 10,110 sat, 91.9 sat/vB, over a 50 sat/vB cap.
     const result = priceCancel({ ...base, predecessors: [{ feeSat: 10_000n, vsize: 200, descendants: [] }] });

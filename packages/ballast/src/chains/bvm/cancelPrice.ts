@@ -30,8 +30,13 @@ export interface Predecessor {
 
 /** What {@link priceCancel} needs. */
 export interface CancelPriceInput {
-  /** The cancel's estimated signed vsize, vB. */
+  /** The cancel's estimated signed vsize, vB: the worst case (largest signatures), for what BIP-125 asks. */
   vsize: number;
+  /**
+   * The smallest the signed cancel can be, vB, for the rate cap: a signature may be a few bytes shorter than the
+   * worst case, and the rate is judged on the real size (default `vsize`).
+   */
+  minVsize?: number;
   /** The deposit and every cancel signed before this one. */
   predecessors: readonly Predecessor[];
   /** The node's estimate for the next one to two blocks, sat/vB, or null when it could not be read. */
@@ -74,7 +79,7 @@ export function priceCancel(input: CancelPriceInput): CancelPrice {
   const market = input.marketSatPerVb === null ? 0n : atRate(input.marketSatPerVb, vsize, 'up');
   const escalated = input.lastCancelFeeSat === null ? 0n : (input.lastCancelFeeSat * 3n + 1n) / 2n;
   const wantedSat = [minimumSat, market, escalated].reduce((a, b) => (a > b ? a : b));
-  const rateCap = atRate(input.maxRateSatPerVb, vsize, 'down');
+  const rateCap = atRate(input.maxRateSatPerVb, input.minVsize ?? vsize, 'down');
   const capSat = input.maxFeeSat < rateCap ? input.maxFeeSat : rateCap;
   if (wantedSat <= capSat) return { feeSat: wantedSat, capped: false, minimumSat, wantedSat };
   if (minimumSat <= capSat) return { feeSat: capSat, capped: true, minimumSat, wantedSat };

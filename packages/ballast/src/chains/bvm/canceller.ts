@@ -122,6 +122,8 @@ export function createBvmCanceller(opts: BvmCancellerOptions): DepositCanceller 
     const last = earlier.at(-1);
     const price = priceCancel({
       vsize,
+      // Each input's signature may come out up to 4 bytes (1 vB) shorter than the worst case the estimate takes.
+      minVsize: vsize - spent.length,
       predecessors,
       marketSatPerVb: 'problem' in market ? null : market.satPerVb,
       lastCancelFeeSat: last ? predecessors.at(-1)!.feeSat : null, // the last predecessor is the last cancel

@@ -10,7 +10,8 @@
  *
  * The quote was verified before this runs (src/verify/deposit/bvmVerifier.ts); this module still refuses, and
  * signs nothing, when an input does not spend our wallet's script, already carries signing data, or asks for a
- * sighash other than ALL (or taproot DEFAULT); when the fee rate is above the configured cap; when the miner
+ * sighash other than ALL (or taproot DEFAULT); when the fee rate is above the configured cap (on the worst-case
+ * size before signing, and on the signed transaction's own size after); when the miner
  * fee is above `maxMinerFeeSats` or above `maxMinerFeeBps` of what the transaction pays away (outputs to other
  * scripts than ours, OP_RETURN excluded; when nothing is paid away, the absolute cap alone); when an input does not signal BIP-125 replaceability while that is
  * required; or when the transaction is not final in the next block (nLockTime, BIP-68 relative locks: the
@@ -178,8 +179,15 @@ export function signBvmPsbt(key: BvmKey, psbtHex: string, limits: BvmSignLimits)
   }
   if (!valid) throw new BvmAdapterError(`a signature made with wallet ${key.address} does not verify; nothing is sent`);
   psbt.finalizeAllInputs();
-  // The fee rate was capped above (checked against the configured cap, not bitcoinjs's fixed one).
+  // The fee rate was capped above on the worst-case size (checked against the configured cap, not bitcoinjs's
+  // fixed one); the signed transaction may be a few bytes smaller, so its real rate is checked once more.
   const tx = psbt.extractTransaction(true);
+  const capMilli = BigInt(Math.round(limits.maxFeeRateSatPerVb * 1000));
+  if (facts.feeSat !== null && facts.feeSat * 1000n > capMilli * BigInt(tx.virtualSize())) {
+    throw new BvmAdapterError(
+      `refusing the signed transaction of wallet ${key.address}: fee ${facts.feeSat} sat over its ${tx.virtualSize()} vB is above the cap of ${limits.maxFeeRateSatPerVb} sat/vB; nothing is sent`,
+    );
+  }
   const firstOpReturn = facts.outputs.find((o) => o.opReturn);
   return {
     txid: tx.getId(),
