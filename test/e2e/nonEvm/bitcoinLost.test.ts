@@ -66,6 +66,16 @@ async function start(opts: { killSwitchFile?: string } = {}) {
 }
 
 /**
+ * Lets the first order's deadline pass (later quotes stay valid at the advanced clock) and runs the cycle that
+ * finds the deposit unmined past it and cancels it.
+ */
+async function passTheDeadline({ s, t, advance }: Awaited<ReturnType<typeof start>>) {
+  advance((FIRST_DEADLINE_SEC + 60) * 1000);
+  s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 });
+  return t.ballast.runCycle('once');
+}
+
+/**
  * Runs cycles until the transfer is final as success, or `boundMs` of wall time passed. The sandbox's solver
  * fills on its own (wall-clock) schedule, so a fixed count of cycles is not enough on a loaded machine.
  */
@@ -134,7 +144,8 @@ describe('a Bitcoin deposit the node lost', () => {
     'past its deadline is replaced, not declared dead; failed only once the replacement is mined deep, and the need is paid once',
     { timeout: TIMEOUT_MS },
     async () => {
-      const { s, t, advance } = await start();
+      const started = await start();
+      const { s, t, advance } = started;
       const node = s.bitcoin!.node;
       try {
         node.dropNextBroadcasts(1);
@@ -144,9 +155,7 @@ describe('a Bitcoin deposit the node lost', () => {
         expect(row!.status).toBe('broadcast');
 
         // The deadline passes with the deposit unknown to our node (another node may still hold it).
-        advance((FIRST_DEADLINE_SEC + 60) * 1000);
-        s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 }); // later quotes are valid at the advanced clock
-        const replacing = await t.ballast.runCycle('once');
+        const replacing = await passTheDeadline(started);
         expect(replacing.plan.transfers).toEqual([]); // still in flight: nothing planned again
         const after = (await getTransfer(t.ballast.db, row!.id))!;
         expect(after.status).toBe('broadcast'); // before: origin_failed on "unknown + deadline passed"
@@ -199,16 +208,15 @@ describe('a Bitcoin deposit the node lost', () => {
     'still in the mempool past its deadline is replaced there by fee (BIP-125), and never reaches the depository',
     { timeout: TIMEOUT_MS },
     async () => {
-      const { s, t, advance } = await start();
+      const started = await start();
+      const { s, t, advance } = started;
       const node = s.bitcoin!.node;
       try {
         await t.ballast.runCycle('once');
         const [row] = await listRecentTransfers(t.ballast.db, 1);
         const deposit = row!.txs[0]!;
         expect(node.mempoolTxids()).toEqual([deposit.txHash]); // sent, not mined (no block comes)
-        advance((FIRST_DEADLINE_SEC + 60) * 1000);
-        s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 });
-        await t.ballast.runCycle('once');
+        await passTheDeadline(started);
         const replacement = (await getTransfer(t.ballast.db, row!.id))!.cancels[0]!;
         expect(node.mempoolTxids()).toEqual([replacement.txHash]); // the deposit was evicted by the replacement
         expect(() => node.broadcast(deposit.rawTx)).toThrow(/insufficient fee/); // and cannot come back
@@ -235,15 +243,14 @@ describe('a Bitcoin deposit the node lost', () => {
     'ended by our own cancel is failed even when the depository is too busy to search (50 strangers in its mempool)',
     { timeout: TIMEOUT_MS },
     async () => {
-      const { s, t, advance } = await start();
+      const started = await start();
+      const { s, t, advance } = started;
       const node = s.bitcoin!.node;
       try {
         const strangers = strangerCoins(node, ESPLORA_MEMPOOL_PAGE); // mined before Ballast's deposit
         await t.ballast.runCycle('once');
         const [row] = await listRecentTransfers(t.ballast.db, 1);
-        advance((FIRST_DEADLINE_SEC + 60) * 1000);
-        s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 });
-        await t.ballast.runCycle('once'); // the cancel replaces the deposit in the mempool
+        await passTheDeadline(started); // the cancel replaces the deposit in the mempool
         node.mine(6);
         // The depository is busy: as many unconfirmed payments as Esplora lists on a page, so a search of its
         // transactions can prove nothing absent. Our own cancel, mined deep, spent every input the deposit had.
@@ -262,15 +269,14 @@ describe('a Bitcoin deposit the node lost', () => {
     'whose cancel a reorg removed and that was mined instead is tracked on; the ledger counts the deposit, not the cancel',
     { timeout: TIMEOUT_MS },
     async () => {
-      const { s, t, advance } = await start();
+      const started = await start();
+      const { s, t, advance } = started;
       const node = s.bitcoin!.node;
       try {
         await t.ballast.runCycle('once');
         const [row] = await listRecentTransfers(t.ballast.db, 1);
         const deposit = row!.txs[0]!;
-        advance((FIRST_DEADLINE_SEC + 60) * 1000);
-        s.setFaults({ bitcoinQuoteDeadlineSec: 80_000 });
-        await t.ballast.runCycle('once');
+        await passTheDeadline(started);
         const cancel = (await getTransfer(t.ballast.db, row!.id))!.cancels[0]!;
         node.mine(1);
         await t.ballast.runCycle('once'); // the cancel's receipt is recorded (one block deep: no proof yet)

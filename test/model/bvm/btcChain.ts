@@ -1,8 +1,8 @@
 /**
  * An in-memory Bitcoin chain for the model tests: transactions parsed with bitcoinjs-lib (txid, outpoints,
- * outputs, vsize), blocks with heights and hashes, one node's mempool with full-RBF (BIP-125 rules 3 and 4
- * without the signalling rule: a conflicting spend paying a higher absolute fee, by at least the incremental
- * relay fee, and a higher rate replaces the conflicts and their descendants), eviction (the transaction stays
+ * outputs, vsize), blocks with heights and hashes, one node's mempool under Bitcoin Core's policy
+ * (btcMempool.ts: the mempool minimum fee, full-RBF by BIP-125 rules 2–6, trimming by descendant score when the
+ * minimum rises, blocks assembled by package fee rate against a clearing rate), eviction (the transaction stays
  * valid and can come back), and reorgs (the last blocks replaced; their transactions back to the mempool or
  * forgotten). Signatures are not checked: only Ballast signs, and its signer checks its own. Every read takes
  * a {@link View} so a lagging backend answers from an older height without the mempool. Pure: no I/O, no
@@ -10,11 +10,14 @@
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { createHash } from 'node:crypto';
+import { admit, assembleBlock, BtcRejectError, descendantsOf, nextToTrim, type PoolView } from './btcMempool.ts';
+
+export { BtcRejectError };
 
 /** Regtest's genesis block hash, which Ballast checks (`/block-height/0`) to know the network. */
 export const REGTEST_GENESIS = '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206';
-/** Minimum relay and incremental relay fee, sat/vB. */
-export const MIN_RELAY_SAT_PER_VB = 1n;
+/** Clearing rate of the model's original flat market, sat/vB: what {@link BtcChain.mine} uses by default. */
+export const LEGACY_CLEARING_SAT_PER_VB = 5n;
 
 /** An output: script (hex) and value. */
 export interface BtcOutput {
@@ -45,9 +48,6 @@ export interface View {
   height: number;
   mempool: boolean;
 }
-
-/** A rejected broadcast, with bitcoind's reason text. */
-export class BtcRejectError extends Error {}
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const key = (txid: string, vout: number) => `${txid}:${vout}`;
@@ -81,12 +81,14 @@ export function buildBtcTx(inputs: readonly { txid: string; vout: number }[], ou
 }
 
 /** The chain and one node's mempool. */
-export class BtcChain {
+export class BtcChain implements PoolView {
   readonly blocks: BtcBlock[];
   /** Every transaction anyone ever broadcast or mined, by txid (valid or not: a replaced one stays here). */
   readonly txs = new Map<string, BtcTx>();
   /** The node's mempool: txid → the height before which it is not mined (a low fee stuck under the market). */
   readonly mempool = new Map<string, number>();
+  /** The node's mempool minimum fee, sat/vB (1: the minimum relay fee only); see {@link setMinFee}. */
+  minFeeSatPerVb = 1n;
   private minedAt = new Map<string, number>();
   private spentBy = new Map<string, string>();
   private salt = 0;
@@ -95,8 +97,34 @@ export class BtcChain {
     this.blocks = [{ height: 0, hash: REGTEST_GENESIS, timeMs: genesisMs, txids: [] }];
   }
 
+  /** Height of the tip. */
   head(): number {
     return this.blocks.length - 1;
+  }
+
+  /** A transaction anyone broadcast or mined (PoolView). */
+  tx(txid: string): BtcTx | undefined {
+    return this.txs.get(txid);
+  }
+
+  /** Fee of a known transaction whose prevouts are known, satoshis (PoolView; 0 when one is not). */
+  feeOf(txid: string): bigint {
+    return this.fee(this.txs.get(txid)!) ?? 0n;
+  }
+
+  /** Whether the node's mempool holds a transaction. */
+  inMempool(txid: string): boolean {
+    return this.mempool.has(txid);
+  }
+
+  /** Whether a transaction is in a canonical block. */
+  mined(txid: string): boolean {
+    return this.minedAt.has(txid);
+  }
+
+  /** Txids in the node's mempool, oldest first. */
+  mempoolIds(): string[] {
+    return [...this.mempool.keys()];
   }
 
   /** The view of an up-to-date backend. */
@@ -149,24 +177,14 @@ export class BtcChain {
     return undefined;
   }
 
-  /** Mempool transactions spending an output of `txid`, recursively (descendants). */
-  private descendants(txid: string, into = new Set<string>()): Set<string> {
-    for (const id of this.mempool.keys()) {
-      if (!into.has(id) && this.txs.get(id)!.inputs.some((i) => i.txid === txid)) {
-        into.add(id);
-        this.descendants(id, into);
-      }
-    }
-    return into;
-  }
-
   /**
-   * Accepts a transaction into the mempool, replacing conflicting mempool spends by full-RBF.
+   * Accepts a transaction into the mempool under the node's policy (btcMempool.ts `admit`), replacing
+   * conflicting mempool spends and their descendants by full-RBF.
    *
    * @param notBeforeHeight not mined in a block below this height (default: the next block)
    * @returns the txids it replaced (with their descendants)
    * @throws BtcRejectError with bitcoind's reason: already mined, inputs missing or spent, fee below the
-   *   minimum relay fee, or a replacement that does not pay enough
+   *   mempool or relay minimum, or a replacement breaking BIP-125 rules 2–6
    */
   submit(tx: BtcTx, notBeforeHeight = 0): string[] {
     if (this.minedAt.has(tx.txid)) throw new BtcRejectError('Transaction already in block chain');
@@ -183,33 +201,31 @@ export class BtcChain {
       if (spender) conflicts.add(spender.txid);
     }
     const fee = this.fee(tx)!; // every prevout was found above
-    if (fee < BigInt(tx.vsize) * MIN_RELAY_SAT_PER_VB) throw new BtcRejectError('min relay fee not met');
-    const replaced = new Set<string>();
-    for (const c of conflicts) {
-      replaced.add(c);
-      this.descendants(c, replaced);
-    }
-    if (replaced.size > 0) {
-      let replacedFees = 0n;
-      for (const r of replaced) {
-        const old = this.txs.get(r)!;
-        const oldFee = this.fee(old)!;
-        replacedFees += oldFee;
-        if (fee * BigInt(old.vsize) <= oldFee * BigInt(tx.vsize))
-          throw new BtcRejectError('insufficient fee, rejecting replacement (rate)');
-      }
-      if (fee < replacedFees + BigInt(tx.vsize) * MIN_RELAY_SAT_PER_VB)
-        throw new BtcRejectError('insufficient fee, rejecting replacement (absolute)');
-      for (const r of replaced) this.mempool.delete(r);
-    }
+    if (fee < 0n) throw new BtcRejectError('bad-txns-in-belowout');
+    const replaced = admit(this, tx, fee, conflicts, this.minFeeSatPerVb);
+    for (const r of replaced) this.mempool.delete(r);
     this.mempool.set(tx.txid, notBeforeHeight);
     return [...replaced];
+  }
+
+  /**
+   * Sets the node's mempool minimum fee and trims the mempool to it: lowest descendant score first, each with
+   * its descendants (btcMempool.ts `nextToTrim`). The trimmed transactions stay valid elsewhere.
+   *
+   * @param satPerVb the new minimum, sat/vB (1: the relay minimum only)
+   * @returns the txids trimmed, in the order they went
+   */
+  setMinFee(satPerVb: bigint): string[] {
+    this.minFeeSatPerVb = satPerVb;
+    const gone: string[] = [];
+    for (let id = nextToTrim(this, satPerVb); id !== undefined; id = nextToTrim(this, satPerVb)) gone.push(...this.evict(id));
+    return gone;
   }
 
   /** Forgets a mempool transaction and its descendants (evicted by this node; still valid elsewhere). */
   evict(txid: string): string[] {
     if (!this.mempool.has(txid)) return [];
-    const gone = [txid, ...this.descendants(txid)];
+    const gone = [txid, ...descendantsOf(this, txid)];
     for (const id of gone) this.mempool.delete(id);
     return gone;
   }
@@ -229,23 +245,14 @@ export class BtcChain {
     return tx;
   }
 
-  /** Mines one block: every mempool transaction that is due and whose parents are mined (repeatedly). */
-  mine(timeMs: number, include = true): BtcBlock {
+  /**
+   * Mines one block: the due mempool transactions whose package (with their unmined ancestors) pays at least
+   * `clearing` sat/vB (btcMempool.ts `assembleBlock`), parents first; an empty block for null.
+   */
+  mine(timeMs: number, clearing: bigint | null = LEGACY_CLEARING_SAT_PER_VB): BtcBlock {
     const height = this.blocks.length;
-    const txids: string[] = [];
-    for (let progress = include; progress;) {
-      progress = false;
-      for (const [id, notBefore] of this.mempool) {
-        if (notBefore > height) continue;
-        const tx = this.txs.get(id)!;
-        if (!tx.inputs.every((i) => this.minedAt.has(i.txid) || txids.includes(i.txid))) continue;
-        this.mempool.delete(id);
-        txids.push(id);
-        for (const i of tx.inputs) this.spentBy.set(key(i.txid, i.vout), id);
-        this.minedAt.set(id, height); // parents in this block count as mined for the next ones
-        progress = true;
-      }
-    }
+    const txids = clearing === null ? [] : assembleBlock(this, clearing, (id) => (this.mempool.get(id) ?? 0) <= height);
+    for (const id of txids) this.mempool.delete(id);
     return this.pushBlock(txids, timeMs);
   }
 
@@ -267,12 +274,12 @@ export class BtcChain {
       else forgotten.push(id);
     }
     if (mode === 'vanish') for (const id of txids) forgotten.push(...this.evictChildrenOf(id));
-    for (let i = 0; i <= removed.length; i++) this.mine(timeMs, false);
+    for (let i = 0; i <= removed.length; i++) this.mine(timeMs, null);
     return forgotten;
   }
 
   private evictChildrenOf(txid: string): string[] {
-    const gone = [...this.descendants(txid)];
+    const gone = [...descendantsOf(this, txid)];
     for (const id of gone) this.mempool.delete(id);
     return gone;
   }

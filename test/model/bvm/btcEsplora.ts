@@ -2,36 +2,48 @@
  * One process's Esplora API over the in-memory Bitcoin chain, as a `fetch` for `createBvmAdapter`: exactly the
  * endpoints the adapter and the fee read call (GET /blocks/tip/height, /blocks/tip/hash, /block-height/:h,
  * /address/:a, /address/:a/utxo, /address/:a/txs, /address/:a/txs/chain/:last, /tx/:id, /tx/:id/hex,
- * /tx/:id/status, /tx/:id/outspend/:n, /fee-estimates; POST /tx), answering as Blockstream's Esplora does
- * (JSON numbers for satoshis, 404 text for what it does not have, 400 with bitcoind's reason for a refused
- * broadcast). The schedule's faults apply per call: 503s, a lagging backend, a load-balanced backend without a
- * mempool transaction, lost broadcasts, evictions after acceptance, broadcasts stuck under the fee market.
- * Every call fails once the process is dead.
+ * /tx/:id/status, /tx/:id/outspend/:n, /tx/:id/outspends, /fee-estimates; POST /tx), answering as Blockstream's
+ * Esplora does (JSON numbers for satoshis, 404 text for what it does not have, 400 with bitcoind's reason for a
+ * refused broadcast). GET /fee-estimates answers the market of the backend's tip (btcMarket.ts), each estimate
+ * raised to the node's mempool minimum fee. The schedule's faults apply per call: 503s, a lagging backend, a
+ * load-balanced backend without a mempool transaction, lost broadcasts, evictions after acceptance, broadcasts
+ * stuck under the fee market. Every call fails once the process is dead.
  */
 import { address as btcAddress, networks } from 'bitcoinjs-lib';
 import type { ProcessHandle } from '../inMemoryNode.ts';
 import { BtcRejectError, parseBtcTx, type BtcChain, type BtcTx, type View } from './btcChain.ts';
 import type { BtcWorld } from './btcWorld.ts';
 
-/** What GET /fee-estimates answers: confirmation target (blocks) → sat/vB. */
-export const MODEL_FEE_ESTIMATES = { '1': 8, '6': 5, '144': 2, '1008': 1 } as const;
-
 const num = (v: bigint) => Number(v); // model amounts stay far below 2^53 satoshis
 
+/** Addresses by script and scripts by address: the model has a handful of each, converted on every read. */
+const addresses = new Map<string, string | undefined>();
+const scripts = new Map<string, string | null>();
+
 function addressOf(script: string): string | undefined {
+  if (addresses.has(script)) return addresses.get(script);
+  let address: string | undefined;
   try {
-    return btcAddress.fromOutputScript(Buffer.from(script, 'hex'), networks.regtest);
+    address = btcAddress.fromOutputScript(Buffer.from(script, 'hex'), networks.regtest);
   } catch {
-    return undefined; // OP_RETURN and other address-less scripts
+    address = undefined; // OP_RETURN and other address-less scripts
   }
+  if (addresses.size > 10_000) addresses.clear();
+  addresses.set(script, address);
+  return address;
 }
 
 function scriptOf(address: string): string | null {
+  if (scripts.has(address)) return scripts.get(address)!; // set just below for every address asked
+  let script: string | null;
   try {
-    return Buffer.from(btcAddress.toOutputScript(address, networks.regtest)).toString('hex');
+    script = Buffer.from(btcAddress.toOutputScript(address, networks.regtest)).toString('hex');
   } catch {
-    return null;
+    script = null; // not a regtest address
   }
+  if (scripts.size > 10_000) scripts.clear();
+  scripts.set(address, script);
+  return script;
 }
 
 function statusJson(chain: BtcChain, txid: string, view: View) {
@@ -88,7 +100,7 @@ export function inMemoryEsplora(world: BtcWorld, proc: ProcessHandle, base = '/a
     const fault = world.nextEsploraFault(route);
     if (fault?.kind === 'error') return text(503, 'upstream unavailable (model fault)');
     const view: View = fault?.kind === 'lag' ? { height: Math.max(0, chain.head() - fault.blocks), mempool: false } : chain.tipView();
-    const txMatch = /^\/tx\/([0-9a-f]{64})(\/status|\/hex|\/outspend\/([0-9]+))?$/.exec(path);
+    const txMatch = /^\/tx\/([0-9a-f]{64})(\/status|\/hex|\/outspends|\/outspend\/([0-9]+))?$/.exec(path);
     if (fault?.kind === 'notFound' && !txMatch) return text(503, 'backend busy (model fault)');
     if (txMatch) {
       const [, txid, tail, vout] = txMatch;
@@ -96,10 +108,14 @@ export function inMemoryEsplora(world: BtcWorld, proc: ProcessHandle, base = '/a
       const mempoolOnly = chain.heightOf(txid!, view) === undefined;
       if (tail?.startsWith('/outspend')) {
         if (!tx || !chain.knows(txid!, view)) return text(404, 'Transaction not found');
-        const s = chain.spenderOf(txid!, Number(vout), fault?.kind === 'notFound' ? { ...view, mempool: false } : view);
-        if (!s) return json({ spent: false });
-        const vin = chain.txs.get(s.txid)!.inputs.findIndex((i) => i.txid === txid && i.vout === Number(vout));
-        return json({ spent: true, txid: s.txid, vin, status: statusJson(chain, s.txid, view) });
+        const seen = fault?.kind === 'notFound' ? { ...view, mempool: false } : view;
+        const outspend = (n: number) => {
+          const s = chain.spenderOf(txid!, n, seen);
+          if (!s) return { spent: false };
+          const vin = chain.txs.get(s.txid)!.inputs.findIndex((i) => i.txid === txid && i.vout === n);
+          return { spent: true, txid: s.txid, vin, status: statusJson(chain, s.txid, view) };
+        };
+        return json(tail === '/outspends' ? tx.outputs.map((_, n) => outspend(n)) : outspend(Number(vout)));
       }
       if (!tx || !chain.knows(txid!, view) || (fault?.kind === 'notFound' && mempoolOnly)) return text(404, 'Transaction not found');
       if (tail === '/status') return json(statusJson(chain, txid!, view));
@@ -108,7 +124,7 @@ export function inMemoryEsplora(world: BtcWorld, proc: ProcessHandle, base = '/a
     }
     if (path === '/blocks/tip/height') return text(200, String(view.height));
     if (path === '/blocks/tip/hash') return text(200, chain.blocks[view.height]!.hash);
-    if (path === '/fee-estimates') return json(MODEL_FEE_ESTIMATES);
+    if (path === '/fee-estimates') return json(world.market.estimates(view.height, world.market.minFeeAt(view.height)));
     const height = /^\/block-height\/([0-9]+)$/.exec(path);
     if (height) {
       const h = Number(height[1]);
@@ -156,7 +172,10 @@ export function inMemoryEsplora(world: BtcWorld, proc: ProcessHandle, base = '/a
     try {
       chain.submit(tx, notBefore);
     } catch (error) {
-      if (error instanceof BtcRejectError) return text(400, `sendrawtransaction RPC error: {"code":-26,"message":"${error.message}"}`);
+      if (error instanceof BtcRejectError) {
+        world.refused.add(tx.txid);
+        return text(400, `sendrawtransaction RPC error: {"code":-26,"message":"${error.message}"}`);
+      }
       throw error;
     }
     world.elsewhere.delete(tx.txid); // our node has it again

@@ -1,53 +1,66 @@
 /**
- * What must hold after every cycle of a Bitcoin model schedule, and after it has settled, judged against the
- * in-memory chains and Relay (the truth) and Ballast's store. "Our deposits" are every transaction paying the
- * depository that Ballast signed: written ahead in the store or posted to the node.
- * - Every signed transaction's miner fee is within the caps (rate × vsize and an absolute cap).
+ * What must hold after every cycle of a Bitcoin model schedule, judged against the in-memory chains and Relay
+ * (the truth) and Ballast's store; what must hold once it has settled is in btcSettled.ts. "Our deposits" are
+ * every transaction paying the depository that Ballast signed, "our cancels" every other one it signed (a
+ * cancel spends a deposit's inputs back to the treasury): written ahead in the store or posted to the node.
+ * - Every transaction Ballast signed is within its configured caps: a fee rate of at most
+ *   `maxFeeRateSatPerVb`, and a fee of at most `maxMinerFeeSats` for a deposit, `maxCancelFeeSats` for a cancel.
  * - The need is paid at most once: deposits mined in time and not refunded, plus deposits still able to land
  *   (unmined, no input spent by a mined transaction), counting only as many of those as can land together
  *   (deposits sharing an input exclude each other), add up to at most one.
  * - No transfer is `origin_failed` while a deposit for its order is mined.
- * At the end (faults off, cycles settled):
- * - no deposit is stranded: each is mined with its order settled by the solver, or provably dead (an input
- *   spent by another transaction mined {@link BTC_PROOF_DEPTH} deep);
- * - no transfer is left `prepared`/`broadcast` with nothing of it in the mempool, nor `deposited` once the
- *   solver settled its order;
- * - the treasury is back in band when every order ended in a fill or a refund.
  */
 import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
 import { listRecentTransfers, type TransferRow } from '../../../packages/ballast/src/store/transfers.ts';
 import { decodeOrderIdMemoScript } from '../../../packages/protocol/src/protocol/bitcoinDeposit.ts';
 import { parseBtcTx, type BtcTx } from './btcChain.ts';
-import { BTC_BANDS, SATS } from './btcSchedule.ts';
-import {
-  ALPHA,
-  BTC_KEYS,
-  BTC_PROOF_DEPTH,
-  MAX_FEE_RATE_SAT_PER_VB,
-  MAX_MINER_FEE_SATS,
-  MINER_FEE_RESERVE_SATS,
-  type BtcWorld,
-} from './btcWorld.ts';
+import { BTC_KEYS, type BtcWorld } from './btcWorld.ts';
 
-/** A transaction Ballast signed; `orderId` when it is a deposit (its memo's order id). */
-interface Signed {
+/** The caps and policy the invariants hold Ballast to (its config), and the settling cycles' pace. */
+export interface BtcLimits {
+  /** `chains.bitcoin.maxFeeRateSatPerVb`, sat/vB: deposits and cancels. */
+  maxFeeRateSatPerVb: number;
+  /** `chains.bitcoin.maxMinerFeeSats`: a deposit's fee, satoshis. */
+  maxMinerFeeSats: bigint;
+  /** `chains.bitcoin.maxCancelFeeSats`: a cancel's fee, satoshis. */
+  maxCancelFeeSats: bigint;
+  /** `chains.bitcoin.cancelRepriceAfterBlocks`. */
+  cancelRepriceAfterBlocks: number;
+  /** `policy.pauseRouteAfterOriginFailures`. */
+  pauseRouteAfterOriginFailures: number;
+  /** Blocks between two settling cycles. */
+  settleGapBlocks: number;
+}
+
+/** A transaction Ballast signed: a deposit (with its memo's order id) or a cancel. */
+export interface Signed {
   tx: BtcTx;
+  kind: 'deposit' | 'cancel';
   orderId: string | null;
 }
 
+/** Parsed raw transactions by hex: the checks run after every cycle over the same few transactions. */
+const parsed = new Map<string, BtcTx | null>();
+
 function tryParse(hex: string): BtcTx | null {
+  const hit = parsed.get(hex);
+  if (hit !== undefined) return hit;
+  let tx: BtcTx | null = null;
   try {
-    return /^(?:[0-9a-f]{2})+$/i.test(hex) ? parseBtcTx(hex) : null;
+    tx = /^(?:[0-9a-f]{2})+$/i.test(hex) ? parseBtcTx(hex) : null;
   } catch {
-    return null;
+    tx = null; // not a transaction: nothing to check
   }
+  if (parsed.size > 20_000) parsed.clear();
+  parsed.set(hex, tx);
+  return tx;
 }
 
 /** Every Bitcoin transaction Ballast signed that the store or the node saw. */
-function signedTxs(world: BtcWorld, rows: TransferRow[]): Signed[] {
+export function signedTxs(world: BtcWorld, rows: TransferRow[]): Signed[] {
   const all = new Map<string, BtcTx>(world.posted);
   for (const row of rows)
-    for (const t of row.txs) {
+    for (const t of [...row.txs, ...row.cancels]) {
       const tx = tryParse(t.rawTx);
       if (tx && !all.has(tx.txid)) all.set(tx.txid, tx);
     }
@@ -55,17 +68,26 @@ function signedTxs(world: BtcWorld, rows: TransferRow[]): Signed[] {
     const pays = tx.outputs.some((o) => o.script === BTC_KEYS.depositoryScript);
     const memo = tx.outputs.find((o) => o.script.startsWith('6a'));
     const orderId = pays && memo ? (decodeOrderIdMemoScript(Buffer.from(memo.script, 'hex'))?.orderId ?? null) : null;
-    return { tx, orderId };
+    return { tx, kind: pays ? 'deposit' : 'cancel', orderId };
   });
 }
 
-/** Whether an input of `tx` is spent by another mined transaction at least `depth` deep. */
-function deadAt(world: BtcWorld, tx: BtcTx, depth: number): boolean {
+/**
+ * The transaction of another txid spending an input of `tx` in a block at least `depth` deep, with how deep,
+ * or undefined when there is none (`tx` may still land).
+ */
+export function killerOf(world: BtcWorld, tx: BtcTx, depth: number): { txid: string; depth: number } | undefined {
   const chain = world.bitcoin;
-  return tx.inputs.some((i) => {
+  for (const i of tx.inputs) {
     const s = chain.spenderOf(i.txid, i.vout, { height: chain.head(), mempool: false });
-    return s !== undefined && s.txid !== tx.txid && chain.depth(s.txid) >= depth;
-  });
+    if (s !== undefined && s.txid !== tx.txid && chain.depth(s.txid) >= depth) return { txid: s.txid, depth: chain.depth(s.txid) };
+  }
+  return undefined;
+}
+
+/** Whether an input of `tx` is spent by another mined transaction at least `depth` deep. */
+export function deadAt(world: BtcWorld, tx: BtcTx, depth: number): boolean {
+  return killerOf(world, tx, depth) !== undefined;
 }
 
 /** Largest number of transactions of `txs` that share no input (they can all land together). */
@@ -80,27 +102,34 @@ function mostTogether(txs: BtcTx[]): number {
 }
 
 /** `#id status (error)` of every transfer, for failure reports. */
-function summary(rows: TransferRow[]): string {
-  return rows.map((r) => `#${r.id} ${r.status}${r.error ? ` (${r.error.slice(0, 160)})` : ''}`).join('; ');
+export function summary(rows: TransferRow[]): string {
+  return rows
+    .map((r) => `#${r.id} ${r.status}${r.stalledAtMs !== null ? ' stalled' : ''}${r.error ? ` (${r.error.slice(0, 160)})` : ''}`)
+    .join('; ');
 }
 
-const transfers = (db: StoreDb) => listRecentTransfers(db, 100_000);
+/** Every transfer in the store, oldest first. */
+export async function transfersOf(db: StoreDb): Promise<TransferRow[]> {
+  return (await listRecentTransfers(db, 100_000)).sort((a, b) => a.id - b.id);
+}
 
 /** The checks that hold between cycles. @returns one line per violation */
-export async function checkBtcAlways(world: BtcWorld, db: StoreDb): Promise<string[]> {
-  return check(world, await transfers(db));
+export async function checkBtcAlways(world: BtcWorld, db: StoreDb, limits: BtcLimits): Promise<string[]> {
+  return checkBtc(world, await transfersOf(db), limits);
 }
 
-function check(world: BtcWorld, rows: TransferRow[]): string[] {
+/** {@link checkBtcAlways} over transfers already read. @returns one line per violation */
+export function checkBtc(world: BtcWorld, rows: TransferRow[], limits: BtcLimits): string[] {
   const out: string[] = [];
   const chain = world.bitcoin;
   const signed = signedTxs(world, rows);
-  for (const { tx } of signed) {
+  for (const { tx, kind } of signed) {
     const fee = chain.fee(tx);
     if (fee === null) continue; // spends an output nobody has seen: it can never land
-    if (fee * 1000n > BigInt(MAX_FEE_RATE_SAT_PER_VB * 1000) * BigInt(tx.vsize) || fee > MAX_MINER_FEE_SATS) {
+    const feeCap = kind === 'deposit' ? limits.maxMinerFeeSats : limits.maxCancelFeeSats;
+    if (fee * 1000n > BigInt(limits.maxFeeRateSatPerVb * 1000) * BigInt(tx.vsize) || fee > feeCap) {
       out.push(
-        `transaction ${tx.txid} pays ${fee} sat over ${tx.vsize} vB to miners, above the caps (${MAX_FEE_RATE_SAT_PER_VB} sat/vB, ${MAX_MINER_FEE_SATS} sat)`,
+        `${kind} ${tx.txid} pays ${fee} sat over ${tx.vsize} vB to miners, above the caps (${limits.maxFeeRateSatPerVb} sat/vB, ${feeCap} sat)`,
       );
     }
   }
@@ -128,51 +157,6 @@ function check(world: BtcWorld, rows: TransferRow[]): string[] {
       out.push(
         `transfer #${row.id} is origin_failed but deposit ${hit.tx.txid} for its order ${row.orderId} is mined; transfers: ${summary(rows)}`,
       );
-  }
-  return out;
-}
-
-/** The checks that hold once the schedule has settled. @returns one line per violation */
-export async function checkBtcSettled(world: BtcWorld, db: StoreDb): Promise<string[]> {
-  const rows = await transfers(db);
-  const out = check(world, rows);
-  const chain = world.bitcoin;
-  for (const d of signedTxs(world, rows).filter((s) => s.orderId !== null)) {
-    const record = world.relay.find(d.orderId!);
-    const mined = chain.heightOf(d.tx.txid) !== undefined;
-    const settled = record?.action != null && (record.action.kind === 'failure' || record.action.kind === 'never' || record.settled);
-    if (mined && settled) continue;
-    if (!mined && deadAt(world, d.tx, BTC_PROOF_DEPTH)) continue;
-    const where = mined
-      ? 'mined but its order is not settled'
-      : chain.mempool.has(d.tx.txid)
-        ? 'in the mempool'
-        : world.elsewhere.has(d.tx.txid)
-          ? "in another node's mempool"
-          : 'signed, unknown to the node';
-    out.push(
-      `deposit ${d.tx.txid} (order ${d.orderId}) is stranded: ${where}, and no input of it is spent ${BTC_PROOF_DEPTH} blocks deep; transfers: ${summary(rows)}`,
-    );
-  }
-  for (const row of rows) {
-    const record = row.orderId ? world.relay.find(row.orderId) : undefined;
-    if (row.status === 'prepared' || row.status === 'broadcast') {
-      if (!row.txs.some((t) => chain.mempool.has(t.txHash.toLowerCase())))
-        out.push(`transfer #${row.id} is ${row.status} with none of its transactions pending`);
-    }
-    if (row.status === 'deposited' && record?.action && (record.action.kind === 'failure' || record.settled)) {
-      out.push(`transfer #${row.id} is deposited but the solver settled its order (${record.action.kind})`);
-    }
-  }
-  const allSettled = world.relay.orders.every((r) => r.action === null || r.action.kind === 'fill' || r.action.kind === 'refund');
-  if (allSettled) {
-    const stats = chain.addressStats(BTC_KEYS.treasuryScript, chain.tipView());
-    const bitcoin = stats.chain.funded - stats.chain.spent - stats.mempool.spent - MINER_FEE_RESERVE_SATS;
-    const alpha = world.alpha.balanceOf(ALPHA.wbtc, ALPHA.treasury);
-    const inBand = (v: bigint, b: { min: bigint; max: bigint }) => v >= b.min * SATS && v <= b.max * SATS;
-    if (!inBand(bitcoin, BTC_BANDS.bitcoin) || !inBand(alpha, BTC_BANDS.alpha)) {
-      out.push(`treasury out of band after settling: Bitcoin ${bitcoin} sat spendable, alpha ${alpha} WBTC sat`);
-    }
   }
   return out;
 }

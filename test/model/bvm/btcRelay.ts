@@ -1,12 +1,16 @@
 /**
  * The in-memory Relay service of the Bitcoin model: GET /chains for alpha (with WBTC) and Bitcoin (the sandbox's
  * own document), quotes for BTC → WBTC on alpha built by the sandbox's pure builders (`buildVmQuote`, whose
- * Bitcoin step is `buildDepositPsbt` over the treasury's confirmed coins at 5 sat/vB), so Ballast's local
- * verification passes; statuses through the EVM model's `intentStatusOf` / `requestsOf`. The solver indexes a
- * deposit once mined (by the order-id OP_RETURN and the exact payment to the depository) and acts per the
- * schedule's {@link FillPlan} once it is final ({@link SOLVER_FINAL_BLOCKS} blocks, deeper than any reorg of the schedule): a WBTC fill on alpha, a refund on Bitcoin (the
- * depository output sent back to `refundTo`), a failure, or nothing. A deposit mined after its order's
- * deadline is refunded whatever the plan.
+ * Bitcoin step is `buildDepositPsbt` over the treasury's confirmed coins), so Ballast's local verification
+ * passes; statuses through the EVM model's `intentStatusOf` / `requestsOf`. Its PSBTs pay the market's rate for
+ * the next two blocks as the sandbox reads it (`esploraFeeRate`: GET /fee-estimates, the smallest target ≥ 2,
+ * rounded up; 5 sat/vB in the flat legacy market), from the market `relayLagBlocks` blocks back when the
+ * schedule makes the Relay stale; for its first quotes the schedule may have it build on our own unconfirmed
+ * change. The solver indexes a deposit once mined (by the order-id OP_RETURN and the exact payment to the
+ * depository) and acts per the schedule's {@link FillPlan} once it is final ({@link SOLVER_FINAL_BLOCKS} blocks,
+ * deeper than any reorg of the schedule): a WBTC fill on alpha, a refund on Bitcoin (the depository output sent
+ * back to `refundTo`, at a rate no market of the schedule reaches), a failure, or nothing. A deposit mined after
+ * its order's deadline is refunded whatever the plan.
  */
 import { Psbt, networks } from 'bitcoinjs-lib';
 import { keccak256, stringToHex, type Hex } from 'viem';
@@ -32,15 +36,16 @@ import { buildVmQuote } from '../../../packages/sandbox/src/quote/vmQuote.ts';
 import { intentStatusOf, MODEL_FEES, requestsOf, type RelayService, type StatusRecord } from '../inMemoryRelay.ts';
 import type { FillPlan } from '../schedule.ts';
 import { ACCOUNTS } from '../world.ts';
-import type { BtcTx } from './btcChain.ts';
+import type { BtcChain, BtcTx } from './btcChain.ts';
+import { twoBlockRate } from './btcMarket.ts';
 import { ALPHA, BTC_KEYS } from './btcAccounts.ts';
 import { MODEL_QUOTE_DEADLINE_SEC, type BtcWorld } from './btcWorld.ts';
 
 /** Blocks (the including one counted) after which the solver acts on a deposit: one more than the deepest reorg a schedule makes (3). */
 export const SOLVER_FINAL_BLOCKS = 4;
 
-/** Fee rate of the Relay's deposit PSBTs and refunds, sat/vB. */
-export const RELAY_FEE_RATE_SAT_PER_VB = 5n;
+/** Virtual size the solver's refund is priced for, vbytes (one P2WPKH input, one P2WPKH output, with room). */
+const REFUND_VSIZE = 150n;
 
 const TABLE: SandboxChainTable = [
   sandboxChainInfo(DEFAULT_LOCAL_CHAINS[0]!, 'http://127.0.0.1:9', sandboxContractAddresses(ACCOUNTS.deployer.address), { wbtc: true }),
@@ -81,16 +86,8 @@ export class BtcRelayModel implements RelayService {
       });
     if (request.originChainId !== BITCOIN_CHAIN_ID || request.destinationChainId !== ALPHA.chainId)
       throw refuse('the model quotes Bitcoin → alpha only');
-    const chain = this.world.bitcoin;
-    const view = { height: chain.head(), mempool: true };
-    const confirmed = chain.utxos(BTC_KEYS.treasuryScript, view).filter((u) => u.height !== null);
-    const quoted = new Set(this.orders.filter((r) => r.deposit === null).flatMap((r) => r.inputs));
-    const fresh = confirmed.filter((u) => !quoted.has(`${u.txid}:${u.vout}`));
-    const pick =
-      this.world.schedule.coinSelection === 'avoidQuoted' && fresh.reduce((s, u) => s + u.value, 0n) > (BigInt(request.amount) * 11n) / 10n
-        ? fresh
-        : confirmed;
-    const coins: BitcoinCoin[] = pick.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
+    const coins = this.coinsFor(BigInt(request.amount));
+    const feeRateSatPerVb = this.priceNow();
     let built;
     try {
       const route = resolveQuoteRoute(request, TABLE, DEFAULT_SANDBOX_PRICING.defaultSlippageBps, [BITCOIN]);
@@ -104,7 +101,7 @@ export class BtcRelayModel implements RelayService {
         faults: { ...DEFAULT_SANDBOX_FAULTS, bitcoinQuoteDeadlineSec: MODEL_QUOTE_DEADLINE_SEC },
         destinationFill: { gasPriceWei: MODEL_FEES.maxFeePerGas },
         balances: { userIn: coins.reduce((s, c) => s + c.value, 0n), solverOut: this.world.alpha.balanceOf(ALPHA.wbtc, ALPHA.solver) },
-        bitcoinOrigin: { coins, feeRateSatPerVb: RELAY_FEE_RATE_SAT_PER_VB },
+        bitcoinOrigin: { coins, feeRateSatPerVb },
         random: () => keccak256(stringToHex(`btc-model-random-${this.randomCount++}`)),
       });
     } catch (error) {
@@ -126,8 +123,41 @@ export class BtcRelayModel implements RelayService {
       reindexed: false,
       createdAtMs: this.world.nowMs,
     });
+    this.world.quoted(index);
     const raw: unknown = JSON.parse(JSON.stringify(built.response));
     return { quote: QuoteResponseSchema.parse(raw), raw };
+  }
+
+  /** The rate of the next PSBT, sat/vB: the two-block estimate of the market `relayLagBlocks` blocks back. */
+  private priceNow(): bigint {
+    const at = Math.max(0, this.world.bitcoin.head() - (this.world.schedule.relayLagBlocks ?? 0));
+    return twoBlockRate(this.world.market.estimates(at, this.world.market.minFeeAt(at)));
+  }
+
+  /**
+   * The coins of the next PSBT: the treasury's confirmed coins (not those earlier quotes used, with
+   * `avoidQuoted`, when the rest covers the amount with a tenth to spare); or, for the first
+   * `unconfirmedChange.quotes` quotes, our own unconfirmed change (outputs of mempool transactions spending only
+   * our coins) with the largest confirmed coin that needs it to cover `amount`, so the PSBT spends both.
+   */
+  private coinsFor(amount: bigint): BitcoinCoin[] {
+    const chain = this.world.bitcoin;
+    const utxos = chain.utxos(BTC_KEYS.treasuryScript, chain.tipView());
+    const asCoins = (list: typeof utxos): BitcoinCoin[] => list.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
+    const confirmed = utxos.filter((u) => u.height !== null);
+    const change = this.orders.length < (this.world.schedule.unconfirmedChange?.quotes ?? 0) ? ownChange(chain, utxos) : [];
+    if (change.length > 0) {
+      const spare = amount / 50n; // room for the fee
+      const total = change.reduce((s, u) => s + u.value, 0n);
+      const partner = confirmed
+        .filter((u) => u.value < amount + spare && u.value + total >= amount + spare)
+        .sort((a, b) => (a.value === b.value ? 0 : a.value > b.value ? -1 : 1))[0];
+      if (partner) return asCoins([...change, partner]);
+    }
+    const quoted = new Set(this.orders.filter((r) => r.deposit === null).flatMap((r) => r.inputs));
+    const fresh = confirmed.filter((u) => !quoted.has(`${u.txid}:${u.vout}`));
+    const avoid = this.world.schedule.coinSelection === 'avoidQuoted' && fresh.reduce((s, u) => s + u.value, 0n) > (amount * 11n) / 10n;
+    return asCoins(avoid ? fresh : confirmed);
   }
 
   /** The record of a request id or order id (any case). */
@@ -178,7 +208,7 @@ export class BtcRelayModel implements RelayService {
     const late = minedMs > o.deadlineSec * 1000;
     if (late || r.plan.outcome === 'refund') {
       const vout = deposit.outputs.findIndex((out) => out.script === BTC_KEYS.depositoryScript && out.value === o.amountIn);
-      const fee = 150n * RELAY_FEE_RATE_SAT_PER_VB;
+      const fee = REFUND_VSIZE * this.world.market.ceilingSatPerVb();
       const refund = this.world.bitcoin.systemSpend(
         [{ txid: deposit.txid, vout }],
         [{ script: BTC_KEYS.treasuryScript, value: o.amountIn - fee }],
@@ -213,6 +243,12 @@ export class BtcRelayModel implements RelayService {
     this.tick();
     return { message: 'Success' };
   }
+}
+
+/** Our own unconfirmed change: mempool outputs paying the treasury whose transaction spends only treasury coins. */
+function ownChange(chain: BtcChain, utxos: ReturnType<BtcChain['utxos']>): ReturnType<BtcChain['utxos']> {
+  const ours = (txid: string) => chain.txs.get(txid)!.inputs.every((i) => chain.prevout(i)?.script === BTC_KEYS.treasuryScript);
+  return utxos.filter((u) => u.height === null && ours(u.txid));
 }
 
 /** Whether `tx` pays the depository `amount` with the order-id memo of `orderId` in its first OP_RETURN. */

@@ -8,43 +8,58 @@
  * although still valid, the planner paid the need again with other coins, and the old deposit could be mined
  * later from another node's mempool ("the need is paid 2 times", btcInvariants.ts). Now the deposit is replaced
  * by a transaction of ours spending its inputs, and the transfer is failed only once that is mined deep.
+ *
+ * The second group is what the world found once it had a fee market, Bitcoin Core's replacement and mempool-fee
+ * rules and our own unconfirmed change on offer; each failed on the code before the fix it names:
+ * - a cancel priced at the BIP-125 minimum over a deposit stuck under the market, or under a risen mempool
+ *   minimum fee, was refused or sat unmined and was sent again unchanged for ever (now priced for the market and
+ *   re-priced, src/cycle/endDeposit.ts);
+ * - a deposit built on our own unconfirmed change lost its parent when the node trimmed it, and nothing could
+ *   end it (now confirmed inputs only, or a tracked parent, src/verify/deposit/bvmSpend.ts);
+ * - a stale quote under the market passed a week-ahead fee floor (now the floor for the order's deadline);
+ * - a cancel of a deposit at a high rate paid 90 sat/vB under a 50 sat/vB cap (now at most its caps, flagged
+ *   stalled at the cap), and one priced at the cap on the estimated size paid over it once signed;
+ * - deposit, cancel, failure, again: the route never paused (a mined cancel now counts as an origin failure).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelEnv } from '../harness.ts';
-import { createBtcModelEnv, runBtcSchedule } from './btcHarness.ts';
-import type { BtcSchedule } from './btcSchedule.ts';
+import { createBtcModelEnvs, runBtcSchedule, type BtcModelEnvs, type BtcOutcome } from './btcHarness.ts';
+import { quietBtcSchedule, type BtcSchedule } from './btcSchedule.ts';
+import { MAX_FEE_RATE_SAT_PER_VB } from './btcWorld.ts';
 
-let env: ModelEnv;
+let envs: BtcModelEnvs;
 
 beforeAll(() => {
-  env = createBtcModelEnv(process.env.BALLAST_MODEL_LOG ?? 'silent');
+  envs = createBtcModelEnvs(process.env.BALLAST_MODEL_LOG ?? 'silent');
 });
-afterAll(() => env.close());
+afterAll(() => envs.close());
 
 /** One need of 1.5 BTC and no faults but those given. */
-function oneNeed(faults: Partial<BtcSchedule>): BtcSchedule {
-  return {
-    need: 150_000_000n,
-    gapsMs: [30_000],
-    esploraFaults: [],
-    broadcastFaults: [],
-    reorgs: [],
-    relayFaults: [],
-    fills: [],
-    coinSelection: 'largest',
-    crashes: [],
-    ...faults,
-  };
+const oneNeed = quietBtcSchedule;
+
+/** One need of 1.2 BTC, one faulty cycle 30 s in, and no faults but those given (the shape the shrunk schedules have). */
+function shrunk(faults: Partial<BtcSchedule>): BtcSchedule {
+  return oneNeed({ need: 120_000_000n, ...faults });
 }
 
 /** Runs a replay; its faults must still hit the calls named in `expected` (journal lines, in any order). */
-async function replay(schedule: BtcSchedule, expected: RegExp[]): Promise<void> {
-  const outcome = await runBtcSchedule(env, schedule);
+async function replay(schedule: BtcSchedule, expected: RegExp[]): Promise<BtcOutcome> {
+  const outcome = await runBtcSchedule(envs, schedule);
   for (const line of expected)
     expect(
       outcome.injected.some((i) => line.test(i)),
       `fault ${line} injected: ${outcome.injected.join(' | ')}`,
     ).toBe(true);
+  return outcome;
+}
+
+/** The cancels of the transfers, with their fees (satoshis, from the write-ahead record) and vsizes. */
+function cancelsOf(outcome: BtcOutcome): { fee: bigint; vsize: number }[] {
+  return outcome.rows.flatMap((r) =>
+    r.cancels.map((c) => {
+      const record = c.request as { fee: string; vsize: number }; // bvmTxRecord writes both
+      return { fee: BigInt(record.fee), vsize: record.vsize };
+    }),
+  );
 }
 
 describe('Bitcoin money-path replays', () => {
@@ -86,5 +101,93 @@ describe('Bitcoin money-path replays', () => {
       }),
       [/^broadcast #0: \{"kind":"lost"\}$/, /\/tx\/:id\/status \(#0 of it\): \{"kind":"lag"/],
     );
+  });
+});
+
+describe('Bitcoin money-path replays: the fee market, the mempool and our own change', () => {
+  it('a cancel under a risen mempool minimum fee is priced over it, mined, and the need paid once', async () => {
+    // The node's minimum rises to 12 sat/vB over the 5 sat/vB deposit, which it trims. A cancel at the BIP-125
+    // minimum over the deposit (about 10 sat/vB) is refused; priced for the market, which the minimum lifts, it is
+    // accepted and mined.
+    const outcome = await replay(shrunk({ minFeeMoves: [{ atHeight: 2, satPerVb: 12 }] }), [
+      /^mempool min fee 12 sat\/vB at 2$/,
+      /^trimmed .* below 12 sat\/vB at 2$/,
+    ]);
+    expect(outcome.statuses).toEqual({ origin_failed: 1, success: 1 }); // before: in flight for ever
+    const [first] = cancelsOf(outcome);
+    expect(first!.fee).toBeGreaterThanOrEqual(12n * BigInt(first!.vsize - 1));
+  });
+
+  it('a cancel of a deposit stuck under the market pays the market, is mined, and the need is paid once', async () => {
+    const outcome = await replay(shrunk({ market: [{ atHeight: 2, level: 45, slow: 1 }] }), []);
+    expect(outcome.statuses).toEqual({ origin_failed: 1, success: 1 });
+    const [first] = cancelsOf(outcome);
+    expect(first!.fee).toBeGreaterThanOrEqual(45n * BigInt(first!.vsize - 1)); // before: the deposit's fee + 1 sat/vB
+  });
+
+  it.each([false, true])(
+    'a deposit on our own unconfirmed change of an untracked transaction is refused before signing (allowOwnUnconfirmedInputs %s)',
+    async (allowOwnUnconfirmedInputs) => {
+      // Our 1 sat/vB self-transfer is pending; the Relay builds the first deposit on its change. The node trims the
+      // parent at a 5 sat/vB minimum: a deposit on it could never confirm, and nothing of ours would end it.
+      const outcome = await replay(
+        shrunk({
+          minFeeMoves: [{ atHeight: 2, satPerVb: 5 }],
+          unconfirmedChange: { quotes: 1, parentSatPerVb: 1 },
+          allowOwnUnconfirmedInputs,
+        }),
+        [/^trimmed .* below 5 sat\/vB at 2$/],
+      );
+      expect(outcome.statuses).toEqual({ success: 1 });
+      expect(outcome.orders).toBeGreaterThan(1); // the quote on unconfirmed change was refused, a later one paid
+    },
+  );
+
+  it('a stale quote under the market is refused by the fee floor the deadline asks for', async () => {
+    const outcome = await replay(shrunk({ market: [{ atHeight: 1, level: 30, slow: 1 }], relayLagBlocks: 1 }), []);
+    expect(outcome.statuses).toEqual({ success: 1 });
+    expect(outcome.orders).toBeGreaterThan(1);
+    expect(cancelsOf(outcome)).toEqual([]); // nothing signed that would need ending
+  });
+
+  it('a lost deposit at a high rate whose cancel cannot fit under the caps is flagged stalled, never signed above them', async () => {
+    const outcome = await replay(
+      shrunk({
+        gapsMs: [30_000, 30_000],
+        esploraFaults: [{ at: 0, fault: { kind: 'notFound' } }],
+        broadcastFaults: [{ at: 0, fault: { kind: 'lost' } }],
+        market: [
+          { atHeight: 1, level: 45, slow: 1 },
+          { atHeight: 3, level: 2, slow: 1 },
+        ],
+      }),
+      [/^broadcast #0: \{"kind":"lost"\}$/],
+    );
+    const [row] = outcome.rows;
+    expect(cancelsOf(outcome)).toEqual([]); // before: a 90 sat/vB cancel under a 50 sat/vB cap
+    expect(row!.status).toBe('prepared'); // still in flight and credited: the deposit may land
+    expect(row!.stalledAtMs).not.toBeNull();
+    expect(row!.events.some((e) => /above its caps/.test(e.detail ?? ''))).toBe(true);
+  });
+
+  it('a cancel priced at its rate cap stays within it once signed', async () => {
+    const outcome = await replay(
+      shrunk({
+        need: 165_499_000n,
+        marketJumps: [{ afterQuote: 1, level: 60, blocks: 12 }],
+        unconfirmedChange: { quotes: 1, parentSatPerVb: 1 },
+      }),
+      [/^quote #1 at [0-9]+: market jump/],
+    );
+    for (const c of cancelsOf(outcome)) expect(c.fee * 1000n).toBeLessThanOrEqual(BigInt(MAX_FEE_RATE_SAT_PER_VB * 1000) * BigInt(c.vsize));
+  });
+
+  it('deposit, cancel, failure, again: the route pauses after pauseRouteAfterOriginFailures mined cancels', async () => {
+    const outcome = await replay(
+      shrunk({ gapsMs: [30_000, 720_000, 30_000, 300_000], marketJumps: [{ afterQuote: 0, level: 8, blocks: 12, repeat: true }] }),
+      [/^quote #1 at [0-9]+: market jump/],
+    );
+    expect(outcome.statuses).toEqual({ origin_failed: 2 }); // before: a third loop, and more
+    expect(outcome.orders).toBe(2);
   });
 });
