@@ -1,5 +1,6 @@
 /**
- * The notes `ballast history` prints for transfers that need an operator's eye: stalled, failed (and whether the
+ * The notes `ballast history` prints for transfers that need an operator's eye: stalled (and why), a Bitcoin deposit
+ * being cancelled, failed (and whether the
  * route is paused), refunded, withdrawn, and a withdrawal under way or given up, each with its reason, and the
  * remainder still open of one that came back short.
  */
@@ -57,6 +58,19 @@ describe('transferNotes', () => {
   it('says why a transfer is stalled, failed, refunded or withdrawn', () => {
     expect(transferNotes(row({}), undefined)).toEqual([]);
     expect(transferNotes(row({ stalledAtMs: 0 }), undefined)).toEqual(['stalled since 1970-01-01T00:00:00.000Z']);
+    const atCap = row({
+      status: 'broadcast',
+      stalledAtMs: 0,
+      events: [
+        event('broadcast', 'broadcast', 'stalled: broadcast for over 1800 s'),
+        event('broadcast', 'broadcast', 'stalled: a cancel must pay at least 10110 sat (BIP-125)'),
+      ],
+      cancels: [{ txHash: 'c1', status: 'sent' } as TransferRow['cancels'][number]], // the fields the note reads
+    });
+    expect(transferNotes(atCap, undefined)).toEqual([
+      'stalled since 1970-01-01T00:00:00.000Z: a cancel must pay at least 10110 sat (BIP-125)',
+      'deposit cancelled: 1 cancel(s) signed, the last c1 (sent)',
+    ]);
     const failed = row({ status: 'failure', events: [event('deposited', 'failure', 'closed; failReason SOLVER_CAPACITY_EXCEEDED')] });
     expect(transferNotes(failed, undefined)).toEqual([
       'failed: closed; failReason SOLVER_CAPACITY_EXCEEDED',

@@ -1,10 +1,13 @@
 /**
  * The "notes" of `ballast history`: why a transfer is stalled, failed, refunded, withdrawn or being withdrawn,
- * from its row, its events and its withdrawal (src/store/withdrawals.ts). Pure.
+ * and the cancels of a Bitcoin deposit, from its row, its events and its withdrawal (src/store/withdrawals.ts). Pure.
  */
 import type { TransferRow } from '../store/transferRows.ts';
 import { openRemainder } from '../store/withdrawalAmounts.ts';
 import type { WithdrawalRow } from '../store/withdrawals.ts';
+
+/** How a stall event's detail starts (src/store/transfers.ts `markTransferStalled`). */
+const STALLED_PREFIX = 'stalled: ';
 
 /** The detail of the event that moved the transfer into its current status, when there is one. */
 function enteredDetail(row: TransferRow): string | null {
@@ -35,7 +38,16 @@ function refundNotes(row: TransferRow): string[] {
  */
 export function transferNotes(row: TransferRow, withdrawal: WithdrawalRow | undefined): string[] {
   const notes: string[] = [];
-  if (row.stalledAtMs !== null) notes.push(`stalled since ${new Date(row.stalledAtMs).toISOString()}`);
+  if (row.stalledAtMs !== null) {
+    // The latest reason it was flagged (a Bitcoin cancel at its cap adds one to an older time-based flag).
+    const why = [...row.events]
+      .reverse()
+      .find((e) => e.detail?.startsWith(STALLED_PREFIX))
+      ?.detail?.slice(STALLED_PREFIX.length);
+    notes.push(`stalled since ${new Date(row.stalledAtMs).toISOString()}${why ? `: ${why}` : ''}`);
+  }
+  const cancel = row.cancels.at(-1);
+  if (cancel) notes.push(`deposit cancelled: ${row.cancels.length} cancel(s) signed, the last ${cancel.txHash} (${cancel.status})`);
   const entered = enteredDetail(row);
   switch (row.status) {
     case 'failure':
