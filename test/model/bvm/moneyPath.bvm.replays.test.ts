@@ -182,6 +182,22 @@ describe('Bitcoin money-path replays: the fee market, the mempool and our own ch
     for (const c of cancelsOf(outcome)) expect(c.fee * 1000n).toBeLessThanOrEqual(BigInt(MAX_FEE_RATE_SAT_PER_VB * 1000) * BigInt(c.vsize));
   });
 
+  it('a cancel signed while Esplora answered from a backend two blocks behind is not re-priced early', async () => {
+    // Found by the property (seed 123357002): the tip read for the cancel lags, so "two blocks later" came at once
+    // and a second cancel was signed in the same block; the highest tip seen now dates the cancel.
+    const outcome = await replay(
+      shrunk({
+        gapsMs: [300_000, 720_000, 30_000],
+        esploraFaults: [{ at: 19, fault: { kind: 'lag', blocks: 2 } }],
+        broadcastFaults: [{ at: 0, fault: { kind: 'stuck', blocks: 11 } }],
+        reorgs: [{ afterMined: 0, delayBlocks: 0, depth: 1, mode: 'mempool' }],
+      }),
+      [/^esplora #19 .*"kind":"lag","blocks":2/, /^broadcast #0: \{"kind":"stuck","blocks":11\}$/],
+    );
+    expect(outcome.statuses).toEqual({ origin_failed: 1, success: 1 });
+    expect(cancelsOf(outcome)).toHaveLength(1);
+  });
+
   it('deposit, cancel, failure, again: the route pauses after pauseRouteAfterOriginFailures mined cancels', async () => {
     const outcome = await replay(
       shrunk({ gapsMs: [30_000, 720_000, 30_000, 300_000], marketJumps: [{ afterQuote: 0, level: 8, blocks: 12, repeat: true }] }),

@@ -2,7 +2,7 @@
  * The Esplora client with an injected fetch (no network): URLs built under the base path, credentials moved to
  * a Basic header, 404 → null only for the `…OrNull` reads, every other failure a BvmEsploraError naming
  * `chains.<name>.esploraUrl`, the path and the status, never the base URL; bodies parsed by zod (satoshis as
- * exact bigints); the network check by genesis hash.
+ * exact bigints); the highest tip read; the network check by genesis hash.
  */
 import { describe, expect, it } from 'vitest';
 import { createEsploraClient } from '../../../../packages/ballast/src/chains/bvm/esploraClient.ts';
@@ -40,6 +40,19 @@ const stats = (cf: number, cs: number, mf: number, ms: number) =>
   });
 
 describe('createEsploraClient', () => {
+  it('remembers the highest tip it read, whatever a lagging backend answers later', async () => {
+    const tips = ['870005', '870003'];
+    const esplora = createEsploraClient({
+      name: 'btc',
+      esploraUrl: 'http://esplora.test',
+      fetch: async () => new Response(tips.shift() ?? '870004', { status: 200 }),
+    });
+    expect(esplora.highestTip()).toBeNull();
+    expect(await esplora.getText('/blocks/tip/height', HeightTextSchema)).toBe(870_005n);
+    expect(await esplora.getText('/blocks/tip/height', HeightTextSchema)).toBe(870_003n); // a backend two blocks behind
+    expect(esplora.highestTip()).toBe(870_005n);
+  });
+
   it('builds URLs under the base path and sends URL credentials as a Basic header only', async () => {
     const seen: Seen[] = [];
     const esplora = createEsploraClient({

@@ -148,7 +148,8 @@ export function createBvmCanceller(opts: BvmCancellerOptions): DepositCanceller 
         request: {
           ...bvmTxRecord(signed, key.address),
           replaces: deposit.txHash,
-          signedAtHeight: height.toString(),
+          // The highest tip seen: a backend that lags would otherwise let the cancel be re-priced blocks early.
+          signedAtHeight: [height, esplora.highestTip() ?? height].reduce((a, b) => (a > b ? a : b)).toString(),
           market: marketText,
           minimumFee: price.minimumSat.toString(),
         },

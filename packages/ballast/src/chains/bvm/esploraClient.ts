@@ -12,6 +12,9 @@ import { BvmEsploraError } from './errors.ts';
 /** Default time an Esplora request may take, ms. */
 export const DEFAULT_ESPLORA_TIMEOUT_MS = 10_000;
 
+/** The path of the tip height, whose highest answer the client remembers. */
+const TIP_HEIGHT_PATH = '/blocks/tip/height';
+
 /** Most characters of an Esplora error body kept in a message. */
 const MAX_BODY_CHARS = 200;
 
@@ -41,6 +44,11 @@ export interface EsploraClient {
   getTextOrNull<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S> | null>;
   /** POST a text body; resolves with the answer's text. @throws BvmEsploraError with the node's text on non-2xx */
   postText(path: string, body: string): Promise<string>;
+  /**
+   * The highest tip height this client has read (`/blocks/tip/height`), or null before the first read: a
+   * load-balanced API may answer one read from a backend that lags, and what was seen higher before still holds.
+   */
+  highestTip(): bigint | null;
 }
 
 /** First line of a body, URLs cut out, bounded. */
@@ -79,6 +87,7 @@ export function createEsploraClient(opts: EsploraClientOptions): EsploraClient {
   const doFetch = opts.fetch ?? globalThis.fetch;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_ESPLORA_TIMEOUT_MS;
   const { base, prefix, headers } = baseOf(opts.esploraUrl);
+  let highest: bigint | null = null;
 
   async function request(method: 'GET' | 'POST', path: string, body?: string): Promise<{ status: number; text: string }> {
     const url = new URL(base.href);
@@ -153,12 +162,15 @@ export function createEsploraClient(opts: EsploraClientOptions): EsploraClient {
       return text === null ? null : parse(path, schema, json(path, text));
     },
     async getText(path, schema) {
-      return parse(path, schema, (await get(path, false)) ?? '');
+      const value = parse(path, schema, (await get(path, false)) ?? '');
+      if (path === TIP_HEIGHT_PATH && typeof value === 'bigint' && (highest === null || value > highest)) highest = value;
+      return value;
     },
     async getTextOrNull(path, schema) {
       const text = await get(path, true);
       return text === null ? null : parse(path, schema, text);
     },
+    highestTip: () => highest,
     async postText(path, body) {
       const res = await request('POST', path, body);
       if (res.status >= 200 && res.status < 300) return res.text;
