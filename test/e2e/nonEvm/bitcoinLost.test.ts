@@ -89,6 +89,24 @@ async function cycleUntilSuccess(t: Awaited<ReturnType<typeof start>>['t'], id: 
 
 const depositsTo = (s: Awaited<ReturnType<typeof start>>['s']) => s.bitcoin!.node.listPayments(s.bitcoin!.depository);
 
+/** The miner fee a recorded Bitcoin transaction pays, satoshis (bvmTxRecord writes `fee`). */
+const feeOf = (x: { request: unknown }) => BigInt((x.request as { fee: string }).fee);
+
+/** Runs the cycle that signs and sends the first deposit; its transfer and deposit transaction. */
+async function firstDeposit(t: Awaited<ReturnType<typeof start>>['t']) {
+  await t.ballast.runCycle('once');
+  const [row] = await listRecentTransfers(t.ballast.db, 1);
+  if (!row) throw new Error('the first cycle recorded no transfer');
+  return { row, deposit: row.txs[0]! };
+}
+
+/** Runs the two cycles whose proofs of absence, at least ABSENCE_RECHECK_MS apart, may fail a transfer. */
+async function twoProofs({ t, advance }: Awaited<ReturnType<typeof start>>) {
+  await t.ballast.runCycle('once');
+  advance(ABSENCE_RECHECK_MS + 1_000);
+  return t.ballast.runCycle('once');
+}
+
 /**
  * `n` coins of a stranger's wallet, mined, and the payments to a depository each of them makes (signed, not sent):
  * one funding transaction fans out into `n` outputs, so the payments do not depend on each other.
@@ -122,19 +140,18 @@ describe('a Bitcoin deposit the node lost', () => {
     const { s, t } = await start();
     try {
       s.bitcoin!.node.dropNextBroadcasts(1); // answered, never kept: evicted at once
-      await t.ballast.runCycle('once');
-      const [row] = await listRecentTransfers(t.ballast.db, 1);
-      expect(row!.status).toBe('broadcast');
-      expect(s.bitcoin!.node.mempoolTxids()).not.toContain(row!.txs[0]!.txHash);
+      const { row } = await firstDeposit(t);
+      expect(row.status).toBe('broadcast');
+      expect(s.bitcoin!.node.mempoolTxids()).not.toContain(row.txs[0]!.txHash);
       await t.ballast.runCycle('once'); // reconcile: unknown, deadline ahead → sent again
-      expect(s.bitcoin!.node.mempoolTxids()).toContain(row!.txs[0]!.txHash);
+      expect(s.bitcoin!.node.mempoolTxids()).toContain(row.txs[0]!.txHash);
       expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_rebroadcasts_total')).toMatch(
         /chain="bitcoin",kind="deposit"} 1/,
       );
       s.bitcoin!.node.mine(1);
-      await cycleUntilSuccess(t, row!.id);
-      expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('success');
-      expect(depositsTo(s).map((p) => p.txid)).toEqual([row!.txs[0]!.txHash]);
+      await cycleUntilSuccess(t, row.id);
+      expect((await getTransfer(t.ballast.db, row.id))!.status).toBe('success');
+      expect(depositsTo(s).map((p) => p.txid)).toEqual([row.txs[0]!.txHash]);
     } finally {
       await t.ballast.close();
     }
@@ -149,15 +166,13 @@ describe('a Bitcoin deposit the node lost', () => {
       const node = s.bitcoin!.node;
       try {
         node.dropNextBroadcasts(1);
-        await t.ballast.runCycle('once');
-        const [row] = await listRecentTransfers(t.ballast.db, 1);
-        const deposit = row!.txs[0]!;
-        expect(row!.status).toBe('broadcast');
+        const { row, deposit } = await firstDeposit(t);
+        expect(row.status).toBe('broadcast');
 
         // The deadline passes with the deposit unknown to our node (another node may still hold it).
         const replacing = await passTheDeadline(started);
         expect(replacing.plan.transfers).toEqual([]); // still in flight: nothing planned again
-        const after = (await getTransfer(t.ballast.db, row!.id))!;
+        const after = (await getTransfer(t.ballast.db, row.id))!;
         expect(after.status).toBe('broadcast'); // before: origin_failed on "unknown + deadline passed"
         expect(after.cancels).toHaveLength(1);
         const replacement = after.cancels[0]!;
@@ -169,17 +184,17 @@ describe('a Bitcoin deposit the node lost', () => {
         // Mined, but not yet at the reorg depth: still in flight, nothing planned.
         node.mine(5);
         await t.ballast.runCycle('once');
-        expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('broadcast');
+        expect((await getTransfer(t.ballast.db, row.id))!.status).toBe('broadcast');
         node.mine(1);
         const proof = await t.ballast.runCycle('once'); // first proof of absence
         expect(proof.plan.transfers).toEqual([]);
-        expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('broadcast');
+        expect((await getTransfer(t.ballast.db, row.id))!.status).toBe('broadcast');
         advance(ABSENCE_RECHECK_MS + 1_000);
         const again = await t.ballast.runCycle('once'); // second proof: failed, then planned and paid again
-        expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('origin_failed');
+        expect((await getTransfer(t.ballast.db, row.id))!.status).toBe('origin_failed');
         expect(again.attempts).toHaveLength(1);
         const [second] = await listRecentTransfers(t.ballast.db, 1);
-        expect(second!.id).not.toBe(row!.id);
+        expect(second!.id).not.toBe(row.id);
         node.mine(1);
         await cycleUntilSuccess(t, second!.id);
         expect((await getTransfer(t.ballast.db, second!.id))!.status).toBe('success');
@@ -187,14 +202,13 @@ describe('a Bitcoin deposit the node lost', () => {
         // Exactly one deposit reached the depository, the second transfer's (its amount is what the planner saw
         // spare once the replacement's fee was paid); the treasury paid it, its fee and the replacement's fee once.
         expect(depositsTo(s).map((p) => [p.txid, p.value])).toEqual([[second!.txs[0]!.txHash, second!.amountIn]]);
-        const feeOf = (x: { request: unknown }) => BigInt((x.request as { fee: string }).fee); // bvmTxRecord writes fee
         expect(feeOf(replacement)).toBeGreaterThan(feeOf(deposit)); // BIP-125: it out-pays the deposit it replaces
         expect(t.fromBefore - (await t.from.balance())).toBe(second!.amountIn + feeOf(second!.txs[0]!) + feeOf(replacement));
         expect(await t.ballast.metrics.registry.getSingleMetricAsString('ballast_origin_replacements_total')).toMatch(
           /chain="bitcoin",outcome="sent"} 1/,
         );
         // The failed transfer's ledger entry holds the replacement's miner fee (all it cost): nothing received, no Relay fee.
-        const entry = await getLedgerEntry(t.ballast.db, row!.id);
+        const entry = await getLedgerEntry(t.ballast.db, row.id);
         expect(entry).toMatchObject({ status: 'origin_failed', gasPaid: feeOf(replacement), receivedOut: null, fees: null });
         expect(entry!.gasUsdMicros).toBeGreaterThan(0n);
         expect(entry!.totalFeesUsdMicros).toBe(entry!.gasUsdMicros);
@@ -212,19 +226,15 @@ describe('a Bitcoin deposit the node lost', () => {
       const { s, t, advance } = started;
       const node = s.bitcoin!.node;
       try {
-        await t.ballast.runCycle('once');
-        const [row] = await listRecentTransfers(t.ballast.db, 1);
-        const deposit = row!.txs[0]!;
+        const { row, deposit } = await firstDeposit(t);
         expect(node.mempoolTxids()).toEqual([deposit.txHash]); // sent, not mined (no block comes)
         await passTheDeadline(started);
-        const replacement = (await getTransfer(t.ballast.db, row!.id))!.cancels[0]!;
+        const replacement = (await getTransfer(t.ballast.db, row.id))!.cancels[0]!;
         expect(node.mempoolTxids()).toEqual([replacement.txHash]); // the deposit was evicted by the replacement
         expect(() => node.broadcast(deposit.rawTx)).toThrow(/insufficient fee/); // and cannot come back
         node.mine(6);
-        await t.ballast.runCycle('once');
-        advance(ABSENCE_RECHECK_MS + 1_000);
-        await t.ballast.runCycle('once');
-        const failed = (await getTransfer(t.ballast.db, row!.id))!;
+        await twoProofs(started);
+        const failed = (await getTransfer(t.ballast.db, row.id))!;
         expect(failed.status).toBe('origin_failed');
         // First looked at once mined 6 deep: its receipt is recorded all the same, block included.
         expect(failed.cancels[0]).toMatchObject({
@@ -248,17 +258,14 @@ describe('a Bitcoin deposit the node lost', () => {
       const node = s.bitcoin!.node;
       try {
         const strangers = strangerCoins(node, ESPLORA_MEMPOOL_PAGE); // mined before Ballast's deposit
-        await t.ballast.runCycle('once');
-        const [row] = await listRecentTransfers(t.ballast.db, 1);
+        const { row } = await firstDeposit(t);
         await passTheDeadline(started); // the cancel replaces the deposit in the mempool
         node.mine(6);
         // The depository is busy: as many unconfirmed payments as Esplora lists on a page, so a search of its
         // transactions can prove nothing absent. Our own cancel, mined deep, spent every input the deposit had.
         for (const raw of strangers.payments(s.bitcoin!.depository)) node.broadcast(raw);
-        await t.ballast.runCycle('once');
-        advance(ABSENCE_RECHECK_MS + 1_000);
-        await t.ballast.runCycle('once');
-        expect((await getTransfer(t.ballast.db, row!.id))!.status).toBe('origin_failed'); // before: in flight for ever
+        await twoProofs(started);
+        expect((await getTransfer(t.ballast.db, row.id))!.status).toBe('origin_failed'); // before: in flight for ever
       } finally {
         await t.ballast.close();
       }
@@ -273,31 +280,28 @@ describe('a Bitcoin deposit the node lost', () => {
       const { s, t, advance } = started;
       const node = s.bitcoin!.node;
       try {
-        await t.ballast.runCycle('once');
-        const [row] = await listRecentTransfers(t.ballast.db, 1);
-        const deposit = row!.txs[0]!;
+        const { row, deposit } = await firstDeposit(t);
         await passTheDeadline(started);
-        const cancel = (await getTransfer(t.ballast.db, row!.id))!.cancels[0]!;
+        const cancel = (await getTransfer(t.ballast.db, row.id))!.cancels[0]!;
         node.mine(1);
         await t.ballast.runCycle('once'); // the cancel's receipt is recorded (one block deep: no proof yet)
-        expect((await getTransfer(t.ballast.db, row!.id))!.cancels[0]!.status).toBe('confirmed');
+        expect((await getTransfer(t.ballast.db, row.id))!.cancels[0]!.status).toBe('confirmed');
         // A reorg takes the cancel out; another node's copy of the deposit is mined in its place.
         node.invalidateTip();
         node.evict(cancel.txHash);
         node.broadcast(deposit.rawTx);
         node.mine(1);
         await t.ballast.runCycle('once');
-        const after = (await getTransfer(t.ballast.db, row!.id))!;
+        const after = (await getTransfer(t.ballast.db, row.id))!;
         expect(after.status).not.toBe('origin_failed');
         expect(after.cancels[0]).toMatchObject({ txHash: cancel.txHash, status: 'sent', blockNumber: null }); // reorged
         node.mine(3);
         const until = Date.now() + 60_000; // the sandbox refunds a deposit mined after its deadline, on its own schedule
-        while (!['refund', 'success', 'failure'].includes((await getTransfer(t.ballast.db, row!.id))!.status) && Date.now() < until) {
+        while (!['refund', 'success', 'failure'].includes((await getTransfer(t.ballast.db, row.id))!.status) && Date.now() < until) {
           await t.ballast.runCycle('once');
           await new Promise((r) => setTimeout(r, 200));
         }
-        const entry = await getLedgerEntry(t.ballast.db, row!.id);
-        const feeOf = (x: { request: unknown }) => BigInt((x.request as { fee: string }).fee); // bvmTxRecord writes fee
+        const entry = await getLedgerEntry(t.ballast.db, row.id);
         expect(entry).toMatchObject({ gasPaid: feeOf(deposit) }); // before: null, read from the vanished cancel
       } finally {
         await t.ballast.close();
@@ -310,14 +314,13 @@ describe('a Bitcoin deposit the node lost', () => {
     const { s, t, advance } = await start({ killSwitchFile: killFile });
     try {
       s.bitcoin!.node.dropNextBroadcasts(1);
-      await t.ballast.runCycle('once');
-      const [row] = await listRecentTransfers(t.ballast.db, 1);
+      const { row } = await firstDeposit(t);
       writeFileSync(killFile, 'halt');
       await t.ballast.runCycle('once');
       expect(s.bitcoin!.node.mempoolTxids()).toEqual([]); // not sent again
       advance((FIRST_DEADLINE_SEC + 60) * 1000);
       await t.ballast.runCycle('once');
-      const after = (await getTransfer(t.ballast.db, row!.id))!;
+      const after = (await getTransfer(t.ballast.db, row.id))!;
       expect(after.cancels).toEqual([]); // nothing signed
       expect(after.status).toBe('broadcast');
       expect(s.bitcoin!.node.mempoolTxids()).toEqual([]);

@@ -7,7 +7,8 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
 import type { RecordedTx } from '../../../../packages/ballast/src/chains/adapter.ts';
-import { readUnconfirmedAncestors, recordedAncestors } from '../../../../packages/ballast/src/chains/bvm/ancestors.ts';
+import { readUnconfirmedAncestors } from '../../../../packages/ballast/src/chains/bvm/ancestors.ts';
+import { recordedAncestors } from '../../../../packages/ballast/src/chains/bvm/txRecord.ts';
 import { createEsploraClient } from '../../../../packages/ballast/src/chains/bvm/esploraClient.ts';
 import { lookupBvmTx } from '../../../../packages/ballast/src/chains/bvm/txState.ts';
 

@@ -13,7 +13,7 @@ import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, Reco
 import type { ChainCapabilities } from '../capabilities.ts';
 import { DEFAULT_DEPOSIT_LIMITS } from '../../verify/deposit/types.ts';
 import { createEsploraClient, type EsploraClient } from './esploraClient.ts';
-import { AddressStatsSchema, HeightTextSchema, TxSchema } from './esploraSchemas.ts';
+import { AddressStatsSchema, esploraTxFee, HeightTextSchema, TxSchema } from './esploraSchemas.ts';
 import { readUnconfirmedAncestors } from './ancestors.ts';
 import { createBvmCanceller } from './canceller.ts';
 import { BvmAdapterError, BvmEsploraError } from './errors.ts';
@@ -22,7 +22,7 @@ import { findBvmDeposit } from './findDeposit.ts';
 import { readBvmBalances, specBalanceSats } from './readBalances.ts';
 import { readBvmOriginFacts } from './originFacts.ts';
 import { needsTipHeight, signBvmPsbt, type BvmSignLimits } from './signPsbt.ts';
-import { bvmTxRecord } from './txRecord.ts';
+import { bvmTxRecord, outpointsOf } from './txRecord.ts';
 import {
   DEFAULT_BVM_REORG_DEPTH,
   lookupBvmTx,
@@ -167,6 +167,18 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     requireReplaceable: opts.requireReplaceable ?? DEFAULT_DEPOSIT_LIMITS.bvmRequireReplaceable,
   };
 
+  /** POST /tx; the node must answer with the transaction's own txid. @throws BvmEsploraError otherwise */
+  async function broadcast(rawTx: string): Promise<void> {
+    const expected = Transaction.fromHex(rawTx).getId();
+    const answer = (await esplora.postText('/tx', rawTx)).trim().toLowerCase();
+    if (answer !== expected) {
+      throw new BvmEsploraError(`${esplora.at} answered POST /tx with ${answer.slice(0, 80) || 'nothing'}, not the txid ${expected}`, {
+        status: 200,
+        path: '/tx',
+      });
+    }
+  }
+
   const allowOwnUnconfirmedInputs = opts.allowOwnUnconfirmedInputs ?? DEFAULT_DEPOSIT_LIMITS.bvmAllowOwnUnconfirmedInputs;
   const nowMs = opts.nowMs ?? Date.now;
   const depositCanceller = createBvmCanceller({
@@ -174,6 +186,7 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
     chainId,
     network,
     esplora,
+    broadcast,
     signers,
     maxFeeRateSatPerVb: limits.maxFeeRateSatPerVb,
     maxCancelFeeSats: opts.maxCancelFeeSats ?? limits.maxMinerFeeSats,
@@ -240,22 +253,12 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
       if (allowOwnUnconfirmedInputs) {
         // A parent the node later forgets (replaced by our cancel of it) takes the proof of this deposit's death
         // with it: its raw transaction is kept with the deposit (src/chains/bvm/ancestors.ts).
-        const outpoints = signed.inputs.map((o) => ({ txid: o.slice(0, 64), vout: Number(o.slice(65)) }));
-        const ancestors = await readUnconfirmedAncestors(esplora, outpoints);
+        const ancestors = await readUnconfirmedAncestors(esplora, outpointsOf(Transaction.fromHex(signed.rawTx)));
         if (ancestors.length > 0) record.ancestors = ancestors.join(',');
       }
       return { chainId, txHash: signed.txid, rawTx: signed.rawTx, request: record };
     },
-    async broadcast(rawTx) {
-      const expected = Transaction.fromHex(rawTx).getId();
-      const answer = (await esplora.postText('/tx', rawTx)).trim().toLowerCase();
-      if (answer !== expected) {
-        throw new BvmEsploraError(`${esplora.at} answered POST /tx with ${answer.slice(0, 80) || 'nothing'}, not the txid ${expected}`, {
-          status: 200,
-          path: '/tx',
-        });
-      }
-    },
+    broadcast,
     async knows(txHash) {
       try {
         return (await esplora.getJsonOrNull(`/tx/${encodeURIComponent(txHash)}`, TxSchema)) !== null;
@@ -281,9 +284,7 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
       gasMeter: {
         async gasPaid(txHash) {
           const tx = await esplora.getJsonOrNull(`/tx/${encodeURIComponent(txHash)}`, TxSchema);
-          if (!tx || tx.vin.some((i) => i.prevout === null)) return null;
-          const spent = tx.vin.reduce((s, i) => s + i.prevout!.value, 0n); // null prevouts returned above
-          return spent - tx.vout.reduce((s, o) => s + o.value, 0n);
+          return tx ? esploraTxFee(tx) : null;
         },
       },
       // Spec "Limits": allow 2 to 3 blocks (3 to 4 for high value) before treating a deposit as stalled, i.e. the

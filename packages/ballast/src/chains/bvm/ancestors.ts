@@ -4,21 +4,18 @@
  * parent is replaced (by our cancel of it) or evicted, the node forgets it, and with it the outputs the deposit
  * spends; `/tx/:parent/outspend/:n` then answers 404 and nothing would ever prove the deposit dead. With the
  * parents' raw transactions kept, `lookup` proves the child dead when an ancestor is: one of the ancestor's own
- * inputs spent by another transaction mined at the reorg depth (src/chains/bvm/txState.ts).
+ * inputs spent by another transaction mined at the reorg depth (src/chains/bvm/txState.ts); the record is read
+ * back by `recordedAncestors` (src/chains/bvm/txRecord.ts).
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { z } from 'zod';
-import type { RecordedTx } from '../adapter.ts';
 import type { EsploraClient } from './esploraClient.ts';
-import { TxStatusSchema } from './esploraSchemas.ts';
 import { BvmAdapterError } from './errors.ts';
-import type { Outpoint } from './txRecord.ts';
+import { outpointsOf, type Outpoint } from './txRecord.ts';
+import { readTxStatus } from './txState.ts';
 
 /** Most unconfirmed ancestors one deposit may have: Bitcoin Core's default `-limitancestorcount` (25). */
 export const MAX_UNCONFIRMED_ANCESTORS = 25;
-
-const txidOf = (tx: Transaction): string => tx.getId();
-const inputTxid = (i: Transaction['ins'][number]): string => Buffer.from(i.hash).reverse().toString('hex');
 
 /**
  * Reads the unconfirmed ancestors of a transaction spending `inputs`: each parent the node has in its mempool,
@@ -36,7 +33,7 @@ export async function readUnconfirmedAncestors(esplora: EsploraClient, inputs: r
     const txid = queue.shift()!; // non-empty: the loop condition
     if (seen.has(txid)) continue;
     seen.add(txid);
-    const status = await esplora.getJsonOrNull(`/tx/${txid}/status`, TxStatusSchema);
+    const status = await readTxStatus(esplora, txid);
     if (status === null) throw new BvmAdapterError(`parent transaction ${txid} is unknown to the node; a deposit on it is not signed`);
     if (status.confirmed) continue;
     const hex = await esplora.getTextOrNull(
@@ -53,25 +50,7 @@ export async function readUnconfirmedAncestors(esplora: EsploraClient, inputs: r
         `the deposit would have more than ${MAX_UNCONFIRMED_ANCESTORS} unconfirmed ancestors (Bitcoin Core's ancestor limit); not signed`,
       );
     }
-    for (const i of Transaction.fromHex(hex).ins) queue.push(inputTxid(i));
+    for (const o of outpointsOf(Transaction.fromHex(hex))) queue.push(o.txid);
   }
   return found;
-}
-
-const AncestorsRecordSchema = z.looseObject({ ancestors: z.string().min(1) });
-
-/** The ancestors recorded with a transaction (`request.ancestors`, comma-separated raw hex), parsed; [] when none. */
-export function recordedAncestors(tx: RecordedTx): { txid: string; inputs: Outpoint[] }[] {
-  const record = AncestorsRecordSchema.safeParse(tx.request);
-  if (!record.success) return [];
-  const out: { txid: string; inputs: Outpoint[] }[] = [];
-  for (const hex of record.data.ancestors.split(',')) {
-    try {
-      const parsed = Transaction.fromHex(hex);
-      out.push({ txid: txidOf(parsed), inputs: parsed.ins.map((i) => ({ txid: inputTxid(i), vout: i.index })) });
-    } catch {
-      continue; // not a transaction: it proves nothing
-    }
-  }
-  return out;
 }

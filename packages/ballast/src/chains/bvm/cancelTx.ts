@@ -14,6 +14,7 @@ import { Psbt, Transaction } from 'bitcoinjs-lib';
 import { parseBvmPsbt } from '../../verify/deposit/bvmPsbt.ts';
 import { BvmAdapterError } from './errors.ts';
 import { signBvmPsbt, type SignedBvmTx } from './signPsbt.ts';
+import { outpointsOf } from './txRecord.ts';
 import { BVM_NETWORK_PARAMS, type BvmKey } from './wallet.ts';
 
 /** Smallest output a replacement keeps, satoshis (the P2WPKH / P2TR dust threshold used by the sandbox node). */
@@ -67,7 +68,7 @@ export function parseRecordedTx(rawTx: string, what: string): Transaction {
  * @throws BvmAdapterError when its inputs and `spent` disagree or its outputs exceed what it spends
  */
 export function feeOfSpending(tx: Transaction, spent: readonly SpentOutput[], what: string): DepositFee {
-  const outpoints = tx.ins.map((i) => `${Buffer.from(i.hash).reverse().toString('hex')}:${i.index}`);
+  const outpoints = outpointsOf(tx).map((o) => `${o.txid}:${o.vout}`);
   const given = spent.map((s) => `${s.txid.toLowerCase()}:${s.vout}`);
   if (outpoints.join(',') !== given.join(',')) {
     throw new BvmAdapterError(`the spent outputs read (${given.join(', ')}) are not ${what}'s inputs (${outpoints.join(', ')})`);

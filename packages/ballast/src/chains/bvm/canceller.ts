@@ -11,14 +11,13 @@
  *   `cancelRepriceAfterBlocks` blocks later is re-priced.
  * Pricing is src/chains/bvm/cancelPrice.ts, building and signing src/chains/bvm/cancelTx.ts.
  */
-import { Transaction } from 'bitcoinjs-lib';
 import { z } from 'zod';
 import type { RecordedTx } from '../adapter.ts';
 import type { CancelResult, CancelSendResult, DepositCanceller } from '../capabilities.ts';
 import { priceCancel, type Predecessor } from './cancelPrice.ts';
 import { buildCancelTx, cancelVsize, feeOfSpending, parseRecordedTx, type SpentOutput } from './cancelTx.ts';
 import type { EsploraClient } from './esploraClient.ts';
-import { HeightTextSchema, OutspendsSchema, TxSchema, type EsploraTx } from './esploraSchemas.ts';
+import { esploraTxFee, HeightTextSchema, OutspendsSchema, TxSchema, type EsploraTx } from './esploraSchemas.ts';
 import { BvmAdapterError, BvmEsploraError } from './errors.ts';
 import { CANCEL_TARGET_BLOCKS, estimateWithin, readFeeEstimates } from './feeMarket.ts';
 import { bvmTxRecord, recordedInputs } from './txRecord.ts';
@@ -34,6 +33,8 @@ export interface BvmCancellerOptions {
   chainId: number;
   network: BvmNetwork;
   esplora: EsploraClient;
+  /** The adapter's POST /tx (the answer must be the txid). @throws BvmEsploraError */
+  broadcast(rawTx: string): Promise<void>;
   signers: ReadonlyMap<string, BvmKey>;
   /** `maxFeeRateSatPerVb`. */
   maxFeeRateSatPerVb: number;
@@ -44,12 +45,6 @@ export interface BvmCancellerOptions {
 }
 
 const vsizeOf = (tx: EsploraTx): number | null => (tx.weight === undefined ? null : Math.ceil(tx.weight / 4));
-
-/** Fee of an Esplora transaction (Σ prevouts − Σ outputs), or null when a prevout is missing. */
-function feeOf(tx: EsploraTx): bigint | null {
-  if (tx.vin.some((i) => i.prevout === null)) return null;
-  return tx.vin.reduce((s, i) => s + i.prevout!.value, 0n) - tx.vout.reduce((s, o) => s + o.value, 0n); // checked above
-}
 
 const SignedAtSchema = z.looseObject({ signedAtHeight: z.coerce.bigint() });
 
@@ -74,7 +69,7 @@ export function createBvmCanceller(opts: BvmCancellerOptions): DepositCanceller 
         if (!spend.spent || spend.status?.confirmed || seen.has(spend.txid)) continue;
         seen.add(spend.txid);
         const child = await esplora.getJsonOrNull(`/tx/${encodeURIComponent(spend.txid)}`, TxSchema);
-        const fee = child ? feeOf(child) : null;
+        const fee = child ? esploraTxFee(child) : null;
         const vsize = child ? vsizeOf(child) : null;
         if (fee === null || vsize === null) throw new BvmAdapterError(`descendant ${spend.txid} of ${txid} cannot be read; not priced`);
         found.push({ feeSat: fee, vsize });
@@ -148,8 +143,9 @@ export function createBvmCanceller(opts: BvmCancellerOptions): DepositCanceller 
         request: {
           ...bvmTxRecord(signed, key.address),
           replaces: deposit.txHash,
-          // The highest tip seen: a backend that lags would otherwise let the cancel be re-priced blocks early.
-          signedAtHeight: [height, esplora.highestTip() ?? height].reduce((a, b) => (a > b ? a : b)).toString(),
+          // The highest tip the client has read (never below `height`, read through it): a backend that lags would
+          // otherwise let the cancel be re-priced blocks early.
+          signedAtHeight: (esplora.highestTip() ?? height).toString(),
           market: marketText,
           minimumFee: price.minimumSat.toString(),
         },
@@ -160,11 +156,9 @@ export function createBvmCanceller(opts: BvmCancellerOptions): DepositCanceller 
   return {
     cancel,
     async send(rawTx): Promise<CancelSendResult> {
-      const expected = Transaction.fromHex(rawTx).getId();
       try {
-        const answer = (await esplora.postText('/tx', rawTx)).trim().toLowerCase();
-        if (answer === expected) return { accepted: true };
-        return { accepted: false, reason: `the node answered POST /tx with ${answer.slice(0, 80) || 'nothing'}, not the txid` };
+        await opts.broadcast(rawTx);
+        return { accepted: true };
       } catch (error) {
         // Esplora answers 400 with bitcoind's reject reason; anything else (no answer, 5xx) leaves the outcome unknown.
         if (!(error instanceof BvmEsploraError) || error.status !== 400) throw error;

@@ -2,7 +2,8 @@
  * zod schemas of the Esplora answers the Bitcoin adapter reads (github.com/Blockstream/esplora API.md): text
  * heights and hashes, transaction status, transactions, outspends, address statistics and unspent outputs.
  * Only the fields Ballast uses are kept. Satoshi amounts are JSON numbers there; they become `bigint` here,
- * and a number that is not a safe integer is refused rather than rounded. Pure: no I/O.
+ * and a number that is not a safe integer is refused rather than rounded; a transaction's fee is derived from them.
+ * Pure: no I/O.
  */
 import { z } from 'zod';
 
@@ -67,6 +68,15 @@ export const TxSchema = z.object({
 });
 /** Parsed {@link TxSchema}. */
 export type EsploraTx = z.output<typeof TxSchema>;
+
+/**
+ * The miner fee an Esplora transaction paid, satoshis: Σ prevouts − Σ outputs; null when a prevout is missing (a
+ * coinbase, or a server that left it out).
+ */
+export function esploraTxFee(tx: EsploraTx): bigint | null {
+  if (tx.vin.some((i) => i.prevout === null)) return null;
+  return tx.vin.reduce((s, i) => s + i.prevout!.value, 0n) - tx.vout.reduce((s, o) => s + o.value, 0n); // null prevouts returned above
+}
 
 /** A page of an address's transactions. */
 export const TxListSchema = z.array(TxSchema);

@@ -29,6 +29,11 @@ export function bvmTxRecord(signed: SignedBvmTx, wallet: string): Record<string,
   };
 }
 
+/** The outpoints a parsed transaction spends, in input order (txids big-endian hex, as explorers write them). */
+export function outpointsOf(tx: Transaction): Outpoint[] {
+  return tx.ins.map((i) => ({ txid: Buffer.from(i.hash).reverse().toString('hex'), vout: i.index }));
+}
+
 const OUTPOINT_RE = /^([0-9a-f]{64}):([0-9]{1,10})$/;
 
 const RecordSchema = z.looseObject({
@@ -55,8 +60,29 @@ export function recordedInputs(tx: RecordedTx): Outpoint[] | null {
   try {
     const decoded = Transaction.fromHex(tx.rawTx);
     if (decoded.ins.length === 0) return null;
-    return decoded.ins.map((i) => ({ txid: Buffer.from(i.hash).reverse().toString('hex'), vout: i.index }));
+    return outpointsOf(decoded);
   } catch {
     return null; // not a transaction: the caller cannot prove anything from it
   }
+}
+
+const AncestorsRecordSchema = z.looseObject({ ancestors: z.string().min(1) });
+
+/**
+ * The unconfirmed ancestors recorded with a deposit on our own change (`request.ancestors`, comma-separated raw
+ * hex, src/chains/bvm/ancestors.ts), parsed: each one's txid and the outpoints it spends; [] when none.
+ */
+export function recordedAncestors(tx: RecordedTx): { txid: string; inputs: Outpoint[] }[] {
+  const record = AncestorsRecordSchema.safeParse(tx.request);
+  if (!record.success) return [];
+  const out: { txid: string; inputs: Outpoint[] }[] = [];
+  for (const hex of record.data.ancestors.split(',')) {
+    try {
+      const parsed = Transaction.fromHex(hex);
+      out.push({ txid: parsed.getId(), inputs: outpointsOf(parsed) });
+    } catch {
+      continue; // not a transaction: it proves nothing
+    }
+  }
+  return out;
 }

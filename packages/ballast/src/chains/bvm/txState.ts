@@ -16,8 +16,7 @@ import type { Inclusion, Recheck, RecordedTx, TxLookup } from '../adapter.ts';
 import type { EsploraClient } from './esploraClient.ts';
 import { HashTextSchema, HeightTextSchema, OutspendSchema, TxStatusSchema, type EsploraTxStatus } from './esploraSchemas.ts';
 import { BvmInclusionTimeoutError } from './errors.ts';
-import { recordedAncestors } from './ancestors.ts';
-import { recordedInputs, type Outpoint } from './txRecord.ts';
+import { recordedAncestors, recordedInputs, type Outpoint } from './txRecord.ts';
 
 /** Confirmations policy: blocks (the including one counted) after which a transaction is final. */
 export interface BvmFinalityPolicy {
