@@ -80,6 +80,7 @@ const INTEGRATION_E2E = [
   'test/e2e/ha/fenced-store.test.ts',
   'test/e2e/ha/leader-elector.test.ts',
   'test/e2e/ha/lease-sql.test.ts',
+  'test/e2e/ha/partition.test.ts',
   'test/e2e/ha/postgres-harness.test.ts',
   'test/e2e/ha/term-fence.test.ts',
 ];

@@ -12,7 +12,7 @@
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { LeaderElector } from '../../../packages/ballast/src/ha/elector.ts';
-import { withFencedTransaction } from '../../../packages/ballast/src/store/pg/lease.ts';
+import { withFencedTransaction } from '../../../packages/ballast/src/store/pg/pgTransaction.ts';
 
 const url = process.env.BALLAST_TEST_PG_URL ?? '';
 const print = (o: Record<string, unknown>): void => {

@@ -14,7 +14,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
 import { LeaderElector } from '../../../packages/ballast/src/ha/elector.ts';
-import { ensureLeaseTable, readLease, withFencedTransaction } from '../../../packages/ballast/src/store/pg/lease.ts';
+import { ensureLeaseTable, readLease } from '../../../packages/ballast/src/store/pg/lease.ts';
+import { withFencedTransaction } from '../../../packages/ballast/src/store/pg/pgTransaction.ts';
 
 const TIMING = { ttlMs: 3_000, renewEveryMs: 1_000, marginMs: 600 };
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -12,8 +12,8 @@ import {
   readLease,
   releaseLease,
   tryAcquireLease,
-  withFencedTransaction,
 } from '../../../packages/ballast/src/store/pg/lease.ts';
+import { withFencedTransaction } from '../../../packages/ballast/src/store/pg/pgTransaction.ts';
 import { LeaseLostError } from '../../../packages/ballast/src/ha/errors.ts';
 
 let server: PostgresServer | null = null;

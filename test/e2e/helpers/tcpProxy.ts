@@ -1,6 +1,12 @@
 /**
- * A loopback TCP proxy that can cut the connections passing through it, for "one replica loses its database"
- * cases: `cut()` destroys every open connection and refuses new ones until `restore()`.
+ * A loopback TCP proxy that fails the way a network does, for "one replica loses its database" cases:
+ *
+ * - `cut()` resets every open connection and resets new ones on accept, until `restore()` (a peer or a middlebox
+ *   that answers with RST: the client learns at once);
+ * - `blackhole()` keeps every socket open and delivers nothing in either direction, new connections included,
+ *   until `heal()` (a partition: packets are dropped and the sender retransmits; nobody learns anything). On
+ *   heal, what was held is delivered in order, as TCP retransmission would, and a side that closed meanwhile is
+ *   closed then.
  */
 import net from 'node:net';
 
@@ -10,9 +16,21 @@ export interface TcpProxy {
   port: number;
   /** Destroys every connection through the proxy and refuses new ones (each is reset on accept). */
   cut(): void;
-  /** Accepts and forwards connections again. */
+  /** Accepts and forwards connections again after {@link cut}. */
   restore(): void;
+  /** Holds every byte and every close in both directions, on open and new connections, until {@link heal}. */
+  blackhole(): void;
+  /** Delivers what was held, in order, and forwards again. */
+  heal(): void;
+  /** Connections open through the proxy now. */
+  connections(): number;
   close(): Promise<void>;
+}
+
+/** One direction of a connection: bytes and the final close, held while the path is blackholed. */
+interface Direction {
+  held: Array<Buffer | 'end' | 'reset'>;
+  to: net.Socket;
 }
 
 /**
@@ -22,22 +40,53 @@ export interface TcpProxy {
  */
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  const directions = new Set<Direction>();
+  const waiting: Array<() => void> = [];
   let severed = false;
-  const server = net.createServer((client) => {
+  let dark = false;
+
+  const deliver = (d: Direction, item: Buffer | 'end' | 'reset'): void => {
+    if (dark) {
+      d.held.push(item);
+    } else if (item === 'end') {
+      d.to.end();
+    } else if (item === 'reset') {
+      d.to.resetAndDestroy();
+    } else if (!d.to.destroyed) {
+      d.to.write(item);
+    }
+  };
+  const wire = (from: net.Socket, to: net.Socket): void => {
+    const d: Direction = { held: [], to };
+    directions.add(d);
+    from.on('data', (chunk: Buffer) => deliver(d, chunk));
+    from.on('end', () => deliver(d, 'end'));
+    from.on('error', () => deliver(d, 'reset'));
+    from.on('close', () => {
+      if (d.held.length === 0) directions.delete(d);
+    });
+  };
+  const track = (s: net.Socket): void => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => undefined); // surfaced to the other side as a reset by wire()
+  };
+  const forward = (client: net.Socket): void => {
+    if (client.destroyed) return; // it gave up while the path was dark
+    const upstream = net.connect(targetPort, '127.0.0.1');
+    track(upstream);
+    wire(client, upstream);
+    wire(upstream, client);
+    client.resume();
+  };
+  const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true }, (client) => {
     if (severed) {
       client.resetAndDestroy();
       return;
     }
-    const upstream = net.connect(targetPort, '127.0.0.1');
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined); // a cut or a refused upstream ends both sides below
-    }
-    client.pipe(upstream);
-    upstream.pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    track(client);
+    if (dark) waiting.push(() => forward(client));
+    else forward(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
@@ -50,6 +99,17 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     restore() {
       severed = false;
     },
+    blackhole() {
+      dark = true;
+    },
+    heal() {
+      dark = false;
+      for (const d of directions) {
+        for (const item of d.held.splice(0)) deliver(d, item);
+      }
+      for (const start of waiting.splice(0)) start();
+    },
+    connections: () => sockets.size,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -3,7 +3,14 @@
  * name the field, and the local deadline taken from the send time.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LEASE_TTL_MS, leaseDeadlineMs, maxTakeoverMs, resolveLeaseTiming } from '../../../packages/ballast/src/ha/leaseTiming.ts';
+import {
+  DEFAULT_LEASE_TTL_MS,
+  leaseDeadlineMs,
+  leaseSessionLimits,
+  maxPartitionTakeoverMs,
+  maxTakeoverMs,
+  resolveLeaseTiming,
+} from '../../../packages/ballast/src/ha/leaseTiming.ts';
 import { LeaseOptionsError } from '../../../packages/ballast/src/ha/errors.ts';
 
 describe('resolveLeaseTiming', () => {
@@ -48,5 +55,29 @@ describe('leaseDeadlineMs', () => {
     // The database computes expiry from its now(), which is no earlier than the send time.
     const dbNowAfterSend = 1_000 + 40;
     expect(leaseDeadlineMs(1_000, t)).toBeLessThan(dbNowAfterSend + t.ttlMs);
+  });
+});
+
+describe('leaseSessionLimits', () => {
+  it('derives the server-side limits from the lease: lease statements end before the next attempt, a write-ahead within the margin', () => {
+    const t = resolveLeaseTiming({ ttlMs: 15_000 });
+    const l = leaseSessionLimits(t);
+    expect(l).toEqual({
+      leaseStatementMs: 3_750,
+      fencedTxMs: 3_000,
+      sessionMs: 12_000,
+      keepAlive: { idleSec: 5, intervalSec: 1, count: 3, userTimeoutMs: 12_000 },
+    });
+    expect(l.leaseStatementMs).toBeLessThan(t.renewEveryMs); // cancelled on the server before the client gives up
+    expect(maxPartitionTakeoverMs(t)).toBe(23_000);
+    expect(maxPartitionTakeoverMs(t)).toBeLessThan(30_000);
+  });
+
+  it('never yields 0 (which PostgreSQL reads as "no limit") for the shortest timings', () => {
+    const l = leaseSessionLimits(resolveLeaseTiming({ ttlMs: 100, renewEveryMs: 10, marginMs: 0 }));
+    expect(l.leaseStatementMs).toBeGreaterThanOrEqual(1);
+    expect(l.fencedTxMs).toBe(100);
+    expect(l.sessionMs).toBe(100);
+    expect(l.keepAlive.idleSec).toBe(1);
   });
 });

@@ -9,7 +9,9 @@ import { isPostgresUrl, redactStoreUrl } from '../config/storeUrl.ts';
 import type { StoreDb } from '../store/db.ts';
 import { StoreOpenError } from '../store/openError.ts';
 import { openPgStore, openSqliteStore } from '../store/openStore.ts';
-import { PgStoreDb } from '../store/pg/pgDb.ts';
+import { PgStoreDb, type PgStoreDbOptions } from '../store/pg/pgDb.ts';
+import type { HaConfig } from '../config/haSchema.ts';
+import { leaseSessionLimits, resolveLeaseTiming } from '../ha/leaseTiming.ts';
 import { createMetrics, type BallastMetrics } from '../metrics/metrics.ts';
 import { createRelayClient, type RelayClient } from '../relay/client.ts';
 import { createChainsCache } from '../relay/chainsCache.ts';
@@ -236,6 +238,7 @@ export async function openBallastApp(config: LoadedConfig, opts: Omit<CreateBall
   if (!isPostgresUrl(config.store)) return createBallast(config, opts);
   const log = opts.logger.child({ component: 'store' });
   const store = await openPgStore(config.store, {
+    ...replicaSessionLimits(config.ha),
     onIdleError: (err) => log.warn({ err: err.message }, 'an idle store connection failed; the next query reconnects'),
   });
   try {
@@ -252,4 +255,25 @@ export class MonitorOnlyError extends BallastError {
   constructor() {
     super('monitorOnly is set (or --monitor-only was given): this process signs nothing; set monitorOnly: false to let it act');
   }
+}
+
+/**
+ * The server-side limits of a replica's store sessions, from its lease timing (`leaseSessionLimits`,
+ * src/ha/leaseTiming.ts; docs/ha.md "Partitions"): what a replica cut off from the database can keep locked ends
+ * within the lease's own bounds.
+ */
+function replicaSessionLimits(ha: HaConfig): PgStoreDbOptions {
+  const limits = leaseSessionLimits(
+    resolveLeaseTiming({
+      ttlMs: ha.ttlMs,
+      ...(ha.renewEveryMs !== undefined ? { renewEveryMs: ha.renewEveryMs } : {}),
+      ...(ha.marginMs !== undefined ? { marginMs: ha.marginMs } : {}),
+    }),
+  );
+  return {
+    idleInTransactionTimeoutMs: limits.sessionMs,
+    lockTimeoutMs: limits.sessionMs,
+    fencedLimitMs: limits.fencedTxMs,
+    keepAlive: limits.keepAlive,
+  };
 }

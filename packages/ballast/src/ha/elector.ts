@@ -13,7 +13,10 @@
  * `stop()` ends the term and releases the lease, so a clean shutdown hands over at the next follower attempt.
  *
  * The elector holds its own connection pool (one connection, reconnected after any error), so renewals never
- * queue behind other queries.
+ * queue behind other queries. The server cancels a lease statement after ¾ of the renew interval (statement and
+ * lock timeouts), before the client gives up on it, so at most one lease statement per replica is ever on the
+ * server; a lease the database shows ours at an epoch this replica does not act in (an answer that came too
+ * late) is released at once rather than left to expire.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -22,9 +25,10 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { LeaseOptionsError } from './errors.ts';
 import { FOLLOWER, isLeaderAt, renewEpoch, stepElector, type ElectorEvent, type ElectorState, type LossReason } from './leaseState.ts';
-import { resolveLeaseTiming, type LeaseTiming, type LeaseTimingInput } from './leaseTiming.ts';
+import { leaseSessionLimits, resolveLeaseTiming, type LeaseTiming, type LeaseTimingInput } from './leaseTiming.ts';
 import { ensureLeaseTable, releaseLease, tryAcquireLease, type FencingToken } from '../store/pg/lease.ts';
 import { loadPg } from '../store/pg/pgModule.ts';
+import { keepAliveOptions } from '../store/pg/keepAlive.ts';
 
 /** Default lease name. */
 export const DEFAULT_LEASE_NAME = 'ballast';
@@ -102,11 +106,19 @@ export class LeaderElector {
     this.now = opts.nowMs ?? (() => performance.now());
     this.log = opts.log?.child({ component: 'leader', lease: this.name, owner: this.owner });
     this.opts = opts;
+    const limits = leaseSessionLimits(this.timing);
     this.pool = new (loadPg().Pool)({
       connectionString: opts.connectionString,
       max: 1,
       connectionTimeoutMillis: this.timing.renewEveryMs,
+      // The client gives up after the renew interval; the server cancels the statement before that (its own
+      // statement and lock timeouts), so an abandoned lease statement never runs late.
       query_timeout: this.timing.renewEveryMs,
+      statement_timeout: limits.leaseStatementMs,
+      lock_timeout: limits.leaseStatementMs,
+      options: keepAliveOptions(limits.keepAlive),
+      keepAlive: true,
+      keepAliveInitialDelayMillis: limits.keepAlive.idleSec * 1000,
       idleTimeoutMillis: 0,
       application_name: `ballast-lease ${this.owner}`.slice(0, 63),
     });
@@ -190,6 +202,7 @@ export class LeaderElector {
       } else {
         this.apply({ kind: 'notHeld', owner: status.owner, nowMs: this.now() });
       }
+      if (status.owner === this.owner && status.epoch !== null && this.epochLed() !== status.epoch) await this.handBack(status.epoch);
     } catch (err) {
       if (!this.running) return;
       this.log?.warn({ err }, 'lease renew failed');
@@ -200,6 +213,29 @@ export class LeaderElector {
     this.renewTimer = setTimeout(() => {
       this.inFlight = this.attempt();
     }, delay);
+  }
+
+  /** The epoch of the term this replica acts in, or null (the state, not the clock: a term at its deadline counts until applied). */
+  private epochLed(): bigint | null {
+    return this.state.role === 'leader' ? this.state.epoch : null;
+  }
+
+  /**
+   * Releases a lease the database shows ours that this replica does not act under: granted by an answer that
+   * came after its own deadline, or by a statement the elector had given up on. Until it expired nobody would
+   * lead; released, a follower (or this replica, at a new epoch) takes it at the next attempt.
+   */
+  private async handBack(epoch: bigint): Promise<void> {
+    try {
+      if (await releaseLease(this.pool, { name: this.name, owner: this.owner }, epoch)) {
+        this.log?.warn(
+          { epoch: epoch.toString() },
+          'the lease was ours at an epoch this replica does not act in (a late answer); released',
+        );
+      }
+    } catch (err) {
+      this.log?.warn({ err }, 'lease release failed; it expires by itself');
+    }
   }
 
   private apply(event: ElectorEvent): void {

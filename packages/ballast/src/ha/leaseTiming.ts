@@ -72,3 +72,48 @@ export function leaseDeadlineMs(sentAtMs: number, timing: LeaseTiming): number {
 export function maxTakeoverMs(timing: LeaseTiming): number {
   return timing.ttlMs + timing.renewEveryMs;
 }
+
+/**
+ * Server-side limits of the replicas' PostgreSQL sessions, derived from the lease (docs/ha.md "Partitions"), so a
+ * replica cut off from the database cannot hold a lock past the point where another must take over:
+ *
+ * - `leaseStatementMs` (lease statements: `statement_timeout` and `lock_timeout`): ¾ of the renew interval, below
+ *   the client's own deadline (the renew interval), so the server cancels a lease statement before the elector
+ *   sends the next: never more than one per replica waits on the server;
+ * - `fencedTxMs` (a write-ahead after its fencing check: statement, lock and idle-in-transaction limits, `SET
+ *   LOCAL`): the margin, at least 100 ms; the lease row lock a cut-off leader holds is released by then;
+ * - `sessionMs` (every store session: `idle_in_transaction_session_timeout` and `lock_timeout`): ttl − margin,
+ *   the longest a leader may act without renewing;
+ * - `keepAlive`: probes from the renew interval (≥ 1 s) every second, 3 unanswered end the session; data left
+ *   unacknowledged `sessionMs` ends it too.
+ *
+ * A takeover after a leader is cut off inside a write-ahead therefore comes at most
+ * `ttl + fencedTxMs + renewEvery` (plus a round trip) after that leader's last renew ({@link maxPartitionTakeoverMs}).
+ */
+export interface LeaseSessionLimits {
+  leaseStatementMs: number;
+  fencedTxMs: number;
+  sessionMs: number;
+  keepAlive: { idleSec: number; intervalSec: number; count: number; userTimeoutMs: number };
+}
+
+/** See {@link LeaseSessionLimits}. */
+export function leaseSessionLimits(t: LeaseTiming): LeaseSessionLimits {
+  const sessionMs = t.ttlMs - t.marginMs;
+  return {
+    leaseStatementMs: Math.max(1, Math.floor((t.renewEveryMs * 3) / 4)),
+    fencedTxMs: Math.max(100, t.marginMs),
+    sessionMs,
+    keepAlive: { idleSec: Math.max(1, Math.round(t.renewEveryMs / 1000)), intervalSec: 1, count: 3, userTimeoutMs: sessionMs },
+  };
+}
+
+/**
+ * Longest time from the leader's last successful renew to a follower holding the lease when the leader was cut
+ * off from the database in the middle of a write-ahead, ms: the lease expires `ttl` after that renew, the server
+ * ends the cut-off transaction (and its lock on the lease row) at most `fencedTxMs` after its last statement,
+ * and a follower tries every `renewEvery` (plus one round trip, not counted). 23 s with the defaults.
+ */
+export function maxPartitionTakeoverMs(timing: LeaseTiming): number {
+  return timing.ttlMs + leaseSessionLimits(timing).fencedTxMs + timing.renewEveryMs;
+}

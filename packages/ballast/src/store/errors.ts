@@ -89,3 +89,48 @@ export class StoreNotFoundError extends BallastError {
     this.id = id;
   }
 }
+
+/** When a {@link StoreConnectionError} struck: the outcome of the work differs. */
+export type StoreConnectionPhase = 'connect' | 'query' | 'transaction' | 'commit';
+
+/**
+ * The connection to a PostgreSQL store was lost (code `STORE_CONNECTION_LOST`): reset, ended by the server
+ * (restart, `pg_terminate_backend`, a server-side timeout such as `idle_in_transaction_session_timeout`), or
+ * silent past the client's own deadline. The connection is dropped from the pool; the next statement opens a
+ * new one.
+ *
+ * - `connect`: no connection could be opened; nothing ran.
+ * - `query`: one statement outside a transaction; whether it ran is unknown only for a write.
+ * - `transaction`: the transaction did not commit; nothing of it is in the store.
+ * - `commit`: the COMMIT was sent and no answer came back: it may or may not have committed. Nothing that
+ *   depends on it may follow (a write-ahead row so struck is never signed); the store is re-read first.
+ */
+export class StoreConnectionError extends BallastError {
+  readonly code = 'STORE_CONNECTION_LOST' as const;
+
+  /**
+   * @param location the store URL without its password
+   * @param phase when the connection was lost
+   * @param cause the driver's or the socket's error
+   */
+  constructor(
+    readonly location: string,
+    readonly phase: StoreConnectionPhase,
+    cause: unknown,
+  ) {
+    const reason = describeCause(cause);
+    const outcome: Record<StoreConnectionPhase, string> = {
+      connect: 'no connection could be opened and nothing ran',
+      query: 'the statement may not have run',
+      transaction: 'the transaction was rolled back and nothing of it was stored',
+      commit: 'the COMMIT got no answer: whether it committed is unknown, and nothing depending on it is done before the store is re-read',
+    };
+    super(`the connection to store ${location} was lost (${reason}); ${outcome[phase]}; the next statement reconnects`, { cause });
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const code = (cause as { code?: unknown }).code; // net and pg errors carry a code
+  return typeof code === 'string' && code !== '' ? `${code}: ${cause.message}` : cause.message;
+}

@@ -199,15 +199,20 @@ export async function readLease(q: PgQueryable, name: string): Promise<LeaseRow 
  * time of the check itself). The lock is held until the transaction ends, and a takeover's update of the
  * row waits for it, so the lease cannot change hands before this transaction commits.
  *
+ * It also records the token in transaction-local settings (`ballast.fence_name`, `ballast.fence_owner`,
+ * `ballast.fence_epoch`) for the fenced COMMIT, which checks the lease again (src/store/pg/pgTransaction.ts).
+ *
  * Must run on a client inside `BEGIN … COMMIT` (outside one the lock ends with the statement); see
- * {@link withFencedTransaction}.
+ * `withFencedTransaction` (src/store/pg/pgTransaction.ts).
  * @throws LeaseLostError (`STORE_LEASE_LOST`) when the lease is not ours at that epoch or has expired
  */
 export async function assertLeaseHeld(client: PgQueryable, name: string, owner: string, epoch: bigint): Promise<void> {
   const r = await client.query(
-    `SELECT owner, epoch::text AS epoch, expires_at > clock_timestamp() AS live
+    `SELECT owner, epoch::text AS epoch, expires_at > clock_timestamp() AS live,
+            set_config('ballast.fence_name', $1, true), set_config('ballast.fence_owner', $2, true),
+            set_config('ballast.fence_epoch', $3, true)
        FROM leader_lease WHERE name = $1 FOR SHARE`,
-    [name],
+    [name, owner, epoch.toString()],
   );
   const row = r.rows[0] as { owner: string; epoch: string; live: boolean } | undefined; // shape of the select list
   const found = row ? { owner: row.owner, epoch: parseEpoch(row.epoch), live: row.live } : { owner: null, epoch: null, live: false };
@@ -220,39 +225,4 @@ export async function assertLeaseHeld(client: PgQueryable, name: string, owner: 
 export interface FencingToken extends LeaseClaim {
   /** Epoch of our term. */
   epoch: bigint;
-}
-
-/**
- * Runs `work` in a transaction that first passes {@link assertLeaseHeld}: whatever `work` writes commits only
- * under our lease (the write-ahead row before a signature belongs here).
- * @returns what `work` returns, after COMMIT
- * @throws LeaseLostError before `work` runs when the lease is not ours; any error of `work` (rolled back)
- */
-export async function withFencedTransaction<T>(
-  pool: pg.Pool,
-  token: FencingToken,
-  work: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-  } catch (err) {
-    client.release(err instanceof Error ? err : new Error(String(err))); // unusable connection: drop it
-    throw err;
-  }
-  try {
-    await assertLeaseHeld(client, token.name, token.owner, token.epoch);
-    const out = await work(client);
-    await client.query('COMMIT');
-    return out;
-  } catch (err) {
-    await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
-      // the connection is unusable: drop it from the pool
-      broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-    });
-    throw err;
-  } finally {
-    client.release(broken);
-  }
 }

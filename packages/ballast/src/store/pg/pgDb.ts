@@ -9,8 +9,12 @@
  * - A transaction holds one pooled connection from `BEGIN` to `COMMIT`/`ROLLBACK`; calls inside it (same async
  *   context) use that connection, calls from elsewhere use others. A connection whose `ROLLBACK` failed is
  *   dropped from the pool, not reused.
- * - Every connection runs with a statement timeout and an idle-in-transaction timeout, so a stuck statement or a
- *   client that stopped mid-transaction cannot hold row locks (and the leader lease's row) for ever.
+ * - Every connection runs with a statement timeout and an idle-in-transaction timeout (and, for replicas, a lock
+ *   timeout and TCP keepalives derived from the lease), so a stuck statement or a client that stopped or was cut
+ *   off mid-transaction cannot hold row locks (and the leader lease's row) for ever; the client gives up on a
+ *   statement 5 s after the server should have ended it.
+ * - Transactions run through `runPgTransaction` (src/store/pg/pgTransaction.ts): the held connection has an error
+ *   listener, a lost connection rejects with `StoreConnectionError` (`STORE_CONNECTION_LOST`) and is dropped.
  * - A write-ahead transaction ({@link PgStoreDb.writeAhead}) first passes the lease's fencing check
  *   (src/store/pg/lease.ts, docs/ha.md) with the token of the term the process holds.
  */
@@ -19,8 +23,10 @@ import type pg from 'pg';
 import { redactStoreUrl } from '../../config/storeUrl.ts';
 import { NotLeaderError } from '../../ha/errors.ts';
 import { StoreTxError, type RunResult, type SqlValue, type StoreDb } from '../db.ts';
-import { assertLeaseHeld, type FencingToken } from './lease.ts';
+import type { FencingToken } from './lease.ts';
 import { loadPg } from './pgModule.ts';
+import { keepAliveOptions, type PgKeepAlive } from './keepAlive.ts';
+import { connectionError, fenceTransaction, runPgTransaction, type HeldConnection } from './pgTransaction.ts';
 
 /** Options of {@link PgStoreDb}. */
 export interface PgStoreDbOptions {
@@ -30,6 +36,20 @@ export interface PgStoreDbOptions {
   statementTimeoutMs?: number;
   /** A connection idle inside a transaction longer than this is closed by the server, ms (default 60 000). */
   idleInTransactionTimeoutMs?: number;
+  /** A statement waiting for a lock longer than this fails on the server, ms (default: none besides the statement timeout). */
+  lockTimeoutMs?: number;
+  /**
+   * Limit of every statement, lock wait and idle gap inside a write-ahead transaction once it passed the fencing
+   * check (`SET LOCAL`, src/store/pg/pgTransaction.ts), ms; default none (the session's limits). Replicas derive it
+   * from the lease (`leaseSessionLimits`, src/ha/leaseTiming.ts).
+   */
+  fencedLimitMs?: number;
+  /**
+   * TCP keepalive and user timeout of each connection, on both ends: the server drops a session whose peer
+   * vanished (and with it any lock it holds) after `idleSec + intervalSec × count` without an answer, or when
+   * data it sent stays unacknowledged `userTimeoutMs`. Default: the operating system's (hours).
+   */
+  keepAlive?: PgKeepAlive;
   /** Called with errors of idle pooled connections (a restart, a cut); the next query reconnects. */
   onIdleError?: (err: Error) => void;
 }
@@ -42,7 +62,7 @@ export type FencingSource = () => FencingToken | null;
 
 interface TxScope {
   db: PgStoreDb;
-  client: pg.PoolClient;
+  held: HeldConnection;
   open: boolean;
   savepoints: number;
 }
@@ -113,10 +133,12 @@ export class PgStoreDb implements StoreDb {
   /**
    * @param pool the pool, owned from now on (closed by `close()`)
    * @param url the store URL (kept only without its password, for messages)
+   * @param fencedLimitMs see {@link PgStoreDbOptions.fencedLimitMs}; null keeps the session's limits
    */
   constructor(
     readonly pool: pg.Pool,
     url: string,
+    private readonly fencedLimitMs: number | null = null,
   ) {
     this.location = redactStoreUrl(url);
   }
@@ -141,29 +163,14 @@ export class PgStoreDb implements StoreDb {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     const outer = scopes.getStore();
     if (outer?.db === this) return this.savepoint(outer, fn);
-    const client = await this.pool.connect();
-    const scope: TxScope = { db: this, client, open: true, savepoints: 0 };
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await scopes.run(scope, fn);
-      scope.open = false;
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      if (scope.open) {
-        scope.open = false;
-        await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
-          broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-        });
-      } else {
-        broken = err instanceof Error ? err : new Error(String(err)); // COMMIT failed: the connection's state is unknown
+    return runPgTransaction(this.pool, { location: this.location }, async (held) => {
+      const scope: TxScope = { db: this, held, open: true, savepoints: 0 };
+      try {
+        return await scopes.run(scope, fn);
+      } finally {
+        scope.open = false; // a statement issued after this point is refused, not run outside the transaction
       }
-      throw err;
-    } finally {
-      scope.open = false;
-      client.release(broken);
-    }
+    });
   }
 
   /**
@@ -190,7 +197,7 @@ export class PgStoreDb implements StoreDb {
     if (!token) throw new NotLeaderError(this.location);
     return this.transaction(async () => {
       const scope = scopes.getStore() as TxScope; // set by transaction()
-      await assertLeaseHeld(scope.client, token.name, token.owner, token.epoch);
+      await fenceTransaction(scope.held, token, this.fencedLimitMs);
       return fn();
     });
   }
@@ -222,9 +229,13 @@ export class PgStoreDb implements StoreDb {
           `a statement was issued for a transaction on ${this.location} that has already ended; await every store call inside transaction()`,
         );
       }
-      return scope.client.query({ text, values: bind(params), types });
+      return scope.held.client.query({ text, values: bind(params), types });
     }
-    return this.pool.query({ text, values: bind(params), types });
+    try {
+      return await this.pool.query({ text, values: bind(params), types });
+    } catch (err) {
+      throw connectionError(this.location, 'query', err);
+    }
   }
 }
 
@@ -235,14 +246,21 @@ export class PgStoreDb implements StoreDb {
  * @param url `postgres://user[:password]@host[:port]/database[?params]`
  */
 export function openPgStoreDb(url: string, options: PgStoreDbOptions = {}): PgStoreDb {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
+  const k = options.keepAlive;
   const pool = new (loadPg().Pool)({
     connectionString: url,
     max: options.max ?? 5,
     connectionTimeoutMillis: 10_000,
-    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    statement_timeout: statementTimeoutMs,
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000,
+    ...(options.lockTimeoutMs !== undefined ? { lock_timeout: options.lockTimeoutMs } : {}),
+    // The client gives up on a statement the server should have ended by now (a silent network): its
+    // connection is then dropped, so a partition cannot hang a cycle until TCP gives up.
+    query_timeout: statementTimeoutMs + 5_000,
+    ...(k ? { options: keepAliveOptions(k), keepAlive: true, keepAliveInitialDelayMillis: k.idleSec * 1000 } : {}),
     types,
   });
   pool.on('error', (err) => options.onIdleError?.(err));
-  return new PgStoreDb(pool, url);
+  return new PgStoreDb(pool, url, options.fencedLimitMs ?? null);
 }
