@@ -3,14 +3,14 @@
  * which seed (from the environment), and the tally printed as one summary line per VM — schedules, crashes,
  * double pays, strandings and other violations, endings, time.
  *
- * Environment: `BALLAST_MODEL_RUNS=<n>` sets the number of schedules (default 1000 with the test's fixed seed;
+ * Environment: `BALLAST_MODEL_RUNS=<n>` sets the number of schedules (default 500 with the test's fixed seed;
  * with it, a fresh seed, drawn here so the summary line can name it, unless `BALLAST_MODEL_SEED` is given);
  * `BALLAST_MODEL_SEED=<seed>` with `BALLAST_MODEL_PATH=<path>` replays a reported failure.
  */
 
 /** Below this many schedules the coverage of the generator is not asserted (a replay runs one). */
 export const COVERAGE_MIN_RUNS = 500;
-const DEFAULT_RUNS = 1_000;
+const DEFAULT_RUNS = 500;
 
 /** The run's settings and fast-check's options for them. */
 export interface ModelRunSettings {
