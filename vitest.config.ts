@@ -19,7 +19,9 @@ const INTEGRATION_UNIT = [
   'test/unit/cli/ledgerReport.test.ts',
   'test/unit/cycle/approvalGate.test.ts',
   'test/unit/cycle/checkQuote.test.ts',
+  'test/unit/cycle/cycleTakenOver.test.ts',
   'test/unit/cycle/followRefund.test.ts',
+  'test/unit/cycle/handOver.test.ts',
   'test/unit/cycle/pausedRoutes.test.ts',
   'test/unit/cycle/processTransfer.test.ts',
   'test/unit/cycle/reconcileOrigins.test.ts',
@@ -83,6 +85,7 @@ const INTEGRATION_E2E = [
   'test/e2e/ha/partition.test.ts',
   'test/e2e/ha/postgres-harness.test.ts',
   'test/e2e/ha/term-fence.test.ts',
+  'test/e2e/leader-handover.test.ts',
 ];
 
 /** Options every tier shares (projects do not inherit the root `test` options). */

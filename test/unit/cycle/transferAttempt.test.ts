@@ -108,6 +108,7 @@ describe('outcomeClass', () => {
       'origin_failed',
       'failure',
       'refund',
+      'handed_over',
     ];
     expect(Object.fromEntries(all.map((o) => [o, outcomeClass(o)]))).toEqual({
       quoted: 'ok',
@@ -120,6 +121,7 @@ describe('outcomeClass', () => {
       origin_failed: 'error',
       failure: 'error',
       refund: 'error',
+      handed_over: 'ok',
     });
   });
 });

@@ -31,6 +31,7 @@ const PREFIXES = [
   'BTC_NODE',
   'EXECUTOR',
   'STORE',
+  'CYCLE',
   'RUN_LOCK',
   'MONITOR',
   'TRANSFER',

@@ -1,8 +1,8 @@
 /**
  * Store support for recovery after a crash: migration 3 rebuilds `cycles` (outcome `aborted`) without losing
- * rows or breaking references; unfinished cycles of a dead run are closed as `aborted`; stalled transfers are
- * flagged once with a history event; a request id the service files our deposit under is adopted; two attempts
- * may carry the same transaction hash.
+ * rows or breaking references; unfinished cycles of a dead run (or of a leader whose term ended) are closed as
+ * `aborted`, the row saying which; stalled transfers are flagged once with a history event; a request id the
+ * service files our deposit under is adopted; two attempts may carry the same transaction hash.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, schemaVersion } from '../../../packages/ballast/src/store/database.ts';
@@ -89,6 +89,17 @@ describeEachEngine('crash recovery store', (engine) => {
       expect(await getCycle(db, plan)).toMatchObject({ outcome: null });
       expect(await closeAbandonedCycles(db, 200)).toEqual([]);
       expect((await getCycle(db, deadOnce))?.finishedAtMs).toBe(100);
+    });
+
+    it("with a leader lease says the leader's term ended and the leader that took over closed it, not a crash", async () => {
+      const left = await startCycle(db, { mode: 'daemon', startedAtMs: 3 });
+      expect(await closeAbandonedCycles(db, 100, 'term_ended')).toEqual([left]);
+      const row = await getCycle(db, left);
+      expect(row).toMatchObject({ outcome: 'aborted', finishedAtMs: 100 });
+      expect(row?.error).toBe(
+        "its leader's term ended before this cycle finished (crash, pause, or cut off from the database); closed by the leader that took over, which reconciles its transfers",
+      );
+      expect(row?.error).not.toMatch(/power loss|next run/);
     });
   });
 

@@ -9,12 +9,16 @@
  * With a PostgreSQL store the replicas share a leader lease (src/app/leaderGuard.ts, docs/ha.md): every replica
  * serves its servers and ticks on the schedule, but only the leader runs cycles. A follower's tick is a skipped
  * cycle that counts as finished for readiness (a follower is doing its job), and a replica that becomes leader
- * starts a cycle at once (it reconciles what the previous leader left in flight).
+ * starts a cycle at once (it reconciles what the previous leader left in flight). A leader whose term ends mid-cycle
+ * finds that cycle closed by the replica that took over (`CYCLE_TAKEN_OVER`): logged at warn, and it goes on as a
+ * follower.
  */
 import cron from 'node-cron';
 import type { Logger } from 'pino';
 import type { Ballast } from './createBallast.ts';
 import { RunLockBusyError } from './runLock.ts';
+import { CycleTakenOverError } from '../cycle/cycleTakenOver.ts';
+import { StoreConnectionError } from '../store/errors.ts';
 import { startMetricsServer } from '../metrics/server.ts';
 import { DEFAULT_READY_AFTER_SCHEDULES, readiness, scheduleIntervalMs } from '../metrics/readiness.ts';
 import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
@@ -122,7 +126,16 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
         if (error instanceof RunLockBusyError && leadership)
           lastCycleFinishedAtMs = now(); // the term ended just before
         else if (error instanceof RunLockBusyError) log.warn('run lock held by another run; cycle skipped');
-        else {
+        else if (error instanceof CycleTakenOverError) {
+          // The term ended mid-cycle and the leader that took over closed the cycle: it carries the work on.
+          lastCycleFinishedAtMs = now();
+          log.warn({ cycleId: error.cycleId }, `cycle ${error.cycleId} was closed by the replica that took over (term ended)`);
+        } else if (error instanceof StoreConnectionError) {
+          // The store was unreachable before the cycle could start (or record what it left): nothing was done.
+          lastCycleOk = false;
+          lastCycleFinishedAtMs = now();
+          log.error({ err: error.message }, 'cycle not run: the store connection was lost; the next tick tries again');
+        } else {
           lastCycleOk = false;
           lastCycleFinishedAtMs = now();
           log.error({ err: shortErrorMessage(error) }, 'cycle crashed');

@@ -15,6 +15,9 @@ export interface ProgressStream {
 /** The happy path, in order, as the live view shows it. */
 const PATH: readonly TransferStage[] = ['planned', 'quoted', 'verified', 'deposited', 'filled'];
 
+/** End states that are not failures, shown without a mark: checked, still in flight, left to the new leader. */
+const UNMARKED: readonly TransferStage[] = ['checked', 'in_flight', 'handed_over'];
+
 /** Clears the terminal line and returns the cursor to its start (ANSI CSI 2K). */
 const CLEAR_LINE = '\r\u001b[2K';
 
@@ -35,7 +38,7 @@ export function liveProgressLine(e: TransferProgressEvent): string {
   const reached = PATH.indexOf(e.stage);
   const steps = reached >= 0 ? PATH.slice(0, reached + 1).join(' → ') : `${e.stage}${e.detail ? ` (${e.detail})` : ''}`;
   const min = e.minOut !== undefined && e.stage !== 'planned' ? `, at least ${formatAmount(e.minOut, e.decimalsOut)} ${e.asset}` : '';
-  const mark = e.stage === 'filled' ? '✓ ' : reached < 0 && e.stage !== 'checked' && e.stage !== 'in_flight' ? '✗ ' : '';
+  const mark = e.stage === 'filled' ? '✓ ' : reached < 0 && !UNMARKED.includes(e.stage) ? '✗ ' : '';
   return `${mark}${describeTransfer(e)}${min}: ${steps}`;
 }
 

@@ -35,6 +35,7 @@ import {
   type PausedWallet,
 } from './pausedRoutes.ts';
 import { processTransfer, type ProcessTransferDeps } from './processTransfer.ts';
+import { termHasEnded } from '../executor/termEnded.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
 import { readTargetBalances } from './readBalances.ts';
 import type { UnresolvedTarget } from './resolveTargets.ts';
@@ -45,14 +46,27 @@ import { outcomeClass, type TransferAttempt } from './transferAttempt.ts';
 export type CycleOutcome = 'ok' | 'refused' | 'error';
 
 /**
- * Closes the cycles a run that died mid-way left unfinished (call under the run lock, before a cycle that signs):
- * their transfers are reconciled by this cycle.
+ * Closes the cycles a run left unfinished (call under the run lock or as leader, before a cycle that signs): their
+ * transfers are reconciled by this cycle. With the run lock (SQLite: one process) that run died mid-way; with a
+ * leader lease (`ctx.leading` set) its leader's term ended, by a crash, a pause or a cut to the database, and
+ * that process may still be alive (it writes nothing ahead and sends nothing under the ended term), so the row and
+ * the log line say so rather than call it a crash.
  */
-export async function closeAbandoned(ctx: Pick<CycleContext, 'db' | 'metrics'>, log: Logger, startedAtMs: number): Promise<void> {
-  const aborted = await closeAbandonedCycles(ctx.db, startedAtMs);
+export async function closeAbandoned(
+  ctx: Pick<CycleContext, 'db' | 'metrics' | 'leading'>,
+  log: Logger,
+  startedAtMs: number,
+): Promise<void> {
+  const lease = ctx.leading !== undefined;
+  const aborted = await closeAbandonedCycles(ctx.db, startedAtMs, lease ? 'term_ended' : 'run_ended');
   if (aborted.length > 0) {
     ctx.metrics.cyclesAbortedTotal.inc(aborted.length);
-    log.warn({ cycleIds: aborted }, 'cycles of a run that died mid-way closed as aborted; their transfers are reconciled now');
+    log.warn(
+      { cycleIds: aborted },
+      lease
+        ? 'cycles left by a leader whose term ended (crash, pause, or cut off from the database) closed as aborted by the leader that took over; their transfers are reconciled now'
+        : 'cycles of a run that died mid-way closed as aborted; their transfers are reconciled now',
+    );
   }
 }
 
@@ -261,7 +275,9 @@ export async function runTransfers(
   const spare = new Map(input.plan.spare ?? []);
   for (const [i, planned] of input.plan.transfers.entries()) {
     if (ctx.signal?.aborted) {
-      log.warn('shutdown requested; remaining planned transfers wait for the next cycle');
+      // With a leader lease the signal also aborts when the run's term ends.
+      if (termHasEnded(ctx.leading)) log.warn('term ended; the remaining planned transfers are left to the replica that leads now');
+      else log.warn('shutdown requested; remaining planned transfers wait for the next cycle');
       break;
     }
     const attempt = await processTransfer(ctx, {

@@ -11,7 +11,8 @@ import { BallastError } from '@ballast/protocol/core/errors.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import type { PlannedTransfer, TargetBand } from '../planner/types.ts';
 import { routeRuleFor, type RouteHolding } from '../planner/routes.ts';
-import { finishCycle, startCycle } from '../store/cycles.ts';
+import { startCycle } from '../store/cycles.ts';
+import { finishOwnCycle } from './cycleTakenOver.ts';
 import { recordPlannedTransfers } from '../store/plans.ts';
 import type { CycleContext } from './context.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
@@ -180,7 +181,8 @@ export async function planManualTransfer(
  * The caller holds the run lock or the leader lease unless `dryRun`.
  *
  * @returns the cycle report (its single attempt is the transfer)
- * @throws ManualTransferError when the request is invalid (before anything is recorded); store errors
+ * @throws ManualTransferError when the request is invalid (before anything is recorded); CycleTakenOverError when
+ *   the run's leader term ended and the leader that took over closed its cycle first; store errors
  */
 export async function runManualTransfer(ctx: CycleContext, req: ManualTransferRequest): Promise<CycleReport> {
   const chainsDoc = ctx.chainsCache ? await ctx.chainsCache.get() : (await ctx.relay.getChains()).chains;
@@ -203,7 +205,7 @@ export async function runManualTransfer(ctx: CycleContext, req: ManualTransferRe
   const attempt = await processTransfer(ctx, { cycleId, planId: planId!, planned, chainsDoc, mode, decimalsOf });
   const outcome: CycleOutcome = outcomeClass(attempt.outcome);
   const finishedAtMs = ctx.now();
-  await finishCycle(ctx.db, cycleId, { outcome, finishedAtMs, summary: { manual: true, planned: 1, outcomes: [attempt.outcome] } });
+  await finishOwnCycle(ctx, cycleId, { outcome, finishedAtMs, summary: { manual: true, planned: 1, outcomes: [attempt.outcome] } });
   if (signs(mode)) ctx.metrics.cyclesTotal.inc({ outcome });
   return {
     cycleId,

@@ -9,10 +9,13 @@ import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { executeTransfer } from '../executor/executeTransfer.ts';
+import { isTermEnd, TermEndedError, termHasEnded } from '../executor/termEnded.ts';
+import { handOver } from './handOver.ts';
 import type { CycleContext } from './context.ts';
 import { noteRelayStatus } from './inFlight.ts';
 import { killSwitchVerdict, spendingVerdict, type DecimalsOf } from './spendingGate.ts';
 import { recordLimitHit } from '../store/limitHits.ts';
+import { IN_FLIGHT_STATUSES } from '../store/transfers.ts';
 import { notify } from '../notify/notify.ts';
 import { limitHitEvent } from '../notify/eventOf.ts';
 import { executeRequest } from '../store/approvalRequests.ts';
@@ -65,7 +68,8 @@ export type ProcessArgs = {
  * Runs one planned transfer. Unless `args.mode` is `execute` it stops before signing. Emits its stages to
  * `ctx.progress` when set (planned, quoted, verified, deposited, then the end state).
  *
- * @returns the attempt, tagged by its outcome
+ * @returns the attempt, tagged by its outcome; `handed_over` when the run's leader term ended while the transfer
+ *   was executing (src/cycle/handOver.ts): logged at warn, left in flight for the replica that leads now
  * @throws only on store failures; API and chain failures become the attempt's outcome
  */
 export async function processTransfer(ctx: ProcessTransferDeps, args: ProcessArgs): Promise<TransferAttempt> {
@@ -154,7 +158,12 @@ async function afterChecks(
     if (!approved.ok) return heldAttempt(attempt, 'awaiting_approval', approved.detail);
   }
   if (args.mode !== 'execute') return attempt;
-  if (ctx.signal?.aborted) return heldAttempt(attempt, 'quote_error', 'shutdown requested before execution');
+  if (ctx.signal?.aborted) {
+    // With a leader lease the signal also aborts when the run's term ends: then the move is the new leader's.
+    if (termHasEnded(ctx.leading))
+      return handOver(attempt, { transferId: null, originTxHashes: [], detail: 'stopped before execution' }, log);
+    return heldAttempt(attempt, 'quote_error', 'shutdown requested before execution');
+  }
   const limits = await spending();
   if (!limits.ok) {
     await recordRefusal(ctx, planned, attempt.planId, { cycleId, quoteId, reason: limits.reason, detail: limits.detail });
@@ -214,11 +223,23 @@ async function afterChecks(
       },
     );
   } catch (error) {
+    // The run's leader term ended (the fencing check refused a write-ahead, or a write met the rows as the replica
+    // that took over left them; the executor asked the run-term check): not a failure, the transfer is that
+    // replica's now.
+    if (isTermEnd(error)) {
+      const left = error instanceof TermEndedError ? error : { transferId: null, originTxHashes: [], detail: shortErrorMessage(error) };
+      return handOver(attempt, left, log);
+    }
     // A store failure (e.g. a duplicate requestId) before or after broadcast: whatever was written stays in
     // flight for reconciliation; this transfer ends here and the cycle goes on with the next.
     const message = shortErrorMessage(error);
     log.error({ requestId, err: message }, 'execution failed');
     return { ...attempt, outcome: 'origin_failed', error: `execution error: ${message}` };
+  }
+  // Stopped in flight after the run's term ended (e.g. written ahead and left unsent): the new leader's to finish.
+  if (IN_FLIGHT_STATUSES.includes(result.status) && termHasEnded(ctx.leading)) {
+    const detail = result.error ?? `stopped with the transfer ${result.status}`;
+    return handOver(attempt, { transferId: result.transferId, originTxHashes: result.originTxHashes, detail }, log);
   }
   const executed = executedAttempt(attempt, result);
   const { outcome } = executed;
@@ -269,6 +290,7 @@ const END_STAGE: Readonly<Record<AttemptOutcome, TransferStage>> = {
   origin_failed: 'origin_failed',
   failure: 'failed',
   refund: 'refunded',
+  handed_over: 'handed_over',
 };
 
 /** Sends one progress event to `ctx.progress`; a sink that throws is ignored (progress never stops a transfer). */

@@ -7,7 +7,8 @@
  * Stages in order: planned → quoted → verified → deposited → filled; or an end state instead of the next stage:
  * `checked` (plan mode: verified, not executed), `in_flight` (deposited, fill not final before the tracking
  * deadline), `skipped` (fee policy or a spending limit), `refused` (local verification), `quote_error`,
- * `origin_failed`, `failed` (fill failed), `refunded`.
+ * `origin_failed`, `failed` (fill failed), `refunded`, `handed_over` (the run's leader term ended: the replica that
+ * leads now carries the transfer on).
  */
 export type TransferStage =
   | 'planned'
@@ -22,7 +23,8 @@ export type TransferStage =
   | 'quote_error'
   | 'origin_failed'
   | 'failed'
-  | 'refunded';
+  | 'refunded'
+  | 'handed_over';
 
 /** Stages after which no other event comes for the same plan id. */
 export const END_STAGES: readonly TransferStage[] = [
@@ -35,6 +37,7 @@ export const END_STAGES: readonly TransferStage[] = [
   'origin_failed',
   'failed',
   'refunded',
+  'handed_over',
 ];
 
 /** One progress event. Amounts are base units with the decimals to show them in whole units. */

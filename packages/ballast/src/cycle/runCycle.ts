@@ -9,7 +9,9 @@ import type { BalanceReading, Plan, TargetBand } from '../planner/types.ts';
 import { applyWeights } from '../planner/weights.ts';
 import { countGasTopUps } from './gasTopUp.ts';
 import { recordCycleEndMetrics } from './metricsCycleEnd.ts';
-import { finishCycle, startCycle } from '../store/cycles.ts';
+import { startCycle } from '../store/cycles.ts';
+import { finishOwnCycle } from './cycleTakenOver.ts';
+import { finishOrKeep, recordLateCycleEnds } from './lateCycleEnds.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { crashPoint } from '../core/crashPoints.ts';
 import type { CycleContext } from './context.ts';
@@ -81,13 +83,19 @@ export function exitCodeForReport(report: Pick<CycleReport, 'outcome' | 'authRef
  *   and the spending limits read-only, counts the cycle like a daemon's, and reports what it would have done
  *   (`ballast_monitor_*` metrics, one log line per planned transfer)
  * @returns the report; never throws for API or chain failures (they make the outcome `error`)
+ * @throws CycleTakenOverError (`CYCLE_TAKEN_OVER`) when the run's leader term ended and the leader that took over
+ *   closed this cycle before it could (src/cycle/cycleTakenOver.ts); store errors
  */
 export async function runCycle(ctx: CycleContext, run: CycleRun): Promise<CycleReport> {
   const startedAtMs = ctx.now();
   const log = ctx.logger.child({ component: 'cycle' });
   const kind = cycleKind(run);
-  // Under the run lock: an unfinished cycle of a locked mode belongs to a run that died mid-way.
-  if (signs(run.mode)) await closeAbandoned(ctx, log, startedAtMs);
+  // Under the run lock: an unfinished cycle of a locked mode belongs to a run that died mid-way; as leader, to a
+  // leader whose term ended.
+  if (signs(run.mode)) {
+    await recordLateCycleEnds(ctx.db, log);
+    await closeAbandoned(ctx, log, startedAtMs);
+  }
   const cycleId = await startCycle(ctx.db, { mode: kind, startedAtMs });
   const report = emptyReport(cycleId, kind, startedAtMs);
   crashPoint('cycle:started');
@@ -101,7 +109,7 @@ export async function runCycle(ctx: CycleContext, run: CycleRun): Promise<CycleR
     log.error({ cycleId, err: report.error }, 'cycle failed');
   }
   report.finishedAtMs = ctx.now();
-  await finishReport(ctx, report, run.mode);
+  await finishReport(ctx, report, run.mode, log);
   return report;
 }
 
@@ -172,9 +180,13 @@ function emptyReport(cycleId: number, mode: CycleKind, startedAtMs: number): Cyc
   };
 }
 
-/** Closes the cycle row with its summary, counts the cycle (not a `plan` one) and refreshes the end-of-cycle gauges. */
-async function finishReport(ctx: CycleContext, report: CycleReport, mode: Mode): Promise<void> {
-  await finishCycle(ctx.db, report.cycleId, {
+/**
+ * Closes the cycle row with its summary, counts the cycle (not a `plan` one) and refreshes the end-of-cycle gauges.
+ *
+ * @throws CycleTakenOverError when the leader that took over closed the row first (the cycle is not counted here)
+ */
+async function finishReport(ctx: CycleContext, report: CycleReport, mode: Mode, log: CycleContext['logger']): Promise<void> {
+  const end = {
     outcome: report.outcome,
     finishedAtMs: report.finishedAtMs,
     summary: {
@@ -183,7 +195,9 @@ async function finishReport(ctx: CycleContext, report: CycleReport, mode: Mode):
       unresolved: report.unresolved.length,
     },
     ...(report.error ? { error: report.error } : {}),
-  });
+  };
+  // A lost store connection leaves the row open: this process records the end at its next cycle.
+  await finishOrKeep(ctx.db, report.cycleId, end, () => finishOwnCycle(ctx, report.cycleId, end), log);
   if (countsCycle(mode)) {
     ctx.metrics.cyclesTotal.inc({ outcome: report.outcome });
     ctx.metrics.cycleDurationSeconds.observe((report.finishedAtMs - report.startedAtMs) / 1000);

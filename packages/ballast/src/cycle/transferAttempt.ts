@@ -27,7 +27,8 @@ export type AttemptOutcome =
   | 'quote_error'
   | 'origin_failed'
   | 'failure'
-  | 'refund';
+  | 'refund'
+  | 'handed_over'; // the leader term ended mid-way: left to the replica that leads now (src/cycle/handOver.ts)
 
 /** A fee decision that accepted the quote (its breakdown is always known). */
 export type AcceptedFee = Extract<FeeDecision, { accepted: true }>;
@@ -156,6 +157,22 @@ export interface ExecutionFailedAttempt extends AttemptBase, CheckedStep, Lacks<
   error: string;
 }
 
+/**
+ * The run's leader term ended while the transfer was being executed (`handed_over`, PostgreSQL store with a leader
+ * lease, docs/ha.md): this replica stopped and wrote nothing more. The transfer row it wrote ahead (`transferId`),
+ * when there is one, stays in flight and the replica that leads now reconciles it; without one nothing was sent,
+ * and that replica plans the move afresh. Nothing is lost and nothing is paid twice.
+ */
+export interface HandedOverAttempt
+  extends AttemptBase, CheckedStep, Lacks<Exclude<keyof AttemptFields, keyof CheckedStep | 'transferId' | 'originTxHashes' | 'error'>> {
+  outcome: 'handed_over';
+  /** The transfer row written ahead in the ended term, absent when none was written. */
+  transferId?: number;
+  /** Origin transactions this replica sent and recorded as sent, in order. */
+  originTxHashes: string[];
+  error: string;
+}
+
 /** The transfer was executed: its row, its state when tracking stopped and the origin transactions sent. */
 export interface ExecutedAttempt extends AttemptBase, CheckedStep, Lacks<'authRefusal'> {
   outcome: 'success' | 'in_flight' | 'failure' | 'refund' | 'origin_failed';
@@ -175,6 +192,7 @@ export type TransferAttempt =
   | QuotedAttempt
   | HeldAttempt
   | ExecutionFailedAttempt
+  | HandedOverAttempt
   | ExecutedAttempt;
 
 /** What a checking step ends with (src/cycle/checkQuote.ts, src/cycle/routeChoice.ts): no spending gate or execution yet. */
@@ -228,9 +246,30 @@ export function executedAttempt(attempt: QuotedAttempt, result: ExecutionResult)
 }
 
 /**
+ * A checked quote whose execution the end of the run's leader term interrupted (see {@link HandedOverAttempt}).
+ *
+ * @param attempt the attempt that passed every check
+ * @param handed the transfer row written ahead (absent when none was), the origin transactions sent and recorded,
+ *   and why, in one line
+ */
+export function handedOverAttempt(
+  attempt: QuotedAttempt,
+  handed: { transferId?: number; originTxHashes: readonly string[]; error: string },
+): HandedOverAttempt {
+  return {
+    ...attempt,
+    outcome: 'handed_over',
+    ...(handed.transferId === undefined ? {} : { transferId: handed.transferId }),
+    originTxHashes: [...handed.originTxHashes],
+    error: handed.error,
+  };
+}
+
+/**
  * How an attempt outcome counts for its cycle: `error` (a quote, chain or execution failure), `refused` (fee
  * policy, spending limit or verification: nothing signed on purpose) or `ok` (including `awaiting_approval`:
- * waiting for sign-offs is the configured course, not a refusal).
+ * waiting for sign-offs is the configured course, not a refusal; and `handed_over`: the run's leader term ended
+ * and the replica that leads now carries the transfer on, so nothing failed and nothing was refused).
  */
 export function outcomeClass(outcome: AttemptOutcome): 'ok' | 'refused' | 'error' {
   if (outcome === 'quote_error' || outcome === 'origin_failed' || outcome === 'failure' || outcome === 'refund') return 'error';

@@ -31,6 +31,8 @@ import { statusIsForeign, statusNamesDeposit, statusReasons } from './statusOwne
 import { recordFillScreeningBlock } from './screeningBlock.ts';
 import { trackRequest } from './trackRequest.ts';
 import type { StatusFeed } from '../webhooks/statusFeed.ts';
+import { TermEndedError, termHasEnded } from './termEnded.ts';
+import { LeaseLostError, NotLeaderError } from '../ha/errors.ts';
 
 /** Everything the executor talks to. */
 export interface ExecuteTransferDeps {
@@ -97,15 +99,34 @@ export interface ExecuteTransferResult {
  * already covers the payment skips the approval, and a non-zero but short one is first set to zero
  * (`<step>:reset`, for USDT-style tokens).
  *
+ * With a leader lease (`deps.leading`), once the run's term has ended the executor writes nothing more: a failure
+ * is not recorded as `origin_failed`, and whatever stops it (the failure, a store write refused by the fencing
+ * check or found in conflict with the replica that took over) ends in a {@link TermEndedError}.
+ *
  * @returns the transfer's status at the end of this call; `deposited` means still in flight (tracking timed out)
- * @throws on store errors (the caller records the attempt as failed; what was written stays in flight); chain
- *   errors end in `origin_failed` or, when the outcome is unknown, leave the transfer in flight
+ * @throws LeaseLostError / NotLeaderError (`STORE_LEASE_LOST`, `STORE_NOT_LEADER`) when the fencing check refused
+ *   the first write-ahead (nothing written, nothing sent); TermEndedError (`EXECUTOR_TERM_ENDED`) when the run's
+ *   term ended otherwise (src/executor/termEnded.ts): the rows stay as they are for the replica that leads now;
+ *   other store errors (the caller records the attempt as failed; what was written stays in flight); chain errors
+ *   end in `origin_failed` or, when the outcome is unknown, leave the transfer in flight
  */
 export async function executeTransfer(deps: ExecuteTransferDeps, args: ExecuteTransferArgs): Promise<ExecuteTransferResult> {
   const log = deps.logger.child({ requestId: args.requestId, orderId: args.orderId, chainId: args.originChainId });
   const deadlineSec = args.quote.protocol?.v2?.orderData.output.deadline ?? 0; // verified before execution
   const run: Run = { deps, args, log, hashes: [], transferId: null, previous: undefined, deadlineSec };
+  try {
+    return await execute(run);
+  } catch (error) {
+    if (error instanceof TermEndedError || !termHasEnded(deps.leading, error)) throw error;
+    // The fencing check's refusal of the first write-ahead says all by itself: nothing was written or sent.
+    if (run.transferId === null && (error instanceof LeaseLostError || error instanceof NotLeaderError)) throw error;
+    throw new TermEndedError(run.transferId, run.hashes, shortErrorMessage(error), { cause: error });
+  }
+}
 
+/** The body of {@link executeTransfer}: every item in order, then tracking. */
+async function execute(run: Run): Promise<ExecuteTransferResult> {
+  const { deps, args, log } = run;
   const entries = collectExecutableItems(args.quote);
   for (const [index, entry] of entries.entries()) {
     const itemsAfter = entries.length - index - 1;
@@ -336,8 +357,15 @@ function isFinal(status: TransferStatus | undefined): status is 'success' | 'fai
   return status === 'success' || status === 'failure' || status === 'refund';
 }
 
+/**
+ * Ends the transfer `origin_failed` (a row of its own when nothing was written yet), unless the run's term has
+ * ended: then nothing is written, because the replica that leads now may be reconciling this very transfer.
+ *
+ * @throws TermEndedError when the run's term has ended (the rows are left as they are)
+ */
 async function fail(run: Run, error: string): Promise<ExecuteTransferResult> {
   const { deps, args, log, hashes } = run;
+  if (termHasEnded(deps.leading)) throw new TermEndedError(run.transferId, hashes, error);
   log.error({ transferId: run.transferId, err: error }, 'origin execution failed');
   let id: number;
   if (run.transferId === null) {

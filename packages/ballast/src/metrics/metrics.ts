@@ -44,7 +44,10 @@ export interface BallastMetrics
   transfersInFlight: Gauge<string>;
   /** `ballast_transfers_stalled`: in-flight transfers flagged stalled (past `tracking.stalledAfterSec`). */
   transfersStalled: Gauge<string>;
-  /** `ballast_cycles_aborted_total`: cycles of dead runs closed as `aborted` by the next run. */
+  /**
+   * `ballast_cycles_aborted_total`: cycles of dead runs closed as `aborted` by the next run (with a leader lease: of
+   * leaders whose term ended, closed by the leader that took over).
+   */
   cyclesAbortedTotal: Counter<string>;
   /** `ballast_quotes_total{asset, origin_chain, destination_chain}`: quotes received. */
   quotesTotal: Counter<'asset' | 'origin_chain' | 'destination_chain'>;
@@ -186,7 +189,7 @@ export function createMetrics(): BallastMetrics {
     }),
     cyclesAbortedTotal: new Counter({
       name: 'ballast_cycles_aborted_total',
-      help: 'Cycles of runs that died before finishing them (crash, kill), closed as aborted by the next run.',
+      help: 'Cycles of runs that died before finishing them (crash, kill), or of leaders whose term ended first, closed as aborted by the next run or leader.',
       registers,
     }),
     quotesTotal: new Counter({

@@ -12,7 +12,8 @@ import { checkMs, fromJsonText, toJsonText } from './values.ts';
 export type CycleMode = 'once' | 'daemon' | 'plan';
 /**
  * How it ended: `refused` = stopped by policy or verification, `error` = failed, `aborted` = the run died before
- * finishing it (crash, kill, power loss) and the next run closed it.
+ * finishing it (crash, kill, power loss) and the next run closed it, or, with a leader lease, the leader's term
+ * ended before it finished and the leader that took over closed it.
  */
 export type CycleOutcome = 'ok' | 'refused' | 'error' | 'aborted';
 
@@ -75,18 +76,34 @@ export async function finishCycle(
 }
 
 /**
- * Closes the cycles of runs that died mid-cycle: every `once`/`daemon` cycle still unfinished is marked
- * `aborted`. Call it only while holding the run lock: those modes run only under the lock, so any of their
- * unfinished cycles belongs to a run that is gone (a `plan` cycle takes no lock and is left alone).
+ * Why the cycles {@link closeAbandonedCycles} closes were left unfinished: `run_ended`, the run died (run lock,
+ * SQLite: one process at a time); `term_ended`, its leader's term ended (leader lease, PostgreSQL: the process
+ * crashed, was paused or was cut off from the database, and may still be alive).
+ */
+export type AbandonCause = 'run_ended' | 'term_ended';
+
+/** The `error` each {@link AbandonCause} leaves on the cycle row. */
+const ABANDONED_ERROR: Readonly<Record<AbandonCause, string>> = {
+  run_ended: 'the run ended before this cycle finished (crash, kill or power loss); closed by the next run',
+  term_ended:
+    "its leader's term ended before this cycle finished (crash, pause, or cut off from the database); closed by the leader that took over, which reconciles its transfers",
+};
+
+/**
+ * Closes the cycles of runs that stopped mid-cycle: every `once`/`daemon` cycle still unfinished is marked
+ * `aborted`. Call it only while holding the run lock or, with a leader lease, as the leader: those modes run only
+ * under the lock or the lease, so any of their unfinished cycles belongs to a run that is gone or whose term is
+ * over (a `plan` cycle takes neither and is left alone).
  *
+ * @param cause why they were left unfinished (the row's `error` says it); default `run_ended`
  * @returns the ids of the cycles closed, oldest first
  */
-export async function closeAbandonedCycles(db: StoreDb, nowMs: number): Promise<number[]> {
+export async function closeAbandonedCycles(db: StoreDb, nowMs: number, cause: AbandonCause = 'run_ended'): Promise<number[]> {
   const rows = (await db.all(
     `UPDATE cycles SET outcome = 'aborted', finished_at_ms = ?, error = ?
        WHERE finished_at_ms IS NULL AND mode IN ('once', 'daemon') RETURNING id`,
     checkMs(nowMs, 'nowMs'),
-    'the run ended before this cycle finished (crash, kill or power loss); closed by the next run',
+    ABANDONED_ERROR[cause],
   )) as {
     id: number;
   }[]; // RETURNING one INTEGER column

@@ -117,5 +117,5 @@ async function waitForRequest(db: StoreDb, id: number, timeoutMs: number, out: (
 
 function outcomeOfAttempt(outcome: string): 'ok' | 'refused' | 'error' {
   if (['skipped_fee', 'skipped_limit', 'refused_verification'].includes(outcome)) return 'refused';
-  return ['success', 'in_flight', 'quoted', 'awaiting_approval'].includes(outcome) ? 'ok' : 'error';
+  return ['success', 'in_flight', 'quoted', 'awaiting_approval', 'handed_over'].includes(outcome) ? 'ok' : 'error';
 }
