@@ -15,22 +15,20 @@
  * row says `origin_failed`; A's cycle row says its leader's term ended (not a crash), and so does B's log; the
  * treasury paid one deposit and lost nothing (the model's invariants).
  */
-import net from 'node:net';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 // The model harness first: test/model/world.ts and inMemoryRelay.ts import each other and load in its order.
-import { createModelEnv, modelSleep, type ModelEnv } from '../model/harness.ts';
-import { inMemoryNode, type ProcessHandle } from '../model/inMemoryNode.ts';
+import { createModelEnv, evmModelChains, modelSleep, type ModelEnv } from '../model/harness.ts';
+import type { ProcessHandle } from '../model/inMemoryNode.ts';
 import { inMemoryRelayClient } from '../model/inMemoryRelay.ts';
 import { checkSettled } from '../model/invariants.ts';
-import { BLOCK_MS, CHAIN_IDS, FINALITY_BLOCKS, World } from '../model/world.ts';
+import { BLOCK_MS, World } from '../model/world.ts';
 import { oneNeed } from '../unit/cycle/pipelineWorld.ts';
 import type { Ballast } from '../../packages/ballast/src/app/createBallast.ts';
 import { runDaemon, type DaemonHandle } from '../../packages/ballast/src/app/daemon.ts';
 import { createLeadership, type Leadership } from '../../packages/ballast/src/app/leaderGuard.ts';
 import type { ChainAdapter } from '../../packages/ballast/src/chains/adapter.ts';
-import { createEvmAdapter } from '../../packages/ballast/src/chains/evm/adapter.ts';
-import type { CycleContext, WalletRuntime } from '../../packages/ballast/src/cycle/context.ts';
+import type { CycleContext } from '../../packages/ballast/src/cycle/context.ts';
 import { runCycle } from '../../packages/ballast/src/cycle/runCycle.ts';
 import { getCycle } from '../../packages/ballast/src/store/cycles.ts';
 import { openPgStore } from '../../packages/ballast/src/store/openStore.ts';
@@ -38,6 +36,8 @@ import type { PgStoreDb } from '../../packages/ballast/src/store/pg/pgDb.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { StatusFeed } from '../../packages/ballast/src/webhooks/statusFeed.ts';
 import { createDatabase, startPostgres, type PostgresServer } from '../helpers/postgres.ts';
+import { gate } from '../helpers/gate.ts';
+import { startTcpProxy } from './helpers/tcpProxy.ts';
 
 const HA = { lease: 'ballast', ttlMs: 1_500, renewEveryMs: 200, marginMs: 300 };
 const WARN = 40; // pino's levels
@@ -67,43 +67,6 @@ afterAll(async () => {
   await own?.stop();
   env?.close();
 });
-
-/** A TCP proxy to `target` (host:port) whose connections the test cuts (and later lets through again). */
-async function cuttableProxy(target: URL): Promise<{ port: number; cut(): void; heal(): void; close(): Promise<void> }> {
-  let cut = false;
-  const sockets = new Set<net.Socket>();
-  const keep = (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => undefined); // a cut connection errors on both sides; that is the point
-  };
-  const server = net.createServer((client) => {
-    if (cut) return void client.destroy();
-    const upstream = net.connect(Number(target.port), target.hostname);
-    keep(client);
-    keep(upstream);
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port, // a TCP server's address is an AddressInfo
-    cut: () => {
-      cut = true;
-      for (const s of sockets) s.destroy();
-    },
-    heal: () => void (cut = false),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** A gate the test opens: `reached` resolves when the work arrives at it, the work waits for `open()`. */
-function gate() {
-  let arrived!: () => void;
-  let open!: () => void;
-  const reached = new Promise<void>((r) => (arrived = r));
-  const opened = new Promise<void>((r) => (open = r));
-  return { reached, open, wait: async () => (arrived(), await opened) };
-}
 
 async function waitUntil(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -136,16 +99,8 @@ async function replica(
   const leadership = createLeadership({ url: leaseUrl, ha: { ...HA, instance: name }, store: db, metrics: env.metrics, logger });
   closers.push(() => leadership.stop());
   const handle: ProcessHandle = { id, alive: true };
-  const treasury = env.config.wallets.treasury!; // the model config names it
-  if (treasury.vm !== 'evm') throw new Error('the model treasury is an evm wallet');
-  const accounts = new Map([['treasury', treasury.account]]);
-  const chains = new Map<string, ChainAdapter>();
-  for (const chain of ['alpha', 'beta'] as const) {
-    const client = inMemoryNode(world, world.chains[chain], handle);
-    const adapter = createEvmAdapter({ name: chain, chainId: CHAIN_IDS[chain], client, accounts, confirmations: FINALITY_BLOCKS });
-    chains.set(chain, chain === 'alpha' ? wrapAlpha(adapter) : adapter);
-  }
-  const wallets = new Map<string, WalletRuntime>([['treasury', { name: 'treasury', vm: 'evm', address: treasury.address }]]);
+  const { chains, wallets } = evmModelChains(env, world, handle);
+  chains.set('alpha', wrapAlpha(chains.get('alpha')!)); // the model names alpha
   const ctx: CycleContext = {
     config: env.config,
     db,
@@ -187,7 +142,7 @@ const messages = (r: Replica, level: number) => r.lines.filter((l) => l.level ==
 describe('a leader cut off past its term while its deposit is on its way', () => {
   it('hands the transfer over at warn, records no origin_failed, and the cycle row says the term ended', async () => {
     const storeUrl = await createDatabase(serverUrl, 'leader_handover');
-    const proxy = await cuttableProxy(new URL(storeUrl));
+    const proxy = await startTcpProxy(Number(new URL(storeUrl).port));
     closers.push(() => proxy.close());
     const leaseUrlA = new URL(storeUrl);
     leaseUrlA.port = String(proxy.port);
@@ -255,7 +210,7 @@ describe('a leader cut off past its term while its deposit is on its way', () =>
     expect(await checkSettled(world, b.db)).toEqual([]); // one deposit, filled; nothing lost
 
     // A lives on, as a follower once its connection is back.
-    proxy.heal();
+    proxy.restore();
     expect(daemon.fatal).toBeNull();
     expect(a.leadership.isLeader()).toBe(false);
   }, 60_000);

@@ -115,6 +115,27 @@ const cycleCount = async (admin: pg.Client, like: string): Promise<number> =>
 const insertCycle = (db: PgStoreDb, tag: string) =>
   db.run(`INSERT INTO cycles (mode, started_at_ms, error) VALUES ('daemon', ?, ?)`, Date.now(), tag);
 
+describe("a replica's sessions", () => {
+  it('run with the limits derived from its lease, set on the server', async () => {
+    const { url } = await newCase();
+    const db = await replicaStore(url);
+    // pg_settings gives each value in its base unit (ms, s) without the unit.
+    const show = async (name: string) =>
+      (await db.get<{ setting: string }>('SELECT setting FROM pg_settings WHERE name = ?', name))!.setting;
+    expect(await show('idle_in_transaction_session_timeout')).toBe(String(LIMITS.sessionMs));
+    expect(await show('lock_timeout')).toBe(String(LIMITS.sessionMs));
+    expect(await show('tcp_keepalives_idle')).toBe(String(LIMITS.keepAlive.idleSec));
+    expect(await show('tcp_keepalives_count')).toBe(String(LIMITS.keepAlive.count));
+    expect(await show('tcp_user_timeout')).toBe(String(LIMITS.sessionMs));
+    const claim = { name: 'ballast', owner: 'a' };
+    const held = await tryAcquireLease(db.pool, claim, 10_000, null);
+    db.setFencing(() => ({ ...claim, epoch: held.epoch! }));
+    // A write-ahead tightens its own limits once it passed the fencing check.
+    const inside = await db.writeAhead(() => show('idle_in_transaction_session_timeout'));
+    expect(inside).toBe(String(LIMITS.fencedTxMs));
+  });
+});
+
 describe('a store connection reset while it is held', () => {
   it('inside a transaction: the transaction rejects with STORE_CONNECTION_LOST, nothing is stored, the store works after the heal', async () => {
     const { url, proxy, viaProxy, admin } = await newCase();

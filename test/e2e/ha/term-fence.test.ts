@@ -18,6 +18,7 @@ import type { PgStoreDb } from '../../../packages/ballast/src/store/pg/pgDb.ts';
 import { readLease, releaseLease, tryAcquireLease } from '../../../packages/ballast/src/store/pg/lease.ts';
 import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
 import { offlineExecution, scriptedNode } from '../../unit/executor/scriptedNode.ts';
+import { gate } from '../../helpers/gate.ts';
 
 const HA = { lease: 'ballast', instance: 'replica-a', ttlMs: 1_500, renewEveryMs: 200, marginMs: 300 };
 const B = { name: HA.lease, owner: 'replica-b:2:b' };
@@ -83,15 +84,6 @@ async function loseAndWinBack(a: { guard: LeaderGuard; pool: pg.Pool; termT: big
 }
 
 const count = async (db: StoreDb, table: string): Promise<number> => (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
-
-/** A gate the test opens: `reached` resolves when the work arrives at it, the work waits for `open()`. */
-function gate() {
-  let arrived!: () => void;
-  let open!: () => void;
-  const reached = new Promise<void>((r) => (arrived = r));
-  const opened = new Promise<void>((r) => (open = r));
-  return { reached, open, wait: async () => (arrived(), await opened) };
-}
 
 describe('term fence (PostgreSQL, lease lost and won back while a run is held up)', () => {
   it('a signature made in term t is neither written ahead nor broadcast once the replica leads again in term t + 2', async () => {
