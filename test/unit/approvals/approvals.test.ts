@@ -30,8 +30,20 @@ const EXAMPLE: ApprovalRequestBody = {
   kind: APPROVAL_REQUEST_KIND,
   id: 7,
   asset: 'USDC',
-  origin: { chain: 'base', wallet: 'treasury', currency: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' },
-  destination: { chain: 'arbitrum', wallet: 'treasury', currency: '0xaf88d065e77c8cc2239327c5edb3a432268e5831' },
+  origin: {
+    chain: 'base',
+    chainId: 8453,
+    wallet: 'treasury',
+    address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    currency: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+  },
+  destination: {
+    chain: 'arbitrum',
+    chainId: 42161,
+    wallet: 'treasury',
+    address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    currency: '0xaf88d065e77c8cc2239327c5edb3a432268e5831',
+  },
   amountIn: '25000000000',
   amountUsd: '24998.75',
   maxFees: { totalBps: 30, totalUsd: '50', components: { execution: { usd: '10' } } },
@@ -42,10 +54,12 @@ const EXAMPLE: ApprovalRequestBody = {
 
 const EXAMPLE_TEXT =
   '{"amountIn":"25000000000","amountUsd":"24998.75","asset":"USDC","createdAtMs":1767225600000,' +
-  '"destination":{"chain":"arbitrum","currency":"0xaf88d065e77c8cc2239327c5edb3a432268e5831","wallet":"treasury"},' +
-  '"expiresAtMs":1767312000000,"id":7,"kind":"ballast-approval-request/v1",' +
+  '"destination":{"address":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266","chain":"arbitrum","chainId":42161,' +
+  '"currency":"0xaf88d065e77c8cc2239327c5edb3a432268e5831","wallet":"treasury"},' +
+  '"expiresAtMs":1767312000000,"id":7,"kind":"ballast-approval-request/v2",' +
   '"maxFees":{"components":{"execution":{"usd":"10"}},"totalBps":30,"totalUsd":"50"},' +
-  '"origin":{"chain":"base","currency":"0x833589fcd6edb6e08f4c7c32d4f71b54bda02913","wallet":"treasury"},' +
+  '"origin":{"address":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266","chain":"base","chainId":8453,' +
+  '"currency":"0x833589fcd6edb6e08f4c7c32d4f71b54bda02913","wallet":"treasury"},' +
   '"reason":"arbitrum below min: 5000 < 20000 USDC; base above max: 90000 > 80000 USDC"}';
 
 function solanaKeypair(): { json: string; publicKey: string } {
@@ -62,8 +76,8 @@ describe('canonical JSON', () => {
   });
 
   it('has the documented EIP-191 digest: keccak256 of the prefix, the byte length and the text', () => {
-    expect(new TextEncoder().encode(EXAMPLE_TEXT).length).toBe(544);
-    expect(hashMessage(EXAMPLE_TEXT)).toBe('0x7fc12b4298b1c5842d95241a2910bd817dd8c358b2c6843194ddbbc6bed9523e');
+    expect(new TextEncoder().encode(EXAMPLE_TEXT).length).toBe(685);
+    expect(hashMessage(EXAMPLE_TEXT)).toBe('0xe7d24492112edd8bcad29cd9cd9f3957d0516544d07a859022f4667633e00881');
   });
 
   it('leaves out undefined members and refuses non-integer numbers and bigints', () => {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { processTransfer } from '../../../packages/ballast/src/cycle/processTransfer.ts';
-import { routeOf } from '../../../packages/ballast/src/cycle/approvalGate.ts';
+import { boundEndsOfPlanned, closeStaleRequests, routeOf } from '../../../packages/ballast/src/cycle/approvalGate.ts';
 import { feeCapsFor } from '../../../packages/ballast/src/policy/routeFees.ts';
 import { signWithKey } from '../../../packages/ballast/src/cli/approvalKey.ts';
 import {
@@ -41,6 +41,7 @@ async function approved(w: PipelineWorld, amountIn: bigint, maxFees: FeeCaps): P
   const now = w.deps.now();
   const request = await createApprovalRequest(w.db, {
     ...routeOf(w.planned),
+    bound: boundEndsOfPlanned(w.planned),
     cycleId: w.cycleId,
     planId: w.planId,
     amountIn,
@@ -107,6 +108,43 @@ describe('the approval gate', () => {
     expect((await getApprovalRequest(w.db, id))!.closeDetail).toMatch(/fee caps in force are looser/);
     expect((await listApprovalRequests(w.db)).map((r) => r.status)).toEqual(['pending']);
     expect(await listRecentTransfers(w.db, 10)).toEqual([]);
+  });
+
+  it('an approval covers the addresses it signed: a repointed destination closes it `not_needed`, a new request names the new address, nothing moves', async () => {
+    const w = await suite.world('repointed', { config: withApprovals() });
+    const id = await approved(w, w.planned.amountIn, feeCapsFor(w.deps.config.policy, w.planned));
+    // The config kept the wallet's name and changed its key: the destination resolves to a stranger's address.
+    const stranger = privateKeyToAccount(generatePrivateKey()).address;
+    const repointed: PipelineWorld = { ...w, planned: { ...w.planned, to: { ...w.planned.to, address: stranger } } };
+    // The same person lets the spending limits pass it: the recipient is a configured wallet's address.
+    const wallets = new Map(w.deps.wallets).set('vault', { name: 'vault', vm: 'evm', address: stranger });
+    const limits = { killSwitch: false, ...suite.env.config.policy.limits, allowedRecipients: ['treasury', 'vault'] };
+    const deps = { ...w.deps, wallets, config: withApprovals({ limits }) };
+    const before = w.world.chains.alpha.balanceOf(ADDR.USDC, ADDR.treasury);
+    const attempt = await processTransfer(deps, args(repointed, 'execute'));
+    expect(attempt.outcome, attempt.error).toBe('awaiting_approval');
+    const closed = (await getApprovalRequest(w.db, id))!;
+    expect(closed.status).toBe('not_needed');
+    expect(closed.closeDetail).toContain(`the destination address is ${stranger} now, approved ${w.planned.to.address}`);
+    const [fresh] = await listApprovalRequests(w.db);
+    expect(fresh!.status).toBe('pending');
+    expect(JSON.parse(fresh!.message)).toMatchObject({
+      kind: 'ballast-approval-request/v2',
+      destination: { address: stranger, chainId: w.planned.to.chainId },
+    });
+    expect(await listRecentTransfers(w.db, 10)).toEqual([]);
+    expect(w.world.chains.alpha.balanceOf(ADDR.USDC, ADDR.treasury)).toBe(before);
+    expect(w.world.chains.alpha.mempool.size).toBe(0);
+  });
+
+  it('a request whose signed text is the older v1 (no addresses) closes `not_needed` at the start of a signing cycle', async () => {
+    const w = await suite.world('v1', { config: withApprovals() });
+    const id = await approved(w, w.planned.amountIn, feeCapsFor(w.deps.config.policy, w.planned));
+    const v1 = (await getApprovalRequest(w.db, id))!.message.replace('ballast-approval-request/v2', 'ballast-approval-request/v1');
+    await w.db.run('UPDATE approval_requests SET message = ? WHERE id = ?', v1, id); // as the previous release wrote it
+    expect(await closeStaleRequests(w.deps, [w.planned])).toEqual([id]);
+    expect(await getApprovalRequest(w.db, id)).toMatchObject({ status: 'not_needed' });
+    expect((await getApprovalRequest(w.db, id))!.closeDetail).toMatch(/binds no addresses/);
   });
 
   it('another gate refuses first: the kill switch leaves the approved request unused', async () => {

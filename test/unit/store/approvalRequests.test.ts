@@ -37,6 +37,7 @@ async function newRequest(db: StoreDb, over: Partial<NewApprovalRequest> = {}): 
     asset: 'USDC',
     origin: { chain: 'base', wallet: 'treasury', currency: '0xusdc-base' },
     destination: { chain: 'arbitrum', wallet: 'treasury', currency: '0xusdc-arb' },
+    bound: { origin: { chainId: 8453, address: '0xtreasury-base' }, destination: { chainId: 42161, address: '0xtreasury-arb' } },
     amountIn: 25_000_000_000n,
     amountUsd: '24998.75',
     maxFees: { totalBps: 30, components: { execution: { usd: '10' } } },

@@ -6,8 +6,14 @@
  */
 import type { FeeCaps } from '../policy/feePolicy.ts';
 
-/** The `kind` of every request body this version writes. */
-export const APPROVAL_REQUEST_KIND = 'ballast-approval-request/v1';
+/**
+ * The `kind` of every request body this version writes. v2 binds the chain ids and addresses of both ends; a v1
+ * body (config names only) is no longer honoured: an open v1 request is closed `not_needed`.
+ */
+export const APPROVAL_REQUEST_KIND = 'ballast-approval-request/v2';
+
+/** The `kind` of the first format, which named the ends by config names only. */
+export const APPROVAL_REQUEST_KIND_V1 = 'ballast-approval-request/v1';
 
 /** One end of the approved transfer: a configured holding. */
 export interface ApprovalHolding {
@@ -20,6 +26,17 @@ export interface ApprovalHolding {
 }
 
 /**
+ * One end of the approved transfer as the money sees it: the chain's id and the address that pays (origin: the
+ * wallet's address) or receives (destination: the recipient), besides the config names.
+ */
+export interface BoundHolding extends ApprovalHolding {
+  /** The chain's id (Relay's `chainId`). */
+  chainId: number;
+  /** The origin wallet's address, or the destination recipient's address, as the quote names it. */
+  address: string;
+}
+
+/**
  * What an approval request approves. `amountIn` is origin base units as a decimal string; `amountUsd` the
  * quote's `details.currencyIn.amountUsd` (USD decimal string) or null when the quote gave none; `maxFees` the
  * fee caps in force for the route (policy.maxFees with the route's overrides); times integer ms.
@@ -29,8 +46,8 @@ export interface ApprovalRequestBody {
   /** The request's id in the store (`approval_requests.id`). */
   id: number;
   asset: string;
-  origin: ApprovalHolding;
-  destination: ApprovalHolding;
+  origin: BoundHolding;
+  destination: BoundHolding;
   amountIn: string;
   amountUsd: string | null;
   maxFees: FeeCaps;
@@ -68,8 +85,8 @@ export function canonicalJson(value: unknown): string {
  * The text approvers sign for a request: {@link canonicalJson} of its body.
  *
  * @example
- * approvalMessage({ kind: 'ballast-approval-request/v1', id: 7, asset: 'USDC', ... })
- * // → '{"amountIn":"25000000000","amountUsd":"25000.00",...,"kind":"ballast-approval-request/v1",...}'
+ * approvalMessage({ kind: 'ballast-approval-request/v2', id: 7, asset: 'USDC', ... })
+ * // → '{"amountIn":"25000000000","amountUsd":"25000.00",...,"kind":"ballast-approval-request/v2",...}'
  */
 export function approvalMessage(body: ApprovalRequestBody): string {
   return canonicalJson(body);

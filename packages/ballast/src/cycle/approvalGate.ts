@@ -3,12 +3,14 @@
  * verification, the kill switch and the spending limits have passed. A transfer whose quoted USD value is above
  * `policy.approvals.aboveUsd` is signed only within an approved request for the same asset and route: quorum of
  * distinct configured approvers whose signatures verify now, not expired, amount not above the approved amount,
- * fee caps not looser than the approved ones. Otherwise the request is recorded (one open request per asset and
+ * fee caps not looser than the approved ones, and both ends at the chain ids and addresses the approvers signed
+ * (a request whose ends resolve elsewhere now is closed `not_needed` and a new one records the new addresses). Otherwise the request is recorded (one open request per asset and
  * route; an existing one is kept as it is, so signatures already given stay valid) and the transfer waits.
  * Without `policy.approvals` nothing here runs.
  */
 import type { PlannedTransfer } from '../planner/types.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
+import { boundEndsMismatch, boundEndsOf, type BoundEnds } from '../approvals/bound.ts';
 import { approvalRuleFor, capsNotLooser, isLive, needsApproval, quorumReached, validApprovers } from '../approvals/policy.ts';
 import {
   closeRequest,
@@ -25,6 +27,22 @@ import { approvalNotifier } from '../notify/approvalSink.ts';
 export interface ApprovalMatch {
   request: ApprovalRequest;
   approvers: string[];
+}
+
+/**
+ * The chain ids and addresses a planned transfer's ends resolve to: the origin wallet's address (the quote's
+ * `user`) and the destination recipient (the quote's `recipient`).
+ */
+export function boundEndsOfPlanned(planned: Pick<PlannedTransfer, 'from' | 'to'>): BoundEnds {
+  return {
+    origin: { chainId: planned.from.chainId, address: planned.from.address },
+    destination: { chainId: planned.to.chainId, address: planned.to.address },
+  };
+}
+
+/** Why an open request no longer covers the planned transfer's ends (addresses, chain ids), or null. */
+function endsChanged(request: ApprovalRequest, planned: PlannedTransfer): string | null {
+  return boundEndsMismatch(boundEndsOf(request.message), boundEndsOfPlanned(planned));
 }
 
 /** The asset and route of a planned transfer, as an approval request names them. */
@@ -48,6 +66,7 @@ export async function approvedRequestFor(
   if (!cfg) return undefined;
   const request = await openRequestFor(ctx.db, routeOf(planned));
   if (!request || !isLive(request.expiresAtMs, ctx.now())) return undefined;
+  if (endsChanged(request, planned) !== null) return undefined; // approvalVerdict closes it and records a new one
   const approvers = await validApprovers(cfg.approvers, request.message, request.signOffs);
   return quorumReached(approvers, approvalRuleFor(cfg, planned.asset).required) ? { request, approvers } : undefined;
 }
@@ -104,7 +123,19 @@ export async function approvalVerdict(
   const rule = approvalRuleFor(cfg, planned.asset);
   if (!needsApproval(rule, input.amountUsd)) return { ok: true };
   const value = input.amountUsd === null ? 'of unknown USD value' : `worth ${input.amountUsd} USD`;
-  const open = await openRequestFor(ctx.db, routeOf(planned));
+  let open = await openRequestFor(ctx.db, routeOf(planned));
+  const changed = open ? endsChanged(open, planned) : null;
+  if (open && changed !== null) {
+    // The signatures are over other addresses: they cover nothing now, whatever the config names say.
+    if (!input.record)
+      return { ok: false, detail: `${value}: approval request ${open.id} no longer covers it (${changed}); would need a new one` };
+    await closeRequest(ctx.db, open.id, 'not_needed', `${changed}; a new request is needed`, ctx.now(), approvalNotifier(ctx));
+    ctx.logger.warn(
+      { component: 'approvals', requestId: open.id, asset: planned.asset, from: planned.from.chain, to: planned.to.chain },
+      `approval request ${open.id} closed: ${changed}`,
+    );
+    open = undefined;
+  }
   if (open) {
     return {
       ok: false,
@@ -118,6 +149,7 @@ export async function approvalVerdict(
     ctx.db,
     {
       ...routeOf(planned),
+      bound: boundEndsOfPlanned(planned),
       cycleId: input.cycleId,
       planId: input.planId,
       quoteId: input.quoteId,
@@ -143,8 +175,9 @@ export async function approvalVerdict(
 }
 
 /**
- * At the start of a signing cycle's transfers: closes open requests that expired (`expired`) and those whose
- * asset and route the cycle's plan no longer holds (`not_needed`). Without `policy.approvals` does nothing.
+ * At the start of a signing cycle's transfers: closes open requests that expired (`expired`), those whose signed
+ * text binds no addresses (the v1 format, `not_needed`) and those whose asset and route the cycle's plan no longer
+ * holds (`not_needed`). Without `policy.approvals` does nothing.
  *
  * @param planned this cycle's planned transfers (the planner's donor and every alternative donor count)
  * @returns the ids closed
@@ -168,6 +201,9 @@ export async function closeStaleRequests(
         request.status === 'approved' ? 'approved but not executed' : `${request.signOffs.length} sign-off(s) of ${request.required}`;
       const detail = `${what} by ${new Date(request.expiresAtMs).toISOString()}`;
       if (await closeRequest(ctx.db, request.id, 'expired', detail, nowMs, sink)) closed.push(request.id);
+    } else if (boundEndsOf(request.message) === null) {
+      const detail = 'its signed text binds no addresses (the older approval format); a new request binds them';
+      if (await closeRequest(ctx.db, request.id, 'not_needed', detail, nowMs, sink)) closed.push(request.id);
     } else if (!keys.has(routeKey(request))) {
       const detail = `the planner no longer plans ${request.asset} ${request.origin.chain} → ${request.destination.chain}`;
       if (await closeRequest(ctx.db, request.id, 'not_needed', detail, nowMs, sink)) closed.push(request.id);

@@ -4,6 +4,7 @@
  * asset and route is open (`pending` or `approved`) at a time (a partial unique index). Every status change goes through one function here, which calls
  * src/approvals/events.ts `onApprovalEvent` in the same transaction.
  */
+import type { BoundEnds } from '../approvals/bound.ts';
 import { APPROVAL_REQUEST_KIND, approvalMessage, type ApprovalHolding, type ApprovalRequestBody } from '../approvals/canonical.ts';
 import { onApprovalEvent, STATUS_AFTER, type ApprovalEventKind, type ApprovalEventSink, type ApprovalStatus } from '../approvals/events.ts';
 import type { FeeCaps } from '../policy/feePolicy.ts';
@@ -27,6 +28,8 @@ export {
 
 /** What a cycle records when a transfer above the threshold has no usable approval. `amountIn` origin base units. */
 export interface NewApprovalRequest extends ApprovalRoute {
+  /** The chain ids and addresses both ends resolve to: signed with the request (src/approvals/bound.ts). */
+  bound: BoundEnds;
   cycleId: number;
   planId: number;
   quoteId?: number;
@@ -83,8 +86,8 @@ export async function createApprovalRequest(db: StoreDb, r: NewApprovalRequest, 
       kind: APPROVAL_REQUEST_KIND,
       id,
       asset: r.asset,
-      origin: { ...r.origin },
-      destination: { ...r.destination },
+      origin: { ...r.origin, ...r.bound.origin },
+      destination: { ...r.destination, ...r.bound.destination },
       amountIn,
       amountUsd: r.amountUsd,
       maxFees: r.maxFees,
