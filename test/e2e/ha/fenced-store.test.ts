@@ -10,6 +10,14 @@ import { tryAcquireLease, type FencingToken } from '../../../packages/ballast/sr
 import { addTransferTx, createTransfer, getTransfer, transitionTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
 import { newTransfer } from '../../unit/store/helpers.ts';
+import {
+  closeRequest,
+  createApprovalRequest,
+  getApprovalRequest,
+  rejectRequest,
+} from '../../../packages/ballast/src/store/approvalRequests.ts';
+import { startCycle } from '../../../packages/ballast/src/store/cycles.ts';
+import { recordPlannedTransfers } from '../../../packages/ballast/src/store/plans.ts';
 
 let server: PostgresServer;
 const stores: PgStoreDb[] = [];
@@ -91,5 +99,45 @@ describe('PgStoreDb.writeAhead', () => {
     const db = await store('fenced_unset');
     await expect(createTransfer(db, await newTransfer(db))).rejects.toThrow(/without a fencing source/);
     expect(await count(db, 'transfers')).toBe(0);
+  });
+
+  it('creates and closes approval requests only under the held lease; a rejection from the CLI is not fenced', async () => {
+    const db = await store('fenced_approvals');
+    const a = { name: 'ballast', owner: 'replica-a:1:x' };
+    const held = await tryAcquireLease(db.pool, a, 300, null);
+    let token: FencingToken | null = { ...a, epoch: held.epoch! };
+    db.setFencing(() => token);
+    const cycleId = await startCycle(db, { mode: 'daemon', startedAtMs: 1_000 });
+    const [planId] = await recordPlannedTransfers(db, cycleId, [
+      { asset: 'USDC', originChain: 'base', destinationChain: 'arbitrum', amountIn: 1_000n, reason: 'arbitrum below min' },
+    ]);
+    const request = (asset: string) => ({
+      asset,
+      origin: { chain: 'base', wallet: 'treasury', currency: '0xusdc-base' },
+      destination: { chain: 'arbitrum', wallet: 'treasury', currency: '0xusdc-arb' },
+      bound: { origin: { chainId: 8453, address: '0xa' }, destination: { chainId: 42161, address: '0xb' } },
+      cycleId,
+      planId: planId!,
+      amountIn: 1_000n,
+      amountUsd: '1',
+      maxFees: {},
+      reason: 'arbitrum below min',
+      required: 1,
+      createdAtMs: 1_000,
+      expiresAtMs: 3_600_000,
+    });
+    const open = await createApprovalRequest(db, request('USDC'));
+
+    await sleep(400); // a's lease expires; b takes it
+    await tryAcquireLease(db.pool, { name: 'ballast', owner: 'replica-b:2:y' }, 10_000, null);
+    await expect(createApprovalRequest(db, request('USDT'))).rejects.toMatchObject({ code: 'STORE_LEASE_LOST' });
+    await expect(closeRequest(db, open.id, 'not_needed', 'stale', 2_000)).rejects.toMatchObject({ code: 'STORE_LEASE_LOST' });
+    token = null;
+    await expect(closeRequest(db, open.id, 'expired', 'stale', 2_000)).rejects.toMatchObject({ code: 'STORE_NOT_LEADER' });
+    expect(await count(db, 'approval_requests')).toBe(1);
+    expect((await getApprovalRequest(db, open.id))?.status).toBe('pending');
+    // A human's rejection through the CLI can only stop a transfer: it is not fenced.
+    expect(await rejectRequest(db, { requestId: open.id, reason: 'not today', nowMs: 2_500 })).toEqual({ ok: true });
+    expect((await getApprovalRequest(db, open.id))?.status).toBe('rejected');
   });
 });

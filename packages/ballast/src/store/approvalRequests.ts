@@ -47,17 +47,20 @@ export interface NewApprovalRequest extends ApprovalRoute {
 const OPEN = "status IN ('pending', 'approved')";
 
 /**
- * Records a request (`pending`) and its canonical message, which names the new id; emits `needed`.
+ * Records a request (`pending`) and its canonical message, which names the new id; emits `needed`. Written
+ * through `writeAhead`: on PostgreSQL only the leader lease's holder records one.
  *
  * @returns the request as stored
- * @throws the engine's unique-constraint error when a request for the same asset and route is already open;
+ * @throws NotLeaderError / LeaseLostError (PostgreSQL) when this process does not hold the lease: nothing is
+ *   written; the engine's unique-constraint error when a request for the same asset and route is already open;
  *   StoreValueError on a negative amount or bad times
  */
 export async function createApprovalRequest(db: StoreDb, r: NewApprovalRequest, sink?: ApprovalEventSink): Promise<ApprovalRequest> {
   checkMs(r.createdAtMs, 'createdAtMs');
   checkMs(r.expiresAtMs, 'expiresAtMs');
   const amountIn = amountToText(r.amountIn, 'amountIn');
-  return db.transaction(async () => {
+  // Fenced like a write-ahead (docs/ha.md): a replica that lost the leader lease records no request.
+  return db.writeAhead(async () => {
     const row = await db.get<{ id: number }>(
       `INSERT INTO approval_requests (cycle_id, plan_id, quote_id, asset, origin_chain, origin_wallet, origin_currency,
          destination_chain, destination_wallet, destination_currency, amount_in, amount_usd, max_fees_json, reason,
@@ -172,8 +175,11 @@ export async function rejectRequest(
 
 /**
  * Closes an open request as `expired` or `not_needed` with its reason; a request closed meanwhile is left alone.
+ * Written through `writeAhead`: on PostgreSQL only the leader lease's holder closes one (a human's `reject` and
+ * sign-offs are not fenced: they come from the CLI, and a rejection can only stop a transfer).
  *
  * @returns whether it was closed by this call
+ * @throws NotLeaderError / LeaseLostError (PostgreSQL) when this process does not hold the lease: nothing changes
  */
 export async function closeRequest(
   db: StoreDb,
@@ -184,7 +190,8 @@ export async function closeRequest(
   sink?: ApprovalEventSink,
 ): Promise<boolean> {
   checkMs(nowMs, 'nowMs');
-  return db.transaction(async () => {
+  // Fenced like a write-ahead (docs/ha.md): a replica that lost the leader lease closes no request.
+  return db.writeAhead(async () => {
     const request = await getApprovalRequest(db, requestId);
     if (!request || (request.status !== 'pending' && request.status !== 'approved')) return false;
     await transition(db, request, kind, { detail, nowMs }, sink);
