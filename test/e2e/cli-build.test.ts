@@ -6,13 +6,25 @@
  * sources when they are newer than the build.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ROOT, type CliResult } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
+import { copyParts, parseDockerfile, readRepo } from '../unit/deploy/deployKitFiles.ts';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'packages/ballast/package.json'), 'utf8')) as { version: string }).version;
@@ -234,5 +246,58 @@ describe('bin/ballast.mjs next to sources', () => {
     expect(stderrLines(r)).toEqual([
       'ballast: dist/ is missing and there are no sources to run; run `npm run build` in the package directory',
     ]);
+  });
+});
+
+/**
+ * The container image's runtime layout works: the runtime stage's COPY instructions of deploy/Dockerfile are
+ * replayed from the build above (what `npm run build` writes in the Dockerfile's build stage) into a temp
+ * directory (/opt/ballast → it; node_modules linked rather than copied), and its ENTRYPOINT runs from there with
+ * plain node: `--version` prints the version and the commit the build recorded, with no sources in the layout (so
+ * from dist/, not through tsx).
+ */
+describe('the Dockerfile runtime stage', () => {
+  const APP = '/opt/ballast';
+  it('runs its ENTRYPOINT from the compiled build alone', () => {
+    const buildRoot = pkg; // the build of this file's beforeAll (dist/ and build-info.json under it)
+    const commit = COMMIT;
+
+    // Replay the runtime stage: COPY --from=build takes the build outputs (packages/ballast/dist and
+    // packages/ballast/build-info.json, written under --root here) from the build
+    // and the rest (what the build stage copied from the context) from the repository; plain COPY from the context.
+    const steps = parseDockerfile(readRepo('deploy/Dockerfile'));
+    const runtime = steps.filter((s) => s.op === 'FROM').at(-1)!.stage;
+    const image = path.join(tmp.dir, 'image');
+    const inImage = (p: string) => path.join(image, path.relative(APP, p));
+    for (const step of steps.filter((s) => s.stage === runtime && s.op === 'COPY')) {
+      const { from, sources, dest } = copyParts(step.args);
+      const destDir = inImage(path.resolve(APP, dest));
+      for (const src of sources) {
+        const rel = from === 'build' ? path.relative(APP, src.replace(/\/$/, '')) : src.replace(/\/$/, '');
+        const built = from === 'build' ? /^packages\/ballast\/(dist|build-info\.json)$/.exec(rel) : null;
+        const origin = built ? path.join(buildRoot, built[1]!) : path.join(ROOT, rel);
+        expect(existsSync(origin), `${step.args}: ${origin}`).toBe(true);
+        mkdirSync(path.dirname(destDir), { recursive: true });
+        if (rel === 'node_modules') symlinkSync(origin, destDir, 'dir');
+        else if (statSync(origin).isDirectory())
+          cpSync(origin, destDir, { recursive: true }); // a directory's contents
+        else {
+          mkdirSync(destDir, { recursive: true });
+          cpSync(origin, path.join(destDir, path.basename(rel)));
+        }
+      }
+    }
+    expect(existsSync(path.join(image, 'src'))).toBe(false);
+    expect(existsSync(path.join(image, 'dist/cli/main.js'))).toBe(true);
+
+    const entry = JSON.parse(steps.find((s) => s.stage === runtime && s.op === 'ENTRYPOINT')!.args) as string[];
+    expect(entry[0]).toBe('node');
+    const env = { ...process.env };
+    delete env.BALLAST_BUILD_COMMIT;
+    const run = spawnSync(process.execPath, [inImage(entry[1]!), '--version'], { cwd: image, encoding: 'utf8', env });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const version = (JSON.parse(readFileSync(path.join(ROOT, 'packages/ballast/package.json'), 'utf8')) as { version: string }).version;
+    expect(run.stdout.trim()).toBe(`${version} (${commit.slice(0, 12)})`);
   });
 });
