@@ -169,6 +169,12 @@ describe('threshold, per-asset rules and fee caps', () => {
     expect(needsApproval(usdc, null)).toBe(true);
   });
 
+  it("applies a route entry's keys over the asset's over the defaults, key by key", () => {
+    expect(approvalRuleFor(policy, 'ETH', { required: 3 })).toEqual({ aboveUsd: '500', required: 3 });
+    expect(approvalRuleFor(policy, 'ETH', { aboveUsd: '100000' })).toEqual({ aboveUsd: '100000', required: 2 });
+    expect(approvalRuleFor(policy, 'USDC', {})).toEqual({ aboveUsd: '10000', required: 2 });
+  });
+
   it('caps may tighten or be added, never loosen or be dropped', () => {
     const approved = { totalBps: 30, components: { execution: { usd: '10' } } };
     expect(capsNotLooser(approved, approved)).toBe(true);

@@ -63,4 +63,21 @@ describe('policy.approvals', () => {
     );
     expect(unknown).toContain('policy.approvals.assets.DAI: unknown asset "DAI"; use a name defined under assets: or remove the entry');
   });
+
+  it('takes a threshold and quorum per policy.routes entry, refused without policy.approvals or above the approvers', () => {
+    const routed = withApprovals({ aboveUsd: '10000', required: 1, approvers: { alice: ALICE, bob: BOB } });
+    routed.policy.routes = [{ from: 'base', to: '*', approvals: { aboveUsd: '500', required: 2 } }];
+    expect(loadConfig(tmp.write(routed), ENV).policy.routes?.[0]?.approvals).toEqual({ aboveUsd: '500', required: 2 });
+
+    const orphan = baseConfig();
+    orphan.policy.routes = [{ from: 'base', to: '*', approvals: { aboveUsd: '500' } }];
+    expect(issueLines(loadErrorIn(tmp, orphan, ENV)).join('\n')).toContain(
+      'policy.routes[0].approvals: sign-off rules for a route need policy.approvals',
+    );
+    const unreachable = withApprovals({ aboveUsd: '1', required: 1, approvers: { alice: ALICE } });
+    unreachable.policy.routes = [{ from: 'base', to: '*', approvals: { required: 2 } }];
+    expect(issueLines(loadErrorIn(tmp, unreachable, ENV)).join('\n')).toContain(
+      'policy.routes[0].approvals.required: 2 sign-offs cannot be reached: policy.approvals lists 1 approver(s)',
+    );
+  });
 });

@@ -147,6 +147,14 @@ describe('the approval gate', () => {
     expect((await getApprovalRequest(w.db, id))!.closeDetail).toMatch(/binds no addresses/);
   });
 
+  it("a policy.routes entry's threshold replaces the default on its route: above the default, below the route's, it moves without a request", async () => {
+    const routes = [{ from: '*', to: '*', allow: true, approvals: { aboveUsd: '1000000000' } }];
+    const w = await suite.world('route-threshold', { config: withApprovals({ routes }) });
+    const attempt = await processTransfer(w.deps, args(w, 'execute'));
+    expect(attempt.outcome, attempt.error).toBe('success');
+    expect(await listApprovalRequests(w.db, { all: true })).toEqual([]);
+  });
+
   it('another gate refuses first: the kill switch leaves the approved request unused', async () => {
     const config = withApprovals({ limits: { ...suite.env.config.policy.limits, killSwitch: true } });
     const w = await suite.world('halted', { config });

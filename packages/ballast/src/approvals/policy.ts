@@ -25,10 +25,27 @@ export interface ApprovalRule {
   required: number;
 }
 
-/** The rule for `asset`: its `assets.<asset>` entry's keys over the defaults. */
-export function approvalRuleFor(policy: ApprovalsPolicy, asset: string): ApprovalRule {
+/** A `policy.routes` entry's `approvals` keys (src/config/approvalsSchema.ts `RouteApprovalsSchema`). */
+export interface RouteApprovalRule {
+  aboveUsd?: string | undefined;
+  required?: number | undefined;
+}
+
+/**
+ * The rule for a transfer of `asset`: the matching `policy.routes` entry's `approvals` keys over its
+ * `assets.<asset>` entry's keys over the defaults, key by key.
+ *
+ * @param route the matching route entry's `approvals` (src/planner/routes.ts `routeRuleFor`), if any
+ * @example
+ * approvalRuleFor({ aboveUsd: '10000', required: 2, ... , assets: { ETH: { aboveUsd: '5000' } } }, 'ETH', { required: 3 })
+ * // → { aboveUsd: '5000', required: 3 }
+ */
+export function approvalRuleFor(policy: ApprovalsPolicy, asset: string, route?: RouteApprovalRule): ApprovalRule {
   const own = policy.assets && Object.hasOwn(policy.assets, asset) ? policy.assets[asset] : undefined;
-  return { aboveUsd: own?.aboveUsd ?? policy.aboveUsd, required: own?.required ?? policy.required };
+  return {
+    aboveUsd: route?.aboveUsd ?? own?.aboveUsd ?? policy.aboveUsd,
+    required: route?.required ?? own?.required ?? policy.required,
+  };
 }
 
 /**

@@ -48,6 +48,17 @@ const AssetApprovalsSchema = z.strictObject({
   required: required.optional().describe("this asset's quorum, replacing policy.approvals.required"),
 });
 
+/**
+ * `policy.routes[i].approvals`: the threshold and quorum on the routes the entry matches, over the asset's and the
+ * defaults (needs `policy.approvals`; checks.ts).
+ */
+export const RouteApprovalsSchema = z
+  .strictObject({
+    aboveUsd: aboveUsd.optional().describe('threshold on this route, replacing the asset\'s and policy.approvals.aboveUsd'),
+    required: required.optional().describe('quorum on this route, replacing the asset\'s and policy.approvals.required'),
+  })
+  .describe('sign-offs on this route (policy.approvals): aboveUsd and/or required over the asset\'s and the defaults');
+
 /** The `policy.approvals` section. */
 export const ApprovalsSectionSchema = z
   .strictObject({

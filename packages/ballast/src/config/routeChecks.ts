@@ -29,8 +29,28 @@ export function checkRoutes(policy: PolicyConfig, parts: ParsedParts, issues: Co
     const at = `policy.routes[${i}]`;
     checkBounds(rule, at, policy, parts, issues);
     checkFees(rule, at, policy, issues);
+    checkRouteApprovals(rule, at, policy, issues);
   });
   checkReachable(routes, known, parts, issues);
+}
+
+/** `policy.routes[i].approvals`: needs `policy.approvals`, and a quorum the approvers can reach. */
+function checkRouteApprovals(rule: RouteRuleConfig, at: string, policy: PolicyConfig, issues: ConfigIssue[]): void {
+  if (!rule.approvals) return;
+  if (!policy.approvals) {
+    issues.push({
+      path: `${at}.approvals`,
+      message: 'sign-off rules for a route need policy.approvals (its approvers and defaults); add that section or remove this key',
+    });
+    return;
+  }
+  const count = Object.keys(policy.approvals.approvers).length;
+  if (rule.approvals.required !== undefined && rule.approvals.required > count) {
+    issues.push({
+      path: `${at}.approvals.required`,
+      message: `${rule.approvals.required} sign-offs cannot be reached: policy.approvals lists ${count} approver(s); lower it or add approvers`,
+    });
+  }
 }
 
 /** Unknown chains, wallets and assets; returns whether every name the entry uses exists. */

@@ -15,7 +15,7 @@ import { HaSectionSchema } from './haSchema.ts';
 import { z } from 'zod';
 import { FlowStrategySchema } from './strategySchema.ts';
 import { SpendingLimitsSectionSchema } from './limitsSchema.ts';
-import { ApprovalsSectionSchema } from './approvalsSchema.ts';
+import { ApprovalsSectionSchema, RouteApprovalsSchema } from './approvalsSchema.ts';
 import { ChainSchema } from './chainSchema.ts';
 import { WalletSchema } from './walletSchema.ts';
 import { WITHDRAWALS_SECTION_DEFAULT, WithdrawalsSectionSchema } from './withdrawalsSchema.ts';
@@ -222,6 +222,7 @@ export const RouteRuleSchema = z
     maxFees: MaxFeesSchema.optional().describe(
       'fee caps on this route; each key given replaces the same key of policy.maxFees, the others stay',
     ),
+    approvals: RouteApprovalsSchema.optional(),
   })
   .describe('rules for the routes it matches (first matching entry wins)');
 

@@ -11,7 +11,8 @@
 import type { PlannedTransfer } from '../planner/types.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
 import { boundEndsMismatch, boundEndsOf, type BoundEnds } from '../approvals/bound.ts';
-import { approvalRuleFor, capsNotLooser, isLive, needsApproval, quorumReached, validApprovers } from '../approvals/policy.ts';
+import { routeRuleFor } from '../planner/routes.ts';
+import { approvalRuleFor, capsNotLooser, type ApprovalRule, isLive, needsApproval, quorumReached, validApprovers } from '../approvals/policy.ts';
 import {
   closeRequest,
   createApprovalRequest,
@@ -45,6 +46,23 @@ function endsChanged(request: ApprovalRequest, planned: PlannedTransfer): string
   return boundEndsMismatch(boundEndsOf(request.message), boundEndsOfPlanned(planned));
 }
 
+/**
+ * The threshold and quorum for a transfer on `route`: the matching `policy.routes` entry's `approvals` over the
+ * asset's over the defaults (`approvalRuleFor`). The gate and `ballast approve` both count the quorum with it.
+ *
+ * @throws Error when `policy.approvals` is not configured (the callers check it first)
+ */
+export function approvalRuleOfRoute(config: Pick<CycleContext['config'], 'policy'>, route: ApprovalRoute): ApprovalRule {
+  const cfg = config.policy.approvals;
+  if (!cfg) throw new Error('approvalRuleOfRoute: policy.approvals is not configured');
+  const end = (h: ApprovalRoute['origin']) => ({ asset: route.asset, chain: h.chain, wallet: h.wallet });
+  return approvalRuleFor(cfg, route.asset, routeRuleFor(config.policy, end(route.origin), end(route.destination)).approvals);
+}
+
+function ruleOf(config: CycleContext['config'], planned: PlannedTransfer): ApprovalRule {
+  return approvalRuleOfRoute(config, routeOf(planned));
+}
+
 /** The asset and route of a planned transfer, as an approval request names them. */
 export function routeOf(planned: Pick<PlannedTransfer, 'asset' | 'from' | 'to'>): ApprovalRoute {
   return {
@@ -68,7 +86,7 @@ export async function approvedRequestFor(
   if (!request || !isLive(request.expiresAtMs, ctx.now())) return undefined;
   if (endsChanged(request, planned) !== null) return undefined; // approvalVerdict closes it and records a new one
   const approvers = await validApprovers(cfg.approvers, request.message, request.signOffs);
-  return quorumReached(approvers, approvalRuleFor(cfg, planned.asset).required) ? { request, approvers } : undefined;
+  return quorumReached(approvers, ruleOf(ctx.config, planned).required) ? { request, approvers } : undefined;
 }
 
 /**
@@ -120,7 +138,7 @@ export async function approvalVerdict(
       await closeRequest(ctx.db, approved.id, 'not_needed', `${why}; a new request is needed`, ctx.now(), approvalNotifier(ctx));
     }
   }
-  const rule = approvalRuleFor(cfg, planned.asset);
+  const rule = ruleOf(ctx.config, planned);
   if (!needsApproval(rule, input.amountUsd)) return { ok: true };
   const value = input.amountUsd === null ? 'of unknown USD value' : `worth ${input.amountUsd} USD`;
   let open = await openRequestFor(ctx.db, routeOf(planned));

@@ -29,6 +29,8 @@ export interface RouteResolution {
   maxTransfer?: string;
   /** The entry's fee caps; each key given overrides the global one (src/policy/routeFees.ts). */
   maxFees?: FeeCaps;
+  /** The entry's sign-off threshold and quorum (policy.approvals), over the asset's and the defaults. */
+  approvals?: RouteRule['approvals'];
 }
 
 /**
@@ -74,6 +76,7 @@ export function routeRuleFor(rules: RouteRules, from: RouteHolding, to: RouteHol
     ...(rule.minTransfer !== undefined ? { minTransfer: rule.minTransfer } : {}),
     ...(rule.maxTransfer !== undefined ? { maxTransfer: rule.maxTransfer } : {}),
     ...(rule.maxFees !== undefined ? { maxFees: rule.maxFees } : {}),
+    ...(rule.approvals !== undefined ? { approvals: rule.approvals } : {}),
   };
 }
 

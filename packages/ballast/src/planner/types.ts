@@ -151,6 +151,8 @@ export interface RouteRule {
   minTransfer?: string;
   maxTransfer?: string;
   maxFees?: FeeCaps;
+  /** Sign-offs on this route (policy.approvals): threshold (USD decimal string) and quorum over the asset's and the defaults. */
+  approvals?: { aboveUsd?: string | undefined; required?: number | undefined };
 }
 
 /**

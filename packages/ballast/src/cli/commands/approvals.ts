@@ -15,7 +15,7 @@ import { readKeyFile } from '../../config/keyFile.ts';
 import type { ConfigIssue } from '../../config/errors.ts';
 import { approverFor, signWithKey } from '../approvalKey.ts';
 import { verifyApproval } from '../../approvals/verify.ts';
-import { approvalRuleFor } from '../../approvals/policy.ts';
+import { approvalRuleOfRoute } from '../../cycle/approvalGate.ts';
 import {
   getApprovalRequest,
   listApprovalRequests,
@@ -116,7 +116,7 @@ export function registerApprove(program: Command, out: (s: string) => void): voi
         }
         const verdict = await verifyApproval(approvals.approvers, approver, request.message, signature);
         if (!verdict.ok) throw new CliError(`refused: ${verdict.reason}: ${verdict.detail}`, EXIT_REFUSED);
-        const required = approvalRuleFor(approvals, request.asset).required;
+        const required = approvalRuleOfRoute(config, request).required; // the route's quorum, as the gate counts it
         const result = await recordSignOff(
           db,
           { requestId: request.id, approver, signature, required, nowMs: Date.now() },
