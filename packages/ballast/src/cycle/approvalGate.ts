@@ -12,7 +12,15 @@ import type { PlannedTransfer } from '../planner/types.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
 import { boundEndsMismatch, boundEndsOf, type BoundEnds } from '../approvals/bound.ts';
 import { routeRuleFor } from '../planner/routes.ts';
-import { approvalRuleFor, capsNotLooser, type ApprovalRule, isLive, needsApproval, quorumReached, validApprovers } from '../approvals/policy.ts';
+import {
+  approvalRuleFor,
+  capsNotLooser,
+  type ApprovalRule,
+  isLive,
+  needsApproval,
+  quorumReached,
+  validApprovers,
+} from '../approvals/policy.ts';
 import {
   closeRequest,
   createApprovalRequest,
