@@ -145,7 +145,7 @@ function boundaries(dir, { sandboxAllowed = false, inPackage = false } = {}) {
   if (!chainSide) {
     paths.push(...chainImports);
     syntax.push(signingSyntax);
-    if (dir !== 'relay' && dir !== 'metrics' && dir !== 'notify') syntax.push(fetchSyntax);
+    if (dir !== 'relay' && dir !== 'metrics' && dir !== 'notify' && dir !== 'validators') syntax.push(fetchSyntax);
   }
   if (dir !== 'store' && dir !== 'sandbox') {
     paths.push({ name: 'better-sqlite3', allowTypeImports: true, message: STORE_ONLY });

@@ -29,6 +29,7 @@ const INTEGRATION_UNIT = [
   'test/unit/cycle/requestQuote.test.ts',
   'test/unit/cycle/spendingGate.test.ts',
   'test/unit/cycle/stalled.test.ts',
+  'test/unit/cycle/validatorGate.test.ts',
   'test/unit/deploy/**/*.test.ts',
   'test/unit/executor/applyRequestStatus.test.ts',
   'test/unit/executor/replacedReceipt.test.ts',

@@ -80,4 +80,30 @@ describe('policy.approvals', () => {
       'policy.routes[0].approvals.required: 2 sign-offs cannot be reached: policy.approvals lists 1 approver(s)',
     );
   });
+
+  it('takes validators with validateAboveUsd, each with its url, secret, key and a default timeout; one without the other is refused', () => {
+    const validators = { risk: { url: 'https://validator.example/check', secret: 'validator-secret-0123456789', key: ALICE } };
+    const config = withApprovals({ aboveUsd: '1', required: 1, approvers: { bob: BOB }, validateAboveUsd: '5000', validators });
+    expect(loadConfig(tmp.write(config), ENV).policy.approvals?.validators).toEqual({ risk: { ...validators.risk, timeoutMs: 5_000 } });
+    const lonely = issueLines(
+      loadErrorIn(tmp, withApprovals({ aboveUsd: '1', required: 1, approvers: { bob: BOB }, validators }), ENV),
+    ).join('\n');
+    expect(lonely).toContain('policy.approvals.validateAboveUsd: validators are listed but validateAboveUsd is not set');
+    const bad = issueLines(
+      loadErrorIn(
+        tmp,
+        withApprovals({
+          aboveUsd: '1',
+          required: 1,
+          approvers: { bob: BOB },
+          validateAboveUsd: '1',
+          validators: { risk: { url: 'ftp://x', secret: 'short', key: 'nope' } },
+        }),
+        ENV,
+      ),
+    ).join('\n');
+    expect(bad).toContain('policy.approvals.validators.risk.url: url must be an http(s) URL of the validator');
+    expect(bad).toContain('policy.approvals.validators.risk.secret: secret must be at least 16 characters');
+    expect(bad).toContain('policy.approvals.validators.risk.key: expected an EVM address');
+  });
 });

@@ -16,9 +16,12 @@ const EVM_ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 /** Default lifetime of an approval request: 24 h. */
 export const DEFAULT_APPROVAL_EXPIRY_SEC = 86_400;
 
-const aboveUsd = z
-  .string({ error: 'write aboveUsd as a quoted USD decimal string, e.g. "10000"' })
-  .regex(APPROVAL_USD_RE, 'aboveUsd must be a non-negative USD decimal string with at most 6 decimals, e.g. "10000"');
+/** A USD threshold named `name` in its messages. */
+const usdThreshold = (name: string) =>
+  z
+    .string({ error: `write ${name} as a quoted USD decimal string, e.g. "10000"` })
+    .regex(APPROVAL_USD_RE, `${name} must be a non-negative USD decimal string with at most 6 decimals, e.g. "10000"`);
+const aboveUsd = usdThreshold('aboveUsd');
 
 const required = z
   .number({ error: 'required must be a whole number of approvers (at least 1)' })
@@ -54,10 +57,36 @@ const AssetApprovalsSchema = z.strictObject({
  */
 export const RouteApprovalsSchema = z
   .strictObject({
-    aboveUsd: aboveUsd.optional().describe('threshold on this route, replacing the asset\'s and policy.approvals.aboveUsd'),
-    required: required.optional().describe('quorum on this route, replacing the asset\'s and policy.approvals.required'),
+    aboveUsd: aboveUsd.optional().describe("threshold on this route, replacing the asset's and policy.approvals.aboveUsd"),
+    required: required.optional().describe("quorum on this route, replacing the asset's and policy.approvals.required"),
   })
-  .describe('sign-offs on this route (policy.approvals): aboveUsd and/or required over the asset\'s and the defaults');
+  .describe("sign-offs on this route (policy.approvals): aboveUsd and/or required over the asset's and the defaults");
+
+/** Default time a validator has to answer, ms. */
+export const DEFAULT_VALIDATOR_TIMEOUT_MS = 5_000;
+
+/**
+ * `policy.approvals.validators.<name>`: a service that can veto a transfer before it is signed (docs/approvals.md
+ * "Validators"): Ballast POSTs the canonical validation request, HMAC-signed with `secret`, and needs an `allow`
+ * signed with `key` within `timeoutMs`.
+ */
+const ValidatorSchema = z.strictObject({
+  url: z
+    .url({ protocol: /^https?$/, error: 'url must be an http(s) URL of the validator' })
+    .describe('where the validation request is POSTed'),
+  secret: z
+    .string({ error: 'secret must be a string; use ${VALIDATOR_SECRET}' })
+    .min(16, 'secret must be at least 16 characters (the HMAC-SHA256 key the validator verifies the request with)')
+    .describe('HMAC-SHA256 key of the request signature (x-signature-sha256), as for notification webhooks'),
+  key: ApproverKeySchema.describe("the validator's public key: its answers are signed with it (EVM address or base58 ed25519)"),
+  timeoutMs: z
+    .number({ error: 'timeoutMs must be a whole number of milliseconds' })
+    .int('timeoutMs must be a whole number of milliseconds')
+    .min(100, 'timeoutMs must be at least 100')
+    .max(60_000, 'timeoutMs must be at most 60000')
+    .default(DEFAULT_VALIDATOR_TIMEOUT_MS)
+    .describe('an answer later than this is a veto (default 5000)'),
+});
 
 /** The `policy.approvals` section. */
 export const ApprovalsSectionSchema = z
@@ -79,6 +108,13 @@ export const ApprovalsSectionSchema = z
       .record(z.string().regex(NAME_RE), AssetApprovalsSchema)
       .optional()
       .describe('per asset: aboveUsd and/or required replacing the defaults above'),
+    validateAboveUsd: usdThreshold('validateAboveUsd')
+      .optional()
+      .describe('a transfer whose quoted USD value is above this is signed only after every validator allowed it'),
+    validators: z
+      .record(z.string().regex(NAME_RE, 'validator names are letters, digits, "_" and "-"'), ValidatorSchema)
+      .optional()
+      .describe('services that can veto a transfer above validateAboveUsd before it is signed'),
   })
   .superRefine((section, ctx) => {
     const count = Object.keys(section.approvers).length;
@@ -94,6 +130,17 @@ export const ApprovalsSectionSchema = z
           message: `required ${n} is more than the ${count} approver(s) listed under policy.approvals.approvers; lower it or add approvers`,
         });
       }
+    }
+    const validators = Object.keys(section.validators ?? {}).length;
+    if (validators > 0 !== (section.validateAboveUsd !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: validators > 0 ? ['validateAboveUsd'] : ['validators'],
+        message:
+          validators > 0
+            ? 'validators are listed but validateAboveUsd is not set: set the USD value above which they must allow a transfer'
+            : 'validateAboveUsd is set but no validator is listed under validators: list them or remove validateAboveUsd',
+      });
     }
     const seen = new Map<string, string>();
     for (const [name, key] of Object.entries(section.approvers)) {

@@ -21,6 +21,8 @@ import { limitHitEvent } from '../notify/eventOf.ts';
 import { executeRequest } from '../store/approvalRequests.ts';
 import { approvalNotifier } from '../notify/approvalSink.ts';
 import { approvalVerdict, approvedRequestFor, withinApproval, type ApprovalMatch } from './approvalGate.ts';
+import { validatorVerdict } from './validatorGate.ts';
+import { feeCapsFor } from '../policy/routeFees.ts';
 import { followRefund } from './followRefund.ts';
 import { recordLedger } from './recordLedger.ts';
 import type { TransferStage } from './progressEvent.ts';
@@ -173,6 +175,18 @@ async function afterChecks(
   const approved = await approval(true);
   if (!approved.ok) return heldAttempt(attempt, 'awaiting_approval', approved.detail);
   const approvalId = approved.requestId;
+  // Then the validators, who can only veto (docs/approvals.md "Validators").
+  const vetted = await validatorVerdict(ctx, {
+    planned,
+    amountUsd: quote.details?.currencyIn?.amountUsd ?? null,
+    maxFees: feeCapsFor(ctx.config.policy, planned),
+    orderId: quote.protocol!.v2!.orderId, // verification passed, so protocol.v2 is present
+    approvalRequestId: approvalId ?? null,
+  });
+  if (!vetted.ok) {
+    await recordRefusal(ctx, planned, attempt.planId, { cycleId, quoteId, reason: 'validator', detail: vetted.detail });
+    return heldAttempt(attempt, 'skipped_limit', vetted.detail);
+  }
 
   const wallet = ctx.wallets.get(planned.from.wallet)!;
   const v2 = quote.protocol!.v2!; // verification passed, so protocol.v2 is present
