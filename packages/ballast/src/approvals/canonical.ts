@@ -37,20 +37,28 @@ export interface BoundHolding extends ApprovalHolding {
 }
 
 /**
- * What an approval request approves. `amountIn` is origin base units as a decimal string; `amountUsd` the
- * quote's `details.currencyIn.amountUsd` (USD decimal string) or null when the quote gave none; `maxFees` the
- * fee caps in force for the route (policy.maxFees with the route's overrides); times integer ms.
+ * The terms of a transfer as approvers and validators see them: the asset, both ends bound to chain ids and
+ * addresses, `amountIn` (origin base units, decimal string), `amountUsd` (the quote's USD value, decimal string, or
+ * null) and the fee caps in force for the route.
  */
-export interface ApprovalRequestBody {
-  kind: typeof APPROVAL_REQUEST_KIND;
-  /** The request's id in the store (`approval_requests.id`). */
-  id: number;
+export interface TransferTerms {
   asset: string;
   origin: BoundHolding;
   destination: BoundHolding;
   amountIn: string;
   amountUsd: string | null;
   maxFees: FeeCaps;
+}
+
+/**
+ * What an approval request approves. `amountIn` is origin base units as a decimal string; `amountUsd` the
+ * quote's `details.currencyIn.amountUsd` (USD decimal string) or null when the quote gave none; `maxFees` the
+ * fee caps in force for the route (policy.maxFees with the route's overrides); times integer ms.
+ */
+export interface ApprovalRequestBody extends TransferTerms {
+  kind: typeof APPROVAL_REQUEST_KIND;
+  /** The request's id in the store (`approval_requests.id`). */
+  id: number;
   /** The planner's reason for the transfer. */
   reason: string;
   createdAtMs: number;

@@ -7,8 +7,7 @@
  */
 import { sha256, stringToBytes } from 'viem';
 import { z } from 'zod';
-import type { FeeCaps } from '../policy/feePolicy.ts';
-import { canonicalJson, type BoundHolding } from './canonical.ts';
+import { canonicalJson, type TransferTerms } from './canonical.ts';
 import { verifyApproval } from './verify.ts';
 
 /** The `kind` of a validation request. */
@@ -21,17 +20,11 @@ export const VALIDATION_ANSWER_KIND = 'ballast-validation-answer/v1';
  * string; `amountUsd` the quote's USD value (decimal string) or null; times integer ms; `id` a random 128-bit hex
  * nonce, new for every request.
  */
-export interface ValidationRequestBody {
+export interface ValidationRequestBody extends TransferTerms {
   kind: typeof VALIDATION_REQUEST_KIND;
   id: string;
   /** The validator's configured name. */
   validator: string;
-  asset: string;
-  origin: BoundHolding;
-  destination: BoundHolding;
-  amountIn: string;
-  amountUsd: string | null;
-  maxFees: FeeCaps;
   /** The Relay order the signature would pay (`protocol.v2.orderId`). */
   orderId: string;
   /** The approval request the transfer is signed within, or null. */
