@@ -106,14 +106,19 @@ describe('a replica whose store connections are reset while it holds them', () =
     await waitFor('a to lead again', async () => ((await leaderGauge(a)) === 1 ? true : null), 20_000);
     expect(a.alive()).toBe(true);
 
-    // 2. The write-ahead of the transfer waits on a table lock inside its fenced transaction; then a reset.
-    unlock = await holdWrites(url, 'transfers');
-    await waitWaiter(admin, 'INSERT INTO transfers', 30_000);
-    proxy.cut();
-    await unlock();
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(a.alive()).toBe(true);
-    proxy.restore();
+    // 2. The write-ahead of the transfer waits on a table lock inside its fenced transaction; then a reset. Its
+    // lock wait lasts at most the write-ahead limit (600 ms here): a cut that came after it ended is tried again.
+    const lostInWriteAhead = () =>
+      logLines(a, /^execution failed$/).some((l) => /connection to store .* was lost .*the transaction was rolled back/.test(l.err ?? ''));
+    for (let tries = 0; tries < 3 && !lostInWriteAhead(); tries++) {
+      unlock = await holdWrites(url, 'transfers');
+      await waitWaiter(admin, 'INSERT INTO transfers', 30_000);
+      proxy.cut();
+      await unlock();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(a.alive()).toBe(true);
+      proxy.restore();
+    }
 
     // After the heal it leads again and pays the need once.
     const db = await openPgStore(url);
@@ -135,13 +140,15 @@ describe('a replica whose store connections are reset while it holds them', () =
     expect(failed.length).toBeGreaterThanOrEqual(1);
     expect(failed.some((l) => /connection to store .* was lost/.test(l.err ?? ''))).toBe(true);
     // The write-ahead that lost its connection failed as a store error; nothing of it was written.
-    const executions = logLines(a, /^execution failed$/);
-    expect(executions.some((l) => /connection to store .* was lost .*the transaction was rolled back/.test(l.err ?? ''))).toBe(true);
+    expect(lostInWriteAhead()).toBe(true);
     // The cycles whose end could not be written were recorded by this replica later, not closed as abandoned.
     expect(logLines(a, /^the end of cycle \d+ was recorded late/).length).toBeGreaterThanOrEqual(1);
     expect(logLines(a, /closed as aborted/)).toEqual([]);
-    const rows = (await admin.query<{ outcome: string | null }>('SELECT outcome FROM cycles ORDER BY id')).rows;
-    expect(rows.every((r) => r.outcome === 'ok' || r.outcome === 'error')).toBe(true);
+    // Every finished cycle ended as it ran (the one running now, if any, has no outcome yet).
+    const rows = (await admin.query<{ id: number; outcome: string }>('SELECT id, outcome FROM cycles WHERE finished_at_ms IS NOT NULL'))
+      .rows;
+    expect(rows.filter((r) => r.outcome !== 'ok' && r.outcome !== 'error')).toEqual([]);
+    expect(rows.map((r) => r.outcome)).toContain('error'); // the cycles the resets ended
     expect(a.log()).not.toMatch(/Emitted 'error' event|uncaughtException/);
   }, 240_000);
 });
