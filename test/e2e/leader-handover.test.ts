@@ -18,9 +18,8 @@
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 // The model harness first: test/model/world.ts and inMemoryRelay.ts import each other and load in its order.
-import { createModelEnv, evmModelChains, modelSleep, type ModelEnv } from '../model/harness.ts';
+import { createModelEnv, evmContext, type ModelEnv } from '../model/harness.ts';
 import type { ProcessHandle } from '../model/inMemoryNode.ts';
-import { inMemoryRelayClient } from '../model/inMemoryRelay.ts';
 import { checkSettled } from '../model/invariants.ts';
 import { BLOCK_MS, World } from '../model/world.ts';
 import { oneNeed } from '../unit/cycle/pipelineWorld.ts';
@@ -99,20 +98,9 @@ async function replica(
   const leadership = createLeadership({ url: leaseUrl, ha: { ...HA, instance: name }, store: db, metrics: env.metrics, logger });
   closers.push(() => leadership.stop());
   const handle: ProcessHandle = { id, alive: true };
-  const { chains, wallets } = evmModelChains(env, world, handle);
-  chains.set('alpha', wrapAlpha(chains.get('alpha')!)); // the model names alpha
-  const ctx: CycleContext = {
-    config: env.config,
-    db,
-    relay: inMemoryRelayClient(world, handle),
-    chains,
-    wallets,
-    metrics: env.metrics,
-    logger,
-    now: () => world.nowMs,
-    sleep: modelSleep(world, handle),
-    leading: () => leadership.leadsRunTerm(),
-  };
+  const base = evmContext(env, world)(db, handle);
+  const chains = new Map(base.chains).set('alpha', wrapAlpha(base.chains.get('alpha')!)); // the model names alpha
+  const ctx: CycleContext = { ...base, chains, logger, leading: () => leadership.leadsRunTerm() };
   return { db, leadership, ctx, lines };
 }
 

@@ -21,6 +21,7 @@ import { createEvmAdapter } from '../../packages/ballast/src/chains/evm/adapter.
 import { runCycle } from '../../packages/ballast/src/cycle/runCycle.ts';
 import { createMetrics, type BallastMetrics } from '../../packages/ballast/src/metrics/metrics.ts';
 import { openSqliteStore } from '../../packages/ballast/src/store/openStore.ts';
+import type { StoreDb } from '../../packages/ballast/src/store/db.ts';
 import type { SqliteStoreDb } from '../../packages/ballast/src/store/sqliteDb.ts';
 import { inMemoryNode, type ProcessHandle } from './inMemoryNode.ts';
 import { inMemoryRelayClient } from './inMemoryRelay.ts';
@@ -170,32 +171,22 @@ export class ModelProcess {
 }
 
 /**
- * The EVM model's chains for one process: alpha and beta as EVM adapters over in-memory nodes that die with the
- * process, and the treasury wallet.
+ * The EVM model's process context: alpha and beta through in-memory nodes that die with the process, the in-memory
+ * Relay, the virtual clock. Takes any store (the HA handover test runs it on PostgreSQL).
  *
  * @throws Error when the model config's treasury is not an EVM wallet
  */
-export function evmModelChains(
-  env: ModelEnv,
-  world: World,
-  handle: ProcessHandle,
-): { chains: Map<string, ChainAdapter>; wallets: Map<string, WalletRuntime> } {
-  const treasury = env.config.wallets.treasury!; // the model config names it
-  if (treasury.vm !== 'evm') throw new Error('the model treasury is an evm wallet');
-  const accounts = new Map([['treasury', treasury.account]]);
-  const chains = new Map<string, ChainAdapter>();
-  for (const name of ['alpha', 'beta'] as const) {
-    const client = inMemoryNode(world, world.chains[name], handle);
-    chains.set(name, createEvmAdapter({ name, chainId: CHAIN_IDS[name], client, accounts, confirmations: FINALITY_BLOCKS }));
-  }
-  const wallets = new Map<string, WalletRuntime>([['treasury', { name: 'treasury', vm: 'evm', address: treasury.address }]]);
-  return { chains, wallets };
-}
-
-/** The EVM model's process context: alpha and beta through in-memory nodes, the in-memory Relay, the virtual clock. */
-function evmContext(env: ModelEnv, world: World): ContextBuilder {
+export function evmContext(env: ModelEnv, world: World): (db: StoreDb, handle: ProcessHandle) => CycleContext {
   return (db, handle) => {
-    const { chains, wallets } = evmModelChains(env, world, handle);
+    const treasury = env.config.wallets.treasury!; // the model config names it
+    if (treasury.vm !== 'evm') throw new Error('the model treasury is an evm wallet');
+    const accounts = new Map([['treasury', treasury.account]]);
+    const chains = new Map<string, ChainAdapter>();
+    for (const name of ['alpha', 'beta'] as const) {
+      const client = inMemoryNode(world, world.chains[name], handle);
+      chains.set(name, createEvmAdapter({ name, chainId: CHAIN_IDS[name], client, accounts, confirmations: FINALITY_BLOCKS }));
+    }
+    const wallets = new Map<string, WalletRuntime>([['treasury', { name: 'treasury', vm: 'evm', address: treasury.address }]]);
     return {
       config: env.config,
       db,

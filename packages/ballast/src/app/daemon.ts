@@ -130,15 +130,15 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
           // The term ended mid-cycle and the leader that took over closed the cycle: it carries the work on.
           lastCycleFinishedAtMs = now();
           log.warn({ cycleId: error.cycleId }, `cycle ${error.cycleId} was closed by the replica that took over (term ended)`);
-        } else if (error instanceof StoreConnectionError) {
-          // The store was unreachable before the cycle could start (or record what it left): nothing was done.
-          lastCycleOk = false;
-          lastCycleFinishedAtMs = now();
-          log.error({ err: error.message }, 'cycle not run: the store connection was lost; the next tick tries again');
         } else {
           lastCycleOk = false;
           lastCycleFinishedAtMs = now();
-          log.error({ err: shortErrorMessage(error) }, 'cycle crashed');
+          // A store lost before the cycle could start (or record what it left) did nothing: not a crash.
+          const lost = error instanceof StoreConnectionError;
+          log.error(
+            { err: shortErrorMessage(error) },
+            lost ? 'cycle not run: the store connection was lost; the next tick tries again' : 'cycle crashed',
+          );
         }
       })
       .finally(() => {
