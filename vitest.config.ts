@@ -23,6 +23,7 @@ const INTEGRATION_UNIT = [
   'test/unit/cycle/followRefund.test.ts',
   'test/unit/cycle/handOver.test.ts',
   'test/unit/cycle/pausedRoutes.test.ts',
+  'test/unit/cycle/policyGate.test.ts',
   'test/unit/cycle/processTransfer.test.ts',
   'test/unit/cycle/reconcileOrigins.test.ts',
   'test/unit/cycle/refreshInFlight.test.ts',

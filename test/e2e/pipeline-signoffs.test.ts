@@ -16,6 +16,8 @@ import { base58 } from '@scure/base';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { getApprovalRequest, listApprovalRequests, recordSignOff } from '../../packages/ballast/src/store/approvalRequests.ts';
+import { policyContentOf, policyText } from '../../packages/ballast/src/approvals/policyDoc.ts';
+import { initPolicy } from '../../packages/ballast/src/store/approvalPolicies.ts';
 import { signWithKey } from '../../packages/ballast/src/cli/approvalKey.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { flushNotifications } from '../../packages/ballast/src/notify/dispatcher.ts';
@@ -73,6 +75,8 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   const cli = (...args: string[]) => runCli([...args, '--config', configFile], { env });
   const nonce = () => treasuryNonce(sandbox, 'alpha');
   const nonceBefore = await nonce();
+  // The configured approval policy is the approved one, as `ballast policy init` records it (test/e2e/pipeline-policy.test.ts).
+  await initPolicy(ballast.db, { text: policyText(policyContentOf(ballast.ctx.config)!, null), by: 'ops', nowMs: Date.now() });
 
   // 1. A cycle two hours ago: the transfer is recorded as awaiting approval; nothing is signed; the cycle is ok.
   offsetMs = -2 * HOUR_MS;

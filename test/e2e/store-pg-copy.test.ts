@@ -107,6 +107,16 @@ function fillQuietTables(db: Database.Database): void {
        VALUES (1, 'alice', '0xsig-a', 1700000000014), (1, 'bob', '0xsig-b', 1700000000015)`,
     ).run();
   }
+  if (count('approval_policies') === 0) {
+    db.prepare(
+      `INSERT INTO approval_policies (digest, previous_digest, text, proposed_by, proposed_at_ms, approved_at_ms, initialized_by)
+       VALUES ('0xfirst', NULL, '{"policy":1}', 'ops', 1700000000016, 1700000000016, 'ops'),
+              ('0xsecond', '0xfirst', '{"policy":2}', 'alice', 1700000000017, NULL, NULL)`,
+    ).run();
+    db.prepare(
+      `INSERT INTO approval_policy_signoffs (policy_id, approver, signature, recorded_at_ms) VALUES (2, 'alice', '0xsig-p', 1700000000018)`,
+    ).run();
+  }
   if (count('run_lock') === 0)
     db.prepare("INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, 'host:1', 1, 1, 2)").run();
 }

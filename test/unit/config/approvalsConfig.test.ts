@@ -22,7 +22,16 @@ describe('policy.approvals', () => {
   it('loads as written; expiresAfterSec defaults to a day', () => {
     const approvals = { aboveUsd: '10000', required: 2, approvers: { alice: ALICE, bob: BOB }, assets: { USDC: { aboveUsd: '50000' } } };
     const config = loadConfig(tmp.write(withApprovals(approvals)), ENV);
-    expect(config.policy.approvals).toEqual({ ...approvals, expiresAfterSec: 86_400 });
+    expect(config.policy.approvals).toEqual({ ...approvals, expiresAfterSec: 86_400, addressBook: 'off' });
+  });
+
+  it('takes addressBook required or off, and names the fix for anything else', () => {
+    const approvals = { aboveUsd: '1', required: 1, approvers: { alice: ALICE } };
+    expect(loadConfig(tmp.write(withApprovals({ ...approvals, addressBook: 'required' })), ENV).policy.approvals?.addressBook).toBe(
+      'required',
+    );
+    const lines = issueLines(loadErrorIn(tmp, withApprovals({ ...approvals, addressBook: 'yes' }), ENV)).join('\n');
+    expect(lines).toContain('policy.approvals.addressBook: addressBook must be "required" or "off"');
   });
 
   it('is absent unless configured', () => {

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { processTransfer } from '../../../packages/ballast/src/cycle/processTransfer.ts';
 import { boundEndsOfPlanned, closeStaleRequests, routeOf } from '../../../packages/ballast/src/cycle/approvalGate.ts';
+import { loadPolicyStanding } from '../../../packages/ballast/src/cycle/approvalStanding.ts';
 import { feeCapsFor } from '../../../packages/ballast/src/policy/routeFees.ts';
 import { signWithKey } from '../../../packages/ballast/src/cli/approvalKey.ts';
 import {
@@ -30,6 +31,7 @@ const APPROVALS = {
   required: 2,
   approvers: { alice: privateKeyToAccount(KEYS.alice).address, bob: privateKeyToAccount(KEYS.bob).address },
   expiresAfterSec: 3600,
+  addressBook: 'off' as const,
 };
 
 function withApprovals(extra: Parameters<typeof withPolicy>[1] = {}) {
@@ -142,7 +144,7 @@ describe('the approval gate', () => {
     const id = await approved(w, w.planned.amountIn, feeCapsFor(w.deps.config.policy, w.planned));
     const v1 = (await getApprovalRequest(w.db, id))!.message.replace('ballast-approval-request/v2', 'ballast-approval-request/v1');
     await w.db.run('UPDATE approval_requests SET message = ? WHERE id = ?', v1, id); // as the previous release wrote it
-    expect(await closeStaleRequests(w.deps, [w.planned])).toEqual([id]);
+    expect(await closeStaleRequests(w.deps, [w.planned], await loadPolicyStanding(w.deps))).toEqual([id]);
     expect(await getApprovalRequest(w.db, id)).toMatchObject({ status: 'not_needed' });
     expect((await getApprovalRequest(w.db, id))!.closeDetail).toMatch(/binds no addresses/);
   });

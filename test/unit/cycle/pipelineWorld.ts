@@ -8,6 +8,8 @@
  * then takes the arguments and dependencies of the function under test from {@link checkArgs},
  * {@link processArgs}, {@link checkDeps} and {@link trackingDeps}.
  */
+import { policyContentOf, policyText } from '../../../packages/ballast/src/approvals/policyDoc.ts';
+import { initPolicy } from '../../../packages/ballast/src/store/approvalPolicies.ts';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
@@ -67,6 +69,11 @@ export interface PipelineOptions {
   config?: LoadedConfig;
   /** The world's schedule (default {@link oneNeed}). */
   schedule?: Schedule;
+  /**
+   * With `policy.approvals` in the config: record it as the approved policy, as `ballast policy init` does
+   * (default true; false leaves the store without an approved policy).
+   */
+  initApprovalPolicy?: boolean;
 }
 
 /**
@@ -113,6 +120,9 @@ export async function pipelineWorld(env: ModelEnv, name: string, opts: PipelineO
     amountIn: 20_000n * UNIT,
     reason: 'beta below min (test)',
   };
+  const content = policyContentOf(config);
+  if (content && opts.initApprovalPolicy !== false)
+    await initPolicy(db, { text: policyText(content, null), by: 'test', nowMs: world.nowMs });
   const { cycleId, planId } = await seedPlan(db, world.nowMs, {
     asset: 'USDC',
     originChain: 'alpha',

@@ -61,6 +61,7 @@ function withValidator(url: string, validateAboveUsd = '0') {
       expiresAfterSec: 3600,
       validateAboveUsd,
       validators: { risk: { url, secret: SECRET, key: privateKeyToAccount(VALIDATOR_KEY).address, timeoutMs: 500 } },
+      addressBook: 'off',
     },
   });
 }

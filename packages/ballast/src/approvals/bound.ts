@@ -44,7 +44,7 @@ export function boundEndsOf(message: string): BoundEnds | null {
 }
 
 /** EVM addresses compare without regard to their checksum case; every other address byte for byte. */
-function sameAddress(a: string, b: string): boolean {
+export function sameAddress(a: string, b: string): boolean {
   const evm = /^0x[0-9a-fA-F]{40}$/;
   return evm.test(a) && evm.test(b) ? a.toLowerCase() === b.toLowerCase() : a === b;
 }

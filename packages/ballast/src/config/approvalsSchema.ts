@@ -115,6 +115,10 @@ export const ApprovalsSectionSchema = z
       .record(z.string().regex(NAME_RE, 'validator names are letters, digits, "_" and "-"'), ValidatorSchema)
       .optional()
       .describe('services that can veto a transfer above validateAboveUsd before it is signed'),
+    addressBook: z
+      .enum(['required', 'off'], { error: 'addressBook must be "required" or "off"' })
+      .default('off')
+      .describe("required: money goes only to the addresses in the approved policy's address book, whatever the amount"),
   })
   .superRefine((section, ctx) => {
     const count = Object.keys(section.approvers).length;

@@ -6,12 +6,15 @@
  * fee caps not looser than the approved ones, and both ends at the chain ids and addresses the approvers signed
  * (a request whose ends resolve elsewhere now is closed `not_needed` and a new one records the new addresses). Otherwise the request is recorded (one open request per asset and
  * route; an existing one is kept as it is, so signatures already given stay valid) and the transfer waits.
- * Without `policy.approvals` nothing here runs.
+ * The approval policy applied is the one in force (src/approvals/standing.ts): while the config's is not the
+ * approved one, every transfer above the approved threshold waits. Without any approval policy nothing here runs.
  */
 import type { PlannedTransfer } from '../planner/types.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
 import { boundEndsMismatch, boundEndsOf, type BoundEnds } from '../approvals/bound.ts';
-import { routeRuleFor } from '../planner/routes.ts';
+import type { ApprovalPolicyContent } from '../approvals/policyDoc.ts';
+import type { PolicyStanding } from '../approvals/standing.ts';
+import { routeRuleMatches } from '../planner/routes.ts';
 import {
   approvalRuleFor,
   capsNotLooser,
@@ -55,20 +58,14 @@ function endsChanged(request: ApprovalRequest, planned: PlannedTransfer): string
 }
 
 /**
- * The threshold and quorum for a transfer on `route`: the matching `policy.routes` entry's `approvals` over the
- * asset's over the defaults (`approvalRuleFor`). The gate and `ballast approve` both count the quorum with it.
- *
- * @throws Error when `policy.approvals` is not configured (the callers check it first)
+ * The threshold and quorum for a transfer on `route` under an approval policy (the one in force: src/approvals/
+ * standing.ts): the first of its `routes` entries that matches, with its keys over the asset's over the defaults
+ * (`approvalRuleFor`). The gate and `ballast approve` both count the quorum with it.
  */
-export function approvalRuleOfRoute(config: Pick<CycleContext['config'], 'policy'>, route: ApprovalRoute): ApprovalRule {
-  const cfg = config.policy.approvals;
-  if (!cfg) throw new Error('approvalRuleOfRoute: policy.approvals is not configured');
+export function approvalRuleOfRoute(policy: ApprovalPolicyContent, route: ApprovalRoute): ApprovalRule {
   const end = (h: ApprovalRoute['origin']) => ({ asset: route.asset, chain: h.chain, wallet: h.wallet });
-  return approvalRuleFor(cfg, route.asset, routeRuleFor(config.policy, end(route.origin), end(route.destination)).approvals);
-}
-
-function ruleOf(config: CycleContext['config'], planned: PlannedTransfer): ApprovalRule {
-  return approvalRuleOfRoute(config, routeOf(planned));
+  const entry = (policy.routes ?? []).find((r) => routeRuleMatches(r, end(route.origin), end(route.destination)));
+  return approvalRuleFor(policy, route.asset, entry);
 }
 
 /** The asset and route of a planned transfer, as an approval request names them. */
@@ -82,19 +79,22 @@ export function routeOf(planned: Pick<PlannedTransfer, 'asset' | 'from' | 'to'>)
 
 /**
  * The open request for the planned transfer's route that has reached its quorum and has not expired, or
- * undefined (also without `policy.approvals`). Signatures are verified again against the keys configured now.
+ * undefined (also without an approval policy, and while the config's policy is not the approved one). Signatures
+ * are verified again against the approved policy's keys.
+ *
+ * @param standing the approval policy in force this cycle (src/cycle/approvalStanding.ts)
  */
 export async function approvedRequestFor(
-  ctx: Pick<CycleContext, 'config' | 'db' | 'now'>,
+  ctx: Pick<CycleContext, 'db' | 'now'>,
   planned: PlannedTransfer,
+  standing: PolicyStanding | null,
 ): Promise<ApprovalMatch | undefined> {
-  const cfg = ctx.config.policy.approvals;
-  if (!cfg) return undefined;
+  if (!standing || standing.hold !== null) return undefined;
   const request = await openRequestFor(ctx.db, routeOf(planned));
   if (!request || !isLive(request.expiresAtMs, ctx.now())) return undefined;
   if (endsChanged(request, planned) !== null) return undefined; // approvalVerdict closes it and records a new one
-  const approvers = await validApprovers(cfg.approvers, request.message, request.signOffs);
-  return quorumReached(approvers, ruleOf(ctx.config, planned).required) ? { request, approvers } : undefined;
+  const approvers = await validApprovers(standing.policy.approvers, request.message, request.signOffs);
+  return quorumReached(approvers, approvalRuleOfRoute(standing.policy, routeOf(planned)).required) ? { request, approvers } : undefined;
 }
 
 /**
@@ -117,6 +117,8 @@ export type ApprovalVerdict = { ok: true; requestId?: number } | { ok: false; re
  *   (then it needs approval: fail closed)
  * @param input.match the approved request found before quoting, if any
  * @param input.record false (monitor-only): decide without writing anything
+ * @param input.standing the approval policy in force this cycle; while the config's is not the approved one, a
+ *   transfer above the approved threshold waits with the standing's line and no request is recorded
  * @throws only on store failures
  */
 export async function approvalVerdict(
@@ -129,11 +131,12 @@ export async function approvalVerdict(
     amountUsd: string | null;
     match: ApprovalMatch | undefined;
     record: boolean;
+    standing: PolicyStanding | null;
   },
 ): Promise<ApprovalVerdict> {
-  const cfg = ctx.config.policy.approvals;
-  if (!cfg) return { ok: true };
-  const { planned, match } = input;
+  const { planned, match, standing } = input;
+  if (!standing) return { ok: true };
+  const policy = standing.policy;
   const caps = feeCapsFor(ctx.config.policy, planned);
   if (match) {
     const approved = match.request;
@@ -146,9 +149,10 @@ export async function approvalVerdict(
       await closeRequest(ctx.db, approved.id, 'not_needed', `${why}; a new request is needed`, ctx.now(), approvalNotifier(ctx));
     }
   }
-  const rule = ruleOf(ctx.config, planned);
+  const rule = approvalRuleOfRoute(policy, routeOf(planned));
   if (!needsApproval(rule, input.amountUsd)) return { ok: true };
   const value = input.amountUsd === null ? 'of unknown USD value' : `worth ${input.amountUsd} USD`;
+  if (standing.hold !== null) return { ok: false, detail: `${value}, above the approval threshold ${rule.aboveUsd}: ${standing.hold}` };
   let open = await openRequestFor(ctx.db, routeOf(planned));
   const changed = open ? endsChanged(open, planned) : null;
   if (open && changed !== null) {
@@ -185,7 +189,7 @@ export async function approvalVerdict(
       reason: planned.reason,
       required: rule.required,
       createdAtMs: nowMs,
-      expiresAtMs: nowMs + cfg.expiresAfterSec * 1000,
+      expiresAtMs: nowMs + policy.expiresAfterSec * 1000,
     },
     approvalNotifier(ctx),
   );
@@ -203,7 +207,7 @@ export async function approvalVerdict(
 /**
  * At the start of a signing cycle's transfers: closes open requests that expired (`expired`), those whose signed
  * text binds no addresses (the v1 format, `not_needed`) and those whose asset and route the cycle's plan no longer
- * holds (`not_needed`). Without `policy.approvals` does nothing.
+ * holds (`not_needed`). Without an approval policy (`standing` null) does nothing.
  *
  * @param planned this cycle's planned transfers (the planner's donor and every alternative donor count)
  * @returns the ids closed
@@ -211,8 +215,9 @@ export async function approvalVerdict(
 export async function closeStaleRequests(
   ctx: Pick<CycleContext, 'config' | 'db' | 'now'> & Partial<Pick<CycleContext, 'logger'>>,
   planned: readonly PlannedTransfer[],
+  standing: PolicyStanding | null,
 ): Promise<number[]> {
-  if (!ctx.config.policy.approvals) return [];
+  if (!standing) return [];
   const keys = new Set<string>();
   for (const p of planned) {
     keys.add(routeKey(routeOf(p)));

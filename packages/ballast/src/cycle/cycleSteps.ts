@@ -41,6 +41,7 @@ import { readTargetBalances } from './readBalances.ts';
 import type { UnresolvedTarget } from './resolveTargets.ts';
 import type { Mode } from './mode.ts';
 import { outcomeClass, type TransferAttempt } from './transferAttempt.ts';
+import type { PolicyStanding } from './approvalStanding.ts';
 
 /** Cycle outcome: `ok` completed; `refused` a needed transfer was refused by policy or verification; `error` otherwise. */
 export type CycleOutcome = 'ok' | 'refused' | 'error';
@@ -254,6 +255,8 @@ export interface TransfersInput {
   chainsDoc: ChainsResponse;
   /** This cycle's targets (weighted): the decimals the spending gates read. */
   targets: readonly TargetBand[];
+  /** The approval policy in force this cycle (src/cycle/approvalStanding.ts); null: none, or a `plan` cycle. */
+  standing: PolicyStanding | null;
 }
 
 /**
@@ -289,6 +292,7 @@ export async function runTransfers(
       mode: input.mode,
       decimalsOf,
       spare,
+      standing: input.standing,
     });
     attempts.push(attempt);
     if (input.mode === 'monitor') reportMonitorAttempt(ctx, attempt, log);

@@ -22,6 +22,8 @@ import { executeRequest } from '../store/approvalRequests.ts';
 import { approvalNotifier } from '../notify/approvalSink.ts';
 import { approvalVerdict, approvedRequestFor, withinApproval, type ApprovalMatch } from './approvalGate.ts';
 import { validatorVerdict } from './validatorGate.ts';
+import { loadPolicyStanding, type PolicyStanding } from './approvalStanding.ts';
+import { addressBookAllows } from '../approvals/policyDoc.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
 import { followRefund } from './followRefund.ts';
 import { recordLedger } from './recordLedger.ts';
@@ -64,6 +66,11 @@ export type ProcessArgs = {
    * transfer that has alternatives has them quoted too, and the spare is updated for the donor chosen.
    */
   spare?: Map<string, bigint>;
+  /**
+   * The approval policy in force this cycle (src/cycle/approvalStanding.ts), read once per cycle by the caller;
+   * absent: read for this transfer.
+   */
+  standing?: PolicyStanding | null;
 };
 
 /**
@@ -99,9 +106,11 @@ async function runAttempt(ctx: ProcessTransferDeps, given: ProcessArgs): Promise
     await recordRefusal(ctx, given.planned, planId, { cycleId, ...halted });
     return haltedAttempt(given.planned, planId, halted.detail);
   }
-  // An approved request for this route (policy.approvals): the transfer is quoted within it, on its route only.
-  const match = given.mode === 'plan' ? undefined : await approvedRequestFor(ctx, given.planned);
-  const args = match ? { ...given, planned: withinApproval(given.planned, match) } : given;
+  // The approval policy in force; an approved request for this route: the transfer is quoted within it, on its route only.
+  const standing = given.mode === 'plan' ? null : given.standing !== undefined ? given.standing : await loadPolicyStanding(ctx);
+  const match = await approvedRequestFor(ctx, given.planned, standing);
+  const withStanding = { ...given, standing };
+  const args = match ? { ...withStanding, planned: withinApproval(given.planned, match) } : withStanding;
 
   const onStage = (stage: CheckStage, minOut: bigint | undefined) => emitProgress(ctx, args, stage, { minOut });
   const choice = ctx.config.policy.routeChoice;
@@ -141,6 +150,7 @@ async function afterChecks(
       feesUsd: formatUsdMicros(fee.breakdown.totalMicros),
       decimalsOf: args.decimalsOf ?? (() => undefined),
     });
+  const standing = args.standing ?? null;
   const approval = (record: boolean) =>
     approvalVerdict(ctx, {
       cycleId,
@@ -150,11 +160,19 @@ async function afterChecks(
       amountUsd: quote.details?.currencyIn?.amountUsd ?? null,
       match,
       record,
+      standing,
     });
+  // The approved policy's address book (addressBook: required): money goes only to the addresses it lists.
+  const booked = () => {
+    const ok = !standing || addressBookAllows(standing.policy, planned.to.chainId, planned.to.address);
+    const detail = `the recipient ${planned.to.address} on chain ${planned.to.chainId} is not in the approved policy's address book${standing?.hold ? ` (${standing.hold})` : ''}`;
+    return ok ? ({ ok: true } as const) : ({ ok: false, reason: 'address_book', detail } as const);
+  };
   if (args.mode === 'monitor') {
     // Monitor-only: the same gates a normal cycle applies next, read-only (no limit hit or request is recorded).
     const halt = killSwitchVerdict(ctx);
-    const gate = halt ? { ok: false as const, ...halt } : await spending();
+    const spent = halt ? { ok: false as const, ...halt } : await spending();
+    const gate = spent.ok ? booked() : spent;
     if (!gate.ok) return heldAttempt(attempt, 'skipped_limit', `${gate.reason}: ${gate.detail}`);
     const approved = await approval(false);
     if (!approved.ok) return heldAttempt(attempt, 'awaiting_approval', approved.detail);
@@ -166,7 +184,8 @@ async function afterChecks(
       return handOver(attempt, { transferId: null, originTxHashes: [], detail: 'stopped before execution' }, log);
     return heldAttempt(attempt, 'quote_error', 'shutdown requested before execution');
   }
-  const limits = await spending();
+  const spent = await spending();
+  const limits = spent.ok ? booked() : spent;
   if (!limits.ok) {
     await recordRefusal(ctx, planned, attempt.planId, { cycleId, quoteId, reason: limits.reason, detail: limits.detail });
     return heldAttempt(attempt, 'skipped_limit', limits.detail);
@@ -176,7 +195,7 @@ async function afterChecks(
   if (!approved.ok) return heldAttempt(attempt, 'awaiting_approval', approved.detail);
   const approvalId = approved.requestId;
   // Then the validators, who can only veto (docs/approvals.md "Validators").
-  const vetted = await validatorVerdict(ctx, {
+  const vetted = await validatorVerdict(ctx, standing, {
     planned,
     amountUsd: quote.details?.currencyIn?.amountUsd ?? null,
     maxFees: feeCapsFor(ctx.config.policy, planned),

@@ -21,6 +21,7 @@ import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
 import { recoverInCycle } from '../withdraw/recover.ts';
 import { cycleFlows } from './flowSignals.ts';
 import { closeStaleRequests } from './approvalGate.ts';
+import { loadPolicyStanding } from './approvalStanding.ts';
 import { countsCycle, cycleKind, signs, type CycleKind, type CycleRun, type Mode } from './mode.ts';
 import {
   closeAbandoned,
@@ -154,10 +155,14 @@ async function runSteps(ctx: CycleContext, mode: Mode, report: CycleReport, log:
   report.plan = plan;
   const planIds = await recordPlan(ctx, cycleId, plan);
   crashPoint('cycle:planned');
-  // policy.approvals: requests that expired, or whose route this plan no longer holds, close before any is used.
-  if (signs(mode)) await closeStaleRequests(ctx, plan.transfers);
+  // The approval policy in force (docs/approvals.md "The approval policy"), read once for every transfer of the cycle.
+  const standing = mode === 'plan' ? null : await loadPolicyStanding(ctx);
+  if (standing?.hold) log.warn({ component: 'approvals', approvedPolicy: standing.approvedDigest }, standing.hold);
+  if (mode !== 'plan') ctx.metrics.approvalPolicyHeld.set(standing?.hold ? 1 : 0);
+  // Approval requests that expired, or whose route this plan no longer holds, close before any is used.
+  if (signs(mode)) await closeStaleRequests(ctx, plan.transfers, standing);
   log.info({ cycleId, planned: plan.transfers.length, inFlight: refreshed.inFlight.length }, 'plan ready');
-  await runTransfers(ctx, { cycleId, mode, plan, planIds, chainsDoc, targets }, report.attempts, log);
+  await runTransfers(ctx, { cycleId, mode, plan, planIds, chainsDoc, targets, standing }, report.attempts, log);
   report.outcome = outcomeOf(report.attempts, plan.decisions);
   const refusedKey = report.attempts.find((a) => a.authRefusal !== undefined)?.authRefusal;
   if (refusedKey) report.authRefusal = refusedKey;

@@ -66,6 +66,11 @@ export interface OperatorMetrics {
   withdrawalsByState: Gauge<'state'>;
   /** `ballast_approval_requests{status}`: approval requests in the store by status (src/store/approvalRequests.ts). */
   approvalRequests: Gauge<'status'>;
+  /**
+   * `ballast_approval_policy_held`: 1 while the config's approval policy is not the approved one (or none was
+   * approved), so transfers above the approved threshold wait (src/approvals/standing.ts); 0 otherwise.
+   */
+  approvalPolicyHeld: Gauge;
   /** `ballast_fees_paid_usd_total{component}`: USD fees paid, by component (Relay components of successes; `gas` of every ledger entry). */
   feesPaidUsdTotal: Counter<'component'>;
   /** `ballast_transfer_fees_usd`: total USD fees of each successful transfer. */
@@ -197,6 +202,11 @@ export function createOperatorMetrics(registry: Registry, build: { version: stri
       name: 'ballast_approval_requests',
       help: 'Approval requests (policy.approvals) in the store, by status: pending, approved, executed, expired, rejected, not_needed.',
       labelNames: ['status'],
+      registers,
+    }),
+    approvalPolicyHeld: new Gauge({
+      name: 'ballast_approval_policy_held',
+      help: "1 while the config's approval policy is not the approved one (or none is approved): transfers above the approved threshold wait.",
       registers,
     }),
     feesPaidUsdTotal: new Counter({

@@ -490,6 +490,33 @@ CREATE TABLE approval_signoffs (
 );
 `,
   },
+  {
+    version: 16,
+    name: "approval_policies, approval_policy_signoffs: the signed approval policy, chained by digest, and the approvers' signatures on each change",
+    sql: `
+CREATE TABLE approval_policies (
+  id                   ${ID},
+  digest               TEXT    NOT NULL UNIQUE,
+  previous_digest      TEXT,
+  text                 TEXT    NOT NULL,
+  proposed_by          TEXT    NOT NULL,
+  proposed_at_ms       BIGINT  NOT NULL,
+  approved_at_ms       BIGINT,
+  initialized_by       TEXT,
+  CHECK ((initialized_by IS NULL) = (previous_digest IS NOT NULL)),
+  CHECK (initialized_by IS NULL OR approved_at_ms IS NOT NULL)
+);
+CREATE UNIQUE INDEX approval_policies_one_first ON approval_policies(((previous_digest IS NULL))) WHERE previous_digest IS NULL;
+CREATE TABLE approval_policy_signoffs (
+  id                   ${ID},
+  policy_id            BIGINT  NOT NULL REFERENCES approval_policies(id),
+  approver             TEXT    NOT NULL,
+  signature            TEXT    NOT NULL,
+  recorded_at_ms       BIGINT  NOT NULL,
+  UNIQUE (policy_id, approver)
+);
+`,
+  },
 ];
 
 /** Highest PostgreSQL schema version this code knows (equal to the SQLite one). */
