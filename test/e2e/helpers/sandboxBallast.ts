@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import type { Address } from 'viem';
-import { createBallast, type Ballast } from '../../../packages/ballast/src/app/createBallast.ts';
+import { createBallast, openBallastApp, type Ballast } from '../../../packages/ballast/src/app/createBallast.ts';
 import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { createLogger } from '../../../packages/ballast/src/log/logger.ts';
 import { sandboxEnv } from '../../../packages/ballast/src/cli/sandboxEnv.ts';
@@ -70,6 +70,24 @@ export function memoryLogger() {
 
 let counter = 0;
 
+/** Writes config/demo.yaml for `sandbox` with `overrides` into `dir`; returns its path and a fresh SQLite path. */
+function writeSandboxConfig(sandbox: Sandbox, dir: string, overrides: ConfigOverrides): { configFile: string; store: string } {
+  const base = demoConfigFor(sandbox);
+  const doc = withoutUnknownLimits({
+    ...base,
+    tracking: { pollMs: 200, timeoutSec: 20 },
+    ...overrides,
+    policy: { ...(base.policy as object), ...overrides.policy },
+    relay: { ...(base.relay as object), ...overrides.relay },
+    wallets: { ...(base.wallets as object), ...overrides.wallets },
+    chains: { ...(base.chains as object), ...overrides.chains },
+  });
+  const n = ++counter;
+  const configFile = path.join(dir, `ballast-${n}.yaml`);
+  writeFileSync(configFile, stringify(doc));
+  return { configFile, store: path.join(dir, `ballast-${n}.db`) };
+}
+
 /**
  * Writes a config for `sandbox` into `dir` and wires Ballast from it.
  *
@@ -83,24 +101,23 @@ export function ballastOnSandbox(
   envOverrides: Record<string, string> = {},
   wiring: { now?: () => number } = {},
 ) {
-  const base = demoConfigFor(sandbox);
-  const doc = withoutUnknownLimits({
-    ...base,
-    tracking: { pollMs: 200, timeoutSec: 20 },
-    ...overrides,
-    policy: { ...(base.policy as object), ...overrides.policy },
-    relay: { ...(base.relay as object), ...overrides.relay },
-    wallets: { ...(base.wallets as object), ...overrides.wallets },
-    chains: { ...(base.chains as object), ...overrides.chains },
-  });
-  const n = ++counter;
-  const configFile = path.join(dir, `ballast-${n}.yaml`);
-  const store = path.join(dir, `ballast-${n}.db`);
-  writeFileSync(configFile, stringify(doc));
+  const { configFile, store } = writeSandboxConfig(sandbox, dir, overrides);
   const config = loadConfig(configFile, { ...sandboxEnv(sandbox, store), ...envOverrides });
   const { logger, lines } = memoryLogger();
   const ballast: Ballast = createBallast(config, { logger, chainPollingIntervalMs: 50, ...(wiring.now ? { now: wiring.now } : {}) });
   return { ballast, config, configFile, store, logLines: lines };
+}
+
+/**
+ * As {@link ballastOnSandbox}, on the store `store` (a SQLite path or a PostgreSQL URL: then the instance takes
+ * the leader lease for each signing cycle, like a one-replica deployment).
+ */
+export async function openBallastOnSandbox(sandbox: Sandbox, dir: string, store: string, overrides: ConfigOverrides = {}) {
+  const { configFile } = writeSandboxConfig(sandbox, dir, overrides);
+  const config = loadConfig(configFile, sandboxEnv(sandbox, store));
+  const { logger, lines } = memoryLogger();
+  const ballast = await openBallastApp(config, { logger, chainPollingIntervalMs: 50 });
+  return { ballast, config, configFile, logLines: lines };
 }
 
 /** The treasury's USDC balance on a sandbox chain, base units. */

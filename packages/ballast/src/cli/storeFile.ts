@@ -4,6 +4,9 @@
  * empty store would show no history, no spending and no transfer to resume, as if that were the truth).
  */
 import { existsSync, statSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { LoadedConfig } from '../config/loadConfig.ts';
+import { loadCliConfig, type GlobalFlags } from './session.ts';
 import { isPostgresUrl } from '../config/storeUrl.ts';
 import type { StoreDb } from '../store/db.ts';
 import { openPgStore, openSqliteStore } from '../store/openStore.ts';
@@ -24,4 +27,19 @@ export async function openExistingStore(file: string, source: '--db' | 'store'):
     throw new CliError(`--db ${file}: no such database file (check the path; nothing was created)`, EXIT_USAGE);
   }
   return openSqliteStore(file);
+}
+
+/**
+ * Runs `run` with the command's config (`--config`) and the store it names, closing the store afterwards.
+ *
+ * @throws what loading the config, opening the store or `run` throws
+ */
+export async function withStore(cmd: Command, run: (db: StoreDb, config: LoadedConfig) => Promise<void>): Promise<void> {
+  const config = loadCliConfig(cmd.optsWithGlobals<GlobalFlags>());
+  const db = await openExistingStore(config.store, 'store');
+  try {
+    await run(db, config);
+  } finally {
+    await db.close();
+  }
 }

@@ -3,19 +3,16 @@
  * - `ballast approvals list [--all] [--json]`: open requests (every one with `--all`) and who signed them;
  * - `ballast approvals show <id>`: the canonical JSON to sign, e.g. on a hardware wallet;
  * - `ballast approve <id> (--key-file F | --signature S --approver NAME)`: records a sign-off whose signature
- *   verifies against the approver's key in `policy.approvals.approvers`;
+ *   verifies against the approver's key in the approval policy in force (the approved one);
  * - `ballast reject <id> --reason TEXT [--approver NAME]`: closes a request; needs no signature.
  * A refused sign-off (unknown approver, malformed or wrong-key signature, request not pending or expired) is not
  * stored and exits 3 with one line naming the reason; usage errors exit 2.
  */
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { LoadedConfig } from '../../config/loadConfig.ts';
-import { readKeyFile } from '../../config/keyFile.ts';
-import type { ConfigIssue } from '../../config/errors.ts';
-import { approverFor, signWithKey } from '../approvalKey.ts';
-import { verifyApproval } from '../../approvals/verify.ts';
 import { approvalRuleOfRoute } from '../../cycle/approvalGate.ts';
+import { loadPolicyStanding } from '../../cycle/approvalStanding.ts';
+import { approverSignature, checkSignatureFlags } from '../approverSignature.ts';
 import {
   getApprovalRequest,
   listApprovalRequests,
@@ -25,7 +22,7 @@ import {
 } from '../../store/approvalRequests.ts';
 import type { StoreDb } from '../../store/db.ts';
 import { approvalNotifier } from '../../notify/approvalSink.ts';
-import { openExistingStore } from '../storeFile.ts';
+import { openExistingStore, withStore } from '../storeFile.ts';
 import { CliError, EXIT_REFUSED, EXIT_USAGE } from '../exitCodes.ts';
 import { table, toJson } from '../format.ts';
 import { loadCliConfig, type GlobalFlags } from '../session.ts';
@@ -87,36 +84,21 @@ export function registerApprove(program: Command, out: (s: string) => void): voi
     .option('--signature <sig>', 'a signature made elsewhere (e.g. a hardware wallet) over `ballast approvals show <id>`')
     .option('--approver <name>', 'with --signature: the approver (name under policy.approvals.approvers)')
     .action(async (id: string, flags: { keyFile?: string; signature?: string; approver?: string }, cmd: Command) => {
-      if ((flags.keyFile === undefined) === (flags.signature === undefined))
-        throw new CliError('give exactly one of --key-file <file> and --signature <sig>', EXIT_USAGE);
-      if (flags.signature !== undefined && flags.approver === undefined)
-        throw new CliError('--signature needs --approver <name>', EXIT_USAGE);
+      checkSignatureFlags(flags);
       const config = loadCliConfig(cmd.optsWithGlobals<GlobalFlags>());
-      const approvals = approvalsOf(config);
       const db = await openExistingStore(config.store, 'store');
       try {
+        // The approvers and quorum of the approval policy in force (the approved one), as the gate counts them.
+        const standing = await loadPolicyStanding({ config, db });
+        if (!standing) throw new CliError('no approval policy is configured or approved: there are no approvers to sign with', EXIT_USAGE);
         const request = await requestOrFail(db, id);
-        let approver: string;
-        let signature: string;
-        if (flags.keyFile !== undefined) {
-          const made = await signWithKey(readKey(flags.keyFile), request.message).catch((error: unknown) => {
-            throw new CliError(`--key-file ${flags.keyFile}: ${(error as Error).message}`, EXIT_USAGE);
-          });
-          const name = approverFor(approvals.approvers, made.publicKey);
-          if (name === undefined)
-            throw new CliError(
-              `refused: unknown_approver: the key ${made.publicKey} is not listed under policy.approvals.approvers`,
-              EXIT_REFUSED,
-            );
-          approver = name;
-          signature = made.signature;
-        } else {
-          approver = flags.approver!; // checked above
-          signature = flags.signature!;
-        }
-        const verdict = await verifyApproval(approvals.approvers, approver, request.message, signature);
-        if (!verdict.ok) throw new CliError(`refused: ${verdict.reason}: ${verdict.detail}`, EXIT_REFUSED);
-        const required = approvalRuleOfRoute(config, request).required; // the route's quorum, as the gate counts it
+        const { approver, signature } = await approverSignature(
+          standing.policy.approvers,
+          request.message,
+          flags,
+          'the approval policy in force',
+        );
+        const required = approvalRuleOfRoute(standing.policy, request).required;
         const result = await recordSignOff(
           db,
           { requestId: request.id, approver, signature, required, nowMs: Date.now() },
@@ -155,34 +137,11 @@ export function registerReject(program: Command, out: (s: string) => void): void
     });
 }
 
-async function withStore(cmd: Command, run: (db: StoreDb, config: LoadedConfig) => Promise<void>): Promise<void> {
-  const config = loadCliConfig(cmd.optsWithGlobals<GlobalFlags>());
-  const db = await openExistingStore(config.store, 'store');
-  try {
-    await run(db, config);
-  } finally {
-    await db.close();
-  }
-}
-
-function approvalsOf(config: LoadedConfig): NonNullable<LoadedConfig['policy']['approvals']> {
-  const approvals = config.policy.approvals;
-  if (!approvals) throw new CliError('policy.approvals is not configured: there are no approvers to sign with', EXIT_USAGE);
-  return approvals;
-}
-
 async function requestOrFail(db: StoreDb, id: string): Promise<ApprovalRequest> {
   if (!/^[1-9][0-9]*$/.test(id)) throw new CliError(`expected an approval request id, got "${id}"`, EXIT_USAGE);
   const request = await getApprovalRequest(db, Number(id));
   if (!request) throw new CliError(`no approval request ${id} (see ballast approvals list --all)`, EXIT_USAGE);
   return request;
-}
-
-function readKey(file: string): string {
-  const issues: ConfigIssue[] = [];
-  const text = readKeyFile(resolve(file), '--key-file', issues);
-  if (text === undefined) throw new CliError(`--key-file: ${issues[0]?.message ?? 'cannot be read'}`, EXIT_USAGE);
-  return text;
 }
 
 function iso(ms: number): string {
