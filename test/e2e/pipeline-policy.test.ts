@@ -10,7 +10,6 @@
  *    threshold moves, no request is recorded, and the new approver cannot approve the change; with a quorum of the
  *    previous approvers the change takes effect and the transfer moves without sign-offs.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -23,6 +22,7 @@ import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.
 import { createDatabase, startPostgres, type PostgresServer } from '../helpers/postgres.ts';
 import { storeEngineNames } from '../helpers/storeEngines.ts';
 import { runCli } from './helpers/cli.ts';
+import { keyFile } from './helpers/keyFile.ts';
 import { openBallastOnSandbox, tempDir, treasuryNonce } from './helpers/sandboxBallast.ts';
 import { freshNeed, NEED, NEED_BALANCES, readTreasury } from './faults/helpers/treasuryNeed.ts';
 
@@ -41,22 +41,14 @@ afterAll(async () => {
   tmp.cleanup();
 }, 60_000);
 
-/** A key file readable by its owner only, as `--key-file` requires. */
-function keyFile(name: string, text: string): string {
-  const file = path.join(tmp.dir, name);
-  writeFileSync(file, text);
-  chmodSync(file, 0o600);
-  return file;
-}
-
 it('changes only with a quorum of the previous approvers; sign-offs move exactly the approved amount', async () => {
   const bobSeed = ed25519.utils.randomSecretKey();
   const bobPublic = ed25519.getPublicKey(bobSeed);
   const [aliceKey, malloryKey] = [generatePrivateKey(), generatePrivateKey()];
   const keys = {
-    alice: keyFile('alice.key', aliceKey),
-    bob: keyFile('bob.json', JSON.stringify([...bobSeed, ...bobPublic])),
-    mallory: keyFile('mallory.key', malloryKey),
+    alice: keyFile(tmp.dir, 'alice.key', aliceKey),
+    bob: keyFile(tmp.dir, 'bob.json', JSON.stringify([...bobSeed, ...bobPublic])),
+    mallory: keyFile(tmp.dir, 'mallory.key', malloryKey),
   };
   const mallory = privateKeyToAccount(malloryKey).address;
   const approvers = { alice: privateKeyToAccount(aliceKey).address, bob: base58.encode(bobPublic) };

@@ -7,8 +7,6 @@
  * `executed` with the transfer's id. A notification receiver (a real HTTP server) sees each request's `needed` and
  * its final outcome (`expired`, `executed`) once, signed.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ed25519 } from '@noble/curves/ed25519';
@@ -22,6 +20,7 @@ import { signWithKey } from '../../packages/ballast/src/cli/approvalKey.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { flushNotifications } from '../../packages/ballast/src/notify/dispatcher.ts';
 import { runCli } from './helpers/cli.ts';
+import { keyFile } from './helpers/keyFile.ts';
 import { closeReceivers, receiver, signedWith } from './helpers/notifyReceiver.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
@@ -37,14 +36,6 @@ afterEach(closeReceivers);
 const SECRET = 'e2e-signoffs-notify-secret-0123';
 
 const HOUR_MS = 3_600_000;
-
-/** A key file readable by its owner only, as `ballast approve --key-file` requires. */
-function keyFile(name: string, text: string): string {
-  const file = path.join(tmp.dir, name);
-  writeFileSync(file, text);
-  chmodSync(file, 0o600);
-  return file;
-}
 
 it('waits for two valid, live sign-offs, then moves exactly the approved amount', async () => {
   const aliceKey = generatePrivateKey(); // EVM approver
@@ -117,7 +108,7 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   expect(shown.stdout.trim()).toBe(request!.message);
 
   // 2. One sign-off of two does nothing.
-  const alice = await cli('approve', String(request!.id), '--key-file', keyFile('alice.key', aliceKey));
+  const alice = await cli('approve', String(request!.id), '--key-file', keyFile(tmp.dir, 'alice.key', aliceKey));
   expect(alice.stdout).toContain('sign-off by alice recorded (1 of 2');
   expect(alice.code).toBe(0);
   const third = await ballast.runCycle('once');
@@ -129,7 +120,7 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   const forgery = await cli('approve', String(request!.id), '--signature', forged.signature, '--approver', 'bob');
   expect(forgery.code).toBe(3);
   expect(forgery.stderr).toMatch(/refused: wrong_key/);
-  const stranger = await cli('approve', String(request!.id), '--key-file', keyFile('stranger.key', generatePrivateKey()));
+  const stranger = await cli('approve', String(request!.id), '--key-file', keyFile(tmp.dir, 'stranger.key', generatePrivateKey()));
   expect(stranger.code).toBe(3);
   expect(stranger.stderr).toMatch(/refused: unknown_approver/);
   expect((await getApprovalRequest(ballast.db, request!.id))!.signOffs.map((s) => s.approver)).toEqual(['alice']);
@@ -138,7 +129,7 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   expect(await nonce()).toBe(nonceBefore);
 
   // 4. Bob's valid sign-off reaches the quorum: the next cycle moves exactly the approved amount.
-  const bob = await cli('approve', String(request!.id), '--key-file', keyFile('bob.json', bobKeypair));
+  const bob = await cli('approve', String(request!.id), '--key-file', keyFile(tmp.dir, 'bob.json', bobKeypair));
   expect(bob.code).toBe(0);
   expect(bob.stdout).toContain('(2 of 2: alice, bob); approved');
   const alphaBefore = await usdcBalance(sandbox, 'alpha');
