@@ -42,6 +42,7 @@ const PREFIXES = [
   'LOCAL_CHAIN',
   'LOCAL_CHAINS',
   'SANDBOX',
+  'SIGNER',
 ];
 const CODE_RE = new RegExp(`'((?:${PREFIXES.join('|')})_[A-Z0-9_]+)'`, 'g');
 

@@ -17,6 +17,7 @@ import { createRelayClient, type RelayClient } from '../relay/client.ts';
 import { createChainsCache } from '../relay/chainsCache.ts';
 import type { CycleContext, WalletRuntime } from '../cycle/context.ts';
 import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
+import { checkRemoteSigners, observeRemoteSigners } from './remoteSigners.ts';
 import { runQueuedTransfers } from '../cycle/queuedTransfers.ts';
 import { runManualTransfer, type ManualTransferRequest } from '../cycle/manualTransfer.ts';
 import { cycleRun, processMode } from '../cycle/mode.ts';
@@ -143,6 +144,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     }),
   });
   for (const chain of Object.keys(config.chains)) metrics.rpcErrorsTotal.inc({ chain }, 0);
+  observeRemoteSigners(config, metrics);
   const chains = countRpcErrorsAll(createChainAdapters(config, { chainPollingIntervalMs: opts.chainPollingIntervalMs }), (chain) =>
     metrics.rpcErrorsTotal.inc({ chain }),
   );
@@ -232,9 +234,12 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
 /**
  * Opens the store named by `store:` (a PostgreSQL one is migrated and its pool opened) and wires Ballast on it.
  *
- * @throws as {@link createBallast}; StoreOpenError (`STORE_UNAVAILABLE`) when a PostgreSQL server cannot be reached
+ * @throws as {@link createBallast}; StoreOpenError (`STORE_UNAVAILABLE`) when a PostgreSQL server cannot be reached; ConfigError or
+ * SignerError (src/app/remoteSigners.ts) when a key service holds another key than the configured address, or cannot be asked
  */
 export async function openBallastApp(config: LoadedConfig, opts: Omit<CreateBallastOptions, 'store'>): Promise<Ballast> {
+  // Every key service's public key is the configured address before anything runs (docs/keys.md).
+  await checkRemoteSigners(config);
   if (!isPostgresUrl(config.store)) return createBallast(config, opts);
   const log = opts.logger.child({ component: 'store' });
   const store = await openPgStore(config.store, {

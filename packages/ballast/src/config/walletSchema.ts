@@ -1,14 +1,17 @@
 /**
  * zod schema of one wallet (`wallets.<name>`), one strict object per VM family, discriminated by `vm` (default
- * `evm`). Each has exactly one key source, `privateKey` (normally `${ENV_VAR}`) or `keyFile`, and an optional
- * `address` that loading compares with the address derived from the key. The schema checks shapes only; key
+ * `evm`). Each has exactly one key source: `privateKey` (normally `${ENV_VAR}`) or `keyFile` (the key on this host),
+ * or a key service under `signer` (src/config/signerSchema.ts, docs/keys.md); and an `address` that loading compares
+ * with the address derived from the key (required with a key service, checked against its public key at start). The schema checks shapes only; key
  * formats are checked when the key is loaded (`wallets.ts`), so key text never reaches a zod message.
  */
 import { z } from 'zod';
 import { BVM_ADDRESS_TYPES, BVM_NETWORKS } from '../chains/bvm/wallet.ts';
 import { unsupportedVmMessage } from './chainSchema.ts';
+import { SignerSchema } from './signerSchema.ts';
 
 const keyFields = (keyText: string, fileText: string) => ({
+  signer: SignerSchema.optional(),
   privateKey: z
     .string({ error: 'expected a string; use ${ENV_VAR}' })
     .optional()

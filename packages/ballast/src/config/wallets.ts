@@ -21,16 +21,20 @@ import { addressMismatch, bvmAddressProblem, svmAddressProblem } from './address
 import type { ConfigIssue } from './errors.ts';
 import { readKeyFile } from './keyFile.ts';
 import type { BvmWalletConfig, SvmWalletConfig, WalletConfig } from './walletSchema.ts';
+import type { KmsKey } from '../chains/remote/awsKms.ts';
+import { loadRemoteWallet, withHidden } from './remoteWallets.ts';
 
 /** An EVM wallet ready to sign. `account` is non-enumerable so serialising the config cannot expose it. */
 export interface LoadedEvmWallet {
   /** Wallet name (key under `wallets:`). */
   name: string;
   vm: 'evm';
-  /** Checksummed address derived from the key (EIP-55). */
+  /** Checksummed address derived from the key (EIP-55), or the configured one of a key service's key. */
   address: Address;
-  /** Signing account (viem); holds the key in a closure, not as a property. */
+  /** Signing account (viem); holds the key in a closure, or asks the key service (src/chains/evm/remoteAccount.ts). */
   readonly account: LocalAccount;
+  /** The key service that signs for it (`signer.kind` not `key`; docs/keys.md); absent: the key is on this host. */
+  readonly remote?: KmsKey;
 }
 
 /** A Solana wallet ready to sign. `keypair` is non-enumerable (a web3.js Keypair holds its secret key). */
@@ -89,6 +93,7 @@ export function loadWallet(
   secrets: Set<string>,
 ): LoadedWallet | undefined {
   const at = `wallets.${name}`;
+  if (wallet.signer !== undefined && wallet.signer.kind !== 'key') return loadRemoteWallet(name, wallet, wallet.signer, issues);
   const key = readKeyText(at, wallet, configDir, issues, secrets);
   if (key === undefined) return undefined;
   switch (wallet.vm) {
@@ -125,12 +130,6 @@ function readKeyText(
   if (text === undefined) return undefined;
   secrets.add(text);
   return { text, path };
-}
-
-/** Attaches `value` as a read-only, non-enumerable property (invisible to JSON, spread and default inspect). */
-function withHidden<T extends object, K extends string, V>(target: T, key: K, value: V): T & { readonly [P in K]: V } {
-  Object.defineProperty(target, key, { value, enumerable: false, writable: false });
-  return target as T & { readonly [P in K]: V }; // the property was defined just above
 }
 
 function loadEvm(

@@ -46,6 +46,10 @@ export interface OperatorMetrics {
   quoteDurationSeconds: Histogram<string>;
   /** `ballast_relay_request_duration_seconds{endpoint}`: Relay API request duration by endpoint name. */
   relayRequestDurationSeconds: Histogram<'endpoint'>;
+  /** `ballast_signer_requests_total{wallet,kind,outcome}`: requests to key services (docs/keys.md). */
+  signerRequestsTotal: Counter<'wallet' | 'kind' | 'outcome'>;
+  /** `ballast_signer_latency_seconds{wallet,kind}`: duration of each request to a key service. */
+  signerLatencySeconds: Histogram<'wallet' | 'kind'>;
   /** `ballast_rpc_errors_total{chain}`: failed chain RPC calls (balance and gas reads, broadcasts, lookups). */
   rpcErrorsTotal: Counter<'chain'>;
   /** `ballast_gas_balance_units{chain, wallet}`: signer wallet's native balance on a chain it is used on, whole units. */
@@ -154,6 +158,19 @@ export function createOperatorMetrics(registry: Registry, build: { version: stri
       help: 'Duration of Relay API requests in seconds, by endpoint.',
       labelNames: ['endpoint'],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers,
+    }),
+    signerRequestsTotal: new Counter({
+      name: 'ballast_signer_requests_total',
+      help: 'Requests to a key service that holds a wallet key (awsKms), by wallet, kind and outcome: ok, refused, unavailable, bad_signature.',
+      labelNames: ['wallet', 'kind', 'outcome'],
+      registers,
+    }),
+    signerLatencySeconds: new Histogram({
+      name: 'ballast_signer_latency_seconds',
+      help: 'Duration of each request to a key service in seconds (answered or failed), by wallet and kind.',
+      labelNames: ['wallet', 'kind'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10],
       registers,
     }),
     rpcErrorsTotal: new Counter({

@@ -1,0 +1,68 @@
+/**
+ * Loading a wallet whose key lives in a key service (`signer.kind` other than `key`; docs/keys.md): no key text is
+ * read, the configured `address` is required and its form checked here, and the chain side builds the signer
+ * (src/chains/<vm>/). Nothing is asked of the service at load: `checkRemoteSigners` (src/app/remoteSigners.ts)
+ * compares each service's public key with the configured address before anything runs.
+ */
+import { getAddress, isAddress } from 'viem';
+import { awsKmsKey } from '../chains/remote/awsKms.ts';
+import { evmRemoteAccount } from '../chains/evm/remoteAccount.ts';
+import type { ConfigIssue } from './errors.ts';
+import type { AwsKmsSignerConfig } from './signerSchema.ts';
+import type { WalletConfig } from './walletSchema.ts';
+import type { LoadedWallet } from './wallets.ts';
+
+/** Attaches `value` as a read-only, non-enumerable property (invisible to JSON, spread and default inspect). */
+export function withHidden<T extends object, K extends string, V>(target: T, key: K, value: V): T & { readonly [P in K]: V } {
+  Object.defineProperty(target, key, { value, enumerable: false, writable: false });
+  return target as T & { readonly [P in K]: V }; // the property was defined just above
+}
+
+/**
+ * Loads a wallet with a key service.
+ *
+ * @param signer the wallet's `signer:` (not `kind: key`)
+ * @param issues receives problems (path `wallets.<name>…`)
+ * @returns the wallet with its remote signer, or undefined when an issue was recorded
+ */
+export function loadRemoteWallet(
+  name: string,
+  wallet: WalletConfig,
+  signer: AwsKmsSignerConfig,
+  issues: ConfigIssue[],
+): LoadedWallet | undefined {
+  const at = `wallets.${name}`;
+  if (wallet.privateKey !== undefined || wallet.keyFile !== undefined) {
+    issues.push({ path: at, message: `signer.kind ${signer.kind} keeps the key in the service: remove privateKey and keyFile` });
+    return undefined;
+  }
+  if (wallet.address === undefined) {
+    issues.push({
+      path: `${at}.address`,
+      message: `required with signer.kind ${signer.kind}: the address of the service's key (checked at start)`,
+    });
+    return undefined;
+  }
+  const key = awsKmsKey(name, signer);
+  switch (wallet.vm) {
+    case 'evm': {
+      if (!isAddress(wallet.address)) {
+        issues.push({
+          path: `${at}.address`,
+          message: 'not an EVM address: expected 0x + 40 hex digits; mixed case must be a valid EIP-55 checksum',
+        });
+        return undefined;
+      }
+      const address = getAddress(wallet.address);
+      const loaded = withHidden({ name, vm: 'evm' as const, address }, 'account', evmRemoteAccount(name, address, key));
+      return withHidden(loaded, 'remote', key);
+    }
+    case 'svm':
+    case 'bvm':
+      issues.push({
+        path: `${at}.signer`,
+        message: `signer.kind ${signer.kind} signs evm wallets only for now; use kind key on a ${wallet.vm} wallet`,
+      });
+      return undefined;
+  }
+}
