@@ -61,8 +61,17 @@ export type StartSandbox = (options: SandboxStartOptions) => Promise<SandboxHand
  *   installed; any other load failure unchanged
  */
 export async function loadSandbox(command: string, load: () => Promise<{ startSandbox: StartSandbox }>): Promise<StartSandbox> {
+  return (await loadSandboxModule(command, load)).startSandbox;
+}
+
+/**
+ * Runs `load`, a dynamic import of a module of `@ballast/sandbox` (e.g. its local KMS endpoint), and returns the module.
+ *
+ * @throws CliError (exit 2) when `@ballast/sandbox` is not installed, as {@link loadSandbox}; any other load failure unchanged
+ */
+export async function loadSandboxModule<T>(command: string, load: () => Promise<T>): Promise<T> {
   try {
-    return (await load()).startSandbox;
+    return await load();
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     if ((e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && String(e.message).includes('@ballast/sandbox')) {
