@@ -9,6 +9,7 @@
 import type { ChainAdapter } from '../../../packages/ballast/src/chains/adapter.ts';
 import { createEvmAdapter } from '../../../packages/ballast/src/chains/evm/adapter.ts';
 import { createSvmAdapter } from '../../../packages/ballast/src/chains/svm/adapter.ts';
+import { svmKeypairSigner } from '../../../packages/ballast/src/chains/svm/signer.ts';
 import type { WalletRuntime } from '../../../packages/ballast/src/cycle/context.ts';
 import { SOLANA_CHAIN_ID } from '../../../packages/sandbox/src/quote/vmChains.ts';
 import { createModelEnv, driveSchedule, modelSleep, type ContextBuilder, type DriveOutcome, type ModelEnv } from '../harness.ts';
@@ -81,7 +82,7 @@ function solanaAdapter(world: SolWorld, handle: ProcessHandle): ChainAdapter {
     commitment: 'finalized',
     maxMicroLamportsPerCu: MAX_MICRO_LAMPORTS_PER_CU,
     maxComputeUnits: MAX_COMPUTE_UNITS,
-    keypairs: new Map([['treasury_sol', SOL.keypair]]),
+    signers: new Map([['treasury_sol', svmKeypairSigner(SOL.keypair)]]),
     fetch: inMemorySolanaRpc(world, handle),
     pollIntervalMs: 0,
   });

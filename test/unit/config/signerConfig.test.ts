@@ -2,11 +2,13 @@
  * `wallets.<name>.signer` (src/config/signerSchema.ts, src/config/remoteWallets.ts; docs/keys.md): a wallet whose
  * key is in AWS KMS loads without any key text, with its configured address and no secret on the object; every
  * bad combination is named with its field and fix (no address, a key as well, a bad region or timeout, an unknown
- * kind, a VM the signer does not sign for yet).
+ * kind); Solana and Bitcoin (p2wpkh) wallets load the same way, a p2tr wallet with a key service is refused naming
+ * addressType, and a malformed address is named.
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { ENV, KEY_ADDRESS, baseConfig, issueLines, loadErrorIn, tempDirPerTest } from './helpers.ts';
+import { BTC_P2TR, BTC_P2WPKH, BTC_TESTNET_P2WPKH, MULTI_ENV, SOL_ADDRESS, multiVmConfig, vmOf } from './helpers.ts';
 
 const tmp = tempDirPerTest();
 const KMS = { kind: 'awsKms', keyId: 'alias/ballast-treasury', region: 'eu-west-1' };
@@ -43,8 +45,50 @@ describe('wallets.<name>.signer', () => {
     );
     expect(lines({ vm: 'evm', address: KEY_ADDRESS, signer: { ...KMS, timeoutMs: 10 } })).toContain('timeoutMs must be at least 100');
     expect(lines({ vm: 'evm', address: KEY_ADDRESS, signer: { kind: 'vault' } })).toContain('signer.kind must be one of key, awsKms');
-    expect(lines({ vm: 'svm', address: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', signer: KMS })).toContain(
-      'wallets.treasury.signer: signer.kind awsKms signs evm wallets only for now',
+  });
+});
+
+describe('wallets.<name>.signer on Solana and Bitcoin wallets', () => {
+  /** The multi-VM config with the Solana and Bitcoin wallets replaced. */
+  function nonEvm(sol: Record<string, unknown>, btc: Record<string, unknown>) {
+    const config = multiVmConfig();
+    config.wallets.sol = sol;
+    config.wallets.btc = btc;
+    return config;
+  }
+  const lines = (sol: Record<string, unknown>, btc: Record<string, unknown>) => issueLines(loadErrorIn(tmp, nonEvm(sol, btc), MULTI_ENV));
+
+  it('loads an svm wallet and a p2wpkh bvm wallet at their configured addresses, nothing secret to serialise', () => {
+    const config = loadConfig(
+      tmp.write(nonEvm({ vm: 'svm', address: SOL_ADDRESS, signer: KMS }, { vm: 'bvm', address: BTC_P2WPKH, signer: KMS })),
+      MULTI_ENV,
+    );
+    const sol = vmOf(config.wallets.sol, 'svm');
+    const btc = vmOf(config.wallets.btc, 'bvm');
+    expect(sol).toEqual({ name: 'sol', vm: 'svm', address: SOL_ADDRESS });
+    expect(sol.signer.publicKey.toBase58()).toBe(SOL_ADDRESS);
+    expect([sol.signer.kind, sol.remote?.keyId]).toEqual(['awsKms', 'alias/ballast-treasury']);
+    expect(btc).toEqual({ name: 'btc', vm: 'bvm', address: BTC_P2WPKH, network: 'mainnet', addressType: 'p2wpkh' });
+    expect('connect' in btc.signer && btc.remote?.keyId).toBe('alias/ballast-treasury');
+    expect(JSON.stringify(config.wallets)).not.toContain('alias/');
+  });
+
+  it('refuses p2tr with a key service naming addressType, and names malformed addresses', () => {
+    const okSol = { vm: 'svm', address: SOL_ADDRESS, signer: KMS };
+    expect(lines(okSol, { vm: 'bvm', address: BTC_P2TR, addressType: 'p2tr', signer: KMS })).toEqual([
+      'wallets.btc.addressType: p2tr cannot be signed by signer.kind awsKms (KMS offers no BIP-340 Schnorr signature): use addressType p2wpkh with an ECC_SECG_P256K1 key, or kind key',
+    ]);
+    expect(lines(okSol, { vm: 'bvm', address: BTC_TESTNET_P2WPKH, signer: KMS }).join('\n')).toMatch(
+      /^wallets\.btc\.address: .* is a testnet address but network is mainnet/,
+    );
+    expect(lines(okSol, { vm: 'bvm', address: BTC_P2WPKH.toUpperCase(), signer: KMS })).toEqual([
+      `wallets.btc.address: "${BTC_P2WPKH.toUpperCase()}": write the bech32 address in lower case`,
+    ]);
+    expect(lines({ vm: 'svm', address: KEY_ADDRESS, signer: KMS }, { vm: 'bvm', address: BTC_P2WPKH, signer: KMS }).join('\n')).toMatch(
+      /^wallets\.sol\.address: .* is an EVM address, not a Solana address/,
+    );
+    expect(lines({ vm: 'svm', signer: KMS }, { vm: 'bvm', address: BTC_P2WPKH, signer: KMS })).toContain(
+      "wallets.sol.address: required with signer.kind awsKms: the address of the service's key (checked at start)",
     );
   });
 });

@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ed25519 } from '@noble/curves/ed25519';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { solanaWsUrlFromRpcUrl } from '../../../packages/ballast/src/config/loadedChains.ts';
@@ -32,12 +33,13 @@ const tmp = tempDirPerTest();
 const linesOf = (config: unknown, env: Record<string, string | undefined> = MULTI_ENV) => issueLines(loadErrorIn(tmp, config, env));
 
 describe('svm wallet', () => {
-  it('loads a base58 secret key from the environment and derives its address', () => {
+  it('loads a base58 secret key from the environment and derives its address', async () => {
     const config = loadConfig(tmp.write(multiVmConfig()), MULTI_ENV);
     const wallet = vmOf(config.wallets.sol, 'svm');
     expect(wallet).toEqual({ name: 'sol', vm: 'svm', address: SOL_ADDRESS });
-    expect(wallet.keypair.publicKey.toBase58()).toBe(SOL_ADDRESS);
-    expect(Array.from(wallet.keypair.secretKey)).toEqual(SOL_KEY_BYTES);
+    expect(wallet.signer.publicKey.toBase58()).toBe(SOL_ADDRESS);
+    const message = new TextEncoder().encode('ballast');
+    expect(await wallet.signer.signMessage(message)).toEqual(ed25519.sign(message, Uint8Array.from(SOL_KEY_BYTES.slice(0, 32))));
     expect(config.assets.SOL).toEqual([
       {
         asset: 'SOL',
@@ -59,7 +61,7 @@ describe('svm wallet', () => {
     tmp.file('sol.json', `${JSON.stringify(SOL_KEY_BYTES)}\n`, 0o600);
     const c = multiVmConfig();
     c.wallets.sol = { vm: 'svm', keyFile: 'sol.json', address: SOL_ADDRESS };
-    expect(vmOf(loadConfig(tmp.write(c), MULTI_ENV).wallets.sol, 'svm').keypair.publicKey.toBase58()).toBe(SOL_ADDRESS);
+    expect(vmOf(loadConfig(tmp.write(c), MULTI_ENV).wallets.sol, 'svm').signer.publicKey.toBase58()).toBe(SOL_ADDRESS);
   });
 
   it('also accepts a base58 key in the key file and a JSON array in privateKey', () => {
@@ -337,7 +339,7 @@ describe('svm secrets', () => {
     }
     expect(inspect(config.wallets.sol)).not.toContain(SOL_KEY_BYTES.slice(0, 4).join(', '));
     expect(Object.keys(config.wallets.sol ?? {})).toEqual(['name', 'vm', 'address']);
-    expect(vmOf(config.wallets.sol, 'svm').keypair.publicKey.toBase58()).toBe(SOL_ADDRESS);
+    expect(vmOf(config.wallets.sol, 'svm').signer.publicKey.toBase58()).toBe(SOL_ADDRESS);
   });
 
   it('error messages never contain the key, whichever field it lands in', () => {

@@ -12,6 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { createEvmAdapter } from '../../../packages/ballast/src/chains/evm/adapter.ts';
 import { createSvmAdapter } from '../../../packages/ballast/src/chains/svm/adapter.ts';
+import { svmKeypairSigner } from '../../../packages/ballast/src/chains/svm/signer.ts';
 import { withdrawalDigest, withdrawalSigningText } from '../../../packages/protocol/src/protocol/withdrawalDigest.ts';
 
 const OWNER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const; // anvil dev key #1
@@ -87,7 +88,7 @@ describe('owner signatures', () => {
       commitment: 'confirmed',
       maxMicroLamportsPerCu: 1n,
       maxComputeUnits: 1,
-      keypairs: new Map([['sol', keypair]]),
+      signers: new Map([['sol', svmKeypairSigner(keypair)]]),
     });
     const digest = withdrawalDigest({
       ...fields,

@@ -2,7 +2,6 @@
  * Builds one chain adapter per configured chain (src/chains/adapter.ts), handing each the signers of the
  * wallets of its VM family. Part of the wiring (src/app/createBallast.ts); nothing else constructs adapters.
  */
-import type { Keypair } from '@solana/web3.js';
 import { hexToBytes, type Hex, type LocalAccount } from 'viem';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import type { ChainAdapter } from '../chains/adapter.ts';
@@ -10,7 +9,8 @@ import { createEvmAdapter } from '../chains/evm/adapter.ts';
 import { createEvmPublicClient } from '../chains/evm/client.ts';
 import { createBvmAdapter } from '../chains/bvm/adapter.ts';
 import { createSvmAdapter } from '../chains/svm/adapter.ts';
-import type { BvmKey } from '../chains/bvm/wallet.ts';
+import type { BvmWalletKey } from '../chains/bvm/wallet.ts';
+import type { SvmSigner } from '../chains/svm/signer.ts';
 
 /** Options for {@link createChainAdapters}. */
 export interface ChainAdapterOptions {
@@ -21,20 +21,26 @@ export interface ChainAdapterOptions {
 /** Signers of the configured wallets, grouped by VM family. */
 function signersByVm(config: LoadedConfig) {
   const evm = new Map<string, LocalAccount>();
-  const svm = new Map<string, Keypair>();
-  const bvm = new Map<string, BvmKey>();
+  const svm = new Map<string, SvmSigner>();
+  const bvm = new Map<string, BvmWalletKey>();
   for (const [name, w] of Object.entries(config.wallets)) {
     if (w.vm === 'evm') evm.set(name, w.account);
-    if (w.vm === 'svm') svm.set(name, w.keypair);
+    if (w.vm === 'svm') svm.set(name, w.signer);
     if (w.vm === 'bvm') {
-      bvm.set(name, {
-        address: w.address,
-        network: w.network,
-        addressType: w.addressType,
-        publicKey: hexToBytes(`0x${w.publicKey}` as Hex), // the loader wrote lower-case hex without 0x
-        ...(w.internalPubkey !== undefined ? { internalPubkey: hexToBytes(`0x${w.internalPubkey}` as Hex) } : {}),
-        signer: w.signer,
-      });
+      const { address, network, addressType, signer } = w;
+      if ('connect' in signer) {
+        bvm.set(name, { address, network, addressType: 'p2wpkh', signer }); // a key service's: p2wpkh (the loader refuses p2tr)
+      } else {
+        if (w.publicKey === undefined) throw new Error(`wallets.${name}: a key on the host always has its public key`); // set by loadBvm
+        bvm.set(name, {
+          address,
+          network,
+          addressType,
+          publicKey: hexToBytes(`0x${w.publicKey}` as Hex), // the loader wrote lower-case hex without 0x
+          ...(w.internalPubkey !== undefined ? { internalPubkey: hexToBytes(`0x${w.internalPubkey}` as Hex) } : {}),
+          signer,
+        });
+      }
     }
   }
   return { evm, svm, bvm };
@@ -81,7 +87,7 @@ export function createChainAdapters(config: LoadedConfig, opts: ChainAdapterOpti
             commitment: c.commitment,
             maxMicroLamportsPerCu: c.maxMicroLamportsPerCu,
             maxComputeUnits: c.maxComputeUnits,
-            keypairs: signers.svm,
+            signers: signers.svm,
             ...(c.minDeadlineLeadSec !== undefined ? { minDeadlineLeadSec: c.minDeadlineLeadSec } : {}),
             ...(opts.chainPollingIntervalMs !== undefined ? { pollIntervalMs: opts.chainPollingIntervalMs } : {}),
           }),

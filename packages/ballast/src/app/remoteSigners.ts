@@ -1,9 +1,11 @@
 /**
  * Wallets whose key is in a key service (docs/keys.md), at start: each service's public key must be the configured
- * address before anything runs, and each request a signer makes is counted and timed
+ * address before anything runs (EVM: its Keccak address; Solana: its base58; Bitcoin: its P2WPKH address), and each request a signer makes is counted and timed
  * (`ballast_signer_requests_total`, `ballast_signer_latency_seconds`).
  */
+import { checkBvmRemoteAddress } from '../chains/bvm/remoteSigner.ts';
 import { checkEvmRemoteAddress } from '../chains/evm/remoteAccount.ts';
+import { checkSvmRemoteAddress } from '../chains/svm/remoteSigner.ts';
 import { SignerError } from '../chains/remote/signerError.ts';
 import { ConfigError } from '../config/errors.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
@@ -19,9 +21,11 @@ import type { BallastMetrics } from '../metrics/metrics.ts';
 export async function checkRemoteSigners(config: LoadedConfig): Promise<void> {
   const issues: { path: string; message: string }[] = [];
   for (const wallet of Object.values(config.wallets)) {
-    if (wallet.vm !== 'evm' || !wallet.remote) continue;
+    if (!wallet.remote) continue;
     try {
-      await checkEvmRemoteAddress(wallet.name, wallet.address, wallet.remote);
+      if (wallet.vm === 'evm') await checkEvmRemoteAddress(wallet.name, wallet.address, wallet.remote);
+      if (wallet.vm === 'svm') await checkSvmRemoteAddress(wallet.name, wallet.address, wallet.remote);
+      if (wallet.vm === 'bvm') await checkBvmRemoteAddress(wallet.name, wallet.address, wallet.network, wallet.remote);
     } catch (error) {
       if (!(error instanceof SignerError) || (error.code !== 'SIGNER_KEY_MISMATCH' && error.code !== 'SIGNER_UNSUPPORTED')) throw error;
       issues.push({ path: `wallets.${wallet.name}`, message: error.message.replace(/^signer \S+ of wallet \S+: /, '') });
@@ -33,7 +37,7 @@ export async function checkRemoteSigners(config: LoadedConfig): Promise<void> {
 /** Feeds every key service's requests into the signer metrics. */
 export function observeRemoteSigners(config: LoadedConfig, metrics: BallastMetrics): void {
   for (const wallet of Object.values(config.wallets)) {
-    if (wallet.vm !== 'evm' || !wallet.remote) continue;
+    if (!wallet.remote) continue;
     wallet.remote.observer = (e) => {
       metrics.signerRequestsTotal.inc({ wallet: e.wallet, kind: e.kind, outcome: e.outcome });
       metrics.signerLatencySeconds.observe({ wallet: e.wallet, kind: e.kind }, e.seconds);

@@ -7,6 +7,10 @@
 import { getAddress, isAddress } from 'viem';
 import { awsKmsKey } from '../chains/remote/awsKms.ts';
 import { evmRemoteAccount } from '../chains/evm/remoteAccount.ts';
+import { bvmRemoteKey } from '../chains/bvm/remoteSigner.ts';
+import { svmRemoteSigner } from '../chains/svm/remoteSigner.ts';
+import { parseSvmAddress } from '../chains/svm/wallet.ts';
+import { bvmAddressProblem, svmAddressProblem } from './addresses.ts';
 import type { ConfigIssue } from './errors.ts';
 import type { AwsKmsSignerConfig } from './signerSchema.ts';
 import type { WalletConfig } from './walletSchema.ts';
@@ -57,12 +61,37 @@ export function loadRemoteWallet(
       const loaded = withHidden({ name, vm: 'evm' as const, address }, 'account', evmRemoteAccount(name, address, key));
       return withHidden(loaded, 'remote', key);
     }
-    case 'svm':
-    case 'bvm':
-      issues.push({
-        path: `${at}.signer`,
-        message: `signer.kind ${signer.kind} signs evm wallets only for now; use kind key on a ${wallet.vm} wallet`,
-      });
-      return undefined;
+    case 'svm': {
+      const publicKey = parseSvmAddress(wallet.address);
+      if (publicKey === undefined) {
+        issues.push({ path: `${at}.address`, message: svmAddressProblem(wallet.address) ?? 'not a canonical base58 Solana address' });
+        return undefined;
+      }
+      const loaded = withHidden(
+        { name, vm: 'svm' as const, address: publicKey.toBase58() },
+        'signer',
+        svmRemoteSigner(name, publicKey, key),
+      );
+      return withHidden(loaded, 'remote', key);
+    }
+    case 'bvm': {
+      if (wallet.addressType !== 'p2wpkh') {
+        issues.push({
+          path: `${at}.addressType`,
+          message: `${wallet.addressType} cannot be signed by signer.kind ${signer.kind} (KMS offers no BIP-340 Schnorr signature): use addressType p2wpkh with an ECC_SECG_P256K1 key, or kind key`,
+        });
+        return undefined;
+      }
+      const problem =
+        bvmAddressProblem(wallet.address, wallet.network, 'p2wpkh') ??
+        (wallet.address === wallet.address.toLowerCase() ? undefined : `"${wallet.address}": write the bech32 address in lower case`);
+      if (problem !== undefined) {
+        issues.push({ path: `${at}.address`, message: problem });
+        return undefined;
+      }
+      const k = bvmRemoteKey(name, wallet.address, wallet.network, key);
+      const loaded = { name, vm: 'bvm' as const, address: k.address, network: k.network, addressType: k.addressType };
+      return withHidden(withHidden(loaded, 'signer', k.signer), 'remote', key);
+    }
   }
 }

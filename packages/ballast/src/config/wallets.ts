@@ -12,10 +12,10 @@
  */
 import { resolve } from 'node:path';
 import { base58 } from '@scure/base';
-import type { Keypair } from '@solana/web3.js';
 import { bytesToHex, getAddress, isAddress, type Address, type Hex, type LocalAccount } from 'viem';
-import { bvmKeyFromWif, type BvmAddressType, type BvmNetwork, type BvmSigner } from '../chains/bvm/wallet.ts';
+import { bvmKeyFromWif, type BvmAddressType, type BvmNetwork, type BvmRemoteSigner, type BvmSigner } from '../chains/bvm/wallet.ts';
 import { evmSignerFromKey } from '../chains/evm/wallet.ts';
+import { svmKeypairSigner, type SvmSigner } from '../chains/svm/signer.ts';
 import { SVM_SECRET_KEY_BYTES, svmSignerFromSecretKey } from '../chains/svm/wallet.ts';
 import { addressMismatch, bvmAddressProblem, svmAddressProblem } from './addresses.ts';
 import type { ConfigIssue } from './errors.ts';
@@ -37,14 +37,16 @@ export interface LoadedEvmWallet {
   readonly remote?: KmsKey;
 }
 
-/** A Solana wallet ready to sign. `keypair` is non-enumerable (a web3.js Keypair holds its secret key). */
+/** A Solana wallet ready to sign. `signer` is non-enumerable (a key on the host is in its closure). */
 export interface LoadedSvmWallet {
   name: string;
   vm: 'svm';
   /** base58 public key (case-sensitive). */
   address: string;
-  /** web3.js key pair. */
-  readonly keypair: Keypair;
+  /** Ed25519 signer: the key pair on this host, or the key service (src/chains/svm/signer.ts, remoteSigner.ts). */
+  readonly signer: SvmSigner;
+  /** The key service that signs for it (`signer.kind` not `key`; docs/keys.md); absent: the key is on this host. */
+  readonly remote?: KmsKey;
 }
 
 /** A Bitcoin wallet ready to sign. `signer` is non-enumerable. */
@@ -55,12 +57,20 @@ export interface LoadedBvmWallet {
   address: string;
   network: BvmNetwork;
   addressType: BvmAddressType;
-  /** Compressed public key of the WIF (33 bytes, lower-case hex without 0x; untweaked for p2tr). */
-  publicKey: string;
+  /**
+   * Compressed public key of the WIF (33 bytes, lower-case hex without 0x; untweaked for p2tr); absent for a key
+   * service's key (read from the service at start and when it signs).
+   */
+  publicKey?: string;
   /** p2tr only: x-only internal key (32 bytes hex), what a PSBT input's `tapInternalKey` must hold. */
   internalPubkey?: string;
-  /** bitcoinjs `Psbt.signInput` signer; for p2tr it holds the BIP-86 tweaked key and signs Schnorr. */
-  readonly signer: BvmSigner;
+  /**
+   * bitcoinjs signer; for p2tr it holds the BIP-86 tweaked key and signs Schnorr. A key service's (p2wpkh only)
+   * connects first (src/chains/bvm/remoteSigner.ts).
+   */
+  readonly signer: BvmSigner | BvmRemoteSigner;
+  /** The key service that signs for it (`signer.kind` not `key`; docs/keys.md); absent: the key is on this host. */
+  readonly remote?: KmsKey;
 }
 
 /** A wallet ready to sign, by VM family. */
@@ -223,7 +233,7 @@ function loadSvm(name: string, at: string, key: KeyText, wallet: SvmWalletConfig
       return undefined;
     }
   }
-  return withHidden({ name, vm: 'svm' as const, address }, 'keypair', keypair);
+  return withHidden({ name, vm: 'svm' as const, address }, 'signer', svmKeypairSigner(keypair));
 }
 
 function loadBvm(name: string, at: string, key: KeyText, wallet: BvmWalletConfig, issues: ConfigIssue[]): LoadedBvmWallet | undefined {

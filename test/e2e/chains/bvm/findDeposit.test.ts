@@ -26,8 +26,8 @@ let nextKey = 0x50;
 const freshKey = (type: 'p2wpkh' | 'p2tr' = 'p2wpkh'): BvmKey => regtestKey(type, nextKey++);
 
 /** Signs and broadcasts (in-process) a deposit from `key`'s funded case `c`. @returns the txid */
-function send(key: BvmKey, c: BvmCase, variant: DepositVariant = {}): string {
-  const signed = signBvmPsbt(key, buildPsbt(c, depositSpec(c, variant)).toHex(), SIGN_LIMITS);
+async function send(key: BvmKey, c: BvmCase, variant: DepositVariant = {}): Promise<string> {
+  const signed = await signBvmPsbt(key, buildPsbt(c, depositSpec(c, variant)).toHex(), SIGN_LIMITS);
   return node.broadcast(signed.rawTx);
 }
 
@@ -38,7 +38,7 @@ describe('Bitcoin adapter findDeposit', () => {
     const key = freshKey('p2tr');
     const adapter = adapterFor(node, {});
     const c = fundedCase(node, key, [200_000n]);
-    const txid = send(key, c);
+    const txid = await send(key, c);
     const height = node.mine();
     for (let i = 0; i < 30; i++) node.faucet(c.depository.address, 1_000n + BigInt(i)); // 30 newer payments: two more pages
     const query = { depository: c.depository.address, orderId: c.orderId, user: key.address, amount: AMOUNT };
@@ -61,7 +61,7 @@ describe('Bitcoin adapter findDeposit', () => {
     const c = fundedCase(node, key, [200_000n]);
     const query = { depository: c.depository.address, orderId: c.orderId, user: key.address, amount: AMOUNT };
     expect(await adapter.findDeposit(query)).toEqual({ kind: 'none', atBlock: BigInt(node.tipHeight()) });
-    const txid = send(key, c);
+    const txid = await send(key, c);
     await expect(adapter.findDeposit(query)).rejects.toMatchObject({
       code: 'BVM_DEPOSIT_UNCONFIRMED',
       message: `deposit ${txid} for order ${c.orderId} is in the mempool, not yet mined; look again after the next block`,
@@ -78,9 +78,9 @@ describe('Bitcoin adapter findDeposit', () => {
     const adapter = adapterFor(node, {});
     const c = fundedCase(node, key, [150_000n, 150_000n, 150_000n]);
     const other = `0x${'cd'.repeat(32)}`;
-    send(key, c, { memo: other, utxos: [c.utxos[0]!] });
-    send(key, c, { amount: AMOUNT - 1n, utxos: [c.utxos[1]!] });
-    send(key, c, { memo: `${c.orderId} `, utxos: [c.utxos[2]!] });
+    await send(key, c, { memo: other, utxos: [c.utxos[0]!] });
+    await send(key, c, { amount: AMOUNT - 1n, utxos: [c.utxos[1]!] });
+    await send(key, c, { memo: `${c.orderId} `, utxos: [c.utxos[2]!] });
     node.mine();
     const query = { depository: c.depository.address, orderId: c.orderId, user: key.address, amount: AMOUNT };
     expect(await adapter.findDeposit(query)).toEqual({ kind: 'none', atBlock: BigInt(node.tipHeight()) });
@@ -98,7 +98,7 @@ describe('Bitcoin adapter findDeposit', () => {
     // The stranger pays our order with no depositor in the memo: it credits the stranger, not us. (A memo with
     // `|depositor=` is longer than the 83 bytes the node relays; the unit tests cover that form.)
     const s1 = fundedCase(node, stranger, [150_000n]);
-    const txid = send(stranger, s1, { memo: c.orderId });
+    const txid = await send(stranger, s1, { memo: c.orderId });
     node.mine();
     expect(await adapter.findDeposit(query)).toEqual({ kind: 'none', atBlock: BigInt(node.tipHeight()) });
     expect(await adapter.findDeposit({ ...query, user: stranger.address })).toMatchObject({ kind: 'found', deposit: { txHash: txid } });

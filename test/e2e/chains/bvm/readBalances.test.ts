@@ -47,7 +47,7 @@ describe('Bitcoin adapter readBalances', () => {
         { script: c.wallet.script, value: 39_000n },
       ],
     });
-    await adapter.broadcast(signBvmPsbt(key, spend.toHex(), SIGN_LIMITS).rawTx);
+    await adapter.broadcast((await signBvmPsbt(key, spend.toHex(), SIGN_LIMITS)).rawTx);
     // 150,000 funded − 100,000 pending spent = 50,000; − 20,000 reserve.
     expect(await adapter.readBalances(holdings)).toMatchObject({ ok: true, amounts: [{ amount: 30_000n }, { amount: 0n }] });
     expect(node.specBalance(key.address)).toBe(50_000n);

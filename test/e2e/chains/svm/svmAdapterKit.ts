@@ -11,6 +11,7 @@ import type { Hex } from 'viem';
 import { afterAll, beforeAll } from 'vitest';
 import { createSvmAdapter, type SvmChainAdapter } from '../../../../packages/ballast/src/chains/svm/adapter.ts';
 import type { SvmFinality } from '../../../../packages/ballast/src/chains/svm/rpc.ts';
+import { svmKeypairSigner } from '../../../../packages/ballast/src/chains/svm/signer.ts';
 import { computeOrderId } from '../../../../packages/protocol/src/protocol/orderId.ts';
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -99,7 +100,7 @@ export function adapterFor(
     commitment: opts.commitment ?? 'confirmed',
     maxMicroLamportsPerCu: 1_000_000n,
     maxComputeUnits: 1_400_000,
-    keypairs: new Map([[WALLET_NAME, WALLET]]),
+    signers: new Map([[WALLET_NAME, svmKeypairSigner(WALLET)]]),
     pollIntervalMs: opts.pollIntervalMs ?? 100,
     ...(opts.tap ? { fetch: opts.tap.fetch } : {}),
     ...(opts.genesisHash ? { genesisHash: opts.genesisHash } : {}),

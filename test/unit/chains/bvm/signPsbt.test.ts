@@ -88,10 +88,10 @@ describe.each(CASES)('signBvmPsbt, %s on %s', (type, network) => {
   const key = keyOf(type, network);
   const c = caseOf(key);
 
-  it.each([true, false])('signs every input with a signature that verifies (tapInternalKey in the PSBT: %s)', (withInternalKey) => {
+  it.each([true, false])('signs every input with a signature that verifies (tapInternalKey in the PSBT: %s)', async (withInternalKey) => {
     const spec = standardSpec(c);
     if (!withInternalKey) spec.inputs = spec.inputs.map(({ tapInternalKey: _drop, ...rest }) => rest);
-    const signed = signBvmPsbt(key, buildPsbt(c, spec).toHex(), SIGN_LIMITS);
+    const signed = await signBvmPsbt(key, buildPsbt(c, spec).toHex(), SIGN_LIMITS);
     const tx = Transaction.fromHex(signed.rawTx);
     expect(signed.txid).toBe(tx.getId());
     const scripts = spec.inputs.map(() => c.wallet.script);
@@ -115,43 +115,45 @@ describe('signBvmPsbt refusals', () => {
   const key = keyOf('p2wpkh', 'regtest');
   const c = caseOf(key);
   const refuse = (spec: PsbtSpec | string, pattern: RegExp, limits: Partial<BvmSignLimits> = {}) =>
-    expect(() => signBvmPsbt(key, typeof spec === 'string' ? spec : buildPsbt(c, spec).toHex(), { ...SIGN_LIMITS, ...limits })).toThrow(
-      expect.objectContaining({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(pattern) }),
-    );
+    expect(
+      signBvmPsbt(key, typeof spec === 'string' ? spec : buildPsbt(c, spec).toHex(), { ...SIGN_LIMITS, ...limits }),
+    ).rejects.toMatchObject({ code: 'BVM_ADAPTER_REFUSED', message: expect.stringMatching(pattern) });
 
-  it('an input that does not spend our script', () => {
+  it('an input that does not spend our script', async () => {
     const spec = standardSpec(c);
     spec.inputs[1] = { ...spec.inputs[1]!, script: strangerAddress(networks.regtest).script };
-    refuse(spec, /input 1 \((?:b2){32}:3\) does not spend from wallet bcrt1q/);
+    await refuse(spec, /input 1 \((?:b2){32}:3\) does not spend from wallet bcrt1q/);
   });
 
-  it('an input asking for SIGHASH_NONE, and a P2WPKH input asking for DEFAULT', () => {
+  it('an input asking for SIGHASH_NONE, and a P2WPKH input asking for DEFAULT', async () => {
     const none = standardSpec(c);
     none.inputs[0] = { ...none.inputs[0]!, sighashType: Transaction.SIGHASH_NONE };
-    refuse(none, /input 0 .* asks for sighash 0x2; only ALL/);
+    await refuse(none, /input 0 .* asks for sighash 0x2; only ALL/);
     const all = standardSpec(c);
     all.inputs[0] = { ...all.inputs[0]!, sighashType: Transaction.SIGHASH_ALL };
-    expect(signBvmPsbt(key, buildPsbt(c, all).toHex(), SIGN_LIMITS).inputs).toHaveLength(2);
+    expect((await signBvmPsbt(key, buildPsbt(c, all).toHex(), SIGN_LIMITS)).inputs).toHaveLength(2);
   });
 
-  it('an input already signed', () => {
+  it('an input already signed', async () => {
     const psbt = buildPsbt(c, standardSpec(c));
     psbt.signInput(0, key.signer);
-    refuse(psbt.toHex(), /input 0 .* already carries partialSig/);
+    await refuse(psbt.toHex(), /input 0 .* already carries partialSig/);
   });
 
-  it('a taproot input naming another internal key', () => {
+  it('a taproot input naming another internal key', async () => {
     const tr = keyOf('p2tr', 'regtest');
     const trCase = caseOf(tr);
     const spec = standardSpec(trCase);
     spec.inputs[0] = { ...spec.inputs[0]!, tapInternalKey: toXOnly(keyOf('p2tr', 'regtest', 9).publicKey) };
-    expect(() => signBvmPsbt(tr, buildPsbt(trCase, spec).toHex(), SIGN_LIMITS)).toThrow(/input 0 .* names another taproot internal key/);
+    await expect(signBvmPsbt(tr, buildPsbt(trCase, spec).toHex(), SIGN_LIMITS)).rejects.toThrow(
+      /input 0 .* names another taproot internal key/,
+    );
   });
 
-  it('a fee rate above the cap; the same PSBT signs under a higher cap', () => {
+  it('a fee rate above the cap; the same PSBT signs under a higher cap', async () => {
     // FEE (2,000 sat) over ~250 vB is about 8 sat/vB.
-    refuse(standardSpec(c), /fee 2000 sat over ~\d+ vB is above the cap of 5 sat\/vB/, { maxFeeRateSatPerVb: 5 });
-    expect(signBvmPsbt(key, buildPsbt(c, standardSpec(c)).toHex(), { ...SIGN_LIMITS, maxFeeRateSatPerVb: 10 }).feeSat).toBe(FEE);
+    await refuse(standardSpec(c), /fee 2000 sat over ~\d+ vB is above the cap of 5 sat\/vB/, { maxFeeRateSatPerVb: 5 });
+    expect((await signBvmPsbt(key, buildPsbt(c, standardSpec(c)).toHex(), { ...SIGN_LIMITS, maxFeeRateSatPerVb: 10 })).feeSat).toBe(FEE);
   });
 
   /** The standard PSBT with its change cut to `changeSat` (the rest goes to miners). */
@@ -161,53 +163,53 @@ describe('signBvmPsbt refusals', () => {
     return spec;
   }
 
-  it('the issue case: a 100,000-sat deposit paying 39,000 sat to miners (~137 sat/vB, under the rate cap) is refused', () => {
-    refuse(withChange(1_000n), /miner fee 39000 sat is above 500 bps \(maxMinerFeeBps\) of the 100000 sat paid away/);
+  it('the issue case: a 100,000-sat deposit paying 39,000 sat to miners (~137 sat/vB, under the rate cap) is refused', async () => {
+    await refuse(withChange(1_000n), /miner fee 39000 sat is above 500 bps \(maxMinerFeeBps\) of the 100000 sat paid away/);
     // The public Relay docs' example share (3,639 sat on 100,000 sat, 364 bps) is signed under the defaults.
-    expect(signBvmPsbt(key, buildPsbt(c, withChange(140_000n - AMOUNT - 3_639n)).toHex(), SIGN_LIMITS).feeSat).toBe(3_639n);
+    expect((await signBvmPsbt(key, buildPsbt(c, withChange(140_000n - AMOUNT - 3_639n)).toHex(), SIGN_LIMITS)).feeSat).toBe(3_639n);
   });
 
-  it('a transaction paying nothing away (all outputs ours) is held to the absolute cap only', () => {
+  it('a transaction paying nothing away (all outputs ours) is held to the absolute cap only', async () => {
     const spec: PsbtSpec = { ...standardSpec(c), outputs: [{ script: c.wallet.script, value: 140_000n - 3_000n }] };
-    expect(signBvmPsbt(key, buildPsbt(c, spec).toHex(), SIGN_LIMITS).feeSat).toBe(3_000n);
-    refuse(spec, /miner fee 3000 sat is above the cap of 2999 sat \(maxMinerFeeSats\)/, { maxMinerFeeSats: 2_999n });
+    expect((await signBvmPsbt(key, buildPsbt(c, spec).toHex(), SIGN_LIMITS)).feeSat).toBe(3_000n);
+    await refuse(spec, /miner fee 3000 sat is above the cap of 2999 sat \(maxMinerFeeSats\)/, { maxMinerFeeSats: 2_999n });
   });
 
-  it('a miner fee above maxMinerFeeSats is refused whatever its share', () => {
-    refuse(standardSpec(c), /miner fee 2000 sat is above the cap of 1999 sat \(maxMinerFeeSats\)/, { maxMinerFeeSats: 1_999n });
-    expect(signBvmPsbt(key, buildPsbt(c, standardSpec(c)).toHex(), { ...SIGN_LIMITS, maxMinerFeeSats: 2_000n }).feeSat).toBe(FEE);
+  it('a miner fee above maxMinerFeeSats is refused whatever its share', async () => {
+    await refuse(standardSpec(c), /miner fee 2000 sat is above the cap of 1999 sat \(maxMinerFeeSats\)/, { maxMinerFeeSats: 1_999n });
+    expect((await signBvmPsbt(key, buildPsbt(c, standardSpec(c)).toHex(), { ...SIGN_LIMITS, maxMinerFeeSats: 2_000n })).feeSat).toBe(FEE);
   });
 
-  it('an input not signalling BIP-125 replaceability, unless requireReplaceable is false', () => {
+  it('an input not signalling BIP-125 replaceability, unless requireReplaceable is false', async () => {
     const spec = standardSpec(c);
     spec.inputs[1] = { ...spec.inputs[1]!, sequence: 0xfffffffe };
-    refuse(spec, /input 1 nSequence 0xfffffffe does not signal BIP-125 replaceability/);
-    expect(signBvmPsbt(key, buildPsbt(c, spec).toHex(), { ...SIGN_LIMITS, requireReplaceable: false }).inputs).toHaveLength(2);
+    await refuse(spec, /input 1 nSequence 0xfffffffe does not signal BIP-125 replaceability/);
+    expect((await signBvmPsbt(key, buildPsbt(c, spec).toHex(), { ...SIGN_LIMITS, requireReplaceable: false })).inputs).toHaveLength(2);
   });
 
-  it('the issue case: nLockTime far in the future is refused; a height at the tip signs', () => {
-    refuse({ ...standardSpec(c), locktime: 499_999_999 }, /nLockTime 499999999 is a block height, but the tip height was not read/);
-    refuse({ ...standardSpec(c), locktime: 900_000 }, /nLockTime 900000 is above the tip height 870000: not final/, {
+  it('the issue case: nLockTime far in the future is refused; a height at the tip signs', async () => {
+    await refuse({ ...standardSpec(c), locktime: 499_999_999 }, /nLockTime 499999999 is a block height, but the tip height was not read/);
+    await refuse({ ...standardSpec(c), locktime: 900_000 }, /nLockTime 900000 is above the tip height 870000: not final/, {
       tipHeight: 870_000n,
     });
-    refuse({ ...standardSpec(c), locktime: 1_900_000_000 }, /nLockTime 1900000000 is a unix time/, { tipHeight: 870_000n });
-    const signed = signBvmPsbt(key, buildPsbt(c, { ...standardSpec(c), locktime: 870_000 }).toHex(), {
+    await refuse({ ...standardSpec(c), locktime: 1_900_000_000 }, /nLockTime 1900000000 is a unix time/, { tipHeight: 870_000n });
+    const signed = await signBvmPsbt(key, buildPsbt(c, { ...standardSpec(c), locktime: 870_000 }).toHex(), {
       ...SIGN_LIMITS,
       tipHeight: 870_000n,
     });
     expect(Transaction.fromHex(signed.rawTx).locktime).toBe(870_000);
   });
 
-  it('a BIP-68 relative lock on an input is refused', () => {
+  it('a BIP-68 relative lock on an input is refused', async () => {
     const spec = standardSpec(c);
     spec.inputs[0] = { ...spec.inputs[0]!, sequence: 10 };
-    refuse(spec, /input 0 nSequence 0x0000000a is a BIP-68 relative lock of 10 block\(s\)/);
+    await refuse(spec, /input 0 nSequence 0x0000000a is a BIP-68 relative lock of 10 block\(s\)/);
   });
 
-  it('text that is not a PSBT (not hex; a PSBT without inputs, which does not parse)', () => {
-    refuse('zz', /cannot sign: data\.psbt does not parse as a PSBT: not an even-length hex string/);
+  it('text that is not a PSBT (not hex; a PSBT without inputs, which does not parse)', async () => {
+    await refuse('zz', /cannot sign: data\.psbt does not parse as a PSBT: not an even-length hex string/);
     const empty = new Psbt({ network: networks.regtest });
     empty.addOutput({ script: c.wallet.script, value: 1_000n });
-    refuse(empty.toHex(), /cannot sign: data\.psbt does not parse as a PSBT/);
+    await refuse(empty.toHex(), /cannot sign: data\.psbt does not parse as a PSBT/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The Bitcoin {@link ChainAdapter} (API `vmType` `bvm`): an Esplora HTTP API and local P2WPKH / P2TR keys behind
+ * The Bitcoin {@link ChainAdapter} (API `vmType` `bvm`): an Esplora HTTP API and the wallets' keys (P2WPKH / P2TR on the host, P2WPKH in a key service) behind
  * the chain-adapter seam. Balances follow the Bitcoin rule of docs/relay-contract.md "POST /quote/v2" minus a miner-fee
  * reserve, read at one tip after checking the server's network by its genesis block; verification reads our outputs,
  * the tip, the node's fee estimate and what our in-flight deposits spend (originFacts.ts); deposits are PSBTs signed
@@ -34,7 +34,7 @@ import {
 } from './txState.ts';
 import { validateBvmAddress } from './validateAddress.ts';
 import { chainLeadSec, defaultLastItemLeadSec } from '../../executor/deadlines.ts';
-import type { BvmKey, BvmNetwork } from './wallet.ts';
+import type { BvmNetwork, BvmWalletKey } from './wallet.ts';
 
 /** Native BTC's currency id (docs/relay-contract.md "Currency"). */
 export const BTC_CURRENCY = 'bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8';
@@ -96,7 +96,7 @@ export interface BvmAdapterOptions {
   /** Clock, ms (default Date.now). */
   nowMs?: () => number;
   /** Signing keys by wallet name (Bitcoin wallets only). */
-  signers: ReadonlyMap<string, BvmKey>;
+  signers: ReadonlyMap<string, BvmWalletKey>;
   /** The fetch to use (default the global fetch). */
   fetch?: typeof globalThis.fetch;
   /** Time one Esplora request may take, ms. */
@@ -147,7 +147,7 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
   const pollIntervalMs = opts.pollIntervalMs ?? DEFAULT_BVM_POLL_INTERVAL_MS;
   const validateAddress = (address: string): string | null => validateBvmAddress(address, network);
 
-  const keyOf = (wallet: string): BvmKey => {
+  const keyOf = (wallet: string): BvmWalletKey => {
     const key = signers.get(wallet);
     if (!key) throw new BvmAdapterError(`wallet ${wallet} is not a Bitcoin wallet; it cannot sign on chain ${name}`);
     if (key.network !== network) {
@@ -248,7 +248,7 @@ export function createBvmAdapter(opts: BvmAdapterOptions): BvmChainAdapter {
         );
       const psbtHex = data.data.psbt;
       const signLimits: BvmSignLimits = { ...limits, ...(needsTipHeight(psbtHex) ? { tipHeight: await head() } : {}) };
-      const signed = signBvmPsbt(key, psbtHex, signLimits);
+      const signed = await signBvmPsbt(key, psbtHex, signLimits);
       const record = bvmTxRecord(signed, key.address);
       if (allowOwnUnconfirmedInputs) {
         // A parent the node later forgets (replaced by our cancel of it) takes the proof of this deposit's death

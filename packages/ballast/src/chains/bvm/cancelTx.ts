@@ -15,7 +15,7 @@ import { parseBvmPsbt } from '../../verify/deposit/bvmPsbt.ts';
 import { BvmAdapterError } from './errors.ts';
 import { signBvmPsbt, type SignedBvmTx } from './signPsbt.ts';
 import { outpointsOf } from './txRecord.ts';
-import { BVM_NETWORK_PARAMS, type BvmKey } from './wallet.ts';
+import { BVM_NETWORK_PARAMS, type BvmWalletKey } from './wallet.ts';
 
 /** Smallest output a replacement keeps, satoshis (the P2WPKH / P2TR dust threshold used by the sandbox node). */
 export const CANCEL_DUST_SATS = 330n;
@@ -79,7 +79,7 @@ export function feeOfSpending(tx: Transaction, spent: readonly SpentOutput[], wh
   return { inputSat, feeSat, vsize: tx.virtualSize() };
 }
 
-function cancelPsbt(key: BvmKey, spent: readonly SpentOutput[], outputSat: bigint): Psbt {
+function cancelPsbt(key: BvmWalletKey, spent: readonly SpentOutput[], outputSat: bigint): Psbt {
   const psbt = new Psbt({ network: BVM_NETWORK_PARAMS[key.network] });
   psbt.setVersion(2);
   psbt.setLocktime(0);
@@ -96,7 +96,7 @@ function cancelPsbt(key: BvmKey, spent: readonly SpentOutput[], outputSat: bigin
  *
  * @throws BvmAdapterError when it cannot be sized
  */
-export function cancelVsize(key: BvmKey, spent: readonly SpentOutput[]): number {
+export function cancelVsize(key: BvmWalletKey, spent: readonly SpentOutput[]): number {
   const inputSat = spent.reduce((sum, s) => sum + s.value, 0n);
   const sized = parseBvmPsbt(cancelPsbt(key, spent, inputSat).toHex(), BVM_NETWORK_PARAMS[key.network]);
   if (!sized.psbt || 'problem' in sized.psbt.size) {
@@ -113,9 +113,9 @@ export function cancelVsize(key: BvmKey, spent: readonly SpentOutput[]): number 
  * @returns the signed cancel (`feeSat` is what it pays miners)
  * @throws BvmAdapterError when the deposit's raw transaction does not parse, its inputs and `spent` disagree,
  *   an input is not `key`'s, what is left after the fee is below {@link CANCEL_DUST_SATS}, or the fee is above
- *   `caps` (nothing is signed then)
+ *   `caps` (nothing is signed then); SignerError from a key service (src/chains/bvm/signPsbt.ts)
  */
-export function buildCancelTx(key: BvmKey, deposit: CancelledDeposit, feeSat: bigint, caps: CancelCaps): SignedBvmTx {
+export async function buildCancelTx(key: BvmWalletKey, deposit: CancelledDeposit, feeSat: bigint, caps: CancelCaps): Promise<SignedBvmTx> {
   const original = parseRecordedTx(deposit.rawTx, 'the recorded deposit');
   const { inputSat } = feeOfSpending(original, deposit.spent, 'the deposit');
   const back = inputSat - feeSat;

@@ -21,7 +21,7 @@ import { esploraTxFee, HeightTextSchema, OutspendsSchema, TxSchema, type Esplora
 import { BvmAdapterError, BvmEsploraError } from './errors.ts';
 import { CANCEL_TARGET_BLOCKS, estimateWithin, readFeeEstimates } from './feeMarket.ts';
 import { bvmTxRecord, recordedInputs } from './txRecord.ts';
-import type { BvmKey, BvmNetwork } from './wallet.ts';
+import type { BvmNetwork, BvmWalletKey } from './wallet.ts';
 
 /** Most mempool transactions a replacement may evict (BIP-125 rule 5); the descendant walk stops there. */
 export const MAX_EVICTED = 100;
@@ -35,7 +35,7 @@ export interface BvmCancellerOptions {
   esplora: EsploraClient;
   /** The adapter's POST /tx (the answer must be the txid). @throws BvmEsploraError */
   broadcast(rawTx: string): Promise<void>;
-  signers: ReadonlyMap<string, BvmKey>;
+  signers: ReadonlyMap<string, BvmWalletKey>;
   /** `maxFeeRateSatPerVb`. */
   maxFeeRateSatPerVb: number;
   /** `maxCancelFeeSats`. */
@@ -126,7 +126,7 @@ export function createBvmCanceller(opts: BvmCancellerOptions): DepositCanceller 
       maxRateSatPerVb: opts.maxFeeRateSatPerVb,
     });
     if ('atCap' in price) return { kind: 'atCap', detail: price.atCap };
-    const signed = buildCancelTx(key, { rawTx: deposit.rawTx, spent }, price.feeSat, {
+    const signed = await buildCancelTx(key, { rawTx: deposit.rawTx, spent }, price.feeSat, {
       maxFeeRateSatPerVb: opts.maxFeeRateSatPerVb,
       maxFeeSat: opts.maxCancelFeeSats,
     });

@@ -7,6 +7,8 @@
  *   matches against the output key computed from `tapInternalKey`, so a PSBT without `tapInternalKey` gets the
  *   wallet's internal key first; the Schnorr signature uses SIGHASH_DEFAULT unless the PSBT asks for ALL.
  * Every signature is then checked with tiny-secp256k1 (`validateSignaturesOfAllInputs`) before finalizing.
+ * A key on the host and a key in a key service (src/chains/bvm/remoteSigner.ts: P2WPKH, each sighash signed by
+ * the service and verified as it comes back) take this same path, through bitcoinjs `Psbt.signInputAsync`.
  *
  * The quote was verified before this runs (src/verify/deposit/bvmVerifier.ts); this module still refuses, and
  * signs nothing, when an input does not spend our wallet's script, already carries signing data, or asks for a
@@ -16,15 +18,16 @@
  * scripts than ours, OP_RETURN excluded; when nothing is paid away, the absolute cap alone); when an input does not signal BIP-125 replaceability while that is
  * required; or when the transaction is not final in the next block (nLockTime, BIP-68 relative locks: the
  * verifier's `locktime` rule). The PSBT is read with the verifier's parser (src/verify/deposit/bvmPsbt.ts).
- * Pure: no I/O.
+ * No I/O but the key service's, when the wallet has one.
  */
 import { address as btcAddress, Psbt, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { decodeOrderIdMemoScript, sameScript } from '@ballast/protocol/protocol/bitcoinDeposit.ts';
 import { checkBvmLocktime, checkBvmRbfSignal, LOCKTIME_THRESHOLD } from '../../verify/deposit/bvmLocks.ts';
 import { parseBvmPsbt, type BvmPsbtInput, type ParsedBvmPsbt } from '../../verify/deposit/bvmPsbt.ts';
+import { SignerError } from '../remote/signerError.ts';
 import { BvmAdapterError } from './errors.ts';
-import { BVM_NETWORK_PARAMS, type BvmKey } from './wallet.ts';
+import { BVM_NETWORK_PARAMS, type BvmWalletKey } from './wallet.ts';
 
 /** A signed deposit transaction. Amounts in satoshis. */
 export interface SignedBvmTx {
@@ -49,7 +52,7 @@ function allowedSighashes(input: BvmPsbtInput): number[] {
 }
 
 /** Why an input is not ours to sign as it stands, or null. */
-function inputRefusal(input: BvmPsbtInput, key: BvmKey, ourScript: Uint8Array): string | null {
+function inputRefusal(input: BvmPsbtInput, key: BvmWalletKey, ourScript: Uint8Array): string | null {
   const at = `input ${input.index} (${input.txid}:${input.vout})`;
   if (!input.witnessUtxo) return `${at} has no witnessUtxo`;
   if (!sameScript(input.witnessUtxo.script, ourScript)) return `${at} does not spend from wallet ${key.address}`;
@@ -127,15 +130,17 @@ export function needsTipHeight(psbtHex: string): boolean {
 /**
  * Signs every input of a deposit PSBT with `key`, validates the signatures, finalizes and extracts.
  *
- * @param key the wallet (`bvmKeyFromWif`), P2WPKH or P2TR
+ * @param key the wallet: a key on the host (`bvmKeyFromWif`, P2WPKH or P2TR) or in a key service (`bvmRemoteKey`, P2WPKH)
  * @param psbtHex the quote item's `data.psbt` (BIP-174, hex)
  * @param limits the chain's caps ({@link BvmSignLimits})
  * @returns the signed transaction and what its write-ahead record needs
  * @throws BvmAdapterError when the PSBT does not parse, is not ours to sign as it stands, pays too high a fee
  *   rate or miner fee, is not replaceable while required, is not final in the next block, or a signature does
  *   not verify (nothing is signed for sending then)
+ * @throws SignerError when the key service cannot sign, holds another key, or answers with a signature that does
+ *   not verify (nothing is returned)
  */
-export function signBvmPsbt(key: BvmKey, psbtHex: string, limits: BvmSignLimits): SignedBvmTx {
+export async function signBvmPsbt(key: BvmWalletKey, psbtHex: string, limits: BvmSignLimits): Promise<SignedBvmTx> {
   const network = BVM_NETWORK_PARAMS[key.network];
   const parsed = parseBvmPsbt(psbtHex, network);
   if (!parsed.psbt) throw new BvmAdapterError(`cannot sign: ${parsed.problem}`);
@@ -154,16 +159,17 @@ export function signBvmPsbt(key: BvmKey, psbtHex: string, limits: BvmSignLimits)
 
   const psbt = Psbt.fromHex(psbtHex, { network });
   try {
+    const signer = 'connect' in key.signer ? await key.signer.connect() : key.signer;
     for (const input of facts.inputs) {
       if (input.kind === 'p2tr' && !input.tapInternalKey) {
         if (!key.internalPubkey)
           throw new BvmAdapterError(`input ${input.index} is P2TR but wallet ${key.address} has no taproot internal key`);
         psbt.updateInput(input.index, { tapInternalKey: key.internalPubkey });
       }
-      psbt.signInput(input.index, key.signer, allowedSighashes(input));
+      await psbt.signInputAsync(input.index, signer, allowedSighashes(input));
     }
   } catch (error) {
-    if (error instanceof BvmAdapterError) throw error;
+    if (error instanceof BvmAdapterError || error instanceof SignerError) throw error;
     throw new BvmAdapterError(
       `signing the PSBT with wallet ${key.address} failed: ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },

@@ -56,7 +56,32 @@ export interface BvmSigner {
   signSchnorr?(hash: Uint8Array): Uint8Array;
 }
 
-/** A loaded Bitcoin key with its address. */
+/**
+ * What bitcoinjs `Psbt.signInputAsync` needs (structurally its `SignerAsync`): a key service's signer once its
+ * public key has been read.
+ */
+export interface BvmAsyncSigner {
+  /** 33-byte compressed public key. */
+  readonly publicKey: Uint8Array;
+  /** ECDSA signature (64-byte compact r‖s, low s) of a 32-byte sighash, verified against `publicKey`. */
+  sign(hash: Uint8Array): Promise<Uint8Array>;
+}
+
+/**
+ * A signer whose key is in a key service (src/chains/bvm/remoteSigner.ts): its public key is read from the service
+ * and checked against the wallet's address before it signs. P2WPKH only.
+ */
+export interface BvmRemoteSigner {
+  readonly kind: 'awsKms';
+  /**
+   * Reads the service's public key (once) and checks that the wallet's address is its P2WPKH address.
+   *
+   * @throws SignerError (service unavailable or refusing, another key, a key type that cannot sign here)
+   */
+  connect(): Promise<BvmAsyncSigner>;
+}
+
+/** A loaded Bitcoin key on this host (from a WIF) with its address. */
 export interface BvmKey {
   /** bech32 (p2wpkh) or bech32m (p2tr) address, lower case. */
   address: string;
@@ -68,6 +93,20 @@ export interface BvmKey {
   internalPubkey?: Uint8Array;
   signer: BvmSigner;
 }
+
+/** A P2WPKH wallet whose key is in a key service (src/chains/bvm/remoteSigner.ts); its public key is read when it signs. */
+export interface BvmRemoteKey {
+  /** bech32 P2WPKH address, lower case. */
+  address: string;
+  network: BvmNetwork;
+  addressType: 'p2wpkh';
+  /** Never set: a key service's key spends P2WPKH only. */
+  internalPubkey?: undefined;
+  signer: BvmRemoteSigner;
+}
+
+/** A Bitcoin wallet's key: on this host, or in a key service. Both sign through src/chains/bvm/signPsbt.ts. */
+export type BvmWalletKey = BvmKey | BvmRemoteKey;
 
 /**
  * Why a WIF was refused: `malformed` (not base58check, or not a private-key payload), `network` (a mainnet key

@@ -1,6 +1,6 @@
 /**
- * The Solana {@link ChainAdapter} (API `vmType` `svm`): one @solana/web3.js `Connection` and local ed25519 key
- * pairs behind the chain-adapter seam. Balances of SOL and SPL / Token-2022 tokens in one `getMultipleAccounts`
+ * The Solana {@link ChainAdapter} (API `vmType` `svm`): one @solana/web3.js `Connection` and the wallets' ed25519
+ * signers (a key on the host or in a key service: src/chains/svm/signer.ts) behind the chain-adapter seam. Balances of SOL and SPL / Token-2022 tokens in one `getMultipleAccounts`
  * round trip at one slot; lookup tables read on chain for the verifier and again for signing; step items
  * signed as v0 transactions of exactly their instructions with a fresh blockhash, once their unsigned message
  * passed a simulation, written ahead with that blockhash's last valid block height; sent without a preflight,
@@ -11,7 +11,7 @@
  * `chains.<name>.commitment`.
  */
 import { base58, base64 } from '@scure/base';
-import { PublicKey, VersionedTransaction, type Keypair } from '@solana/web3.js';
+import { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import type { ChainAdapter, DepositSearch, Inclusion, PlannedItem, Recheck, SignedOriginTx, TxLookup } from '../adapter.ts';
 import type { ChainCapabilities } from '../capabilities.ts';
 import { SYSTEM_PROGRAM_ID } from '@ballast/protocol/protocol/svmDepository.ts';
@@ -21,6 +21,7 @@ import { quoteLookupTableAddresses, readLookupTables } from './lookupTables.ts';
 import { readSvmBalances, readSvmDecimals } from './readBalances.ts';
 import { createSvmRpc, nodeWords, type SvmFinality, type SvmRpc } from './rpc.ts';
 import { readSignatureStatus } from './signatureStatus.ts';
+import type { SvmSigner } from './signer.ts';
 import { signSvmStepItem } from './signStepItem.ts';
 import { lookupSvmTx, recheckSvmTx, waitForSvmInclusion } from './txState.ts';
 import { validateSvmAddress } from './validateAddress.ts';
@@ -61,8 +62,8 @@ export interface SvmAdapterOptions {
   maxMicroLamportsPerCu: bigint;
   /** Highest `SetComputeUnitLimit` a quote may carry, compute units. */
   maxComputeUnits: number;
-  /** Signing key pairs by wallet name (Solana wallets only; see src/chains/svm/wallet.ts). */
-  keypairs: ReadonlyMap<string, Keypair>;
+  /** Signers by wallet name (Solana wallets only; src/chains/svm/signer.ts, remoteSigner.ts). */
+  signers: ReadonlyMap<string, SvmSigner>;
   /**
    * The cluster's genesis hash, base58 (mainnet-beta: `5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d`). When
    * set, the first balance read checks the node serves that cluster (one `getGenesisHash`, then remembered);
@@ -85,11 +86,11 @@ export interface SvmAdapterOptions {
  * @throws TypeError when `rpcUrl` is not an http(s) URL
  * @example
  * const solana = createSvmAdapter({ name: 'solana', chainId: 792703809, rpcUrl, wsUrl, commitment: 'confirmed',
- *   maxMicroLamportsPerCu: 1_000_000n, maxComputeUnits: 1_400_000, keypairs: new Map([['treasury', keypair]]) });
+ *   maxMicroLamportsPerCu: 1_000_000n, maxComputeUnits: 1_400_000, signers: new Map([['treasury', svmKeypairSigner(keypair)]]) });
  * const read = await solana.readBalances([{ address: keypair.publicKey.toBase58(), currency: solana.nativeCurrency }]);
  */
 export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
-  const { name, chainId, commitment, keypairs } = opts;
+  const { name, chainId, commitment, signers } = opts;
   const rpc: SvmRpc = createSvmRpc({
     name,
     rpcUrl: opts.rpcUrl,
@@ -101,8 +102,8 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
   const pollIntervalMs = opts.pollIntervalMs ?? DEFAULT_SVM_POLL_INTERVAL_MS;
   let clusterChecked = opts.genesisHash === undefined;
 
-  const keypairOf = (wallet: string): Keypair => {
-    const found = keypairs.get(wallet);
+  const signerOf = (wallet: string): SvmSigner => {
+    const found = signers.get(wallet);
     if (!found) throw new SvmAdapterError(`wallet ${wallet} is not a Solana wallet; it cannot sign on chain ${name}`);
     return found;
   };
@@ -147,7 +148,7 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
       return [item]; // Solana deposits need no approval: the item is signed as verified
     },
     async sign(wallet, item): Promise<SignedOriginTx> {
-      const signed = await signSvmStepItem(rpc, { item, keypair: keypairOf(wallet), commitment, chainName: name });
+      const signed = await signSvmStepItem(rpc, { item, signer: signerOf(wallet), commitment, chainName: name });
       return { chainId, txHash: signed.signature, rawTx: signed.rawTx, request: signed.request };
     },
     async broadcast(rawTx) {
@@ -194,7 +195,7 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
           return tx?.meta ? BigInt(tx.meta.fee) : null;
         },
       },
-      withdrawalSigner: { signWithdrawalDigest: async (wallet, digestHex) => signSvmWithdrawalDigest(keypairOf(wallet), digestHex) },
+      withdrawalSigner: { signWithdrawalDigest: async (wallet, digestHex) => signSvmWithdrawalDigest(signerOf(wallet), digestHex) },
     },
   };
 }

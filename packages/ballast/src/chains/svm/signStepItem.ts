@@ -7,9 +7,9 @@
  * item's instruction (program, accounts in order, data) and that the wire size is at most 1232 bytes. Last, the
  * message is simulated unsigned (src/chains/svm/simulate.ts): only a message the node runs successfully, on a
  * node at least as far along as the slot its blockhash was read at, is signed. Until then no signature exists,
- * so any refusal here leaves nothing that could land.
+ * so any refusal here leaves nothing that could land. The serialized message is signed through the wallet's
+ * {@link SvmSigner} (a key on the host or in a key service, one path) and the signature added as the fee payer's.
  */
-import { type Keypair } from '@solana/web3.js';
 import { base58, base64 } from '@scure/base';
 import type { PlannedItem } from '../adapter.ts';
 import { parseSvmStepData, type SvmInstruction } from '../../verify/deposit/svmStepData.ts';
@@ -24,6 +24,7 @@ import {
 import { SvmAdapterError } from './errors.ts';
 import { readLookupTables } from './lookupTables.ts';
 import type { SvmFinality, SvmRpc } from './rpc.ts';
+import type { SvmSigner } from './signer.ts';
 import { simulateBeforeSigning } from './simulate.ts';
 import { svmTxRecord } from './txRecord.ts';
 
@@ -50,7 +51,7 @@ function sameInstruction(resolved: SvmResolvedInstruction, want: SvmInstruction 
 /**
  * Builds and signs the transaction of one verified step item.
  *
- * @param args.keypair our wallet's key pair (fee payer and only signer)
+ * @param args.signer our wallet's signer (fee payer and only signer; src/chains/svm/signer.ts)
  * @param args.chainName config name, for messages
  * @returns the signed transaction; nothing is sent
  * @throws SvmAdapterError when the item's data is not Solana step data, a named lookup table cannot be used,
@@ -58,12 +59,13 @@ function sameInstruction(resolved: SvmResolvedInstruction, want: SvmInstruction 
  * @throws SvmSimulationFailedError when the unsigned message's simulation fails (nothing signed)
  * @throws SvmRpcError when the node cannot be read (tables, blockhash) or could not simulate the message (a node
  *   behind the blockhash's slot included); nothing is signed
+ * @throws SignerError when a key service cannot sign or its signature does not verify (nothing is returned)
  */
 export async function signSvmStepItem(
   rpc: SvmRpc,
-  args: { item: PlannedItem; keypair: Keypair; commitment: SvmFinality; chainName: string },
+  args: { item: PlannedItem; signer: SvmSigner; commitment: SvmFinality; chainName: string },
 ): Promise<SignedSvmTx> {
-  const { item, keypair, commitment } = args;
+  const { item, signer, commitment } = args;
   const where = `${item.stepId} item ${item.itemIndex}`;
   const parsed = parseSvmStepData(item.data);
   if (!parsed.ok)
@@ -77,7 +79,7 @@ export async function signSvmStepItem(
     );
   }
   const latest = await rpc.call('getLatestBlockhash', (c) => c.getLatestBlockhashAndContext({ commitment }));
-  const payer = keypair.publicKey.toBase58();
+  const payer = signer.publicKey.toBase58();
   let tx: ReturnType<typeof buildSvmV0Transaction>;
   try {
     tx = buildSvmV0Transaction({ instructions, payer, recentBlockhash: latest.value.blockhash, lookupTables: tables.accounts });
@@ -104,9 +106,8 @@ export async function signSvmStepItem(
   }
   // The blockhash and the tables were read at `latest.context.slot` (tables first, at the same commitment).
   await simulateBeforeSigning(rpc, message, { where, minContextSlot: latest.context.slot });
-  tx.sign([keypair]);
-  const signature = tx.signatures[0];
-  if (signature === undefined) throw new SvmAdapterError(`${where}: web3.js produced no signature`);
+  const signature = await signer.signMessage(message.serialize());
+  tx.addSignature(signer.publicKey, signature);
   return {
     signature: base58.encode(signature),
     rawTx: base64.encode(tx.serialize()),

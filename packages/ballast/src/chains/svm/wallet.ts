@@ -13,10 +13,10 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 export const SVM_SECRET_KEY_BYTES = 64;
 
 /**
- * A loaded Solana signer. The `Keypair` keeps its secret key as a property: whoever stores it must keep it out
- * of serialisation (the config loader attaches it as a non-enumerable property).
+ * A loaded Solana key pair. The `Keypair` keeps its secret key as a property: whoever stores it must keep it out
+ * of serialisation; the config loader keeps only its signer (src/chains/svm/signer.ts), non-enumerable.
  */
-export interface SvmSigner {
+export interface SvmLocalKey {
   /** base58 public key, e.g. `9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM`. */
   address: string;
   /** web3.js key pair (signs transactions and messages). */
@@ -28,7 +28,7 @@ export type SvmKeyProblem = 'length' | 'mismatch';
 
 /** Outcome of {@link svmSignerFromSecretKey}. */
 export type SvmKeyResult =
-  { ok: true; signer: SvmSigner } | { ok: false; reason: SvmKeyProblem; /** human text without key material */ problem: string };
+  { ok: true; signer: SvmLocalKey } | { ok: false; reason: SvmKeyProblem; /** human text without key material */ problem: string };
 
 /**
  * Builds a Solana signer from a 64-byte secret key.
