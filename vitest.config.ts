@@ -15,6 +15,7 @@ import { durationSequencer } from './test/helpers/durationSequencer.ts';
 const INTEGRATION_UNIT = [
   'test/unit/app/runLock.test.ts',
   'test/unit/architecture/lintRules.test.ts',
+  'test/unit/chains/remote/kmsNonEvmSigning.test.ts',
   'test/unit/chains/remote/kmsSigning.test.ts',
   'test/unit/chains/svm/simulate.test.ts',
   'test/unit/cli/ledgerReport.test.ts',
