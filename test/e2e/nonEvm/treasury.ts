@@ -77,6 +77,8 @@ export async function oneTransferTreasury(
     to: Place;
     amount: bigint;
     reserve?: bigint;
+    /** Wallet entries replacing {@link NON_EVM_CONFIG}'s of the same name (e.g. a key in a key service). */
+    wallets?: Record<string, unknown>;
     chains?: Record<string, unknown>;
     tracking?: Record<string, unknown>;
     /** More `policy:` keys, beside the transfer bounds set here. */
@@ -93,6 +95,7 @@ export async function oneTransferTreasury(
   const d = from.decimals;
   const overrides: ConfigOverrides = {
     ...NON_EVM_CONFIG,
+    ...(opts.wallets ? { wallets: { ...NON_EVM_CONFIG.wallets, ...opts.wallets } } : {}),
     ...(opts.chains ? { chains: opts.chains } : {}),
     ...(opts.tracking ? { tracking: opts.tracking } : {}),
     assets: {
