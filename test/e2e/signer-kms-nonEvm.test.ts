@@ -6,6 +6,7 @@
  * - From each chain, a tampered answer (a signature by another key) is refused locally: the attempt fails naming
  *   the signer and nothing is broadcast (the origin balance is unchanged); once the service behaves, the next
  *   cycle moves the surplus once, signed through KMS.
+ * - Each request to the service is metered under the wallet (`ballast_signer_requests_total`).
  * - The start check passes for the right keys and stops with one line per wallet for a key of the wrong curve
  *   (Solana) or another key (Bitcoin).
  */
@@ -84,6 +85,10 @@ it.each(CASES)(
       expect(spent >= c.amount && spent <= c.amount + 1_000_000n).toBe(true); // the amount once, plus the network fee
       const transfers = await listRecentTransfers(t.ballast.db, 10);
       expect(transfers.filter((x) => x.status === 'success')).toHaveLength(1);
+      // Every request to the service is metered under the wallet (GetPublicKey and each Sign).
+      const requests = (await t.ballast.metrics.signerRequestsTotal.get()).values.filter((v) => v.labels.wallet === c.wallet);
+      const ok = requests.find((v) => v.labels.outcome === 'ok' && v.labels.kind === 'awsKms')?.value ?? 0;
+      expect(ok).toBeGreaterThan(kms.signCount(c.keyId()) - signs);
     } finally {
       await t.ballast.close();
     }
