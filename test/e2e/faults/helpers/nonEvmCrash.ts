@@ -14,6 +14,7 @@ import { DEFAULT_BVM_REORG_DEPTH } from '../../../../packages/ballast/src/config
 import { sandboxEnv } from '../../../../packages/ballast/src/cli/sandboxEnv.ts';
 import { ABSENCE_RECHECK_MS } from '../../../../packages/ballast/src/cycle/reconcile.ts';
 import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
+import type { StoreDb } from '../../../../packages/ballast/src/store/db.ts';
 import { listInFlightTransfers, listRecentTransfers, type TransferRow } from '../../../../packages/ballast/src/store/transfers.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from '../../nonEvm/treasury.ts';
 import { recoverUntil } from './caseAudit.ts';
@@ -157,6 +158,7 @@ export async function crashNonEvm(
       faultAtMs: kill.exitedAtMs,
       budgetMs,
       step: async () => {
+        await untilRecheckDue(t.ballast.db);
         // Whatever the last run sent gets its block; a replacement is proven only at the reorg depth, so the
         // `cancel:written` case mines that many at once rather than spend one run per block.
         btc?.mine(target === 'cancel:written' ? DEFAULT_BVM_REORG_DEPTH : 1);
@@ -186,6 +188,15 @@ export async function crashNonEvm(
   } finally {
     await t.ballast.close();
   }
+}
+
+/**
+ * Waits until the first proof of absence of every transfer in flight is ABSENCE_RECHECK_MS old (the `cancel:written`
+ * case): a run before then only repeats it, so the runs are not spent on waiting (the run after the wait checks again).
+ */
+async function untilRecheckDue(db: StoreDb): Promise<void> {
+  const proofs = (await listInFlightTransfers(db)).flatMap((t) => (t.absenceProof ? [t.absenceProof.atMs] : []));
+  if (proofs.length > 0) await sleep(Math.max(...proofs) + ABSENCE_RECHECK_MS - Date.now());
 }
 
 /** Miner fee a Bitcoin transaction record carries (`request.fee`, satoshis, written by the adapter when it signed). */
