@@ -1,8 +1,9 @@
 /**
  * SIGKILL cases for Bitcoin- and Solana-origin transfers (BTC bitcoin → WBTC alpha, USDC solana → USDC alpha):
  * `ballast run --once` (the real CLI in a child process) killed by `BALLAST_CRASH_AT` at a money-path boundary,
- * then plain `run --once` runs as cron would (Bitcoin: one block mined by the test before each) until nothing is
- * in flight and the need is paid. Judged on the chains, never on what Ballast reports: the depository payments
+ * then plain `run --once` runs as cron would (Bitcoin: one block mined by the test before each and, but for
+ * `cancel:written`, one whenever the mempool holds a transaction while a run runs, as a chain would) until nothing
+ * is in flight and the need is paid. Judged on the chains, never on what Ballast reports: the depository payments
  * (`listPayments`) or depository deposits (`listDeposits`) made since the case started, the treasury's balance on
  * the origin chain, and the store's transfers.
  *
@@ -162,7 +163,13 @@ export async function crashNonEvm(
         // Whatever the last run sent gets its block; a replacement is proven only at the reorg depth, so the
         // `cancel:written` case mines that many at once rather than spend one run per block.
         btc?.mine(target === 'cancel:written' ? DEFAULT_BVM_REORG_DEPTH : 1);
-        recoveries.push(await runOnce(t.configFile, env));
+        // A deposit sent by this run is mined while it waits for it, so the run can track it to the end.
+        const miner = btc && target !== 'cancel:written' ? setInterval(() => btc.mempoolTxids().length > 0 && btc.mine(1), 250) : null;
+        try {
+          recoveries.push(await runOnce(t.configFile, env));
+        } finally {
+          if (miner) clearInterval(miner);
+        }
       },
       done: async () => {
         if ((await listInFlightTransfers(t.ballast.db)).length > 0) return false;
