@@ -167,11 +167,14 @@ describe('bin/ballast.mjs on the build', () => {
     writeFileSync(blocker, 'a file where a directory should be');
     const store = path.join(blocker, 'ballast.db');
     const config = writeConfig('bad-store', { store });
-    for (const args of [
+    const commands = [
       ['daemon', '-c', config],
       ['run', '--once', '-c', config],
-    ]) {
-      const r = await ballast(pkg, args, { BUILD_TEST_KEY: DEV_KEY });
+    ];
+    // Both commands fail before they write anything: run side by side.
+    const results = await Promise.all(commands.map((args) => ballast(pkg, args, { BUILD_TEST_KEY: DEV_KEY })));
+    for (const [i, args] of commands.entries()) {
+      const r = results[i]!;
       expect(r.code, args[0]).toBe(2);
       expect(stderrLines(r), args[0]).toEqual([
         expect.stringMatching(
