@@ -49,13 +49,16 @@ function packageRoot(dir: string): string {
   return dir;
 }
 
-/** Runs `node <root>/bin/ballast.mjs <args>` with plain node; BALLAST_BUILD_COMMIT unset. */
-function ballast(root: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * Runs `node <root>/bin/ballast.mjs <args>` with plain node (or with `nodeArgs` before the script, e.g. the
+ * `ballast-dist` condition the tests' CLI children get); BALLAST_BUILD_COMMIT unset.
+ */
+function ballast(root: string, args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<CliResult> {
   const base = { ...process.env };
   delete base.BALLAST_BUILD_COMMIT;
   delete base.NODE_OPTIONS; // no loader from the test runner: the bin must work on its own
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/ballast.mjs'), ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/ballast.mjs'), ...args], {
       cwd: tmp.dir,
       env: { ...base, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -164,11 +167,14 @@ describe('bin/ballast.mjs on the build', () => {
     writeFileSync(blocker, 'a file where a directory should be');
     const store = path.join(blocker, 'ballast.db');
     const config = writeConfig('bad-store', { store });
-    for (const args of [
+    const commands = [
       ['daemon', '-c', config],
       ['run', '--once', '-c', config],
-    ]) {
-      const r = await ballast(pkg, args, { BUILD_TEST_KEY: DEV_KEY });
+    ];
+    // Both commands fail before they write anything: run side by side.
+    const results = await Promise.all(commands.map((args) => ballast(pkg, args, { BUILD_TEST_KEY: DEV_KEY })));
+    for (const [i, args] of commands.entries()) {
+      const r = results[i]!;
       expect(r.code, args[0]).toBe(2);
       expect(stderrLines(r), args[0]).toEqual([
         expect.stringMatching(
@@ -226,17 +232,24 @@ describe('bin/ballast.mjs next to sources', () => {
       readFileSync(mainTs, 'utf8').replace('print the version and the commit it was built from', 'edited after the build'),
     );
 
-    const fromSource = await ballast(root, ['--help']);
-    expect(fromSource.code).toBe(0);
-    expect(fromSource.stderr).toBe('');
-    expect(fromSource.stdout).toContain('edited after the build');
+    // Plain node, and node under the `ballast-dist` condition (how the tests start their CLI children: the bin then
+    // skips its resolve hook on the build, and drops the condition again on the sources).
+    const DIST_CONDITION = ['--conditions=ballast-dist'];
+    const fromSource = await Promise.all([ballast(root, ['--help']), ballast(root, ['--help'], {}, DIST_CONDITION)]);
+    for (const r of fromSource) {
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toContain('edited after the build');
+    }
 
     const later = new Date(Date.now() + 60_000);
     utimesSync(path.join(root, 'build-info.json'), later, later);
-    const fromBuild = await ballast(root, ['--help']);
-    expect(fromBuild.code).toBe(0);
-    expect(fromBuild.stdout).toContain('print the version and the commit it was built from');
-    expect(fromBuild.stdout).not.toContain('edited after the build');
+    const fromBuild = await Promise.all([ballast(root, ['--help']), ballast(root, ['--help'], {}, DIST_CONDITION)]);
+    for (const r of fromBuild) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('print the version and the commit it was built from');
+      expect(r.stdout).not.toContain('edited after the build');
+    }
   }, 120_000);
 
   it('without a build or sources: one line telling to run npm run build (exit 1)', async () => {

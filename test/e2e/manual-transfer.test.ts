@@ -2,22 +2,21 @@
  * `ballast transfer` on the sandbox, as an operator runs it: a one-off move between two configured holdings goes
  * through the scheduler's pipeline (fee policy, verification, limits, write-ahead, tracking), ends in success, and
  * shows in `history` and in the exported metrics; `--dry-run` signs nothing; a request that cannot be done exits 2
- * naming the flag, before anything is recorded.
+ * naming the flag, before anything is recorded. The refusals share one sandbox (none of them may move anything).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
-import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
+import { openSqliteStore } from '../../packages/ballast/src/store/openStore.ts';
+import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { runCli } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const sandboxes = sandboxPerTest();
 let sandbox: Sandbox;
 const tmp = tempDir('ballast-manual-');
-beforeEach(async () => {
-  sandbox = await sandboxes.start({});
-});
 afterAll(() => tmp.cleanup());
 
 const USDC = 1_000_000n;
@@ -29,6 +28,16 @@ async function setup(): Promise<{ configFile: string; store: string; env: Record
   return { configFile, store, env: sandboxEnv(sandbox, store) };
 }
 
+/** The transfers the store holds (read from the file, as `history` would; the CLI run has ended). */
+async function storedTransfers(store: string): Promise<unknown[]> {
+  const db = openSqliteStore(store);
+  try {
+    return await listRecentTransfers(db, 10);
+  } finally {
+    await db.close();
+  }
+}
+
 interface HistoryRow {
   status: string;
   asset: string;
@@ -38,6 +47,10 @@ interface HistoryRow {
 }
 
 describe('ballast transfer', () => {
+  beforeEach(async () => {
+    sandbox = await sandboxes.start({});
+  });
+
   it('moves the amount through the pipeline, ends in success, and shows in history and metrics', async () => {
     const { configFile, store, env } = await setup();
     const before = { alpha: await usdcBalance(sandbox, 'alpha'), beta: await usdcBalance(sandbox, 'beta') };
@@ -91,9 +104,21 @@ describe('ballast transfer', () => {
     const report = JSON.parse(dry.stdout) as { mode: string; attempts: { outcome: string }[] };
     expect([report.mode, report.attempts.map((a) => a.outcome)]).toEqual(['plan', ['quoted']]);
     expect(await treasuryNonce(sandbox, 'alpha')).toBe(nonce);
-    const history = await runCli(['history', '--json', '--db', store]);
-    expect(JSON.parse(history.stdout)).toEqual([]);
+    expect(await storedTransfers(store)).toEqual([]);
   }, 120_000);
+});
+
+describe('ballast transfer refused', () => {
+  let shared: Sandbox | null = null;
+  beforeAll(async () => {
+    shared = await startSandbox({});
+  });
+  afterAll(async () => {
+    await shared?.stop();
+  });
+  beforeEach(() => {
+    sandbox = shared!;
+  });
 
   it.each([
     [
@@ -116,8 +141,7 @@ describe('ballast transfer', () => {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).toMatch(message);
-      const history = await runCli(['history', '--json', '--db', store]);
-      expect(JSON.parse(history.stdout)).toEqual([]);
+      expect(await storedTransfers(store)).toEqual([]);
     },
     60_000,
   );

@@ -56,13 +56,32 @@ function buildIsCurrent() {
   }
 }
 
+/** The opposite, for the sources: the workspace packages resolve to their sources even under `ballast-dist`. */
+const SOURCE_CONDITION_HOOK =
+  'export async function resolve(specifier, context, next) {' +
+  " return next(specifier, { ...context, conditions: context.conditions.filter((c) => c !== 'ballast-dist') }); }";
+
+/**
+ * Whether node was started with `--conditions=ballast-dist` (the tests start their CLI children so): the workspace
+ * packages then already resolve to dist/. A resolve hook runs module loading on a loader thread, about a second of
+ * CPU per start, so the build is run without one when the condition is already set.
+ */
+function distConditionSet() {
+  try {
+    return import.meta.resolve('@ballast/protocol/core/errors.ts').includes('/protocol/dist/');
+  } catch {
+    return false;
+  }
+}
+
 let main;
 if (buildIsCurrent()) {
-  register(`data:text/javascript,${encodeURIComponent(DIST_CONDITION_HOOK)}`);
+  if (!distConditionSet()) register(`data:text/javascript,${encodeURIComponent(DIST_CONDITION_HOOK)}`);
   ({ main } = await import(distMain.href));
 } else if (existsSync(new URL('src/cli/main.ts', root))) {
-  const { register } = await import('tsx/esm/api');
-  register();
+  if (distConditionSet()) register(`data:text/javascript,${encodeURIComponent(SOURCE_CONDITION_HOOK)}`);
+  const { register: registerTsx } = await import('tsx/esm/api');
+  registerTsx();
   ({ main } = await import(new URL('src/cli/main.ts', root).href));
 } else {
   process.stderr.write('ballast: dist/ is missing and there are no sources to run; run `npm run build` in the package directory\n');

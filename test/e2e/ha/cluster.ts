@@ -1,5 +1,5 @@
 /**
- * Replicas of `ballast daemon` (real child processes, node + tsx) sharing one PostgreSQL store on the sandbox,
+ * Replicas of `ballast daemon` (real child processes of bin/ballast.mjs) sharing one PostgreSQL store on the sandbox,
  * for the failover suite: each replica gets its own config file (its metrics port and `ha.instance`), the same
  * lease and store, a schedule of one cycle per second and a short lease (ttl 3 s, renew 1 s, margin 600 ms).
  */
@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { sandboxEnv } from '../../../packages/ballast/src/cli/sandboxEnv.ts';
 import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { readLease } from '../../../packages/ballast/src/store/pg/lease.ts';
-import { ROOT } from '../helpers/cli.ts';
+import { cliArgv, ROOT } from '../helpers/cli.ts';
 import { demoConfigFor } from '../helpers/demoConfig.ts';
 import { freePort } from '../helpers/freePort.ts';
 
@@ -92,15 +92,12 @@ export async function startReplica(o: ReplicaOptions): Promise<Replica> {
     }),
   );
   const env = { ...process.env, ...sandboxEnv(o.sandbox, o.storeUrl), BALLAST_CRASH_AT: '', BALLAST_PAUSE_AT: '', ...o.env };
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'packages/ballast/src/cli/main.ts'), 'daemon', '--log-level', 'info', '--config', configFile],
-    {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  // The CLI as installed (the build when current, which starts in about half the CPU time of the sources through tsx).
+  const child = spawn(process.execPath, cliArgv(['daemon', '--log-level', 'info', '--config', configFile]), {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   let running = true;

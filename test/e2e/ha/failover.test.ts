@@ -18,7 +18,16 @@ import { listInFlightTransfers } from '../../../packages/ballast/src/store/trans
 import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.ts';
 import { auditCase, type CaseAudit } from '../faults/helpers/caseAudit.ts';
-import { freshNeed, inBand, NEED, NEED_BALANCES, readTreasury, type CaseStart } from '../faults/helpers/treasuryNeed.ts';
+import {
+  freshNeed,
+  inBand,
+  NEED,
+  NEED_BALANCES,
+  needWhileRunning,
+  readTreasury,
+  treasuryAtTargets,
+  type CaseStart,
+} from '../faults/helpers/treasuryNeed.ts';
 import { recordFailoverResults, writeFailoverResults } from './failoverResults.ts';
 import {
   isStopped,
@@ -69,6 +78,16 @@ async function newCase(): Promise<{ url: string; start: CaseStart }> {
   const url = await createDatabase(server.url, `failover_${++caseNo}`);
   const start = await freshNeed(sandbox);
   return { url, start };
+}
+
+/**
+ * One case's database with the treasury at its targets: the replicas start with nothing to do, and the case makes
+ * the need (`needWhileRunning`) once they run, so a deposit's fill need only outlast the fault, not their starts.
+ */
+async function newIdleCase(): Promise<string> {
+  const url = await createDatabase(server.url, `failover_${++caseNo}`);
+  await treasuryAtTargets(sandbox);
+  return url;
 }
 
 /** Starts a replica and remembers it for the cleanup. */
@@ -184,8 +203,15 @@ describe('replicas sharing a PostgreSQL store', () => {
     const db = await reader(url);
     const backInBandSec = await waitInBand(db, pausedAt);
     // The treasury is in band, paid by b. Now a wakes up with its verified quote in hand.
+    const beforeWake = a.log().length;
     a.child.kill('SIGCONT');
-    await sleep(6_000); // room for a second deposit to be sent and mined, were one sent
+    // Its cycle ends (it logs the cycle closed by the replica that took over); any second deposit, were one sent
+    // in it, is mined by then (anvil mines each transaction as it arrives), and a follower's ticks do nothing.
+    await waitFor("the woken replica's cycle to end", async () =>
+      /was closed by the replica that took over/.test(a.log().slice(beforeWake)) ? true : null,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n${a.log().slice(beforeWake).slice(-3000)}`);
+    });
     const audit = await auditCase(sandbox, db, start);
     console.log(row('leader paused past its lease, then resumed', next.atMs - pausedAt, audit, backInBandSec));
     expectPaidOnce(audit);
@@ -197,13 +223,14 @@ describe('replicas sharing a PostgreSQL store', () => {
   }, 200_000);
 
   it('PostgreSQL restarts while a transfer is in flight: the leader steps down, one replica leads again, nothing is paid twice', async () => {
-    const { url, start } = await newCase();
-    // Long enough that the deposit is still unfilled once both replicas have started (each a fresh node process).
-    sandbox.setFaults({ fillDelayMs: 15_000 });
+    const url = await newIdleCase();
+    // The deposit is still unfilled while the server is down: the fill waits past the halt and both step-downs.
+    sandbox.setFaults({ fillDelayMs: 8_000 });
     const a = await replica('a', url);
     const b = await replica('b', url);
     await waitLeader(url);
     const db = await reader(url);
+    const start = await needWhileRunning(sandbox);
     await waitFor(
       'a deposit in flight',
       async () => ((await listInFlightTransfers(db)).some((t) => t.status === 'deposited') ? true : null),
@@ -225,17 +252,17 @@ describe('replicas sharing a PostgreSQL store', () => {
   }, 150_000);
 
   it("the leader's database connection is cut: it steps down by its deadline, the other replica takes over", async () => {
-    const { url, start } = await newCase();
+    const url = await newIdleCase();
     const proxy = await startTcpProxy(server.port);
     proxies.push(proxy);
     const viaProxy = url.replace(`:${server.port}/`, `:${proxy.port}/`);
-    // The first transfer is still in flight at the cut: its fill waits 20 s, a window wide enough to be seen from
-    // here on a loaded machine (replica starts and the first cycle may take tens of seconds there).
-    sandbox.setFaults({ fillDelayMs: 20_000 });
+    // The transfer is still in flight at the cut: its fill waits 8 s after the deposit, made once both replicas run.
+    sandbox.setFaults({ fillDelayMs: 8_000 });
     const a = await replica('a', viaProxy);
     await waitLeader(url, { name: 'a' });
     await replica('b', url);
     const db = await reader(url);
+    const start = await needWhileRunning(sandbox);
     await waitFor(
       'a deposit in flight',
       async () => ((await listInFlightTransfers(db)).some((t) => t.status === 'deposited') ? true : null),

@@ -15,6 +15,15 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
  */
 export const CLI_ENTRY = path.join(ROOT, 'packages/ballast/bin/ballast.mjs');
 
+/**
+ * The node arguments that run `ballast <args>`: {@link CLI_ENTRY} under the `ballast-dist` export condition, so a
+ * current build starts without bin/ballast.mjs's resolve hook (its loader thread costs about a second of CPU per
+ * start); on the sources the bin drops the condition again.
+ */
+export function cliArgv(args: readonly string[]): string[] {
+  return ['--conditions=ballast-dist', CLI_ENTRY, ...args];
+}
+
 export interface CliResult {
   code: number | null;
   stdout: string;
@@ -24,7 +33,7 @@ export interface CliResult {
 /** Runs `ballast <args>` from the project root; resolves when the process exits. */
 export function runCli(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
+    const child = spawn(process.execPath, cliArgv(args), {
       cwd: ROOT,
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],

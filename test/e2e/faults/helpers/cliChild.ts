@@ -1,10 +1,10 @@
 /**
- * Runs `ballast run --once` as a real child process (bin/ballast.mjs, like test/e2e/helpers/cli.ts) and
+ * Runs `ballast run --once` as a real child process (bin/ballast.mjs through `cliArgv`, like test/e2e/helpers/cli.ts) and
  * reports how it ended, signal included, so a crash case can prove its run died by SIGKILL. Every child is
  * remembered until it exits; {@link stopChildren} kills the ones still running (by pid).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI_ENTRY, ROOT } from '../../helpers/cli.ts';
+import { cliArgv, ROOT } from '../../helpers/cli.ts';
 
 /** How a child run ended. */
 export interface ChildExit {
@@ -34,7 +34,7 @@ export function runOnce(configFile: string, env: Record<string, string>, timeout
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [CLI_ENTRY, 'run', '--once', '--config', configFile],
+      cliArgv(['run', '--once', '--config', configFile]),
       // BALLAST_CRASH_AT is cleared unless the caller sets it, so a value in the test runner's own environment
       // never leaks into a recovery run.
       { cwd: ROOT, env: { ...process.env, BALLAST_CRASH_AT: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -1,8 +1,9 @@
 /**
  * SIGKILL cases for Bitcoin- and Solana-origin transfers (BTC bitcoin → WBTC alpha, USDC solana → USDC alpha):
  * `ballast run --once` (the real CLI in a child process) killed by `BALLAST_CRASH_AT` at a money-path boundary,
- * then plain `run --once` runs as cron would (Bitcoin: one block mined by the test before each) until nothing is
- * in flight and the need is paid. Judged on the chains, never on what Ballast reports: the depository payments
+ * then plain `run --once` runs as cron would (Bitcoin: one block mined by the test before each and, but for
+ * `cancel:written`, one whenever the mempool holds a transaction while a run runs, as a chain would) until nothing
+ * is in flight and the need is paid. Judged on the chains, never on what Ballast reports: the depository payments
  * (`listPayments`) or depository deposits (`listDeposits`) made since the case started, the treasury's balance on
  * the origin chain, and the store's transfers.
  *
@@ -14,6 +15,7 @@ import { DEFAULT_BVM_REORG_DEPTH } from '../../../../packages/ballast/src/config
 import { sandboxEnv } from '../../../../packages/ballast/src/cli/sandboxEnv.ts';
 import { ABSENCE_RECHECK_MS } from '../../../../packages/ballast/src/cycle/reconcile.ts';
 import type { Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
+import type { StoreDb } from '../../../../packages/ballast/src/store/db.ts';
 import { listInFlightTransfers, listRecentTransfers, type TransferRow } from '../../../../packages/ballast/src/store/transfers.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from '../../nonEvm/treasury.ts';
 import { recoverUntil } from './caseAudit.ts';
@@ -157,10 +159,17 @@ export async function crashNonEvm(
       faultAtMs: kill.exitedAtMs,
       budgetMs,
       step: async () => {
+        await untilRecheckDue(t.ballast.db);
         // Whatever the last run sent gets its block; a replacement is proven only at the reorg depth, so the
         // `cancel:written` case mines that many at once rather than spend one run per block.
         btc?.mine(target === 'cancel:written' ? DEFAULT_BVM_REORG_DEPTH : 1);
-        recoveries.push(await runOnce(t.configFile, env));
+        // A deposit sent by this run is mined while it waits for it, so the run can track it to the end.
+        const miner = btc && target !== 'cancel:written' ? setInterval(() => btc.mempoolTxids().length > 0 && btc.mine(1), 250) : null;
+        try {
+          recoveries.push(await runOnce(t.configFile, env));
+        } finally {
+          if (miner) clearInterval(miner);
+        }
       },
       done: async () => {
         if ((await listInFlightTransfers(t.ballast.db)).length > 0) return false;
@@ -186,6 +195,15 @@ export async function crashNonEvm(
   } finally {
     await t.ballast.close();
   }
+}
+
+/**
+ * Waits until the first proof of absence of every transfer in flight is ABSENCE_RECHECK_MS old (the `cancel:written`
+ * case): a run before then only repeats it, so the runs are not spent on waiting (the run after the wait checks again).
+ */
+async function untilRecheckDue(db: StoreDb): Promise<void> {
+  const proofs = (await listInFlightTransfers(db)).flatMap((t) => (t.absenceProof ? [t.absenceProof.atMs] : []));
+  if (proofs.length > 0) await sleep(Math.max(...proofs) + ABSENCE_RECHECK_MS - Date.now());
 }
 
 /** Miner fee a Bitcoin transaction record carries (`request.fee`, satoshis, written by the adapter when it signed). */

@@ -109,6 +109,39 @@ async function zeroAllowance(s: Sandbox): Promise<void> {
  * @throws Error when the treasury still has a pending transaction on alpha (a previous case left one)
  */
 export async function freshNeed(s: Sandbox): Promise<CaseStart> {
+  await noPendingTransaction(s);
+  await setUsdc(s, 'alpha', ALPHA_START);
+  await setUsdc(s, 'beta', BETA_START);
+  await zeroAllowance(s);
+  const balances = await startBalances(s);
+  return { ...balances, ...(await caseBlocks(s)) };
+}
+
+/**
+ * The treasury at its targets (50 000 USDC on alpha, 30 000 on beta: nothing to move) with no allowance to alpha's
+ * depository, for a case whose daemons start before the need is made ({@link needWhileRunning}).
+ */
+export async function treasuryAtTargets(s: Sandbox): Promise<void> {
+  await noPendingTransaction(s);
+  await setUsdc(s, 'alpha', (BANDS.alpha.min + BANDS.alpha.max) / 2n);
+  await setUsdc(s, 'beta', BETA_START + NEED);
+  await zeroAllowance(s);
+}
+
+/**
+ * The need of {@link freshNeed} made while daemons run on a treasury at its targets ({@link treasuryAtTargets}): the
+ * blocks are taken first (a deposit made at once still counts), then beta falls to its start and only then alpha
+ * rises to its own (no cycle sees half of the need as a need of its own).
+ */
+export async function needWhileRunning(s: Sandbox): Promise<CaseStart> {
+  const blocks = await caseBlocks(s);
+  await setUsdc(s, 'beta', BETA_START);
+  await setUsdc(s, 'alpha', ALPHA_START);
+  return { ...(await startBalances(s)), ...blocks };
+}
+
+/** @throws Error when the treasury still has a pending transaction on alpha (a previous case left one) */
+async function noPendingTransaction(s: Sandbox): Promise<void> {
   const alpha = chainOf(s, 'alpha');
   const treasury = s.accounts.treasury.address;
   const [pending, latest] = await Promise.all([
@@ -116,13 +149,19 @@ export async function freshNeed(s: Sandbox): Promise<CaseStart> {
     alpha.publicClient.getTransactionCount({ address: treasury, blockTag: 'latest' }),
   ]);
   if (pending !== latest) throw new Error(`the treasury has ${pending - latest} transaction(s) pending on alpha from a previous case`);
-  await setUsdc(s, 'alpha', ALPHA_START);
-  await setUsdc(s, 'beta', BETA_START);
-  await zeroAllowance(s);
+}
+
+/** The treasury's balances, which must be the start of a case. */
+async function startBalances(s: Sandbox): Promise<TreasuryBalances> {
   const balances = await readTreasury(s);
   if (balances.alpha !== ALPHA_START || balances.beta !== BETA_START) throw new Error('the treasury could not be reset');
+  return balances;
+}
+
+/** The head of each chain: the case counts deposits and fills after these blocks. */
+async function caseBlocks(s: Sandbox): Promise<{ alphaBlock: bigint; betaBlock: bigint }> {
   const [alphaBlock, betaBlock] = await Promise.all(
     (['alpha', 'beta'] as const).map((slug) => chainOf(s, slug).publicClient.getBlockNumber({ cacheTime: 0 })),
   );
-  return { ...balances, alphaBlock: alphaBlock!, betaBlock: betaBlock! };
+  return { alphaBlock: alphaBlock!, betaBlock: betaBlock! };
 }
