@@ -35,8 +35,7 @@ beforeAll(async () => {
   keys.btc = kms.createKey('ECC_SECG_P256K1', Uint8Array.from(btcPair.privateKey!)); // a WIF always holds its private key
 }, 120_000);
 afterAll(async () => {
-  await kms?.close();
-  await sandbox?.stop();
+  await Promise.all([kms?.close(), sandbox?.stop()]); // both stopped, each by its own handle
   tmp.cleanup();
 }, 60_000);
 
