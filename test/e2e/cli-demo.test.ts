@@ -1,7 +1,7 @@
 /**
  * `ballast demo` as a newcomer runs it, and config errors as an operator meets them.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,9 +56,14 @@ describe('ballast demo', () => {
     }
   });
 
-  it('prints the before/after table for people', async () => {
-    const r = await runCli(['demo', '--store', path.join(tmp.dir, 'demo2.db')]);
+  it('prints the before/after table for people; with --signer kms-local every wallet signs through the local KMS endpoint', async () => {
+    const dir = mkdtempSync(path.join(tmp.dir, 'kms-'));
+    const r = await runCli(['demo', '--signer', 'kms-local', '--store', path.join(dir, 'demo2.db')]);
     expect(r.code, r.stderr).toBe(0);
+    // The config it ran with names KMS keys and addresses only: no key is on the host.
+    const config = readFileSync(path.join(dir, 'ballast-demo-kms.yaml'), 'utf8');
+    expect(config.match(/kind: awsKms/g)).toHaveLength(3);
+    expect(config).not.toMatch(/privateKey|keyFile/);
     expect(r.stdout).toMatch(/before.*after/s);
     expect(r.stdout).toContain('USDC alpha → beta');
     expect(r.stdout).toContain('USDC alpha → solana');
