@@ -71,7 +71,8 @@ describe('AWS KMS through the SDK client', () => {
     expect(secp).toEqual({ spec: 'ECC_SECG_P256K1', bytes: secp256k1.getPublicKey(secret, false) });
     expect(ed).toEqual({ spec: 'ECC_NIST_EDWARDS25519', bytes: ed25519.getPublicKey(seed) });
     const message = new TextEncoder().encode('ballast');
-    expect(ed25519.verify(await keyFor(kms.createKey('ECC_NIST_EDWARDS25519', seed)).signEd25519(message), message, ed.bytes)).toBe(true);
+    const signature = await keyFor(kms.createKey('ECC_NIST_EDWARDS25519', seed)).signEd25519(message, (sig) => sig);
+    expect(ed25519.verify(signature, message, ed.bytes)).toBe(true);
   });
 
   it('signs EVM transactions and messages that recover the wallet address', async () => {
@@ -101,7 +102,10 @@ describe('AWS KMS through the SDK client', () => {
     const local = generatePrivateKey();
     const address: Address = privateKeyToAccount(local).address;
     const keyId = kms.createKey('ECC_SECG_P256K1', hexToBytes(local));
-    const account = evmRemoteAccount('treasury', address, keyFor(keyId, 300));
+    const key = keyFor(keyId, 300);
+    const outcomes: string[] = [];
+    key.observer = (e) => outcomes.push(e.outcome);
+    const account = evmRemoteAccount('treasury', address, key);
     const sign = () => account.signMessage({ message: 'x' });
     const cases = [
       [{ kind: 'wrongKey' }, 'SIGNER_BAD_SIGNATURE', /does not verify/],
@@ -117,6 +121,8 @@ describe('AWS KMS through the SDK client', () => {
       expect((error as Error).message).toMatch(/^signer awsKms of wallet treasury: /);
       expect((error as Error).message).toMatch(message);
     }
+    // GetPublicKey once (ok), then each Sign counted by what became of it.
+    expect(outcomes).toEqual(['ok', 'bad_signature', 'bad_signature', 'refused', 'unavailable']);
     kms.setFault(keyId, undefined);
     const stranger = privateKeyToAccount(generatePrivateKey()).address;
     await expect(checkEvmRemoteAddress('treasury', stranger, keyFor(keyId))).rejects.toThrow(/SIGNER_KEY_MISMATCH|the key's address is/);

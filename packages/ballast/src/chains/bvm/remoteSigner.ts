@@ -31,7 +31,7 @@ export function bvmRemoteKey(wallet: string, address: string, network: BvmNetwor
       return {
         publicKey: compressed,
         async sign(hash) {
-          const sig = recoverableSignature(await kms.signDigest(hash), hash, uncompressed, who);
+          const sig = await kms.signDigest(hash, (der) => recoverableSignature(der, hash, uncompressed, who));
           return new secp256k1.Signature(sig.r, sig.s).toCompactRawBytes();
         },
       };

@@ -39,7 +39,7 @@ export function evmRemoteAccount(wallet: string, address: Address, key: KmsKey):
       throw new SignerError('SIGNER_KEY_MISMATCH', wallet, key.kind, `the key's address is ${actual}, the wallet's is ${address}`);
     }
     const digest = hexToBytes(hash);
-    const sig = recoverableSignature(await key.signDigest(digest), digest, publicKey, who);
+    const sig = await key.signDigest(digest, (der) => recoverableSignature(der, digest, publicKey, who));
     return { r: toHex(sig.r, { size: 32 }), s: toHex(sig.s, { size: 32 }), yParity: sig.recovery };
   }
   return toAccount({

@@ -42,12 +42,16 @@ export interface KmsKey {
   /** The key's public half, read once and kept. @throws SignerError */
   publicKey(): Promise<KmsPublicKey>;
   /**
-   * Signs a 32-byte digest with ECDSA_SHA_256 (`MessageType: DIGEST`): returns the DER signature as KMS gives it
-   * (the caller normalizes and verifies it). @throws SignerError
+   * Signs a 32-byte digest with ECDSA_SHA_256 (`MessageType: DIGEST`) and hands the DER signature, as KMS gives it,
+   * to `accept`, which normalizes and verifies it (throwing `SIGNER_BAD_SIGNATURE`, counted as such, when it does
+   * not verify). @returns what `accept` returns @throws SignerError
    */
-  signDigest(digest: Uint8Array): Promise<Uint8Array>;
-  /** Signs message bytes with pure Ed25519 (`ED25519_SHA_512`, `MessageType: RAW`): 64 bytes. @throws SignerError */
-  signEd25519(message: Uint8Array): Promise<Uint8Array>;
+  signDigest<T>(digest: Uint8Array, accept: (der: Uint8Array) => T): Promise<T>;
+  /**
+   * Signs message bytes with pure Ed25519 (`ED25519_SHA_512`, `MessageType: RAW`) and hands the 64 bytes to
+   * `accept`, which verifies them. @returns what `accept` returns @throws SignerError
+   */
+  signEd25519<T>(message: Uint8Array, accept: (signature: Uint8Array) => T): Promise<T>;
   /** Where request outcomes go (the app wiring sets it). */
   observer: SignerObserver | undefined;
 }
@@ -92,21 +96,21 @@ export function awsKmsKey(wallet: string, spec: AwsKmsSignerSpec): KmsKey {
       });
       return cached;
     },
-    signDigest: (digest) =>
+    signDigest: (digest, accept) =>
       call('Sign', async (abortSignal) => {
         const out = await client.send(
           new SignCommand({ KeyId: spec.keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }),
           { abortSignal },
         );
-        return signatureOf(out.Signature);
+        return accept(signatureOf(out.Signature));
       }),
-    signEd25519: (message) =>
+    signEd25519: (message, accept) =>
       call('Sign', async (abortSignal) => {
         const out = await client.send(
           new SignCommand({ KeyId: spec.keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' }),
           { abortSignal },
         );
-        return signatureOf(out.Signature);
+        return accept(signatureOf(out.Signature));
       }),
   };
 

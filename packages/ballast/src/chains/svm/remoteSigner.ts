@@ -27,22 +27,23 @@ export function svmRemoteSigner(wallet: string, address: PublicKey, key: KmsKey)
     publicKey: address,
     async signMessage(message) {
       await checkSvmRemoteAddress(wallet, address.toBase58(), key); // the public key is read once and kept by the key
-      const signature = await key.signEd25519(message);
-      let valid = false;
-      try {
-        valid = signature.length === 64 && ed25519.verify(signature, message, expected);
-      } catch {
-        valid = false; // malformed point or scalar: refused below
-      }
-      if (!valid) {
-        throw new SignerError(
-          'SIGNER_BAD_SIGNATURE',
-          wallet,
-          key.kind,
-          `the signature does not verify against ${address.toBase58()} (another key, or altered); nothing is signed`,
-        );
-      }
-      return signature;
+      return await key.signEd25519(message, (signature) => {
+        let valid = false;
+        try {
+          valid = signature.length === 64 && ed25519.verify(signature, message, expected);
+        } catch {
+          valid = false; // malformed point or scalar: refused below
+        }
+        if (!valid) {
+          throw new SignerError(
+            'SIGNER_BAD_SIGNATURE',
+            wallet,
+            key.kind,
+            `the signature does not verify against ${address.toBase58()} (another key, or altered); nothing is signed`,
+          );
+        }
+        return signature;
+      });
     },
   };
 }
