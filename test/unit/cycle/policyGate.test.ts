@@ -92,6 +92,26 @@ describe('the approval policy in force', () => {
     expect(before - w.world.chains.alpha.balanceOf(ADDR.USDC, ADDR.treasury)).toBe(w.planned.amountIn);
   });
 
+  it("a policy sign-off that is not the approver's signature, or by someone who is no approver, is refused and not stored", async () => {
+    const w = await suite.world('bad-sign-off', { config: config({ aboveUsd: HIGH }), initApprovalPolicy: false });
+    await init(w, policyContentOf(config())!);
+    const approved = (await readPolicyChain(w.db)).approved!;
+    const text = policyText(policyContentOf(w.deps.config)!, approved.digest);
+    const proposal = await proposePolicy(w.db, { text, by: 'ops', nowMs: w.deps.now() });
+    if (!proposal.ok) throw new Error(proposal.detail);
+    const byBob = await signWithKey(KEYS.bob, text);
+    const forged = await signPolicy(w.db, { digest: proposal.digest, approver: 'alice', signature: byBob.signature, nowMs: w.deps.now() });
+    expect(forged).toMatchObject({ ok: false, reason: 'wrong_key' });
+    const stranger = await signPolicy(w.db, {
+      digest: proposal.digest,
+      approver: 'mallory',
+      signature: byBob.signature,
+      nowMs: w.deps.now(),
+    });
+    expect(stranger).toMatchObject({ ok: false, reason: 'unknown_approver' });
+    expect(await w.db.all('SELECT approver FROM approval_policy_signoffs')).toEqual([]);
+  });
+
   it('a lowered threshold is not in force either: transfers below the approved one run unchanged', async () => {
     const w = await suite.world('lowered', { config: config(), initApprovalPolicy: false });
     await init(w, policyContentOf(config({ aboveUsd: HIGH }))!);

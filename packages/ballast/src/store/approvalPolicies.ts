@@ -7,6 +7,7 @@
  */
 import { approvedPolicyChain, type ApprovedPolicy, type PolicyRecord } from '../approvals/policyChain.ts';
 import { quorumReached, validApprovers } from '../approvals/policy.ts';
+import { verifyApproval, type SignatureRefusal } from '../approvals/verify.ts';
 import { parsePolicyText, policyDigest } from '../approvals/policyDoc.ts';
 import type { StoreDb } from './db.ts';
 import { rowShape } from './rowColumns.ts';
@@ -83,7 +84,8 @@ export async function readPolicyChain(db: StoreDb): ReturnType<typeof approvedPo
 }
 
 /** Why a policy write was refused. */
-export type PolicyRefusal = 'already_initialized' | 'not_initialized' | 'missing' | 'stale' | 'already_approved' | 'already_signed';
+export type PolicyRefusal =
+  'already_initialized' | 'not_initialized' | 'missing' | 'stale' | 'already_approved' | 'already_signed' | SignatureRefusal;
 
 /** The outcome of a policy write: ok with its record, or refused with one line. */
 export type PolicyWriteResult<T> = ({ ok: true } & T) | { ok: false; reason: PolicyRefusal; detail: string };
@@ -176,8 +178,8 @@ function staleAgainst(approved: ApprovedPolicy | null, previous: string | null) 
 
 /**
  * Records an approver's signature on a proposal (`ballast policy approve`) and approves the proposal when the
- * distinct approvers of the policy it replaces, whose signatures verify, reach that policy's `required`. The
- * caller verifies the signature against the approved policy's approver keys first; it is verified again here.
+ * distinct approvers of the policy it replaces, whose signatures verify, reach that policy's `required`. A
+ * signature that does not verify against that approver's key in the approved policy is refused, not stored.
  *
  * @returns the approvers whose signatures verify, the quorum, and whether the proposal is now approved; or why not
  */
@@ -198,6 +200,9 @@ export async function signPolicy(
     if (record.signOffs.some((o) => o.approver === s.approver)) {
       return refused('already_signed', `${s.approver} has already signed approval policy ${s.digest}`);
     }
+    // Only a signature that verifies against the approved policy's key of this approver is stored.
+    const verdict = await verifyApproval(previous.policy.approvers, s.approver, record.text, s.signature);
+    if (!verdict.ok) return refused(verdict.reason, verdict.detail);
     await db.run(
       'INSERT INTO approval_policy_signoffs (policy_id, approver, signature, recorded_at_ms) VALUES (?, ?, ?, ?)',
       record.id,
