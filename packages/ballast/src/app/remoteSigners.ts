@@ -28,7 +28,7 @@ export async function checkRemoteSigners(config: LoadedConfig): Promise<void> {
       if (wallet.vm === 'bvm') await checkBvmRemoteAddress(wallet.name, wallet.address, wallet.network, wallet.remote);
     } catch (error) {
       if (!(error instanceof SignerError) || (error.code !== 'SIGNER_KEY_MISMATCH' && error.code !== 'SIGNER_UNSUPPORTED')) throw error;
-      issues.push({ path: `wallets.${wallet.name}`, message: error.message.replace(/^signer \S+ of wallet \S+: /, '') });
+      issues.push({ path: `wallets.${wallet.name}`, message: error.detail });
     }
   }
   if (issues.length > 0) throw new ConfigError(config.configFile, issues);

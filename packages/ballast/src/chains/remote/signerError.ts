@@ -13,16 +13,19 @@ export type SignerErrorCode =
   | 'SIGNER_KEY_MISMATCH' // the service's public key is not the configured address
   | 'SIGNER_UNSUPPORTED'; // the key's type cannot sign what this wallet needs
 
-/** A key service failed to give a usable signature. `wallet` and `kind` name the signer. */
+/**
+ * A key service failed to give a usable signature. `wallet` and `kind` name the signer; `detail` is what
+ * happened, and the message is `signer <kind> of wallet <wallet>: <detail>`.
+ */
 export class SignerError extends BallastError {
   constructor(
     readonly code: SignerErrorCode,
     readonly wallet: string,
     readonly kind: string,
-    message: string,
+    readonly detail: string,
     options?: { cause?: unknown },
   ) {
-    super(`signer ${kind} of wallet ${wallet}: ${message}`, options);
+    super(`signer ${kind} of wallet ${wallet}: ${detail}`, options);
   }
 }
 

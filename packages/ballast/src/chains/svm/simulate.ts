@@ -64,7 +64,7 @@ export interface SimulateBeforeSigningParameters {
  *   or an answer from a slot below it; nothing is signed (see the file comment)
  * @example
  * await simulateBeforeSigning(rpc, tx.message, { where: 'deposit item 0', minContextSlot: latest.context.slot });
- * tx.sign([keypair]); // only now
+ * tx.addSignature(signer.publicKey, await signer.signMessage(tx.message.serialize())); // only now
  */
 export async function simulateBeforeSigning(rpc: SvmRpc, message: VersionedMessage, args: SimulateBeforeSigningParameters): Promise<void> {
   const { where, minContextSlot } = args;
