@@ -107,7 +107,7 @@ it('the start check stops on a key of the wrong curve and on another key, one li
   );
   expect(error).toBeInstanceOf(ConfigError);
   expect((error as ConfigError).issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
-    'wallets.treasury_sol: a Solana wallet needs an ECC_NIST_EDWARDS25519 key, this one is ECC_SECG_P256K1',
+    'wallets.treasury_sol: a Solana wallet needs an Ed25519 key (KMS: ECC_NIST_EDWARDS25519), this one is secp256k1',
     expect.stringMatching(
       new RegExp(
         `^wallets\\.treasury_btc: the key's p2wpkh address is bcrt1q\\w+, wallets\\.treasury_btc\\.address is ${sandbox.bitcoin!.treasury.address}$`,

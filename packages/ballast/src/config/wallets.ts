@@ -21,7 +21,7 @@ import { addressMismatch, bvmAddressProblem, svmAddressProblem } from './address
 import type { ConfigIssue } from './errors.ts';
 import { readKeyFile } from './keyFile.ts';
 import type { BvmWalletConfig, SvmWalletConfig, WalletConfig } from './walletSchema.ts';
-import type { KmsKey } from '../chains/remote/awsKms.ts';
+import type { RemoteKey } from '../chains/remote/remoteKey.ts';
 import { loadRemoteWallet, withHidden } from './remoteWallets.ts';
 
 /** An EVM wallet ready to sign. `account` is non-enumerable so serialising the config cannot expose it. */
@@ -34,7 +34,7 @@ export interface LoadedEvmWallet {
   /** Signing account (viem); holds the key in a closure, or asks the key service (src/chains/evm/remoteAccount.ts). */
   readonly account: LocalAccount;
   /** The key service that signs for it (`signer.kind` not `key`; docs/keys.md); absent: the key is on this host. */
-  readonly remote?: KmsKey;
+  readonly remote?: RemoteKey;
 }
 
 /** A Solana wallet ready to sign. `signer` is non-enumerable (a key on the host is in its closure). */
@@ -46,7 +46,7 @@ export interface LoadedSvmWallet {
   /** Ed25519 signer: the key pair on this host, or the key service (src/chains/svm/signer.ts, remoteSigner.ts). */
   readonly signer: SvmSigner;
   /** The key service that signs for it (`signer.kind` not `key`; docs/keys.md); absent: the key is on this host. */
-  readonly remote?: KmsKey;
+  readonly remote?: RemoteKey;
 }
 
 /** A Bitcoin wallet ready to sign. `signer` is non-enumerable. */
@@ -70,7 +70,7 @@ export interface LoadedBvmWallet {
    */
   readonly signer: BvmSigner | BvmRemoteSigner;
   /** The key service that signs for it (`signer.kind` not `key`; docs/keys.md); absent: the key is on this host. */
-  readonly remote?: KmsKey;
+  readonly remote?: RemoteKey;
 }
 
 /** A wallet ready to sign, by VM family. */

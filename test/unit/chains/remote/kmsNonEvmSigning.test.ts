@@ -17,7 +17,8 @@ import { ECPairFactory } from 'ecpair';
 import * as ecc from 'tiny-secp256k1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalKms, type LocalKms } from '../../../../packages/sandbox/src/kms/kmsServer.ts';
-import { awsKmsKey, type KmsKey } from '../../../../packages/ballast/src/chains/remote/awsKms.ts';
+import { awsKmsKey } from '../../../../packages/ballast/src/chains/remote/awsKms.ts';
+import type { RemoteKey } from '../../../../packages/ballast/src/chains/remote/remoteKey.ts';
 import { SignerError } from '../../../../packages/ballast/src/chains/remote/signerError.ts';
 import { checkSvmRemoteAddress, svmRemoteSigner } from '../../../../packages/ballast/src/chains/svm/remoteSigner.ts';
 import { svmKeypairSigner } from '../../../../packages/ballast/src/chains/svm/signer.ts';
@@ -34,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => kms?.close());
 
-function keyFor(keyId: string): KmsKey {
+function keyFor(keyId: string): RemoteKey {
   return awsKmsKey('treasury', { kind: 'awsKms', keyId, region: kms.region, endpoint: kms.url, timeoutMs: 2000 });
 }
 
@@ -107,7 +108,7 @@ describe('a Solana wallet with an Ed25519 KMS key', () => {
     await expectSignerError(
       checkSvmRemoteAddress('treasury', keypair.publicKey.toBase58(), keyFor(secp)),
       'SIGNER_UNSUPPORTED',
-      /needs an ECC_NIST_EDWARDS25519 key/,
+      /needs an Ed25519 key \(KMS: ECC_NIST_EDWARDS25519\), this one is secp256k1/,
     );
     expect([kms.signCount(other), kms.signCount(secp)]).toEqual([0, 0]);
   });
@@ -170,7 +171,7 @@ describe('a Bitcoin P2WPKH wallet with a secp256k1 KMS key', () => {
     await expectSignerError(
       checkBvmRemoteAddress('treasury', local.address, 'regtest', keyFor(ed)),
       'SIGNER_UNSUPPORTED',
-      /needs an ECC_SECG_P256K1 key/,
+      /needs a secp256k1 key \(KMS: ECC_SECG_P256K1\), this one is ed25519/,
     );
     const keyId = kmsKeyOf();
     const remote = bvmRemoteKey('treasury', local.address, 'regtest', keyFor(keyId));

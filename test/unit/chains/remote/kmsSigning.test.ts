@@ -20,7 +20,8 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startLocalKms, type LocalKms } from '../../../../packages/sandbox/src/kms/kmsServer.ts';
-import { awsKmsKey, type KmsKey } from '../../../../packages/ballast/src/chains/remote/awsKms.ts';
+import { awsKmsKey } from '../../../../packages/ballast/src/chains/remote/awsKms.ts';
+import type { RemoteKey } from '../../../../packages/ballast/src/chains/remote/remoteKey.ts';
 import { recoverableSignature } from '../../../../packages/ballast/src/chains/remote/secpSignature.ts';
 import { checkEvmRemoteAddress, evmRemoteAccount } from '../../../../packages/ballast/src/chains/evm/remoteAccount.ts';
 import { SignerError } from '../../../../packages/ballast/src/chains/remote/signerError.ts';
@@ -32,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => kms?.close());
 
-function keyFor(keyId: string, timeoutMs = 2000): KmsKey {
+function keyFor(keyId: string, timeoutMs = 2000): RemoteKey {
   return awsKmsKey('treasury', { kind: 'awsKms', keyId, region: kms.region, endpoint: kms.url, timeoutMs });
 }
 
@@ -45,7 +46,8 @@ describe('a secp256k1 signature from a key service', () => {
       const digest = hexToBytes(keccak256(new Uint8Array([i])));
       const raw = secp256k1.sign(digest, secret, { lowS: false });
       highSeen ||= raw.hasHighS();
-      const sig = recoverableSignature(raw.toDERRawBytes(), digest, pub, { wallet: 'w', kind: 'awsKms' });
+      const sig = recoverableSignature({ der: raw.toDERRawBytes() }, digest, pub, { wallet: 'w', kind: 'awsKms' });
+      expect(recoverableSignature({ r: raw.r, s: raw.s }, digest, pub, { wallet: 'w', kind: 'turnkey' })).toEqual(sig);
       expect(sig.s <= secp256k1.CURVE.n / 2n).toBe(true);
       expect(
         secp256k1.Signature.fromCompact(raw.normalizeS().toCompactRawBytes())
@@ -57,8 +59,9 @@ describe('a secp256k1 signature from a key service', () => {
     expect(highSeen).toBe(true);
     const digest = hexToBytes(keccak256('0x01'));
     const other = secp256k1.sign(digest, secp256k1.utils.randomPrivateKey()).toDERRawBytes();
-    expect(() => recoverableSignature(other, digest, pub, { wallet: 'w', kind: 'awsKms' })).toThrow(/does not verify/);
-    expect(() => recoverableSignature(new Uint8Array([1, 2, 3]), digest, pub, { wallet: 'w', kind: 'awsKms' })).toThrow(/not DER/);
+    expect(() => recoverableSignature({ der: other }, digest, pub, { wallet: 'w', kind: 'awsKms' })).toThrow(/does not verify/);
+    expect(() => recoverableSignature({ der: new Uint8Array([1, 2, 3]) }, digest, pub, { wallet: 'w', kind: 'awsKms' })).toThrow(/not DER/);
+    expect(() => recoverableSignature({ r: 0n, s: 1n }, digest, pub, { wallet: 'w', kind: 'turnkey' })).toThrow(/not in 1..n-1/);
   });
 });
 
@@ -68,8 +71,8 @@ describe('AWS KMS through the SDK client', () => {
     const seed = ed25519.utils.randomPrivateKey();
     const secp = await keyFor(kms.createKey('ECC_SECG_P256K1', secret)).publicKey();
     const ed = await keyFor(kms.createKey('ECC_NIST_EDWARDS25519', seed)).publicKey();
-    expect(secp).toEqual({ spec: 'ECC_SECG_P256K1', bytes: secp256k1.getPublicKey(secret, false) });
-    expect(ed).toEqual({ spec: 'ECC_NIST_EDWARDS25519', bytes: ed25519.getPublicKey(seed) });
+    expect(secp).toEqual({ curve: 'secp256k1', bytes: secp256k1.getPublicKey(secret, false) });
+    expect(ed).toEqual({ curve: 'ed25519', bytes: ed25519.getPublicKey(seed) });
     const message = new TextEncoder().encode('ballast');
     const signature = await keyFor(kms.createKey('ECC_NIST_EDWARDS25519', seed)).signEd25519(message, (sig) => sig);
     expect(ed25519.verify(signature, message, ed.bytes)).toBe(true);

@@ -9,7 +9,7 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { payments } from 'bitcoinjs-lib';
-import type { KmsKey } from '../remote/awsKms.ts';
+import type { RemoteKey } from '../remote/remoteKey.ts';
 import { recoverableSignature } from '../remote/secpSignature.ts';
 import { SignerError } from '../remote/signerError.ts';
 import { BVM_NETWORK_PARAMS, type BvmAsyncSigner, type BvmNetwork, type BvmRemoteKey, type BvmRemoteSigner } from './wallet.ts';
@@ -22,7 +22,7 @@ import { BVM_NETWORK_PARAMS, type BvmAsyncSigner, type BvmNetwork, type BvmRemot
  *   from the service, `SIGNER_UNSUPPORTED` / `SIGNER_KEY_MISMATCH` for a key that is not `address`'s,
  *   `SIGNER_BAD_SIGNATURE` for a signature that does not verify against it
  */
-export function bvmRemoteKey(wallet: string, address: string, network: BvmNetwork, kms: KmsKey): BvmRemoteKey {
+export function bvmRemoteKey(wallet: string, address: string, network: BvmNetwork, kms: RemoteKey): BvmRemoteKey {
   const who = { wallet, kind: kms.kind };
   const signer: BvmRemoteSigner = {
     kind: kms.kind,
@@ -31,7 +31,7 @@ export function bvmRemoteKey(wallet: string, address: string, network: BvmNetwor
       return {
         publicKey: compressed,
         async sign(hash) {
-          const sig = await kms.signDigest(hash, (der) => recoverableSignature(der, hash, uncompressed, who));
+          const sig = await kms.signDigest(hash, (raw) => recoverableSignature(raw, hash, uncompressed, who));
           return new secp256k1.Signature(sig.r, sig.s).toCompactRawBytes();
         },
       };
@@ -50,11 +50,11 @@ export async function checkBvmRemoteAddress(
   wallet: string,
   address: string,
   network: BvmNetwork,
-  kms: KmsKey,
+  kms: RemoteKey,
 ): Promise<{ compressed: Uint8Array; uncompressed: Uint8Array }> {
   const pk = await kms.publicKey();
-  if (pk.spec !== 'ECC_SECG_P256K1') {
-    throw new SignerError('SIGNER_UNSUPPORTED', wallet, kms.kind, `a Bitcoin wallet needs an ECC_SECG_P256K1 key, this one is ${pk.spec}`);
+  if (pk.curve !== 'secp256k1') {
+    throw new SignerError('SIGNER_UNSUPPORTED', wallet, kms.kind, `a Bitcoin wallet needs a secp256k1 key (KMS: ECC_SECG_P256K1), this one is ${pk.curve}`);
   }
   const compressed = secp256k1.ProjectivePoint.fromHex(pk.bytes).toRawBytes(true);
   const actual = payments.p2wpkh({ pubkey: compressed, network: BVM_NETWORK_PARAMS[network] }).address;

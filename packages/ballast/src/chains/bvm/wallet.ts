@@ -72,7 +72,7 @@ export interface BvmAsyncSigner {
  * and checked against the wallet's address before it signs. P2WPKH only.
  */
 export interface BvmRemoteSigner {
-  readonly kind: 'awsKms';
+  readonly kind: 'awsKms' | 'turnkey';
   /**
    * Reads the service's public key (once) and checks that the wallet's address is its P2WPKH address.
    *

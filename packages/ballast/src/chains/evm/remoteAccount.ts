@@ -20,7 +20,7 @@ import {
   type Signature,
 } from 'viem';
 import { publicKeyToAddress, toAccount } from 'viem/accounts';
-import type { KmsKey } from '../remote/awsKms.ts';
+import type { RemoteKey } from '../remote/remoteKey.ts';
 import { recoverableSignature } from '../remote/secpSignature.ts';
 import { SignerError } from '../remote/signerError.ts';
 
@@ -30,7 +30,7 @@ import { SignerError } from '../remote/signerError.ts';
  * @throws (from its signing functions) SignerError: service unavailable or refusing, a signature that does not
  *   verify, or a key that is not `address`'s
  */
-export function evmRemoteAccount(wallet: string, address: Address, key: KmsKey): LocalAccount {
+export function evmRemoteAccount(wallet: string, address: Address, key: RemoteKey): LocalAccount {
   const who = { wallet, kind: key.kind };
   async function signHash(hash: Hex): Promise<Signature> {
     const publicKey = await evmPublicKey(wallet, key);
@@ -39,7 +39,7 @@ export function evmRemoteAccount(wallet: string, address: Address, key: KmsKey):
       throw new SignerError('SIGNER_KEY_MISMATCH', wallet, key.kind, `the key's address is ${actual}, the wallet's is ${address}`);
     }
     const digest = hexToBytes(hash);
-    const sig = await key.signDigest(digest, (der) => recoverableSignature(der, digest, publicKey, who));
+    const sig = await key.signDigest(digest, (raw) => recoverableSignature(raw, digest, publicKey, who));
     return { r: toHex(sig.r, { size: 32 }), s: toHex(sig.s, { size: 32 }), yParity: sig.recovery };
   }
   return toAccount({
@@ -59,7 +59,7 @@ export function evmRemoteAccount(wallet: string, address: Address, key: KmsKey):
  *
  * @throws SignerError `SIGNER_KEY_MISMATCH` when it is another address; `SIGNER_UNSUPPORTED` for a key that is not secp256k1
  */
-export async function checkEvmRemoteAddress(wallet: string, address: Address, key: KmsKey): Promise<void> {
+export async function checkEvmRemoteAddress(wallet: string, address: Address, key: RemoteKey): Promise<void> {
   const actual = publicKeyToAddress(toHex(await evmPublicKey(wallet, key)));
   if (actual !== getAddress(address)) {
     throw new SignerError(
@@ -71,10 +71,10 @@ export async function checkEvmRemoteAddress(wallet: string, address: Address, ke
   }
 }
 
-async function evmPublicKey(wallet: string, key: KmsKey): Promise<Uint8Array> {
+async function evmPublicKey(wallet: string, key: RemoteKey): Promise<Uint8Array> {
   const pk = await key.publicKey();
-  if (pk.spec !== 'ECC_SECG_P256K1') {
-    throw new SignerError('SIGNER_UNSUPPORTED', wallet, key.kind, `an EVM wallet needs an ECC_SECG_P256K1 key, this one is ${pk.spec}`);
+  if (pk.curve !== 'secp256k1') {
+    throw new SignerError('SIGNER_UNSUPPORTED', wallet, key.kind, `an EVM wallet needs a secp256k1 key (KMS: ECC_SECG_P256K1), this one is ${pk.curve}`);
   }
   return pk.bytes;
 }

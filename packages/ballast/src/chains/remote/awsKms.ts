@@ -1,5 +1,5 @@
 /**
- * An AWS KMS asymmetric key as a signer (docs/keys.md): `GetPublicKey` once, then `Sign` per signature, through
+ * An AWS KMS asymmetric key as a signer ({@link RemoteKey}; docs/keys.md): `GetPublicKey` once, then `Sign` per signature, through
  * the AWS SDK's KMS client (`@aws-sdk/client-kms`) with credentials from the SDK's default provider chain (never
  * from the config file). Each request is bounded by `timeoutMs`, retried once by the SDK on a throttle or a server
  * error (a signature is neither stored nor sent before the caller verifies it, so asking again is harmless), and
@@ -11,7 +11,8 @@
 import { createPublicKey } from 'node:crypto';
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { base64url } from '@scure/base';
-import { outcomeOf, SignerError, type SignerObserver } from './signerError.ts';
+import type { RemoteKey, RemotePublicKey } from './remoteKey.ts';
+import { outcomeOf, SignerError } from './signerError.ts';
 
 /** `signer:` of a wallet whose key is in AWS KMS. */
 export interface AwsKmsSignerSpec {
@@ -24,36 +25,6 @@ export interface AwsKmsSignerSpec {
   endpoint?: string | undefined;
   /** Bound of each request, ms. */
   timeoutMs: number;
-}
-
-/** The key specs Ballast signs with. */
-export type KmsKeySpec = 'ECC_SECG_P256K1' | 'ECC_NIST_EDWARDS25519';
-
-/** A key's public half: secp256k1 as the 65-byte uncompressed point, Ed25519 as its 32 bytes. */
-export interface KmsPublicKey {
-  spec: KmsKeySpec;
-  bytes: Uint8Array;
-}
-
-/** One KMS key, ready to sign. */
-export interface KmsKey {
-  readonly kind: 'awsKms';
-  readonly keyId: string;
-  /** The key's public half, read once and kept. @throws SignerError */
-  publicKey(): Promise<KmsPublicKey>;
-  /**
-   * Signs a 32-byte digest with ECDSA_SHA_256 (`MessageType: DIGEST`) and hands the DER signature, as KMS gives it,
-   * to `accept`, which normalizes and verifies it (throwing `SIGNER_BAD_SIGNATURE`, counted as such, when it does
-   * not verify). @returns what `accept` returns @throws SignerError
-   */
-  signDigest<T>(digest: Uint8Array, accept: (der: Uint8Array) => T): Promise<T>;
-  /**
-   * Signs message bytes with pure Ed25519 (`ED25519_SHA_512`, `MessageType: RAW`) and hands the 64 bytes to
-   * `accept`, which verifies them. @returns what `accept` returns @throws SignerError
-   */
-  signEd25519<T>(message: Uint8Array, accept: (signature: Uint8Array) => T): Promise<T>;
-  /** Where request outcomes go (the app wiring sets it). */
-  observer: SignerObserver | undefined;
 }
 
 /** Error names of the KMS API that are the key policy's answer, not a fault: final. */
@@ -73,15 +44,15 @@ const REFUSALS = new Set([
  *
  * @param spec the wallet's `signer:` (src/config/walletSchema.ts)
  */
-export function awsKmsKey(wallet: string, spec: AwsKmsSignerSpec): KmsKey {
+export function awsKmsKey(wallet: string, spec: AwsKmsSignerSpec): RemoteKey {
   const client = new KMSClient({
     ...(spec.region ? { region: spec.region } : {}),
     ...(spec.endpoint ? { endpoint: spec.endpoint } : {}),
     maxAttempts: 2,
     requestHandler: { requestTimeout: spec.timeoutMs, connectionTimeout: spec.timeoutMs },
   });
-  let cached: Promise<KmsPublicKey> | undefined;
-  const key: KmsKey = {
+  let cached: Promise<RemotePublicKey> | undefined;
+  const key: RemoteKey = {
     kind: 'awsKms',
     keyId: spec.keyId,
     observer: undefined,
@@ -102,7 +73,7 @@ export function awsKmsKey(wallet: string, spec: AwsKmsSignerSpec): KmsKey {
           new SignCommand({ KeyId: spec.keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }),
           { abortSignal },
         );
-        return accept(signatureOf(out.Signature));
+        return accept({ der: signatureOf(out.Signature) });
       }),
     signEd25519: (message, accept) =>
       call('Sign', async (abortSignal) => {
@@ -154,17 +125,17 @@ function mapError(wallet: string, operation: string, spec: AwsKmsSignerSpec, err
  *
  * @throws SignerError `SIGNER_UNSUPPORTED` for a key spec Ballast does not sign with
  */
-export function publicKeyFromSpki(wallet: string, keySpec: string, der: Uint8Array): KmsPublicKey {
+export function publicKeyFromSpki(wallet: string, keySpec: string, der: Uint8Array): RemotePublicKey {
   const jwk = createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' }).export({ format: 'jwk' });
   if (keySpec === 'ECC_SECG_P256K1' && jwk.kty === 'EC' && jwk.crv === 'secp256k1' && jwk.x && jwk.y) {
     const point = new Uint8Array(65);
     point[0] = 4;
     point.set(base64url.decode(pad(jwk.x)), 1);
     point.set(base64url.decode(pad(jwk.y)), 33);
-    return { spec: keySpec, bytes: point };
+    return { curve: 'secp256k1', bytes: point };
   }
   if (keySpec === 'ECC_NIST_EDWARDS25519' && jwk.kty === 'OKP' && jwk.crv === 'Ed25519' && jwk.x) {
-    return { spec: keySpec, bytes: base64url.decode(pad(jwk.x)) };
+    return { curve: 'ed25519', bytes: base64url.decode(pad(jwk.x)) };
   }
   throw new SignerError(
     'SIGNER_UNSUPPORTED',

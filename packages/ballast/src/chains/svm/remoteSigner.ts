@@ -8,7 +8,7 @@
 import { ed25519 } from '@noble/curves/ed25519';
 import { base58 } from '@scure/base';
 import type { PublicKey } from '@solana/web3.js';
-import type { KmsKey } from '../remote/awsKms.ts';
+import type { RemoteKey } from '../remote/remoteKey.ts';
 import { SignerError } from '../remote/signerError.ts';
 import type { SvmSigner } from './signer.ts';
 
@@ -20,7 +20,7 @@ import type { SvmSigner } from './signer.ts';
  *   `SIGNER_UNSUPPORTED` for a key that is not Ed25519, `SIGNER_KEY_MISMATCH` for another key than `address`,
  *   `SIGNER_BAD_SIGNATURE` for a signature that does not verify
  */
-export function svmRemoteSigner(wallet: string, address: PublicKey, key: KmsKey): SvmSigner {
+export function svmRemoteSigner(wallet: string, address: PublicKey, key: RemoteKey): SvmSigner {
   const expected = address.toBytes();
   return {
     kind: key.kind,
@@ -54,14 +54,14 @@ export function svmRemoteSigner(wallet: string, address: PublicKey, key: KmsKey)
  * @param address the configured base58 address
  * @throws SignerError `SIGNER_KEY_MISMATCH` when it is another key; `SIGNER_UNSUPPORTED` for a key that is not Ed25519
  */
-export async function checkSvmRemoteAddress(wallet: string, address: string, key: KmsKey): Promise<void> {
+export async function checkSvmRemoteAddress(wallet: string, address: string, key: RemoteKey): Promise<void> {
   const pk = await key.publicKey();
-  if (pk.spec !== 'ECC_NIST_EDWARDS25519') {
+  if (pk.curve !== 'ed25519') {
     throw new SignerError(
       'SIGNER_UNSUPPORTED',
       wallet,
       key.kind,
-      `a Solana wallet needs an ECC_NIST_EDWARDS25519 key, this one is ${pk.spec}`,
+      `a Solana wallet needs an Ed25519 key (KMS: ECC_NIST_EDWARDS25519), this one is ${pk.curve}`,
     );
   }
   const actual = base58.encode(pk.bytes);

@@ -10,7 +10,7 @@ import type { Keypair, PublicKey } from '@solana/web3.js';
 /** Signs bytes for one Solana wallet with Ed25519. */
 export interface SvmSigner {
   /** Where the key lives: `key` on this host, `awsKms` in AWS KMS. */
-  readonly kind: 'key' | 'awsKms';
+  readonly kind: 'key' | 'awsKms' | 'turnkey';
   /** The wallet's public key (its base58 is the address). */
   readonly publicKey: PublicKey;
   /**
