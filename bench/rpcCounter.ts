@@ -48,7 +48,7 @@ export async function startRpcCounter(upstream: string): Promise<RpcCounter> {
       } catch {
         counter.methods.set('(unparsable)', (counter.methods.get('(unparsable)') ?? 0) + 1);
       }
-      const answer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });
+      const answer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(raw) });
       res.writeHead(answer.status, { 'content-type': 'application/json' });
       res.end(Buffer.from(await answer.arrayBuffer()));
     })().catch((error: unknown) => {

@@ -5,6 +5,7 @@
 # promtool, prometheus  prometheus              /metrics lint, alert rule tests, the dashboard test's scraper
 # prometheus-pushgateway prometheus-pushgateway  one-shot runs pushing their metrics (--pushgateway)
 # systemd-analyze       systemd                 `systemd-analyze verify` of deploy/systemd/ballast.service
+# openssl               openssl                 the TLS client certificates of the remote signer tests
 # initdb, pg_ctl,       postgresql              the PostgreSQL store and leader-lease tests (test/helpers/postgres.ts);
 #   postgres                                    Debian keeps them in /usr/lib/postgresql/<major>/bin, off PATH
 #
@@ -18,6 +19,7 @@ NEEDED=(
   "prometheus prometheus"
   "prometheus-pushgateway prometheus-pushgateway"
   "systemd-analyze systemd"
+  "openssl openssl"
 )
 
 # PostgreSQL server binaries: Debian installs them per major version outside PATH.

@@ -24,7 +24,7 @@ describe('wallets.<name>.signer', () => {
     const config = loadConfig(tmp.write(withWallet({ vm: 'evm', address: KEY_ADDRESS.toLowerCase(), signer: KMS })), ENV);
     const treasury = config.wallets.treasury!;
     expect(treasury).toEqual({ name: 'treasury', vm: 'evm', address: KEY_ADDRESS });
-    expect(treasury.vm === 'evm' && treasury.remote?.keyId).toBe('alias/ballast-treasury');
+    expect(treasury.vm === 'evm' && treasury.remote?.kind === 'awsKms' && treasury.remote.keyId).toBe('alias/ballast-treasury');
     expect(JSON.stringify(config.wallets)).not.toContain('alias/');
     expect(
       loadConfig(tmp.write(withWallet({ vm: 'evm', privateKey: '${TREASURY_EVM_KEY}', signer: { kind: 'key' } })), ENV).wallets.treasury
@@ -44,7 +44,60 @@ describe('wallets.<name>.signer', () => {
       'wallets.treasury.signer.region: region must be an AWS region such as eu-west-1',
     );
     expect(lines({ vm: 'evm', address: KEY_ADDRESS, signer: { ...KMS, timeoutMs: 10 } })).toContain('timeoutMs must be at least 100');
-    expect(lines({ vm: 'evm', address: KEY_ADDRESS, signer: { kind: 'vault' } })).toContain('signer.kind must be one of key, awsKms');
+    expect(lines({ vm: 'evm', address: KEY_ADDRESS, signer: { kind: 'vault' } })).toContain(
+      'signer.kind must be one of key, awsKms, remote, turnkey',
+    );
+  });
+});
+
+describe('wallets.<name>.signer: a JSON-RPC remote signer and Turnkey', () => {
+  const REMOTE = { kind: 'remote', url: 'https://signer.internal:9000', token: '${SIGNER_TOKEN}' };
+  const TURNKEY = {
+    kind: 'turnkey',
+    organizationId: '3f0e2c4a-8b1d-4e6f-9a7c-5d2b1e0f3a4c',
+    signWith: KEY_ADDRESS,
+    apiPublicKey: '${TURNKEY_API_PUBLIC_KEY}',
+    apiPrivateKey: '${TURNKEY_API_PRIVATE_KEY}',
+  };
+  const env = {
+    ...ENV,
+    SIGNER_TOKEN: 'token-from-the-environment',
+    TURNKEY_API_PUBLIC_KEY: `02${'ab'.repeat(32)}`,
+    TURNKEY_API_PRIVATE_KEY: 'cd'.repeat(32),
+  };
+  const lines = (wallet: Record<string, unknown>) => issueLines(loadErrorIn(tmp, withWallet(wallet), env)).join('\n');
+
+  it('loads both at the configured address, with no token, key or certificate path to serialise', () => {
+    for (const signer of [REMOTE, TURNKEY]) {
+      const config = loadConfig(tmp.write(withWallet({ vm: 'evm', address: KEY_ADDRESS, signer })), env);
+      const treasury = vmOf(config.wallets.treasury, 'evm');
+      expect(treasury).toEqual({ name: 'treasury', vm: 'evm', address: KEY_ADDRESS });
+      expect(treasury.remote?.kind).toBe(signer.kind);
+      expect(JSON.stringify(config.wallets)).not.toMatch(/token-from|cdcdcd|signer\.internal/);
+    }
+  });
+
+  it('names the field and the fix: a JSON-RPC signer on another VM, tls on http, unreadable certificates, bad Turnkey ids', () => {
+    expect(
+      lines({ vm: 'evm', address: KEY_ADDRESS, signer: { ...REMOTE, url: 'http://signer', tls: { certFile: 'c.pem', keyFile: 'k.pem' } } }),
+    ).toContain('wallets.treasury.signer.tls: a TLS client certificate needs an https url');
+    expect(lines({ vm: 'evm', address: KEY_ADDRESS, signer: { ...REMOTE, tls: { certFile: 'missing.pem', keyFile: 'k.pem' } } })).toMatch(
+      /wallets\.treasury\.signer\.tls: cannot read .*missing\.pem: give the path of a readable PEM file/,
+    );
+    expect(lines({ vm: 'evm', address: KEY_ADDRESS, signer: { ...REMOTE, messageMethod: 'eth_signTypedData' } })).toContain(
+      'messageMethod must be personal_sign (Clef, geth) or eth_sign (web3signer)',
+    );
+    expect(lines({ vm: 'evm', address: KEY_ADDRESS, signer: { ...TURNKEY, organizationId: 'acme' } })).toContain(
+      'wallets.treasury.signer.organizationId: organizationId must be the Turnkey organization id (a lower-case UUID)',
+    );
+    expect(lines({ vm: 'evm', address: KEY_ADDRESS, signer: { ...TURNKEY, apiPrivateKey: 'not-hex' } })).toContain(
+      'apiPrivateKey must be the P-256 private key of the API key: 64 hex digits',
+    );
+    const multi = multiVmConfig();
+    multi.wallets.sol = { vm: 'svm', address: SOL_ADDRESS, signer: REMOTE };
+    expect(issueLines(loadErrorIn(tmp, multi, { ...MULTI_ENV, SIGNER_TOKEN: 't' }))).toContain(
+      'wallets.sol.signer.kind: a JSON-RPC signer (kind remote) signs EVM transactions only: use kind awsKms or turnkey for a svm wallet',
+    );
   });
 });
 
@@ -76,7 +129,7 @@ describe('wallets.<name>.signer on Solana and Bitcoin wallets', () => {
   it('refuses p2tr with a key service naming addressType, and names malformed addresses', () => {
     const okSol = { vm: 'svm', address: SOL_ADDRESS, signer: KMS };
     expect(lines(okSol, { vm: 'bvm', address: BTC_P2TR, addressType: 'p2tr', signer: KMS })).toEqual([
-      'wallets.btc.addressType: p2tr cannot be signed by signer.kind awsKms (KMS offers no BIP-340 Schnorr signature): use addressType p2wpkh with an ECC_SECG_P256K1 key, or kind key',
+      'wallets.btc.addressType: p2tr cannot be signed by signer.kind awsKms (Ballast asks key services for ECDSA only, and KMS offers no BIP-340 Schnorr signature): use addressType p2wpkh with a secp256k1 key, or kind key',
     ]);
     expect(lines(okSol, { vm: 'bvm', address: BTC_TESTNET_P2WPKH, signer: KMS }).join('\n')).toMatch(
       /^wallets\.btc\.address: .* is a testnet address but network is mainnet/,

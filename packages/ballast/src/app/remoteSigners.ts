@@ -1,9 +1,11 @@
 /**
  * Wallets whose key is in a key service (docs/keys.md), at start: each service's public key must be the configured
- * address before anything runs (EVM: its Keccak address; Solana: its base58; Bitcoin: its P2WPKH address), and each request a signer makes is counted and timed
+ * address before anything runs (EVM: its Keccak address, or for a JSON-RPC signer an account in `eth_accounts`;
+ * Solana: its base58; Bitcoin: its P2WPKH address), and each request a signer makes is counted and timed
  * (`ballast_signer_requests_total`, `ballast_signer_latency_seconds`).
  */
 import { checkBvmRemoteAddress } from '../chains/bvm/remoteSigner.ts';
+import { checkEvmJsonRpcAddress } from '../chains/evm/jsonRpcSigner.ts';
 import { checkEvmRemoteAddress } from '../chains/evm/remoteAccount.ts';
 import { checkSvmRemoteAddress } from '../chains/svm/remoteSigner.ts';
 import { SignerError } from '../chains/remote/signerError.ts';
@@ -23,9 +25,11 @@ export async function checkRemoteSigners(config: LoadedConfig): Promise<void> {
   for (const wallet of Object.values(config.wallets)) {
     if (!wallet.remote) continue;
     try {
-      if (wallet.vm === 'evm') await checkEvmRemoteAddress(wallet.name, wallet.address, wallet.remote);
-      if (wallet.vm === 'svm') await checkSvmRemoteAddress(wallet.name, wallet.address, wallet.remote);
-      if (wallet.vm === 'bvm') await checkBvmRemoteAddress(wallet.name, wallet.address, wallet.network, wallet.remote);
+      if (wallet.vm === 'evm') {
+        if (wallet.remote.kind === 'remote') await checkEvmJsonRpcAddress(wallet.name, wallet.address, wallet.remote);
+        else await checkEvmRemoteAddress(wallet.name, wallet.address, wallet.remote);
+      } else if (wallet.vm === 'svm') await checkSvmRemoteAddress(wallet.name, wallet.address, wallet.remote);
+      else if (wallet.vm === 'bvm') await checkBvmRemoteAddress(wallet.name, wallet.address, wallet.network, wallet.remote);
     } catch (error) {
       if (!(error instanceof SignerError) || (error.code !== 'SIGNER_KEY_MISMATCH' && error.code !== 'SIGNER_UNSUPPORTED')) throw error;
       issues.push({ path: `wallets.${wallet.name}`, message: error.detail });

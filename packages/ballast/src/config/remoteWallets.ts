@@ -4,15 +4,19 @@
  * (src/chains/<vm>/). Nothing is asked of the service at load: `checkRemoteSigners` (src/app/remoteSigners.ts)
  * compares each service's public key with the configured address before anything runs.
  */
+import { accessSync, constants } from 'node:fs';
+import { resolve } from 'node:path';
 import { getAddress, isAddress } from 'viem';
 import { awsKmsKey } from '../chains/remote/awsKms.ts';
+import { turnkeyKey } from '../chains/remote/turnkey.ts';
+import { evmJsonRpcSigner } from '../chains/evm/jsonRpcSigner.ts';
 import { evmRemoteAccount } from '../chains/evm/remoteAccount.ts';
 import { bvmRemoteKey } from '../chains/bvm/remoteSigner.ts';
 import { svmRemoteSigner } from '../chains/svm/remoteSigner.ts';
 import { parseSvmAddress } from '../chains/svm/wallet.ts';
 import { bvmAddressProblem, svmAddressProblem } from './addresses.ts';
 import type { ConfigIssue } from './errors.ts';
-import type { AwsKmsSignerConfig } from './signerSchema.ts';
+import type { RemoteSignerConfig } from './signerSchema.ts';
 import type { WalletConfig } from './walletSchema.ts';
 import type { LoadedWallet } from './wallets.ts';
 
@@ -32,7 +36,8 @@ export function withHidden<T extends object, K extends string, V>(target: T, key
 export function loadRemoteWallet(
   name: string,
   wallet: WalletConfig,
-  signer: AwsKmsSignerConfig,
+  signer: RemoteSignerConfig,
+  configDir: string,
   issues: ConfigIssue[],
 ): LoadedWallet | undefined {
   const at = `wallets.${name}`;
@@ -47,16 +52,33 @@ export function loadRemoteWallet(
     });
     return undefined;
   }
-  const key = awsKmsKey(name, signer);
+  if (signer.kind === 'remote' && wallet.vm !== 'evm') {
+    issues.push({
+      path: `${at}.signer.kind`,
+      message: `a JSON-RPC signer (kind remote) signs EVM transactions only: use kind awsKms or turnkey for a ${wallet.vm} wallet`,
+    });
+    return undefined;
+  }
+  if (signer.kind === 'remote') {
+    if (!isAddress(wallet.address)) return notEvmAddress(at, issues);
+    const address = getAddress(wallet.address);
+    const tls = signer.tls && {
+      certFile: resolve(configDir, signer.tls.certFile),
+      keyFile: resolve(configDir, signer.tls.keyFile),
+      ...(signer.tls.caFile ? { caFile: resolve(configDir, signer.tls.caFile) } : {}),
+    };
+    const unreadable = tls && [tls.certFile, tls.keyFile, tls.caFile].find((f) => f !== undefined && !isReadable(f));
+    if (unreadable) {
+      issues.push({ path: `${at}.signer.tls`, message: `cannot read ${unreadable}: give the path of a readable PEM file` });
+      return undefined;
+    }
+    const { signer: rpc, account } = evmJsonRpcSigner(name, address, { ...signer, ...(tls ? { tls } : {}) });
+    return withHidden(withHidden({ name, vm: 'evm' as const, address }, 'account', account), 'remote', rpc);
+  }
+  const key = signer.kind === 'awsKms' ? awsKmsKey(name, signer) : turnkeyKey(name, signer);
   switch (wallet.vm) {
     case 'evm': {
-      if (!isAddress(wallet.address)) {
-        issues.push({
-          path: `${at}.address`,
-          message: 'not an EVM address: expected 0x + 40 hex digits; mixed case must be a valid EIP-55 checksum',
-        });
-        return undefined;
-      }
+      if (!isAddress(wallet.address)) return notEvmAddress(at, issues);
       const address = getAddress(wallet.address);
       const loaded = withHidden({ name, vm: 'evm' as const, address }, 'account', evmRemoteAccount(name, address, key));
       return withHidden(loaded, 'remote', key);
@@ -78,7 +100,7 @@ export function loadRemoteWallet(
       if (wallet.addressType !== 'p2wpkh') {
         issues.push({
           path: `${at}.addressType`,
-          message: `${wallet.addressType} cannot be signed by signer.kind ${signer.kind} (KMS offers no BIP-340 Schnorr signature): use addressType p2wpkh with an ECC_SECG_P256K1 key, or kind key`,
+          message: `${wallet.addressType} cannot be signed by signer.kind ${signer.kind} (Ballast asks key services for ECDSA only, and KMS offers no BIP-340 Schnorr signature): use addressType p2wpkh with a secp256k1 key, or kind key`,
         });
         return undefined;
       }
@@ -93,5 +115,22 @@ export function loadRemoteWallet(
       const loaded = { name, vm: 'bvm' as const, address: k.address, network: k.network, addressType: k.addressType };
       return withHidden(withHidden(loaded, 'signer', k.signer), 'remote', key);
     }
+  }
+}
+
+function notEvmAddress(at: string, issues: ConfigIssue[]): undefined {
+  issues.push({
+    path: `${at}.address`,
+    message: 'not an EVM address: expected 0x + 40 hex digits; mixed case must be a valid EIP-55 checksum',
+  });
+  return undefined;
+}
+
+function isReadable(file: string): boolean {
+  try {
+    accessSync(file, constants.R_OK);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -22,6 +22,7 @@ import type { ConfigIssue } from './errors.ts';
 import { readKeyFile } from './keyFile.ts';
 import type { BvmWalletConfig, SvmWalletConfig, WalletConfig } from './walletSchema.ts';
 import type { RemoteKey } from '../chains/remote/remoteKey.ts';
+import type { JsonRpcSigner } from '../chains/evm/jsonRpcSigner.ts';
 import { loadRemoteWallet, withHidden } from './remoteWallets.ts';
 
 /** An EVM wallet ready to sign. `account` is non-enumerable so serialising the config cannot expose it. */
@@ -34,7 +35,7 @@ export interface LoadedEvmWallet {
   /** Signing account (viem); holds the key in a closure, or asks the key service (src/chains/evm/remoteAccount.ts). */
   readonly account: LocalAccount;
   /** The key service that signs for it (`signer.kind` not `key`; docs/keys.md); absent: the key is on this host. */
-  readonly remote?: RemoteKey;
+  readonly remote?: RemoteKey | JsonRpcSigner;
 }
 
 /** A Solana wallet ready to sign. `signer` is non-enumerable (a key on the host is in its closure). */
@@ -103,7 +104,7 @@ export function loadWallet(
   secrets: Set<string>,
 ): LoadedWallet | undefined {
   const at = `wallets.${name}`;
-  if (wallet.signer !== undefined && wallet.signer.kind !== 'key') return loadRemoteWallet(name, wallet, wallet.signer, issues);
+  if (wallet.signer !== undefined && wallet.signer.kind !== 'key') return loadRemoteWallet(name, wallet, wallet.signer, configDir, issues);
   const key = readKeyText(at, wallet, configDir, issues, secrets);
   if (key === undefined) return undefined;
   switch (wallet.vm) {
