@@ -1,15 +1,25 @@
 /**
- * Keys off the host through a JSON-RPC remote signer (docs/keys.md): the treasury's EVM key lives only in a
+ * Keys off the host through a JSON-RPC remote signer and Turnkey (docs/keys.md).
+ *
+ * JSON-RPC: the treasury's EVM key lives only in a
  * separate signer process (anvil, whose `eth_signTransaction` signs for its unlocked dev accounts, as web3signer
  * and Clef do), behind a front that wants a bearer token. The signer process is killed with SIGKILL while the
  * cycle asks it for the deposit's signature (the approve was signed and sent): the cycle ends `error` naming the
  * signer, nothing else is broadcast and no USDC moves; with the signer back, the next cycle moves the need once,
  * never twice.
+ *
+ * Turnkey: the treasury's key is a wallet account of the sandbox's local Turnkey endpoint (the real `@turnkey/http`
+ * client, requests stamped with the API key from the environment). The start check finds the account, the transfer
+ * (approve and deposit) is signed there and moves the need once; an activity that needs consensus under the
+ * organization's policy is final for the attempt, named, and nothing is broadcast.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { hexToBytes } from 'viem';
+import { checkRemoteSigners } from '../../packages/ballast/src/app/remoteSigners.ts';
 import { startAnvil, type AnvilInstance } from '../../packages/sandbox/src/chains/anvil.ts';
+import { startLocalTurnkey, type LocalTurnkey } from '../../packages/sandbox/src/turnkey/turnkeyServer.ts';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce } from './helpers/sandboxBallast.ts';
@@ -23,9 +33,10 @@ let signer: AnvilInstance;
 let killOnSignature: number | undefined;
 const methods: string[] = [];
 let server: http.Server;
+let turnkey: LocalTurnkey;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ balances: NEED_BALANCES });
+  [sandbox, turnkey] = await Promise.all([startSandbox({ balances: NEED_BALANCES }), startLocalTurnkey()]);
   signer = await startAnvil({ chainId: chainOf(sandbox, 'alpha').def.chainId });
   server = http.createServer((req, res) => {
     let text = '';
@@ -48,6 +59,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await new Promise((r) => server?.close(r));
+  await turnkey?.close();
   await signer?.stop();
   await sandbox?.stop();
   tmp.cleanup();
@@ -96,6 +108,51 @@ it('a signer killed mid-cycle leaves nothing half-sent; the next cycle moves the
       ['origin_failed', []],
       ['origin_failed', ['approve:confirmed']],
     ]);
+  } finally {
+    await ballast.close();
+  }
+}, 180_000);
+
+it('a Turnkey wallet account signs the transfer; an activity that needs consensus is final for the attempt', async () => {
+  turnkey.createPrivateKey('CURVE_SECP256K1', hexToBytes(sandbox.accounts.treasury.privateKey));
+  const address = sandbox.accounts.treasury.address;
+  const signerConfig = {
+    kind: 'turnkey',
+    organizationId: turnkey.organizationId,
+    signWith: address,
+    apiPublicKey: '${TURNKEY_API_PUBLIC_KEY}',
+    apiPrivateKey: '${TURNKEY_API_PRIVATE_KEY}',
+    baseUrl: turnkey.url,
+    timeoutMs: 2000,
+  };
+  const env = { TURNKEY_API_PUBLIC_KEY: turnkey.apiKey.publicKey, TURNKEY_API_PRIVATE_KEY: turnkey.apiKey.privateKey };
+  const { ballast, config } = ballastOnSandbox(
+    sandbox,
+    tmp.dir,
+    { wallets: { treasury: { vm: 'evm', signer: signerConfig, address } } },
+    env,
+  );
+  try {
+    await checkRemoteSigners(config); // the account's public key is the configured address
+
+    await freshNeed(sandbox);
+    const nonce = await treasuryNonce(sandbox, 'alpha');
+    turnkey.setFault({ kind: 'consensusNeeded' });
+    const held = await ballast.runCycle('once');
+    expect(held.attempts.map((a) => a.outcome)).toEqual(['origin_failed']);
+    expect(held.attempts[0]!.error).toMatch(/signer turnkey of wallet treasury: .*ACTIVITY_STATUS_CONSENSUS_NEEDED/);
+    expect(await treasuryNonce(sandbox, 'alpha')).toBe(nonce);
+
+    turnkey.setFault(undefined);
+    const before = await readTreasury(sandbox);
+    const signs = turnkey.signCount(address);
+    const moved = await ballast.runCycle('once');
+    expect(
+      moved.attempts.map((a) => a.outcome),
+      moved.attempts[0]?.error,
+    ).toEqual(['success']);
+    expect(turnkey.signCount(address) - signs).toBe(2); // the approve and the deposit
+    expect(before.alpha - (await readTreasury(sandbox)).alpha).toBe(NEED);
   } finally {
     await ballast.close();
   }
