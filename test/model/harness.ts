@@ -55,6 +55,9 @@ export interface ModelEnv {
   close(): void;
 }
 
+/** The EVM treasury's wallet entry with its key on the host (the model's default). */
+const KEY_TREASURY = '{ vm: evm, privateKey: "${MODEL_TREASURY_KEY}" }';
+
 /**
  * Writes the model's config (two chains, USDC and USDT bands, the demo's fee policy, 1 s polls, 60 s tracking)
  * into a temp dir (under /dev/shm when there is one) and loads it with `loadConfig`. The RPC and API URLs are
@@ -67,12 +70,28 @@ export function createModelEnv(logLevel = 'silent', config?: { yaml: string; var
   const base = existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
   const root = mkdtempSync(path.join(base, 'ballast-model-'));
   if (config) return loadModelEnv(root, config.yaml, config.vars, logLevel);
+  return loadModelEnv(root, evmModelYaml(KEY_TREASURY), { MODEL_TREASURY_KEY: ACCOUNTS.treasury.privateKey }, logLevel);
+}
+
+/**
+ * The EVM model's environment with another treasury wallet entry (e.g. its key in a key service, docs/keys.md):
+ * the same store template, metrics and logger, the config loaded from a file beside the first.
+ *
+ * @param treasuryWallet the treasury's wallet entry, a YAML flow mapping
+ */
+export function withTreasuryWallet(env: ModelEnv, treasuryWallet: string): ModelEnv {
+  const file = path.join(mkdtempSync(path.join(env.root, 'config-')), 'ballast.yaml');
+  writeFileSync(file, `${evmModelYaml(treasuryWallet)}\n`);
+  return { ...env, config: loadConfig(file, {}) };
+}
+
+function evmModelYaml(treasuryWallet: string): string {
   const band = (chain: ChainName, asset: 'USDC' | 'USDT') =>
     `    - { chain: ${chain}, currency: "${ADDR[asset]}", wallet: treasury, min: "${BANDS[chain].min}", target: "${BANDS[chain].target}", max: "${BANDS[chain].max}" }`;
-  const yaml = [
+  return [
     'relay: { baseUrl: "http://127.0.0.1:9", referrer: ballast-model }',
     'wallets:',
-    '  treasury: { vm: evm, privateKey: "${MODEL_TREASURY_KEY}" }',
+    `  treasury: ${treasuryWallet}`,
     'chains:',
     `  alpha: { chainId: ${CHAIN_IDS.alpha}, rpcUrl: "http://127.0.0.1:9", confirmations: ${FINALITY_BLOCKS} }`,
     `  beta: { chainId: ${CHAIN_IDS.beta}, rpcUrl: "http://127.0.0.1:9", confirmations: ${FINALITY_BLOCKS} }`,
@@ -92,7 +111,6 @@ export function createModelEnv(logLevel = 'silent', config?: { yaml: string; var
     'store: "./unused.db"',
     'metrics: { listen: "127.0.0.1:9464" }',
   ].join('\n');
-  return loadModelEnv(root, yaml, { MODEL_TREASURY_KEY: ACCOUNTS.treasury.privateKey }, logLevel);
 }
 
 function loadModelEnv(root: string, yaml: string, vars: Record<string, string>, logLevel: string): ModelEnv {

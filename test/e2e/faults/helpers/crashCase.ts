@@ -75,16 +75,23 @@ export interface CrashCaseResult {
   recoveries: ChildExit[];
 }
 
+/** The treasury's wallets section when its key is in a key service, and the environment its runs need. */
+export interface CrashSigner {
+  wallets: Record<string, unknown>;
+  env: Record<string, string>;
+}
+
 /**
  * Runs one crash case on a shared sandbox, with a fresh config and store.
  *
  * @param dir temp dir for the config and store
  * @param targets `BALLAST_CRASH_AT` values, one killed run each, in order (e.g. `['tx:written#2', 'reconcile:moved']`)
+ * @param signer the treasury in a key service instead of a key on the host
  */
-export async function crashAndRecover(s: Sandbox, dir: string, targets: string[]): Promise<CrashCaseResult> {
+export async function crashAndRecover(s: Sandbox, dir: string, targets: string[], signer?: CrashSigner): Promise<CrashCaseResult> {
   const start = await freshNeed(s);
-  const { ballast, configFile, store } = ballastOnSandbox(s, dir);
-  const env = sandboxEnv(s, store);
+  const { ballast, configFile, store } = ballastOnSandbox(s, dir, signer ? { wallets: signer.wallets } : {}, signer?.env);
+  const env = { ...sandboxEnv(s, store), ...signer?.env };
   try {
     const kills: ChildExit[] = [];
     const statesAtKill: StoreState[] = [];

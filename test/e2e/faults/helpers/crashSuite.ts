@@ -8,7 +8,10 @@ import { startSandbox, type Sandbox } from '../../../../packages/sandbox/src/sta
 import { tempDir } from '../../helpers/sandboxBallast.ts';
 import { formatSummary, type CaseRow } from './caseAudit.ts';
 import { stopChildren } from './cliChild.ts';
-import { STATE_AT_KILL, STATE_AT_SECOND_KILL, crashAndRecover } from './crashCase.ts';
+import { STATE_AT_KILL, STATE_AT_SECOND_KILL, crashAndRecover, type CrashSigner } from './crashCase.ts';
+import { hexToBytes } from 'viem';
+import { LOCAL_KMS_CREDENTIALS } from '../../../../packages/ballast/src/cli/demoKms.ts';
+import { startLocalKms, type LocalKms } from '../../../../packages/sandbox/src/kms/kmsServer.ts';
 import { NEED, NEED_BALANCES } from './treasuryNeed.ts';
 
 /**
@@ -21,18 +24,34 @@ const CASE_TIMEOUT_MS = 180_000;
  * Registers one `it` per kill sequence inside a `describe` titled `title`.
  *
  * @param sequences `BALLAST_CRASH_AT` values per case (see `crashSequences()`)
+ * @param opts.signer `awsKms`: the treasury's key lives only in the sandbox's local KMS endpoint and every run signs
+ *   through the AWS SDK client (docs/keys.md); absent: the key is on the host
  */
-export function describeCrashCases(title: string, sequences: readonly string[][]): void {
+export function describeCrashCases(title: string, sequences: readonly string[][], opts: { signer?: 'awsKms' } = {}): void {
   describe(title, () => {
     const tmp = tempDir('ballast-faults-crash-');
     const rows: CaseRow[] = [];
     let sandbox: Sandbox | null = null;
+    let kms: LocalKms | undefined;
+    let signer: CrashSigner | undefined;
+    let keyId = '';
 
     beforeAll(async () => {
       sandbox = await startSandbox({ balances: NEED_BALANCES });
+      if (opts.signer === 'awsKms') {
+        kms = await startLocalKms();
+        keyId = kms.createKey('ECC_SECG_P256K1', hexToBytes(sandbox.accounts.treasury.privateKey));
+        const kmsSigner = { kind: 'awsKms', keyId, region: kms.region, endpoint: kms.url, timeoutMs: 5000 };
+        signer = {
+          wallets: { treasury: { vm: 'evm', signer: kmsSigner, address: sandbox.accounts.treasury.address } },
+          env: { ...LOCAL_KMS_CREDENTIALS, AWS_REGION: kms.region },
+        };
+        Object.assign(process.env, signer.env); // the in-process audit loads the same config
+      }
     });
     afterAll(async () => {
       stopChildren();
+      await kms?.close();
       await sandbox?.stop();
       tmp.cleanup();
       console.log(formatSummary(`${title}: summary`, rows));
@@ -42,7 +61,9 @@ export function describeCrashCases(title: string, sequences: readonly string[][]
       it(
         `SIGKILL at ${targets.join(' then ')}: no duplicate, nothing lost, back in band`,
         async () => {
-          const r = await crashAndRecover(sandbox!, tmp.dir, targets);
+          const signsBefore = kms?.signCount(keyId) ?? 0;
+          const r = await crashAndRecover(sandbox!, tmp.dir, targets, signer);
+          if (kms) expect(kms.signCount(keyId) - signsBefore).toBeGreaterThanOrEqual(1); // the runs signed through KMS
           rows.push(r.row);
           // Every run meant to crash died by SIGKILL at its boundary, so the case cannot pass without the fault.
           for (const k of r.kills) {
