@@ -4,7 +4,7 @@
  * deployment adds: a bearer token, mutual TLS, a slow or tampering signer.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -174,75 +174,18 @@ describe('a JSON-RPC remote signer (anvil eth_signTransaction)', () => {
   it('presents its client certificate to a signer that requires mutual TLS', async () => {
     const pem = (name: string) => join(tmp, name);
     const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-    openssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=ballast-test-ca',
-      '-keyout',
-      pem('ca.key'),
-      '-out',
-      pem('ca.pem'),
-    );
+    const P256 = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+    /** A self-signed certificate (a CA, or a client no CA vouches for). */
+    const selfSigned = (name: string) =>
+      openssl('req', '-x509', ...P256, '-days', '1', '-subj', `/CN=${name}`, '-keyout', pem(`${name}.key`), '-out', pem(`${name}.pem`));
+    selfSigned('ca');
+    selfSigned('rogue');
+    writeFileSync(pem('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
     for (const who of ['server', 'client']) {
-      openssl(
-        'req',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-subj',
-        `/CN=${who}`,
-        '-keyout',
-        pem(`${who}.key`),
-        '-out',
-        pem(`${who}.csr`),
-      );
-      const ext = join(tmp, `${who}.ext`);
-      execFileSync('sh', ['-c', `printf 'subjectAltName=IP:127.0.0.1\\n' > ${ext}`]);
-      openssl(
-        'x509',
-        '-req',
-        '-in',
-        pem(`${who}.csr`),
-        '-CA',
-        pem('ca.pem'),
-        '-CAkey',
-        pem('ca.key'),
-        '-CAcreateserial',
-        '-days',
-        '1',
-        '-extfile',
-        ext,
-        '-out',
-        pem(`${who}.pem`),
-      );
+      openssl('req', ...P256, '-subj', `/CN=${who}`, '-keyout', pem(`${who}.key`), '-out', pem(`${who}.csr`));
+      const ca = ['-CA', pem('ca.pem'), '-CAkey', pem('ca.key'), '-CAcreateserial'];
+      openssl('x509', '-req', '-in', pem(`${who}.csr`), ...ca, '-days', '1', '-extfile', pem('san.ext'), '-out', pem(`${who}.pem`));
     }
-    openssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=rogue',
-      '-keyout',
-      pem('rogue.key'),
-      '-out',
-      pem('rogue.pem'),
-    );
     const read = (n: string) => readFileSync(pem(n), 'utf8');
     const tlsFront = await startFront({ tls: { key: read('server.key'), cert: read('server.pem'), ca: read('ca.pem') } });
     try {

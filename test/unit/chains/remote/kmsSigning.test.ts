@@ -6,18 +6,11 @@
  * wallet's address and equal what the same key signs locally (RFC 6979 aside, they verify the same); a signature by
  * another key, a corrupted one, a refusal and a timeout each fail with the signer named and nothing returned.
  */
+import { expectEvmAccountSigns } from './evmAccountSigns.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { ed25519 } from '@noble/curves/ed25519';
-import {
-  hexToBytes,
-  keccak256,
-  parseTransaction,
-  recoverMessageAddress,
-  recoverTransactionAddress,
-  type Address,
-  type TransactionSerialized,
-} from 'viem';
+import { hexToBytes, keccak256, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startLocalKms, type LocalKms } from '../../../../packages/sandbox/src/kms/kmsServer.ts';
 import { awsKmsKey } from '../../../../packages/ballast/src/chains/remote/awsKms.ts';
@@ -83,22 +76,7 @@ describe('AWS KMS through the SDK client', () => {
     const address = privateKeyToAccount(local).address;
     const account = evmRemoteAccount('treasury', address, keyFor(kms.createKey('ECC_SECG_P256K1', hexToBytes(local))));
     await checkEvmRemoteAddress('treasury', address, keyFor(kms.createKey('ECC_SECG_P256K1', hexToBytes(local))));
-    for (let nonce = 0; nonce < 6; nonce++) {
-      const raw = await account.signTransaction!({
-        chainId: 31001,
-        type: 'eip1559',
-        nonce,
-        to: address,
-        value: 1n,
-        gas: 21000n,
-        maxFeePerGas: 2n,
-        maxPriorityFeePerGas: 1n,
-      });
-      expect(parseTransaction(raw).nonce).toBe(nonce);
-      expect(await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized })).toBe(address);
-    }
-    const signature = await account.signMessage({ message: 'withdraw 5' });
-    expect(await recoverMessageAddress({ message: 'withdraw 5', signature })).toBe(address);
+    await expectEvmAccountSigns(account, address, 6);
   });
 
   it('refuses another key, a corrupted signature, a policy refusal and a timeout, naming the signer', async () => {

@@ -17,16 +17,9 @@ import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransac
 import { networks, payments, script as btcScript, Transaction } from 'bitcoinjs-lib';
 import { ECPairFactory } from 'ecpair';
 import * as ecc from 'tiny-secp256k1';
-import {
-  bytesToHex,
-  hexToBytes,
-  keccak256,
-  parseTransaction,
-  recoverMessageAddress,
-  recoverTransactionAddress,
-  type TransactionSerialized,
-} from 'viem';
+import { bytesToHex, hexToBytes, keccak256, recoverMessageAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { expectEvmAccountSigns } from './evmAccountSigns.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { startLocalTurnkey, type LocalTurnkey } from '../../../../packages/sandbox/src/turnkey/turnkeyServer.ts';
@@ -118,22 +111,7 @@ describe('an EVM wallet with a Turnkey secp256k1 key', () => {
     const outcomes = observed(key);
     await checkEvmRemoteAddress('treasury', address, key);
     const account = evmRemoteAccount('treasury', address, key);
-    for (let nonce = 0; nonce < 4; nonce++) {
-      const raw = await account.signTransaction!({
-        chainId: 31001,
-        type: 'eip1559',
-        nonce,
-        to: address,
-        value: 1n,
-        gas: 21000n,
-        maxFeePerGas: 2n,
-        maxPriorityFeePerGas: 1n,
-      });
-      expect(parseTransaction(raw).nonce).toBe(nonce);
-      expect(await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized })).toBe(address);
-    }
-    const signature = await account.signMessage({ message: 'withdraw 5' });
-    expect(await recoverMessageAddress({ message: 'withdraw 5', signature })).toBe(address);
+    await expectEvmAccountSigns(account, address, 4);
     // Named by its address, the same key signs too.
     const byAddress = evmRemoteAccount('treasury', address, keyFor(address));
     expect(await recoverMessageAddress({ message: 'x', signature: await byAddress.signMessage({ message: 'x' }) })).toBe(address);
