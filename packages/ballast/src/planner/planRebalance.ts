@@ -17,6 +17,7 @@ import { lowestMinAt, pairBoundsAt } from './routes.ts';
 import { sweepLeftovers } from './sweep.ts';
 import { attachAlternatives } from './alternatives.ts';
 import { donorFloor, flowView, indexFlows, validateStrategies, type FlowView } from './flowMode.ts';
+import { indexNeeds, needsNote, type NeedIndex } from './needs.ts';
 import type { Plan, PlanDecision, PlanInput, PlannedTransfer, TargetBand } from './types.ts';
 import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts';
 
@@ -55,6 +56,10 @@ import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts'
  *    below min), a draining donor keeps min plus its outflow over the horizon, and a surplus whose flow nets to
  *    zero or brings it back is not swept. A recipient funded ahead is funded until its projected balance (not its
  *    balance now) reaches target. Without a strategy for the asset, the plan is exactly the one described above.
+ * 8. Needs (`needs`, docs/needs.md): a holding holds its needs on top of everything above: it is judged at its
+ *    balance less the needs held on it (`need_held`), so it is a deficit until it can pay them and stay at or above
+ *    min, is refilled to target plus its needs, and as a donor never gives what its needs will take. A transfer to
+ *    a holding with needs lists them (`funds`).
  *
  * @returns transfers (amountIn in origin base units) and decisions, grouped by asset in ascending asset order
  * @throws PlanInputError (code `PLAN_INPUT_INVALID`) on an inconsistent input (see `validatePlanInput`)
@@ -72,6 +77,7 @@ export function planRebalance(input: PlanInput): Plan {
     readings: indexReadings(input.balances),
     inFlight: indexInFlight(input.inFlight),
     flows: indexFlows(input.flows),
+    needs: indexNeeds(input.needs),
   };
   const transfers: PlannedTransfer[] = [];
   const decisions: PlanDecision[] = [];
@@ -86,12 +92,18 @@ export function planRebalance(input: PlanInput): Plan {
   for (const asset of assets) {
     const targets = sortedByLocation(byAsset.get(asset)!); // keys of byAsset
     const out = planAsset(asset, targets, input, index);
-    transfers.push(...out.transfers);
+    transfers.push(...out.transfers.map((t) => withFunds(t, index)));
     decisions.push(...out.decisions);
     for (const [k, v] of out.spare ?? []) spare.set(k, v);
   }
   // Spares matter only to route choice; without it the plan stays transfers and decisions.
   return (input.maxAlternatives ?? 0) > 0 ? { transfers, decisions, spare } : { transfers, decisions };
+}
+
+/** The transfer with the ids of the needs its recipient holds (none: as it is). */
+function withFunds(t: PlannedTransfer, index: PlanIndex): PlannedTransfer {
+  const held = index.needs.get(index.keyOf(t.to));
+  return held ? { ...t, funds: held.needs.map((n) => n.id) } : t;
 }
 
 /** Targets ordered by chain, currency, address (as given), each sort key built once. */
@@ -110,6 +122,8 @@ interface PlanIndex {
   inFlight: InFlightIndex;
   /** Flow signals by holding key (src/planner/flowMode.ts). */
   flows: ReturnType<typeof indexFlows>;
+  /** Needs held by holding key (src/planner/needs.ts). */
+  needs: NeedIndex;
 }
 
 /** Plans one asset. `targets` are that asset's targets, sorted. */
@@ -156,8 +170,14 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
     // effective balance, and so must a surplus. A transfer counted at both ends while it already landed (its
     // deposit in the origin reading, its fill in the destination reading, its status not yet known) then makes
     // no transfer back the other way: the worst case is a need planned a cycle later, never a need paid twice.
-    const forDeficit = eff.effective > reading ? eff.effective : reading;
-    const forSurplus = eff.effective < reading ? eff.effective : reading;
+    // A holding's needs are held on top of it all: it is judged at what it keeps once they are paid.
+    const held = index.needs.get(index.keyOf(t));
+    const heldN = held?.total ?? 0n;
+    if (held) {
+      decisions.push({ asset, chain: t.chain, kind: 'need_held', detail: `${label(t)}: ${needsNote(held, fmt, asset)}` });
+    }
+    const forDeficit = (eff.effective > reading ? eff.effective : reading) - heldN;
+    const forSurplus = (eff.effective < reading ? eff.effective : reading) - heldN;
     const view: FlowView | undefined = strategy ? flowView(t, strategy, index.flows.get(index.keyOf(t))) : undefined;
     const flowNote = view ? `; ${view.note}` : '';
     // Draining (flow strategy): a holding in band is judged by its balance projected over the horizon. One below min
@@ -219,7 +239,7 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
         asset,
         chain: t.chain,
         kind: 'in_band',
-        detail: `${label(t)}: ${fmt(eff.effective)} within [${fmt(t.min)}, ${fmt(t.max)}] ${asset}${flowNote}`,
+        detail: `${label(t)}: ${fmt(eff.effective - heldN)}${held ? ' after its needs' : ''} within [${fmt(t.min)}, ${fmt(t.max)}] ${asset}${flowNote}`,
       });
     }
   }

@@ -103,6 +103,27 @@ export interface PlanInput extends RouteRules {
   strategy?: Readonly<Record<string, FlowStrategy>>;
   /** Smoothed net flow per holding (src/planner/flow.ts), read only for assets whose `strategy` is `flow`. */
   flows?: readonly HoldingFlow[];
+  /**
+   * Known outflows (docs/needs.md) to hold on their holdings: the open needs due within `policy.needsHorizonSec`,
+   * chosen by the caller (the planner has no clock). Absent: none.
+   */
+  needs?: readonly PlanNeed[];
+}
+
+/**
+ * A known outflow the planner holds on its holding (docs/needs.md): a holding keeps `min` plus every such need, so
+ * a need is funded before it is due and no donor gives away what its own needs will take.
+ */
+export interface PlanNeed {
+  /** The need's id in the store. */
+  id: number;
+  chain: string;
+  currency: string;
+  address: string;
+  /** Base units of the holding. */
+  amount: bigint;
+  /** When it is due, ms since the epoch (for the decision's text). */
+  dueAtMs: number;
 }
 
 /**
@@ -184,6 +205,8 @@ export interface PlannedTransfer {
   reason: string;
   /** Other donors that could send the same value to `to` from surplus nothing else takes (route choice). */
   alternatives?: RouteAlternative[];
+  /** Ids of the needs (docs/needs.md) held on `to` that this transfer funds, in due order; absent: none. */
+  funds?: number[];
   /**
    * Set on a gas top-up (src/planner/gasTopUp.ts): a cross-asset transfer buying `to`'s native token. Input and
    * output are different assets, so the guaranteed-output floor is the operator's `minOut` (destination native
@@ -224,7 +247,9 @@ export type PlanDecisionKind =
   /** A deficit below minTransfer raised to minTransfer, one transfer instead of several small ones. */
   | 'batched'
   /** A signer below `minGasBalance` topped up, or why not (`chains.<name>.gasTopUp`, src/planner/gasTopUp.ts). */
-  | 'gas_top_up';
+  | 'gas_top_up'
+  /** A holding keeps its open needs due within the horizon on top of `min` (docs/needs.md). */
+  | 'need_held';
 
 /** One decision with its reason. `chain` is the target's chain when the decision concerns one target. */
 export interface PlanDecision {

@@ -51,6 +51,10 @@ export function validatePlanInput(input: PlanInput, keyOf: (t: TargetBand) => st
       throw new PlanInputError(`inFlight[${i}]`, 'negative amountIn or guaranteedOut', 'store amounts as base units >= 0');
     }
   });
+  (input.needs ?? []).forEach((n, i) => {
+    if (n.amount <= 0n)
+      throw new PlanInputError(`needs[${i}].amount`, `not positive (${n.amount})`, 'a need is a positive amount in base units');
+  });
   validateLimits('', input);
   for (const [asset, limits] of Object.entries(input.transferLimits ?? {})) validateLimits(`transferLimits.${asset}.`, limits);
   (input.routes ?? []).forEach((r, i) => {
