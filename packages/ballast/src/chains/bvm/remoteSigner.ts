@@ -54,7 +54,12 @@ export async function checkBvmRemoteAddress(
 ): Promise<{ compressed: Uint8Array; uncompressed: Uint8Array }> {
   const pk = await kms.publicKey();
   if (pk.curve !== 'secp256k1') {
-    throw new SignerError('SIGNER_UNSUPPORTED', wallet, kms.kind, `a Bitcoin wallet needs a secp256k1 key (KMS: ECC_SECG_P256K1), this one is ${pk.curve}`);
+    throw new SignerError(
+      'SIGNER_UNSUPPORTED',
+      wallet,
+      kms.kind,
+      `a Bitcoin wallet needs a secp256k1 key (KMS: ECC_SECG_P256K1), this one is ${pk.curve}`,
+    );
   }
   const compressed = secp256k1.ProjectivePoint.fromHex(pk.bytes).toRawBytes(true);
   const actual = payments.p2wpkh({ pubkey: compressed, network: BVM_NETWORK_PARAMS[network] }).address;

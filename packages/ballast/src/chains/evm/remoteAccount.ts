@@ -74,7 +74,12 @@ export async function checkEvmRemoteAddress(wallet: string, address: Address, ke
 async function evmPublicKey(wallet: string, key: RemoteKey): Promise<Uint8Array> {
   const pk = await key.publicKey();
   if (pk.curve !== 'secp256k1') {
-    throw new SignerError('SIGNER_UNSUPPORTED', wallet, key.kind, `an EVM wallet needs a secp256k1 key (KMS: ECC_SECG_P256K1), this one is ${pk.curve}`);
+    throw new SignerError(
+      'SIGNER_UNSUPPORTED',
+      wallet,
+      key.kind,
+      `an EVM wallet needs a secp256k1 key (KMS: ECC_SECG_P256K1), this one is ${pk.curve}`,
+    );
   }
   return pk.bytes;
 }
