@@ -18,7 +18,7 @@ import { sweepLeftovers } from './sweep.ts';
 import { attachAlternatives } from './alternatives.ts';
 import { donorFloor, flowView, indexFlows, validateStrategies, type FlowView } from './flowMode.ts';
 import { indexNeeds, needsNote, type NeedIndex } from './needs.ts';
-import type { Plan, PlanDecision, PlanInput, PlannedTransfer, TargetBand } from './types.ts';
+import type { Plan, PlanDecision, PlanInput, PlannedTransfer, RefillPoint, TargetBand } from './types.ts';
 import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts';
 
 /**
@@ -56,7 +56,9 @@ import { commonScale, transferBoundsAt, validatePlanInput } from './validate.ts'
  *    below min), a draining donor keeps min plus its outflow over the horizon, and a surplus whose flow nets to
  *    zero or brings it back is not swept. A recipient funded ahead is funded until its projected balance (not its
  *    balance now) reaches target. Without a strategy for the asset, the plan is exactly the one described above.
- * 8. Needs (`needs`, docs/needs.md): a holding holds its needs on top of everything above: it is judged at its
+ * 8. Refill point (`refillTo`, per asset): a deficit is refilled to its target (the default) or to a point inside
+ *    its band, min + a share of (max − min) ({@link refillLevel}); needs and the flow projection come on top.
+ * 9. Needs (`needs`, docs/needs.md): a holding holds its needs on top of everything above: it is judged at its
  *    balance less the needs held on it (`need_held`), so it is a deficit until it can pay them and stay at or above
  *    min, is refilled to target plus its needs, and as a donor never gives what its needs will take. A transfer to
  *    a holding with needs lists them (`funds`).
@@ -98,6 +100,15 @@ export function planRebalance(input: PlanInput): Plan {
   }
   // Spares matter only to route choice; without it the plan stays transfers and decisions.
   return (input.maxAlternatives ?? 0) > 0 ? { transfers, decisions, spare } : { transfers, decisions };
+}
+
+/**
+ * Where a holding below min is refilled to (`refillTo`): its target, or a point inside its band, min + bps of
+ * (max − min), never below min. Base units of the holding.
+ */
+export function refillLevel(t: TargetBand, point: RefillPoint | undefined): bigint {
+  if (point === undefined || point === 'target') return t.target;
+  return t.min + ((t.max - t.min) * BigInt(point.bandBps)) / 10_000n;
 }
 
 /** The transfer with the ids of the needs its recipient holds (none: as it is). */
@@ -191,13 +202,15 @@ function planAsset(asset: string, targets: TargetBand[], input: PlanInput, index
       const roomN = batching ? { roomN: toScale(t.max - forDeficit) } : {};
       // Below min now comes first: a pre-funding never takes what the floor of another holding needs.
       const rank = forDeficit < t.min ? {} : { rank: 1 };
-      deficits.push({ band: t, label: label(t), why, amountN: toScale(t.target - projected), key: index.keyOf(t), ...roomN, ...rank });
-      const reach = projected === forDeficit ? `reach target ${fmt(t.target)}` : `keep its projected balance at target ${fmt(t.target)}`;
+      const level = refillLevel(t, input.refillTo?.[asset]);
+      const point = level === t.target ? `target ${fmt(t.target)}` : `its refill point ${fmt(level)}`;
+      deficits.push({ band: t, label: label(t), why, amountN: toScale(level - projected), key: index.keyOf(t), ...roomN, ...rank });
+      const reach = projected === forDeficit ? `reach ${point}` : `keep its projected balance at ${point}`;
       decisions.push({
         asset,
         chain: t.chain,
         kind: 'deficit',
-        detail: `${why}; needs ${fmt(t.target - projected)} to ${reach}${flowNote}`,
+        detail: `${why}; needs ${fmt(level - projected)} to ${reach}${flowNote}`,
       });
     } else if (forSurplus > t.max) {
       const why = `${label(t)} above max: ${fmt(forSurplus)} > ${fmt(t.max)} ${asset}`;

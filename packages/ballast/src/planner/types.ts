@@ -104,11 +104,19 @@ export interface PlanInput extends RouteRules {
   /** Smoothed net flow per holding (src/planner/flow.ts), read only for assets whose `strategy` is `flow`. */
   flows?: readonly HoldingFlow[];
   /**
+   * Per asset: where a holding below min is refilled to (config `policy.refillTo`, docs/simulate.md "Refill point").
+   * Absent (or an asset not listed): its target.
+   */
+  refillTo?: Readonly<Record<string, RefillPoint>>;
+  /**
    * Known outflows (docs/needs.md) to hold on their holdings: the open needs due within `policy.needsHorizonSec`,
    * chosen by the caller (the planner has no clock). Absent: none.
    */
   needs?: readonly PlanNeed[];
 }
+
+/** A refill point: the holding's target, or min + `bandBps` / 10 000 of (max − min). */
+export type RefillPoint = 'target' | { bandBps: number };
 
 /**
  * A known outflow the planner holds on its holding (docs/needs.md): a holding keeps `min` plus every such need, so

@@ -51,6 +51,15 @@ export function validatePlanInput(input: PlanInput, keyOf: (t: TargetBand) => st
       throw new PlanInputError(`inFlight[${i}]`, 'negative amountIn or guaranteedOut', 'store amounts as base units >= 0');
     }
   });
+  for (const [asset, point] of Object.entries(input.refillTo ?? {})) {
+    if (point !== 'target' && !(Number.isInteger(point.bandBps) && point.bandBps >= 0 && point.bandBps <= 10_000)) {
+      throw new PlanInputError(
+        `refillTo.${asset}`,
+        `bandBps ${point.bandBps} is not 0..10000`,
+        'give a share of the band between 0 and 10000 bps',
+      );
+    }
+  }
   (input.needs ?? []).forEach((n, i) => {
     if (n.amount <= 0n)
       throw new PlanInputError(`needs[${i}].amount`, `not positive (${n.amount})`, 'a need is a positive amount in base units');
