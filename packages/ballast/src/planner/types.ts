@@ -257,7 +257,12 @@ export type PlanDecisionKind =
   /** A signer below `minGasBalance` topped up, or why not (`chains.<name>.gasTopUp`, src/planner/gasTopUp.ts). */
   | 'gas_top_up'
   /** A holding keeps its open needs due within the horizon on top of `min` (docs/needs.md). */
-  | 'need_held';
+  | 'need_held'
+  /**
+   * Set by the cycle after planning: a transfer larger than the solver's liquidity on its destination
+   * (`GET /chains/liquidity`) was reduced to it or deferred (src/cycle/solverLiquidity.ts).
+   */
+  | 'solver_liquidity';
 
 /** One decision with its reason. `chain` is the target's chain when the decision concerns one target. */
 export interface PlanDecision {
