@@ -11,6 +11,7 @@ import type { RelayClient } from '../../packages/ballast/src/relay/client.ts';
 import {
   QuoteRequestSchema,
   QuoteResponseSchema,
+  type ChainLiquidity,
   type IntentStatus,
   type QuoteResponse,
 } from '../../packages/protocol/src/relay/schemas.ts';
@@ -194,6 +195,21 @@ export class RelayModel implements RelayService {
     if (r) r.reindexed = true;
     this.tick();
     return { message: 'Success' };
+  }
+
+  /** GET /chains/liquidity: the solver's USDC and USDT on the chain at its head. */
+  liquidity(chainId: number): ChainLiquidity[] {
+    const info = TABLE.find((c) => c.chainId === chainId);
+    if (!info) return [];
+    const chain = this.world.chainById(chainId);
+    return info.erc20.map((c) => ({
+      chainId,
+      currencyId: c.id,
+      symbol: c.symbol,
+      address: c.address,
+      decimals: c.decimals,
+      balance: chain.balanceOf(c.address, ADDR.solver),
+    }));
   }
 }
 

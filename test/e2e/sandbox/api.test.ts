@@ -5,6 +5,7 @@
 import { createWalletClient, encodeFunctionData, erc20Abi, http, pad, zeroAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ChainLiquidityResponseSchema,
   ChainsResponseSchema,
   EvmTxDataSchema,
   IntentStatusSchema,
@@ -127,6 +128,16 @@ const requestOfDeposit = (user: Address, txHash: Hex): Promise<RequestView | und
     },
     (r) => r !== undefined && ['success', 'failure', 'refund'].includes(r.status),
   );
+
+/** The solver's USDC on beta as GET /chains/liquidity reports it. */
+async function solverUsdcLiquidity(): Promise<bigint> {
+  const res = await fetch(`${sandbox.apiUrl}/chains/liquidity?chainId=${beta().def.chainId}`);
+  expect(res.status).toBe(200);
+  const { liquidity } = ChainLiquidityResponseSchema.parse(await res.json());
+  const usdc = liquidity.find((e) => e.address.toLowerCase() === beta().usdc.toLowerCase());
+  expect(usdc).toMatchObject({ chainId: beta().def.chainId, symbol: 'USDC', decimals: 6 });
+  return BigInt(usdc!.balance); // toMatchObject checked it is there
+}
 
 /** Approves and deposits `amount` USDC on alpha from `account` under order id `id`; returns the deposit tx. */
 async function rawDeposit(account: SandboxAccount, amount: bigint, id: Hex): Promise<Hex> {
@@ -253,9 +264,13 @@ describe('sandbox API on anvil', () => {
     expect(BigInt(payment.expectedAmount)).toBeGreaterThanOrEqual(minimum);
     const betaBefore = await usdcOf(beta(), treasury().address);
     const alphaBefore = await usdcOf(alpha(), treasury().address);
+    const solverBefore = await solverUsdcLiquidity();
+    expect(solverBefore).toBe(await usdcOf(beta(), sandbox.accounts.solver.address)); // the solver's real balance
     const depositTx = await execute(q);
     const final = await waitForTerminal(q.requestId!);
     expect(final.status).toBe('success');
+    // GET /chains/liquidity drops by what the fill paid
+    expect(solverBefore - (await solverUsdcLiquidity())).toBe((await usdcOf(beta(), treasury().address)) - betaBefore);
     expect(final.inTxHashes).toEqual([depositTx]);
     expect(final.txHashes).toHaveLength(1);
     expect((await usdcOf(beta(), treasury().address)) - betaBefore).toBeGreaterThanOrEqual(minimum);

@@ -326,6 +326,80 @@ describe('createRelayClient', () => {
     expect(server.requests.map((r) => r.url)).toEqual([`/requests/v3?id=${REQUEST_ID}`, `/requests/v3?user=${USER}&status=failure`]);
   });
 
+  describe('GET /chains/liquidity (https://docs.relay.link/references/api/get-chains-liquidity)', () => {
+    /** The documented shape: one entry per currency the solver holds on the chain. */
+    const liquidityBody = {
+      liquidity: [
+        {
+          chainId: 8453,
+          currencyId: 'usdc',
+          symbol: 'USDC',
+          address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+          decimals: 6,
+          balance: '1234567890123',
+          amountUsd: '1234567.890123',
+          extra: 'kept out',
+        },
+        {
+          chainId: 8453,
+          currencyId: 'eth',
+          symbol: 'ETH',
+          address: '0x0000000000000000000000000000000000000000',
+          decimals: 18,
+          balance: '0',
+        },
+      ],
+    };
+
+    it('asks for the chain and returns balances as bigint base units', async () => {
+      server.on('/chains/liquidity', { status: 200, body: liquidityBody });
+      const entries = await client().getChainLiquidity(8453);
+      expect(entries).toEqual([
+        {
+          chainId: 8453,
+          currencyId: 'usdc',
+          symbol: 'USDC',
+          address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+          decimals: 6,
+          balance: 1_234_567_890_123n,
+          amountUsd: '1234567.890123',
+        },
+        {
+          chainId: 8453,
+          currencyId: 'eth',
+          symbol: 'ETH',
+          address: '0x0000000000000000000000000000000000000000',
+          decimals: 18,
+          balance: 0n,
+        },
+      ]);
+      expect(server.requests.map((r) => r.url)).toEqual(['/chains/liquidity?chainId=8453']);
+      expect(events).toEqual([{ endpoint: 'GET /chains/liquidity', status: 200 }]);
+    });
+
+    it.each([
+      [
+        'a balance that is not an integer string',
+        { liquidity: [{ ...liquidityBody.liquidity[0], balance: '12.5' }] },
+        'liquidity.0.balance',
+      ],
+      ['a balance as a JSON number', { liquidity: [{ ...liquidityBody.liquidity[0], balance: 12 }] }, 'liquidity.0.balance'],
+      ['no liquidity array', { chains: [] }, 'liquidity'],
+      ['an entry of another chain', { liquidity: [{ ...liquidityBody.liquidity[0], chainId: 10 }] }, 'liquidity.0.chainId'],
+    ])('refuses %s with a RelaySchemaError naming the field', async (_name, body, path) => {
+      server.on('/chains/liquidity', { status: 200, body });
+      const e = await failure(() => client().getChainLiquidity(8453));
+      expect(e).toBeInstanceOf(RelaySchemaError);
+      expect((e as RelaySchemaError).issues[0]!.path).toBe(path);
+    });
+
+    it('refuses a chain id that is not a positive integer without a request', async () => {
+      for (const bad of [0, -1, 1.5, Number.NaN])
+        expect(await failure(() => client().getChainLiquidity(bad))).toBeInstanceOf(RelayRequestError);
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+
   it('POST /transactions/index sends chainId and txHash', async () => {
     server.on('/transactions/index', { status: 200, body: { message: 'ok' } });
     const res = await client().indexTransaction({ chainId: 8453, txHash: '0xabc' });
@@ -419,10 +493,11 @@ describe.skipIf(!relayFixturesPresent)('createRelayClient on the genuine fixture
 });
 
 describe('API key on every endpoint (https://docs.relay.link/references/api/api-keys)', () => {
-  it('sends x-api-key on chains, quote, status, requests/v3, transactions/index and the withdrawal calls; a 401 is a typed key refusal', async () => {
+  it('sends x-api-key on chains, chains/liquidity, quote, status, requests/v3, transactions/index and the withdrawal calls; a 401 is a typed key refusal', async () => {
     const refused = { status: 401, body: { message: 'Please provide an api key', errorCode: 'UNAUTHORIZED_QUOTE' } };
     const paths = [
       '/chains',
+      '/chains/liquidity',
       '/quote/v2',
       '/intents/status/v3',
       '/requests/v3',
@@ -434,6 +509,7 @@ describe('API key on every endpoint (https://docs.relay.link/references/api/api-
     const c = client();
     const calls: (() => Promise<unknown>)[] = [
       () => c.getChains(),
+      () => c.getChainLiquidity(8453),
       () => c.quote(quoteRequest),
       () => c.getStatus('0x' + 'ab'.repeat(32)),
       () => c.getRequests({ id: '0x' + 'ab'.repeat(32) }),

@@ -1,6 +1,6 @@
 /**
- * Typed Relay API client (docs/relay-contract.md "Endpoints"): GET /chains, POST /quote/v2 or /quote/v3 (`quoteApi`, mapped
- * into one quote model by src/relay/quoteApi/), GET /intents/status/v3 (or a safe
+ * Typed Relay API client (docs/relay-contract.md "Endpoints"): GET /chains, GET /chains/liquidity, POST /quote/v2 or
+ * /quote/v3 (`quoteApi`, mapped into one quote model by src/relay/quoteApi/), GET /intents/status/v3 (or a safe
  * `check.endpoint`), GET /requests/v3, POST /transactions/index, and the withdrawal endpoints (`withdrawalApi.ts`).
  *
  * Every response is validated with the zod schemas of `schemas.ts` before it is returned. Errors are
@@ -10,17 +10,19 @@
  * 200/min). The API key and URL credentials never appear in errors or logs.
  */
 import type { Logger } from 'pino';
-import { parseWith, RelayError, RelayRequestError, requireText, schemaIssuesFromZod } from './errors.ts';
+import { parseWith, RelayError, RelayRequestError, RelaySchemaError, requireText, schemaIssuesFromZod } from './errors.ts';
 import type { DeprecationNotice } from './deprecation.ts';
 import { createHttpTarget, sendOnce, type HttpCall, type HttpEnv } from './http.ts';
 import { createRateLimiter, type RateLimiter } from './rateLimiter.ts';
 import { DEFAULT_MAX_RETRIES, withRetry } from './retry.ts';
 import {
+  ChainLiquidityResponseSchema,
   ChainsEnvelopeSchema,
   IntentStatusSchema,
   parseChainsLeniently,
   QuoteRequestSchema,
   RequestsResponseSchema,
+  type ChainLiquidity,
   type ChainsResponse,
   type IntentStatus,
   type QuoteRequest,
@@ -84,6 +86,15 @@ export interface RelayClient extends RelayWithdrawalApi {
    * chain with an unexpected shape is left out, listed in `skipped` and logged, and the others are returned.
    */
   getChains(): Promise<{ chains: ChainsResponse; raw: unknown; skipped: SkippedChain[] }>;
+  /**
+   * GET /chains/liquidity?chainId= (docs/relay-contract.md "GET /chains/liquidity",
+   * https://docs.relay.link/references/api/get-chains-liquidity): the solver's balance per currency on that chain,
+   * `balance` in bigint base units of the entry's `decimals`. An entry naming another chain id fails the answer.
+   *
+   * @throws RelayRequestError when `chainId` is not a positive integer; RelaySchemaError when the answer is not
+   *   `{liquidity: [{address, decimals, balance, ...}]}` with integer-string balances
+   */
+  getChainLiquidity(chainId: number): Promise<ChainLiquidity[]>;
   /**
    * POST /quote/v2 (docs/relay-contract.md "POST /quote/v2"), or POST /quote/v3 with `quoteApi: 'v3'`; adds the configured
    * `referrer`. `raw` is what to store: for v2 the JSON as received; for v3 the internal model as JSON with the
@@ -182,6 +193,32 @@ export function createRelayClient(opts: RelayClientOptions): RelayClient {
         opts.logger?.warn({ endpoint, index: s.index, id: s.id, name: s.name, reason: s.reason }, 'chain with an unexpected shape skipped');
       }
       return { chains, raw, skipped };
+    },
+
+    async getChainLiquidity(chainId) {
+      const endpoint = 'GET /chains/liquidity';
+      if (!Number.isSafeInteger(chainId) || chainId <= 0) {
+        throw new RelayRequestError(endpoint, 'chainId', `must be a positive integer chain id, got ${chainId}`);
+      }
+      const raw = await send({ method: 'GET', endpoint, pathAndQuery: `/chains/liquidity?chainId=${chainId}` }, otherLimiter);
+      const body = parseWith(ChainLiquidityResponseSchema, endpoint, raw);
+      return body.liquidity.map((e, i): ChainLiquidity => {
+        if (e.chainId !== undefined && e.chainId !== chainId) {
+          throw new RelaySchemaError(endpoint, [
+            { path: `liquidity.${i}.chainId`, message: `expected ${chainId}, the chain asked about, got ${e.chainId}` },
+          ]);
+        }
+        const { currencyId, symbol, amountUsd } = e;
+        return {
+          chainId,
+          address: e.address,
+          decimals: e.decimals,
+          balance: BigInt(e.balance), // UintString checked the digits
+          ...(currencyId !== undefined ? { currencyId } : {}),
+          ...(symbol !== undefined ? { symbol } : {}),
+          ...(amountUsd !== undefined ? { amountUsd } : {}),
+        };
+      });
     },
 
     quoteSlotsFree: () => quoteLimiter.free(),

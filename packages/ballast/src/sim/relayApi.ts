@@ -11,6 +11,7 @@ import {
   RelayErrorBodySchema,
   RequestsResponseSchema,
   parseChainsLeniently,
+  type ChainLiquidity,
   type IntentStatus,
   type QuoteResponse,
   type RelayErrorBody,
@@ -45,6 +46,8 @@ export interface RelayService {
   status(requestId: string): IntentStatus;
   requests(q: { id: string } | { user: string; status?: string }): ReturnType<typeof RequestsResponseSchema.parse>;
   index(body: { chainId: number; txHash: string }): { message: string };
+  /** GET /chains/liquidity: the solver's balances on `chainId` (base units). Absent: the service reports none. */
+  liquidity?(chainId: number): ChainLiquidity[];
 }
 
 /**
@@ -148,6 +151,10 @@ export function inMemoryRelayClient(
       const raw: unknown = JSON.parse(JSON.stringify(chainsDoc));
       const { chains, skipped } = parseChainsLeniently(raw);
       return { chains, raw, skipped };
+    },
+    async getChainLiquidity(chainId) {
+      enter('GET /chains/liquidity');
+      return world.relay.liquidity?.(chainId) ?? [];
     },
     async quote(req) {
       enter('POST /quote/v2');

@@ -7,7 +7,13 @@
  * fee spikes (other fees inside time windows) and late fills (some fills come a fixed time later).
  */
 import { keccak256, stringToHex, type Address, type Hex } from 'viem';
-import { QuoteRequestSchema, QuoteResponseSchema, type IntentStatus, type QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
+import {
+  QuoteRequestSchema,
+  QuoteResponseSchema,
+  type ChainLiquidity,
+  type IntentStatus,
+  type QuoteResponse,
+} from '@ballast/protocol/relay/schemas.ts';
 import { lowerHex } from './chain.ts';
 import { simChainsDocument } from './identity.ts';
 import { buildSimQuote, routeFeesAt, simFeeOf, type FeeSpike, type RouteFees, type SimOrder } from './quote.ts';
@@ -181,5 +187,12 @@ export class SimRelay implements RelayService {
   index(_body: { chainId: number; txHash: string }): { message: string } {
     this.tick();
     return { message: 'Success' };
+  }
+
+  /** GET /chains/liquidity: the solver's token balance on the chain at its head. */
+  liquidity(chainId: number): ChainLiquidity[] {
+    const { token, identity } = this.world.spec;
+    const balance = this.world.chainById(chainId).balanceOf(token.address, identity.solver.address);
+    return [{ chainId, symbol: token.symbol, address: token.address, decimals: token.decimals, balance }];
   }
 }

@@ -303,6 +303,42 @@ export function parseChainsLeniently(raw: unknown): { chains: ChainsResponse; sk
 }
 
 /**
+ * One entry of GET /chains/liquidity (docs/relay-contract.md "GET /chains/liquidity",
+ * https://docs.relay.link/references/api/get-chains-liquidity): the solver's balance of one currency on the chain.
+ * `balance` is a base-unit integer string in `decimals`; `address` is the currency's identifier on that chain (0x
+ * hex on EVM, native the VM's identifier). The published schema marks no field required: Ballast needs `address`,
+ * `decimals` and `balance`, the others are kept when present.
+ */
+export const ChainLiquidityEntrySchema = z.looseObject({
+  chainId: z.number().int().optional(),
+  currencyId: z.string().optional(),
+  symbol: z.string().optional(),
+  address: z.string().min(1),
+  decimals: z.number().int().min(0).max(255),
+  balance: UintString,
+  amountUsd: z.string().optional(),
+});
+export type ChainLiquidityEntry = z.infer<typeof ChainLiquidityEntrySchema>;
+
+/** GET /chains/liquidity?chainId= response: `{liquidity: [entry]}`. */
+export const ChainLiquidityResponseSchema = z.looseObject({ liquidity: z.array(ChainLiquidityEntrySchema) });
+export type ChainLiquidityResponse = z.infer<typeof ChainLiquidityResponseSchema>;
+
+/**
+ * A GET /chains/liquidity entry as Ballast uses it: `balance` as bigint base units (in `decimals`), `chainId` the
+ * chain asked about. `amountUsd` is the API's decimal string, informative only.
+ */
+export interface ChainLiquidity {
+  chainId: number;
+  currencyId?: string;
+  symbol?: string;
+  address: string;
+  decimals: number;
+  balance: bigint;
+  amountUsd?: string;
+}
+
+/**
  * Request status values Ballast knows (docs/relay-contract.md "States and transitions", plus `delayed`, which the live API
  * also sends; docs/design.md "Status enum"). The API may send others (e.g. `fallback`, named in the
  * `failReason` of docs/relay-contract.md "Webhooks"): any value outside {@link TERMINAL_REQUEST_STATUSES} is non-final.

@@ -1,11 +1,11 @@
 /**
  * The sandbox's Relay-compatible HTTP API on node:http, bound to 127.0.0.1 (no framework: a handful of routes
- * needs none, and none is installed). Public routes: GET /chains, POST /quote/v2, POST /quote/v3
- * (`quoteV3Handler.ts`: key mandatory, v3 error shape), GET /intents/status/v3
- * (and /intents/status), GET /requests/v3, POST /transactions/index. Admin routes: GET|POST /_sandbox/faults,
- * POST /_sandbox/faults/reset, GET /_sandbox/requests, GET /_sandbox/solana-quotes; features add more through
- * `extra` routes (the withdrawal endpoints and GET /_sandbox/hub-balances, `src/sandbox/withdrawals`; GET|POST
- * /_sandbox/bitcoin/faults, `bitcoinFaultRoutes.ts`). HTTP error bursts
+ * needs none, and none is installed). Public routes: GET /chains, GET /chains/liquidity (`liquidity.ts`: the
+ * solver's balances), POST /quote/v2, POST /quote/v3 (`quoteV3Handler.ts`: key mandatory, v3 error shape),
+ * GET /intents/status/v3 (and /intents/status), GET /requests/v3, POST /transactions/index. Admin routes:
+ * GET|POST /_sandbox/faults, POST /_sandbox/faults/reset, GET /_sandbox/requests, GET /_sandbox/solana-quotes;
+ * features add more through `extra` routes (the withdrawal endpoints and GET /_sandbox/hub-balances,
+ * `src/sandbox/withdrawals`; GET|POST /_sandbox/bitcoin/faults, `bitcoinFaultRoutes.ts`). HTTP error bursts
  * (faults.httpErrors) apply to public routes only and answer 429 / 503 `{message}` with `retry-after: 1`.
  * Error bodies follow docs/relay-contract.md "Errors" (see `SandboxApiError`). Every response on /quote/v2, errors and
  * bursts included, carries the deprecation headers Relay documents for it (`deprecationHeaders.ts`).
@@ -17,6 +17,7 @@ import { DEPRECATED_SANDBOX_PATHS, quoteV2DeprecationHeaders } from './deprecati
 import { readJsonBody, sendJson } from './http.ts';
 import { checkApiKey, handleQuote } from './quoteHandler.ts';
 import { handleQuoteV3 } from './quoteV3Handler.ts';
+import { getChainLiquidity } from './liquidity.ts';
 import {
   getAllRequests,
   getChains,
@@ -60,6 +61,7 @@ export interface SandboxApiRoutes {
 
 const PUBLIC_ROUTES: Record<string, Handler> = {
   'GET /chains': (s) => getChains(s),
+  'GET /chains/liquidity': (s, _req, url) => getChainLiquidity(s, url.searchParams),
   'POST /quote/v2': async (s, req) => {
     checkApiKey(s, req.headers['x-api-key']);
     return { status: 200, body: await handleQuote(s, await readJsonBody(req)) };

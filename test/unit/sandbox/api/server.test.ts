@@ -11,7 +11,7 @@ import { RequestStore } from '../../../../packages/sandbox/src/api/requestStore.
 import { createSandboxApi, type SandboxApi } from '../../../../packages/sandbox/src/api/server.ts';
 import type { SandboxState } from '../../../../packages/sandbox/src/api/state.ts';
 import { DEFAULT_SANDBOX_PRICING } from '../../../../packages/sandbox/src/quote/fees.ts';
-import { GWEI, PRICES, ROUTERS_ALPHA, SOLVER, TABLE, usdcRequest, USDC, USDT } from '../quote/fixtures.ts';
+import { GWEI, PRICES, ROUTERS_ALPHA, SOLVER, TABLE, usdcRequest, USDC, USDT, ZERO } from '../quote/fixtures.ts';
 
 /** The error body shapes of docs/relay-contract.md "Errors" (key sets) and the codes the sandbox may use in them. */
 const ERROR_SHAPES = ['message', 'errorCode,message', 'errorCode,errorData,message', 'errorCode,message,requestId'];
@@ -222,6 +222,38 @@ describe('sandbox API (in-process, fake chain reads)', () => {
     expect(Object.keys(body)).toEqual(['message']);
     expect(body.message).toMatch(/chainId: .*positive integer number/);
     expect(indexed).toHaveLength(2);
+  });
+
+  it("GET /chains/liquidity lists the solver's balance of each currency of the chain; 400 {message} without a sandbox chainId", async () => {
+    const asked: string[] = [];
+    state.io.balanceOf = async (chainId, currency, owner) => {
+      asked.push(`${chainId} ${currency.symbol} ${owner}`);
+      return currency.isNative ? 2n * 10n ** 18n : 1_500_000_000n;
+    };
+    const res = await fetch(`${url}/chains/liquidity?chainId=31002`);
+    expect(res.status).toBe(200);
+    const at = (id: string, symbol: string, address: string, decimals: number, balance: string, amountUsd: string) => ({
+      chainId: 31002,
+      currencyId: id,
+      symbol,
+      address,
+      decimals,
+      balance,
+      amountUsd,
+    });
+    expect(await res.json()).toEqual({
+      liquidity: [
+        at('eth', 'ETH', ZERO, 18, '2000000000000000000', '6000'),
+        at('usdc', 'USDC', USDC, 6, '1500000000', '1500'),
+        at('usdt', 'USDT', USDT, 6, '1500000000', '1500'),
+      ],
+    });
+    expect(asked).toEqual(['ETH', 'USDC', 'USDT'].map((sym) => `31002 ${sym} ${SOLVER.address}`));
+    for (const query of ['', '?chainId=', '?chainId=beta', '?chainId=5']) {
+      const bad = await fetch(`${url}/chains/liquidity${query}`);
+      expect(bad.status, query).toBe(400);
+      expect(Object.keys(await errorBody(bad))).toEqual(['message']);
+    }
   });
 
   it('unknown paths answer 404 {message}, wrong methods 405 {message}', async () => {
