@@ -94,7 +94,9 @@ export function renderDecisions(report: CycleReport): string {
  */
 export function renderReasons(report: CycleReport): string {
   if (report.plan.transfers.length === 0) return '';
-  const lines = report.plan.transfers.map((p, i) => `  ${i + 1}. ${p.asset} ${p.from.chain} → ${p.to.chain}: ${p.reason}`);
+  const funds = (ids: readonly number[] | undefined) =>
+    ids?.length ? `; funds ${ids.length === 1 ? 'need' : 'needs'} ${ids.map((id) => `#${id}`).join(', ')}` : '';
+  const lines = report.plan.transfers.map((p, i) => `  ${i + 1}. ${p.asset} ${p.from.chain} → ${p.to.chain}: ${p.reason}${funds(p.funds)}`);
   return ['why:', ...lines].join('\n');
 }
 

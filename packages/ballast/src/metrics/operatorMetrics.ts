@@ -19,6 +19,9 @@ export const FEE_COMPONENTS = ['execution', 'swap', 'platform', 'app', 'gas'] as
 /** A `component` label value. */
 export type FeeComponent = (typeof FEE_COMPONENTS)[number];
 
+/** Values of the `status` label of `ballast_needs` (src/cycle/needsForPlan.ts). */
+export const NEED_STATUSES = ['held', 'later', 'unmatched'] as const;
+
 /** Values of the `bound` label of `ballast_target_units` (same as `ballast_target_base_units`). */
 export const TARGET_BOUNDS = ['min', 'target', 'max'] as const;
 
@@ -75,6 +78,16 @@ export interface OperatorMetrics {
    * approved), so transfers above the approved threshold wait (src/approvals/standing.ts); 0 otherwise.
    */
   approvalPolicyHeld: Gauge;
+  /**
+   * `ballast_needs{status}`: open needs (docs/needs.md) by what the planner does with them: `held` (due within
+   * `policy.needsHorizonSec`), `later` (due after it), `unmatched` (their holding is not a target this cycle).
+   */
+  needs: Gauge<'status'>;
+  /**
+   * `ballast_need_funded_ratio{chain, asset, wallet}`: balance read ÷ the needs held on the holding, capped at 1 (1:
+   * it could pay every need due within the horizon now); only holdings with needs held this cycle.
+   */
+  needFundedRatio: Gauge<'chain' | 'asset' | 'wallet'>;
   /** `ballast_fees_paid_usd_total{component}`: USD fees paid, by component (Relay components of successes; `gas` of every ledger entry). */
   feesPaidUsdTotal: Counter<'component'>;
   /** `ballast_transfer_fees_usd`: total USD fees of each successful transfer. */
@@ -226,6 +239,18 @@ export function createOperatorMetrics(registry: Registry, build: { version: stri
       help: "1 while the config's approval policy is not the approved one (or none is approved): transfers above the approved threshold wait.",
       registers,
     }),
+    needs: new Gauge({
+      name: 'ballast_needs',
+      help: 'Open needs (known outflows) by what the planner does with them: held (due within policy.needsHorizonSec), later, unmatched (holding not a target).',
+      labelNames: ['status'],
+      registers,
+    }),
+    needFundedRatio: new Gauge({
+      name: 'ballast_need_funded_ratio',
+      help: 'Balance read divided by the needs held on the holding, capped at 1 (1: it could pay every need due within the horizon now).',
+      labelNames: [...BALANCE_LABELS],
+      registers,
+    }),
     feesPaidUsdTotal: new Counter({
       name: 'ballast_fees_paid_usd_total',
       help: 'USD fees paid, by component: execution, swap, platform, app of successful transfers; gas (origin gas or miner fee) of every finished transfer.',
@@ -248,5 +273,6 @@ export function createOperatorMetrics(registry: Registry, build: { version: stri
   m.buildInfo.set({ version: build.version, commit: build.commit }, 1);
   m.lastCycleTimestampSeconds.set(0);
   for (const component of FEE_COMPONENTS) m.feesPaidUsdTotal.inc({ component }, 0);
+  for (const status of NEED_STATUSES) m.needs.set({ status }, 0);
   return m;
 }
