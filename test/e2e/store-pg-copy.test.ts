@@ -117,6 +117,15 @@ function fillQuietTables(db: Database.Database): void {
       `INSERT INTO approval_policy_signoffs (policy_id, approver, signature, recorded_at_ms) VALUES (2, 'alice', '0xsig-p', 1700000000018)`,
     ).run();
   }
+  if (count('needs') === 0) {
+    db.prepare(
+      `INSERT INTO needs (idempotency_key, asset, chain, wallet, amount, due_at_ms, note, status, created_at_ms, created_by,
+        closed_at_ms, closed_by, closed_reason)
+       VALUES ('payroll-1', 'USDC', 'beta', 'treasury', ?, 1700000000100, 'payroll', 'open', 1700000000019, 'ops', NULL, NULL, NULL),
+              ('vendor-1', 'USDC', 'alpha', 'treasury', '7', 1700000000020, NULL, 'cancelled', 1700000000019, 'api', 1700000000021, 'ops',
+               'cancelled by ops')`,
+    ).run(HUGE);
+  }
   if (count('run_lock') === 0)
     db.prepare("INSERT INTO run_lock (id, owner, pid, acquired_at_ms, expires_at_ms) VALUES (1, 'host:1', 1, 1, 2)").run();
 }

@@ -51,6 +51,7 @@ describe('the command table', () => {
       'approve',
       'reject',
       'policy',
+      'needs',
       'allowances',
       'api-check',
       'resume',

@@ -26,6 +26,7 @@ describe('config/ballast.schema.json', () => {
         'log',
         'metrics',
         'monitorOnly',
+        'needs',
         'notify',
         'policy',
         'prices',

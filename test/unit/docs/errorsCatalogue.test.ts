@@ -43,6 +43,7 @@ const PREFIXES = [
   'LOCAL_CHAINS',
   'SANDBOX',
   'SIGNER',
+  'NEED',
 ];
 const CODE_RE = new RegExp(`'((?:${PREFIXES.join('|')})_[A-Z0-9_]+)'`, 'g');
 

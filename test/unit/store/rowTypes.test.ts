@@ -15,6 +15,7 @@ import { FLOW_STATE_ROW, OWN_TRANSFER_ROW } from '../../../packages/ballast/src/
 import { LEDGER_ROW } from '../../../packages/ballast/src/store/ledger.ts';
 import { LEDGER_DECIMALS_ROW } from '../../../packages/ballast/src/store/ledgerUnits.ts';
 import { LIMIT_HIT_ROW } from '../../../packages/ballast/src/store/limitHits.ts';
+import { NEED_ROW } from '../../../packages/ballast/src/store/needs.ts';
 import { NOTIFICATION_ROW } from '../../../packages/ballast/src/store/notifications.ts';
 import { RUN_LOCK_ROW } from '../../../packages/ballast/src/store/lock.ts';
 import { LEASE_ROW } from '../../../packages/ballast/src/store/pg/lease.ts';
@@ -51,6 +52,7 @@ const SHAPES: readonly RowShape[] = [
   NOTIFICATION_ROW,
   APPROVAL_REQUEST_ROW,
   APPROVAL_SIGNOFF_ROW,
+  NEED_ROW,
 ];
 
 /** One column as an engine reports it: the kind it maps to (or `<engine>:<type>` when none does) and nullability. */

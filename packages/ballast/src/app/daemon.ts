@@ -1,7 +1,8 @@
 /**
  * Daemon mode: cycles on the configured node-cron schedule, never two at once (node-cron `noOverlap` plus the
  * SQLite run lock shared with `run --once`), metrics served on `metrics.listen`, graceful shutdown. With
- * `webhooks.enabled` the webhook receiver is served too: on the metrics server, or on `webhooks.listen`.
+ * `webhooks.enabled` the webhook receiver is served too: on the metrics server, or on `webhooks.listen`; likewise the
+ * needs API (docs/needs.md) with `needs.token`: on the metrics server, or on `needs.listen`.
  *
  * `/healthz` is liveness: 200 while the process runs. `/readyz` is readiness (src/metrics/readiness.ts): 200 while
  * the store is open and a cycle finished within `metrics.readyAfterSchedules` schedule intervals, else 503.
@@ -22,6 +23,8 @@ import { StoreConnectionError } from '../store/errors.ts';
 import { startMetricsServer } from '../metrics/server.ts';
 import { DEFAULT_READY_AFTER_SCHEDULES, readiness, scheduleIntervalMs } from '../metrics/readiness.ts';
 import { startWebhookServer, type WebhookServer } from '../webhooks/server.ts';
+import { firstHandler, needsApiOf, startNeedsServer, type NeedsServer } from '../needs/server.ts';
+import { NEEDS_PATH } from '../needs/api.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { authRefusalLine } from '../relay/authRefusal.ts';
@@ -43,6 +46,8 @@ export interface DaemonHandle {
   metricsUrl: string | null;
   /** Full URL of the webhook endpoint (to set in the Relay dashboard), or null when webhooks are off. */
   webhookUrl: string | null;
+  /** Full URL of the needs API (`…/v1/needs`), or null when `needs.token` is not set. */
+  needsUrl: string | null;
   stop(reason: string): Promise<void>;
   /** Resolves after stop() completed. */
   stopped: Promise<void>;
@@ -73,22 +78,29 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const maxAgeMs = (config.metrics?.readyAfterSchedules ?? DEFAULT_READY_AFTER_SCHEDULES) * (await cronIntervalMs(config.schedule));
   const receiver = ballast.webhooks;
   const ownListen = receiver ? config.webhooks?.listen : undefined;
+  const needsApi = needsApiOf(ballast.ctx);
+  const needsListen = needsApi ? config.needs?.listen : undefined;
   const metricsServer = config.metrics?.listen
     ? await startMetricsServer({
         listen: config.metrics.listen,
         metrics: ballast.metrics,
         health: () => ({ ok: true, detail: { status: 'alive', lastCycleOk, cycleRunning: current !== null } }),
         ready: () => readiness({ nowMs: now(), startedAtMs, lastCycleFinishedAtMs, storeOpen: ballast.storeOpen(), maxAgeMs }),
-        ...(receiver && !ownListen ? { handle: receiver.handle } : {}),
+        ...firstHandler([receiver && !ownListen ? receiver.handle : null, needsApi && !needsListen ? needsApi.handle : null]),
       })
     : null;
   let webhookServer: WebhookServer | null = null;
+  let needsServer: NeedsServer | null = null;
   try {
     if (receiver && ownListen) webhookServer = await startWebhookServer(ownListen, receiver);
+    if (needsApi && needsListen) needsServer = await startNeedsServer(needsListen, needsApi);
   } catch (error) {
     await metricsServer?.close();
+    await webhookServer?.close();
     throw error;
   }
+  const needsBase = needsApi ? (needsServer ?? metricsServer)?.url : undefined;
+  const needsUrl = needsBase ? `${needsBase}${NEEDS_PATH}` : null;
   const webhookBase = receiver ? (webhookServer ?? metricsServer)?.url : undefined;
   const webhookUrl = receiver && webhookBase ? `${webhookBase}${receiver.path}` : null;
 
@@ -160,6 +172,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       schedule: config.schedule,
       metrics: metricsServer?.url ?? null,
       webhooks: webhookUrl,
+      needs: needsUrl,
       monitorOnly: ballast.mode === 'monitor',
       ...(leadership ? { instance: leadership.instance, leader: leadership.isLeader() } : {}),
     },
@@ -173,6 +186,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
   const handle: DaemonHandle = {
     metricsUrl: metricsServer?.url ?? null,
     webhookUrl,
+    needsUrl,
     stopped,
     get fatal() {
       return fatal;
@@ -187,6 +201,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       await dispatcher?.stop();
       await metricsServer?.close();
       await webhookServer?.close();
+      await needsServer?.close();
       await ballast.close();
       log.info('stopped');
       resolveStopped();

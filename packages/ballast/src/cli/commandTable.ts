@@ -27,6 +27,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> 
   approve: async () => (await import('./commands/approvals.ts')).registerApprove,
   reject: async () => (await import('./commands/approvals.ts')).registerReject,
   policy: async () => (await import('./commands/policy.ts')).registerPolicy,
+  needs: async () => (await import('./commands/needs.ts')).registerNeeds,
   allowances: async () => (await import('./commands/allowances.ts')).registerAllowances,
   'api-check': async () => (await import('./commands/apiCheck.ts')).registerApiCheck,
   resume: async () => (await import('./commands/resume.ts')).registerResume,

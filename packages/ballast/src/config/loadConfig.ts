@@ -32,6 +32,7 @@ import { loadWallet, type LoadedWallet } from './wallets.ts';
 import { issuesFromZod } from './zodIssues.ts';
 import { checkHa, DEFAULT_HA, type HaConfig } from './haSchema.ts';
 import { loadNotify, notifySecrets, type NotifyConfig } from './notifySchema.ts';
+import { checkNeeds, loadNeeds, needsSecrets, type NeedsConfig } from './needsSchema.ts';
 import { DEFAULT_WEIGHT_TOLERANCE_BPS } from '../planner/weights.ts';
 import { isPostgresUrl } from './storeUrl.ts';
 
@@ -120,6 +121,8 @@ export interface LoadedConfig {
   ha: HaConfig;
   /** Notification sinks and delivery settings (src/config/notifySchema.ts, docs/notifications.md); absent = off. */
   notify?: NotifyConfig;
+  /** The needs HTTP API (src/config/needsSchema.ts, docs/needs.md); absent, or without `token`: not served. */
+  needs?: NeedsConfig;
   /** Non-fatal advice (e.g. a private key written literally in the file); the caller logs these. */
   warnings: string[];
 }
@@ -156,6 +159,7 @@ export function loadConfig(file: string, env: EnvMap = process.env): LoadedConfi
   checkConfig(parts, later);
   if (parts.policy) checkRoutes(parts.policy, parts, later);
   checkWebhooks(tree, later);
+  checkNeeds(tree, later);
   if (parsed.success) checkHa(parsed.data.ha, later);
   issues.push(...later.filter((i) => !envIssuePaths.has(i.path)));
 
@@ -220,6 +224,7 @@ function collectSecrets(tree: unknown): Set<string> {
     if (typeof key === 'string') secrets.add(key);
   }
   for (const secret of notifySecrets(tree)) secrets.add(secret);
+  for (const secret of needsSecrets(tree)) secrets.add(secret);
   return secrets;
 }
 
@@ -273,6 +278,9 @@ function literalSecretWarnings(data: ConfigFile, referenced: ReadonlySet<string>
     if (sink.secret !== undefined && !referenced.has(`notify.sinks.${name}.secret`)) {
       warnings.push(`notify.sinks.${name}.secret is written literally in the config file; prefer \${ENV_VAR}`);
     }
+  }
+  if (data.needs?.token !== undefined && !referenced.has('needs.token')) {
+    warnings.push('needs.token is written literally in the config file; prefer ${BALLAST_NEEDS_TOKEN}');
   }
   return warnings;
 }
@@ -353,6 +361,7 @@ function buildLoaded(
     webhooks: data.webhooks,
     ha: data.ha ?? { ...DEFAULT_HA },
     ...(data.notify !== undefined ? { notify: loadNotify(data.notify) } : {}),
+    ...(data.needs !== undefined ? { needs: loadNeeds(data.needs) } : {}),
     warnings,
   };
 }

@@ -21,6 +21,7 @@ import { WalletSchema } from './walletSchema.ts';
 import { WITHDRAWALS_SECTION_DEFAULT, WithdrawalsSectionSchema } from './withdrawalsSchema.ts';
 import { DEFAULT_WEBHOOKS, WebhooksSectionSchema } from './webhooksSchema.ts';
 import { NotifySectionSchema } from './notifySchema.ts';
+import { NeedsGraceSecSchema, NeedsHorizonSecSchema, NeedsSectionSchema } from './needsSchema.ts';
 import { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.ts';
 
 export { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.ts';
@@ -289,6 +290,8 @@ export const PolicySectionSchema = z
     limits: SpendingLimitsSectionSchema.optional(),
     approvals: ApprovalsSectionSchema.optional(),
     routeChoice: RouteChoiceSchema,
+    needsHorizonSec: NeedsHorizonSecSchema,
+    needsGraceSec: NeedsGraceSecSchema,
   })
   .describe('spending rules');
 
@@ -389,6 +392,7 @@ export const ConfigSchema = z
     webhooks: WebhooksSectionSchema.default({ ...DEFAULT_WEBHOOKS }),
     ha: HaSectionSchema.optional(),
     notify: NotifySectionSchema.optional(),
+    needs: NeedsSectionSchema.optional(),
   })
   .meta({ title: 'Ballast configuration', description: 'Treasury rebalancing through the Relay API' });
 

@@ -599,6 +599,31 @@ CREATE TABLE approval_policy_signoffs (
 );
 `,
   },
+  {
+    version: 17,
+    name: 'needs: known outflows of a holding (amount in base units, due time, idempotency key), held by the planner until cancelled or closed',
+    sql: `
+CREATE TABLE needs (
+  id                   INTEGER PRIMARY KEY,
+  idempotency_key      TEXT    NOT NULL UNIQUE CHECK (length(idempotency_key) BETWEEN 1 AND 200),
+  asset                TEXT    NOT NULL,
+  chain                TEXT    NOT NULL,
+  wallet               TEXT    NOT NULL,
+  amount               TEXT    NOT NULL ${uint('amount')} CHECK (ltrim(amount, '0') <> ''),
+  due_at_ms            INTEGER NOT NULL,
+  note                 TEXT,
+  status               TEXT    NOT NULL CHECK (status IN ('open', 'cancelled', 'closed')),
+  created_at_ms        INTEGER NOT NULL,
+  created_by           TEXT    NOT NULL,
+  closed_at_ms         INTEGER,
+  closed_by            TEXT,
+  closed_reason        TEXT,
+  CHECK ((status = 'open') = (closed_at_ms IS NULL)),
+  CHECK ((status = 'open') = (closed_reason IS NULL))
+);
+CREATE INDEX needs_open_due ON needs(due_at_ms) WHERE status = 'open';
+`,
+  },
 ];
 
 /** Highest version this code knows. */

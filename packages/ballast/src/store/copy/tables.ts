@@ -2,7 +2,7 @@
  * The tables `ballast store copy` moves, in an order that inserts every referenced row before the rows that
  * reference it (foreign keys stay checked during the copy), with the key that orders and identifies each row and
  * the columns holding base-unit amounts (TEXT digit strings, summed exactly when the copy is compared).
- * Schema version 16 (src/store/migrations.ts, src/store/pg/migrations.ts). `schema_migrations` is not copied:
+ * Schema version 17 (src/store/migrations.ts, src/store/pg/migrations.ts). `schema_migrations` is not copied:
  * `ballast migrate` writes it on the target.
  */
 
@@ -50,6 +50,7 @@ export const COPY_TABLES: readonly CopyTable[] = [
   { name: 'approval_signoffs', key: 'id', identity: true, amounts: [] },
   { name: 'approval_policies', key: 'id', identity: true, amounts: [] },
   { name: 'approval_policy_signoffs', key: 'id', identity: true, amounts: [] },
+  { name: 'needs', key: 'id', identity: true, amounts: ['amount'] },
 ];
 
 /** Tables present in a store but not copied (bookkeeping written by `ballast migrate` itself). */
