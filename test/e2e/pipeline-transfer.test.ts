@@ -162,24 +162,25 @@ describe('rebalancing cycle', () => {
     }
   });
 
-  it('records an API refusal of the quote with its errorCode and signs nothing', async () => {
+  it("fits a transfer to the solver's liquidity on its destination (GET /chains/liquidity) instead of sending what it would refund", async () => {
     sandbox = await startSandbox({
       balances: {
         alpha: { treasury: { usdc: '90000', eth: '10' }, solver: { usdc: '1000000', eth: '100' } },
-        beta: { treasury: { usdc: '10000', eth: '10' }, solver: { usdc: '100', eth: '100' } }, // solver cannot fill 20000
+        beta: { treasury: { usdc: '10000', eth: '10' }, solver: { usdc: '12000', eth: '100' } }, // the need is 40000
       },
     });
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir);
     try {
       const report = await ballast.runCycle('once');
-      expect(report.outcome).toBe('error');
-      expect(report.attempts[0]!.outcome).toBe('quote_error');
-      expect(report.attempts[0]!.error).toContain('INSUFFICIENT_LIQUIDITY');
-      const row = (await ballast.db.get<{ code: string; message: string }>('SELECT code, message FROM quote_errors'))!;
-      expect(row.code).toBe('RELAY_HTTP_400');
-      expect(row.message).toContain('errorCode INSUFFICIENT_LIQUIDITY');
-      expect(await listRecentTransfers(ballast.db, 10)).toHaveLength(0);
-      expect(await usdcBalance(sandbox, 'alpha')).toBe(90_000n * USDC);
+      expect(
+        report.attempts.map((a) => a.outcome),
+        report.attempts[0]?.error,
+      ).toEqual(['success']);
+      expect(report.plan.transfers.map((t) => t.amountIn)).toEqual([12_000n * USDC]);
+      expect(report.plan.decisions.find((d) => d.kind === 'solver_liquidity')?.detail).toMatch(/solver holds 12000 USDC on beta/);
+      expect(await usdcBalance(sandbox, 'alpha')).toBe(78_000n * USDC); // what the solver could fill, once
+      const rows = await ballast.db.all<{ kind: string }>("SELECT kind FROM plan_decisions WHERE kind = 'solver_liquidity'");
+      expect(rows).toHaveLength(1);
     } finally {
       await ballast.close();
     }

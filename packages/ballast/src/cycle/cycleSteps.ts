@@ -4,9 +4,20 @@
  */
 import type { Logger } from 'pino';
 import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
-import type { BalanceReading, HoldingFlow, InFlightTransfer, Plan, PlanDecision, TargetBand } from '../planner/types.ts';
+import type {
+  BalanceReading,
+  HoldingFlow,
+  InFlightTransfer,
+  Plan,
+  PlanDecision,
+  PlanInput as RebalanceInput,
+  PlannedTransfer,
+  PlanNeed,
+  TargetBand,
+} from '../planner/types.ts';
 import type { GasTopUpPlan } from '../planner/gasTopUp.ts';
 import { planRebalance } from '../planner/planRebalance.ts';
+import { minAmountInFromPlanInput } from './solverLiquidityFit.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
 import { closeAbandonedCycles } from '../store/cycles.ts';
@@ -178,6 +189,8 @@ export interface PlanInput {
   unresolved: readonly UnresolvedTarget[];
   /** Smoothed net flow per holding of the assets with a flow strategy (src/cycle/flowSignals.ts); absent: none. */
   flows?: readonly HoldingFlow[];
+  /** Open needs due within the horizon (src/cycle/cycleNeeds.ts); absent: none. */
+  needs?: readonly PlanNeed[];
 }
 
 /**
@@ -185,17 +198,18 @@ export interface PlanInput {
  * the planner counts them as under way, so it does not spend their source twice), then the rebalance; drops paused
  * routes and wallets, and adds a `chain_unreadable` decision per target whose decimals could not be resolved.
  *
- * @returns the cycle's plan and the top-up plan (its skipped signers are counted after the transfers)
+ * @returns the cycle's plan, the top-up plan (its skipped signers are counted after the transfers) and each planned
+ *   transfer's smallest allowed amount (origin base units), for fitting transfers to the solver's liquidity
  */
 export function planTransfers(
   ctx: Pick<CycleContext, 'config' | 'chains' | 'wallets' | 'logger'>,
   input: PlanInput,
   log: Logger,
-): { plan: Plan; topUps: GasTopUpPlan } {
+): { plan: Plan; topUps: GasTopUpPlan; minAmountIn: (t: PlannedTransfer) => bigint } {
   const { targets, balances } = input;
   const policy = ctx.config.policy;
   const topUps = planCycleGasTopUps(ctx, { targets, balances, gas: input.gas, inFlight: input.inFlight, chainsDoc: input.chainsDoc });
-  const rebalance = planRebalance({
+  const rebalanceInput: RebalanceInput = {
     targets,
     balances,
     inFlight: [...input.inFlight, ...topUps.inFlight],
@@ -209,7 +223,9 @@ export function planTransfers(
     batchSmallDeficits: policy.batchSmallDeficits,
     ...(policy.strategy ? { strategy: policy.strategy } : {}),
     ...(input.flows ? { flows: input.flows } : {}),
-  });
+    ...(input.needs?.length ? { needs: input.needs } : {}),
+  };
+  const rebalance = planRebalance(rebalanceInput);
   const plan = withoutPausedRoutes(
     {
       transfers: [...topUps.transfers, ...rebalance.transfers],
@@ -223,7 +239,7 @@ export function planTransfers(
   for (const d of plan.decisions.filter((x) => x.kind === 'route_paused')) log.error({ asset: d.asset }, d.detail);
   // A target whose decimals could not be resolved is not planned; say so next to the planner's decisions.
   for (const u of input.unresolved) plan.decisions.push({ asset: u.asset, chain: u.chain, kind: 'chain_unreadable', detail: u.error });
-  return { plan, topUps };
+  return { plan, topUps, minAmountIn: minAmountInFromPlanInput(rebalanceInput) };
 }
 
 /**

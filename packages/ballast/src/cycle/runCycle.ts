@@ -20,6 +20,7 @@ import type { TransferAttempt } from './transferAttempt.ts';
 import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
 import { recoverInCycle } from '../withdraw/recover.ts';
 import { cycleFlows } from './flowSignals.ts';
+import { applySolverLiquidity, createLiquidityCache } from './solverLiquidity.ts';
 import { closeStaleRequests } from './approvalGate.ts';
 import { loadPolicyStanding } from './approvalStanding.ts';
 import { countsCycle, cycleKind, signs, type CycleKind, type CycleRun, type Mode } from './mode.ts';
@@ -137,7 +138,7 @@ async function runSteps(ctx: CycleContext, mode: Mode, report: CycleReport, log:
   // Flow strategy: this cycle's observation folded into each holding's stored history; only a cycle that signs
   // writes it (src/cycle/flowSignals.ts).
   const flows = await cycleFlows(ctx, { targets, balances, inFlight }, signs(mode));
-  const { plan, topUps } = planTransfers(
+  const planned = planTransfers(
     ctx,
     {
       targets,
@@ -152,6 +153,9 @@ async function runSteps(ctx: CycleContext, mode: Mode, report: CycleReport, log:
     },
     log,
   );
+  // A transfer larger than the solver holds on its destination would be refunded: fit it, or defer it.
+  const plan = await applySolverLiquidity(ctx, planned.plan, ctx.liquidityCache ?? createLiquidityCache(), planned.minAmountIn);
+  const { topUps } = planned;
   report.plan = plan;
   const planIds = await recordPlan(ctx, cycleId, plan);
   crashPoint('cycle:planned');
