@@ -1,7 +1,8 @@
 /**
  * `npm run bench:simulate`: the simulation benchmark alone (bench/simulate.ts) — every Hyperlane rebalancer-sim
- * scenario through `ballast simulate`'s runner, the flow-* ones held to the published bar — printed, and its section
- * of bench/RESULTS.md rewritten (the other sections are left as they are). Exits 1 when a row misses its target.
+ * scenario through `ballast simulate`'s runner, the flow-* ones next to the published strategies by Hyperlane's rule
+ * and their perturbed families — printed, and its section of bench/RESULTS.md rewritten (the other sections are left
+ * as they are). Exits 1 when a row misses its target.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,6 @@
 /**
- * `ballast simulate --compare` and `--out`: the scorecard and variant naming (pure), then the command run through
- * the CLI in-process on a small Ballast scenario against the real cycle and store.
+ * `ballast simulate --compare`, `--published` and `--out`: the scorecard, its ranking by Hyperlane's rule and variant
+ * naming (pure), then the command run through the CLI in-process on small scenarios against the real cycle and store.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -9,13 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { buildProgram } from '../../../packages/ballast/src/cli/main.ts';
 import { readBallastScenario } from '../../../packages/ballast/src/sim/ballastScenario.ts';
-import { safeFileName, scorecard, variantsOf } from '../../../packages/ballast/src/sim/compare.ts';
+import { ranksOf, safeFileName, scorecard, variantsOf } from '../../../packages/ballast/src/sim/compare.ts';
 import { timeBelowMinTotal } from '../../../packages/ballast/src/sim/kpis.ts';
 import { simConfigYaml } from '../../../packages/ballast/src/sim/config.ts';
 import { simChains, simToken } from '../../../packages/ballast/src/sim/identity.ts';
 import type { HoldingKpis, SimKpis } from '../../../packages/ballast/src/sim/kpis.ts';
 import { byClass, parseXml } from './xmlTree.ts';
 import { payRefillDoc } from './payRefill.ts';
+import { flowDoc, publishedDoc } from './publishedDocs.ts';
+import type { PublishedReport } from '../../../packages/ballast/src/sim/published.ts';
+
+const units = (n: bigint) => (n * 10n ** 18n).toString();
 
 function holding(timeBelowMinMs: number | null): HoldingKpis {
   return {
@@ -101,9 +105,30 @@ describe('the compare scorecard', () => {
     },
   ];
 
+  /** A variant's row without its rank: the variant's name, then the columns. */
+  const cells = (card: { rows: string[][] }, name: string) => card.rows.find((r) => r[1] === name)!.slice(1);
+
+  it("ranks the variants by Hyperlane's rule: completion, then volume; the count of rebalances does not rank", () => {
+    const card = scorecard(variants, 6);
+    // high-min and wide complete everything with the same volume (level, in the order given); scenario completes less
+    expect(card.rows.map((r) => r.slice(0, 2))).toEqual([
+      ['1', 'high-min'],
+      ['1', 'wide'],
+      ['3', 'scenario'],
+    ]);
+    expect(ranksOf(variants)).toEqual([3, 1, 1]);
+    // less volume ranks ahead even with more rebalances
+    const lighter = { name: 'lighter', kpis: kpis({ totalRebalances: 5, rebalanceVolume: '1000000' }) };
+    expect(scorecard([variants[1]!, lighter], 6).rows.map((r) => r.slice(0, 2))).toEqual([
+      ['1', 'lighter'],
+      ['2', 'high-min'],
+    ]);
+  });
+
   it('has one row per variant with every column, amounts in whole units', () => {
     const card = scorecard(variants, 6);
     expect(card.head).toEqual([
+      'rank',
       'variant',
       'completed',
       'p50 ms',
@@ -116,12 +141,13 @@ describe('the compare scorecard', () => {
       'below min ms',
       'peak in flight',
     ]);
-    expect(card.rows.map((r) => r[0])).toEqual(['scenario', 'high-min', 'wide']);
-    expect(card.rows[1]).toEqual(['high-min', '4/4 (100.0 %) *', '10', '250', '250', '2', '1.5', '0.25', '1.5', '1000 *', '1']);
+    expect(card.rows.map((r) => r[1]).sort()).toEqual(['high-min', 'scenario', 'wide']);
+    expect(cells(card, 'high-min')).toEqual(['high-min', '4/4 (100.0 %) *', '10', '250', '250', '2', '1.5', '0.25', '1.5', '1000 *', '1']);
   });
 
   it('marks the best value of each column where the variants differ, ties included', () => {
-    const [scenario, highMin, wide] = scorecard(variants, 6).rows;
+    const card = scorecard(variants, 6);
+    const [scenario, highMin, wide] = ['scenario', 'high-min', 'wide'].map((n) => cells(card, n));
     // completion: highest; the two complete variants tie
     expect([scenario![1], highMin![1], wide![1]]).toEqual(['3/4 (75.0 %)', '4/4 (100.0 %) *', '4/4 (100.0 %) *']);
     // latencies, rebalances, volume, efficiency: lowest
@@ -143,9 +169,9 @@ describe('the compare scorecard', () => {
     const weighted = kpis({ perChainMetrics: { a: holding(null), b: holding(null) } });
     expect(timeBelowMinTotal(weighted)).toBeNull();
     const card = scorecard([variants[0]!, { name: 'weights', kpis: weighted }], 6);
-    expect(card.rows[1]![9]).toBe('-');
+    expect(cells(card, 'weights')[9]).toBe('-');
     // one value left to compare: nothing to choose between
-    expect(card.rows[0]![9]).toBe('4500');
+    expect(cells(card, 'scenario')[9]).toBe('4500');
   });
 
   it('labels variants by config base name, each label (and file name) distinct', () => {
@@ -193,10 +219,14 @@ describe('ballast simulate --compare and --out through the CLI', () => {
     const out = path.join(dir, 'out', 'nested');
     const printed = JSON.parse(
       await cli('simulate', '--scenario', scenarioFile, '--seed', String(SEED), '--compare', 'scenario', highMin, '--json', '--out', out),
-    ) as { scenario: string; seed: number; variants: { name: string; kpis: SimKpis }[] };
+    ) as { scenario: string; seed: number; variants: { name: string; rank: number; kpis: SimKpis }[] };
     expect(printed.scenario).toBe('pay <700> & refill');
     expect(printed.seed).toBe(SEED);
-    expect(printed.variants.map((v) => v.name)).toEqual(['scenario', 'high-min']);
+    // in the order given, each with its place: both complete, the one that moved nothing ranks first
+    expect(printed.variants.map((v) => [v.name, v.rank])).toEqual([
+      ['scenario', 1],
+      ['high-min', 2],
+    ]);
     const [own, raised] = printed.variants.map((v) => v.kpis);
     // min 200: the 300 left is inside the band, nothing moves; min 500: beta refills alpha once
     expect(own).toMatchObject({ completionRate: 1, totalRebalances: 0, rebalanceVolume: '0', seed: SEED });
@@ -222,21 +252,26 @@ describe('ballast simulate --compare and --out through the CLI', () => {
     for (const panel of byClass(both, 'panel')) expect(byClass(panel, 'balance')).toHaveLength(2);
   });
 
-  it('prints the scorecard with the best values marked', async () => {
+  it('prints the scorecard ranked, with the best values marked', async () => {
     const text = await cli('simulate', '--scenario', scenarioFile, '--seed', String(SEED), '--compare', 'scenario', highMin);
-    const row = (name: string) =>
-      text
-        .split('\n')
-        .find((l) => l.includes(` ${name} `))!
+    const lines = text.split('\n');
+    const cellsOf = (l: string) =>
+      l
         .split('│')
         .map((c) => c.trim())
         .filter((c) => c !== '');
-    expect(text.split('\n')[0]).toBe(`pay <700> & refill, seed ${SEED}`);
-    // completed, p50, p95, p99, rebalances, volume, fees USD, efficiency, below min ms, peak in flight
-    expect(row('scenario').slice(1, 6)).toEqual(['1/1 (100.0 %)', '0', '0', '0', '0 *']);
-    expect(row('high-min')[5]).toBe('1');
-    expect(row('scenario')[9]).toBe('0 *');
-    expect(row('high-min')[9]).not.toMatch(/\*$/);
+    const rows = lines.filter((l) => / (scenario|high-min) /.test(l)).map(cellsOf);
+    expect(lines[0]).toBe(`pay <700> & refill, seed ${SEED}`);
+    expect(rows.map((r) => r.slice(0, 2))).toEqual([
+      ['1', 'scenario'],
+      ['2', 'high-min'],
+    ]);
+    const [own, raised] = rows.map((r) => r.slice(1));
+    // completed, p50, p95, p99 (the payment due at 1 s is mined in the block at 1.25 s), rebalances, …, below min ms
+    expect(own!.slice(1, 6)).toEqual(['1/1 (100.0 %)', '250', '250', '250', '0 *']);
+    expect(raised![5]).toBe('1');
+    expect(own![9]).toBe('0 *');
+    expect(raised![9]).not.toMatch(/\*$/);
   });
 
   it('refuses --compare with the global --config, naming the fix in one line', async () => {
@@ -272,5 +307,85 @@ describe('ballast simulate --compare and --out through the CLI', () => {
     expect(byClass(svg, 'panel')).toHaveLength(2);
     expect([...byClass(svg, 'band-min'), ...byClass(svg, 'band-max'), ...byClass(svg, 'band-target')]).toEqual([]);
     expect(byClass(svg, 'transfer').length).toBeGreaterThan(0);
+  });
+});
+
+describe('ballast simulate --published through the CLI', () => {
+  let dir: string;
+  let scenarioFile: string;
+  let resultsFile: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'ballast-published-'));
+    scenarioFile = path.join(dir, 'duo-flow.json');
+    resultsFile = path.join(dir, 'duo-flow-comparison.json');
+    writeFileSync(scenarioFile, JSON.stringify(flowDoc()));
+    // first: the file's own start, moved nothing; second: started with c1 at 5 (under its floor of 10), moved nothing;
+    // third: the file's start again, paid nothing.
+    writeFileSync(
+      resultsFile,
+      JSON.stringify(
+        publishedDoc([
+          { name: 'first', completed: 1, volume: 0n, start: [100n, 100n] },
+          { name: 'third', completed: 0, volume: 0n, start: [100n, 100n] },
+          { name: 'second', completed: 1, volume: 0n, start: [5n, 195n] },
+        ]),
+      ),
+    );
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function cli(...args: string[]): Promise<string> {
+    const lines: string[] = [];
+    const program = await buildProgram((s) => lines.push(s), ['simulate']);
+    await program.parseAsync(args, { from: 'user' });
+    return lines.join('\n');
+  }
+
+  it("runs Ballast from each strategy's own start and ranks the pairs by Hyperlane's rule", async () => {
+    const out = path.join(dir, 'out');
+    const printed = await cli('simulate', '--scenario', scenarioFile, '--published', resultsFile, '--json', '--out', out);
+    const report = JSON.parse(printed) as PublishedReport;
+    expect(JSON.parse(readFileSync(path.join(out, 'duo-flow-published.json'), 'utf8'))).toEqual(report);
+    expect(report.rule).toBe('completion rate (highest first), then rebalance volume (lowest first)');
+    expect(report.strategies.map((r) => [r.rank, r.strategy])).toEqual([
+      [1, 'first'],
+      [1, 'second'],
+      [3, 'third'],
+    ]);
+    const [first, second, third] = report.strategies;
+    // Ballast starts where each strategy started
+    expect(second!.start).toEqual({ c1: units(5n), c2: units(195n) });
+    expect(second!.ballast.perChainMetrics.c1!.initialBalance).toBe(units(5n));
+    expect(first!.ballast.perChainMetrics.c1!.initialBalance).toBe(units(100n));
+    // from the file's start the one token is paid with nothing moved: level with first, ahead of third (paid nothing)
+    expect(first!.ballast).toMatchObject({ completionRate: 1, rebalanceVolume: '0' });
+    expect(first!.verdict).toBe('level');
+    expect(third!.ballast).toEqual(first!.ballast);
+    expect(third!.verdict).toBe('ahead');
+    // from c1 at 5, under its floor, Ballast refills it: more volume than second's nothing, so behind it
+    expect(second!.ballast.completionRate).toBe(1);
+    expect(BigInt(second!.ballast.rebalanceVolume)).toBeGreaterThan(0n);
+    expect(second!.verdict).toBe('behind');
+
+    const text = await cli('simulate', '--scenario', scenarioFile, '--published', resultsFile);
+    expect(text.split('\n')[0]).toBe(
+      "duo-flow, seed 1: ranked by completion rate (highest first), then rebalance volume (lowest first); Ballast from each strategy's start",
+    );
+    expect(text).toContain('5.0/195.0');
+    expect(text).toMatch(/behind \(volume [\d.]+ vs 0\.0\)/);
+    expect(text.split('\n').at(-1)).toBe('Ballast ahead of 1, level with 1, behind 1 of 3');
+  });
+
+  it('refuses results whose strategies start on other chains, and --compare with it, in one line', async () => {
+    const other = path.join(dir, 'other.json');
+    const doc = publishedDoc([{ name: 'x', completed: 1, volume: 0n, start: [1n, 1n] }]);
+    doc.results[0]!.kpis.perChainMetrics = { c1: { initialBalance: '1' }, c9: { initialBalance: '1' } } as never;
+    writeFileSync(other, JSON.stringify(doc));
+    const error = await cli('simulate', '--scenario', scenarioFile, '--published', other).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'CliError', exitCode: 2 });
+    expect((error as Error).message).toBe(`${other}: duo-flow: starting balances name c1, c9, the scenario has c1, c2`);
+    const both = await cli('simulate', '--scenario', scenarioFile, '--published', other, '--compare', 'scenario').catch((e: unknown) => e);
+    expect(both).toMatchObject({ name: 'CliError', exitCode: 2, message: '--compare and --published exclude each other; give one' });
   });
 });

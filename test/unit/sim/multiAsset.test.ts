@@ -70,13 +70,14 @@ describe('reading a multi-asset Hyperlane scenario', () => {
 
   it('takes each asset\'s holdings from the strategy entries keyed "ASSET|chain", its balances from the collateral and its own imbalance', () => {
     const [usdc, usdt] = readMultiAssetScenarios(doc());
+    // tolerance × the chain's share of the asset's total (Hyperlane's band: target ± tolerance × target)
     expect(usdc!.holdings).toEqual([
-      { chain: 'c1', weight: 0.7, toleranceBps: 1000 },
-      { chain: 'c2', weight: 0.3, toleranceBps: 1000 },
+      { chain: 'c1', weight: 0.7, toleranceBps: 700 },
+      { chain: 'c2', weight: 0.3, toleranceBps: 300 },
     ]);
     expect(usdt!.holdings).toEqual([
-      { chain: 'c1', weight: 0.5, toleranceBps: 2000 },
-      { chain: 'c2', weight: 0.5, toleranceBps: 2000 },
+      { chain: 'c1', weight: 0.5, toleranceBps: 1000 },
+      { chain: 'c2', weight: 0.5, toleranceBps: 1000 },
     ]);
     expect(usdc!.initial).toEqual({ c1: 50n * E18, c2: 50n * E18 });
     expect(usdt!.initial).toEqual({ c1: 60n * E18, c2: 50n * E18 });

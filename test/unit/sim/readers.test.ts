@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readBallastScenario } from '../../../packages/ballast/src/sim/ballastScenario.ts';
-import { readHyperlaneScenario } from '../../../packages/ballast/src/sim/hyperlane.ts';
+import { readHyperlaneScenario, weightedToleranceBps } from '../../../packages/ballast/src/sim/hyperlane.ts';
 import { readScenario } from '../../../packages/ballast/src/sim/readScenario.ts';
 import { routeOf } from '../../../packages/ballast/src/sim/scenario.ts';
 
@@ -66,11 +66,16 @@ describe("Hyperlane's scenario format", () => {
     expect(routeOf(s, 'c2', 'c1')).toMatchObject({ delayMs: 500, jitterMs: 100, failureRate: 0 });
   });
 
-  it('maps weighted to weights with the same tolerance, minAmount to bands, flow strategies to the flow-aware mode', () => {
+  it("maps weighted to weights with Hyperlane's band, minAmount to bands, flow strategies to the flow-aware mode", () => {
+    // Hyperlane's band is target ± tolerance × target; Ballast's toleranceBps is of the total: c1 holds 0.6 of it with
+    // tolerance 0.05 → ± 3 % of the total, c2 0.4 with 0.1 → ± 4 %.
     expect(readHyperlaneScenario(hyperlane()).holdings).toEqual([
-      { chain: 'c1', weight: 0.6, toleranceBps: 500 },
-      { chain: 'c2', weight: 0.4, toleranceBps: 1000 },
+      { chain: 'c1', weight: 0.6, toleranceBps: 300 },
+      { chain: 'c2', weight: 0.4, toleranceBps: 400 },
     ]);
+    expect(weightedToleranceBps(0.15, 1 / 3)).toBe(500);
+    expect(weightedToleranceBps(0.05, 1 / 3)).toBe(167);
+    expect(weightedToleranceBps(3, 1)).toBe(10_000);
     const minAmount = {
       type: 'minAmount',
       chains: { c1: { minAmount: { min: '20', target: '40' } }, c2: { minAmount: { min: '10', target: '30' } } },
@@ -96,9 +101,10 @@ describe("Hyperlane's scenario format", () => {
     const velocity = { type: 'velocityFlow', chains: { c1: {}, c2: {} } };
     expect(readHyperlaneScenario(hyperlane(velocity)).strategy).toMatchObject({ halfLifeSec: 2, minSamples: 3 });
     const other = { type: 'collateralDeficit', chains: { c1: {}, c2: {} } };
+    // equal weights with 5 % of the target: 2.5 % of the total each
     expect(readHyperlaneScenario(hyperlane(other)).holdings).toEqual([
-      { chain: 'c1', weight: 1, toleranceBps: 500 },
-      { chain: 'c2', weight: 1, toleranceBps: 500 },
+      { chain: 'c1', weight: 1, toleranceBps: 250 },
+      { chain: 'c2', weight: 1, toleranceBps: 250 },
     ]);
   });
 

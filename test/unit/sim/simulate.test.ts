@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readBallastScenario } from '../../../packages/ballast/src/sim/ballastScenario.ts';
 import { computeKpis } from '../../../packages/ballast/src/sim/kpis.ts';
 import { runScenario } from '../../../packages/ballast/src/sim/run.ts';
+import { SIM_BLOCK_MS } from '../../../packages/ballast/src/sim/world.ts';
 import { payRefillDoc } from './payRefill.ts';
 
 const USDC = 1_000_000n;
@@ -36,10 +37,13 @@ describe('ballast simulate through the real cycle', () => {
     expect(k.perChainMetrics.alpha!.timeBelowMinMs).toBeGreaterThan(0);
   });
 
-  it('drives the real planner: a band that is not breached moves nothing', async () => {
+  it('drives the real planner: a band that is not breached moves nothing; a payment completes when mined', async () => {
     const log = await runScenario(scenario('200'), { seed: 3 });
     const k = computeKpis(log);
     expect(k).toMatchObject({ completionRate: 1, totalRebalances: 0, transfersMade: 0 });
+    // due at 1 s, sent then, mined in the next block (every 250 ms): its wait runs to the block, as Hyperlane counts it
+    expect(log.payments[0]).toMatchObject({ dueMs: 1000, completedAtMs: 1000 + SIM_BLOCK_MS });
+    expect(k.averageLatency).toBe(SIM_BLOCK_MS);
     expect(log.final).toEqual({ alpha: 300n * USDC, beta: 3050n * USDC });
     expect(log.storeTransfers).toEqual({});
   });

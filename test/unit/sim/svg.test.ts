@@ -23,6 +23,7 @@ function log(): SimLog {
     final: { a: 60000n, b: 90000n, c: 20000n },
     payments: [
       { id: 'on-time', chain: 'a', amount: 10000n, requestedAtMs: 0, dueMs: 1000, completedAtMs: 1000 },
+      { id: 'next-block', chain: 'a', amount: 5000n, requestedAtMs: 1000, dueMs: 1100, completedAtMs: 1250 },
       { id: 'late', chain: 'a', amount: 70000n, requestedAtMs: 2000, dueMs: 2000, completedAtMs: 4500 },
       { id: 'never', chain: 'c', amount: 99000n, requestedAtMs: 3000, dueMs: 3000, completedAtMs: null },
     ],
@@ -127,7 +128,7 @@ describe('balancesSvg', () => {
     expect(tipX(marks(a!, 1, 'quoted')[0]!)).toBeLessThan(tipX(marks(a!, 1, 'settled')[0]!));
   });
 
-  it('marks the payments that waited or failed on their holding, not those paid when due', () => {
+  it('marks the payments that waited or failed on their holding, not those paid when due (mined in the next block)', () => {
     const [a, b, c] = panels(parseXml(balancesSvg(log())));
     const waited = byClass(a!, 'waited');
     expect(waited).toHaveLength(1);

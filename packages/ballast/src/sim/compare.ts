@@ -1,14 +1,16 @@
 /**
  * `ballast simulate --compare` (docs/simulate.md "Comparing configs"): the same scenario and seed run once per
  * variant — `scenario` (the scenario's own holdings) or a Ballast config file used as the global `--config` is —
- * then a scorecard with one row per variant and the best value of each column marked, the compare JSON
- * `{ scenario, seed, variants: [{ name, kpis }] }`, and the files `--out` writes. Only {@link runVariants} runs
- * anything; the rest is pure.
+ * then a scorecard with one row per variant, ranked by Hyperlane's rule (completion, then rebalance volume;
+ * src/sim/published.ts) and the best value of each column marked, the compare JSON
+ * `{ scenario, seed, variants: [{ name, rank, kpis }] }`, and the files `--out` writes. Only {@link runVariants}
+ * runs anything; the rest is pure.
  */
 import path from 'node:path';
 import { parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import { formatUnits } from 'viem';
 import { computeKpis, timeBelowMinTotal, type SimKpis } from './kpis.ts';
+import { rankableOf, rankByAnchorRule } from './published.ts';
 import { runScenario, type SimLog } from './run.ts';
 import type { SimScenario } from './scenario.ts';
 import { balancesSvg, compareSvg } from './svg.ts';
@@ -29,11 +31,11 @@ export interface VariantRun {
   kpis: SimKpis;
 }
 
-/** What `--json` prints with `--compare`. */
+/** What `--json` prints with `--compare`: the variants in the order given, each with its place by Hyperlane's rule. */
 export interface CompareReport {
   scenario: string;
   seed: number;
-  variants: { name: string; kpis: SimKpis }[];
+  variants: { name: string; rank: number; kpis: SimKpis }[];
 }
 
 /** The scorecard: a header and one row per variant, the best cell of each column ending in ` *`. */
@@ -93,9 +95,21 @@ export async function runVariants(
   return runs;
 }
 
+/**
+ * The place of each variant, in the order given, by Hyperlane's rule (completion rate highest first, then rebalance
+ * volume lowest first; 1 first, level variants sharing a place).
+ */
+export function ranksOf(variants: readonly { kpis: SimKpis }[]): number[] {
+  const ranked = rankByAnchorRule(variants.map((v, i) => ({ ...rankableOf(v.kpis), i })));
+  const ranks: number[] = [];
+  for (const { entry, rank } of ranked) ranks[entry.i] = rank;
+  return ranks;
+}
+
 /** The compare JSON of runs of one scenario and seed. */
 export function compareReport(scenario: string, seed: number, runs: readonly VariantRun[]): CompareReport {
-  return { scenario, seed, variants: runs.map(({ name, kpis }) => ({ name, kpis })) };
+  const ranks = ranksOf(runs);
+  return { scenario, seed, variants: runs.map(({ name, kpis }, i) => ({ name, rank: ranks[i]!, kpis })) };
 }
 
 /** A scorecard column: its cell text, the value compared, and which end is best. */
@@ -134,24 +148,27 @@ function columns(decimals: number): Column[] {
 }
 
 /**
- * The scorecard of variants (amounts in whole units of a token with `decimals`): per variant, payments completed
- * (n/total and %), p50/p95/p99 wait ms, rebalances, volume, fees USD, efficiency, time below min (summed over the
- * banded holdings; `-` with none) and peak capital in flight. Where the variants differ in a column, every cell with
- * its best value (the highest completion, the lowest of every other column) ends in ` *`.
+ * The scorecard of variants (amounts in whole units of a token with `decimals`): per variant, its place by
+ * Hyperlane's rule ({@link ranksOf}), payments completed (n/total and %), p50/p95/p99 wait ms, rebalances, volume,
+ * fees USD, efficiency, time below min (summed over the banded holdings; `-` with none) and peak capital in flight;
+ * rows in the order of their places (level variants in the order given). Where the variants differ in a column,
+ * every cell with its best value (the highest completion, the lowest of every other column) ends in ` *`.
  */
 export function scorecard(variants: readonly { name: string; kpis: SimKpis }[], decimals: number): Scorecard {
   const cols = columns(decimals);
-  const rows = variants.map((v) => [v.name, ...cols.map((c) => c.text(v.kpis))]);
+  const ranks = ranksOf(variants);
+  const rows = variants.map((v, i) => [String(ranks[i]), v.name, ...cols.map((c) => c.text(v.kpis))]);
   cols.forEach((c, i) => {
     const values = variants.map((v) => c.value(v.kpis));
     const present = values.filter((x): x is number | bigint => x !== null);
     if (present.length < 2 || present.every((x) => x === present[0])) return; // nothing to choose between
     const best = present.reduce((a, b) => ((c.best === 'highest' ? b > a : b < a) ? b : a));
     values.forEach((x, row) => {
-      if (x === best) rows[row]![i + 1] += ' *'; // rows and values are both per variant
+      if (x === best) rows[row]![i + 2] += ' *'; // rows and values are both per variant
     });
   });
-  return { head: ['variant', ...cols.map((c) => c.head)], rows };
+  const order = variants.map((_, i) => i).sort((a, b) => ranks[a]! - ranks[b]! || a - b);
+  return { head: ['rank', 'variant', ...cols.map((c) => c.head)], rows: order.map((i) => rows[i]!) };
 }
 
 /**

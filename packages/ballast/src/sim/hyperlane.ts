@@ -4,10 +4,11 @@
  * destination is a receipt on the origin at its timestamp and a payment out of the destination
  * `userTransferDeliveryDelay` ms later, counted from the timestamp; every chain starts with
  * `defaultInitialCollateral` (+ `initialImbalance`); routes deliver after `deliveryDelay ± deliveryJitter`.
- * `defaultStrategyConfig` maps to Ballast holdings: `weighted` → weights with the same weights and tolerance,
- * `minAmount` → bands with its min and target, a flow strategy (`emaFlow`, `velocityFlow`, `thresholdFlow`,
- * `accelerationFlow`) → Ballast's flow-aware mode ({@link flowStrategyOf}, {@link flowHoldingOf}), any other → equal
- * weights with a 5 % tolerance. Multi-asset files (`assets`, `sourceAsset`/`destinationAsset`) are read into one
+ * `defaultStrategyConfig` maps to Ballast holdings: `weighted` → weights with the same weights and the band
+ * Hyperlane's tolerance gives (target ± tolerance × target, {@link weightedToleranceBps}), `minAmount` → bands with its
+ * min and target, a flow strategy (`emaFlow`, `velocityFlow`, `thresholdFlow`, `accelerationFlow`) → Ballast's
+ * flow-aware mode ({@link flowStrategyOf}, {@link flowHoldingOf}), any other → equal weights with a tolerance of 5 %
+ * of the target. Multi-asset files (`assets`, `sourceAsset`/`destinationAsset`) are read into one
  * scenario per asset by src/sim/multiAsset.ts with the parts exported here. Pure.
  */
 import { formatUnits } from 'viem';
@@ -143,20 +144,40 @@ export function hyperlaneCommon(
   };
 }
 
-/** Ballast holdings of a strategy (see the module comment). */
+/** The tolerance of the weights a strategy type Ballast has no mapping for is given (Hyperlane's meaning: 5 % of the target). */
+const FALLBACK_TOLERANCE = 0.05;
+
+/**
+ * Ballast holdings of a strategy (see the module comment). A weight keeps Hyperlane's band: Hyperlane's weighted
+ * strategy holds a chain within `tolerance` × its target (target = total × weight ÷ Σ weights), where Ballast's
+ * `toleranceBps` is a share of the total, so the tolerance becomes {@link weightedToleranceBps}.
+ */
 export function holdingsOf(h: HyperlaneScenario, total: bigint): Holding[] {
   const strategy = h.defaultStrategyConfig;
-  return h.chains.map((chain): Holding => {
+  const weighted = strategy.type === 'weighted' ? h.chains.map((c) => strategy.chains[c]?.weighted) : [];
+  const weights = weighted.every((w) => w !== undefined) ? weighted.map((w) => Number(w.weight)) : [];
+  const sum = weights.reduce((a, b) => a + b, 0);
+  return h.chains.map((chain, i): Holding => {
     const c = strategy.chains[chain];
-    if (strategy.type === 'weighted' && c?.weighted) {
-      return { chain, weight: Number(c.weighted.weight), toleranceBps: Math.round(Number(c.weighted.tolerance) * 10_000) };
+    if (strategy.type === 'weighted' && c?.weighted && sum > 0) {
+      const weight = weights[i]!; // one weight per chain when every chain has one (sum > 0)
+      return { chain, weight, toleranceBps: weightedToleranceBps(Number(c.weighted.tolerance), weight / sum) };
     }
     if (strategy.type === 'minAmount' && c?.minAmount) {
       return { chain, min: c.minAmount.min, target: c.minAmount.target, max: formatUnits(total, DECIMALS) };
     }
     if (isFlowStrategy(h)) return flowHoldingOf(chain, initialOf(h, chain));
-    return { chain, weight: 1, toleranceBps: 500 };
+    return { chain, weight: 1, toleranceBps: weightedToleranceBps(FALLBACK_TOLERANCE, 1 / h.chains.length) };
   });
+}
+
+/**
+ * Ballast's `toleranceBps` (a share of the asset's total) for Hyperlane's weighted `tolerance` (a share of the chain's
+ * target, `"0.15"` = 15 %; its runner turns it into a whole percent): tolerance × share × 10 000, rounded to whole bps
+ * (at most 10 000), where share = the chain's weight ÷ Σ weights. 0.15 at a third of the total → 500 bps.
+ */
+export function weightedToleranceBps(tolerance: number, share: number): number {
+  return Math.min(10_000, Math.max(0, Math.round(tolerance * share * 10_000)));
 }
 
 /** Hyperlane's flow-reactive strategy types, mapped to Ballast's flow-aware mode. */

@@ -27,8 +27,8 @@ import { routeOf, type SimScenario } from './scenario.ts';
 import { SIM_CONFIRMATIONS, SIM_GAS, SIM_START_MS, SimWorld } from './world.ts';
 
 /**
- * A payment's outcome. Times ms after the start; `completedAtMs` is when the attempt that succeeded was sent (the
- * holding could pay it), null when it failed.
+ * A payment's outcome. Times ms after the start; `completedAtMs` is when the attempt that succeeded was mined (the
+ * time of the block that holds it, as Hyperlane's simulator counts a delivery), null when it failed.
  */
 export interface PaymentRecord {
   id: string;
@@ -242,13 +242,12 @@ function scheduleTraffic(s: SimScenario, world: SimWorld, treasury: Address, cou
         world.at(world.nowMs + s.retryMs, tryPay);
         return;
       }
-      const sentAtMs = world.elapsedMs;
       const hash = world.transfer(f.chain, treasury, counterparty, f.amount, `payment-${f.id}-${attempt++}`);
       const check = () => {
         const hit = world.chain(f.chain).minedTx(hash as Hex);
         if (!hit) return world.at(world.nowMs + 50, check);
-        // Complete when sent: the holding could pay it then; the wait for the next block is the chain's, not the treasury's.
-        if (hit.mined.status === 'success') p.completedAtMs = sentAtMs;
+        // Complete when mined: the time of its block, however late this check sees it.
+        if (hit.mined.status === 'success') p.completedAtMs = hit.block.timestampMs - SIM_START_MS;
         else world.at(world.nowMs + s.retryMs, tryPay);
       };
       world.at(world.nowMs + 50, check);

@@ -9,6 +9,7 @@
  */
 import { formatUnits } from 'viem';
 import type { SimLog, TransferRecord } from './run.ts';
+import { SIM_BLOCK_MS } from './world.ts';
 
 const WIDTH = 960;
 const LEFT = 84;
@@ -200,12 +201,17 @@ function transferMarks(t: TransferRecord, index: number, chain: string, p: Panel
   return [`<g class="transfer ${t.outcome}" data-transfer="${index}"><title>${escapeXml(what)}</title>${marks.join('')}</g>`];
 }
 
+/** The time of the first block mined after `ms` (a payment sent when due is mined then: it did not wait). */
+function firstBlockAfter(ms: number): number {
+  return (Math.floor(ms / SIM_BLOCK_MS) + 1) * SIM_BLOCK_MS;
+}
+
 /**
  * The balances of one run: one panel per holding (in `log.chains` order) with its balance line, the band of a banded
  * holding (`log.bands[chain]`; none for a weighted one), a `<g class="transfer <outcome>" data-transfer="<index>">`
  * per transfer touching the holding (▼ at `quotedAtMs` on the origin, ▲ at `settledAtMs` where the funds land;
- * refunded in red, unsettled or never deposited in grey) and a bar per payment that waited (from `dueMs` to completion, or to the end in red when
- * it failed). Title, axis labels and a legend; text escaped.
+ * refunded in red, unsettled or never deposited in grey) and a bar per payment that waited (mined after the first
+ * block after it was due: from `dueMs` to its block, or to the end in red when it failed). Title, axis labels and a legend; text escaped.
  */
 export function balancesSvg(log: SimLog): string {
   const { symbol, decimals } = log.token;
@@ -231,7 +237,7 @@ export function balancesSvg(log: SimLog): string {
     }
     body.push(stepPath(series, p, COLOURS.balance, 'balance'));
     for (const pay of log.payments) {
-      if (pay.chain !== chain || (pay.completedAtMs !== null && pay.completedAtMs <= pay.dueMs)) continue;
+      if (pay.chain !== chain || (pay.completedAtMs !== null && pay.completedAtMs <= firstBlockAfter(pay.dueMs))) continue;
       const failed = pay.completedAtMs === null;
       const until = pay.completedAtMs ?? log.durationMs;
       const x1 = p.x(pay.dueMs);

@@ -6,18 +6,21 @@
  * adopted for the simulation: src/sim/adoptConfig.ts) replaces the holdings the scenario maps to.
  * `ballast --config FILE simulate --traffic CSV [--asset SYMBOL] [--initial chain=amount,…]` replays past payments
  * against that config (docs/simulate.md "Replaying your own traffic"). `--compare` runs it once per variant and
- * prints a scorecard (src/sim/compare.ts); `--out` also writes the JSON and the pictures (src/sim/svg.ts).
+ * prints a scorecard (src/sim/compare.ts); `--published` sets it beside Hyperlane's published strategies, Ballast run
+ * from each strategy's own start and ranked by Hyperlane's rule (src/sim/published.ts); `--out` also writes the JSON
+ * and the pictures (src/sim/svg.ts).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { formatUnits } from 'viem';
 import { parse as parseYaml } from 'yaml';
-import { compareFiles, compareReport, runFiles, runVariants, scorecard, variantsOf } from '../../sim/compare.ts';
+import { compareFiles, compareReport, runFiles, runVariants, safeFileName, scorecard, variantsOf } from '../../sim/compare.ts';
 import { unmetExpectations } from '../../sim/expectations.ts';
 import { computeKpis, type SimKpis } from '../../sim/kpis.ts';
 import { pickAsset, readConfigDocument } from '../../sim/adoptConfig.ts';
 import { CsvTrafficError, readCsvTraffic } from '../../sim/csvTraffic.ts';
+import { comparePublished, publishedReport, publishedTable, readPublishedResults, startsOf } from '../../sim/published.ts';
 import { readScenarioSet, type ScenarioSet } from '../../sim/readScenario.ts';
 import { CSV_DEFAULT_DECIMALS, csvScenario, inlineCsvTraffic, parseInitial, withAsset } from '../../sim/replayScenario.ts';
 import { runScenarioSet } from '../../sim/runSet.ts';
@@ -120,6 +123,7 @@ interface SimulateFlags {
   json?: boolean;
   out?: string;
   compare?: string[];
+  published?: string;
 }
 
 /**
@@ -159,6 +163,44 @@ function scenarioOf(flags: SimulateFlags, configFile: string | undefined): Scena
   }
 }
 
+/**
+ * `--published FILE`: the scenario beside the strategies of a Hyperlane `-comparison.json`, Ballast run from each
+ * strategy's own start; the table (or `--json` the report) and, with `--out`, `<scenario>-published.json`.
+ *
+ * @throws CliError (usage) for an unreadable or malformed file, or one whose strategies start on other chains
+ */
+async function runPublished(
+  set: ScenarioSet,
+  file: string,
+  flags: SimulateFlags,
+  options: { seed: number; configFile?: string; logLevel?: string },
+  out: (s: string) => void,
+): Promise<void> {
+  const [scenario] = set.scenarios;
+  if (set.multiAsset || scenario === undefined) {
+    throw new CliError(`${set.name}: --published compares single-asset scenarios`, EXIT_USAGE);
+  }
+  let runs;
+  try {
+    runs = readPublishedResults(JSON.parse(readFileSync(file, 'utf8'))).runs;
+    startsOf(scenario, runs); // every strategy starts on the scenario's chains
+  } catch (error) {
+    throw new CliError(`${file}: ${(error as Error).message.split('\n')[0]}`, EXIT_USAGE, { cause: error });
+  }
+  const rows = await comparePublished(scenario, runs, options);
+  const report = publishedReport(scenario, options.seed, rows);
+  if (flags.json) out(toJson(report));
+  else {
+    const t = publishedTable(scenario, rows);
+    const n = (v: string) => rows.filter((r) => r.verdict === v).length;
+    out(
+      `${scenario.name}, seed ${options.seed}: ranked by ${report.rule}; Ballast from each strategy's start\n${table(t.head, t.rows)}\n` +
+        `Ballast ahead of ${n('ahead')}, level with ${n('level')}, behind ${n('behind')} of ${rows.length}`,
+    );
+  }
+  if (flags.out) writeOut(flags.out, { [`${safeFileName(scenario.name)}-published.json`]: `${toJson(report)}\n` });
+}
+
 /** Writes `files` (name → content) into `dir`, created when missing. */
 function writeOut(dir: string, files: Record<string, string>): void {
   mkdirSync(dir, { recursive: true });
@@ -178,6 +220,7 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
     .option('--json', 'machine-readable output (docs/simulate.md)')
     .option('--out <dir>', 'also write the JSON and the balance pictures (SVG) into this directory')
     .option('--compare <variant...>', "run once per variant ('scenario' or a Ballast config file) and print a scorecard")
+    .option('--published <file>', "beside Hyperlane's published results (<scenario>-comparison.json), from each strategy's start")
     .action(async (flags: SimulateFlags, cmd: Command) => {
       const seed = Number(flags.seed);
       if (!Number.isSafeInteger(seed) || seed < 0) throw new CliError(`--seed ${flags.seed}: expected a non-negative integer`, EXIT_USAGE);
@@ -188,7 +231,16 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
           EXIT_USAGE,
         );
       }
+      if (flags.compare && flags.published) throw new CliError('--compare and --published exclude each other; give one', EXIT_USAGE);
       const set = scenarioOf(flags, globals.config);
+      if (flags.published) {
+        const options = {
+          seed,
+          ...(globals.config ? { configFile: globals.config } : {}),
+          ...(globals.logLevel ? { logLevel: globals.logLevel } : {}),
+        };
+        return runPublished(set, flags.published, flags, options, out);
+      }
       if (flags.compare) {
         const [scenario] = set.scenarios;
         if (set.multiAsset || scenario === undefined) {
