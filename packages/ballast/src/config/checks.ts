@@ -232,6 +232,14 @@ function checkPolicy(policy: PolicyConfig, assets: ParsedParts['assets'], issues
       });
     }
   }
+  for (const asset of Object.keys(policy.refillTo ?? {})) {
+    if (!assets.some((a) => a.symbol === asset)) {
+      issues.push({
+        path: `policy.refillTo.${asset}`,
+        message: `unknown asset "${asset}"; use a name defined under assets: or remove the entry`,
+      });
+    }
+  }
   for (const [asset, home] of Object.entries(policy.sweepTo ?? {})) {
     const [chain, wallet] = home.split(':') as [string, string | undefined];
     const holdings = assets.filter(

@@ -247,6 +247,20 @@ export const PolicySectionSchema = z
       .describe(
         'per asset, the home holding (<chain> or <chain>:<wallet>) that receives any surplus no deficit took this cycle; absent: surpluses stay where they are',
       ),
+    refillTo: z
+      .record(
+        z.string().regex(NAME_RE),
+        z.union([
+          z.literal('target'),
+          z
+            .string()
+            .regex(/^(100|[1-9]?[0-9])(\.[0-9]{1,2})?%$/, 'expected target or a share of the band such as "40%" (0% is min, 100% is max)'),
+        ]),
+      )
+      .optional()
+      .describe(
+        'per asset, where a holding below min is refilled to: target (the default) or a share of its band, e.g. "40%" = min + 40 % of (max - min) (docs/simulate.md "Refill point")',
+      ),
     strategy: z
       .record(z.string().regex(NAME_RE), FlowStrategySchema)
       .optional()

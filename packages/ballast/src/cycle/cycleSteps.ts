@@ -13,6 +13,7 @@ import type {
   PlanInput as RebalanceInput,
   PlannedTransfer,
   PlanNeed,
+  RefillPoint,
   TargetBand,
 } from '../planner/types.ts';
 import type { GasTopUpPlan } from '../planner/gasTopUp.ts';
@@ -224,6 +225,7 @@ export function planTransfers(
     ...(policy.strategy ? { strategy: policy.strategy } : {}),
     ...(input.flows ? { flows: input.flows } : {}),
     ...(input.needs?.length ? { needs: input.needs } : {}),
+    ...(policy.refillTo ? { refillTo: refillPoints(policy.refillTo) } : {}),
   };
   const rebalance = planRebalance(rebalanceInput);
   const plan = withoutPausedRoutes(
@@ -345,6 +347,16 @@ function reportMonitorAttempt(ctx: Pick<CycleContext, 'metrics'>, a: TransferAtt
     a.outcome === 'quoted'
       ? 'monitor-only: would sign and send this transfer'
       : 'monitor-only: a normal cycle would not send this transfer',
+  );
+}
+
+/** `policy.refillTo` as the planner takes it: `target`, or `"40%"` as 4000 bps of the band. */
+function refillPoints(refillTo: Readonly<Record<string, string>>): Record<string, RefillPoint> {
+  return Object.fromEntries(
+    Object.entries(refillTo).map(([asset, point]) => [
+      asset,
+      point === 'target' ? 'target' : { bandBps: Math.round(Number(point.slice(0, -1)) * 100) },
+    ]),
   );
 }
 

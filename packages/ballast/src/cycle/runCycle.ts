@@ -20,6 +20,7 @@ import type { TransferAttempt } from './transferAttempt.ts';
 import { resolveTargets, type UnresolvedTarget } from './resolveTargets.ts';
 import { recoverInCycle } from '../withdraw/recover.ts';
 import { cycleFlows } from './flowSignals.ts';
+import { cycleNeeds } from './cycleNeeds.ts';
 import { applySolverLiquidity, createLiquidityCache } from './solverLiquidity.ts';
 import { closeStaleRequests } from './approvalGate.ts';
 import { loadPolicyStanding } from './approvalStanding.ts';
@@ -138,6 +139,8 @@ async function runSteps(ctx: CycleContext, mode: Mode, report: CycleReport, log:
   // Flow strategy: this cycle's observation folded into each holding's stored history; only a cycle that signs
   // writes it (src/cycle/flowSignals.ts).
   const flows = await cycleFlows(ctx, { targets, balances, inFlight }, signs(mode));
+  // Known outflows (docs/needs.md): held on their holdings by the planner while due within the horizon.
+  const needs = await cycleNeeds(ctx, targets, balances, signs(mode));
   const planned = planTransfers(
     ctx,
     {
@@ -150,6 +153,7 @@ async function runSteps(ctx: CycleContext, mode: Mode, report: CycleReport, log:
       weightDecisions: weighted.decisions,
       unresolved: resolved.unresolved,
       ...(flows ? { flows } : {}),
+      needs,
     },
     log,
   );

@@ -62,7 +62,8 @@ export function chainOf(s: Sandbox, slug: 'alpha' | 'beta') {
   return chain;
 }
 
-async function setUsdc(s: Sandbox, slug: 'alpha' | 'beta', amount: bigint): Promise<void> {
+/** Sets the treasury's USDC on `slug` to `amount` (base units): the deployer mints, or the treasury burns to it. */
+export async function setUsdc(s: Sandbox, slug: 'alpha' | 'beta', amount: bigint): Promise<void> {
   const chain = chainOf(s, slug);
   const now = await usdcBalance(s, slug);
   if (now === amount) return;
