@@ -283,6 +283,15 @@ export const PolicySectionSchema = z
       .describe(
         'a deficit below minTransfer is raised to minTransfer when its band max allows, so one transfer pays the flat fee instead of many small ones; otherwise it waits (default true)',
       ),
+    maxConcurrentTransfers: z
+      .number({ error: 'maxConcurrentTransfers must be a whole number from 1 to 16' })
+      .int('maxConcurrentTransfers must be a whole number from 1 to 16')
+      .min(1, 'maxConcurrentTransfers must be at least 1 (1: each transfer is tracked to its fill before the next starts)')
+      .max(16, 'maxConcurrentTransfers must be at most 16')
+      .default(4)
+      .describe(
+        "transfers of a cycle awaiting their fill at once: the next transfer is quoted, signed and sent once the previous one's deposit is confirmed, while earlier ones are still tracked (default 4; 1: one at a time)",
+      ),
     pauseRouteAfterOriginFailures: z
       .number({ error: 'pauseRouteAfterOriginFailures must be a whole number from 1 to 100' })
       .int()

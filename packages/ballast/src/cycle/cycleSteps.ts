@@ -278,8 +278,11 @@ export interface TransfersInput {
 }
 
 /**
- * Runs each planned transfer in the plan's order (top-ups first), pushing each attempt onto `attempts` as it ends;
- * stops early when shutdown is requested (the rest wait for the next cycle). Sets the kill switch gauge first; in
+ * Runs each planned transfer in the plan's order (top-ups first). One is admitted at a time; the next starts once
+ * the previous one's deposit is confirmed and only its fill is awaited (a gas top-up: once it has ended, so the gas
+ * is there before a deposit needs it), with at most `policy.maxConcurrentTransfers` awaiting fills at once. Pushes
+ * the attempts onto `attempts` in the plan's order once every started transfer has ended; stops early when shutdown
+ * is requested (the rest wait for the next cycle). Sets the kill switch gauge first; in
  * `monitor` mode, counts and logs what a normal cycle would have done with each attempt.
  *
  * @throws only on store failures (the attempts so far stay in `attempts`)
@@ -294,14 +297,25 @@ export async function runTransfers(
   ctx.metrics.killSwitchEngaged.set(killSwitchVerdict(ctx) ? 1 : 0);
   // Route choice spends the donors' spare surplus as it moves transfers to alternative donors.
   const spare = new Map(input.plan.spare ?? []);
+  // One transfer is admitted at a time (quote, gates, write-ahead, signing, sending, its deposit confirmed), so
+  // spending limits, approvals, spare surplus, nonces and UTXOs are judged exactly as one after another; only the
+  // wait for fills overlaps, up to policy.maxConcurrentTransfers transfers tracked at once.
+  const limit = input.mode === 'execute' ? ctx.config.policy.maxConcurrentTransfers : 1;
+  const results: TransferAttempt[] = [];
+  const tracking = new Set<Promise<void>>();
+  const failures: unknown[] = [];
   for (const [i, planned] of input.plan.transfers.entries()) {
+    while (tracking.size >= limit) await Promise.race(tracking);
+    if (failures.length > 0) break; // a store failure ends the cycle, as it did before anything overlapped
     if (ctx.signal?.aborted) {
       // With a leader lease the signal also aborts when the run's term ends.
       if (termHasEnded(ctx.leading)) log.warn('term ended; the remaining planned transfers are left to the replica that leads now');
       else log.warn('shutdown requested; remaining planned transfers wait for the next cycle');
       break;
     }
-    const attempt = await processTransfer(ctx, {
+    let admitted!: () => void;
+    const next = new Promise<void>((resolve) => (admitted = resolve));
+    const run = processTransfer(ctx, {
       cycleId: input.cycleId,
       planId: input.planIds[i]!, // one row per planned transfer
       planned,
@@ -311,10 +325,24 @@ export async function runTransfers(
       decimalsOf,
       spare,
       standing: input.standing,
-    });
-    attempts.push(attempt);
-    if (input.mode === 'monitor') reportMonitorAttempt(ctx, attempt, log);
+      // A gas top-up is waited for: the deposits after it may need the gas it brings.
+      ...(planned.gasTopUp ? {} : { onTracking: admitted }),
+    })
+      .then((attempt) => {
+        results[i] = attempt;
+        if (input.mode === 'monitor') reportMonitorAttempt(ctx, attempt, log);
+      })
+      .catch((error: unknown) => void failures.push(error))
+      .finally(() => {
+        admitted();
+        tracking.delete(run);
+      });
+    tracking.add(run);
+    await next; // the next transfer starts once this one only awaits its fill, or has ended
   }
+  await Promise.all(tracking);
+  attempts.push(...results.filter((a) => a !== undefined));
+  if (failures.length > 0) throw failures[0];
 }
 
 /**

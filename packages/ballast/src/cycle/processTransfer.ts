@@ -71,6 +71,11 @@ export type ProcessArgs = {
    * absent: read for this transfer.
    */
   standing?: PolicyStanding | null;
+  /**
+   * Called once the transfer's deposit is confirmed and only its fill is awaited (src/cycle/cycleSteps.ts
+   * `runTransfers` then starts the next transfer); not called when it ends before that.
+   */
+  onTracking?: () => void;
 };
 
 /**
@@ -228,7 +233,10 @@ async function afterChecks(
         signal: ctx.signal,
         ...(ctx.leading ? { leading: ctx.leading } : {}),
         onRelayStatus: (status) => noteRelayStatus(ctx, status, { requestId }),
-        onDeposited: () => emitProgress(ctx, args, 'deposited', { minOut: guaranteedOut(quote) }),
+        onDeposited: () => {
+          emitProgress(ctx, args, 'deposited', { minOut: guaranteedOut(quote) });
+          args.onTracking?.();
+        },
         ...(approvalId !== undefined
           ? { onWriteAhead: (transferId: number) => executeRequest(ctx.db, approvalId, transferId, ctx.now(), approvalNotifier(ctx)) }
           : {}),
