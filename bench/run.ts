@@ -45,6 +45,7 @@ import { daemonMemoryRows } from './daemonMemory.ts';
 import { formatValue, type BenchRow } from './lib.ts';
 import { plannerRows } from './planner.ts';
 import { routeChoiceRows } from './routeChoice.ts';
+import { concurrencyRows } from './concurrency.ts';
 import { SIMULATE_HEADING, simulateBench } from './simulate.ts';
 import { machineLine, rowOk, targetText, verdictText, writeKeptSection, writeResults } from './results.ts';
 
@@ -126,6 +127,7 @@ if (onSandbox) {
   rows.push({ label, value, limit, unit: '×' });
   rows.push(...(await daemonMemoryRows()));
   rows.push(...(await routeChoiceRows()));
+  rows.push(...(await concurrencyRows()));
 }
 
 console.log('');

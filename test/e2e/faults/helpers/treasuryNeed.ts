@@ -56,14 +56,14 @@ export interface CaseStart extends TreasuryBalances {
 }
 
 /** A sandbox chain by slug. */
-export function chainOf(s: Sandbox, slug: 'alpha' | 'beta') {
+export function chainOf(s: Sandbox, slug: string) {
   const chain = s.chains.find((c) => c.def.slug === slug);
   if (!chain) throw new Error(`the sandbox has no chain ${slug}`);
   return chain;
 }
 
 /** Sets the treasury's USDC on `slug` to `amount` (base units): the deployer mints, or the treasury burns to it. */
-export async function setUsdc(s: Sandbox, slug: 'alpha' | 'beta', amount: bigint): Promise<void> {
+export async function setUsdc(s: Sandbox, slug: string, amount: bigint): Promise<void> {
   const chain = chainOf(s, slug);
   const now = await usdcBalance(s, slug);
   if (now === amount) return;
