@@ -3,10 +3,9 @@
  * server of its own for `needs.listen` ({@link startNeedsServer}), or on the metrics server beside the webhook
  * receiver ({@link firstHandler}).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BallastError } from '@ballast/protocol/core/errors.ts';
-import { listenOn } from '../metrics/listen.ts';
-import { parseListen } from '../metrics/server.ts';
+import { serveHandler } from '../metrics/handlerServer.ts';
 import type { CycleContext } from '../cycle/context.ts';
 import { createNeedsApi, NEEDS_PATH, type NeedsApi } from './api.ts';
 import { needHoldingsSource, type NeedHoldingsDeps } from './holdings.ts';
@@ -53,37 +52,14 @@ export function firstHandler(handlers: readonly (SharedHandler | null | undefine
  * @throws NeedsServerError when the address is malformed or cannot be bound
  */
 export async function startNeedsServer(listen: string, api: NeedsApi): Promise<NeedsServer> {
-  let host: string;
-  let port: number;
-  try {
-    ({ host, port } = parseListen(listen));
-  } catch (error) {
-    throw new NeedsServerError(`needs.listen "${listen}" is not host:port (e.g. 127.0.0.1:9465)`, error);
-  }
-  const server = createServer((req, res) => {
-    api
-      .handle(req, res)
-      .then((handled) => {
-        if (handled) return;
-        req.resume();
-        res.statusCode = 404;
-        res.setHeader('content-type', 'text/plain; charset=utf-8');
-        res.end(`not found; the needs API is ${NEEDS_PATH}\n`);
-      })
-      .catch((error: unknown) => {
-        if (res.headersSent) res.destroy();
-        else {
-          res.statusCode = 500;
-          res.end(`internal error: ${error instanceof Error ? error.message : String(error)}\n`);
-        }
-      });
+  return serveHandler({
+    listen,
+    field: 'needs.listen',
+    example: '127.0.0.1:9465',
+    handle: (req, res) => api.handle(req, res),
+    notFound: `the needs API is ${NEEDS_PATH}`,
+    error: (message, cause) => new NeedsServerError(message, cause),
   });
-  return listenOn(
-    server,
-    host,
-    port,
-    (err) => new NeedsServerError(`cannot listen on ${listen} (${err.code ?? err.message}); change needs.listen or free the port`, err),
-  );
 }
 
 /**

@@ -2,10 +2,8 @@
  * A server of the webhook receiver's own, for `webhooks.listen` (without it the receiver shares the metrics
  * server, src/metrics/server.ts `handle`). It answers the receiver's path and 404 for anything else.
  */
-import { createServer } from 'node:http';
-import { listenOn } from '../metrics/listen.ts';
 import { BallastError } from '@ballast/protocol/core/errors.ts';
-import { parseListen } from '../metrics/server.ts';
+import { serveHandler } from '../metrics/handlerServer.ts';
 import type { WebhookReceiver } from './receiver.ts';
 
 /** The receiver's server could not listen (address in use, bad host). Code `WEBHOOK_LISTEN_FAILED`. */
@@ -31,35 +29,12 @@ export interface WebhookServer {
  * @throws WebhookServerError when the address is malformed or cannot be bound
  */
 export async function startWebhookServer(listen: string, receiver: WebhookReceiver): Promise<WebhookServer> {
-  let host: string;
-  let port: number;
-  try {
-    ({ host, port } = parseListen(listen));
-  } catch (error) {
-    throw new WebhookServerError(`webhooks.listen "${listen}" is not host:port (e.g. 0.0.0.0:8080)`, error);
-  }
-  const server = createServer((req, res) => {
-    receiver
-      .handle(req, res)
-      .then((handled) => {
-        if (handled) return;
-        res.statusCode = 404;
-        res.setHeader('content-type', 'text/plain; charset=utf-8');
-        res.end(`not found; deliveries go to ${receiver.path}\n`);
-      })
-      .catch((error: unknown) => {
-        if (res.headersSent) res.destroy();
-        else {
-          res.statusCode = 500;
-          res.end(`internal error: ${error instanceof Error ? error.message : String(error)}\n`);
-        }
-      });
+  return serveHandler({
+    listen,
+    field: 'webhooks.listen',
+    example: '0.0.0.0:8080',
+    handle: (req, res) => receiver.handle(req, res),
+    notFound: `deliveries go to ${receiver.path}`,
+    error: (message, cause) => new WebhookServerError(message, cause),
   });
-  return listenOn(
-    server,
-    host,
-    port,
-    (err) =>
-      new WebhookServerError(`cannot listen on ${listen} (${err.code ?? err.message}); change webhooks.listen or free the port`, err),
-  );
 }
