@@ -148,9 +148,9 @@ function behindLines(published: readonly PublishedScenario[]): string[] {
       : []),
     ...(onCompletion
       ? [
-          'A payment left unpaid waits on its holding until the drain window ends; when that holding stays above its floor',
-          '(10 % of its starting collateral) but below the payment, the band sees no breach, and a waiting payment is not a flow',
-          "Ballast's signal sees, so nothing refills it.",
+          'A payment left unpaid waits on its holding until the drain window ends. While it waits it is held as a need on that',
+          'holding (src/sim/paymentNeeds.ts), so the cycle refills the holding for it when another holding can give: one',
+          'left unpaid found no holding above its band to give it.',
           '',
         ]
       : []),

@@ -116,6 +116,23 @@ describe('adopting an operator config', () => {
     expect(config.policy.routes?.map((r) => [r.from, r.to])).toEqual([['ethereum', 'arbitrum']]);
   });
 
+  it("keeps the asset's refill point and its own needs timing; the run's refill point and the sim's needs timing otherwise", () => {
+    const text = OPERATOR.replace(
+      '  minTransfer: "10"\n',
+      '  minTransfer: "10"\n  refillTo: { USDC: "40%", USDT: target }\n  needsGraceSec: 3600\n',
+    );
+    const file = configFile(text, 'refill.yaml');
+    const s = scenarioOf(file, 'USDC');
+    const load = (x: SimScenario) =>
+      simConfig(x, simChains(x.chains), simToken(1, 'USDC', 6), simIdentity(1), mkdtempSync(path.join(dir, 'run-')), file);
+    const own = load(s);
+    // the other asset's entry is dropped (it would name an asset the adopted config lacks)
+    expect(own.policy.refillTo).toEqual({ USDC: '40%' });
+    // the operator's grace is kept; the horizon the config leaves out is the simulation's (no announcement: 1 s)
+    expect(own.policy).toMatchObject({ needsGraceSec: 3600, needsHorizonSec: 1 });
+    expect(load({ ...s, refillTo: '25%' }).policy.refillTo).toEqual({ USDC: '25%' });
+  });
+
   it('reads the shipped example config for any of its EVM assets', () => {
     const usdc = pickAsset(EXAMPLE, readConfigDocument(EXAMPLE), 'USDC');
     expect(usdc.holdings.map((h) => h.chain)).toEqual(['base', 'arbitrum', 'optimism', 'ethereum']);

@@ -3,6 +3,10 @@ import { readBallastScenario } from '../../../packages/ballast/src/sim/ballastSc
 import { readHyperlaneScenario, weightedToleranceBps } from '../../../packages/ballast/src/sim/hyperlane.ts';
 import { readScenario } from '../../../packages/ballast/src/sim/readScenario.ts';
 import { routeOf } from '../../../packages/ballast/src/sim/scenario.ts';
+import { simConfigYaml } from '../../../packages/ballast/src/sim/config.ts';
+import { simChains, simToken } from '../../../packages/ballast/src/sim/identity.ts';
+import { simNeedsPolicy } from '../../../packages/ballast/src/sim/paymentNeeds.ts';
+import { invoiceDoc } from './payRefill.ts';
 
 const E18 = 10n ** 18n;
 
@@ -186,6 +190,36 @@ describe("Ballast's scenario format", () => {
       'mine: traffic #0 names unknown chain optimism',
     );
     expect(() => readBallastScenario({ ...doc, extra: true })).toThrow();
+  });
+
+  it("reads announcements (per payment, else the scenario's) and the refill point, and refuses a bad point", () => {
+    const traffic = [
+      { at: 5000, chain: 'base', payment: '1', id: 'a' },
+      { at: 9000, chain: 'base', payment: '1', id: 'b', announcedAheadMs: 1000 },
+      { at: 9500, chain: 'arbitrum', receipt: '1' },
+    ];
+    const s = readBallastScenario({ ...doc, traffic, announcedAheadMs: 8000, refillTo: '37.5%' });
+    expect(s.flows.map((f) => [f.id, f.announcedAtMs])).toEqual([
+      ['a', 0],
+      ['b', 8000],
+      ['receipt-2', undefined],
+    ]);
+    expect(s.refillTo).toBe('37.5%');
+    expect(readBallastScenario(doc).flows.every((f) => f.announcedAtMs === undefined)).toBe(true);
+    expect(readBallastScenario(doc).refillTo).toBeUndefined();
+    expect(readBallastScenario({ ...doc, refillTo: 'target' }).refillTo).toBe('target');
+    for (const bad of ['40', '101%', '12.345%', 'min']) expect(() => readBallastScenario({ ...doc, refillTo: bad })).toThrow(/refillTo/);
+  });
+
+  it('holds a need from when it is recorded until the run closes it: horizon the longest announcement, grace the run and a cycle', () => {
+    const s = readBallastScenario({ ...invoiceDoc({ announcedAheadMs: 10_500 }), drainMs: 30_000 });
+    expect(simNeedsPolicy(s)).toEqual({ needsHorizonSec: 11, needsGraceSec: 51 });
+    expect(simNeedsPolicy(readBallastScenario(invoiceDoc()))).toEqual({ needsHorizonSec: 1, needsGraceSec: 81 });
+    // an announcement longer than the payment's time is recorded at the start
+    expect(readBallastScenario(invoiceDoc({ announcedAheadMs: 60_000 })).flows[0]!.announcedAtMs).toBe(0);
+    const yaml = simConfigYaml({ ...s, refillTo: '40%' }, simChains(s.chains), simToken(1, 'USDC', 6));
+    expect(yaml).toContain('  needsHorizonSec: 11\n  needsGraceSec: 51');
+    expect(yaml).toContain('  refillTo: { USDC: "40%" }');
   });
 
   it('is told apart from a Hyperlane file by readScenario', () => {

@@ -191,7 +191,7 @@ function adoptPolicy(
   wallets: ReadonlySet<string>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { ...policy };
-  for (const key of ['transferLimits', 'strategy'] as const) {
+  for (const key of ['transferLimits', 'strategy', 'refillTo'] as const) {
     const kept = only(policy[key], symbol);
     if (kept) out[key] = kept;
     else delete out[key];

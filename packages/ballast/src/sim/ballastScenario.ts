@@ -2,14 +2,14 @@
  * Reads Ballast's own scenario format (YAML or JSON once parsed; docs/simulate.md "Ballast scenarios"): the token,
  * each chain's starting treasury balance, its holding (a band or a weight), the traffic (payments out of and
  * receipts into holdings, at ms after the start), routes (delivery delay ± jitter, failure rate, fees, refused
- * quotes, fee spikes, late fills), Relay API outages, and optionally a free-text `description` and the author's
- * `expect` bounds on the KPIs. Amounts are whole-unit decimal strings here, base units once read. Pure.
+ * quotes, fee spikes, late fills), Relay API outages, payments announced ahead of their time, the refill point,
+ * and optionally a free-text `description` and the author's `expect` bounds on the KPIs. Amounts are whole-unit decimal strings here, base units once read. Pure.
  */
 import { FlowStrategySchema } from '../config/strategySchema.ts';
 import { parseUnits } from 'viem';
 import { z } from 'zod';
 import type { RouteSpec } from './solver.ts';
-import type { Flow, Holding, SimExpectations, SimScenario } from './scenario.ts';
+import { REFILL_POINT_RE, type Flow, type Holding, type SimExpectations, type SimScenario } from './scenario.ts';
 
 const Whole = z.string().regex(/^[0-9]+(\.[0-9]+)?$/, 'expected a whole-unit decimal string, e.g. "250.5"');
 const Ms = z.number().int().nonnegative();
@@ -59,7 +59,7 @@ export const BallastScenarioSchema = z.strictObject({
   chains: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), z.strictObject({ initial: Whole, holding: HoldingSchema })),
   traffic: z.array(
     z.union([
-      z.strictObject({ at: Ms, chain: z.string(), payment: Whole, id: z.string().optional() }),
+      z.strictObject({ at: Ms, chain: z.string(), payment: Whole, id: z.string().optional(), announcedAheadMs: Ms.optional() }),
       z.strictObject({ at: Ms, chain: z.string(), receipt: Whole, id: z.string().optional() }),
     ]),
   ),
@@ -70,6 +70,13 @@ export const BallastScenarioSchema = z.strictObject({
   minTransfer: Whole.default('1'),
   maxTransfer: Whole.optional(),
   outages: z.array(z.strictObject({ fromMs: Ms, toMs: Ms })).default([]),
+  /**
+   * How long before its time every payment is known (a payment's own `announcedAheadMs` wins): the run records it as
+   * a need that long ahead, so the cycle prepares for it. Absent: a payment is known when due.
+   */
+  announcedAheadMs: Ms.optional(),
+  /** The token's `policy.refillTo`: `target` or a share of the band such as `"40%"`; absent: the product's default. */
+  refillTo: z.string().regex(REFILL_POINT_RE, 'expected target or a share of the band such as "40%" (0% is min, 100% is max)').optional(),
   /** The token's `policy.strategy` entry, as in a Ballast config (`kind: flow`, …); absent: bands or weights alone. */
   strategy: FlowStrategySchema.optional(),
   /** The author's bounds on the KPIs of a run with the scenario's own holdings; carried as `expectations`, not run. */
@@ -112,9 +119,16 @@ export function readBallastScenario(doc: unknown): SimScenario {
   const units = (whole: string) => parseUnits(whole, b.token.decimals);
   const flows: Flow[] = b.traffic.map((t, i) => {
     if (!known.has(t.chain)) throw new Error(`${b.name}: traffic #${i} names unknown chain ${t.chain}`);
-    return 'payment' in t
-      ? { id: t.id ?? `payment-${i}`, kind: 'payment', chain: t.chain, atMs: t.at, amount: units(t.payment) }
-      : { id: t.id ?? `receipt-${i}`, kind: 'receipt', chain: t.chain, atMs: t.at, amount: units(t.receipt) };
+    if (!('payment' in t)) return { id: t.id ?? `receipt-${i}`, kind: 'receipt', chain: t.chain, atMs: t.at, amount: units(t.receipt) };
+    const ahead = t.announcedAheadMs ?? b.announcedAheadMs;
+    return {
+      id: t.id ?? `payment-${i}`,
+      kind: 'payment',
+      chain: t.chain,
+      atMs: t.at,
+      amount: units(t.payment),
+      ...(ahead !== undefined ? { announcedAtMs: Math.max(0, t.at - ahead) } : {}),
+    };
   });
   flows.sort((a, c) => a.atMs - c.atMs);
   const routes: Record<string, RouteSpec> = {};
@@ -146,6 +160,7 @@ export function readBallastScenario(doc: unknown): SimScenario {
     maxTransfer: b.maxTransfer ?? String(totalWhole > 1n ? totalWhole : 1n),
     outages: b.outages,
     ...(b.strategy ? { strategy: b.strategy } : {}),
+    ...(b.refillTo ? { refillTo: b.refillTo } : {}),
     ...(b.expect ? { expectations: toExpectations(b.expect) } : {}),
   };
 }

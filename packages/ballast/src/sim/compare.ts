@@ -12,7 +12,7 @@ import { formatUnits } from 'viem';
 import { computeKpis, timeBelowMinTotal, type SimKpis } from './kpis.ts';
 import { rankableOf, rankByAnchorRule } from './published.ts';
 import { runScenario, type SimLog } from './run.ts';
-import type { SimScenario } from './scenario.ts';
+import type { SimRefillPoint, SimScenario } from './scenario.ts';
 import { balancesSvg, compareSvg } from './svg.ts';
 
 /** The variant name meaning "the scenario's own holdings". */
@@ -73,15 +73,15 @@ export function variantsOf(args: readonly string[]): Variant[] {
 }
 
 /**
- * Runs the scenario once per variant, one after the other, with the same seed (`runScenario` with the variant's
- * `configFile`).
+ * Runs the scenario once per variant, one after the other, with the same seed and refill point (`runScenario` with
+ * the variant's `configFile`).
  *
  * @throws as runScenario does (ConfigError for a config file that does not load)
  */
 export async function runVariants(
   s: SimScenario,
   variants: readonly Variant[],
-  options: { seed: number; logLevel?: string },
+  options: { seed: number; logLevel?: string; refillTo?: SimRefillPoint },
 ): Promise<VariantRun[]> {
   const runs: VariantRun[] = [];
   for (const v of variants) {
@@ -89,6 +89,7 @@ export async function runVariants(
       seed: options.seed,
       ...(v.configFile ? { configFile: v.configFile } : {}),
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      ...(options.refillTo ? { refillTo: options.refillTo } : {}),
     });
     runs.push({ name: v.name, log, kpis: computeKpis(log) });
   }

@@ -3,13 +3,16 @@
  * treasury wallet with the seed's key, the scenario's holdings as one asset, a fee policy wide enough for the
  * scenario's route fees, and tracking polls of the scenario's cadence; or the user's own config file, adopted for
  * the simulation (src/sim/adoptConfig.ts): its policy and the holdings of the scenario's token symbol on the
- * scenario's chains.
+ * scenario's chains. Either way the run's refill point, when given, is the asset's `policy.refillTo`, and the needs
+ * the run records for its payments are held as `simNeedsPolicy` says (an adopted config's own `needsHorizonSec` and
+ * `needsGraceSec` are kept).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/loadConfig.ts';
 import { adoptConfig, readConfigDocument, SIM_KEY_VAR } from './adoptConfig.ts';
 import type { SimChain, SimIdentity, SimToken } from './identity.ts';
+import { simNeedsPolicy } from './paymentNeeds.ts';
 import type { SimScenario } from './scenario.ts';
 import { SIM_CONFIRMATIONS } from './world.ts';
 
@@ -17,6 +20,7 @@ export { SIM_KEY_VAR } from './adoptConfig.ts';
 
 /** The YAML of the generated config. */
 export function simConfigYaml(s: SimScenario, chains: readonly SimChain[], token: SimToken): string {
+  const needs = simNeedsPolicy(s);
   const holding = (h: SimScenario['holdings'][number]) =>
     'weight' in h
       ? `    - { chain: ${h.chain}, currency: "${token.address}", wallet: treasury, weight: ${h.weight}, toleranceBps: ${h.toleranceBps} }`
@@ -38,6 +42,9 @@ export function simConfigYaml(s: SimScenario, chains: readonly SimChain[], token
           `  strategy: { ${token.symbol}: { kind: flow, halfLifeSec: ${s.strategy.halfLifeSec}, horizonSec: ${s.strategy.horizonSec}, deadbandPerHour: "${s.strategy.deadbandPerHour}", minSamples: ${s.strategy.minSamples} } }`,
         ]
       : []),
+    ...(s.refillTo ? [`  refillTo: { ${token.symbol}: "${s.refillTo}" }`] : []),
+    `  needsHorizonSec: ${needs.needsHorizonSec}`,
+    `  needsGraceSec: ${needs.needsGraceSec}`,
     '  slippageBps: 50',
     '  maxFees: { totalBps: 500, totalUsd: "1000000", components: { execution: { usd: "1000" }, swap: { bps: 500 }, platform: { bps: 500 }, app: { bps: 0 } } }',
     `tracking: { pollMs: ${Math.max(100, Math.min(1000, s.pollMs))}, timeoutSec: 120 }`,
@@ -66,7 +73,7 @@ export function simConfig(
     writeFileSync(file, `${simConfigYaml(s, chains, token)}\n`);
     return loadConfig(file, vars);
   }
-  const adopted = adoptConfig(configFile, readConfigDocument(configFile), s.token.symbol, chains, token);
+  const adopted = withSimPolicy(adoptConfig(configFile, readConfigDocument(configFile), s.token.symbol, chains, token), s);
   writeFileSync(file, `${JSON.stringify(adopted, null, 2)}\n`); // JSON is YAML
   try {
     return loadConfig(file, vars);
@@ -74,4 +81,17 @@ export function simConfig(
     if (error instanceof ConfigError) throw new ConfigError(path.resolve(configFile), [...error.issues], [], error);
     throw error;
   }
+}
+
+/**
+ * An adopted config with the run's policy: the scenario's refill point (when it has one) as the asset's
+ * `policy.refillTo`, and `needsHorizonSec`/`needsGraceSec` from {@link simNeedsPolicy} where the config leaves them out.
+ */
+function withSimPolicy(adopted: Record<string, unknown>, s: SimScenario): Record<string, unknown> {
+  const raw = adopted.policy;
+  const policy: Record<string, unknown> =
+    raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : {};
+  for (const [key, value] of Object.entries(simNeedsPolicy(s))) if (policy[key] === undefined) policy[key] = value;
+  if (s.refillTo) policy.refillTo = { [s.token.symbol]: s.refillTo };
+  return { ...adopted, policy };
 }

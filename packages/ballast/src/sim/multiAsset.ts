@@ -152,6 +152,7 @@ export function mergeAssetLogs(name: string, logs: readonly SimLog[]): SimLog {
     merged.cycleErrors.push(...l.cycleErrors.map((e) => `${a}: ${e}`));
     merged.durationMs = Math.max(merged.durationMs, l.durationMs);
     for (const [status, n] of Object.entries(l.storeTransfers)) merged.storeTransfers[status] = (merged.storeTransfers[status] ?? 0) + n;
+    if (l.needs) (merged.needs ??= []).push(...l.needs.map((n) => ({ ...n, chain: assetKey(a, n.chain) })));
   }
   return merged;
 }

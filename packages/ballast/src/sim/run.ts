@@ -3,7 +3,8 @@
  * the simulated world, in simulated time: one cycle every `pollMs`, the traffic applied as it falls due (a payment
  * waits while its holding is short and is tried again every `retryMs`; still undelivered `drainMs` after the last
  * flow, it failed), until every payment is settled, a cycle has run after the last flow and no transfer is in
- * flight. Returns the event log the KPIs are computed from.
+ * flight. A payment waiting on its short holding, or announced ahead of its time, is recorded as a need in the run's
+ * store before the next cycle (src/sim/paymentNeeds.ts). Returns the event log the KPIs are computed from.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -23,7 +24,8 @@ import { simConfig } from './config.ts';
 import { simChains, simIdentity, simToken } from './identity.ts';
 import { inMemoryNode, type ProcessHandle } from './node.ts';
 import { inMemoryRelayClient } from './relayApi.ts';
-import { routeOf, type SimScenario } from './scenario.ts';
+import { PaymentNeeds, type PaymentState, type SimNeed } from './paymentNeeds.ts';
+import { routeOf, type SimRefillPoint, type SimScenario } from './scenario.ts';
 import { SIM_CONFIRMATIONS, SIM_GAS, SIM_START_MS, SimWorld } from './world.ts';
 
 /**
@@ -86,6 +88,8 @@ export interface SimLog {
   storeTransfers: Record<string, number>;
   /** A multi-asset run's asset symbols, in order (its chains are keyed `"ASSET|chain"`, src/sim/multiAsset.ts); absent otherwise. */
   assets?: string[];
+  /** The needs the run recorded for its payments (src/sim/paymentNeeds.ts), in the order recorded; absent: none. */
+  needs?: SimNeed[];
 }
 
 /** Options of a run. */
@@ -97,6 +101,16 @@ export interface SimRunOptions {
   logLevel?: string;
   /** Keep the store file here instead of a temp dir removed at the end. */
   storeDir?: string;
+  /**
+   * The refill point (`policy.refillTo` of the scenario's asset: `target` or a share of the band such as `"40%"`),
+   * instead of the scenario's or the config's own.
+   */
+  refillTo?: SimRefillPoint;
+  /**
+   * Record a payment that waits on its short holding as a need, and an announced payment when announced (default
+   * true, src/sim/paymentNeeds.ts); false: a payment system that tells Ballast nothing.
+   */
+  paymentNeeds?: boolean;
 }
 
 let sharedMetrics: BallastMetrics | undefined;
@@ -106,7 +120,8 @@ let sharedMetrics: BallastMetrics | undefined;
  *
  * @throws ConfigError when the config does not load; Error when it lacks the treasury wallet
  */
-export async function runScenario(s: SimScenario, options: SimRunOptions = {}): Promise<SimLog> {
+export async function runScenario(scenario: SimScenario, options: SimRunOptions = {}): Promise<SimLog> {
+  const s = options.refillTo === undefined ? scenario : { ...scenario, refillTo: options.refillTo };
   const seed = options.seed ?? 1;
   const id = simIdentity(seed);
   const chains = simChains(s.chains);
@@ -131,7 +146,19 @@ export async function runScenario(s: SimScenario, options: SimRunOptions = {}): 
     const ctx = context(config, db, world, handle, sharedMetrics, logger);
     const treasury = id.treasury.address.toLowerCase() as Address;
     const balances = () => Object.fromEntries(s.chains.map((c) => [c, world.treasuryBalance(c)]));
-    const payments = scheduleTraffic(s, world, treasury, id.counterparty);
+    const needs = new PaymentNeeds(
+      db,
+      s.token.symbol,
+      SIM_START_MS,
+      s.flows.filter((f) => f.kind === 'payment').map((f) => f.id),
+    );
+    const payments = scheduleTraffic(s, world, treasury, id.counterparty, options.paymentNeeds === false ? undefined : needs);
+    const paidAtHead = (p: LivePayment) =>
+      p.completedAtMs !== null || (p.hash !== undefined && world.chain(p.chain).minedTx(p.hash)?.mined.status === 'success');
+    const stateOf = (i: number): PaymentState => {
+      const p = payments[i]!; // the needs' indices are the payments'
+      return { ...p, paid: paidAtHead(p) };
+    };
     const lastFlowMs = s.flows.reduce((m, f) => Math.max(m, f.atMs), 0);
     const samples: BalanceSample[] = [];
     const cycleErrors: string[] = [];
@@ -143,6 +170,7 @@ export async function runScenario(s: SimScenario, options: SimRunOptions = {}): 
       world.elapsedMs >= lastFlowMs + s.pollMs &&
       world.relay.orders.every((r) => r.deposit === null || r.settled);
     while (!settled()) {
+      await needs.sync(world.elapsedMs, stateOf); // before the cycle reads the needs and the balances of this instant
       samples.push({ atMs: world.elapsedMs, balances: balances() });
       cycles += 1;
       try {
@@ -155,6 +183,7 @@ export async function runScenario(s: SimScenario, options: SimRunOptions = {}): 
       world.advance(Math.max(0, nextPollMs - world.nowMs));
       if (world.elapsedMs > lastFlowMs + s.drainMs + 10 * s.pollMs) break; // every payment has failed or completed by now
     }
+    await needs.sync(world.elapsedMs, stateOf); // the needs of the payments settled since the last cycle are closed
     const storeTransfers: Record<string, number> = {};
     for (const r of await countTransfersByRoute(db, 0)) storeTransfers[r.status] = (storeTransfers[r.status] ?? 0) + r.count;
     return {
@@ -166,13 +195,21 @@ export async function runScenario(s: SimScenario, options: SimRunOptions = {}): 
       ...bandsOf(config.assets[token.symbol] ?? [], s.chains, s.token.decimals),
       initial: { ...s.initial },
       final: balances(),
-      payments: payments.map(({ failed: _failed, ...p }) => p),
+      payments: payments.map(({ id, chain, amount, requestedAtMs, dueMs, completedAtMs }) => ({
+        id,
+        chain,
+        amount,
+        requestedAtMs,
+        dueMs,
+        completedAtMs,
+      })),
       transfers: transfersOf(world),
       samples,
       cycles,
       cycleErrors,
       durationMs: world.elapsedMs,
       storeTransfers,
+      ...(needs.needs.length > 0 ? { needs: needs.needs } : {}),
     };
   } finally {
     handle.alive = false;
@@ -211,10 +248,20 @@ function context(
   };
 }
 
-type LivePayment = PaymentRecord & { failed: boolean };
+/** A payment while the run goes on: its attempts, whether it waits on its holding, its announcement. */
+type LivePayment = PaymentRecord & { failed: boolean; waiting: boolean; hash?: Hex; announcedAtMs?: number };
 
-/** Queues the traffic: receipts land when due; payments are tried when due, then every `retryMs` while short. */
-function scheduleTraffic(s: SimScenario, world: SimWorld, treasury: Address, counterparty: Address): LivePayment[] {
+/**
+ * Queues the traffic: receipts land when due; payments are tried when due, then every `retryMs` while short. With
+ * `needs`, a payment found short, and an announced payment from the start, are watched, to be recorded as needs.
+ */
+function scheduleTraffic(
+  s: SimScenario,
+  world: SimWorld,
+  treasury: Address,
+  counterparty: Address,
+  needs: PaymentNeeds | undefined,
+): LivePayment[] {
   const lastFlowMs = s.flows.reduce((m, f) => Math.max(m, f.atMs), 0);
   const payments: LivePayment[] = [];
   for (const f of s.flows) {
@@ -230,8 +277,12 @@ function scheduleTraffic(s: SimScenario, world: SimWorld, treasury: Address, cou
       dueMs: f.atMs,
       completedAtMs: null,
       failed: false,
+      waiting: false,
+      ...(f.announcedAtMs !== undefined ? { announcedAtMs: f.announcedAtMs } : {}),
     };
+    const index = payments.length;
     payments.push(p);
+    if (f.announcedAtMs !== undefined) needs?.watch(index); // recorded by the first sync at or after its announcement
     let attempt = 0;
     const tryPay = () => {
       if (world.elapsedMs > lastFlowMs + s.drainMs) {
@@ -239,10 +290,14 @@ function scheduleTraffic(s: SimScenario, world: SimWorld, treasury: Address, cou
         return;
       }
       if (world.treasuryBalance(f.chain) < f.amount) {
+        p.waiting = true;
+        needs?.watch(index);
         world.at(world.nowMs + s.retryMs, tryPay);
         return;
       }
+      p.waiting = false;
       const hash = world.transfer(f.chain, treasury, counterparty, f.amount, `payment-${f.id}-${attempt++}`);
+      p.hash = hash;
       const check = () => {
         const hit = world.chain(f.chain).minedTx(hash as Hex);
         if (!hit) return world.at(world.nowMs + 50, check);

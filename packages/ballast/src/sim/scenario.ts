@@ -16,7 +16,19 @@ export interface Flow {
   amount: bigint;
   /** For a payment: when it was requested, ms after the start (latency is counted from here; default `atMs`). */
   requestedAtMs?: number;
+  /**
+   * For a payment known in advance: when it is announced, ms after the start (at most `atMs`). The run records it
+   * then as a need on its holding (docs/needs.md), due at `atMs`, so the cycle prepares for it; absent: it is known
+   * when due.
+   */
+  announcedAtMs?: number;
 }
+
+/** A refill point as `policy.refillTo` takes it: `target`, or a share of the band such as `"40%"`. */
+export type SimRefillPoint = string;
+
+/** `policy.refillTo` values: `target`, or a share of the band from `0%` (min) to `100%` (max), at most 2 decimals. */
+export const REFILL_POINT_RE = /^(target|(100|[1-9]?[0-9])(\.[0-9]{1,2})?%)$/;
 
 /** A Ballast holding of the scenario's token: a band (whole-unit decimal strings) or a weight. */
 export type Holding = { chain: string; min: string; target: string; max: string } | { chain: string; weight: number; toleranceBps: number };
@@ -79,6 +91,8 @@ export interface SimScenario {
   outages: { fromMs: number; toMs: number }[];
   /** The author's expectations of a run with these holdings (Ballast scenarios' `expect`); not used by the run. */
   expectations?: SimExpectations;
+  /** The asset's `policy.refillTo` in the generated config ({@link REFILL_POINT_RE}); absent: the product's default. */
+  refillTo?: SimRefillPoint;
 }
 
 /** The route spec of `origin → destination`. */

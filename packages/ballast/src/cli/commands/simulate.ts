@@ -1,5 +1,6 @@
 /**
- * `ballast simulate --scenario FILE [--config FILE] [--seed N] [--json] [--out DIR] [--compare VARIANT...]`: runs a
+ * `ballast simulate --scenario FILE [--config FILE] [--seed N] [--json] [--out DIR] [--compare VARIANT...]
+ * [--refill-to POINT]`: runs a
  * scenario (Ballast's format or Hyperlane's rebalancer-sim format, docs/simulate.md) through the real planner, fee
  * policy, verification and cycle against in-memory chains and Relay service, in simulated time, and prints its KPIs:
  * a table, or with `--json` the object docs/simulate.md describes. The global `--config` (an operator's own config,
@@ -8,7 +9,7 @@
  * against that config (docs/simulate.md "Replaying your own traffic"). `--compare` runs it once per variant and
  * prints a scorecard (src/sim/compare.ts); `--published` sets it beside Hyperlane's published strategies, Ballast run
  * from each strategy's own start and ranked by Hyperlane's rule (src/sim/published.ts); `--out` also writes the JSON
- * and the pictures (src/sim/svg.ts).
+ * and the pictures (src/sim/svg.ts); `--refill-to` runs every one of these with that refill point (`policy.refillTo`).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,7 @@ import { pickAsset, readConfigDocument } from '../../sim/adoptConfig.ts';
 import { CsvTrafficError, readCsvTraffic } from '../../sim/csvTraffic.ts';
 import { comparePublished, publishedReport, publishedTable, readPublishedResults, startsOf } from '../../sim/published.ts';
 import { readScenarioSet, type ScenarioSet } from '../../sim/readScenario.ts';
+import { REFILL_POINT_RE } from '../../sim/scenario.ts';
 import { CSV_DEFAULT_DECIMALS, csvScenario, inlineCsvTraffic, parseInitial, withAsset } from '../../sim/replayScenario.ts';
 import { runScenarioSet } from '../../sim/runSet.ts';
 import { CliError, EXIT_ERROR, EXIT_USAGE } from '../exitCodes.ts';
@@ -124,6 +126,7 @@ interface SimulateFlags {
   out?: string;
   compare?: string[];
   published?: string;
+  refillTo?: string;
 }
 
 /**
@@ -173,7 +176,7 @@ async function runPublished(
   set: ScenarioSet,
   file: string,
   flags: SimulateFlags,
-  options: { seed: number; configFile?: string; logLevel?: string },
+  options: { seed: number; configFile?: string; logLevel?: string; refillTo?: string },
   out: (s: string) => void,
 ): Promise<void> {
   const [scenario] = set.scenarios;
@@ -221,9 +224,20 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
     .option('--out <dir>', 'also write the JSON and the balance pictures (SVG) into this directory')
     .option('--compare <variant...>', "run once per variant ('scenario' or a Ballast config file) and print a scorecard")
     .option('--published <file>', "beside Hyperlane's published results (<scenario>-comparison.json), from each strategy's start")
+    .option(
+      '--refill-to <point>',
+      "where a holding below min is refilled to: target, or a share of its band such as 40% (default: the scenario's or config's own)",
+    )
     .action(async (flags: SimulateFlags, cmd: Command) => {
       const seed = Number(flags.seed);
       if (!Number.isSafeInteger(seed) || seed < 0) throw new CliError(`--seed ${flags.seed}: expected a non-negative integer`, EXIT_USAGE);
+      if (flags.refillTo !== undefined && !REFILL_POINT_RE.test(flags.refillTo)) {
+        throw new CliError(
+          `--refill-to ${flags.refillTo}: expected target or a share of the band such as 40% (0% is min, 100% is max)`,
+          EXIT_USAGE,
+        );
+      }
+      const refillTo = flags.refillTo !== undefined ? { refillTo: flags.refillTo } : {};
       const globals = cmd.optsWithGlobals<{ config?: string; logLevel?: string }>();
       if (flags.compare && globals.config) {
         throw new CliError(
@@ -238,6 +252,7 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
           seed,
           ...(globals.config ? { configFile: globals.config } : {}),
           ...(globals.logLevel ? { logLevel: globals.logLevel } : {}),
+          ...refillTo,
         };
         return runPublished(set, flags.published, flags, options, out);
       }
@@ -252,6 +267,7 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
         const runs = await runVariants(scenario, variantsOf(flags.compare), {
           seed,
           ...(globals.logLevel ? { logLevel: globals.logLevel } : {}),
+          ...refillTo,
         });
         const report = compareReport(scenario.name, seed, runs);
         const card = scorecard(report.variants, scenario.token.decimals);
@@ -267,12 +283,14 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
         seed,
         ...(globals.config ? { configFile: globals.config } : {}),
         ...(globals.logLevel ? { logLevel: globals.logLevel } : {}),
+        ...refillTo,
       });
       const kpis = computeKpis(log);
       out(flags.json ? toJson(kpis) : renderKpis(kpis, log.token.decimals));
       if (flags.out) writeOut(flags.out, runFiles(log, kpis, toJson));
-      // A scenario's own expect block (not checked when --config replaces its holdings): exit 1 when unmet.
-      const expected = set.multiAsset || globals.config ? undefined : set.scenarios[0]?.expectations;
+      // A scenario's own expect block (not checked when --config replaces its holdings, nor with another refill
+      // point than its own): exit 1 when unmet.
+      const expected = set.multiAsset || globals.config || flags.refillTo !== undefined ? undefined : set.scenarios[0]?.expectations;
       if (expected) {
         const unmet = unmetExpectations(kpis, expected);
         if (unmet.length > 0) throw new CliError(`${set.name}: expect block not met: ${unmet.join('; ')}`, EXIT_ERROR);
