@@ -10,7 +10,6 @@
  * token and, for mutual TLS, an undici dispatcher with the client certificate.
  */
 import { readFileSync } from 'node:fs';
-import { Agent, fetch as undiciFetch } from 'undici';
 import {
   BaseError,
   createClient,
@@ -74,24 +73,25 @@ export function evmJsonRpcSigner(
   address: Address,
   spec: JsonRpcSignerSpec,
 ): { signer: JsonRpcSigner; account: LocalAccount } {
-  const dispatcher = spec.tls
-    ? new Agent({
-        connect: {
-          cert: readFileSync(spec.tls.certFile),
-          key: readFileSync(spec.tls.keyFile),
-          ...(spec.tls.caFile ? { ca: readFileSync(spec.tls.caFile) } : {}),
-        },
-      })
-    : undefined;
+  // Mutual TLS: undici (loaded only then) with the client certificate, read once at load.
+  const tls = spec.tls && {
+    cert: readFileSync(spec.tls.certFile),
+    key: readFileSync(spec.tls.keyFile),
+    ...(spec.tls.caFile ? { ca: readFileSync(spec.tls.caFile) } : {}),
+  };
+  let tlsFetch: Promise<typeof fetch> | undefined;
+  const fetchWithCertificate = (input: string, init: object): Promise<Response> =>
+    (tlsFetch ??= import('undici').then(({ Agent, fetch: undiciFetch }) => {
+      const dispatcher = new Agent({ connect: tls });
+      return ((url: string, options: object) => undiciFetch(url, { ...options, dispatcher })) as unknown as typeof fetch;
+    })).then((f) => f(input, init));
   const client = createClient({
     transport: http(spec.url, {
       timeout: spec.timeoutMs,
       retryCount: 1,
       retryDelay: 100,
       ...(spec.token ? { fetchOptions: { headers: { authorization: `Bearer ${spec.token}` } } } : {}),
-      ...(dispatcher
-        ? { fetchFn: ((input: string, init: object) => undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch }
-        : {}),
+      ...(tls ? { fetchFn: fetchWithCertificate as unknown as typeof fetch } : {}),
     }),
   });
   const signer: JsonRpcSigner = {

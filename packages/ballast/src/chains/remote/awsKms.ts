@@ -9,7 +9,7 @@
  * https://docs.aws.amazon.com/kms/latest/APIReference/API_GetPublicKey.html
  */
 import { createPublicKey } from 'node:crypto';
-import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { base64url } from '@scure/base';
 import type { RemoteKey, RemotePublicKey } from './remoteKey.ts';
 import { outcomeOf, SignerError } from './signerError.ts';
@@ -45,12 +45,18 @@ const REFUSALS = new Set([
  * @param spec the wallet's `signer:` (src/config/walletSchema.ts)
  */
 export function awsKmsKey(wallet: string, spec: AwsKmsSignerSpec): RemoteKey {
-  const client = new KMSClient({
-    ...(spec.region ? { region: spec.region } : {}),
-    ...(spec.endpoint ? { endpoint: spec.endpoint } : {}),
-    maxAttempts: 2,
-    requestHandler: { requestTimeout: spec.timeoutMs, connectionTimeout: spec.timeoutMs },
-  });
+  // The SDK is loaded when the key is first used: a process without a KMS wallet never loads it.
+  let sdk: Promise<{ client: KMSClient; kms: typeof import('@aws-sdk/client-kms') }> | undefined;
+  const loadSdk = () =>
+    (sdk ??= import('@aws-sdk/client-kms').then((kms) => ({
+      kms,
+      client: new kms.KMSClient({
+        ...(spec.region ? { region: spec.region } : {}),
+        ...(spec.endpoint ? { endpoint: spec.endpoint } : {}),
+        maxAttempts: 2,
+        requestHandler: { requestTimeout: spec.timeoutMs, connectionTimeout: spec.timeoutMs },
+      }),
+    })));
   let cached: Promise<RemotePublicKey> | undefined;
   const key: RemoteKey = {
     kind: 'awsKms',
@@ -58,7 +64,8 @@ export function awsKmsKey(wallet: string, spec: AwsKmsSignerSpec): RemoteKey {
     observer: undefined,
     publicKey() {
       cached ??= call('GetPublicKey', async (abortSignal) => {
-        const out = await client.send(new GetPublicKeyCommand({ KeyId: spec.keyId }), { abortSignal });
+        const { client, kms } = await loadSdk();
+        const out = await client.send(new kms.GetPublicKeyCommand({ KeyId: spec.keyId }), { abortSignal });
         if (!out.PublicKey) throw new SignerError('SIGNER_UNSUPPORTED', wallet, 'awsKms', 'GetPublicKey returned no public key');
         return publicKeyFromSpki(wallet, out.KeySpec ?? '', out.PublicKey);
       }).catch((error: unknown) => {
@@ -69,16 +76,18 @@ export function awsKmsKey(wallet: string, spec: AwsKmsSignerSpec): RemoteKey {
     },
     signDigest: (digest, accept) =>
       call('Sign', async (abortSignal) => {
+        const { client, kms } = await loadSdk();
         const out = await client.send(
-          new SignCommand({ KeyId: spec.keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }),
+          new kms.SignCommand({ KeyId: spec.keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }),
           { abortSignal },
         );
         return accept({ der: signatureOf(out.Signature) });
       }),
     signEd25519: (message, accept) =>
       call('Sign', async (abortSignal) => {
+        const { client, kms } = await loadSdk();
         const out = await client.send(
-          new SignCommand({ KeyId: spec.keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' }),
+          new kms.SignCommand({ KeyId: spec.keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' }),
           { abortSignal },
         );
         return accept(signatureOf(out.Signature));
@@ -91,6 +100,7 @@ export function awsKmsKey(wallet: string, spec: AwsKmsSignerSpec): RemoteKey {
   }
 
   async function call<T>(operation: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    await loadSdk(); // once per process, before the request's time starts
     const started = performance.now();
     try {
       const result = await run(AbortSignal.timeout(spec.timeoutMs * 2 + 500)); // both SDK attempts, then give up

@@ -22,8 +22,7 @@
  * harmless), and reported to the observer.
  */
 import { secp256k1 } from '@noble/curves/secp256k1';
-import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { TurnkeyClient, TurnkeyRequestError } from '@turnkey/http';
+import type { TurnkeyClient } from '@turnkey/http';
 import type { RemoteKey, RemotePublicKey } from './remoteKey.ts';
 import { outcomeOf, SignerError } from './signerError.ts';
 
@@ -62,10 +61,22 @@ type Signature = { r: string; s: string };
  *   (no or malformed r/s, or what `accept` refuses), `SIGNER_UNSUPPORTED` (a curve other than secp256k1 / Ed25519)
  */
 export function turnkeyKey(wallet: string, spec: TurnkeySignerSpec): RemoteKey {
-  const client = new TurnkeyClient(
-    { baseUrl: spec.baseUrl.replace(/\/+$/, '') },
-    new ApiKeyStamper({ apiPublicKey: spec.apiPublicKey, apiPrivateKey: spec.apiPrivateKey }),
-  );
+  // The SDK is loaded when the key is first used: a process without a Turnkey wallet never loads it.
+  let sdk: Promise<{ client: TurnkeyClient; isRequestError: (e: unknown) => e is { code: number } }> | undefined;
+  const loadSdk = () =>
+    (sdk ??= Promise.all([import('@turnkey/http'), import('@turnkey/api-key-stamper')]).then(([http, stamper]) => ({
+      client: new http.TurnkeyClient(
+        { baseUrl: spec.baseUrl.replace(/\/+$/, '') },
+        new stamper.ApiKeyStamper({ apiPublicKey: spec.apiPublicKey, apiPrivateKey: spec.apiPrivateKey }),
+      ),
+      isRequestError: (e: unknown): e is { code: number } => e instanceof http.TurnkeyRequestError,
+    })));
+  let isRequestError: (e: unknown) => e is { code: number } = (_e): _e is { code: number } => false;
+  const withClient = async <T>(run: (client: TurnkeyClient) => Promise<T>): Promise<T> => {
+    const loaded = await loadSdk();
+    isRequestError = loaded.isRequestError;
+    return run(loaded.client);
+  };
   const organizationId = spec.organizationId;
   const fail = (code: SignerError['code'], detail: string, cause?: unknown) =>
     new SignerError(code, wallet, 'turnkey', detail, cause === undefined ? undefined : { cause });
@@ -89,6 +100,7 @@ export function turnkeyKey(wallet: string, spec: TurnkeySignerSpec): RemoteKey {
 
   /** Runs `request` (asked once more if the service was unavailable), then `accept`; reports the outcome. */
   async function call<A, T>(request: () => Promise<A>, accept: (answer: A) => T): Promise<T> {
+    await withClient(async () => undefined); // the SDK once per process, before the request's time starts
     const started = performance.now();
     const report = (outcome: ReturnType<typeof outcomeOf>) =>
       key.observer?.({ wallet, kind: 'turnkey', outcome, seconds: (performance.now() - started) / 1000 });
@@ -114,7 +126,7 @@ export function turnkeyKey(wallet: string, spec: TurnkeySignerSpec): RemoteKey {
     const message = (error as { message?: string }).message ?? String(error);
     const status = /^(\d{3}) /.exec(message)?.[1]; // the SDK's error for a non-JSON error body: "<status> <text>"
     const refused =
-      (error instanceof TurnkeyRequestError && REFUSED_CODES.has(error.code)) ||
+      (isRequestError(error) && REFUSED_CODES.has(error.code)) ||
       status === '401' ||
       status === '403' ||
       /api key|polic|stamp|unauthori[sz]ed|permission|denied/i.test(message);
@@ -143,7 +155,9 @@ export function turnkeyKey(wallet: string, spec: TurnkeySignerSpec): RemoteKey {
 
   async function readPublicKey(): Promise<RemotePublicKey> {
     if (UUID.test(spec.signWith)) {
-      const out = await bounded('get_private_key', () => client.getPrivateKey({ organizationId, privateKeyId: spec.signWith }));
+      const out = await bounded('get_private_key', () =>
+        withClient((client) => client.getPrivateKey({ organizationId, privateKeyId: spec.signWith })),
+      );
       return publicKeyFrom(out.privateKey.curve, out.privateKey.publicKey);
     }
     const evm = /^0x[0-9a-fA-F]{40}$/.test(spec.signWith); // EVM addresses compare without their checksum case
@@ -151,7 +165,9 @@ export function turnkeyKey(wallet: string, spec: TurnkeySignerSpec): RemoteKey {
     let after: string | undefined;
     for (;;) {
       const paginationOptions = { limit: String(ACCOUNTS_PAGE), ...(after ? { after } : {}) };
-      const out = await bounded('list_wallet_accounts', () => client.getWalletAccounts({ organizationId, paginationOptions }));
+      const out = await bounded('list_wallet_accounts', () =>
+        withClient((client) => client.getWalletAccounts({ organizationId, paginationOptions })),
+      );
       const account = out.accounts.find((a) => same(a.address));
       if (account) return publicKeyFrom(account.curve, account.publicKey);
       if (out.accounts.length < ACCOUNTS_PAGE) break;
@@ -163,17 +179,19 @@ export function turnkeyKey(wallet: string, spec: TurnkeySignerSpec): RemoteKey {
   function signRaw(payload: Uint8Array, hashFunction: 'HASH_FUNCTION_NO_OP' | 'HASH_FUNCTION_NOT_APPLICABLE'): () => Promise<Signature> {
     return async () => {
       const out = await bounded('sign_raw_payload', () =>
-        client.signRawPayload({
-          type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
-          timestampMs: String(Date.now()),
-          organizationId,
-          parameters: {
-            signWith: spec.signWith,
-            payload: Buffer.from(payload).toString('hex'),
-            encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
-            hashFunction,
-          },
-        }),
+        withClient((client) =>
+          client.signRawPayload({
+            type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
+            timestampMs: String(Date.now()),
+            organizationId,
+            parameters: {
+              signWith: spec.signWith,
+              payload: Buffer.from(payload).toString('hex'),
+              encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
+              hashFunction,
+            },
+          }),
+        ),
       );
       const activity = out.activity;
       if (activity.status !== 'ACTIVITY_STATUS_COMPLETED') {
