@@ -15,7 +15,6 @@ import { leaseSessionLimits, resolveLeaseTiming } from '../ha/leaseTiming.ts';
 import { createMetrics, type BallastMetrics } from '../metrics/metrics.ts';
 import { createRelayClient, type RelayClient } from '../relay/client.ts';
 import { createChainsCache } from '../relay/chainsCache.ts';
-import { createLiquidityCache } from '../cycle/solverLiquidity.ts';
 import type { CycleContext, WalletRuntime } from '../cycle/context.ts';
 import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
 import { checkRemoteSigners, observeRemoteSigners } from './remoteSigners.ts';
@@ -188,7 +187,6 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     chains,
     wallets,
     metrics,
-    liquidityCache: createLiquidityCache(),
     prices: new UsdPriceBook(config.prices ?? {}),
     logger,
     now,

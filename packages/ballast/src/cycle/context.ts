@@ -11,7 +11,6 @@ import type { RelayClient } from '../relay/client.ts';
 import type { ChainsCache } from '../relay/chainsCache.ts';
 import type { StoreDb } from '../store/db.ts';
 import type { StatusFeed } from '../webhooks/statusFeed.ts';
-import type { LiquidityCache } from './solverLiquidity.ts';
 import type { UsdPriceBook } from './metricsPrices.ts';
 import type { ProgressSink } from './progressEvent.ts';
 
@@ -35,8 +34,6 @@ export interface CycleContext {
   metrics: BallastMetrics;
   logger: Logger;
   now: () => number;
-  /** The solver's liquidity per destination chain, kept briefly (src/cycle/solverLiquidity.ts); absent: read each cycle. */
-  liquidityCache?: LiquidityCache;
   /** Statuses pushed by webhooks; trackers await it instead of sleeping a whole poll interval. */
   statusFeed?: StatusFeed;
   /** USD prices of assets for `ballast_balance_usd` (src/cycle/metricsPrices.ts); absent: read from the store each cycle. */

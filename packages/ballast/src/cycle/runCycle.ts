@@ -157,8 +157,9 @@ async function runSteps(ctx: CycleContext, mode: Mode, report: CycleReport, log:
     },
     log,
   );
-  // A transfer larger than the solver holds on its destination would be refunded: fit it, or defer it.
-  const plan = await applySolverLiquidity(ctx, planned.plan, ctx.liquidityCache ?? createLiquidityCache(), planned.minAmountIn);
+  // A transfer larger than the solver holds on its destination would be refunded: fit it, or defer it. Read fresh
+  // each cycle (one request per destination chain): the solver's balance moves with every fill, ours included.
+  const plan = await applySolverLiquidity(ctx, planned.plan, createLiquidityCache({ ttlMs: 0 }), planned.minAmountIn);
   const { topUps } = planned;
   report.plan = plan;
   const planIds = await recordPlan(ctx, cycleId, plan);
