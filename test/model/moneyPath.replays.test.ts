@@ -28,7 +28,13 @@
  *    removes it, our own deposit is sent again to close the nonce gap and is mined instead. Reconciliation found
  *    that deposit too and tried to record it under the same step id (a unique-constraint error every cycle), and
  *    the tracker kept judging statuses against the vanished speed-up: the transfer stayed `broadcast`, then
- *    `deposited`, for good (src/cycle/foundDeposit.ts, `depositTxOf` in src/store/transferRows.ts).
+ *    `deposited`, for good (src/cycle/foundDeposit.ts, `depositTxOf` in src/store/transferRows.ts);
+ * 8. a reorg removes the approve of a transfer that had already ended; the next transfer relies on that
+ *    allowance and signs only its deposit, at the nonce above the one now free. The deposit waits behind the gap,
+ *    the operator speeds it up (another hash), and once the deadline passes the transfer was failed as "unknown to
+ *    the node": the following transfer's approve then took the free nonce, the speed-up landed, and the deposit
+ *    of a failed transfer was stranded in the depository (src/cycle/nonceGap.ts: a transaction above a free nonce
+ *    proves nothing; the recorded approve is sent again to close the gap).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelEnv, runSchedule, type ModelEnv } from './harness.ts';
@@ -203,6 +209,31 @@ describe('money-path replays', () => {
         crashes: [],
       },
       [/^send #1: lost$/, /^send #3: speedUp$/, /^lookup #52 .*"kind":"reorg","chain":"beta"/],
+    );
+  });
+
+  it("a deposit waiting above a nonce an earlier transfer's reorged approve left free is not failed, and the gap is closed", async () => {
+    // Transfer 1's approve is slow, so its cycle ends before the deposit is signed (origin_failed, nothing
+    // deposited); the approve is then mined and removed by a reorg. Transfer 3 finds the allowance, signs its
+    // deposit at nonce 1 above the now free nonce 0, and the operator's speed-up replaces it in the pool.
+    await replay(
+      {
+        needs: [
+          { asset: 'USDC', from: 'alpha', amount: 15_001n * UNIT },
+          { asset: 'USDT', from: 'beta', amount: 15_001n * UNIT },
+        ],
+        gapsMs: [20_000, 700_000, 20_000],
+        lookupFaults: [],
+        reorgs: [{ afterMined: 3, delayBlocks: 1, depth: 2, mode: 'vanish' }],
+        sendFaults: [
+          { at: 4, fault: 'speedUp' },
+          { at: 0, fault: 'slow' },
+        ],
+        relayFaults: [],
+        fills: [],
+        crashes: [],
+      },
+      [/^send #0: slow$/, /^mined #3 .* on alpha: reorg/, /^send #4: speedUp$/],
     );
   });
 });

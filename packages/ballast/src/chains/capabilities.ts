@@ -142,6 +142,30 @@ export interface AllowanceReader {
 }
 
 /**
+ * Where an unmined transaction of ours stands in its sender's nonce order (EVM): the sender's mined transaction
+ * count (`latest`) and the transaction's own nonce, when the first is below the second. The nonces between are
+ * free: the transaction, or a replacement of it signed elsewhere (an operator's speed-up), can only be mined once
+ * something takes each of them, and may wait in a pool behind them for ever (EIP-2718 nonces are used in order).
+ */
+export interface NonceGap {
+  /** The sender's count of mined transactions: the first free nonce. */
+  mined: number;
+  /** The transaction's nonce (above `mined`). */
+  nonce: number;
+}
+
+/** Reading the nonce order of recorded transactions (EVM). */
+export interface NonceOrder {
+  /** The nonce the write-ahead record of `tx` holds, or undefined when it holds none. */
+  nonceOf(tx: RecordedTx): number | undefined;
+  /**
+   * The free nonces below `tx`'s (see {@link NonceGap}), or null when there are none (or its record holds no
+   * nonce). @throws on node errors (nothing is proven)
+   */
+  gapBelow(tx: RecordedTx, user: string): Promise<NonceGap | null>;
+}
+
+/**
  * The optional roles of an adapter, each present only where the VM has it. Read them with the accessors below
  * ({@link nativeBalanceReaderOf}, ...), never by probing the adapter's members.
  */
@@ -153,6 +177,7 @@ export interface ChainCapabilities {
   readonly withdrawalSigner?: WithdrawalSigner;
   readonly withdrawalTxSigner?: WithdrawalTxSigner;
   readonly allowanceReader?: AllowanceReader;
+  readonly nonceOrder?: NonceOrder;
 }
 
 /** The adapter's {@link NativeBalanceReader}, or undefined where it has none. */
@@ -183,6 +208,11 @@ export function withdrawalSignerOf(adapter: ChainAdapter): WithdrawalSigner | un
 /** The adapter's {@link WithdrawalTxSigner}, or undefined where Ballast does not broadcast ready transactions. */
 export function withdrawalTxSignerOf(adapter: ChainAdapter): WithdrawalTxSigner | undefined {
   return adapter.capabilities.withdrawalTxSigner;
+}
+
+/** The adapter's {@link NonceOrder}, or undefined where transactions are not ordered by a sender nonce (outside EVM). */
+export function nonceOrderOf(adapter: ChainAdapter): NonceOrder | undefined {
+  return adapter.capabilities.nonceOrder;
 }
 
 /** The adapter's {@link AllowanceReader}, or undefined outside EVM. */

@@ -27,14 +27,15 @@
  *   the next transfer's approval. The earlier transaction is sent again exactly as signed, past the deadline
  *   too, so the gap closes while the transfer is still in flight: what waited behind it lands (a deposit mined
  *   after the deadline is refunded by the service, and tracked) or is then judged by its own nonce;
+ * - EVM: a transaction pending or unknown above a free nonce of its wallet (an earlier transfer's approval a
+ *   reorg removed) proves nothing either: the recorded transactions at the free nonces are sent again and the
+ *   transfer stays in flight until the gap is closed (src/cycle/nonceGap.ts);
  * - the executor stopped before the deposit was ever signed → `origin_failed`;
  * - otherwise (still pending, unknown with time left, or any lookup failed) → unchanged, still in flight. An
  *   RPC error is never read as "not found".
  */
 import type { ChainAdapter, FoundDeposit, TxLookup } from '../chains/adapter.ts';
 import { depositCancellerOf } from '../chains/capabilities.ts';
-import { QuoteResponseSchema } from '@ballast/protocol/relay/schemas.ts';
-import { getQuote } from '../store/quotes.ts';
 import {
   addTransferTx,
   markTxConfirmed,
@@ -46,46 +47,16 @@ import {
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { sameTxId as sameHash } from '../core/txId.ts';
 import { crashPoint } from '../core/crashPoints.ts';
-import { collectExecutableItems } from '../executor/collectItems.ts';
 import { deadlineRefusal, receiptWaitMs } from '../executor/deadlines.ts';
 import type { CycleContext } from './context.ts';
 import { clearCancelsReorged, endUnwantedDeposit, recordReplacementsMined } from './endDeposit.ts';
 import { recordFoundDeposit } from './foundDeposit.ts';
+import { waitsBehindNonceGap } from './nonceGap.ts';
+import { depositWritten, quoteFacts, type QuoteFacts } from './quoteFacts.ts';
 import { killSwitchVerdict } from './spendingGate.ts';
 
 /** What origin reconciliation uses: the store, the chain adapters, the kill switch config, the leader check, the Relay client, the logger, metrics and the clock. */
 export type ReconcileDeps = Pick<CycleContext, 'db' | 'chains' | 'config' | 'leading' | 'logger' | 'metrics' | 'now' | 'relay'>;
-
-/**
- * Where the verified quote's deposit is (its last item: approvals come first, docs/relay-contract.md "Step") and its order
- * deadline (unix seconds). The executor may skip an approval the allowance already covers, or add a reset to
- * zero before one, so the number of recorded transactions says nothing; whether the deposit was written does.
- */
-interface QuoteFacts {
-  deposit: { stepId: string; itemIndex: number } | null;
-  deadlineSec: number;
-  /** `paymentDetails.depository`, equal to GET /chains' when the quote was verified. */
-  depository: string | null;
-}
-
-async function quoteFacts(ctx: ReconcileDeps, row: TransferRow): Promise<QuoteFacts | null> {
-  if (row.quoteId === null) return null;
-  const parsed = QuoteResponseSchema.safeParse((await getQuote(ctx.db, row.quoteId))?.raw);
-  if (!parsed.success) return null;
-  const v2 = parsed.data.protocol?.v2;
-  const last = collectExecutableItems(parsed.data).at(-1);
-  return {
-    deposit: last ? { stepId: last.stepId, itemIndex: last.itemIndex } : null,
-    deadlineSec: v2?.orderData.output.deadline ?? 0,
-    depository: v2?.paymentDetails.depository ?? null,
-  };
-}
-
-/** Whether the transfer recorded a transaction for the quote's deposit item. */
-function depositWritten(row: TransferRow, facts: QuoteFacts): boolean {
-  const d = facts.deposit;
-  return d !== null && row.txs.some((t) => t.stepId === d.stepId && t.itemIndex === d.itemIndex);
-}
 
 /**
  * A transfer is failed only when two proofs of absence agree: the second in a later cycle, at least this long
@@ -272,6 +243,14 @@ export async function reconcileOrigin(ctx: ReconcileDeps, row: TransferRow): Pro
         return status;
       }
       continue;
+    }
+    if (found.state === 'pending' || found.state === 'unknown') {
+      // EVM: above a free nonce it can neither land nor be proven dead, deadline or not (src/cycle/nonceGap.ts).
+      const behind = await waitsBehindNonceGap(ctx, chain, row, tx, log);
+      if (behind !== null) {
+        log.warn({ txHash: tx.txHash }, `${behind}; transfer stays in flight`);
+        return status;
+      }
     }
     const pastDeadline = facts !== null && facts.deadlineSec * 1000 < ctx.now();
     if (found.state !== 'dropped' && pastDeadline && depositCancellerOf(chain)) {

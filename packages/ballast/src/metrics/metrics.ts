@@ -78,7 +78,8 @@ export interface BallastMetrics
   originReorgsTotal: Counter<'chain'>;
   /**
    * `ballast_origin_rebroadcasts_total{chain, kind}`: recorded transactions the node did not know, sent again
-   * exactly as signed by reconciliation (`deposit`: an item of the quote; `replacement`: one ending a deposit).
+   * exactly as signed by reconciliation (`deposit`: an item of the quote; `replacement`: one ending a deposit;
+   * `nonce_gap`: an earlier transaction of the wallet at a free nonce below an unmined one, src/cycle/nonceGap.ts).
    */
   originRebroadcastsTotal: Counter<'chain' | 'kind'>;
   /**
@@ -258,7 +259,7 @@ export function createMetrics(): BallastMetrics {
     }),
     originRebroadcastsTotal: new Counter({
       name: 'ballast_origin_rebroadcasts_total',
-      help: 'Recorded origin transactions unknown to the node, sent again exactly as signed, by chain and kind (deposit, replacement).',
+      help: 'Recorded origin transactions unknown to the node, sent again exactly as signed, by chain and kind (deposit, replacement, nonce_gap).',
       labelNames: ['chain', 'kind'],
       registers,
     }),

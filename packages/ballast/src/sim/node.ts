@@ -135,6 +135,10 @@ function receiptView(block: Block, mined: MinedTx) {
     to: mined.tx.to,
     status: mined.status,
     logs: mined.logs.map((l) => logView(block, mined, l)),
+    // The in-memory chain charges no gas: the ledger records a gas cost of 0.
+    gasUsed: 0n,
+    cumulativeGasUsed: 0n,
+    effectiveGasPrice: 0n,
   };
 }
 

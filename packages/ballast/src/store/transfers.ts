@@ -408,6 +408,23 @@ export async function listRecentTransfers(db: StoreDb, limit: number): Promise<T
   return queryTransfers(db, 'SELECT * FROM transfers ORDER BY id DESC LIMIT ?', limit);
 }
 
+/**
+ * The most recent transfers of one origin wallet on one origin chain (config name; `user` as recorded), newest
+ * first, with transactions and events, whatever their status.
+ *
+ * @param limit maximum number of transfers (non-negative integer)
+ */
+export async function listRecentTransfersOf(db: StoreDb, originChain: string, user: string, limit: number): Promise<TransferRow[]> {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+  return queryTransfers(
+    db,
+    'SELECT * FROM transfers WHERE origin_chain = ? AND user_address = ? ORDER BY id DESC LIMIT ?',
+    originChain,
+    user,
+    limit,
+  );
+}
+
 /** One transfer with its transactions and events, or undefined when there is none with that id. */
 export async function getTransfer(db: StoreDb, id: number): Promise<TransferRow | undefined> {
   return (await queryTransfers(db, 'SELECT * FROM transfers WHERE id = ?', id))[0];

@@ -47,7 +47,7 @@ export function belowFinality(blockNumber: bigint, head: bigint, confirmations: 
 
 /** The roles an EVM adapter always plays beyond the seam: every optional one but the Bitcoin-only ones. */
 export type EvmCapabilities = Required<
-  Pick<ChainCapabilities, 'nativeBalanceReader' | 'gasMeter' | 'allowanceReader' | 'withdrawalSigner' | 'withdrawalTxSigner'>
+  Pick<ChainCapabilities, 'nativeBalanceReader' | 'gasMeter' | 'allowanceReader' | 'withdrawalSigner' | 'withdrawalTxSigner' | 'nonceOrder'>
 >;
 
 /** The EVM adapter: the seam plus its confirmations and the roles only EVM plays (allowance audit, ready withdrawals). */
@@ -56,6 +56,14 @@ export interface EvmChainAdapter extends ChainAdapter {
   /** Blocks (the including one counted) at which a mined transaction is final. */
   readonly confirmations: number;
   readonly capabilities: EvmCapabilities;
+}
+
+/** The nonce the write-ahead record of a transaction holds (signedTxRecord stores it), or undefined. */
+function nonceOf(tx: RecordedTx): number | undefined {
+  const raw = (tx.request as { nonce?: unknown } | null)?.nonce;
+  if (typeof raw !== 'number' && typeof raw !== 'string') return undefined;
+  const nonce = Number(raw);
+  return Number.isSafeInteger(nonce) && nonce >= 0 ? nonce : undefined;
 }
 
 /**
@@ -126,9 +134,16 @@ export function createEvmAdapter(opts: {
     }
     const pending = await orNullIfNotFound(client.getTransaction({ hash }));
     if (pending) return { state: 'pending' };
-    const nonce = Number((tx.request as { nonce?: unknown } | null)?.nonce); // signedTxRecord stores the nonce; NaN otherwise
+    const nonce = nonceOf(tx);
     const latest = await client.getTransactionCount({ address: user as Address, blockTag: 'latest' });
-    return { state: Number.isInteger(nonce) && latest > nonce ? 'dropped' : 'unknown' };
+    return { state: nonce !== undefined && latest > nonce ? 'dropped' : 'unknown' };
+  }
+
+  async function gapBelow(tx: RecordedTx, user: string) {
+    const nonce = nonceOf(tx);
+    if (nonce === undefined) return null;
+    const mined = await client.getTransactionCount({ address: user as Address, blockTag: 'latest' });
+    return mined < nonce ? { mined, nonce } : null;
   }
 
   return {
@@ -238,6 +253,7 @@ export function createEvmAdapter(opts: {
         },
       },
       allowanceReader: { readAllowances: (queries) => readEvmAllowances(client, queries) },
+      nonceOrder: { nonceOf, gapBelow },
       withdrawalSigner: { signWithdrawalDigest: async (wallet, digestHex) => signEvmWithdrawalDigest(account(wallet), digestHex) },
       withdrawalTxSigner: { signWithdrawalTransaction: async (wallet, tx) => signEvmWithdrawalTx(client, account(wallet), tx) },
     },
