@@ -109,6 +109,8 @@ export default defineConfig({
     // Runs once per run whatever the projects run: prints one line when the genuine Relay fixtures are absent and
     // their tests (in any tier) were skipped.
     globalSetup: ['test/fixtures/relayFixturesNotice.ts'],
+    // The usual output, then the ten slowest files (.ci/run names the same reporters on its command line).
+    reporters: ['default', './test/helpers/slowestFiles.ts'],
     // The sandbox spawns anvil chains; two cores on CI, so keep the pool small. One pool for all tiers.
     maxWorkers: 2,
     // Longest files first across all tiers (the tiers run side by side in the one pool). Without a results cache
