@@ -2,6 +2,9 @@
  * CLI commands that work on saved files: verify-quote and order-id on saved quotes — the offline quote (always) and
  * the genuine published one (when its files are present). Each case's quote and GET /chains document are written to
  * a temporary directory first, as an operator would save them.
+ *
+ * The real process (`runCli`) runs one case per exit code of verify-quote on the offline quote: verified (0),
+ * refused (3), unreadable input (2), and order-id once; the other cases call the same `main()` in this process (`runCliInProcess`).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { offlineQuoteJson } from '../fixtures/offlineQuote.ts';
 import { QUOTE_CASES } from '../fixtures/quoteCase.ts';
 import { loadChainsFixture, readQuoteFixtureJson } from '../fixtures/relay.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ballast-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -30,6 +33,8 @@ function saveCase(name: string): { quote: string; chains: string } {
 describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('ballast verify-quote and order-id on the %s quote', (name, c) => {
   const f = c.facts;
   const files = saveCase(name);
+  // The real process on the first case (the offline quote, always present); in this process on the genuine one.
+  const cli = c === QUOTE_CASES[0] ? runCli : runCliInProcess;
   const verifyArgs = (quote: string, extra: string[] = []) => [
     'verify-quote',
     '--quote',
@@ -46,7 +51,7 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('ballast verify-quot
   ];
 
   it('verifies the saved quote with every expectation given (exit 0)', async () => {
-    const r = await runCli(
+    const r = await cli(
       verifyArgs(files.quote, [
         '--amount',
         f.amount.toString(),
@@ -70,7 +75,7 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('ballast verify-quot
   });
 
   it('refuses (exit 3) when the guaranteed output is below --min-out, naming the rule', async () => {
-    const r = await runCli(verifyArgs(files.quote, ['--min-out', (f.minOut + 1n).toString()]));
+    const r = await cli(verifyArgs(files.quote, ['--min-out', (f.minOut + 1n).toString()]));
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/min-output\s*│\s*FAIL/);
     expect(r.stdout).toContain('REFUSED');
@@ -81,7 +86,7 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('ballast verify-quot
     quote.protocol.v2.orderData.output.payments[0].recipient = '0x000000000000000000000000000000000000dead';
     const file = path.join(tmp, `${name}-tampered.json`);
     writeFileSync(file, JSON.stringify(quote));
-    const r = await runCli(verifyArgs(file, ['--json']));
+    const r = await runCliInProcess(verifyArgs(file, ['--json']));
     expect(r.code).toBe(3);
     const failed = (JSON.parse(r.stdout) as { rules: { rule: string; ok: boolean }[] }).rules.filter((x) => !x.ok).map((x) => x.rule);
     expect(failed).toContain('recipient');
@@ -91,7 +96,7 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('ballast verify-quot
     const quote = JSON.parse(readFileSync(files.quote, 'utf8'));
     const file = path.join(tmp, `${name}-order.json`);
     writeFileSync(file, JSON.stringify(quote.protocol.v2.orderData));
-    const r = await runCli(['order-id', '--order', file, '--chains', files.chains]);
+    const r = await cli(['order-id', '--order', file, '--chains', files.chains]);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(f.orderId);
   });
@@ -101,7 +106,7 @@ describe.each(QUOTE_CASES.map((c) => [c.name, c] as const))('ballast verify-quot
     quote.protocol.v2.orderData.output.chainId = 'nowhere';
     const file = path.join(tmp, `${name}-order-bad.json`);
     writeFileSync(file, JSON.stringify(quote.protocol.v2.orderData));
-    const r = await runCli(['order-id', '--order', file, '--chains', files.chains]);
+    const r = await runCliInProcess(['order-id', '--order', file, '--chains', files.chains]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('nowhere');
   });
@@ -126,7 +131,7 @@ describe('ballast verify-quote on unreadable input', () => {
     const r = await runCli(args(bad));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(bad);
-    const missing = await runCli(args(path.join(tmp, 'nope.json')));
+    const missing = await runCliInProcess(args(path.join(tmp, 'nope.json')));
     expect(missing.code).toBe(2);
   });
 });
