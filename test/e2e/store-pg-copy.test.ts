@@ -7,6 +7,9 @@
  * sequences past the copied ids; a second copy into the same target refused; a copy whose result differs (a
  * trigger on the target) rolled back entirely; a target that was not migrated refused; `run`/`daemon` with a
  * postgres URL in `store:` refused with one line.
+ *
+ * The first migrate, the copy, a refusal with exit 2 and the `daemon` refusal run the CLI as a separate process
+ * (`runCli`); the other commands call the same `main()` in this process (`runCliInProcess`).
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -20,7 +23,7 @@ import { StoreCopyError } from '../../packages/ballast/src/store/copy/errors.ts'
 import { migratePostgres } from '../../packages/ballast/src/store/pg/migrate.ts';
 import { LATEST_SCHEMA_VERSION } from '../../packages/ballast/src/store/migrations.ts';
 import { createDatabase, startPostgres, type PostgresServer } from '../helpers/postgres.ts';
-import { runCli, ROOT } from './helpers/cli.ts';
+import { runCli, runCliInProcess, ROOT } from './helpers/cli.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
 
 const HUGE = '123456789012345678901234567890123'; // base units beyond 2^64 and 2^96: summed exactly or not at all
@@ -183,7 +186,7 @@ describe('ballast store copy', () => {
     expect(migrated.stderr).toBe('');
     expect(migrated.code).toBe(0);
     expect(migrated.stdout).toContain(`schema version 0 → ${LATEST_SCHEMA_VERSION}`);
-    expect((await runCli(['migrate', '--store', url])).stdout).toContain(`schema version ${LATEST_SCHEMA_VERSION}, up to date`);
+    expect((await runCliInProcess(['migrate', '--store', url])).stdout).toContain(`schema version ${LATEST_SCHEMA_VERSION}, up to date`);
 
     const before = new Database(storeFile, { readonly: true });
     const sourceRows = Object.fromEntries(COPY_TABLES.map((t) => [t.name, sqliteRows(before, t.name, t.key)]));
@@ -227,7 +230,7 @@ describe('ballast store copy', () => {
     expect(BigInt(next.rows[0]!.id)).toBe(maxCycle + 1n);
     await client.query('DELETE FROM cycles WHERE id = $1', [next.rows[0]!.id]);
 
-    const again = await runCli(['store', 'copy', '--from', storeFile, '--to', url]);
+    const again = await runCliInProcess(['store', 'copy', '--from', storeFile, '--to', url]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('the target is not empty (table cycles has');
     const cycles = await client.query<{ n: string }>('SELECT COUNT(*)::text AS n FROM cycles');
@@ -264,7 +267,7 @@ describe('ballast store copy', () => {
 
   it('refuses a target that was not migrated, a missing source and a non-URL target', async () => {
     const url = await createDatabase(server!.url, 'copy_bare');
-    const bare = await runCli(['store', 'copy', '--from', storeFile, '--to', url]);
+    const bare = await runCliInProcess(['store', 'copy', '--from', storeFile, '--to', url]);
     expect(bare.code).toBe(1);
     expect(bare.stderr).toContain(
       `the target is at schema version 0, expected ${LATEST_SCHEMA_VERSION}; run \`ballast migrate --store <url>\``,
@@ -273,7 +276,7 @@ describe('ballast store copy', () => {
     const noSource = await runCli(['store', 'copy', '--from', missing, '--to', url]);
     expect(noSource.code).toBe(2);
     expect(noSource.stderr).toContain(`--from ${missing}: no such SQLite store file`);
-    const notUrl = await runCli(['store', 'copy', '--from', storeFile, '--to', path.join(tmp.dir, 'x.db')]);
+    const notUrl = await runCliInProcess(['store', 'copy', '--from', storeFile, '--to', path.join(tmp.dir, 'x.db')]);
     expect(notUrl.code).toBe(2);
     expect(notUrl.stderr).toContain('not a PostgreSQL URL');
   }, 60_000);
@@ -282,7 +285,7 @@ describe('ballast store copy', () => {
 describe('ballast migrate on SQLite', () => {
   it('creates and migrates a new file, then finds it up to date; the history store is already current', async () => {
     const fresh = path.join(tmp.dir, 'fresh', 'new.db');
-    const first = await runCli(['migrate', '--store', fresh, '--json']);
+    const first = await runCliInProcess(['migrate', '--store', fresh, '--json']);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toEqual({
       engine: 'sqlite',
@@ -295,7 +298,7 @@ describe('ballast migrate on SQLite', () => {
     const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
     db.close();
     expect(versions).toEqual(Array.from({ length: LATEST_SCHEMA_VERSION }, (_, i) => i + 1));
-    const again = await runCli(['migrate', '--store', storeFile]);
+    const again = await runCliInProcess(['migrate', '--store', storeFile]);
     expect(again.code).toBe(0);
     expect(again.stdout.trim()).toBe(`sqlite store ${storeFile}: schema version ${LATEST_SCHEMA_VERSION}, up to date`);
   }, 60_000);
@@ -306,19 +309,23 @@ describe('a postgres:// store in the config', () => {
     const url = await createDatabase(server!.url, 'from_config');
     const withPassword = url.replace('postgres@', 'postgres:hunter2secret@'); // trust auth ignores it
     const env = sandboxEnv(sandbox!, withPassword);
-    const migrated = await runCli(['migrate', '--config', configFile], { env });
+    const migrated = await runCliInProcess(['migrate', '--config', configFile], { env });
     expect(migrated.stderr).toBe('');
     expect(migrated.code).toBe(0);
     expect(migrated.stdout).toContain(`postgres store postgres://postgres:***@`);
     expect(migrated.stdout).toContain(`schema version 0 → ${LATEST_SCHEMA_VERSION}`);
     expect(migrated.stdout).not.toContain('hunter2secret');
-    const history = await runCli(['history', '--json', '--config', configFile], { env });
+    const history = await runCliInProcess(['history', '--json', '--config', configFile], { env });
     expect(history.code, history.stderr).toBe(0);
     expect(JSON.parse(history.stdout)).toEqual([]);
     // A server that cannot be reached: exit 1 (a restart may succeed), one line naming the store without its password.
     const down = sandboxEnv(sandbox!, withPassword.replace(`:${server!.port}/`, ':1/'));
     for (const args of [['run', '--once'], ['daemon']]) {
-      const refused = await runCli([...args, '--config', configFile], { env: down, timeoutMs: 30_000 });
+      // `daemon` as a real process (how an operator meets the refusal); `run --once` in this process.
+      const refused =
+        args[0] === 'daemon'
+          ? await runCli([...args, '--config', configFile], { env: down, timeoutMs: 30_000 })
+          : await runCliInProcess([...args, '--config', configFile], { env: down });
       expect(refused.code, refused.stderr).toBe(1);
       expect(refused.stderr.trim().split('\n')).toHaveLength(1);
       expect(refused.stderr).toContain('postgres://postgres:***@127.0.0.1:1/');
