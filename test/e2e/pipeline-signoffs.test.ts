@@ -19,7 +19,7 @@ import { initPolicy } from '../../packages/ballast/src/store/approvalPolicies.ts
 import { signWithKey } from '../../packages/ballast/src/cli/approvalKey.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { flushNotifications } from '../../packages/ballast/src/notify/dispatcher.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { keyFile } from './helpers/keyFile.ts';
 import { closeReceivers, receiver, signedWith } from './helpers/notifyReceiver.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
@@ -63,7 +63,10 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   );
   sandboxes.closeAfter(() => ballast.close());
   const env = { ...sandboxEnv(sandbox, store), NOTIFY_SECRET: SECRET };
+  // The sign-offs run `ballast approve` as a real process (exit 0 and 3); the reads and the late reject call the same
+  // main() in this process.
   const cli = (...args: string[]) => runCli([...args, '--config', configFile], { env });
+  const cliHere = (...args: string[]) => runCliInProcess([...args, '--config', configFile], { env });
   const nonce = () => treasuryNonce(sandbox, 'alpha');
   const nonceBefore = await nonce();
   // The configured approval policy is the approved one, as `ballast policy init` records it (test/e2e/pipeline-policy.test.ts).
@@ -103,7 +106,7 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   expect(request!.status).toBe('pending');
 
   // `approvals show` prints exactly the text to sign.
-  const shown = await cli('approvals', 'show', String(request!.id));
+  const shown = await cliHere('approvals', 'show', String(request!.id));
   expect(shown.code).toBe(0);
   expect(shown.stdout.trim()).toBe(request!.message);
 
@@ -120,7 +123,7 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   const forgery = await cli('approve', String(request!.id), '--signature', forged.signature, '--approver', 'bob');
   expect(forgery.code).toBe(3);
   expect(forgery.stderr).toMatch(/refused: wrong_key/);
-  const stranger = await cli('approve', String(request!.id), '--key-file', keyFile(tmp.dir, 'stranger.key', generatePrivateKey()));
+  const stranger = await cliHere('approve', String(request!.id), '--key-file', keyFile(tmp.dir, 'stranger.key', generatePrivateKey()));
   expect(stranger.code).toBe(3);
   expect(stranger.stderr).toMatch(/refused: unknown_approver/);
   expect((await getApprovalRequest(ballast.db, request!.id))!.signOffs.map((s) => s.approver)).toEqual(['alice']);
@@ -143,17 +146,17 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   expect(executed).toMatchObject({ status: 'executed', transferId: transfer!.id });
 
   // A closed request can be neither signed nor rejected any more.
-  const late = await cli('reject', String(request!.id), '--reason', 'too late', '--approver', 'alice');
+  const late = await cliHere('reject', String(request!.id), '--reason', 'too late', '--approver', 'alice');
   expect(late.code).toBe(3);
   expect(late.stderr).toMatch(/refused: not_pending: approval request \d+ is already executed/);
 
   // History notes who approved the transfer; the report lists both requests and how each closed.
-  const history = await cli('history', '--json');
+  const history = await cliHere('history', '--json');
   expect(history.code).toBe(0);
   const [item] = JSON.parse(history.stdout) as { id: number; notes: string[] }[];
   expect(item!.id).toBe(transfer!.id);
   expect(item!.notes).toContainEqual(expect.stringMatching(new RegExp(`^approved by alice \\S+, bob \\S+ \\(request ${request!.id}\\)$`)));
-  const report = await cli('report', '--since', '1d');
+  const report = await cliHere('report', '--since', '1d');
   expect(report.code).toBe(0);
   expect(report.stdout).toContain('approval requests: 2');
   expect(report.stdout).toMatch(
@@ -161,7 +164,7 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   );
 
   // The list shows who approved what and when.
-  const listed = await cli('approvals', 'list', '--all', '--json');
+  const listed = await cliHere('approvals', 'list', '--all', '--json');
   expect(listed.code).toBe(0);
   const rows = JSON.parse(listed.stdout) as { id: number; status: string; signOffs: { approver: string }[] }[];
   expect(rows.map((r) => [r.id, r.status, r.signOffs.map((s) => s.approver)])).toEqual([

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-withdraw-cli-');
@@ -27,18 +27,21 @@ describe('ballast withdraw', () => {
     expect((await ballast.runCycle('once')).attempts.map((a) => a.outcome)).toEqual(['in_flight']);
     const [t] = await listRecentTransfers(ballast.db, 1);
     const env = sandboxEnv(sandbox, store);
+    // The refusal (exit 1) and the withdrawal (exit 0) as a real process; the usage errors, the no-op and the reads
+    // call the same main() in this process.
     const cli = (...args: string[]) => runCli([...args, '--config', configFile], { env });
+    const cliHere = (...args: string[]) => runCliInProcess([...args, '--config', configFile], { env });
 
     const early = await cli('withdraw', '--request', t!.requestId!);
     expect(early.code, early.stderr).toBe(1);
     expect(early.stdout).toContain('not_withdrawable');
     expect(early.stdout).toContain('protocol.isWithdrawable is false');
 
-    expect((await cli('withdraw', '--request', '0xnope')).code).toBe(2);
-    expect((await cli('withdraw', '--max-wait', 'soon')).code).toBe(2);
+    expect((await cliHere('withdraw', '--request', '0xnope')).code).toBe(2);
+    expect((await cliHere('withdraw', '--max-wait', 'soon')).code).toBe(2);
 
     sandbox.setFaults({ unfilledWithdrawableAfterMs: 0 });
-    const young = await cli('withdraw');
+    const young = await cliHere('withdraw');
     expect(young.code, young.stderr).toBe(0);
     expect(young.stdout).toContain('no unfilled deposit to look at');
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before - t!.amountIn);
@@ -49,7 +52,7 @@ describe('ballast withdraw', () => {
     expect(items).toEqual([expect.objectContaining({ transferId: t!.id, outcome: 'executed', amount: t!.amountIn.toString() })]);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before);
 
-    const history = await cli('history', '--json');
+    const history = await cliHere('history', '--json');
     expect(history.code, history.stderr).toBe(0);
     const rows = JSON.parse(history.stdout) as {
       id: number;
@@ -59,7 +62,7 @@ describe('ballast withdraw', () => {
     }[];
     expect(rows[0]).toMatchObject({ id: t!.id, status: 'withdrawn', withdrawal: { state: 'executed', txHash: items[0]!.txHash } });
     expect(rows[0]!.notes.some((n) => n.startsWith('withdrawn: job ') && n.includes(items[0]!.txHash))).toBe(true);
-    const table = await cli('history');
+    const table = await cliHere('history');
     expect(table.stdout).toMatch(/withdrawn/);
   });
 });
