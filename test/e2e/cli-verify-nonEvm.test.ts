@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-verify-nonevm-');
@@ -106,7 +106,7 @@ describe('verify-quote and order-id on Solana and Bitcoin quotes', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain(`verified: order ${quote.protocol.v2.orderId}`);
     expect(r.stdout).toMatch(/deposit-call\s*│\s*ok\s*│[^\n]*deposit_token/);
-    const id = await runCli(['order-id', '--order', file, '--chains', chainsFile]);
+    const id = await runCliInProcess(['order-id', '--order', file, '--chains', chainsFile]);
     expect(id.code, id.stderr).toBe(0);
     expect(id.stdout.trim()).toBe(quote.protocol.v2.orderId);
   });
@@ -130,10 +130,10 @@ describe('verify-quote and order-id on Solana and Bitcoin quotes', () => {
     const ok = await runCli([...args, '--origin-facts', await utxoFacts()]);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toContain(`verified: order ${quote.protocol.v2.orderId}`);
-    const noFacts = await runCli(args);
+    const noFacts = await runCliInProcess(args);
     expect(noFacts.code).toBe(3);
     expect(noFacts.stdout).toMatch(/origin-inputs\s*│\s*FAIL/);
-    const id = await runCli(['order-id', '--order', file, '--chains', chainsFile]);
+    const id = await runCliInProcess(['order-id', '--order', file, '--chains', chainsFile]);
     expect(id.stdout.trim()).toBe(quote.protocol.v2.orderId);
   });
 

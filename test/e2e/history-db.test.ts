@@ -1,12 +1,13 @@
 /**
- * The commands that take `--db` (history, report, limits, resume) as separate processes: a path that does not
- * exist is a usage error (exit 2) naming the flag and the path, and no database file is created in its place; a
- * PostgreSQL URL is refused the same way, without its password.
+ * The commands that take `--db` (history, report, limits, resume): a path that does not exist is a usage error
+ * (exit 2) naming the flag and the path, and no database file is created in its place; a PostgreSQL URL is refused
+ * the same way, without its password. `history` runs as a separate process; report, limits and resume call the same
+ * main() in this process.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-history-db-');
@@ -28,7 +29,7 @@ describe('--db naming a missing file', () => {
     ['resume', ['--transfer', '1', '--note', 'checked by hand']],
   ])('%s exits 2 and creates nothing', async (command, extra) => {
     const missing = path.join(tmp.dir, `typo-${command}`, 'balast.db');
-    const result = await runCli([command, '--db', missing, ...extra]);
+    const result = await runCliInProcess([command, '--db', missing, ...extra]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(`--db ${missing}: no such database file`);
     expect(existsSync(path.dirname(missing))).toBe(false);

@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const USDC = 1_000_000n;
@@ -46,13 +46,14 @@ describe('a failed deposit pauses its route', () => {
 
       // The operator deals with the parked deposit (withdrawal is a tool of its own) and resumes the route.
       const env = sandboxEnv(sandbox, store);
-      const usage = await runCli(['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', ' '], { env });
+      // The resume itself as a real process; the usage error and the second resume in this process.
+      const usage = await runCliInProcess(['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', ' '], { env });
       expect(usage.code).toBe(2);
       const resumed = await runCli(['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', 'withdrawn by ops'], {
         env,
       });
       expect(resumed.code).toBe(0);
-      const twice = await runCli(['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', 'again'], { env });
+      const twice = await runCliInProcess(['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', 'again'], { env });
       expect(twice.code).toBe(1);
       expect(twice.stderr).toContain('already resolved');
 

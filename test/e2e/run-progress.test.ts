@@ -1,12 +1,13 @@
 /**
  * `ballast run --once` as an operator runs it, in a child process against the sandbox: piped (not a terminal),
  * each transfer's stages are plain lines in whole units with the symbol; with --json stdout is only the JSON
- * report. `ballast history` then shows the same transfer in whole units, and in base units with --raw.
+ * report. `ballast history` (through the CLI's main() in this process) then shows the same transfer in whole units,
+ * and in base units with --raw.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-progress-');
@@ -44,11 +45,11 @@ describe('run --once progress', () => {
     expect(progress[1]).toMatch(/: quoted \(at least 19[0-9]{3}(\.[0-9]+)? USDC\)$/);
     expect(run.stdout).not.toMatch(/\u001b/); // no terminal control sequences on a pipe
 
-    const history = await runCli(['history', '--config', configFile], { env });
+    const history = await runCliInProcess(['history', '--config', configFile], { env });
     expect(history.code, history.stderr).toBe(0);
     expect(history.stdout).toContain('20000 USDC');
     expect(history.stdout).not.toContain('20000000000');
-    const raw = await runCli(['history', '--raw', '--config', configFile], { env });
+    const raw = await runCliInProcess(['history', '--raw', '--config', configFile], { env });
     expect(raw.code, raw.stderr).toBe(0);
     expect(raw.stdout).toContain('20000000000');
     expect(raw.stdout).not.toContain('20000 USDC');
