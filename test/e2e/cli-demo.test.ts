@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-demo-');
@@ -100,7 +100,10 @@ describe('config errors', () => {
   });
 
   it('exits 2 when a referenced environment variable is missing', async () => {
-    const r = await runCli(['plan', '--config', path.resolve('packages/ballast/config/demo.yaml')], { env: { SANDBOX_API_URL: '' } });
+    // The CLI's main() in this process (the config error of `run --once` above is the real process's exit 2).
+    const r = await runCliInProcess(['plan', '--config', path.resolve('packages/ballast/config/demo.yaml')], {
+      env: { SANDBOX_API_URL: '' },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/SANDBOX_TREASURY_KEY/);
   });

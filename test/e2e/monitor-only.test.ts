@@ -11,7 +11,7 @@ import { loadConfig } from '../../packages/ballast/src/config/loadConfig.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { ballastOnSandbox, memoryLogger, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
@@ -96,7 +96,7 @@ describe('monitor-only mode', () => {
     const once = await runCli(['run', '--once', '--json', '--config', configFile], { env, timeoutMs: 60_000 });
     expect(once.code, once.stderr).toBe(0);
     expect(await chainState()).toEqual(before);
-    const withdraw = await runCli(['withdraw', '--config', configFile], { env, timeoutMs: 60_000 });
+    const withdraw = await runCliInProcess(['withdraw', '--config', configFile], { env }); // the CLI's main(), in process
     expect(withdraw.code).toBe(2);
     expect(withdraw.stderr).toContain('monitorOnly is set');
   }, 120_000);

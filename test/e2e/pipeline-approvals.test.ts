@@ -12,7 +12,7 @@ import type { LocalEvmChain } from '../../packages/sandbox/src/chains/localChain
 import { testTetherAbi } from '../../packages/sandbox/src/contracts/abis.ts';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
 
 const USDT = 1_000_000n; // 6 decimals
@@ -148,7 +148,7 @@ describe('ballast allowances', () => {
       expect(rows.every((r) => r.error === undefined)).toBe(true);
 
       const env = sandboxEnv(sandbox, store);
-      const listed = await runCli(['allowances', '--config', configFile, '--json'], { env });
+      const listed = await runCliInProcess(['allowances', '--config', configFile, '--json'], { env }); // main(), in process
       expect(listed.code).toBe(0);
       const json = JSON.parse(listed.stdout) as { spenderName: string; allowance: string; risky: boolean }[];
       expect(json.map((r) => [r.spenderName, r.allowance, r.risky])).toEqual([['contracts.v3.erc20Router', '1000000', true]]);

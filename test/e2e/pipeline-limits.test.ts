@@ -16,7 +16,7 @@ import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.
 import { listLimitHits } from '../../packages/ballast/src/store/limitHits.ts';
 import type { Ballast } from '../../packages/ballast/src/app/createBallast.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 /** A fresh sandbox per test: transfers that succeed move the balances the next plan starts from. */
@@ -122,7 +122,7 @@ describe('limits that let one transfer through', () => {
       await ballast.close();
     }
     // `ballast limits` reads the same store: one transfer used, the refusal listed.
-    const cli = await runCli(['limits', '--config', configFile, '--json'], { env: sandboxEnv(sandbox, store) });
+    const cli = await runCliInProcess(['limits', '--config', configFile, '--json'], { env: sandboxEnv(sandbox, store) }); // main(), in process
     expect(cli.code).toBe(0);
     const shown = JSON.parse(cli.stdout);
     expect(shown.killSwitch.engaged).toBe(false);

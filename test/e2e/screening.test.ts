@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-screening-');
@@ -79,7 +79,8 @@ describe('address screening', () => {
       expect(await ballast.metrics.registry.metrics()).toMatch(/ballast_wallet_screening_paused\{wallet="treasury"\} 1/);
 
       const env = sandboxEnv(sandbox, store);
-      const resumed = await runCli(
+      const resumed = await runCliInProcess(
+        // main(), in process; the wallet's resume above is a real process
         ['resume', '--config', configFile, '--transfer', String(failed!.id), '--note', 'settled with Relay support'],
         { env },
       );
