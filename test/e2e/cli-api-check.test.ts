@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from './helpers/cli.ts';
+import { ROOT, runCli, runCliInProcess } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-api-check-');
@@ -97,7 +97,8 @@ describe('ballast api-check', () => {
       expect(noKeyLines[2]).toContain('HTTP 401 UNAUTHORIZED_QUOTE: Please provide an api key');
       expect(noKeyLines[0]).toMatch(/^GET \/chains: usable/);
 
-      const down = await runCli(['api-check', '--config', config], {
+      // The CLI's main() in this process (the key refusal above is the real process's exit 1).
+      const down = await runCliInProcess(['api-check', '--config', config], {
         env: { ...env, RELAY_API_KEY: KEY, SANDBOX_API_URL: `http://127.0.0.1:${await closedPort()}` },
       });
       expect(down.code).toBe(1);
