@@ -121,7 +121,7 @@ export default defineConfig({
         slow: [
           { pattern: /^test\/model\/.*property\.test\.ts$/, ms: 150_000 },
           { pattern: /^test\/e2e\/faults\/crash-/, ms: 120_000 },
-          { pattern: /^test\/e2e\/(manual-transfer|ha\/failover|cli-build|cli-offline)\.test\.ts$/, ms: 60_000 },
+          { pattern: /^test\/e2e\/(ha\/failover|cli-build)\.test\.ts$/, ms: 60_000 },
         ],
       }),
     },
