@@ -21,7 +21,7 @@ import { listApprovalRequests } from '../../packages/ballast/src/store/approvalR
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { createDatabase, startPostgres, type PostgresServer } from '../helpers/postgres.ts';
 import { storeEngineNames } from '../helpers/storeEngines.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { keyFile } from './helpers/keyFile.ts';
 import { openBallastOnSandbox, tempDir, treasuryNonce } from './helpers/sandboxBallast.ts';
 import { freshNeed, NEED, NEED_BALANCES, readTreasury } from './faults/helpers/treasuryNeed.ts';
@@ -59,11 +59,18 @@ it('changes only with a quorum of the previous approvers; sign-offs move exactly
     (configFile: string) =>
     (...args: string[]) =>
       runCli([...args, '--config', configFile], { env, timeoutMs: 60_000 });
+  // The first policy init, the first sign-off and the refused approver run as real processes (exit 0 and 3); the other
+  // commands call the same main() in this process.
+  const hereWith =
+    (configFile: string) =>
+    (...args: string[]) =>
+      runCliInProcess([...args, '--config', configFile], { env });
   await freshNeed(sandbox);
 
   // 1. Not bootstrapped: the transfer waits with the line that says how; nothing is recorded or signed.
   const a = await open(approvals);
   const cli = cliWith(a.configFile);
+  const cliHere = hereWith(a.configFile);
   const nonce0 = await treasuryNonce(sandbox, 'alpha');
   const waiting = await a.ballast.runCycle('once');
   expect(waiting.attempts.map((t) => t.outcome)).toEqual(['awaiting_approval']);
@@ -75,11 +82,11 @@ it('changes only with a quorum of the previous approvers; sign-offs move exactly
   const init = await cli('policy', 'init', '--by', 'ops');
   expect(init.code, init.stderr).toBe(0);
   const first = /approval policy (0x[0-9a-f]{64}) recorded/.exec(init.stdout)![1]!;
-  expect((await cli('policy', 'init')).code).toBe(3); // once only
+  expect((await cliHere('policy', 'init')).code).toBe(3); // once only
   expect((await a.ballast.runCycle('once')).attempts.map((t) => t.outcome)).toEqual(['awaiting_approval']);
   const [request] = await listApprovalRequests(a.ballast.db);
   for (const who of ['alice', 'bob'] as const) {
-    const signed = await cli('approve', String(request!.id), '--key-file', keys[who]);
+    const signed = await (who === 'alice' ? cli : cliHere)('approve', String(request!.id), '--key-file', keys[who]);
     expect(signed.code, signed.stderr).toBe(0);
   }
   const before = await readTreasury(sandbox);
@@ -95,6 +102,7 @@ it('changes only with a quorum of the previous approvers; sign-offs move exactly
   const changed = { ...approvals, aboveUsd: '100000000', required: 1, approvers: { ...approvers, mallory: mallory } };
   const b = await open(changed);
   const cliB = cliWith(b.configFile);
+  const cliBHere = hereWith(b.configFile);
   const nonce1 = await treasuryNonce(sandbox, 'alpha');
   const held = await b.ballast.runCycle('once');
   expect(held.attempts.map((t) => t.outcome)).toEqual(['awaiting_approval']);
@@ -103,7 +111,7 @@ it('changes only with a quorum of the previous approvers; sign-offs move exactly
   expect((await listApprovalRequests(b.ballast.db)).length).toBe(0);
   expect(await treasuryNonce(sandbox, 'alpha')).toBe(nonce1);
 
-  const proposed = await cliB('policy', 'propose', '--by', 'mallory');
+  const proposed = await cliBHere('policy', 'propose', '--by', 'mallory');
   expect(proposed.code, proposed.stderr).toBe(0);
   expect(proposed.stdout).toContain(`approver added: mallory ${mallory}`);
   expect(proposed.stdout).toContain('aboveUsd: "1" → "100000000"');
@@ -112,15 +120,15 @@ it('changes only with a quorum of the previous approvers; sign-offs move exactly
   const byMallory = await cliB('policy', 'approve', digest[1]!, '--key-file', keys.mallory);
   expect(byMallory.code).toBe(3);
   expect(byMallory.stderr).toMatch(/refused: unknown_approver/);
-  const byAlice = await cliB('policy', 'approve', digest[1]!, '--key-file', keys.alice);
+  const byAlice = await cliBHere('policy', 'approve', digest[1]!, '--key-file', keys.alice);
   expect(byAlice.stdout).toContain('(1 of 2: alice)');
   expect((await b.ballast.runCycle('once')).attempts.map((t) => t.outcome)).toEqual(['awaiting_approval']);
   expect(await treasuryNonce(sandbox, 'alpha')).toBe(nonce1);
 
   // With bob's signature the quorum of the previous approvers is reached: the change applies.
-  const byBob = await cliB('policy', 'approve', digest[1]!, '--key-file', keys.bob);
+  const byBob = await cliBHere('policy', 'approve', digest[1]!, '--key-file', keys.bob);
   expect(byBob.stdout).toContain('(2 of 2: alice, bob); approved');
-  const status = await cliB('policy', 'status');
+  const status = await cliBHere('policy', 'status');
   expect(status.stdout).toContain(`approved policy: ${digest[1]} (#2, approved by alice, bob`);
   expect(status.stdout).toContain('config: the approved policy');
   const start = await readTreasury(sandbox);
