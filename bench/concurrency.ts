@@ -1,5 +1,5 @@
 /**
- * Fills that overlap (policy.maxConcurrentTransfers, src/cycle/cycleSteps.ts `runTransfers`): four deficits on
+ * Fills that overlap (policy.maxConcurrentTransfers, src/cycle/runTransfers.ts): four deficits on
  * four chains of the sandbox (beta, gamma, delta, epsilon), all fed from alpha, with a solver that fills 5 s after
  * each deposit is indexed. One `run --once` cycle is timed until every transfer is final, against one transfer's
  * own time (its write-ahead to its fill) in the same cycle. Target: all four within 1.3× one transfer's time (one

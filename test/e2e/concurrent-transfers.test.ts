@@ -1,7 +1,8 @@
 /**
  * A cycle's transfers overlap their fills (policy.maxConcurrentTransfers): with a slow solver (every fill 3 s after
  * its deposit is indexed), the second transfer of the cycle is quoted, signed and deposited while the first still
- * awaits its fill, each need is paid once, and `run --once` returns only when both are final.
+ * awaits its fill, each need is paid once, and `run --once` returns only when both are final. A daemon cycle
+ * returns once its transfers are deposited: their fills are tracked in the background while the next cycle runs.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
@@ -62,6 +63,45 @@ it('deposits the second transfer while the first awaits its fill; both fill once
     expect(at(first!, 'deposited')).toBeLessThan(at(second!, 'prepared'));
     const again = await ballast.runCycle('once');
     expect(again.plan.transfers).toEqual([]); // both needs met, once
+  } finally {
+    await ballast.close();
+  }
+}, 180_000);
+
+it('a daemon cycle ends once its transfers are deposited; the fills are tracked in the background and paid once', async () => {
+  // Whether or not the first case ran, alpha is above these bands and beta below them: one transfer per asset.
+  const assets = {
+    USDC: [band('alpha', '${SANDBOX_USDC}', '20000', '40000', '60000'), band('beta', '${SANDBOX_USDC}', '35000', '40000', '60000')],
+    USDT: [band('alpha', '${SANDBOX_USDT}', '20000', '40000', '60000'), band('beta', '${SANDBOX_USDT}', '35000', '40000', '60000')],
+  };
+  const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { assets, policy: { transferLimits: {} } });
+  try {
+    const report = await ballast.runCycle('daemon');
+    const [second, first] = await listRecentTransfers(ballast.db, 2); // newest first, as the cycle left them
+    expect([first!.asset, second!.asset]).toEqual(['USDC', 'USDT']);
+    // The cycle ended with the second fill still 3 s away: reported in flight, the transfer deposited.
+    expect(second!.status).toBe('deposited');
+    expect(report.attempts.map((a) => a.planned.asset)).toEqual(['USDC', 'USDT']);
+    expect(report.attempts[1]).toMatchObject({ outcome: 'in_flight', transferId: second!.id, transferStatus: 'deposited' });
+    // The next cycle runs at once: it counts both in flight and plans nothing.
+    const next = await ballast.runCycle('daemon');
+    expect(next.plan.transfers).toEqual([]);
+    expect(next.attempts).toEqual([]);
+    // The background trackers close both (not the next cycles: those leave a tracked transfer's status alone).
+    let rows = await listRecentTransfers(ballast.db, 2);
+    for (let i = 0; i < 300 && rows.some((r) => r.status !== 'success'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      rows = await listRecentTransfers(ballast.db, 2);
+    }
+    expect(rows.map((r) => r.status)).toEqual(['success', 'success']);
+    for (const r of rows) {
+      const closes = r.events.filter((e) => e.toStatus === 'success');
+      expect(closes).toHaveLength(1);
+      expect(closes[0]!.detail ?? '').not.toContain('closed by the next cycle');
+    }
+    const after = await ballast.runCycle('daemon');
+    expect(after.plan.transfers).toEqual([]); // both needs met, once
+    expect((await listRecentTransfers(ballast.db, 10)).filter((r) => r.cycleId >= report.cycleId)).toHaveLength(2);
   } finally {
     await ballast.close();
   }

@@ -45,6 +45,14 @@ describe('ballast daemon', () => {
       stringify({ ...doc, schedule: '0 0 1 1 *', metrics: { listen: `127.0.0.1:${port}` }, tracking: { pollMs: 200, timeoutSec: 120 } }),
     );
     const env = { ...process.env, ...sandboxEnv(sandbox, store) };
+    // A queued manual transfer: the daemon runs it under the run lock after its first cycle, and waits for its fill.
+    const queued = await runCli(
+      ['transfer', '--from', 'alpha:USDC', '--to', 'beta:USDC', '--amount', '1000', '--queue', '--config', configFile],
+      {
+        env: sandboxEnv(sandbox, store),
+      },
+    );
+    expect(queued.code, queued.stderr).toBe(0);
     const child = spawn(process.execPath, [CLI_ENTRY, 'daemon', '--run-at-start', '--log-level', 'info', '--config', configFile], {
       cwd: ROOT,
       env,
@@ -54,12 +62,15 @@ describe('ballast daemon', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     try {
-      // The cycle deposits, then tracks a fill that will not come for a minute: the daemon holds the lock.
-      await waitFor('the deposit to be tracked', async () => (stderr.includes('deposit confirmed; tracking the fill') ? true : null));
+      // The cycle deposits and leaves its fill (a minute away) to a tracker in the background; the queued transfer
+      // then deposits and is tracked under the run lock: the daemon holds the lock.
+      const tracked = () => stderr.split('deposit confirmed; tracking the fill').length - 1;
+      await waitFor('both deposits to be tracked', async () => (tracked() >= 2 ? true : null));
+      expect(stderr).toContain('fills tracked in the background');
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
       expect(((await health.json()) as { detail: { status: string } }).detail.status).toBe('alive');
-      // A cycle is running (none finished yet): within the start-up grace of 3 schedule intervals, so ready.
+      // A run is going on (the queued transfer: none finished yet): within the start-up grace of 3 schedule intervals, so ready.
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
       const { detail } = (await ready.json()) as { detail: { ready: boolean; storeOpen: boolean; lastCycleAgeSeconds: number | null } };
       expect([ready.status, detail.ready, detail.storeOpen, detail.lastCycleAgeSeconds]).toEqual([200, true, true, null]);
@@ -71,11 +82,11 @@ describe('ballast daemon', () => {
 
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       expect(metrics).toMatch(/ballast_balance_base_units\{chain="beta",asset="USDC",wallet="treasury"\} 10000000000/);
-      expect(metrics).toMatch(/ballast_quotes_total\{[^}]*\} 1/);
+      expect(metrics).toMatch(/ballast_quotes_total\{[^}]*\} 2/); // the cycle's transfer and the queued one
       expect(metrics).toMatch(/^ballast_build_info\{version="[^"]+",commit="[^"]+"\} 1$/m);
       expect(metrics).toMatch(/^ballast_balance_units\{chain="beta",asset="USDC",wallet="treasury"\} 10000$/m);
       expect(metrics).toMatch(/^ballast_gas_balance_units\{chain="alpha",wallet="treasury"\} \d/m);
-      expect(metrics).toMatch(/^ballast_quote_duration_seconds_count 1$/m);
+      expect(metrics).toMatch(/^ballast_quote_duration_seconds_count 2$/m);
       // promtool reads the exposition from stdin and exits non-zero on any problem.
       execFileSync('promtool', ['check', 'metrics'], { input: metrics });
 
@@ -87,11 +98,14 @@ describe('ballast daemon', () => {
     const db = new Database(store, { readonly: true });
     try {
       const transfers = db.prepare('SELECT status FROM transfers').all() as { status: string }[];
-      expect(transfers).toEqual([{ status: 'deposited' }]); // parked in flight, to be closed by the next cycle
-      const cycles = db.prepare('SELECT mode, finished_at_ms FROM cycles').all() as { mode: string; finished_at_ms: number | null }[];
-      expect(cycles).toHaveLength(1);
-      expect(cycles[0]!.mode).toBe('daemon');
-      expect(cycles[0]!.finished_at_ms).not.toBeNull();
+      // Both parked in flight (the background tracker and the queued run stopped on SIGTERM), to be closed later.
+      expect(transfers).toEqual([{ status: 'deposited' }, { status: 'deposited' }]);
+      const cycles = db.prepare('SELECT mode, finished_at_ms FROM cycles ORDER BY id').all() as {
+        mode: string;
+        finished_at_ms: number | null;
+      }[];
+      expect(cycles.map((c) => c.mode)).toEqual(['daemon', 'once']); // the queued transfer runs as a one-transfer cycle
+      expect(cycles.every((c) => c.finished_at_ms !== null)).toBe(true);
       const lock = db.prepare('SELECT COUNT(*) AS n FROM run_lock').get() as { n: number };
       expect(lock.n).toBe(0);
     } finally {

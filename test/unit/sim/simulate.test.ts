@@ -234,9 +234,14 @@ describe('the refill point of a run', () => {
     const own = JSON.parse(await cli('--json')) as SimKpis;
     const low = JSON.parse(await cli('--json', '--refill-to', '0%')) as SimKpis;
     // base judged at 40 less the 50 invoice: refilled to its target of 100 (110 asked, the two surpluses give 60), or
-    // with 0% to its min of 25 (35 asked)
+    // with 0% to its min of 25 (35 asked; the invoice, paid as soon as it can be, leaves base a little under its
+    // min until a last small top-up lands)
     expect(own).toMatchObject({ completionRate: 1, rebalanceVolume: String(60n * USDC) });
-    expect(low).toMatchObject({ completionRate: 1, rebalanceVolume: String(35n * USDC) });
+    // One cycle per poll interval (1 s here) while the refills are in flight: a cycle leaves its fills to the next.
+    expect(Math.abs(own.cycles - own.simulatedMs / 1000)).toBeLessThanOrEqual(1);
+    expect(low).toMatchObject({ completionRate: 1 });
+    expect(BigInt(low.rebalanceVolume)).toBeGreaterThanOrEqual(35n * USDC);
+    expect(BigInt(low.rebalanceVolume)).toBeLessThan(40n * USDC);
     expect(await cli('--refill-to', '0%')).not.toMatch(/expect: met/); // its expect block is for its own refill point
     for (const bad of ['40', '101%', 'max']) {
       const error = await cli('--refill-to', bad).catch((e: unknown) => e);

@@ -2,6 +2,7 @@
  * The one place where Ballast is wired: config → database, metrics, Relay client, chain adapters, wallets
  * (docs/design.md "Wiring happens in one place"). Everything else receives what it needs from here.
  */
+import { BackgroundTracking } from '../cycle/backgroundTracking.ts';
 import type { Logger } from 'pino';
 import { BallastError } from '@ballast/protocol/core/errors.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
@@ -179,6 +180,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
   if (db instanceof PgStoreDb && mode === 'monitor') db.setFencing(() => null); // a write-ahead would be refused: it signs nothing
   const wallets = new Map<string, WalletRuntime>();
   for (const [name, w] of Object.entries(config.wallets)) wallets.set(name, { name, vm: w.vm, address: w.address });
+  const background = new BackgroundTracking();
   const ctx: CycleContext = {
     config,
     db,
@@ -211,7 +213,8 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
       const run = cycleRun(requested, mode);
       if (run.mode !== 'execute') return runCycle(ctx, run);
       return exclusive(async (signal) => {
-        const report = await runCycle({ ...ctx, signal }, run);
+        // The daemon's fills go on in the background once deposited (src/cycle/backgroundTracking.ts).
+        const report = await runCycle({ ...ctx, signal, ...(requested === 'daemon' ? { background } : {}) }, run);
         // Manual transfers queued while this process held the lock or lease (`ballast transfer --queue`).
         await runQueuedTransfers({ ...ctx, signal });
         return report;
@@ -225,6 +228,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     storeOpen: () => open,
     close: async () => {
       open = false;
+      await background.settle(); // trackers end at once after the shutdown signal, leaving their transfers in flight
       await leadership?.stop();
       await db.close();
     },

@@ -290,7 +290,7 @@ export const PolicySectionSchema = z
       .max(16, 'maxConcurrentTransfers must be at most 16')
       .default(4)
       .describe(
-        "transfers of a cycle awaiting their fill at once: the next transfer is quoted, signed and sent once the previous one's deposit is confirmed, while earlier ones are still tracked (default 4; 1: one at a time)",
+        "transfers awaiting their fill at once: the next transfer is quoted, signed and sent once the previous one's deposit is confirmed, while earlier ones are still tracked; the daemon's fills tracked in the background after their cycle count too (default 4; 1: one at a time)",
       ),
     pauseRouteAfterOriginFailures: z
       .number({ error: 'pauseRouteAfterOriginFailures must be a whole number from 1 to 100' })

@@ -11,6 +11,7 @@ import type { RelayClient } from '../relay/client.ts';
 import type { ChainsCache } from '../relay/chainsCache.ts';
 import type { StoreDb } from '../store/db.ts';
 import type { StatusFeed } from '../webhooks/statusFeed.ts';
+import type { BackgroundTracking } from './backgroundTracking.ts';
 import type { UsdPriceBook } from './metricsPrices.ts';
 import type { ProgressSink } from './progressEvent.ts';
 
@@ -51,4 +52,16 @@ export interface CycleContext {
   leading?: () => boolean;
   /** Receives each planned transfer's stages (src/cycle/progressEvent.ts), e.g. for a live terminal view. */
   progress?: ProgressSink;
+  /**
+   * The daemon's fills tracked past the end of their cycle (src/cycle/backgroundTracking.ts): with it, a cycle
+   * ends once each of its transfers is deposited or over, and its trackers go on here. Absent (`run --once`,
+   * `ballast simulate`): the cycle waits for its own fills.
+   */
+  background?: BackgroundTracking;
+  /**
+   * False: a cycle does not track its fills at all; each transfer ends the cycle `deposited` and the next cycles'
+   * in-flight refresh reads its status (`ballast simulate`: one virtual clock, so the cycle period stays the poll
+   * interval while transfers are in flight). Absent: tracked.
+   */
+  trackFills?: false;
 }

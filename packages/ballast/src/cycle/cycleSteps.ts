@@ -264,87 +264,6 @@ export async function recordPlan(ctx: Pick<CycleContext, 'db'>, cycleId: number,
   );
 }
 
-/** What {@link runTransfers} runs: the cycle's plan, its rows and the context the transfers are judged in. */
-export interface TransfersInput {
-  cycleId: number;
-  mode: Mode;
-  plan: Plan;
-  planIds: readonly number[];
-  chainsDoc: ChainsResponse;
-  /** This cycle's targets (weighted): the decimals the spending gates read. */
-  targets: readonly TargetBand[];
-  /** The approval policy in force this cycle (src/cycle/approvalStanding.ts); null: none, or a `plan` cycle. */
-  standing: PolicyStanding | null;
-}
-
-/**
- * Runs each planned transfer in the plan's order (top-ups first). One is admitted at a time; the next starts once
- * the previous one's deposit is confirmed and only its fill is awaited (a gas top-up: once it has ended, so the gas
- * is there before a deposit needs it), with at most `policy.maxConcurrentTransfers` awaiting fills at once. Pushes
- * the attempts onto `attempts` in the plan's order once every started transfer has ended; stops early when shutdown
- * is requested (the rest wait for the next cycle). Sets the kill switch gauge first; in
- * `monitor` mode, counts and logs what a normal cycle would have done with each attempt.
- *
- * @throws only on store failures (the attempts so far stay in `attempts`)
- */
-export async function runTransfers(
-  ctx: ProcessTransferDeps,
-  input: TransfersInput,
-  attempts: TransferAttempt[],
-  log: Logger,
-): Promise<void> {
-  const decimalsOf = (asset: string, chain: string) => input.targets.find((t) => t.asset === asset && t.chain === chain)?.decimals;
-  ctx.metrics.killSwitchEngaged.set(killSwitchVerdict(ctx) ? 1 : 0);
-  // Route choice spends the donors' spare surplus as it moves transfers to alternative donors.
-  const spare = new Map(input.plan.spare ?? []);
-  // One transfer is admitted at a time (quote, gates, write-ahead, signing, sending, its deposit confirmed), so
-  // spending limits, approvals, spare surplus, nonces and UTXOs are judged exactly as one after another; only the
-  // wait for fills overlaps, up to policy.maxConcurrentTransfers transfers tracked at once.
-  const limit = input.mode === 'execute' ? ctx.config.policy.maxConcurrentTransfers : 1;
-  const results: TransferAttempt[] = [];
-  const tracking = new Set<Promise<void>>();
-  const failures: unknown[] = [];
-  for (const [i, planned] of input.plan.transfers.entries()) {
-    while (tracking.size >= limit) await Promise.race(tracking);
-    if (failures.length > 0) break; // a store failure ends the cycle, as it did before anything overlapped
-    if (ctx.signal?.aborted) {
-      // With a leader lease the signal also aborts when the run's term ends.
-      if (termHasEnded(ctx.leading)) log.warn('term ended; the remaining planned transfers are left to the replica that leads now');
-      else log.warn('shutdown requested; remaining planned transfers wait for the next cycle');
-      break;
-    }
-    let admitted!: () => void;
-    const next = new Promise<void>((resolve) => (admitted = resolve));
-    const run = processTransfer(ctx, {
-      cycleId: input.cycleId,
-      planId: input.planIds[i]!, // one row per planned transfer
-      planned,
-      // A list refreshed for an earlier transfer of this cycle judges the later ones too.
-      chainsDoc: ctx.chainsCache?.current() ?? input.chainsDoc,
-      mode: input.mode,
-      decimalsOf,
-      spare,
-      standing: input.standing,
-      // A gas top-up is waited for: the deposits after it may need the gas it brings.
-      ...(planned.gasTopUp ? {} : { onTracking: admitted }),
-    })
-      .then((attempt) => {
-        results[i] = attempt;
-        if (input.mode === 'monitor') reportMonitorAttempt(ctx, attempt, log);
-      })
-      .catch((error: unknown) => void failures.push(error))
-      .finally(() => {
-        admitted();
-        tracking.delete(run);
-      });
-    tracking.add(run);
-    await next; // the next transfer starts once this one only awaits its fill, or has ended
-  }
-  await Promise.all(tracking);
-  attempts.push(...results.filter((a) => a !== undefined));
-  if (failures.length > 0) throw failures[0];
-}
-
 /**
  * A cycle is `error` when a transfer failed or when a chain could not be read: its targets were not planned, so
  * the cycle cannot claim the treasury is in band (a partial failure, exit 1); `refused` when a transfer was
@@ -355,27 +274,6 @@ export function outcomeOf(attempts: readonly TransferAttempt[], decisions: reado
   if (classes.includes('error') || decisions.some((d) => d.kind === 'chain_unreadable')) return 'error';
   if (classes.includes('refused')) return 'refused';
   return 'ok';
-}
-
-/** Monitor-only: counts an attempt and logs what a normal cycle would have done with it. */
-function reportMonitorAttempt(ctx: Pick<CycleContext, 'metrics'>, a: TransferAttempt, log: Logger): void {
-  countMonitorAttempt(ctx.metrics, a);
-  const what = {
-    asset: a.planned.asset,
-    from: a.planned.from.chain,
-    to: a.planned.to.chain,
-    amountIn: a.planned.amountIn.toString(),
-    reason: a.planned.reason,
-    outcome: a.outcome,
-    ...(a.fee?.breakdown ? { feesUsd: formatUsdMicros(a.fee.breakdown.totalMicros) } : {}),
-    ...(a.error ? { why: a.error } : {}),
-  };
-  log.info(
-    what,
-    a.outcome === 'quoted'
-      ? 'monitor-only: would sign and send this transfer'
-      : 'monitor-only: a normal cycle would not send this transfer',
-  );
 }
 
 /** `policy.refillTo` as the planner takes it: `target`, or `"40%"` as 4000 bps of the band. */

@@ -19,7 +19,10 @@ import { backfillLedger, recordLedger } from './recordLedger.ts';
  * What {@link refreshInFlight} uses: the store, the Relay client, the chain adapters, the config (tracking, kill
  * switch), the leader check, metrics, the logger and the clock.
  */
-export type RefreshDeps = Pick<CycleContext, 'config' | 'db' | 'relay' | 'chains' | 'leading' | 'metrics' | 'logger' | 'now'>;
+export type RefreshDeps = Pick<
+  CycleContext,
+  'config' | 'db' | 'relay' | 'chains' | 'leading' | 'metrics' | 'logger' | 'now' | 'background'
+>;
 
 /** What a refresh leaves: transfers still in flight, and those it closed (final now, in flight before). */
 export interface RefreshedInFlight {
@@ -43,6 +46,7 @@ export async function refreshInFlight(ctx: RefreshDeps): Promise<RefreshedInFlig
   await handleStalled(ctx, rows);
   for (const row of rows) {
     if (row.status !== 'deposited' || !row.requestId) continue;
+    if (ctx.background?.has(row.id)) continue; // its tracker from an earlier cycle reads the status (src/cycle/backgroundTracking.ts)
     try {
       const status = await ctx.relay.getStatus(row.requestId);
       noteRelayStatus(ctx, status.status, { transferId: row.id, requestId: row.requestId });

@@ -47,7 +47,8 @@ export { sumPayments } from './checkQuote.ts';
  * What {@link processTransfer} uses of the cycle's runtime: what checking a quote uses ({@link CheckQuoteDeps}),
  * and for execution the sleep, the shutdown signal, the leader check, the webhook status feed and the progress sink.
  */
-export type ProcessTransferDeps = CheckQuoteDeps & Pick<CycleContext, 'sleep' | 'signal' | 'leading' | 'statusFeed' | 'progress'>;
+export type ProcessTransferDeps = CheckQuoteDeps &
+  Pick<CycleContext, 'sleep' | 'signal' | 'leading' | 'statusFeed' | 'progress' | 'trackFills'>;
 
 /**
  * Arguments of {@link processTransfer}: one planned transfer to run. `mode` `plan` stops after verification
@@ -72,10 +73,11 @@ export type ProcessArgs = {
    */
   standing?: PolicyStanding | null;
   /**
-   * Called once the transfer's deposit is confirmed and only its fill is awaited (src/cycle/cycleSteps.ts
-   * `runTransfers` then starts the next transfer); not called when it ends before that.
+   * Called once the transfer's deposit is confirmed and only its fill is awaited, with the attempt as it stands
+   * then (`in_flight`, its transfer `deposited`): src/cycle/runTransfers.ts then starts the next
+   * transfer. Not called when it ends before that.
    */
-  onTracking?: () => void;
+  onTracking?: (inFlight: TransferAttempt) => void;
 };
 
 /**
@@ -231,11 +233,12 @@ async function afterChecks(
           stuckWaitingMs: Math.min(30_000, ctx.config.tracking.timeoutSec * 500),
         },
         signal: ctx.signal,
+        ...(ctx.trackFills === false ? { trackFill: false } : {}),
         ...(ctx.leading ? { leading: ctx.leading } : {}),
         onRelayStatus: (status) => noteRelayStatus(ctx, status, { requestId }),
-        onDeposited: () => {
+        onDeposited: (transferId, originTxHashes) => {
           emitProgress(ctx, args, 'deposited', { minOut: guaranteedOut(quote) });
-          args.onTracking?.();
+          args.onTracking?.(executedAttempt(attempt, { transferId, status: 'deposited', originTxHashes: [...originTxHashes] }));
         },
         ...(approvalId !== undefined
           ? { onWriteAhead: (transferId: number) => executeRequest(ctx.db, approvalId, transferId, ctx.now(), approvalNotifier(ctx)) }

@@ -36,9 +36,9 @@ import {
   readPauses,
   recordPlan,
   recordReadings,
-  runTransfers,
   type CycleOutcome,
 } from './cycleSteps.ts';
+import { runTransfers } from './runTransfers.ts';
 
 export type { CycleOutcome } from './cycleSteps.ts';
 

@@ -68,8 +68,17 @@ export interface ExecuteTransferDeps {
    * throws, the row is not written and nothing is sent.
    */
   onWriteAhead?: (transferId: number) => Promise<void>;
-  /** Called once every origin transaction is confirmed and the transfer is `deposited` (progress display). */
-  onDeposited?: (transferId: number) => void;
+  /**
+   * Called once every origin transaction is confirmed and the transfer is `deposited`, with the origin
+   * transactions' hashes in order (progress display; the cycle starts its next transfer).
+   */
+  onDeposited?: (transferId: number, originTxHashes: readonly string[]) => void;
+  /**
+   * False: return as soon as the transfer is `deposited`, without tracking its fill; the next cycles' in-flight
+   * refresh reads its status (`ballast simulate`, whose one virtual clock cannot run a tracker beside the next
+   * cycle). Default true.
+   */
+  trackFill?: boolean;
 }
 
 /**
@@ -152,7 +161,8 @@ async function execute(run: Run): Promise<ExecuteTransferResult> {
   await transitionTransfer(deps.db, transferId, 'broadcast', 'deposited', { nowMs: deps.now(), detail: run.hashes.join(',') });
   crashPoint('transfer:deposited');
   log.info({ transferId }, 'deposit confirmed; tracking the fill');
-  deps.onDeposited?.(transferId);
+  deps.onDeposited?.(transferId, [...run.hashes]);
+  if (deps.trackFill === false) return { transferId, status: 'deposited', relayStatus: null, originTxHashes: [...run.hashes] };
   return track(deps, args, transferId, run.hashes, log);
 }
 

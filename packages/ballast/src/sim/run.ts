@@ -18,6 +18,7 @@ import type { CycleContext, WalletRuntime } from '../cycle/context.ts';
 import { runCycle } from '../cycle/runCycle.ts';
 import { createMetrics, type BallastMetrics } from '../metrics/metrics.ts';
 import { countTransfersByRoute } from '../store/ledger.ts';
+import { listInFlightTransfers } from '../store/transfers.ts';
 import { openSqliteStore } from '../store/openStore.ts';
 import type { SqliteStoreDb } from '../store/sqliteDb.ts';
 import { simConfig } from './config.ts';
@@ -164,12 +165,14 @@ export async function runScenario(scenario: SimScenario, options: SimRunOptions 
     const cycleErrors: string[] = [];
     let cycles = 0;
     let nextPollMs = SIM_START_MS;
-    // Done when every payment is settled, a cycle has seen the last flow, and no transfer is in flight.
-    const settled = () =>
+    // Done when every payment is settled, a cycle has seen the last flow, and no transfer is in flight: in the
+    // world, and in the store (a cycle leaves its fills to the next ones, which record them).
+    const settled = async () =>
       payments.every((p) => p.completedAtMs !== null || p.failed) &&
       world.elapsedMs >= lastFlowMs + s.pollMs &&
-      world.relay.orders.every((r) => r.deposit === null || r.settled);
-    while (!settled()) {
+      world.relay.orders.every((r) => r.deposit === null || r.settled) &&
+      (await listInFlightTransfers(db)).length === 0;
+    while (!(await settled())) {
       await needs.sync(world.elapsedMs, stateOf); // before the cycle reads the needs and the balances of this instant
       samples.push({ atMs: world.elapsedMs, balances: balances() });
       cycles += 1;
@@ -245,6 +248,8 @@ function context(
     logger,
     now: () => world.nowMs,
     sleep: async (ms) => world.advance(ms),
+    // One virtual clock: a cycle leaves its fills to the next cycles' refresh, so cycles keep the poll cadence.
+    trackFills: false,
   };
 }
 
