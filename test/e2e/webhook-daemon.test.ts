@@ -2,7 +2,8 @@
  * Webhooks end to end (docs/relay-contract.md "Events" → "Webhooks"): the sandbox, on real anvil chains, posts signed
  * `request.status.updated` deliveries to the daemon's receiver. With status polling set to once a minute, the
  * transfer reaches `success` right after the fill because of the webhook: the receiver closes it (its history
- * says so) and wakes the tracker, so the cycle ends long before the next poll would have. Served on the metrics
+ * says so) and wakes the tracker (in the background: the daemon's cycle ended once the deposit was confirmed), long
+ * before the next poll would have. Served on the metrics
  * server, and on an address of its own where duplicated deliveries change nothing; with every delivery dropped,
  * polling still closes the transfer.
  */
@@ -42,6 +43,13 @@ function finishedCycle(store: string) {
   });
 }
 
+/** The cycle once it has ended and every transfer of the store is final (success, failure or refund), else null. */
+function settled(store: string) {
+  const cycle = finishedCycle(store);
+  const { rows } = transfers(store);
+  return cycle && rows.length > 0 && rows.every((r) => ['success', 'failure', 'refund'].includes(r.status)) ? cycle : null;
+}
+
 function transfers(store: string) {
   return readStore(store, (db) => {
     const rows = db.prepare('SELECT id, status, relay_status, out_tx_hashes_json FROM transfers').all() as (Row & { id: number })[];
@@ -71,7 +79,7 @@ describe('webhooks on the sandbox', () => {
     daemon = run.daemon;
     expect(daemon.webhookUrl).toBe(`http://127.0.0.1:${port}/webhooks/relay`);
 
-    const cycle = await waitFor('the cycle to end', () => finishedCycle(run.store), WITHIN_MS);
+    const cycle = await waitFor('the cycle to end and its transfer to close', () => settled(run.store), WITHIN_MS);
     expect(cycle.outcome).toBe('ok');
     const { rows, events } = transfers(run.store);
     expect(rows).toHaveLength(1);
@@ -91,7 +99,7 @@ describe('webhooks on the sandbox', () => {
 
     const exposition = await (await fetch(`${daemon.metricsUrl}/metrics`)).text();
     expect(exposition).toMatch(/ballast_webhooks_received_total\{result="closed"\} 1\b/);
-    // Counted once, by the cycle whose tracker the webhook woke (not again by the receiver).
+    // Counted once, by the tracker the webhook woke (not again by the receiver).
     expect(exposition).toMatch(/ballast_transfers_total\{outcome="success"[^}]*\} 1\b/);
   }, 90_000);
 
@@ -111,7 +119,7 @@ describe('webhooks on the sandbox', () => {
     expect(daemon.webhookUrl).toBe(`http://127.0.0.1:${hooksPort}/hooks/relay`);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/hooks/relay`, { method: 'POST', body: '{}' })).status).toBe(404);
 
-    await waitFor('the cycle to end', () => finishedCycle(run.store), WITHIN_MS);
+    await waitFor('the cycle to end and its transfer to close', () => settled(run.store), WITHIN_MS);
     await sandbox.webhooks!.idle();
     const { rows, events } = transfers(run.store);
     expect(rows.map((r) => r.status)).toEqual(['success']);
@@ -139,7 +147,7 @@ describe('webhooks on the sandbox', () => {
       tracking: { pollMs: 200, timeoutSec: 60 },
     });
     daemon = run.daemon;
-    await waitFor('the cycle to end', () => finishedCycle(run.store), WITHIN_MS);
+    await waitFor('the cycle to end and its transfer to close', () => settled(run.store), WITHIN_MS);
     const { rows, events } = transfers(run.store);
     expect(rows.map((r) => r.status)).toEqual(['success']);
     const closing = events.filter((e) => e.to_status === 'success');
