@@ -50,6 +50,7 @@ const INTEGRATION_UNIT = [
   'test/unit/relay/client.test.ts',
   'test/unit/relay/clientDeprecation.test.ts',
   'test/unit/relay/quoteApi/v3.test.ts',
+  'test/unit/sim/anchorFiles.test.ts',
   'test/unit/sim/anchorScenarios.test.ts',
   'test/unit/sim/compare.test.ts',
   'test/unit/sim/faults.test.ts',
