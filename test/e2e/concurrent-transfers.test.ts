@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import type { TransferRow } from '../../packages/ballast/src/store/transferRows.ts';
-import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
+import { ballastOnSandbox, tempDir, treasuryBand } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-concurrent-');
 let sandbox: Sandbox;
@@ -28,14 +28,7 @@ afterAll(async () => {
   tmp.cleanup();
 }, 60_000);
 
-const band = (chain: string, currency: string, min: string, target: string, max: string) => ({
-  chain,
-  currency,
-  wallet: 'treasury',
-  min,
-  target,
-  max,
-});
+const band = treasuryBand;
 
 /** When a transfer reached `status`, ms. */
 function at(t: TransferRow, status: string): number {

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../../../packages/ballast/src/cli/sandboxEnv.ts';
 import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { listInFlightTransfers, listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
-import { ballastOnSandbox, sandboxPerTest, tempDir } from '../helpers/sandboxBallast.ts';
+import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryBand } from '../helpers/sandboxBallast.ts';
 import { recoverUntil, treasuryDeposits } from './helpers/caseAudit.ts';
 import { runOnce, stopChildren, type ChildExit } from './helpers/cliChild.ts';
 import { chainOf } from './helpers/treasuryNeed.ts';
@@ -24,14 +24,7 @@ afterAll(() => {
 
 const UNIT = 1_000_000n; // both tokens have 6 decimals
 const SOLVER = { usdc: '1000000', usdt: '1000000', eth: '100' };
-const band = (chain: string, currency: string, min: string, target: string, max: string) => ({
-  chain,
-  currency,
-  wallet: 'treasury',
-  min,
-  target,
-  max,
-});
+const band = treasuryBand;
 /** The demo's bands for both assets: alpha 70 000 is 20 000 above its target, beta 10 000 is 20 000 below its own. */
 const ASSETS = {
   USDC: [band('alpha', '${SANDBOX_USDC}', '40000', '50000', '60000'), band('beta', '${SANDBOX_USDC}', '20000', '30000', '45000')],

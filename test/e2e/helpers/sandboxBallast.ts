@@ -144,3 +144,8 @@ export async function treasuryNonce(sandbox: Sandbox, slug: string): Promise<num
   const chain = sandbox.chains.find((c) => c.def.slug === slug)!;
   return chain.publicClient.getTransactionCount({ address: sandbox.accounts.treasury.address });
 }
+
+/** A holding of the treasury wallet in an `assets` config override: chain, currency (e.g. `${SANDBOX_USDC}`) and band (whole units). */
+export function treasuryBand(chain: string, currency: string, min: string, target: string, max: string) {
+  return { chain, currency, wallet: 'treasury', min, target, max };
+}
