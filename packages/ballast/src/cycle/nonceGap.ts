@@ -45,7 +45,7 @@ export async function waitsBehindNonceGap(
   const order = nonceOrderOf(chain);
   const gap = order ? await order.gapBelow(tx, row.user) : null;
   if (!order || !gap) return null;
-  const fillers = await recordedFillers(ctx, row, gap, (t) => order.nonceOf(t));
+  const { fillers, deposits } = await recordedFillers(ctx, row, gap, (t) => order.nonceOf(t));
   const missing: number[] = [];
   const sent: string[] = [];
   const halted = killSwitchVerdict(ctx);
@@ -53,7 +53,7 @@ export async function waitsBehindNonceGap(
   for (let nonce = gap.mined; nonce < gap.nonce; nonce++) {
     const filler = fillers.get(nonce);
     if (!filler) {
-      missing.push(nonce);
+      if (!deposits.has(nonce)) missing.push(nonce);
       continue;
     }
     if (halted || !leads) continue;
@@ -70,21 +70,26 @@ export async function waitsBehindNonceGap(
   const parts = [`${tx.stepId} ${tx.txHash} (nonce ${gap.nonce}) cannot land while ${free}`];
   if (sent.length > 0) parts.push(`sent again exactly as signed: ${sent.join(', ')}`);
   if (halted) parts.push(`nothing sent again: ${halted.detail}`);
+  else if (!leads) parts.push('nothing sent again: this replica no longer leads');
+  for (const [nonce, id] of deposits)
+    parts.push(`nonce ${nonce} is the deposit of transfer ${id}, which that transfer's own reconciliation sends again`);
   if (missing.length > 0) parts.push(`no recorded transaction of ours holds nonce(s) ${missing.join(', ')}`);
   return parts.join('; ');
 }
 
 /**
  * Recorded transactions of the wallet at the gap's free nonces, by nonce: any of `row`'s own, and the items of
- * earlier transfers that are not their deposit.
+ * other transfers that are not their deposit (`fillers`); and the free nonces another transfer's deposit holds,
+ * with that transfer's id (`deposits`: never sent from here).
  */
 async function recordedFillers(
   ctx: NonceGapDeps,
   row: TransferRow,
   gap: NonceGap,
   nonceOf: (tx: TransferRow['txs'][number]) => number | undefined,
-): Promise<Map<number, TransferRow['txs'][number]>> {
+): Promise<{ fillers: Map<number, TransferRow['txs'][number]>; deposits: Map<number, number> }> {
   const fillers = new Map<number, TransferRow['txs'][number]>();
+  const deposits = new Map<number, number>();
   for (const transfer of await listRecentTransfersOf(ctx.db, row.originChain, row.user, GAP_SEARCH_TRANSFERS)) {
     const facts = transfer.id === row.id ? null : await quoteFacts(ctx, transfer);
     if (transfer.id !== row.id && !facts) continue; // which item is its deposit cannot be told: none is sent
@@ -92,9 +97,10 @@ async function recordedFillers(
       const nonce = nonceOf(tx);
       if (nonce === undefined || nonce < gap.mined || nonce >= gap.nonce || fillers.has(nonce)) continue;
       if (tx.rawTx === '' || tx.rawTx === '0x') continue;
-      if (facts && isDepositItem(tx, facts)) continue;
-      fillers.set(nonce, tx);
+      if (facts && isDepositItem(tx, facts)) deposits.set(nonce, transfer.id);
+      else fillers.set(nonce, tx);
     }
   }
-  return fillers;
+  for (const nonce of fillers.keys()) deposits.delete(nonce); // a nonce some other transaction of ours can fill
+  return { fillers, deposits };
 }
