@@ -2,10 +2,12 @@
  * A cycle's transfers overlap their fills (policy.maxConcurrentTransfers): with a slow solver (every fill 3 s after
  * its deposit is indexed), the second transfer of the cycle is quoted, signed and deposited while the first still
  * awaits its fill, each need is paid once, and `run --once` returns only when both are final. A daemon cycle
- * returns once its transfers are deposited: their fills are tracked in the background while the next cycle runs.
+ * returns once its transfers are deposited: their fills are tracked in the background while the next cycle runs;
+ * when those fills hold every slot, the next cycle records why it leaves its planned transfer to a later one.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
+import { addNeed } from '../../packages/ballast/src/store/needs.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import type { TransferRow } from '../../packages/ballast/src/store/transferRows.ts';
 import { ballastOnSandbox, tempDir, treasuryBand } from './helpers/sandboxBallast.ts';
@@ -95,6 +97,44 @@ it('a daemon cycle ends once its transfers are deposited; the fills are tracked 
     const after = await ballast.runCycle('daemon');
     expect(after.plan.transfers).toEqual([]); // both needs met, once
     expect((await listRecentTransfers(ballast.db, 10)).filter((r) => r.cycleId >= report.cycleId)).toHaveLength(2);
+  } finally {
+    await ballast.close();
+  }
+}, 180_000);
+
+it('a daemon cycle whose every slot holds an earlier fill records the transfer it leaves to the next cycle', async () => {
+  // Whatever the cases before left, alpha is above these bands and beta's USDC below its own: one USDC transfer.
+  const assets = {
+    USDC: [band('alpha', '${SANDBOX_USDC}', '10000', '20000', '30000'), band('beta', '${SANDBOX_USDC}', '70000', '75000', '90000')],
+    USDT: [band('alpha', '${SANDBOX_USDT}', '10000', '20000', '30000'), band('beta', '${SANDBOX_USDT}', '1000', '2000', '90000')],
+  };
+  const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { assets, policy: { transferLimits: {}, maxConcurrentTransfers: 1 } });
+  try {
+    const first = await ballast.runCycle('daemon');
+    expect(first.attempts.map((a) => [a.planned.asset, a.outcome])).toEqual([['USDC', 'in_flight']]);
+    // A payment of 95 000 USDT is announced on beta: USDT is now short there, and the USDC fill holds the one slot.
+    const now = Date.now();
+    const need = { idempotencyKey: 'payroll-usdt', asset: 'USDT', chain: 'beta', wallet: 'treasury', note: null, createdBy: 'test' };
+    await addNeed(ballast.db, { ...need, amount: 95_000_000_000n, dueAtMs: now + 3_600_000 }, now);
+    const second = await ballast.runCycle('daemon');
+    expect(second.plan.transfers.map((t) => t.asset)).toEqual(['USDT']);
+    expect(second.attempts).toEqual([]);
+    const rows = await ballast.db.all<{ asset: string; chain: string; detail: string }>(
+      "SELECT asset, chain, detail FROM plan_decisions WHERE cycle_id = ? AND kind = 'deferred_concurrency'",
+      second.cycleId,
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ asset: 'USDT', chain: 'beta' });
+    expect(rows[0]!.detail).toMatch(/USDT alpha -> beta left to the next cycle: 1 fills still awaited/);
+    // Once the USDC fill closes, the next cycle sends the USDT transfer.
+    let usdc = (await listRecentTransfers(ballast.db, 1))[0]!;
+    for (let i = 0; i < 300 && usdc.status !== 'success'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      usdc = (await listRecentTransfers(ballast.db, 1))[0]!;
+    }
+    expect(usdc).toMatchObject({ asset: 'USDC', status: 'success' });
+    const third = await ballast.runCycle('daemon');
+    expect(third.attempts.map((a) => [a.planned.asset, a.outcome])).toEqual([['USDT', 'in_flight']]);
   } finally {
     await ballast.close();
   }

@@ -4,9 +4,11 @@
  * (src/cycle/backgroundTracking.ts).
  */
 import type { Logger } from 'pino';
+import { formatUnits } from 'viem';
 import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
-import type { Plan, TargetBand } from '../planner/types.ts';
+import type { Plan, PlanDecision, PlannedTransfer, TargetBand } from '../planner/types.ts';
+import { recordPlanDecisions } from '../store/plans.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { countMonitorAttempt } from '../metrics/monitorMetrics.ts';
 import { termHasEnded } from '../executor/termEnded.ts';
@@ -67,9 +69,15 @@ export async function runTransfers(
     while (tracking.size > 0 && tracking.size + (background?.size ?? 0) >= limit) await Promise.race(tracking.keys());
     if (background && background.size >= limit) {
       // Every slot holds a fill of an earlier cycle: this cycle does not wait for one; the next one plans again.
+      const left = input.plan.transfers.slice(i);
       log.warn(
-        { tracked: background.size, left: input.plan.transfers.length - i },
+        { tracked: background.size, left: left.length },
         'planned transfers left to the next cycle: policy.maxConcurrentTransfers fills are still awaited',
+      );
+      await recordPlanDecisions(
+        ctx.db,
+        input.cycleId,
+        left.map((p) => deferredDecision(p, background.size)),
       );
       break;
     }
@@ -135,6 +143,19 @@ export async function runTransfers(
   await Promise.all(tracking.keys());
   attempts.push(...results.filter((a) => a !== undefined));
   if (failures.length > 0) throw failures[0];
+}
+
+/**
+ * The `deferred_concurrency` decision of a planned transfer the cycle leaves to the next one, on its destination
+ * chain; `tracked` is the count of fills still awaited.
+ */
+function deferredDecision(p: PlannedTransfer, tracked: number): PlanDecision {
+  return {
+    asset: p.asset,
+    chain: p.to.chain,
+    kind: 'deferred_concurrency',
+    detail: `${formatUnits(p.amountIn, p.from.decimals)} ${p.asset} ${p.from.chain} -> ${p.to.chain} left to the next cycle: ${tracked} fills still awaited hold every slot of policy.maxConcurrentTransfers`,
+  };
 }
 
 /** Monitor-only: counts an attempt and logs what a normal cycle would have done with it. */

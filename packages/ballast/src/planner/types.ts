@@ -262,7 +262,12 @@ export type PlanDecisionKind =
    * Set by the cycle after planning: a transfer larger than the solver's liquidity on its destination
    * (`GET /chains/liquidity`) was reduced to it or deferred (src/cycle/solverLiquidity.ts).
    */
-  | 'solver_liquidity';
+  | 'solver_liquidity'
+  /**
+   * Set by the daemon's cycle: a planned transfer left to the next cycle because fills of earlier cycles still hold
+   * every `policy.maxConcurrentTransfers` slot (src/cycle/runTransfers.ts).
+   */
+  | 'deferred_concurrency';
 
 /** One decision with its reason. `chain` is the target's chain when the decision concerns one target. */
 export interface PlanDecision {
