@@ -2,7 +2,8 @@
  * Notification delivery against a real HTTP receiver on 127.0.0.1 (node:http), on both store engines: `notify`
  * queues each event once; the webhook delivery verifies with the protocol's `verifyWebhookSignature`; a 500 then
  * 200 is retried after the backoff and delivered once; a dead sink (refused connection, or a receiver that never
- * answers) ends in retries and then `failed`, and never holds up the caller of `notify`.
+ * answers) ends in retries and then `failed`, and never holds up the caller of `notify`. A PagerDuty sink against
+ * the sandbox's local Events API v2 endpoint: a 429 is retried, a 400 is given up at once.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,7 @@ import { notify } from '../../../packages/ballast/src/notify/notify.ts';
 import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
 import { listNotifications } from '../../../packages/ballast/src/store/notifications.ts';
 import { describeEachEngine } from '../../helpers/storeEngines.ts';
+import { startLocalPagerDuty } from '../../../packages/sandbox/src/pagerduty/pagerDutyServer.ts';
 
 const SECRET = 'whsec-0123456789abcdef';
 
@@ -55,17 +57,22 @@ async function closedUrl(): Promise<string> {
 }
 
 const servers: Server[] = [];
+const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
   for (const s of servers.splice(0)) {
     s.closeAllConnections();
     await new Promise((resolve) => s.close(resolve));
   }
 });
 
-function sink(name: string, kind: 'webhook' | 'slack', url: string, extra: Partial<LoadedNotifySink> = {}): LoadedNotifySink {
+const ROUTING_KEY = 'R0UTINGKEY0123456789abcdef012345';
+
+function sink(name: string, kind: LoadedNotifySink['kind'], url: string, extra: Partial<LoadedNotifySink> = {}): LoadedNotifySink {
   const s = { name, kind, events: '*', minSeverity: 'info', ...extra } as LoadedNotifySink;
   Object.defineProperty(s, 'url', { value: url });
   if (kind === 'webhook') Object.defineProperty(s, 'secret', { value: SECRET });
+  if (kind === 'pagerduty') Object.defineProperty(s, 'routingKey', { value: extra.routingKey ?? ROUTING_KEY });
   return s;
 }
 
@@ -161,6 +168,40 @@ describeEachEngine('notification delivery', (engine) => {
     expect(stored).toMatchObject({ status: 'delivered', attempts: 2 });
     expect(await count('ops', 'retry')).toBe(1);
     expect(await count('ops', 'delivered')).toBe(1);
+  });
+
+  it('PagerDuty: a 429 is retried and the event delivered once; an event refused with 400 is not sent again', async () => {
+    const pd = await startLocalPagerDuty();
+    closers.push(() => pd.close());
+    pd.answerNext(429);
+    const config = settings([
+      sink('pager', 'pagerduty', pd.url, { source: 'ballast' }),
+      sink('bad', 'pagerduty', pd.url, { routingKey: 'short' }),
+    ]);
+    const deps = { db, config, metrics, logger, now };
+    await notify({ db, now, config: { notify: config }, logger }, failed);
+    const first = await dispatchNotifications({ ...deps, config: { ...config, concurrency: 1 } });
+    expect(first).toMatchObject({ delivered: 0, retried: 1, failed: 1 }); // 429 to the first, 400 to the second
+    const rows = new Map((await listNotifications(db, 10)).map((r) => [r.sink, r]));
+    expect(rows.get('bad')).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(rows.get('bad')!.lastError).toContain('HTTP 400, not retried: {"status":"invalid event"');
+    expect(rows.get('bad')!.lastError).toContain("Length of 'routing_key' is incorrect");
+    expect(rows.get('pager')).toMatchObject({ status: 'pending', attempts: 1, lastError: 'HTTP 429' });
+    clock += 30_000;
+    expect(await dispatchNotifications(deps)).toMatchObject({ delivered: 1, retried: 0, failed: 0 });
+    expect(await dispatchNotifications(deps)).toMatchObject({ delivered: 0, retried: 0, failed: 0 });
+    expect(pd.requests.map((r) => r.status)).toEqual([429, 400, 202]);
+    expect(pd.events).toHaveLength(1);
+    expect(pd.incidents()).toMatchObject([
+      {
+        dedupKey: 'transfer_failed:transfer:7',
+        status: 'triggered',
+        triggers: 1,
+        payload: { severity: 'error', class: 'transfer_failed' },
+      },
+    ]);
+    expect(await count('pager', 'delivered')).toBe(1);
+    expect(await count('bad', 'failed')).toBe(1);
   });
 
   it('gives a dead sink up after maxAttempts; a sink that never answers times out', async () => {

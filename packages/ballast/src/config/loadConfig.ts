@@ -275,8 +275,10 @@ function literalSecretWarnings(data: ConfigFile, referenced: ReadonlySet<string>
     }
   }
   for (const [name, sink] of Object.entries(data.notify?.sinks ?? {})) {
-    if (sink.secret !== undefined && !referenced.has(`notify.sinks.${name}.secret`)) {
-      warnings.push(`notify.sinks.${name}.secret is written literally in the config file; prefer \${ENV_VAR}`);
+    for (const field of ['secret', 'routingKey'] as const) {
+      if (sink[field] !== undefined && !referenced.has(`notify.sinks.${name}.${field}`)) {
+        warnings.push(`notify.sinks.${name}.${field} is written literally in the config file; prefer \${ENV_VAR}`);
+      }
     }
   }
   if (data.needs?.token !== undefined && !referenced.has('needs.token')) {

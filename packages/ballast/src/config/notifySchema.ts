@@ -1,14 +1,23 @@
 /**
  * `notify:` section of `ballast.yaml`: where Ballast tells people about what matters (docs/notifications.md). Each
- * sink is a generic JSON webhook (HMAC-signed like Relay's own webhooks) or a Slack incoming webhook, and filters
- * by event name and severity. Without the section nothing is queued or sent.
+ * sink is a generic JSON webhook (HMAC-signed like Relay's own webhooks), a Slack incoming webhook or a PagerDuty
+ * service (Events API v2), and filters by event name and severity. Without the section nothing is queued or sent.
  *
- * Sink URLs and secrets are secrets (a Slack webhook URL is a bearer credential): write them as `${VAR}`; they are
- * kept out of error messages, and the loaded config holds them non-enumerable (src/config/loadConfig.ts).
+ * Sink URLs, secrets and routing keys are secrets (a Slack webhook URL is a bearer credential): write them as
+ * `${VAR}`; they are kept out of error messages, and the loaded config holds them non-enumerable
+ * (src/config/loadConfig.ts).
  */
 import { z } from 'zod';
 import { NAME_RE } from './patterns.ts';
-import { NOTIFY_EVENTS, NOTIFY_SEVERITIES, type NotifyEventKind, type NotifySeverity } from '../notify/events.ts';
+import {
+  NOTIFY_SEVERITIES,
+  SINK_EVENTS,
+  isResolvingEvent,
+  RESOLVING_EVENTS,
+  type NotifyEventKind,
+  type NotifySeverity,
+} from '../notify/events.ts';
+import { PAGERDUTY_DEFAULT_EVENTS, PAGERDUTY_EVENTS_URL, PAGERDUTY_ROUTING_KEY_CHARS } from '../notify/pagerduty.ts';
 
 /** Defaults of the delivery settings (docs/notifications.md "Delivery"). */
 export const DEFAULT_NOTIFY = Object.freeze({
@@ -23,10 +32,15 @@ export const DEFAULT_NOTIFY = Object.freeze({
   maxRows: 10_000,
 });
 
-const KNOWN_EVENTS = `known events: ${NOTIFY_EVENTS.join(', ')}`;
+const KNOWN_EVENTS = `known events: ${SINK_EVENTS.join(', ')}`;
 
-const eventName = z.enum(['*', ...NOTIFY_EVENTS] as [string, ...string[]], {
-  error: `unknown event; use "*" for all, or ${KNOWN_EVENTS}`,
+const eventName = z.enum(['*', ...SINK_EVENTS] as [string, ...string[]], {
+  error: (issue) => {
+    const input = typeof issue.input === 'string' ? issue.input : '';
+    if (isResolvingEvent(input))
+      return `${input} is not listed: it goes to every sink that was sent ${RESOLVING_EVENTS[input]}; list ${RESOLVING_EVENTS[input]}`;
+    return `unknown event; use "*" for all, or ${KNOWN_EVENTS}`;
+  },
 });
 
 const int = (what: string, min: number, max: number) =>
@@ -40,35 +54,61 @@ const int = (what: string, min: number, max: number) =>
 export const NotifySinkSchema = z
   .strictObject({
     kind: z
-      .enum(['webhook', 'slack'], { error: 'kind must be webhook (signed JSON POST) or slack (Slack incoming webhook)' })
-      .describe('webhook: signed JSON POST to any receiver; slack: a Slack incoming-webhook URL'),
+      .enum(['webhook', 'slack', 'pagerduty'], {
+        error: 'kind must be webhook (signed JSON POST), slack (Slack incoming webhook) or pagerduty (Events API v2)',
+      })
+      .describe('webhook: signed JSON POST to any receiver; slack: a Slack incoming-webhook URL; pagerduty: a PagerDuty service'),
     url: z
       .url({ protocol: /^https?$/, error: 'url must be an http(s) URL; write it as ${VAR} (it is a secret for Slack)' })
-      .describe('where to POST; use ${VAR}: a Slack webhook URL is a credential'),
+      .optional()
+      .describe(`where to POST; use \${VAR}: a Slack webhook URL is a credential (pagerduty: default ${PAGERDUTY_EVENTS_URL})`),
     secret: z
       .string({ error: 'secret must be a string; use ${NOTIFY_WEBHOOK_SECRET}' })
       .min(16, 'secret must be at least 16 characters (the HMAC-SHA256 key the receiver verifies with)')
       .optional()
       .describe('webhook only, required there: the HMAC-SHA256 key of X-Signature-SHA256; use ${VAR}'),
+    routingKey: z
+      .string({ error: 'routingKey must be a string; use ${PAGERDUTY_ROUTING_KEY}' })
+      .length(
+        PAGERDUTY_ROUTING_KEY_CHARS,
+        `routingKey must be ${PAGERDUTY_ROUTING_KEY_CHARS} characters: the Integration Key of the service's Events API v2 integration`,
+      )
+      .optional()
+      .describe("pagerduty only, required there: the Integration Key of the service's Events API v2 integration; use ${VAR}"),
+    source: z
+      .string({ error: 'source must be a string' })
+      .min(1, 'source must not be empty')
+      .max(255, 'source must be at most 255 characters')
+      .optional()
+      .describe('pagerduty only: payload.source of every event, the system affected (default "ballast")'),
     events: z
       .array(eventName, { error: `events must be a list of event names, e.g. [transfer_failed, route_paused], or ["*"] for all` })
       .min(1, 'events must list at least one event, or ["*"] for all')
-      .default(['*'])
-      .describe(`events this sink receives: a list of names, "*" for all (default ["*"]); ${KNOWN_EVENTS}`),
+      .optional()
+      .describe(
+        `events this sink receives: a list of names, "*" for all (default ["*"]; pagerduty: ${PAGERDUTY_DEFAULT_EVENTS.join(', ')}); ${KNOWN_EVENTS}`,
+      ),
     minSeverity: z
       .enum(NOTIFY_SEVERITIES, { error: 'minSeverity must be info, warning or critical' })
       .default('info')
       .describe('drop events below this severity (info < warning < critical; default info)'),
   })
   .superRefine((sink, ctx) => {
+    const refuse = (path: string, message: string): void => void ctx.addIssue({ code: 'custom', path: [path], message });
+    if (sink.kind !== 'pagerduty' && sink.url === undefined)
+      refuse('url', `a ${sink.kind} sink needs the url to POST to; write it as \${VAR}`);
     if (sink.kind === 'webhook' && sink.secret === undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['secret'],
-        message: 'a webhook sink signs every delivery: set secret: "${NOTIFY_WEBHOOK_SECRET}" (at least 16 characters)',
-      });
-    if (sink.kind === 'slack' && sink.secret !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['secret'], message: 'a slack sink is not signed (its URL is the credential): remove secret' });
+      refuse('secret', 'a webhook sink signs every delivery: set secret: "${NOTIFY_WEBHOOK_SECRET}" (at least 16 characters)');
+    if (sink.kind !== 'webhook' && sink.secret !== undefined)
+      refuse(
+        'secret',
+        `a ${sink.kind} sink is not signed (${sink.kind === 'slack' ? 'its URL' : 'its routing key'} is the credential): remove secret`,
+      );
+    if (sink.kind === 'pagerduty' && sink.routingKey === undefined)
+      refuse('routingKey', 'a pagerduty sink needs routingKey: "${PAGERDUTY_ROUTING_KEY}" (the Events API v2 Integration Key)');
+    if (sink.kind !== 'pagerduty' && sink.routingKey !== undefined)
+      refuse('routingKey', 'routingKey is for a pagerduty sink only: remove it');
+    if (sink.kind !== 'pagerduty' && sink.source !== undefined) refuse('source', 'source is for a pagerduty sink only: remove it');
   })
   .describe('one notification destination');
 
@@ -101,14 +141,23 @@ export const NotifySectionSchema = z
       .default(DEFAULT_NOTIFY.maxRows)
       .describe('the queue keeps at most this many rows; the oldest finished ones go first, then the oldest pending (default 10000)'),
   })
-  .describe('notifications to Slack or any webhook (docs/notifications.md)');
+  .describe('notifications to Slack, PagerDuty or any webhook (docs/notifications.md)');
 
-/** One sink as loaded: `url` and `secret` are non-enumerable (kept out of spread, JSON and logs). */
+/** The kinds of sink. */
+export type NotifySinkKind = 'webhook' | 'slack' | 'pagerduty';
+
+/** One sink as loaded: `url`, `secret` and `routingKey` are non-enumerable (kept out of spread, JSON and logs). */
 export interface LoadedNotifySink {
   name: string;
-  kind: 'webhook' | 'slack';
+  kind: NotifySinkKind;
+  /** Where to POST (pagerduty: the Events API v2 endpoint unless configured). */
   readonly url: string;
+  /** webhook only: the HMAC-SHA256 key. */
   readonly secret?: string;
+  /** pagerduty only: the Events API v2 Integration Key (32 characters). */
+  readonly routingKey?: string;
+  /** pagerduty only: `payload.source` of every event (default `ballast`). */
+  source?: string;
   /** `'*'` or the listed event names. */
   events: '*' | readonly NotifyEventKind[];
   minSeverity: NotifySeverity;
@@ -129,28 +178,31 @@ export interface NotifyConfig {
 }
 
 /**
- * Builds the loaded section from the parsed one: one {@link LoadedNotifySink} per sink, `url` and `secret`
- * non-enumerable.
+ * Builds the loaded section from the parsed one: one {@link LoadedNotifySink} per sink, `url`, `secret` and
+ * `routingKey` non-enumerable; a sink without `events` gets `'*'` (pagerduty: {@link PAGERDUTY_DEFAULT_EVENTS}).
  */
 export function loadNotify(parsed: z.output<typeof NotifySectionSchema>): NotifyConfig {
   const sinks = Object.entries(parsed.sinks).map(([name, s]) => {
-    const events: LoadedNotifySink['events'] = s.events.includes('*') ? '*' : (s.events as NotifyEventKind[]); // checked by eventName
+    const listed = s.events ?? (s.kind === 'pagerduty' ? [...PAGERDUTY_DEFAULT_EVENTS] : ['*']);
+    const events: LoadedNotifySink['events'] = listed.includes('*') ? '*' : (listed as NotifyEventKind[]); // checked by eventName
     const sink = { name, kind: s.kind, events, minSeverity: s.minSeverity } as LoadedNotifySink;
-    Object.defineProperty(sink, 'url', { value: s.url, enumerable: false, writable: false });
-    if (s.secret !== undefined) Object.defineProperty(sink, 'secret', { value: s.secret, enumerable: false, writable: false });
+    if (s.kind === 'pagerduty') sink.source = s.source ?? 'ballast';
+    const hidden = { url: s.url ?? PAGERDUTY_EVENTS_URL, secret: s.secret, routingKey: s.routingKey };
+    for (const [key, value] of Object.entries(hidden))
+      if (value !== undefined) Object.defineProperty(sink, key, { value, enumerable: false, writable: false });
     return sink;
   });
   const { sinks: _omit, ...rest } = parsed;
   return { ...rest, sinks };
 }
 
-/** Secrets of the raw (env-resolved) `notify:` tree: every sink's url and secret, to keep out of error messages. */
+/** Secrets of the raw (env-resolved) `notify:` tree: every sink's url, secret and routing key, to keep out of error messages. */
 export function notifySecrets(tree: unknown): string[] {
   const rec = (v: unknown): Record<string, unknown> =>
     v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
   const out: string[] = [];
   for (const sink of Object.values(rec(rec(rec(tree).notify).sinks))) {
-    for (const field of ['url', 'secret']) {
+    for (const field of ['url', 'secret', 'routingKey']) {
       const value = rec(sink)[field];
       if (typeof value === 'string' && value.length > 0) out.push(value);
     }

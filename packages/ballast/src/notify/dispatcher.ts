@@ -3,7 +3,8 @@
  * up to `notify.batchSize` due rows, claims each (src/store/notifications.ts `claimNotification`, safe with several
  * replicas), and sends them with at most `notify.concurrency` requests in flight, each limited to
  * `notify.timeoutMs`. A failed attempt is tried again after an exponential backoff (src/notify/format.ts
- * `retryDelayMs`) until `notify.maxAttempts`, then the row is `failed`.
+ * `retryDelayMs`) until `notify.maxAttempts`, then the row is `failed`; so is one the sink refuses for good
+ * (PagerDuty's 400 to an invalid event).
  *
  * The daemon runs passes on a timer of their own ({@link startNotificationDispatcher}), never awaited by a cycle;
  * a one-shot run ends with {@link flushNotifications} under a short deadline. Neither ever throws.
@@ -125,11 +126,14 @@ async function deliverOne(
     report.delivered++;
     return;
   }
-  if (attempts >= deps.config.maxAttempts) {
+  if (attempts >= deps.config.maxAttempts || !result.retry) {
     await markNotificationFailed(deps.db, row.id, deps.now(), result.error);
     deps.metrics.notificationsTotal.inc({ ...labels, outcome: 'failed' });
     report.failed++;
-    log.error({ sink: row.sink, event: row.event, attempts, err: result.error }, 'notification given up after its last attempt');
+    log.error(
+      { sink: row.sink, event: row.event, attempts, err: result.error },
+      result.retry ? 'notification given up after its last attempt' : 'notification refused by the sink; not retried',
+    );
     return;
   }
   const delay = retryDelayMs(attempts, deps.config);

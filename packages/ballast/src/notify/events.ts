@@ -32,6 +32,8 @@ export const NOTIFY_EVENT_SEVERITY = {
   kill_switch_engaged: 'critical',
   relay_sunset_soon: 'warning',
   leader_changed: 'info',
+  transfer_unstalled: 'info',
+  route_resumed: 'info',
 } as const satisfies Record<string, NotifySeverity>;
 
 /** An event name. */
@@ -39,6 +41,30 @@ export type NotifyEventKind = keyof typeof NOTIFY_EVENT_SEVERITY;
 
 /** Every event name, in the order of {@link NOTIFY_EVENT_SEVERITY}. */
 export const NOTIFY_EVENTS = Object.keys(NOTIFY_EVENT_SEVERITY) as readonly NotifyEventKind[];
+
+/**
+ * The events that end a condition another event opened, by the event that opened it: each is queued for exactly
+ * the sinks that were delivered the opening event (src/notify/incidents.ts), whatever their `events` and
+ * `minSeverity`, so they are not listed in a sink's `events`.
+ */
+export const RESOLVING_EVENTS = {
+  transfer_unstalled: 'transfer_stalled',
+  route_resumed: 'route_paused',
+} as const satisfies Partial<Record<NotifyEventKind, NotifyEventKind>>;
+
+/** An event of {@link RESOLVING_EVENTS}. */
+export type ResolvingEventKind = keyof typeof RESOLVING_EVENTS;
+
+/** Events no sink lists in `events`: the resolving ones. */
+const NOT_LISTED: readonly NotifyEventKind[] = Object.keys(RESOLVING_EVENTS) as ResolvingEventKind[];
+
+/** The event names a sink may list in `events` ({@link NOTIFY_EVENTS} but the resolving ones). */
+export const SINK_EVENTS: readonly NotifyEventKind[] = NOTIFY_EVENTS.filter((e) => !NOT_LISTED.includes(e));
+
+/** Whether `kind` is an event of {@link RESOLVING_EVENTS}. */
+export function isResolvingEvent(kind: string): kind is ResolvingEventKind {
+  return Object.hasOwn(RESOLVING_EVENTS, kind);
+}
 
 /** A JSON value of an event payload (amounts already decimal strings: see {@link amountFields}). */
 export type NotifyJson = string | number | boolean | null | NotifyJson[] | { [key: string]: NotifyJson };
