@@ -33,6 +33,7 @@ import { createWebhookReceiver, type WebhookReceiver } from '../webhooks/receive
 import { notify, type NotifyDeps } from '../notify/notify.ts';
 import { leaderGainedEvent } from '../notify/eventOf.ts';
 import type { DispatchDeps } from '../notify/dispatcher.ts';
+import { queueResolutions } from '../notify/incidents.ts';
 
 /** Options for {@link createBallast}; tests inject clocks and a faster poll interval. */
 export interface CreateBallastOptions {
@@ -90,7 +91,8 @@ export interface Ballast {
   leadership: Leadership | null;
   /**
    * What the notification dispatcher works with (src/notify/dispatcher.ts) when `notify:` is configured, else
-   * null: the daemon runs it on a timer, `run --once` flushes it before closing.
+   * null: the daemon runs it on a timer, `run --once` flushes it before closing. Each pass first queues the ends of
+   * stalls and pauses the sinks were told of (src/notify/incidents.ts).
    */
   notifyDispatch: DispatchDeps | null;
   /** Whether the store is still open (`close` not called yet), for readiness. */
@@ -224,7 +226,9 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     transfer: (req) => (req.dryRun ? runManualTransfer(ctx, req) : exclusive((signal) => runManualTransfer({ ...ctx, signal }, req))),
     exclusive,
     leadership,
-    notifyDispatch: config.notify ? { db, config: config.notify, metrics, logger, now } : null,
+    notifyDispatch: config.notify
+      ? { db, config: config.notify, metrics, logger, now, scheduled: () => queueResolutions({ db, now, config, logger }) }
+      : null,
     storeOpen: () => open,
     close: async () => {
       open = false;

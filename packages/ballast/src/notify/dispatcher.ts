@@ -24,8 +24,7 @@ import {
   pruneNotifications,
   type NotificationRow,
 } from '../store/notifications.ts';
-import type { NotifyJson } from './events.ts';
-import { retryDelayMs } from './format.ts';
+import { parseStoredPayload, retryDelayMs } from './format.ts';
 import { sendRequest, sinkRequest } from './sinks.ts';
 
 /** What the dispatcher needs. */
@@ -35,6 +34,12 @@ export interface DispatchDeps {
   metrics: NotifyMetrics;
   logger: Logger;
   now: () => number;
+  /**
+   * Queues what is due by time rather than reported by an event (the ends of conditions, src/notify/incidents.ts;
+   * daily digests), at the start of each pass; returns how many deliveries it queued. A failure is logged and the
+   * pass goes on.
+   */
+  scheduled?: () => Promise<number>;
 }
 
 /** Counts of one or more passes. */
@@ -50,7 +55,7 @@ const CLAIM_MARGIN_MS = 5_000;
 const DAY_MS = 86_400_000;
 
 /**
- * One pass: prune, then send the rows due now (at most `batchSize`).
+ * One pass: queue what is due by time (`deps.scheduled`), prune, then send the rows due now (at most `batchSize`).
  *
  * @param opts.timeoutMs a shorter per-request limit than `notify.timeoutMs` (a flush near its deadline)
  * @param opts.signal aborts requests in flight (shutdown); their rows are retried later
@@ -63,6 +68,12 @@ export async function dispatchNotifications(
   const report: DispatchReport = { delivered: 0, retried: 0, failed: 0, dropped: 0 };
   const log = deps.logger.child({ component: 'notify' });
   const cfg = deps.config;
+  if (deps.scheduled)
+    await deps
+      .scheduled()
+      .catch((error: unknown) =>
+        log.warn({ err: shortErrorMessage(error) }, 'scheduled notifications not queued; the next pass tries again'),
+      );
   try {
     const dropped = await pruneNotifications(deps.db, {
       finishedBeforeMs: Math.max(0, deps.now() - cfg.keepDays * DAY_MS),
@@ -108,12 +119,7 @@ async function deliverOne(
   }
   if (!(await claimNotification(deps.db, row, deps.now() + timeoutMs + CLAIM_MARGIN_MS))) return; // another dispatcher has it
   const attempts = row.attempts + 1;
-  let payload: { [key: string]: NotifyJson };
-  try {
-    payload = JSON.parse(row.payload) as { [key: string]: NotifyJson }; // written by notify() with JSON.stringify
-  } catch {
-    payload = {};
-  }
+  const payload = parseStoredPayload(row.payload);
   const request = sinkRequest(
     sink,
     { dedupeKey: row.dedupeKey, event: row.event, severity: row.severity, summary: row.summary, payload, createdAtMs: row.createdAtMs },

@@ -8,7 +8,8 @@ import type { DeprecationNotice } from '../relay/deprecation.ts';
 import type { TransferRefund, TransferRow } from '../store/transferRows.ts';
 import type { WithdrawalRow } from '../store/withdrawalRows.ts';
 import type { PausedRoute } from '../cycle/pausedRoutes.ts';
-import { amountFields, type NotifyEvent } from './events.ts';
+import { transferStage } from '../core/transferStage.ts';
+import { amountFields, type NotifyEvent, type NotifyJson } from './events.ts';
 
 const routeOf = (asset: string, from: string, to: string): string => `${asset} ${from} -> ${to}`;
 
@@ -123,6 +124,33 @@ export function routePausedEvent(r: PausedRoute): NotifyEvent {
       reason: r.reason ?? 'failure',
       transferIds: r.transferIds,
     },
+  };
+}
+
+/**
+ * A stalled transfer that reached a final status (src/notify/incidents.ts): it ends the `transfer_stalled` event
+ * whose dedupe key is `opened` (the PagerDuty sink resolves that incident). Once per stall.
+ */
+export function transferUnstalledEvent(t: TransferRow, opened: string): NotifyEvent {
+  return {
+    kind: 'transfer_unstalled',
+    subject: opened,
+    summary: `${routeOf(t.asset, t.originChain, t.destinationChain)} no longer stalled: transfer ${t.id} ${transferStage(t.status)} (request ${t.requestId ?? 'unknown'})`,
+    payload: { ...transferFields(t), relayStatus: t.relayStatus, resolves: opened },
+  };
+}
+
+/**
+ * A paused route whose pause is over (its failed deposit resolved, or a deposit landed after the origin failures):
+ * ends the `route_paused` event whose dedupe key is `opened`, with that event's payload. Once per pause.
+ */
+export function routeResumedEvent(paused: { [key: string]: NotifyJson }, opened: string): NotifyEvent {
+  const text = (key: string): string => (typeof paused[key] === 'string' ? (paused[key] as string) : '?');
+  return {
+    kind: 'route_resumed',
+    subject: opened,
+    summary: `${routeOf(text('asset'), text('originChain'), text('destinationChain'))} resumed: the transfers that paused it are resolved`,
+    payload: { ...paused, resolves: opened },
   };
 }
 

@@ -17,6 +17,19 @@ export interface DeliveryContent {
   createdAtMs: number;
 }
 
+/**
+ * The payload of a queued row (JSON text written by `notify` with `JSON.stringify`) as an object; `{}` for text
+ * that is not a JSON object.
+ */
+export function parseStoredPayload(text: string): { [key: string]: NotifyJson } {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { [key: string]: NotifyJson }) : {}; // checked just before
+  } catch {
+    return {};
+  }
+}
+
 /** The JSON body of the generic webhook sink. */
 export interface WebhookBody {
   /** Idempotency key: the same for every retry and every sink of one event. */

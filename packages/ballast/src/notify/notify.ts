@@ -33,10 +33,26 @@ export interface NotifyDeps {
 export async function notify(deps: NotifyDeps, event: NotifyEvent): Promise<number> {
   const section = deps.config?.notify;
   if (!section) return 0;
+  const severity = NOTIFY_EVENT_SEVERITY[event.kind];
+  const sinks = section.sinks.filter((s) => (s.events === '*' || s.events.includes(event.kind)) && atLeast(severity, s.minSeverity));
+  return await notifySinks(
+    deps,
+    sinks.map((s) => s.name),
+    event,
+  );
+}
+
+/**
+ * Queues `event` for the named sinks, whatever their `events` and `minSeverity` (the end of a condition goes to
+ * the sinks told of its start; a digest to the sink that asked for it); deduplicated per sink as {@link notify}.
+ *
+ * @param sinks names of configured sinks
+ * @returns how many deliveries were queued now (0 for none, duplicates only, or a store failure: logged, never thrown)
+ */
+export async function notifySinks(deps: NotifyDeps, sinks: readonly string[], event: NotifyEvent): Promise<number> {
+  if (sinks.length === 0) return 0;
   try {
     const severity = NOTIFY_EVENT_SEVERITY[event.kind];
-    const sinks = section.sinks.filter((s) => (s.events === '*' || s.events.includes(event.kind)) && atLeast(severity, s.minSeverity));
-    if (sinks.length === 0) return 0;
     const key = dedupeKey(event);
     const payload = JSON.stringify(event.payload);
     const nowMs = deps.now();
@@ -44,7 +60,7 @@ export async function notify(deps: NotifyDeps, event: NotifyEvent): Promise<numb
       let queued = 0;
       for (const sink of sinks) {
         const added = await enqueueNotification(deps.db, {
-          sink: sink.name,
+          sink,
           event: event.kind,
           severity,
           dedupeKey: key,

@@ -195,6 +195,34 @@ export async function listNotifications(db: StoreDb, limit: number): Promise<Not
   return rows.map(fromDb);
 }
 
+/** A delivered event that opened a condition its sink has not been told the end of ({@link listOpenConditions}). */
+export interface OpenCondition {
+  sink: string;
+  dedupeKey: string;
+  /** JSON text of the opening event's payload. */
+  payload: string;
+}
+
+/**
+ * Delivered rows of event `opening` whose sink holds no row keyed `<resolving>:<their dedupe key>`: the conditions
+ * each sink was told of and not yet told the end of, oldest first. Pending rows are left out (the end must not
+ * overtake the start) and so are failed ones (a start never delivered opened nothing).
+ *
+ * @param opening the event that opens the condition, e.g. `transfer_stalled`
+ * @param resolving the event that ends it, e.g. `transfer_unstalled`
+ */
+export async function listOpenConditions(db: StoreDb, opening: string, resolving: string): Promise<OpenCondition[]> {
+  const rows = await db.all<{ sink: string; dedupe_key: string; payload: string }>(
+    `SELECT n.sink, n.dedupe_key, n.payload FROM notifications n
+      WHERE n.event = ? AND n.status = 'delivered'
+        AND NOT EXISTS (SELECT 1 FROM notifications r WHERE r.sink = n.sink AND r.dedupe_key = CAST(? AS TEXT) || n.dedupe_key)
+      ORDER BY n.id`,
+    opening,
+    `${resolving}:`,
+  );
+  return rows.map((r) => ({ sink: r.sink, dedupeKey: r.dedupe_key, payload: r.payload }));
+}
+
 /** Number of pending rows. */
 export async function countPendingNotifications(db: StoreDb): Promise<number> {
   const row = await db.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM notifications WHERE status = 'pending'`);
