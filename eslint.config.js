@@ -30,7 +30,7 @@ const SRC_DIRS = readdirSync(new URL('./packages/ballast/src/', import.meta.url)
   .map((d) => d.name);
 
 /** Folders whose code runs with no I/O: pure functions of their inputs. */
-const PURE_CORE = ['planner', 'policy', 'verify', 'protocol', 'approvals'];
+const PURE_CORE = ['planner', 'policy', 'verify', 'protocol', 'approvals', 'accounting'];
 
 /** Folders of the @ballast/protocol package (packages/protocol/src/): protocol encodings, units, error base, API schemas. */
 const PROTOCOL_DIRS = ['core', 'protocol', 'relay'];
