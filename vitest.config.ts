@@ -61,6 +61,7 @@ const INTEGRATION_UNIT = [
   'test/unit/sim/simulate.test.ts',
   'test/unit/sandbox/api/deprecationHeaders.test.ts',
   'test/unit/sandbox/api/server.test.ts',
+  'test/unit/store/accountingReads.test.ts',
   'test/unit/store/approvalRequests.test.ts',
   'test/unit/store/crashRecovery.test.ts',
   'test/unit/store/database.test.ts',

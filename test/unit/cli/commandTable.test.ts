@@ -46,6 +46,7 @@ describe('the command table', () => {
       'order-id',
       'history',
       'report',
+      'export',
       'limits',
       'approvals',
       'approve',

@@ -22,6 +22,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> 
   'order-id': async () => (await import('./commands/orderId.ts')).registerOrderId,
   history: async () => (await import('./commands/history.ts')).registerHistory,
   report: async () => (await import('./commands/report.ts')).registerReport,
+  export: async () => (await import('./commands/export.ts')).registerExport,
   limits: async () => (await import('./commands/limits.ts')).registerLimits,
   approvals: async () => (await import('./commands/approvals.ts')).registerApprovals,
   approve: async () => (await import('./commands/approvals.ts')).registerApprove,

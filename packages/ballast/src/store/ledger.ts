@@ -2,7 +2,7 @@
  * The per-transfer ledger (table `transfer_ledger`, migration 6): one row per finished transfer, written once.
  * Amounts are TEXT base units, USD values TEXT decimal strings, times integer ms.
  */
-import type { StoreDb } from './db.ts';
+import { inList, type StoreDb } from './db.ts';
 import { formatUsdMicros, parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import type { FeesSource, LedgerEntry, LedgerStatus, ReceivedSource } from '../ledger/ledgerEntry.ts';
 import { rowShape } from './rowColumns.ts';
@@ -139,6 +139,13 @@ export async function listLedgerSince(db: StoreDb, sinceMs: number): Promise<Led
     sinceMs,
   )) as LedgerDbRow[]; // columns checked by LEDGER_ROW
   return rows.map(fromDb);
+}
+
+/** The ledger rows of the given transfers (those that have one), by transfer id. */
+export async function ledgerEntriesOf(db: StoreDb, transferIds: readonly number[]): Promise<Map<number, LedgerRow>> {
+  if (transferIds.length === 0) return new Map();
+  const rows = (await db.all(`SELECT * FROM transfer_ledger WHERE transfer_id IN ${inList(transferIds)}`, ...transferIds)) as LedgerDbRow[]; // columns checked by LEDGER_ROW
+  return new Map(rows.map((r) => [r.transfer_id, fromDb(r)]));
 }
 
 /**

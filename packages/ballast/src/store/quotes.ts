@@ -6,7 +6,7 @@
  * The raw response is stored before it is acted on, so every signed transfer can be traced to the exact
  * quote it came from.
  */
-import type { StoreDb } from './db.ts';
+import { inList, type StoreDb } from './db.ts';
 import { rowShape } from './rowColumns.ts';
 import { checkMs, fromJsonText, toJsonText } from './values.ts';
 
@@ -207,4 +207,18 @@ export async function getQuote(db: StoreDb, id: number): Promise<QuoteRow | unde
         : { accepted: row.accepted === 1, reason: row.reason, detail: row.detail, breakdown: fromJsonText(row.breakdown_json) },
     verdict: row.ok === null ? null : { ok: row.ok === 1, rules: fromJsonText(row.rules_json) },
   };
+}
+
+/**
+ * The stored responses (`raw_json`, parsed JSON, still unknown in shape) of the given quotes, by quote id.
+ *
+ * @throws SyntaxError when a stored response is not JSON (only possible if written outside Ballast)
+ */
+export async function rawQuotesOf(db: StoreDb, quoteIds: readonly number[]): Promise<Map<number, unknown>> {
+  if (quoteIds.length === 0) return new Map();
+  const rows = await db.all<{ id: number; raw_json: string }>(
+    `SELECT id, raw_json FROM quotes WHERE id IN ${inList(quoteIds)}`,
+    ...quoteIds,
+  ); // two columns of QUOTE_ROW
+  return new Map(rows.map((r) => [r.id, fromJsonText(r.raw_json)]));
 }
