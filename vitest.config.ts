@@ -47,6 +47,7 @@ const INTEGRATION_UNIT = [
   'test/unit/needs/api.test.ts',
   'test/unit/needs/daemonWiring.test.ts',
   'test/unit/notify/delivery.test.ts',
+  'test/unit/notify/digestQueue.test.ts',
   'test/unit/notify/incidents.test.ts',
   'test/unit/relay/client.test.ts',
   'test/unit/relay/clientDeprecation.test.ts',

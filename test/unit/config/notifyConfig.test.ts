@@ -2,7 +2,7 @@
  * The `notify:` section (src/config/notifySchema.ts): absent means off; sinks load with defaults and their URL and
  * secret hidden from spread, JSON and error messages; unknown events are refused with the list of known ones; a
  * webhook needs a secret and a Slack sink takes none; a PagerDuty sink needs a 32-character routing key, defaults
- * its URL to the Events API v2 endpoint and its events to the ones that page.
+ * its URL to the Events API v2 endpoint and its events to the ones that page, and takes no daily digest.
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
@@ -131,5 +131,35 @@ describe('config notify:', () => {
     const notify = { sinks: { pager: { kind: 'pagerduty', routingKey: ROUTING_KEY } } };
     const config = loadConfig(tmp.write({ ...baseConfig(), notify }), ENV);
     expect(config.warnings).toEqual(['notify.sinks.pager.routingKey is written literally in the config file; prefer ${ENV_VAR}']);
+  });
+
+  it('loads a daily digest on a webhook or Slack sink, UTC by default, and refuses a bad one or one on PagerDuty', () => {
+    const ok = {
+      sinks: {
+        chat: { kind: 'slack', url: '${SLACK_URL}', digest: { at: '09:00' } },
+        ops: {
+          kind: 'webhook',
+          url: 'https://ops.example/hook',
+          secret: '${HOOK_SECRET}',
+          digest: { at: '18:30', timezone: 'Europe/Paris' },
+        },
+      },
+    };
+    const [chat, ops] = loadConfig(tmp.write({ ...baseConfig(), notify: ok }), NOTIFY_ENV).notify!.sinks;
+    expect(chat!.digest).toEqual({ at: '09:00', timezone: 'UTC' });
+    expect(ops!.digest).toEqual({ at: '18:30', timezone: 'Europe/Paris' });
+
+    const bad = {
+      sinks: {
+        pager: { kind: 'pagerduty', routingKey: '${PD_KEY}', digest: { at: '09:00' } },
+        late: { kind: 'slack', url: '${SLACK_URL}', digest: { at: '24:00', timezone: 'Mars/Olympus' } },
+        listed: { kind: 'slack', url: '${SLACK_URL}', events: ['daily_digest'] },
+      },
+    };
+    const text = issueLines(loadErrorIn(tmp, { ...baseConfig(), notify: bad }, NOTIFY_ENV)).join('\n');
+    expect(text).toMatch(/notify\.sinks\.pager\.digest: a pagerduty sink opens incidents and sends no digest/);
+    expect(text).toMatch(/notify\.sinks\.late\.digest\.at: at must be a time of day as HH:MM/);
+    expect(text).toMatch(/notify\.sinks\.late\.digest\.timezone: timezone must be an IANA time zone name/);
+    expect(text).toMatch(/notify\.sinks\.listed\.events\[0\]: daily_digest is not listed: set digest/);
   });
 });

@@ -34,6 +34,7 @@ import { notify, type NotifyDeps } from '../notify/notify.ts';
 import { leaderGainedEvent } from '../notify/eventOf.ts';
 import type { DispatchDeps } from '../notify/dispatcher.ts';
 import { queueResolutions } from '../notify/incidents.ts';
+import { queueDailyDigests } from '../notify/digestQueue.ts';
 
 /** Options for {@link createBallast}; tests inject clocks and a faster poll interval. */
 export interface CreateBallastOptions {
@@ -92,7 +93,8 @@ export interface Ballast {
   /**
    * What the notification dispatcher works with (src/notify/dispatcher.ts) when `notify:` is configured, else
    * null: the daemon runs it on a timer, `run --once` flushes it before closing. Each pass first queues the ends of
-   * stalls and pauses the sinks were told of (src/notify/incidents.ts).
+   * stalls and pauses the sinks were told of (src/notify/incidents.ts) and the daily digests that are due
+   * (src/notify/digestQueue.ts).
    */
   notifyDispatch: DispatchDeps | null;
   /** Whether the store is still open (`close` not called yet), for readiness. */
@@ -227,7 +229,14 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     exclusive,
     leadership,
     notifyDispatch: config.notify
-      ? { db, config: config.notify, metrics, logger, now, scheduled: () => queueResolutions({ db, now, config, logger }) }
+      ? {
+          db,
+          config: config.notify,
+          metrics,
+          logger,
+          now,
+          scheduled: [() => queueResolutions({ db, now, config, logger }), () => queueDailyDigests({ db, now, config, logger })],
+        }
       : null,
     storeOpen: () => open,
     close: async () => {

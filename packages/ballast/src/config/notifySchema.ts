@@ -1,7 +1,8 @@
 /**
  * `notify:` section of `ballast.yaml`: where Ballast tells people about what matters (docs/notifications.md). Each
  * sink is a generic JSON webhook (HMAC-signed like Relay's own webhooks), a Slack incoming webhook or a PagerDuty
- * service (Events API v2), and filters by event name and severity. Without the section nothing is queued or sent.
+ * service (Events API v2), and filters by event name and severity; a webhook or Slack sink may also get a daily
+ * digest. Without the section nothing is queued or sent.
  *
  * Sink URLs, secrets and routing keys are secrets (a Slack webhook URL is a bearer credential): write them as
  * `${VAR}`; they are kept out of error messages, and the loaded config holds them non-enumerable
@@ -18,6 +19,7 @@ import {
   type NotifySeverity,
 } from '../notify/events.ts';
 import { PAGERDUTY_DEFAULT_EVENTS, PAGERDUTY_EVENTS_URL, PAGERDUTY_ROUTING_KEY_CHARS } from '../notify/pagerduty.ts';
+import { isTimeZone, type DigestSetting } from '../notify/digest.ts';
 
 /** Defaults of the delivery settings (docs/notifications.md "Delivery"). */
 export const DEFAULT_NOTIFY = Object.freeze({
@@ -39,9 +41,25 @@ const eventName = z.enum(['*', ...SINK_EVENTS] as [string, ...string[]], {
     const input = typeof issue.input === 'string' ? issue.input : '';
     if (isResolvingEvent(input))
       return `${input} is not listed: it goes to every sink that was sent ${RESOLVING_EVENTS[input]}; list ${RESOLVING_EVENTS[input]}`;
+    if (input === 'daily_digest') return 'daily_digest is not listed: set digest: { at: "09:00", timezone: UTC } on the sink';
     return `unknown event; use "*" for all, or ${KNOWN_EVENTS}`;
   },
 });
+
+/** `notify.sinks.<name>.digest`: a daily summary at a local time of day (docs/notifications.md "Daily digest"). */
+const DigestSchema = z
+  .strictObject({
+    at: z
+      .string({ error: 'at must be a time of day as HH:MM (24 h), e.g. "09:00"' })
+      .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'at must be a time of day as HH:MM (24 h), e.g. "09:00"')
+      .describe('local time of day the digest is sent, HH:MM (24 h)'),
+    timezone: z
+      .string({ error: 'timezone must be an IANA time zone name, e.g. UTC or Europe/Paris' })
+      .refine(isTimeZone, 'timezone must be an IANA time zone name, e.g. UTC or Europe/Paris')
+      .default('UTC')
+      .describe('IANA time zone of `at` and of the day the digest covers (default UTC)'),
+  })
+  .describe('webhook and slack only: one message a day with the moves, fees, pauses and open requests of the last 24 hours');
 
 const int = (what: string, min: number, max: number) =>
   z
@@ -92,6 +110,7 @@ export const NotifySinkSchema = z
       .enum(NOTIFY_SEVERITIES, { error: 'minSeverity must be info, warning or critical' })
       .default('info')
       .describe('drop events below this severity (info < warning < critical; default info)'),
+    digest: DigestSchema.optional(),
   })
   .superRefine((sink, ctx) => {
     const refuse = (path: string, message: string): void => void ctx.addIssue({ code: 'custom', path: [path], message });
@@ -109,6 +128,8 @@ export const NotifySinkSchema = z
     if (sink.kind !== 'pagerduty' && sink.routingKey !== undefined)
       refuse('routingKey', 'routingKey is for a pagerduty sink only: remove it');
     if (sink.kind !== 'pagerduty' && sink.source !== undefined) refuse('source', 'source is for a pagerduty sink only: remove it');
+    if (sink.kind === 'pagerduty' && sink.digest !== undefined)
+      refuse('digest', 'a pagerduty sink opens incidents and sends no digest: set digest on a webhook or slack sink');
   })
   .describe('one notification destination');
 
@@ -161,6 +182,8 @@ export interface LoadedNotifySink {
   /** `'*'` or the listed event names. */
   events: '*' | readonly NotifyEventKind[];
   minSeverity: NotifySeverity;
+  /** webhook and slack only: when the daily digest is sent; absent: none. */
+  digest?: DigestSetting;
 }
 
 /** The `notify:` section as loaded (defaults applied, secrets hidden). */
@@ -187,6 +210,7 @@ export function loadNotify(parsed: z.output<typeof NotifySectionSchema>): Notify
     const events: LoadedNotifySink['events'] = listed.includes('*') ? '*' : (listed as NotifyEventKind[]); // checked by eventName
     const sink = { name, kind: s.kind, events, minSeverity: s.minSeverity } as LoadedNotifySink;
     if (s.kind === 'pagerduty') sink.source = s.source ?? 'ballast';
+    if (s.digest !== undefined) sink.digest = { at: s.digest.at, timezone: s.digest.timezone };
     const hidden = { url: s.url ?? PAGERDUTY_EVENTS_URL, secret: s.secret, routingKey: s.routingKey };
     for (const [key, value] of Object.entries(hidden))
       if (value !== undefined) Object.defineProperty(sink, key, { value, enumerable: false, writable: false });

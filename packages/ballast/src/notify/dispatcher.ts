@@ -35,11 +35,11 @@ export interface DispatchDeps {
   logger: Logger;
   now: () => number;
   /**
-   * Queues what is due by time rather than reported by an event (the ends of conditions, src/notify/incidents.ts;
-   * daily digests), at the start of each pass; returns how many deliveries it queued. A failure is logged and the
-   * pass goes on.
+   * What queues deliveries due by time rather than reported by an event (the ends of conditions,
+   * src/notify/incidents.ts; the daily digests, src/notify/digestQueue.ts), each run at the start of every pass and
+   * returning how many it queued. A failure of one is logged and the pass goes on.
    */
-  scheduled?: () => Promise<number>;
+  scheduled?: ReadonlyArray<() => Promise<number>>;
 }
 
 /** Counts of one or more passes. */
@@ -68,12 +68,10 @@ export async function dispatchNotifications(
   const report: DispatchReport = { delivered: 0, retried: 0, failed: 0, dropped: 0 };
   const log = deps.logger.child({ component: 'notify' });
   const cfg = deps.config;
-  if (deps.scheduled)
-    await deps
-      .scheduled()
-      .catch((error: unknown) =>
-        log.warn({ err: shortErrorMessage(error) }, 'scheduled notifications not queued; the next pass tries again'),
-      );
+  for (const queue of deps.scheduled ?? [])
+    await queue().catch((error: unknown) =>
+      log.warn({ err: shortErrorMessage(error) }, 'scheduled notifications not queued; the next pass tries again'),
+    );
   try {
     const dropped = await pruneNotifications(deps.db, {
       finishedBeforeMs: Math.max(0, deps.now() - cfg.keepDays * DAY_MS),

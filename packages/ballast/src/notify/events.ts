@@ -34,6 +34,7 @@ export const NOTIFY_EVENT_SEVERITY = {
   leader_changed: 'info',
   transfer_unstalled: 'info',
   route_resumed: 'info',
+  daily_digest: 'info',
 } as const satisfies Record<string, NotifySeverity>;
 
 /** An event name. */
@@ -55,10 +56,10 @@ export const RESOLVING_EVENTS = {
 /** An event of {@link RESOLVING_EVENTS}. */
 export type ResolvingEventKind = keyof typeof RESOLVING_EVENTS;
 
-/** Events no sink lists in `events`: the resolving ones. */
-const NOT_LISTED: readonly NotifyEventKind[] = Object.keys(RESOLVING_EVENTS) as ResolvingEventKind[];
+/** Events no sink lists in `events`: the resolving ones, and the daily digest (a sink's own `digest:` setting). */
+const NOT_LISTED: readonly NotifyEventKind[] = [...(Object.keys(RESOLVING_EVENTS) as ResolvingEventKind[]), 'daily_digest'];
 
-/** The event names a sink may list in `events` ({@link NOTIFY_EVENTS} but the resolving ones). */
+/** The event names a sink may list in `events` ({@link NOTIFY_EVENTS} but the resolving ones and the digest). */
 export const SINK_EVENTS: readonly NotifyEventKind[] = NOTIFY_EVENTS.filter((e) => !NOT_LISTED.includes(e));
 
 /** Whether `kind` is an event of {@link RESOLVING_EVENTS}. */

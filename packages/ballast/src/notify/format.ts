@@ -66,6 +66,8 @@ export interface SlackMessage {
 
 /** Slack shows at most 10 fields in a section block (https://api.slack.com/reference/block-kit/blocks#section). */
 const MAX_SLACK_FIELDS = 10;
+/** Longest text of a section block kept (Slack's limit, https://api.slack.com/reference/block-kit/blocks#section). */
+const MAX_SECTION_CHARS = 3000;
 /** Longest field text kept (Slack's limit is 2000 characters per field). */
 const MAX_FIELD_CHARS = 300;
 
@@ -81,7 +83,8 @@ function escapeSlack(text: string): string {
 
 /**
  * The Slack message of a delivery: `text` is one readable line, `[SEVERITY] event: summary` (what a notification
- * preview shows); the blocks repeat it and list up to ten scalar payload fields, then the idempotency key.
+ * preview shows); the blocks repeat it, show the payload's `lines` (the daily digest's) one per line, list up to
+ * ten scalar payload fields, then the idempotency key.
  */
 export function slackMessage(d: DeliveryContent): SlackMessage {
   const line = `${severityMarker(d.severity)} ${d.event}: ${d.summary}`;
@@ -89,10 +92,14 @@ export function slackMessage(d: DeliveryContent): SlackMessage {
     .filter((e): e is [string, string | number | boolean] => ['string', 'number', 'boolean'].includes(typeof e[1]))
     .slice(0, MAX_SLACK_FIELDS)
     .map(([k, v]) => ({ type: 'mrkdwn' as const, text: `*${escapeSlack(k)}*\n${escapeSlack(String(v)).slice(0, MAX_FIELD_CHARS)}` }));
+  const lines = Array.isArray(d.payload.lines) ? d.payload.lines.filter((l): l is string => typeof l === 'string') : [];
   return {
     text: escapeSlack(line),
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: `*${severityMarker(d.severity)}* ${escapeSlack(`${d.event}: ${d.summary}`)}` } },
+      ...(lines.length > 0
+        ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: escapeSlack(lines.join('\n')).slice(0, MAX_SECTION_CHARS) } }]
+        : []),
       ...(fields.length > 0 ? [{ type: 'section' as const, fields }] : []),
       {
         type: 'context',

@@ -46,7 +46,9 @@ export async function queueResolutions(deps: ResolutionDeps): Promise<number> {
   }
   const pauses = bySubject(await listOpenConditions(deps.db, 'route_paused', 'route_resumed'));
   if (pauses.size === 0) return queued;
-  const current = new Set((await currentRoutePauses(deps)).map((r) => dedupeKey(routePausedEvent(r))));
+  const current = new Set(
+    (await currentRoutePauses(deps.db, deps.config.policy.pauseRouteAfterOriginFailures)).map((r) => dedupeKey(routePausedEvent(r))),
+  );
   for (const [opened, { sinks, payload }] of pauses) {
     if (current.has(opened)) continue;
     queued += await notifySinks(deps, sinks, routeResumedEvent(payload, opened));
@@ -54,11 +56,14 @@ export async function queueResolutions(deps: ResolutionDeps): Promise<number> {
   return queued;
 }
 
-/** The routes paused now, as a cycle reads them (src/cycle/cycleSteps.ts `readPauses`). */
-async function currentRoutePauses(deps: ResolutionDeps): Promise<PausedRoute[]> {
+/**
+ * The routes paused now, as a cycle reads them (src/cycle/cycleSteps.ts `readPauses`): by unresolved failed
+ * deposits, and by `pauseRouteAfterOriginFailures` origin transactions failing on chain in a row.
+ */
+export async function currentRoutePauses(db: StoreDb, pauseRouteAfterOriginFailures: number): Promise<PausedRoute[]> {
   return [
-    ...pausedRoutes(await listUnresolvedFailures(deps.db)),
-    ...originFailurePauses(await listOriginFailureStreaks(deps.db), deps.config.policy.pauseRouteAfterOriginFailures),
+    ...pausedRoutes(await listUnresolvedFailures(db)),
+    ...originFailurePauses(await listOriginFailureStreaks(db), pauseRouteAfterOriginFailures),
   ];
 }
 

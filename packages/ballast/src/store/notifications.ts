@@ -223,6 +223,13 @@ export async function listOpenConditions(db: StoreDb, opening: string, resolving
   return rows.map((r) => ({ sink: r.sink, dedupeKey: r.dedupe_key, payload: r.payload }));
 }
 
+/** Whether `sink` holds a row with dedupe key `dedupeKey` (in any status). */
+export async function hasNotification(db: StoreDb, sink: string, dedupeKey: string): Promise<boolean> {
+  return (
+    (await db.get<{ one: number }>('SELECT 1 AS one FROM notifications WHERE sink = ? AND dedupe_key = ?', sink, dedupeKey)) !== undefined
+  );
+}
+
 /** Number of pending rows. */
 export async function countPendingNotifications(db: StoreDb): Promise<number> {
   const row = await db.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM notifications WHERE status = 'pending'`);
