@@ -208,6 +208,5 @@ function describe(m: TransferMovements, kind: RowKind, how: string, pairId: stri
         .join(', ')}`,
     );
   }
-  parts.push('USD at the quote');
   return parts.join('; ');
 }

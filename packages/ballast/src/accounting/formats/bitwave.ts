@@ -17,7 +17,7 @@
  */
 import type { AccountingRow } from '../exportRows.ts';
 import { wholeUnits } from '../reconcile.ts';
-import { rowLabel } from './formatParts.ts';
+import { rowLabel, usdNote } from './formatParts.ts';
 
 /** The header, in order. */
 export const BITWAVE_HEADER = [
@@ -69,7 +69,7 @@ export function bitwaveRecords(rows: readonly AccountingRow[]): string[][] {
       '',
       String(Math.floor(r.atMs / 1000)),
       '',
-      `${r.note}; USD from ${r.usdSource}`,
+      `${r.note}; ${usdNote(r)}`,
       bitwaveType(r),
       '',
       '',

@@ -15,7 +15,7 @@
  */
 import type { AccountingRow } from '../exportRows.ts';
 import { wholeUnits } from '../reconcile.ts';
-import { rowLabel, uniqueHashes, utcSeconds } from './formatParts.ts';
+import { rowLabel, uniqueHashes, usdNote, utcSeconds } from './formatParts.ts';
 
 /** The template's header, in order. */
 export const CRYPTIO_HEADER = [
@@ -54,7 +54,7 @@ export function cryptioRecords(rows: readonly AccountingRow[]): string[][] {
       ...outgoing,
       ...fee,
       r.counterparty?.address ?? '',
-      `${rowLabel(r)}: ${r.note}; tx ${r.txHash ?? 'none'}; USD from ${r.usdSource}`,
+      `${rowLabel(r)}: ${r.note}; tx ${r.txHash ?? 'none'}; ${usdNote(r)}`,
     ];
   });
 }

@@ -28,3 +28,9 @@ export function uniqueHashes(rows: readonly AccountingRow[]): string[] {
     return ref;
   });
 }
+
+/** Where a row's USD figure comes from, for notes: `USD from <source> (at quote time | as the order settled)`. */
+export function usdNote(r: Pick<AccountingRow, 'usdSource'>): string {
+  if (r.usdSource === 'none') return 'no USD price (none at quote time)';
+  return `USD from ${r.usdSource} (${r.usdSource.startsWith('quote') ? 'at quote time' : 'as the order settled'})`;
+}

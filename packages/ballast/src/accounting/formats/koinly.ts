@@ -14,7 +14,7 @@
  */
 import type { AccountingRow } from '../exportRows.ts';
 import { wholeUnits } from '../reconcile.ts';
-import { rowLabel, utcSeconds } from './formatParts.ts';
+import { rowLabel, usdNote, utcSeconds } from './formatParts.ts';
 
 /** The universal template's header, in order. */
 export const KOINLY_HEADER = [
@@ -46,7 +46,7 @@ export function koinlyRecords(rows: readonly AccountingRow[]): string[][] {
       r.usdValue ?? '',
       r.usdValue === null ? '' : 'USD',
       r.kind === 'fee' ? 'cost' : '',
-      `${rowLabel(r)}: ${r.note}; USD from ${r.usdSource}`,
+      `${rowLabel(r)}: ${r.note}; ${usdNote(r)}`,
       r.txHash ?? '',
     ];
   });
