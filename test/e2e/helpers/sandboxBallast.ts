@@ -92,6 +92,7 @@ function writeSandboxConfig(sandbox: Sandbox, dir: string, overrides: ConfigOver
  * Writes a config for `sandbox` into `dir` and wires Ballast from it.
  *
  * @param wiring.now a clock to wire instead of `Date.now` (e.g. one a test moves ahead)
+ * @param wiring.store a SQLite store to use (e.g. one an earlier instance wrote) instead of a fresh one
  * @returns the Ballast instance, the config path and the store path
  */
 export function ballastOnSandbox(
@@ -99,9 +100,11 @@ export function ballastOnSandbox(
   dir: string,
   overrides: ConfigOverrides = {},
   envOverrides: Record<string, string> = {},
-  wiring: { now?: () => number } = {},
+  wiring: { now?: () => number; store?: string } = {},
 ) {
-  const { configFile, store } = writeSandboxConfig(sandbox, dir, overrides);
+  const written = writeSandboxConfig(sandbox, dir, overrides);
+  const { configFile } = written;
+  const store = wiring.store ?? written.store;
   const config = loadConfig(configFile, { ...sandboxEnv(sandbox, store), ...envOverrides });
   const { logger, lines } = memoryLogger();
   const ballast: Ballast = createBallast(config, { logger, chainPollingIntervalMs: 50, ...(wiring.now ? { now: wiring.now } : {}) });

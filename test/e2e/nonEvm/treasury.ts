@@ -83,8 +83,10 @@ export async function oneTransferTreasury(
     tracking?: Record<string, unknown>;
     /** More `policy:` keys, beside the transfer bounds set here. */
     policy?: Record<string, unknown>;
+    /** The `withdrawals:` section. */
+    withdrawals?: Record<string, unknown>;
   },
-  wiring: { now?: () => number } = {},
+  wiring: { now?: () => number; store?: string } = {},
 ) {
   const from = holding(s, opts.asset, opts.from);
   const to = holding(s, opts.asset, opts.to);
@@ -98,6 +100,7 @@ export async function oneTransferTreasury(
     ...(opts.wallets ? { wallets: { ...NON_EVM_CONFIG.wallets, ...opts.wallets } } : {}),
     ...(opts.chains ? { chains: opts.chains } : {}),
     ...(opts.tracking ? { tracking: opts.tracking } : {}),
+    ...(opts.withdrawals ? ({ withdrawals: opts.withdrawals } as ConfigOverrides) : {}), // a top-level key the helper passes through
     assets: {
       [opts.asset]: [
         { ...from.entry, min: '0', target: whole(fromTarget, d), max: whole(fromTarget, d) },
