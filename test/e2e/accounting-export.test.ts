@@ -5,7 +5,7 @@
  * wallet and asset add up to what its balance on chain really changed, to the base unit, but for two costs the store
  * does not record (docs/accounting.md): the withdrawal transaction's gas (ETH, which `--check` names) and the rent
  * of the depository vault's token account the first Solana deposit of the mint paid (SOL); `--check` reconciles
- * with the ledger and exits 0; a filled transfer's payment and receipt have one volume; every row is priced at
+ * with the ledger and exits 0 (a bad flag exits 2); a filled transfer's payment and receipt have one volume; every row is priced at
  * its quote.
  */
 import { readFileSync } from 'node:fs';
@@ -180,6 +180,17 @@ describe('ballast export on the sandbox', () => {
     expect(checked.code, checked.stderr).toBe(0);
     expect(checked.stdout).toMatch(/every one adds up to the ledger to the base unit/);
     expect(checked.stdout).toContain(`the network fee of withdrawal transaction ${withdrawTx} is not recorded in the store`);
+    for (const bad of [
+      ['--format', 'xlsx'],
+      ['--format', 'csv', '--since', '1d', '--until', '2d'],
+      ['--format', 'csv', '--until', 'yesterday'],
+    ]) {
+      const res = await runCliInProcess(['export', ...bad, '--db', store]);
+      expect([bad.join(' '), res.code]).toEqual([bad.join(' '), 2]);
+    }
+    expect((await runCliInProcess(['export', '--format', 'csv', '--until', 'yesterday', '--db', store])).stderr).toContain(
+      '--until: "yesterday"',
+    );
     const json = await runCliInProcess(['export', '--format', 'csv', '--db', store, '--check', '--json']);
     const summary = JSON.parse(json.stdout) as { rows: number; csv: string; check: Reconciliation };
     expect(summary.check.ok).toBe(true);
