@@ -5,8 +5,8 @@
  * wallet and asset add up to what its balance on chain really changed, to the base unit, but for two costs the store
  * does not record (docs/accounting.md): the withdrawal transaction's gas (ETH, which `--check` names) and the rent
  * of the depository vault's token account the first Solana deposit of the mint paid (SOL); `--check` reconciles
- * with the ledger and exits 0 (a bad flag exits 2); a filled transfer's payment and receipt have one volume; every row is priced at
- * its quote.
+ * with the ledger and exits 0 (a bad flag exits 2); a filled transfer's payment and receipt have one volume; every
+ * row is priced at its quote.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
