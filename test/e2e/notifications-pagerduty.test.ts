@@ -57,7 +57,7 @@ it('a stalled transfer triggers one incident across cycles and two instances, re
   expect(pd.incidentsOf(key)).toMatchObject([
     { status: 'triggered', triggers: 1, payload: { severity: 'warning', class: 'transfer_stalled' } },
   ]);
-  expect(pd.incidentsOf(key)[0]!.payload.summary).toContain('stalled: deposited for over 60 s');
+  expect(pd.incidentsOf(key)[0]!.payload.summary).toContain('stalled while deposited, not yet filled: deposited for over 60 s');
   expect(sent('resolve', key)).toHaveLength(0); // still deposited
 
   // The fill lands; the cycles of both instances poll the transfer (its tracker gave up at the skewed clock).

@@ -24,7 +24,7 @@ describe('deadlines', () => {
   it('refuses to sign when the deadline is closer than that, one second makes the difference', () => {
     expect(deadlineRefusal(NOW_MS, inSec(120), 2)).toBeNull();
     expect(deadlineRefusal(NOW_MS, inSec(119), 2)).toBe(
-      `the order deadline ${inSec(119)} is 119 s away; 2 transaction(s) still to send need 120 s`,
+      `the order deadline ${inSec(119)} is 119 s away; 2 transaction(s) still to broadcast and confirm need 120 s`,
     );
     expect(deadlineRefusal(NOW_MS, inSec(-5), 1)).toContain('is -5 s away');
   });
@@ -53,7 +53,7 @@ describe('per-chain deadline lead', () => {
   it('a deadline 95 s ahead lets an EVM deposit be signed but not a Bitcoin one', () => {
     expect(deadlineRefusal(NOW_MS, inSec(95), 1, defaultLastItemLeadSec('evm'))).toBeNull();
     expect(deadlineRefusal(NOW_MS, inSec(95), 1, defaultLastItemLeadSec('bvm', 1))).toBe(
-      `the order deadline ${inSec(95)} is 95 s away; 1 transaction(s) still to send need 1200 s`,
+      `the order deadline ${inSec(95)} is 95 s away; 1 transaction(s) still to broadcast and confirm need 1200 s`,
     );
   });
 });

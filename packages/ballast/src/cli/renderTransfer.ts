@@ -1,10 +1,11 @@
 /**
- * Human view of one stored transfer: amounts, ids, every origin transaction with its full hash, the fill
- * transactions and the state history.
+ * Human view of one stored transfer: the stage it reached, amounts, ids, every origin transaction with its full
+ * hash, the fill transactions and the state history.
  */
 import type { TransferRow } from '../store/transferRows.ts';
 import type { TransferDecimals } from '../store/ledgerUnits.ts';
 import { formatWhole, table } from './format.ts';
+import { transferStage } from '../core/transferStage.ts';
 
 /**
  * Renders a transfer as a two-column table. Amounts are shown in whole units with the asset symbol when the
@@ -18,7 +19,7 @@ export function renderTransfer(t: TransferRow, decimals: TransferDecimals = { de
     d === null ? `${value} base units` : `${formatWhole(value, d, symbol)} (${value} base units)`;
   const rows: [string, string][] = [
     ['transfer', `#${t.id} (cycle ${t.cycleId}) ${t.asset} ${t.originChain} → ${t.destinationChain}`],
-    ['status', `${t.status} (relay: ${t.relayStatus ?? '—'})`],
+    ['status', `${t.status}: ${transferStage(t.status)} (relay: ${t.relayStatus ?? '—'})`],
     ['amount in', amount(t.amountIn, decimals.decimalsIn)],
     ['guaranteed out (minimumAmount)', amount(t.minOut, decimals.decimalsOut, decimals.symbolOut)],
     ['quoted estimate (expectedAmount, not trusted)', amount(t.expectedOut, decimals.decimalsOut, decimals.symbolOut)],

@@ -69,7 +69,7 @@ export function deadlineRefusal(
   const leftSec = Math.floor((deadlineSec * 1000 - nowMs) / 1000);
   return leftSec >= neededSec
     ? null
-    : `the order deadline ${deadlineSec} is ${leftSec} s away; ${itemsLeft} transaction(s) still to send need ${neededSec} s`;
+    : `the order deadline ${deadlineSec} is ${leftSec} s away; ${itemsLeft} transaction(s) still to broadcast and confirm need ${neededSec} s`;
 }
 
 /**

@@ -243,7 +243,8 @@ async function sendItem(run: Run, at: PlannedItem, itemsAfter: number): Promise<
     // The adapter refused before any node saw the bytes (a BroadcastRefusal, src/chains/adapter.ts): nothing left
     // this process, so nothing can land. A node's judgement (Solana's simulation) is asked before signing, never
     // of the signed bytes: signed bytes a node has seen may land whatever it answered.
-    if (isBroadcastRefusal(error)) return await fail(run, `${at.stepId} ${signed.txHash} not sent: ${shortErrorMessage(error)}`);
+    if (isBroadcastRefusal(error))
+      return await fail(run, `${at.stepId} ${signed.txHash} signed, not broadcast: ${shortErrorMessage(error)}`);
     // Any other error answer is not a refusal: the node may have taken the transaction anyway (a transport retry
     // answered "already known" or "nonce too low" for our own transaction, a timeout, a backend that lags on
     // lookups). Unless the node shows it has the transaction, the outcome is unknown and the transfer stays in
@@ -376,7 +377,7 @@ function isFinal(status: TransferStatus | undefined): status is 'success' | 'fai
 async function fail(run: Run, error: string): Promise<ExecuteTransferResult> {
   const { deps, args, log, hashes } = run;
   if (termHasEnded(deps.leading)) throw new TermEndedError(run.transferId, hashes, error);
-  log.error({ transferId: run.transferId, err: error }, 'origin execution failed');
+  log.error({ transferId: run.transferId, err: error }, 'origin transaction failed; no deposit made');
   let id: number;
   if (run.transferId === null) {
     // Nothing was written or sent yet: record the failed attempt as its own row for the history.

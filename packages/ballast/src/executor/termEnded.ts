@@ -33,7 +33,7 @@ export class TermEndedError extends BallastError {
   constructor(transferId: number | null, originTxHashes: readonly string[], detail: string, options?: { cause?: unknown }) {
     const what =
       transferId === null
-        ? 'no transfer was written ahead, so nothing was sent'
+        ? 'no transfer was written ahead, so nothing was broadcast'
         : `transfer ${transferId} stays as written, in flight, for the replica that leads now to reconcile`;
     super(`the leader term this run started in has ended; ${what}: ${detail}`, options);
     this.transferId = transferId;

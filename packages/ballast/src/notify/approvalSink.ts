@@ -25,7 +25,7 @@ const SAYS: Readonly<Record<ApprovalEventKind, string>> = {
   rejected: 'approval rejected',
   expired: 'approval expired',
   not_needed: 'approval no longer needed',
-  executed: 'approved transfer sent',
+  executed: 'approval used: its transfer is signed and written ahead, not yet broadcast',
 };
 
 /**

@@ -61,21 +61,23 @@ function transferFields(t: TransferRow): NotifyEvent['payload'] {
 
 /**
  * A transfer closed `refund` (`transfer_refunded`) or `failure` (`transfer_failed`), once its way back is known
- * (src/cycle/followRefund.ts): the refund transaction and amount, or why it was not refunded.
+ * (src/cycle/followRefund.ts): the refund transaction and amount, or why it was not refunded. The summary names
+ * the stage reached: refunded to the origin wallet, or deposited and not filled (and not refunded).
  */
 export function transferClosedEvent(t: TransferRow, refund: Pick<TransferRefund, 'amount' | 'txHash' | 'failReason'>): NotifyEvent {
   const refunded = t.status === 'refund';
   const route = routeOf(t.asset, t.originChain, t.destinationChain);
-  const back =
+  const request = `request ${t.requestId ?? 'unknown'}`;
+  const what =
     refund.failReason !== null
-      ? `not refunded (${refund.failReason}): the route is paused until an operator acts`
+      ? `deposited, not filled and not refunded (${refund.failReason}; ${request}): the route is paused until an operator acts`
       : refunded
-        ? 'refunded to the origin wallet'
-        : 'no refund recorded';
+        ? `refunded to the origin wallet (${request})`
+        : `deposited, not filled: the request failed (${request}); no refund recorded`;
   return {
     kind: refunded ? 'transfer_refunded' : 'transfer_failed',
     subject: `transfer:${t.id}`,
-    summary: `${route} ${refunded ? 'refunded' : 'failed'} (request ${t.requestId ?? 'unknown'}): ${back}`,
+    summary: `${route} ${what}`,
     payload: {
       ...transferFields(t),
       ...(refund.amount !== null ? amountFields('refundedAmount', refund.amount, undefined) : {}),
@@ -86,12 +88,12 @@ export function transferClosedEvent(t: TransferRow, refund: Pick<TransferRefund,
   };
 }
 
-/** A transfer flagged stalled (in flight past `tracking.stalledAfterSec`); once per transfer. */
+/** A transfer flagged stalled (in flight past `tracking.stalledAfterSec`), naming the stage it stalled at; once per transfer. */
 export function stalledEvent(t: TransferRow, detail: string): NotifyEvent {
   return {
     kind: 'transfer_stalled',
     subject: `transfer:${t.id}`,
-    summary: `${routeOf(t.asset, t.originChain, t.destinationChain)} stalled: ${detail}`,
+    summary: `${routeOf(t.asset, t.originChain, t.destinationChain)} stalled while ${transferStage(t.status)}: ${detail}`,
     payload: { ...transferFields(t), relayStatus: t.relayStatus, detail },
   };
 }
@@ -101,12 +103,7 @@ export function stalledEvent(t: TransferRow, detail: string): NotifyEvent {
  * `maxCancelFeeSats`, or no cancel fits under it); once per transfer, apart from the time-based stall.
  */
 export function cancelAtCapEvent(t: TransferRow, detail: string): NotifyEvent {
-  return {
-    kind: 'transfer_stalled',
-    subject: `transfer:${t.id}:cancel`,
-    summary: `${routeOf(t.asset, t.originChain, t.destinationChain)} stalled: ${detail}`,
-    payload: { ...transferFields(t), relayStatus: t.relayStatus, detail },
-  };
+  return { ...stalledEvent(t, detail), subject: `transfer:${t.id}:cancel` };
 }
 
 /** A route paused (failed deposits, or origin transactions failing in a row); once per pause. */
