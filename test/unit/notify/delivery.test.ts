@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { signedWith } from '../../e2e/helpers/notifyReceiver.ts';
-import type { LoadedNotifySink, NotifyConfig } from '../../../packages/ballast/src/config/notifySchema.ts';
 import { createMetrics, type BallastMetrics } from '../../../packages/ballast/src/metrics/metrics.ts';
 import { dispatchNotifications, flushNotifications, startNotificationDispatcher } from '../../../packages/ballast/src/notify/dispatcher.ts';
 import type { NotifyEvent } from '../../../packages/ballast/src/notify/events.ts';
@@ -18,9 +17,10 @@ import { notify } from '../../../packages/ballast/src/notify/notify.ts';
 import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
 import { listNotifications } from '../../../packages/ballast/src/store/notifications.ts';
 import { describeEachEngine } from '../../helpers/storeEngines.ts';
+import { SINK_SECRET, testNotifyConfig, testSink } from './helpers.ts';
 import { startLocalPagerDuty } from '../../../packages/sandbox/src/pagerduty/pagerDutyServer.ts';
 
-const SECRET = 'whsec-0123456789abcdef';
+const SECRET = SINK_SECRET;
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -66,31 +66,8 @@ afterEach(async () => {
   }
 });
 
-const ROUTING_KEY = 'R0UTINGKEY0123456789abcdef012345';
-
-function sink(name: string, kind: LoadedNotifySink['kind'], url: string, extra: Partial<LoadedNotifySink> = {}): LoadedNotifySink {
-  const s = { name, kind, events: '*', minSeverity: 'info', ...extra } as LoadedNotifySink;
-  Object.defineProperty(s, 'url', { value: url });
-  if (kind === 'webhook') Object.defineProperty(s, 'secret', { value: SECRET });
-  if (kind === 'pagerduty') Object.defineProperty(s, 'routingKey', { value: extra.routingKey ?? ROUTING_KEY });
-  return s;
-}
-
-function settings(sinks: LoadedNotifySink[], over: Partial<NotifyConfig> = {}): NotifyConfig {
-  return {
-    sinks,
-    maxAttempts: 3,
-    timeoutMs: 2_000,
-    retryBaseSec: 30,
-    retryMaxSec: 3_600,
-    batchSize: 20,
-    concurrency: 4,
-    everySec: 10,
-    keepDays: 30,
-    maxRows: 10_000,
-    ...over,
-  };
-}
+const sink = testSink;
+const settings = testNotifyConfig;
 
 const failed: NotifyEvent = {
   kind: 'transfer_failed',

@@ -6,11 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import type { PausedRoute, PausedWallet } from '../../../packages/ballast/src/cycle/pausedRoutes.ts';
 import { buildRouteReports } from '../../../packages/ballast/src/ledger/routeReport.ts';
-import type { LedgerEntry } from '../../../packages/ballast/src/ledger/ledgerEntry.ts';
 import { digestDue, digestEvent, isTimeZone } from '../../../packages/ballast/src/notify/digest.ts';
 import { dedupeKey } from '../../../packages/ballast/src/notify/events.ts';
 import { slackMessage } from '../../../packages/ballast/src/notify/format.ts';
 import type { ApprovalRequest } from '../../../packages/ballast/src/store/approvalReads.ts';
+import { filledEntry } from './helpers.ts';
 
 describe('digestDue', () => {
   it('is due from its time of day in UTC, for the UTC day', () => {
@@ -42,32 +42,7 @@ describe('digestDue', () => {
   });
 });
 
-function entry(over: Partial<LedgerEntry>): LedgerEntry {
-  return {
-    transferId: 1,
-    status: 'success',
-    asset: 'USDC',
-    originChain: 'base',
-    destinationChain: 'arbitrum',
-    amountIn: 2_500_000_000n,
-    decimalsIn: 6,
-    decimalsOut: 6,
-    quotedExpectedOut: 2_499_000_000n,
-    quotedMinOut: 2_498_000_000n,
-    receivedOut: 2_499_000_000n,
-    receivedSource: 'requests_v3_route_actual',
-    fees: { execution: 250_000n, swap: 0n, platform: 100_000n, app: 0n },
-    feesSource: 'requests_v3_actual',
-    gasPaid: 10n ** 14n,
-    gasDecimals: 18,
-    gasUsdMicros: 30_000n,
-    totalFeesUsdMicros: 380_000n,
-    signedAtMs: 1_000,
-    settledAtMs: 6_000,
-    settleMs: 5_000,
-    ...over,
-  };
-}
+const entry = filledEntry;
 
 describe('digestEvent', () => {
   const routes = buildRouteReports(

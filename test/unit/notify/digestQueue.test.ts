@@ -5,7 +5,6 @@
  * hours before its time.
  */
 import { beforeEach, expect, it } from 'vitest';
-import type { LoadedNotifySink, NotifyConfig } from '../../../packages/ballast/src/config/notifySchema.ts';
 import { queueDailyDigests, type DigestDeps } from '../../../packages/ballast/src/notify/digestQueue.ts';
 import type { StoreDb } from '../../../packages/ballast/src/store/db.ts';
 import { insertLedgerEntry } from '../../../packages/ballast/src/store/ledger.ts';
@@ -13,28 +12,12 @@ import { listNotifications } from '../../../packages/ballast/src/store/notificat
 import { createTransfer, markTxSent, transitionTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import { describeEachEngine } from '../../helpers/storeEngines.ts';
 import { newTransfer } from '../store/helpers.ts';
+import { filledEntry, testNotifyConfig, testSink } from './helpers.ts';
 
-function sink(name: string, kind: LoadedNotifySink['kind'], extra: Partial<LoadedNotifySink> = {}): LoadedNotifySink {
-  const s = { name, kind, events: '*', minSeverity: 'info', ...extra } as LoadedNotifySink;
-  Object.defineProperty(s, 'url', { value: 'http://127.0.0.1:1/hook' });
-  return s;
-}
-
-const notifyConfig: NotifyConfig = {
-  sinks: [
-    sink('chat', 'slack', { minSeverity: 'critical', events: ['route_paused'], digest: { at: '09:00', timezone: 'UTC' } }),
-    sink('ops', 'webhook'),
-  ],
-  maxAttempts: 3,
-  timeoutMs: 2_000,
-  retryBaseSec: 30,
-  retryMaxSec: 3_600,
-  batchSize: 20,
-  concurrency: 4,
-  everySec: 10,
-  keepDays: 30,
-  maxRows: 10_000,
-};
+const notifyConfig = testNotifyConfig([
+  testSink('chat', 'slack', undefined, { minSeverity: 'critical', events: ['route_paused'], digest: { at: '09:00', timezone: 'UTC' } }),
+  testSink('ops', 'webhook'),
+]);
 const config: DigestDeps['config'] = { notify: notifyConfig, policy: { pauseRouteAfterOriginFailures: 3 }, wallets: {} };
 const AT = Date.UTC(2026, 10, 29, 9, 0, 0);
 
@@ -57,29 +40,16 @@ describeEachEngine('daily digest queue', (engine) => {
     await transitionTransfer(a, transferId, 'broadcast', 'success', { nowMs: AT - 7 * 3_600_000 });
     await insertLedgerEntry(
       a,
-      {
+      filledEntry({
         transferId,
-        status: 'success',
-        asset: 'USDC',
-        originChain: 'base',
-        destinationChain: 'arbitrum',
         amountIn: base.amountIn,
-        decimalsIn: 6,
-        decimalsOut: 6,
         quotedExpectedOut: base.expectedOut,
         quotedMinOut: base.minOut,
         receivedOut: base.expectedOut,
-        receivedSource: 'requests_v3_route_actual',
-        fees: { execution: 250_000n, swap: 0n, platform: 100_000n, app: 0n },
-        feesSource: 'requests_v3_actual',
-        gasPaid: 10n ** 14n,
-        gasDecimals: 18,
-        gasUsdMicros: 30_000n,
-        totalFeesUsdMicros: 380_000n,
         signedAtMs: AT - 8 * 3_600_000,
         settledAtMs: AT - 7 * 3_600_000,
         settleMs: 3_600_000,
-      },
+      }),
       AT - 7 * 3_600_000,
     );
     const both = async (): Promise<number> => {

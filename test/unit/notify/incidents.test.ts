@@ -5,7 +5,6 @@
  * only, naming the stage reached and the start it ends; a route pause ends when `resolveFailure` resolves it.
  */
 import { beforeEach, expect, it } from 'vitest';
-import type { LoadedNotifySink, NotifyConfig } from '../../../packages/ballast/src/config/notifySchema.ts';
 import { pausedRoutes } from '../../../packages/ballast/src/cycle/pausedRoutes.ts';
 import { cancelAtCapEvent, routePausedEvent, stalledEvent } from '../../../packages/ballast/src/notify/eventOf.ts';
 import { queueResolutions } from '../../../packages/ballast/src/notify/incidents.ts';
@@ -22,29 +21,13 @@ import {
 import { createTransfer, getTransfer, markTxSent, transitionTransfer } from '../../../packages/ballast/src/store/transfers.ts';
 import { describeEachEngine } from '../../helpers/storeEngines.ts';
 import { newTransfer } from '../store/helpers.ts';
+import { testNotifyConfig, testSink } from './helpers.ts';
 
-function sink(name: string, kind: LoadedNotifySink['kind'], events: LoadedNotifySink['events']): LoadedNotifySink {
-  const s = { name, kind, events, minSeverity: 'info' } as LoadedNotifySink;
-  Object.defineProperty(s, 'url', { value: 'http://127.0.0.1:1/hook' });
-  return s;
-}
-
-const notifyConfig: NotifyConfig = {
-  sinks: [
-    sink('pager', 'pagerduty', ['transfer_failed', 'transfer_stalled', 'route_paused', 'kill_switch_engaged']),
-    sink('chat', 'slack', ['route_paused']),
-    sink('ops', 'webhook', '*'),
-  ],
-  maxAttempts: 3,
-  timeoutMs: 2_000,
-  retryBaseSec: 30,
-  retryMaxSec: 3_600,
-  batchSize: 20,
-  concurrency: 4,
-  everySec: 10,
-  keepDays: 30,
-  maxRows: 10_000,
-};
+const notifyConfig = testNotifyConfig([
+  testSink('pager', 'pagerduty', undefined, { events: ['transfer_failed', 'transfer_stalled', 'route_paused', 'kill_switch_engaged'] }),
+  testSink('chat', 'slack', undefined, { events: ['route_paused'] }),
+  testSink('ops', 'webhook'),
+]);
 const config = { notify: notifyConfig, policy: { pauseRouteAfterOriginFailures: 3 } };
 
 describeEachEngine('ends of stalls and pauses', (engine) => {
