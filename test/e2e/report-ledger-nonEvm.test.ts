@@ -1,7 +1,8 @@
 /**
- * Origin gas in the ledger on Solana and Bitcoin origins (the sandbox's litesvm node and Esplora node): Solana's
- * `meta.fee` in lamports, Bitcoin's inputs − outputs in satoshis, the latter equal to what the wallet lost beyond
- * the amount.
+ * Origin gas in the ledger on Solana and Bitcoin origins (the sandbox's litesvm node and Esplora node): on Solana
+ * the payer's whole SOL spend in lamports (the fee, and the rent of the vault's token account the first deposit of
+ * the mint creates), equal to what the wallet's SOL balance lost; Bitcoin's inputs − outputs in satoshis, equal to
+ * what the wallet lost beyond the amount.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
@@ -20,15 +21,17 @@ afterAll(async () => {
 });
 
 describe('ledger gas on non-EVM origins', () => {
-  it('Solana origin: the transaction fee in lamports', async () => {
+  it('Solana origin: the fee and the rent the deposit paid, in lamports', async () => {
     const t = await oneTransferTreasury(sandbox, tmp.dir, { asset: 'USDC', from: 'solana', to: 'alpha', amount: 1_000_000_000n });
+    const sol = () => sandbox.solana!.node.balance(sandbox.solana!.treasury.address);
+    const solBefore = sol();
     try {
       const report = await t.ballast.runCycle('once');
       expect(report.attempts[0]!.outcome, report.attempts[0]!.error).toBe('success');
       const entry = (await getLedgerEntry(t.ballast.db, report.attempts[0]!.transferId!))!;
       expect(entry.gasDecimals).toBe(9);
-      expect(entry.gasPaid! >= 5_000n).toBe(true); // at least one signature's base fee
-      expect(entry.gasPaid! < 10_000_000n).toBe(true); // 0.01 SOL: far above any fee the sandbox charges
+      expect(entry.gasPaid! > 2_039_280n).toBe(true); // the vault's token account rent, and the fee
+      expect(entry.gasPaid).toBe(solBefore - sol());
       expect(entry.receivedOut! >= entry.quotedMinOut).toBe(true);
     } finally {
       await t.ballast.close();

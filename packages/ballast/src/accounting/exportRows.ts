@@ -185,7 +185,7 @@ const WHAT: Readonly<Record<string, string>> = {
   'fee/relay_app': 'Relay fee, app component: its share of paid − received',
   'fee/relay_unattributed': 'Relay fees: paid − received (no component breakdown recorded)',
   'fee/refund_fee': 'kept by Relay on the refund: paid − refunded',
-  'fee/network': 'origin network fee (EVM gas, Solana fee or Bitcoin miner fee)',
+  'fee/network': 'origin network fee (EVM gas, Solana fee and account rent, or Bitcoin miner fee)',
   'fee/cancel_network': 'miner fee of the mined replacement that cancelled the deposit',
 };
 

@@ -47,7 +47,7 @@ export interface ReturnMovement extends Movement {
   kind: 'receipt' | 'refund' | 'withdrawal';
 }
 
-/** The origin network fee (EVM gas, Solana fees, Bitcoin miner fee), or a mined cancel's miner fee. */
+/** The origin network fee (EVM gas, Solana fee and account rent, Bitcoin miner fee), or a mined cancel's miner fee. */
 export interface NetworkFeeMovement extends Movement {
   kind: 'network' | 'cancel_network';
   /** Mined origin transactions the fee was paid over (approve + deposit, or the cancel). */

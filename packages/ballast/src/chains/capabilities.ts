@@ -19,8 +19,10 @@ export interface NativeBalanceReader {
 /** The network fee an origin transaction paid (every VM Ballast has). */
 export interface GasMeter {
   /**
-   * Fee paid to the network by one of our origin transactions, native base units: EVM `gasUsed ×
-   * effectiveGasPrice` of its receipt (wei), Solana `meta.fee` (lamports), Bitcoin inputs − outputs (satoshis).
+   * What one of our transactions cost its sender beyond the amount it paid, native base units: EVM `gasUsed ×
+   * effectiveGasPrice` of its receipt (wei); Solana the fee payer's balance fall (`preBalances[0] −
+   * postBalances[0]`: `meta.fee` plus the rent of accounts it created) less a native deposit's amount
+   * (lamports, src/chains/svm/networkCost.ts); Bitcoin inputs − outputs (satoshis).
    * @returns null when the chain does not have it (yet). @throws on node errors
    */
   gasPaid(txHash: string): Promise<bigint | null>;

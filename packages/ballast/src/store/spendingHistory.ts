@@ -10,8 +10,8 @@
  * Fees of a transfer: `transfers.fees_usd`, the fee decision's total when it was signed — the API's total plus
  * the origin cost estimated before signing (the recorded breakdown's `originCostUsd`, src/policy/originCost.ts).
  * Once the transfer's ledger entry holds the origin gas really paid in USD (`transfer_ledger.gas_usd`: Bitcoin
- * miner fee, Solana fee, EVM `gasUsed × effectiveGasPrice`), that replaces the estimate: the real amount is
- * preferred once known.
+ * miner fee, Solana fee and the rent of accounts the deposit created, EVM `gasUsed × effectiveGasPrice`), that
+ * replaces the estimate: the real amount is preferred once known.
  *
  * Windows, by `created_at_ms` against `nowMs`: the 24 h window holds `created_at_ms > nowMs - 24 h` and the 1 h
  * window `created_at_ms > nowMs - 1 h` (a transfer exactly 24 h / 1 h old has left it). There is no upper bound:

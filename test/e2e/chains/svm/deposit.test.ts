@@ -55,6 +55,7 @@ describe.each([
     const vaultBefore = vaultHolds(currency);
     const walletBefore = walletHolds(currency);
     const depositsBefore = env.node.listDeposits().length;
+    const solBefore = env.node.balance(me);
 
     const signed = await env.adapter.sign(WALLET_NAME, q.item);
     // Signed exactly as verified: our wallet pays and alone signs; the v0 message uses the table.
@@ -83,6 +84,11 @@ describe.each([
     expect(vaultHolds(currency) - vaultBefore).toBe(q.amount);
     const spent = walletBefore - walletHolds(currency);
     expect(spent).toBe(token === null ? q.amount + 5_000n : q.amount);
+    // The network cost is the payer's SOL spend less the SOL deposited: the fee, and for the token deposit also
+    // the rent of the vault's token account it creates (5,000 base + 200 priority + 2,039,280 lamports).
+    const solSpent = solBefore - env.node.balance(me);
+    const cost = await env.adapter.capabilities.gasMeter.gasPaid(signed.txHash);
+    expect([cost, solSpent]).toEqual(token === null ? [5_000n, q.amount + 5_000n] : [solSpent, 5_200n + 2_039_280n]);
     const landed = env.node.listDeposits().slice(depositsBefore);
     expect(landed).toHaveLength(1);
     expect(landed[0]).toMatchObject({ signature: signed.txHash, slot: Number(mined.blockNumber), sender: me });

@@ -17,6 +17,7 @@ import type { ChainCapabilities } from '../capabilities.ts';
 import { SYSTEM_PROGRAM_ID } from '@ballast/protocol/protocol/svmDepository.ts';
 import { SvmAdapterError } from './errors.ts';
 import { findSvmDeposit } from './findDeposit.ts';
+import { svmNetworkCost } from './networkCost.ts';
 import { quoteLookupTableAddresses, readLookupTables } from './lookupTables.ts';
 import { readSvmBalances, readSvmDecimals } from './readBalances.ts';
 import { createSvmRpc, nodeWords, type SvmFinality, type SvmRpc } from './rpc.ts';
@@ -192,7 +193,7 @@ export function createSvmAdapter(opts: SvmAdapterOptions): SvmChainAdapter {
           const tx = await rpc.call('getTransaction', (c) =>
             c.getTransaction(txHash, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }),
           );
-          return tx?.meta ? BigInt(tx.meta.fee) : null;
+          return tx ? (svmNetworkCost(tx)?.totalLamports ?? null) : null;
         },
       },
       withdrawalSigner: { signWithdrawalDigest: async (wallet, digestHex) => signSvmWithdrawalDigest(signerOf(wallet), digestHex) },

@@ -9,10 +9,11 @@
  * A search that cannot cover its window (too many signatures, a listed transaction the node cannot return,
  * unreadable logs of a transaction that calls the depository) throws: it proves nothing.
  */
-import { PublicKey, type ConfirmedSignatureInfo, type VersionedTransactionResponse } from '@solana/web3.js';
+import { PublicKey, type ConfirmedSignatureInfo } from '@solana/web3.js';
 import type { DepositQuery, DepositSearch } from '../adapter.ts';
 import { depositEventsInLogs } from './depositLogs.ts';
 import { SvmDepositSearchIncompleteError } from './errors.ts';
+import { svmAccountKeys } from './networkCost.ts';
 import type { SvmRpc } from './rpc.ts';
 import { svmBlockRef } from './signatureStatus.ts';
 
@@ -29,12 +30,6 @@ export interface FindSvmDepositOptions {
   lookbackSlots?: bigint;
   /** Signatures looked at before the search gives up (default {@link MAX_DEPOSIT_SEARCH_SIGNATURES}). */
   maxSignatures?: number;
-}
-
-/** Every account a transaction loads (static keys, then those loaded from lookup tables). */
-function accountKeysOf(tx: VersionedTransactionResponse): string[] {
-  const loaded = tx.meta?.loadedAddresses;
-  return [...tx.transaction.message.staticAccountKeys, ...(loaded?.writable ?? []), ...(loaded?.readonly ?? [])].map((k) => k.toBase58());
 }
 
 /**
@@ -84,7 +79,7 @@ export async function findSvmDeposit(rpc: SvmRpc, query: DepositQuery, opts: Fin
           deposit: { txHash: info.signature, blockNumber: BigInt(tx.slot), blockHash: svmBlockRef(BigInt(tx.slot)) },
         };
       const logsMissing = tx.meta.logMessages === null || tx.meta.logMessages === undefined;
-      if ((!scan.complete || logsMissing) && accountKeysOf(tx).includes(query.depository)) {
+      if ((!scan.complete || logsMissing) && svmAccountKeys(tx).includes(query.depository)) {
         throw new SvmDepositSearchIncompleteError(
           `${rpc.at}: the logs of ${info.signature}, which calls the depository, cannot be read to the end; no deposit is proven absent`,
         );
