@@ -30,6 +30,10 @@ const MISSES: Readonly<Record<string, { fields: string[]; why: string }>> = {
     fields: ['shouldTriggerRebalancing'],
     why: 'every payment (10/10) completes with no rebalance: no holding leaves its band, so Ballast moves nothing',
   },
+  'flow-idle-then-spike': {
+    fields: ['shouldTriggerRebalancing'],
+    why: "every payment (15/15) completes with no rebalance, as with the file's published winner (emaFlow: 0 rebalances, 0 volume); a rebalance would only add volume, which Hyperlane's rule ranks behind",
+  },
   'mc-local-cross-asset-imbalance': {
     fields: ['minCompletionRate'],
     why: "the USDT demand (100) is the whole USDT supply: the second payment needs chain1's USDT below its band's min, and Ballast never takes a donor below its min to fund another holding",

@@ -320,15 +320,15 @@ describe('ballast simulate --published through the CLI', () => {
     scenarioFile = path.join(dir, 'duo-flow.json');
     resultsFile = path.join(dir, 'duo-flow-comparison.json');
     writeFileSync(scenarioFile, JSON.stringify(flowDoc()));
-    // first: the file's own start, moved nothing; second: started with c1 at 5 (under its floor of 10), moved nothing;
-    // third: the file's start again, paid nothing.
+    // first: the file's own start, moved nothing; second: started with c2 empty, paid and moved nothing (made up: the
+    // payment out of c2 cannot be paid without a move); third: the file's start again, paid nothing.
     writeFileSync(
       resultsFile,
       JSON.stringify(
         publishedDoc([
           { name: 'first', completed: 1, volume: 0n, start: [100n, 100n] },
           { name: 'third', completed: 0, volume: 0n, start: [100n, 100n] },
-          { name: 'second', completed: 1, volume: 0n, start: [5n, 195n] },
+          { name: 'second', completed: 1, volume: 0n, start: [200n, 0n] },
         ]),
       ),
     );
@@ -355,24 +355,26 @@ describe('ballast simulate --published through the CLI', () => {
     ]);
     const [first, second, third] = report.strategies;
     // Ballast starts where each strategy started
-    expect(second!.start).toEqual({ c1: units(5n), c2: units(195n) });
-    expect(second!.ballast.perChainMetrics.c1!.initialBalance).toBe(units(5n));
+    expect(second!.start).toEqual({ c1: units(200n), c2: units(0n) });
+    expect(second!.ballast.perChainMetrics.c2!.initialBalance).toBe(units(0n));
     expect(first!.ballast.perChainMetrics.c1!.initialBalance).toBe(units(100n));
     // from the file's start the one token is paid with nothing moved: level with first, ahead of third (paid nothing)
     expect(first!.ballast).toMatchObject({ completionRate: 1, rebalanceVolume: '0' });
     expect(first!.verdict).toBe('level');
     expect(third!.ballast).toEqual(first!.ballast);
     expect(third!.verdict).toBe('ahead');
-    // from c1 at 5, under its floor, Ballast refills it: more volume than second's nothing, so behind it
+    // from c2 empty, the payment waits and Ballast brings c2 what it lacks (the one token, a need): more volume than
+    // second's nothing, so behind it
     expect(second!.ballast.completionRate).toBe(1);
-    expect(BigInt(second!.ballast.rebalanceVolume)).toBeGreaterThan(0n);
+    expect(second!.ballast.totalRebalances).toBe(1);
+    expect(second!.ballast.rebalanceVolume).toBe(units(1n));
     expect(second!.verdict).toBe('behind');
 
     const text = await cli('simulate', '--scenario', scenarioFile, '--published', resultsFile);
     expect(text.split('\n')[0]).toBe(
       "duo-flow, seed 1: ranked by completion rate (highest first), then rebalance volume (lowest first); Ballast from each strategy's start",
     );
-    expect(text).toContain('5.0/195.0');
+    expect(text).toContain('200.0/0.0');
     expect(text).toMatch(/behind \(volume [\d.]+ vs 0\.0\)/);
     expect(text.split('\n').at(-1)).toBe('Ballast ahead of 1, level with 1, behind 1 of 3');
   });

@@ -70,7 +70,7 @@ describe("Hyperlane's scenario format", () => {
     expect(routeOf(s, 'c2', 'c1')).toMatchObject({ delayMs: 500, jitterMs: 100, failureRate: 0 });
   });
 
-  it("maps weighted to weights with Hyperlane's band, minAmount to bands, flow strategies to the flow-aware mode", () => {
+  it("maps weighted to weights with Hyperlane's band, minAmount to bands, flow strategies to holdings refilled just in time", () => {
     // Hyperlane's band is target ± tolerance × target; Ballast's toleranceBps is of the total: c1 holds 0.6 of it with
     // tolerance 0.05 → ± 3 % of the total, c2 0.4 with 0.1 → ± 4 %.
     expect(readHyperlaneScenario(hyperlane()).holdings).toEqual([
@@ -89,21 +89,22 @@ describe("Hyperlane's scenario format", () => {
       { chain: 'c2', min: '10', target: '30', max: '250' },
     ]);
     expect(readHyperlaneScenario(hyperlane(minAmount)).strategy).toBeUndefined();
-    // emaFlow: band at the starting collateral (c1 150, c2 100), floor 10 % of it; EMA alpha 0.5 at 1 s polls → half-life
-    // 1 s; horizon = slowest route (c1→c2: 3000 ms ± 0) + one poll → 4 s.
+    // emaFlow: no floor, target = max = the starting collateral (c1 150, c2 100), refilled just in time (0 % of the
+    // band: what the payments waiting on it lack); no flow projection. Every flow type maps the same way.
     const ema = {
       type: 'emaFlow',
       chains: { c1: { emaFlow: { alpha: '0.5', minSamplesForSignal: 4 } }, c2: { emaFlow: { alpha: '0.5' } } },
     };
     const flow = readHyperlaneScenario(hyperlane(ema));
     expect(flow.holdings).toEqual([
-      { chain: 'c1', min: '15', target: '150', max: '150' },
-      { chain: 'c2', min: '10', target: '100', max: '100' },
+      { chain: 'c1', min: '0', target: '150', max: '150' },
+      { chain: 'c2', min: '0', target: '100', max: '100' },
     ]);
-    expect(flow.strategy).toEqual({ kind: 'flow', halfLifeSec: 1, horizonSec: 4, deadbandPerHour: '0', minSamples: 4 });
-    // Hyperlane's default alpha 0.3 → 1.94 s → 2 s; other flow types map the same way; an unknown type stays weights
+    expect(flow.strategy).toBeUndefined();
+    expect(flow.refillTo).toBe('0%');
     const velocity = { type: 'velocityFlow', chains: { c1: {}, c2: {} } };
-    expect(readHyperlaneScenario(hyperlane(velocity)).strategy).toMatchObject({ halfLifeSec: 2, minSamples: 3 });
+    expect(readHyperlaneScenario(hyperlane(velocity))).toMatchObject({ refillTo: '0%', holdings: [{ min: '0' }, { min: '0' }] });
+    expect(readHyperlaneScenario(hyperlane(minAmount)).refillTo).toBeUndefined();
     const other = { type: 'collateralDeficit', chains: { c1: {}, c2: {} } };
     // equal weights with 5 % of the target: 2.5 % of the total each
     expect(readHyperlaneScenario(hyperlane(other)).holdings).toEqual([

@@ -6,15 +6,15 @@
  * `defaultInitialCollateral` (+ `initialImbalance`); routes deliver after `deliveryDelay ± deliveryJitter`.
  * `defaultStrategyConfig` maps to Ballast holdings: `weighted` → weights with the same weights and the band
  * Hyperlane's tolerance gives (target ± tolerance × target, {@link weightedToleranceBps}), `minAmount` → bands with its
- * min and target, a flow strategy (`emaFlow`, `velocityFlow`, `thresholdFlow`, `accelerationFlow`) → Ballast's
- * flow-aware mode ({@link flowStrategyOf}, {@link flowHoldingOf}), any other → equal weights with a tolerance of 5 %
- * of the target. Multi-asset files (`assets`, `sourceAsset`/`destinationAsset`) are read into one
+ * min and target, a flow strategy (`emaFlow`, `velocityFlow`, `thresholdFlow`, `accelerationFlow`) → holdings
+ * refilled just in time ({@link flowHoldingOf}, {@link FLOW_REFILL_TO}), any other → equal weights with a tolerance
+ * of 5 % of the target. Multi-asset files (`assets`, `sourceAsset`/`destinationAsset`) are read into one
  * scenario per asset by src/sim/multiAsset.ts with the parts exported here. Pure.
  */
 import { formatUnits } from 'viem';
 import { z } from 'zod';
 import type { RouteSpec } from './solver.ts';
-import type { Flow, Holding, SimFlowStrategy, SimScenario } from './scenario.ts';
+import type { Flow, Holding, SimScenario } from './scenario.ts';
 
 const Uint = z.string().regex(/^[0-9]+$/, 'expected a base-unit integer string');
 const Decimal = z.string().regex(/^[0-9]+(\.[0-9]+)?$/, 'expected a decimal string');
@@ -113,7 +113,7 @@ export function readHyperlaneScenario(doc: unknown): SimScenario {
  * What every scenario read from a Hyperlane file shares, whatever its asset: routes from `defaultBridgeConfig`
  * (else 500 ms ± 100 ms), `pollMs` = `rebalancerPollingFrequency`, retries every 200 ms, a 60 s drain, no outages,
  * the policy: `minTransfer` 0.1, `maxTransfer` `total` (base units of `decimals`) in whole units, and for a flow
- * strategy the flow-aware mode's parameters ({@link flowStrategyOf}).
+ * strategy the refill point {@link FLOW_REFILL_TO}.
  */
 export function hyperlaneCommon(
   h: HyperlaneScenario,
@@ -137,7 +137,7 @@ export function hyperlaneCommon(
     pollMs: h.defaultTiming.rebalancerPollingFrequency,
     retryMs: 200,
     drainMs: 60_000,
-    ...(isFlowStrategy(h) ? { strategy: flowStrategyOf(h, routes) } : {}),
+    ...(isFlowStrategy(h) ? { refillTo: FLOW_REFILL_TO } : {}),
     minTransfer: '0.1',
     maxTransfer: formatUnits(total, decimals),
     outages: [],
@@ -180,12 +180,13 @@ export function weightedToleranceBps(tolerance: number, share: number): number {
   return Math.min(10_000, Math.max(0, Math.round(tolerance * share * 10_000)));
 }
 
-/** Hyperlane's flow-reactive strategy types, mapped to Ballast's flow-aware mode. */
+/** Hyperlane's flow-reactive strategy types, mapped to holdings refilled just in time ({@link flowHoldingOf}). */
 const FLOW_TYPES = new Set(['emaFlow', 'velocityFlow', 'thresholdFlow', 'accelerationFlow']);
-/** The smoothing Hyperlane's flow strategies are run with when a file gives none (its comparison runs: alpha 0.3). */
-const DEFAULT_ALPHA = 0.3;
-/** A flow-mapped holding's floor, percent of its starting collateral. */
-export const FLOW_MIN_PERCENT = 10n;
+/**
+ * The refill point of a flow-mapped holding: its band's min (0), so a refill brings exactly what the payments
+ * waiting on it (held as needs) lack. docs/simulate.md "Hyperlane scenarios" gives the measurements that chose it.
+ */
+export const FLOW_REFILL_TO = '0%';
 
 /** Whether the scenario's strategy is one of Hyperlane's flow-reactive ones. */
 export function isFlowStrategy(h: HyperlaneScenario): boolean {
@@ -198,35 +199,12 @@ function initialOf(h: HyperlaneScenario, chain: string): bigint {
 }
 
 /**
- * The Ballast band of a chain under a flow strategy: target = its starting collateral, min = {@link FLOW_MIN_PERCENT}
- * of it, max = target (whatever it holds above its start can be given when another holding needs it; the flow mode
- * leaves a surplus with no net flow where it is).
+ * The Ballast band of a chain under a flow strategy: no floor (`min` 0), `target` = `max` = its starting collateral.
+ * Whatever a holding gains above its start can be given to one in need; nothing is moved until a payment waits on a
+ * holding (a need), and then only what it lacks ({@link FLOW_REFILL_TO}): Hyperlane's flow strategies keep no floor
+ * either.
  */
 export function flowHoldingOf(chain: string, initial: bigint): Holding {
   const whole = (n: bigint) => formatUnits(n, DECIMALS);
-  return { chain, min: whole((initial * FLOW_MIN_PERCENT) / 100n), target: whole(initial), max: whole(initial) };
-}
-
-/**
- * Ballast's `policy.strategy` for a Hyperlane flow strategy, from the scenario's own timing:
- * - `halfLifeSec`: the half-life of an EMA with Hyperlane's per-cycle `alpha` (default 0.3) at the polling interval,
- *   pollMs × ln 0.5 ÷ ln(1 − alpha), rounded to whole seconds (at least 1): 2 s for 0.3 at 1 s;
- * - `horizonSec`: one delivery on the slowest route between its chains (delay + jitter; a route the file leaves out
- *   delivers in 500 ± 100 ms) plus one polling interval, rounded up;
- * - `minSamples`: `minSamplesForSignal` (default 3); `deadbandPerHour` "0".
- */
-export function flowStrategyOf(h: HyperlaneScenario, routes: Readonly<Record<string, RouteSpec>>): SimFlowStrategy {
-  const pollMs = h.defaultTiming.rebalancerPollingFrequency;
-  const ema = Object.values(h.defaultStrategyConfig.chains).find((c) => c.emaFlow)?.emaFlow;
-  const alpha = ema?.alpha === undefined ? DEFAULT_ALPHA : Number(ema.alpha);
-  const halfLifeMs = alpha > 0 && alpha < 1 ? (pollMs * Math.log(0.5)) / Math.log(1 - alpha) : pollMs;
-  const pairs = h.chains.flatMap((o) => h.chains.filter((d) => d !== o).map((d) => routes[`${o}|${d}`] ?? FALLBACK_ROUTE));
-  const slowest = Math.max(...pairs.map((r) => r.delayMs + r.jitterMs));
-  return {
-    kind: 'flow',
-    halfLifeSec: Math.max(1, Math.round(halfLifeMs / 1000)),
-    horizonSec: Math.max(1, Math.ceil((slowest + pollMs) / 1000)),
-    deadbandPerHour: '0',
-    minSamples: ema?.minSamplesForSignal ?? 3,
-  };
+  return { chain, min: '0', target: whole(initial), max: whole(initial) };
 }
