@@ -25,7 +25,8 @@ function ethSetup(alphaReserve: string) {
     assets: {
       ETH: [
         { chain: 'alpha', currency: NATIVE, wallet: 'treasury', min: '1', target: '2', max: '3' },
-        { chain: 'beta', currency: NATIVE, wallet: 'treasury', min: '12', target: '13', max: '14' },
+        // refilled to min + 40 % of its band (the default refill point), its target 13
+        { chain: 'beta', currency: NATIVE, wallet: 'treasury', min: '12', target: '13', max: '14.5' },
       ],
     },
     policy: { transferLimits: { ETH: { minTransfer: '0.1', maxTransfer: '20' } } },

@@ -77,7 +77,8 @@ describe('policy.routes on the sandbox', () => {
 
 describe('batching a small deficit on the sandbox', () => {
   it('one transfer of minTransfer closes a deficit smaller than minTransfer, and the money arrives', async () => {
-    // beta holds 10 000 and needs 40 to reach its target; minTransfer 1000 fits under its max 20 000.
+    // beta holds 10 000 and needs 40 to reach its target (refilled to its target here, not the default min + 40 % of
+    // its band); minTransfer 1000 fits under its max 20 000.
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, {
       assets: {
         USDC: [
@@ -85,7 +86,7 @@ describe('batching a small deficit on the sandbox', () => {
           { chain: 'beta', currency: '${SANDBOX_USDC}', wallet: 'treasury', min: '10010', target: '10040', max: '20000' },
         ],
       },
-      policy: { minTransfer: '1000' },
+      policy: { minTransfer: '1000', refillTo: { USDC: 'target' } },
     });
     sandboxes.closeAfter(() => ballast.close());
     const before = await snapshot();

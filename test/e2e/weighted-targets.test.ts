@@ -33,7 +33,8 @@ describe('weighted targets', () => {
     expect(planned.plan.decisions.find((d) => d.kind === 'weights')?.detail).toBe(
       'USDC: 100000 held in total; alpha weight 40 → target 40000, band [39000, 41000]; beta weight 60 → target 60000, band [59000, 61000]',
     );
-    expect(planned.plan.transfers.map((t) => [t.from.chain, t.to.chain, t.amountIn])).toEqual([['alpha', 'beta', 50_000n * USDC]]);
+    // beta refilled to its refill point, by default min + 40 % of its band: 59 000 + 800
+    expect(planned.plan.transfers.map((t) => [t.from.chain, t.to.chain, t.amountIn])).toEqual([['alpha', 'beta', 49_800n * USDC]]);
     expect(planned.plan.transfers[0]!.reason).toBe('beta below min: 10000 < 59000 USDC; alpha above max: 90000 > 41000 USDC');
 
     const report = await ballast.runCycle('once');

@@ -201,25 +201,29 @@ describe('a payment its holding cannot pay is a need', () => {
       expect.objectContaining({ paymentId: 'invoice', cause: 'announced', recordedAtMs: 10_000, dueMs: 20_000, outcome: 'paid' }),
     ]);
     const filled = known.transfers.filter((t) => t.outcome === 'filled');
-    expect(filled.map((t) => [t.origin, t.destination, t.amountIn])).toEqual([['beta', 'alpha', 120n * USDC]]);
+    // alpha (band 50–200) keeps its refill point, the default min + 40 % of the band = 110, plus the 120 announced:
+    // 130 more than its 100
+    expect(filled.map((t) => [t.origin, t.destination, t.amountIn])).toEqual([['beta', 'alpha', 130n * USDC]]);
     expect(filled[0]!.quotedAtMs).toBeGreaterThanOrEqual(10_000);
     expect(filled[0]!.settledAtMs).toBeLessThan(20_000);
-    // paid in the first block after it is due, and alpha is back at its target
+    // paid in the first block after it is due, and alpha is left at its refill point
     expect(known.payments[0]!.completedAtMs).toBe(20_000 + SIM_BLOCK_MS);
-    expect(known.final.alpha).toBe(100n * USDC);
+    expect(known.final.alpha).toBe(110n * USDC);
   });
 });
 
 describe('the refill point of a run', () => {
-  it('refills a holding below min to its target, or to min plus the given share of its band', async () => {
+  it('refills a holding below min to its target, or to min plus the given share of its band (by default 40 %)', async () => {
     // alpha: band 500–2000, target 1000; it pays 700 of its 1000
     const s = readBallastScenario(payRefillDoc('500'));
-    const target = await runScenario(s, { seed: 3 });
+    const target = await runScenario(s, { seed: 3, refillTo: 'target' });
+    const byDefault = await runScenario(s, { seed: 3 });
     const quarter = await runScenario(s, { seed: 3, refillTo: '25%' });
     const own = await runScenario({ ...s, refillTo: '25%' }, { seed: 3 });
     const near = (x: bigint, whole: bigint) => x >= (whole - 1n) * USDC && x <= whole * USDC;
     expect(near(target.final.alpha!, 1000n)).toBe(true);
     expect(near(quarter.final.alpha!, 875n)).toBe(true); // 500 + 25 % of 1500
+    expect(near(byDefault.final.alpha!, 1100n)).toBe(true); // 500 + 40 % of 1500
     expect(computeKpis(own)).toEqual(computeKpis(quarter));
     expect(quarter.transfers.map((t) => t.amountIn)).toEqual([575n * USDC]);
   });

@@ -24,6 +24,13 @@ import { NotifySectionSchema } from './notifySchema.ts';
 import { NeedsGraceSecSchema, NeedsHorizonSecSchema, NeedsSectionSchema } from './needsSchema.ts';
 import { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.ts';
 
+/**
+ * `policy.refillTo` of an asset without an entry: min + 40 % of (max − min), chosen by running every shipped and
+ * Hyperlane scenario at each refill point (docs/simulate.md "Refill point": the same completion as `target`, less
+ * volume, no more rebalances, the same waits, the least time below min).
+ */
+export const DEFAULT_REFILL_TO = '40%';
+
 export { LISTEN_RE, NAME_RE, USD_AMOUNT_RE, WHOLE_AMOUNT_RE } from './patterns.ts';
 
 /** pino log levels. */
@@ -259,7 +266,7 @@ export const PolicySectionSchema = z
       )
       .optional()
       .describe(
-        'per asset, where a holding below min is refilled to: target (the default) or a share of its band, e.g. "40%" = min + 40 % of (max - min) (docs/simulate.md "Refill point")',
+        `per asset, where a holding below min is refilled to: target, or a share of its band, e.g. "40%" = min + 40 % of (max - min); an asset without an entry: ${DEFAULT_REFILL_TO} (chosen by simulation: docs/simulate.md "Refill point")`,
       ),
     strategy: z
       .record(z.string().regex(NAME_RE), FlowStrategySchema)

@@ -3,6 +3,7 @@
  * pipeline"). Each step takes only the parts of the cycle's runtime it uses.
  */
 import type { Logger } from 'pino';
+import { DEFAULT_REFILL_TO } from '../config/schema.ts';
 import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import type {
   BalanceReading,
@@ -225,7 +226,7 @@ export function planTransfers(
     ...(policy.strategy ? { strategy: policy.strategy } : {}),
     ...(input.flows ? { flows: input.flows } : {}),
     ...(input.needs?.length ? { needs: input.needs } : {}),
-    ...(policy.refillTo ? { refillTo: refillPoints(policy.refillTo) } : {}),
+    refillTo: refillPoints(policy.refillTo ?? {}, Object.keys(ctx.config.assets)),
   };
   const rebalance = planRebalance(rebalanceInput);
   const plan = withoutPausedRoutes(
@@ -276,13 +277,16 @@ export function outcomeOf(attempts: readonly TransferAttempt[], decisions: reado
   return 'ok';
 }
 
-/** `policy.refillTo` as the planner takes it: `target`, or `"40%"` as 4000 bps of the band. */
-function refillPoints(refillTo: Readonly<Record<string, string>>): Record<string, RefillPoint> {
+/**
+ * `policy.refillTo` as the planner takes it, for every asset of the config: `target`, or `"40%"` as 4000 bps of the
+ * band; an asset without an entry gets {@link DEFAULT_REFILL_TO}.
+ */
+function refillPoints(refillTo: Readonly<Record<string, string>>, assets: readonly string[]): Record<string, RefillPoint> {
   return Object.fromEntries(
-    Object.entries(refillTo).map(([asset, point]) => [
-      asset,
-      point === 'target' ? 'target' : { bandBps: Math.round(Number(point.slice(0, -1)) * 100) },
-    ]),
+    assets.map((asset) => {
+      const point = refillTo[asset] ?? DEFAULT_REFILL_TO;
+      return [asset, point === 'target' ? 'target' : { bandBps: Math.round(Number(point.slice(0, -1)) * 100) }];
+    }),
   );
 }
 
