@@ -116,7 +116,7 @@ describe('ballast transfer --queue', () => {
     for (const id of [1, 2]) {
       const r = await getTransferRequest(ballast.db, id);
       expect(r?.state).toBe('failed');
-      expect(r?.detail).toMatch(/^could not be run: .*503.*; see ballast history, and queue it again if nothing was sent$/);
+      expect(r?.detail).toMatch(/^could not be run: .*503.*; see ballast history, and queue it again if nothing was broadcast$/);
     }
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before);
   }, 180_000);

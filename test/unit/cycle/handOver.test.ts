@@ -78,12 +78,12 @@ describe('processTransfer when the leader term ends', () => {
 
     expect(attempt.outcome, attempt.error).toBe('handed_over');
     expect(attempt.transferId).toBeUndefined();
-    expect(attempt.error).toMatch(/^term ended before a transfer was written ahead; nothing was sent/);
+    expect(attempt.error).toMatch(/^term ended before a transfer was written ahead; nothing was signed or broadcast/);
     expect(await transferStatuses(w)).toEqual([]); // today: one row, origin_failed
     expect(w.world.chains.alpha.mempool.size).toBe(0);
     const warned = lines.filter((l) => l.level === WARN).map((l) => l.msg);
     expect(warned).toContain(
-      'term ended before a transfer was written ahead; nothing was sent, and the replica that leads now plans it afresh (nothing lost)',
+      'term ended before a transfer was written ahead; nothing was signed or broadcast, and the replica that leads now plans it afresh (nothing lost)',
     );
     expect(lines.filter((l) => l.level >= ERROR).map((l) => l.msg)).toEqual([]);
   });

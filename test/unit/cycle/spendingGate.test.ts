@@ -91,7 +91,7 @@ describe('spendingVerdict: the daily notional adds chains of different decimals 
       decimalsOf: () => undefined,
     });
     expect(verdict.ok).toBe(false);
-    expect(!verdict.ok && verdict.detail).toContain('sent from chain bsc in 24 h and its decimals are unknown');
+    expect(!verdict.ok && verdict.detail).toContain('spent from chain bsc in 24 h and its decimals are unknown');
   });
 
   it('only configured wallets receive, even without policy.limits.allowedRecipients', async () => {

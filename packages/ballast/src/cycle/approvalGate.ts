@@ -229,7 +229,7 @@ export async function closeStaleRequests(
   for (const request of await listApprovalRequests(ctx.db)) {
     if (!isLive(request.expiresAtMs, nowMs)) {
       const what =
-        request.status === 'approved' ? 'approved but not executed' : `${request.signOffs.length} sign-off(s) of ${request.required}`;
+        request.status === 'approved' ? 'approved; not signed yet' : `${request.signOffs.length} sign-off(s) of ${request.required}`;
       const detail = `${what} by ${new Date(request.expiresAtMs).toISOString()}`;
       if (await closeRequest(ctx.db, request.id, 'expired', detail, nowMs, sink)) closed.push(request.id);
     } else if (boundEndsOf(request.message) === null) {

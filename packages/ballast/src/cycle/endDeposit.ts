@@ -201,7 +201,7 @@ async function followCancels(
   if (ctx.leading && !ctx.leading()) return 'halted';
   const sent = await sendCancel(ctx, canceller, row, last, log, true);
   if (sent === 'refused') return 'reprice';
-  if (sent === 'accepted') log.warn({ cancel: last.txHash }, 'cancel unknown to the node; sent again exactly as signed');
+  if (sent === 'accepted') log.warn({ cancel: last.txHash }, 'cancel unknown to the node; broadcast again exactly as signed');
   return 'resent';
 }
 

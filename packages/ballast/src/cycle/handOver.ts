@@ -28,7 +28,7 @@ export interface HandOver {
 export function handOver(attempt: QuotedAttempt, left: HandOver, log: Logger): HandedOverAttempt {
   const line =
     left.transferId === null
-      ? 'term ended before a transfer was written ahead; nothing was sent, and the replica that leads now plans it afresh (nothing lost)'
+      ? 'term ended before a transfer was written ahead; nothing was signed or broadcast, and the replica that leads now plans it afresh (nothing lost)'
       : `term ended; transfer ${left.transferId} is left to the replica that leads now (nothing lost)`;
   log.warn({ requestId: attempt.requestId, transferId: left.transferId, detail: left.detail }, line);
   return handedOverAttempt(attempt, {

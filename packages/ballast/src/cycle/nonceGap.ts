@@ -68,9 +68,9 @@ export async function waitsBehindNonceGap(
   }
   const free = gap.nonce - 1 === gap.mined ? `nonce ${gap.mined} is free` : `nonces ${gap.mined}..${gap.nonce - 1} are free`;
   const parts = [`${tx.stepId} ${tx.txHash} (nonce ${gap.nonce}) cannot land while ${free}`];
-  if (sent.length > 0) parts.push(`sent again exactly as signed: ${sent.join(', ')}`);
-  if (halted) parts.push(`nothing sent again: ${halted.detail}`);
-  else if (!leads) parts.push('nothing sent again: this replica no longer leads');
+  if (sent.length > 0) parts.push(`broadcast again exactly as signed: ${sent.join(', ')}`);
+  if (halted) parts.push(`nothing broadcast again: ${halted.detail}`);
+  else if (!leads) parts.push('nothing broadcast again: this replica no longer leads');
   for (const [nonce, id] of deposits)
     parts.push(`nonce ${nonce} is the deposit of transfer ${id}, which that transfer's own reconciliation sends again`);
   if (missing.length > 0) parts.push(`no recorded transaction of ours holds nonce(s) ${missing.join(', ')}`);

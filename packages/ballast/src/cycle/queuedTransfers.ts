@@ -97,7 +97,7 @@ export async function runQueuedTransfers(ctx: CycleContext): Promise<TransferReq
           ? { state: 'refused', detail: error.message }
           : {
               state: 'failed',
-              detail: `could not be run: ${shortErrorMessage(error)}; see ballast history, and queue it again if nothing was sent`,
+              detail: `could not be run: ${shortErrorMessage(error)}; see ballast history, and queue it again if nothing was broadcast`,
             };
     }
     await finishTransferRequest(ctx.db, r.id, { ...end, finishedAtMs: ctx.now() });

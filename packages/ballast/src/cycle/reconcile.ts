@@ -160,7 +160,10 @@ async function rebroadcast(
     return false;
   const halted = killSwitchVerdict(ctx);
   if (halted) {
-    log.warn({ txHash: tx.txHash, reason: halted.reason }, `recorded transaction unknown to the node; not sent again: ${halted.detail}`);
+    log.warn(
+      { txHash: tx.txHash, reason: halted.reason },
+      `recorded transaction unknown to the node; not broadcast again: ${halted.detail}`,
+    );
     return false;
   }
   ctx.metrics.originRebroadcastsTotal.inc({ chain: row.originChain, kind: 'deposit' });
@@ -176,8 +179,8 @@ async function rebroadcast(
   log.warn(
     { txHash: tx.txHash, step: tx.stepId },
     fillsGap
-      ? 'recorded transaction unknown to the node, with a later one of the transfer waiting on its nonce; sent again exactly as signed to close the gap'
-      : 'recorded transaction unknown to the node; sent again exactly as signed',
+      ? 'recorded transaction unknown to the node, with a later one of the transfer waiting on its nonce; broadcast again exactly as signed to close the gap'
+      : 'recorded transaction unknown to the node; broadcast again exactly as signed',
   );
   await chain.waitForInclusion(tx, receiptWaitMs(ctx.now(), facts.deadlineSec, later)).catch(() => null); // not mined yet: the lookup below says so
   return true;

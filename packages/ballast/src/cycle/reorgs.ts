@@ -85,7 +85,7 @@ export async function recheckUnfinal(ctx: ReorgDeps, row: TransferRow): Promise<
       },
       found.kind === 'moved'
         ? 'reorg moved a mined origin transaction to another block'
-        : 'reorg removed a mined origin transaction; it will be found or sent again',
+        : 'reorg removed a mined origin transaction; it will be found or broadcast again',
     );
   }
   return changed;

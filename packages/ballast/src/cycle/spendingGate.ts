@@ -95,7 +95,7 @@ export async function spendingVerdict(
         return {
           ok: false,
           reason: 'daily_notional',
-          detail: `policy.limits.dailyNotional.${asset}: ${amount} base units were sent from chain ${chain} in 24 h and its decimals are unknown this cycle, so the cap cannot be checked; it fails closed until they age out of the window`,
+          detail: `policy.limits.dailyNotional.${asset}: ${amount} base units were spent from chain ${chain} in 24 h and its decimals are unknown this cycle, so the cap cannot be checked; it fails closed until they age out of the window`,
         };
       }
       sum += normaliseNotional(amount, decimals);

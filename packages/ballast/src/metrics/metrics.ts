@@ -259,7 +259,7 @@ export function createMetrics(): BallastMetrics {
     }),
     originRebroadcastsTotal: new Counter({
       name: 'ballast_origin_rebroadcasts_total',
-      help: 'Recorded origin transactions unknown to the node, sent again exactly as signed, by chain and kind (deposit, replacement, nonce_gap).',
+      help: 'Recorded origin transactions unknown to the node, broadcast again exactly as signed, by chain and kind (deposit, replacement, nonce_gap).',
       labelNames: ['chain', 'kind'],
       registers,
     }),

@@ -67,7 +67,7 @@ export function registerLimits(program: Command, out: (s: string) => void): void
           const byChain = history.notional24hByOrigin.get(asset) ?? new Map<string, bigint>();
           const sent = [...byChain].map(([chain, amount]) => `${amount} from ${chain}`).join(', ') || 'nothing';
           const cap = cfg?.dailyNotional?.[asset];
-          lines.push(`${asset} sent in 24 h (base units): ${sent}; cap ${cap === undefined ? 'none' : `${cap} ${asset}`}`);
+          lines.push(`${asset} spent in 24 h (base units): ${sent}; cap ${cap === undefined ? 'none' : `${cap} ${asset}`}`);
         }
         out(lines.join('\n'));
         if (report.recentHits.length > 0) {
