@@ -54,6 +54,7 @@ describe('the command table', () => {
       'policy',
       'needs',
       'allowances',
+      'check-config',
       'api-check',
       'resume',
       'withdraw',

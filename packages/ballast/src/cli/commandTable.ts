@@ -30,6 +30,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> 
   policy: async () => (await import('./commands/policy.ts')).registerPolicy,
   needs: async () => (await import('./commands/needs.ts')).registerNeeds,
   allowances: async () => (await import('./commands/allowances.ts')).registerAllowances,
+  'check-config': async () => (await import('./commands/checkConfig.ts')).registerCheckConfig,
   'api-check': async () => (await import('./commands/apiCheck.ts')).registerApiCheck,
   resume: async () => (await import('./commands/resume.ts')).registerResume,
   withdraw: async () => (await import('./commands/withdraw.ts')).registerWithdraw,

@@ -2,22 +2,35 @@
  * Wires a Ballast instance for a CLI command (config, logger, the app). Kept apart from session.ts so that
  * commands needing only the config or the store do not load the app's modules at start.
  */
+import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/loadConfig.ts';
-import { openBallastApp, type Ballast, type CreateBallastOptions } from '../app/createBallast.ts';
+import { createBallast, openBallastApp, type Ballast, type CreateBallastOptions } from '../app/createBallast.ts';
+import { isPostgresUrl } from '../config/storeUrl.ts';
+import { openSqliteStore } from '../store/openStore.ts';
 import { cliLogger, loadCliConfig, type GlobalFlags } from './session.ts';
 import { isLoopbackUrl } from '../relay/authRefusal.ts';
 
-/** Loads config, opens the store (SQLite or PostgreSQL) and wires Ballast for a command. The caller closes it. */
+/**
+ * Loads config, opens the store (SQLite or PostgreSQL) and wires Ballast for a command. The caller closes it.
+ *
+ * @param opts.createStore false for a command that only reads (`plan`): a SQLite `store:` file that does not
+ *   exist is not created; the command runs on an empty in-memory store instead (no history), and says so
+ */
 export async function openBallast(
   flags: GlobalFlags,
   extra: Omit<CreateBallastOptions, 'logger' | 'store'> = {},
+  opts: { createStore?: boolean } = {},
 ): Promise<{ config: LoadedConfig; ballast: Ballast; logger: Logger }> {
   const config = loadCliConfig(flags);
   const logger = cliLogger(config, flags);
   for (const warning of config.warnings) logger.warn({ component: 'config' }, warning);
   const keyWarning = missingKeyWarning(config.relay);
   if (keyWarning) logger.warn({ component: 'config' }, keyWarning);
+  if (opts.createStore === false && !isPostgresUrl(config.store) && config.store !== ':memory:' && !existsSync(config.store)) {
+    logger.info({ component: 'store' }, `store: ${config.store} does not exist yet; planning without history (nothing is created)`);
+    return { config, ballast: createBallast(config, { logger, ...extra, store: openSqliteStore(':memory:') }), logger };
+  }
   return { config, ballast: await openBallastApp(config, { logger, ...extra }), logger };
 }
 

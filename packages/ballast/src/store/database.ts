@@ -1,12 +1,12 @@
 /**
- * Opens the Ballast SQLite database (better-sqlite3): creates the parent directory, sets WAL journaling,
- * foreign keys and a busy timeout, and applies pending migrations from `migrations.ts`.
+ * Opens the Ballast SQLite database (better-sqlite3): creates the parent directory and the file (mode 0600),
+ * sets WAL journaling, foreign keys and a busy timeout, and applies pending migrations from `migrations.ts`.
  *
  * WAL lets the daemon write while `ballast history` reads from another process; `busy_timeout` makes a
  * writer wait (up to 5 s) for another writer instead of failing at once; `synchronous = FULL` makes every
  * commit durable before it returns (the write-ahead rows depend on it).
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreSchemaError } from './errors.ts';
@@ -57,7 +57,10 @@ export function openDatabaseReadOnly(file: string): Database.Database {
 
 function openAndMigrate(file: string): Database.Database {
   const memory = file === ':memory:';
-  if (!memory) mkdirSync(dirname(file), { recursive: true });
+  if (!memory) {
+    mkdirSync(dirname(file), { recursive: true });
+    createPrivately(file);
+  }
   const db = new Database(file);
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -83,6 +86,19 @@ function openAndMigrate(file: string): Database.Database {
   } catch (err) {
     db.close();
     throw err;
+  }
+}
+
+/**
+ * Creates a missing store file empty with mode 0600 (owner read and write only), so the history, addresses and
+ * approvals it will hold are private from the first write; SQLite gives its `-wal` and `-shm` files the mode
+ * of the database file. An existing file is left as it is.
+ */
+function createPrivately(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; // fs errors carry an errno code
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * `ballast plan`: balances, planned transfers, their quotes, fee breakdown and verification verdicts. Signs
- * nothing and takes no lock. Exit codes as `run --once`. The action imports the app when it runs, so
+ * nothing and takes no lock. A SQLite store that does not exist yet is not created: the plan is made without history.
+ * Exit codes as `run --once`. The action imports the app when it runs, so
  * `plan --help` loads none of it.
  */
 import type { Command } from 'commander';
@@ -19,7 +20,7 @@ export function registerPlan(program: Command, out: (s: string) => void): void {
         import('../renderReport.ts'),
         import('../openBallast.ts'),
       ]);
-      const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>());
+      const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>(), {}, { createStore: false });
       try {
         const report = await ballast.runCycle('plan');
         out(flags.json ? reportJson(report) : renderReport(report));
