@@ -147,6 +147,7 @@ export function withdrawal(over: Partial<WithdrawalRow> = {}): WithdrawalRow {
     txStatus: 'confirmed',
     revertedTx: null,
     reason: null,
+    gasPaid: 0n,
     createdAtMs: 20_000,
     updatedAtMs: 25_000,
     finishedAtMs: 25_000,

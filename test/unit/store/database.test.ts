@@ -101,6 +101,33 @@ describe('openDatabase', () => {
     }
   });
 
+  it('version 18 records no withdrawal fee for a withdrawal that may have had a ready transaction mined before it', () => {
+    mkdirSync(path.dirname(t.file), { recursive: true });
+    const db = new Database(t.file);
+    try {
+      const v17 = MIGRATIONS.filter((m) => m.version <= 17);
+      expect(migrate(db, t.file, v17)).toBe(17);
+      const withdrawal = (id: number, received: string) =>
+        `INSERT INTO withdrawals (id, transfer_id, request_id, chain, chain_id, chain_slug, wallet, owner, recipient, currency, amount, deposit_tx,
+          state, received_amount, created_at_ms, updated_at_ms)
+          VALUES (${id}, ${id}, '0xreq${id}', 'a', 1, 'a', 'w', '0xo', '0xo', '0xc', '7', '0xd', 'attested', '${received}', 1, 2)`;
+      db.exec(`INSERT INTO cycles (id, mode, started_at_ms) VALUES (1, 'once', 1);
+        INSERT INTO transfers (id, cycle_id, asset, origin_chain, origin_chain_id, origin_currency, destination_chain, destination_chain_id,
+          destination_currency, user_address, recipient, amount_in, expected_out, min_out, status, created_at_ms, updated_at_ms)
+          VALUES (1, 1, 'USDC', 'a', 1, '0xa', 'b', 2, '0xb', '0xu', '0xr', '10', '9', '8', 'deposited', 1, 2),
+                 (2, 1, 'USDC', 'a', 1, '0xa', 'b', 2, '0xb', '0xu', '0xr', '10', '9', '8', 'deposited', 1, 2);
+        ${withdrawal(1, '0')};
+        ${withdrawal(2, '3')};`);
+      expect(migrate(db, t.file, MIGRATIONS)).toBe(MIGRATIONS.length);
+      expect(db.prepare('SELECT id, gas_paid FROM withdrawals ORDER BY id').all()).toEqual([
+        { id: 1, gas_paid: '0' },
+        { id: 2, gas_paid: null }, // part came back: a ready transaction of ours may have paid gas
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('rejects a migration list with a gap', () => {
     const db = t.open().sqlite;
     expect(() => migrate(db, t.file, [{ version: 2, name: 'gap', sql: '' }])).toThrow(/has version 2, expected 1/);

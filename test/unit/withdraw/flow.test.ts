@@ -372,7 +372,7 @@ describe('advanceWithdrawal', () => {
     }
   });
 
-  it('signs no second ready transaction for a job whose first one reverted; a new job after it expires gets one', async () => {
+  it('signs no second ready transaction for a job whose first one reverted; a new job after it expires gets one; both paid gas', async () => {
     const transferId = await deposited();
     const id = await withdrawal(transferId);
     const real = deps().adapter;
@@ -389,6 +389,7 @@ describe('advanceWithdrawal', () => {
             return { chainId: tx.chainId, txHash, rawTx: `0x02${txHash.slice(2)}`, request: { nonce: signed.length } };
           },
         },
+        gasMeter: { gasPaid: async (txHash) => (txHash.endsWith('1') ? 30_000n : 50_000n) * 1_000_000_000n },
       },
       broadcast: async (raw) => void landed.set(`0x${raw.slice(4)}`, landed.size === 0 ? 'reverted' : 'confirmed'),
       lookup: async (tx) => {
@@ -404,6 +405,7 @@ describe('advanceWithdrawal', () => {
     const { withdrawal: w } = await advanceWithdrawal(deps({ adapter }), id);
     expect(w).toMatchObject({ state: 'executed', attempts: 2, jobId: 'job-2', txHash: `0x${'2'.padStart(64, '0')}`, revertedTx: null });
     expect(signed).toHaveLength(2); // one per job: the reverted one was not followed by another for job-1
+    expect(w.gasPaid).toBe(80_000n * 1_000_000_000n); // the reverted transaction's gas counts too, each once
     const details = (await getTransfer(db, transferId))!.events.map((e) => e.detail ?? '');
     expect(details.some((d) => d.includes(`ready transaction 0x${'1'.padStart(64, '0')} of job job-1 reverted in block 9`))).toBe(true);
   });

@@ -3,7 +3,8 @@
  * their history events, the write-ahead fields each state requires, and what completing a withdrawal does to its
  * transfer (a deposited transfer becomes `withdrawn` and leaves the in-flight set; a failure is resolved and its
  * route pause ends); a job that paid less than the deposit leaves the remainder open (migration 9,
- * `received_amount`) and the transfer as it is.
+ * `received_amount`) and the transfer as it is; the fees of mined ready transactions add up (migration 18,
+ * `gas_paid`), unknown once one could not be read.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { pausedRoutes } from '../../../packages/ballast/src/cycle/pausedRoutes.ts';
@@ -103,9 +104,11 @@ describeEachEngine('withdrawals table', (engine) => {
       await setReadyTxStatus(db, id, 'confirmed', 3600);
       await setReadyTxStatus(db, id, 'confirmed', 3601); // a receipt recorded again after a restart
       expect((await listOpenWithdrawals(db)).map((w) => w.id)).toEqual([id]);
-      expect(await completeWithdrawal(db, id, { detail: 'job job-1, transaction 0xtx', nowMs: 3700 })).toBe('withdrawn');
+      expect(await completeWithdrawal(db, id, { detail: 'job job-1, transaction 0xtx', readyTxFee: 21_000n, nowMs: 3700 })).toBe(
+        'withdrawn',
+      );
       const w = (await getWithdrawal(db, id))!;
-      expect(w).toMatchObject({ state: 'executed', finishedAtMs: 3700, txStatus: 'confirmed' });
+      expect(w).toMatchObject({ state: 'executed', finishedAtMs: 3700, txStatus: 'confirmed', gasPaid: 21_000n });
       expect(await listOpenWithdrawals(db)).toEqual([]);
       const t = (await getTransfer(db, transferId))!;
       expect(t.status).toBe('withdrawn');
@@ -192,7 +195,7 @@ describeEachEngine('withdrawals table', (engine) => {
       expect(await tableColumns(db, 'withdrawals')).toContain('received_amount');
       const transferId = await deposited();
       const id = await createWithdrawal(db, await fields(transferId));
-      expect(await getWithdrawal(db, id)).toMatchObject({ receivedAmount: 0n });
+      expect(await getWithdrawal(db, id)).toMatchObject({ receivedAmount: 0n, gasPaid: 0n });
       await markAttested(db, id, 3100);
       await recordSigned(db, id, { nonce: '0x01', preparedAmount: 70_000_000n, additionalData: null, signature: '0xs', nowMs: 3200 });
       await recordJob(db, id, { jobId: 'job-1', jobStatus: 'processing', adopted: false, nowMs: 3300 });
@@ -200,7 +203,7 @@ describeEachEngine('withdrawals table', (engine) => {
         /only 70000000 of 100000000 is back, 30000000 still open/,
       );
       expect(await getWithdrawal(db, id)).toMatchObject({ state: 'processing', receivedAmount: 0n });
-      expect(await recordPartialReturn(db, id, { detail: 'job job-1 executed', nowMs: 3500 })).toEqual({
+      expect(await recordPartialReturn(db, id, { detail: 'job job-1 executed', readyTxFee: 7n, nowMs: 3500 })).toEqual({
         received: 70_000_000n,
         remainder: 30_000_000n,
       });
@@ -211,6 +214,7 @@ describeEachEngine('withdrawals table', (engine) => {
         jobId: null,
         preparedAmount: null,
         nonce: null,
+        gasPaid: 7n,
       });
       expect((await listOpenRemainders(db)).map((w) => w.id)).toEqual([id]);
       let t = (await getTransfer(db, transferId))!;
@@ -223,8 +227,9 @@ describeEachEngine('withdrawals table', (engine) => {
       await recordSigned(db, id, { nonce: '0x03', preparedAmount: 30_000_000n, additionalData: null, signature: '0xs', nowMs: 3800 });
       await recordJob(db, id, { jobId: 'job-2', jobStatus: 'processing', adopted: false, nowMs: 3900 });
       await expect(recordPartialReturn(db, id, { detail: 'job job-2 executed', nowMs: 4000 })).rejects.toThrow(/closes the deposit/);
-      expect(await completeWithdrawal(db, id, { detail: 'job job-2 executed', nowMs: 4100 })).toBe('withdrawn');
-      expect(await getWithdrawal(db, id)).toMatchObject({ state: 'executed', receivedAmount: 100_000_000n });
+      expect(await completeWithdrawal(db, id, { detail: 'job job-2 executed', readyTxFee: null, nowMs: 4100 })).toBe('withdrawn');
+      // The second transaction's fee could not be read: the total is no longer known.
+      expect(await getWithdrawal(db, id)).toMatchObject({ state: 'executed', receivedAmount: 100_000_000n, gasPaid: null });
       expect(await listOpenRemainders(db)).toEqual([]);
       t = (await getTransfer(db, transferId))!;
       expect(t.status).toBe('withdrawn');

@@ -624,6 +624,15 @@ CREATE TABLE needs (
 CREATE INDEX needs_open_due ON needs(due_at_ms) WHERE status = 'open';
 `,
   },
+  {
+    version: 18,
+    name: 'withdrawals: gas_paid (the network fee our mined ready transactions paid, native base units; NULL when not known)',
+    sql: `
+ALTER TABLE withdrawals ADD COLUMN gas_paid TEXT DEFAULT '0' ${uint('gas_paid')};
+-- A withdrawal that may have had a ready transaction mined before this column: its fee is not known.
+UPDATE withdrawals SET gas_paid = NULL WHERE tx_hash IS NOT NULL OR reverted_tx IS NOT NULL OR received_amount <> '0';
+`,
+  },
 ];
 
 /** Highest version this code knows. */

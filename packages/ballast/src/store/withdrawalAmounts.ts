@@ -60,3 +60,16 @@ export function openRemainder(w: { amount: bigint; receivedAmount: bigint; state
   if (w.state === 'executed' || w.receivedAmount === 0n) return 0n;
   return remainingToWithdraw(w.amount, w.receivedAmount);
 }
+
+/**
+ * The withdrawal's network fee total once one more ready transaction of ours was mined.
+ *
+ * @param total the fees recorded so far, base units; null when one is not known
+ * @param fee the mined transaction's fee, base units; null when it could not be read (the total becomes unknown)
+ * @returns the new total, or null when not known
+ * @throws RangeError when `fee` is negative
+ */
+export function addNetworkFee(total: bigint | null, fee: bigint | null): bigint | null {
+  if (fee !== null && fee < 0n) throw new RangeError(`a network fee cannot be ${fee} base units`);
+  return total === null || fee === null ? null : total + fee;
+}

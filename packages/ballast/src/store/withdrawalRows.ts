@@ -61,6 +61,12 @@ export interface WithdrawalRow extends WithdrawalFields {
   revertedTx: string | null;
   /** Why it failed, restarted or was refused (last reason). */
   reason: string | null;
+  /**
+   * The network fee our mined ready transactions paid (reverted ones included), summed, native base units (wei): what
+   * the withdrawal cost the owner wallet. Null when a mined one's fee could not be read, or the withdrawal may have
+   * had one mined before migration 18 recorded it.
+   */
+  gasPaid: bigint | null;
   createdAtMs: number;
   updatedAtMs: number;
   finishedAtMs: number | null;
@@ -102,6 +108,7 @@ interface WithdrawalDbRow {
   created_at_ms: number;
   updated_at_ms: number;
   finished_at_ms: number | null;
+  gas_paid: string | null;
 }
 
 /** Columns of {@link WithdrawalDbRow}: every column of `withdrawals`. */
@@ -140,6 +147,7 @@ export const WITHDRAWAL_ROW = rowShape<WithdrawalDbRow>({
     created_at_ms: 'integer',
     updated_at_ms: 'integer',
     finished_at_ms: 'integer?',
+    gas_paid: 'text?',
   },
 });
 
@@ -172,6 +180,7 @@ function mapRow(r: WithdrawalDbRow): WithdrawalRow {
     txStatus: r.tx_status,
     revertedTx: r.reverted_tx,
     reason: r.reason,
+    gasPaid: r.gas_paid === null ? null : textToAmount(r.gas_paid, 'gas_paid'),
     createdAtMs: r.created_at_ms,
     updatedAtMs: r.updated_at_ms,
     finishedAtMs: r.finished_at_ms,

@@ -19,16 +19,28 @@
  * again). `executed`: the whole deposit is back; the transfer is `withdrawn` (or its failure resolved) in the same
  * transaction. A job that executed for less than what was still open (prepare offered less) adds what it paid to
  * `received_amount` and goes back to `attested` for the remainder ({@link recordPartialReturn}); the transfer keeps
- * its status meanwhile. Amounts are TEXT base units.
+ * its status meanwhile. Each ready transaction of ours that is mined (confirmed or reverted) adds its network fee to
+ * `gas_paid` as the withdrawal leaves `sending` (migration 18; NULL once a fee could not be read). Amounts are TEXT
+ * base units.
  */
 import { inList, type StoreDb } from './db.ts';
 import { StoreNotFoundError, StoreTransitionError } from './errors.ts';
 import { amountToText, checkMs, toJsonText } from './values.ts';
-import { settleJob } from './withdrawalAmounts.ts';
+import { addNetworkFee, settleJob } from './withdrawalAmounts.ts';
 import { queryWithdrawals, type WithdrawalFields, type WithdrawalRow, type WithdrawalState } from './withdrawalRows.ts';
 
 export { FINAL_WITHDRAWAL_STATES, WITHDRAWAL_STATES, type WithdrawalRow, type WithdrawalState } from './withdrawalRows.ts';
 export { openRemainder, remainingToWithdraw } from './withdrawalAmounts.ts';
+
+/**
+ * The network fee of the ready transaction a transition ends with, once mined (confirmed or reverted): native base
+ * units as the chain adapter read it, or null when it could not be read (the withdrawal's `gasPaid` becomes unknown).
+ * Left out when no transaction of ours was mined (a job the service executed by itself, a transaction that can never
+ * land). Added in the same guarded transition that leaves `sending`, so each mined transaction counts once.
+ */
+export interface ReadyTxFee {
+  readyTxFee?: bigint | null;
+}
 
 /** A withdrawal about to start (state `attesting`). */
 export interface NewWithdrawal extends WithdrawalFields {
@@ -111,6 +123,13 @@ export async function withdrawalsOfTransfers(db: StoreDb, transferIds: readonly 
 
 /** Column changes of one guarded transition (column → value; JSON and amounts already converted). */
 type Sets = Record<string, string | number | null>;
+
+/** `gas_paid` with the fee of a mined ready transaction added (nothing when there is none). */
+function feeSets(current: WithdrawalRow, f: ReadyTxFee): Sets {
+  if (f.readyTxFee === undefined) return {};
+  const total = addNetworkFee(current.gasPaid, f.readyTxFee);
+  return { gas_paid: total === null ? null : amountToText(total, 'gasPaid') };
+}
 
 /**
  * Applies `sets` (plus `state = to`, `updated_at_ms`) when the withdrawal is in one of `from`, and records
@@ -277,12 +296,25 @@ export async function setReadyTxStatus(db: StoreDb, id: number, status: 'sent' |
 
 /**
  * `sending → processing`: the ready transaction reverted or can never land; the job is polled again. A reverted
- * one is remembered (`revertedTx`) so that no other transaction is signed for the same job.
+ * one is remembered (`revertedTx`) so that no other transaction is signed for the same job, and the fee it paid
+ * is added to `gas_paid` (`readyTxFee`).
  */
-export async function dropReadyTx(db: StoreDb, id: number, d: { why: string; revertedTx?: string; nowMs: number }): Promise<void> {
+export async function dropReadyTx(
+  db: StoreDb,
+  id: number,
+  d: { why: string; revertedTx?: string; nowMs: number } & ReadyTxFee,
+): Promise<void> {
   const sets: Sets = { tx_json: null, tx_hash: null, raw_tx: null, tx_status: null, reason: d.why };
   if (d.revertedTx !== undefined) sets.reverted_tx = d.revertedTx;
-  await move(db, id, ['sending'], 'processing', sets, d.nowMs, `${d.why}; polling the job again`);
+  await move(
+    db,
+    id,
+    ['sending'],
+    'processing',
+    (current) => ({ ...sets, ...feeSets(current, d) }),
+    d.nowMs,
+    `${d.why}; polling the job again`,
+  );
 }
 
 /**
@@ -323,7 +355,7 @@ export async function restartWithdrawal(
  * paid is added to `received_amount`, the job's fields are cleared, the attempt count starts again (the job made
  * progress) and the remainder is withdrawn by a new attempt from prepare. The transfer keeps its status.
  *
- * @param p.detail what proves the job paid (job id, transaction)
+ * @param p.detail what proves the job paid (job id, transaction); `p.readyTxFee` the fee of our mined ready transaction
  * @returns what came back so far and what is still open, base units
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the withdrawal is in another state, or when the
  *   job would close the deposit (use {@link completeWithdrawal}); nothing changes
@@ -331,7 +363,7 @@ export async function restartWithdrawal(
 export async function recordPartialReturn(
   db: StoreDb,
   id: number,
-  p: { detail: string; nowMs: number },
+  p: { detail: string; nowMs: number } & ReadyTxFee,
 ): Promise<{ received: bigint; remainder: bigint }> {
   let settled = { received: 0n, remainder: 0n };
   await move(
@@ -352,6 +384,7 @@ export async function recordPartialReturn(
         );
       }
       return {
+        ...feeSets(current, p),
         received_amount: amountToText(settled.received, 'received'),
         attempts: 0,
         reason: `short return: ${settled.remainder} of ${current.amount} still open`,
@@ -488,11 +521,15 @@ export type TransferOutcome = 'withdrawn' | 'failure_resolved' | 'untouched';
  * as it is (and the returned outcome says so). `received_amount` becomes the total returned, which covers the
  * deposit: a job that paid less is recorded by {@link recordPartialReturn} instead.
  *
- * @param detail what proves the funds are back (job, transaction)
+ * @param detail what proves the funds are back (job, transaction); `readyTxFee` the fee of our mined ready transaction
  * @throws StoreTransitionError (`STORE_TRANSITION_CONFLICT`) when the withdrawal is not `processing|sending`, or
  *   when its current job leaves part of the deposit open; nothing changes
  */
-export async function completeWithdrawal(db: StoreDb, id: number, c: { detail: string; nowMs: number }): Promise<TransferOutcome> {
+export async function completeWithdrawal(
+  db: StoreDb,
+  id: number,
+  c: { detail: string; nowMs: number } & ReadyTxFee,
+): Promise<TransferOutcome> {
   const nowMs = checkMs(c.nowMs, 'nowMs');
   return db.transaction(async (): Promise<TransferOutcome> => {
     const before = (await queryWithdrawals(db, `SELECT * FROM withdrawals WHERE id = ?${db.forUpdate}`, id))[0];
@@ -513,7 +550,13 @@ export async function completeWithdrawal(db: StoreDb, id: number, c: { detail: s
       id,
       ['processing', 'sending'],
       'executed',
-      { finished_at_ms: nowMs, job_status: 'executed', reason: null, received_amount: amountToText(settled.received, 'received') },
+      {
+        ...feeSets(before, c),
+        finished_at_ms: nowMs,
+        job_status: 'executed',
+        reason: null,
+        received_amount: amountToText(settled.received, 'received'),
+      },
       nowMs,
     );
     const w = (await getWithdrawal(db, id))!; // updated just above

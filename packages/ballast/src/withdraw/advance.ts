@@ -106,7 +106,7 @@ export async function advanceWithdrawal(deps: WithdrawalDeps, id: number): Promi
       case 'complete': {
         const settled = settleJob(w.amount, w.receivedAmount, w.preparedAmount);
         if (settled.remainder > 0n) {
-          await recordPartialReturn(deps.db, w.id, { detail: step.detail, nowMs: deps.now() });
+          await recordPartialReturn(deps.db, w.id, { detail: step.detail, readyTxFee: step.readyTxFee, nowMs: deps.now() });
           deps.metrics?.withdrawalRestartsTotal.inc({ reason: 'short' });
           log.error(
             {
@@ -120,7 +120,7 @@ export async function advanceWithdrawal(deps: WithdrawalDeps, id: number): Promi
           );
           continue;
         }
-        const transfer = await completeWithdrawal(deps.db, w.id, { detail: step.detail, nowMs: deps.now() });
+        const transfer = await completeWithdrawal(deps.db, w.id, { detail: step.detail, readyTxFee: step.readyTxFee, nowMs: deps.now() });
         deps.checkpoint?.('completed');
         deps.metrics?.withdrawalsTotal.inc({ outcome: 'executed' });
         if (transfer === 'untouched')

@@ -7,7 +7,7 @@
  * only while its call request has not expired.
  */
 import type { RecordedTx } from '../chains/adapter.ts';
-import { withdrawalTxSignerOf } from '../chains/capabilities.ts';
+import { gasMeterOf, withdrawalTxSignerOf } from '../chains/capabilities.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { EvmWithdrawalTxSchema } from '../relay/withdrawalSchemas.ts';
 import { dropReadyTx, recordReadyTx, setReadyTxStatus, type WithdrawalRow } from '../store/withdrawals.ts';
@@ -119,11 +119,13 @@ export async function onSending(deps: WithdrawalDeps, w: WithdrawalRow, remainin
   }
   if (found.state === 'mined') {
     if (w.txStatus !== found.status) await setReadyTxStatus(db, w.id, found.status, deps.now());
+    const readyTxFee = await readyTxFeeOf(deps, w);
     if (found.status === 'confirmed')
-      return { next: 'complete', detail: `job ${w.jobId}, transaction ${w.txHash} in block ${found.blockNumber}` };
+      return { next: 'complete', detail: `job ${w.jobId}, transaction ${w.txHash} in block ${found.blockNumber}`, readyTxFee };
     await dropReadyTx(db, w.id, {
       why: `ready transaction ${w.txHash} of job ${w.jobId} reverted in block ${found.blockNumber}`,
       revertedTx: w.txHash!,
+      readyTxFee,
       nowMs: deps.now(),
     });
     return { next: 'now' };
@@ -161,4 +163,25 @@ export async function onSending(deps: WithdrawalDeps, w: WithdrawalRow, remainin
     return { next: 'transient', why: `no receipt yet for ready transaction ${w.txHash}: ${shortErrorMessage(error)}` };
   }
   return { next: 'now' };
+}
+
+/**
+ * The network fee the mined ready transaction of `w` paid, native base units (EVM `gasUsed × effectiveGasPrice`),
+ * read through the adapter's gas meter; null when it cannot be read (logged: the withdrawal goes on, its fee is
+ * recorded as unknown, never guessed).
+ */
+async function readyTxFeeOf(deps: WithdrawalDeps, w: WithdrawalRow): Promise<bigint | null> {
+  const meter = gasMeterOf(deps.adapter);
+  let fee: bigint | null = null;
+  try {
+    fee = meter ? await meter.gasPaid(w.txHash!) : null; // CHECK: sending has a transaction hash
+  } catch (error) {
+    deps.logger.warn(
+      { withdrawalId: w.id, txHash: w.txHash, err: shortErrorMessage(error) },
+      'network fee of the ready transaction unreadable',
+    );
+    return null;
+  }
+  if (fee === null) deps.logger.warn({ withdrawalId: w.id, txHash: w.txHash }, 'network fee of the ready transaction not available');
+  return fee;
 }

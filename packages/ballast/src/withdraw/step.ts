@@ -6,7 +6,8 @@
  *   `withdrawals.pollMs` and try again, at most `withdrawals.transientRetries` times in a row in one pass;
  * - `stop`: nothing more to do in this pass (the next pass resumes from the stored state);
  * - `fail`: give up with a recorded reason (`refused` by Ballast's own checks, or `failed`);
- * - `complete`: the funds are back (`detail` says what proves it).
+ * - `complete`: the funds are back (`detail` says what proves it; `readyTxFee` the network fee of our mined ready
+ *   transaction that brought them, base units, null when unreadable, absent when the service executed the job).
  */
 export type Step =
   | { next: 'now' }
@@ -14,4 +15,4 @@ export type Step =
   | { next: 'transient'; why: string }
   | { next: 'stop'; why: string }
   | { next: 'fail'; reason: string; outcome: 'failed' | 'refused' }
-  | { next: 'complete'; detail: string };
+  | { next: 'complete'; detail: string; readyTxFee?: bigint | null };

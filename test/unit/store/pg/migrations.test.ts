@@ -128,7 +128,7 @@ describe('PostgreSQL migrations', () => {
     );
     const listed = new Set(COPY_TABLES.flatMap((t) => t.amounts.map((c) => `${t.name}.${c}`)));
     expect([...digitChecked].sort()).toEqual([...listed].sort());
-    expect(listed.size).toBe(21); // withdrawals.received_amount (migration 9) is the 18th, transfers.refunded_amount (10) the 19th, approval_requests.amount_in (14) the 20th, needs.amount (17) the 21st
+    expect(listed.size).toBe(22); // withdrawals.received_amount (migration 9) is the 18th, transfers.refunded_amount (10) the 19th, approval_requests.amount_in (14) the 20th, needs.amount (17) the 21st, withdrawals.gas_paid (18) the 22nd
   });
 
   it('CHECK constraints accept and reject the same rows on both engines', async () => {

@@ -2,7 +2,7 @@
  * The tables `ballast store copy` moves, in an order that inserts every referenced row before the rows that
  * reference it (foreign keys stay checked during the copy), with the key that orders and identifies each row and
  * the columns holding base-unit amounts (TEXT digit strings, summed exactly when the copy is compared).
- * Schema version 17 (src/store/migrations.ts, src/store/pg/migrations.ts). `schema_migrations` is not copied:
+ * Schema version 18 (src/store/migrations.ts, src/store/pg/migrations.ts). `schema_migrations` is not copied:
  * `ballast migrate` writes it on the target.
  */
 
@@ -33,7 +33,7 @@ export const COPY_TABLES: readonly CopyTable[] = [
   { name: 'transfer_events', key: 'id', identity: true, amounts: [] },
   { name: 'run_lock', key: 'id', identity: false, amounts: [] },
   { name: 'limit_hits', key: 'id', identity: true, amounts: ['amount_in'] },
-  { name: 'withdrawals', key: 'id', identity: true, amounts: ['amount', 'prepared_amount', 'received_amount'] },
+  { name: 'withdrawals', key: 'id', identity: true, amounts: ['amount', 'prepared_amount', 'received_amount', 'gas_paid'] },
   {
     name: 'transfer_ledger',
     key: 'transfer_id',
