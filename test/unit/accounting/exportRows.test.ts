@@ -87,14 +87,19 @@ describe('transfers that did not fill', () => {
     expect(rows[1]).toMatchObject({ pairId: 'ballast-7-refund', wallet: rows[0]!.wallet, txHash: '0xrefund', atMs: 8_000 });
   });
 
-  it('a failure withdrawn from the depository: paid and withdrawn paired, nothing kept', () => {
+  it("a failure withdrawn from the depository: paid and withdrawn paired, nothing kept; the withdrawal's gas a fee", () => {
     const t = transfer({ status: 'failure', outTxHashes: [] });
-    const rows = rowsOfTransfer(transferMovements(facts({ transfer: t, withdrawal: withdrawal() })));
-    expect(brief(rows)).toEqual(['payment out 100 USDC', 'withdrawal in 100 USDC', 'fee/network out 0.000123456789 ETH']);
-    expect(rows[1]).toMatchObject({ pairId: 'ballast-7-withdrawal', atMs: 25_000, txHash: `0x${'e1'.repeat(32)}` });
-    expect(transferMovements(facts({ transfer: t, withdrawal: withdrawal() })).gaps).toEqual([
-      `the network fee of withdrawal transaction 0x${'e1'.repeat(32)} is not recorded in the store`,
+    const m = transferMovements(facts({ transfer: t, withdrawal: withdrawal({ gasPaid: 42_000_000_000_000n }) }));
+    const rows = rowsOfTransfer(m);
+    expect(brief(rows)).toEqual([
+      'payment out 100 USDC',
+      'withdrawal in 100 USDC',
+      'fee/network out 0.000123456789 ETH',
+      'fee/withdrawal_network out 0.000042 ETH',
     ]);
+    expect(rows[1]).toMatchObject({ pairId: 'ballast-7-withdrawal', atMs: 25_000, txHash: `0x${'e1'.repeat(32)}` });
+    expect(rows[3]).toMatchObject({ atMs: 25_000, txHash: `0x${'e1'.repeat(32)}`, usdValue: '0.105' }); // at the quote's 2,500 USD per ETH
+    expect(m.gaps).toEqual([]);
   });
 
   it('a `withdrawn` transfer has no ledger entry: its legs are written, its network fee is named as not recorded', () => {

@@ -27,7 +27,14 @@ const transfers = [
   transferMovements(
     facts({
       transfer: transfer({ id: 9, requestId: '0xreq9', status: 'failure', outTxHashes: [] }),
-      withdrawal: withdrawal({ transferId: 9 }),
+      withdrawal: withdrawal({ transferId: 9, gasPaid: 21_000n }),
+    }),
+  ),
+  transferMovements(
+    facts({
+      transfer: transfer({ id: 10, requestId: '0xreq10', status: 'withdrawn', outTxHashes: [] }),
+      ledger: null,
+      withdrawal: withdrawal({ id: 4, transferId: 10, gasPaid: null }),
     }),
   ),
 ];
@@ -38,17 +45,31 @@ describe('reconcile', () => {
     const rec = reconcile(transfers, rows, ALL);
     expect(rec.ok).toBe(true);
     expect(rec.lines.map((l) => [l.wallet.chain, l.asset, l.received, l.sent, l.fees, l.rowsChange, l.ledgerChange])).toEqual([
-      // alpha USDC: −100 (filled) −100 +99.9 (refunded) −100 +100 (withdrawn) = −100.1 USDC
-      ['alpha', 'ETH', 0n, 0n, 3n * 123_456_789_000_000n, -3n * 123_456_789_000_000n, -3n * 123_456_789_000_000n],
-      ['alpha', 'USDC', 199_900_000n, 199_900_000n + 99_000_000n, 1_100_000n, -100_100_000n, -100_100_000n],
+      // alpha USDC: −100 (filled) −100 +99.9 (refunded) −100 +100 (withdrawn) −100 +100 (withdrawn) = −100.1 USDC;
+      // ETH: three origin fees and one withdrawal transaction's gas (the other withdrawal's is not recorded)
+      [
+        'alpha',
+        'ETH',
+        0n,
+        0n,
+        3n * 123_456_789_000_000n + 21_000n,
+        -3n * 123_456_789_000_000n - 21_000n,
+        -3n * 123_456_789_000_000n - 21_000n,
+      ],
+      ['alpha', 'USDC', 299_900_000n, 299_900_000n + 99_000_000n, 1_100_000n, -100_100_000n, -100_100_000n],
       ['beta', 'USDC', 99_000_000n, 0n, 0n, 99_000_000n, 99_000_000n],
     ]);
     expect(rec.unpriced).toEqual([]);
     expect(rec.gaps).toEqual([
       {
-        transferId: 9,
-        requestId: '0xreq9',
-        gap: `the network fee of withdrawal transaction 0x${'e1'.repeat(32)} is not recorded in the store`,
+        transferId: 10,
+        requestId: '0xreq10',
+        gap: `the network fee of withdrawal 4's transaction 0x${'e1'.repeat(32)} is not recorded in the store`,
+      },
+      {
+        transferId: 10,
+        requestId: '0xreq10',
+        gap: 'the origin network fee is not in the ledger (no entry is written for status withdrawn)',
       },
     ]);
   });

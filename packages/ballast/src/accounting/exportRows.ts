@@ -1,8 +1,8 @@
 /**
  * The rows of `ballast export`: one per leg of every transfer that moved money (the origin payment, the
  * destination receipt, a refund, a withdrawal) and one per cost paid (each Relay fee component, what a refund
- * kept, the origin network fee, a mined cancel's miner fee). Pure; no I/O. Amounts are bigint base units; USD
- * figures decimal text at the quote's prices (src/accounting/quotePrices.ts).
+ * kept, the origin network fee, a mined cancel's miner fee, a withdrawal transaction's gas). Pure; no I/O. Amounts
+ * are bigint base units; USD figures decimal text at the quote's prices (src/accounting/quotePrices.ts).
  *
  * The pairing rule (docs/accounting.md "Internal transfers"): accounting tools pair an outgoing and an incoming
  * leg as one internal transfer only when their volumes are equal, so a payment is written as the amount that came
@@ -20,7 +20,15 @@ export type RowKind = 'payment' | 'receipt' | 'refund' | 'withdrawal' | 'fee';
 
 /** What a fee row paid for. */
 export type FeeKind =
-  'relay_execution' | 'relay_swap' | 'relay_platform' | 'relay_app' | 'relay_unattributed' | 'refund_fee' | 'network' | 'cancel_network';
+  | 'relay_execution'
+  | 'relay_swap'
+  | 'relay_platform'
+  | 'relay_app'
+  | 'relay_unattributed'
+  | 'refund_fee'
+  | 'network'
+  | 'cancel_network'
+  | 'withdrawal_network';
 
 /** One export row, before a vendor format lays it out. */
 export interface AccountingRow {
@@ -110,8 +118,7 @@ export function rowsOfTransfer(m: TransferMovements): AccountingRow[] {
       }
     }
   }
-  const nf = m.networkFee;
-  if (nf) add(nf, fee(nf.kind, describe(m, 'fee', nf.kind, null, nf.txCount)));
+  for (const nf of [m.networkFee, m.withdrawalFee]) if (nf) add(nf, fee(nf.kind, describe(m, 'fee', nf.kind, null, nf.txCount)));
   return rows;
 }
 
@@ -187,6 +194,7 @@ const WHAT: Readonly<Record<string, string>> = {
   'fee/refund_fee': 'kept by Relay on the refund: paid − refunded',
   'fee/network': 'origin network fee (EVM gas, Solana fee and account rent, or Bitcoin miner fee)',
   'fee/cancel_network': 'miner fee of the mined replacement that cancelled the deposit',
+  'fee/withdrawal_network': 'network fee of the transaction that withdrew the deposit from the Relay depository',
 };
 
 function describe(m: TransferMovements, kind: RowKind, how: string, pairId: string | null, txCount?: number): string {

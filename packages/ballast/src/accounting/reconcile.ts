@@ -4,7 +4,7 @@
  *
  * The two sides are computed apart: the rows side reads each row's volume back from the whole-unit text the
  * formats write (viem `parseUnits`) and sums incoming, outgoing and fee rows; the ledger side sums the transfers'
- * movements as recorded (src/accounting/transferMovements.ts: amount paid, amounts that came back, network fee),
+ * movements as recorded (src/accounting/transferMovements.ts: amount paid, amounts that came back, network fees),
  * with none of the splitting, pairing or unit conversion the rows went through.
  */
 import { formatUnits, parseUnits } from 'viem';
@@ -81,7 +81,7 @@ export function reconcile(transfers: readonly TransferMovements[], rows: readonl
     const signed: [Movement, bigint][] = [
       ...(t.payment ? [[t.payment, -1n] as [Movement, bigint]] : []),
       ...t.returns.map((r): [Movement, bigint] => [r, 1n]),
-      ...(t.networkFee ? [[t.networkFee, -1n] as [Movement, bigint]] : []),
+      ...[t.networkFee, t.withdrawalFee].flatMap((fee) => (fee ? [[fee, -1n] as [Movement, bigint]] : [])),
     ];
     for (const [mv, sign] of signed) {
       if (inWindow(mv)) line(mv.wallet, mv.asset.symbol, mv.asset.decimals).ledgerChange += sign * mv.amount;

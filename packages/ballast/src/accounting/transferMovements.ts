@@ -47,10 +47,13 @@ export interface ReturnMovement extends Movement {
   kind: 'receipt' | 'refund' | 'withdrawal';
 }
 
-/** The origin network fee (EVM gas, Solana fee and account rent, Bitcoin miner fee), or a mined cancel's miner fee. */
+/**
+ * The origin network fee (EVM gas, Solana fee and account rent, Bitcoin miner fee), a mined cancel's miner fee, or
+ * the gas of the ready transactions Ballast sent to withdraw the deposit.
+ */
 export interface NetworkFeeMovement extends Movement {
-  kind: 'network' | 'cancel_network';
-  /** Mined origin transactions the fee was paid over (approve + deposit, or the cancel). */
+  kind: 'network' | 'cancel_network' | 'withdrawal_network';
+  /** Mined origin transactions the fee was paid over (approve + deposit, or the cancel; 1 for a withdrawal's). */
   txCount: number;
 }
 
@@ -67,6 +70,8 @@ export interface TransferMovements {
   payment: Movement | null;
   returns: ReturnMovement[];
   networkFee: NetworkFeeMovement | null;
+  /** The gas of the withdrawal's mined ready transactions, on the origin wallet; null when none was paid or it is unknown. */
+  withdrawalFee: NetworkFeeMovement | null;
   /** Relay's fee components as the order settled (success only), micro-USD, and where they were read. */
   relayFees: ComponentCosts | null;
   relayFeesSource: PriceSource;
@@ -85,7 +90,8 @@ const LANDED = new Set(['success', 'refund', 'failure', 'withdrawn']);
  *   guaranteed minimum, which is also used when no ledger entry exists), at the close;
  * - refund: the recorded refunded amount, at the close (`refund`) or the follow-up (`failure`);
  * - withdrawal: what executed withdrawal jobs returned, at the withdrawal's end;
- * - network fee: the ledger's `gasPaid` in the origin's native currency; a mined cancel's when one was mined.
+ * - network fee: the ledger's `gasPaid` in the origin's native currency; a mined cancel's when one was mined;
+ * - withdrawal fee: the withdrawal's `gasPaid` (its mined ready transactions), at the withdrawal's end.
  */
 export function transferMovements(f: TransferFacts): TransferMovements {
   const t = f.transfer;
@@ -124,9 +130,14 @@ export function transferMovements(f: TransferFacts): TransferMovements {
   if (w && w.receivedAmount > 0n) {
     const atMs = w.finishedAtMs ?? w.updatedAtMs;
     returns.push({ kind: 'withdrawal', wallet: origin, asset: input, amount: w.receivedAmount, atMs, txHash: w.txHash });
-    gaps.push(`the network fee of withdrawal transaction ${w.txHash ?? '(unknown)'} is not recorded in the store`);
   }
   if (w && w.state !== 'executed') gaps.push(`withdrawal ${w.id} is ${w.state}: part of the deposit may still be in the depository`);
+  if (w && w.gasPaid === null) {
+    gaps.push(
+      `the network fee of withdrawal ${w.id}'s transaction ${w.txHash ?? w.revertedTx ?? '(unknown)'} is not recorded in the store`,
+    );
+  }
+  const native = nativeAssetOf(f, assets.native, gaps);
 
   return {
     transferId: t.id,
@@ -138,16 +149,30 @@ export function transferMovements(f: TransferFacts): TransferMovements {
     output,
     payment,
     returns,
-    networkFee: networkFeeOf(f, assets.native, origin, paidAtMs, gaps),
+    networkFee: networkFeeOf(f, native, origin, paidAtMs, gaps),
+    withdrawalFee: withdrawalFeeOf(w, native, origin),
     relayFees: l?.fees ?? null,
     relayFeesSource: l?.feesSource === 'requests_v3_actual' ? 'request data.fees.actual' : 'quote details.expandedPriceImpact',
     gaps,
   };
 }
 
+/**
+ * The origin chain's native currency, in which network fees are paid. The ledger's decimals are the chain's own;
+ * the quote's symbol and price are used when its decimals agree (or when there is no ledger entry to compare with).
+ */
+function nativeAssetOf(f: TransferFacts, native: PricedAsset | null, gaps: string[]): PricedAsset {
+  const l = f.ledger;
+  if (native && (!l || native.decimals === l.gasDecimals)) return native;
+  const symbol = native?.symbol ?? `${f.transfer.originChain}-native`;
+  if (l) return { symbol, decimals: l.gasDecimals, price: null };
+  if ((f.withdrawal?.gasPaid ?? 0n) > 0n) gaps.push('the native decimals are unknown: the withdrawal network fee is written in base units');
+  return { symbol, decimals: 0, price: null };
+}
+
 function networkFeeOf(
   f: TransferFacts,
-  native: PricedAsset | null,
+  asset: PricedAsset,
   origin: WalletRef,
   paidAtMs: number,
   gaps: string[],
@@ -162,11 +187,6 @@ function networkFeeOf(
     return null;
   }
   if (l.gasPaid === 0n) return null;
-  // The ledger's decimals are the chain's own; the quote's symbol and price are used when its decimals agree.
-  const asset: PricedAsset =
-    native && native.decimals === l.gasDecimals
-      ? native
-      : { symbol: native?.symbol ?? `${f.transfer.originChain}-native`, decimals: l.gasDecimals, price: null };
   const mined = [...f.transfer.txs, ...f.transfer.cancels].filter((x) => x.status === 'confirmed' || x.status === 'reverted');
   const cancel = f.transfer.cancels.find((c) => c.status === 'confirmed');
   return {
@@ -178,6 +198,12 @@ function networkFeeOf(
     txHash: cancel?.txHash ?? f.depositTx?.txHash ?? null,
     txCount: mined.length,
   };
+}
+
+function withdrawalFeeOf(w: TransferFacts['withdrawal'], asset: PricedAsset, origin: WalletRef): NetworkFeeMovement | null {
+  if (!w || w.gasPaid === null || w.gasPaid === 0n) return null;
+  const atMs = w.finishedAtMs ?? w.updatedAtMs;
+  return { kind: 'withdrawal_network', wallet: origin, asset, amount: w.gasPaid, atMs, txHash: w.txHash ?? w.revertedTx, txCount: 1 };
 }
 
 function fallbackAsset(symbol: string, decimals: number | null, leg: 'input' | 'output', gaps: string[]): PricedAsset {

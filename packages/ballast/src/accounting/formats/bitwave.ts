@@ -12,8 +12,9 @@
  *
  * One trade per transfer (`tradeId` `ballast-<transfer>`): outgoing legs and the fees Relay kept (in the input
  * asset) are `tradeDispose` rows, incoming legs `tradeAcquire` rows, and the origin network fee (the one cost in
- * another asset) the trade's single `tradeFee` row. `time` is unix seconds (UTC); `cost` the USD value at quote
- * time; the transaction hash is in `description`.
+ * another asset) the trade's single `tradeFee` row; the gas of a withdrawal transaction, a second cost in the native
+ * asset, is a `tradeDispose` row (Bitwave takes at most one `tradeFee` per trade). `time` is unix seconds (UTC);
+ * `cost` the USD value at quote time; the transaction hash is in `description`.
  */
 import type { AccountingRow } from '../exportRows.ts';
 import { wholeUnits } from '../reconcile.ts';
