@@ -16,6 +16,27 @@ afterEach(() => {
   t.cleanup();
 });
 
+/** A raw SQLite store migrated up to `version`, holding cycle 1 and one transfer per status given (ids from 1). */
+function storeAt(version: number, statuses: readonly string[]): Database.Database {
+  mkdirSync(path.dirname(t.file), { recursive: true });
+  const db = new Database(t.file);
+  expect(
+    migrate(
+      db,
+      t.file,
+      MIGRATIONS.filter((m) => m.version <= version),
+    ),
+  ).toBe(version);
+  const rows = statuses.map(
+    (status, i) => `(${i + 1}, 1, 'USDC', 'a', 1, '0xa', 'b', 2, '0xb', '0xu', '0xr', '10', '9', '8', '${status}', 1, 2)`,
+  );
+  db.exec(`INSERT INTO cycles (id, mode, started_at_ms) VALUES (1, 'once', 1);
+    INSERT INTO transfers (id, cycle_id, asset, origin_chain, origin_chain_id, origin_currency, destination_chain, destination_chain_id,
+      destination_currency, user_address, recipient, amount_in, expected_out, min_out, status, created_at_ms, updated_at_ms)
+      VALUES ${rows.join(', ')};`);
+  return db;
+}
+
 describe('openDatabase', () => {
   it('creates parent directories and sets WAL, durable commits, foreign keys and the busy timeout', async () => {
     const db = t.open();
@@ -63,17 +84,9 @@ describe('openDatabase', () => {
   });
 
   it('version 10 rebuilds transfer_ledger keeping its rows, its index and the transfers it references, and admits origin_failed', () => {
-    mkdirSync(path.dirname(t.file), { recursive: true });
-    const db = new Database(t.file);
+    const db = storeAt(9, ['success', 'origin_failed']);
     try {
-      const v9 = MIGRATIONS.filter((m) => m.version <= 9);
-      expect(migrate(db, t.file, v9)).toBe(9);
-      db.exec(`INSERT INTO cycles (id, mode, started_at_ms) VALUES (1, 'once', 1);
-        INSERT INTO transfers (id, cycle_id, asset, origin_chain, origin_chain_id, origin_currency, destination_chain, destination_chain_id,
-          destination_currency, user_address, recipient, amount_in, expected_out, min_out, status, created_at_ms, updated_at_ms)
-          VALUES (1, 1, 'USDC', 'a', 1, '0xa', 'b', 2, '0xb', '0xu', '0xr', '10', '9', '8', 'success', 1, 2),
-                 (2, 1, 'BTC', 'bitcoin', 8253038, 'bc1q', 'b', 2, '0xb', 'bc1q', '0xr', '10', '9', '8', 'origin_failed', 1, 2);
-        INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, quoted_expected_out, quoted_min_out,
+      db.exec(`INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, quoted_expected_out, quoted_min_out,
           received_out, received_source, fees_source, total_fees_usd, settled_at_ms, recorded_at_ms)
           VALUES (1, 'success', 'USDC', 'a', 'b', '10', '9', '8', '9', 'order_minimum', 'none', '0', 5, 6);`);
       const originFailed = `INSERT INTO transfer_ledger (transfer_id, status, asset, origin_chain, destination_chain, amount_in, quoted_expected_out,
@@ -102,22 +115,13 @@ describe('openDatabase', () => {
   });
 
   it('version 18 records no withdrawal fee for a withdrawal that may have had a ready transaction mined before it', () => {
-    mkdirSync(path.dirname(t.file), { recursive: true });
-    const db = new Database(t.file);
+    const db = storeAt(17, ['deposited', 'deposited']);
     try {
-      const v17 = MIGRATIONS.filter((m) => m.version <= 17);
-      expect(migrate(db, t.file, v17)).toBe(17);
       const withdrawal = (id: number, received: string) =>
         `INSERT INTO withdrawals (id, transfer_id, request_id, chain, chain_id, chain_slug, wallet, owner, recipient, currency, amount, deposit_tx,
           state, received_amount, created_at_ms, updated_at_ms)
           VALUES (${id}, ${id}, '0xreq${id}', 'a', 1, 'a', 'w', '0xo', '0xo', '0xc', '7', '0xd', 'attested', '${received}', 1, 2)`;
-      db.exec(`INSERT INTO cycles (id, mode, started_at_ms) VALUES (1, 'once', 1);
-        INSERT INTO transfers (id, cycle_id, asset, origin_chain, origin_chain_id, origin_currency, destination_chain, destination_chain_id,
-          destination_currency, user_address, recipient, amount_in, expected_out, min_out, status, created_at_ms, updated_at_ms)
-          VALUES (1, 1, 'USDC', 'a', 1, '0xa', 'b', 2, '0xb', '0xu', '0xr', '10', '9', '8', 'deposited', 1, 2),
-                 (2, 1, 'USDC', 'a', 1, '0xa', 'b', 2, '0xb', '0xu', '0xr', '10', '9', '8', 'deposited', 1, 2);
-        ${withdrawal(1, '0')};
-        ${withdrawal(2, '3')};`);
+      db.exec(`${withdrawal(1, '0')}; ${withdrawal(2, '3')};`);
       expect(migrate(db, t.file, MIGRATIONS)).toBe(MIGRATIONS.length);
       expect(db.prepare('SELECT id, gas_paid FROM withdrawals ORDER BY id').all()).toEqual([
         { id: 1, gas_paid: '0' },
