@@ -4,66 +4,21 @@
  * lines on a broken one); `plan` on a store that does not exist yet creates no file; and a store Ballast creates
  * (here by `migrate`) is private to its owner (mode 0600, its WAL files too).
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, runCliInProcess } from './helpers/cli.ts';
+import { offlineConfig } from './helpers/offlineConfig.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ballast-check-config-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** Anvil's first dev key and its address: public test material. */
-const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-const ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-
-/** A loopback port nothing listens on: any call to the API or an RPC is refused at once. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port; // listening on TCP
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Writes a config into a fresh directory (with its key file, mode 0600) and returns both. */
-async function configDir(name: string, edit: (yaml: string) => string = (y) => y): Promise<{ dir: string; config: string }> {
-  const dir = path.join(tmp, name);
-  const port = await closedPort();
-  const keyFile = path.join(dir, 'treasury.key');
-  const yaml = `relay:
-  baseUrl: http://127.0.0.1:${port}
-wallets:
-  treasury: {vm: evm, keyFile: ./treasury.key, address: "${ADDRESS}"}
-chains:
-  alpha: {chainId: 31001, rpcUrl: "http://127.0.0.1:${port}"}
-  beta: {chainId: 31002, rpcUrl: "\${BETA_RPC}"}
-assets:
-  USDC:
-    - {chain: alpha, currency: "0x2E983A1Ba5e8b38AAAeC4B440B9dDcFBf72E15d1", wallet: treasury, min: "100", target: "200", max: "300", decimals: 6}
-    - {chain: beta, currency: "0x2E983A1Ba5e8b38AAAeC4B440B9dDcFBf72E15d1", wallet: treasury, min: "100", target: "200", max: "300", decimals: 6}
-policy:
-  minTransfer: "10"
-  maxTransfer: "1000"
-  slippageBps: 50
-  maxFees: {totalBps: 30}
-store: ./data/ballast.db
-`;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir);
-  writeFileSync(keyFile, `${KEY}\n`);
-  chmodSync(keyFile, 0o600);
-  const config = path.join(dir, 'ballast.yaml');
-  writeFileSync(config, edit(yaml));
-  return { dir, config };
-}
-
-const ENV = { BETA_RPC: 'http://127.0.0.1:9/rpc' };
+const ENV = { BETA_RPC: 'http://127.0.0.1:9/rpc' }; // its port is closed too
 
 describe('ballast check-config', () => {
   it('accepts a valid config (exit 0) with no network, opening and creating no store', async () => {
-    const { dir, config } = await configDir('good');
+    const { dir, config } = await offlineConfig(tmp, 'good');
     const r = await runCli(['check-config', '--config', config], { env: ENV });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -78,7 +33,8 @@ describe('ballast check-config', () => {
   });
 
   it('refuses a broken config (exit 2) with one line per problem naming its field, as loading does', async () => {
-    const { dir, config } = await configDir(
+    const { dir, config } = await offlineConfig(
+      tmp,
       'broken',
       (y) =>
         y
@@ -115,7 +71,7 @@ describe('ballast check-config', () => {
 
 describe('the store file', () => {
   it('is not created by plan when it does not exist (the plan is made without history)', async () => {
-    const { dir, config } = await configDir('plan');
+    const { dir, config } = await offlineConfig(tmp, 'plan');
     const r = await runCliInProcess(['plan', '--config', config], { env: ENV });
     expect(r.code).toBe(1); // the Relay API is unreachable
     expect(r.stderr).toContain('does not exist yet; planning without history');

@@ -1,6 +1,7 @@
 /**
  * Daemon mode: cycles on the configured node-cron schedule, never two at once (node-cron `noOverlap` plus the
- * SQLite run lock shared with `run --once`), metrics served on `metrics.listen`, graceful shutdown. With
+ * SQLite run lock shared with `run --once`, and between cycles a presence record `run --once` honours,
+ * src/app/daemonPresence.ts), metrics served on `metrics.listen`, graceful shutdown. With
  * `webhooks.enabled` the webhook receiver is served too: on the metrics server, or on `webhooks.listen`; likewise the
  * needs API (docs/needs.md) with `needs.token`: on the metrics server, or on `needs.listen`.
  *
@@ -18,6 +19,7 @@ import cron from 'node-cron';
 import type { Logger } from 'pino';
 import type { Ballast } from './createBallast.ts';
 import { RunLockBusyError } from './runLock.ts';
+import { markDaemonPresence } from './daemonPresence.ts';
 import { CycleTakenOverError } from '../cycle/cycleTakenOver.ts';
 import { StoreConnectionError } from '../store/errors.ts';
 import { startMetricsServer } from '../metrics/server.ts';
@@ -178,6 +180,8 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
     },
     'daemon started',
   );
+  // Between cycles the run lock is free: this record tells `run --once` that a daemon acts on this SQLite store.
+  const presence = ballast.mode === 'execute' ? markDaemonPresence(config.store, { nowMs: now, logger: log }) : null;
   if (opts.runAtStart) void cycle();
 
   let resolveStopped!: () => void;
@@ -198,6 +202,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<DaemonHandle> {
       await task.stop();
       opts.abort.abort();
       if (current) await current;
+      presence?.clear();
       await dispatcher?.stop();
       await metricsServer?.close();
       await webhookServer?.close();

@@ -36,7 +36,7 @@ function ownerHost(owner: string): string | undefined {
 }
 
 /** Whether a process with this pid exists on this host (signal 0 probes without delivering anything). */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,6 +1,7 @@
 /**
  * `ballast run --once`: one cycle under the run lock. Exit 0 completed (even with nothing to move), 1 error,
- * 3 a needed transfer was refused by the fee policy or verification.
+ * 3 a needed transfer was refused by the fee policy or verification, 4 another run holds the lock or a daemon runs
+ * on the same SQLite store between its cycles (src/app/daemonPresence.ts; `--force` runs all the same).
  *
  * After the cycle, `--pushgateway` pushes the metrics to a Pushgateway (group `job`/`instance`) and
  * `--metrics-textfile` writes them for node_exporter's textfile collector. An export failure prints one
@@ -10,7 +11,7 @@
  * none of it.
  */
 import type { Command } from 'commander';
-import { CliError, EXIT_USAGE } from '../exitCodes.ts';
+import { CliError, EXIT_LOCKED, EXIT_USAGE } from '../exitCodes.ts';
 import type { GlobalFlags } from '../session.ts';
 import type { RunMetricsFlags } from '../../metrics/runExport.ts';
 
@@ -25,6 +26,7 @@ export function registerRun(program: Command, out: (s: string) => void): void {
     .option('--once', 'run a single cycle (required; use `ballast daemon` for scheduled cycles)')
     .option('--json', 'machine-readable report (stdout carries only the JSON: no progress)')
     .option('--no-progress', "do not show each transfer's stages (live on a terminal, one line per stage otherwise)")
+    .option('--force', 'run even while a daemon runs on this store between its cycles (the run lock still keeps cycles apart)')
     .option('--pushgateway <url>', 'after the cycle, push the metrics to this Prometheus Pushgateway, e.g. http://127.0.0.1:9091')
     .option('--push-job <name>', 'job grouping label of the push', 'ballast')
     .option('--push-instance <name>', "instance grouping label of the push (default: this host's name)")
@@ -32,7 +34,7 @@ export function registerRun(program: Command, out: (s: string) => void): void {
       '--metrics-textfile <path>',
       "after the cycle, write the metrics to this .prom file for node_exporter's textfile collector (atomic)",
     )
-    .action(async (flags: { once?: boolean; json?: boolean; progress: boolean } & RunMetricsFlags, cmd: Command) => {
+    .action(async (flags: { once?: boolean; json?: boolean; progress: boolean; force?: boolean } & RunMetricsFlags, cmd: Command) => {
       if (!flags.once) throw new CliError('ballast run needs --once (use `ballast daemon` for scheduled cycles)', EXIT_USAGE);
       const [
         { exitCodeForReport },
@@ -42,6 +44,7 @@ export function registerRun(program: Command, out: (s: string) => void): void {
         { createProgressRenderer },
         { exportRunMetrics },
         { flushNotifications },
+        { readDaemonPresence },
       ] = await Promise.all([
         import('../../cycle/runCycle.ts'),
         import('../keyRefusal.ts'),
@@ -50,14 +53,24 @@ export function registerRun(program: Command, out: (s: string) => void): void {
         import('../progress.ts'),
         import('../../metrics/runExport.ts'),
         import('../../notify/dispatcher.ts'),
+        import('../../app/daemonPresence.ts'),
       ]);
       // Progress goes to stdout: live lines on a terminal, plain lines (through `out`) otherwise; none with --json.
       const progress =
         flags.json || !flags.progress
           ? null
           : createProgressRenderer(process.stdout.isTTY ? process.stdout : { write: (line: string) => out(line.replace(/\n$/, '')) });
-      const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>(), progress ? { progress: progress.sink } : {});
+      const { config, ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>(), progress ? { progress: progress.sink } : {});
       try {
+        const daemon = flags.force || ballast.mode !== 'execute' ? undefined : readDaemonPresence(config.store, ballast.ctx.now());
+        if (daemon) {
+          const beatSec = Math.round((ballast.ctx.now() - daemon.heartbeatAtMs) / 1000);
+          throw new CliError(
+            `a daemon runs on this store (pid ${daemon.pid} on ${daemon.host}, seen ${beatSec} s ago); this run did nothing: ` +
+              'stop the daemon or leave the cycles to it, or pass --force to run one cycle beside it',
+            EXIT_LOCKED,
+          );
+        }
         const report = await ballast.runCycle('once');
         progress?.finish();
         out(flags.json ? reportJson(report) : renderReport(report));
