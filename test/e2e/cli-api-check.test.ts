@@ -6,11 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, runCliInProcess } from './helpers/cli.ts';
+import { closedPort } from './helpers/offlineConfig.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-api-check-');
@@ -18,15 +18,6 @@ afterAll(() => tmp.cleanup());
 
 const KEY = 'sk-api-check-7f3e9d21';
 const TREASURY = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port; // listening on TCP
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('ballast api-check', () => {
   it('reports one line per endpoint against the sandbox, saves redacted responses, and reports failures', async () => {
