@@ -34,7 +34,7 @@ async function waitFor<T>(what: string, fn: () => Promise<T | null>, timeoutMs =
 }
 
 describe('ballast daemon', () => {
-  it('serves metrics, shares the run lock with run --once, and parks on SIGTERM', async () => {
+  it('serves metrics, refuses run --once (and shares the run lock with run --once --force), and parks on SIGTERM', async () => {
     sandbox = await startSandbox({ faults: { fillDelayMs: 60_000 } });
     const port = await freePort();
     const store = path.join(tmp.dir, 'daemon.db');
@@ -75,7 +75,11 @@ describe('ballast daemon', () => {
       const { detail } = (await ready.json()) as { detail: { ready: boolean; storeOpen: boolean; lastCycleAgeSeconds: number | null } };
       expect([ready.status, detail.ready, detail.storeOpen, detail.lastCycleAgeSeconds]).toEqual([200, true, true, null]);
 
-      const once = await runCli(['run', '--once', '--config', configFile], { env: sandboxEnv(sandbox, store) });
+      // run --once sees the daemon on its store and does nothing; with --force it meets the run lock the daemon holds.
+      const polite = await runCli(['run', '--once', '--config', configFile], { env: sandboxEnv(sandbox, store) });
+      expect(polite.code).toBe(4);
+      expect(polite.stderr).toMatch(/a daemon runs on this store \(pid \d+ on /);
+      const once = await runCli(['run', '--once', '--force', '--config', configFile], { env: sandboxEnv(sandbox, store) });
       expect(once.code).toBe(4);
       expect(once.stderr).toContain('run lock');
       expect(once.stderr).toMatch(/pid \d+ on .+, since .+, lease until /);
@@ -112,5 +116,5 @@ describe('ballast daemon', () => {
       db.close();
     }
     expect(stderr).toContain('stopped');
-  }, 90_000);
+  }, 150_000);
 });
