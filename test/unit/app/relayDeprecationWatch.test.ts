@@ -57,8 +57,16 @@ describe('createRelayDeprecationWatch', () => {
       migrationGuide: GUIDE,
     });
     expect(lines[0]!.msg).toBe(
-      `Relay endpoint POST /quote/v2 is deprecated since 2026-11-25 and stops answering on 2027-02-23 (Sunset); its successor is https://api.relay.link/quote/v3: Ballast must move to it before 2027-02-23 (upgrade Ballast to a version that uses the successor; migration guide ${GUIDE})`,
+      `Relay endpoint POST /quote/v2 is deprecated since 2026-11-25 and stops answering on 2027-02-23 (Sunset); its successor is https://api.relay.link/quote/v3: Ballast must move to it before 2027-02-23 (this version speaks POST /quote/v3: run \`ballast api-check\`, then set \`relay.quoteApi: v3\`; migration guide ${GUIDE})`,
     );
+    expect(String(lines[0]!.msg)).not.toContain('upgrade Ballast');
+  });
+
+  it('says no setting moves off an endpoint this version has no successor for', () => {
+    const { watch, lines } = setup(Date.UTC(2026, 11, 1, 10));
+    watch({ ...QUOTE_V2, endpoint: 'GET /chains' });
+    expect(String(lines[0]!.msg)).toContain('(no setting of this version moves off it: a later Ballast release has to; migration guide');
+    expect(String(lines[0]!.msg)).not.toContain('relay.quoteApi');
   });
 
   it('deprecated = 0 while the Deprecation date lies ahead', async () => {

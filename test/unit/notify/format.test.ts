@@ -93,6 +93,9 @@ describe('events', () => {
     const soon = sunsetEvent({ ...notice, sunsetAtSec: now + 10 * 86_400 }, now)!;
     expect(dedupeKey(soon)).toBe('relay_sunset_soon:endpoint:POST /quote/v2:2027-01-11');
     expect(soon.payload.daysLeft).toBe(10);
+    expect(soon.summary).toBe(
+      'Relay endpoint POST /quote/v2 stops answering on 2027-01-11 (Sunset); before then: this version speaks POST /quote/v3: run `ballast api-check`, then set `relay.quoteApi: v3`',
+    );
   });
 });
 

@@ -10,6 +10,7 @@ import type { DeprecationNotice } from '../relay/deprecation.ts';
 import type { RelayDeprecationMetrics } from '../metrics/relayDeprecationMetrics.ts';
 import type { NotifyEvent } from '../notify/events.ts';
 import { sunsetEvent } from '../notify/eventOf.ts';
+import { deprecationFix } from '../relay/deprecationFix.ts';
 
 /** Options of {@link createRelayDeprecationWatch}. */
 export interface RelayDeprecationWatchOptions {
@@ -81,8 +82,9 @@ function deprecationLogFields(notice: DeprecationNotice, nowSec: number): Record
 /**
  * One line naming the endpoint, its dates, its successor and the fix, e.g. "Relay endpoint POST /quote/v2 is
  * deprecated since 2026-11-25 and stops answering on 2027-02-23 (Sunset); its successor is
- * https://api.relay.link/quote/v3: Ballast must move to it before 2027-02-23 (upgrade Ballast; migration guide
- * https://docs.relay.link/...)".
+ * https://api.relay.link/quote/v3: Ballast must move to it before 2027-02-23 (this version speaks POST /quote/v3:
+ * run `ballast api-check`, then set `relay.quoteApi: v3`; migration guide https://docs.relay.link/...)". The fix
+ * comes from src/relay/deprecationFix.ts.
  */
 function deprecationMessage(notice: DeprecationNotice, nowSec: number): string {
   const parts = [`Relay endpoint ${notice.endpoint}`];
@@ -111,7 +113,7 @@ function deprecationMessage(notice: DeprecationNotice, nowSec: number): string {
     successor !== undefined
       ? `; its successor is ${successor}: Ballast must move to it${deadline}`
       : `; Ballast must move off it${deadline}`;
-  text += ` (upgrade Ballast to a version that uses the successor${guide !== undefined ? `; migration guide ${guide}` : ''})`;
+  text += ` (${deprecationFix(notice.endpoint)}${guide !== undefined ? `; migration guide ${guide}` : ''})`;
   if (notice.ignored.length > 0) text += `; malformed headers ignored: ${notice.ignored.map((i) => `${i.header} ${i.reason}`).join('; ')}`;
   return text;
 }

@@ -9,6 +9,7 @@ import type { TransferRefund, TransferRow } from '../store/transferRows.ts';
 import type { WithdrawalRow } from '../store/withdrawalRows.ts';
 import type { PausedRoute } from '../cycle/pausedRoutes.ts';
 import { transferStage } from '../core/transferStage.ts';
+import { deprecationFix } from '../relay/deprecationFix.ts';
 import { amountFields, type NotifyEvent, type NotifyJson } from './events.ts';
 
 const routeOf = (asset: string, from: string, to: string): string => `${asset} ${from} -> ${to}`;
@@ -191,7 +192,7 @@ export function sunsetEvent(notice: DeprecationNotice, nowSec: number): NotifyEv
     kind: 'relay_sunset_soon',
     subject: `endpoint:${notice.endpoint}`,
     status: day,
-    summary: `Relay endpoint ${notice.endpoint} stops answering on ${day} (Sunset); upgrade Ballast before then`,
+    summary: `Relay endpoint ${notice.endpoint} stops answering on ${day} (Sunset); before then: ${deprecationFix(notice.endpoint)}`,
     payload: {
       endpoint: notice.endpoint,
       sunsetAt: new Date(sunset * 1000).toISOString(),
