@@ -55,6 +55,7 @@ describe('the command table', () => {
       'needs',
       'allowances',
       'check-config',
+      'schema',
       'api-check',
       'resume',
       'withdraw',

@@ -31,6 +31,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> 
   needs: async () => (await import('./commands/needs.ts')).registerNeeds,
   allowances: async () => (await import('./commands/allowances.ts')).registerAllowances,
   'check-config': async () => (await import('./commands/checkConfig.ts')).registerCheckConfig,
+  schema: async () => (await import('./commands/schema.ts')).registerSchema,
   'api-check': async () => (await import('./commands/apiCheck.ts')).registerApiCheck,
   resume: async () => (await import('./commands/resume.ts')).registerResume,
   withdraw: async () => (await import('./commands/withdraw.ts')).registerWithdraw,

@@ -113,7 +113,7 @@ const gasTopUp = GasTopUpSchema.optional();
 /** An EVM chain. */
 export const EvmChainSchema = z
   .strictObject({
-    chainId,
+    chainId: chainId.describe('Relay chain id, the EIP-155 chain id (8453 for Base); the RPC must serve the same'),
     vm: z.literal('evm').default('evm').describe('VM family (GET /chains vmType); default evm'),
     rpcUrl: httpUrl('Ballast reads chains over HTTP JSON-RPC').describe('JSON-RPC endpoint; use ${ENV_VAR} when it embeds a provider key'),
     confirmations: blocks('confirmations', 12)

@@ -139,7 +139,10 @@ export const AssetEntrySchema = z
   .describe('one holding of the asset');
 
 /** A per-component fee cap (policy `FeeCap`): USD and/or bps of the input value. */
-export const FeeCapSchema = z.strictObject({ usd: usdAmount.optional(), bps: bps('bps').optional() });
+export const FeeCapSchema = z.strictObject({
+  usd: usdAmount.optional().describe('cap on this component in USD per transfer'),
+  bps: bps('bps').optional().describe('cap on this component in bps of the input USD value'),
+});
 
 /** `policy.maxFees` (docs/relay-contract.md "Fee components": execution, swap, platform, app). */
 export const MaxFeesSchema = z
@@ -148,10 +151,10 @@ export const MaxFeesSchema = z
     totalUsd: usdAmount.optional().describe('cap on total cost in USD per transfer'),
     components: z
       .strictObject({
-        execution: FeeCapSchema.optional(),
-        swap: FeeCapSchema.optional(),
-        platform: FeeCapSchema.optional(),
-        app: FeeCapSchema.optional(),
+        execution: FeeCapSchema.optional().describe('the flat execution fee and the destination fill gas'),
+        swap: FeeCapSchema.optional().describe("DEX fees, DEX swap impact and the solver's cross-chain rebalancing"),
+        platform: FeeCapSchema.optional().describe('the flat basis-point fee by pair type'),
+        app: FeeCapSchema.optional().describe('fees an integrator adds on top'),
       })
       .optional()
       .describe('per-component caps (docs/relay-contract.md "Fee components")'),

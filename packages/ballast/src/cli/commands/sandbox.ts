@@ -6,6 +6,8 @@
  * `--write-fixtures DIR` it instead starts the EVM chains only, saves one quote and the GET /chains document
  * into DIR, prints the `verify-quote` command that checks them and stops (unless `--keep-running`).
  */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
 import { table } from '../format.ts';
@@ -23,6 +25,21 @@ interface SandboxFlags {
   bitcoinBlockMs: string;
   webhookUrl?: string;
   webhookSecret?: string;
+}
+
+/** The demo config (packages/ballast/config/demo.yaml), resolved from this file as `ballast demo` resolves it. */
+const DEMO_CONFIG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../config/demo.yaml');
+
+/**
+ * The banner line before the exported variables: the command that runs Ballast on the sandbox, with the demo
+ * config's path as seen from `cwd` (`packages/ballast/config/demo.yaml` from the repository root).
+ *
+ * @param cwd the directory the operator runs commands from
+ * @returns one line
+ */
+export function demoConfigHint(cwd: string): string {
+  const config = path.relative(cwd, DEMO_CONFIG) || DEMO_CONFIG;
+  return `Run Ballast against it with these variables exported: npx ballast run --once --config ${config}`;
 }
 
 function printInfo(sandbox: SandboxHandle, store: string, out: (s: string) => void): void {
@@ -63,7 +80,7 @@ function printInfo(sandbox: SandboxHandle, store: string, out: (s: string) => vo
       ),
     );
   }
-  out('Run Ballast against it with config/demo.yaml and these variables:');
+  out(demoConfigHint(process.cwd()));
   for (const [k, v] of Object.entries(sandboxEnv(sandbox, store))) out(`export ${k}=${v}`);
 }
 
