@@ -18,7 +18,7 @@ import { readHyperlaneScenario } from '../../../packages/ballast/src/sim/hyperla
 import { computeKpis } from '../../../packages/ballast/src/sim/kpis.ts';
 import { rankByAnchorRule, readPublishedResults, startsOf } from '../../../packages/ballast/src/sim/published.ts';
 import { runScenario } from '../../../packages/ballast/src/sim/run.ts';
-import { SIM_BLOCK_MS } from '../../../packages/ballast/src/sim/world.ts';
+import { SIM_AUTOMINE_MS } from '../../../packages/ballast/src/sim/world.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const DIR = process.env.BALLAST_SCENARIOS_DIR ?? path.resolve(ROOT, '../shared/fixtures/scenarios/hyperlane-rebalancer-sim/scenarios');
@@ -70,14 +70,13 @@ describe.skipIf(!present)("Hyperlane's flow-* scenarios", () => {
       expect(k.p95Latency).toBeLessThanOrEqual(k.p99Latency);
       // every filled transfer is in the store as a success
       expect(log.storeTransfers.success ?? 0).toBe(k.totalRebalances);
-      // a payment completes when its block is mined: on a block time, at least the delivery delay after its request
+      // a payment completes when its block is mined, as on Hyperlane's automining node: a block of its own, the
+      // moment after it is sent; at least the delivery delay after its request
       const delay = doc.defaultTiming.userTransferDeliveryDelay;
-      for (const p of log.payments) {
-        expect(p.completedAtMs! % SIM_BLOCK_MS).toBe(0);
-        expect(p.completedAtMs! - p.requestedAtMs).toBeGreaterThanOrEqual(delay);
-      }
-      // most payments are not held up: paid in the first block after they are due
-      expect(k.p50Latency).toBeLessThanOrEqual(delay + SIM_BLOCK_MS);
+      expect(log.blockMs).toBe(0);
+      for (const p of log.payments) expect(p.completedAtMs! - p.requestedAtMs).toBeGreaterThanOrEqual(delay + SIM_AUTOMINE_MS);
+      // most payments are not held up: mined the moment after they are due, not on a block cadence
+      expect(k.p50Latency).toBe(delay + SIM_AUTOMINE_MS);
       // the treasury's total only changes by the traffic (zero-sum here) and the fees paid
       const total = (b: Record<string, bigint>) => Object.values(b).reduce((sum, x) => sum + x, 0n);
       const inFlight = log.transfers.filter((t) => t.outcome === 'inFlight').reduce((sum, t) => sum + t.amountIn, 0n);

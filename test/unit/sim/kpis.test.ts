@@ -10,6 +10,7 @@ function log(): SimLog {
     chains: ['a', 'b'],
     token: { symbol: 'TOK', decimals: 2, priceUsd: '2' },
     pollMs: 1000,
+    blockMs: 250,
     mins: { a: 500n, b: null },
     bands: { a: { min: 500n, target: 800n, max: 1500n }, b: null },
     initial: { a: 1000n, b: 1000n },

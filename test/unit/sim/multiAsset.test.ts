@@ -152,6 +152,7 @@ function partLog(symbol: string, over: Partial<SimLog>): SimLog {
     chains: ['a', 'b'],
     token: { symbol, decimals: 18, priceUsd: '1' },
     pollMs: 1000,
+    blockMs: 250,
     mins: { a: 5n, b: null },
     bands: { a: { min: 5n, target: 10n, max: 20n }, b: null },
     initial: { a: 10n, b: 10n },

@@ -17,6 +17,7 @@ function log(): SimLog {
     chains: ['a', 'b', 'c'],
     token: { symbol: 'TOK', decimals: 2, priceUsd: '1' },
     pollMs: 1000,
+    blockMs: 250,
     mins: { a: 50000n, b: null, c: 10000n },
     bands: { a: { min: 50000n, target: 80000n, max: 150000n }, b: null, c: { min: 10000n, target: 20000n, max: 30000n } },
     initial: { a: 100000n, b: 100000n, c: 20000n },
@@ -136,6 +137,12 @@ describe('balancesSvg', () => {
     expect(byClass(a!, 'failed')).toEqual([]);
     expect(byClass(b!, 'payment')).toEqual([]);
     expect(byClass(c!, 'failed')).toHaveLength(1);
+  });
+
+  it('with blocks mined as transactions arrive, a payment mined after its due instant waited', () => {
+    const [a] = panels(parseXml(balancesSvg({ ...log(), blockMs: 0 })));
+    // `next-block` (due 1.1 s, mined 1.25 s) was paid when due on a 250 ms cadence; with automine it waited 150 ms
+    expect(byClass(a!, 'waited').map((e) => e.children[0]!.text.split(':')[0])).toEqual(['payment next-block', 'payment late']);
   });
 
   it('escapes the scenario name in the text and the document title', () => {

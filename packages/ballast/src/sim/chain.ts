@@ -92,6 +92,8 @@ export class InMemoryChain {
   private readonly known = new Map<Hex, ChainTx>();
   private mined = new Map<Hex, { block: Block; mined: MinedTx }>();
   private salt = 0;
+  /** Pending transactions {@link holdArrivals} has seen. */
+  private readonly arrivals = new Set<Hex>();
 
   constructor(
     readonly name: string,
@@ -204,6 +206,43 @@ export class InMemoryChain {
     const state = new Map(this.stateAt());
     const probe: ChainTx = { ...call, hash: '0x', nonce: null, maxFeePerGas: 0n, notBeforeMs: 0 };
     return this.execute(state, probe, 0).status === 'success';
+  }
+
+  /**
+   * Whether a block mined at `timestampMs` would include (or drop as already used) a pending transaction: one that
+   * is due and is a system payout or the next (or a spent) nonce of its sender at the head.
+   */
+  hasDueTransaction(timestampMs: number): boolean {
+    const head = this.stateAt();
+    for (const tx of this.mempool.values()) {
+      if (tx.notBeforeMs > timestampMs) continue;
+      if (tx.nonce === null || tx.nonce <= Number(head.get(nonceKey(tx.from)) ?? 0n)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Keeps every transaction that arrived since the last call out of blocks before `untilMs` (an automining node
+   * includes a transaction a moment after it arrives, so a read at the instant it was sent sees the state before it).
+   */
+  holdArrivals(untilMs: number): void {
+    for (const [hash, tx] of this.mempool) {
+      if (this.arrivals.has(hash)) continue;
+      this.arrivals.add(hash);
+      if (tx.notBeforeMs >= untilMs) continue;
+      const held = { ...tx, notBeforeMs: untilMs };
+      this.mempool.set(hash, held);
+      this.known.set(hash, held);
+    }
+  }
+
+  /** The earliest `notBeforeMs` after `timestampMs` among pending transactions, or undefined when none waits so. */
+  nextDueAfter(timestampMs: number): number | undefined {
+    let next: number | undefined;
+    for (const tx of this.mempool.values()) {
+      if (tx.notBeforeMs > timestampMs && (next === undefined || tx.notBeforeMs < next)) next = tx.notBeforeMs;
+    }
+    return next;
   }
 
   /**

@@ -112,8 +112,10 @@ export function readHyperlaneScenario(doc: unknown): SimScenario {
 /**
  * What every scenario read from a Hyperlane file shares, whatever its asset: routes from `defaultBridgeConfig`
  * (else 500 ms ± 100 ms), `pollMs` = `rebalancerPollingFrequency`, retries every 200 ms, a 60 s drain, no outages,
- * the policy: `minTransfer` 0.1, `maxTransfer` `total` (base units of `decimals`) in whole units, and for a flow
- * strategy the refill point {@link FLOW_REFILL_TO}.
+ * the policy: `minTransfer` 0.1, `maxTransfer` `total` (base units of `decimals`) in whole units, for a flow
+ * strategy the refill point {@link FLOW_REFILL_TO}, and blocks mined as transactions arrive (`blockMs` 0): the
+ * simulator runs every chain on one anvil node, which mines each transaction at once, and counts a payment's wait
+ * to the block that holds it, so a block cadence of our own would add up to a block to every wait.
  */
 export function hyperlaneCommon(
   h: HyperlaneScenario,
@@ -141,6 +143,7 @@ export function hyperlaneCommon(
     minTransfer: '0.1',
     maxTransfer: formatUnits(total, decimals),
     outages: [],
+    blockMs: 0,
   };
 }
 

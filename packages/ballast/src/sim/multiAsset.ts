@@ -107,7 +107,7 @@ function toHyperlaneUnits(amount: bigint, decimals: number): bigint {
  * Merges the logs of one run per asset (each log's asset is its token's symbol) into one log: chains, bands,
  * balances, payments and transfers keyed `"ASSET|chain"`; samples at every time any part sampled, each part's
  * balances as of its latest sample then (its initial balances before its first); cycles, cycle errors (prefixed
- * with the asset) and store rows summed; the duration the longest; token, seed and `pollMs` the first part's;
+ * with the asset) and store rows summed; the duration the longest; token, seed, `pollMs` and `blockMs` the first part's;
  * `assets` the symbols in order.
  *
  * @throws Error when there is no log, or the assets' tokens differ in decimals (base-unit totals would not add up)
@@ -126,6 +126,7 @@ export function mergeAssetLogs(name: string, logs: readonly SimLog[]): SimLog {
     chains: [],
     token: { ...first.token },
     pollMs: first.pollMs,
+    blockMs: first.blockMs,
     mins: {},
     bands: {},
     initial: {},

@@ -68,6 +68,8 @@ export interface SimLog {
   chains: string[];
   token: { symbol: string; decimals: number; priceUsd: string };
   pollMs: number;
+  /** Virtual ms between blocks; 0: a block as each transaction arrives (src/sim/world.ts). */
+  blockMs: number;
   /** `min` per chain, base units, when the holding has a band (weights have none). */
   mins: Record<string, bigint | null>;
   /** The band per chain (min, target, max), base units; null for a weighted holding, whose band moves each cycle. */
@@ -137,6 +139,7 @@ export async function runScenario(scenario: SimScenario, options: SimRunOptions 
     treasury: s.initial,
     route: (o, d) => routeOf(s, o, d),
     outages: s.outages,
+    ...(s.blockMs !== undefined ? { blockMs: s.blockMs } : {}),
   });
   // createMetrics registers process collectors once: one registry serves every run of a process.
   sharedMetrics ??= createMetrics();
@@ -195,6 +198,7 @@ export async function runScenario(scenario: SimScenario, options: SimRunOptions 
       chains: [...s.chains],
       token: { ...s.token },
       pollMs: s.pollMs,
+      blockMs: world.blockMs,
       ...bandsOf(config.assets[token.symbol] ?? [], s.chains, s.token.decimals),
       initial: { ...s.initial },
       final: balances(),

@@ -93,6 +93,11 @@ export interface SimScenario {
   expectations?: SimExpectations;
   /** The asset's `policy.refillTo` in the generated config ({@link REFILL_POINT_RE}); absent: the product's default. */
   refillTo?: SimRefillPoint;
+  /**
+   * Virtual ms between blocks on every chain; 0: a block as soon as a transaction is pending (anvil's automine, the
+   * node Hyperlane's simulator runs on); absent: `SIM_BLOCK_MS` (src/sim/world.ts).
+   */
+  blockMs?: number;
 }
 
 /** The route spec of `origin → destination`. */

@@ -149,6 +149,8 @@ export class SimRelay implements RelayService {
       const jitter = route.jitterMs > 0 ? Math.round((this.world.random() * 2 - 1) * route.jitterMs) : 0;
       const extra = route.lateFills && route.lateFills.rate > 0 && this.world.random() < route.lateFills.rate ? route.lateFills.extraMs : 0;
       r.actAtMs = deposit.block.timestampMs + Math.max(0, route.delayMs + jitter) + extra;
+      // With no block cadence nothing else wakes the world at that instant: queue a look then.
+      if (this.world.automining) this.world.at(r.actAtMs, () => undefined);
     }
     if (this.world.nowMs < r.actAtMs) return;
     const exact = deposit.deposit.amount === o.amountIn && deposit.deposit.from === o.user.toLowerCase();

@@ -9,7 +9,6 @@
  */
 import { formatUnits } from 'viem';
 import type { SimLog, TransferRecord } from './run.ts';
-import { SIM_BLOCK_MS } from './world.ts';
 
 const WIDTH = 960;
 const LEFT = 84;
@@ -201,9 +200,12 @@ function transferMarks(t: TransferRecord, index: number, chain: string, p: Panel
   return [`<g class="transfer ${t.outcome}" data-transfer="${index}"><title>${escapeXml(what)}</title>${marks.join('')}</g>`];
 }
 
-/** The time of the first block mined after `ms` (a payment sent when due is mined then: it did not wait). */
-function firstBlockAfter(ms: number): number {
-  return (Math.floor(ms / SIM_BLOCK_MS) + 1) * SIM_BLOCK_MS;
+/**
+ * The time of the first block mined after `ms` every `blockMs` (a payment sent when due is mined then: it did not
+ * wait); `ms` itself when blocks are mined as transactions arrive (`blockMs` 0).
+ */
+function firstBlockAfter(ms: number, blockMs: number): number {
+  return blockMs > 0 ? (Math.floor(ms / blockMs) + 1) * blockMs : ms;
 }
 
 /**
@@ -237,7 +239,7 @@ export function balancesSvg(log: SimLog): string {
     }
     body.push(stepPath(series, p, COLOURS.balance, 'balance'));
     for (const pay of log.payments) {
-      if (pay.chain !== chain || (pay.completedAtMs !== null && pay.completedAtMs <= firstBlockAfter(pay.dueMs))) continue;
+      if (pay.chain !== chain || (pay.completedAtMs !== null && pay.completedAtMs <= firstBlockAfter(pay.dueMs, log.blockMs))) continue;
       const failed = pay.completedAtMs === null;
       const until = pay.completedAtMs ?? log.durationMs;
       const x1 = p.x(pay.dueMs);
