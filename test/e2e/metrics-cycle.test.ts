@@ -86,7 +86,7 @@ describe('operator metrics after a cycle', () => {
       const warn = logLines
         .map((l) => JSON.parse(l) as Record<string, unknown>)
         .find((l) => l.chain === 'alpha' && l.minimum === '1000000');
-      expect(warn?.level).toBe(40);
+      expect(warn?.level).toBe('warn');
       expect(warn?.wallet).toBe('treasury');
       expect(String(warn?.msg)).toContain('chains.alpha.minGasBalance');
 
@@ -111,7 +111,7 @@ describe('operator metrics after a cycle', () => {
       const sunsetWarnings = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.sunsetAt !== undefined);
       expect(sunsetWarnings).toHaveLength(1);
       expect(sunsetWarnings[0]).toMatchObject({
-        level: 40,
+        level: 'warn',
         endpoint: 'POST /quote/v2',
         sunsetAt: '2027-02-23T00:00:00.000Z',
         successor: `${sandbox.apiUrl}/quote/v3`,

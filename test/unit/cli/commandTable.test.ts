@@ -64,6 +64,7 @@ describe('the command table', () => {
       'migrate',
       'store',
       'simulate',
+      'completion',
     ]);
     for (const name of COMMAND_NAMES) {
       const program = new Command('ballast');

@@ -21,6 +21,13 @@ describe('resolveLogSettings', () => {
     expect(resolveLogSettings({ env: { BALLAST_LOG_FORMAT: 'pretty' }, config: { format: 'json' }, isTty: false }).format).toBe('pretty');
   });
 
+  it('turns colour off when NO_COLOR is set to any non-empty value (https://no-color.org)', () => {
+    expect(resolveLogSettings({ env: {}, isTty: true }).color).toBe(true);
+    expect(resolveLogSettings({ env: { NO_COLOR: '' }, isTty: true }).color).toBe(true);
+    expect(resolveLogSettings({ env: { NO_COLOR: '1' }, isTty: true }).color).toBe(false);
+    expect(resolveLogSettings({ env: { NO_COLOR: 'false' }, isTty: true }).color).toBe(false); // any value
+  });
+
   it('names the setting and the accepted values for an unknown level or format', () => {
     expect(() => resolveLogSettings({ flagLevel: 'verbose', env: {}, isTty: false })).toThrow(
       new LogSettingError('--log-level', 'verbose', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),

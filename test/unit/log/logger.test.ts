@@ -35,7 +35,8 @@ describe('createLogger', () => {
       'hello',
     );
     const line = JSON.parse(out.text().trim()) as Record<string, unknown>;
-    expect(line).toMatchObject({ level: 20, app: 'ballast', component: 'test', msg: 'hello', privateKey: REDACTED });
+    // The level by name (jq and log shippers read it without pino's number table).
+    expect(line).toMatchObject({ level: 'debug', app: 'ballast', component: 'test', msg: 'hello', privateKey: REDACTED });
     expect(line.wallet).toEqual({ privateKey: REDACTED, secretKey: REDACTED, wif: REDACTED });
     expect(line.headers).toEqual({ 'x-api-key': REDACTED, authorization: REDACTED });
     expect(line.relay).toEqual({ apiKey: REDACTED });
@@ -64,6 +65,20 @@ describe('createLogger', () => {
     expect(text).not.toContain(KEY.slice(2));
     expect(text).not.toMatch(/^\{/);
     expect(text).not.toContain('\u001b['); // no colours: the destination is not a terminal
+  });
+
+  it('colours pretty lines on a terminal, and never when NO_COLOR asks for none', () => {
+    const terminal = () => {
+      const out = sink();
+      return { ...out, stream: Object.assign(out.stream, { isTTY: true }) }; // what tty.WriteStream sets
+    };
+    const coloured = terminal();
+    createLogger({ destination: coloured.stream, format: 'pretty' }).warn('low gas');
+    expect(coloured.text()).toContain('\u001b[');
+    const plain = terminal();
+    createLogger({ destination: plain.stream, format: 'pretty', color: false }).warn('low gas');
+    expect(plain.text()).toMatch(/WARN.*low gas/);
+    expect(plain.text()).not.toContain('\u001b[');
   });
 
   it('loads pino-pretty only when the pretty format is used', () => {

@@ -40,6 +40,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<RegisterCommand>>> 
   migrate: async () => (await import('./commands/migrate.ts')).registerMigrate,
   store: async () => (await import('./commands/store.ts')).registerStore,
   simulate: async () => (await import('./commands/simulate.ts')).registerSimulate,
+  completion: async () => (await import('./commands/completion.ts')).registerCompletion,
 };
 
 /** Every subcommand name, in help order. */

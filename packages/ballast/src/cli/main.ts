@@ -10,29 +10,64 @@
  */
 import { Command, CommanderError } from 'commander';
 import { buildInfo } from '../core/buildInfo.ts';
-import { BallastError } from '@ballast/protocol/core/errors.ts';
-import { CliError, EXIT_ERROR, EXIT_LOCKED, EXIT_USAGE } from './exitCodes.ts';
+import { CliError, EXIT_USAGE } from './exitCodes.ts';
 import { COMMANDS, COMMAND_NAMES, commandsFor } from './commandTable.ts';
 import { armCrashFromEnv } from '../config/crashAt.ts';
-import { authRefusalLine, relayAuthRefusal } from '../relay/authRefusal.ts';
-
-/**
- * Exit codes of coded errors that reach the top level; other coded errors exit 1. Codes, not classes, so
- * matching them loads no command module.
- */
-const EXIT_BY_CODE: Readonly<Record<string, number>> = {
-  CONFIG_INVALID: EXIT_USAGE,
-  STORE_OPEN_FAILED: EXIT_USAGE,
-  STORE_SCHEMA_TOO_NEW: EXIT_USAGE,
-  RUN_LOCK_BUSY: EXIT_LOCKED,
-  MONITOR_ONLY: EXIT_USAGE,
-  TRANSFER_INVALID: EXIT_USAGE,
-};
+import { describeError, renderError, wantsJson } from './errorReport.ts';
+import type { GlobalFlags } from './session.ts';
 
 /** `ballast --version`: `<version> (<first 12 hex of the commit>)`, e.g. `0.1.0 (81bc0ca1f2e3)`. */
 export function versionLine(): string {
   const { version, commit } = buildInfo();
   return `${version} (${commit === 'unknown' ? commit : commit.slice(0, 12)})`;
+}
+
+/** `ballast approvals list` for that subcommand: the names from the program down. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/**
+ * After a usage error (unknown command or option, missing argument), commander prints the error, its suggestion
+ * ("(Did you mean plan?)") and then this: the command's usage line and where the full help is, not the whole help.
+ */
+function shortUsage(cmd: Command): string {
+  const path = commandPath(cmd);
+  const what = cmd.parent === null ? 'the commands and options' : cmd.commands.length > 0 ? 'its commands' : 'its options';
+  return `Usage: ${path} ${cmd.usage()}\nRun '${path} --help' for ${what}.`;
+}
+
+function eachCommand(cmd: Command, visit: (c: Command) => void): void {
+  visit(cmd);
+  for (const sub of cmd.commands) eachCommand(sub, visit);
+}
+
+/**
+ * Refuses an unknown `--log-level` or BALLAST_LOG_LEVEL (and BALLAST_LOG_FORMAT) before any command runs, whether or
+ * not that command logs, naming the accepted values. Loaded when a command runs (it reads the config schema's
+ * lists), so `--version` and `--help` do not pay for it.
+ *
+ * @throws CliError (exit 2)
+ */
+async function checkLogSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv): Promise<void> {
+  const { LogSettingError, resolveLogSettings } = await import('../log/logSettings.ts');
+  try {
+    resolveLogSettings({ flagLevel: flags.logLevel, env, isTty: false });
+  } catch (error) {
+    if (error instanceof LogSettingError) throw new CliError(error.message, EXIT_USAGE, { cause: error });
+    throw error;
+  }
+}
+
+/** Options of {@link buildProgram}. */
+export interface BuildProgramOptions {
+  /**
+   * The command line asks for JSON (`--json`): commander's own error text is not printed (main() prints the error as
+   * one JSON object on stdout instead).
+   */
+  json?: boolean;
 }
 
 /**
@@ -44,57 +79,45 @@ export function versionLine(): string {
 export async function buildProgram(
   out: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
   names: readonly string[] = COMMAND_NAMES,
+  options: BuildProgramOptions = {},
 ): Promise<Command> {
   const program = new Command('ballast')
     .description('Keeps a multi-chain treasury at its target balances through the Relay cross-chain API')
     .version(versionLine(), '-V, --version', 'print the version and the commit it was built from')
     .option('-c, --config <file>', 'config file (default: $BALLAST_CONFIG or ./ballast.yaml)')
     .option('--log-level <level>', 'log level for the JSON logs on stderr (trace..fatal)')
-    .showHelpAfterError()
     .exitOverride();
+  if (options.json) program.configureOutput({ outputError: () => {}, writeErr: () => {} });
+  program.hook('preAction', async () => checkLogSettings(program.opts<GlobalFlags>(), process.env));
   const wanted = COMMAND_NAMES.filter((name) => names.includes(name));
   const registers = await Promise.all(wanted.map((name) => COMMANDS[name]!())); // filtered to known names
   for (const register of registers) register(program, out);
-  for (const cmd of program.commands) cmd.exitOverride();
+  eachCommand(program, (cmd) => cmd.exitOverride().showHelpAfterError(shortUsage(cmd)));
   return program;
 }
 
 /**
- * Runs the CLI and returns the exit code (never calls process.exit itself). Errors end as one line on stderr,
- * `ballast: <message>`; only an uncoded error (a bug) prints its stack.
+ * Runs the CLI and returns the exit code (never calls process.exit itself). An error ends as one line on stderr,
+ * `ballast: <message>`, or with `--json` as one object on stdout, `{"error", "code", "exitCode"}`
+ * (src/cli/errorReport.ts); only an uncoded error (a bug) prints its stack.
  */
 export async function main(argv: string[]): Promise<number> {
+  const json = wantsJson(argv);
   try {
     try {
       armCrashFromEnv(process.env); // fault injection for the crash-recovery suite; a no-op when unset
     } catch (error) {
       throw new CliError((error as Error).message, EXIT_USAGE);
     }
-    const program = await buildProgram(undefined, commandsFor(argv));
+    const program = await buildProgram(undefined, commandsFor(argv), { json });
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // --help and --version end through here with exitCode 0.
-      return error.exitCode === 0 ? 0 : EXIT_USAGE;
-    }
-    if (error instanceof CliError) {
-      process.stderr.write(`ballast: ${error.message}\n`);
-      return error.exitCode;
-    }
-    // Coded errors (config, store, Relay API, listen addresses) carry a complete message; anything else is a
-    // bug: show the stack.
-    if (error instanceof BallastError) {
-      const refusedKey = relayAuthRefusal(error);
-      if (refusedKey) {
-        process.stderr.write(`ballast: ${authRefusalLine(refusedKey)}\n`);
-        return EXIT_USAGE;
-      }
-      process.stderr.write(`ballast: ${error.message}\n`);
-      return EXIT_BY_CODE[error.code] ?? EXIT_ERROR;
-    }
-    process.stderr.write(`ballast: ${(error as Error).stack ?? String(error)}\n`);
-    return EXIT_ERROR;
+    // --help and --version end through here with exitCode 0; a usage error was printed by commander (unless --json).
+    if (error instanceof CommanderError && (error.exitCode === 0 || !json)) return error.exitCode === 0 ? 0 : EXIT_USAGE;
+    const report = describeError(error);
+    for (const { stream, text } of renderError(report, json)) (stream === 'stdout' ? process.stdout : process.stderr).write(text);
+    return report.exitCode;
   }
 }
 

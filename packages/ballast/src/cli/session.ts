@@ -29,8 +29,8 @@ export function loadCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv = proce
 /**
  * The CLI's logger, on stderr (stdout carries only command output). Level: `--log-level`, else
  * BALLAST_LOG_LEVEL, else the config's `log.level`, else info. Format: BALLAST_LOG_FORMAT, else the config's
- * `log.format`, else pretty when stderr is a terminal and JSON lines otherwise. The Relay API key (also the
- * webhook HMAC secret) is scrubbed from every line.
+ * `log.format`, else pretty when stderr is a terminal and JSON lines otherwise; no colour when NO_COLOR is set.
+ * The Relay API key (also the webhook HMAC secret) is scrubbed from every line.
  *
  * @throws CliError (exit 2) when the flag or a variable names an unknown level or format
  */
@@ -43,5 +43,5 @@ export function cliLogger(config: LoadedConfig | null, flags: GlobalFlags, env: 
     throw error;
   }
   const scrub = config?.relay.apiKey !== undefined ? [config.relay.apiKey] : [];
-  return createLogger({ level: settings.level, format: settings.format, destination: process.stderr, scrub });
+  return createLogger({ level: settings.level, format: settings.format, color: settings.color, destination: process.stderr, scrub });
 }

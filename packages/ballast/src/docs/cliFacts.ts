@@ -197,4 +197,8 @@ export const CLI_FACTS: Readonly<Record<string, CommandFacts>> = {
       [EXIT_USAGE]: 'an unreadable scenario, traffic or config; conflicting flags',
     },
   },
+  completion: {
+    example: 'npx ballast completion bash > /etc/bash_completion.d/ballast    # or: source <(npx ballast completion bash)',
+    exits: { [EXIT_OK]: 'printed', [EXIT_USAGE]: 'a shell other than bash or zsh' },
+  },
 };

@@ -3,7 +3,8 @@
  *
  * - level: `--log-level`, else `BALLAST_LOG_LEVEL`, else the config's `log.level`, else `info`;
  * - format: `BALLAST_LOG_FORMAT`, else the config's `log.format`, else `pretty` when the log stream (stderr) is
- *   a terminal and `json` when it is not (a file, a pipe, journald, a container log driver).
+ *   a terminal and `json` when it is not (a file, a pipe, journald, a container log driver);
+ * - colour: never when `NO_COLOR` is set to any non-empty value (https://no-color.org), else on a terminal only.
  */
 import { LOG_FORMATS, LOG_LEVELS } from '../config/schema.ts';
 
@@ -16,7 +17,7 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 export interface LogSettingsInput {
   /** `--log-level` as typed, if given. */
   flagLevel?: string | undefined;
-  /** The environment (only BALLAST_LOG_LEVEL and BALLAST_LOG_FORMAT are read). */
+  /** The environment (only BALLAST_LOG_LEVEL, BALLAST_LOG_FORMAT and NO_COLOR are read). */
   env: Readonly<Record<string, string | undefined>>;
   /** The config's `log` section, when a config was loaded. */
   config?: { level?: LogLevel | undefined; format?: LogFormat | undefined } | undefined;
@@ -28,6 +29,13 @@ export interface LogSettingsInput {
 export interface LogSettings {
   level: LogLevel;
   format: LogFormat;
+  /** false when NO_COLOR is set (non-empty): pretty lines carry no ANSI colour even on a terminal. */
+  color: boolean;
+}
+
+/** Whether colour is allowed: NO_COLOR unset or empty (https://no-color.org). */
+export function colorAllowed(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.NO_COLOR === undefined || env.NO_COLOR === '';
 }
 
 /** A log setting that is not one of the accepted values; `setting` names where it came from. */
@@ -64,5 +72,5 @@ export function resolveLogSettings(input: LogSettingsInput): LogSettings {
   let format: LogFormat;
   if (envFormat !== undefined && envFormat !== '') format = pick('BALLAST_LOG_FORMAT', envFormat, LOG_FORMATS);
   else format = input.config?.format ?? (input.isTty ? 'pretty' : 'json');
-  return { level, format };
+  return { level, format, color: colorAllowed(input.env) };
 }

@@ -1,6 +1,8 @@
 /**
  * pino logger factory: JSON lines (or pino-pretty's human-readable lines), one child logger per component,
- * secrets redacted.
+ * secrets redacted. JSON lines name their level (`"level":"warn"`, not pino's number 40), so `jq 'select(.level ==
+ * "error")'` and log shippers read them without a table; pretty lines are coloured only on a terminal and never
+ * when NO_COLOR is set (https://no-color.org, resolved by ./logSettings.ts).
  *
  * pino-pretty is loaded only when the pretty format is chosen (synchronously, through `createRequire`: it is a
  * CommonJS package), so JSON logging and commands that never log do not pay for it.
@@ -45,13 +47,15 @@ export const REDACTED = '[redacted]';
 export interface CreateLoggerOptions {
   /** pino level name; default "info". */
   level?: string;
-  /** `json` (default) or `pretty` (pino-pretty, colours when the destination is a terminal). */
+  /** `json` (default) or `pretty` (pino-pretty, colours when the destination is a terminal and `color` allows). */
   format?: LogFormat;
   /**
-   * Destination stream; default stdout. With `pretty`, a stream that is a terminal (`isTTY`) gets colours.
-   * Tests pass a buffer stream.
+   * Destination stream; default stdout. With `pretty`, a stream that is a terminal (`isTTY`) gets colours unless
+   * `color` is false. Tests pass a buffer stream.
    */
   destination?: NodeJS.WritableStream;
+  /** false: never colour the pretty lines (NO_COLOR is set); default true (colour on a terminal only). */
+  color?: boolean;
   /**
    * Secret values (API key, webhook secret) replaced by `[redacted]` wherever they appear in a line, whatever
    * field or message carries them. Values shorter than 8 characters are ignored (they would mangle ordinary
@@ -87,11 +91,14 @@ function scrubber(secrets: readonly string[]): ((line: string) => string) | unde
   return (line) => line.replace(re, REDACTED);
 }
 
+/** JSON lines carry the level's name (`info`), not its number (30). */
+const LEVEL_NAMES = { level: (label: string) => ({ level: label }) };
+
 /**
  * Creates the root logger. Components take `logger.child({ component: 'executor' })`.
  *
- * @returns a pino Logger writing JSON lines (or pretty lines) with secret paths censored and scrubbed values
- *   replaced
+ * @returns a pino Logger writing JSON lines with the level's name (or pretty lines) with secret paths censored and
+ *   scrubbed values replaced
  */
 export function createLogger(opts: CreateLoggerOptions = {}): Logger {
   const out = opts.destination ?? process.stdout;
@@ -103,11 +110,11 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
     ...(scrub ? { hooks: { streamWrite: scrub } } : {}),
   };
-  if (opts.format !== 'pretty') return pino(options, out);
+  if (opts.format !== 'pretty') return pino({ ...options, formatters: LEVEL_NAMES }, out);
   const isTty = (out as NodeJS.WritableStream & { isTTY?: boolean }).isTTY === true; // tty.WriteStream sets it
   const pretty = loadPretty()({
     destination: out,
-    colorize: isTty,
+    colorize: isTty && opts.color !== false,
     sync: true, // lines reach the terminal before the process exits, in order with direct stderr writes
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname,app',

@@ -2,10 +2,10 @@
  * Approval requests on the command line (docs/approvals.md "CLI"):
  * - `ballast approvals list [--all] [--json]`: open requests (every one with `--all`) and who signed them;
  * - `ballast approvals show <id>`: the canonical JSON to sign, e.g. on a hardware wallet;
- * - `ballast approve <id> (--key-file F | --signature S --approver NAME)`: records a sign-off whose signature
- *   verifies against the approver's key in the approval policy in force (the approved one);
- * - `ballast reject <id> --reason TEXT [--approver NAME]`: closes a request; needs no signature.
- * A refused sign-off (unknown approver, malformed or wrong-key signature, request not pending or expired) is not
+ * - `ballast approve <id> (--key-file F | --signature S --approver NAME) [--json]`: records a sign-off whose
+ *   signature verifies against the approver's key in the approval policy in force (the approved one);
+ * - `ballast reject <id> --reason TEXT [--approver NAME] [--json]`: closes a request; needs no signature.
+ * `--json` prints what was recorded as one object. A refused sign-off (unknown approver, malformed or wrong-key signature, request not pending or expired) is not
  * stored and exits 3 with one line naming the reason; usage errors exit 2.
  */
 import type { Command } from 'commander';
@@ -83,7 +83,8 @@ export function registerApprove(program: Command, out: (s: string) => void): voi
     .option('--key-file <file>', "an EVM private key (hex) or a Solana keypair JSON file; the key must be an approver's")
     .option('--signature <sig>', 'a signature made elsewhere (e.g. a hardware wallet) over `ballast approvals show <id>`')
     .option('--approver <name>', 'with --signature: the approver (name under policy.approvals.approvers)')
-    .action(async (id: string, flags: { keyFile?: string; signature?: string; approver?: string }, cmd: Command) => {
+    .option('--json', 'print JSON: {requestId, approver, approvers, required, approved}')
+    .action(async (id: string, flags: { keyFile?: string; signature?: string; approver?: string; json?: boolean }, cmd: Command) => {
       checkSignatureFlags(flags);
       const config = loadCliConfig(cmd.optsWithGlobals<GlobalFlags>());
       const db = await openExistingStore(config.store, 'store');
@@ -105,6 +106,12 @@ export function registerApprove(program: Command, out: (s: string) => void): voi
           approvalNotifier({ now: Date.now, config }),
         );
         if (!result.ok) throw new CliError(`refused: ${result.reason}: ${result.detail}`, EXIT_REFUSED);
+        if (flags.json) {
+          out(
+            toJson({ requestId: request.id, approver, approvers: result.approvers, required: result.required, approved: result.granted }),
+          );
+          return;
+        }
         out(
           `approval request ${request.id}: sign-off by ${approver} recorded (${result.approvers.length} of ${result.required}: ${result.approvers.join(', ')})` +
             (result.granted ? '; approved: the next cycle moves at most the approved amount on this route' : ''),
@@ -122,7 +129,8 @@ export function registerReject(program: Command, out: (s: string) => void): void
     .description('reject an approval request: it closes and its transfer is not signed (no signature needed)')
     .requiredOption('--reason <text>', 'why (kept in the history)')
     .option('--approver <name>', 'who rejects it (kept in the history)')
-    .action(async (id: string, flags: { reason: string; approver?: string }, cmd: Command) => {
+    .option('--json', 'print JSON: {requestId, status, by, reason}')
+    .action(async (id: string, flags: { reason: string; approver?: string; json?: boolean }, cmd: Command) => {
       if (flags.reason.trim() === '') throw new CliError('--reason must say why the request is rejected', EXIT_USAGE);
       await withStore(cmd, async (db, config) => {
         const request = await requestOrFail(db, id);
@@ -132,6 +140,10 @@ export function registerReject(program: Command, out: (s: string) => void): void
           approvalNotifier({ now: Date.now, config }),
         );
         if (!result.ok) throw new CliError(`refused: ${result.reason}: ${result.detail}`, EXIT_REFUSED);
+        if (flags.json) {
+          out(toJson({ requestId: request.id, status: 'rejected', by: flags.approver ?? null, reason: flags.reason.trim() }));
+          return;
+        }
         out(`approval request ${request.id}: rejected${flags.approver ? ` by ${flags.approver}` : ''}: ${flags.reason.trim()}`);
       });
     });

@@ -32,11 +32,7 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
     .description('run one cycle of the main job against the local sandbox and show what moved')
     .option('--store <file>', 'SQLite file for the demo (recreated on each run)', './ballast-demo.db')
     .option('--json', 'machine-readable output')
-    .option(
-      '--signer <kind>',
-      "key: keys in the config (default); kms-local: keys in the sandbox's local AWS KMS endpoint (docs/keys.md)",
-      'key',
-    )
+    .option('--signer <kind>', "key: keys in the config; kms-local: keys in the sandbox's local AWS KMS endpoint (docs/keys.md)", 'key')
     .action(async (flags: { store: string; json?: boolean; signer: string }, cmd: Command) => {
       if (flags.signer !== 'key' && flags.signer !== 'kms-local')
         throw new CliError(`--signer must be key or kms-local, got "${flags.signer}"`, EXIT_USAGE);

@@ -1,14 +1,16 @@
 /**
- * `ballast report --since 7d [--csv] [--db PATH]`: per route (asset, origin → destination) the transfers, successes
+ * `ballast report --since 7d [--csv | --json] [--db PATH]`: per route (asset, origin → destination) the transfers, successes
  * and success rate, the volume moved, fees per component and in total in USD, gas paid on the origin, and the
  * median and 95th percentile settle time, from the ledger (table `transfer_ledger`); then the approval requests
- * recorded in the window, with who signed off and how each closed. Reads the store, never the network.
+ * recorded in the window, with who signed off and how each closed. Reads the store, never the network. `--json`:
+ * `{since, routes, approvals}`, amounts in base units and USD in micro-USD as decimal strings.
  */
 import type { Command } from 'commander';
 import { buildRouteReports } from '../../ledger/routeReport.ts';
 import { parseSince } from '../../ledger/parseSince.ts';
 import { countTransfersByRoute, listLedgerSince } from '../../store/ledger.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
+import { toJson } from '../format.ts';
 import { reportCsv, reportTable } from '../renderLedger.ts';
 import { loadCliConfig, type GlobalFlags } from '../session.ts';
 import { openExistingStore } from '../storeFile.ts';
@@ -22,8 +24,10 @@ export function registerReport(program: Command, out: (s: string) => void): void
     .description('per-route totals: transfers, success rate, volume, fees per component in USD, gas, settle times')
     .option('--since <when>', 'window start: a duration back from now (30m, 24h, 7d) or an ISO date (2026-11-01)', '7d')
     .option('--csv', 'CSV with a header row instead of a table')
+    .option('--json', 'machine-readable output: {since, routes, approvals}; amounts in base units, USD in micro-USD')
     .option('--db <file>', 'existing SQLite store to read instead of the one in the config')
-    .action(async (flags: { since: string; csv?: boolean; db?: string }, cmd: Command) => {
+    .action(async (flags: { since: string; csv?: boolean; json?: boolean; db?: string }, cmd: Command) => {
+      if (flags.csv && flags.json) throw new CliError('give one of --csv and --json', EXIT_USAGE);
       let sinceMs: number;
       try {
         sinceMs = parseSince(flags.since, Date.now());
@@ -36,6 +40,10 @@ export function registerReport(program: Command, out: (s: string) => void): void
           : await openExistingStore(flags.db, '--db');
       try {
         const routes = buildRouteReports(await countTransfersByRoute(db, sinceMs), await listLedgerSince(db, sinceMs));
+        if (flags.json) {
+          out(toJson({ since: new Date(sinceMs).toISOString(), routes, approvals: await listApprovalRequestsSince(db, sinceMs) }));
+          return;
+        }
         out(flags.csv ? reportCsv(routes) : reportTable(routes, sinceMs));
         // Who approved what and when (policy.approvals); nothing is printed when no request was recorded.
         const approvals = flags.csv ? [] : approvalReportLines(await listApprovalRequestsSince(db, sinceMs));

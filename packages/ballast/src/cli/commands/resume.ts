@@ -1,17 +1,19 @@
 /**
- * `ballast resume (--transfer ID | --wallet NAME) --note TEXT`: records that an operator resolved what paused
+ * `ballast resume (--transfer ID | --wallet NAME) --note TEXT [--json]`: records that an operator resolved what paused
  * routes, so they are planned again from the next cycle:
  * - `--transfer`: a failed transfer (its deposit was withdrawn or otherwise dealt with), or origin transactions
  *   that failed on chain in a row (the id given and every earlier one of its route). A fill blocked by address
  *   screening (`failReason` BLOCKED_WALLET) is a failed transfer: resuming it also lifts the wallet pauses it made.
  * - `--wallet`: a wallet paused by Relay address screening (a quote refused with BLOCKED_WALLET_ADDRESS or
  *   SANCTIONED_WALLET_ADDRESS, or a fill blocked), once Relay support has cleared it (src/store/walletPauses.ts).
+ * `--json` prints what was resolved: `{transfers, walletPausesLifted}` or `{wallet, walletPausesLifted}` (ids).
  */
 import type { Command } from 'commander';
 import { resolveFailure } from '../../store/failures.ts';
 import { resolveTransferWalletPauses, resolveWalletPauses } from '../../store/walletPauses.ts';
 import { openExistingStore } from '../storeFile.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
+import { toJson } from '../format.ts';
 import { loadCliConfig, type GlobalFlags } from '../session.ts';
 
 /** Registers the command. */
@@ -25,7 +27,8 @@ export function registerResume(program: Command, out: (s: string) => void): void
     .option('--wallet <name>', 'a wallet paused by Relay address screening (name under wallets:), once Relay support has cleared it')
     .requiredOption('--note <text>', 'what was done about it (kept in the history)')
     .option('--db <file>', 'SQLite store to write instead of the one in the config')
-    .action(async (flags: { transfer?: string; wallet?: string; note: string; db?: string }, cmd: Command) => {
+    .option('--json', 'print JSON: {transfers, walletPausesLifted} or {wallet, walletPausesLifted}, ids resolved')
+    .action(async (flags: { transfer?: string; wallet?: string; note: string; db?: string; json?: boolean }, cmd: Command) => {
       if ((flags.transfer === undefined) === (flags.wallet === undefined))
         throw new CliError('give exactly one of --transfer <id> and --wallet <name>', EXIT_USAGE);
       if (flags.transfer !== undefined && !/^[1-9][0-9]*$/.test(flags.transfer))
@@ -45,6 +48,10 @@ export function registerResume(program: Command, out: (s: string) => void): void
       try {
         if (address !== undefined) {
           const ids = await resolveWalletPauses(db, address, note, Date.now());
+          if (flags.json) {
+            out(toJson({ wallet: flags.wallet, walletPausesLifted: ids }));
+            return;
+          }
           out(
             ids.length === 0
               ? `wallet ${flags.wallet} was not paused by address screening; nothing changed`
@@ -54,6 +61,10 @@ export function registerResume(program: Command, out: (s: string) => void): void
         }
         const ids = await resolveFailure(db, Number(flags.transfer), note, Date.now());
         const lifted = await resolveTransferWalletPauses(db, Number(flags.transfer), note, Date.now());
+        if (flags.json) {
+          out(toJson({ transfers: ids, walletPausesLifted: lifted }));
+          return;
+        }
         out(
           `${ids.length === 1 ? 'transfer' : 'transfers'} ${ids.join(', ')} resolved; the route is planned again from the next cycle` +
             (lifted.length > 0 ? ` (and the wallets its screening block paused: ${lifted.length} pause(s) lifted)` : ''),

@@ -91,7 +91,7 @@ export function registerSandbox(program: Command, out: (s: string) => void): voi
     .description(
       'start the local Relay sandbox and print its URLs and funded keys (Ctrl-C to stop); or save one quote to verify (--write-fixtures)',
     )
-    .option('--port <port>', 'API port (default: a free port)', '0')
+    .option('--port <port>', 'API port (0: a free port)', '0')
     .option('--store <file>', 'store path to print in the suggested environment', './ballast-sandbox.db')
     .option(
       '--write-fixtures <dir>',

@@ -219,7 +219,7 @@ export function registerSimulate(program: Command, out: (s: string) => void): vo
     .option('--traffic <file>', 'past payments as CSV (time,chain,kind,amount[,id]) replayed against --config')
     .option('--asset <symbol>', 'the config asset to simulate (default: the only one, or the scenario token)')
     .option('--initial <balances>', 'with --traffic: starting balances, whole units, e.g. base=1000,arbitrum=3000 (default: band targets)')
-    .option('--seed <n>', 'seed of keys, addresses and delivery jitter (default 1)', '1')
+    .option('--seed <n>', 'seed of keys, addresses and delivery jitter', '1')
     .option('--json', 'machine-readable output (docs/simulate.md)')
     .option('--out <dir>', 'also write the JSON and the balance pictures (SVG) into this directory')
     .option('--compare <variant...>', "run once per variant ('scenario' or a Ballast config file) and print a scorecard")
