@@ -2,14 +2,16 @@
  * Quotes of the simulated Relay service (docs/relay-contract.md "Quote response", "protocol.v2", "Fee components"):
  * an EVM → EVM bridge of the simulated token, shaped like a live response (approve + deposit steps, the
  * deprecated fee set, `feeSponsorship`, `details` with `expandedPriceImpact`, and `protocol.v2` with a real order
- * id and the solver's signature over it), priced with the route's fee model. No I/O: time and ids are given.
+ * id and the solver's signature over it), priced with the route's fee model. The order and the steps are the
+ * sandbox's own (`@ballast/protocol` protocol/quoteParts.ts); the rest is priced here. No I/O: time and ids are
+ * given.
  */
-import { encodeFunctionData, erc20Abi, formatUnits, type Address, type Hex } from 'viem';
+import { formatUnits, type Address, type Hex } from 'viem';
 import { formatUsdMicros, parseUsdMicros } from '@ballast/protocol/core/units.ts';
-import { depositoryAbi } from '@ballast/protocol/protocol/depositoryAbi.ts';
 import { computeOrderId } from '@ballast/protocol/protocol/orderId.ts';
 import { signOrderId } from '@ballast/protocol/protocol/orderSignature.ts';
-import type { OrderData, QuoteRequest } from '@ballast/protocol/relay/schemas.ts';
+import { bridgeOrderData, evmDepositSteps, STEP_GAS } from '@ballast/protocol/protocol/quoteParts.ts';
+import type { QuoteRequest } from '@ballast/protocol/relay/schemas.ts';
 import { routerExtraData, type SimChain, type SimIdentity, type SimToken } from './identity.ts';
 import type { NodeFees } from './node.ts';
 
@@ -61,8 +63,6 @@ export interface SimOrder {
   deadlineSec: number;
 }
 
-/** Gas limits on the steps, gas units. */
-const STEP_GAS = { approve: 80_000n, depositErc20: 150_000n } as const;
 /** Seconds from quote time to the order's deadline. */
 const QUOTE_DEADLINE_SEC = 600;
 
@@ -121,91 +121,33 @@ export async function buildSimQuote(input: SimQuoteInput): Promise<{ response: R
   const deadlineSec = input.nowSec + QUOTE_DEADLINE_SEC;
   const refundTo = request.refundTo ?? request.user;
   const extra = routerExtraData(id);
-  const orderData: OrderData = {
-    version: 'v1',
+  const orderData = bridgeOrderData({
     solverChainId: origin.slug,
     solver: id.solver.address.toLowerCase(),
     salt: input.salt,
-    inputs: [
-      {
-        payment: { chainId: origin.slug, currency: token.address, amount: amountIn.toString(), weight: '1' },
-        refunds: [
-          {
-            chainId: origin.slug,
-            recipient: refundTo,
-            currency: token.address,
-            minimumAmount: '0',
-            deadline: deadlineSec,
-            extraData: extra,
-          },
-          {
-            chainId: destination.slug,
-            recipient: refundTo,
-            currency: token.address,
-            minimumAmount: '0',
-            deadline: deadlineSec,
-            extraData: extra,
-          },
-        ],
-      },
-    ],
-    output: {
-      chainId: destination.slug,
-      payments: [
-        {
-          recipient: request.recipient,
-          currency: token.address,
-          minimumAmount: minimumOut.toString(),
-          expectedAmount: expectedOut.toString(),
-        },
-      ],
-      calls: [],
-      deadline: deadlineSec,
-      extraData: extra,
-    },
-    fees: [],
-  };
+    origin: { slug: origin.slug, currency: token.address, extraData: extra },
+    destination: { slug: destination.slug, currency: token.address, extraData: extra },
+    amountIn,
+    refundTo: { origin: refundTo, destination: refundTo },
+    recipient: request.recipient,
+    expectedOut,
+    minimumOut,
+    deadlineSec,
+  });
   const orderId = computeOrderId(orderData, { [origin.slug]: 'ethereum-vm', [destination.slug]: 'ethereum-vm' });
   const orderSignature = await signOrderId(id.solver, orderId);
   const user = request.user.toLowerCase() as Address; // the cycle sends its own EVM address
-  const fee = { maxFeePerGas: input.gas.maxFeePerGas.toString(), maxPriorityFeePerGas: input.gas.maxPriorityFeePerGas.toString() };
-  const step = (stepId: string, description: string, data: Record<string, unknown>, check: boolean) => ({
-    id: stepId,
-    action: 'Confirm transaction in your wallet',
-    description,
-    kind: 'transaction',
+  const steps = evmDepositSteps({
     requestId: input.requestId,
-    ...(stepId === 'deposit' ? { depositAddress: '' } : {}),
-    items: [
-      {
-        status: 'incomplete',
-        data: { from: user, value: '0', chainId: origin.chainId, ...fee, ...data },
-        ...(check ? { check: { endpoint: `/intents/status/v3?requestId=${input.requestId}`, method: 'GET' } } : {}),
-      },
-    ],
+    chainId: origin.chainId,
+    user,
+    depository: id.depository,
+    currencyIn: { address: token.address, symbol: token.symbol, isNative: false },
+    amountIn,
+    orderId,
+    outputSymbol: token.symbol,
+    fee: input.gas,
   });
-  const steps = [
-    step(
-      'approve',
-      `Sign an approval for ${token.symbol}`,
-      {
-        to: token.address,
-        data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [id.depository, amountIn] }),
-        gas: STEP_GAS.approve.toString(),
-      },
-      false,
-    ),
-    step(
-      'deposit',
-      `Depositing funds to the relayer to execute the swap for ${token.symbol}`,
-      {
-        to: id.depository,
-        data: encodeFunctionData({ abi: depositoryAbi, functionName: 'depositErc20', args: [user, token.address, amountIn, orderId] }),
-        gas: STEP_GAS.depositErc20.toString(),
-      },
-      true,
-    ),
-  ];
   const currency = (chainId: number) => ({
     chainId,
     address: token.address,

@@ -10,7 +10,7 @@ import type { SandboxChainTable, SandboxCurrency } from '../quote/chainTable.ts'
 import type { SandboxPricing } from '../quote/fees.ts';
 import type { UsdPrices } from '../quote/prices.ts';
 import type { SolanaRoutingRequest } from '../quote/solanaSize.ts';
-import type { FeeData } from '../quote/steps.ts';
+import type { StepFees } from '@ballast/protocol/protocol/quoteParts.ts';
 import type { SandboxNonEvmChain, SandboxVmCurrency } from '../quote/vmChains.ts';
 import type { FaultState } from './faultState.ts';
 import type { RequestStore } from './requestStore.ts';
@@ -18,7 +18,7 @@ import type { RequestStore } from './requestStore.ts';
 /** Chain reads needed to quote. */
 export interface ChainIo {
   /** EIP-1559 fee data of a chain, wei. */
-  feeData(chainId: number): Promise<FeeData>;
+  feeData(chainId: number): Promise<StepFees>;
   /** Balance of `owner` in `currency` on a chain, base units. */
   balanceOf(chainId: number, currency: SandboxCurrency, owner: Address): Promise<bigint>;
 }

@@ -14,7 +14,8 @@ import { DEFAULT_SANDBOX_PRICING, type FeeQuote, type SandboxPricing } from './f
 import type { UsdPrices } from './prices.ts';
 import { assembleQuote, priceOrder } from './quoteCore.ts';
 import { asEvmRoute, resolveQuoteRoute, type SandboxQuoteRequest } from './request.ts';
-import { buildSteps, STEP_GAS, type FeeData } from './steps.ts';
+import { STEP_GAS, type StepFees } from '@ballast/protocol/protocol/quoteParts.ts';
+import { buildSteps } from './steps.ts';
 import type { SandboxQuoteResponse } from './types.ts';
 import type { SandboxVmCurrency } from './vmChains.ts';
 
@@ -30,7 +31,7 @@ export interface BuildQuoteInput {
   faults: SandboxFaults;
   pricing?: SandboxPricing;
   /** EIP-1559 fee data of the origin (steps) and destination (fill gas estimate) chains. */
-  feeData: { origin: FeeData; destination: FeeData };
+  feeData: { origin: StepFees; destination: StepFees };
   /** User's balance of the input currency on the origin; solver's balance of the output on the destination. */
   balances: { userIn: bigint; solverOut: bigint };
   /** Source of 32 random bytes (request id, salt); defaults to `crypto.getRandomValues`. */

@@ -11,7 +11,7 @@ import { Psbt, Transaction, networks } from 'bitcoinjs-lib';
 import type { Hex } from 'viem';
 import { orderIdMemoScript } from '@ballast/protocol/protocol/bitcoinDeposit.ts';
 import { SandboxApiError } from './errors.ts';
-import { depositStep } from './steps.ts';
+import { depositStep } from '@ballast/protocol/protocol/quoteParts.ts';
 import type { BvmStepDataJson, StepJson } from './types.ts';
 import { bitcoinSpendKind, regtestOutputScript, type BitcoinSpendKind } from './vmAddress.ts';
 

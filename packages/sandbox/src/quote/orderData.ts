@@ -7,6 +7,7 @@
  * solver is the EVM solver and `solverChainId` an EVM chain (the origin when it is EVM). Pure.
  */
 import type { Address, Hex } from 'viem';
+import { bridgeOrderData } from '@ballast/protocol/protocol/quoteParts.ts';
 import type { OrderData } from '../api/wire/orderData.ts';
 import { routerExtraData, type SandboxChainTable } from './chainTable.ts';
 import type { QuoteRoute } from './request.ts';
@@ -42,57 +43,26 @@ export interface OrderTerms {
 }
 
 /**
- * Builds the order of a route. The origin refund pays `refundTo`, else `user` (as the documented quote without
- * `refundTo` shows: both its refunds name the user, although the service then refunds nothing automatically);
- * the destination refund pays the same when origin and destination share a VM, else the recipient (an
- * origin-chain address cannot receive on the destination chain).
+ * Builds the order of a route (the shared one-input bridge order, `@ballast/protocol` protocol/quoteParts.ts). The
+ * origin refund pays `refundTo`, else `user` (as the documented quote without `refundTo` shows: both its refunds
+ * name the user, although the service then refunds nothing automatically); the destination refund pays the same
+ * when origin and destination share a VM, else the recipient (an origin-chain address cannot receive on the
+ * destination chain).
  */
 export function buildOrderData(route: QuoteRoute, table: SandboxChainTable, terms: OrderTerms): OrderData {
   const sameVm = vmTypeOf(route.origin) === vmTypeOf(route.destination);
   const refundTo = route.refundTo ?? route.user;
-  const deadline = terms.deadlineSec;
-  return {
-    version: 'v1',
+  return bridgeOrderData({
     solverChainId: solverChainSlug(route, table),
     solver: terms.solver,
     salt: terms.salt,
-    inputs: [
-      {
-        payment: { chainId: route.origin.slug, currency: route.currencyIn.address, amount: route.amountIn.toString(), weight: '1' },
-        refunds: [
-          {
-            chainId: route.origin.slug,
-            recipient: refundTo,
-            currency: route.currencyIn.address,
-            minimumAmount: '0',
-            deadline,
-            extraData: legExtraData(route.origin),
-          },
-          {
-            chainId: route.destination.slug,
-            recipient: sameVm ? refundTo : route.recipient,
-            currency: route.currencyOut.address,
-            minimumAmount: '0',
-            deadline,
-            extraData: legExtraData(route.destination),
-          },
-        ],
-      },
-    ],
-    output: {
-      chainId: route.destination.slug,
-      payments: [
-        {
-          recipient: route.recipient,
-          currency: route.currencyOut.address,
-          minimumAmount: terms.minimumOut.toString(),
-          expectedAmount: terms.expectedOut.toString(),
-        },
-      ],
-      calls: [],
-      deadline,
-      extraData: legExtraData(route.destination),
-    },
-    fees: [],
-  };
+    origin: { slug: route.origin.slug, currency: route.currencyIn.address, extraData: legExtraData(route.origin) },
+    destination: { slug: route.destination.slug, currency: route.currencyOut.address, extraData: legExtraData(route.destination) },
+    amountIn: route.amountIn,
+    refundTo: { origin: refundTo, destination: sameVm ? refundTo : route.recipient },
+    recipient: route.recipient,
+    expectedOut: terms.expectedOut,
+    minimumOut: terms.minimumOut,
+    deadlineSec: terms.deadlineSec,
+  });
 }

@@ -8,7 +8,7 @@
 import { PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { bytesToHex, type Hex } from 'viem';
 import { depositAccounts, encodeDepositData, TOKEN_PROGRAM_ID } from '@ballast/protocol/protocol/svmDepository.ts';
-import { depositStep } from './steps.ts';
+import { depositStep } from '@ballast/protocol/protocol/quoteParts.ts';
 import type { StepJson, SvmStepDataJson } from './types.ts';
 import type { SandboxVmCurrency } from './vmChains.ts';
 

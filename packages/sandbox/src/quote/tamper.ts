@@ -55,7 +55,7 @@ import { signOrderId } from '@ballast/protocol/protocol/orderSignature.ts';
 import type { TamperKind } from '../faults.ts';
 import { lower, type SandboxChainTable } from './chainTable.ts';
 import { randomBytes32 } from './buildQuote.ts';
-import { approveCalldata } from './steps.ts';
+import { approveCalldata } from '@ballast/protocol/protocol/quoteParts.ts';
 import type { ProtocolV2Json, SandboxQuoteResponse, StepItemJson } from './types.ts';
 import { anySlugVmTypes, type SandboxNonEvmChain } from './vmChains.ts';
 

@@ -11,7 +11,8 @@ import { SandboxApiError } from './errors.ts';
 import { DEFAULT_SANDBOX_PRICING, type SandboxPricing } from './fees.ts';
 import { assembleQuote, priceOrder, type QuoteCoreInput } from './quoteCore.ts';
 import type { QuoteRoute } from './request.ts';
-import { buildSteps, STEP_GAS, type FeeData } from './steps.ts';
+import { STEP_GAS, type StepFees } from '@ballast/protocol/protocol/quoteParts.ts';
+import { buildSteps } from './steps.ts';
 import { buildSvmSteps } from './svmSteps.ts';
 import type { BvmStepDataJson, SandboxQuoteResponse, SvmStepDataJson } from './types.ts';
 import { evmCurrencyOf } from './vmChains.ts';
@@ -26,7 +27,7 @@ export interface BuildVmQuoteInput extends Omit<QuoteCoreInput, 'pricing'> {
   /** Fee model; default `DEFAULT_SANDBOX_PRICING`. */
   pricing?: SandboxPricing;
   /** EVM origin: EIP-1559 fee data for the steps (required then). */
-  originFeeData?: FeeData;
+  originFeeData?: StepFees;
   /** Bitcoin origin: the user's confirmed unspent outputs and the fee rate, sat/vB (required then). */
   bitcoinOrigin?: { coins: readonly BitcoinCoin[]; feeRateSatPerVb: bigint };
 }
