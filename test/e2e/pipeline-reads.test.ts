@@ -25,20 +25,30 @@ async function fillMined(s: Sandbox, before: bigint): Promise<bigint> {
 }
 
 /**
- * Cycle 1 deposits 20000 USDC alpha → beta and stops tracking before the (slow) fill. Cycle 2 runs with the
- * status endpoint wrapped: the first status read of the transfer waits until the fill is mined, then answers
- * with the status read before the fill (`stale`) or after it.
+ * Cycle 1 deposits 20000 USDC alpha → beta and stops tracking before the (slow) fill: the instance's clock moves
+ * past `tracking.timeoutSec` at the tracker's first status read, so it times out there instead of 10 s later.
+ * Cycle 2 runs with the status endpoint wrapped: the first status read of the transfer waits until the fill is
+ * mined, then answers with the status read before the fill (`stale`) or after it.
  */
 async function fillDuringSecondCycle(answer: 'stale' | 'fresh') {
-  const s = await sandboxes.start({ faults: { fillDelayMs: 12_500 } });
-  const { ballast } = ballastOnSandbox(s, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
+  // The fill lands 4 s after the deposit is indexed: seconds after cycle 2 has read the balances, while its in-flight
+  // refresh waits for it.
+  const s = await sandboxes.start({ faults: { fillDelayMs: 4_000 } });
+  let skewMs = 0;
+  const { ballast } = ballastOnSandbox(s, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } }, {}, { now: () => Date.now() + skewMs });
   sandboxes.closeAfter(() => ballast.close());
-  const first = await ballast.runCycle('once');
-  expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
-  const betaBefore = await usdcBalance(s, 'beta');
-  expect(betaBefore).toBe(10_000n * USDC);
   const relay = ballast.ctx.relay;
   const realGetStatus = relay.getStatus.bind(relay);
+  relay.getStatus = async (requestId: string, checkEndpoint?: string): Promise<IntentStatus> => {
+    const status = await realGetStatus(requestId, checkEndpoint);
+    skewMs = 10_000; // the tracker's elapsed time now exceeds timeoutSec: cycle 1 stops tracking after this read
+    return status;
+  };
+  const first = await ballast.runCycle('once');
+  expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
+  expect(skewMs).toBe(10_000);
+  const betaBefore = await usdcBalance(s, 'beta');
+  expect(betaBefore).toBe(10_000n * USDC);
   let filledAt: bigint | null = null;
   relay.getStatus = async (requestId: string, checkEndpoint?: string): Promise<IntentStatus> => {
     const before = await realGetStatus(requestId, checkEndpoint);
