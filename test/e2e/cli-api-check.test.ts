@@ -1,7 +1,9 @@
 /**
  * `ballast api-check` against `ballast sandbox` running as its own process: with a key, GET /chains, POST
  * /quote/v2 and POST /quote/v3 are each one line saying usable (every route quoted, mapped and verified), exit 0,
- * and `--save` writes the raw responses with no trace of the key; without a key the /quote/v3 line says the key
+ * and `--save` writes the raw responses with no trace of the key; when the operator's own fee cap refuses the
+ * probe routes, the endpoints still say usable (exit 0) and a warning per route names the config key; a /quote/v3
+ * quote the fee policy cannot price (no fees.gas) is a warning too; without a key the /quote/v3 line says the key
  * was refused (exit 1); with an unreachable base URL every line says unreachable (exit 1). Nothing is signed.
  */
 import { spawn } from 'node:child_process';
@@ -67,6 +69,50 @@ describe('ballast api-check', () => {
       );
       expect(lines[2]).toContain('Deprecation -; Sunset -');
       expect(await alpha.getTransactionCount({ address: TREASURY })).toBe(nonceBefore); // signs nothing
+      // 1000 USDC is within the caps; /quote/v3 has no fees.gas, so the fee policy cannot price its quotes from an EVM
+      // origin (nor a Solana one): a cycle on v3 would skip those routes whatever the caps, said as warnings.
+      expect(lines.filter((l) => l.startsWith('warning: your policy refuses'))).toEqual([]);
+      const unpriced = lines.filter((l) => l.startsWith('warning: a cycle on POST /quote/v3 would skip '));
+      expect(unpriced).toHaveLength(7);
+      for (const l of unpriced) expect(l).toContain('the origin cost of this quote is unknown');
+      expect(lines).toHaveLength(3 + 7 + 1);
+      expect(lines.at(-1)).toMatch(/^saved \d+ file\(s\) in /);
+
+      // The demo's own smallest transfer, 100 USDC: its 30 bps cap refuses the quotes of the EVM-origin USDC routes
+      // (before, api-check called POST /quote/v2 NOT usable and exited 1). The endpoints work: exit 0, and one warning
+      // per refused route names the key to change.
+      const capped = path.join(tmp.dir, 'capped.yaml');
+      writeFileSync(capped, withKey.replace(/^ {2}minTransfer: "1000"$/m, '  minTransfer: "100"'));
+      const tight = await runCliInProcess(['api-check', '--config', capped], { env: { ...env, RELAY_API_KEY: KEY } });
+      expect(tight.code, tight.stdout + tight.stderr).toBe(0);
+      const tightLines = tight.stdout.trim().split('\n');
+      expect(tightLines.slice(0, 3).map((l) => l.split(';')[0])).toEqual([
+        'GET /chains: usable',
+        'POST /quote/v2: usable',
+        'POST /quote/v3: usable',
+      ]);
+      expect(tightLines[1]).toContain('verification 8/8 verified');
+      expect(tightLines[1]).toMatch(/; a cycle would skip 4 of 8 verified routes \(below\)$/);
+      const refused = tightLines.filter((l) => l.startsWith('warning: your policy refuses '));
+      expect(
+        refused.map((l) => /^warning: your policy refuses (.+) on POST \/quote\/v2 \(the endpoint works\): /.exec(l)?.[1]).sort(),
+      ).toEqual([
+        'USDC alpha:treasury→beta:treasury',
+        'USDC alpha:treasury→solana:treasury_sol',
+        'USDC beta:treasury→alpha:treasury',
+        'USDC beta:treasury→solana:treasury_sol',
+      ]);
+      for (const l of refused) expect(l).toMatch(/exceeds cap 30 bps; .*raise policy\.maxFees\.totalBps/);
+      const tightJson = await runCliInProcess(['api-check', '--config', capped, '--json'], { env: { ...env, RELAY_API_KEY: KEY } });
+      expect(tightJson.code).toBe(0);
+      const report = JSON.parse(tightJson.stdout) as {
+        usable: boolean;
+        warnings: string[];
+        endpoints: { policyRefusals?: { kind: string }[] }[];
+      };
+      expect(report.usable).toBe(true);
+      expect(report.warnings).toEqual(tightLines.slice(3));
+      expect(report.endpoints[1]!.policyRefusals!.map((r) => r.kind)).toEqual(['caps', 'caps', 'caps', 'caps']);
 
       const files = readdirSync(saveDir).sort();
       expect(files).toContain('chains.json');
@@ -83,7 +129,10 @@ describe('ballast api-check', () => {
       const noKey = await runCli(['api-check', '--config', path.join(ROOT, 'packages/ballast/config/demo.yaml')], { env });
       expect(noKey.code).toBe(1);
       const noKeyLines = noKey.stdout.trim().split('\n');
-      expect(noKeyLines).toHaveLength(3);
+      // Then the warnings of the demo's 100 USDC routes its cap refuses on /quote/v2 (which takes no key here).
+      expect(noKeyLines.slice(3).map((l) => l.slice(0, 'warning: your policy refuses'.length))).toEqual(
+        Array(4).fill('warning: your policy refuses'),
+      );
       expect(noKeyLines[2]).toMatch(/^POST \/quote\/v3: NOT usable; reachable yes; key refused;/);
       expect(noKeyLines[2]).toContain('HTTP 401 UNAUTHORIZED_QUOTE: Please provide an api key');
       expect(noKeyLines[0]).toMatch(/^GET \/chains: usable/);

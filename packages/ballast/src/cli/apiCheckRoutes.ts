@@ -3,20 +3,22 @@
  * route rules allow (`policy.routes`, `policy.onlyListedRoutes`), for the smallest transfer the policy would send
  * (the route's `minTransfer`, else `policy.transferLimits.<asset>.minTransfer`, else `policy.minTransfer`), and
  * the real verifier (src/verify/verifyQuote.ts) with the same expectations, origin facts, deposit limits and
- * deadline lead as a cycle (src/cycle/checkQuote.ts). Reads chains (origin facts); signs nothing.
+ * deadline lead as a cycle (src/cycle/checkQuote.ts), except the guaranteed-output floor the operator's fee caps
+ * set: whether the policy takes a quote is judged apart (./apiCheckPolicy.ts), so a cap that refuses the probe
+ * route does not make a working endpoint look broken. Reads chains (origin facts); signs nothing.
  */
 import type { ChainAdapter } from '../chains/adapter.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
 import { shortErrorMessage } from '../core/errorMessage.ts';
 import { wholeToBaseUnits } from '@ballast/protocol/core/units.ts';
-import { buildQuoteRequest, expectationsFor, guaranteedOutputFloor } from '../cycle/expectations.ts';
+import { buildQuoteRequest, expectationsFor } from '../cycle/expectations.ts';
 import { decimalsFromChains } from '../cycle/resolveTargets.ts';
 import { routeRuleFor } from '../planner/routes.ts';
 import type { PlannedTransfer, TargetBand } from '../planner/types.ts';
-import { feeCapsFor } from '../policy/routeFees.ts';
 import type { ApiCheckRoute, ApiCheckVerify } from '../relay/apiCheck/apiCheck.ts';
 import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { verifyQuote } from '../verify/verifyQuote.ts';
+import { policyRefusal } from './apiCheckPolicy.ts';
 
 /** A route as api-check plans it: the planned transfer (for expectations) keyed by its label. */
 export type PlannedRoutes = Map<string, PlannedTransfer>;
@@ -97,10 +99,12 @@ export function apiCheckRoutes(
 }
 
 /**
- * The verifier for api-check: origin facts from the origin chain, the policy's output floor and deadline
- * horizon, the chain's deposit limits and deadline lead, as a cycle verifies.
+ * The verifier for api-check: origin facts from the origin chain, the policy's deadline horizon, the chain's deposit
+ * limits and deadline lead, as a cycle verifies, with a guaranteed output above zero instead of the fee caps' floor;
+ * a quote that verifies is then judged by the operator's policy (fee caps and floor, {@link policyRefusal}).
  *
- * @returns a function that never throws: a failed origin read is reported as a refusal
+ * @returns a function that never throws: a failed origin read is reported as a refusal; `policy` says why the
+ *   policy would skip a quote that verified
  */
 export function apiCheckVerifier(
   config: LoadedConfig,
@@ -116,18 +120,20 @@ export function apiCheckVerifier(
     if (!transfer || !adapter) return { ok: false, detail: `no planned transfer or chain adapter for ${label}` };
     try {
       const origin = await adapter.originFacts(quote, transfer.from.address, []);
-      const caps = feeCapsFor(config.policy, transfer);
-      const minOut = guaranteedOutputFloor(transfer, { slippageBps: config.policy.slippageBps, totalFeeBps: caps.totalBps ?? 0 });
       const items = quote.steps.reduce((n, step) => n + step.items.length, 0);
       const verdict = await verifyQuote({
         quote,
         chains,
         origin,
         limits: adapter.depositLimits,
-        expect: expectationsFor(transfer, minOut, { ourWallets, maxDeadlineSec: config.policy.maxDeadlineSec }),
+        // A floor of 1 base unit: the endpoint must guarantee something; how much is the policy's question.
+        expect: expectationsFor(transfer, 1n, { ourWallets, maxDeadlineSec: config.policy.maxDeadlineSec }),
         nowSec: Math.floor(now() / 1000) + adapter.minDeadlineLeadSec(transfer.amountIn, items),
       });
-      if (verdict.ok) return { ok: true, detail: `verified (${verdict.rules.length} rules)` };
+      if (verdict.ok) {
+        const policy = policyRefusal(config, adapters, transfer, quote);
+        return { ok: true, detail: `verified (${verdict.rules.length} rules)`, ...(policy !== undefined ? { policy } : {}) };
+      }
       const failed = verdict.rules.filter((r) => !r.ok);
       return { ok: false, detail: `refused by ${failed.map((r) => r.rule).join(', ')}: ${failed[0]!.detail}` };
     } catch (error) {

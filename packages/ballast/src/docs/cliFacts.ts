@@ -148,7 +148,7 @@ export const CLI_FACTS: Readonly<Record<string, CommandFacts>> = {
   'api-check': {
     example: 'npx ballast api-check --save api-check/',
     exits: {
-      [EXIT_OK]: 'every endpoint is usable',
+      [EXIT_OK]: 'every endpoint is usable (a route your own policy refuses is a `warning:` line naming the config keys, not a failure)',
       [EXIT_ERROR]: 'an endpoint is not usable (unreachable, key refused, schema or verification failure)',
       [EXIT_USAGE]: USAGE,
     },

@@ -2,15 +2,17 @@
  * `ballast api-check [--save DIR] [--json]`: checks the configured Relay API (`relay.baseUrl`, `relay.apiKey`)
  * the way Ballast uses it: GET /chains and one small quote per configured route on POST /quote/v2 and POST
  * /quote/v3 (src/relay/apiCheck/apiCheck.ts), each quote mapped into the internal model and verified locally.
- * Signs nothing, takes no lock, opens no store. One line per endpoint. Exit 0 when every endpoint is usable,
- * 1 otherwise (unreachable, key refused, schema or verification failure: each is reported in its line); 2 for a
- * bad config.
+ * Signs nothing, takes no lock, opens no store. One line per endpoint, then one `warning:` line per route whose quote
+ * verified but that the operator's own policy would skip (fee caps, output floor: ../apiCheckPolicy.ts), naming the
+ * config keys. Exit 0 when every endpoint is usable, also with such warnings (the endpoint works: the config, not
+ * the API, refuses the route, and a cycle reports the same skip); 1 when an endpoint is not (unreachable, key
+ * refused, schema or verification failure: each is reported in its line); 2 for a bad config.
  */
 import type { Command } from 'commander';
 import path from 'node:path';
 import { createChainAdapters } from '../../app/chainAdapters.ts';
 import { createHttpTarget } from '../../relay/http.ts';
-import { renderApiCheckLine, runApiCheck } from '../../relay/apiCheck/apiCheck.ts';
+import { renderApiCheckLine, renderPolicyRefusals, runApiCheck } from '../../relay/apiCheck/apiCheck.ts';
 import { apiCheckRoutes, apiCheckVerifier, type PlannedRoutes } from '../apiCheckRoutes.ts';
 import { saveApiCheckExchanges } from '../apiCheckSave.ts';
 import { EXIT_ERROR, EXIT_OK } from '../exitCodes.ts';
@@ -22,10 +24,10 @@ export function registerApiCheck(program: Command, out: (s: string) => void): vo
   program
     .command('api-check')
     .description(
-      'check the configured Relay API: GET /chains and one small quote per route on /quote/v2 and /quote/v3 (signs nothing); one line per endpoint, exit 1 unless every endpoint is usable',
+      'check the configured Relay API: GET /chains and one small quote per route on /quote/v2 and /quote/v3 (signs nothing); one line per endpoint, a warning per route your policy refuses; exit 1 unless every endpoint is usable',
     )
     .option('--save <dir>', 'write each raw response (JSON body + status and headers) into DIR, API key and credentials redacted')
-    .option('--json', 'machine-readable output')
+    .option('--json', 'machine-readable output: {usable, endpoints, warnings, saved}')
     .action(async (flags: { save?: string; json?: boolean }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalFlags>();
       const config = loadCliConfig(globals);
@@ -48,9 +50,10 @@ export function registerApiCheck(program: Command, out: (s: string) => void): vo
       });
       const saved = flags.save !== undefined ? saveApiCheckExchanges(path.resolve(flags.save), result.exchanges, target.secrets) : [];
       const usable = result.endpoints.every((e) => e.usable);
-      if (flags.json) out(toJson({ usable, endpoints: result.endpoints, saved }));
+      const warnings = renderPolicyRefusals(result.endpoints);
+      if (flags.json) out(toJson({ usable, endpoints: result.endpoints, warnings, saved }));
       else {
-        out(result.endpoints.map(renderApiCheckLine).join('\n'));
+        out([...result.endpoints.map(renderApiCheckLine), ...warnings].join('\n'));
         if (flags.save !== undefined) out(`saved ${saved.length} file(s) in ${path.resolve(flags.save)}`);
       }
       process.exitCode = usable ? EXIT_OK : EXIT_ERROR;

@@ -3,7 +3,9 @@
  * endpoint (POST /quote/v2 and POST /quote/v3), signs nothing, and reports per endpoint whether it is reachable,
  * accepts the key, answers in a shape Ballast parses, and whether its quotes pass local verification, with the
  * raw `Deprecation`/`Sunset` headers seen (https://docs.relay.link/references/api/api_guides/migrating-to-quote-v3).
- * Every failure is reported in the endpoint's result, never thrown.
+ * Every failure is reported in the endpoint's result, never thrown. A quote that verifies but that the operator's
+ * own policy would skip (fee caps, output floor) leaves the endpoint usable: it is reported apart, per route, naming
+ * the config keys ({@link renderPolicyRefusals}).
  */
 import { RelayError } from '../errors.ts';
 import type { HttpTarget } from '../http.ts';
@@ -16,8 +18,14 @@ import { probe, type ProbeResult } from './probe.ts';
 /** A route to quote: a label (`USDC alpha→beta`) and the request body, or why it cannot be quoted. */
 export type ApiCheckRoute = { label: string; request: QuoteRequest } | { label: string; unquotable: string };
 
-/** Local verification of one parsed quote (the real verifier, wired by the caller). Must not throw. */
-export type ApiCheckVerify = (label: string, quote: QuoteResponse) => Promise<{ ok: boolean; detail: string }>;
+/**
+ * Local verification of one parsed quote (the real verifier, wired by the caller). Must not throw. `policy`: why the
+ * operator's policy would skip a quote that verified (the endpoint works; the config refuses the route).
+ */
+export type ApiCheckVerify = (
+  label: string,
+  quote: QuoteResponse,
+) => Promise<{ ok: boolean; detail: string; policy?: Omit<PolicyRefusal, 'label'> }>;
 
 /** One exchange, for `--save`. */
 export interface ApiCheckExchange {
@@ -31,6 +39,18 @@ export interface ApiCheckExchange {
 export interface RouteOutcome {
   label: string;
   stage: 'unquotable' | 'unreachable' | 'key_refused' | 'api_error' | 'schema_failed' | 'unverifiable' | 'refused' | 'verified';
+  detail: string;
+  /** Stage `verified` only: why the operator's policy would skip this quote. */
+  policy?: Omit<PolicyRefusal, 'label'>;
+}
+
+/**
+ * A route whose quote verified but that a cycle would skip: `caps`, the operator's fee caps or output floor refuse
+ * it (the detail names the config keys); `unpriced`, the quote lacks what the fee caps need (no setting changes it).
+ */
+export interface PolicyRefusal {
+  label: string;
+  kind: 'caps' | 'unpriced';
   detail: string;
 }
 
@@ -48,6 +68,8 @@ export interface EndpointReport {
   /** The first problem, in words; absent when usable. */
   problem?: string;
   routes?: RouteOutcome[];
+  /** Verified routes the operator's policy would skip (the endpoint still counts as usable); absent when none. */
+  policyRefusals?: PolicyRefusal[];
 }
 
 /** Inputs of {@link runApiCheck}. */
@@ -172,7 +194,8 @@ async function judgeQuote(
   }
   if (!verify) return { label, stage: 'refused', detail: 'not verified: GET /chains is not usable' };
   const verdict = await verify(label, quote);
-  return { label, stage: verdict.ok ? 'verified' : 'refused', detail: verdict.detail };
+  if (!verdict.ok) return { label, stage: 'refused', detail: verdict.detail };
+  return { label, stage: 'verified', detail: verdict.detail, ...(verdict.policy !== undefined ? { policy: verdict.policy } : {}) };
 }
 
 function summarise(endpoint: string, outcomes: RouteOutcome[], seen: ProbeResult[], chainsUsable: boolean): EndpointReport {
@@ -183,6 +206,7 @@ function summarise(endpoint: string, outcomes: RouteOutcome[], seen: ProbeResult
   const headers =
     seen.map((r) => readDeprecationHeaders(r.headers, endpoint)).find((h) => h.deprecation !== undefined || h.sunset !== undefined) ?? {};
   const firstProblem = outcomes.find((o) => o.stage !== 'verified');
+  const policyRefusals = outcomes.flatMap((o) => (o.policy !== undefined ? [{ label: o.label, ...o.policy }] : []));
   const usable = outcomes.length > 0 && firstProblem === undefined && chainsUsable;
   const problem =
     outcomes.length === 0
@@ -202,6 +226,7 @@ function summarise(endpoint: string, outcomes: RouteOutcome[], seen: ProbeResult
     headers,
     ...(problem !== undefined ? { problem } : {}),
     routes: outcomes,
+    ...(policyRefusals.length > 0 ? { policyRefusals } : {}),
   };
 }
 
@@ -229,6 +254,34 @@ export function renderApiCheckLine(r: EndpointReport): string {
     `schema ${r.parsed.of === 0 && r.parsed.ok === 0 ? 'not checked' : `parsed ${r.parsed.ok}/${r.parsed.of}`}`,
     `verification ${r.verified === null ? 'n/a' : r.verified.of === 0 ? 'not run' : `${r.verified.ok}/${r.verified.of} verified`}`,
     ...renderDeprecationHeaders(r.headers),
+    ...(r.policyRefusals ? [`a cycle would skip ${r.policyRefusals.length} of ${r.verified?.ok ?? 0} verified routes (below)`] : []),
   ];
   return `${r.endpoint}: ${r.usable ? 'usable' : 'NOT usable'}; ${parts.join('; ')}${r.problem ? ` — ${r.problem}` : ''}`;
+}
+
+/**
+ * One warning line per route (and kind) a cycle would skip although the endpoints quoting it work, with those
+ * endpoints. Empty when the policy takes every quote.
+ *
+ * @example "warning: your policy refuses USDC alpha:treasury→beta:treasury on POST /quote/v2, POST /quote/v3 (the
+ * endpoints work): total fee 1.10235 USD (110.23 bps of 100 USD) … exceeds cap 30 bps; raise policy.maxFees.totalBps
+ * or the route's minTransfer"
+ */
+export function renderPolicyRefusals(endpoints: readonly EndpointReport[]): string[] {
+  const byRoute = new Map<string, { label: string; kind: PolicyRefusal['kind']; endpoints: string[]; detail: string }>();
+  for (const e of endpoints) {
+    for (const r of e.policyRefusals ?? []) {
+      const key = `${r.kind} ${r.label}`;
+      const seen = byRoute.get(key);
+      if (seen) seen.endpoints.push(e.endpoint);
+      else byRoute.set(key, { label: r.label, kind: r.kind, endpoints: [e.endpoint], detail: r.detail });
+    }
+  }
+  return [...byRoute.values()].map((r) => {
+    const on = r.endpoints.join(', ');
+    const works = r.endpoints.length === 1 ? 'the endpoint works' : 'the endpoints work';
+    return r.kind === 'caps'
+      ? `warning: your policy refuses ${r.label} on ${on} (${works}): ${r.detail}`
+      : `warning: a cycle on ${on} would skip ${r.label} whatever the caps (${works}, but the quote lacks what the fee policy needs): ${r.detail}`;
+  });
 }
