@@ -6,6 +6,8 @@
  * delivers what its cycle queued before it exits, within its short deadline, with the exit code unchanged.
  */
 import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { generatePrivateKey } from 'viem/accounts';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { flushNotifications } from '../../packages/ballast/src/notify/dispatcher.ts';
@@ -68,9 +70,37 @@ it('run --once delivers what it queued before exiting, within its deadline, exit
   expect(Date.now() - started).toBeLessThan(40_000);
 });
 
+/**
+ * A sink that never answers, until `cutOff()` closes the connections it holds without an answer (what a timeout
+ * of the request does to the sender): the test ends a flush's wait when it has seen what it needs, instead of at the
+ * flush's deadline.
+ */
+async function hangingSink(): Promise<Receiver & { cutOff(): void }> {
+  const got: Receiver['got'] = [];
+  const server = createServer((req) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  sinks.push(server);
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    got,
+    cutOff: () => server.closeAllConnections(),
+  };
+}
+const sinks: Server[] = [];
+afterEach(async () => {
+  for (const s of sinks.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
+});
+
 it('a limit hit two cycles running reaches the receiver once, signed; a hanging sink does not hold a cycle', async () => {
   const ops = await receiver('ok');
-  const dead = await receiver('hang');
+  const dead = await hangingSink();
   const { ballast } = limitedSetup(ops, dead);
   try {
     const first = await ballast.runCycle('once');
@@ -79,7 +109,7 @@ it('a limit hit two cycles running reaches the receiver once, signed; a hanging 
     const deps = ballast.notifyDispatch!;
     expect(deps).not.toBeNull();
 
-    // The dead sink's request hangs (until the flush's 12 s deadline) while the next cycle runs.
+    // The dead sink's request hangs (the flush would wait up to its 12 s deadline) while the next cycle runs.
     let flushedAt = 0;
     const flushing = flushNotifications(deps, 12_000).then((r) => {
       flushedAt = Date.now();
@@ -90,6 +120,7 @@ it('a limit hit two cycles running reaches the receiver once, signed; a hanging 
     const cycleEndedAt = Date.now();
     expect(second.attempts.map((a) => a.outcome)).toEqual(['skipped_limit', 'skipped_limit']);
     expect(flushedAt).toBe(0); // the hanging request is still open after the cycle finished
+    dead.cutOff(); // the request fails unanswered, as at the deadline: the dead sink's event stays pending
     const report = await flushing;
     expect(flushedAt).toBeGreaterThan(cycleEndedAt);
     expect(report.delivered).toBe(1);
