@@ -7,6 +7,7 @@ import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSand
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { exitCodeForReport } from '../../packages/ballast/src/cycle/runCycle.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
+import { trackingClock } from './trackingClock.ts';
 
 const USDC = 1_000_000n; // 6 decimals
 const tmp = tempDir('ballast-transfer-');
@@ -187,11 +188,15 @@ describe('rebalancing cycle', () => {
   });
 
   it('does not repeat a transfer whose fill is slow; the next cycle closes it', async () => {
-    // Tracking gives up after 10 s; the fill lands after 18 s, leaving cycle 2 a wide window to see it pending.
-    sandbox = await startSandbox({ faults: { fillDelayMs: 18_000 } });
-    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
+    // Tracking gives up at its first status read (the clock moves past its 10 s); the fill lands 5 s after the
+    // deposit, leaving cycle 2 a wide window to see it pending.
+    sandbox = await startSandbox({ faults: { fillDelayMs: 5_000 } });
+    const clock = trackingClock();
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } }, {}, { now: clock.now });
     try {
+      void clock.timeOutAtNextStatusRead(ballast.relay, 10_000);
       const first = await ballast.runCycle('once');
+      expect(clock.aheadMs).toBe(10_000);
       expect(first.attempts[0]!.outcome).toBe('in_flight');
       expect((await listRecentTransfers(ballast.db, 10)).map((t) => t.status)).toEqual(['deposited']);
 
