@@ -2,7 +2,8 @@
  * One SIGKILL case: a fresh need, `ballast run --once` killed by `BALLAST_CRASH_AT` at a step boundary (the
  * real CLI in a child process), then `run --once` again, as cron would, until the treasury is back in band and
  * the store has nothing in flight, or the recovery budget (RECOVERY_BUDGET_MS, caseAudit.ts) from the kill has
- * passed.
+ * passed. The recovery runs are child processes too, or the same command in the test's process (see
+ * {@link RecoveryRuns}).
  */
 import type { StoreDb } from '../../../../packages/ballast/src/store/db.ts';
 import { CRASH_POINTS, type CrashPoint } from '../../../../packages/ballast/src/core/crashPoints.ts';
@@ -16,7 +17,7 @@ import {
 } from '../../../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox } from '../../helpers/sandboxBallast.ts';
 import { auditCase, formatRow, recoverUntil, watchBand, type CaseAudit, type CaseRow } from './caseAudit.ts';
-import { runOnce, type ChildExit } from './cliChild.ts';
+import { runOnce, runOnceInProcess, type ChildExit } from './cliChild.ts';
 import { freshNeed, inBand, readTreasury } from './treasuryNeed.ts';
 
 /** What the store shows right after a kill: the transfer's status and its transactions' statuses, in order. */
@@ -75,6 +76,14 @@ export interface CrashCaseResult {
   recoveries: ChildExit[];
 }
 
+/**
+ * How the recovery runs (the ones nothing kills) are made: `process`, as child processes like the killed runs;
+ * `inProcess`, through the CLI's `main()` in the test's process (`runOnceInProcess`): the same command on the same
+ * config, store and chains, without the two seconds of CPU a node start costs. A kill sequence's later kills are
+ * always child processes.
+ */
+export type RecoveryRuns = 'process' | 'inProcess';
+
 /** The treasury's wallets section when its key is in a key service, and the environment its runs need. */
 export interface CrashSigner {
   wallets: Record<string, unknown>;
@@ -87,8 +96,15 @@ export interface CrashSigner {
  * @param dir temp dir for the config and store
  * @param targets `BALLAST_CRASH_AT` values, one killed run each, in order (e.g. `['tx:written#2', 'reconcile:moved']`)
  * @param signer the treasury in a key service instead of a key on the host
+ * @param recovery how the recovery runs are made (default: child processes)
  */
-export async function crashAndRecover(s: Sandbox, dir: string, targets: string[], signer?: CrashSigner): Promise<CrashCaseResult> {
+export async function crashAndRecover(
+  s: Sandbox,
+  dir: string,
+  targets: string[],
+  signer?: CrashSigner,
+  recovery: RecoveryRuns = 'process',
+): Promise<CrashCaseResult> {
   const start = await freshNeed(s);
   const { ballast, configFile, store } = ballastOnSandbox(s, dir, signer ? { wallets: signer.wallets } : {}, signer?.env);
   const env = { ...sandboxEnv(s, store), ...signer?.env };
@@ -107,7 +123,7 @@ export async function crashAndRecover(s: Sandbox, dir: string, targets: string[]
       for (const target of targets.slice(1)) await kill(target);
       await recoverUntil({
         faultAtMs,
-        step: async () => void recoveries.push(await runOnce(configFile, env)),
+        step: async () => void recoveries.push(await (recovery === 'process' ? runOnce : runOnceInProcess)(configFile, env)),
         done: async () => (await listInFlightTransfers(ballast.db)).length === 0 && inBand(await readTreasury(s)),
       });
     } finally {

@@ -1,7 +1,9 @@
 /**
  * Registers SIGKILL cases on one shared sandbox (each case with a fresh need, config and store) and prints
  * their summary table once the file is done. Used by the crash-*.test.ts files, which split the kill
- * sequences so that vitest can run them side by side.
+ * sequences so that vitest can run them side by side. Every killed run is a child process; the recovery runs of
+ * the first case are too, those of the others run the same command in the test's process (crashCase.ts,
+ * `RecoveryRuns`), which saves a node start per run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
@@ -57,12 +59,12 @@ export function describeCrashCases(title: string, sequences: readonly string[][]
       console.log(formatSummary(`${title}: summary`, rows));
     });
 
-    for (const targets of sequences) {
+    for (const [index, targets] of sequences.entries()) {
       it(
         `SIGKILL at ${targets.join(' then ')}: no duplicate, nothing lost, back in band`,
         async () => {
           const signsBefore = kms?.signCount(keyId) ?? 0;
-          const r = await crashAndRecover(sandbox!, tmp.dir, targets, signer);
+          const r = await crashAndRecover(sandbox!, tmp.dir, targets, signer, index === 0 ? 'process' : 'inProcess');
           if (kms) expect(kms.signCount(keyId) - signsBefore).toBeGreaterThanOrEqual(1); // the runs signed through KMS
           rows.push(r.row);
           // Every run meant to crash died by SIGKILL at its boundary, so the case cannot pass without the fault.

@@ -19,8 +19,8 @@ import type { StoreDb } from '../../../../packages/ballast/src/store/db.ts';
 import { listInFlightTransfers, listRecentTransfers, type TransferRow } from '../../../../packages/ballast/src/store/transfers.ts';
 import { NON_EVM_CONFIG, oneTransferTreasury } from '../../nonEvm/treasury.ts';
 import { recoverUntil } from './caseAudit.ts';
-import { runOnce, type ChildExit } from './cliChild.ts';
-import { storeState, type StoreState } from './crashCase.ts';
+import { runOnce, runOnceInProcess, type ChildExit } from './cliChild.ts';
+import { storeState, type RecoveryRuns, type StoreState } from './crashCase.ts';
 
 /** The origin chain of a case. */
 export type NonEvmOrigin = 'bitcoin' | 'solana';
@@ -111,6 +111,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  *
  * @param target a `BALLAST_CRASH_AT` value from {@link NON_EVM_TARGETS}
  * @param budgetMs how long the recovery runs may take from the kill
+ * @param recovery how the recovery runs are made (child processes by default; `RecoveryRuns`, crashCase.ts); the
+ *   setup run and the killed run are always child processes
  */
 export async function crashNonEvm(
   s: Sandbox,
@@ -118,6 +120,7 @@ export async function crashNonEvm(
   origin: NonEvmOrigin,
   target: string,
   budgetMs: number,
+  recovery: RecoveryRuns = 'process',
 ): Promise<NonEvmCaseResult> {
   const btc = origin === 'bitcoin' ? s.bitcoin!.node : null;
   if (btc && btc.mempoolTxids().length > 0) btc.mine(1); // a previous case's leftovers never count in this one
@@ -166,7 +169,7 @@ export async function crashNonEvm(
         // A deposit sent by this run is mined while it waits for it, so the run can track it to the end.
         const miner = btc && target !== 'cancel:written' ? setInterval(() => btc.mempoolTxids().length > 0 && btc.mine(1), 250) : null;
         try {
-          recoveries.push(await runOnce(t.configFile, env));
+          recoveries.push(await (recovery === 'process' ? runOnce : runOnceInProcess)(t.configFile, env));
         } finally {
           if (miner) clearInterval(miner);
         }

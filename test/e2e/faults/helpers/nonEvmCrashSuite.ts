@@ -4,7 +4,9 @@
  * expected there; every recovery run completed; the need was paid exactly once (one depository payment since
  * the case started, by the one transfer that ended `success`); every other transfer ended `origin_failed`
  * without a payment; nothing is left in flight; the treasury's origin balance moved by exactly what was paid
- * (amount + fees) and the destination received at least the guaranteed minimum.
+ * (amount + fees) and the destination received at least the guaranteed minimum. The killed runs are child
+ * processes; the recovery runs are too in the first case, and run in the test's process in the others
+ * (`RecoveryRuns`, crashCase.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../../packages/sandbox/src/startSandbox.ts';
@@ -47,13 +49,14 @@ export function describeNonEvmCrashCases(title: string, origin: NonEvmOrigin): v
       tmp.cleanup();
     });
 
-    for (const target of NON_EVM_TARGETS[origin]) {
+    for (const [index, target] of NON_EVM_TARGETS[origin].entries()) {
       const cancel = target === 'cancel:written';
       it(
         `SIGKILL at ${target}: the need paid once, the transfer(s) final, the treasury moved by what was paid`,
         async () => {
           const s = sandbox!;
-          const r = await crashNonEvm(s, tmp.dir, origin, target, cancel ? CANCEL_RECOVERY_BUDGET_MS : RECOVERY_BUDGET_MS);
+          const budgetMs = cancel ? CANCEL_RECOVERY_BUDGET_MS : RECOVERY_BUDGET_MS;
+          const r = await crashNonEvm(s, tmp.dir, origin, target, budgetMs, index === 0 ? 'process' : 'inProcess');
           const tail = (x: { stderr: string }) => x.stderr.slice(-1500);
           for (const run of r.setup) expect(run.code, tail(run)).toBe(0);
           // The run died by SIGKILL at its boundary, so the case cannot pass without the fault.
