@@ -9,6 +9,7 @@ import { findDepositsForOrder } from '../../packages/ballast/src/chains/evm/find
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 import { anvilReorg as reorg } from './helpers/anvilReorg.ts';
+import { trackingClock } from './trackingClock.ts';
 
 const USDC = 1_000_000n;
 const tmp = tempDir('ballast-reorg-');
@@ -19,11 +20,15 @@ describe('reorg of a confirmed deposit', () => {
   it('sends the recorded transactions again: one deposit on chain, transfer back to deposited, origin debited once', async () => {
     const sandbox = await sandboxes.start({ faults: { neverFill: true } });
     const alpha = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
-    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
+    const clock = trackingClock();
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } }, {}, { now: clock.now });
     sandboxes.closeAfter(() => ballast.close());
     const startBlock = await alpha.publicClient.getBlockNumber();
 
+    // The fill never comes: cycle 1 stops tracking at its first status read (the clock moves past its 10 s).
+    void clock.timeOutAtNextStatusRead(ballast.relay, 10_000);
     const first = await ballast.runCycle('once');
+    expect(clock.aheadMs).toBe(10_000);
     expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
     const [transfer] = await listRecentTransfers(ballast.db, 5);
     expect(transfer!.status).toBe('deposited');
@@ -60,9 +65,12 @@ describe('reorg of a confirmed deposit', () => {
   it('leaves a transaction as recorded once it is deeper than chains.<name>.confirmations', async () => {
     const sandbox = await sandboxes.start({ faults: { neverFill: true } });
     const alpha = sandbox.chains.find((c) => c.def.slug === 'alpha')!;
-    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
+    const clock = trackingClock();
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } }, {}, { now: clock.now });
     sandboxes.closeAfter(() => ballast.close());
+    void clock.timeOutAtNextStatusRead(ballast.relay, 10_000);
     await ballast.runCycle('once');
+    expect(clock.aheadMs).toBe(10_000);
     const [transfer] = await listRecentTransfers(ballast.db, 5);
     expect(transfer!.status).toBe('deposited');
     await fetch(alpha.rpcUrl, {
