@@ -13,6 +13,7 @@ import { registerReport } from '../../packages/ballast/src/cli/commands/report.t
 import { REPORT_CSV_HEADER } from '../../packages/ballast/src/cli/renderLedger.ts';
 import { formatUsdMicros } from '../../packages/protocol/src/core/units.ts';
 import { ballastOnSandbox, tempDir } from './helpers/sandboxBallast.ts';
+import { trackingClock } from './trackingClock.ts';
 
 const tmp = tempDir('ballast-ledger-');
 let sandbox: Sandbox | null = null;
@@ -104,10 +105,14 @@ describe('ledger of a real transfer', () => {
   }, 120_000);
 
   it('is written when the next cycle closes a slow transfer, and written again by the backfill when missing', async () => {
-    sandbox = await startSandbox({ faults: { fillDelayMs: 14_000 } });
-    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } });
+    // Cycle 1 stops tracking at its first status read (the clock moves past its 10 s); the fill lands 4 s after the deposit.
+    sandbox = await startSandbox({ faults: { fillDelayMs: 4_000 } });
+    const clock = trackingClock();
+    const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } }, {}, { now: clock.now });
     try {
+      void clock.timeOutAtNextStatusRead(ballast.relay, 10_000);
       const first = await ballast.runCycle('once');
+      expect(clock.aheadMs).toBe(10_000);
       expect(first.attempts[0]!.outcome).toBe('in_flight');
       const id = first.attempts[0]!.transferId!;
       expect(await getLedgerEntry(ballast.db, id)).toBeUndefined();
