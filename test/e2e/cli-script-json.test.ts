@@ -1,5 +1,5 @@
 /**
- * The commands a script calls answer in JSON with `--json` (`report`, `approve`, `reject`, `resume`) on a real SQLite
+ * The commands a script calls answer in JSON with `--json` (`report`, `approve`, `reject`, `resume`, `policy`) on a real SQLite
  * store and an offline config, and every error under `--json` is one object `{error, code, exitCode}` on stdout,
  * whatever raised it (commander, a usage check, a store error, a refused sign-off); without `--json` the same error
  * is one `ballast: …` line on stderr. One case runs the real process; the others call main() in this process.
@@ -26,6 +26,7 @@ const aliceKey = generatePrivateKey();
 let config = '';
 let requestIds: number[] = [];
 let pauseId = 0;
+let digest = '';
 
 /** The offline config's reference `${BETA_RPC}`: nothing is called. */
 const env = { BETA_RPC: 'http://127.0.0.1:9' };
@@ -83,8 +84,10 @@ beforeAll(async () => {
     await db.close();
   }
   // The configured approval policy becomes the approved one, as an operator starts.
-  const init = await cli('policy', 'init', '--by', 'ops');
+  const init = await cli('policy', 'init', '--by', 'ops', '--json');
   expect(init.code, init.stderr).toBe(0);
+  digest = String(json(init.stdout).digest);
+  expect(digest).toMatch(/^0x[0-9a-f]{64}$/);
 }, 60_000);
 
 describe('--json on the commands a script calls', () => {
@@ -100,6 +103,10 @@ describe('--json on the commands a script calls', () => {
     const resumed = await cli('resume', '--wallet', 'treasury', '--note', 'cleared by Relay support', '--json');
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(json(resumed.stdout)).toEqual({ wallet: 'treasury', walletPausesLifted: [pauseId] });
+
+    const proposed = await cli('policy', 'propose', '--json');
+    expect(proposed.code, proposed.stderr).toBe(0);
+    expect(json(proposed.stdout)).toEqual({ digest: null, created: false, replaces: digest, changes: [] }); // the config is the approved policy
 
     const report = await cli('report', '--since', '1d', '--json');
     expect(report.code, report.stderr).toBe(0);

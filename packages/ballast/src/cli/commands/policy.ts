@@ -83,20 +83,22 @@ export function registerPolicy(program: Command, out: (s: string) => void): void
     .command('init')
     .description("record the config's approval policy as the first approved one (once; then changes need a quorum)")
     .option('--by <name>', 'who bootstraps it (default <user>@<host>)')
-    .action(async (flags: { by?: string }, sub: Command) => {
+    .option('--json', 'print JSON: {digest}')
+    .action(async (flags: { by?: string; json?: boolean }, sub: Command) => {
       await withStore(sub, async (db, config) => {
         const content = policyContentOf(config);
         if (!content) throw new CliError('policy.approvals is not configured: there is no approval policy to record', EXIT_USAGE);
         const result = await initPolicy(db, { text: policyText(content, null), by: flags.by ?? defaultBy(), nowMs: Date.now() });
         if (!result.ok) throw new CliError(`refused: ${result.reason}: ${result.detail}`, EXIT_REFUSED);
-        out(`approval policy ${result.digest} recorded as the first approved policy`);
+        out(flags.json ? toJson({ digest: result.digest }) : `approval policy ${result.digest} recorded as the first approved policy`);
       });
     });
   cmd
     .command('propose')
     .description("record the config's approval policy as a change for the approved policy's approvers to sign")
     .option('--by <name>', 'who proposes it (default <user>@<host>)')
-    .action(async (flags: { by?: string }, sub: Command) => {
+    .option('--json', 'print JSON: {digest, created, replaces, changes, required, approvers}; digest null when nothing changed')
+    .action(async (flags: { by?: string; json?: boolean }, sub: Command) => {
       await withStore(sub, async (db, config) => {
         const content = policyContentOf(config);
         if (!content) throw new CliError('policy.approvals is not configured: there is no approval policy to propose', EXIT_USAGE);
@@ -105,15 +107,25 @@ export function registerPolicy(program: Command, out: (s: string) => void): void
           throw new CliError('refused: not_initialized: no approval policy is approved yet: run ballast policy init', EXIT_REFUSED);
         const changes = policyChanges(approved.policy, content);
         if (changes.length === 0) {
-          out(`the config's approval policy is the approved one (${approved.digest}): nothing to propose`);
+          out(
+            flags.json
+              ? toJson({ digest: null, created: false, replaces: approved.digest, changes })
+              : `the config's approval policy is the approved one (${approved.digest}): nothing to propose`,
+          );
           return;
         }
         const text = policyText(content, approved.digest);
         const result = await proposePolicy(db, { text, by: flags.by ?? defaultBy(), nowMs: Date.now() });
         if (!result.ok) throw new CliError(`refused: ${result.reason}: ${result.detail}`, EXIT_REFUSED);
+        const approvers = Object.keys(approved.policy.approvers).sort();
+        if (flags.json) {
+          const { required } = approved.policy;
+          out(toJson({ digest: result.digest, created: result.created, replaces: approved.digest, changes, required, approvers }));
+          return;
+        }
         out(`proposal ${result.digest} ${result.created ? 'recorded' : 'already recorded'}: replaces ${approved.digest}`);
         for (const line of changes) out(`  ${line}`);
-        const names = Object.keys(approved.policy.approvers).sort().join(', ');
+        const names = approvers.join(', ');
         out(
           `needs ${approved.policy.required} of ${names}: ballast policy show ${result.digest}, then ballast policy approve ${result.digest} --key-file <file>`,
         );
@@ -135,7 +147,8 @@ export function registerPolicy(program: Command, out: (s: string) => void): void
     .option('--key-file <file>', "an EVM private key (hex) or a Solana keypair JSON file; the key must be an approver's")
     .option('--signature <sig>', 'a signature made elsewhere over `ballast policy show <digest>`')
     .option('--approver <name>', 'with --signature: the approver (name in the approved policy)')
-    .action(async (digest: string, flags: SignatureFlags, sub: Command) => {
+    .option('--json', 'print JSON: {digest, approver, approvers, required, approved}')
+    .action(async (digest: string, flags: SignatureFlags & { json?: boolean }, sub: Command) => {
       checkSignatureFlags(flags);
       await withStore(sub, async (db) => {
         const records = await listPolicyRecords(db);
@@ -153,6 +166,11 @@ export function registerPolicy(program: Command, out: (s: string) => void): void
         );
         const result = await signPolicy(db, { digest: record.digest, approver, signature, nowMs: Date.now() });
         if (!result.ok) throw new CliError(`refused: ${result.reason}: ${result.detail}`, EXIT_REFUSED);
+        if (flags.json) {
+          const { approvers, required, approved: isApproved } = result;
+          out(toJson({ digest: record.digest, approver, approvers, required, approved: isApproved }));
+          return;
+        }
         out(
           `approval policy ${record.digest}: sign-off by ${approver} recorded (${result.approvers.length} of ${result.required}: ${result.approvers.join(', ')})` +
             (result.approved ? '; approved: it applies from the next cycle' : ''),
