@@ -9,6 +9,7 @@ import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
+import { trackingClock } from './trackingClock.ts';
 
 const tmp = tempDir('ballast-withdraw-cli-');
 afterAll(() => tmp.cleanup());
@@ -18,21 +19,28 @@ describe('ballast withdraw', () => {
   it('withdraws an unfilled deposit on request and history shows it withdrawn', { timeout: 180_000 }, async () => {
     const sandbox = await sandboxes.start({ faults: { neverFill: true, fillDelayMs: 0 }, withdrawals: { stepMs: 100, minPollMs: 100 } });
     const withdrawals = { pollMs: 150, rateLimitedPollMs: 400, maxWaitSec: 60 };
-    const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir, {
-      tracking: { pollMs: 200, timeoutSec: 10 },
-      withdrawals,
-    } as ConfigOverrides); // `withdrawals` passes through as a top-level key
+    const clock = trackingClock();
+    const { ballast, configFile, store } = ballastOnSandbox(
+      sandbox,
+      tmp.dir,
+      { tracking: { pollMs: 200, timeoutSec: 10 }, withdrawals } as ConfigOverrides, // `withdrawals` passes through as a top-level key
+      {},
+      { now: clock.now },
+    );
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
+    // The fill never comes: the cycle stops tracking at its first status read (the clock moves past its 10 s).
+    void clock.timeOutAtNextStatusRead(ballast.relay, 10_000);
     expect((await ballast.runCycle('once')).attempts.map((a) => a.outcome)).toEqual(['in_flight']);
+    expect(clock.aheadMs).toBe(10_000);
     const [t] = await listRecentTransfers(ballast.db, 1);
     const env = sandboxEnv(sandbox, store);
-    // The refusal (exit 1) and the withdrawal (exit 0) as a real process; the usage errors, the no-op and the reads
-    // call the same main() in this process.
+    // The withdrawal (exit 0) as a real process; the refusal, the usage errors, the no-op and the reads call the
+    // same main() in this process.
     const cli = (...args: string[]) => runCli([...args, '--config', configFile], { env });
     const cliHere = (...args: string[]) => runCliInProcess([...args, '--config', configFile], { env });
 
-    const early = await cli('withdraw', '--request', t!.requestId!);
+    const early = await cliHere('withdraw', '--request', t!.requestId!);
     expect(early.code, early.stderr).toBe(1);
     expect(early.stdout).toContain('not_withdrawable');
     expect(early.stdout).toContain('protocol.isWithdrawable is false');
