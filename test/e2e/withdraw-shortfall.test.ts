@@ -10,8 +10,9 @@ import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { getTransfer, listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { getWithdrawalOfTransfer } from '../../packages/ballast/src/store/withdrawals.ts';
 import { recoverDeposits } from '../../packages/ballast/src/withdraw/recover.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
+import { trackingClock } from './trackingClock.ts';
 
 const tmp = tempDir('ballast-withdraw-shortfall-');
 afterAll(() => tmp.cleanup());
@@ -21,13 +22,20 @@ describe('a withdrawal that comes back short', () => {
   it('keeps the remainder open and visible until the rest comes back, then withdraws the transfer', async () => {
     const sandbox = await sandboxes.start({ faults: { neverFill: true, fillDelayMs: 0 }, withdrawals: { stepMs: 100, minPollMs: 100 } });
     const withdrawals = { pollMs: 150, rateLimitedPollMs: 400, maxWaitSec: 60, maxAttempts: 2 };
-    const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir, {
-      tracking: { pollMs: 200, timeoutSec: 10 },
-      withdrawals,
-    } as ConfigOverrides); // `withdrawals` passes through as a top-level key
+    const clock = trackingClock();
+    const { ballast, configFile, store } = ballastOnSandbox(
+      sandbox,
+      tmp.dir,
+      { tracking: { pollMs: 200, timeoutSec: 10 }, withdrawals } as ConfigOverrides, // `withdrawals` passes through as a top-level key
+      {},
+      { now: clock.now },
+    );
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
+    // The fill never comes: the cycle stops tracking at its first status read (the clock moves past its 10 s).
+    void clock.timeOutAtNextStatusRead(ballast.relay, 10_000);
     expect((await ballast.runCycle('once')).attempts.map((a) => a.outcome)).toEqual(['in_flight']);
+    expect(clock.aheadMs).toBe(10_000);
     const [t] = await listRecentTransfers(ballast.db, 1);
     const short = t!.amountIn / 4n;
     sandbox.setFaults({ unfilledWithdrawableAfterMs: 0, withdrawalShortfall: short.toString() });
@@ -51,8 +59,9 @@ describe('a withdrawal that comes back short', () => {
     expect(metrics).toMatch(/^ballast_withdrawal_restarts_total\{reason="short"\} 1$/m);
 
     const env = sandboxEnv(sandbox, store);
+    // The last pass as a real process; the one showing the remainder calls the same main() in this process.
     const cli = (...args: string[]) => runCli([...args, '--config', configFile], { env });
-    const shown = await cli('withdraw');
+    const shown = await runCliInProcess(['withdraw', '--config', configFile], { env });
     expect(shown.code, shown.stderr).toBe(1);
     expect(shown.stdout).toContain('open remainder');
     expect(shown.stdout).toMatch(new RegExp(`${t!.amountIn - short}\\s+.*${short}\\s+.*pending\\s+.*attested`));
@@ -70,5 +79,5 @@ describe('a withdrawal that comes back short', () => {
     expect(after.status).toBe('withdrawn');
     expect(await getWithdrawalOfTransfer(ballast.db, t!.id)).toMatchObject({ state: 'executed', receivedAmount: t!.amountIn });
     expect(after.events.some((e) => e.detail?.includes(`${short} still open in the hub`))).toBe(true);
-  }, 180_000); // two CLI processes and a cycle on anvil chains
+  }, 180_000); // a CLI process and a cycle on anvil chains
 });
