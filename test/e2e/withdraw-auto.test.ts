@@ -12,6 +12,7 @@ import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { getTransfer, listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { getWithdrawalOfTransfer } from '../../packages/ballast/src/store/withdrawals.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
+import { trackingClock } from './trackingClock.ts';
 
 const tmp = tempDir('ballast-withdraw-auto-');
 afterAll(() => tmp.cleanup());
@@ -34,18 +35,21 @@ describe('automatic withdrawal of unfilled deposits', () => {
       faults: { neverFill: true, unfilledWithdrawableAfterMs: 0, fillDelayMs: 0 },
       withdrawals: { stepMs: 100, minPollMs: 100 },
     });
-    let skewMs = 0;
-    const { ballast, logLines } = ballastOnSandbox(sandbox, tmp.dir, overrides(), {}, { now: () => Date.now() + skewMs });
+    const clock = trackingClock();
+    const { ballast, logLines } = ballastOnSandbox(sandbox, tmp.dir, overrides(), {}, { now: clock.now });
     sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
 
+    // The fill never comes: the cycle stops tracking at its first status read (the clock moves past its 10 s).
+    void clock.timeOutAtNextStatusRead(ballast.relay, 10_000);
     const first = await ballast.runCycle('once');
     expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
+    expect(clock.aheadMs).toBe(10_000);
     const [t] = await listRecentTransfers(ballast.db, 1);
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before - t!.amountIn);
     expect(await getWithdrawalOfTransfer(ballast.db, t!.id)).toBeUndefined(); // deposited too recently to be checked
 
-    skewMs = 61_000; // past withdrawals.unfilledAfterSec
+    clock.advance(61_000); // past withdrawals.unfilledAfterSec
     const second = await ballast.runCycle('once');
     expect(second.attempts).toEqual([]); // the planner still credited the transfer this cycle: nothing paid twice
     const w = (await getWithdrawalOfTransfer(ballast.db, t!.id))!;
