@@ -12,7 +12,9 @@
  *
  * - Binaries: `BALLAST_PG_BIN` if set, else the newest `/usr/lib/postgresql/<major>/bin` (Debian's
  *   `postgresql` package, installed by scripts/ensure-system-deps.sh; Debian keeps them off PATH), else PATH.
- * - `initdb` once per server (trust authentication, user `postgres`, no fsync), then
+ * - The cluster is a copy (`cp -a`) of one made by `initdb` (trust authentication, user `postgres`, no fsync) and
+ *   kept in `node_modules/.cache/ballast-postgres/<version>-<uid>/data`: `initdb` runs once per machine and
+ *   PostgreSQL version (about 3 s) instead of once per server; the copy takes a few hundred milliseconds. Then
  *   `postgres -D <dir>/data -p <port> -k <dir> -h 127.0.0.1` on a free loopback port, with fsync and
  *   synchronous commit off (test data only).
  * - PostgreSQL refuses to run as root: when the tests run as root, the directory is chowned to Debian's
@@ -22,9 +24,10 @@
  *   directory and port (a database restart); a server left running when the process exits is killed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../e2e/helpers/freePort.ts';
 
@@ -89,6 +92,59 @@ function serverUser(): { uid: number; gid: number } | undefined {
   return { uid: Number(fields[2]), gid: Number(fields[3]) };
 }
 
+/** Where initialized clusters are kept, one per PostgreSQL version and user (beside the sandbox's compile cache). */
+const TEMPLATE_CACHE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/.cache/ballast-postgres');
+
+/** Copies a directory tree with its modes and owners (`cp -a`: a cluster's directory must stay 0700, its owner's). */
+function copyTree(from: string, to: string): void {
+  const cp = spawnSync('cp', ['-a', from, to], { encoding: 'utf8' });
+  if (cp.status !== 0) throw new Error(`cp -a ${from} ${to} failed (exit ${cp.status}): ${cp.stderr || String(cp.error)}`);
+}
+
+const templates = new Map<string, string>();
+
+/**
+ * The data directory of a cluster `initdb` made (trust authentication, user `postgres`, UTF8, C locale), never
+ * started: made once per PostgreSQL version and user in {@link TEMPLATE_CACHE} (in a temporary directory, where the
+ * server's user may write, then copied in and renamed into place, so concurrent test processes never see half of
+ * one), and copied for each server.
+ *
+ * @throws when `postgres --version` or initdb fails
+ */
+function clusterTemplate(bin: string, user: { uid: number; gid: number } | undefined): string {
+  const version = spawnSync(path.join(bin, 'postgres'), ['--version'], { encoding: 'utf8' });
+  if (version.status !== 0) throw new Error(`${path.join(bin, 'postgres')} --version failed: ${version.stderr || String(version.error)}`);
+  const key = `${version.stdout.trim().replace(/[^A-Za-z0-9.]+/g, '-')}-${user?.uid ?? process.getuid?.() ?? 'user'}`;
+  const known = templates.get(key);
+  if (known) return known;
+  const home = path.join(TEMPLATE_CACHE, key);
+  const data = path.join(home, 'data');
+  if (!existsSync(path.join(data, 'PG_VERSION'))) {
+    const work = mkdtempSync(path.join(os.tmpdir(), 'ballast-pg-initdb-'));
+    try {
+      if (user) chownSync(work, user.uid, user.gid);
+      const init = spawnSync(
+        path.join(bin, 'initdb'),
+        ['-D', path.join(work, 'data'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'],
+        { cwd: work, env: { ...process.env, LC_ALL: 'C', LANG: 'C', HOME: work }, encoding: 'utf8', ...(user ?? {}) },
+      );
+      if (init.status !== 0) throw new Error(`initdb failed (exit ${init.status}): ${init.stderr || init.stdout || String(init.error)}`);
+      mkdirSync(TEMPLATE_CACHE, { recursive: true });
+      const staging = mkdtempSync(path.join(TEMPLATE_CACHE, `.${key}-`));
+      copyTree(path.join(work, 'data'), path.join(staging, 'data'));
+      try {
+        renameSync(staging, home);
+      } catch {
+        rmSync(staging, { recursive: true, force: true }); // another process put one in place first
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  templates.set(key, data);
+  return data;
+}
+
 /**
  * Starts a fresh PostgreSQL cluster on 127.0.0.1 and a free port.
  * @returns the running server; call `stop()` in afterAll.
@@ -103,14 +159,11 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   const spawnUser = user ? { uid: user.uid, gid: user.gid } : {};
   const env = { ...process.env, LC_ALL: 'C', LANG: 'C', HOME: dir };
 
-  const init = spawnSync(
-    path.join(bin, 'initdb'),
-    ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'],
-    { cwd: dir, env, encoding: 'utf8', ...spawnUser },
-  );
-  if (init.status !== 0) {
+  try {
+    copyTree(clusterTemplate(bin, user), dataDir);
+  } catch (err) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`initdb failed (exit ${init.status}): ${init.stderr || init.stdout || String(init.error)}`);
+    throw err;
   }
 
   let port = 0;
