@@ -41,7 +41,7 @@ function byteForms(bytes: Uint8Array): string[] {
 
 describe('log redaction', () => {
   it('keeps every key, the API key and URL credentials out of trace-level logs', async () => {
-    const sandbox = await sandboxes.start({ solana: true, bitcoin: true, apiKey: API_KEY });
+    const sandbox = await sandboxes.start({ solana: true, bitcoin: true, bitcoinBlockMs: 300, apiKey: API_KEY });
     const store = path.join(tmp.dir, 'ballast.db');
     const env: Record<string, string> = { ...sandboxEnv(sandbox, store), RELAY_API_KEY: API_KEY };
     env.BALLAST_LOG_FORMAT = '';
