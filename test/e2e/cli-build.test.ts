@@ -121,7 +121,8 @@ describe('the build', () => {
     const main = readFileSync(path.join(pkg, 'dist/cli/main.js'), 'utf8');
     expect(main).toContain('"./commandTable.js"');
     expect(main).not.toMatch(/from ["']\.[^"']+\.ts["']/); // relative ones; the workspace packages' resolve by `exports`
-    expect(main).toContain("from '@ballast/protocol/core/errors.ts'");
+    const errorReport = readFileSync(path.join(pkg, 'dist/cli/errorReport.js'), 'utf8');
+    expect(errorReport).toContain("from '@ballast/protocol/core/errors.ts'");
     const table = readFileSync(path.join(pkg, 'dist/cli/commandTable.js'), 'utf8');
     expect(table).toContain('import("./commands/history.js")');
     const sources = readdirSync(path.join(ROOT, 'packages/sandbox/src/contracts')).filter((f) => f.endsWith('.sol'));
