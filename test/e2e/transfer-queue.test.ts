@@ -4,11 +4,13 @@
  * `--wait` reports that outcome. A request the holder cannot do ends `refused`, one it could not run `failed`; one
  * left `taken` by a process that died is never run again.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { enqueueTransferRequest, getTransferRequest } from '../../packages/ballast/src/store/transferRequests.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 
 const sandboxes = sandboxPerTest();
@@ -68,7 +70,7 @@ describe('ballast transfer --queue', () => {
     // The cycle's 20 000 USDC and the queued 1 000 + 2 500 left alpha (amounts on which the deposit's gas, which
     // the fee policy counts, stays within the demo's 30 bps).
     expect(alphaBefore - (await usdcBalance(sandbox, 'alpha'))).toBe(23_500_000_000n);
-    const history = await runCli(['history', '--json', '--raw', '--db', env.BALLAST_DEMO_STORE!]);
+    const history = await runCliInProcess(['history', '--json', '--raw', '--db', env.BALLAST_DEMO_STORE!]);
     const rows = JSON.parse(history.stdout) as { amountIn: string; status: string }[];
     expect(rows.map((r) => [r.amountIn, r.status]).sort()).toEqual([
       ['1000000000', 'success'],
@@ -79,9 +81,10 @@ describe('ballast transfer --queue', () => {
 
   it('refuses what the daemon cannot do, with the reason, and checks the holdings before queueing', async () => {
     const { ballast, configFile, env } = setup();
-    const unknown = await runCli(
+    // Refused before anything is asked or queued: main() in this process; the queued request below is a real process.
+    const unknown = await runCliInProcess(
       ['transfer', '--from', 'gamma:USDC', '--to', 'beta:USDC', '--amount', '1', '--queue', '--config', configFile],
-      { env, timeoutMs: 60_000 },
+      { env },
     );
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/--from gamma:USDC: no such holding under assets:/);
@@ -97,7 +100,16 @@ describe('ballast transfer --queue', () => {
   }, 180_000);
 
   it('marks a request that could not be run failed, goes on with the next, and sends nothing', async () => {
-    const out = ballastOnSandbox(sandbox, tmp.dir, { relay: { chainsCacheSec: 0 } });
+    // Every API call answers 500, an error the client does not retry (the sandbox's 503 burst would be waited out at
+    // each of its retries, seconds per call): GET /chains fails.
+    const down = createServer((_req, res) => res.writeHead(500).end('{"message":"internal error"}'));
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    sandboxes.closeAfter(() => {
+      down.closeAllConnections();
+      return new Promise((resolve) => down.close(() => resolve()));
+    });
+    const baseUrl = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
+    const out = ballastOnSandbox(sandbox, tmp.dir, { relay: { chainsCacheSec: 0, baseUrl } });
     sandboxes.closeAfter(() => out.ballast.close());
     const { ballast } = out;
     for (const amount of ['5', '6']) {
@@ -110,13 +122,12 @@ describe('ballast transfer --queue', () => {
       });
     }
     const before = await usdcBalance(sandbox, 'alpha');
-    sandbox.setFaults({ httpErrors: { status: 503, count: 1000 } }); // every API call answers 503: GET /chains fails
     const report = await ballast.runCycle('once');
     expect(report.outcome).toBe('error');
     for (const id of [1, 2]) {
       const r = await getTransferRequest(ballast.db, id);
       expect(r?.state).toBe('failed');
-      expect(r?.detail).toMatch(/^could not be run: .*503.*; see ballast history, and queue it again if nothing was broadcast$/);
+      expect(r?.detail).toMatch(/^could not be run: .*500.*; see ballast history, and queue it again if nothing was broadcast$/);
     }
     expect(await usdcBalance(sandbox, 'alpha')).toBe(before);
   }, 180_000);
