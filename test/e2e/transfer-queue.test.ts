@@ -42,11 +42,12 @@ const transfer = (configFile: string, ...extra: string[]) => [
 describe('ballast transfer --queue', () => {
   it('queues while the daemon holds the lock; the daemon runs it after its cycle and --wait reports success', async () => {
     const { ballast, configFile, env } = setup();
-    // While the lock is held, a direct transfer exits 4; a queued one is accepted at once.
+    // While the lock is held, a direct transfer exits 4; a queued one is accepted at once. Both call the CLI's main()
+    // in this process (the lock knows its holder is alive); the request waited for below is a real CLI process.
     const queued = await ballast.exclusive(async () => {
-      const direct = await runCli(transfer(configFile, '--amount', '1000'), { env, timeoutMs: 60_000 });
+      const direct = await runCliInProcess(transfer(configFile, '--amount', '1000'), { env });
       expect(direct.code, direct.stderr).toBe(4);
-      return runCli(transfer(configFile, '--amount', '1000', '--queue'), { env, timeoutMs: 60_000 });
+      return runCliInProcess(transfer(configFile, '--amount', '1000', '--queue'), { env });
     });
     expect(queued.code, queued.stderr).toBe(0);
     expect(queued.stdout).toMatch(/^queued as transfer request 1:/);
@@ -81,7 +82,6 @@ describe('ballast transfer --queue', () => {
 
   it('refuses what the daemon cannot do, with the reason, and checks the holdings before queueing', async () => {
     const { ballast, configFile, env } = setup();
-    // Refused before anything is asked or queued: main() in this process; the queued request below is a real process.
     const unknown = await runCliInProcess(
       ['transfer', '--from', 'gamma:USDC', '--to', 'beta:USDC', '--amount', '1', '--queue', '--config', configFile],
       { env },
@@ -91,7 +91,7 @@ describe('ballast transfer --queue', () => {
     expect(await getTransferRequest(ballast.db, 1)).toBeUndefined();
 
     // USDC has 6 decimals: only the daemon, which resolves them, can tell; it refuses and nothing is sent.
-    const queued = await runCli(transfer(configFile, '--amount', '0.0000001', '--queue'), { env, timeoutMs: 60_000 });
+    const queued = await runCliInProcess(transfer(configFile, '--amount', '0.0000001', '--queue'), { env });
     expect(queued.code, queued.stderr).toBe(0);
     await ballast.runCycle('once');
     const r = await getTransferRequest(ballast.db, 1);
