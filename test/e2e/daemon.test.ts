@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
-import { CLI_ENTRY, ROOT, runCli } from './helpers/cli.ts';
+import { cliArgv, ROOT, runCliInProcess } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { freePort } from './helpers/freePort.ts';
@@ -46,14 +46,13 @@ describe('ballast daemon', () => {
     );
     const env = { ...process.env, ...sandboxEnv(sandbox, store) };
     // A queued manual transfer: the daemon runs it under the run lock after its first cycle, and waits for its fill.
-    const queued = await runCli(
+    // The daemon is the real process under test; the one-shot commands call the CLI's main() in this process.
+    const queued = await runCliInProcess(
       ['transfer', '--from', 'alpha:USDC', '--to', 'beta:USDC', '--amount', '1000', '--queue', '--config', configFile],
-      {
-        env: sandboxEnv(sandbox, store),
-      },
+      { env: sandboxEnv(sandbox, store) },
     );
     expect(queued.code, queued.stderr).toBe(0);
-    const child = spawn(process.execPath, [CLI_ENTRY, 'daemon', '--run-at-start', '--log-level', 'info', '--config', configFile], {
+    const child = spawn(process.execPath, cliArgv(['daemon', '--run-at-start', '--log-level', 'info', '--config', configFile]), {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,10 +75,10 @@ describe('ballast daemon', () => {
       expect([ready.status, detail.ready, detail.storeOpen, detail.lastCycleAgeSeconds]).toEqual([200, true, true, null]);
 
       // run --once sees the daemon on its store and does nothing; with --force it meets the run lock the daemon holds.
-      const polite = await runCli(['run', '--once', '--config', configFile], { env: sandboxEnv(sandbox, store) });
+      const polite = await runCliInProcess(['run', '--once', '--config', configFile], { env: sandboxEnv(sandbox, store) });
       expect(polite.code).toBe(4);
       expect(polite.stderr).toMatch(/a daemon runs on this store \(pid \d+ on /);
-      const once = await runCli(['run', '--once', '--force', '--config', configFile], { env: sandboxEnv(sandbox, store) });
+      const once = await runCliInProcess(['run', '--once', '--force', '--config', configFile], { env: sandboxEnv(sandbox, store) });
       expect(once.code).toBe(4);
       expect(once.stderr).toContain('run lock');
       expect(once.stderr).toMatch(/pid \d+ on .+, since .+, lease until /);
