@@ -1,8 +1,8 @@
 /**
  * The commands that take `--db` (history, report, limits, resume): a path that does not exist is a usage error
  * (exit 2) naming the flag and the path, and no database file is created in its place; a PostgreSQL URL is refused
- * the same way, without its password. `history` runs as a separate process; report, limits and resume call the same
- * main() in this process.
+ * the same way, without its password. `history` on PostgreSQL runs as a separate process (its whole stderr is one
+ * line); the other cases call the same main() in this process.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +16,7 @@ afterAll(() => tmp.cleanup());
 describe('--db naming a missing file', () => {
   it('history exits 2 and creates nothing', async () => {
     const missing = path.join(tmp.dir, 'no-such', 'balast.db');
-    const result = await runCli(['history', '--db', missing]);
+    const result = await runCliInProcess(['history', '--db', missing]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`--db ${missing}: no such database file`);
     expect(existsSync(missing)).toBe(false);
