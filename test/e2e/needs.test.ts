@@ -9,7 +9,7 @@ import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSand
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { listNeeds } from '../../packages/ballast/src/store/needs.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
 import { setUsdc, USDC } from './faults/helpers/treasuryNeed.ts';
 
@@ -41,7 +41,7 @@ it('funds a need due in an hour before it is due, once; closes it after its due 
     const first = await runCli([...add, '--key', 'payroll-1', '--note', 'payroll'], { env });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/#1 open 25000 USDC beta:treasury due/);
-    const again = await runCli([...add, '--key', 'payroll-1', '--note', 'payroll'], { env });
+    const again = await runCliInProcess([...add, '--key', 'payroll-1', '--note', 'payroll'], { env }); // main(), in process
     expect(again.code, again.stderr).toBe(0);
     expect((await listNeeds(ballast.db, { all: true })).map((n) => [n.id, n.status, n.amount])).toEqual([[1, 'open', 25_000n * USDC]]);
 
