@@ -6,7 +6,7 @@
  * deposit per need and every transfer final or provably in flight (test/model/invariants.ts). A failure prints
  * fast-check's seed and path and the shrunk schedule, with the faults it injected.
  *
- * `BALLAST_MODEL_RUNS=<n>` sets the number of schedules (default 500 with a fixed seed; more, with a fresh seed,
+ * `BALLAST_MODEL_RUNS=<n>` sets the number of schedules (default 250 with a fixed seed; more, with a fresh seed,
  * for a nightly run);
  * `BALLAST_MODEL_SEED=<seed>` with `BALLAST_MODEL_PATH=<path>` replays a reported failure;
  * `BALLAST_MODEL_LOG=<pino level>` shows Ballast's logs on stderr.

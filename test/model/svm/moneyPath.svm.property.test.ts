@@ -10,7 +10,7 @@
  * prints one summary line; a failure prints fast-check's seed and path and the shrunk schedule, with the
  * faults it injected.
  *
- * `BALLAST_MODEL_RUNS=<n>` sets the number of schedules (default 500 with a fixed seed; more, with a fresh
+ * `BALLAST_MODEL_RUNS=<n>` sets the number of schedules (default 250 with a fixed seed; more, with a fresh
  * seed, on demand); `BALLAST_MODEL_SEED=<seed>` with `BALLAST_MODEL_PATH=<path>` replays a reported failure;
  * `BALLAST_MODEL_LOG=<pino level>` shows Ballast's logs on stderr.
  */
