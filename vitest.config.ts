@@ -21,6 +21,7 @@ const INTEGRATION_UNIT = [
   'test/unit/chains/remote/turnkeySigning.test.ts',
   'test/unit/chains/svm/simulate.test.ts',
   'test/unit/cli/completion.test.ts',
+  'test/unit/cli/feeOutput.test.ts',
   'test/unit/cli/ledgerReport.test.ts',
   'test/unit/cli/needsCommand.test.ts',
   'test/unit/cycle/approvalGate.test.ts',

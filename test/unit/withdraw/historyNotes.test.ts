@@ -117,6 +117,10 @@ describe('transferNotes', () => {
       'withdrawal attested: short return: 25 of 100 still open',
       'withdrawal came back short: 75 of 100 back, 25 still open in the hub',
     ]);
+    // With the input's decimals, whole units with the symbol, as history shows amounts.
+    expect(transferNotes(row({}), short, 2)[1]).toBe(
+      `withdrawal came back short: 0.75 ${row({}).asset} of 1 ${row({}).asset} back, 0.25 ${row({}).asset} still open in the hub`,
+    );
     expect(transferNotes(row({}), { ...short, receivedAmount: 0n })).toEqual(['withdrawal attested: short return: 25 of 100 still open']);
     expect(
       transferNotes(row({ status: 'withdrawn', resolution: 'withdrawn: r' }), { ...short, state: 'executed', receivedAmount: 100n }),

@@ -2,6 +2,7 @@
  * The "notes" of `ballast history`: why a transfer is stalled, failed, refunded, withdrawn or being withdrawn,
  * and the cancels of a Bitcoin deposit, from its row, its events and its withdrawal (src/store/withdrawals.ts). Pure.
  */
+import { formatUnits } from 'viem';
 import type { TransferRow } from '../store/transferRows.ts';
 import { openRemainder } from '../store/withdrawalAmounts.ts';
 import type { WithdrawalRow } from '../store/withdrawals.ts';
@@ -16,7 +17,7 @@ function enteredDetail(row: TransferRow): string | null {
 }
 
 /** What the refund follow-up (src/cycle/followRefund.ts) recorded of a `refund`. */
-function refundNotes(row: TransferRow): string[] {
+function refundNotes(row: TransferRow, inUnits: (amount: bigint) => string): string[] {
   const r = row.refund;
   if (!r) return ['refund not followed up yet (amount unknown)'];
   if (r.failReason !== null) {
@@ -25,7 +26,7 @@ function refundNotes(row: TransferRow): string[] {
       row.resolvedAtMs === null ? 'route paused until resolved (`ballast resume`)' : `resolved: ${row.resolution ?? ''}`,
     ];
   }
-  const amount = r.amount === null ? 'amount unknown' : `${r.amount} base units of ${row.originCurrency}`;
+  const amount = r.amount === null ? 'amount unknown' : inUnits(r.amount);
   return [`refunded to ${row.user} on ${row.originChain}: ${amount}${r.txHash ? ` in ${r.txHash}` : ''}`];
 }
 
@@ -35,8 +36,12 @@ function refundNotes(row: TransferRow): string[] {
  *
  * @param row the transfer with its events
  * @param withdrawal its withdrawal, if one was started or refused
+ * @param decimalsIn decimals of its input currency, to show a refund and a withdrawal in whole units with the asset
+ *   symbol (`99.5 USDC`); null or absent: base units, said as such (`99500000 base units of 0x…`)
  */
-export function transferNotes(row: TransferRow, withdrawal: WithdrawalRow | undefined): string[] {
+export function transferNotes(row: TransferRow, withdrawal: WithdrawalRow | undefined, decimalsIn: number | null = null): string[] {
+  const inUnits = (amount: bigint): string =>
+    decimalsIn === null ? `${amount} base units of ${row.originCurrency}` : `${formatUnits(amount, decimalsIn)} ${row.asset}`;
   const notes: string[] = [];
   if (row.stalledAtMs !== null) {
     // The latest reason it was flagged (a Bitcoin cancel at its cap adds one to an older time-based flag).
@@ -59,7 +64,7 @@ export function transferNotes(row: TransferRow, withdrawal: WithdrawalRow | unde
       break;
     case 'refund':
       notes.push(`refunded: ${entered ?? 'the service refunded the deposit'}`);
-      notes.push(...refundNotes(row));
+      notes.push(...refundNotes(row, inUnits));
       break;
     case 'origin_failed':
       notes.push(`origin failed: ${row.error ?? entered ?? ''}`);
@@ -74,8 +79,10 @@ export function transferNotes(row: TransferRow, withdrawal: WithdrawalRow | unde
     const job = withdrawal.jobId !== null ? ` (job ${withdrawal.jobId}${withdrawal.jobStatus ? ` ${withdrawal.jobStatus}` : ''})` : '';
     notes.push(`withdrawal ${withdrawal.state}${job}${withdrawal.reason ? `: ${withdrawal.reason}` : ''}`);
     const open = withdrawal.receivedAmount > 0n ? openRemainder(withdrawal) : 0n;
-    if (open > 0n)
-      notes.push(`withdrawal came back short: ${withdrawal.receivedAmount} of ${withdrawal.amount} back, ${open} still open in the hub`);
+    if (open > 0n) {
+      const [back, of, left] = [withdrawal.receivedAmount, withdrawal.amount, open].map(decimalsIn === null ? String : inUnits);
+      notes.push(`withdrawal came back short: ${back} of ${of} back, ${left} still open in the hub`);
+    }
   }
   return notes;
 }

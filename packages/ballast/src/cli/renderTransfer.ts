@@ -4,7 +4,7 @@
  */
 import type { TransferRow } from '../store/transferRows.ts';
 import type { TransferDecimals } from '../store/ledgerUnits.ts';
-import { formatWhole, table } from './format.ts';
+import { formatUsdText, formatWhole, table } from './format.ts';
 import { transferStage } from '../core/transferStage.ts';
 
 /**
@@ -23,7 +23,8 @@ export function renderTransfer(t: TransferRow, decimals: TransferDecimals = { de
     ['amount in', amount(t.amountIn, decimals.decimalsIn)],
     ['guaranteed out (minimumAmount)', amount(t.minOut, decimals.decimalsOut, decimals.symbolOut)],
     ['quoted estimate (expectedAmount, not trusted)', amount(t.expectedOut, decimals.decimalsOut, decimals.symbolOut)],
-    ['fees (USD)', t.feesUsd ?? '—'],
+    // What the quote said, rounded for people; what was paid is in `history` and `report` (the ledger).
+    ['fees quoted', formatUsdText(t.feesUsd)],
     ['requestId', t.requestId ?? '—'],
     ['orderId', t.orderId ?? '—'],
     ...t.txs.map((tx): [string, string] => [`origin tx: ${tx.stepId}`, `${tx.txHash} (${tx.status})`]),

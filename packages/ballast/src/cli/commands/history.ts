@@ -2,14 +2,19 @@
  * `ballast history`: recent transfers with status, amounts, fees, transaction hashes and notes (approved by whom,
  * stalled, failed, refunded, withdrawn, a withdrawal under way, with their reasons). Reads the store named by the
  * config (or `--db`, which must exist), never the network. Amounts are whole units with the asset symbol (decimals from the
- * store's ledger or quote, else `assets.<symbol>[i].decimals` of the config); `--raw` shows base units.
+ * store's ledger or quote, else `assets.<symbol>[i].decimals` of the config); `--raw` shows base units. Fees are
+ * `quoted` (the accepted quote) beside `paid` (the ledger: Relay fees and the network cost in the origin's native
+ * currency, e.g. `0.0001211 ETH`), USD rounded for people (src/cli/renderFees.ts); `--json` keeps every digit.
  */
 import type { Command } from 'commander';
 import type { LoadedConfig } from '../../config/loadConfig.ts';
 import { listRecentTransfers } from '../../store/transfers.ts';
 import type { TransferRow } from '../../store/transferRows.ts';
 import { decimalsOfTransfers, type TransferDecimals } from '../../store/ledgerUnits.ts';
-import { getLedgerEntry } from '../../store/ledger.ts';
+import { getLedgerEntry, ledgerEntriesOf } from '../../store/ledger.ts';
+import { nativeSymbolsOfTransfers } from '../../store/quotedUnits.ts';
+import { feeLines } from '../renderFees.ts';
+import { parseUsdMicros } from '@ballast/protocol/core/units.ts';
 import { withdrawalsOfTransfers } from '../../store/withdrawals.ts';
 import { transferNotes } from '../historyNotes.ts';
 import { approvalsOfTransfers } from '../../store/approvalReads.ts';
@@ -23,7 +28,9 @@ import { openExistingStore } from '../storeFile.ts';
 export function registerHistory(program: Command, out: (s: string) => void): void {
   program
     .command('history')
-    .description('recent transfers with status, amounts (whole units with the symbol; --raw for base units), fees and tx hashes')
+    .description(
+      'recent transfers with status, amounts (whole units with the symbol; --raw for base units), fees quoted and paid, tx hashes',
+    )
     .option('--db <file>', 'existing SQLite store to read instead of the one in the config')
     .option('--limit <n>', 'how many transfers', '20')
     .option('--raw', "amounts in base units (the store's exact values)")
@@ -46,11 +53,13 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
           db,
           rows.map((r) => r.id),
         );
+        const decimals = new Map(rows.map((r) => [r.id, withConfigDecimals(r, stored.get(r.id), config)]));
         const notesOf = (r: TransferRow) => {
           const approval = approvals.get(r.id);
-          return [...transferNotes(r, withdrawals.get(r.id)), ...(approval ? [approvalNote(approval)] : [])];
+          // Whole units with the symbol, as the amounts columns; base units with --raw.
+          const decimalsIn = flags.raw ? null : (decimals.get(r.id)?.decimalsIn ?? null);
+          return [...transferNotes(r, withdrawals.get(r.id), decimalsIn), ...(approval ? [approvalNote(approval)] : [])];
         };
-        const decimals = new Map(rows.map((r) => [r.id, withConfigDecimals(r, stored.get(r.id), config)]));
         if (flags.json) {
           const items = [];
           for (const r of rows) {
@@ -69,6 +78,15 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
           out('no transfers recorded yet');
           return;
         }
+        // Fees paid (the ledger) and the native symbol of the network cost, for the fee column.
+        const ledgers = await ledgerEntriesOf(
+          db,
+          rows.map((r) => r.id),
+        );
+        const natives = await nativeSymbolsOfTransfers(
+          db,
+          rows.map((r) => r.id),
+        );
         const unit = flags.raw ? ' (base units)' : '';
         out(
           table(
@@ -79,7 +97,7 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
               'route',
               `amount in${unit}`,
               `min out${unit}`,
-              'fees USD',
+              'fees',
               'status',
               'relay',
               'origin txs',
@@ -95,7 +113,12 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
                 `${r.originChain} → ${r.destinationChain}`,
                 flags.raw ? r.amountIn.toString() : formatWhole(r.amountIn, d.decimalsIn, r.asset),
                 flags.raw ? r.minOut.toString() : formatWhole(r.minOut, d.decimalsOut, d.symbolOut ?? r.asset),
-                r.feesUsd ?? '—',
+                feeLines({
+                  quotedMicros: usdMicrosOrNull(r.feesUsd),
+                  ledger: ledgers.get(r.id) ?? null,
+                  nativeSymbol: natives.get(r.id) ?? null,
+                  originChain: r.originChain,
+                }).join('\n'),
                 r.status,
                 r.relayStatus ?? '—',
                 r.txs.map((t) => shortHash(t.txHash)).join('\n') || '—',
@@ -109,6 +132,16 @@ export function registerHistory(program: Command, out: (s: string) => void): voi
         await db.close();
       }
     });
+}
+
+/** Micro-USD of a stored USD decimal string; null when absent or not a decimal (shown as unknown). */
+function usdMicrosOrNull(usd: string | null): bigint | null {
+  if (usd === null) return null;
+  try {
+    return parseUsdMicros(usd);
+  } catch {
+    return null; // not a decimal string (parseUsdMicros throws TypeError): a row written outside Ballast
+  }
 }
 
 /**

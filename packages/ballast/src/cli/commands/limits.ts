@@ -1,7 +1,7 @@
 /**
  * `ballast limits`: the spending limits (`policy.limits`), what the rolling windows have used of them, whether
  * the kill switch halts execution now, and the most recent refusals. Reads the config and the store, never the
- * network.
+ * network. Amounts are whole units with the symbol, as `history` shows them (`--json` keeps base units).
  */
 import type { Command } from 'commander';
 import { killSwitchPath, killSwitchVerdict } from '../../cycle/spendingGate.ts';
@@ -10,7 +10,8 @@ import { openExistingStore } from '../storeFile.ts';
 import { listLimitHits } from '../../store/limitHits.ts';
 import { readSpendingHistory } from '../../store/spendingHistory.ts';
 import { CliError, EXIT_USAGE } from '../exitCodes.ts';
-import { table, toJson } from '../format.ts';
+import { formatUsd, formatWhole, table, toJson } from '../format.ts';
+import { sentDecimalsOf } from '../../store/quotedUnits.ts';
 import { loadCliConfig, type GlobalFlags } from '../session.ts';
 
 /** Registers the command. */
@@ -53,11 +54,26 @@ export function registerLimits(program: Command, out: (s: string) => void): void
           return;
         }
         const cfg = config.policy.limits;
+        // Whole units with the symbol, as history shows them: decimals from the config entry, else what the store
+        // recorded of transfers sent from that holding; base units said as such when neither knows.
+        const sent = await sentDecimalsOf(db, [
+          ...[...history.notional24hByOrigin].flatMap(([asset, byChain]) => [...byChain.keys()].map((chain) => ({ asset, chain }))),
+          ...report.recentHits.map((h) => ({ asset: h.asset, chain: h.originChain })),
+        ]);
+        const whole = (amount: bigint, asset: string, chain: string) =>
+          formatWhole(
+            amount,
+            config.assets[asset]?.find((e) => e.chain === chain && e.decimals !== undefined)?.decimals ??
+              sent.get(`${asset}|${chain}`) ??
+              null,
+            asset,
+          );
         const lines = [
           halted
             ? `HALTED: ${halted.detail}`
             : 'kill switch: off' + (report.killSwitch.file ? ` (file ${report.killSwitch.file} absent)` : ''),
-          `fees in 24 h: ${report.used.feesUsd24h} USD` + (cfg?.dailyFeesUsd !== undefined ? ` of ${cfg.dailyFeesUsd}` : ' (no budget)'),
+          `fees in 24 h: ${formatUsd(history.feesUsd24hMicros)}` +
+            (cfg?.dailyFeesUsd !== undefined ? ` of ${cfg.dailyFeesUsd} USD` : ' (no budget)'),
           `transfers in 1 h: ${history.transfersLastHour}` +
             (cfg?.maxTransfersPerHour !== undefined ? ` of ${cfg.maxTransfersPerHour}` : ' (no cap)'),
           `per transfer: ${cfg?.maxTransferUsd !== undefined ? `at most ${cfg.maxTransferUsd} USD` : 'no USD cap'}`,
@@ -65,9 +81,9 @@ export function registerLimits(program: Command, out: (s: string) => void): void
         const assets = new Set([...Object.keys(cfg?.dailyNotional ?? {}), ...history.notional24hByOrigin.keys()]);
         for (const asset of assets) {
           const byChain = history.notional24hByOrigin.get(asset) ?? new Map<string, bigint>();
-          const sent = [...byChain].map(([chain, amount]) => `${amount} from ${chain}`).join(', ') || 'nothing';
+          const spent = [...byChain].map(([chain, amount]) => `${whole(amount, asset, chain)} from ${chain}`).join(', ') || 'nothing';
           const cap = cfg?.dailyNotional?.[asset];
-          lines.push(`${asset} spent in 24 h (base units): ${sent}; cap ${cap === undefined ? 'none' : `${cap} ${asset}`}`);
+          lines.push(`${asset} spent in 24 h: ${spent}; cap ${cap === undefined ? 'none' : `${cap} ${asset}`}`);
         }
         out(lines.join('\n'));
         if (report.recentHits.length > 0) {
@@ -78,7 +94,7 @@ export function registerLimits(program: Command, out: (s: string) => void): void
                 new Date(h.decidedAtMs).toISOString(),
                 h.asset,
                 `${h.originChain} → ${h.destinationChain}`,
-                h.amountIn.toString(),
+                whole(h.amountIn, h.asset, h.originChain),
                 h.reason,
                 h.detail,
               ]),
