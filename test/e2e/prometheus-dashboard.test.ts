@@ -1,7 +1,7 @@
 /**
  * The dashboard and alert rules against a real Prometheus scraping a real daemon: the sandbox (anvil chains and
  * the local Relay API) with holdings out of band, `ballast daemon` cycling every 2 s with its metrics on a
- * loopback port, and /usr/bin/prometheus scraping it every second with deploy/prometheus/alerts.yml loaded.
+ * loopback port, and /usr/bin/prometheus scraping it every 250 ms with deploy/prometheus/alerts.yml loaded.
  * Once a transfer has succeeded (fees paid) and a few scrapes have happened, every panel query of
  * deploy/grafana/ballast-dashboard.json must evaluate without error and return data, every alert rule must
  * evaluate (health ok, none firing on a healthy daemon), and every metric name they use must be in the scrape.
@@ -16,7 +16,7 @@ import { dashboardQueries, expandVariables } from '../../deploy/grafana/queries.
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { expositionMetricNames, promqlMetricNames } from '../unit/deploy/metricNames.ts';
-import { ROOT } from './helpers/cli.ts';
+import { cliArgv, ROOT } from './helpers/cli.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 import { freePort } from './helpers/freePort.ts';
@@ -109,7 +109,7 @@ describe('dashboard and alerts on a live Prometheus', () => {
     );
     const daemon = spawnLogged(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'packages/ballast/src/cli/main.ts'), 'daemon', '--log-level', 'warn', '--config', configFile],
+      cliArgv(['daemon', '--log-level', 'warn', '--config', configFile]), // as installed: the build when current
       {
         ...process.env,
         ...sandboxEnv(sandbox, store),
@@ -122,7 +122,7 @@ describe('dashboard and alerts on a live Prometheus', () => {
     writeFileSync(
       promConfig,
       stringify({
-        global: { scrape_interval: '1s', evaluation_interval: '1s' },
+        global: { scrape_interval: '250ms', evaluation_interval: '500ms' },
         rule_files: [ALERTS_FILE],
         scrape_configs: [{ job_name: 'ballast', static_configs: [{ targets: [`127.0.0.1:${metricsPort}`] }] }],
       }),
