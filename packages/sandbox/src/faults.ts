@@ -141,6 +141,7 @@ export interface HttpErrorBurst {
  *   ends `failure` and the deposit stays in the depository (held for compliance review).
  * - `webhookDrop` / `webhookDuplicate` / `webhookDelayMs`: webhook deliveries (startSandbox `webhook`) are
  *   not sent at all / sent twice / sent this many milliseconds late (src/sandbox/webhooks/sender.ts).
+ * - `tokenPriceError`: GET /currencies/token/price answers 500 (src/api/tokenPrice.ts).
  */
 export interface SandboxFaults {
   extraFees?: ExtraFees;
@@ -170,6 +171,7 @@ export interface SandboxFaults {
   webhookDuplicate?: boolean;
   webhookDelayMs?: number;
   blockedWallets?: string[];
+  tokenPriceError?: boolean;
 }
 
 /** Which quoted output a fill pays: `expected` (`expectedAmount`) or `minimum` (`minimumAmount`). */
@@ -271,6 +273,7 @@ export const SandboxFaultsPatchSchema = z.strictObject({
   webhookDrop: z.boolean().optional(),
   webhookDuplicate: z.boolean().optional(),
   webhookDelayMs: z.number().int().min(0).max(600_000).optional(),
+  tokenPriceError: z.boolean().optional(),
   blockedWallets: z.array(z.string().min(1).max(128)).max(100).optional(),
 });
 

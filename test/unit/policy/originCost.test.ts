@@ -1,12 +1,12 @@
 /**
  * The origin cost of a quote (src/verify/deposit/originCost.ts, src/policy/originCost.ts): the Bitcoin miner fee
  * read from the PSBT, Solana's signature and priority fees read from the compute-budget instructions, the EVM
- * `fees.gas` estimate; priced in micro-USD with the quote's own price of the native currency (rounded up), and
- * unknown — never guessed — when the quote does not say.
+ * `fees.gas` estimate (else the steps' gas × maxFeePerGas); priced in micro-USD with the quote's own price of the
+ * native currency, else a fetched one (rounded up), and unknown — never guessed — when neither says.
  */
 import { describe, expect, it } from 'vitest';
 import { zeroAddress } from 'viem';
-import { originCostOf } from '../../../packages/ballast/src/policy/originCost.ts';
+import { originCostNeedsPrice, originCostOf } from '../../../packages/ballast/src/policy/originCost.ts';
 import { estimateOriginCost } from '../../../packages/ballast/src/verify/deposit/originCost.ts';
 import { SYSTEM_PROGRAM_ID } from '../../../packages/protocol/src/protocol/svmDepository.ts';
 import type { QuoteResponse } from '../../../packages/protocol/src/relay/schemas.ts';
@@ -76,10 +76,25 @@ describe('estimateOriginCost', () => {
       ok: false,
       why: expect.stringContaining("not the origin's native currency"),
     });
+  });
+
+  it('EVM without fees.gas (/quote/v3): Σ gas × maxFeePerGas of the transaction items; unknown when an item lacks either', () => {
+    const { quote } = offlineQuote();
     delete quote.fees;
+    const items = quote.steps.flatMap((s) => s.items);
+    expect(items.length).toBeGreaterThan(0);
+    for (const [i, item] of items.entries()) Object.assign(item.data, { gas: String(100_000 + i), maxFeePerGas: '2000000000' });
+    const wei = items.reduce((sum, _item, i) => sum + BigInt(100_000 + i) * 2_000_000_000n, 0n);
+    expect(estimateOriginCost(quote, { vm: 'evm', isNative: isEth }, '0x1')).toEqual({
+      ok: true,
+      baseUnits: wei,
+      exact: false,
+      how: `origin gas limit × maxFeePerGas of ${items.length} transaction(s) ${wei} wei`,
+    });
+    delete (items[0]!.data as Record<string, unknown>)['maxFeePerGas'];
     expect(estimateOriginCost(quote, { vm: 'evm', isNative: isEth }, '0x1')).toEqual({
       ok: false,
-      why: 'the quote has no fees.gas (origin gas estimate)',
+      why: 'the quote has no fees.gas, and steps[0].items[0].data lacks maxFeePerGas',
     });
   });
 });
@@ -102,5 +117,30 @@ describe('originCostOf', () => {
     const { quote, user } = bitcoinQuote(); // no fees, and currencyIn has no amountUsd
     const cost = originCostOf(quote, { vm: 'bvm', isNative: isBtc }, user);
     expect(cost).toEqual({ baseUnits: FEE, usdMicros: null, detail: expect.stringContaining('prices neither fees.gas nor the input') });
+  });
+
+  it("prices with a fetched native price only when the quote's own data prices it nowhere, rounded up, saying so", () => {
+    const { quote, user } = bitcoinQuote(); // no fees, and currencyIn has no amountUsd
+    const chain = { vm: 'bvm', isNative: isBtc } as const;
+    expect(originCostNeedsPrice(quote, chain, user)).toBe(true);
+    // 60,000 USD per BTC (1e8 sat): 600 micro-USD a sat; 2,000 sat → 1.2 USD.
+    const fetched = { usdMicros: 60_000_000_000n, amount: 100_000_000n, source: '60000 USD per BTC (GET /currencies/token/price)' };
+    const cost = originCostOf(quote, chain, user, fetched);
+    expect(cost).toEqual({
+      baseUnits: FEE,
+      usdMicros: 1_200_000n,
+      detail: `PSBT miner fee (inputs − outputs) ${FEE} sat = 1.2 USD at 60000 USD per BTC (GET /currencies/token/price)`,
+    });
+    // A price that does not divide evenly is rounded up: 1 micro-USD per 3 sat → 2,000 / 3 = 666.6… → 667.
+    expect(originCostOf(quote, chain, user, { usdMicros: 1n, amount: 3n, source: 'x' }).usdMicros).toBe(667n);
+    // A zero price is no price: the cost stays unknown (fail closed).
+    expect(originCostOf(quote, chain, user, { usdMicros: 0n, amount: 3n, source: 'x' }).usdMicros).toBeNull();
+    // The quote's own price wins, and then none is needed.
+    quote.fees = { gas: gasMember(BTC, '3', '0.00001') };
+    expect(originCostNeedsPrice(quote, chain, user)).toBe(false);
+    expect(originCostOf(quote, chain, user, fetched)).toMatchObject({
+      usdMicros: 6_667n,
+      detail: `PSBT miner fee (inputs − outputs) ${FEE} sat = 0.006667 USD`,
+    });
   });
 });

@@ -467,6 +467,38 @@ describe('createRelayClient', () => {
   });
 });
 
+describe('RelayClient.getTokenPrice', () => {
+  const priceClient = () => client({ apiKey: 'sk-price-1' });
+
+  it('sends address and chainId with the key, retries a 503 and parses the price', async () => {
+    server.on('/currencies/token/price', { status: 503, body: { message: 'busy' } }, { status: 200, body: { price: 3000 } });
+    const price = await priceClient().getTokenPrice!({ chainId: 8453, address: '0x0000000000000000000000000000000000000000' });
+    expect(price).toEqual({ priceUsdMicros: 3_000_000_000n });
+    expect(server.requests).toHaveLength(2);
+    const url = new URL(server.requests[1]!.url, server.url);
+    expect(url.searchParams.get('address')).toBe('0x0000000000000000000000000000000000000000');
+    expect(url.searchParams.get('chainId')).toBe('8453');
+    expect(server.requests[1]!.headers['x-api-key']).toBe('sk-price-1');
+  });
+
+  it('throws RelayApiError on a 500 (not retried), RelaySchemaError on a bad price, RelayRequestError on bad arguments', async () => {
+    server.on('/currencies/token/price', { status: 500, body: { message: 'down', errorCode: 'UNKNOWN_ERROR' } });
+    const down = await priceClient().getTokenPrice!({ chainId: 1, address: '0x0000000000000000000000000000000000000000' }).catch(
+      (e: unknown) => e,
+    );
+    expect(down).toBeInstanceOf(RelayApiError);
+    expect(server.requests).toHaveLength(1);
+    server.on('/currencies/token/price', { status: 200, body: { price: -1 } });
+    const bad = await priceClient().getTokenPrice!({ chainId: 1, address: '0x0000000000000000000000000000000000000000' }).catch(
+      (e: unknown) => e,
+    );
+    expect(bad).toBeInstanceOf(RelaySchemaError);
+    expect(String(bad)).toContain('price');
+    await expect(priceClient().getTokenPrice!({ chainId: 0, address: '0x00' })).rejects.toBeInstanceOf(RelayRequestError);
+    await expect(priceClient().getTokenPrice!({ chainId: 1, address: '' })).rejects.toBeInstanceOf(RelayRequestError);
+  });
+});
+
 describe.skipIf(!relayFixturesPresent)('createRelayClient on the genuine fixtures', () => {
   it('GET /chains parses the genuine document', async () => {
     const body = readChainsFixtureJson();

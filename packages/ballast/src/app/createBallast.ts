@@ -16,6 +16,7 @@ import { leaseSessionLimits, resolveLeaseTiming } from '../ha/leaseTiming.ts';
 import { createMetrics, type BallastMetrics } from '../metrics/metrics.ts';
 import { createRelayClient, type RelayClient } from '../relay/client.ts';
 import { createChainsCache } from '../relay/chainsCache.ts';
+import { createNativePriceCache } from '../cycle/originPrice.ts';
 import type { CycleContext, WalletRuntime } from '../cycle/context.ts';
 import { runCycle, type CycleReport } from '../cycle/runCycle.ts';
 import { checkRemoteSigners, observeRemoteSigners } from './remoteSigners.ts';
@@ -190,6 +191,7 @@ export function createBallast(config: LoadedConfig, opts: CreateBallastOptions):
     db,
     relay,
     chainsCache: createChainsCache({ fetch: async () => (await relay.getChains()).chains, ttlMs: config.relay.chainsCacheSec * 1000, now }),
+    nativePrices: createNativePriceCache(relay, logger.child({ component: 'pipeline' }), now),
     chains,
     wallets,
     metrics,

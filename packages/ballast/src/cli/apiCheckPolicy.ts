@@ -5,8 +5,9 @@
  * `policy.maxFees`, or of the route's `policy.routes[i].maxFees`), then the guaranteed-output floor the caps and
  * `policy.slippageBps` set (src/cycle/expectations.ts `guaranteedOutputFloor`, the floor of verification's
  * `min-output` rule). A refusal by a cap names the config keys to change; a quote that lacks what the caps need
- * (e.g. no `fees.gas` on /quote/v3: `origin_cost_unknown`) is said apart, as no setting changes it. Reads nothing
- * but its arguments.
+ * (`origin_cost_unknown`: e.g. a /quote/v3 quote, which has no `fees.gas`, when GET /currencies/token/price could
+ * not price the origin's native currency either) is said apart, as no setting changes it. Reads nothing but its
+ * arguments.
  */
 import type { ChainAdapter } from '../chains/adapter.ts';
 import type { LoadedConfig } from '../config/loadConfig.ts';
@@ -15,6 +16,7 @@ import { guaranteedOutputFloor } from '../cycle/expectations.ts';
 import { routeRuleFor } from '../planner/routes.ts';
 import type { PlannedTransfer } from '../planner/types.ts';
 import type { FeeSkipReason } from '../policy/feePolicy.ts';
+import type { NativeUsdPrice } from '../policy/originCost.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
 import type { QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import type { PolicyRefusal } from '../relay/apiCheck/apiCheck.ts';
@@ -54,6 +56,8 @@ function capPath(config: LoadedConfig, transfer: PlannedTransfer, key: string): 
  *
  * @param transfer the smallest transfer of the route, as api-check planned it (apiCheckRoutes.ts)
  * @param quote the quote, mapped into the internal model and verified without the policy's floor
+ * @param nativePrice the origin's native currency price when the quote carries none (GET /currencies/token/price,
+ *   as a cycle fetches it: src/cycle/originPrice.ts)
  * @returns `kind: 'caps'` with what exceeds which cap and the keys to change (raise the cap, or the route's
  *   `minTransfer` where a flat fee weighs on a small amount); `kind: 'unpriced'` when the quote lacks what the caps
  *   need, with what is missing
@@ -63,8 +67,9 @@ export function policyRefusal(
   adapters: ReadonlyMap<string, ChainAdapter>,
   transfer: PlannedTransfer,
   quote: QuoteResponse,
+  nativePrice?: NativeUsdPrice,
 ): Omit<PolicyRefusal, 'label'> | undefined {
-  const fee = priceQuote({ config, chains: adapters }, transfer, quote);
+  const fee = priceQuote({ config, chains: adapters }, transfer, quote, nativePrice);
   if (!fee.accepted) {
     if (NO_DATA.has(fee.reason)) return { kind: 'unpriced', detail: fee.detail };
     const keys = [...new Set(fee.exceeded.map((reason) => capPath(config, transfer, CAP_KEY[reason])))];

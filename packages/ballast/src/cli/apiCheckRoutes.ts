@@ -19,6 +19,8 @@ import type { ApiCheckRoute, ApiCheckVerify } from '../relay/apiCheck/apiCheck.t
 import type { ChainsResponse } from '@ballast/protocol/relay/schemas.ts';
 import { verifyQuote } from '../verify/verifyQuote.ts';
 import { policyRefusal } from './apiCheckPolicy.ts';
+import { originPriceFor } from '../cycle/originPrice.ts';
+import type { TokenPriceCache } from '../relay/tokenPriceCache.ts';
 
 /** A route as api-check plans it: the planned transfer (for expectations) keyed by its label. */
 export type PlannedRoutes = Map<string, PlannedTransfer>;
@@ -101,8 +103,11 @@ export function apiCheckRoutes(
 /**
  * The verifier for api-check: origin facts from the origin chain, the policy's deadline horizon, the chain's deposit
  * limits and deadline lead, as a cycle verifies, with a guaranteed output above zero instead of the fee caps' floor;
- * a quote that verifies is then judged by the operator's policy (fee caps and floor, {@link policyRefusal}).
+ * a quote that verifies is then judged by the operator's policy (fee caps and floor, {@link policyRefusal}), its
+ * origin cost priced as a cycle prices it (with `nativePrices` when the quote carries no price of the native currency).
  *
+ * @param nativePrices GET /currencies/token/price through a cache (src/cycle/originPrice.ts); absent: such a quote's
+ *   origin cost stays unknown
  * @returns a function that never throws: a failed origin read is reported as a refusal; `policy` says why the
  *   policy would skip a quote that verified
  */
@@ -112,6 +117,7 @@ export function apiCheckVerifier(
   planned: PlannedRoutes,
   chains: ChainsResponse,
   now: () => number,
+  nativePrices?: TokenPriceCache,
 ): ApiCheckVerify {
   const ourWallets = Object.values(config.wallets).map((w) => w.address);
   return async (label, quote) => {
@@ -131,7 +137,8 @@ export function apiCheckVerifier(
         nowSec: Math.floor(now() / 1000) + adapter.minDeadlineLeadSec(transfer.amountIn, items),
       });
       if (verdict.ok) {
-        const policy = policyRefusal(config, adapters, transfer, quote);
+        const nativePrice = await originPriceFor({ chains: adapters, ...(nativePrices ? { nativePrices } : {}) }, transfer, quote, chains);
+        const policy = policyRefusal(config, adapters, transfer, quote, nativePrice);
         return { ok: true, detail: `verified (${verdict.rules.length} rules)`, ...(policy !== undefined ? { policy } : {}) };
       }
       const failed = verdict.rules.filter((r) => !r.ok);

@@ -8,7 +8,8 @@ import type { PlannedTransfer } from '../planner/types.ts';
 import type { ChainsResponse, QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import { evaluateFees, type FeeBreakdown, type FeeDecision, type OrderGuarantee } from '../policy/feePolicy.ts';
 import { feeCapsFor } from '../policy/routeFees.ts';
-import { originCostOf } from '../policy/originCost.ts';
+import { originCostOf, type NativeUsdPrice } from '../policy/originCost.ts';
+import { originCostChain, originPriceFor } from './originPrice.ts';
 import type { Verdict } from '../verify/verifyQuote.ts';
 import { verifyWithFreshChains } from './chainsRefresh.ts';
 import { recordFeeDecision, recordQuote, recordVerdict } from '../store/quotes.ts';
@@ -32,7 +33,7 @@ export type { AttemptOutcome, TransferAttempt } from './transferAttempt.ts';
  */
 export type CheckQuoteDeps = Pick<
   CycleContext,
-  'config' | 'db' | 'relay' | 'chainsCache' | 'chains' | 'wallets' | 'metrics' | 'prices' | 'logger' | 'now'
+  'config' | 'db' | 'relay' | 'chainsCache' | 'nativePrices' | 'chains' | 'wallets' | 'metrics' | 'prices' | 'logger' | 'now'
 >;
 
 /** Stages {@link checkQuote} reports as it passes them. */
@@ -85,7 +86,8 @@ export async function checkQuote(
   crashPoint('quote:recorded');
   onStage('quoted', guaranteedOut(quote));
 
-  const fee = priceQuote(ctx, planned, quote);
+  // A quote that prices the origin's native currency nowhere (/quote/v3) gets its price from the API (cached per chain).
+  const fee = priceQuote(ctx, planned, quote, await originPriceFor(ctx, planned, quote, args.chainsDoc));
   await recordFeeDecision(
     ctx.db,
     quoteId,
@@ -162,17 +164,19 @@ export async function checkQuote(
  * charges on top of the API's account (src/policy/originCost.ts) and what the order's guarantee gives up below the
  * input (src/policy/guaranteedLoss.ts). Pure given the config and the origin chain's adapter.
  *
+ * @param nativePrice the origin's native currency price when the quote carries none (src/cycle/originPrice.ts)
  * @returns the decision (`accepted`, `reason`, `breakdown` with totals in micro-USD)
  */
-export function priceQuote(ctx: Pick<CheckQuoteDeps, 'config' | 'chains'>, planned: PlannedTransfer, quote: QuoteResponse): FeeDecision {
+export function priceQuote(
+  ctx: Pick<CheckQuoteDeps, 'config' | 'chains'>,
+  planned: PlannedTransfer,
+  quote: QuoteResponse,
+  nativePrice?: NativeUsdPrice,
+): FeeDecision {
   const policy = ctx.config.policy;
   const caps = feeCapsFor(policy, planned);
   const originChain = ctx.chains.get(planned.from.chain)!; // the planner only plans configured chains
-  const originCost = originCostOf(
-    quote,
-    { vm: originChain.vm, isNative: (c) => originChain.currencyKey(c) === originChain.currencyKey(originChain.nativeCurrency) },
-    planned.from.address,
-  );
+  const originCost = originCostOf(quote, originCostChain(originChain), planned.from.address, nativePrice);
   return evaluateFees(quote.details, caps, orderGuarantee(quote, planned, policy.slippageBps), originCost);
 }
 

@@ -9,6 +9,7 @@ import type { LoadedConfig } from '../config/loadConfig.ts';
 import type { BallastMetrics } from '../metrics/metrics.ts';
 import type { RelayClient } from '../relay/client.ts';
 import type { ChainsCache } from '../relay/chainsCache.ts';
+import type { TokenPriceCache } from '../relay/tokenPriceCache.ts';
 import type { StoreDb } from '../store/db.ts';
 import type { StatusFeed } from '../webhooks/statusFeed.ts';
 import type { BackgroundTracking } from './backgroundTracking.ts';
@@ -29,6 +30,11 @@ export interface CycleContext {
   relay: RelayClient;
   /** GET /chains kept in memory (`relay.chainsCacheSec`); without it each cycle fetches the list. */
   chainsCache?: ChainsCache;
+  /**
+   * GET /currencies/token/price kept in memory: the origin's native currency price for quotes that carry none
+   * (src/cycle/originPrice.ts); without it such a quote's origin cost stays unknown (fail closed under a total cap).
+   */
+  nativePrices?: TokenPriceCache;
   /** One adapter per configured chain, by config name. */
   chains: ReadonlyMap<string, ChainAdapter>;
   wallets: ReadonlyMap<string, WalletRuntime>;

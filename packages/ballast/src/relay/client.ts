@@ -1,7 +1,7 @@
 /**
  * Typed Relay API client (docs/relay-contract.md "Endpoints"): GET /chains, GET /chains/liquidity, POST /quote/v2 or
  * /quote/v3 (`quoteApi`, mapped into one quote model by src/relay/quoteApi/), GET /intents/status/v3 (or a safe
- * `check.endpoint`), GET /requests/v3, POST /transactions/index, and the withdrawal endpoints (`withdrawalApi.ts`).
+ * `check.endpoint`), GET /requests/v3, POST /transactions/index, GET /currencies/token/price, and the withdrawal endpoints (`withdrawalApi.ts`).
  *
  * Every response is validated with the zod schemas of `schemas.ts` before it is returned. Errors are
  * `RelayApiError` (non-2xx), `RelaySchemaError` (body invalid), `RelayNetworkError` (unreachable/timeout),
@@ -33,6 +33,7 @@ import {
 import { resolveStatusPath } from './statusPath.ts';
 import { selectQuoteApi, type QuoteApiVersion } from './quoteApi/selectQuoteApi.ts';
 import { createWithdrawalApi, type RelayWithdrawalApi } from './withdrawalApi.ts';
+import { TOKEN_PRICE_ENDPOINT, TokenPriceResponseSchema } from './tokenPrice.ts';
 
 /** Options of {@link createRelayClient}. */
 export interface RelayClientOptions {
@@ -123,6 +124,16 @@ export interface RelayClient extends RelayWithdrawalApi {
    * /transactions/index").
    */
   indexTransaction(body: { chainId: number; txHash: string }): Promise<unknown>;
+  /**
+   * GET /currencies/token/price?address=&chainId= (https://docs.relay.link/references/api/get-token-price): the USD
+   * price of one whole token, as bigint micro-USD (src/relay/tokenPrice.ts). Optional: clients without it (test
+   * doubles) leave a price unknown, and the caller fails closed.
+   *
+   * @param address the token's address as GET /chains spells it (a chain's native currency: its `currency.address`)
+   * @throws RelayRequestError when `chainId` is not a positive integer or `address` is empty; RelaySchemaError when
+   *   the price is not a positive number of at most 10,000,000 USD
+   */
+  getTokenPrice?(q: { chainId: number; address: string }): Promise<{ priceUsdMicros: bigint }>;
 }
 
 /** Per-call options. */
@@ -261,6 +272,17 @@ export function createRelayClient(opts: RelayClientOptions): RelayClient {
       }
       const raw = await send({ method: 'GET', endpoint, pathAndQuery: `/requests/v3?${params.toString()}` }, otherLimiter);
       return parseWith(RequestsResponseSchema, endpoint, raw);
+    },
+
+    async getTokenPrice(q) {
+      const endpoint = TOKEN_PRICE_ENDPOINT;
+      if (!Number.isSafeInteger(q.chainId) || q.chainId <= 0) {
+        throw new RelayRequestError(endpoint, 'chainId', `must be a positive integer chain id, got ${q.chainId}`);
+      }
+      requireText(endpoint, 'address', q.address);
+      const params = new URLSearchParams({ address: q.address, chainId: String(q.chainId) });
+      const raw = await send({ method: 'GET', endpoint, pathAndQuery: `/currencies/token/price?${params.toString()}` }, otherLimiter);
+      return parseWith(TokenPriceResponseSchema, endpoint, raw);
     },
 
     async indexTransaction(body) {

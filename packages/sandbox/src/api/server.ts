@@ -2,7 +2,8 @@
  * The sandbox's Relay-compatible HTTP API on node:http, bound to 127.0.0.1 (no framework: a handful of routes
  * needs none, and none is installed). Public routes: GET /chains, GET /chains/liquidity (`liquidity.ts`: the
  * solver's balances), POST /quote/v2, POST /quote/v3 (`quoteV3Handler.ts`: key mandatory, v3 error shape),
- * GET /intents/status/v3 (and /intents/status), GET /requests/v3, POST /transactions/index. Admin routes:
+ * GET /intents/status/v3 (and /intents/status), GET /requests/v3, POST /transactions/index, GET
+ * /currencies/token/price (`tokenPrice.ts`: the sandbox's USD price table). Admin routes:
  * GET|POST /_sandbox/faults, POST /_sandbox/faults/reset, GET /_sandbox/requests, GET /_sandbox/solana-quotes;
  * features add more through `extra` routes (the withdrawal endpoints and GET /_sandbox/hub-balances,
  * `src/sandbox/withdrawals`; GET|POST /_sandbox/bitcoin/faults, `bitcoinFaultRoutes.ts`). HTTP error bursts
@@ -18,6 +19,7 @@ import { readJsonBody, sendJson } from './http.ts';
 import { checkApiKey, handleQuote } from './quoteHandler.ts';
 import { handleQuoteV3 } from './quoteV3Handler.ts';
 import { getChainLiquidity } from './liquidity.ts';
+import { getTokenPrice } from './tokenPrice.ts';
 import {
   getAllRequests,
   getChains,
@@ -71,6 +73,7 @@ const PUBLIC_ROUTES: Record<string, Handler> = {
   'GET /intents/status': (s, _req, url) => getStatus(s, url.searchParams),
   'GET /requests/v3': (s, _req, url) => getRequests(s, url.searchParams),
   'POST /transactions/index': async (s, req) => postTransactionsIndex(s, await readJsonBody(req)),
+  'GET /currencies/token/price': (s, _req, url) => getTokenPrice(s, url.searchParams),
 };
 
 const ADMIN_ROUTES: Record<string, Handler> = {

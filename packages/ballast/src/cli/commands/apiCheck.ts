@@ -12,6 +12,8 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { createChainAdapters } from '../../app/chainAdapters.ts';
 import { createHttpTarget } from '../../relay/http.ts';
+import { createRelayClient } from '../../relay/client.ts';
+import { createNativePriceCache } from '../../cycle/originPrice.ts';
 import { renderApiCheckLine, renderPolicyRefusals, runApiCheck } from '../../relay/apiCheck/apiCheck.ts';
 import { apiCheckRoutes, apiCheckVerifier, type PlannedRoutes } from '../apiCheckRoutes.ts';
 import { saveApiCheckExchanges } from '../apiCheckSave.ts';
@@ -37,6 +39,15 @@ export function registerApiCheck(program: Command, out: (s: string) => void): vo
       const target = createHttpTarget(config.relay.baseUrl, apiKey);
       const adapters = createChainAdapters(config);
       let planned: PlannedRoutes = new Map();
+      // The origin's native currency price for quotes that carry none (/quote/v3), as a cycle asks for it.
+      const relay = createRelayClient({
+        baseUrl: config.relay.baseUrl,
+        ...(apiKey !== undefined ? { apiKey } : {}),
+        timeoutMs: config.relay.timeoutMs,
+        maxRetries: 1,
+        logger,
+      });
+      const nativePrices = createNativePriceCache(relay, logger.child({ component: 'api-check' }), Date.now);
       const result = await runApiCheck({
         target,
         fetch: globalThis.fetch,
@@ -46,7 +57,7 @@ export function registerApiCheck(program: Command, out: (s: string) => void): vo
           planned = built.planned;
           return built.routes;
         },
-        verifyWith: (chains) => apiCheckVerifier(config, adapters, planned, chains, Date.now),
+        verifyWith: (chains) => apiCheckVerifier(config, adapters, planned, chains, Date.now, nativePrices),
       });
       const saved = flags.save !== undefined ? saveApiCheckExchanges(path.resolve(flags.save), result.exchanges, target.secrets) : [];
       const usable = result.endpoints.every((e) => e.usable);

@@ -10,11 +10,14 @@
  * - svm: per transaction item, 5,000 lamports per signature + compute-unit price × limit (micro-lamports,
  *   rounded up to lamports), lamports; exact for the transaction as signed.
  * - evm: the quote's deprecated `fees.gas` (docs/relay-contract.md "Deprecated fee set": origin chain gas fee) when it is in
- *   the chain's native currency, wei; an estimate (the gas price is only known once mined: the ledger records the
- *   receipt's `gasUsed × effectiveGasPrice`).
+ *   the chain's native currency, wei; without `fees.gas` (POST /quote/v3 has none), the sum over the transaction
+ *   items of `gas × maxFeePerGas` (docs/relay-contract.md "Step item"), the most those transactions could pay at the
+ *   quote's own gas fields, unknown when an item lacks either. An estimate either way: the executor signs with its
+ *   own node's gas limit and fee caps (src/chains/evm/signTransaction.ts), the price is only known once mined (the
+ *   ledger records the receipt's `gasUsed × effectiveGasPrice`), and a rollup's L1 data fee is in neither.
  */
 import { networks } from 'bitcoinjs-lib';
-import type { QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
+import { EvmTxDataSchema, type QuoteResponse } from '@ballast/protocol/relay/schemas.ts';
 import { bitcoinNetworkOf } from '@ballast/protocol/protocol/bitcoinDeposit.ts';
 import { collectBvmSteps } from './bvmItems.ts';
 import { parseBvmPsbt } from './bvmPsbt.ts';
@@ -88,9 +91,31 @@ function solanaFees(quote: QuoteResponse, user: string): OriginCostEstimate {
 
 function evmGasEstimate(quote: QuoteResponse, isNative: (currency: string) => boolean): OriginCostEstimate {
   const gas = quote.fees?.['gas'];
-  if (!gas) return { ok: false, why: 'the quote has no fees.gas (origin gas estimate)' };
+  if (!gas) return evmStepGasLimit(quote);
   if (!isNative(gas.currency.address))
     return { ok: false, why: `fees.gas is in ${gas.currency.symbol} (${gas.currency.address}), not the origin's native currency` };
   if (!/^[0-9]+$/.test(gas.amount)) return { ok: false, why: `fees.gas.amount ${gas.amount} is negative` };
   return { ok: true, baseUnits: BigInt(gas.amount), exact: false, how: `origin gas estimate (fees.gas) ${gas.amount} wei` };
+}
+
+/** Σ `gas × maxFeePerGas` over the transaction items (the case without `fees.gas`, rules in the file comment). */
+function evmStepGasLimit(quote: QuoteResponse): OriginCostEstimate {
+  let sum = 0n;
+  let count = 0;
+  for (const [i, step] of quote.steps.entries()) {
+    if (step.kind !== 'transaction') continue;
+    for (const [j, item] of step.items.entries()) {
+      const path = `steps[${i}].items[${j}].data`;
+      const data = EvmTxDataSchema.safeParse(item.data);
+      if (!data.success) return { ok: false, why: `the quote has no fees.gas, and ${path} is not an EVM transaction` };
+      const { gas: limit, maxFeePerGas } = data.data;
+      if (limit === undefined || maxFeePerGas === undefined) {
+        return { ok: false, why: `the quote has no fees.gas, and ${path} lacks ${limit === undefined ? 'gas' : 'maxFeePerGas'}` };
+      }
+      sum += BigInt(limit) * BigInt(maxFeePerGas); // schema: unsigned integer strings
+      count += 1;
+    }
+  }
+  if (count === 0) return { ok: false, why: 'the quote has no fees.gas and no transaction items' };
+  return { ok: true, baseUnits: sum, exact: false, how: `origin gas limit × maxFeePerGas of ${count} transaction(s) ${sum} wei` };
 }
