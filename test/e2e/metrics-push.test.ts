@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { freePort } from './helpers/freePort.ts';
@@ -92,9 +92,10 @@ describe('run --once metrics export', () => {
     expect(check.status).toBe(0);
     expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
 
-    // Nothing to move now (exit 0); both exports fail and each prints one warning line.
+    // Nothing to move now (exit 0); both exports fail and each prints one warning line. The CLI's main() in this
+    // process (the run above is the real process).
     const closed = await freePort();
-    const again = await runCli(
+    const again = await runCliInProcess(
       [
         'run',
         '--once',
