@@ -7,7 +7,7 @@ import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSand
 import type { TamperKind } from '../../packages/sandbox/src/faults.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { exitCodeFor } from '../../packages/ballast/src/cycle/runCycle.ts';
-import { renderAttempts } from '../../packages/ballast/src/cli/renderReport.ts';
+import { cycleSummary } from '../../packages/ballast/src/cli/cycleSummary.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
 let sandbox: Sandbox;
@@ -174,7 +174,11 @@ describe('unreadable chain', () => {
       const report = await ballast.runCycle('once');
       expect(report.outcome).toBe('error'); // a partial failure: beta's targets are unknown, nothing claims they are in band
       expect(exitCodeFor(report.outcome)).toBe(1);
-      expect(renderAttempts(report)).toBe('nothing to move this cycle: chain(s) beta could not be read, so their targets were not planned');
+      expect(cycleSummary(report)).toEqual([
+        'nothing to move this cycle, though 2 targets are out of band or unread:',
+        '  USDC alpha is 30000 USDC above max (90000 > 60000 USDC), and no holding of USDC that was read has a deficit to receive it (beta could not be read)',
+        expect.stringMatching(/^ {2}USDC beta could not be read \(.+\); nothing was planned for it$/),
+      ]);
       expect(report.plan.transfers).toHaveLength(0);
       expect(report.plan.decisions.filter((d) => d.kind === 'chain_unreadable').map((d) => d.chain)).toContain('beta');
       const rows = await ballast.db.all<{ chain: string; amount: string | null; error: string | null }>(

@@ -1,7 +1,7 @@
 /**
  * `ballast run --once` as an operator runs it, in a child process against the sandbox: piped (not a terminal),
- * each transfer's stages are plain lines in whole units with the symbol; with --json stdout is only the JSON
- * report. `ballast history` (through the CLI's main() in this process) then shows the same transfer in whole units,
+ * each transfer's stages are plain lines in whole units with the symbol, named by the transfer's id in the store
+ * from its deposit on (the id `history` shows); with --json stdout is only the JSON report. `ballast history` (through the CLI's main() in this process) then shows the same transfer in whole units,
  * and in base units with --raw.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -31,22 +31,24 @@ describe('run --once progress', () => {
     const { configFile, env } = await cliSetup();
     const run = await runCli(['run', '--once', '--config', configFile], { env });
     expect(run.code, run.stderr).toBe(0);
-    const progress = run.stdout.split('\n').filter((l) => /^#\d+ USDC alpha → beta /.test(l));
-    const head = /^#(\d+) USDC alpha → beta 20000 USDC: /.exec(progress[0] ?? '');
-    expect(head, run.stdout).not.toBeNull();
-    const prefix = `#${head![1]} USDC alpha → beta 20000 USDC: `;
-    expect(progress.map((l) => l.slice(prefix.length).replace(/ \(at least [0-9.]+ USDC\)$/, ''))).toEqual([
-      'planned',
-      'quoted',
-      'verified',
-      'deposited',
-      'filled',
+    const progress = run.stdout.split('\n').filter((l) => l.includes('USDC alpha → beta 20000 USDC: '));
+    // Named by its id in the store once written ahead of signing (the id history shows), never by its plan row.
+    const id = /^#(\d+) /.exec(progress[3] ?? '')?.[1];
+    expect(id, run.stdout).toBeDefined();
+    expect(progress.map((l) => l.replace(/ \(at least [0-9.]+ USDC\)/, '').replace(/, \d+ s after the deposit$/, ''))).toEqual([
+      'USDC alpha → beta 20000 USDC: planned',
+      'USDC alpha → beta 20000 USDC: quoted',
+      'USDC alpha → beta 20000 USDC: verified',
+      `#${id} USDC alpha → beta 20000 USDC: deposited`,
+      `#${id} USDC alpha → beta 20000 USDC: filled`,
     ]);
     expect(progress[1]).toMatch(/: quoted \(at least 19[0-9]{3}(\.[0-9]+)? USDC\)$/);
+    expect(progress[4]).toMatch(/, \d+ s after the deposit$/);
     expect(run.stdout).not.toMatch(/\u001b/); // no terminal control sequences on a pipe
 
     const history = await runCliInProcess(['history', '--config', configFile], { env });
     expect(history.code, history.stderr).toBe(0);
+    expect(history.stdout).toMatch(new RegExp(`│ ${id} +│`));
     expect(history.stdout).toContain('20000 USDC');
     expect(history.stdout).not.toContain('20000000000');
     const raw = await runCliInProcess(['history', '--raw', '--config', configFile], { env });

@@ -1,6 +1,7 @@
 /**
  * Live progress of `run --once`: on a terminal each transfer's line is rewritten in place as it advances and
- * ends with its end state; on a pipe every stage is its own plain line. Amounts in whole units with the symbol.
+ * ends with its end state; on a pipe every stage is its own plain line. Amounts in whole units with the symbol; a
+ * transfer is named by its store id (`#7`) once written ahead, never by its plan row.
  */
 import { describe, expect, it } from 'vitest';
 import { createProgressRenderer } from '../../../packages/ballast/src/cli/progress.ts';
@@ -45,10 +46,15 @@ function fakeTty() {
 describe('progress on a terminal', () => {
   it('rewrites one line per transfer as it moves and leaves its end state', () => {
     const tty = fakeTty();
-    const { sink, finish } = createProgressRenderer(tty);
-    for (const s of ['planned', 'quoted', 'verified', 'deposited'] as const) sink(event(1, s));
-    expect(tty.screen()).toEqual(['#1 USDC alpha → beta 20000.5 USDC, at least 19900 USDC: planned → quoted → verified → deposited']);
-    sink(event(1, 'filled'));
+    let nowMs = 0;
+    const { sink, finish } = createProgressRenderer(tty, { now: () => nowMs, every: () => () => {} });
+    for (const s of ['planned', 'quoted', 'verified'] as const) sink(event(1, s));
+    sink(event(1, 'deposited', { transferId: 7 }));
+    nowMs = 5_000;
+    expect(tty.screen()).toEqual([
+      '#7 USDC alpha → beta 20000.5 USDC, at least 19900 USDC: planned → quoted → verified → deposited, waiting for the fill 0 s',
+    ]);
+    sink(event(1, 'filled', { transferId: 7, atMs: 5_000 }));
     sink(event(2, 'planned', { asset: 'BTC', amountIn: 4_980_000n, decimalsIn: 8, decimalsOut: 18 }));
     sink(
       event(2, 'refused', { asset: 'BTC', amountIn: 4_980_000n, decimalsIn: 8, decimalsOut: 18, minOut: undefined, detail: 'recipient' }),
@@ -56,9 +62,9 @@ describe('progress on a terminal', () => {
     sink(event(3, 'planned'));
     finish();
     expect(tty.screen()).toEqual([
-      '✓ #1 USDC alpha → beta 20000.5 USDC, at least 19900 USDC: planned → quoted → verified → deposited → filled',
-      '✗ #2 BTC alpha → beta 0.0498 BTC: refused (recipient)',
-      '#3 USDC alpha → beta 20000.5 USDC: planned',
+      '✓ #7 USDC alpha → beta 20000.5 USDC, at least 19900 USDC: planned → quoted → verified → deposited → filled, 5 s after the deposit',
+      '✗ BTC alpha → beta 0.0498 BTC: refused (recipient)',
+      'USDC alpha → beta 20000.5 USDC: planned',
       '',
     ]);
     // Updates in place: the first transfer's five stages took one screen line, with a clear before each rewrite.
@@ -74,9 +80,9 @@ describe('progress on a pipe', () => {
     sink(event(4, 'quoted'));
     sink(event(4, 'skipped', { detail: 'fee_total_usd' }));
     expect(writes).toEqual([
-      '#4 USDC alpha → beta 20000.5 USDC: planned\n',
-      '#4 USDC alpha → beta 20000.5 USDC: quoted (at least 19900 USDC)\n',
-      '#4 USDC alpha → beta 20000.5 USDC: skipped (at least 19900 USDC): fee_total_usd\n',
+      'USDC alpha → beta 20000.5 USDC: planned\n',
+      'USDC alpha → beta 20000.5 USDC: quoted (at least 19900 USDC)\n',
+      'USDC alpha → beta 20000.5 USDC: skipped (at least 19900 USDC): fee_total_usd\n',
     ]);
     expect(writes.join('')).not.toMatch(/[\r\u001b]/);
   });

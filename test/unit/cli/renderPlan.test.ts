@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { planRebalance } from '../../../packages/ballast/src/planner/planRebalance.ts';
 import { renderAttempts, renderDecisions, renderReasons, renderReport } from '../../../packages/ballast/src/cli/renderReport.ts';
+import { cycleSummary } from '../../../packages/ballast/src/cli/cycleSummary.ts';
 import type { CycleReport } from '../../../packages/ballast/src/cycle/runCycle.ts';
 import type { PlanInput } from '../../../packages/ballast/src/planner/types.ts';
 import { reading, target } from '../planner/presets.ts';
@@ -47,8 +48,11 @@ describe('plan rendering', () => {
     const r = report({ routes: [{ from: 'alpha', to: 'beta', allow: false }] });
     expect(renderReasons(r)).toBe('');
     expect(renderDecisions(r)).toContain('alpha → beta: not allowed by policy.routes[0]');
-    expect(renderAttempts(r)).toBe(
-      'nothing to move this cycle: 1 route(s) not allowed by policy.routes or policy.onlyListedRoutes (see the decisions)',
-    );
+    expect(renderAttempts(r)).toBe('');
+    expect(cycleSummary(r)).toEqual([
+      'nothing to move this cycle, though 2 targets are out of band or unread:',
+      '  USDC alpha is 30000 USDC above max (90000 > 60000 USDC), and no holding of USDC has a deficit to receive it; set policy.sweepTo.USDC to park surpluses at a home holding',
+      '  USDC beta is 10 USDC below min (10000 < 10010 USDC), and the route that could fill it is refused (alpha → beta: not allowed by policy.routes[0]; see policy.routes, policy.onlyListedRoutes); it waits: beta: needs 40 USDC, below minTransfer; no surplus could give a minTransfer its band can take this cycle, so it waits until the deficit reaches minTransfer',
+    ]);
   });
 });

@@ -16,14 +16,15 @@ import { isLoopbackUrl } from '../relay/authRefusal.ts';
  *
  * @param opts.createStore false for a command that only reads (`plan`): a SQLite `store:` file that does not
  *   exist is not created; the command runs on an empty in-memory store instead (no history), and says so
+ * @param opts.logDestination where log lines go instead of stderr (the live progress view's stream in front of it)
  */
 export async function openBallast(
   flags: GlobalFlags,
   extra: Omit<CreateBallastOptions, 'logger' | 'store'> = {},
-  opts: { createStore?: boolean } = {},
+  opts: { createStore?: boolean; logDestination?: NodeJS.WritableStream } = {},
 ): Promise<{ config: LoadedConfig; ballast: Ballast; logger: Logger }> {
   const config = loadCliConfig(flags);
-  const logger = cliLogger(config, flags);
+  const logger = cliLogger(config, flags, process.env, opts.logDestination);
   for (const warning of config.warnings) logger.warn({ component: 'config' }, warning);
   const keyWarning = missingKeyWarning(config.relay);
   if (keyWarning) logger.warn({ component: 'config' }, keyWarning);

@@ -3,8 +3,8 @@
  */
 import type { CycleReport } from '../cycle/runCycle.ts';
 import { sumPayments, type TransferAttempt } from '../cycle/processTransfer.ts';
-import { formatUsdMicros } from '@ballast/protocol/core/units.ts';
-import { formatAmount, shortHash, table, toJson } from './format.ts';
+import { formatAmount, formatUsd, roundUsd, shortHash, table, toJson } from './format.ts';
+import { cycleHeadline, cycleSummary, type SummaryOptions } from './cycleSummary.ts';
 
 /** Balance table: one row per target with its band and state. */
 export function renderBalances(report: CycleReport): string {
@@ -32,8 +32,9 @@ function feeCell(a: TransferAttempt): string {
   if (!a.fee) return '—';
   const b = a.fee.breakdown;
   if (!b) return a.fee.accepted ? 'accepted' : `SKIP ${a.fee.reason}`;
-  const parts = Object.entries(b.components).map(([k, v]) => `${k} ${formatUsdMicros(v)}`);
-  const head = a.fee.accepted ? `total ${formatUsdMicros(b.totalMicros)} USD` : `SKIP ${a.fee.reason}: ${a.fee.detail}`;
+  // Rounded for people (src/cli/format.ts); `--json` keeps the micro-USD.
+  const parts = Object.entries(b.components).map(([k, v]) => `${k} ${roundUsd(v)}`);
+  const head = a.fee.accepted ? `quoted ${formatUsd(b.totalMicros)}` : `SKIP ${a.fee.reason}: ${a.fee.detail}`;
   return `${head}\n${parts.join(', ')}`;
 }
 
@@ -46,9 +47,13 @@ function verdictCell(a: TransferAttempt): string {
     .join('\n');
 }
 
-/** Planned transfers with their quote, fees, verdict and outcome. */
+/**
+ * Planned transfers with their quote, fees, verdict and outcome; empty when nothing was planned (the summary of
+ * src/cli/cycleSummary.ts says why). A transfer that reached the store is named by its id there (`#4`), as
+ * `history`, `resume` and `withdraw` name it.
+ */
 export function renderAttempts(report: CycleReport): string {
-  if (report.plan.transfers.length === 0) return nothingPlanned(report);
+  if (report.plan.transfers.length === 0) return '';
   const rows = report.plan.transfers.map((planned, i) => {
     const a = report.attempts[i];
     // The transfer as attempted: route choice may have moved it to another donor.
@@ -57,9 +62,10 @@ export function renderAttempts(report: CycleReport): string {
     const payments = a?.quote?.protocol?.v2?.orderData.output.payments;
     const out = payments ? formatAmount(sumPayments(payments, 'minimumAmount'), p.to.decimals) : '—';
     // A gas top-up buys another asset (the destination's native token): say which, and for which signer.
+    const id = a?.transferId !== undefined ? `#${a.transferId} ` : '';
     const route = p.gasTopUp
-      ? `gas top-up: ${p.asset} ${p.from.chain} → ${p.to.asset} ${p.to.chain} (${p.to.wallet})`
-      : `${p.asset} ${p.from.chain} → ${p.to.chain}`;
+      ? `${id}gas top-up: ${p.asset} ${p.from.chain} → ${p.to.asset} ${p.to.chain} (${p.to.wallet})`
+      : `${id}${p.asset} ${p.from.chain} → ${p.to.chain}`;
     return [
       route,
       formatAmount(p.amountIn, p.from.decimals),
@@ -70,14 +76,14 @@ export function renderAttempts(report: CycleReport): string {
       (a?.originTxHashes ?? []).map(shortHash).join('\n') || '—',
     ];
   });
-  return table(['transfer', 'amount in', 'min out', 'fees (USD)', 'verification', 'outcome', 'origin txs'], rows);
+  return table(['transfer', 'amount in', 'min out', 'fees', 'verification', 'outcome', 'origin txs'], rows);
 }
 
 /** The candidates route choice weighed for an attempt, one line: "route choice: gamma 0.05 USD chosen; alpha 1.05 USD costlier". */
 function routeChoiceNote(a: TransferAttempt): string {
   if (!a.candidates) return '';
   const parts = a.candidates.map(
-    (c) => `${c.planned.from.chain}${c.feesMicros !== undefined ? ` ${formatUsdMicros(c.feesMicros)} USD` : ''} ${c.outcome}`,
+    (c) => `${c.planned.from.chain}${c.feesMicros !== undefined ? ` ${formatUsd(c.feesMicros)}` : ''} ${c.outcome}`,
   );
   return `\nroute choice: ${parts.join('; ')}`;
 }
@@ -100,14 +106,21 @@ export function renderReasons(report: CycleReport): string {
   return ['why:', ...lines].join('\n');
 }
 
-/** The full human report. */
-export function renderReport(report: CycleReport): string {
+/**
+ * The full human report: the headline, the balance table (when any target was resolved), the planner's decisions,
+ * the transfers with their quotes, fees and outcomes, why each was planned, and the closing summary of
+ * src/cli/cycleSummary.ts (what failed and the fix, or what is out of band and why nothing moved it).
+ *
+ * @param opts the config's `policy.sweepTo`, so the summary says whether a sweep home is set
+ */
+export function renderReport(report: CycleReport, opts: SummaryOptions = {}): string {
   return [
-    `cycle ${report.cycleId} (${report.mode}): ${report.outcome}${report.error ? ` — ${report.error}` : ''}`,
-    renderBalances(report),
+    cycleHeadline(report),
+    report.targets.length > 0 ? renderBalances(report) : '',
     renderDecisions(report),
     renderAttempts(report),
     renderReasons(report),
+    ...cycleSummary(report, opts),
   ]
     .filter(Boolean)
     .join('\n');
@@ -119,24 +132,4 @@ export function reportJson(report: CycleReport): string {
     ...report,
     attempts: report.attempts.map(({ quote: _quote, ...rest }) => rest),
   });
-}
-
-/**
- * Why nothing was planned, without claiming more than is known: unreadable chains and paused routes are
- * named; "in band" is said only when every target was read.
- */
-function nothingPlanned(report: CycleReport): string {
-  const unreadable = [...new Set(report.plan.decisions.filter((d) => d.kind === 'chain_unreadable').map((d) => d.chain ?? d.asset))];
-  const paused = report.plan.decisions.filter((d) => d.kind === 'route_paused').length;
-  const unmet = report.plan.decisions.filter((d) => d.kind === 'deficit_unmet').length;
-  const refused = report.plan.decisions.filter((d) => d.kind === 'route_not_allowed').length;
-  const problems = [
-    unreadable.length ? `chain(s) ${unreadable.join(', ')} could not be read, so their targets were not planned` : '',
-    paused ? `${paused} transfer(s) held back on routes paused by a failed deposit` : '',
-    refused ? `${refused} route(s) not allowed by policy.routes or policy.onlyListedRoutes (see the decisions)` : '',
-    unmet ? `${unmet} deficit(s) could not be met` : '',
-  ].filter(Boolean);
-  return problems.length
-    ? `nothing to move this cycle: ${problems.join('; ')}`
-    : 'nothing to move: every target is in band (or covered by transfers in flight)';
 }

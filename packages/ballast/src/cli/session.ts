@@ -32,9 +32,16 @@ export function loadCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv = proce
  * `log.format`, else pretty when stderr is a terminal and JSON lines otherwise; no colour when NO_COLOR is set.
  * The Relay API key (also the webhook HMAC secret) is scrubbed from every line.
  *
+ * @param destination where the lines go: stderr, or the live progress view's stream in front of it, which clears
+ *   its open line before a log line (src/cli/progress.ts)
  * @throws CliError (exit 2) when the flag or a variable names an unknown level or format
  */
-export function cliLogger(config: LoadedConfig | null, flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env): Logger {
+export function cliLogger(
+  config: LoadedConfig | null,
+  flags: GlobalFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  destination: NodeJS.WritableStream = process.stderr,
+): Logger {
   let settings;
   try {
     settings = resolveLogSettings({ flagLevel: flags.logLevel, env, config: config?.log, isTty: process.stderr.isTTY === true });
@@ -43,5 +50,5 @@ export function cliLogger(config: LoadedConfig | null, flags: GlobalFlags, env: 
     throw error;
   }
   const scrub = config?.relay.apiKey !== undefined ? [config.relay.apiKey] : [];
-  return createLogger({ level: settings.level, format: settings.format, color: settings.color, destination: process.stderr, scrub });
+  return createLogger({ level: settings.level, format: settings.format, color: settings.color, destination, scrub });
 }

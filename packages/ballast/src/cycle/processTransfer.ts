@@ -92,6 +92,7 @@ export async function processTransfer(ctx: ProcessTransferDeps, args: ProcessArg
   emitProgress(ctx, args, 'planned');
   const attempt = await runAttempt(ctx, args);
   emitProgress(ctx, args, END_STAGE[attempt.outcome], {
+    ...(attempt.transferId !== undefined ? { transferId: attempt.transferId } : {}),
     ...(attempt.minOutRequired !== undefined && attempt.quote ? { minOut: guaranteedOut(attempt.quote) } : {}),
     ...(attempt.error ? { detail: attempt.error } : attempt.fee && !attempt.fee.accepted ? { detail: attempt.fee.reason } : {}),
     ...(attempt.verdict && !attempt.verdict.ok
@@ -237,7 +238,7 @@ async function afterChecks(
         ...(ctx.leading ? { leading: ctx.leading } : {}),
         onRelayStatus: (status) => noteRelayStatus(ctx, status, { requestId }),
         onDeposited: (transferId, originTxHashes) => {
-          emitProgress(ctx, args, 'deposited', { minOut: guaranteedOut(quote) });
+          emitProgress(ctx, args, 'deposited', { minOut: guaranteedOut(quote), transferId });
           args.onTracking?.(executedAttempt(attempt, { transferId, status: 'deposited', originTxHashes: [...originTxHashes] }));
         },
         ...(approvalId !== undefined
@@ -342,7 +343,7 @@ function emitProgress(
   ctx: Pick<ProcessTransferDeps, 'progress' | 'now' | 'logger'>,
   args: ProcessArgs,
   stage: TransferStage,
-  extra: { minOut?: bigint | undefined; detail?: string } = {},
+  extra: { minOut?: bigint | undefined; detail?: string; transferId?: number } = {},
 ): void {
   if (!ctx.progress) return;
   const { planned } = args;
@@ -358,6 +359,7 @@ function emitProgress(
       stage,
       ...(extra.minOut !== undefined ? { minOut: extra.minOut } : {}),
       ...(extra.detail !== undefined ? { detail: extra.detail } : {}),
+      ...(extra.transferId !== undefined ? { transferId: extra.transferId } : {}),
       atMs: ctx.now(),
     });
   } catch (error) {

@@ -42,8 +42,13 @@ export const END_STAGES: readonly TransferStage[] = [
 
 /** One progress event. Amounts are base units with the decimals to show them in whole units. */
 export interface TransferProgressEvent {
-  /** `planned_transfers.id` of the transfer. */
+  /** `planned_transfers.id` of the transfer: the key of its events within the cycle. */
   planId: number;
+  /**
+   * `transfers.id`, once the transfer is written ahead of signing (set from `deposited` on, and on an end state
+   * reached after the write-ahead): the id `history`, `resume` and `withdraw` name it by. Absent before.
+   */
+  transferId?: number;
   asset: string;
   originChain: string;
   destinationChain: string;

@@ -69,6 +69,7 @@ export const CLI_FACTS: Readonly<Record<string, CommandFacts>> = {
     example: 'npx ballast transfer --from base:USDC --to arbitrum:USDC --amount 500 --dry-run',
     exits: {
       ...CYCLE_EXITS,
+      [EXIT_ERROR]: `${CYCLE_EXITS[EXIT_ERROR]}; not confirmed at the terminal's question (nothing signed)`,
       [EXIT_USAGE]: `${CONFIG_OR_STORE}; a route or amount that cannot be done (nothing recorded)`,
       [EXIT_LOCKED]: 'a daemon or another run holds the lock or lease (use --queue)',
     },

@@ -17,6 +17,7 @@ import { listRecentTransfers } from '../../store/transfers.ts';
 import { decimalsOfTransfers } from '../../store/ledgerUnits.ts';
 import { formatAmount, table, toJson } from '../format.ts';
 import { renderAttempts, renderDecisions } from '../renderReport.ts';
+import { cycleSummary } from '../cycleSummary.ts';
 import { renderTransfer } from '../renderTransfer.ts';
 import { cliLogger, type GlobalFlags } from '../session.ts';
 import { sandboxEnv } from '../sandboxEnv.ts';
@@ -81,7 +82,8 @@ export function registerDemo(program: Command, out: (s: string) => void): void {
           );
           const decisions = renderDecisions(report);
           if (decisions) out(decisions);
-          out(renderAttempts(report));
+          // The transfers, or (none planned) the summary of why, as `run --once` ends (src/cli/cycleSummary.ts).
+          out([renderAttempts(report), ...cycleSummary(report)].filter(Boolean).join('\n'));
           out(`Transfer record in ${store} (also: ballast history --db ${flags.store}):`);
           const decimals = await decimalsOfTransfers(
             ballast.db,

@@ -3,6 +3,9 @@
  * 3 a needed transfer was refused by the fee policy or verification, 4 another run holds the lock or a daemon runs
  * on the same SQLite store between its cycles (src/app/daemonPresence.ts; `--force` runs all the same).
  *
+ * The human report ends with the summary shared with `plan` (src/cli/cycleSummary.ts): what failed and the fix, or
+ * which targets are out of band and why nothing moved them; "every target is in band" only when it is true.
+ *
  * After the cycle, `--pushgateway` pushes the metrics to a Pushgateway (group `job`/`instance`) and
  * `--metrics-textfile` writes them for node_exporter's textfile collector. An export failure prints one
  * `ballast: warning: …` line on stderr and leaves the exit code to the cycle (docs/metrics.md "One-shot runs").
@@ -55,12 +58,17 @@ export function registerRun(program: Command, out: (s: string) => void): void {
         import('../../notify/dispatcher.ts'),
         import('../../app/daemonPresence.ts'),
       ]);
-      // Progress goes to stdout: live lines on a terminal, plain lines (through `out`) otherwise; none with --json.
+      // Progress goes to stdout: live lines on a terminal (log lines on stderr clear and redraw the open one), plain
+      // lines (through `out`) otherwise; none with --json.
       const progress =
         flags.json || !flags.progress
           ? null
           : createProgressRenderer(process.stdout.isTTY ? process.stdout : { write: (line: string) => out(line.replace(/\n$/, '')) });
-      const { config, ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>(), progress ? { progress: progress.sink } : {});
+      const { config, ballast } = await openBallast(
+        cmd.optsWithGlobals<GlobalFlags>(),
+        progress ? { progress: progress.sink } : {},
+        progress ? { logDestination: progress.logStream(process.stderr) } : {},
+      );
       try {
         const daemon = flags.force || ballast.mode !== 'execute' ? undefined : readDaemonPresence(config.store, ballast.ctx.now());
         if (daemon) {
@@ -73,11 +81,12 @@ export function registerRun(program: Command, out: (s: string) => void): void {
         }
         const report = await ballast.runCycle('once');
         progress?.finish();
-        out(flags.json ? reportJson(report) : renderReport(report));
+        out(flags.json ? reportJson(report) : renderReport(report, { sweepTo: config.policy.sweepTo }));
         process.exitCode = exitCodeForReport(report);
         await exportRunMetrics(ballast.metrics.registry, flags, (line) => process.stderr.write(`${line}\n`));
         endOnKeyRefusal(report);
       } finally {
+        progress?.finish(); // ends a live line left open by a failure, and its redraws
         // What the cycle queued goes out now, within a short deadline; never changes the exit code.
         if (ballast.notifyDispatch) await flushNotifications(ballast.notifyDispatch, NOTIFY_FLUSH_MS);
         await ballast.close();

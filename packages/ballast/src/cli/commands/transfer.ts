@@ -6,6 +6,11 @@
  * cannot be done exits 2 before anything is recorded. `--pushgateway` / `--metrics-textfile` export the metrics.
  * `--queue` leaves the transfer to the process that holds the run lock or the lease (a running daemon), which runs
  * it after its next cycle; `--wait <sec>` then waits for its outcome (src/cycle/queuedTransfers.ts).
+ *
+ * On a terminal (stdin a TTY) it asks before it moves money (src/cli/confirmTransfer.ts): a dry run of the same
+ * transfer shows what will move and the fees quoted now, then `move it? [y/N]`; anything but y leaves it undone
+ * (exit 1, nothing signed). `--yes` skips the question; without a terminal nothing is asked (cron, scripts). While
+ * it runs, its stages show as `run --once` shows them (src/cli/progress.ts), named by the transfer's id in the store.
  */
 import type { Command } from 'commander';
 import { parseHoldingRef } from '../../cycle/manualTransfer.ts';
@@ -21,6 +26,9 @@ import { ManualTransferError } from '../../cycle/manualTransfer.ts';
 import type { StoreDb } from '../../store/db.ts';
 import { enqueueTransferRequest, getTransferRequest } from '../../store/transferRequests.ts';
 import { EXIT_ERROR, EXIT_USAGE } from '../exitCodes.ts';
+import { askLine, CONFIRM_QUESTION, confirmationLines, isYes, shouldConfirm } from '../confirmTransfer.ts';
+import { createProgressRenderer } from '../progress.ts';
+import type { ProgressSink } from '../../cycle/progressEvent.ts';
 
 /** Registers the command. */
 export function registerTransfer(program: Command, out: (s: string) => void): void {
@@ -31,7 +39,9 @@ export function registerTransfer(program: Command, out: (s: string) => void): vo
     .requiredOption('--to <chain:asset>', 'destination holding, <chain>:<asset>[:<wallet>], e.g. beta:USDC')
     .requiredOption('--amount <whole units>', 'amount of the asset to send, in whole units (e.g. 1500.25)')
     .option('--dry-run', 'quote, judge the fees and limits and verify, but sign nothing')
-    .option('--json', 'machine-readable report')
+    .option('--json', 'machine-readable report (stdout carries only the JSON: no progress)')
+    .option('-y, --yes', 'do not ask for confirmation (asked only when stdin is a terminal; scripts and cron are never asked)')
+    .option('--no-progress', "do not show the transfer's stages (live on a terminal, one line per stage otherwise)")
     .option('--queue', 'queue it for the process holding the run lock or lease (a running daemon), which runs it after its next cycle')
     .option('--wait <seconds>', 'with --queue: wait this long for the outcome (exit codes as without --queue; 1 when still waiting)')
     .option('--pushgateway <url>', 'afterwards, push the metrics to this Prometheus Pushgateway')
@@ -46,6 +56,8 @@ export function registerTransfer(program: Command, out: (s: string) => void): vo
           amount: string;
           dryRun?: boolean;
           json?: boolean;
+          yes?: boolean;
+          progress: boolean;
           queue?: boolean;
           wait?: string;
         } & RunMetricsFlags,
@@ -60,10 +72,34 @@ export function registerTransfer(program: Command, out: (s: string) => void): vo
         const waitSec = flags.wait === undefined ? 0 : Number(flags.wait);
         if (!Number.isInteger(waitSec) || waitSec < 0 || waitSec > 86_400)
           throw new ManualTransferError(`--wait ${flags.wait}: expected whole seconds from 0 to 86400`);
-        const { ballast } = await openBallast(cmd.optsWithGlobals<GlobalFlags>());
+        const ask = shouldConfirm({ yes: flags.yes === true, dryRun: flags.dryRun === true, stdinIsTty: process.stdin.isTTY === true });
+        // Progress as `run --once` shows it, for the transfer itself only (not the dry run that shows what will move).
+        const progress =
+          flags.json || !flags.progress || flags.queue
+            ? null
+            : createProgressRenderer(process.stdout.isTTY ? process.stdout : { write: (line: string) => out(line.replace(/\n$/, '')) });
+        let showing = false;
+        const sink: ProgressSink = (e) => {
+          if (showing) progress?.sink(e);
+        };
+        const { ballast } = await openBallast(
+          cmd.optsWithGlobals<GlobalFlags>(),
+          progress ? { progress: sink } : {},
+          progress ? { logDestination: progress.logStream(process.stderr) } : {},
+        );
         if (flags.queue) {
           try {
             checkQueuedRequest(ballast.ctx.config, { from, to, amount: flags.amount });
+            if (ask) {
+              process.stderr.write(
+                `about to queue ${flags.amount} ${from.asset} from ${flags.from} to ${flags.to}; it is quoted when it runs\n`,
+              );
+              if (!isYes(await askLine(CONFIRM_QUESTION))) {
+                out('not confirmed: nothing was queued');
+                process.exitCode = EXIT_ERROR;
+                return;
+              }
+            }
             const id = await enqueueTransferRequest(ballast.db, {
               fromRef: flags.from,
               toRef: flags.to,
@@ -79,12 +115,32 @@ export function registerTransfer(program: Command, out: (s: string) => void): vo
           return;
         }
         try {
+          if (ask) {
+            // What will move and what it costs now, from a dry run (no lock is held while the operator reads it).
+            const preview = await ballast.transfer({ from, to, amount: flags.amount, dryRun: true });
+            const lines = confirmationLines(preview);
+            if (!lines) {
+              // Refused or failed already: the dry run's report says why, and nothing is asked.
+              out(flags.json ? reportJson(preview) : renderAttempts(preview));
+              process.exitCode = exitCodeForReport(preview);
+              return;
+            }
+            process.stderr.write(`${lines.join('\n')}\n`);
+            if (!isYes(await askLine(CONFIRM_QUESTION))) {
+              out('not confirmed: nothing was signed');
+              process.exitCode = EXIT_ERROR;
+              return;
+            }
+          }
+          showing = true;
           const report = await ballast.transfer({ from, to, amount: flags.amount, dryRun: flags.dryRun === true });
+          progress?.finish();
           out(flags.json ? reportJson(report) : renderAttempts(report));
           process.exitCode = exitCodeForReport(report);
           await exportRunMetrics(ballast.metrics.registry, flags, (line) => process.stderr.write(`${line}\n`));
           endOnKeyRefusal(report);
         } finally {
+          progress?.finish();
           await ballast.close();
         }
       },
