@@ -8,8 +8,8 @@
  * trigger on the target) rolled back entirely; a target that was not migrated refused; `run`/`daemon` with a
  * postgres URL in `store:` refused with one line.
  *
- * The first migrate, the copy, a refusal with exit 2 and the `daemon` refusal run the CLI as a separate process
- * (`runCli`); the other commands call the same `main()` in this process (`runCliInProcess`).
+ * The copy and the `daemon` refusal run the CLI as a separate process (`runCli`); the other commands call the same
+ * `main()` in this process (`runCliInProcess`), with the same output and exit code.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -182,7 +182,7 @@ afterAll(async () => {
 describe('ballast store copy', () => {
   it('copies a real history without loss, keeps ids, moves the sequences, and refuses a second copy', async () => {
     const url = await createDatabase(server!.url, 'copy_full');
-    const migrated = await runCli(['migrate', '--store', url]);
+    const migrated = await runCliInProcess(['migrate', '--store', url]);
     expect(migrated.stderr).toBe('');
     expect(migrated.code).toBe(0);
     expect(migrated.stdout).toContain(`schema version 0 → ${LATEST_SCHEMA_VERSION}`);
@@ -273,7 +273,7 @@ describe('ballast store copy', () => {
       `the target is at schema version 0, expected ${LATEST_SCHEMA_VERSION}; run \`ballast migrate --store <url>\``,
     );
     const missing = path.join(tmp.dir, 'nope.db');
-    const noSource = await runCli(['store', 'copy', '--from', missing, '--to', url]);
+    const noSource = await runCliInProcess(['store', 'copy', '--from', missing, '--to', url]);
     expect(noSource.code).toBe(2);
     expect(noSource.stderr).toContain(`--from ${missing}: no such SQLite store file`);
     const notUrl = await runCliInProcess(['store', 'copy', '--from', storeFile, '--to', path.join(tmp.dir, 'x.db')]);
