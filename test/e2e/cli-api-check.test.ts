@@ -2,8 +2,8 @@
  * `ballast api-check` against `ballast sandbox` running as its own process: with a key, GET /chains, POST
  * /quote/v2 and POST /quote/v3 are each one line saying usable (every route quoted, mapped and verified), exit 0,
  * and `--save` writes the raw responses with no trace of the key; when the operator's own fee cap refuses the
- * probe routes, the endpoints still say usable (exit 0) and a warning per route names the config key; a /quote/v3
- * quote the fee policy cannot price (no fees.gas) is a warning too; without a key the /quote/v3 line says the key
+ * probe routes, the endpoints still say usable (exit 0) and a warning per route names the config key; /quote/v3
+ * quotes (no fees.gas) are priced with GET /currencies/token/price, so no route is left unpriced; without a key the /quote/v3 line says the key
  * was refused (exit 1); with an unreachable base URL every line says unreachable (exit 1). Nothing is signed.
  */
 import { spawn } from 'node:child_process';
@@ -69,13 +69,11 @@ describe('ballast api-check', () => {
       );
       expect(lines[2]).toContain('Deprecation -; Sunset -');
       expect(await alpha.getTransactionCount({ address: TREASURY })).toBe(nonceBefore); // signs nothing
-      // 1000 USDC is within the caps; /quote/v3 has no fees.gas, so the fee policy cannot price its quotes from an EVM
-      // origin (nor a Solana one): a cycle on v3 would skip those routes whatever the caps, said as warnings.
+      // 1000 USDC is within the caps. /quote/v3 has no fees.gas: the origin cost is priced with GET
+      // /currencies/token/price (the origin's native currency), so a cycle on v3 would take every route too.
       expect(lines.filter((l) => l.startsWith('warning: your policy refuses'))).toEqual([]);
-      const unpriced = lines.filter((l) => l.startsWith('warning: a cycle on POST /quote/v3 would skip '));
-      expect(unpriced).toHaveLength(7);
-      for (const l of unpriced) expect(l).toContain('the origin cost of this quote is unknown');
-      expect(lines).toHaveLength(3 + 7 + 1);
+      expect(lines.filter((l) => l.startsWith('warning: a cycle on POST /quote/v3 would skip '))).toEqual([]);
+      expect(lines).toHaveLength(3 + 1);
       expect(lines.at(-1)).toMatch(/^saved \d+ file\(s\) in /);
 
       // The demo's own smallest transfer, 100 USDC: its 30 bps cap refuses the quotes of the EVM-origin USDC routes
@@ -93,9 +91,13 @@ describe('ballast api-check', () => {
       ]);
       expect(tightLines[1]).toContain('verification 8/8 verified');
       expect(tightLines[1]).toMatch(/; a cycle would skip 4 of 8 verified routes \(below\)$/);
+      // /quote/v3 quotes are priced like v2 ones (origin cost via GET /currencies/token/price): the same four are refused.
+      expect(tightLines[2]).toMatch(/; a cycle would skip 4 of 8 verified routes \(below\)$/);
       const refused = tightLines.filter((l) => l.startsWith('warning: your policy refuses '));
       expect(
-        refused.map((l) => /^warning: your policy refuses (.+) on POST \/quote\/v2 \(the endpoint works\): /.exec(l)?.[1]).sort(),
+        refused
+          .map((l) => /^warning: your policy refuses (.+) on POST \/quote\/v2, POST \/quote\/v3 \(the endpoints work\): /.exec(l)?.[1])
+          .sort(),
       ).toEqual([
         'USDC alpha:treasury→beta:treasury',
         'USDC alpha:treasury→solana:treasury_sol',
@@ -113,6 +115,7 @@ describe('ballast api-check', () => {
       expect(report.usable).toBe(true);
       expect(report.warnings).toEqual(tightLines.slice(3));
       expect(report.endpoints[1]!.policyRefusals!.map((r) => r.kind)).toEqual(['caps', 'caps', 'caps', 'caps']);
+      expect(report.endpoints[2]!.policyRefusals!.map((r) => r.kind)).toEqual(['caps', 'caps', 'caps', 'caps']);
 
       const files = readdirSync(saveDir).sort();
       expect(files).toContain('chains.json');

@@ -140,7 +140,7 @@ function configuredChecks(caps: FeeCaps): CapCheck[] {
  * `totalUsd` + slippage (`guaranteed_loss_bps`, `guaranteed_loss_usd`; see guaranteedLoss.ts).
  *
  * The total cost of the transfer is the API's total plus `originCost` (src/policy/originCost.ts: miner fee,
- * Solana signature and priority fees, EVM gas), counted once: `details.totalImpact` (docs/relay-contract.md "details") is
+ * Solana signature and priority fees, EVM gas; priced by the quote, else by GET /currencies/token/price), counted once: `details.totalImpact` (docs/relay-contract.md "details") is
  * the "difference between input and output value including fees" (docs/relay-contract.md "details (quote response)"), and
  * origin gas is not in it — docs/relay-contract.md "Fee components": `execution` holds the origin gas estimate "only for
  * gasless transactions; in regular transactions the user pays origin gas directly to the network", and Ballast signs

@@ -15,8 +15,10 @@
  *   (not shown) is replaced by it; `details.totalImpact`, when present, is kept and the verifier's
  *   `details-consistency` rule holds the components to it.
  * - `details`, `protocol.v2` and the top-level `requestId` (presence in v3 not shown) are taken as v2 gives them.
- * - The v2 deprecated fee set (`fees.gas`, …) has no v3 counterpart: the internal `fees` stays absent, so an EVM
- *   origin's gas estimate is unknown to the fee policy (`origin_cost_unknown` when a total cap is set).
+ * - The v2 deprecated fee set (`fees.gas`, …) has no v3 counterpart: the internal `fees` stays absent. The fee
+ *   policy then estimates an EVM origin's gas from the steps' `gas × maxFeePerGas` (src/verify/deposit/originCost.ts)
+ *   and, for a payment that is not the native currency, prices it with GET /currencies/token/price
+ *   (src/cycle/originPrice.ts); an unreadable price leaves it unknown (`origin_cost_unknown` under a total cap).
  *
  * Refused ({@link QuoteV3UnverifiableError}, `RELAY_QUOTE_V3_UNVERIFIABLE`) when the response lacks
  * `protocol.v2.orderData`, `.orderId` or `.paymentDetails` (order id recomputation, depository), `details`,
