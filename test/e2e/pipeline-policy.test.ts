@@ -59,8 +59,7 @@ it('changes only with a quorum of the previous approvers; sign-offs move exactly
     (configFile: string) =>
     (...args: string[]) =>
       runCli([...args, '--config', configFile], { env, timeoutMs: 60_000 });
-  // The first policy init, the first sign-off and the refused approver run as real processes (exit 0 and 3); the other
-  // commands call the same main() in this process.
+  // The refused approver runs as a real process (exit 3); the other commands call the same main() in this process.
   const hereWith =
     (configFile: string) =>
     (...args: string[]) =>
@@ -69,7 +68,6 @@ it('changes only with a quorum of the previous approvers; sign-offs move exactly
 
   // 1. Not bootstrapped: the transfer waits with the line that says how; nothing is recorded or signed.
   const a = await open(approvals);
-  const cli = cliWith(a.configFile);
   const cliHere = hereWith(a.configFile);
   const nonce0 = await treasuryNonce(sandbox, 'alpha');
   const waiting = await a.ballast.runCycle('once');
@@ -79,14 +77,14 @@ it('changes only with a quorum of the previous approvers; sign-offs move exactly
   expect(await treasuryNonce(sandbox, 'alpha')).toBe(nonce0);
 
   // 2. Bootstrapped; the request, two sign-offs through the CLI, then exactly the approved amount moves.
-  const init = await cli('policy', 'init', '--by', 'ops');
+  const init = await cliHere('policy', 'init', '--by', 'ops');
   expect(init.code, init.stderr).toBe(0);
   const first = /approval policy (0x[0-9a-f]{64}) recorded/.exec(init.stdout)![1]!;
   expect((await cliHere('policy', 'init')).code).toBe(3); // once only
   expect((await a.ballast.runCycle('once')).attempts.map((t) => t.outcome)).toEqual(['awaiting_approval']);
   const [request] = await listApprovalRequests(a.ballast.db);
   for (const who of ['alice', 'bob'] as const) {
-    const signed = await (who === 'alice' ? cli : cliHere)('approve', String(request!.id), '--key-file', keys[who]);
+    const signed = await cliHere('approve', String(request!.id), '--key-file', keys[who]);
     expect(signed.code, signed.stderr).toBe(0);
   }
   const before = await readTreasury(sandbox);
