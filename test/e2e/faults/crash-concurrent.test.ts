@@ -2,7 +2,8 @@
  * Crash recovery with two transfers in one cycle whose fills overlap (policy.maxConcurrentTransfers, default 4): a
  * USDC need and a USDT need, alpha → beta, each fill 3 s after its deposit. `ballast run --once` (the real CLI in a
  * child process) is SIGKILLed at a boundary of the second transfer while the first still awaits its fill, then run
- * again as cron would until nothing is in flight and both assets are in band. Judged on the chains and the store:
+ * again as cron would until nothing is in flight and both assets are in band (child processes in the first case, the
+ * CLI's `main()` in the test's process in the others: `runOnceInProcess`). Judged on the chains and the store:
  * exactly one deposit per need, each tracked by a transfer that ended `success`, nothing lost.
  */
 import { erc20Abi, type Address } from 'viem';
@@ -12,7 +13,7 @@ import type { Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { listInFlightTransfers, listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryBand } from '../helpers/sandboxBallast.ts';
 import { recoverUntil, treasuryDeposits } from './helpers/caseAudit.ts';
-import { runOnce, stopChildren, type ChildExit } from './helpers/cliChild.ts';
+import { runOnce, runOnceInProcess, stopChildren, type ChildExit } from './helpers/cliChild.ts';
 import { chainOf } from './helpers/treasuryNeed.ts';
 
 const sandboxes = sandboxPerTest();
@@ -50,7 +51,7 @@ async function inBand(s: Sandbox): Promise<boolean> {
 }
 
 describe('SIGKILL while two transfers of a cycle overlap', () => {
-  for (const target of ['tx:written#3', 'tx:sent#4', 'transfer:deposited#2']) {
+  for (const [index, target] of ['tx:written#3', 'tx:sent#4', 'transfer:deposited#2'].entries()) {
     it(`SIGKILL at ${target} (the second transfer) while the first awaits its fill: one deposit per need, both filled`, async () => {
       const s = await sandboxes.start({
         balances: {
@@ -74,7 +75,7 @@ describe('SIGKILL while two transfers of a cycle overlap', () => {
       const recoveries: ChildExit[] = [];
       await recoverUntil({
         faultAtMs: killed.exitedAtMs,
-        step: async () => void recoveries.push(await runOnce(configFile, env)),
+        step: async () => void recoveries.push(await (index === 0 ? runOnce : runOnceInProcess)(configFile, env)),
         done: async () => (await listInFlightTransfers(ballast.db)).length === 0 && (await inBand(s)),
       });
       for (const r of recoveries) expect(r.code, r.stderr.slice(-1500)).toBe(0);
