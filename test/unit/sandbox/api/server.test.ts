@@ -256,6 +256,24 @@ describe('sandbox API (in-process, fake chain reads)', () => {
     }
   });
 
+  it('GET /currencies/token/price answers {price} (USD per whole token) from the price table; 400 {error} for an unknown token or chain; 500 under tokenPriceError', async () => {
+    const price = async (query: string) => {
+      const res = await fetch(`${url}/currencies/token/price${query}`);
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    expect(await price(`?address=${ZERO}&chainId=31001`)).toEqual({ status: 200, body: { price: 3000 } });
+    expect(await price(`?address=${USDC.toUpperCase().replace('0X', '0x')}&chainId=31002`)).toEqual({ status: 200, body: { price: 1 } });
+    for (const query of ['', `?address=${ZERO}`, `?address=${ZERO}&chainId=5`, `?address=0x${'12'.repeat(20)}&chainId=31001`]) {
+      const bad = await price(query);
+      expect(bad.status, query).toBe(400);
+      expect(Object.keys(bad.body as object), query).toEqual(['error']);
+    }
+    state.faults.set({ tokenPriceError: true });
+    const down = await fetch(`${url}/currencies/token/price?address=${ZERO}&chainId=31001`);
+    expect(down.status).toBe(500);
+    expect((await errorBody(down)).errorCode).toBe('UNKNOWN_ERROR');
+  });
+
   it('unknown paths answer 404 {message}, wrong methods 405 {message}', async () => {
     const removed = await fetch(`${url}/requests/abc/signature`);
     expect(removed.status).toBe(404);
