@@ -63,8 +63,8 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   );
   sandboxes.closeAfter(() => ballast.close());
   const env = { ...sandboxEnv(sandbox, store), NOTIFY_SECRET: SECRET };
-  // The sign-offs run `ballast approve` as a real process (exit 0 and 3); the reads and the late reject call the same
-  // main() in this process.
+  // The forged sign-off runs `ballast approve` as a real process (exit 3); the other sign-offs, the reads and the late
+  // reject call the same main() in this process.
   const cli = (...args: string[]) => runCli([...args, '--config', configFile], { env });
   const cliHere = (...args: string[]) => runCliInProcess([...args, '--config', configFile], { env });
   const nonce = () => treasuryNonce(sandbox, 'alpha');
@@ -111,7 +111,7 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   expect(shown.stdout.trim()).toBe(request!.message);
 
   // 2. One sign-off of two does nothing.
-  const alice = await cli('approve', String(request!.id), '--key-file', keyFile(tmp.dir, 'alice.key', aliceKey));
+  const alice = await cliHere('approve', String(request!.id), '--key-file', keyFile(tmp.dir, 'alice.key', aliceKey));
   expect(alice.stdout).toContain('sign-off by alice recorded (1 of 2');
   expect(alice.code).toBe(0);
   const third = await ballast.runCycle('once');
@@ -132,7 +132,7 @@ it('waits for two valid, live sign-offs, then moves exactly the approved amount'
   expect(await nonce()).toBe(nonceBefore);
 
   // 4. Bob's valid sign-off reaches the quorum: the next cycle moves exactly the approved amount.
-  const bob = await cli('approve', String(request!.id), '--key-file', keyFile(tmp.dir, 'bob.json', bobKeypair));
+  const bob = await cliHere('approve', String(request!.id), '--key-file', keyFile(tmp.dir, 'bob.json', bobKeypair));
   expect(bob.code).toBe(0);
   expect(bob.stdout).toContain('(2 of 2: alice, bob); approved');
   const alphaBefore = await usdcBalance(sandbox, 'alpha');
