@@ -189,11 +189,12 @@ describe('reconciliation of interrupted transfers', () => {
       const first = await ballast.runCycle('plan'); // deadline not passed yet: still in flight, nothing planned
       expect(first.plan.transfers).toHaveLength(0);
       expect((await getTransfer(ballast.db, w.transferId))!.status).toBe('prepared');
-      await new Promise((r) => setTimeout(r, 3_000));
+      // The order deadline passes on Ballast's clock (the transaction was never sent: only Ballast judges it).
+      skewMs = 3_000;
       sandbox.setFaults({ quoteDeadlineSec: 600 });
       expect((await ballast.runCycle('once')).attempts).toEqual([]); // first proof of absence: noted only
       expect((await getTransfer(ballast.db, w.transferId))!.status).toBe('prepared');
-      skewMs = ABSENCE_RECHECK_MS + 1_000;
+      skewMs += ABSENCE_RECHECK_MS + 1_000;
       const report = await ballast.runCycle('once');
       expect((await getTransfer(ballast.db, w.transferId))!.status).toBe('origin_failed');
       expect(report.attempts.map((a) => a.outcome)).toEqual(['success']);
