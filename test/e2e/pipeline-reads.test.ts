@@ -8,6 +8,7 @@ import type { IntentStatus } from '../../packages/protocol/src/relay/schemas.ts'
 import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, usdcBalance } from './helpers/sandboxBallast.ts';
+import { trackingClock } from './trackingClock.ts';
 
 const USDC = 1_000_000n;
 const tmp = tempDir('ballast-reads-');
@@ -26,7 +27,7 @@ async function fillMined(s: Sandbox, before: bigint): Promise<bigint> {
 
 /**
  * Cycle 1 deposits 20000 USDC alpha → beta and stops tracking before the (slow) fill: the instance's clock moves
- * past `tracking.timeoutSec` at the tracker's first status read, so it times out there instead of 10 s later.
+ * past `tracking.timeoutSec` at the tracker's first status read (trackingClock), so it times out there.
  * Cycle 2 runs with the status endpoint wrapped: the first status read of the transfer waits until the fill is
  * mined, then answers with the status read before the fill (`stale`) or after it.
  */
@@ -34,19 +35,15 @@ async function fillDuringSecondCycle(answer: 'stale' | 'fresh') {
   // The fill lands 4 s after the deposit is indexed: seconds after cycle 2 has read the balances, while its in-flight
   // refresh waits for it.
   const s = await sandboxes.start({ faults: { fillDelayMs: 4_000 } });
-  let skewMs = 0;
-  const { ballast } = ballastOnSandbox(s, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } }, {}, { now: () => Date.now() + skewMs });
+  const clock = trackingClock();
+  const { ballast } = ballastOnSandbox(s, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 } }, {}, { now: clock.now });
   sandboxes.closeAfter(() => ballast.close());
   const relay = ballast.ctx.relay;
-  const realGetStatus = relay.getStatus.bind(relay);
-  relay.getStatus = async (requestId: string, checkEndpoint?: string): Promise<IntentStatus> => {
-    const status = await realGetStatus(requestId, checkEndpoint);
-    skewMs = 10_000; // the tracker's elapsed time now exceeds timeoutSec: cycle 1 stops tracking after this read
-    return status;
-  };
+  void clock.timeOutAtNextStatusRead(relay, 10_000);
   const first = await ballast.runCycle('once');
   expect(first.attempts.map((a) => a.outcome)).toEqual(['in_flight']);
-  expect(skewMs).toBe(10_000);
+  expect(clock.aheadMs).toBe(10_000);
+  const realGetStatus = relay.getStatus.bind(relay);
   const betaBefore = await usdcBalance(s, 'beta');
   expect(betaBefore).toBe(10_000n * USDC);
   let filledAt: bigint | null = null;
