@@ -9,9 +9,9 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
-import type { Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
+import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { listLimitHits } from '../../packages/ballast/src/store/limitHits.ts';
 import type { Ballast } from '../../packages/ballast/src/app/createBallast.ts';
@@ -19,14 +19,18 @@ import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
 import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { ballastOnSandbox, sandboxPerTest, tempDir, treasuryNonce, usdcBalance } from './helpers/sandboxBallast.ts';
 
-/** A fresh sandbox per test: transfers that succeed move the balances the next plan starts from. */
+/**
+ * A fresh sandbox per test where a transfer succeeds (it moves the balances the next plan starts from); the refusals,
+ * which sign nothing (each asserts it), share one.
+ */
 const sandboxes = sandboxPerTest();
 let sandbox: Sandbox;
 const tmp = tempDir('ballast-limits-');
-beforeEach(async () => {
-  sandbox = await sandboxes.start({});
-});
 afterAll(() => tmp.cleanup());
+const freshSandboxEach = () =>
+  beforeEach(async () => {
+    sandbox = await sandboxes.start({});
+  });
 
 function twoTransferSetup(limits: Record<string, unknown>) {
   return ballastOnSandbox(sandbox, tmp.dir, {
@@ -60,6 +64,14 @@ async function recipients(ballast: Ballast): Promise<string[]> {
 }
 
 describe('a limit that refuses every planned transfer', () => {
+  let shared: Sandbox;
+  beforeAll(async () => {
+    shared = await startSandbox({});
+  });
+  beforeEach(() => {
+    sandbox = shared;
+  });
+  afterAll(() => shared.stop());
   const CASES: { reason: string; limits: Record<string, unknown>; quoted: boolean }[] = [
     { reason: 'kill_switch', limits: { killSwitch: true }, quoted: false },
     { reason: 'max_transfer_usd', limits: { maxTransferUsd: '1' }, quoted: true },
@@ -91,6 +103,7 @@ describe('a limit that refuses every planned transfer', () => {
 });
 
 describe('limits that let one transfer through', () => {
+  freshSandboxEach();
   it('recipient allow-list: only the listed wallet receives', async () => {
     const { ballast } = twoTransferSetup({ allowedRecipients: ['treasury'] });
     try {
@@ -153,6 +166,7 @@ describe('limits that let one transfer through', () => {
 });
 
 describe('kill-switch file', () => {
+  freshSandboxEach();
   it('halts while present; removing it resumes on the next cycle without a restart', async () => {
     const file = path.join(tmp.dir, 'HALT');
     writeFileSync(file, 'maintenance\n');
