@@ -12,7 +12,7 @@ import { sha256 } from '@noble/hashes/sha2';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { sandboxEnv } from '../../packages/ballast/src/cli/sandboxEnv.ts';
-import { runCli } from './helpers/cli.ts';
+import { runCli, runCliInProcess } from './helpers/cli.ts';
 import { demoConfigFor } from './helpers/demoConfig.ts';
 import { sandboxPerTest, tempDir } from './helpers/sandboxBallast.ts';
 
@@ -97,10 +97,10 @@ describe('log redaction', () => {
     expect(parsed.some((l) => l.level === 'debug' || l.level === 'trace')).toBe(true);
     expect(leaks(run.stderr)).toEqual([]);
 
-    // pretty format (forced: stderr is not a terminal) through another command, at trace level too.
-    const plan = await runCli(['plan', '--log-level', 'trace', '--config', config], {
+    // pretty format (forced: stderr is not a terminal) through another command, at trace level too: the CLI's main()
+    // in this process, everything it writes to stderr captured (the run above is the real process).
+    const plan = await runCliInProcess(['plan', '--log-level', 'trace', '--config', config], {
       env: { ...env, BALLAST_LOG_FORMAT: 'pretty' },
-      timeoutMs: 120_000,
     });
     expect(plan.code, plan.stderr.slice(-3000)).toBe(0);
     expect(plan.stderr.split('\n')[0]).not.toMatch(/^\{/); // pino-pretty lines, not JSON
