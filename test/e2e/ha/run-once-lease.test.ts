@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { sandboxEnv } from '../../../packages/ballast/src/cli/sandboxEnv.ts';
 import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { createDatabase, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, runCliInProcess } from '../helpers/cli.ts';
 import { demoConfigFor } from '../helpers/demoConfig.ts';
 import { freshNeed, inBand, NEED_BALANCES, readTreasury } from '../faults/helpers/treasuryNeed.ts';
 import { killAllReplicas, leaseHolder, startReplica, stopReplicas, waitFor, LEASE } from './cluster.ts';
@@ -49,13 +49,15 @@ describe('run --once on a PostgreSQL store', () => {
     await stopReplicas([daemon]); // SIGTERM: parks its tracking and releases the lease
     expect((await daemon.exited).code).toBe(0);
     sandbox.resetFaults();
-    const once = await runCli(['run', '--once', '--config', configFile], { env, timeoutMs: 90_000 });
+    // The refusal above is a real process; the commands below run the CLI's main() in this process (the same exit
+    // codes and output, without a node start each).
+    const once = await runCliInProcess(['run', '--once', '--config', configFile], { env });
     expect(once.code, once.stderr).toBe(0);
     await waitFor('the treasury in band', async () => (inBand(await readTreasury(sandbox)) ? true : null), 30_000);
-    const again = await runCli(['run', '--once', '--config', configFile], { env, timeoutMs: 90_000 }); // reads the fill
+    const again = await runCliInProcess(['run', '--once', '--config', configFile], { env }); // reads the fill
     expect(again.code, again.stderr).toBe(0);
 
-    const history = await runCli(['history', '--json', '--db', url], { timeoutMs: 30_000 });
+    const history = await runCliInProcess(['history', '--json', '--db', url]);
     expect(history.code, history.stderr).toBe(0);
     const rows = JSON.parse(history.stdout) as { status: string }[];
     expect(rows.map((r) => r.status)).toContain('success');
