@@ -4,6 +4,7 @@
  * checked by the compiler. Ballast's client parses the same JSON with `QuoteResponseSchema`.
  */
 import type { Address, Hex } from 'viem';
+import type { EvmStepData } from '@ballast/protocol/protocol/quoteParts.ts';
 import type { OrderData } from '../api/wire/orderData.ts';
 
 /** Spec "Currency". */
@@ -25,17 +26,8 @@ export interface CurrencyAmountJson {
   minimumAmount: string;
 }
 
-/** EVM transaction payload of a step item (docs/relay-contract.md "Step item"). Integers as decimal strings. */
-export interface EvmStepDataJson {
-  from: Address;
-  to: Address;
-  data: Hex;
-  value: string;
-  chainId: number;
-  gas: string;
-  maxFeePerGas: string;
-  maxPriorityFeePerGas: string;
-}
+/** EVM transaction payload of a step item (docs/relay-contract.md "Step item"), the shared quote parts' own. */
+export type EvmStepDataJson = EvmStepData;
 
 /**
  * Solana-origin step data (docs/design.md "Solana step data", relay-kit's shape): instructions with base58 keys and
