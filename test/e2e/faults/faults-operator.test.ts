@@ -12,7 +12,8 @@ import type { IntentStatus } from '../../../packages/protocol/src/relay/schemas.
 import { testStablecoinAbi } from '../../../packages/sandbox/src/contracts/abis.ts';
 import { startSandbox, type Sandbox } from '../../../packages/sandbox/src/startSandbox.ts';
 import { listUnresolvedFailures } from '../../../packages/ballast/src/store/failures.ts';
-import { listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
+import { getTransfer, listRecentTransfers } from '../../../packages/ballast/src/store/transfers.ts';
+import { ABSENCE_RECHECK_MS } from '../../../packages/ballast/src/cycle/reconcile.ts';
 import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance } from '../helpers/sandboxBallast.ts';
 import { formatSummary, treasuryDeposits, type CaseRow } from './helpers/caseAudit.ts';
 import { runOnce, stopChildren } from './helpers/cliChild.ts';
@@ -65,9 +66,9 @@ interface RecordedTx {
  * operator uses the deposit's nonce with twice its fees: the same deposit call (`speed-up`) or a 0-value
  * transfer to the treasury itself (`cancel`).
  */
-async function operatorReplacesDeposit(kind: 'speed-up' | 'cancel') {
+async function operatorReplacesDeposit(kind: 'speed-up' | 'cancel', now?: () => number) {
   const start = await freshNeed(sandbox);
-  const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir);
+  const { ballast, configFile, store } = ballastOnSandbox(sandbox, tmp.dir, {}, {}, now ? { now } : {});
   try {
     const killed = await runOnce(configFile, { ...sandboxEnv(sandbox, store), BALLAST_CRASH_AT: 'tx:written#2' });
     expect(killed.signal).toBe('SIGKILL');
@@ -126,15 +127,26 @@ describe('operator, service and time faults', () => {
   it(
     'operator cancel: the transfer fails only once no deposit is proven, then the need is paid once',
     async () => {
-      const { start, ballast, killed, written } = await operatorReplacesDeposit('cancel');
+      // The recovery's clock moves ABSENCE_RECHECK_MS ahead once the first proof of absence is recorded, instead of
+      // cycling for 15 s: the next cycle takes the second proof (a later cycle, at least that long after the first).
+      let skewMs = 0;
+      const { start, ballast, killed, written } = await operatorReplacesDeposit('cancel', () => Date.now() + skewMs);
       try {
+        const after: { status: string | undefined; proof: boolean }[] = []; // the cancelled transfer after each cycle
         const m = await measureRecovery(sandbox, {
           fault: 'operator cancel',
           faultAtMs: killed.exitedAtMs,
           db: ballast.db,
           start,
-          step: () => ballast.runCycle('once'),
+          step: async () => {
+            await ballast.runCycle('once');
+            const row = await getTransfer(ballast.db, written.id);
+            after.push({ status: row?.status, proof: Boolean(row?.absenceProof) });
+            if (row?.absenceProof && skewMs === 0) skewMs = ABSENCE_RECHECK_MS;
+          },
         });
+        // The first recovery cycle proved the deposit absent once and failed nothing.
+        expect(after[0]).toEqual({ status: written.status, proof: true });
         rows.push(m.row);
         const paid = expectPaidOnce(m);
         const cancelled = m.audit.transfers.find((t) => t.id === written.id)!;
