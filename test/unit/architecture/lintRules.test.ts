@@ -4,12 +4,15 @@
  * config) and expects the rule id that must report it, and each allowed form is checked to pass. So a rule
  * switched off or a boundary pattern that stops matching fails here, not silently.
  *
- * The planted file is type-checked in a project of its own (the TypeScript project service's default project
- * with tsconfig.json's options), because it does not exist on disk.
+ * The planted file of the type-aware cases is type-checked in a project of its own (the TypeScript project service's
+ * default project with tsconfig.json's options), because it does not exist on disk. The layer boundaries are syntax
+ * rules (`@typescript-eslint/no-restricted-imports`, `no-restricted-syntax`): their cases lint with the same config
+ * and typescript-eslint's `disableTypeChecked` on top, so no program is built for them (about 1 s of CPU each).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -33,12 +36,19 @@ const eslint = new ESLint({
   },
 });
 
+/** The repository's config without the type-aware rules and the project service, for the syntax-only boundary rules. */
+const syntaxOnly = new ESLint({
+  cwd: root,
+  cache: false,
+  overrideConfig: { ...tseslint.configs.disableTypeChecked, files: ['**/*.ts'] },
+});
+
 /**
  * The rule ids (sorted, one per message) ESLint reports for `code` placed at `<base>/<dir>/lintPlanted.ts`
- * (`base` the product's packages/ballast/src/ by default, or packages/sandbox/src/).
+ * (`base` the product's packages/ballast/src/ by default, or packages/sandbox/src/), linted by `linter`.
  */
-async function ruleIds(dir: string, code: string, base = 'packages/ballast/src'): Promise<string[]> {
-  const [result] = await eslint.lintText(code, { filePath: path.join(root, base, dir, 'lintPlanted.ts') });
+async function ruleIdsOf(dir: string, code: string, base = 'packages/ballast/src', linter = eslint): Promise<string[]> {
+  const [result] = await linter.lintText(code, { filePath: path.join(root, base, dir, 'lintPlanted.ts') });
   const fatal = result!.messages.filter((m) => m.ruleId === null);
   if (fatal.length > 0) throw new Error(`planted file did not lint: ${fatal.map((m) => m.message).join('; ')}`);
   return result!.messages.map((m) => m.ruleId!).sort();
@@ -49,6 +59,8 @@ const STORE =
 const RESTRICTED_IMPORT = '@typescript-eslint/no-restricted-imports';
 
 describe('type-aware rules (eslint.config.js)', { timeout: 180_000 }, () => {
+  const ruleIds = (dir: string, code: string): Promise<string[]> => ruleIdsOf(dir, code);
+
   it('a dropped store write is a floating promise', async () => {
     expect(await ruleIds('cycle', `${STORE}export async function f(): Promise<void> {\n  markTxSent(db, 1, 0);\n}\n`)).toEqual([
       '@typescript-eslint/no-floating-promises',
@@ -92,6 +104,8 @@ describe('type-aware rules (eslint.config.js)', { timeout: 180_000 }, () => {
 });
 
 describe('layer boundaries (eslint.config.js)', { timeout: 180_000 }, () => {
+  const ruleIds = (dir: string, code: string, base = 'packages/ballast/src'): Promise<string[]> => ruleIdsOf(dir, code, base, syntaxOnly);
+
   it('chain clients and signers only under src/chains/ and the sandbox', async () => {
     expect(
       await ruleIds(
@@ -212,7 +226,7 @@ describe('layer boundaries (eslint.config.js)', { timeout: 180_000 }, () => {
     ).toEqual([RESTRICTED_IMPORT]);
     expect(await ruleIds('cli', dynamic)).toEqual(['no-restricted-syntax']);
     const lintCommand = async (code: string) => {
-      const [result] = await eslint.lintText(code, { filePath: path.join(root, 'packages/ballast/src/cli/commands/sandbox.ts') });
+      const [result] = await syntaxOnly.lintText(code, { filePath: path.join(root, 'packages/ballast/src/cli/commands/sandbox.ts') });
       return result!.messages.filter((m) => m.ruleId === RESTRICTED_IMPORT || m.ruleId === 'no-restricted-syntax').map((m) => m.ruleId);
     };
     expect(await lintCommand(dynamic)).toEqual([]);
