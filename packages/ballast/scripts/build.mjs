@@ -20,7 +20,9 @@
  *   --if-possible   exit 0 with one notice when TypeScript is not installed (`npm ci --omit=dev`); used by
  *                   the `prepare` script, since bin/ballast.mjs then runs the sources through tsx instead
  *   --no-typecheck  emit without the type check (`tsc --noCheck`: the same files, in about half the CPU time),
- *                   for a build of sources `npm run typecheck` checks anyway (the build test, test/e2e/cli-build)
+ *                   for a build of sources `npm run typecheck` checks anyway: `prepare` (`npm ci` in a checkout;
+ *                   `npm test` type-checks, `npm run build` and deploy/Dockerfile build checked) and the build
+ *                   test, test/e2e/cli-build
  * Commit: $BALLAST_BUILD_COMMIT, else `git rev-parse HEAD` in the package, else `unknown`.
  * Exit codes: 0 built (or skipped with --if-possible), 1 compile errors or I/O failure, 2 bad arguments.
  */
