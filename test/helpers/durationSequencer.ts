@@ -1,11 +1,16 @@
 /**
- * vitest sequencer for the tiered suite (vitest.config.ts): all tiers share one pool of workers, and the files
- * that take longest start first whatever their tier, so a long e2e or model file never starts last and leaves one
- * worker idle at the end (longest-processing-time-first scheduling).
+ * vitest sequencer for the tiered suite (vitest.config.ts): all tiers share one pool of workers, the tiers run one
+ * after the other, costliest first (by their estimate: model, e2e, integration, pure), and within a tier the files
+ * that take longest start first, so a long file never starts last and leaves one worker idle at the end
+ * (longest-processing-time-first scheduling).
  *
- * vitest's own BaseSequencer sorts by project name first (e2e, integration, model, pure), which would start the
- * model proofs only after every e2e and integration file. This one sorts by the expected duration of each file,
- * longest first:
+ * A tier is a vitest project with its own module graph per worker (`isolate: false`): a worker that moves to
+ * another tier loads viem, web3.js and src/ again. Sorting every file by duration across tiers made the workers
+ * switch tiers hundreds of times once the results cache held real durations (import time summed over files
+ * ~60 s -> ~260 s, the run ~2 min longer than on a fresh clone); in tier order they switch three times.
+ *
+ * vitest's own BaseSequencer sorts by project name (e2e, integration, model, pure), which would start the model
+ * proofs only after every e2e and integration file. The expected duration of a file is:
  *
  * - the duration of the file's last run in vitest's results cache (`<project>:<path>`, else `:<path>` from a run
  *   before the tiers existed), when there is one;
@@ -41,7 +46,8 @@ export function durationSequencer(estimates: DurationEstimates): typeof BaseSequ
         expected.set(spec, { ms, size });
       }
       const key = (s: TestSpecification): { ms: number; size: number } => expected.get(s) ?? { ms: 0, size: 0 };
-      return [...files].sort((a, b) => key(b).ms - key(a).ms || key(b).size - key(a).size);
+      const tier = (s: TestSpecification): number => estimates.byProject[s.project.name] ?? 0;
+      return [...files].sort((a, b) => tier(b) - tier(a) || key(b).ms - key(a).ms || key(b).size - key(a).size);
     }
   };
 }
