@@ -11,6 +11,7 @@
  * node answers and keeps nothing), its order deadline passes in real time (a short `bitcoinQuoteDeadlineSec` with
  * `chains.bitcoin.minDeadlineLeadSec` lowered to match), and the next run writes a replacement ahead and dies.
  */
+import { vi } from 'vitest';
 import { DEFAULT_BVM_REORG_DEPTH } from '../../../../packages/ballast/src/config/chainSchema.ts';
 import { sandboxEnv } from '../../../../packages/ballast/src/cli/sandboxEnv.ts';
 import { ABSENCE_RECHECK_MS } from '../../../../packages/ballast/src/cycle/reconcile.ts';
@@ -158,27 +159,35 @@ export async function crashNonEvm(
     };
 
     const recoveries: ChildExit[] = [];
-    await recoverUntil({
-      faultAtMs: kill.exitedAtMs,
-      budgetMs,
-      step: async () => {
-        await untilRecheckDue(t.ballast.db);
-        // Whatever the last run sent gets its block; a replacement is proven only at the reorg depth, so the
-        // `cancel:written` case mines that many at once rather than spend one run per block.
-        btc?.mine(target === 'cancel:written' ? DEFAULT_BVM_REORG_DEPTH : 1);
-        // A deposit sent by this run is mined while it waits for it, so the run can track it to the end.
-        const miner = btc && target !== 'cancel:written' ? setInterval(() => btc.mempoolTxids().length > 0 && btc.mine(1), 250) : null;
-        try {
-          recoveries.push(await (recovery === 'process' ? runOnce : runOnceInProcess)(t.configFile, env));
-        } finally {
-          if (miner) clearInterval(miner);
-        }
-      },
-      done: async () => {
-        if ((await listInFlightTransfers(t.ballast.db)).length > 0) return false;
-        return (await listRecentTransfers(t.ballast.db, 1))[0]?.status === 'success';
-      },
-    });
+    // Recovery runs in this process share its clock: the wait for the second proof of absence (`cancel:written`)
+    // moves it ahead instead of sleeping ABSENCE_RECHECK_MS. Child runs wait in real time.
+    const clockAhead = recovery === 'inProcess';
+    if (clockAhead) vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    try {
+      await recoverUntil({
+        faultAtMs: kill.exitedAtMs,
+        budgetMs,
+        step: async () => {
+          await untilRecheckDue(t.ballast.db, clockAhead);
+          // Whatever the last run sent gets its block; a replacement is proven only at the reorg depth, so the
+          // `cancel:written` case mines that many at once rather than spend one run per block.
+          btc?.mine(target === 'cancel:written' ? DEFAULT_BVM_REORG_DEPTH : 1);
+          // A deposit sent by this run is mined while it waits for it, so the run can track it to the end.
+          const miner = btc && target !== 'cancel:written' ? setInterval(() => btc.mempoolTxids().length > 0 && btc.mine(1), 250) : null;
+          try {
+            recoveries.push(await (recovery === 'process' ? runOnce : runOnceInProcess)(t.configFile, env));
+          } finally {
+            if (miner) clearInterval(miner);
+          }
+        },
+        done: async () => {
+          if ((await listInFlightTransfers(t.ballast.db)).length > 0) return false;
+          return (await listRecentTransfers(t.ballast.db, 1))[0]?.status === 'success';
+        },
+      });
+    } finally {
+      if (clockAhead) vi.useRealTimers();
+    }
     const transfers = await listRecentTransfers(t.ballast.db, 100);
     return {
       setup,
@@ -203,10 +212,15 @@ export async function crashNonEvm(
 /**
  * Waits until the first proof of absence of every transfer in flight is ABSENCE_RECHECK_MS old (the `cancel:written`
  * case): a run before then only repeats it, so the runs are not spent on waiting (the run after the wait checks again).
+ * With `clockAhead` (this process's Date faked by `vi.useFakeTimers`), the clock is moved ahead by the wait instead.
  */
-async function untilRecheckDue(db: StoreDb): Promise<void> {
+async function untilRecheckDue(db: StoreDb, clockAhead: boolean): Promise<void> {
   const proofs = (await listInFlightTransfers(db)).flatMap((t) => (t.absenceProof ? [t.absenceProof.atMs] : []));
-  if (proofs.length > 0) await sleep(Math.max(...proofs) + ABSENCE_RECHECK_MS - Date.now());
+  if (proofs.length === 0) return;
+  const waitMs = Math.max(...proofs) + ABSENCE_RECHECK_MS - Date.now();
+  if (waitMs <= 0) return;
+  if (clockAhead) vi.setSystemTime(Date.now() + waitMs);
+  else await sleep(waitMs);
 }
 
 /** Miner fee a Bitcoin transaction record carries (`request.fee`, satoshis, written by the adapter when it signed). */
