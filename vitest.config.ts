@@ -117,10 +117,10 @@ export default defineConfig({
     globalSetup: ['test/fixtures/relayFixturesNotice.ts'],
     // The usual output, then the ten slowest files (.ci/run names the same reporters on its command line).
     reporters: ['default', './test/helpers/slowestFiles.ts'],
-    // One pool for all tiers. Three workers on CI's two cores: the e2e files wait on chains, daemons and timeouts
-    // for a fifth of their time, which a third worker fills (npm test on two cores, static checks beside it:
-    // 653 s with two workers, 566 s with three; a fourth only adds contention).
-    maxWorkers: 3,
+    // One pool for all tiers, two workers on CI's two cores. The e2e files wait on chains, daemons and timeouts for
+    // about a fifth of their time, but neither a third worker nor the static checks run beside the tests (at nice 19)
+    // shortened a fresh clone's `npm test`: the contention costs more than the idle time they fill.
+    maxWorkers: 2,
     // Longest files first across all tiers (the tiers run side by side in the one pool). Without a results cache
     // (a fresh clone) the estimates below order them; the slow list holds the files over ~60 s in CI runs.
     sequence: {
