@@ -121,8 +121,9 @@ export default defineConfig({
     // about a fifth of their time, but neither a third worker nor the static checks run beside the tests (at nice 19)
     // shortened a fresh clone's `npm test`: the contention costs more than the idle time they fill.
     maxWorkers: 2,
-    // Longest files first across all tiers (the tiers run side by side in the one pool). Without a results cache
-    // (a fresh clone) the estimates below order them; the slow list holds the files over ~60 s in CI runs.
+    // The tiers one after the other, costliest first by `byProject` (a worker that changes tier loads its modules
+    // again), longest files first within each. Without a results cache (a fresh clone) the estimates below order the
+    // files; the slow list holds the files over ~60 s in CI runs.
     sequence: {
       sequencer: durationSequencer({
         byProject: { model: 120_000, e2e: 20_000, integration: 2_000, pure: 300 },
