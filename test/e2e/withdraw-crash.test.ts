@@ -3,39 +3,28 @@
  * from the stored state (a written ready transaction is looked up on chain before it is ever sent again) and the
  * deposit comes back to the treasury exactly once, with exactly one withdrawal transaction sent by it.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../packages/sandbox/src/startSandbox.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import { listRecentTransfers } from '../../packages/ballast/src/store/transfers.ts';
 import { getWithdrawalOfTransfer } from '../../packages/ballast/src/store/withdrawals.ts';
 import { WITHDRAWAL_CHECKPOINTS, type WithdrawalCheckpoint } from '../../packages/ballast/src/withdraw/deps.ts';
 import { recoverDeposits } from '../../packages/ballast/src/withdraw/recover.ts';
-import { ballastOnSandbox, tempDir, treasuryNonce, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
+import { ballastOnSandbox, sandboxPerFile, tempDir, treasuryNonce, usdcBalance, type ConfigOverrides } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-withdraw-crash-');
+afterAll(() => tmp.cleanup());
 /**
  * One sandbox for every case: each starts from a fresh store and whatever balances the case before left (its deposit
  * came back), and asserts only what its own deposit and withdrawal changed.
  */
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ withdrawals: { stepMs: 100, minPollMs: 100 } });
-});
-afterAll(async () => {
-  await sandbox?.stop();
-  tmp.cleanup();
-});
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-  sandbox.resetFaults();
-});
+const sandboxes = sandboxPerFile({ withdrawals: { stepMs: 100, minPollMs: 100 } });
 
 describe('withdrawal crash recovery', () => {
   it.each(WITHDRAWAL_CHECKPOINTS.map((c) => [c]))('resumes after a crash at %s', async (crashAt: WithdrawalCheckpoint) => {
+    const sandbox = sandboxes.get();
     sandbox.setFaults({ failure: true, fillDelayMs: 0 });
     const withdrawals = { pollMs: 150, rateLimitedPollMs: 400, maxWaitSec: 60 };
     const { ballast } = ballastOnSandbox(sandbox, tmp.dir, { tracking: { pollMs: 200, timeoutSec: 10 }, withdrawals } as ConfigOverrides); // `withdrawals` passes through as a top-level key
-    closers.push(() => ballast.close());
+    sandboxes.closeAfter(() => ballast.close());
     const before = await usdcBalance(sandbox, 'alpha');
     await ballast.runCycle('once');
     const [failed] = await listRecentTransfers(ballast.db, 1);

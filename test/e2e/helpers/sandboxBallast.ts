@@ -12,7 +12,7 @@ import { createBallast, openBallastApp, type Ballast } from '../../../packages/b
 import { loadConfig } from '../../../packages/ballast/src/config/loadConfig.ts';
 import { createLogger } from '../../../packages/ballast/src/log/logger.ts';
 import { sandboxEnv } from '../../../packages/ballast/src/cli/sandboxEnv.ts';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../packages/sandbox/src/startSandbox.ts';
 import { demoConfigFor, withoutUnknownLimits } from './demoConfig.ts';
 
@@ -41,9 +41,7 @@ export function tempDir(prefix: string): { dir: string; cleanup(): void } {
  */
 export function sandboxPerTest(): { start(opts?: SandboxOptions): Promise<Sandbox>; closeAfter(close: () => void | Promise<void>): void } {
   let sandbox: Sandbox | null = null;
-  const closers: (() => void | Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0)) await close();
+  const closeAfter = closeAfterEach(async () => {
     await sandbox?.stop();
     sandbox = null;
   });
@@ -52,8 +50,43 @@ export function sandboxPerTest(): { start(opts?: SandboxOptions): Promise<Sandbo
       sandbox = await startSandbox(opts);
       return sandbox;
     },
-    closeAfter: (close) => void closers.push(close),
+    closeAfter,
   };
+}
+
+/**
+ * One sandbox, started with `opts` before the first test of the file (or `describe` block) this is called in and
+ * stopped after its last; `get()` returns it inside a test. After each test everything `closeAfter()` registered is
+ * closed (in order, each awaited) and the sandbox's faults are reset. The tests share the chains' balances, so each
+ * asserts only what it changed.
+ */
+export function sandboxPerFile(opts?: SandboxOptions): { get(): Sandbox; closeAfter(close: () => void | Promise<void>): void } {
+  let sandbox: Sandbox | null = null;
+  beforeAll(async () => {
+    sandbox = await startSandbox(opts);
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+    sandbox = null;
+  });
+  const closeAfter = closeAfterEach(() => sandbox?.resetFaults());
+  return {
+    get() {
+      if (!sandbox) throw new Error('sandboxPerFile: the sandbox is started before the first test and stopped after the last');
+      return sandbox;
+    },
+    closeAfter,
+  };
+}
+
+/** Registers an `afterEach` that closes what was registered during the test, in order, then runs `then`. */
+function closeAfterEach(then: () => void | Promise<void>): (close: () => void | Promise<void>) => void {
+  const closers: (() => void | Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+    await then();
+  });
+  return (close) => void closers.push(close);
 }
 
 /** Collects log lines in memory (tests assert on them and keep stdout clean). */
