@@ -103,7 +103,7 @@ export interface NonEvmCaseResult {
   lamportsAfter: bigint | null;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Runs one case on a sandbox shared by the file (started with `{ solana: true, bitcoin: true, bitcoinBlockMs: 0 }`),
@@ -160,15 +160,21 @@ export async function crashNonEvm(
 
     const recoveries: ChildExit[] = [];
     // Recovery runs in this process share its clock: the wait for the second proof of absence (`cancel:written`)
-    // moves it ahead instead of sleeping ABSENCE_RECHECK_MS. Child runs wait in real time.
-    const clockAhead = recovery === 'inProcess';
-    if (clockAhead) vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    // moves this process's Date ahead (faked from then on, still advancing) instead of sleeping ABSENCE_RECHECK_MS.
+    // Child runs wait in real time.
+    let faked = false;
+    const waitRecheck = async (ms: number): Promise<void> => {
+      if (recovery === 'process') return sleep(ms); // a child has its own clock
+      if (!faked) vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+      faked = true;
+      vi.setSystemTime(Date.now() + ms);
+    };
     try {
       await recoverUntil({
         faultAtMs: kill.exitedAtMs,
         budgetMs,
         step: async () => {
-          await untilRecheckDue(t.ballast.db, clockAhead);
+          await untilRecheckDue(t.ballast.db, waitRecheck);
           // Whatever the last run sent gets its block; a replacement is proven only at the reorg depth, so the
           // `cancel:written` case mines that many at once rather than spend one run per block.
           btc?.mine(target === 'cancel:written' ? DEFAULT_BVM_REORG_DEPTH : 1);
@@ -186,7 +192,7 @@ export async function crashNonEvm(
         },
       });
     } finally {
-      if (clockAhead) vi.useRealTimers();
+      if (faked) vi.useRealTimers();
     }
     const transfers = await listRecentTransfers(t.ballast.db, 100);
     return {
@@ -210,17 +216,14 @@ export async function crashNonEvm(
 }
 
 /**
- * Waits until the first proof of absence of every transfer in flight is ABSENCE_RECHECK_MS old (the `cancel:written`
- * case): a run before then only repeats it, so the runs are not spent on waiting (the run after the wait checks again).
- * With `clockAhead` (this process's Date faked by `vi.useFakeTimers`), the clock is moved ahead by the wait instead.
+ * Waits, through `wait` (a sleep, or the clock moved ahead), until the first proof of absence of every transfer in
+ * flight is ABSENCE_RECHECK_MS old (the `cancel:written` case): a run before then only repeats it, so the runs are not
+ * spent on waiting (the run after the wait checks again).
  */
-async function untilRecheckDue(db: StoreDb, clockAhead: boolean): Promise<void> {
+async function untilRecheckDue(db: StoreDb, wait: (ms: number) => Promise<void>): Promise<void> {
   const proofs = (await listInFlightTransfers(db)).flatMap((t) => (t.absenceProof ? [t.absenceProof.atMs] : []));
-  if (proofs.length === 0) return;
-  const waitMs = Math.max(...proofs) + ABSENCE_RECHECK_MS - Date.now();
-  if (waitMs <= 0) return;
-  if (clockAhead) vi.setSystemTime(Date.now() + waitMs);
-  else await sleep(waitMs);
+  const waitMs = proofs.length > 0 ? Math.max(...proofs) + ABSENCE_RECHECK_MS - Date.now() : 0;
+  if (waitMs > 0) await wait(waitMs);
 }
 
 /** Miner fee a Bitcoin transaction record carries (`request.fee`, satoshis, written by the adapter when it signed). */
