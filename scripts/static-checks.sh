@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The static checks of `npm test`, on two sides of about the same length (all three tools are single-threaded; CI has
-# two cores): ESLint (type-aware, about 115 s of CPU from a fresh clone) in the foreground, and the type check (about
-# 65 s) then Prettier's format check (about 30 s) in the background. Together they are `npm run typecheck` and
-# `npm run lint` (ESLint with the same arguments, then `prettier --check`). All must pass; the background side's output
-# is printed whole after ESLint's, and the exit status is the first failure's, in the order typecheck, ESLint, Prettier.
+# The static checks of `npm test`, on two sides of about the same length (CI has two cores): ESLint (`npm run
+# lint:eslint`, type-aware, about 65 s from a fresh clone) in the foreground, and the type check (`npm run typecheck`,
+# about 30 s) then Prettier's format check (`npm run lint:format`, about 20 s) in the background. Together they are
+# `npm run typecheck` and `npm run lint`. All must pass; the background side's output is printed whole after ESLint's,
+# and the exit status is the first failure's, in the order typecheck, ESLint, Prettier.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,11 +13,11 @@ trap 'rm -f "$background_log" "$background_status"' EXIT
 (
   npm run --silent typecheck
   typecheck_status=$?
-  npx --no-install prettier --check . --log-level warn
+  npm run --silent lint:format
   echo "$typecheck_status $?" >"$background_status"
 ) >"$background_log" 2>&1 &
 background_pid=$!
-npx --no-install eslint . --cache --cache-location node_modules/.cache/eslint/
+npm run --silent lint:eslint
 eslint_status=$?
 wait "$background_pid"
 cat "$background_log"
@@ -30,10 +30,10 @@ if [ "$typecheck_status" -ne 0 ]; then
   exit "$typecheck_status"
 fi
 if [ "$eslint_status" -ne 0 ]; then
-  echo "static checks: eslint (npm run lint) failed (exit $eslint_status)" >&2
+  echo "static checks: npm run lint:eslint failed (exit $eslint_status)" >&2
   exit "$eslint_status"
 fi
 if [ "$prettier_status" -ne 0 ]; then
-  echo "static checks: prettier --check (npm run lint) failed (exit $prettier_status)" >&2
+  echo "static checks: npm run lint:format failed (exit $prettier_status)" >&2
   exit "$prettier_status"
 fi

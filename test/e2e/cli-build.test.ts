@@ -5,8 +5,8 @@
  * one-line startup failures with the documented exit codes (store 2, metrics port 1), and the fallback to the
  * sources when they are newer than the build.
  *
- * The build here skips tsc's type check (`--no-typecheck`: the same emitted files, about half the CPU): the same
- * sources are type-checked by `npm run typecheck` before the tests, and `npm ci` runs the checked build (`prepare`).
+ * The build here skips tsc's type check (`--no-typecheck`: the same emitted files, about half the CPU), as `npm ci`'s
+ * `prepare` does: the same sources are type-checked by `npm run typecheck` before the tests.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
