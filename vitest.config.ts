@@ -117,10 +117,11 @@ export default defineConfig({
     globalSetup: ['test/fixtures/relayFixturesNotice.ts'],
     // The usual output, then the ten slowest files (.ci/run names the same reporters on its command line).
     reporters: ['default', './test/helpers/slowestFiles.ts'],
-    // One pool for all tiers, two workers on CI's two cores. The e2e files wait on chains, daemons and timeouts for
-    // about a fifth of their time, but neither a third worker nor the static checks run beside the tests (at nice 19)
-    // shortened a fresh clone's `npm test`: the contention costs more than the idle time they fill.
-    maxWorkers: 2,
+    // One pool for all tiers, three workers on CI's two cores: the e2e files wait on chains, daemons, leases and
+    // timeouts for about a fifth of their time, which a third worker fills (measured on two cores: 607 s with two
+    // workers, 506 s with three, 517 s with four, whose extra module loads cost more than they fill). The static
+    // checks do not run beside the tests: ESLint's and tsc's CPU would only take it from the workers.
+    maxWorkers: 3,
     // The tiers one after the other, costliest first by `byProject` (a worker that changes tier loads its modules
     // again), longest files first within each. Without a results cache (a fresh clone) the estimates below order the
     // files; the slow list holds the files over ~60 s in CI runs.

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The static checks of `npm test`, on two sides of about the same length (CI has two cores): ESLint (`npm run
-# lint:eslint`, type-aware, about 65 s from a fresh clone) in the foreground, and the type check (`npm run typecheck`,
+# lint:eslint`, type-aware, about 55 s from a fresh clone) in the foreground, and the type check (`npm run typecheck`,
 # about 30 s) then Prettier's format check (`npm run lint:format`, about 20 s) in the background. Together they are
 # `npm run typecheck` and `npm run lint`. All must pass; the background side's output is printed whole after ESLint's,
 # and the exit status is the first failure's, in the order typecheck, ESLint, Prettier.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# ESLint's type-aware rules and tsc allocate hard: a larger young generation cuts their garbage collection (measured
+# here: ESLint 59 s -> 52 s, tsc 36 s -> 32 s). Short processes (the CLI) gain nothing, so only these get it.
+export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--max-semi-space-size=64"
 
 background_log="$(mktemp)"
 background_status="$(mktemp)"
