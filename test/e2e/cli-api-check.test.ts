@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, runCliInProcess } from './helpers/cli.ts';
+import { cliArgv, ROOT, runCli, runCliInProcess } from './helpers/cli.ts';
 import { closedPort } from './helpers/offlineConfig.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 
@@ -23,14 +23,10 @@ const TREASURY = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 describe('ballast api-check', () => {
   it('reports one line per endpoint against the sandbox, saves redacted responses, and reports failures', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'packages/ballast/src/cli/main.ts'), 'sandbox', '--store', path.join(tmp.dir, 's.db')],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, cliArgv(['sandbox', '--store', path.join(tmp.dir, 's.db')]), {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createPublicClient, http } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from './helpers/cli.ts';
+import { cliArgv, ROOT, runCli } from './helpers/cli.ts';
 import { tempDir } from './helpers/sandboxBallast.ts';
 
 const tmp = tempDir('ballast-cli-sandbox-');
@@ -15,14 +15,10 @@ afterAll(() => tmp.cleanup());
 describe('ballast sandbox + plan + run --once + history', () => {
   it('works end to end from the printed environment', async () => {
     const store = path.join(tmp.dir, 'cli.db');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'packages/ballast/src/cli/main.ts'), 'sandbox', '--store', store],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, cliArgv(['sandbox', '--store', store]), {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
