@@ -118,9 +118,10 @@ export default defineConfig({
     // The usual output, then the ten slowest files (.ci/run names the same reporters on its command line).
     reporters: ['default', './test/helpers/slowestFiles.ts'],
     // One pool for all tiers, three workers on CI's two cores: the e2e files wait on chains, daemons, leases and
-    // timeouts for about a fifth of their time, which a third worker fills (measured on two cores: 607 s with two
-    // workers, 506 s with three, 517 s with four, whose extra module loads cost more than they fill). The static
-    // checks do not run beside the tests: ESLint's and tsc's CPU would only take it from the workers.
+    // timeouts, so with two workers the cores sat idle for about a quarter of the run; a third worker fills it
+    // (measured on two cores: 607 s with two workers, 506 s with three, 517 s with four, whose extra module loads
+    // cost more than they fill). The static checks do not run beside the tests: ESLint's and tsc's CPU would only
+    // take it from the workers.
     maxWorkers: 3,
     // The tiers one after the other, costliest first by `byProject` (a worker that changes tier loads its modules
     // again), longest files first within each. Without a results cache (a fresh clone) the estimates below order the

@@ -18,10 +18,10 @@ export const CLI_ENTRY = path.join(ROOT, 'packages/ballast/bin/ballast.mjs');
 /**
  * V8 flags of every CLI child: no optimizing compiler (`--no-opt`) and garbage collection on the main thread
  * (`--single-threaded-gc`). A child lives a few seconds, mostly loading modules, and the background compiler and GC
- * threads only take CPU from the other test workers on a two-core machine: with these flags the crash suites'
- * children used 15-20 % less CPU (measured: 137 -> 111 CPU-s for crash-approve, crash-deposit and cli-honest-output
- * together; 87 -> 80 for the daemon and sandbox children of failover, cli-sandbox, cli-api-check, daemon and
- * prometheus-dashboard). The code and its behaviour are the same; a production daemon keeps V8's defaults.
+ * threads only take CPU from the other test workers on a two-core machine. Measured as the CPU of a whole vitest run
+ * (workers and children) of crash-approve, crash-deposit and cli-honest-output: 137 -> 105-117 CPU-s over two runs
+ * each; of failover, cli-sandbox, cli-api-check, daemon and prometheus-dashboard (daemon and sandbox children):
+ * 87 -> 80. The code and its behaviour are the same; a production daemon keeps V8's defaults.
  */
 export const CLI_CHILD_V8_FLAGS: readonly string[] = ['--no-opt', '--single-threaded-gc'];
 
