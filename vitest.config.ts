@@ -156,7 +156,7 @@ export default defineConfig({
           ...shared,
           name: 'integration',
           include: [...INTEGRATION_UNIT, ...INTEGRATION_E2E],
-          globalSetup: ['test/helpers/postgresRun.ts'],
+          globalSetup: ['test/helpers/postgresRun.ts', 'test/helpers/sandboxArtifacts.ts'],
           // As `pure`: one module graph per worker (the tier's import time falls from ~115 s to ~10 s, its wall time
           // on two cores from ~220 s to ~120 s). Each file starts and stops its own servers, chains and stores, and
           // the tier passes with its files in shuffled order (--sequence.shuffle.files).
@@ -169,6 +169,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           exclude: INTEGRATION_E2E,
+          globalSetup: ['test/helpers/sandboxArtifacts.ts'],
           // One module graph per worker, as `integration` (the tier's import time falls from ~240 s to ~15 s): each
           // file starts its own sandbox, daemons and CLI children; what a file puts in process.env or arms (crash
           // points) is its own to restore.

@@ -149,6 +149,24 @@ describe('startAnvil', () => {
     await expect(startAnvil({ chainId: 0 })).rejects.toMatchObject({ code: 'ANVIL_START_FAILED' });
   });
 
+  it('starts when this process was blocked past the start timeout while anvil came up', async () => {
+    // The node prints its port within the 4 s this thread sleeps; the 1 s timer then fires before that output is
+    // read (a synchronous solc compile beside a start once did this). The start must still succeed.
+    const pending = startAnvil({ chainId: 31998, startTimeoutMs: 1000 });
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4000);
+    const node = await pending;
+    try {
+      const res = await fetch(node.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      });
+      expect(await res.json()).toMatchObject({ result: '0x7cfe' });
+    } finally {
+      await node.stop();
+    }
+  });
+
   it('starts with interval mining and stop() is idempotent', async () => {
     const node = await startAnvil({ chainId: 31999, blockTimeSec: 1 });
     try {

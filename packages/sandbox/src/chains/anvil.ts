@@ -108,7 +108,9 @@ function waitForListening(child: ChildProcess, timeoutMs: number): Promise<numbe
   return new Promise((resolve, reject) => {
     let buffered = '';
     let stderrTail = '';
+    let settled = false;
     const cleanup = (): void => {
+      settled = true;
       clearTimeout(timer);
       child.stdout?.off('data', onStdout);
       child.stderr?.off('data', onStderr);
@@ -137,9 +139,14 @@ function waitForListening(child: ChildProcess, timeoutMs: number): Promise<numbe
       cleanup();
       reject(new AnvilError('ANVIL_START_FAILED', `could not spawn anvil: ${error.message}`, { cause: error }));
     };
+    // After a long synchronous stretch of this process, timers run before pending I/O is read: give the output that
+    // may already be waiting in the pipe one turn of the loop (setImmediate runs after the I/O poll) before failing.
     const timer = setTimeout(() => {
-      cleanup();
-      reject(new AnvilError('ANVIL_START_TIMEOUT', `anvil did not report a listening port within ${timeoutMs} ms; raise startTimeoutMs`));
+      setImmediate(() => {
+        if (settled) return; // the port arrived in that turn
+        cleanup();
+        reject(new AnvilError('ANVIL_START_TIMEOUT', `anvil did not report a listening port within ${timeoutMs} ms; raise startTimeoutMs`));
+      });
     }, timeoutMs);
     child.stdout?.on('data', onStdout);
     child.stderr?.on('data', onStderr);
@@ -148,10 +155,13 @@ function waitForListening(child: ChildProcess, timeoutMs: number): Promise<numbe
   });
 }
 
-/** Polls `eth_chainId` until it answers; checks the answer equals the requested id. */
+/**
+ * Polls `eth_chainId` until it answers; checks the answer equals the requested id. Asks at least once, even past
+ * the deadline (the port may have been read only after a long synchronous stretch of this process).
+ */
 async function waitForRpc(rpcUrl: string, chainId: number, deadline: number): Promise<void> {
   let lastError: unknown;
-  while (Date.now() < deadline) {
+  for (;;) {
     try {
       const res = await fetch(rpcUrl, {
         method: 'POST',
@@ -171,6 +181,7 @@ async function waitForRpc(rpcUrl: string, chainId: number, deadline: number): Pr
       if (error instanceof AnvilError) throw error;
       lastError = error;
     }
+    if (Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new AnvilError('ANVIL_START_TIMEOUT', `anvil at ${rpcUrl} did not answer eth_chainId in time; raise startTimeoutMs`, {

@@ -250,8 +250,9 @@ export async function startLocalChains(opts: StartLocalChainsOptions = {}): Prom
 
   const accounts = sandboxAccounts();
   const addresses = sandboxContractAddresses(accounts.deployer.address);
-  const artifactsPending = getArtifacts();
-  artifactsPending.catch(() => undefined); // awaited below; this only keeps an early anvil failure from leaving it unhandled
+  // The contracts first: on a cache miss solc-js compiles synchronously for seconds, and an anvil started beside it
+  // would see its start timeout fire before the event loop could read the node's "Listening on" line.
+  const artifacts = await getArtifacts();
   const started = await Promise.allSettled(defs.map((def) => startAnvil({ chainId: def.chainId })));
   const nodes = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   let stopping: Promise<void> | undefined;
@@ -260,7 +261,6 @@ export async function startLocalChains(opts: StartLocalChainsOptions = {}): Prom
   try {
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
-    const artifacts = await artifactsPending;
     const chains = defs.map((def, i): LocalEvmChain => {
       const node = nodes[i] as AnvilInstance; // every start fulfilled (checked above), so nodes[i] matches defs[i]
       const chain = localViemChain(def, node.rpcUrl);
