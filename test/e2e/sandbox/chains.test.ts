@@ -515,4 +515,38 @@ describe('startLocalChains with custom chains, preset and interval mining', () =
     }
     expect(pids.map(isAlive)).toEqual(pids.map(() => false));
   });
+
+  it('a later start of the same chain id loads the deployed contracts and funds only its own preset', async () => {
+    const chain = { slug: 'delta', displayName: 'Delta', chainId: 31778 };
+    const start = async (usdc: string) => {
+      const chains = await startLocalChains({ chains: [chain], balances: { delta: { extra0: { usdc } } } });
+      try {
+        const [delta] = chains.chains as [LocalEvmChain]; // one chain requested
+        const extra0 = chains.accounts.extra[0]!.address;
+        return {
+          code: await Promise.all(
+            [delta.depository, delta.usdc, delta.approvalProxy].map((address) => delta.publicClient.getCode({ address })),
+          ),
+          owner: await delta.publicClient.readContract({ address: delta.depository, abi: sandboxDepositoryAbi, functionName: 'owner' }),
+          usdc: await delta.publicClient.readContract({
+            address: delta.usdc,
+            abi: testStablecoinAbi,
+            functionName: 'balanceOf',
+            args: [extra0],
+          }),
+          // the deployments (nonces 0..7) and one mint: a state saved after the funding would count two mints
+          deployerNonce: await delta.publicClient.getTransactionCount({ address: chains.accounts.deployer.address }),
+        };
+      } finally {
+        await chains.stop();
+      }
+    };
+    const first = await start('7');
+    const second = await start('3');
+    expect(first.code.every((c) => c !== undefined && c.length > 2)).toBe(true);
+    expect(second.code).toEqual(first.code);
+    expect(second.owner).toBe(first.owner);
+    expect([first.usdc, second.usdc]).toEqual([7_000_000n, 3_000_000n]);
+    expect([first.deployerNonce, second.deployerNonce]).toEqual([9, 9]);
+  });
 });

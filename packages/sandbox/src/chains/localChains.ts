@@ -28,7 +28,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { MULTICALL3_ADDRESS } from '../contracts/abis.ts';
-import { getArtifacts } from '../contracts/compile.ts';
+import { getArtifacts, type SandboxArtifacts } from '../contracts/compile.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { LocalChainsError } from './localChainsError.ts';
 import { DEPLOY_NONCES, setupChain, type SandboxContractAddresses } from './setupChain.ts';
@@ -229,9 +229,16 @@ function validate(chains: LocalChainDef[], balances: BalancePreset): void {
 }
 
 /**
+ * Each chain's state right after the deployments, per compiled contracts and chain id (setupChain.ts): later starts in
+ * this process load it instead of deploying again.
+ */
+const deployedStates = new WeakMap<SandboxArtifacts, Map<number, Hex>>();
+
+/**
  * Starts the sandbox's local EVM chains in parallel (one anvil node each), then on each: installs Multicall3,
  * deploys the depository (owner = solver), USDC, USDT, the two router + approval proxy pairs and WBTC from
- * the deployer at nonces 0..7, and funds the accounts per `balances`. On any failure every node already started is stopped before the error is
+ * the deployer at nonces 0..7 (or loads the state an earlier start in this process saved right after them), and funds
+ * the accounts per `balances`. On any failure every node already started is stopped before the error is
  * rethrown. Nodes are killed on process exit if `stop()` is never called.
  *
  * @param opts chains (default alpha 31001 + beta 31002), balances (default {@link DEMO_BALANCES}), blockTimeSec
@@ -274,9 +281,12 @@ export async function startLocalChains(opts: StartLocalChainsOptions = {}): Prom
         publicClient: createPublicClient({ chain, transport: http(node.rpcUrl), pollingInterval: 100 }),
       };
     });
+    const saved = deployedStates.get(artifacts) ?? new Map<number, Hex>();
+    deployedStates.set(artifacts, saved);
     await Promise.all(
-      chains.map((c) =>
-        setupChain({
+      chains.map(async (c) => {
+        const deployedState = saved.get(c.def.chainId);
+        const state = await setupChain({
           slug: c.def.slug,
           chain: c.chain,
           publicClient: c.publicClient,
@@ -285,8 +295,10 @@ export async function startLocalChains(opts: StartLocalChainsOptions = {}): Prom
           balances: balances[c.def.slug] ?? {},
           expected: addresses,
           ...(opts.blockTimeSec !== undefined ? { blockTimeSec: opts.blockTimeSec } : {}),
-        }),
-      ),
+          ...(deployedState !== undefined ? { deployedState } : {}),
+        });
+        saved.set(c.def.chainId, state);
+      }),
     );
     return { chains, accounts, stop };
   } catch (error) {

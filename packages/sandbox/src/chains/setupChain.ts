@@ -4,6 +4,10 @@
  * pairs (the top-level `erc20Router`/`approvalProxy`, also listed as `v3.2`, and the `v3` group of GET /chains)
  * and a wrapped bitcoin "WBTC" (8 decimals) from the deployer at fixed nonces (so every contract lands at the
  * same address on every chain), mints USDC/USDT/WBTC and sets ETH balances per the preset.
+ *
+ * The chain's state right after the deployments (anvil's `anvil_dumpState`) is returned, and a later start of a chain
+ * with the same id and contracts loads it (`anvil_loadState`) instead of deploying again: the same accounts, code,
+ * storage and nonces, without eight signed deployments and their receipts.
  */
 import {
   createTestClient,
@@ -12,6 +16,7 @@ import {
   type Address,
   type Chain,
   type Hash,
+  type Hex,
   type HttpTransport,
   type PublicClient,
 } from 'viem';
@@ -79,6 +84,11 @@ export interface SetupChainParameters {
   expected: SandboxContractAddresses;
   /** Switch to interval mining with this period (seconds) once set up; omitted = keep automine. */
   blockTimeSec?: number;
+  /**
+   * State a chain with the same id and `artifacts` had right after the deployments (what an earlier setupChain
+   * returned): loaded instead of deploying. The contracts are checked at their addresses either way.
+   */
+  deployedState?: Hex;
 }
 
 const ETH_DECIMALS = 18;
@@ -107,28 +117,43 @@ function accountOf(accounts: SandboxAccounts, role: BalanceRole): SandboxAccount
  *   unexpected address (the deployer had already sent transactions); `LOCAL_CHAINS_BAD_PRESET` when a
  *   balance is not a whole-unit decimal string
  */
-export async function setupChain(params: SetupChainParameters): Promise<void> {
+export async function setupChain(params: SetupChainParameters): Promise<Hex> {
   const { chain, publicClient, artifacts, accounts, expected } = params;
   const transport = http(chain.rpcUrls.default.http[0]);
   const testClient = createTestClient({ chain, mode: 'anvil', transport });
   const deployer = createWalletClient({ chain, account: accounts.deployer, transport });
 
-  await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: artifacts.Multicall3.deployedBytecode });
+  const waitMined = async (hashes: readonly Hash[]) => {
+    for (const hash of hashes) {
+      const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      if (receipt.status !== 'success') {
+        throw new LocalChainsError('LOCAL_CHAIN_SETUP_FAILED', `setup transaction ${hash} reverted on ${params.slug} (chain ${chain.id})`);
+      }
+    }
+  };
+  let deployedState = params.deployedState;
+  if (deployedState === undefined) {
+    await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: artifacts.Multicall3.deployedBytecode });
+    const deployments: Hash[] = [];
+    const deploy = async (name: keyof SandboxArtifacts, args: readonly unknown[], nonce: number) => {
+      const artifact = artifacts[name];
+      deployments.push(await deployer.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, nonce }));
+    };
+    await deploy('RelayDepository', [accounts.solver.address, accounts.solver.address], DEPLOY_NONCES.depository); // owner, allocator
+    await deploy('TestStablecoin', [accounts.deployer.address], DEPLOY_NONCES.usdc);
+    await deploy('TestTetherToken', [accounts.deployer.address], DEPLOY_NONCES.usdt);
+    await deploy('RelayRouter', [], DEPLOY_NONCES.erc20Router);
+    await deploy('ApprovalProxy', [expected.erc20Router], DEPLOY_NONCES.approvalProxy);
+    await deploy('RelayRouter', [], DEPLOY_NONCES.v3Erc20Router);
+    await deploy('ApprovalProxy', [expected.v3.erc20Router], DEPLOY_NONCES.v3ApprovalProxy);
+    await deploy('TestToken', ['Wrapped BTC', 'WBTC', SANDBOX_WBTC_DECIMALS, accounts.deployer.address], DEPLOY_NONCES.wbtc);
+    await waitMined(deployments);
+    deployedState = await testClient.dumpState();
+  } else {
+    await testClient.loadState({ state: deployedState });
+  }
 
   const hashes: Hash[] = [];
-  const deploy = async (name: keyof SandboxArtifacts, args: readonly unknown[], nonce: number) => {
-    const artifact = artifacts[name];
-    hashes.push(await deployer.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, nonce }));
-  };
-  await deploy('RelayDepository', [accounts.solver.address, accounts.solver.address], DEPLOY_NONCES.depository); // owner, allocator
-  await deploy('TestStablecoin', [accounts.deployer.address], DEPLOY_NONCES.usdc);
-  await deploy('TestTetherToken', [accounts.deployer.address], DEPLOY_NONCES.usdt);
-  await deploy('RelayRouter', [], DEPLOY_NONCES.erc20Router);
-  await deploy('ApprovalProxy', [expected.erc20Router], DEPLOY_NONCES.approvalProxy);
-  await deploy('RelayRouter', [], DEPLOY_NONCES.v3Erc20Router);
-  await deploy('ApprovalProxy', [expected.v3.erc20Router], DEPLOY_NONCES.v3ApprovalProxy);
-  await deploy('TestToken', ['Wrapped BTC', 'WBTC', SANDBOX_WBTC_DECIMALS, accounts.deployer.address], DEPLOY_NONCES.wbtc);
-
   let nonce = FIRST_FREE_NONCE;
   const ethWrites: Promise<void>[] = [];
   const tokens = [
@@ -161,13 +186,7 @@ export async function setupChain(params: SetupChainParameters): Promise<void> {
     }
   }
   await Promise.all(ethWrites);
-
-  for (const hash of hashes) {
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-    if (receipt.status !== 'success') {
-      throw new LocalChainsError('LOCAL_CHAIN_SETUP_FAILED', `setup transaction ${hash} reverted on ${params.slug} (chain ${chain.id})`);
-    }
-  }
+  await waitMined(hashes);
   const deployed = [
     expected.depository,
     expected.usdc,
@@ -190,6 +209,7 @@ export async function setupChain(params: SetupChainParameters): Promise<void> {
     await testClient.setAutomine(false);
     await testClient.setIntervalMining({ interval: params.blockTimeSec });
   }
+  return deployedState;
 }
 
 function toBaseUnits(amount: string, decimals: number, slug: string, role: string, field: string): bigint {
