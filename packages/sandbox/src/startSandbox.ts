@@ -189,6 +189,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         depository: c.depository,
         publicClient: c.publicClient,
         walletClient: createWalletClient({ account: solverAccount, chain: c.chain, transport: http(c.rpcUrl) }),
+        wsUrl: c.rpcUrl.replace(/^http/, 'ws'), // anvil serves WebSocket on its HTTP port
       })),
       ...(nodes.solana ? { solana: { node: nodes.solana.node } } : {}),
       ...(nodes.solver.bitcoin ? { bitcoin: { ...nodes.solver.bitcoin, highValueSats: opts.bitcoinHighValueSats ?? 100_000_000n } } : {}),

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import {
   createTestClient,
   createWalletClient,
@@ -21,6 +22,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
 import { depositoryAbi } from '../../../packages/protocol/src/protocol/depositoryAbi.ts';
 import { startAnvil } from '../../../packages/sandbox/src/chains/anvil.ts';
+import { followHeads } from '../../../packages/sandbox/src/solver/evmHeads.ts';
 import {
   DEMO_BALANCES,
   sandboxContractAddresses,
@@ -163,6 +165,43 @@ describe('startAnvil', () => {
       });
       expect(await res.json()).toMatchObject({ result: '0x7cfe' });
     } finally {
+      await node.stop();
+    }
+  });
+
+  it('followHeads reports each head the node announces over its WebSocket, starting from the head it is given', async () => {
+    const node = await startAnvil({ chainId: 31997 });
+    const chain = {
+      id: 31997,
+      name: 'heads',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [node.rpcUrl] } },
+    };
+    const heads = followHeads(node.rpcUrl.replace(/^http/, 'ws'), chain, 0n, pino({ level: 'silent' }));
+    const mine = (blocks: number) =>
+      fetch(node.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: [`0x${blocks.toString(16)}`] }),
+      });
+    try {
+      expect(heads.latest()).toBe(0n);
+      // the subscription is set up asynchronously: mine until a head is announced, then once more
+      await pollUntil(
+        'a first announced head',
+        async () => (await mine(1), heads.latest()),
+        (n) => n !== undefined && n > 0n,
+      );
+      const seen = heads.latest()!;
+      await mine(2);
+      await pollUntil(
+        'the heads mined next',
+        async () => heads.latest(),
+        (n) => n !== undefined && n >= seen + 2n,
+      );
+    } finally {
+      heads.close();
+      heads.close(); // idempotent
       await node.stop();
     }
   });

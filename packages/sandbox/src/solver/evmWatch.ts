@@ -1,5 +1,6 @@
 /**
- * Watches an EVM chain's depository for deposit events (eth_getLogs polling from a start block) and re-scans
+ * Watches an EVM chain's depository for deposit events (eth_getLogs from a start block, when the node announces a
+ * new head or, without announcements, on every poll) and re-scans
  * single transactions for POST /transactions/index. Each deposit gets its block's timestamp (one block read
  * per distinct block), which judges order expiry.
  */
@@ -7,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Hex } from 'viem';
 import type { DepositEvent, ObservedDeposit } from '../api/requestStore.ts';
 import { decodeDepositLogs } from './depositLogs.ts';
+import type { HeadFollower } from './evmHeads.ts';
 import type { SolverChain } from './solver.ts';
 import { sleep } from './sleep.ts';
 
@@ -34,16 +36,33 @@ export interface WatchEvmOptions {
   pollMs: number;
   /** Called before each poll (re-handles deposits whose handling threw). */
   beforePoll: () => void;
+  /**
+   * The node's announced heads (evmHeads.ts): the head and logs are then read only when a head at or past the next
+   * block to scan was announced, and at least every {@link HEAD_POLL_FALLBACK_MS} in case an announcement was lost
+   * (or came before the subscription). Absent, or once the subscription failed: read on every poll.
+   */
+  heads?: HeadFollower;
   onDeposit: (deposit: ObservedDeposit) => void;
   log: Logger;
 }
+
+/** Longest time between two reads of the head while announced heads say nothing new, ms. */
+export const HEAD_POLL_FALLBACK_MS = 1_000;
 
 /** Polls until `signal` aborts. Never rejects: a failed poll is logged and retried. */
 export async function watchEvm(o: WatchEvmOptions): Promise<void> {
   const c = o.chain;
   let next = o.startBlock;
+  let lastReadMs = -Infinity;
   while (!o.signal.aborted) {
     o.beforePoll();
+    const announced = o.heads?.latest();
+    const now = Date.now();
+    if (announced !== undefined && announced < next && now - lastReadMs < HEAD_POLL_FALLBACK_MS) {
+      await sleep(o.pollMs, o.signal);
+      continue;
+    }
+    lastReadMs = now;
     try {
       const head = await c.publicClient.getBlockNumber({ cacheTime: 0 });
       if (head >= next) {

@@ -17,6 +17,7 @@ import type { BtcKeyWallet } from './btcWallet.ts';
 import { createBvmLeg } from './bvmLeg.ts';
 import { bitcoinDeposit, requiredConfirmations, waitConfirmations, watchBitcoin } from './bvmWatch.ts';
 import { createDepositHandler, type DepositReadiness } from './depositHandler.ts';
+import { followHeads } from './evmHeads.ts';
 import { createEvmLeg } from './evmLeg.ts';
 import { evmTransactionDeposits, watchEvm } from './evmWatch.ts';
 import type { SolverLeg } from './legs.ts';
@@ -31,6 +32,8 @@ export interface SolverChain {
   publicClient: PublicClient<Transport, Chain>;
   /** Wallet client of the solver account on this chain. */
   walletClient: WalletClient<Transport, Chain, Account>;
+  /** The node's WebSocket endpoint: the watch follows its new heads (evmHeads.ts); absent: it polls the head. */
+  wsUrl?: string;
 }
 
 /** The Bitcoin side of the solver. Amounts in satoshis. */
@@ -120,8 +123,12 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
   };
 
   const heads = await Promise.all(opts.chains.map((c) => c.publicClient.getBlockNumber({ cacheTime: 0 })));
-  const loops: Promise<void>[] = opts.chains.map((c, i) =>
-    watchEvm({
+  const followers = opts.chains.map((c, i) =>
+    c.wsUrl === undefined ? undefined : followHeads(c.wsUrl, c.publicClient.chain, heads[i] ?? 0n, log),
+  );
+  const loops: Promise<void>[] = opts.chains.map((c, i) => {
+    const follower = followers[i];
+    return watchEvm({
       chain: c,
       startBlock: (heads[i] ?? 0n) + 1n,
       signal: abort.signal,
@@ -129,8 +136,9 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
       beforePoll: () => handler.retryFor(c.chainId),
       onDeposit: (d) => handler.handle(d),
       log,
-    }),
-  );
+      ...(follower ? { heads: follower } : {}),
+    });
+  });
   if (solana) {
     const chainId = solana.chain.chainId;
     loops.push(
@@ -190,6 +198,7 @@ export async function startSolver(opts: SolverOptions): Promise<Solver> {
     },
     async stop() {
       abort.abort();
+      for (const f of followers) f?.close();
       await Promise.allSettled(loops);
       await handler.settled();
     },

@@ -25,6 +25,8 @@ export interface FakeChain {
   /** Consumed one per receipt wait; `success` once empty. */
   receiptPlan: ReceiptStep[];
   receiptWaits: number;
+  /** How many times the head was read (eth_blockNumber). */
+  headReads: number;
   /** Mines a block holding one RelayErc20Deposit event, with the given block timestamp (unix seconds). */
   depositErc20(d: { from: Address; token: Address; amount: bigint; id: Hex }, timestampSec: number): Hex;
 }
@@ -44,6 +46,7 @@ export function fakeChain(chainId: number, depository: Address): FakeChain {
     sent: [],
     receiptPlan: [],
     receiptWaits: 0,
+    headReads: 0,
     depositErc20(d, timestampSec) {
       head += 1n;
       timestamps.set(head, BigInt(timestampSec));
@@ -72,7 +75,10 @@ export function fakeChain(chainId: number, depository: Address): FakeChain {
     return Promise.resolve(hash);
   };
   const publicClient = {
-    getBlockNumber: async () => head,
+    getBlockNumber: async () => {
+      fake.headReads += 1;
+      return head;
+    },
     getLogs: async ({ fromBlock, toBlock }: { fromBlock: bigint; toBlock: bigint }) =>
       logs.filter((l) => l.blockNumber !== null && l.blockNumber >= fromBlock && l.blockNumber <= toBlock),
     getBlock: async ({ blockNumber }: { blockNumber: bigint }) => ({ number: blockNumber, timestamp: timestamps.get(blockNumber) ?? 0n }),
