@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { createPublicClient, webSocket, type Chain } from 'viem';
 
-/** The newest head a node announced. */
+/** The last head a node announced. */
 export interface HeadFollower {
   /** The block number of the last head announced (at first the head given); undefined once the subscription failed. */
   latest(): bigint | undefined;

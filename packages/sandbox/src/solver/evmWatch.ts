@@ -1,8 +1,7 @@
 /**
  * Watches an EVM chain's depository for deposit events (eth_getLogs from a start block, when the node announces a
- * new head or, without announcements, on every poll) and re-scans
- * single transactions for POST /transactions/index. Each deposit gets its block's timestamp (one block read
- * per distinct block), which judges order expiry.
+ * new head or, without announcements, on every poll) and re-scans single transactions for POST /transactions/index.
+ * Each deposit gets its block's timestamp (one block read per distinct block), which judges order expiry.
  */
 import type { Logger } from 'pino';
 import type { Hex } from 'viem';
