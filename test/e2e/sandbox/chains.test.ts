@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import {
+  createPublicClient,
   createTestClient,
   createWalletClient,
   decodeEventLog,
@@ -22,9 +23,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { wholeToBaseUnits } from '../../../packages/protocol/src/core/units.ts';
 import { depositoryAbi } from '../../../packages/protocol/src/protocol/depositoryAbi.ts';
 import { startAnvil } from '../../../packages/sandbox/src/chains/anvil.ts';
+import { setupChain } from '../../../packages/sandbox/src/chains/setupChain.ts';
 import { followHeads } from '../../../packages/sandbox/src/solver/evmHeads.ts';
 import {
   DEMO_BALANCES,
+  localViemChain,
+  sandboxAccounts,
   sandboxContractAddresses,
   startLocalChains,
   type LocalChains,
@@ -158,12 +162,7 @@ describe('startAnvil', () => {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4000);
     const node = await pending;
     try {
-      const res = await fetch(node.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-      });
-      expect(await res.json()).toMatchObject({ result: '0x7cfe' });
+      expect(await createPublicClient({ transport: http(node.rpcUrl) }).getChainId()).toBe(31998);
     } finally {
       await node.stop();
     }
@@ -171,19 +170,10 @@ describe('startAnvil', () => {
 
   it('followHeads reports each head the node announces over its WebSocket, starting from the head it is given', async () => {
     const node = await startAnvil({ chainId: 31997 });
-    const chain = {
-      id: 31997,
-      name: 'heads',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [node.rpcUrl] } },
-    };
+    const chain = localViemChain({ slug: 'heads', displayName: 'Heads', chainId: 31997 }, node.rpcUrl);
     const heads = followHeads(node.rpcUrl.replace(/^http/, 'ws'), chain, 0n, pino({ level: 'silent' }));
-    const mine = (blocks: number) =>
-      fetch(node.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: [`0x${blocks.toString(16)}`] }),
-      });
+    const testClient = createTestClient({ chain, mode: 'anvil', transport: http(node.rpcUrl) });
+    const mine = (blocks: number) => testClient.mine({ blocks });
     try {
       expect(heads.latest()).toBe(0n);
       // the subscription is set up asynchronously: mine until a head is announced, then once more
@@ -555,34 +545,51 @@ describe('startLocalChains with custom chains, preset and interval mining', () =
     expect(pids.map(isAlive)).toEqual(pids.map(() => false));
   });
 
-  it('a later start of the same chain id loads the deployed contracts and funds only its own preset', async () => {
-    const chain = { slug: 'delta', displayName: 'Delta', chainId: 31778 };
-    const start = async (usdc: string) => {
-      const chains = await startLocalChains({ chains: [chain], balances: { delta: { extra0: { usdc } } } });
+  it('setupChain given a saved state loads it instead of deploying, and funds only its own preset', async () => {
+    const artifacts = await getArtifacts();
+    const accounts = sandboxAccounts();
+    const expected = sandboxContractAddresses(accounts.deployer.address);
+    const def = { slug: 'delta', displayName: 'Delta', chainId: 31778 };
+    const setUp = async (usdc: string, withArtifacts: SandboxArtifacts, deployedState?: Hex) => {
+      const node = await startAnvil({ chainId: def.chainId });
       try {
-        const [delta] = chains.chains as [LocalEvmChain]; // one chain requested
-        const extra0 = chains.accounts.extra[0]!.address;
+        const chain = localViemChain(def, node.rpcUrl);
+        const publicClient = createPublicClient({ chain, transport: http(node.rpcUrl) });
+        const state = await setupChain({
+          slug: def.slug,
+          chain,
+          publicClient,
+          artifacts: withArtifacts,
+          accounts,
+          balances: { extra0: { usdc } },
+          expected,
+          ...(deployedState !== undefined ? { deployedState } : {}),
+        });
+        const read = (address: Address) => publicClient.getCode({ address });
         return {
-          code: await Promise.all(
-            [delta.depository, delta.usdc, delta.approvalProxy].map((address) => delta.publicClient.getCode({ address })),
-          ),
-          owner: await delta.publicClient.readContract({ address: delta.depository, abi: sandboxDepositoryAbi, functionName: 'owner' }),
-          usdc: await delta.publicClient.readContract({
-            address: delta.usdc,
+          state,
+          code: await Promise.all([MULTICALL3_ADDRESS, expected.depository, expected.usdc, expected.approvalProxy].map(read)),
+          owner: await publicClient.readContract({ address: expected.depository, abi: sandboxDepositoryAbi, functionName: 'owner' }),
+          usdc: await publicClient.readContract({
+            address: expected.usdc,
             abi: testStablecoinAbi,
             functionName: 'balanceOf',
-            args: [extra0],
+            args: [accounts.extra[0]!.address],
           }),
           // the deployments (nonces 0..7) and one mint: a state saved after the funding would count two mints
-          deployerNonce: await delta.publicClient.getTransactionCount({ address: chains.accounts.deployer.address }),
+          deployerNonce: await publicClient.getTransactionCount({ address: accounts.deployer.address }),
         };
       } finally {
-        await chains.stop();
+        await node.stop();
       }
     };
-    const first = await start('7');
-    const second = await start('3');
-    expect(first.code.every((c) => c !== undefined && c.length > 2)).toBe(true);
+    const first = await setUp('7', artifacts);
+    // Code that reverts on deployment: the second chain can hold the contracts only by loading the saved state.
+    const unusable = Object.fromEntries(
+      Object.entries(artifacts).map(([name, a]) => [name, { ...a, bytecode: '0xfe', deployedBytecode: '0xfe' }]),
+    ) as unknown as SandboxArtifacts;
+    const second = await setUp('3', unusable, first.state);
+    expect(first.code.every((c) => c !== undefined && c.length > 4)).toBe(true);
     expect(second.code).toEqual(first.code);
     expect(second.owner).toBe(first.owner);
     expect([first.usdc, second.usdc]).toEqual([7_000_000n, 3_000_000n]);
